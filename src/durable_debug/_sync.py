@@ -1,0 +1,78 @@
+"""Run a coroutine to completion from synchronous code, inside or outside an event loop.
+
+Every synchronous method in durable_debug (``graph.invoke``, ``saver.get_tuple``…) is a thin
+wrapper over its async twin. The wrapper cannot simply call ``asyncio.run``: in a Jupyter cell an
+event loop is already running in the calling thread. So all synchronous calls are executed on one
+long-lived event loop that runs in a daemon thread. Using one loop for every sync call also keeps
+loop-bound resources (database connection pools) on the loop that created them.
+
+    >>> async def answer():
+    ...     return 42
+    >>> run_sync(answer())
+    42
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["in_runner_thread", "run_sync"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_lock = threading.Lock()
+_loop: asyncio.AbstractEventLoop | None = None
+_thread: threading.Thread | None = None
+
+
+def _runner_loop() -> asyncio.AbstractEventLoop:
+    """Return the shared background loop, starting its thread on first use."""
+    global _loop, _thread
+    with _lock:
+        if _loop is None or _thread is None or not _thread.is_alive():
+            loop = asyncio.new_event_loop()
+            ready = threading.Event()
+
+            def serve() -> None:
+                asyncio.set_event_loop(loop)
+                loop.call_soon(ready.set)
+                loop.run_forever()
+
+            thread = threading.Thread(target=serve, name="durable-debug-sync", daemon=True)
+            thread.start()
+            ready.wait()
+            _loop, _thread = loop, thread
+            logger.debug("started the sync runner loop in thread %s", thread.name)
+        return _loop
+
+
+def in_runner_thread() -> bool:
+    """True when the caller already runs on the shared background loop's thread."""
+    return _thread is not None and threading.current_thread() is _thread
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to completion and return its result, from any synchronous context.
+
+    The coroutine runs on the shared background loop. When the caller *is* that loop's thread
+    (a synchronous node that itself calls ``graph.invoke``), a private loop in a fresh thread
+    runs it instead, since waiting on our own loop would deadlock.
+    """
+    if in_runner_thread():
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(asyncio.run, coro).result()
+    loop = _runner_loop()
+    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    try:
+        return future.result()
+    except BaseException:
+        # KeyboardInterrupt in a notebook, or the caller's own cancellation: stop the work too.
+        future.cancel()  # propagates to the task on the runner loop
+        raise

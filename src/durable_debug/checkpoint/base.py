@@ -1,0 +1,376 @@
+"""The saver protocol: what a checkpoint is, and what every place that stores them must do.
+
+A *saver* stores the checkpoints of many *threads*. A checkpoint holds a *pointer map*
+(``channel_versions``: channel → version) and the channel values; savers store each value once
+per (thread, namespace, channel, version) as a *blob* and share it between every checkpoint that
+points at that version. Each checkpoint may also carry *pending writes*: what each task of the
+next step produced, saved the moment the task finished.
+
+    saver = MemorySaver()
+    config = await saver.aput(config, checkpoint, metadata, new_versions)
+    tup = await saver.aget_tuple(config)          # CheckpointTuple or None
+    async for tup in saver.alist(config, limit=5):  # newest first
+        ...
+
+Every async method has a sync twin without the ``a`` that runs it through
+:func:`durable_debug._sync.run_sync`, so it also works inside a running event loop.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import os
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any, NamedTuple, Protocol
+
+from typing_extensions import TypedDict
+
+from durable_debug._sync import run_sync
+
+__all__ = [
+    "ERROR",
+    "INTERRUPT",
+    "NULL_TASK_ID",
+    "RESUME",
+    "SPECIAL_WRITE_IDX",
+    "BaseCheckpointSaver",
+    "ChannelVersions",
+    "Checkpoint",
+    "CheckpointMetadata",
+    "CheckpointNotFoundError",
+    "CheckpointTuple",
+    "Completed",
+    "PendingWrite",
+    "RunnableConfig",
+    "SerializerProtocol",
+    "checkpoint_config",
+    "config_checkpoint_id",
+    "config_checkpoint_ns",
+    "config_thread_id",
+    "empty_checkpoint",
+    "metadata_matches",
+    "new_checkpoint_id",
+    "next_version",
+    "version_counter",
+]
+
+RunnableConfig = dict[str, Any]
+"""A run's configuration: ``{"configurable": {"thread_id": ..., "checkpoint_id": ...}, ...}``."""
+
+ChannelVersions = dict[str, str]
+"""The pointer map of a checkpoint: channel name → version string."""
+
+PendingWrite = tuple[str, str, Any]
+"""One saved write of a task: ``(task_id, channel, value)``."""
+
+# Channels of the special writes a task can leave behind instead of (or besides) its output.
+ERROR = "__error__"
+"""Write channel holding the exception text of a task that failed."""
+INTERRUPT = "__interrupt__"
+"""Write channel holding the list of interrupts a task raised."""
+RESUME = "__resume__"
+"""Write channel holding the resume values a task has received so far."""
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+"""Task id for writes that belong to no task (the resume value given to ``Command``)."""
+
+SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4}
+"""Fixed ``idx`` for special writes: saving one again *replaces* the previous one, while
+ordinary writes (idx 0, 1, 2… in the order the task produced them) are written once."""
+
+
+class Checkpoint(TypedDict):
+    """A snapshot of every channel between two super-steps."""
+
+    v: int
+    """Format version of this dict."""
+    id: str
+    """Checkpoint id; ids sort by creation time."""
+    ts: str
+    """Creation time, ISO 8601 in UTC."""
+    channel_values: dict[str, Any]
+    """Value of every channel that currently holds one."""
+    channel_versions: ChannelVersions
+    """The pointer map: the version each channel is at."""
+    versions_seen: dict[str, ChannelVersions]
+    """Per node, the version of each trigger channel it last ran on."""
+    updated_channels: list[str] | None
+    """Channels the step that made this checkpoint wrote."""
+
+
+class CheckpointMetadata(TypedDict, total=False):
+    """What is known about how a checkpoint came to be."""
+
+    source: str
+    """``"input"``, ``"loop"``, ``"update"`` or ``"fork"``."""
+    step: int
+    """-1 for the first input checkpoint, then 0, 1, 2…"""
+    parents: dict[str, str]
+    """Checkpoint ids of enclosing graphs, by namespace (empty for a top-level graph)."""
+
+
+class CheckpointTuple(NamedTuple):
+    """A checkpoint as a saver returns it, with everything needed to resume from it."""
+
+    config: RunnableConfig
+    """Config that addresses this checkpoint (thread_id, checkpoint_ns, checkpoint_id)."""
+    checkpoint: Checkpoint
+    """The checkpoint, its channel values reassembled from blobs."""
+    metadata: CheckpointMetadata
+    """Source, step, parents and any user metadata."""
+    parent_config: RunnableConfig | None = None
+    """Config of the parent checkpoint, or None for the first one of a thread."""
+    pending_writes: list[PendingWrite] | None = None
+    """Writes saved by tasks of the step that follows this checkpoint."""
+
+
+class SerializerProtocol(Protocol):
+    """Turns values into ``(type tag, bytes)`` and back."""
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        """Serialize ``obj``; raise a clear error if it cannot be saved."""
+        ...
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        """Deserialize what ``dumps_typed`` produced; never execute anything else."""
+        ...
+
+
+class CheckpointNotFoundError(LookupError):
+    """A config names a checkpoint id that the saver does not hold."""
+
+
+class Completed:
+    """An awaitable that is already done, so ``saver.setup()`` works with or without ``await``."""
+
+    __slots__ = ()
+
+    def __await__(self) -> Iterator[None]:
+        return iter(())
+
+    def __repr__(self) -> str:
+        return "<completed>"
+
+
+# --- configs -------------------------------------------------------------------------------
+
+
+def config_thread_id(config: RunnableConfig | None) -> str:
+    """Return the thread id of ``config`` or raise a ValueError that says how to pass one."""
+    thread_id = ((config or {}).get("configurable") or {}).get("thread_id")
+    if thread_id is None or thread_id == "":
+        raise ValueError(
+            "This graph has a checkpointer, so each run needs a thread id: pass "
+            'config={"configurable": {"thread_id": "some-id"}}.'
+        )
+    return str(thread_id)
+
+
+def config_checkpoint_ns(config: RunnableConfig | None) -> str:
+    """Return the checkpoint namespace of ``config`` ("" for a top-level graph)."""
+    return str(((config or {}).get("configurable") or {}).get("checkpoint_ns") or "")
+
+
+def config_checkpoint_id(config: RunnableConfig | None) -> str | None:
+    """Return the checkpoint id that ``config`` pins, or None for "the latest"."""
+    value = ((config or {}).get("configurable") or {}).get("checkpoint_id")
+    return str(value) if value else None
+
+
+def checkpoint_config(
+    thread_id: str, checkpoint_ns: str, checkpoint_id: str | None
+) -> RunnableConfig:
+    """Build the config that addresses one checkpoint (or a thread, when id is None)."""
+    configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns}
+    if checkpoint_id is not None:
+        configurable["checkpoint_id"] = checkpoint_id
+    return {"configurable": configurable}
+
+
+def metadata_matches(metadata: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:
+    """True when every key of ``filter`` is in ``metadata`` with an equal value."""
+    if not filter:
+        return True
+    return all(key in metadata and metadata[key] == value for key, value in filter.items())
+
+
+# --- ids and versions ----------------------------------------------------------------------
+
+_GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01
+_id_lock = threading.Lock()
+_last_ticks = 0
+_node = int.from_bytes(os.urandom(6), "big")
+
+
+def new_checkpoint_id() -> str:
+    """Return a new checkpoint id: a version-6 UUID, so ids sort by creation time.
+
+    Within one process ids are strictly increasing even when the clock does not advance.
+    """
+    global _last_ticks
+    with _id_lock:
+        ticks = time.time_ns() // 100 + _GREGORIAN_OFFSET
+        if ticks <= _last_ticks:
+            ticks = _last_ticks + 1
+        _last_ticks = ticks
+    time_high = (ticks >> 12) & 0xFFFF_FFFF_FFFF
+    time_low = ticks & 0x0FFF
+    clock_seq = int.from_bytes(os.urandom(2), "big") & 0x3FFF
+    value = (time_high << 80) | (0x6 << 76) | (time_low << 64) | (0x2 << 62)
+    value |= (clock_seq << 48) | _node
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def next_version(current: str | None, checkpoint_id: str) -> str:
+    """Return the version that follows ``current`` for a write made by ``checkpoint_id``.
+
+    Versions read ``"{counter:032}.{suffix}"``: the zero-padded counter orders them, and the
+    suffix (derived from the id of the checkpoint that made the write) keeps two branches
+    forked from one parent from producing the same version of a channel with different values.
+    """
+    counter = version_counter(current) + 1
+    suffix = hashlib.blake2b(checkpoint_id.encode(), digest_size=8).hexdigest()
+    return f"{counter:032}.{suffix}"
+
+
+def version_counter(version: str | None) -> int:
+    """Return the counter part of a version string (0 for None)."""
+    if not version:
+        return 0
+    return int(version.split(".", 1)[0])
+
+
+def empty_checkpoint() -> Checkpoint:
+    """Return the checkpoint a thread starts from: no channels, no versions."""
+    return Checkpoint(
+        v=1,
+        id=new_checkpoint_id(),
+        ts=_dt.datetime.now(_dt.timezone.utc).isoformat(),
+        channel_values={},
+        channel_versions={},
+        versions_seen={},
+        updated_channels=None,
+    )
+
+
+# --- the saver base class ------------------------------------------------------------------
+
+
+class BaseCheckpointSaver(ABC):
+    """Base of every saver. Subclasses implement the async methods; sync twins come free.
+
+    Contract (pinned by ``tests/checkpoint/`` for every saver):
+
+    * ``aput`` stores a checkpoint as a child of the checkpoint that ``config`` names (none for
+      the first one), writes a blob only for the channels in ``new_versions`` and returns the
+      config of the new checkpoint.
+    * ``aput_writes`` saves a task's writes on the checkpoint that ``config`` names; ordinary
+      writes are written once, the special ones of :data:`SPECIAL_WRITE_IDX` are replaced.
+    * ``aget_tuple`` returns the checkpoint that ``config`` names, or the thread's latest one,
+      with its values reassembled from blobs and its pending writes; None when there is none.
+    * ``alist`` yields checkpoints newest first, filtered by metadata, ``before`` a checkpoint id
+      and at most ``limit`` of them.
+    """
+
+    serde: SerializerProtocol
+
+    # -- async: implemented by each saver --------------------------------------------------
+
+    @abstractmethod
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Return the checkpoint ``config`` names (or the latest of its thread), or None."""
+
+    @abstractmethod
+    def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Yield checkpoints newest first (all threads when ``config`` is None)."""
+
+    @abstractmethod
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store ``checkpoint`` as a child of the checkpoint ``config`` names."""
+
+    @abstractmethod
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Save one task's writes on the checkpoint ``config`` names."""
+
+    @abstractmethod
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, blob and write of a thread."""
+
+    async def alist_threads(self) -> list[str]:
+        """Return the ids of every thread that has at least one checkpoint."""
+        seen: dict[str, None] = {}
+        async for tup in self.alist(None):
+            seen.setdefault(tup.config["configurable"]["thread_id"], None)
+        return list(seen)
+
+    # -- sync twins --------------------------------------------------------------------------
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Sync twin of :meth:`aget_tuple`."""
+        return run_sync(self.aget_tuple(config))
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Sync twin of :meth:`alist` (collects the results, then iterates)."""
+
+        async def collect() -> list[CheckpointTuple]:
+            return [t async for t in self.alist(config, filter=filter, before=before, limit=limit)]
+
+        return iter(run_sync(collect()))
+
+    def put(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Sync twin of :meth:`aput`."""
+        return run_sync(self.aput(config, checkpoint, metadata, new_versions))
+
+    def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Sync twin of :meth:`aput_writes`."""
+        run_sync(self.aput_writes(config, writes, task_id, task_path))
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Sync twin of :meth:`adelete_thread`."""
+        run_sync(self.adelete_thread(thread_id))
+
+    def list_threads(self) -> list[str]:
+        """Sync twin of :meth:`alist_threads`."""
+        return run_sync(self.alist_threads())

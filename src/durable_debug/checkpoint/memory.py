@@ -1,0 +1,238 @@
+"""MemorySaver: checkpoints in the process's memory, gone when the process exits.
+
+It stores what the durable savers store, in dicts instead of tables: one serialized blob per
+(thread, namespace, channel, version), checkpoints as pointer maps, and pending writes per task.
+Values are serialized on the way in, so a node that mutates a list it returned cannot rewrite
+history.
+
+    from durable_debug import MemorySaver, StateGraph
+    graph = builder.compile(checkpointer=MemorySaver())
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from durable_debug.checkpoint.base import (
+    SPECIAL_WRITE_IDX,
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointNotFoundError,
+    CheckpointTuple,
+    Completed,
+    PendingWrite,
+    RunnableConfig,
+    SerializerProtocol,
+    checkpoint_config,
+    config_checkpoint_id,
+    config_checkpoint_ns,
+    config_thread_id,
+    metadata_matches,
+)
+from durable_debug.checkpoint.serde import MsgpackSerializer, with_location
+
+__all__ = ["InMemorySaver", "MemorySaver"]
+
+logger = logging.getLogger(__name__)
+
+Blob = tuple[str, bytes]
+
+
+class _StoredCheckpoint(NamedTuple):
+    checkpoint: Checkpoint
+    """The checkpoint with ``channel_values`` left empty: values live in the blob store."""
+    metadata: CheckpointMetadata
+    parent_id: str | None
+
+
+class _StoredWrite(NamedTuple):
+    task_id: str
+    channel: str
+    blob: Blob
+    task_path: str
+
+
+class MemorySaver(BaseCheckpointSaver):
+    """A saver that keeps everything in memory (for tests, notebooks and teaching)."""
+
+    def __init__(self, *, serde: SerializerProtocol | None = None) -> None:
+        self.serde = serde or MsgpackSerializer()
+        # thread_id -> checkpoint_ns -> checkpoint_id -> stored checkpoint
+        self.storage: dict[str, dict[str, dict[str, _StoredCheckpoint]]] = {}
+        # (thread_id, checkpoint_ns, channel, version) -> blob
+        self.blobs: dict[tuple[str, str, str, str], Blob] = {}
+        # (thread_id, checkpoint_ns, checkpoint_id) -> (task_id, idx) -> write
+        self.writes: dict[tuple[str, str, str], dict[tuple[str, int], _StoredWrite]] = {}
+
+    def setup(self) -> Completed:
+        """Nothing to create; present so every saver can be set up the same way."""
+        return Completed()
+
+    def __enter__(self) -> MemorySaver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    async def __aenter__(self) -> MemorySaver:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    # -- reading -----------------------------------------------------------------------------
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Return the checkpoint ``config`` names (or the latest of its thread), or None."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        checkpoints = self.storage.get(thread_id, {}).get(checkpoint_ns, {})
+        if checkpoint_id is None:
+            if not checkpoints:
+                return None
+            checkpoint_id = max(checkpoints)
+        elif checkpoint_id not in checkpoints:
+            raise CheckpointNotFoundError(
+                f"Thread {thread_id!r} has no checkpoint {checkpoint_id!r}"
+                + (f" in namespace {checkpoint_ns!r}" if checkpoint_ns else "")
+                + "; list the thread's checkpoints with graph.get_state_history(config)."
+            )
+        return self._tuple(thread_id, checkpoint_ns, checkpoint_id)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Yield checkpoints newest first (every thread when ``config`` is None)."""
+        if config is None:
+            thread_ids = list(self.storage)
+            checkpoint_ns: str | None = None
+        else:
+            thread_ids = [config_thread_id(config)]
+            checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+        before_id = config_checkpoint_id(before)
+        remaining = limit
+        for thread_id in thread_ids:
+            for ns, checkpoints in list(self.storage.get(thread_id, {}).items()):
+                if checkpoint_ns is not None and ns != checkpoint_ns:
+                    continue
+                for checkpoint_id in sorted(checkpoints, reverse=True):
+                    if before_id is not None and checkpoint_id >= before_id:
+                        continue
+                    if not metadata_matches(checkpoints[checkpoint_id].metadata, filter):
+                        continue
+                    if remaining is not None:
+                        if remaining <= 0:
+                            return
+                        remaining -= 1
+                    yield self._tuple(thread_id, ns, checkpoint_id)
+
+    def _tuple(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> CheckpointTuple:
+        stored = self.storage[thread_id][checkpoint_ns][checkpoint_id]
+        values: dict[str, Any] = {}
+        for channel, version in stored.checkpoint["channel_versions"].items():
+            blob = self.blobs.get((thread_id, checkpoint_ns, channel, version))
+            if blob is None or blob[0] == "empty":
+                continue
+            with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
+                values[channel] = self.serde.loads_typed(blob)
+        checkpoint = Checkpoint(**{**stored.checkpoint, "channel_values": values})  # type: ignore[typeddict-item]
+        pending: list[PendingWrite] = []
+        for write in self.writes.get((thread_id, checkpoint_ns, checkpoint_id), {}).values():
+            with with_location(
+                thread=thread_id, checkpoint=checkpoint_id, channel=write.channel
+            ):
+                pending.append((write.task_id, write.channel, self.serde.loads_typed(write.blob)))
+        parent = (
+            checkpoint_config(thread_id, checkpoint_ns, stored.parent_id)
+            if stored.parent_id
+            else None
+        )
+        return CheckpointTuple(
+            config=checkpoint_config(thread_id, checkpoint_ns, checkpoint_id),
+            checkpoint=checkpoint,
+            metadata=dict(stored.metadata),  # type: ignore[typeddict-item]
+            parent_config=parent,
+            pending_writes=pending,
+        )
+
+    # -- writing -----------------------------------------------------------------------------
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store ``checkpoint`` under the checkpoint ``config`` names; blobs only for new versions."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        values = checkpoint["channel_values"]
+        # Serialize everything first: a value that cannot be saved leaves the store untouched.
+        new_blobs: dict[tuple[str, str, str, str], Blob] = {}
+        for channel, version in new_versions.items():
+            key = (thread_id, checkpoint_ns, channel, version)
+            if key in self.blobs:
+                continue
+            if channel in values:
+                with with_location(thread=thread_id, checkpoint=checkpoint["id"], channel=channel):
+                    new_blobs[key] = self.serde.dumps_typed(values[channel])
+            else:
+                new_blobs[key] = ("empty", b"")
+        self.blobs.update(new_blobs)
+        stored = Checkpoint(**{**checkpoint, "channel_values": {}})  # type: ignore[typeddict-item]
+        self.storage.setdefault(thread_id, {}).setdefault(checkpoint_ns, {})[checkpoint["id"]] = (
+            _StoredCheckpoint(stored, dict(metadata), config_checkpoint_id(config))  # type: ignore[arg-type]
+        )
+        logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
+        return checkpoint_config(thread_id, checkpoint_ns, checkpoint["id"])
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Save a task's writes; ordinary writes once, special ones replacing the previous."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        if checkpoint_id is None:
+            raise ValueError("put_writes needs a config that names a checkpoint_id")
+        serialized = []
+        for idx, (channel, value) in enumerate(writes):
+            with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
+                serialized.append((idx, channel, self.serde.dumps_typed(value)))
+        bucket = self.writes.setdefault((thread_id, checkpoint_ns, checkpoint_id), {})
+        for idx, channel, blob in serialized:
+            key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))
+            if key in bucket and channel not in SPECIAL_WRITE_IDX:
+                continue
+            bucket[key] = _StoredWrite(task_id, channel, blob, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Forget every checkpoint, blob and write of ``thread_id``."""
+        self.storage.pop(thread_id, None)
+        for key in [k for k in self.blobs if k[0] == thread_id]:
+            del self.blobs[key]
+        for key in [k for k in self.writes if k[0] == thread_id]:
+            del self.writes[key]
+
+    async def alist_threads(self) -> list[str]:
+        """Return the ids of every thread that has a checkpoint."""
+        return [t for t, namespaces in self.storage.items() if any(namespaces.values())]
+
+
+InMemorySaver = MemorySaver
+"""LangGraph's newer name for :class:`MemorySaver`."""
