@@ -341,8 +341,9 @@ def rewrite_graph_cell(lines: list[str]) -> list[str]:
     return [repr(f"{MARKER} {first[7:].strip()}".strip()) + "\n", *lines[1:]]
 
 
+# ``has_side_effects`` keeps IPython's ``check_complete`` treating ``%%graph`` as a cell magic
+# (complete at a blank line) instead of checking the rewritten text.
 rewrite_graph_cell.has_side_effects = True  # type: ignore[attr-defined]
-"""Keeps IPython's ``check_complete`` treating ``%%graph`` as a cell magic (ends at a blank line)."""
 
 
 class GraphCellTransformer(ast.NodeTransformer):
@@ -422,7 +423,7 @@ def _magics_class() -> Any:
     from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
     @magics_class
-    class DurableDebugMagics(Magics):  # type: ignore[misc]
+    class DurableDebugMagics(Magics):
         """``%%graph``, ``%checkpoints`` and ``%diff``, each thin over GraphSession."""
 
         def __init__(self, shell: Any, session: GraphSession) -> None:
@@ -441,7 +442,8 @@ def _magics_class() -> Any:
             # Normally the transformers rewrite the cell and this never runs; it does when
             # called explicitly (run_cell_magic), where running the body as a cell is fine.
             with self.session.cell(self.cell_options(line)):
-                result = self.shell.run_cell(cell, store_history=False)
+                shell: Any = self.shell
+                result = shell.run_cell(cell, store_history=False)
             result.raise_error()
 
         def cell_options(self, line: str) -> CellOptions:
