@@ -91,7 +91,10 @@ def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
         for channel in channels:
             row[channel] = state.get(channel)
         rows.append(row)
-    return pd.DataFrame(rows, columns=HISTORY_COLUMNS + channels)
+    frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS + channels)
+    for channel in channels:  # keep the values as they are (None stays None, not NaN)
+        frame[channel] = pd.Series([row[channel] for row in rows], index=frame.index, dtype=object)
+    return frame
 
 
 async def ablobs_frame(
