@@ -16,7 +16,7 @@ async def _forked(seed, forks=1):
     ns = seed("accumulate")
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"value": "", "log": []}, cfg)
-    target = next(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+    target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
     for i in range(forks):
         await g.ainvoke(None, await g.aupdate_state(target.config, {"value": f"FORKED{i}"}))
     return g, cfg, target

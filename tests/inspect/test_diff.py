@@ -31,7 +31,7 @@ async def test_diff_across_branches_by_id(seed):
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"value": "", "log": []}, cfg)
     original = (await g.aget_state(cfg)).config["configurable"]["checkpoint_id"]
-    target = next(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+    target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
     fork = await g.aupdate_state(target.config, {"value": "FORKED"})
     await g.ainvoke(None, fork)
     forked_end = (await g.aget_state(cfg)).config["configurable"]["checkpoint_id"]

@@ -10,7 +10,7 @@ from durable_debug.inspect import ablobs_frame, ahistory_frame, awrites_frame
 async def _fork(ns):
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"value": "", "log": []}, cfg)
-    target = next(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+    target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
     fork = await g.aupdate_state(target.config, {"value": "FORKED"})
     return target, fork
 

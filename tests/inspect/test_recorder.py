@@ -81,7 +81,7 @@ async def test_fork_executions_count_but_are_not_reruns(seed):
     g, cfg = ns["g"], ns["cfg"]
     with Recorder() as rec:
         await g.ainvoke({"value": "", "log": []}, cfg)
-        target = next(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+        target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
         await g.ainvoke(None, await g.aupdate_state(target.config, {"value": "FORKED"}))
     counts = rec.counts("demo-1")
     assert (counts["a"].executions, counts["b"].executions) == (1, 2)
