@@ -11,13 +11,16 @@ import textwrap
 from typing import Any
 
 IMPORTS = {
+    "durable_debug": """
+        from durable_debug import StateGraph, START, END, MemorySaver, interrupt, Command, Send
+    """,
     "langgraph": """
         from langgraph.graph import StateGraph, START, END
         from langgraph.checkpoint.memory import MemorySaver
         from langgraph.types import interrupt, Command, Send
     """,
 }
-"""Import lines per engine; durable_debug joins once its engine is on main."""
+"""Import lines per engine: the seeds run on both with only these lines changed."""
 
 ENGINES = list(IMPORTS)
 

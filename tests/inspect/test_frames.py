@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from durable_debug.inspect import ablobs_frame, ahistory_frame, awrites_frame
+from durable_debug.inspect import ablobs_frame, ahistory_frame, awrites_frame, to_jsonable
 
 
 async def _fork(ns):
@@ -92,4 +92,5 @@ async def test_writes_frame_shows_interrupts_and_resume_values(seed):
     mine = writes[writes.node == "two_gates"]
     assert set(mine.kind) == {"interrupt", "resume"}
     interrupt = mine[mine.kind == "interrupt"].value.iloc[0]
-    assert [i.value for i in interrupt] == [{"ask": "B?"}]  # the one blocking now
+    # An Interrupt (LangGraph) or its saved dict (durable_debug): the one blocking now.
+    assert [to_jsonable(i)["value"] for i in interrupt] == [{"ask": "B?"}]

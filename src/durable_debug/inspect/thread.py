@@ -410,8 +410,11 @@ def _record(snapshot: Any, tup: Any) -> CheckpointRecord:
 
 
 def _schema_channels(graph: Any) -> list[str]:
-    """The state schema's keys, found the way LangGraph-compatible builders expose them."""
-    builder = getattr(graph, "builder", None)
+    """The state schema's keys, found the way durable_debug and LangGraph expose them."""
+    keys = getattr(getattr(graph, "schema", None), "keys", None)  # durable_debug
+    if isinstance(keys, tuple) and all(isinstance(k, str) for k in keys):
+        return list(keys)
+    builder = getattr(graph, "builder", None)  # LangGraph: the StateGraph's channels
     channels = getattr(builder, "channels", None)
     if isinstance(channels, Mapping):
         return [str(c) for c in channels if not str(c).startswith("__")]
