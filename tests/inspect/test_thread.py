@@ -17,7 +17,9 @@ async def test_thread_is_read_oldest_first_across_branches(seed):
     assert thread.latest.values == {"value": "B", "log": ["ran A", "ran B"]}
     ids = list(thread.records)
     latest = thread.latest.id
-    unique = next(latest[:n] for n in range(4, 37) if sum(i.startswith(latest[:n]) for i in ids) == 1)
+    unique = next(
+        p for p in (latest[:n] for n in range(4, 37)) if [i[: len(p)] for i in ids].count(p) == 1
+    )
     assert thread.resolve(unique) is thread.latest  # a unique prefix is enough
     assert thread.resolve(thread.latest.config) is thread.latest
     # A config pinned to an old checkpoint still reads the whole thread.
