@@ -36,7 +36,8 @@ from __future__ import annotations
 import ast
 import inspect
 import logging
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -131,9 +132,10 @@ class GraphSession:
         touched = [t for t in self.recorder.threads_since(mark) if t is not None]
         shown = [options.thread] if options.thread else touched
         report = CellReport(self.recorder.counts_frame(shown), shown[-1] if shown else None)
+        if report.thread_id is not None:
+            self.last_thread = report.thread_id
         if report.thread_id is None or not options.widget:
             return report
-        self.last_thread = report.thread_id
         try:
             report.graph = await self.agraph(report.thread_id, options.graph)
             if self._widget_class() is None:
@@ -419,6 +421,7 @@ def _has_top_level_await(body: list[ast.stmt]) -> bool:
 
 def _magics_class() -> Any:
     """The ``Magics`` subclass, defined on first use so importing this module needs no IPython."""
+    from IPython.core.error import UsageError
     from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
     from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 
@@ -457,7 +460,8 @@ def _magics_class() -> Any:
         def checkpoints(self, line: str) -> pd.DataFrame:
             """The checkpoints of a thread, every branch, oldest first (history_frame)."""
             args = parse_argstring(self.checkpoints, line)
-            return run_sync(self.session.acheckpoints(args.thread, args.graph))
+            with _usage_errors():
+                return run_sync(self.session.acheckpoints(args.thread, args.graph))
 
         @magic_arguments()
         @argument("a", help="checkpoint id (or unique prefix)")
@@ -469,6 +473,17 @@ def _magics_class() -> Any:
         def diff(self, line: str) -> pd.DataFrame:
             """What changed from checkpoint A to checkpoint B, per channel (diff_frame)."""
             args = parse_argstring(self.diff, line)
-            return run_sync(self.session.adiff(args.a, args.b, args.thread, args.graph, args.paths))
+            with _usage_errors():
+                return run_sync(
+                    self.session.adiff(args.a, args.b, args.thread, args.graph, args.paths)
+                )
+
+    @contextmanager
+    def _usage_errors() -> Iterator[None]:
+        """A thread or checkpoint named wrongly is a one-line usage error, not a traceback."""
+        try:
+            yield
+        except (LookupError, ValueError) as exc:
+            raise UsageError(str(exc)) from exc
 
     return DurableDebugMagics
