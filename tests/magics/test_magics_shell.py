@@ -40,7 +40,7 @@ def test_load_and_unload_leave_no_trace(ip):
     assert traces(ip)[4:] == before[4:]  # no events, no names in the namespace
     ip.run_line_magic("unload_ext", EXTENSION)
     assert traces(ip) == before
-    result, printed = run(ip, "%%graph\nx = 1\n")
+    _result, printed = run(ip, "%%graph\nx = 1\n")
     assert "Cell magic `%%graph` not found" in printed
     assert "x" not in ip.user_ns
 
@@ -99,7 +99,7 @@ def test_failing_cell_shows_counts_then_the_exception(ip, engine):
 def test_sync_cell_and_thread_option(ip, engine):
     ip.run_line_magic("load_ext", EXTENSION)
     ip.run_cell(source(engine, "sync_nodes"))
-    result, printed = run(
+    result, _printed = run(
         ip,
         "%%graph --thread sync-2 --counts only\n"
         'g.invoke({"value": ""}, cfg)\n'
@@ -111,7 +111,7 @@ def test_sync_cell_and_thread_option(ip, engine):
 
 def test_bad_options_are_a_usage_error_and_nothing_runs(ip):
     ip.run_line_magic("load_ext", EXTENSION)
-    result, printed = run(ip, "%%graph --bogus\nran = True\n")
+    _result, printed = run(ip, "%%graph --bogus\nran = True\n")
     assert "UsageError" in printed and "--bogus" in printed
     assert "ran" not in ip.user_ns
 
@@ -135,7 +135,7 @@ def test_checkpoints_and_diff_line_magics(ip, engine):
     assert changes.channel.tolist() == ["value", "log"]
     paths = ip.run_line_magic("diff", f"{ids[2]} {ids[3]} --paths --graph g --thread demo-1")
     assert paths.path.tolist() == ["value", "log[1]"]
-    result, printed = run(ip, "%checkpoints ghost-thread")
+    _result, printed = run(ip, "%checkpoints ghost-thread")
     assert "holds thread 'ghost-thread'" in printed
 
 
