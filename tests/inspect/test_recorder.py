@@ -49,6 +49,7 @@ async def test_parallel_interrupts_rerun_every_branch_once(seed):
         answers = {ids["doc-X"]: "APPROVE", ids["doc-Y"]: "REJECT", ids["doc-Z"]: "APPROVE"}
         final = await g.ainvoke(Command(resume=answers), cfg)
     assert final["approvals"] == ["doc-X=APPROVE", "doc-Y=REJECT", "doc-Z=APPROVE"]
+    assert list(rec.counts("reviews-1")) == ["review"]  # the entry (__start__) is not a node
     count = rec.counts("reviews-1")["review"]
     assert (count.executions, count.reruns, count.interrupts) == (6, 3, 3)
 

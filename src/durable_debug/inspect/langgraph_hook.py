@@ -132,6 +132,11 @@ def _task_event(
     step = meta.get("langgraph_step")
     if node is None or name != node or f"graph:step:{step}" not in (tags or ()):
         return None
+    if node == "__start__":
+        # LangGraph runs the input as a task when START has conditional edges (a Send
+        # fan-out); it is the graph's entry, not a user's node, and durable_debug's engine
+        # does not report it either.
+        return None
     task_ns = str(meta.get("langgraph_checkpoint_ns") or "")
     parent_ns, _, own = task_ns.rpartition("|")
     task_id = own.rpartition(":")[2]
