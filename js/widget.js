@@ -62,7 +62,7 @@
 export const REQUEST_TIMEOUT_MS = 30_000;
 
 /** DAG geometry in SVG pixels: column and row pitch, margin, mark radius. */
-export const DAG_GEOMETRY = { col: 64, row: 80, pad: 40, radius: 10 };
+export const DAG_GEOMETRY = { col: 64, row: 80, pad: 46, radius: 10 };
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
@@ -479,6 +479,8 @@ function drawDag(view) {
   svg.setAttribute("width", String(layout.width));
   svg.setAttribute("height", String(dag.nodes.length ? layout.height : 0));
   svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
+  // Exposed for tools that scroll to a checkpoint that is not drawn yet (bench/widget_render.py).
+  for (const [name, value] of Object.entries(DAG_GEOMETRY)) svg.dataset[name] = String(value);
   svg.innerHTML =
     `<path class="dd-edges" d="${layout.edgePath}"/>` +
     `<path class="dd-edges dd-fork-edges" d="${layout.forkPath}"/>` +
@@ -746,9 +748,13 @@ function showTooltip(view, target) {
   if (node.is_latest) lines.push("latest checkpoint of the thread");
   else if (node.is_head) lines.push("head of its branch");
   tip.textContent = lines.join("\n");
-  tip.style.left = `${at.x + DAG_GEOMETRY.radius + 8}px`;
-  tip.style.top = `${at.y + DAG_GEOMETRY.radius + 4}px`;
   tip.hidden = false;
+  // Below the mark, unless that would leave the visible part of the graph.
+  const box = view.parts.dagScroll;
+  const below = at.y + DAG_GEOMETRY.radius + 4;
+  const fitsBelow = !box.clientHeight || below + tip.offsetHeight <= box.scrollTop + box.clientHeight;
+  tip.style.left = `${at.x + DAG_GEOMETRY.radius + 8}px`;
+  tip.style.top = `${fitsBelow ? below : Math.max(0, at.y - DAG_GEOMETRY.radius - 4 - tip.offsetHeight)}px`;
 }
 
 /** @param {View} view */
@@ -958,7 +964,7 @@ function drawValues(view, detail, readonly) {
         editable.includes(channel)
           ? h("button", { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel }, "Edit")
           : ""),
-      has ? drawJson(view, values[channel], 1) : h("span", { class: "dd-empty" }, "(not set)"));
+      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"));
   });
   const list = h("div", { class: "dd-values" }, ...(rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]));
   if (readonly || !editable.length) return list;
