@@ -114,16 +114,33 @@ function createView(model, el) {
   el.appendChild(root);
   /** @type {View} */
   const view = {
-    model, doc, root, parts,
+    model,
+    doc,
+    root,
+    parts,
     requests: createRequester(model),
     cleanups: [],
-    layout: null, svg: null,
-    selected: model.get("_selected") || "", diffTarget: "", selectTicket: 0, diffTicket: 0,
-    requestError: "", pendingScroll: "", drawnArea: null, frame: null,
-    detail: null, detailKey: "", editors: new Map(),
-    lazyJson: new WeakMap(), uid: `dd${++viewCount}`, timers: new Set(),
+    layout: null,
+    svg: null,
+    selected: model.get("_selected") || "",
+    diffTarget: "",
+    selectTicket: 0,
+    diffTicket: 0,
+    requestError: "",
+    pendingScroll: "",
+    drawnArea: null,
+    frame: null,
+    detail: null,
+    detailKey: "",
+    editors: new Map(),
+    lazyJson: new WeakMap(),
+    uid: `dd${++viewCount}`,
+    timers: new Set(),
   };
-  view.cleanups.push(() => view.requests.dispose(), () => root.remove());
+  view.cleanups.push(
+    () => view.requests.dispose(),
+    () => root.remove(),
+  );
 
   watch(view, "change:_dag", () => drawDag(view));
   watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
@@ -224,12 +241,19 @@ function buildSkeleton(doc) {
   const parts = {
     thread: h("span", { class: "dd-thread" }),
     running: h("span", { class: "dd-running", role: "status", hidden: true }, "running…"),
-    stop: h("button", { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true }, "Stop"),
+    stop: h(
+      "button",
+      { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true },
+      "Stop",
+    ),
     status: h("span", { class: "dd-status" }),
     error: h("div", { class: "dd-error", role: "alert", hidden: true }),
     dagScroll: h("div", {
-      class: "dd-dag-scroll", tabindex: "0", role: "application",
-      "aria-label": "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",
+      class: "dd-dag-scroll",
+      tabindex: "0",
+      role: "application",
+      "aria-label":
+        "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",
     }),
     dagCanvas: h("div", { class: "dd-dag-canvas" }),
     tooltip: h("div", { class: "dd-tooltip", hidden: true }),
@@ -240,17 +264,29 @@ function buildSkeleton(doc) {
   };
   parts.dagCanvas.append(parts.tooltip);
   parts.dagScroll.append(parts.dagCanvas);
-  const root = h("div", { class: "dd-root" },
+  const root = h(
+    "div",
+    { class: "dd-root" },
     h("div", { class: "dd-toolbar" }, parts.thread, legend(h), parts.running, parts.status, parts.stop),
     parts.error,
-    h("div", { class: "dd-top" },
+    h(
+      "div",
+      { class: "dd-top" },
       h("section", { class: "dd-panel dd-dag-panel" }, parts.dagScroll),
-      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology)),
-    h("div", { class: "dd-bottom" },
+      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology),
+    ),
+    h(
+      "div",
+      { class: "dd-bottom" },
       h("section", { class: "dd-panel dd-detail-panel" }, parts.detail),
-      h("div", { class: "dd-side" },
+      h(
+        "div",
+        { class: "dd-side" },
         parts.diff,
-        h("section", { class: "dd-panel dd-code-panel" }, h("h4", {}, "Code"), parts.code))));
+        h("section", { class: "dd-panel dd-code-panel" }, h("h4", {}, "Code"), parts.code),
+      ),
+    ),
+  );
   return { root, parts };
 }
 
@@ -258,11 +294,17 @@ function buildSkeleton(doc) {
 function legend(h) {
   const item = (cls, glyph, label) =>
     h("span", { class: `dd-legend-item ${cls}` }, h("span", { class: "dd-legend-glyph" }, glyph), label);
-  return h("span", { class: "dd-legend", "aria-hidden": "true" },
-    item("dd-src-input", "■", "input"), item("dd-src-loop", "●", "loop"),
-    item("dd-src-update", "◆", "update"), item("dd-src-fork", "▲", "fork"),
-    item("dd-legend-interrupt", "●", "interrupt"), item("dd-legend-error", "●", "error"),
-    item("dd-legend-head", "◯", "branch head"));
+  return h(
+    "span",
+    { class: "dd-legend", "aria-hidden": "true" },
+    item("dd-src-input", "■", "input"),
+    item("dd-src-loop", "●", "loop"),
+    item("dd-src-update", "◆", "update"),
+    item("dd-src-fork", "▲", "fork"),
+    item("dd-legend-interrupt", "●", "interrupt"),
+    item("dd-legend-error", "●", "error"),
+    item("dd-legend-head", "◯", "branch head"),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -299,9 +341,12 @@ export function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId =
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           pending.delete(uuid);
-          reject(new Error(
-            `No answer to '${kind}' after ${timeoutMs / 1000} s: the kernel may be busy or gone. ` +
-            "Wait for the running cell, or re-run the cell that shows this widget."));
+          reject(
+            new Error(
+              `No answer to '${kind}' after ${timeoutMs / 1000} s: the kernel may be busy or gone. ` +
+                "Wait for the running cell, or re-run the cell that shows this widget.",
+            ),
+          );
         }, timeoutMs);
         pending.set(uuid, { resolve, reject, timer });
         model.send({ uuid, kind, ...fields });
@@ -355,8 +400,7 @@ export function createStaticModel(data) {
   const emit = (name, ...args) => {
     for (const fn of [...(handlers.get(name) || [])]) fn(...args);
   };
-  const missing = (id) =>
-    `Checkpoint ${id} is not in this export: export the thread again to include it.`;
+  const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
 
   /** @param {any} message @returns {{result?: any, error?: string}} */
   const answer = (message) => {
@@ -374,7 +418,8 @@ export function createStaticModel(data) {
       return { result: diffValues(a.values, b.values) };
     }
     return {
-      error: `'${message.kind}' is not available in a read-only export: open the thread in ` +
+      error:
+        `'${message.kind}' is not available in a read-only export: open the thread in ` +
         "Jupyter with durable_debug.TimeTravel(graph, config) to fork, rerun or resume.",
     };
   };
@@ -455,7 +500,11 @@ export function layoutDag(dag, geometry = DAG_GEOMETRY) {
   const depth = Math.max(dag?.depth || 0, nodes.length ? maxDepth + 1 : 0);
   const laneCount = Math.max(dag?.lanes || 0, nodes.length ? maxLane + 1 : 0);
   return {
-    byId, pos, children, lanes, columns,
+    byId,
+    pos,
+    children,
+    lanes,
+    columns,
     edgePath: edges.join(""),
     forkPath: forks.join(""),
     width: pad * 2 + Math.max(depth - 1, 0) * col,
@@ -503,8 +552,10 @@ function drawDag(view) {
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
+  // Show the latest checkpoint at first, and follow new ones while a rerun writes them.
   const latest = dag.nodes.find((node) => node.is_latest);
-  const focus = view.selected || (firstDraw && latest ? latest.id : "");
+  const follow = latest && (firstDraw || view.model.get("_running"));
+  const focus = follow ? latest.id : view.selected;
   if (focus) scrollToCheckpoint(view, focus);
   drawMarks(view);
 }
@@ -518,16 +569,26 @@ function drawMarks(view) {
   if (!view.svg || !view.layout) return;
   const visible = visibleArea(view);
   const drawn = view.drawnArea;
-  if (drawn && visible.left >= drawn.left && visible.right <= drawn.right &&
-      visible.top >= drawn.top && visible.bottom <= drawn.bottom) return;
+  if (
+    drawn &&
+    visible.left >= drawn.left &&
+    visible.right <= drawn.right &&
+    visible.top >= drawn.top &&
+    visible.bottom <= drawn.bottom
+  )
+    return;
   const width = visible.right - visible.left;
   const height = visible.bottom - visible.top;
   const area = {
-    left: visible.left - width, right: visible.right + width,
-    top: visible.top - height, bottom: visible.bottom + height,
+    left: visible.left - width,
+    right: visible.right + width,
+    top: visible.top - height,
+    bottom: visible.bottom + height,
   };
   const { radius } = DAG_GEOMETRY;
-  const markup = nodesInArea(view.layout, area).map((node) => markMarkup(node, view.layout.pos.get(node.id), radius));
+  const markup = nodesInArea(view.layout, area).map((node) =>
+    markMarkup(node, view.layout.pos.get(node.id), radius),
+  );
   view.svg.querySelector(".dd-marks").innerHTML = markup.join("");
   view.drawnArea = area;
   placeRings(view);
@@ -543,7 +604,12 @@ function visibleArea(view) {
   const box = view.parts.dagScroll;
   const width = box.clientWidth || 1600;
   const height = box.clientHeight || 800;
-  return { left: box.scrollLeft, top: box.scrollTop, right: box.scrollLeft + width, bottom: box.scrollTop + height };
+  return {
+    left: box.scrollLeft,
+    top: box.scrollTop,
+    right: box.scrollLeft + width,
+    bottom: box.scrollTop + height,
+  };
 }
 
 /**
@@ -570,10 +636,14 @@ export function nodesInArea(layout, area) {
 function scheduleMarks(view) {
   if (view.frame) return;
   const win = view.doc.defaultView;
-  const raf = win && typeof win.requestAnimationFrame === "function"
-    ? (fn) => win.requestAnimationFrame(fn) : (fn) => setTimeout(fn, 16);
-  const cancel = win && typeof win.cancelAnimationFrame === "function"
-    ? (id) => win.cancelAnimationFrame(id) : (id) => clearTimeout(id);
+  const raf =
+    win && typeof win.requestAnimationFrame === "function"
+      ? (fn) => win.requestAnimationFrame(fn)
+      : (fn) => setTimeout(fn, 16);
+  const cancel =
+    win && typeof win.cancelAnimationFrame === "function"
+      ? (id) => win.cancelAnimationFrame(id)
+      : (id) => clearTimeout(id);
   const id = raf(() => {
     view.frame = null;
     drawMarks(view);
@@ -602,15 +672,21 @@ function markMarkup(node, at, r) {
   parts.push(`<text class="dd-letter" dy="0.35em">${SOURCE_LETTER[node.source] || "?"}</text>`);
   parts.push(`<text class="dd-step" y="${-r - 11}">${node.step}</text>`);
   if (node.writers && node.writers.length) {
-    parts.push(`<text class="dd-writers" y="${r + 19}">${escapeXml(truncate(node.writers.join(","), 10))}</text>`);
+    parts.push(
+      `<text class="dd-writers" y="${r + 19}">${escapeXml(truncate(node.writers.join(","), 10))}</text>`,
+    );
   }
   if (node.interrupts > 0) {
-    parts.push(`<g class="dd-badge dd-badge-interrupt" transform="translate(${r} ${-r})">` +
-      `<circle r="6"/><text dy="0.35em">${node.interrupts}</text></g>`);
+    parts.push(
+      `<g class="dd-badge dd-badge-interrupt" transform="translate(${r} ${-r})">` +
+        `<circle r="6"/><text dy="0.35em">${node.interrupts}</text></g>`,
+    );
   }
   if (node.errors > 0) {
-    parts.push(`<g class="dd-badge dd-badge-error" transform="translate(${-r} ${-r})">` +
-      `<circle r="6"/><text dy="0.35em">!</text></g>`);
+    parts.push(
+      `<g class="dd-badge dd-badge-error" transform="translate(${-r} ${-r})">` +
+        `<circle r="6"/><text dy="0.35em">!</text></g>`,
+    );
   }
   if (node.is_latest) parts.push(`<text class="dd-latest-label" y="${r + 31}">latest</text>`);
   parts.push("</g>");
@@ -619,9 +695,12 @@ function markMarkup(node, at, r) {
 
 /** @param {string} source @param {number} r */
 function shapeMarkup(source, r) {
-  if (source === "input") return `<rect class="dd-shape" x="${-r}" y="${-r}" width="${2 * r}" height="${2 * r}" rx="2"/>`;
-  if (source === "update") return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} 0 0 ${r + 2} ${-r - 2} 0"/>`;
-  if (source === "fork") return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}"/>`;
+  if (source === "input")
+    return `<rect class="dd-shape" x="${-r}" y="${-r}" width="${2 * r}" height="${2 * r}" rx="2"/>`;
+  if (source === "update")
+    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} 0 0 ${r + 2} ${-r - 2} 0"/>`;
+  if (source === "fork")
+    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}"/>`;
   return `<circle class="dd-shape" r="${r}"/>`;
 }
 
@@ -772,7 +851,7 @@ function hideTooltip(view) {
  */
 function selectCheckpoint(view, id) {
   view.diffTarget = "";
-  showSelected(view, id);
+  showSelected(view, id, false);
   const ticket = ++view.selectTicket;
   view.parts.detail.classList.add("dd-loading");
   view.requests.request("select", { checkpoint_id: id }).then(
@@ -786,15 +865,19 @@ function selectCheckpoint(view, id) {
       if (ticket !== view.selectTicket) return;
       view.parts.detail.classList.remove("dd-loading");
       showRequestError(view, error);
-    });
+    },
+  );
 }
 
-/** @param {View} view @param {string} id */
-function showSelected(view, id) {
+/**
+ * Move the selection ring; scroll to it unless the user just clicked it (the mouse is there).
+ * @param {View} view @param {string} id @param {boolean} [scroll]
+ */
+function showSelected(view, id, scroll = true) {
   if (view.selected === id) return;
   view.selected = id;
   placeRings(view);
-  if (id) scrollToCheckpoint(view, id);
+  if (id && scroll) scrollToCheckpoint(view, id);
 }
 
 /**
@@ -807,7 +890,8 @@ function requestDiff(view, a, b) {
   const ticket = ++view.diffTicket;
   view.requests.request("diff", { a, b }).then(
     (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
-    (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error));
+    (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error),
+  );
 }
 
 /**
@@ -853,9 +937,19 @@ function drawDiff(view, a, b, entries, error) {
   const h = hyperscript(view.doc);
   const box = view.parts.diff;
   box.hidden = false;
-  const title = h("div", { class: "dd-panel-head" },
-    h("h4", {}, "Diff ", h("code", { title: a }, `…${shortId(a)}`), " → ", h("code", { title: b }, `…${shortId(b)}`)),
-    h("button", { class: "dd-button dd-small", type: "button", "data-action": "close-diff" }, "Close"));
+  const title = h(
+    "div",
+    { class: "dd-panel-head" },
+    h(
+      "h4",
+      {},
+      "Diff ",
+      h("code", { title: a }, `…${shortId(a)}`),
+      " → ",
+      h("code", { title: b }, `…${shortId(b)}`),
+    ),
+    h("button", { class: "dd-button dd-small", type: "button", "data-action": "close-diff" }, "Close"),
+  );
   if (error) {
     box.replaceChildren(title, h("p", { class: "dd-inline-error", role: "alert" }, error.message));
     return;
@@ -865,14 +959,36 @@ function drawDiff(view, a, b, entries, error) {
     return;
   }
   const rows = entries.map((entry) =>
-    h("tr", { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
+    h(
+      "tr",
+      { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
       h("td", { class: "dd-channel" }, entry.channel),
       h("td", {}, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
-      h("td", {}, h("pre", { class: "dd-json-text" }, entry.change === "added" ? "" : compactJson(entry.old))),
-      h("td", {}, h("pre", { class: "dd-json-text" }, entry.change === "removed" ? "" : compactJson(entry.new)))));
-  box.replaceChildren(title, h("table", { class: "dd-table dd-diff-table" },
-    h("thead", {}, h("tr", {}, h("th", {}, "channel"), h("th", {}, "change"), h("th", {}, "old"), h("th", {}, "new"))),
-    h("tbody", {}, ...rows)));
+      h(
+        "td",
+        {},
+        h("pre", { class: "dd-json-text" }, entry.change === "added" ? "" : compactJson(entry.old)),
+      ),
+      h(
+        "td",
+        {},
+        h("pre", { class: "dd-json-text" }, entry.change === "removed" ? "" : compactJson(entry.new)),
+      ),
+    ),
+  );
+  box.replaceChildren(
+    title,
+    h(
+      "table",
+      { class: "dd-table dd-diff-table" },
+      h(
+        "thead",
+        {},
+        h("tr", {}, h("th", {}, "channel"), h("th", {}, "change"), h("th", {}, "old"), h("th", {}, "new")),
+      ),
+      h("tbody", {}, ...rows),
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -897,25 +1013,47 @@ function drawDetail(view, detail, force = false) {
   view.editors.clear();
   const h = hyperscript(view.doc);
   if (!detail) {
-    box.replaceChildren(h("p", { class: "dd-empty" },
-      "Click a checkpoint to see its state. Shift-click another to diff the two."));
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Click a checkpoint to see its state. Shift-click another to diff the two.",
+      ),
+    );
     return;
   }
-  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id)) showSelected(view, detail.id);
+  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id))
+    showSelected(view, detail.id);
   const readonly = isReadonly(view);
   box.replaceChildren(
     drawDetailHeader(view, detail, readonly),
     section(h, "State", "dd-state", drawValues(view, detail, readonly)),
-    section(h, "Next", "dd-next", detail.next && detail.next.length
-      ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name))))
-      : h("span", { class: "dd-empty" }, "nothing: the run ends here")),
+    section(
+      h,
+      "Next",
+      "dd-next",
+      detail.next && detail.next.length
+        ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name))))
+        : h("span", { class: "dd-empty" }, "nothing: the run ends here"),
+    ),
     ...(detail.interrupts && detail.interrupts.length
-      ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))] : []),
+      ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))]
+      : []),
     section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
-    section(h, "Tasks and pending writes", "dd-tasks", drawTasks(view, detail.tasks || [], detail.writes || [])),
-    section(h, "Metadata", "dd-metadata",
+    section(
+      h,
+      "Tasks and pending writes",
+      "dd-tasks",
+      drawTasks(view, detail.tasks || [], detail.writes || []),
+    ),
+    section(
+      h,
+      "Metadata",
+      "dd-metadata",
       drawJson(view, detail.metadata || {}, 1),
-      h("div", { class: "dd-subhead" }, "config"), drawJson(view, detail.config || {}, 0)),
+      h("div", { class: "dd-subhead" }, "config"),
+      drawJson(view, detail.config || {}, 0),
+    ),
   );
 }
 
@@ -930,18 +1068,34 @@ function section(h, title, cls, ...body) {
 /** @param {View} view @param {Detail} detail @param {boolean} readonly */
 function drawDetailHeader(view, detail, readonly) {
   const h = hyperscript(view.doc);
-  const header = h("header", { class: "dd-detail-head", "data-id": detail.id },
-    h("div", { class: "dd-detail-title" },
+  const header = h(
+    "header",
+    { class: "dd-detail-head", "data-id": detail.id },
+    h(
+      "div",
+      { class: "dd-detail-title" },
       h("span", { class: `dd-pill dd-src-${detail.source}` }, detail.source),
       h("strong", {}, `step ${detail.step}`),
-      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id)),
-    h("div", { class: "dd-detail-sub" },
+      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id),
+    ),
+    h(
+      "div",
+      { class: "dd-detail-sub" },
       detail.created_at || "",
-      detail.parent ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`)) : ""));
+      detail.parent
+        ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`))
+        : "",
+    ),
+  );
   if (!readonly) {
-    header.append(h("div", { class: "dd-actions" },
-      h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
-      h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true })));
+    header.append(
+      h(
+        "div",
+        { class: "dd-actions" },
+        h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
+        h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true }),
+      ),
+    );
   }
   return header;
 }
@@ -958,23 +1112,48 @@ function drawValues(view, detail, readonly) {
   const channels = [...new Set([...Object.keys(values), ...editable])];
   const rows = channels.map((channel) => {
     const has = Object.prototype.hasOwnProperty.call(values, channel);
-    return h("div", { class: "dd-channel-row", "data-channel": channel },
-      h("div", { class: "dd-channel-head" },
+    return h(
+      "div",
+      { class: "dd-channel-row", "data-channel": channel },
+      h(
+        "div",
+        { class: "dd-channel-head" },
         h("span", { class: "dd-channel" }, channel),
         editable.includes(channel)
-          ? h("button", { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel }, "Edit")
-          : ""),
-      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"));
+          ? h(
+              "button",
+              { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel },
+              "Edit",
+            )
+          : "",
+      ),
+      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"),
+    );
   });
-  const list = h("div", { class: "dd-values" }, ...(rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]));
+  const list = h(
+    "div",
+    { class: "dd-values" },
+    ...(rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]),
+  );
   if (readonly || !editable.length) return list;
-  const asNode = h("select", { class: "dd-as-node", "aria-label": "as node" },
+  const asNode = h(
+    "select",
+    { class: "dd-as-node", "aria-label": "as node" },
     h("option", { value: "" }, "(no node)"),
-    ...(detail.nodes || []).map((name) => h("option", { value: name }, name)));
-  return h("div", {}, list, h("div", { class: "dd-fork-bar" },
-    h("label", {}, "as node ", asNode),
-    h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
-    h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true })));
+    ...(detail.nodes || []).map((name) => h("option", { value: name }, name)),
+  );
+  return h(
+    "div",
+    {},
+    list,
+    h(
+      "div",
+      { class: "dd-fork-bar" },
+      h("label", {}, "as node ", asNode),
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
+      h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true }),
+    ),
+  );
 }
 
 /**
@@ -984,20 +1163,40 @@ function drawValues(view, detail, readonly) {
 function drawInterrupts(view, interrupts, readonly) {
   const h = hyperscript(view.doc);
   const items = interrupts.map((item) =>
-    h("div", { class: "dd-interrupt", "data-interrupt-id": item.id },
-      h("div", { class: "dd-interrupt-head" },
+    h(
+      "div",
+      { class: "dd-interrupt", "data-interrupt-id": item.id },
+      h(
+        "div",
+        { class: "dd-interrupt-head" },
         h("code", { class: "dd-interrupt-id" }, item.id),
-        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : ""),
+        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : "",
+      ),
       drawJson(view, item.value, 2),
-      readonly ? "" : h("textarea", {
-        class: "dd-answer", rows: "2", spellcheck: "false", "data-interrupt-id": item.id,
-        placeholder: "answer as JSON, e.g. \"yes\" or {\"approved\": true}",
-        "aria-label": `answer to interrupt ${item.id}`,
-      })));
+      readonly
+        ? ""
+        : h("textarea", {
+            class: "dd-answer",
+            rows: "2",
+            spellcheck: "false",
+            "data-interrupt-id": item.id,
+            placeholder: 'answer as JSON, e.g. "yes" or {"approved": true}',
+            "aria-label": `answer to interrupt ${item.id}`,
+          }),
+    ),
+  );
   if (readonly) return h("div", {}, ...items);
-  return h("div", {}, ...items, h("div", { class: "dd-resume-bar" },
-    h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
-    h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true })));
+  return h(
+    "div",
+    {},
+    ...items,
+    h(
+      "div",
+      { class: "dd-resume-bar" },
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
+      h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true }),
+    ),
+  );
 }
 
 /**
@@ -1009,17 +1208,53 @@ function drawBlobs(view, blobs) {
   const h = hyperscript(view.doc);
   if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
   const fresh = blobs.filter((blob) => blob.status === "new").length;
-  return h("div", {},
-    h("table", { class: "dd-table dd-blob-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "channel"), h("th", {}, "version"), h("th", {}, "blob"), h("th", { class: "dd-num" }, "size"))),
-      h("tbody", {}, ...blobs.map((blob) =>
-        h("tr", { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
-          h("td", { class: "dd-channel" }, blob.channel),
-          h("td", {}, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
-          h("td", {}, h("span", { class: `dd-pill dd-blob-${blob.status}` }, blob.status === "new" ? "new here" : "shared with parent")),
-          h("td", { class: "dd-num" }, formatBytes(blob.size)))))),
-    h("p", { class: "dd-muted dd-blob-summary" },
-      `${fresh} of ${blobs.length} blob${blobs.length > 1 ? "s" : ""} written at this checkpoint`));
+  return h(
+    "div",
+    {},
+    h(
+      "table",
+      { class: "dd-table dd-blob-table" },
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", {}, "channel"),
+          h("th", {}, "version"),
+          h("th", {}, "blob"),
+          h("th", { class: "dd-num" }, "size"),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        ...blobs.map((blob) =>
+          h(
+            "tr",
+            { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
+            h("td", { class: "dd-channel" }, blob.channel),
+            h("td", {}, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
+            h(
+              "td",
+              {},
+              h(
+                "span",
+                { class: `dd-pill dd-blob-${blob.status}` },
+                blob.status === "new" ? "new here" : "shared with parent",
+              ),
+            ),
+            h("td", { class: "dd-num" }, formatBytes(blob.size)),
+          ),
+        ),
+      ),
+    ),
+    h(
+      "p",
+      { class: "dd-muted dd-blob-summary" },
+      `${fresh} of ${blobs.length} blob${blobs.length > 1 ? "s" : ""} written at this checkpoint`,
+    ),
+  );
 }
 
 /**
@@ -1038,28 +1273,64 @@ function drawTasks(view, tasks, writes) {
   const orphans = [...byTask.keys()].filter((id) => !known.has(id));
   if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
 
-  const writesTable = (list) => list && list.length
-    ? h("table", { class: "dd-table dd-writes-table" },
-      h("tbody", {}, ...list.map((write) => h("tr", { "data-channel": write.channel },
-        h("td", { class: "dd-channel" }, write.channel),
-        h("td", {}, drawJson(view, write.value, 0))))))
-    : h("div", { class: "dd-muted" }, "no pending writes");
+  const writesTable = (list) =>
+    list && list.length
+      ? h(
+          "table",
+          { class: "dd-table dd-writes-table" },
+          h(
+            "tbody",
+            {},
+            ...list.map((write) =>
+              h(
+                "tr",
+                { "data-channel": write.channel },
+                h("td", { class: "dd-channel" }, write.channel),
+                h("td", {}, drawJson(view, write.value, 0)),
+              ),
+            ),
+          ),
+        )
+      : h("div", { class: "dd-muted" }, "no pending writes");
   const items = tasks.map((task) =>
-    h("div", { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
-      h("div", { class: "dd-task-head" },
+    h(
+      "div",
+      { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
+      h(
+        "div",
+        { class: "dd-task-head" },
         h("strong", {}, task.name),
         h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
         task.interrupts && task.interrupts.length
-          ? h("span", { class: "dd-pill dd-pill-interrupt" }, `${task.interrupts.length} interrupt${task.interrupts.length > 1 ? "s" : ""}`) : "",
-        task.error ? h("span", { class: "dd-pill dd-pill-error" }, "error") : ""),
+          ? h(
+              "span",
+              { class: "dd-pill dd-pill-interrupt" },
+              `${task.interrupts.length} interrupt${task.interrupts.length > 1 ? "s" : ""}`,
+            )
+          : "",
+        task.error ? h("span", { class: "dd-pill dd-pill-error" }, "error") : "",
+      ),
       task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
-      task.result != null ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0)) : "",
-      writesTable(byTask.get(task.id))));
+      task.result != null
+        ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0))
+        : "",
+      writesTable(byTask.get(task.id)),
+    ),
+  );
   for (const id of orphans) {
-    items.push(h("div", { class: "dd-task", "data-task-id": id },
-      h("div", { class: "dd-task-head" }, h("strong", {}, byTask.get(id)[0].node || "task"),
-        h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`)),
-      writesTable(byTask.get(id))));
+    items.push(
+      h(
+        "div",
+        { class: "dd-task", "data-task-id": id },
+        h(
+          "div",
+          { class: "dd-task-head" },
+          h("strong", {}, byTask.get(id)[0].node || "task"),
+          h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`),
+        ),
+        writesTable(byTask.get(id)),
+      ),
+    );
   }
   return h("div", { class: "dd-task-list" }, ...items);
 }
@@ -1087,8 +1358,9 @@ function onAction(view, event) {
  * @param {View} view @param {string} channel
  */
 function toggleEditor(view, channel) {
-  const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")]
-    .find((el) => el.getAttribute("data-channel") === channel);
+  const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
+    (el) => el.getAttribute("data-channel") === channel,
+  );
   if (!row || !view.detail) return;
   const open = view.editors.get(channel);
   if (open) {
@@ -1097,9 +1369,13 @@ function toggleEditor(view, channel) {
     return;
   }
   const values = view.detail.values || {};
-  const text = Object.prototype.hasOwnProperty.call(values, channel) ? JSON.stringify(values[channel], null, 2) : "";
+  const text = Object.prototype.hasOwnProperty.call(values, channel)
+    ? JSON.stringify(values[channel], null, 2)
+    : "";
   const editor = hyperscript(view.doc)("textarea", {
-    class: "dd-editor", spellcheck: "false", "data-channel": channel,
+    class: "dd-editor",
+    spellcheck: "false",
+    "data-channel": channel,
     rows: String(Math.min(12, Math.max(2, text.split("\n").length))),
     "aria-label": `new value of ${channel} as JSON`,
   });
@@ -1126,7 +1402,10 @@ function fork(view) {
   const select = /** @type {HTMLSelectElement | null} */ (view.parts.detail.querySelector(".dd-as-node"));
   const asNode = select && select.value ? select.value : null;
   if (!Object.keys(edits).length && !asNode) {
-    return setInline(errorSlot, "Nothing to fork: press Edit on a channel and change its value, or choose a node.");
+    return setInline(
+      errorSlot,
+      "Nothing to fork: press Edit on a channel and change its value, or choose a node.",
+    );
   }
   setInline(errorSlot, "");
   runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode }, errorSlot);
@@ -1175,7 +1454,8 @@ function runAction(view, kind, fields, errorSlot) {
     (error) => {
       if (button) button.removeAttribute("disabled");
       setInline(errorSlot, error.message);
-    });
+    },
+  );
 }
 
 /** @param {Element | null} slot @param {string} message */
@@ -1215,7 +1495,8 @@ function drawStatus(view) {
   const dag = model.get("_dag");
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
-  parts.thread.textContent = `thread ${model.get("_thread_id") || (dag && dag.thread_id) || "?"} · ` +
+  parts.thread.textContent =
+    `thread ${model.get("_thread_id") || (dag && dag.thread_id) || "?"} · ` +
     `${count} checkpoint${count === 1 ? "" : "s"} · ${lanes} branch${lanes === 1 ? "" : "es"}`;
   const running = Boolean(model.get("_running"));
   parts.running.hidden = !running;
@@ -1242,12 +1523,29 @@ function drawTopology(view, topology) {
   // The svg comes from our own Python side (graphviz output), never from channel values.
   if (topology.svg) picture.innerHTML = topology.svg;
   else picture.innerHTML = topologyMarkup(topology, view.uid);
-  const counts = h("table", { class: "dd-table dd-count-table" },
-    h("tbody", {}, ...topology.nodes.filter((node) => node.count || node.reruns).map((node) =>
-      h("tr", { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
-        h("td", {}, node.id),
-        h("td", { class: "dd-num" }, `×${node.count}`),
-        h("td", { class: "dd-muted" }, node.reruns > 0 ? `${node.reruns} re-execution${node.reruns > 1 ? "s" : ""}` : "")))));
+  const counts = h(
+    "table",
+    { class: "dd-table dd-count-table" },
+    h(
+      "tbody",
+      {},
+      ...topology.nodes
+        .filter((node) => node.count || node.reruns)
+        .map((node) =>
+          h(
+            "tr",
+            { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
+            h("td", {}, node.id),
+            h("td", { class: "dd-num" }, `×${node.count}`),
+            h(
+              "td",
+              { class: "dd-muted" },
+              node.reruns > 0 ? `${node.reruns} re-execution${node.reruns > 1 ? "s" : ""}` : "",
+            ),
+          ),
+        ),
+    ),
+  );
   box.replaceChildren(picture, counts);
 }
 
@@ -1256,7 +1554,9 @@ function drawTopology(view, topology) {
  * @param {Topology} topology @param {string} uid unique per view, for the arrow marker's id
  */
 export function topologyMarkup(topology, uid = "dd") {
-  const size = new Map(topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]));
+  const size = new Map(
+    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]),
+  );
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
   const edges = topology.edges.map((edge) => {
@@ -1265,22 +1565,28 @@ export function topologyMarkup(topology, uid = "dd") {
     if (!a || !b) return "";
     const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
     const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
-    return `<line class="dd-topo-edge${edge.conditional ? " dd-conditional" : ""}" x1="${x1}" y1="${y1}" ` +
-      `x2="${x2}" y2="${y2}" marker-end="url(#${marker})"/>`;
+    return (
+      `<line class="dd-topo-edge${edge.conditional ? " dd-conditional" : ""}" x1="${x1}" y1="${y1}" ` +
+      `x2="${x2}" y2="${y2}" marker-end="url(#${marker})"/>`
+    );
   });
   const nodes = topology.nodes.map((node) => {
     const { w, h } = size.get(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
     const label = node.count ? `${node.id} ×${node.count}` : node.id;
-    return `<g class="${cls}" data-node="${escapeXml(node.id)}" transform="translate(${node.x} ${node.y})">` +
+    return (
+      `<g class="${cls}" data-node="${escapeXml(node.id)}" transform="translate(${node.x} ${node.y})">` +
       `<rect x="${-w / 2}" y="${-h / 2}" width="${w}" height="${h}" rx="6"/>` +
-      `<text dy="0.35em">${escapeXml(label)}</text></g>`;
+      `<text dy="0.35em">${escapeXml(label)}</text></g>`
+    );
   });
   const width = Math.max(topology.width || 0, 1);
   const height = Math.max(topology.height || 0, 1);
-  return `<svg class="dd-topology-svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">` +
+  return (
+    `<svg class="dd-topology-svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">` +
     `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto">` +
-    `<path d="M0 0L10 5L0 10z"/></marker></defs>${edges.join("")}${nodes.join("")}</svg>`;
+    `<path d="M0 0L10 5L0 10z"/></marker></defs>${edges.join("")}${nodes.join("")}</svg>`
+  );
 }
 
 /**
@@ -1304,16 +1610,39 @@ function clipToBox(x0, y0, x, y, box) {
 function drawCode(view, entries) {
   const h = hyperscript(view.doc);
   if (!entries.length) {
-    view.parts.code.replaceChildren(h("p", { class: "dd-empty" },
-      "Each fork, rerun and resume shows its Python here, to replay a session as code."));
+    view.parts.code.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Each fork, rerun and resume shows its Python here, to replay a session as code.",
+      ),
+    );
     return;
   }
-  view.parts.code.replaceChildren(...entries.map((entry, index) =>
-    h("div", { class: "dd-code-entry", "data-index": String(index) },
-      h("div", { class: "dd-code-head" },
-        h("span", { class: "dd-pill" }, entry.action),
-        h("button", { class: "dd-button dd-small", type: "button", "data-action": "copy", "data-index": String(index) }, "Copy")),
-      h("pre", { class: "dd-code-text" }, entry.code))));
+  view.parts.code.replaceChildren(
+    ...entries.map((entry, index) =>
+      h(
+        "div",
+        { class: "dd-code-entry", "data-index": String(index) },
+        h(
+          "div",
+          { class: "dd-code-head" },
+          h("span", { class: "dd-pill" }, entry.action),
+          h(
+            "button",
+            {
+              class: "dd-button dd-small",
+              type: "button",
+              "data-action": "copy",
+              "data-index": String(index),
+            },
+            "Copy",
+          ),
+        ),
+        h("pre", { class: "dd-code-text" }, entry.code),
+      ),
+    ),
+  );
 }
 
 /** @param {View} view @param {Element} button */
@@ -1323,11 +1652,20 @@ function copyCode(view, button) {
   if (!entry) return;
   const done = (label) => {
     button.textContent = label;
-    later(view, () => { button.textContent = "Copy"; }, 1500);
+    later(
+      view,
+      () => {
+        button.textContent = "Copy";
+      },
+      1500,
+    );
   };
   const clipboard = globalThis.navigator && globalThis.navigator.clipboard;
   if (clipboard && typeof clipboard.writeText === "function") {
-    clipboard.writeText(entry.code).then(() => done("Copied"), () => selectCode(view, button, done));
+    clipboard.writeText(entry.code).then(
+      () => done("Copied"),
+      () => selectCode(view, button, done),
+    );
   } else {
     selectCode(view, button, done);
   }
@@ -1361,8 +1699,11 @@ function drawJson(view, value, openDepth, depth = 0) {
   const isArray = Array.isArray(value);
   const size = isArray ? value.length : Object.keys(value).length;
   if (!size) return h("span", { class: "dd-json" }, isArray ? "[]" : "{}");
-  const tree = h("details", { class: "dd-json dd-json-tree" },
-    h("summary", {}, isArray ? `[${size} item${size > 1 ? "s" : ""}]` : `{${previewKeys(value)}}`));
+  const tree = h(
+    "details",
+    { class: "dd-json dd-json-tree" },
+    h("summary", {}, isArray ? `[${size} item${size > 1 ? "s" : ""}]` : `{${previewKeys(value)}}`),
+  );
   tree.dataset.depth = String(depth);
   tree.dataset.openDepth = String(openDepth);
   if (depth < openDepth) {
@@ -1381,9 +1722,14 @@ function fillJson(view, tree, value) {
   const depth = Number(tree.dataset.depth);
   const openDepth = Number(tree.dataset.openDepth);
   for (const [key, item] of entries.slice(0, JSON_ROW_LIMIT)) {
-    tree.append(h("div", { class: "dd-json-row" },
-      h("span", { class: "dd-json-key" }, `${key}: `),
-      drawJson(view, item, openDepth, depth + 1)));
+    tree.append(
+      h(
+        "div",
+        { class: "dd-json-row" },
+        h("span", { class: "dd-json-key" }, `${key}: `),
+        drawJson(view, item, openDepth, depth + 1),
+      ),
+    );
   }
   if (entries.length > JSON_ROW_LIMIT) {
     tree.append(h("div", { class: "dd-json-row dd-muted" }, `… ${entries.length - JSON_ROW_LIMIT} more`));

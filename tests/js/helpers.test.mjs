@@ -32,7 +32,10 @@ test("layoutDag draws a fork as a curve into its own lane and the rest as straig
   assert.equal((layout.edgePath.match(/M/g) || []).length, 3);
   assert.equal((layout.forkPath.match(/M/g) || []).length, 1);
   assert.match(layout.forkPath, /^M\d+ \d+C/);
-  assert.deepEqual(layout.children.get("c2").map((n) => n.id), ["c3", "f1"]);
+  assert.deepEqual(
+    layout.children.get("c2").map((n) => n.id),
+    ["c3", "f1"],
+  );
 });
 
 test("layoutDag of an empty thread has no edges", () => {
@@ -43,9 +46,19 @@ test("layoutDag of an empty thread has no edges", () => {
 
 test("nodesInArea keeps the checkpoints near a window of a long thread", () => {
   const nodes = Array.from({ length: 2000 }, (_, i) => ({
-    id: `c${i}`, parent: i ? `c${i - 1}` : null, step: i - 1, source: i ? "loop" : "input",
-    next: [], writers: [], interrupts: 0, errors: 0, is_head: i === 1999, is_latest: i === 1999,
-    depth: i, lane: 0, created_at: "",
+    id: `c${i}`,
+    parent: i ? `c${i - 1}` : null,
+    step: i - 1,
+    source: i ? "loop" : "input",
+    next: [],
+    writers: [],
+    interrupts: 0,
+    errors: 0,
+    is_head: i === 1999,
+    is_latest: i === 1999,
+    depth: i,
+    lane: 0,
+    created_at: "",
   }));
   const layout = layoutDag({ thread_id: "t", nodes, depth: 2000, lanes: 1 });
   const left = pad + 1000 * col;
@@ -103,14 +116,19 @@ test("formatBytes and shortId", () => {
 });
 
 test("topologyMarkup draws every node with its count, re-executions and conditional edges", () => {
-  const markup = topologyMarkup({
-    nodes: [
-      { id: "agent", x: 50, y: 20, count: 3, reruns: 2 },
-      { id: "tools<x>", x: 50, y: 80, count: 1, reruns: 0 },
-    ],
-    edges: [{ source: "agent", target: "tools<x>", conditional: true }],
-    width: 100, height: 100, svg: null,
-  }, "v1");
+  const markup = topologyMarkup(
+    {
+      nodes: [
+        { id: "agent", x: 50, y: 20, count: 3, reruns: 2 },
+        { id: "tools<x>", x: 50, y: 80, count: 1, reruns: 0 },
+      ],
+      edges: [{ source: "agent", target: "tools<x>", conditional: true }],
+      width: 100,
+      height: 100,
+      svg: null,
+    },
+    "v1",
+  );
   assert.match(markup, /class="dd-topo-node dd-rerun" data-node="agent"/);
   assert.match(markup, /agent ×3/);
   assert.match(markup, /tools&#60;x&#62; ×1/, "node names are escaped");

@@ -69,7 +69,9 @@ test("interrupts, errors, branch heads and the latest checkpoint stand out", () 
 
 test("hovering a checkpoint shows its next nodes", () => {
   const el = show();
-  mark(el, "c2").querySelector(".dd-shape").dispatchEvent(new dom.window.MouseEvent("mouseover", { bubbles: true }));
+  mark(el, "c2")
+    .querySelector(".dd-shape")
+    .dispatchEvent(new dom.window.MouseEvent("mouseover", { bubbles: true }));
   const tip = el.querySelector(".dd-tooltip");
   assert.equal(tip.hidden, false);
   assert.match(tip.textContent, /next: tools/);
@@ -79,7 +81,15 @@ test("hovering a checkpoint shows its next nodes", () => {
 test("a new _dag redraws the graph: a fork's checkpoint appears", () => {
   const el = show();
   const dag = structuredClone(model.get("_dag"));
-  dag.nodes.push({ ...dag.nodes[4], id: "f2", parent: "c1", depth: 2, lane: 2, source: "fork", is_latest: true });
+  dag.nodes.push({
+    ...dag.nodes[4],
+    id: "f2",
+    parent: "c1",
+    depth: 2,
+    lane: 2,
+    source: "fork",
+    is_latest: true,
+  });
   dag.nodes[4].is_latest = false;
   dag.lanes = 3;
   model.set("_dag", dag);
@@ -96,7 +106,11 @@ test("clicking a checkpoint sends select with a uuid and shows the detail it get
   assert.equal(request.checkpoint_id, "c3");
   assert.equal(typeof request.uuid, "string");
   assert.ok(request.uuid.length > 8);
-  assert.equal(el.querySelector(".dd-ring-selected").getAttribute("visibility"), "visible", "highlighted at once");
+  assert.equal(
+    el.querySelector(".dd-ring-selected").getAttribute("visibility"),
+    "visible",
+    "highlighted at once",
+  );
 
   model.reply(request, detailOf("c3"));
   await settle();
@@ -115,11 +129,17 @@ test("the detail shows blob versions: shortened version, new or shared, size", a
   const el = show();
   await select(el, "c3");
   const rows = [...el.querySelectorAll(".dd-blob-table tbody tr")];
-  assert.deepEqual(rows.map((r) => r.getAttribute("data-channel")), ["messages", "count", "approved"]);
+  assert.deepEqual(
+    rows.map((r) => r.getAttribute("data-channel")),
+    ["messages", "count", "approved"],
+  );
   const cells = [...rows[1].querySelectorAll("td")].map((td) => td.textContent);
   assert.deepEqual(cells, ["count", "2 · 0.51234…", "new here", "2.0 KiB"]);
   assert.equal(rows[0].querySelectorAll("td")[2].textContent, "shared with parent");
-  assert.equal(rows[1].querySelector("code").getAttribute("title"), "00000000000000000000000000000002.0.5123456");
+  assert.equal(
+    rows[1].querySelector("code").getAttribute("title"),
+    "00000000000000000000000000000002.0.5123456",
+  );
   assert.match(text(el, ".dd-blob-summary"), /2 of 3 blobs written at this checkpoint/);
 });
 
@@ -136,7 +156,9 @@ test("the detail shows interrupts with their ids and values, and failed tasks wi
   const task = el.querySelector(".dd-task.dd-task-error");
   assert.equal(task.getAttribute("data-task-id"), "task-tools");
   assert.match(text(task, ".dd-task-error-text"), /ValueError: count 10 is over the limit/);
-  const audit = [...el.querySelectorAll(".dd-task")].find((t) => t.getAttribute("data-task-id") === "task-audit");
+  const audit = [...el.querySelectorAll(".dd-task")].find(
+    (t) => t.getAttribute("data-task-id") === "task-audit",
+  );
   assert.match(audit.textContent, /count/);
   assert.match(audit.textContent, /11/);
 });
@@ -163,8 +185,10 @@ test("a detail pushed by Python through _detail and _selected is shown", () => {
   model.set("_selected", "f1");
   model.set("_detail", detailOf("f1"));
   assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "f1");
-  assert.equal(el.querySelector(".dd-ring-selected").getAttribute("transform"),
-    mark(el, "f1").getAttribute("transform"));
+  assert.equal(
+    el.querySelector(".dd-ring-selected").getAttribute("transform"),
+    mark(el, "f1").getAttribute("transform"),
+  );
 });
 
 test("an error answer is shown to the user", async () => {
@@ -284,7 +308,10 @@ test("shift-click diffs the selected checkpoint against another one", async () =
   await settle();
   const row = el.querySelector(".dd-diff-table tbody tr");
   assert.equal(row.getAttribute("data-channel"), "count");
-  assert.deepEqual([...row.querySelectorAll("td")].map((td) => td.textContent), ["count", "changed", "1", "10"]);
+  assert.deepEqual(
+    [...row.querySelectorAll("td")].map((td) => td.textContent),
+    ["count", "changed", "1", "10"],
+  );
   assert.equal(el.querySelector(".dd-ring-diff").getAttribute("visibility"), "visible");
   click(dom.window, el.querySelector('[data-action="close-diff"]'));
   assert.equal(el.querySelector(".dd-diff").hidden, true);
@@ -306,7 +333,13 @@ test("arrow keys move between checkpoints and select them", async () => {
 test("read-only (the standalone export) hides every editing control", async () => {
   const el = show({ _readonly: true });
   await select(el, "c3");
-  for (const selector of ['[data-action="edit"]', '[data-action="fork"]', '[data-action="rerun"]', '[data-action="resume"]', "textarea"]) {
+  for (const selector of [
+    '[data-action="edit"]',
+    '[data-action="fork"]',
+    '[data-action="rerun"]',
+    '[data-action="resume"]',
+    "textarea",
+  ]) {
     assert.equal(el.querySelector(selector), null, selector);
   }
   assert.match(text(el, ".dd-interrupts"), /int-7c1e/, "interrupts are still shown");
@@ -322,7 +355,9 @@ test("the topology shows execution counts and highlights re-executed nodes", () 
         { id: "tools", x: 40, y: 80, count: 1, reruns: 0 },
       ],
       edges: [{ source: "agent", target: "tools", conditional: false }],
-      width: 80, height: 100, svg: null,
+      width: 80,
+      height: 100,
+      svg: null,
     },
   });
   const nodes = el.querySelectorAll(".dd-topology .dd-topo-node");
@@ -331,7 +366,13 @@ test("the topology shows execution counts and highlights re-executed nodes", () 
   assert.match(nodes[0].textContent, /agent ×3/);
   const rerun = el.querySelector(".dd-count-table tr.dd-rerun");
   assert.match(rerun.textContent, /agent×32 re-executions/);
-  model.set("_topology", { nodes: [{ id: "a", x: 0, y: 0, count: 1, reruns: 0 }], edges: [], width: 9, height: 9, svg: '<svg class="from-graphviz"></svg>' });
+  model.set("_topology", {
+    nodes: [{ id: "a", x: 0, y: 0, count: 1, reruns: 0 }],
+    edges: [],
+    width: 9,
+    height: 9,
+    svg: '<svg class="from-graphviz"></svg>',
+  });
   assert.ok(el.querySelector(".dd-topology svg.from-graphviz"), "graphviz's drawing is used when given");
 });
 
@@ -339,7 +380,8 @@ test("the code panel lists each action's Python with a copy button", async () =>
   const el = show();
   const copied = [];
   Object.defineProperty(globalThis, "navigator", {
-    value: { clipboard: { writeText: async (t) => copied.push(t) } }, configurable: true,
+    value: { clipboard: { writeText: async (t) => copied.push(t) } },
+    configurable: true,
   });
   model.set("_code", [
     { action: "fork", code: "await graph.aupdate_state(config, {'count': 42})" },

@@ -47,7 +47,10 @@ test("the static model diffs two checkpoints' values", async () => {
 test("the static model refuses fork, rerun and resume", async () => {
   const requests = createRequester(createStaticModel(exportData()));
   for (const kind of ["fork", "rerun", "resume", "stop"]) {
-    await assert.rejects(requests.request(kind, {}), new RegExp(`'${kind}' is not available in a read-only export`));
+    await assert.rejects(
+      requests.request(kind, {}),
+      new RegExp(`'${kind}' is not available in a read-only export`),
+    );
   }
   assert.equal(requests.pending, 0);
   requests.dispose();
@@ -86,7 +89,9 @@ test("rendered against the static model: click shows state, shift-click shows th
 
   click(dom.window, mark(el, "f1"), { shiftKey: true });
   await tick();
-  const channels = [...el.querySelectorAll(".dd-diff-table tbody tr")].map((r) => r.getAttribute("data-channel"));
+  const channels = [...el.querySelectorAll(".dd-diff-table tbody tr")].map((r) =>
+    r.getAttribute("data-channel"),
+  );
   assert.deepEqual(channels, ["approved", "count", "messages"]);
   cleanup();
 });

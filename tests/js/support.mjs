@@ -21,8 +21,17 @@ export function setupDom() {
  */
 export function createFakeModel(traits = {}) {
   const state = {
-    _thread_id: "t1", _dag: smallDag(), _selected: "", _detail: null, _topology: null,
-    _running: false, _status: "", _error: "", _code: [], _readonly: false, ...traits,
+    _thread_id: "t1",
+    _dag: smallDag(),
+    _selected: "",
+    _detail: null,
+    _topology: null,
+    _running: false,
+    _status: "",
+    _error: "",
+    _code: [],
+    _readonly: false,
+    ...traits,
   };
   /** @type {Map<string, Set<Function>>} */
   const handlers = new Map();
@@ -91,9 +100,20 @@ export function mark(el, id) {
 }
 
 const node = (id, parent, step, source, depth, lane, extra = {}) => ({
-  id, parent, step, source, depth, lane,
-  next: [], writers: [], interrupts: 0, errors: 0, is_head: false, is_latest: false,
-  created_at: `2025-01-01T00:00:0${depth}+00:00`, ...extra,
+  id,
+  parent,
+  step,
+  source,
+  depth,
+  lane,
+  next: [],
+  writers: [],
+  interrupts: 0,
+  errors: 0,
+  is_head: false,
+  is_latest: false,
+  created_at: `2025-01-01T00:00:0${depth}+00:00`,
+  ...extra,
 });
 
 /**
@@ -110,7 +130,13 @@ export function smallDag() {
       node("c1", "c0", 0, "loop", 1, 0, { writers: ["__start__"], next: ["agent"] }),
       node("c2", "c1", 1, "loop", 2, 0, { writers: ["agent"], next: ["tools"] }),
       node("c3", "c2", 2, "loop", 3, 0, { writers: ["tools"], next: ["gate"], interrupts: 1, is_head: true }),
-      node("f1", "c2", 2, "update", 3, 1, { writers: ["agent"], next: ["tools"], errors: 1, is_head: true, is_latest: true }),
+      node("f1", "c2", 2, "update", 3, 1, {
+        writers: ["agent"],
+        next: ["tools"],
+        errors: 1,
+        is_head: true,
+        is_latest: true,
+      }),
     ],
   };
 }
@@ -127,7 +153,11 @@ export function detailOf(id) {
   const n = smallDag().nodes.find((x) => x.id === id);
   const interrupt = { id: "int-7c1e", value: { question: "Send it?" }, node: "gate", task_id: "task-gate" };
   return {
-    id, parent: n.parent, step: n.step, source: n.source, next: n.next,
+    id,
+    parent: n.parent,
+    step: n.step,
+    source: n.source,
+    next: n.next,
     created_at: n.created_at,
     metadata: { source: n.source, step: n.step },
     config: { configurable: { thread_id: "t1", checkpoint_id: id } },
@@ -138,11 +168,20 @@ export function detailOf(id) {
       status: i === 0 ? "shared" : "new",
       size: 2048 * i + 12,
     })),
-    tasks: id === "c3"
-      ? [{ id: "task-gate", name: "gate", error: null, interrupts: [interrupt], result: null }]
-      : id === "f1"
-        ? [{ id: "task-tools", name: "tools", error: "ValueError: count 10 is over the limit", interrupts: [], result: null }]
-        : [],
+    tasks:
+      id === "c3"
+        ? [{ id: "task-gate", name: "gate", error: null, interrupts: [interrupt], result: null }]
+        : id === "f1"
+          ? [
+              {
+                id: "task-tools",
+                name: "tools",
+                error: "ValueError: count 10 is over the limit",
+                interrupts: [],
+                result: null,
+              },
+            ]
+          : [],
     writes: id === "f1" ? [{ task_id: "task-audit", node: "audit", channel: "count", value: 11 }] : [],
     interrupts: id === "c3" ? [interrupt] : [],
     editable: ["messages", "count", "approved"],
