@@ -85,6 +85,8 @@ function render({ model, el }) {
   return () => disposeView(view);
 }
 
+/** @typedef {ReturnType<typeof hyperscript>} H */
+
 /**
  * Everything one rendered view holds. Python owns the state (traitlets); the view only keeps
  * what the user is pointing at and what it drew.
@@ -568,15 +570,7 @@ function drawDag(view) {
 function drawMarks(view) {
   if (!view.svg || !view.layout) return;
   const visible = visibleArea(view);
-  const drawn = view.drawnArea;
-  if (
-    drawn &&
-    visible.left >= drawn.left &&
-    visible.right <= drawn.right &&
-    visible.top >= drawn.top &&
-    visible.bottom <= drawn.bottom
-  )
-    return;
+  if (view.drawnArea && contains(view.drawnArea, visible)) return;
   const width = visible.right - visible.left;
   const height = visible.bottom - visible.top;
   const area = {
@@ -630,6 +624,16 @@ export function nodesInArea(layout, area) {
     }
   }
   return out;
+}
+
+/** @param {Area} outer @param {Area} inner */
+function contains(outer, inner) {
+  return (
+    inner.left >= outer.left &&
+    inner.right <= outer.right &&
+    inner.top >= outer.top &&
+    inner.bottom <= outer.bottom
+  );
 }
 
 /** Redraw marks at most once per frame while the user scrolls. @param {View} view */
@@ -757,7 +761,10 @@ function checkpointAt(target) {
   return mark ? mark.getAttribute("data-id") || "" : "";
 }
 
-/** Click selects; shift-click diffs against the selected checkpoint. @param {View} view @param {MouseEvent} event */
+/**
+ * Click selects; shift-click diffs against the selected checkpoint.
+ * @param {View} view @param {MouseEvent} event
+ */
 function onDagClick(view, event) {
   const id = checkpointAt(event.target);
   if (!id) return;
@@ -810,7 +817,10 @@ export function neighbour(layout, id, key) {
   return best.id;
 }
 
-/** Show `next` and the writers of the checkpoint under the pointer. @param {View} view @param {EventTarget | null} target */
+/**
+ * Show `next` and the writers of the checkpoint under the pointer.
+ * @param {View} view @param {EventTarget | null} target
+ */
 function showTooltip(view, target) {
   const id = checkpointAt(target);
   const node = id && view.layout ? view.layout.byId.get(id) : undefined;
@@ -822,8 +832,8 @@ function showTooltip(view, target) {
     `next: ${node.next && node.next.length ? node.next.join(", ") : "(end)"}`,
   ];
   if (node.writers && node.writers.length) lines.push(`written by: ${node.writers.join(", ")}`);
-  if (node.interrupts) lines.push(`${node.interrupts} pending interrupt${node.interrupts > 1 ? "s" : ""}`);
-  if (node.errors) lines.push(`${node.errors} failed task${node.errors > 1 ? "s" : ""}`);
+  if (node.interrupts) lines.push(`${plural(node.interrupts, "pending interrupt")}`);
+  if (node.errors) lines.push(`${plural(node.errors, "failed task")}`);
   if (node.is_latest) lines.push("latest checkpoint of the thread");
   else if (node.is_head) lines.push("head of its branch");
   tip.textContent = lines.join("\n");
@@ -895,7 +905,7 @@ function requestDiff(view, a, b) {
 }
 
 /**
- * Per-channel changes from `a` to `b` (the same answer Python's `inspect.diff` gives for values).
+ * Per-channel changes from `a` to `b`: the standalone page's answer to a `diff` request.
  * @param {Record<string, any>} a
  * @param {Record<string, any>} b
  * @returns {DiffEntry[]}
@@ -958,37 +968,18 @@ function drawDiff(view, a, b, entries, error) {
     box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
     return;
   }
+  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
   const rows = entries.map((entry) =>
     h(
       "tr",
       { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
-      h("td", { class: "dd-channel" }, entry.channel),
-      h("td", {}, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
-      h(
-        "td",
-        {},
-        h("pre", { class: "dd-json-text" }, entry.change === "added" ? "" : compactJson(entry.old)),
-      ),
-      h(
-        "td",
-        {},
-        h("pre", { class: "dd-json-text" }, entry.change === "removed" ? "" : compactJson(entry.new)),
-      ),
+      cell(h, entry.channel, "dd-channel"),
+      cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
+      cell(h, json(entry.old, entry.change !== "added")),
+      cell(h, json(entry.new, entry.change !== "removed")),
     ),
   );
-  box.replaceChildren(
-    title,
-    h(
-      "table",
-      { class: "dd-table dd-diff-table" },
-      h(
-        "thead",
-        {},
-        h("tr", {}, h("th", {}, "channel"), h("th", {}, "change"), h("th", {}, "old"), h("th", {}, "new")),
-      ),
-      h("tbody", {}, ...rows),
-    ),
-  );
+  box.replaceChildren(title, table(h, "dd-diff-table", ["channel", "change", "old", "new"], rows));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1208,51 +1199,31 @@ function drawBlobs(view, blobs) {
   const h = hyperscript(view.doc);
   if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
   const fresh = blobs.filter((blob) => blob.status === "new").length;
+  const rows = blobs.map((blob) =>
+    h(
+      "tr",
+      { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
+      cell(h, blob.channel, "dd-channel"),
+      cell(h, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
+      cell(
+        h,
+        h(
+          "span",
+          { class: `dd-pill dd-blob-${blob.status}` },
+          blob.status === "new" ? "new here" : "shared with parent",
+        ),
+      ),
+      cell(h, formatBytes(blob.size), "dd-num"),
+    ),
+  );
   return h(
     "div",
     {},
-    h(
-      "table",
-      { class: "dd-table dd-blob-table" },
-      h(
-        "thead",
-        {},
-        h(
-          "tr",
-          {},
-          h("th", {}, "channel"),
-          h("th", {}, "version"),
-          h("th", {}, "blob"),
-          h("th", { class: "dd-num" }, "size"),
-        ),
-      ),
-      h(
-        "tbody",
-        {},
-        ...blobs.map((blob) =>
-          h(
-            "tr",
-            { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
-            h("td", { class: "dd-channel" }, blob.channel),
-            h("td", {}, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
-            h(
-              "td",
-              {},
-              h(
-                "span",
-                { class: `dd-pill dd-blob-${blob.status}` },
-                blob.status === "new" ? "new here" : "shared with parent",
-              ),
-            ),
-            h("td", { class: "dd-num" }, formatBytes(blob.size)),
-          ),
-        ),
-      ),
-    ),
+    table(h, "dd-blob-table", ["channel", "version", "blob", "size"], rows),
     h(
       "p",
       { class: "dd-muted dd-blob-summary" },
-      `${fresh} of ${blobs.length} blob${blobs.length > 1 ? "s" : ""} written at this checkpoint`,
+      `${fresh} of ${plural(blobs.length, "blob")} written at this checkpoint`,
     ),
   );
 }
@@ -1275,19 +1246,16 @@ function drawTasks(view, tasks, writes) {
 
   const writesTable = (list) =>
     list && list.length
-      ? h(
-          "table",
-          { class: "dd-table dd-writes-table" },
-          h(
-            "tbody",
-            {},
-            ...list.map((write) =>
-              h(
-                "tr",
-                { "data-channel": write.channel },
-                h("td", { class: "dd-channel" }, write.channel),
-                h("td", {}, drawJson(view, write.value, 0)),
-              ),
+      ? table(
+          h,
+          "dd-writes-table",
+          null,
+          list.map((write) =>
+            h(
+              "tr",
+              { "data-channel": write.channel },
+              cell(h, write.channel, "dd-channel"),
+              cell(h, drawJson(view, write.value, 0)),
             ),
           ),
         )
@@ -1302,11 +1270,7 @@ function drawTasks(view, tasks, writes) {
         h("strong", {}, task.name),
         h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
         task.interrupts && task.interrupts.length
-          ? h(
-              "span",
-              { class: "dd-pill dd-pill-interrupt" },
-              `${task.interrupts.length} interrupt${task.interrupts.length > 1 ? "s" : ""}`,
-            )
+          ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt"))
           : "",
         task.error ? h("span", { class: "dd-pill dd-pill-error" }, "error") : "",
       ),
@@ -1495,9 +1459,8 @@ function drawStatus(view) {
   const dag = model.get("_dag");
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
-  parts.thread.textContent =
-    `thread ${model.get("_thread_id") || (dag && dag.thread_id) || "?"} · ` +
-    `${count} checkpoint${count === 1 ? "" : "s"} · ${lanes} branch${lanes === 1 ? "" : "es"}`;
+  const thread = model.get("_thread_id") || (dag && dag.thread_id) || "?";
+  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
   const running = Boolean(model.get("_running"));
   parts.running.hidden = !running;
   parts.stop.hidden = !running || isReadonly(view);
@@ -1523,27 +1486,19 @@ function drawTopology(view, topology) {
   // The svg comes from our own Python side (graphviz output), never from channel values.
   if (topology.svg) picture.innerHTML = topology.svg;
   else picture.innerHTML = topologyMarkup(topology, view.uid);
-  const counts = h(
-    "table",
-    { class: "dd-table dd-count-table" },
-    h(
-      "tbody",
-      {},
-      ...topology.nodes
-        .filter((node) => node.count || node.reruns)
-        .map((node) =>
-          h(
-            "tr",
-            { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
-            h("td", {}, node.id),
-            h("td", { class: "dd-num" }, `×${node.count}`),
-            h(
-              "td",
-              { class: "dd-muted" },
-              node.reruns > 0 ? `${node.reruns} re-execution${node.reruns > 1 ? "s" : ""}` : "",
-            ),
-          ),
-        ),
+  const ran = topology.nodes.filter((node) => node.count || node.reruns);
+  const counts = table(
+    h,
+    "dd-count-table",
+    null,
+    ran.map((node) =>
+      h(
+        "tr",
+        { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
+        cell(h, node.id),
+        cell(h, `×${node.count}`, "dd-num"),
+        cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted"),
+      ),
     ),
   );
   box.replaceChildren(picture, counts);
@@ -1783,6 +1738,12 @@ export function shortId(id) {
   return text.length > 8 ? text.slice(-8) : text;
 }
 
+/** `plural(1, "blob")` → "1 blob", `plural(3, "branch")` → "3 branches". @param {number} n @param {string} word */
+function plural(n, word) {
+  if (n === 1) return `${n} ${word}`;
+  return `${n} ${word}${/(s|sh|ch|x)$/.test(word) ? "es" : "s"}`;
+}
+
 /** @param {string} text @param {number} max */
 function truncate(text, max) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -1802,6 +1763,20 @@ function round1(n) {
 /** @param {string} text */
 function escapeXml(text) {
   return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * A table with an optional header row.
+ * @param {H} h @param {string} cls @param {string[] | null} headers @param {HTMLElement[]} rows
+ */
+function table(h, cls, headers, rows) {
+  const head = headers ? h("thead", {}, h("tr", {}, ...headers.map((title) => h("th", {}, title)))) : "";
+  return h("table", { class: `dd-table ${cls}` }, head, h("tbody", {}, ...rows));
+}
+
+/** A table cell. @param {H} h @param {Node | string} content @param {string} [cls] */
+function cell(h, content, cls) {
+  return h("td", cls ? { class: cls } : {}, content);
 }
 
 /**
