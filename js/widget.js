@@ -554,10 +554,10 @@ function drawDag(view) {
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
-  // Show the latest checkpoint at first, and follow new ones while a rerun writes them.
+  // At first show the selection (else the latest checkpoint); follow new ones while a rerun runs.
   const latest = dag.nodes.find((node) => node.is_latest);
-  const follow = latest && (firstDraw || view.model.get("_running"));
-  const focus = follow ? latest.id : view.selected;
+  const latestId = latest ? latest.id : "";
+  const focus = view.model.get("_running") ? latestId : firstDraw ? view.selected || latestId : view.selected;
   if (focus) scrollToCheckpoint(view, focus);
   drawMarks(view);
 }
@@ -674,7 +674,7 @@ function markMarkup(node, at, r) {
   if (node.is_head) parts.push(`<circle class="dd-head-ring" r="${r + 4}"/>`);
   parts.push(shapeMarkup(node.source, r));
   parts.push(`<text class="dd-letter" dy="0.35em">${SOURCE_LETTER[node.source] || "?"}</text>`);
-  parts.push(`<text class="dd-step" y="${-r - 11}">${node.step}</text>`);
+  parts.push(`<text class="dd-step" y="${-r - 11}">${escapeXml(node.step)}</text>`);
   if (node.writers && node.writers.length) {
     parts.push(
       `<text class="dd-writers" y="${r + 19}">${escapeXml(truncate(node.writers.join(","), 10))}</text>`,
