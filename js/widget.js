@@ -1626,7 +1626,10 @@ function copyCode(view, button) {
   }
 }
 
-/** No clipboard (e.g. an insecure context): select the code so Ctrl+C copies it. */
+/**
+ * No clipboard (e.g. an insecure context): select the code so Ctrl+C copies it.
+ * @param {View} view @param {Element} button @param {(label: string) => void} done
+ */
 function selectCode(view, button, done) {
   const pre = button.closest(".dd-code-entry")?.querySelector("pre");
   const selection = view.doc.getSelection && view.doc.getSelection();
@@ -1657,7 +1660,7 @@ function drawJson(view, value, openDepth, depth = 0) {
   const tree = h(
     "details",
     { class: "dd-json dd-json-tree" },
-    h("summary", {}, isArray ? `[${size} item${size > 1 ? "s" : ""}]` : `{${previewKeys(value)}}`),
+    h("summary", {}, isArray ? `[${plural(size, "item")}]` : `{${previewKeys(value)}}`),
   );
   tree.dataset.depth = String(depth);
   tree.dataset.openDepth = String(openDepth);
