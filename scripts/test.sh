@@ -25,6 +25,5 @@ ruff check src tests bench
 ruff format --check src tests bench
 mypy
 python -m pytest "$@"
-if [ -d tests/js ]; then
-  node --test tests/js/
-fi
+node --test tests/js/
+npm run --silent lint

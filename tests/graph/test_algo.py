@@ -6,7 +6,7 @@ import re
 import time
 from typing import Any
 
-from conftest import cfg
+from graph_support import cfg
 from typing_extensions import TypedDict
 
 from durable_debug import START, MemorySaver, StateGraph

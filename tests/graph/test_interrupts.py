@@ -7,7 +7,7 @@ import operator
 from typing import Annotated
 
 import pytest
-from conftest import cfg
+from graph_support import cfg
 from typing_extensions import TypedDict
 
 from durable_debug import START, Command, MemorySaver, Send, StateGraph, interrupt

@@ -7,7 +7,7 @@ import operator
 from typing import Annotated, Literal
 
 import pytest
-from conftest import LogState, cfg, checkpoint_count
+from graph_support import LogState, cfg, checkpoint_count
 from typing_extensions import TypedDict
 
 from durable_debug import (

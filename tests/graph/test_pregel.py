@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 from typing import Annotated
 
-from conftest import LogState, cfg
+from graph_support import LogState, cfg
 from typing_extensions import TypedDict
 
 from durable_debug import START, MemorySaver, Send, StateGraph

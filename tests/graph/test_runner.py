@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import LogState, cfg
+from graph_support import LogState, cfg
 
 from durable_debug import START, MemorySaver, RetryPolicy, StateGraph
 from durable_debug.graph.hooks import TaskEvent, add_task_observer

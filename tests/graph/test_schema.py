@@ -8,7 +8,7 @@ from typing import Annotated
 
 import pydantic
 import pytest
-from conftest import LogState, cfg, checkpoint_count
+from graph_support import LogState, cfg, checkpoint_count
 from typing_extensions import TypedDict
 
 from durable_debug import START, InvalidUpdateError, MemorySaver, StateGraph

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import LogState
+from graph_support import LogState
 
 from durable_debug import END, START, MemorySaver, StateGraph
 

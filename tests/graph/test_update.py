@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import LogState, cfg, checkpoint_count
+from graph_support import LogState, cfg, checkpoint_count
 
 from durable_debug import START, InvalidUpdateError, MemorySaver, StateGraph
 
