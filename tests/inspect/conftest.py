@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from seeds import ENGINES, load
+from seed_graphs import ENGINES, load
 
 
 @pytest.fixture(params=ENGINES)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
+import re
 
-from durable_debug.inspect import aexport_jsonl, ahtml_data
+from durable_debug.inspect import aexport_html, aexport_jsonl, ahtml_data
+from durable_debug.inspect.html import DATA_ELEMENT_ID
 
 
 async def test_jsonl_has_one_line_per_checkpoint(seed, tmp_path):
@@ -57,3 +59,19 @@ async def test_html_data_holds_the_dag_every_detail_and_the_topology(seed):
     assert data["thread_id"] == "demo-1"
     assert set(data["details"]) == {n["id"] for n in data["dag"]["nodes"]}
     assert {n["id"]: n["count"] for n in data["topology"]["nodes"]}["b"] == 1
+
+
+async def test_export_html_embeds_the_thread_in_one_page(seed, tmp_path):
+    ns = seed("rerun_rule")
+    await ns["g"].ainvoke({"prep": "", "decision": ""}, ns["cfg"])
+    path = await aexport_html(ns["g"], ns["cfg"], tmp_path / "thread.html", {"gate": 1})
+    page = path.read_text("utf-8")
+    match = re.search(
+        rf'<script type="application/json" id="{DATA_ELEMENT_ID}">(.*?)</script>', page, re.S
+    )
+    assert match is not None
+    data = json.loads(match.group(1))
+    assert data == json.loads(json.dumps(await ahtml_data(ns["g"], ns["cfg"], {"gate": 1})))
+    paused = [n for n in data["dag"]["nodes"] if n["interrupts"]]
+    assert [n["next"] for n in paused] == [["gate"]]
+    assert "http://" not in page.replace("http://www.w3.org", "")  # no network

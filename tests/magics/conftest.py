@@ -11,7 +11,7 @@ import pytest
 # The seed scenarios are shared with the inspect tests.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
 
-from seeds import ENGINES
+from seed_graphs import ENGINES
 
 EXTENSION = "durable_debug.magics"
 

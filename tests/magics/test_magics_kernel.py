@@ -9,13 +9,15 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import EXTENSION
 from nbclient import NotebookClient
-from seeds import source
+from seed_graphs import source
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 START = '{"prep": "", "decision": ""}'
+
+
+EXTENSION = "durable_debug.magics"
 
 
 def cells(engine: str) -> dict[str, str]:

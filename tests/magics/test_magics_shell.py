@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import pandas as pd
-from conftest import EXTENSION
 from IPython.utils.capture import capture_output
-from seeds import source
+from seed_graphs import source
 
 import durable_debug
 from durable_debug.magics import GraphSession, time_travel_class
+
+EXTENSION = "durable_debug.magics"
 
 
 def run(ip, cell):
