@@ -160,3 +160,13 @@ def session_options():
     from durable_debug.magics import CellOptions
 
     return CellOptions()
+
+
+def test_calling_the_cell_magic_directly_also_records(ip, engine):
+    """run_cell_magic bypasses the transformers; the magic then runs the body itself."""
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(source(engine, "sync_nodes"))
+    with capture_output(display=False) as out:
+        ip.run_cell_magic("graph", "--counts direct --no-widget", 'g.invoke({"value": ""}, cfg)')
+    assert ip.user_ns["direct"].summary.tolist() == ["first 1", "second 1"]
+    assert "second 1" in out.stdout
