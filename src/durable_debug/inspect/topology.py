@@ -75,6 +75,8 @@ class GraphTopology(NamedTuple):
 
 
 class TopologyDataNode(TypedDict):
+    """A node of the protocol's ``Topology``: centre position and execution counts."""
+
     id: str
     x: float
     y: float
@@ -83,6 +85,8 @@ class TopologyDataNode(TypedDict):
 
 
 class TopologyDataEdge(TypedDict):
+    """An edge of the protocol's ``Topology``."""
+
     source: str
     target: str
     conditional: bool
