@@ -149,7 +149,8 @@ class GraphSession:
         if options.counts:
             self.namespace[options.counts] = report.counts
         if report.counts.empty:
-            self.display(Note("durable_debug: no graph node executed in this cell."))
+            scope = f"for thread {options.thread!r}" if options.thread else "in this cell"
+            self.display(Note(f"durable_debug: no graph node executed {scope}."))
             return
         self.display(report.counts)
         if report.note:
