@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
 
 from seed_graphs import ENGINES
 
-EXTENSION = "durable_debug.magics"
+EXTENSION = "durable_debug"
 
 
 @pytest.fixture(params=ENGINES)

@@ -17,7 +17,7 @@ SRC = str(Path(__file__).resolve().parents[2] / "src")
 START = '{"prep": "", "decision": ""}'
 
 
-EXTENSION = "durable_debug.magics"
+EXTENSION = "durable_debug"
 
 
 def cells(engine: str) -> dict[str, str]:

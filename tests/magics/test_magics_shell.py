@@ -9,7 +9,7 @@ from seed_graphs import source
 import durable_debug
 from durable_debug.magics import GraphSession, time_travel_class
 
-EXTENSION = "durable_debug.magics"
+EXTENSION = "durable_debug"
 
 
 def run(ip, cell):
