@@ -56,6 +56,7 @@ def unload_ipython_extension(ipython: Any) -> None:
 
     unload(ipython)
 
+
 __all__ = [
     "END",
     "START",
