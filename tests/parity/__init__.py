@@ -1,0 +1,1 @@
+"""Differential tests: the same scenarios on durable_debug and on LangGraph, compared."""
