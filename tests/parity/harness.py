@@ -367,8 +367,31 @@ def _differences(ours: Any, theirs: Any, path: str) -> Iterable[str]:
     ):
         for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             yield from _differences(a, b, f"{path}[{i}]")
+    elif _is_listing(ours) and _is_listing(theirs):
+        # Histories of different lengths: show both as one line per checkpoint.
+        yield (
+            f"{path}: {len(ours)} vs {len(theirs)} checkpoints (step source next ← parent)\n"
+            f"    durable_debug: {_outline(ours)}\n    langgraph:     {_outline(theirs)}"
+        )
     elif ours != theirs:
         yield f"{path}:\n    durable_debug: {_short(ours)}\n    langgraph:     {_short(theirs)}"
+
+
+def _is_listing(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(c, Mapping) and {"step", "source", "next", "parent"} <= set(c) for c in value
+    )
+
+
+def _outline(checkpoints: list[Mapping[str, Any]]) -> str:
+    """One short line per checkpoint of a recorded history listing."""
+    lines = []
+    for c in checkpoints:
+        parent = c["parent"]
+        if isinstance(parent, Mapping) and "position" in parent:
+            parent = f"#{parent['position']}"
+        lines.append(f"{c['step']} {c['source']} {c['next']} ← {parent}")
+    return "\n" + "\n".join(f"        #{i}: {line}" for i, line in enumerate(lines))
 
 
 def _short(value: Any) -> str:
