@@ -128,16 +128,18 @@ def check_parity(scenario: Scenario) -> dict[str, Any]:
 
     Returns durable_debug's trace so a test can add its own assertions on it.
     """
+    reference = langgraph_api()
     ours = observe(scenario, durable_api())
-    theirs = observe(scenario, langgraph_api())
+    theirs = observe(scenario, reference)
     _assert_same(ours, theirs)
     return ours
 
 
 async def acheck_parity(scenario: Scenario) -> dict[str, Any]:
     """Async twin of :func:`check_parity` for scenarios that are coroutine functions."""
+    reference = langgraph_api()
     ours = await aobserve(scenario, durable_api())
-    theirs = await aobserve(scenario, langgraph_api())
+    theirs = await aobserve(scenario, reference)
     _assert_same(ours, theirs)
     return ours
 

@@ -60,8 +60,9 @@ async def test_sync_methods_with_sync_nodes_inside_a_running_loop():
 async def test_durable_sync_methods_with_async_nodes_inside_a_running_loop():
     """Async nodes through the sync API inside a loop: durable_debug only.
 
-    LangGraph cannot run async nodes from ``invoke`` at all (it needs ``ainvoke``), so there
-    is nothing to compare; this pins what a notebook user of durable_debug gets.
+    LangGraph's ``invoke`` refuses async nodes anywhere ("No synchronous function provided
+    to 'a'"), so there is nothing to compare; this pins what a notebook user of
+    durable_debug gets.
     """
     from .harness import durable_api
 
