@@ -11,9 +11,8 @@ import operator
 from typing import Annotated
 
 import pytest
+from parity_harness import Api, Trace, acheck_parity
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, acheck_parity
 
 pytestmark = pytest.mark.parity
 
@@ -198,6 +197,21 @@ async def test_parallel_failure_keeps_finished_writes(a_delay, b_delay):
     if a_delay == 0.0:
         assert ours["after failure"]["next"] == ("b",)
         assert ours["executions"] == {"a": 1, "b": 2}
+
+
+async def test_resume_a_failed_step_through_its_checkpoint_config():
+    """``ainvoke(None, snapshot.config)``: the config names the thread's latest checkpoint
+    explicitly, as a debugger UI does when it resumes the checkpoint on screen."""
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = parallel_ab(api, trace, a_delay=0.0, b_delay=0.05)
+        cfg = {"configurable": {"thread_id": "addressed"}}
+        await trace.run("run", g.ainvoke({"results": []}, cfg))
+        snap = await g.aget_state(cfg)
+        await trace.run("resume", g.ainvoke(None, snap.config))
+        trace.history("history", await history(g, cfg))
+
+    await acheck_parity(scenario)
 
 
 # -- §5 Send fan-out and reducers -----------------------------------------------------------

@@ -4,9 +4,8 @@ a stopped run leaves behind."""
 from __future__ import annotations
 
 import pytest
+from parity_harness import Api, Trace, acheck_parity
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, acheck_parity
 
 pytestmark = pytest.mark.parity
 

@@ -8,9 +8,8 @@ import operator
 from typing import Annotated
 
 import pytest
+from parity_harness import Api, Trace, acheck_parity
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, acheck_parity
 
 pytestmark = pytest.mark.parity
 

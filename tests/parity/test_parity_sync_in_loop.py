@@ -8,9 +8,8 @@ import operator
 from typing import Annotated
 
 import pytest
+from parity_harness import Api, Trace, acheck_parity, durable_api
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, acheck_parity
 
 pytestmark = pytest.mark.parity
 
@@ -64,8 +63,6 @@ async def test_durable_sync_methods_with_async_nodes_inside_a_running_loop():
     to 'a'"), so there is nothing to compare; this pins what a notebook user of
     durable_debug gets.
     """
-    from .harness import durable_api
-
     api = durable_api()
     trace = Trace(api)
 

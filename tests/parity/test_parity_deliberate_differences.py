@@ -11,9 +11,8 @@ import operator
 from typing import Annotated
 
 import pytest
+from parity_harness import Api, Trace, aobserve, durable_api, langgraph_api
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, aobserve, durable_api, langgraph_api
 
 pytestmark = pytest.mark.parity
 

@@ -9,9 +9,8 @@ import operator
 from typing import Annotated
 
 import pytest
+from parity_harness import Api, Trace, acheck_parity, check_parity, multiset
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, acheck_parity, check_parity, multiset
 
 pytestmark = pytest.mark.parity
 

@@ -7,9 +7,8 @@ import operator
 from typing import Annotated
 
 import pytest
+from parity_harness import Api, Trace, acheck_parity
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, acheck_parity
 
 pytestmark = pytest.mark.parity
 
@@ -139,22 +138,6 @@ async def test_command_as_run_input(command):
         await trace.run("paused", g.ainvoke({"value": "v0", "log": [], "answer": ""}, cfg))
         await trace.run("command", g.ainvoke(api.Command(**command), cfg))
         trace.state("state", await g.aget_state(cfg))
-        trace.history("history", await history(g, cfg))
-
-    await acheck_parity(scenario)
-
-
-async def test_resume_a_failed_step_through_its_checkpoint_config():
-    """``ainvoke(None, snapshot.config)``: the config names the thread's latest checkpoint
-    explicitly, as a debugger UI does when it resumes the checkpoint on screen."""
-    from .test_seed000 import parallel_ab
-
-    async def scenario(api: Api, trace: Trace) -> None:
-        g = parallel_ab(api, trace, a_delay=0.0, b_delay=0.05)
-        cfg = {"configurable": {"thread_id": "addressed"}}
-        await trace.run("run", g.ainvoke({"results": []}, cfg))
-        snap = await g.aget_state(cfg)
-        await trace.run("resume", g.ainvoke(None, snap.config))
         trace.history("history", await history(g, cfg))
 
     await acheck_parity(scenario)

@@ -10,9 +10,8 @@ from typing import Annotated
 
 import pydantic
 import pytest
+from parity_harness import Api, Trace, acheck_parity
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, acheck_parity
 
 pytestmark = pytest.mark.parity
 

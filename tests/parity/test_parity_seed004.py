@@ -4,9 +4,8 @@ and the same gate placed after a node (interrupt_after)."""
 from __future__ import annotations
 
 import pytest
+from parity_harness import Api, Trace, check_parity
 from typing_extensions import TypedDict
-
-from .harness import Api, Trace, check_parity
 
 pytestmark = pytest.mark.parity
 
