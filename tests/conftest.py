@@ -18,15 +18,10 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 
 import pytest
-from servers import ServerUnavailable, postgres_server, redis_server
+
+from servers import ServerUnavailable, postgres_server, redis_server, services_required
 
 _unavailable: list[str] = []
-
-
-def services_required() -> bool:
-    """True when tests needing PostgreSQL or Redis must fail rather than skip."""
-    flags = (os.environ.get("CI", ""), os.environ.get("DURABLE_DEBUG_REQUIRE_SERVICES", ""))
-    return any(flag.strip().lower() not in ("", "0", "false", "no") for flag in flags)
 
 
 @contextlib.contextmanager

@@ -33,6 +33,7 @@ __all__ = [
     "postgres_bindir",
     "postgres_server",
     "redis_server",
+    "services_required",
 ]
 
 DATABASE = "durable_debug"
@@ -41,6 +42,13 @@ DATABASE = "durable_debug"
 
 class ServerUnavailable(RuntimeError):
     """A test server could not be started; the message says what is missing."""
+
+
+def services_required() -> bool:
+    """True when ``CI`` or ``DURABLE_DEBUG_REQUIRE_SERVICES`` is set: a test that needs a
+    server must then fail, not skip, when the server cannot be started."""
+    flags = (os.environ.get("CI", ""), os.environ.get("DURABLE_DEBUG_REQUIRE_SERVICES", ""))
+    return any(flag.strip().lower() not in ("", "0", "false", "no") for flag in flags)
 
 
 def free_port() -> int:

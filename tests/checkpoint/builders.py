@@ -1,4 +1,4 @@
-"""Helpers for saver tests: build checkpoints the way the engine does, count stored rows.
+"""Helpers for saver tests: build checkpoints the way the engine does, count and read rows.
 
 cp, new_versions = child_checkpoint(None, {"a": 1})           # first checkpoint of a thread
 cp2, new2 = child_checkpoint(cp, {"a": 2})                     # only "a" gets a new version
@@ -7,7 +7,11 @@ config = await saver.aput(config, cp2, {"source": "loop", "step": 0}, new2)
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import dataclasses
+import sqlite3
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from durable_debug.checkpoint.base import (
@@ -20,7 +24,7 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.memory import MemorySaver
 from durable_debug.checkpoint.sqlite import SqliteSaver
 
-__all__ = ["child_checkpoint", "config_for", "count_rows"]
+__all__ = ["RawDatabase", "child_checkpoint", "config_for", "count_rows", "raw_connection"]
 
 
 def config_for(thread_id: str, checkpoint_ns: str = "", checkpoint_id: str | None = None) -> dict:
@@ -103,3 +107,40 @@ def _count_memory(
             if keep(t, write.channel)
         )
     raise ValueError(f"unknown table {table!r}")
+
+
+@contextlib.contextmanager
+def raw_connection(saver: Any) -> Iterator[RawDatabase]:
+    """Open a second, plain connection to a SQL saver's database (not through the saver)."""
+    if isinstance(saver, SqliteSaver):
+        conn: Any = sqlite3.connect(saver.path)
+        try:
+            yield RawDatabase(conn, "?")
+        finally:
+            conn.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(saver.conn_string, autocommit=True) as conn:
+            yield RawDatabase(conn, "%s")
+
+
+@dataclasses.dataclass
+class RawDatabase:
+    """A DB-API connection plus its placeholder; SQL is written with ``?``."""
+
+    conn: Any
+    placeholder: str
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run ``sql`` (``?`` placeholders), commit, and return its rows (if any)."""
+        cur = self.conn.cursor()
+        cur.execute(sql.replace("?", self.placeholder), params)
+        rows = [tuple(row) for row in cur.fetchall()] if cur.description else []
+        self.conn.commit()
+        return rows
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of the four tables, sorted, for before/after comparisons."""
+        tables = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
+        return {t: sorted(self.execute(f"SELECT * FROM {t}"), key=repr) for t in tables}

@@ -24,7 +24,6 @@ import logging
 import math
 import os
 import sqlite3
-import threading
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -189,8 +188,9 @@ class SqliteSaver(SqlSaver):
 
     async def _open(self) -> None:
         try:
+            # Made on the I/O loop's daemon thread, aiosqlite's worker thread is a daemon too,
+            # so a script that never closes its saver still exits (committed data is safe).
             conn = aiosqlite.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
-            _daemonize(conn)
             await conn
         except sqlite3.Error as exc:
             raise DatabaseSetupError(
@@ -325,14 +325,3 @@ class _SqliteSession:
 async def _rollback(conn: aiosqlite.Connection) -> None:
     with contextlib.suppress(sqlite3.OperationalError):  # no transaction was open
         await conn.execute("ROLLBACK")
-
-
-def _daemonize(conn: aiosqlite.Connection) -> None:
-    """Make aiosqlite's worker thread a daemon thread.
-
-    aiosqlite starts a non-daemon thread per connection, so a saver a script never closed
-    would keep the interpreter from exiting. Committed data is safe either way.
-    """
-    thread = getattr(conn, "_thread", None)
-    if isinstance(thread, threading.Thread) and not thread.is_alive():
-        thread.daemon = True
