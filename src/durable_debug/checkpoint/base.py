@@ -18,6 +18,7 @@ Every async method has a sync twin without the ``a`` that runs it through
 
 from __future__ import annotations
 
+import builtins
 import datetime as _dt
 import hashlib
 import os
@@ -25,7 +26,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, cast
 
 from typing_extensions import TypedDict
 
@@ -55,6 +56,7 @@ __all__ = [
     "metadata_matches",
     "new_checkpoint_id",
     "next_version",
+    "replace_checkpoint",
     "version_counter",
 ]
 
@@ -110,6 +112,8 @@ class CheckpointMetadata(TypedDict, total=False):
     """-1 for the first input checkpoint, then 0, 1, 2…"""
     parents: dict[str, str]
     """Checkpoint ids of enclosing graphs, by namespace (empty for a top-level graph)."""
+    as_node: str
+    """For ``update`` checkpoints: the node the update was applied as (durable_debug only)."""
 
 
 class CheckpointTuple(NamedTuple):
@@ -244,6 +248,13 @@ def version_counter(version: str | None) -> int:
     return int(version.split(".", 1)[0])
 
 
+def replace_checkpoint(checkpoint: Checkpoint, **changes: Any) -> Checkpoint:
+    """A shallow copy of ``checkpoint`` with the given fields replaced."""
+    new: dict[str, Any] = dict(checkpoint)
+    new.update(changes)
+    return cast(Checkpoint, new)
+
+
 def empty_checkpoint() -> Checkpoint:
     """Return the checkpoint a thread starts from: no channels, no versions."""
     return Checkpoint(
@@ -319,7 +330,7 @@ class BaseCheckpointSaver(ABC):
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of a thread."""
 
-    async def alist_threads(self) -> list[str]:
+    async def alist_threads(self) -> builtins.list[str]:
         """Return the ids of every thread that has at least one checkpoint."""
         seen: dict[str, None] = {}
         async for tup in self.alist(None):
@@ -342,7 +353,7 @@ class BaseCheckpointSaver(ABC):
     ) -> Iterator[CheckpointTuple]:
         """Sync twin of :meth:`alist` (collects the results, then iterates)."""
 
-        async def collect() -> list[CheckpointTuple]:
+        async def collect() -> builtins.list[CheckpointTuple]:
             return [t async for t in self.alist(config, filter=filter, before=before, limit=limit)]
 
         return iter(run_sync(collect()))
@@ -371,6 +382,6 @@ class BaseCheckpointSaver(ABC):
         """Sync twin of :meth:`adelete_thread`."""
         run_sync(self.adelete_thread(thread_id))
 
-    def list_threads(self) -> list[str]:
+    def list_threads(self) -> builtins.list[str]:
         """Sync twin of :meth:`alist_threads`."""
         return run_sync(self.alist_threads())

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from durable_debug.checkpoint.base import (
     SPECIAL_WRITE_IDX,
@@ -32,6 +32,7 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
     metadata_matches,
+    replace_checkpoint,
 )
 from durable_debug.checkpoint.serde import MsgpackSerializer, with_location
 
@@ -154,12 +155,10 @@ class MemorySaver(BaseCheckpointSaver):
                 continue
             with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
                 values[channel] = self.serde.loads_typed(blob)
-        checkpoint = Checkpoint(**{**stored.checkpoint, "channel_values": values})  # type: ignore[typeddict-item]
+        checkpoint = replace_checkpoint(stored.checkpoint, channel_values=values)
         pending: list[PendingWrite] = []
         for write in self.writes.get((thread_id, checkpoint_ns, checkpoint_id), {}).values():
-            with with_location(
-                thread=thread_id, checkpoint=checkpoint_id, channel=write.channel
-            ):
+            with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=write.channel):
                 pending.append((write.task_id, write.channel, self.serde.loads_typed(write.blob)))
         parent = (
             checkpoint_config(thread_id, checkpoint_ns, stored.parent_id)
@@ -169,7 +168,7 @@ class MemorySaver(BaseCheckpointSaver):
         return CheckpointTuple(
             config=checkpoint_config(thread_id, checkpoint_ns, checkpoint_id),
             checkpoint=checkpoint,
-            metadata=dict(stored.metadata),  # type: ignore[typeddict-item]
+            metadata=cast(CheckpointMetadata, dict(stored.metadata)),
             parent_config=parent,
             pending_writes=pending,
         )
@@ -183,7 +182,7 @@ class MemorySaver(BaseCheckpointSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """Store ``checkpoint`` under the checkpoint ``config`` names; blobs only for new versions."""
+        """Store ``checkpoint`` as a child of the one ``config`` names; blobs for new versions."""
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         values = checkpoint["channel_values"]
@@ -199,9 +198,17 @@ class MemorySaver(BaseCheckpointSaver):
             else:
                 new_blobs[key] = ("empty", b"")
         self.blobs.update(new_blobs)
-        stored = Checkpoint(**{**checkpoint, "channel_values": {}})  # type: ignore[typeddict-item]
+        # Copy the nested maps too: the caller may keep mutating its own.
+        stored = replace_checkpoint(
+            checkpoint,
+            channel_values={},
+            channel_versions=dict(checkpoint["channel_versions"]),
+            versions_seen={n: dict(v) for n, v in checkpoint["versions_seen"].items()},
+        )
         self.storage.setdefault(thread_id, {}).setdefault(checkpoint_ns, {})[checkpoint["id"]] = (
-            _StoredCheckpoint(stored, dict(metadata), config_checkpoint_id(config))  # type: ignore[arg-type]
+            _StoredCheckpoint(
+                stored, cast(CheckpointMetadata, dict(metadata)), config_checkpoint_id(config)
+            )
         )
         logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint["id"])
@@ -233,10 +240,10 @@ class MemorySaver(BaseCheckpointSaver):
     async def adelete_thread(self, thread_id: str) -> None:
         """Forget every checkpoint, blob and write of ``thread_id``."""
         self.storage.pop(thread_id, None)
-        for key in [k for k in self.blobs if k[0] == thread_id]:
-            del self.blobs[key]
-        for key in [k for k in self.writes if k[0] == thread_id]:
-            del self.writes[key]
+        for blob_key in [k for k in self.blobs if k[0] == thread_id]:
+            del self.blobs[blob_key]
+        for write_key in [k for k in self.writes if k[0] == thread_id]:
+            del self.writes[write_key]
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint."""

@@ -120,9 +120,7 @@ class TypeRegistry:
         """
         if not isinstance(cls, type):
             raise TypeError(f"register_type expects a class, got {cls!r}")
-        if not (
-            dataclasses.is_dataclass(cls) or issubclass(cls, enum.Enum) or _is_pydantic(cls)
-        ):
+        if not (dataclasses.is_dataclass(cls) or issubclass(cls, enum.Enum) or _is_pydantic(cls)):
             raise TypeError(
                 f"{cls.__qualname__} is not a dataclass, pydantic model or Enum; only those "
                 "can be registered (convert other values to dicts or lists before saving)"
@@ -288,9 +286,7 @@ class MsgpackSerializer:
             raise
         except Exception as exc:  # msgpack raises several unrelated types for bad input
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise CorruptPayloadError(
-                f"the blob is not valid serialized data ({detail})"
-            ) from None
+            raise CorruptPayloadError(f"the blob is not valid serialized data ({detail})") from None
 
     def _unpackb(self, payload: bytes) -> Any:
         return msgpack.unpackb(

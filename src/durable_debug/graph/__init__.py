@@ -1,3 +1,44 @@
-"""The engine: state graphs, super-steps, checkpoints, resume, fork, reducers, Send, interrupts."""
+"""The engine: state graphs, super-steps, checkpoints, resume, fork, reducers, Send, interrupts.
+
+from durable_debug.graph import StateGraph, START, END
+"""
 
 from __future__ import annotations
+
+from durable_debug.graph.interrupts import interrupt
+from durable_debug.graph.pregel import CompiledStateGraph
+from durable_debug.graph.state import StateGraph
+from durable_debug.graph.types import (
+    END,
+    START,
+    Command,
+    EmptyInputError,
+    GraphInterrupt,
+    GraphRecursionError,
+    Interrupt,
+    InvalidUpdateError,
+    NodeInterrupt,
+    PregelTask,
+    RetryPolicy,
+    Send,
+    StateSnapshot,
+)
+
+__all__ = [
+    "END",
+    "START",
+    "Command",
+    "CompiledStateGraph",
+    "EmptyInputError",
+    "GraphInterrupt",
+    "GraphRecursionError",
+    "Interrupt",
+    "InvalidUpdateError",
+    "NodeInterrupt",
+    "PregelTask",
+    "RetryPolicy",
+    "Send",
+    "StateGraph",
+    "StateSnapshot",
+    "interrupt",
+]

@@ -1,0 +1,312 @@
+"""The super-step algorithm: which tasks a checkpoint schedules, and how their writes become
+the next checkpoint.
+
+1. :func:`prepare_tasks` — a node runs when one of its trigger channels holds a version it has
+   not seen; each Send packet is a task of its own. Task ids are a hash of the checkpoint id,
+   step, node and path, so re-preparing the same checkpoint gives the same ids.
+2. The tasks run (``runner``), each saving its writes as pending writes when it finishes.
+3. :func:`apply_writes` — writes are applied in task-path order (never completion order),
+   every changed channel gets the step's new version, and :func:`make_checkpoint` snapshots it.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from durable_debug.checkpoint.base import (
+    ERROR,
+    INTERRUPT,
+    NULL_TASK_ID,
+    RESUME,
+    Checkpoint,
+    PendingWrite,
+    next_version,
+)
+from durable_debug.graph.channels import MISSING, Channel
+from durable_debug.graph.nodes import NO_WRITES, TASKS, NodeSpec
+from durable_debug.graph.types import START, Interrupt, InvalidUpdateError
+
+if TYPE_CHECKING:
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+__all__ = [
+    "PULL",
+    "PUSH",
+    "Task",
+    "TaskRecord",
+    "apply_writes",
+    "interrupt_id",
+    "make_checkpoint",
+    "prepare_tasks",
+    "preview_values",
+    "read_pending_writes",
+    "restore_channels",
+    "task_id",
+]
+
+PULL = "__pregel_pull"
+"""Path prefix of a task triggered by an edge."""
+PUSH = "__pregel_push"
+"""Path prefix of a task created by a Send."""
+INTERRUPT_SEEN = "__interrupt__"
+"""Pseudo-node in ``versions_seen``: channel versions seen when the run last (re)started, so
+``interrupt_before``/``interrupt_after`` fire once per pause, not again on resume."""
+
+
+def _uuid_from(text: str) -> str:
+    h = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def task_id(
+    checkpoint_id: str, checkpoint_ns: str, step: int, name: str, path: tuple[Any, ...]
+) -> str:
+    """Deterministic id of a task: the same checkpoint always schedules the same ids."""
+    return _uuid_from(f"{checkpoint_id}|{checkpoint_ns}|{step}|{name}|{path!r}")
+
+
+def interrupt_id(task: str, index: int) -> str:
+    """Deterministic id of the ``index``-th ``interrupt()`` call of task ``task``."""
+    return hashlib.blake2b(f"{task}|{index}".encode(), digest_size=16).hexdigest()
+
+
+@dataclass(eq=False)
+class Task:
+    """One node execution scheduled for the next step."""
+
+    id: str
+    name: str
+    path: tuple[Any, ...]
+    node: NodeSpec
+    triggers: tuple[str, ...] = ()
+    """Channels that triggered it (empty for a Send task)."""
+    input: Any = None
+    """What the node receives (set when preparing for execution)."""
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    """Its writes once it finished (or as restored from pending writes)."""
+    resume: list[Any] = field(default_factory=list)
+    """Resume values for its ``interrupt()`` calls, in order."""
+    status: str | None = None
+    """None (not run), "done", "error", "interrupt" or "cancelled"."""
+    error: BaseException | None = None
+    interrupts: tuple[Interrupt, ...] = ()
+
+    @property
+    def sort_key(self) -> tuple[Any, ...]:
+        """Order in which writes are applied: edge tasks by node name, then Sends by index."""
+        return (self.path[0] != PULL, self.path[1])
+
+
+@dataclass
+class TaskRecord:
+    """What the pending writes of a checkpoint say about one task."""
+
+    writes: list[tuple[str, Any]] = field(default_factory=list)
+    finished: bool = False
+    error: str | None = None
+    interrupts: tuple[Interrupt, ...] = ()
+    resume: list[Any] | None = None
+
+
+def read_pending_writes(
+    pending_writes: Iterable[PendingWrite] | None,
+) -> tuple[dict[str, TaskRecord], list[tuple[str, Any]]]:
+    """Group a checkpoint's pending writes by task; also return the writes of no task
+    (``Command(update=..., goto=...)`` given as run input)."""
+    records: dict[str, TaskRecord] = {}
+    null_writes: list[tuple[str, Any]] = []
+    for tid, channel, value in pending_writes or ():
+        if tid == NULL_TASK_ID:
+            if channel != RESUME:
+                null_writes.append((channel, value))
+            continue
+        record = records.setdefault(tid, TaskRecord())
+        if channel == ERROR:
+            record.error = value
+        elif channel == INTERRUPT:
+            record.interrupts = tuple(Interrupt(value=i["value"], id=i["id"]) for i in value or ())
+        elif channel == RESUME:
+            record.resume = list(value)
+        elif channel == NO_WRITES:
+            record.finished = True
+        else:
+            record.writes.append((channel, value))
+            record.finished = True
+    return records, null_writes
+
+
+def prepare_tasks(
+    graph: CompiledStateGraph,
+    checkpoint: Checkpoint,
+    channels: Mapping[str, Channel],
+    step: int,
+    *,
+    checkpoint_ns: str = "",
+    for_execution: bool = False,
+    candidates: Iterable[str] | None = None,
+) -> list[Task]:
+    """Tasks of the step that follows ``checkpoint`` (whose step is ``step``), in apply order.
+
+    ``candidates`` limits the edge-triggered nodes considered (the nodes triggered by the
+    channels the last step updated); None considers every node.
+    """
+    checkpoint_id = checkpoint["id"]
+    versions = checkpoint["channel_versions"]
+    seen_by = checkpoint["versions_seen"]
+    next_step = step + 1
+    tasks: list[Task] = []
+    names = graph.pull_order if candidates is None else sorted(set(candidates))
+    state_input: Any = MISSING
+    for name in names:
+        spec = graph.nodes[name]
+        seen = seen_by.get(name, {})
+        triggered = tuple(
+            ch
+            for ch in spec.triggers
+            if channels[ch].is_available() and versions.get(ch, "") > seen.get(ch, "")
+        )
+        if not triggered:
+            continue
+        pull_path: tuple[Any, ...] = (PULL, name)
+        task = Task(
+            task_id(checkpoint_id, checkpoint_ns, next_step, name, pull_path),
+            name,
+            pull_path,
+            spec,
+            triggered,
+        )
+        if for_execution:
+            if name == START:
+                task.input = channels[START].get()
+            else:
+                if state_input is MISSING:
+                    state_input = graph.read_state(channels)
+                task.input = graph.schema.to_input(state_input)
+        tasks.append(task)
+    sends = channels[TASKS]
+    if sends.is_available():
+        for index, (name, arg) in enumerate(sends.get()):
+            path = (PUSH, index)
+            task = Task(
+                task_id(checkpoint_id, checkpoint_ns, next_step, name, path),
+                name,
+                path,
+                graph.nodes[name],
+            )
+            if for_execution:
+                task.input = arg
+            tasks.append(task)
+    return tasks
+
+
+def apply_writes(
+    graph: CompiledStateGraph,
+    checkpoint: Checkpoint,
+    channels: Mapping[str, Channel],
+    tasks: Sequence[Task],
+    new_checkpoint_id: str,
+    extra_writes: Sequence[tuple[str, Any]] = (),
+    *,
+    clear_ephemeral: bool = True,
+) -> tuple[dict[str, str], dict[str, dict[str, str]], set[str]]:
+    """Apply the writes of ``tasks`` (after ``extra_writes``) to ``channels``.
+
+    Returns the next checkpoint's channel versions, its versions_seen, and the set of updated
+    channels. ``checkpoint`` itself is not modified (it may be the saved one). Trigger
+    channels that nobody wrote are cleared unless ``clear_ephemeral`` is False.
+    """
+    versions = dict(checkpoint["channel_versions"])
+    seen_by = {node: dict(seen) for node, seen in checkpoint["versions_seen"].items()}
+    ordered = sorted(tasks, key=lambda t: t.sort_key)
+    updated: set[str] = set()
+    for task in ordered:
+        if task.triggers:
+            seen = seen_by.setdefault(task.name, {})
+            for ch in task.triggers:
+                seen[ch] = versions[ch]
+                if channels[ch].consume():
+                    updated.add(ch)
+    grouped: dict[str, list[Any]] = {}
+    for ch, value in extra_writes:
+        if ch in channels:
+            grouped.setdefault(ch, []).append(value)
+    for task in ordered:
+        for ch, value in task.writes:
+            if ch in channels:
+                grouped.setdefault(ch, []).append(value)
+    for ch, values in grouped.items():
+        if channels[ch].update(values):
+            updated.add(ch)
+    if clear_ephemeral:
+        for ch in graph.ephemeral_channels:
+            if ch not in grouped and channels[ch].update(()):
+                updated.add(ch)
+    if updated:
+        version = next_version(max(versions.values(), default=None), new_checkpoint_id)
+        for ch in updated:
+            versions[ch] = version
+    return versions, seen_by, updated
+
+
+def make_checkpoint(
+    checkpoint_id: str,
+    channels: Mapping[str, Channel],
+    versions: dict[str, str],
+    versions_seen: dict[str, dict[str, str]],
+    updated: Iterable[str] | None,
+) -> Checkpoint:
+    """Snapshot ``channels`` as a new checkpoint."""
+    values = {}
+    for name, channel in channels.items():
+        value = channel.checkpoint()
+        if value is not MISSING:
+            values[name] = value
+    return Checkpoint(
+        v=1,
+        id=checkpoint_id,
+        ts=_dt.datetime.now(_dt.timezone.utc).isoformat(),
+        channel_values=values,
+        channel_versions=versions,
+        versions_seen=versions_seen,
+        updated_channels=sorted(updated) if updated is not None else None,
+    )
+
+
+def preview_values(
+    graph: CompiledStateGraph, channels: Mapping[str, Channel], tasks: Iterable[Task]
+) -> dict[str, Any]:
+    """The state as it would be with the writes of the finished ``tasks`` applied, without
+    changing ``channels``. If those writes conflict (two values for a plain key), the state
+    without them is returned: a snapshot must stay readable after a failed step (LangGraph's
+    ``get_state`` raises the InvalidUpdateError again instead)."""
+    grouped: dict[str, list[Any]] = {}
+    for task in sorted(tasks, key=lambda t: t.sort_key):
+        if task.status == "done":
+            for ch, value in task.writes:
+                if ch in graph.schema.key_set:
+                    grouped.setdefault(ch, []).append(value)
+    if not grouped:
+        return graph.read_state(channels)
+    preview = dict(channels)
+    try:
+        for ch, values in grouped.items():
+            copy = channels[ch].copy()
+            copy.update(values)
+            preview[ch] = copy
+    except InvalidUpdateError:
+        return graph.read_state(channels)
+    return graph.read_state(preview)
+
+
+def restore_channels(graph: CompiledStateGraph, checkpoint: Checkpoint) -> dict[str, Channel]:
+    """Fresh channels holding the values of ``checkpoint``."""
+    channels = graph.new_channels()
+    for name, value in checkpoint["channel_values"].items():
+        channel = channels.get(name)
+        if channel is not None:
+            channel.restore(value)
+    return channels

@@ -1,0 +1,198 @@
+"""Channels: where the state lives between steps, one per state key (plus internal triggers).
+
+A channel receives the writes of one step all at once (``update``), so it decides what two
+parallel writes mean: a plain key refuses them, a reducer key folds them in order.
+
+    ch = BinaryOperatorAggregate("log", operator.add, list)
+    ch.update([["a"], ["b"]])
+    ch.get()          # ['a', 'b']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from durable_debug.graph.types import InvalidUpdateError
+
+__all__ = [
+    "MISSING",
+    "BinaryOperatorAggregate",
+    "Channel",
+    "EphemeralValue",
+    "LastValue",
+    "NamedBarrierValue",
+    "Topic",
+]
+
+
+class _Missing:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+MISSING: Any = _Missing()
+"""Sentinel for "this channel holds no value"."""
+
+
+class Channel:
+    """Base class. ``value`` is MISSING when the channel is empty."""
+
+    __slots__ = ("key", "value")
+
+    ephemeral = False
+    """True for channels whose value lasts one step (triggers)."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.value: Any = MISSING
+
+    def copy(self) -> Channel:
+        """A copy holding the same value (values are shared, not deep-copied)."""
+        new = object.__new__(type(self))
+        for cls in type(self).__mro__:
+            for slot in getattr(cls, "__slots__", ()):
+                setattr(new, slot, getattr(self, slot))
+        return new
+
+    def is_available(self) -> bool:
+        """True when the channel holds a value a node can read or be triggered by."""
+        return self.value is not MISSING
+
+    def get(self) -> Any:
+        """The current value (MISSING if none)."""
+        return self.value
+
+    def update(self, values: Sequence[Any]) -> bool:
+        """Apply one step's writes; return True if the channel changed."""
+        raise NotImplementedError
+
+    def consume(self) -> bool:
+        """Called when a node triggered by this channel ran; True if that changed it."""
+        return False
+
+    def checkpoint(self) -> Any:
+        """The value to store in a checkpoint (MISSING: store nothing)."""
+        return self.value
+
+    def restore(self, value: Any) -> None:
+        """Load the value stored by :meth:`checkpoint`."""
+        self.value = value
+
+
+class LastValue(Channel):
+    """A plain state key: keeps the last value; two writes in one step are an error."""
+
+    __slots__ = ()
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            return False
+        if len(values) > 1:
+            raise InvalidUpdateError(
+                f"At key '{self.key}': Can receive only one value per step. "
+                "Use an Annotated key to handle multiple values."
+            )
+        self.value = values[0]
+        return True
+
+
+class BinaryOperatorAggregate(Channel):
+    """A reducer key (``Annotated[T, fn]``): folds every write into the value with ``fn``."""
+
+    __slots__ = ("operator",)
+
+    def __init__(self, key: str, operator: Callable[[Any, Any], Any], typ: Any = None) -> None:
+        super().__init__(key)
+        self.operator = operator
+        # Like LangGraph, start a list/dict/set/int reducer from its empty value.
+        if isinstance(typ, type):
+            try:
+                self.value = typ()
+            except Exception:
+                self.value = MISSING
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            return False
+        value = self.value
+        for item in values:
+            value = item if value is MISSING else self.operator(value, item)
+        self.value = value
+        return True
+
+
+class EphemeralValue(Channel):
+    """Holds a value for one step only: used for the run input and for edge triggers."""
+
+    __slots__ = ()
+
+    ephemeral = True
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            if self.value is MISSING:
+                return False
+            self.value = MISSING
+            return True
+        self.value = values[-1]
+        return True
+
+
+class Topic(Channel):
+    """Collects the Send packets written in one step (cleared before the next step's)."""
+
+    __slots__ = ()
+
+    ephemeral = True
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            if self.value is MISSING:
+                return False
+            self.value = MISSING
+            return True
+        self.value = list(values)
+        return True
+
+
+class NamedBarrierValue(Channel):
+    """A join: available once every named source has written to it; reset when consumed."""
+
+    __slots__ = ("names",)
+
+    def __init__(self, key: str, names: Sequence[str]) -> None:
+        super().__init__(key)
+        self.names = frozenset(names)
+
+    def is_available(self) -> bool:
+        return self.value is not MISSING and set(self.value) >= self.names
+
+    def get(self) -> Any:
+        return None if self.is_available() else MISSING
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            return False
+        seen = set(self.value) if self.value is not MISSING else set()
+        unknown = [v for v in values if v not in self.names]
+        if unknown:
+            raise InvalidUpdateError(
+                f"At key '{self.key}': {unknown[0]!r} is not one of the joined nodes "
+                f"{sorted(self.names)}"
+            )
+        before = len(seen)
+        seen.update(values)
+        self.value = sorted(seen)
+        return len(seen) != before
+
+    def consume(self) -> bool:
+        if self.is_available():
+            self.value = MISSING
+            return True
+        return False

@@ -1,0 +1,136 @@
+"""``interrupt()``: pause a node until a human answers, and match answers to interrupts by id.
+
+    async def gate(state):
+        decision = interrupt({"question": "approve this plan?"})   # pauses the run here
+        return {"approved": decision}
+
+    await graph.ainvoke(Command(resume="APPROVED"), config)           # gate re-runs; interrupt
+                                                                       # now returns "APPROVED"
+
+A node that interrupts has produced no output, so on resume it runs again from its top; the
+interrupts it already passed return their saved answers, and the first unanswered one pauses
+again. Interrupt ids come from the task id and the interrupt's position in the node.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from durable_debug.graph.types import GraphInterrupt, Interrupt
+
+__all__ = ["Scratchpad", "interrupt", "is_resume_map", "match_resume"]
+
+
+@dataclass
+class Scratchpad:
+    """Per-task state that ``interrupt()`` reads: the task id and its resume values."""
+
+    task_id: str
+    resume: list[Any] = field(default_factory=list)
+    counter: int = 0
+    can_interrupt: bool = True
+    node: str = ""
+
+
+_SCRATCHPAD: contextvars.ContextVar[Scratchpad | None] = contextvars.ContextVar(
+    "durable_debug_scratchpad", default=None
+)
+
+
+def current_scratchpad() -> Scratchpad | None:
+    """The scratchpad of the task running in this context, if any."""
+    return _SCRATCHPAD.get()
+
+
+def set_scratchpad(scratchpad: Scratchpad | None) -> contextvars.Token[Scratchpad | None]:
+    """Make ``scratchpad`` current; returns the token to reset it."""
+    return _SCRATCHPAD.set(scratchpad)
+
+
+def reset_scratchpad(token: contextvars.Token[Scratchpad | None]) -> None:
+    """Undo :func:`set_scratchpad`."""
+    _SCRATCHPAD.reset(token)
+
+
+def interrupt(value: Any) -> Any:
+    """Pause the run and hand ``value`` to the caller; return the resume value once answered.
+
+    Must be called inside a node of a graph compiled with a checkpointer. Each call in a node
+    has its own id; answered calls return their answer immediately when the node re-runs.
+    """
+    from durable_debug.graph.algo import interrupt_id
+
+    scratchpad = _SCRATCHPAD.get()
+    if scratchpad is None:
+        raise RuntimeError(
+            "interrupt() was called outside a running node; call it from inside a node "
+            "function of a compiled graph"
+        )
+    if not scratchpad.can_interrupt:
+        raise RuntimeError(
+            f"Node {scratchpad.node!r} called interrupt() but the graph has no checkpointer, "
+            "so the run could not be resumed; compile with checkpointer=MemorySaver() (or "
+            "another saver)"
+        )
+    index = scratchpad.counter
+    scratchpad.counter += 1
+    if index < len(scratchpad.resume):
+        return scratchpad.resume[index]
+    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(scratchpad.task_id, index))])
+
+
+_INTERRUPT_ID = re.compile(r"^[0-9a-f]{32}$")
+
+
+def is_resume_map(resume: Any) -> bool:
+    """True when ``resume`` is ``{interrupt_id: value}`` rather than a single value.
+
+    A dict counts as a map when every key looks like an interrupt id (32 hex digits), so a
+    plain dict answer such as ``{"approved": True}`` is still a single value.
+    """
+    return (
+        isinstance(resume, Mapping)
+        and bool(resume)
+        and all(isinstance(k, str) and _INTERRUPT_ID.match(k) for k in resume)
+    )
+
+
+def match_resume(
+    resume: Any, pending: Mapping[str, Interrupt], *, thread_id: str | None
+) -> dict[str, Any]:
+    """Assign resume values to the tasks whose interrupts they answer.
+
+    ``pending`` maps task id → the interrupt that task is paused on. Returns task id → value.
+    Raises ValueError (naming the thread and the ids) when the answer cannot be matched.
+    """
+    where = f"Thread {thread_id!r}" if thread_id else "This run"
+    if not pending:
+        raise ValueError(
+            f"{where} has no pending interrupt, so Command(resume=...) has nothing to answer. "
+            "Use graph.get_state(config).interrupts to see what is pending; to continue a "
+            "paused or failed run without an answer, invoke with None. (LangGraph ignores "
+            "such a resume value silently.)"
+        )
+    listing = ", ".join(f"{i.id} ({i.value!r:.60})" for i in pending.values())
+    if is_resume_map(resume):
+        by_id = {intr.id: tid for tid, intr in pending.items()}
+        unknown = [k for k in resume if k not in by_id]
+        if unknown:
+            raise ValueError(
+                f"{where}: the resume map names interrupt id(s) {', '.join(unknown)} that are "
+                f"not pending; pending interrupts: {listing}. Nothing was resumed. (LangGraph "
+                "ignores unknown ids silently.)"
+            )
+        return {by_id[k]: v for k, v in resume.items()}
+    if len(pending) > 1:
+        raise ValueError(
+            f"{where} has {len(pending)} pending interrupts, so a single resume value is "
+            "ambiguous; answer them by id with Command(resume={interrupt_id: value, ...}). "
+            f"Pending: {listing}"
+        )
+    (tid,) = pending
+    return {tid: resume}

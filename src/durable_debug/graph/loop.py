@@ -1,0 +1,462 @@
+"""One run of a compiled graph over one thread: load, start or resume, then super-steps.
+
+A run is ``ainvoke(input, config)``. It loads the thread's checkpoint (the latest, or the one
+``config`` pins); then
+
+* with an input, it saves an *input* checkpoint (discarding whatever the thread still had
+  scheduled) and starts from START;
+* with ``None`` or a ``Command``, it *resumes*: the tasks of the next step that already saved
+  their writes are not run again; interrupted tasks re-run with their resume values.
+
+Each super-step saves every task's writes the moment it finishes, then one checkpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as _dt
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from durable_debug.checkpoint.base import (
+    ERROR,
+    INTERRUPT,
+    NULL_TASK_ID,
+    RESUME,
+    Checkpoint,
+    CheckpointMetadata,
+    RunnableConfig,
+    checkpoint_config,
+    config_checkpoint_id,
+    config_checkpoint_ns,
+    config_thread_id,
+    empty_checkpoint,
+    new_checkpoint_id,
+    replace_checkpoint,
+)
+from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
+from durable_debug.graph.algo import (
+    INTERRUPT_SEEN,
+    Task,
+    TaskRecord,
+    apply_writes,
+    make_checkpoint,
+    prepare_tasks,
+    preview_values,
+    read_pending_writes,
+    restore_channels,
+)
+from durable_debug.graph.interrupts import match_resume
+from durable_debug.graph.nodes import targets_to_writes
+from durable_debug.graph.runner import run_task
+from durable_debug.graph.types import (
+    START,
+    Command,
+    EmptyInputError,
+    GraphRecursionError,
+    Interrupt,
+    Send,
+)
+
+if TYPE_CHECKING:
+    from durable_debug.graph.channels import Channel
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+__all__ = ["DEFAULT_RECURSION_LIMIT", "RunLoop"]
+
+DEFAULT_RECURSION_LIMIT = 10_000
+"""Steps a run may take before GraphRecursionError (LangGraph 1.2's default is about this)."""
+
+Event = tuple[str, Any]
+
+
+class RunLoop:
+    """Executes one run; iterate :meth:`events` to drive it."""
+
+    def __init__(
+        self,
+        graph: CompiledStateGraph,
+        input: Any,
+        config: RunnableConfig | None,
+        *,
+        modes: frozenset[str] = frozenset(),
+        interrupt_before: tuple[str, ...] | None = None,
+        interrupt_after: tuple[str, ...] | None = None,
+    ) -> None:
+        self.graph = graph
+        self.input = input
+        self.config: RunnableConfig = dict(config or {})
+        self.modes = modes
+        self.saver = graph.checkpointer
+        self.interrupt_before = (
+            graph.interrupt_before if interrupt_before is None else interrupt_before
+        )
+        self.interrupt_after = graph.interrupt_after if interrupt_after is None else interrupt_after
+        limit = self.config.get("recursion_limit")
+        self.recursion_limit = DEFAULT_RECURSION_LIMIT if limit is None else int(limit)
+        self.thread_id: str | None = None
+        self.checkpoint_ns = config_checkpoint_ns(self.config)
+        self.interrupts: tuple[Interrupt, ...] = ()
+        """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
+        self.values: dict[str, Any] = {}
+        """The state when the run stopped."""
+
+    # -- driving -----------------------------------------------------------------------------
+
+    async def events(self) -> AsyncIterator[Event]:
+        """Run to the end, yielding ``(mode, payload)`` for every requested stream mode."""
+        events: list[Event] = []
+        await self._load()
+        await self._begin(events)
+        for event in events:
+            yield event
+        while True:
+            events.clear()
+            tasks = prepare_tasks(
+                self.graph,
+                self.checkpoint,
+                self.channels,
+                self.step,
+                checkpoint_ns=self.checkpoint_ns,
+                for_execution=True,
+                candidates=self.candidates,
+            )
+            if not tasks:
+                break
+            if self.step + 1 > self.stop:
+                raise GraphRecursionError(
+                    f"Recursion limit of {self.recursion_limit} reached without hitting a stop "
+                    f"condition (thread {self.thread_id!r}, step {self.step + 1}, next "
+                    f"{tuple(t.name for t in tasks)}). Raise it with config "
+                    '{"recursion_limit": N}, or check the graph for a loop with no exit.'
+                )
+            if self._should_interrupt(self.interrupt_before, tasks):
+                break
+            async for event in self._run_tasks(tasks):
+                yield event
+            if self.interrupts:
+                self.values = preview_values(self.graph, self.channels, tasks)
+                if "values" in self.modes:
+                    yield "values", {**self.values, "__interrupt__": self.interrupts}
+                if "updates" in self.modes:
+                    yield "updates", {"__interrupt__": self.interrupts}
+                return
+            await self._finish_step(tasks, events)
+            for event in events:
+                yield event
+            if self._should_interrupt(self.interrupt_after, tasks):
+                break
+        self.values = self.graph.read_state(self.channels)
+
+    # -- start -------------------------------------------------------------------------------
+
+    async def _load(self) -> None:
+        saved = None
+        if self.saver is not None:
+            self.thread_id = config_thread_id(self.config)
+            saved = await self.saver.aget_tuple(self.config)
+        if saved is not None:
+            self.checkpoint: Checkpoint = saved.checkpoint
+            self.step: int = int(saved.metadata.get("step", -1))
+            self.checkpoint_config: RunnableConfig = saved.config
+            self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
+            self.pending, self.null_writes = read_pending_writes(saved.pending_writes)
+        else:
+            self.checkpoint = empty_checkpoint()
+            self.step = -2
+            self.checkpoint_config = checkpoint_config(
+                self.thread_id or "", self.checkpoint_ns, None
+            )
+            self.saved_versions = {}
+            self.pending, self.null_writes = {}, []
+        self.has_saved = saved is not None
+        self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
+        self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
+        self.candidates: set[str] | None = None
+
+    async def _begin(self, events: list[Event]) -> None:
+        """Apply the run's input: a fresh start, or a resume (None / Command)."""
+        if self.input is None or isinstance(self.input, Command):
+            await self._resume(self.input, events)
+        else:
+            await self._start(self.input, events)
+        self.stop = self.step + self.recursion_limit + 1
+
+    async def _start(self, input: Any, events: list[Event]) -> None:
+        # Validate before saving anything: a bad key must not leave an input checkpoint behind.
+        self.graph.schema.updates_from(input, where="The graph input")
+        discarded: list[Task] = []
+        if self.has_saved:
+            # Fresh input discards what the thread still had scheduled (the "classic bug" of
+            # seed 000 §2: passing input again re-runs from the top instead of resuming).
+            discarded = prepare_tasks(
+                self.graph,
+                self.checkpoint,
+                self.channels,
+                self.step,
+                checkpoint_ns=self.checkpoint_ns,
+            )
+        await self._save_checkpoint(discarded, "input", extra_writes=[(START, input)])
+        if "debug" in self.modes:
+            events.append(("debug", self._debug_checkpoint()))
+
+    async def _resume(self, command: Command | None, events: list[Event]) -> None:
+        if not self.has_saved:
+            what = "None" if command is None else repr(command)
+            raise EmptyInputError(
+                f"Thread {self.thread_id!r} has no checkpoint, so there is nothing to resume "
+                f"(input was {what}). Start the thread with an input dict first"
+                + ("" if self.saver is not None else "; and compile with a checkpointer")
+                + "."
+            )
+        if command is not None:
+            await self._apply_command(command)
+        if self.null_writes:
+            # Writes given with the resume (Command(update=..., goto=...)) apply before the
+            # step runs, so its tasks see them; ephemeral triggers stay as they are. They
+            # reach the database with the step's checkpoint (and stay saved as pending
+            # writes of this checkpoint until then).
+            versions, _, _ = apply_writes(
+                self.graph,
+                self.checkpoint,
+                self.channels,
+                (),
+                new_checkpoint_id(),
+                extra_writes=self.null_writes,
+                clear_ephemeral=False,
+            )
+            self.checkpoint = replace_checkpoint(self.checkpoint, channel_versions=versions)
+            self.null_writes = []
+        # Remember what was current at resume time: interrupt_before/after fire again only
+        # after something new happens.
+        seen = {n: dict(v) for n, v in self.checkpoint["versions_seen"].items()}
+        seen[INTERRUPT_SEEN] = dict(self.checkpoint["channel_versions"])
+        self.checkpoint = replace_checkpoint(self.checkpoint, versions_seen=seen)
+        if "values" in self.modes:
+            events.append(("values", self.graph.read_state(self.channels)))
+
+    async def _apply_command(self, command: Command) -> None:
+        assert self.saver is not None
+        if command.has_resume:
+            pending = pending_interrupts(self.pending)
+            answers = match_resume(command.resume, pending, thread_id=self.thread_id)
+            for tid, value in answers.items():
+                record = self.pending[tid]
+                record.resume = [*(record.resume or []), value]
+                await self.saver.aput_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
+        writes: list[tuple[str, Any]] = []
+        if command.update is not None:
+            updates = self.graph.schema.updates_from(command.update, where="Command(update=...)")
+            writes += list(updates.items())
+        if command.goto:
+            goto = command.goto
+            targets: list[str | Send] = [goto] if isinstance(goto, (str, Send)) else list(goto)
+            writes += targets_to_writes("Command(goto=...)", targets, self.graph.nodes)
+        if writes:
+            await self.saver.aput_writes(self.checkpoint_config, writes, NULL_TASK_ID)
+            self.null_writes.extend(writes)
+
+    # -- steps -------------------------------------------------------------------------------
+
+    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[Event]:
+        """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
+        for task in tasks:
+            record = self.pending.get(task.id)
+            if record is None:
+                continue
+            if record.finished:
+                task.writes, task.status = record.writes, "done"
+            elif record.resume:
+                task.resume = record.resume
+        to_run = [t for t in tasks if t.status is None]
+        if "debug" in self.modes:
+            for task in to_run:
+                if task.name != START:
+                    yield "debug", self._debug_event("task", task)
+        step = self.step + 1
+        if len(to_run) == 1:
+            await run_task(
+                self.graph,
+                to_run[0],
+                self.channels,
+                step=step,
+                config=self.config,
+                checkpoint_id=self.checkpoint["id"],
+                alone=True,
+            )
+            async for event in self._task_done(to_run[0]):
+                yield event
+        elif to_run:
+            running = {
+                asyncio.ensure_future(
+                    run_task(
+                        self.graph,
+                        task,
+                        self.channels,
+                        step=step,
+                        config=self.config,
+                        checkpoint_id=self.checkpoint["id"],
+                        alone=False,
+                    )
+                ): task
+                for task in to_run
+            }
+            try:
+                pending = set(running)
+                while pending:
+                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                    for future in sorted(done, key=lambda f: running[f].sort_key):
+                        future.result()
+                        async for event in self._task_done(running[future]):
+                            yield event
+                    if any(running[f].status == "error" for f in done) and pending:
+                        # Fail fast like LangGraph: the siblings still running are cancelled
+                        # and will run again on resume (they saved nothing).
+                        for future in pending:
+                            future.cancel()
+                        await asyncio.gather(*pending, return_exceptions=True)
+                        pending = set()
+            finally:
+                for future in running:
+                    if not future.done():
+                        future.cancel()
+        failed = [t for t in to_run if t.status == "error"]
+        if failed:
+            assert failed[0].error is not None
+            raise failed[0].error
+        self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
+
+    async def _task_done(self, task: Task) -> AsyncIterator[Event]:
+        """Persist one finished task's outcome and report it."""
+        if self.saver is not None:
+            if task.status == "done":
+                try:
+                    await self.saver.aput_writes(
+                        self.checkpoint_config, task.writes, task.id, _path_str(task.path)
+                    )
+                except SerdeError as exc:
+                    located = exc.located(node=task.name)
+                    task.status, task.error = "error", located
+                    await self._save_error(task)
+            elif task.status == "interrupt":
+                payload = [{"id": i.id, "value": i.value} for i in task.interrupts]
+                try:
+                    await self.saver.aput_writes(
+                        self.checkpoint_config, [(INTERRUPT, payload)], task.id
+                    )
+                except UnsupportedValueError as exc:
+                    task.status, task.error = "error", exc.located(node=task.name)
+                    await self._save_error(task)
+            elif task.status == "error":
+                await self._save_error(task)
+        if task.status == "done" and "updates" in self.modes and task.name != START:
+            yield "updates", {task.name: self._task_result(task)}
+        if "debug" in self.modes and task.name != START:
+            yield "debug", self._debug_event("task_result", task)
+
+    async def _save_error(self, task: Task) -> None:
+        assert self.saver is not None
+        await self.saver.aput_writes(self.checkpoint_config, [(ERROR, repr(task.error))], task.id)
+
+    async def _finish_step(self, tasks: list[Task], events: list[Event]) -> None:
+        await self._save_checkpoint(tasks, "loop")
+        if "values" in self.modes:
+            events.append(("values", self.graph.read_state(self.channels)))
+        if "debug" in self.modes:
+            events.append(("debug", self._debug_checkpoint()))
+
+    async def _save_checkpoint(
+        self, tasks: list[Task], source: str, extra_writes: list[tuple[str, Any]] | None = None
+    ) -> None:
+        """Apply the step's writes, snapshot the channels and save the checkpoint."""
+        checkpoint_id = new_checkpoint_id()
+        versions, seen, updated = apply_writes(
+            self.graph,
+            self.checkpoint,
+            self.channels,
+            tasks,
+            checkpoint_id,
+            extra_writes=extra_writes or (),
+        )
+        self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
+        self.has_saved = True
+        self.metadata: CheckpointMetadata = {"source": source, "step": self.step, "parents": {}}
+        self.candidates = self.graph.nodes_triggered_by(updated)
+        self.pending = {}
+        if self.saver is not None:
+            new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
+            parent = (
+                self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
+            )
+            self.checkpoint_config = await self.saver.aput(
+                self.checkpoint_config,
+                self.checkpoint,
+                self.metadata,
+                new_versions,
+            )
+            self.saved_versions = dict(versions)
+            self.parent_config = parent
+
+    def _should_interrupt(self, nodes: tuple[str, ...], tasks: list[Task]) -> bool:
+        if not nodes or self.saver is None:
+            return False
+        seen = self.checkpoint["versions_seen"].get(INTERRUPT_SEEN, {})
+        if not any(v > seen.get(ch, "") for ch, v in self.checkpoint["channel_versions"].items()):
+            return False
+        return any(t.name in nodes or ("*" in nodes and t.name != START) for t in tasks)
+
+    # -- output ------------------------------------------------------------------------------
+
+    def _task_result(self, task: Task) -> dict[str, Any] | None:
+        keys = self.graph.schema.key_set
+        result = {ch: v for ch, v in task.writes if ch in keys}
+        return result or None
+
+    def _debug_checkpoint(self) -> dict[str, Any]:
+        tasks = prepare_tasks(
+            self.graph, self.checkpoint, self.channels, self.step, checkpoint_ns=self.checkpoint_ns
+        )
+        return {
+            "step": self.step,
+            "timestamp": self.checkpoint["ts"],
+            "type": "checkpoint",
+            "payload": {
+                "config": self.checkpoint_config,
+                "parent_config": self.parent_config,
+                "values": self.graph.read_state(self.channels),
+                "metadata": self.metadata,
+                "next": [t.name for t in tasks],
+                "tasks": [{"id": t.id, "name": t.name, "interrupts": ()} for t in tasks],
+            },
+        }
+
+    def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
+        payload: dict[str, Any] = {"id": task.id, "name": task.name}
+        if kind == "task":
+            payload.update(input=task.input, triggers=task.triggers or ("__pregel_push",))
+        else:
+            payload.update(
+                error=repr(task.error) if task.error else None,
+                result=self._task_result(task) if task.status == "done" else None,
+                interrupts=[{"id": i.id, "value": i.value} for i in task.interrupts],
+            )
+        return {
+            "step": self.step + 1,
+            "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+            "type": kind,
+            "payload": payload,
+        }
+
+
+def _path_str(path: tuple[Any, ...]) -> str:
+    return "|".join(str(p) for p in path)
+
+
+def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:
+    """Task id → the interrupt it is paused on, for tasks that have not finished."""
+    return {
+        tid: record.interrupts[-1]
+        for tid, record in records.items()
+        if record.interrupts and not record.finished
+    }

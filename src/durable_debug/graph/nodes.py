@@ -1,0 +1,196 @@
+"""What a compiled graph knows about each node: its function, its triggers, and the writes
+its edges add after it runs.
+
+A node's *writes* are the state keys it returned plus one write per outgoing edge: a plain edge
+to ``b`` writes the trigger channel ``branch:to:b``; a join writes the node's name into the
+join's barrier; a conditional edge is evaluated on the state as it will be after this node's
+own writes, and writes the triggers (or Send packets) it picks.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
+from durable_debug.graph.schema import StateSchema
+from durable_debug.graph.types import END, START, Command, InvalidUpdateError, RetryPolicy, Send
+
+__all__ = [
+    "NO_WRITES",
+    "TASKS",
+    "Branch",
+    "NodeSpec",
+    "branch_channel",
+    "join_channel",
+]
+
+TASKS = "__pregel_tasks"
+"""Channel holding the Send packets to run in the next step, as ``[node, arg]`` pairs."""
+NO_WRITES = "__no_writes__"
+"""Marker write saved for a task that finished without writing anything."""
+
+
+def branch_channel(node: str) -> str:
+    """Name of the trigger channel an edge writes to run ``node`` next."""
+    return f"branch:to:{node}"
+
+
+def join_channel(sources: Sequence[str], target: str) -> str:
+    """Name of the barrier channel of a join ``sources → target``."""
+    return f"join:{'+'.join(sources)}:{target}"
+
+
+@dataclass(frozen=True)
+class Branch:
+    """A conditional edge: ``path(state)`` picks the next node(s), optionally via ``path_map``."""
+
+    source: str
+    path: Callable[..., Any]
+    path_map: Mapping[Hashable, str] | None
+    is_async: bool
+
+    def destinations(self) -> list[str] | None:
+        """Nodes this branch may go to, when known (for drawing)."""
+        if self.path_map is not None:
+            return list(dict.fromkeys(self.path_map.values()))
+        return _literal_destinations(self.path)
+
+    def resolve(self, result: Any) -> list[str | Send]:
+        """Turn what ``path`` returned into a list of node names and Sends."""
+        items = list(result) if isinstance(result, (list, tuple)) else [result]
+        resolved: list[str | Send] = []
+        for item in items:
+            if isinstance(item, Send):
+                resolved.append(item)
+                continue
+            if self.path_map is not None:
+                try:
+                    item = self.path_map[item]
+                except (KeyError, TypeError):
+                    raise InvalidUpdateError(
+                        f"The conditional edge from {self.source!r} returned {item!r}, which "
+                        f"is not a key of its path map ({list(self.path_map)})"
+                    ) from None
+            if not isinstance(item, str):
+                raise InvalidUpdateError(
+                    f"The conditional edge from {self.source!r} returned {item!r}; it must "
+                    "return a node name, a list of names, or Send objects"
+                )
+            resolved.append(item)
+        return resolved
+
+
+@dataclass
+class NodeSpec:
+    """A node of a compiled graph."""
+
+    name: str
+    fn: Callable[..., Any] | None
+    """The user's function (None for the virtual START node)."""
+    is_async: bool = False
+    accepts_config: bool = False
+    retry: RetryPolicy | None = None
+    triggers: tuple[str, ...] = ()
+    """Channels whose update makes this node run."""
+    edges_to: tuple[str, ...] = ()
+    """Targets of plain edges (END excluded)."""
+    joins: tuple[str, ...] = ()
+    """Barrier channels this node writes its name into."""
+    branches: tuple[Branch, ...] = ()
+    destinations: tuple[str, ...] = ()
+    """Declared ``Command(goto=...)`` targets (for drawing)."""
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+def node_call_style(fn: Callable[..., Any]) -> tuple[bool, bool]:
+    """Return (is_async, accepts_config) for a node or branch function."""
+    target = fn.__call__ if not inspect.isroutine(fn) and callable(fn) else fn  # type: ignore[operator]
+    is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return is_async, False
+    accepts_config = "config" in params or (
+        len([p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+        >= 2
+    )
+    return is_async, accepts_config
+
+
+def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
+    """Destinations from a ``-> Literal["a", "b"]`` return annotation, if any."""
+    import typing
+
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:
+        return None
+    ret = hints.get("return")
+    if ret is not None and typing.get_origin(ret) is typing.Literal:
+        return [str(v) for v in typing.get_args(ret)]
+    return None
+
+
+def state_writes(schema: StateSchema, node: str, result: Any) -> tuple[dict[str, Any], list[Any]]:
+    """Split a node's return value into state updates and ``goto`` targets."""
+    if isinstance(result, Command):
+        goto = result.goto
+        targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
+        return schema.updates_from(result.update, where=f"Node {node!r}"), targets
+    if isinstance(result, (list, tuple)) and result and all(isinstance(r, Command) for r in result):
+        updates: dict[str, Any] = {}
+        targets = []
+        for cmd in result:
+            more, goto = state_writes(schema, node, cmd)
+            updates.update(more)
+            targets.extend(goto)
+        return updates, targets
+    return schema.updates_from(result, where=f"Node {node!r}"), []
+
+
+def fresh_state(
+    schema: StateSchema, channels: Mapping[str, Channel], updates: Mapping[str, Any]
+) -> Any:
+    """The state as a conditional edge of this task sees it: current values plus the task's
+    own updates (reducers applied), without touching the channels."""
+    values = {}
+    for key in schema.keys:
+        channel = channels[key]
+        value = channel.get()
+        if key in updates:
+            new = updates[key]
+            if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:
+                value = channel.operator(value, new)
+            else:
+                value = new
+        if value is not MISSING:
+            values[key] = value
+    return schema.to_input(values)
+
+
+def targets_to_writes(
+    node: str, targets: Sequence[str | Send], known: Mapping[str, Any]
+) -> list[tuple[str, Any]]:
+    """Writes that schedule ``targets`` (node names or Sends) for the next step."""
+    writes: list[tuple[str, Any]] = []
+    for target in targets:
+        if isinstance(target, Send):
+            if target.node not in known:
+                raise InvalidUpdateError(
+                    f"Node {node!r} sent to unknown node {target.node!r} "
+                    f"(nodes: {', '.join(n for n in known if n != START)})"
+                )
+            writes.append((TASKS, [target.node, target.arg]))
+        elif target == END:
+            continue
+        elif target not in known or target == START:
+            raise InvalidUpdateError(
+                f"Node {node!r} routed to unknown node {target!r} "
+                f"(nodes: {', '.join(n for n in known if n != START)})"
+            )
+        else:
+            writes.append((branch_channel(target), None))
+    return writes

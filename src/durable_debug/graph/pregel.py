@@ -1,0 +1,299 @@
+"""CompiledStateGraph: run a graph and read or change its threads.
+
+    graph = builder.compile(checkpointer=MemorySaver())
+    cfg = {"configurable": {"thread_id": "demo-1"}}
+    await graph.ainvoke({"value": "", "log": []}, cfg)
+    snap = await graph.aget_state(cfg)                 # values, next, tasks, interrupts
+    async for snap in graph.aget_state_history(cfg):   # newest first, every branch
+        ...
+
+Every async method has a sync twin without the ``a``; the sync twins also work inside a
+running event loop (a Jupyter cell).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
+
+from durable_debug._sync import run_sync
+from durable_debug.checkpoint.base import (
+    BaseCheckpointSaver,
+    RunnableConfig,
+    checkpoint_config,
+    config_checkpoint_id,
+    config_checkpoint_ns,
+    config_thread_id,
+)
+from durable_debug.graph.channels import Channel, EphemeralValue, NamedBarrierValue, Topic
+from durable_debug.graph.drawing import DrawableGraph, draw_graph
+from durable_debug.graph.loop import RunLoop
+from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
+from durable_debug.graph.schema import StateSchema
+from durable_debug.graph.snapshot import snapshot_from_tuple
+from durable_debug.graph.types import START, StateSnapshot
+from durable_debug.graph.update import aupdate_state
+
+if TYPE_CHECKING:
+    from durable_debug.graph.state import StateGraph
+
+__all__ = ["CompiledStateGraph"]
+
+StreamMode = str
+
+
+class CompiledStateGraph:
+    """A compiled :class:`StateGraph`, ready to run threads."""
+
+    def __init__(
+        self,
+        *,
+        builder: StateGraph,
+        schema: StateSchema,
+        nodes: dict[str, NodeSpec],
+        checkpointer: BaseCheckpointSaver | None,
+        interrupt_before: tuple[str, ...],
+        interrupt_after: tuple[str, ...],
+        name: str,
+    ) -> None:
+        self.builder = builder
+        self.schema = schema
+        self.nodes = nodes
+        self.checkpointer = checkpointer
+        self.interrupt_before = interrupt_before
+        self.interrupt_after = interrupt_after
+        self.name = name
+        self.pull_order: list[str] = sorted(nodes)
+        """Edge-triggered tasks are ordered (and their writes applied) by node name."""
+        self._channel_factories = self._channel_specs()
+        self.ephemeral_channels: tuple[str, ...] = tuple(
+            name for name, channel in self.new_channels().items() if channel.ephemeral
+        )
+        self._triggered_by: dict[str, tuple[str, ...]] = {}
+        for node in self.pull_order:
+            for channel in nodes[node].triggers:
+                self._triggered_by[channel] = (*self._triggered_by.get(channel, ()), node)
+
+    # -- channels ----------------------------------------------------------------------------
+
+    def _channel_specs(self) -> dict[str, Any]:
+        specs: dict[str, Any] = {}
+        for key, channel in self.schema.make_channels().items():
+            specs[key] = channel
+        specs[START] = EphemeralValue(START)
+        for node in self.nodes:
+            if node != START:
+                specs[branch_channel(node)] = EphemeralValue(branch_channel(node))
+        for sources, target in self.builder.joins:
+            name = join_channel(sources, target)
+            specs[name] = NamedBarrierValue(name, sources)
+        specs[TASKS] = Topic(TASKS)
+        return specs
+
+    def new_channels(self) -> dict[str, Channel]:
+        """A fresh set of empty channels (reducers start from their empty value)."""
+        return {name: proto.copy() for name, proto in self._channel_factories.items()}
+
+    def read_state(self, channels: Mapping[str, Channel]) -> dict[str, Any]:
+        """The state keys that hold a value, as a dict."""
+        values = {}
+        for key in self.schema.keys:
+            channel = channels[key]
+            if channel.is_available():
+                values[key] = channel.value
+        return values
+
+    def nodes_triggered_by(self, channels: set[str]) -> set[str]:
+        """Nodes that one of ``channels`` can trigger."""
+        nodes: set[str] = set()
+        for channel in channels:
+            nodes.update(self._triggered_by.get(channel, ()))
+        return nodes
+
+    # -- running -----------------------------------------------------------------------------
+
+    async def ainvoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        interrupt_before: Sequence[str] | None = None,
+        interrupt_after: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """Run the thread to its end (or to an interrupt) and return the final state.
+
+        ``input`` is a state dict to start (or restart) the thread, ``None`` to resume it, or a
+        :class:`Command` (``resume=`` answers interrupts). When the run stops on interrupts,
+        the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`.
+        """
+        loop = RunLoop(
+            self,
+            input,
+            config,
+            interrupt_before=_optional_tuple(interrupt_before),
+            interrupt_after=_optional_tuple(interrupt_after),
+        )
+        async for _ in loop.events():
+            pass
+        output = dict(loop.values)
+        if loop.interrupts:
+            output["__interrupt__"] = list(loop.interrupts)
+        return output
+
+    def invoke(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> dict[str, Any]:
+        """Sync twin of :meth:`ainvoke`."""
+        return run_sync(self.ainvoke(input, config, **kwargs))
+
+    async def astream(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stream_mode: StreamMode | Sequence[StreamMode] = "values",
+        interrupt_before: Sequence[str] | None = None,
+        interrupt_after: Sequence[str] | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[Any]:
+        """Run like :meth:`ainvoke`, yielding as it goes.
+
+        ``stream_mode``: ``"values"`` (the whole state after each step), ``"updates"``
+        (``{node: writes}`` per task as it finishes), ``"debug"`` (checkpoint, task and
+        task_result events), or a list of them — then items are ``(mode, payload)``.
+        """
+        single = isinstance(stream_mode, str)
+        modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
+        unknown = [m for m in modes if m not in ("values", "updates", "debug")]
+        if unknown:
+            raise ValueError(
+                f"Unknown stream_mode {unknown[0]!r}; use 'values', 'updates' or 'debug'"
+            )
+        loop = RunLoop(
+            self,
+            input,
+            config,
+            modes=frozenset(modes),
+            interrupt_before=_optional_tuple(interrupt_before),
+            interrupt_after=_optional_tuple(interrupt_after),
+        )
+        async for mode, payload in loop.events():
+            yield payload if single else (mode, payload)
+
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> Iterator[Any]:
+        """Sync twin of :meth:`astream` (events arrive as the run produces them)."""
+        agen = cast(AsyncGenerator[Any, None], self.astream(input, config, **kwargs))
+        try:
+            while True:
+                try:
+                    yield run_sync(_next(agen))
+                except StopAsyncIteration:
+                    return
+        finally:
+            run_sync(agen.aclose())
+
+    # -- state -------------------------------------------------------------------------------
+
+    async def aget_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
+        """The state at the checkpoint ``config`` names, or at the thread's latest one."""
+        saver = self._require_saver("get_state")
+        saved = await saver.aget_tuple(config)
+        if saved is None:
+            return StateSnapshot(
+                values={},
+                next=(),
+                config=checkpoint_config(
+                    config_thread_id(config), config_checkpoint_ns(config), None
+                ),
+                metadata=None,
+                created_at=None,
+                parent_config=None,
+                tasks=(),
+                interrupts=(),
+            )
+        latest = config_checkpoint_id(config) is None
+        return snapshot_from_tuple(self, saved, apply_pending=latest)
+
+    def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
+        """Sync twin of :meth:`aget_state`."""
+        return run_sync(self.aget_state(config, subgraphs=subgraphs))
+
+    async def aget_state_history(
+        self,
+        config: RunnableConfig,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[StateSnapshot]:
+        """Every checkpoint of the thread, newest first, across all its branches."""
+        saver = self._require_saver("get_state_history")
+        thread = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
+        async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):
+            yield snapshot_from_tuple(self, saved, apply_pending=False)
+
+    def get_state_history(
+        self,
+        config: RunnableConfig,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[StateSnapshot]:
+        """Sync twin of :meth:`aget_state_history`."""
+
+        async def collect() -> list[StateSnapshot]:
+            return [
+                s
+                async for s in self.aget_state_history(
+                    config, filter=filter, before=before, limit=limit
+                )
+            ]
+
+        return iter(run_sync(collect()))
+
+    async def aupdate_state(
+        self, config: RunnableConfig, values: Any, as_node: str | None = None, **kwargs: Any
+    ) -> RunnableConfig:
+        """Write ``values`` onto a checkpoint as node ``as_node`` would (default: the node
+        that ran last). On an old checkpoint this forks; returns the new checkpoint's config."""
+        return await aupdate_state(self, config, values, as_node)
+
+    def update_state(
+        self, config: RunnableConfig, values: Any, as_node: str | None = None, **kwargs: Any
+    ) -> RunnableConfig:
+        """Sync twin of :meth:`aupdate_state`."""
+        return run_sync(self.aupdate_state(config, values, as_node))
+
+    # -- structure ---------------------------------------------------------------------------
+
+    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
+        """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""
+        return draw_graph(self.builder)
+
+    def _require_saver(self, method: str) -> BaseCheckpointSaver:
+        if self.checkpointer is None:
+            raise ValueError(
+                f"{method} needs a checkpointer: compile(checkpointer=MemorySaver()) "
+                "(or SqliteSaver / PostgresSaver)"
+            )
+        return self.checkpointer
+
+    def __repr__(self) -> str:
+        nodes = ", ".join(n for n in self.nodes if n != START)
+        return (
+            f"<CompiledStateGraph nodes=[{nodes}] checkpointer={type(self.checkpointer).__name__}>"
+        )
+
+
+async def _next(agen: AsyncGenerator[Any, None]) -> Any:
+    return await agen.__anext__()
+
+
+def _optional_tuple(names: Sequence[str] | str | None) -> tuple[str, ...] | None:
+    if names is None:
+        return None
+    return (names,) if isinstance(names, str) else tuple(names)

@@ -1,0 +1,197 @@
+"""Run one task: call the node's function (sync or async, with retries), catch its interrupt
+or error, and turn its return value into writes.
+
+Sync functions run in a worker thread so that an ``ainvoke`` in a notebook never blocks the
+kernel's event loop, except when a lone task runs for a synchronous ``invoke`` (the caller is
+blocked anyway, and the thread hop would only cost time).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import random
+from typing import TYPE_CHECKING, Any, Literal
+
+from durable_debug._sync import in_runner_thread
+from durable_debug.graph import hooks
+from durable_debug.graph.algo import Task
+from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
+from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
+from durable_debug.graph.types import START, GraphInterrupt, RetryPolicy
+
+if TYPE_CHECKING:
+    from durable_debug.graph.channels import Channel
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+__all__ = ["edge_writes", "node_writes", "run_task"]
+
+EventKind = Literal["start", "finish"]
+Outcome = Literal["ok", "error", "interrupt", "cancelled"]
+
+
+async def run_task(
+    graph: CompiledStateGraph,
+    task: Task,
+    channels: dict[str, Channel],
+    *,
+    step: int,
+    config: dict[str, Any],
+    checkpoint_id: str,
+    alone: bool,
+) -> None:
+    """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
+
+    Never raises for the node's own exceptions; only cancellation propagates.
+    """
+    spec = task.node
+    if spec.name == START:  # the virtual START node: not a user function, not observed
+        try:
+            task.writes = await _start_writes(graph, task, channels)
+            task.status = "done"
+        except Exception as exc:
+            task.status, task.error = "error", exc
+        return
+    thread_id = (config.get("configurable") or {}).get("thread_id")
+    checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns", "")
+    scratchpad = Scratchpad(
+        task.id, list(task.resume), can_interrupt=graph.checkpointer is not None, node=spec.name
+    )
+
+    def event(kind: EventKind, outcome: Outcome | None = None, error: str | None = None) -> None:
+        hooks.notify(
+            hooks.TaskEvent(
+                kind,
+                thread_id,
+                checkpoint_ns,
+                checkpoint_id,
+                step,
+                spec.name,
+                task.id,
+                outcome,
+                error,
+            )
+        )
+
+    token = set_scratchpad(scratchpad)
+    attempt = 0
+    try:
+        while True:
+            attempt += 1
+            scratchpad.counter = 0
+            observed = hooks.has_observers()
+            if observed:
+                event("start")
+            try:
+                result = await _call(graph, task, config, step, alone)
+                task.writes = await node_writes(graph, task, result, channels)
+                task.status = "done"
+            except GraphInterrupt as exc:
+                task.status, task.interrupts = "interrupt", exc.interrupts
+            except asyncio.CancelledError:
+                task.status = "cancelled"
+                if observed:
+                    event("finish", "cancelled")
+                raise
+            except Exception as exc:
+                task.status, task.error = "error", exc
+            if observed:
+                outcome: Outcome = "ok" if task.status == "done" else task.status  # type: ignore[assignment]
+                event("finish", outcome, repr(task.error) if task.error else None)
+            wait = _retry_wait(spec.retry, task.error, attempt) if task.status == "error" else 0
+            if not wait:
+                return
+            await asyncio.sleep(wait)
+            task.status, task.error = None, None
+    finally:
+        reset_scratchpad(token)
+
+
+def _retry_wait(policy: RetryPolicy | None, exc: BaseException | None, attempt: int) -> float:
+    """Seconds to wait before retrying after ``attempt`` failed; 0 means do not retry."""
+    if policy is None or exc is None or attempt >= policy.max_attempts:
+        return 0.0
+    if not policy.should_retry(exc):
+        return 0.0
+    wait = min(
+        policy.max_interval, policy.initial_interval * policy.backoff_factor ** (attempt - 1)
+    )
+    if policy.jitter:
+        wait += random.uniform(0, 1)
+    return max(wait, 1e-6)
+
+
+async def _call(
+    graph: CompiledStateGraph, task: Task, config: dict[str, Any], step: int, alone: bool
+) -> Any:
+    spec = task.node
+    fn = spec.fn
+    assert fn is not None
+    args: tuple[Any, ...] = (task.input,)
+    if spec.accepts_config:
+        args = (task.input, _node_config(config, task, step))
+    if spec.is_async:
+        return await fn(*args)
+    if alone and in_runner_thread():
+        result = fn(*args)
+    else:
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(None, contextvars.copy_context().run, fn, *args)
+    if asyncio.iscoroutine(result):  # a sync-looking callable that returned a coroutine
+        result = await result
+    return result
+
+
+def _node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]:
+    """The config a node receives as its second argument (LangGraph's metadata keys)."""
+    configurable = dict(config.get("configurable") or {})
+    metadata = dict(config.get("metadata") or {})
+    metadata.update(
+        langgraph_step=step,
+        langgraph_node=task.name,
+        langgraph_triggers=task.triggers or ("__pregel_push",),
+        langgraph_path=task.path,
+        langgraph_checkpoint_ns=configurable.get("checkpoint_ns", ""),
+    )
+    return {**config, "configurable": configurable, "metadata": metadata}
+
+
+async def node_writes(
+    graph: CompiledStateGraph, task: Task, result: Any, channels: dict[str, Channel]
+) -> list[tuple[str, Any]]:
+    """A node's return value plus its outgoing edges, as ``(channel, value)`` writes."""
+    spec = task.node
+    updates, goto = state_writes(graph.schema, spec.name, result)
+    writes: list[tuple[str, Any]] = list(updates.items())
+    writes += targets_to_writes(spec.name, goto, graph.nodes)
+    writes += await edge_writes(graph, task, updates, channels)
+    return writes or [(NO_WRITES, None)]
+
+
+async def edge_writes(
+    graph: CompiledStateGraph,
+    task: Task,
+    updates: dict[str, Any],
+    channels: dict[str, Channel],
+) -> list[tuple[str, Any]]:
+    """Writes made by the node's edges: triggers for plain edges, barrier entries for joins,
+    and whatever its conditional edges pick on the state including ``updates``."""
+    spec = task.node
+    writes: list[tuple[str, Any]] = [(f"branch:to:{dst}", None) for dst in spec.edges_to]
+    writes += [(join, spec.name) for join in spec.joins]
+    if spec.branches:
+        state = fresh_state(graph.schema, channels, updates)
+        for branch in spec.branches:
+            result = branch.path(state)
+            if asyncio.iscoroutine(result):
+                result = await result
+            writes += targets_to_writes(spec.name, branch.resolve(result), graph.nodes)
+    return writes
+
+
+async def _start_writes(
+    graph: CompiledStateGraph, task: Task, channels: dict[str, Channel]
+) -> list[tuple[str, Any]]:
+    """The virtual START node: the run input becomes state writes, then START's edges fire."""
+    updates = graph.schema.updates_from(task.input, where="The graph input")
+    return list(updates.items()) + await edge_writes(graph, task, updates, channels)

@@ -1,0 +1,158 @@
+"""State schemas: turn a TypedDict, dataclass or pydantic model into channels, and back.
+
+Each key of the schema becomes a channel. ``Annotated[T, reducer]`` makes a reducer channel;
+any other key keeps the last value written.
+
+    class State(TypedDict):
+        value: str
+        log: Annotated[list, operator.add]
+
+    schema = StateSchema(State)
+    schema.keys              # ('value', 'log')
+    schema.make_channels()   # {'value': LastValue, 'log': BinaryOperatorAggregate}
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any, get_args, get_origin
+
+from typing_extensions import is_typeddict
+
+from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
+from durable_debug.graph.types import InvalidUpdateError
+
+__all__ = ["StateSchema"]
+
+
+class _Key(typing.NamedTuple):
+    name: str
+    typ: Any
+    reducer: Callable[[Any, Any], Any] | None
+
+
+class StateSchema:
+    """What a state schema declares: its keys, their reducers, and how nodes receive it."""
+
+    def __init__(self, schema: Any) -> None:
+        self.schema = schema
+        self.kind = _kind_of(schema)
+        self._keys = _read_keys(schema, self.kind)
+        self.keys: tuple[str, ...] = tuple(k.name for k in self._keys)
+        self.key_set = frozenset(self.keys)
+
+    def make_channels(self) -> dict[str, Channel]:
+        """A fresh channel per key."""
+        channels: dict[str, Channel] = {}
+        for key in self._keys:
+            if key.reducer is not None:
+                origin = get_origin(key.typ) or key.typ
+                channels[key.name] = BinaryOperatorAggregate(key.name, key.reducer, origin)
+            else:
+                channels[key.name] = LastValue(key.name)
+        return channels
+
+    def reducer_keys(self) -> list[str]:
+        """Keys that have a reducer."""
+        return [k.name for k in self._keys if k.reducer is not None]
+
+    def to_input(self, values: Mapping[str, Any]) -> Any:
+        """Build what a node receives from the current channel values."""
+        if self.kind == "dataclass":
+            return self.schema(**values)
+        if self.kind == "pydantic":
+            return self.schema.model_validate(dict(values))
+        return dict(values)
+
+    def updates_from(self, value: Any, *, where: str) -> dict[str, Any]:
+        """Turn a node's return value (or a run's input) into ``{key: value}`` writes.
+
+        ``where`` names the node (or "the input") in errors.
+        """
+        if value is None:
+            return {}
+        if isinstance(value, Mapping):
+            updates = dict(value)
+        elif self.kind != "typeddict" and isinstance(value, self.schema):
+            updates = _instance_fields(value, self.kind)
+        else:
+            raise InvalidUpdateError(
+                f"{where} returned {type(value).__name__} {value!r:.80}, but a node must "
+                f"return a dict of state keys ({', '.join(self.keys)}), None, or a Command"
+            )
+        unknown = [k for k in updates if k not in self.key_set]
+        if unknown:
+            raise InvalidUpdateError(
+                f"{where} wrote key {unknown[0]!r}, which the state schema "
+                f"{getattr(self.schema, '__name__', self.schema)!s} does not have "
+                f"(its keys: {', '.join(self.keys)}). Add the key to the schema or stop "
+                "writing it; LangGraph would drop this write silently."
+            )
+        return updates
+
+
+def _kind_of(schema: Any) -> str:
+    if is_typeddict(schema):
+        return "typeddict"
+    if dataclasses.is_dataclass(schema) and isinstance(schema, type):
+        return "dataclass"
+    if isinstance(schema, type) and hasattr(schema, "model_fields"):
+        return "pydantic"
+    if isinstance(schema, type) and issubclass(schema, dict):
+        return "typeddict"
+    raise TypeError(
+        f"StateGraph needs a TypedDict, dataclass or pydantic model as its state schema, "
+        f"got {schema!r}"
+    )
+
+
+def _read_keys(schema: Any, kind: str) -> list[_Key]:
+    if kind == "pydantic":
+        keys = []
+        for name, info in schema.model_fields.items():
+            reducer = _reducer_in(list(info.metadata))
+            keys.append(_Key(name, info.annotation, reducer))
+        return keys
+    hints = typing.get_type_hints(schema, include_extras=True)
+    names = [f.name for f in dataclasses.fields(schema)] if kind == "dataclass" else list(hints)
+    keys = []
+    for name in names:
+        hint = hints.get(name, Any)
+        base, reducer = hint, None
+        if get_origin(hint) is typing.Annotated:
+            base, *meta = get_args(hint)
+            reducer = _reducer_in(meta)
+        keys.append(_Key(name, base, reducer))
+    return keys
+
+
+def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
+    """The last two-argument callable in Annotated metadata is the reducer."""
+    for item in reversed(metadata):
+        if callable(item) and _takes_two(item):
+            return item
+    return None
+
+
+def _takes_two(fn: Any) -> bool:
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return True  # builtins such as operator.add have no introspectable signature
+    positional = [
+        p
+        for p in sig.parameters.values()
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
+
+
+def _instance_fields(value: Any, kind: str) -> dict[str, Any]:
+    if kind == "dataclass":
+        return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+    if kind == "pydantic":
+        return {name: getattr(value, name) for name in value.model_fields_set}
+    return dict(value)

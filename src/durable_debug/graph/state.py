@@ -1,0 +1,287 @@
+"""StateGraph: declare nodes and edges over a state schema, then compile.
+
+    g = (StateGraph(State)
+         .add_node("a", step_a).add_node("b", step_b)
+         .add_edge(START, "a").add_edge("a", "b").add_edge("b", END)
+         .compile(checkpointer=MemorySaver()))
+
+Mistakes in the graph's shape (an edge to a node that does not exist, no edge from START, an
+interrupt on an unknown node) are reported by ``compile`` with the names involved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from durable_debug.graph.nodes import (
+    TASKS,
+    Branch,
+    NodeSpec,
+    branch_channel,
+    join_channel,
+    node_call_style,
+)
+from durable_debug.graph.schema import StateSchema
+from durable_debug.graph.types import END, START, RetryPolicy
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+__all__ = ["StateGraph"]
+
+_RESERVED = {START, END, TASKS, "__interrupt__", "__resume__", "__error__", "__copy__", "__input__"}
+
+
+class StateGraph:
+    """A graph whose nodes read and write a shared state declared by ``state_schema``."""
+
+    def __init__(self, state_schema: Any, **kwargs: Any) -> None:
+        self.schema = StateSchema(state_schema)
+        for key in self.schema.keys:
+            if key in _RESERVED or key.startswith(("branch:", "join:")):
+                raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
+        self.nodes: dict[str, NodeSpec] = {}
+        self.edges: set[tuple[str, str]] = set()
+        self._edge_order: list[tuple[str, str]] = []
+        self.joins: list[tuple[tuple[str, ...], str]] = []
+        self.branches: dict[str, list[Branch]] = {}
+        self.compiled = False
+
+    # -- nodes -------------------------------------------------------------------------------
+
+    def add_node(
+        self,
+        node: str | Callable[..., Any],
+        action: Callable[..., Any] | None = None,
+        *,
+        retry_policy: RetryPolicy | None = None,
+        retry: RetryPolicy | None = None,
+        destinations: Sequence[str] | Mapping[str, str] | None = None,
+        metadata: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> StateGraph:
+        """Add a node. ``add_node(fn)`` names it after the function.
+
+        ``destinations`` declares where a node that returns ``Command(goto=...)`` may go, so
+        the drawing shows those edges; ``retry_policy`` retries transient errors.
+        """
+        if action is None:
+            if not callable(node):
+                raise TypeError(f"add_node({node!r}) needs a function to run")
+            action, name = node, getattr(node, "__name__", None)
+            if not name or name == "<lambda>":
+                raise ValueError("Pass a name for this node: add_node('name', fn)")
+        else:
+            if not isinstance(node, str):
+                raise TypeError(f"A node name must be a string, got {node!r}")
+            name = node
+        if not callable(action):
+            raise TypeError(f"Node {name!r} must be a function, got {action!r}")
+        if name in self.nodes:
+            raise ValueError(f"Node {name!r} is already present; node names must be unique")
+        if name in _RESERVED or ":" in name:
+            raise ValueError(f"Node name {name!r} is reserved; choose another name")
+        if name in self.schema.key_set:
+            raise ValueError(
+                f"Node {name!r} has the name of a state key; LangGraph forbids this too"
+            )
+        is_async, accepts_config = node_call_style(action)
+        dests = tuple(
+            destinations.values() if isinstance(destinations, Mapping) else destinations or ()
+        )
+        self.nodes[name] = NodeSpec(
+            name=name,
+            fn=action,
+            is_async=is_async,
+            accepts_config=accepts_config,
+            retry=retry_policy or retry,
+            destinations=dests,
+            metadata=dict(metadata or {}),
+        )
+        return self
+
+    def add_sequence(
+        self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]
+    ) -> StateGraph:
+        """Add nodes that run one after another, with edges between consecutive ones."""
+        if not nodes:
+            raise ValueError("add_sequence needs at least one node")
+        previous: str | None = None
+        for item in nodes:
+            if isinstance(item, tuple):
+                name, fn = item
+                self.add_node(name, fn)
+            else:
+                name = getattr(item, "__name__", "")
+                self.add_node(item)
+            if previous is not None:
+                self.add_edge(previous, name)
+            previous = name
+        return self
+
+    # -- edges -------------------------------------------------------------------------------
+
+    def add_edge(self, start_key: str | Sequence[str], end_key: str) -> StateGraph:
+        """Run ``end_key`` after ``start_key``. A list of starts is a join: ``end_key`` runs
+        once, after every one of them has run."""
+        if isinstance(start_key, str):
+            if start_key == END:
+                raise ValueError("END cannot be the start of an edge")
+            if end_key == START:
+                raise ValueError("START cannot be the end of an edge")
+            if (start_key, end_key) not in self.edges:
+                self.edges.add((start_key, end_key))
+                self._edge_order.append((start_key, end_key))
+            return self
+        sources = tuple(start_key)
+        if not sources:
+            raise ValueError("add_edge needs at least one start node")
+        if len(sources) == 1:
+            return self.add_edge(sources[0], end_key)
+        if START in sources or END in sources or end_key in (START, END):
+            raise ValueError("A join cannot include START or END")
+        self.joins.append((sources, end_key))
+        return self
+
+    def add_conditional_edges(
+        self,
+        source: str,
+        path: Callable[..., Any],
+        path_map: Mapping[Hashable, str] | Sequence[str] | None = None,
+    ) -> StateGraph:
+        """After ``source``, call ``path(state)`` to choose what runs next: a node name, a list
+        of names, or ``Send`` objects. ``path_map`` translates its return values to names."""
+        if not callable(path):
+            raise TypeError(f"The conditional edge from {source!r} needs a function")
+        mapping: Mapping[Hashable, str] | None
+        if path_map is None:
+            mapping = None
+        elif isinstance(path_map, Mapping):
+            mapping = dict(path_map)
+        else:
+            mapping = {name: name for name in path_map}
+        is_async, _ = node_call_style(path)
+        self.branches.setdefault(source, []).append(Branch(source, path, mapping, is_async))
+        return self
+
+    def set_entry_point(self, key: str) -> StateGraph:
+        """Same as ``add_edge(START, key)``."""
+        return self.add_edge(START, key)
+
+    def set_conditional_entry_point(
+        self, path: Callable[..., Any], path_map: Mapping[Hashable, str] | None = None
+    ) -> StateGraph:
+        """Same as ``add_conditional_edges(START, path, path_map)``."""
+        return self.add_conditional_edges(START, path, path_map)
+
+    def set_finish_point(self, key: str) -> StateGraph:
+        """Same as ``add_edge(key, END)``."""
+        return self.add_edge(key, END)
+
+    # -- compile -----------------------------------------------------------------------------
+
+    def compile(
+        self,
+        checkpointer: BaseCheckpointSaver | None = None,
+        *,
+        interrupt_before: Sequence[str] | str | None = None,
+        interrupt_after: Sequence[str] | str | None = None,
+        name: str | None = None,
+        debug: bool = False,
+        **kwargs: Any,
+    ) -> CompiledStateGraph:
+        """Check the graph and return a runnable :class:`CompiledStateGraph`."""
+        from durable_debug.graph.pregel import CompiledStateGraph
+
+        self._validate(interrupt_before, interrupt_after)
+        nodes = self._node_specs()
+        self.compiled = True
+        return CompiledStateGraph(
+            builder=self,
+            schema=self.schema,
+            nodes=nodes,
+            checkpointer=checkpointer,
+            interrupt_before=_node_list(interrupt_before),
+            interrupt_after=_node_list(interrupt_after),
+            name=name or "LangGraph",
+        )
+
+    def _validate(
+        self,
+        interrupt_before: Sequence[str] | str | None,
+        interrupt_after: Sequence[str] | str | None,
+    ) -> None:
+        known = set(self.nodes)
+        listing = ", ".join(sorted(known)) or "none"
+        has_entry = any(src == START for src, _ in self.edges) or START in self.branches
+        if not has_entry:
+            raise ValueError(
+                "Graph must have an entrypoint: add at least one edge from START to another "
+                "node, e.g. builder.add_edge(START, 'first_node')"
+            )
+        for src, dst in self._edge_order:
+            if src != START and src not in known:
+                raise ValueError(f"Found edge starting at unknown node {src!r} (nodes: {listing})")
+            if dst != END and dst not in known:
+                raise ValueError(f"Found edge ending at unknown node {dst!r} (nodes: {listing})")
+        for sources, dst in self.joins:
+            for src in sources:
+                if src not in known:
+                    raise ValueError(
+                        f"Found join starting at unknown node {src!r} (nodes: {listing})"
+                    )
+            if dst not in known:
+                raise ValueError(f"Found join ending at unknown node {dst!r} (nodes: {listing})")
+        for src, branches in self.branches.items():
+            if src != START and src not in known:
+                raise ValueError(
+                    f"Found conditional edge starting at unknown node {src!r} (nodes: {listing})"
+                )
+            for branch in branches:
+                for dst in branch.path_map.values() if branch.path_map else ():
+                    if dst != END and dst not in known:
+                        raise ValueError(
+                            f"The path map of the conditional edge from {src!r} names unknown "
+                            f"node {dst!r} (nodes: {listing})"
+                        )
+        for spec in self.nodes.values():
+            for dst in spec.destinations:
+                if dst != END and dst not in known:
+                    raise ValueError(
+                        f"Node {spec.name!r} declares destination {dst!r}, which is not a node "
+                        f"(nodes: {listing})"
+                    )
+        for label, names in (
+            ("interrupt_before", interrupt_before),
+            ("interrupt_after", interrupt_after),
+        ):
+            for node in _node_list(names):
+                if node != "*" and node not in known:
+                    raise ValueError(f"{label} names unknown node {node!r} (nodes: {listing})")
+
+    def _node_specs(self) -> dict[str, NodeSpec]:
+        """Wire edges into each node's triggers and writers; START becomes a node too."""
+        specs: dict[str, NodeSpec] = {
+            START: NodeSpec(name=START, fn=None, triggers=(START,)),
+        }
+        for name, spec in self.nodes.items():
+            triggers = [branch_channel(name)]
+            triggers += [join_channel(srcs, dst) for srcs, dst in self.joins if dst == name]
+            specs[name] = NodeSpec(**{**spec.__dict__, "triggers": tuple(triggers)})
+        for name, spec in specs.items():
+            spec.edges_to = tuple(
+                dst for src, dst in self._edge_order if src == name and dst != END
+            )
+            spec.joins = tuple(join_channel(srcs, dst) for srcs, dst in self.joins if name in srcs)
+            spec.branches = tuple(self.branches.get(name, ()))
+        return specs
+
+
+def _node_list(names: Sequence[str] | str | None) -> tuple[str, ...]:
+    if names is None:
+        return ()
+    if isinstance(names, str):
+        return (names,)
+    return tuple(names)

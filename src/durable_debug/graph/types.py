@@ -1,0 +1,220 @@
+"""The engine's public value types and errors: Send, Command, Interrupt, RetryPolicy,
+StateSnapshot, PregelTask and the exceptions a run can raise.
+
+    from durable_debug import Command, Send
+    route = lambda state: [Send("worker", {"item": it}) for it in state["items"]]
+    await graph.ainvoke(Command(resume={"id-x": "APPROVE"}), config)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
+
+__all__ = [
+    "END",
+    "START",
+    "Command",
+    "EmptyInputError",
+    "GraphInterrupt",
+    "GraphRecursionError",
+    "Interrupt",
+    "InvalidUpdateError",
+    "NodeInterrupt",
+    "PregelTask",
+    "RetryPolicy",
+    "Send",
+    "StateSnapshot",
+    "default_retry_on",
+]
+
+START = "__start__"
+"""The virtual first node: edges from START say where a run begins."""
+END = "__end__"
+"""The virtual last node: an edge to END finishes that branch."""
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Schedule one run of ``node`` with ``arg`` as its input, in the next step.
+
+    Returned from a conditional edge (usually many at once) to fan out. The tasks run in
+    parallel and their writes are merged in the order the Sends were made.
+    """
+
+    node: str
+    """Name of the node to run."""
+    arg: Any
+    """The input that node receives instead of the graph state."""
+
+    def __repr__(self) -> str:
+        return f"Send(node={self.node!r}, arg={self.arg!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Interrupt:
+    """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value."""
+
+    value: Any
+    """What the node asked (shown to the human who answers)."""
+    id: str
+    """Deterministic id: the same task and position in the node always give the same id."""
+
+    def __repr__(self) -> str:
+        return f"Interrupt(value={self.value!r}, id={self.id!r})"
+
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """An instruction to the graph, as run input or as a node's return value.
+
+    * ``resume`` — the answer to pending interrupts: one value when one interrupt is pending,
+      or ``{interrupt_id: value}`` to answer several (or some) of them.
+    * ``update`` — state writes, applied as if the node (or, as input, the caller) wrote them.
+    * ``goto`` — node name(s) or :class:`Send` (s) to run next.
+    """
+
+    update: Any = None
+    """Writes to apply: a dict of state keys, or None."""
+    goto: str | Send | Sequence[str | Send] = ()
+    """Where to go next."""
+    resume: Any = _UNSET
+    """Resume value (or map of interrupt id → value); unset when not resuming."""
+
+    @property
+    def has_resume(self) -> bool:
+        """True when this command carries a resume value."""
+        return self.resume is not _UNSET
+
+    def __repr__(self) -> str:
+        parts = []
+        if self.update is not None:
+            parts.append(f"update={self.update!r}")
+        if self.goto:
+            parts.append(f"goto={self.goto!r}")
+        if self.has_resume:
+            parts.append(f"resume={self.resume!r}")
+        return f"Command({', '.join(parts)})"
+
+
+def default_retry_on(exc: BaseException) -> bool:
+    """Retry transient errors; never retry mistakes in the code (LangGraph's default)."""
+    if isinstance(exc, ConnectionError):
+        return True
+    return not isinstance(
+        exc,
+        (
+            ValueError,
+            TypeError,
+            ArithmeticError,
+            ImportError,
+            LookupError,
+            NameError,
+            SyntaxError,
+            RuntimeError,
+            ReferenceError,
+            StopIteration,
+            StopAsyncIteration,
+            OSError,
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How a node is retried before its error is saved and raised."""
+
+    initial_interval: float = 0.5
+    """Seconds to wait before the first retry."""
+    backoff_factor: float = 2.0
+    """Each following wait is this many times longer."""
+    max_interval: float = 128.0
+    """Upper bound of a wait, in seconds."""
+    max_attempts: int = 3
+    """Attempts in total, the first one included."""
+    jitter: bool = True
+    """Add up to one second of random delay to each wait."""
+    retry_on: (
+        type[BaseException] | Sequence[type[BaseException]] | Callable[[BaseException], bool]
+    ) = field(default=default_retry_on)
+    """Exception class(es) to retry, or a predicate on the exception."""
+
+    def should_retry(self, exc: BaseException) -> bool:
+        """True if ``exc`` is one this policy retries."""
+        rule = self.retry_on
+        if isinstance(rule, type) and issubclass(rule, BaseException):
+            return isinstance(exc, rule)
+        if isinstance(rule, Sequence):
+            return isinstance(exc, tuple(rule))
+        return bool(rule(exc))  # type: ignore[call-arg]
+
+
+class PregelTask(NamedTuple):
+    """A task of the step that follows a checkpoint, as a snapshot shows it."""
+
+    id: str
+    """Deterministic task id."""
+    name: str
+    """Node name."""
+    path: tuple[Any, ...]
+    """``("__pregel_pull", node)`` for an edge task, ``("__pregel_push", i)`` for a Send."""
+    error: str | None = None
+    """``repr`` of the exception if the task failed."""
+    interrupts: tuple[Interrupt, ...] = ()
+    """Interrupts the task raised."""
+    state: Any = None
+    """Reserved for subgraph state (always None here)."""
+    result: Any = None
+    """The task's writes as a dict, once it finished."""
+
+
+class StateSnapshot(NamedTuple):
+    """The state of a thread at one checkpoint."""
+
+    values: dict[str, Any]
+    """Channel values of the state."""
+    next: tuple[str, ...]
+    """Nodes that will run in the next step (``()`` when the thread is done)."""
+    config: RunnableConfig
+    """Config that addresses this checkpoint."""
+    metadata: CheckpointMetadata | None
+    """Source, step, parents."""
+    created_at: str | None
+    """Creation time of the checkpoint (ISO 8601)."""
+    parent_config: RunnableConfig | None
+    """Config of the parent checkpoint."""
+    tasks: tuple[PregelTask, ...]
+    """Tasks of the next step, with their errors, interrupts and results."""
+    interrupts: tuple[Interrupt, ...] = ()
+    """Interrupts still waiting for a resume value."""
+
+
+class InvalidUpdateError(ValueError):
+    """A write the graph cannot accept: two values for a plain key in one step, a key the
+    state does not have, a node that returned something other than a dict."""
+
+
+class GraphRecursionError(RecursionError):
+    """The run reached ``recursion_limit`` steps without finishing."""
+
+
+class EmptyInputError(ValueError):
+    """A run was asked to resume (input None) on a thread that has nothing to resume."""
+
+
+class GraphInterrupt(Exception):
+    """Raised inside a node by ``interrupt()``; the engine catches it and pauses the run."""
+
+    def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
+        super().__init__(tuple(interrupts))
+        self.interrupts: tuple[Interrupt, ...] = tuple(interrupts)
+
+
+NodeInterrupt = GraphInterrupt
+"""Older LangGraph name."""
