@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import gc
+import multiprocessing
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,26 @@ def test_saver_never_closed_warns(make_saver):
 
 def _target(saver: Any) -> str:
     return saver.path if isinstance(saver, SqliteSaver) else saver.conn_string
+
+
+def _forked_child(saver: Any) -> None:
+    """Runs in a forked process: read the parent's checkpoint, add one of its own."""
+    tup = saver.get_tuple(config_for("t"))
+    assert tup is not None and tup.checkpoint["channel_values"] == {"a": 2, "b": "two"}
+    cp, versions = child_checkpoint(tup.checkpoint, {"a": "from the child"})
+    saver.put(tup.config, cp, {"source": "loop", "step": 1}, versions)
+    saver.close()
+
+
+def test_forked_process_reconnects_instead_of_hanging(make_saver):
+    saver = make_saver()
+    asyncio.run(put_two(saver, "t"))  # the parent's connection is open
+    child = multiprocessing.get_context("fork").Process(target=_forked_child, args=(saver,))
+    child.start()
+    child.join(timeout=60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("the forked child hung on the saver it inherited")
+    assert child.exitcode == 0
+    tup = saver.get_tuple(config_for("t"))
+    assert tup is not None and tup.checkpoint["channel_values"]["a"] == "from the child"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import warnings
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -137,6 +138,7 @@ class SqlSaver(BaseCheckpointSaver):
         self.serde = serde or MsgpackSerializer()
         self._state = "new"  # "new" → "open" → "closed"
         self._open_lock: asyncio.Lock | None = None
+        self._pid = os.getpid()
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -183,7 +185,11 @@ class SqlSaver(BaseCheckpointSaver):
         await self.aclose()
 
     def __del__(self) -> None:
-        if getattr(self, "_state", None) == "open":
+        if getattr(self, "_state", None) != "open":
+            return
+        try:
+            if self._pid != os.getpid():
+                return
             warnings.warn(
                 f"{self!r} was never closed; use it in a `with` block or call close()",
                 ResourceWarning,
@@ -191,8 +197,17 @@ class SqlSaver(BaseCheckpointSaver):
                 source=self,
             )
             self._discard()
+        except Exception:  # interpreter shutdown: modules may already be torn down
+            pass
 
     async def _ensure_open(self) -> None:
+        if self._state == "open" and self._pid != os.getpid():
+            # A forked child inherited a saver whose connection threads only exist in the
+            # parent: waiting on them would hang, so connect afresh (the parent's connection is
+            # the parent's to close).
+            logger.debug("reconnecting %r in forked process %d", self, os.getpid())
+            self._forget()
+            self._state, self._open_lock = "new", None
         if self._state == "open":
             return
         if self._state == "closed":
@@ -202,7 +217,7 @@ class SqlSaver(BaseCheckpointSaver):
         async with self._open_lock:
             if self._state == "new":
                 await self._open()
-                self._state = "open"
+                self._state, self._pid = "open", os.getpid()
                 logger.debug("opened %r", self)
 
     async def _close(self) -> None:
@@ -234,6 +249,10 @@ class SqlSaver(BaseCheckpointSaver):
     @abstractmethod
     def _discard(self) -> None:
         """Close the connection(s) soon, from any thread, without waiting (garbage collection)."""
+
+    @abstractmethod
+    def _forget(self) -> None:
+        """Drop the connection(s) without closing them (they belong to the parent of a fork)."""
 
     @abstractmethod
     def _session(self, *, write: bool) -> AbstractAsyncContextManager[Session]:

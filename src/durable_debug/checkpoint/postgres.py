@@ -251,6 +251,9 @@ class PostgresSaver(SqlSaver):
         if pool is not None:
             run_soon_on_io_loop(pool.close())
 
+    def _forget(self) -> None:
+        self._pool = None
+
     @asynccontextmanager
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
         pool = self._pool

@@ -254,6 +254,9 @@ class SqliteSaver(SqlSaver):
         if conn is not None:
             run_soon_on_io_loop(conn.close())
 
+    def _forget(self) -> None:
+        self._conn, self._write_lock = None, None
+
     @asynccontextmanager
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
         conn = self._conn
