@@ -15,8 +15,7 @@ import psycopg  # the dev extra installs it; without it this module fails loudly
 import pytest
 from builders import child_checkpoint, config_for
 
-from durable_debug.checkpoint._sql import DatabaseSetupError
-from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
+from durable_debug.checkpoint.postgres import AsyncPostgresSaver, DatabaseSetupError, PostgresSaver
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

@@ -15,10 +15,10 @@ import msgpack
 import pytest
 from builders import child_checkpoint, config_for, raw_connection
 
-from durable_debug.checkpoint._sql import DatabaseSetupError, SqlSaver
+from durable_debug.checkpoint._sql import SqlSaver
 from durable_debug.checkpoint.base import Completed
 from durable_debug.checkpoint.serde import CorruptPayloadError, UnsupportedValueError
-from durable_debug.checkpoint.sqlite import MIGRATIONS, SqliteSaver
+from durable_debug.checkpoint.sqlite import MIGRATIONS, DatabaseSetupError, SqliteSaver
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

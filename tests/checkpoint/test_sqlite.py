@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from builders import child_checkpoint, config_for
 
-from durable_debug.checkpoint._sql import DatabaseSetupError
-from durable_debug.checkpoint.sqlite import AsyncSqliteSaver, SqliteSaver
+from durable_debug.checkpoint.sqlite import AsyncSqliteSaver, DatabaseSetupError, SqliteSaver
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 HERE = Path(__file__).resolve().parent

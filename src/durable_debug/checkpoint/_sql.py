@@ -56,14 +56,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.serde import MsgpackSerializer
 
-__all__ = [
-    "DatabaseSetupError",
-    "Session",
-    "SqlSaver",
-    "apply_migrations",
-    "newer_schema_error",
-    "schema_version",
-]
+__all__ = ["Session", "SqlSaver"]
 
 logger = logging.getLogger(__name__)
 
@@ -71,11 +64,6 @@ T = TypeVar("T")
 
 WriteValues = tuple[str, str, str, bytes]
 """A pending write as selected: task_id, channel, type, blob."""
-
-
-class DatabaseSetupError(RuntimeError):
-    """The database behind a saver cannot be used: not reachable, not a database of the
-    expected kind, or holding a schema this version of durable_debug does not know."""
 
 
 class Session(Protocol):
@@ -103,16 +91,6 @@ class _Page(NamedTuple):
     """(checkpoint_id, thread_id, checkpoint_ns) of the last row read: the next page's start."""
     exhausted: bool
     """True when no row follows this page."""
-
-
-def newer_schema_error(where: str, found: int, known: int) -> DatabaseSetupError:
-    """The error for a database whose schema is newer than this code knows."""
-    return DatabaseSetupError(
-        f"{where} holds checkpoint schema version {found}, but this durable_debug knows versions "
-        f"up to {known}: it was created by a newer durable_debug (or by another program that "
-        "uses the same table names, such as LangGraph's savers). Upgrade durable_debug, or use "
-        "another database. Nothing was changed."
-    )
 
 
 class SqlSaver(BaseCheckpointSaver):
@@ -509,22 +487,3 @@ class SqlSaver(BaseCheckpointSaver):
 
 def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:
     return (c.thread_id, c.checkpoint_ns, c.checkpoint_id)
-
-
-async def schema_version(s: Session, exists_sql: str, exists_params: Sequence[Any] = ()) -> int:
-    """Return the highest applied migration (-1 for a database without our tables)."""
-    if not await s.fetch(exists_sql, exists_params):
-        return -1
-    rows = await s.fetch("SELECT max(v) FROM checkpoint_migrations")
-    value = rows[0][0] if rows else None
-    return -1 if value is None else int(value)
-
-
-async def apply_migrations(
-    s: Session, migrations: Sequence[str], current: int, insert_sql: str
-) -> None:
-    """Run the migrations after ``current`` and record each one."""
-    for v in range(current + 1, len(migrations)):
-        await s.execute(migrations[v])
-        await s.execute(insert_sql, (v,))
-        logger.debug("applied checkpoint schema migration %d", v)

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._rows import BlobKey
-from durable_debug.checkpoint._sql import (
+from durable_debug.checkpoint._schema import (
     DatabaseSetupError,
-    Session,
-    SqlSaver,
     apply_migrations,
     newer_schema_error,
     schema_version,
 )
+from durable_debug.checkpoint._sql import Session, SqlSaver
 from durable_debug.checkpoint.base import SerializerProtocol
 
 if TYPE_CHECKING:
