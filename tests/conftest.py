@@ -30,15 +30,15 @@ def _started(name: str, start: Callable[[], AbstractContextManager[str]]) -> Ite
         try:
             url = stack.enter_context(start())
         except ServerUnavailable as exc:
-            message = f"{name} test server could not be started: {exc}"
-            _unavailable.append(message)
-            if services_required():
-                pytest.fail(
-                    f"{message}\n(required: CI or DURABLE_DEBUG_REQUIRE_SERVICES is set)",
-                    pytrace=False,
-                )
-            pytest.skip(f"{message} — set DURABLE_DEBUG_REQUIRE_SERVICES=1 to make this an error")
-        yield url
+            problem = f"{name} test server could not be started: {exc}"
+        else:
+            yield url
+            return
+    _unavailable.append(problem)
+    if services_required():
+        required = "(required: CI or DURABLE_DEBUG_REQUIRE_SERVICES is set)"
+        pytest.fail(f"{problem}\n{required}", pytrace=False)
+    pytest.skip(f"{problem} — set DURABLE_DEBUG_REQUIRE_SERVICES=1 to make this an error")
 
 
 @pytest.fixture(scope="session")
