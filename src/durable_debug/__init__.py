@@ -12,6 +12,8 @@ changed::
 
 from __future__ import annotations
 
+from typing import Any
+
 from durable_debug.checkpoint import (
     BaseCheckpointSaver,
     CheckpointTuple,
@@ -40,6 +42,21 @@ from durable_debug.graph import (
 
 __version__ = "0.1.0"
 
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext durable_debug``: register ``%%graph``, ``%checkpoints`` and ``%diff``."""
+    from durable_debug.magics import load_ipython_extension as load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext durable_debug``: remove everything ``%load_ext`` added."""
+    from durable_debug.magics import unload_ipython_extension as unload
+
+    unload(ipython)
+
+
 __all__ = [
     "END",
     "START",
@@ -61,5 +78,7 @@ __all__ = [
     "StateGraph",
     "StateSnapshot",
     "interrupt",
+    "load_ipython_extension",
     "register_type",
+    "unload_ipython_extension",
 ]

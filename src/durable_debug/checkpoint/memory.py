@@ -34,13 +34,15 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
     replace_checkpoint,
 )
-from durable_debug.checkpoint.serde import MsgpackSerializer, with_location
+from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
 logger = logging.getLogger(__name__)
 
 Blob = tuple[str, bytes]
+EMPTY_BLOB: Blob = ("empty", b"")
+"""Stored for a channel whose new version holds no value (a trigger that was cleared)."""
 
 
 class _StoredCheckpoint(NamedTuple):
@@ -149,17 +151,21 @@ class MemorySaver(BaseCheckpointSaver):
     def _tuple(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> CheckpointTuple:
         stored = self.storage[thread_id][checkpoint_ns][checkpoint_id]
         values: dict[str, Any] = {}
-        for channel, version in stored.checkpoint["channel_versions"].items():
-            blob = self.blobs.get((thread_id, checkpoint_ns, channel, version))
-            if blob is None or blob[0] == "empty":
-                continue
-            with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
-                values[channel] = self.serde.loads_typed(blob)
+        channel = ""
+        loads = self.serde.loads_typed
+        try:
+            for channel, version in stored.checkpoint["channel_versions"].items():
+                blob = self.blobs.get((thread_id, checkpoint_ns, channel, version))
+                if blob is not None and blob[0] != "empty":
+                    values[channel] = loads(blob)
+            pending: list[PendingWrite] = []
+            writes = self.writes.get((thread_id, checkpoint_ns, checkpoint_id), {})
+            for write in writes.values():
+                channel = write.channel
+                pending.append((write.task_id, channel, loads(write.blob)))
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
         checkpoint = replace_checkpoint(stored.checkpoint, channel_values=values)
-        pending: list[PendingWrite] = []
-        for write in self.writes.get((thread_id, checkpoint_ns, checkpoint_id), {}).values():
-            with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=write.channel):
-                pending.append((write.task_id, write.channel, self.serde.loads_typed(write.blob)))
         parent = (
             checkpoint_config(thread_id, checkpoint_ns, stored.parent_id)
             if stored.parent_id
@@ -188,15 +194,17 @@ class MemorySaver(BaseCheckpointSaver):
         values = checkpoint["channel_values"]
         # Serialize everything first: a value that cannot be saved leaves the store untouched.
         new_blobs: dict[tuple[str, str, str, str], Blob] = {}
-        for channel, version in new_versions.items():
-            key = (thread_id, checkpoint_ns, channel, version)
-            if key in self.blobs:
-                continue
-            if channel in values:
-                with with_location(thread=thread_id, checkpoint=checkpoint["id"], channel=channel):
-                    new_blobs[key] = self.serde.dumps_typed(values[channel])
-            else:
-                new_blobs[key] = ("empty", b"")
+        dumps = self.serde.dumps_typed
+        channel = ""
+        try:
+            for channel, version in new_versions.items():
+                key = (thread_id, checkpoint_ns, channel, version)
+                if key not in self.blobs:
+                    new_blobs[key] = dumps(values[channel]) if channel in values else EMPTY_BLOB
+        except SerdeError as exc:
+            raise exc.located(
+                thread=thread_id, checkpoint=checkpoint["id"], channel=channel
+            ) from None
         self.blobs.update(new_blobs)
         # Copy the nested maps too: the caller may keep mutating its own.
         stored = replace_checkpoint(
@@ -227,9 +235,12 @@ class MemorySaver(BaseCheckpointSaver):
         if checkpoint_id is None:
             raise ValueError("put_writes needs a config that names a checkpoint_id")
         serialized = []
-        for idx, (channel, value) in enumerate(writes):
-            with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
+        channel = ""
+        try:
+            for idx, (channel, value) in enumerate(writes):
                 serialized.append((idx, channel, self.serde.dumps_typed(value)))
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
         bucket = self.writes.setdefault((thread_id, checkpoint_ns, checkpoint_id), {})
         for idx, channel, blob in serialized:
             key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))

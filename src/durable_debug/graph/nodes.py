@@ -122,13 +122,25 @@ def node_call_style(fn: Callable[..., Any]) -> tuple[bool, bool]:
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
     """Destinations from a ``-> Literal["a", "b"]`` return annotation, if any."""
+    import ast
     import typing
 
     try:
-        hints = typing.get_type_hints(fn)
+        ret = typing.get_type_hints(fn).get("return")
     except Exception:
+        # A string annotation naming a local import (``from __future__ import annotations``):
+        # read the literal values from the text instead of evaluating it.
+        ret = getattr(fn, "__annotations__", {}).get("return")
+        if isinstance(ret, str):
+            try:
+                node = ast.parse(ret, mode="eval").body
+            except SyntaxError:
+                return None
+            if isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("Literal"):
+                items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+                if all(isinstance(i, ast.Constant) for i in items):
+                    return [str(i.value) for i in items]  # type: ignore[attr-defined]
         return None
-    ret = hints.get("return")
     if ret is not None and typing.get_origin(ret) is typing.Literal:
         return [str(v) for v in typing.get_args(ret)]
     return None

@@ -1,0 +1,147 @@
+"""durable_debug.inspect: a thread as data, usable without Jupyter.
+
+    from durable_debug import inspect as ddi
+    config = {"configurable": {"thread_id": "demo-1"}}
+    dag = ddi.checkpoint_dag(graph, config)          # networkx tree; forks are branches
+    ddi.history_frame(graph, config)                 # one row per checkpoint
+    ddi.blobs_frame(graph, config)                   # version, new/shared, bytes per channel
+    ddi.diff(old_id, new_id, graph=graph, config=config)
+    with ddi.Recorder() as rec:                      # executions per (thread, node)
+        await graph.ainvoke(None, config)
+    rec.counts_frame()
+
+Everything reads through the compiled-graph API and the saver protocol, so it works on a
+durable_debug graph and on a LangGraph compiled graph alike. Every function that reads has an
+async twin prefixed ``a`` (``ahistory_frame``…); the sync ones also work in a notebook cell.
+"""
+
+from __future__ import annotations
+
+from durable_debug.inspect.dag import (
+    Dag,
+    DagNode,
+    DagPosition,
+    acheckpoint_dag,
+    adag_data,
+    checkpoint_dag,
+    dag_data,
+    dag_layout,
+)
+from durable_debug.inspect.detail import (
+    Blob,
+    Detail,
+    InterruptInfo,
+    Task,
+    Write,
+    acheckpoint_detail,
+    checkpoint_detail,
+)
+from durable_debug.inspect.diff import (
+    DiffEntry,
+    PathChange,
+    achanges,
+    adiff,
+    adiff_frame,
+    changes,
+    diff,
+    diff_data,
+    diff_frame,
+    diff_values,
+)
+from durable_debug.inspect.export import (
+    aexport_html,
+    aexport_jsonl,
+    ahtml_data,
+    export_html,
+    export_jsonl,
+    html_data,
+)
+from durable_debug.inspect.frames import (
+    ablobs_frame,
+    ahistory_frame,
+    awrites_frame,
+    blobs_frame,
+    history_frame,
+    writes_frame,
+)
+from durable_debug.inspect.jsonable import to_jsonable
+from durable_debug.inspect.locate import afind_graph, find_graph
+from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
+from durable_debug.inspect.stats import StorageStats, astorage_stats, storage_stats
+from durable_debug.inspect.thread import (
+    CheckpointRecord,
+    Thread,
+    aread_checkpoint,
+    aread_thread,
+    read_thread,
+)
+from durable_debug.inspect.topology import (
+    GraphTopology,
+    Topology,
+    TopologyEdge,
+    TopologyNode,
+    topology,
+    topology_data,
+    topology_svg,
+)
+
+__all__ = [
+    "Blob",
+    "CheckpointRecord",
+    "Dag",
+    "DagNode",
+    "DagPosition",
+    "Detail",
+    "DiffEntry",
+    "Execution",
+    "GraphTopology",
+    "InterruptInfo",
+    "NodeCount",
+    "PathChange",
+    "Recorder",
+    "StorageStats",
+    "Task",
+    "Thread",
+    "Topology",
+    "TopologyEdge",
+    "TopologyNode",
+    "Write",
+    "ablobs_frame",
+    "achanges",
+    "acheckpoint_dag",
+    "acheckpoint_detail",
+    "adag_data",
+    "adiff",
+    "adiff_frame",
+    "aexport_html",
+    "aexport_jsonl",
+    "afind_graph",
+    "ahistory_frame",
+    "ahtml_data",
+    "aread_checkpoint",
+    "aread_thread",
+    "astorage_stats",
+    "awrites_frame",
+    "blobs_frame",
+    "changes",
+    "checkpoint_dag",
+    "checkpoint_detail",
+    "dag_data",
+    "dag_layout",
+    "diff",
+    "diff_data",
+    "diff_frame",
+    "diff_values",
+    "export_html",
+    "export_jsonl",
+    "find_graph",
+    "history_frame",
+    "html_data",
+    "read_thread",
+    "storage_stats",
+    "to_jsonable",
+    "topology",
+    "topology_data",
+    "topology_svg",
+    "writes_frame",
+]

@@ -1,0 +1,1808 @@
+/**
+ * durable_debug's time-travel widget: the front end of `durable_debug.TimeTravel`.
+ *
+ * One plain ES module following anywidget's contract — `export default { render }`, where
+ * `render({ model, el })` draws into `el` and returns the cleanup that removes every handler it
+ * added. State arrives in traitlets (`_dag`, `_detail`, …); actions go to Python as `msg:custom`
+ * requests `{uuid, kind, ...}` answered by `{uuid, result}` or `{uuid, error}`. The contract is
+ * docs/widget-protocol.md. The same module runs in a standalone HTML export against
+ * `createStaticModel(data)`, an in-page model that answers from embedded data.
+ *
+ *     import widget, { createStaticModel } from "./widget.js";
+ *     const cleanup = widget.render({ model: createStaticModel(data), el: document.body });
+ *
+ * No framework, no bundler, no network. The file reads top-down: types, the anywidget entry
+ * point, the request plumbing, the in-page model, then one `draw*` function per panel and the
+ * pure helpers they use (exported for the tests).
+ */
+
+// ---------------------------------------------------------------------------------------------
+// Types (docs/widget-protocol.md)
+
+/**
+ * @typedef {"input" | "loop" | "update" | "fork"} Source
+ * @typedef {{ id: string, parent: string | null, step: number, source: Source, next: string[],
+ *   writers: string[], interrupts: number, errors: number, is_head: boolean, is_latest: boolean,
+ *   depth: number, lane: number, created_at: string }} DagNode
+ * @typedef {{ thread_id: string, nodes: DagNode[], depth: number, lanes: number }} Dag
+ * @typedef {{ channel: string, version: string, status: "new" | "shared", size: number | null }} Blob
+ * @typedef {{ id: string, value: any, node: string, task_id: string }} InterruptInfo
+ * @typedef {{ id: string, name: string, error: string | null, interrupts: InterruptInfo[],
+ *   result: any }} Task
+ * @typedef {{ task_id: string, node: string, channel: string, value: any }} Write
+ * @typedef {{ id: string, parent: string | null, step: number, source: string, next: string[],
+ *   created_at: string, metadata: object, config: object, values: Record<string, any>,
+ *   blobs: Blob[], tasks: Task[], writes: Write[], interrupts: InterruptInfo[],
+ *   editable: string[], nodes: string[] }} Detail
+ * @typedef {{ id: string, x: number, y: number, count: number, reruns: number }} TopologyNode
+ * @typedef {{ source: string, target: string, conditional: boolean }} TopologyEdge
+ * @typedef {{ nodes: TopologyNode[], edges: TopologyEdge[], width: number, height: number,
+ *   svg: string | null }} Topology
+ * @typedef {{ action: "fork" | "rerun" | "resume", code: string }} CodeEntry
+ * @typedef {{ channel: string, change: "added" | "removed" | "changed", old: any, new: any }} DiffEntry
+ * @typedef {{ thread_id: string, dag: Dag, details: Record<string, Detail>,
+ *   topology: Topology | null }} ExportData
+ *
+ * The part of anywidget's model this module uses.
+ * @typedef {{ get(name: string): any, set(name: string, value: any): void,
+ *   on(name: string, fn: Function): void, off(name?: string | null, fn?: Function | null): void,
+ *   send(content: object, callbacks?: any, buffers?: any[]): void,
+ *   save_changes(): void }} Model
+ *
+ * Where each checkpoint sits in the DAG's SVG, and who its neighbours are.
+ * @typedef {{ byId: Map<string, DagNode>, pos: Map<string, {x: number, y: number}>,
+ *   children: Map<string, DagNode[]>, lanes: Map<number, DagNode[]>, columns: DagNode[][],
+ *   edgePath: string, forkPath: string, width: number, height: number }} DagLayout
+ *
+ * A rectangle of the DAG's SVG, in SVG pixels.
+ * @typedef {{ left: number, top: number, right: number, bottom: number }} Area
+ */
+
+/** How long a request may go unanswered before the widget says so. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** DAG geometry in SVG pixels: column and row pitch, margin, mark radius. */
+export const DAG_GEOMETRY = { col: 64, row: 80, pad: 46, radius: 10 };
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+const SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
+/** Arrays and objects longer than this show their first items and a "… N more" line. */
+const JSON_ROW_LIMIT = 200;
+
+// ---------------------------------------------------------------------------------------------
+// anywidget entry point
+
+export default { render };
+
+/**
+ * Draw the widget into `el` and keep it in sync with `model`.
+ * @param {{ model: Model, el: HTMLElement }} context
+ * @returns {() => void} cleanup: removes every model handler, DOM listener and timer it added
+ */
+function render({ model, el }) {
+  const view = createView(model, el);
+  drawAll(view);
+  return () => disposeView(view);
+}
+
+/** @typedef {ReturnType<typeof hyperscript>} H */
+
+/**
+ * Everything one rendered view holds. Python owns the state (traitlets); the view only keeps
+ * what the user is pointing at and what it drew.
+ * @typedef {{
+ *   model: Model, doc: Document, root: HTMLElement, parts: Record<string, HTMLElement>,
+ *   requests: ReturnType<typeof createRequester>, cleanups: Array<() => void>,
+ *   layout: DagLayout | null, svg: SVGSVGElement | null,
+ *   selected: string, diffTarget: string, selectTicket: number, diffTicket: number,
+ *   requestError: string, pendingScroll: string, drawnArea: Area | null,
+ *   frame: { cancel: () => void } | null,
+ *   detail: Detail | null, detailKey: string, editors: Map<string, HTMLTextAreaElement>,
+ *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>,
+ * }} View
+ */
+
+let viewCount = 0;
+
+/**
+ * Build the skeleton, register handlers, and return the view.
+ * @param {Model} model
+ * @param {HTMLElement} el
+ * @returns {View}
+ */
+function createView(model, el) {
+  const doc = el.ownerDocument;
+  const { root, parts } = buildSkeleton(doc);
+  el.appendChild(root);
+  /** @type {View} */
+  const view = {
+    model,
+    doc,
+    root,
+    parts,
+    requests: createRequester(model),
+    cleanups: [],
+    layout: null,
+    svg: null,
+    selected: model.get("_selected") || "",
+    diffTarget: "",
+    selectTicket: 0,
+    diffTicket: 0,
+    requestError: "",
+    pendingScroll: "",
+    drawnArea: null,
+    frame: null,
+    detail: null,
+    detailKey: "",
+    editors: new Map(),
+    lazyJson: new WeakMap(),
+    uid: `dd${++viewCount}`,
+    timers: new Set(),
+  };
+  view.cleanups.push(
+    () => view.requests.dispose(),
+    () => root.remove(),
+  );
+
+  watch(view, "change:_dag", () => drawDag(view));
+  watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
+  watch(view, "change:_detail", () => drawDetail(view, model.get("_detail")));
+  watch(view, "change:_topology", () => drawTopology(view, model.get("_topology")));
+  watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
+  for (const name of ["_running", "_status", "_error", "_thread_id"]) {
+    watch(view, `change:${name}`, () => drawStatus(view));
+  }
+  watch(view, "change:_readonly", () => drawAll(view));
+
+  listen(view, parts.dagScroll, "click", (event) => onDagClick(view, /** @type {MouseEvent} */ (event)));
+  listen(view, parts.dagScroll, "keydown", (event) => onDagKey(view, /** @type {KeyboardEvent} */ (event)));
+  listen(view, parts.dagScroll, "mouseover", (event) => showTooltip(view, event.target));
+  listen(view, parts.dagScroll, "mouseleave", () => hideTooltip(view));
+  listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
+  listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
+  observeSize(view);
+  // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
+  listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
+  return view;
+}
+
+/**
+ * In a notebook, `el` is often attached after render: once the DAG has a size (and whenever it
+ * changes), scroll to the checkpoint waiting for it and draw the marks now in view.
+ * @param {View} view
+ */
+function observeSize(view) {
+  const Observer = view.doc.defaultView && view.doc.defaultView.ResizeObserver;
+  if (typeof Observer !== "function") return;
+  const observer = new Observer(() => {
+    if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    drawMarks(view);
+  });
+  observer.observe(view.parts.dagScroll);
+  view.cleanups.push(() => observer.disconnect());
+}
+
+/** @param {View} view */
+function disposeView(view) {
+  if (view.frame) view.frame.cancel();
+  view.frame = null;
+  for (const timer of view.timers) clearTimeout(timer);
+  view.timers.clear();
+  for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
+}
+
+/**
+ * Subscribe to a model event for the lifetime of the view.
+ * @param {View} view @param {string} name @param {Function} fn
+ */
+function watch(view, name, fn) {
+  view.model.on(name, fn);
+  view.cleanups.push(() => view.model.off(name, fn));
+}
+
+/**
+ * Add a DOM listener for the lifetime of the view.
+ * @param {View} view @param {EventTarget} target @param {string} type
+ * @param {(event: Event) => void} fn @param {boolean} [capture]
+ */
+function listen(view, target, type, fn, capture = false) {
+  target.addEventListener(type, fn, capture);
+  view.cleanups.push(() => target.removeEventListener(type, fn, capture));
+}
+
+/** A timer that cleanup clears. @param {View} view @param {() => void} fn @param {number} ms */
+function later(view, fn, ms) {
+  const timer = setTimeout(() => {
+    view.timers.delete(timer);
+    fn();
+  }, ms);
+  view.timers.add(timer);
+}
+
+/** @param {View} view */
+function drawAll(view) {
+  view.root.classList.toggle("dd-readonly", isReadonly(view));
+  drawStatus(view);
+  drawDag(view);
+  drawDetail(view, view.model.get("_detail") || view.detail, true);
+  drawTopology(view, view.model.get("_topology"));
+  drawCode(view, view.model.get("_code") || []);
+}
+
+/** @param {View} view */
+function isReadonly(view) {
+  return Boolean(view.model.get("_readonly"));
+}
+
+/**
+ * The static frame of the widget; every panel is filled by its own draw function.
+ * @param {Document} doc
+ */
+function buildSkeleton(doc) {
+  const h = hyperscript(doc);
+  const parts = {
+    thread: h("span", { class: "dd-thread" }),
+    running: h("span", { class: "dd-running", role: "status", hidden: true }, "running…"),
+    stop: h(
+      "button",
+      { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true },
+      "Stop",
+    ),
+    status: h("span", { class: "dd-status" }),
+    error: h("div", { class: "dd-error", role: "alert", hidden: true }),
+    dagScroll: h("div", {
+      class: "dd-dag-scroll",
+      tabindex: "0",
+      role: "application",
+      "aria-label":
+        "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",
+    }),
+    dagCanvas: h("div", { class: "dd-dag-canvas" }),
+    tooltip: h("div", { class: "dd-tooltip", hidden: true }),
+    topology: h("div", { class: "dd-topology" }),
+    detail: h("div", { class: "dd-detail" }),
+    diff: h("section", { class: "dd-panel dd-diff", hidden: true }),
+    code: h("div", { class: "dd-code" }),
+  };
+  parts.dagCanvas.append(parts.tooltip);
+  parts.dagScroll.append(parts.dagCanvas);
+  const root = h(
+    "div",
+    { class: "dd-root" },
+    h("div", { class: "dd-toolbar" }, parts.thread, legend(h), parts.running, parts.status, parts.stop),
+    parts.error,
+    h(
+      "div",
+      { class: "dd-top" },
+      h("section", { class: "dd-panel dd-dag-panel" }, parts.dagScroll),
+      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology),
+    ),
+    h(
+      "div",
+      { class: "dd-bottom" },
+      h("section", { class: "dd-panel dd-detail-panel" }, parts.detail),
+      h(
+        "div",
+        { class: "dd-side" },
+        parts.diff,
+        h("section", { class: "dd-panel dd-code-panel" }, h("h4", {}, "Code"), parts.code),
+      ),
+    ),
+  );
+  return { root, parts };
+}
+
+/** The key to the DAG's marks. @param {ReturnType<typeof hyperscript>} h */
+function legend(h) {
+  const item = (cls, glyph, label) =>
+    h("span", { class: `dd-legend-item ${cls}` }, h("span", { class: "dd-legend-glyph" }, glyph), label);
+  return h(
+    "span",
+    { class: "dd-legend", "aria-hidden": "true" },
+    item("dd-src-input", "■", "input"),
+    item("dd-src-loop", "●", "loop"),
+    item("dd-src-update", "◆", "update"),
+    item("dd-src-fork", "▲", "fork"),
+    item("dd-legend-interrupt", "●", "interrupt"),
+    item("dd-legend-error", "●", "error"),
+    item("dd-legend-head", "◯", "branch head"),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Requests: msg:custom with a uuid, answered by {uuid, result} or {uuid, error}
+
+/**
+ * Send requests over `msg:custom` and match answers to them by uuid.
+ * @param {Model} model
+ * @param {{ timeoutMs?: number, newId?: () => string }} [options]
+ */
+export function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUuid } = {}) {
+  /** @type {Map<string, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
+  const pending = new Map();
+
+  /** @param {any} message */
+  const onMessage = (message) => {
+    const entry = message && typeof message === "object" ? pending.get(message.uuid) : undefined;
+    if (!entry) return; // another view's answer, or one that already timed out
+    pending.delete(message.uuid);
+    clearTimeout(entry.timer);
+    if (message.error != null) entry.reject(new Error(String(message.error)));
+    else entry.resolve(message.result);
+  };
+  model.on("msg:custom", onMessage);
+
+  return {
+    /**
+     * @param {string} kind
+     * @param {object} [fields]
+     * @returns {Promise<any>}
+     */
+    request(kind, fields = {}) {
+      const uuid = newId();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(uuid);
+          reject(
+            new Error(
+              `No answer to '${kind}' after ${timeoutMs / 1000} s: the kernel may be busy or gone. ` +
+                "Wait for the running cell, or re-run the cell that shows this widget.",
+            ),
+          );
+        }, timeoutMs);
+        pending.set(uuid, { resolve, reject, timer });
+        model.send({ uuid, kind, ...fields });
+      });
+    },
+    /** Number of requests still waiting for an answer. */
+    get pending() {
+      return pending.size;
+    },
+    /** Stop listening; pending requests never settle, so no callback touches a removed view. */
+    dispose() {
+      model.off("msg:custom", onMessage);
+      for (const entry of pending.values()) clearTimeout(entry.timer);
+      pending.clear();
+    },
+  };
+}
+
+function newUuid() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return c.randomUUID();
+  return `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The standalone export's in-page model
+
+/**
+ * A read-only model holding an export's data: answers `select` from `details` and `diff` by
+ * comparing two details' values; every other request is refused.
+ * @param {ExportData} data
+ * @returns {Model}
+ */
+export function createStaticModel(data) {
+  const details = data.details || {};
+  /** @type {Record<string, any>} */
+  const state = {
+    _thread_id: data.thread_id || (data.dag && data.dag.thread_id) || "",
+    _dag: data.dag || { thread_id: "", nodes: [], depth: 0, lanes: 0 },
+    _selected: "",
+    _detail: null,
+    _topology: data.topology || null,
+    _running: false,
+    _status: "",
+    _error: "",
+    _code: [],
+    _readonly: true,
+  };
+  /** @type {Map<string, Set<Function>>} */
+  const handlers = new Map();
+  const emit = (name, ...args) => {
+    for (const fn of [...(handlers.get(name) || [])]) fn(...args);
+  };
+  const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
+
+  /** @param {any} message @returns {{result?: any, error?: string}} */
+  const answer = (message) => {
+    if (message.kind === "select") {
+      const detail = details[message.checkpoint_id];
+      if (!detail) return { error: missing(message.checkpoint_id) };
+      model.set("_selected", message.checkpoint_id);
+      model.set("_detail", detail);
+      return { result: detail };
+    }
+    if (message.kind === "diff") {
+      const a = details[message.a];
+      const b = details[message.b];
+      if (!a || !b) return { error: missing(a ? message.b : message.a) };
+      return { result: diffValues(a.values, b.values) };
+    }
+    return {
+      error:
+        `'${message.kind}' is not available in a read-only export: open the thread in ` +
+        "Jupyter with durable_debug.TimeTravel(graph, config) to fork, rerun or resume.",
+    };
+  };
+
+  /** @type {Model} */
+  const model = {
+    get: (name) => state[name],
+    set(name, value) {
+      if (state[name] === value) return;
+      state[name] = value;
+      emit(`change:${name}`, model, value);
+    },
+    on(name, fn) {
+      if (!handlers.has(name)) handlers.set(name, new Set());
+      handlers.get(name).add(fn);
+    },
+    off(name, fn) {
+      if (name == null) handlers.clear();
+      else if (fn == null) handlers.delete(name);
+      else handlers.get(name)?.delete(fn);
+    },
+    send(message) {
+      // Answer asynchronously, like a kernel would.
+      setTimeout(() => emit("msg:custom", { uuid: message.uuid, ...answer(message) }, []), 0);
+    },
+    save_changes() {},
+  };
+  return model;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checkpoint DAG
+
+/**
+ * Positions, edges and neighbour maps for a Dag: columns are depths, rows are lanes.
+ * @param {Dag} dag
+ * @param {typeof DAG_GEOMETRY} [geometry]
+ * @returns {DagLayout}
+ */
+export function layoutDag(dag, geometry = DAG_GEOMETRY) {
+  const { col, row, pad } = geometry;
+  const nodes = (dag && dag.nodes) || [];
+  const byId = new Map(nodes.map((node) => [node.id, node]));
+  const pos = new Map();
+  const children = new Map();
+  const lanes = new Map();
+  /** @type {DagNode[][]} */
+  const columns = [];
+  let maxDepth = 0;
+  let maxLane = 0;
+  for (const node of nodes) {
+    pos.set(node.id, { x: pad + node.depth * col, y: pad + node.lane * row });
+    maxDepth = Math.max(maxDepth, node.depth);
+    maxLane = Math.max(maxLane, node.lane);
+    if (!lanes.has(node.lane)) lanes.set(node.lane, []);
+    lanes.get(node.lane).push(node);
+    (columns[node.depth] ||= []).push(node);
+    if (node.parent != null && byId.has(node.parent)) {
+      if (!children.has(node.parent)) children.set(node.parent, []);
+      children.get(node.parent).push(node);
+    }
+  }
+  for (const laneNodes of lanes.values()) laneNodes.sort((a, b) => a.depth - b.depth);
+
+  const edges = [];
+  const forks = [];
+  for (const node of nodes) {
+    const from = node.parent != null ? pos.get(node.parent) : undefined;
+    if (!from) continue;
+    const to = pos.get(node.id);
+    if (from.y === to.y) {
+      edges.push(`M${from.x} ${from.y}H${to.x}`);
+    } else {
+      const bend = (to.x - from.x) / 2;
+      forks.push(`M${from.x} ${from.y}C${from.x + bend} ${from.y} ${to.x - bend} ${to.y} ${to.x} ${to.y}`);
+    }
+  }
+  const depth = Math.max(dag?.depth || 0, nodes.length ? maxDepth + 1 : 0);
+  const laneCount = Math.max(dag?.lanes || 0, nodes.length ? maxLane + 1 : 0);
+  return {
+    byId,
+    pos,
+    children,
+    lanes,
+    columns,
+    edgePath: edges.join(""),
+    forkPath: forks.join(""),
+    width: pad * 2 + Math.max(depth - 1, 0) * col,
+    height: pad * 2 + Math.max(laneCount - 1, 0) * row,
+  };
+}
+
+/**
+ * Draw `_dag` as one SVG: the edges as two paths, then the marks of the checkpoints near the
+ * visible area (`drawMarks`), so a thread of any length costs the same to show. Clicks and
+ * hovers are handled by delegation on the scroll container, never per mark.
+ * @param {View} view
+ */
+function drawDag(view) {
+  /** @type {Dag} */
+  const dag = view.model.get("_dag") || { thread_id: "", nodes: [], depth: 0, lanes: 0 };
+  const layout = layoutDag(dag);
+  const { radius } = DAG_GEOMETRY;
+  const svg = /** @type {SVGSVGElement} */ (view.doc.createElementNS(SVG_NS, "svg"));
+  svg.setAttribute("class", "dd-dag");
+  svg.setAttribute("width", String(layout.width));
+  svg.setAttribute("height", String(dag.nodes.length ? layout.height : 0));
+  svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
+  // Exposed for tools that scroll to a checkpoint that is not drawn yet (bench/widget_render.py).
+  for (const [name, value] of Object.entries(DAG_GEOMETRY)) svg.dataset[name] = String(value);
+  svg.innerHTML =
+    `<path class="dd-edges" d="${layout.edgePath}"/>` +
+    `<path class="dd-edges dd-fork-edges" d="${layout.forkPath}"/>` +
+    `<g class="dd-marks"></g>` +
+    `<circle class="dd-ring dd-ring-diff" r="${radius + 9}" visibility="hidden"/>` +
+    `<circle class="dd-ring dd-ring-selected" r="${radius + 7}" visibility="hidden"/>`;
+
+  const canvas = view.parts.dagCanvas;
+  canvas.style.width = `${layout.width}px`;
+  canvas.style.height = `${dag.nodes.length ? layout.height : 0}px`;
+  if (view.svg) view.svg.replaceWith(svg);
+  else canvas.prepend(svg);
+  const firstDraw = view.layout === null;
+  view.svg = svg;
+  view.layout = layout;
+  view.drawnArea = null;
+  hideTooltip(view);
+
+  view.parts.dagScroll.dataset.empty = dag.nodes.length ? "false" : "true";
+  if (!layout.byId.has(view.selected)) view.selected = "";
+  if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
+  drawStatus(view);
+  // At first show the selection (else the latest checkpoint); follow new ones while a rerun runs.
+  const latest = dag.nodes.find((node) => node.is_latest);
+  const latestId = latest ? latest.id : "";
+  const focus = view.model.get("_running") ? latestId : firstDraw ? view.selected || latestId : view.selected;
+  if (focus) scrollToCheckpoint(view, focus);
+  drawMarks(view);
+}
+
+/**
+ * (Re)draw the marks around the visible part of the DAG: the visible area plus one screen on
+ * every side, so scrolling redraws only once the user leaves that margin.
+ * @param {View} view
+ */
+function drawMarks(view) {
+  if (!view.svg || !view.layout) return;
+  const visible = visibleArea(view);
+  if (view.drawnArea && contains(view.drawnArea, visible)) return;
+  const width = visible.right - visible.left;
+  const height = visible.bottom - visible.top;
+  const area = {
+    left: visible.left - width,
+    right: visible.right + width,
+    top: visible.top - height,
+    bottom: visible.bottom + height,
+  };
+  const { radius } = DAG_GEOMETRY;
+  const markup = nodesInArea(view.layout, area).map((node) =>
+    markMarkup(node, view.layout.pos.get(node.id), radius),
+  );
+  view.svg.querySelector(".dd-marks").innerHTML = markup.join("");
+  view.drawnArea = area;
+  placeRings(view);
+}
+
+/**
+ * The part of the DAG the user can see. Before the browser has laid the widget out (or in a
+ * DOM without layout), assume a large screen at the current scroll position.
+ * @param {View} view
+ * @returns {Area}
+ */
+function visibleArea(view) {
+  const box = view.parts.dagScroll;
+  const width = box.clientWidth || 1600;
+  const height = box.clientHeight || 800;
+  return {
+    left: box.scrollLeft,
+    top: box.scrollTop,
+    right: box.scrollLeft + width,
+    bottom: box.scrollTop + height,
+  };
+}
+
+/**
+ * The checkpoints whose marks fall inside an area of the SVG.
+ * @param {DagLayout} layout
+ * @param {Area} area
+ * @returns {DagNode[]}
+ */
+export function nodesInArea(layout, area) {
+  const { col, pad } = DAG_GEOMETRY;
+  const first = Math.max(0, Math.floor((area.left - pad) / col) - 1);
+  const last = Math.min(layout.columns.length - 1, Math.ceil((area.right - pad) / col) + 1);
+  const out = [];
+  for (let depth = first; depth <= last; depth++) {
+    for (const node of layout.columns[depth] || []) {
+      const at = layout.pos.get(node.id);
+      if (at.y >= area.top - pad && at.y <= area.bottom + pad) out.push(node);
+    }
+  }
+  return out;
+}
+
+/** @param {Area} outer @param {Area} inner */
+function contains(outer, inner) {
+  return (
+    inner.left >= outer.left &&
+    inner.right <= outer.right &&
+    inner.top >= outer.top &&
+    inner.bottom <= outer.bottom
+  );
+}
+
+/** Redraw marks at most once per frame while the user scrolls. @param {View} view */
+function scheduleMarks(view) {
+  if (view.frame) return;
+  const win = view.doc.defaultView;
+  const raf =
+    win && typeof win.requestAnimationFrame === "function"
+      ? (fn) => win.requestAnimationFrame(fn)
+      : (fn) => setTimeout(fn, 16);
+  const cancel =
+    win && typeof win.cancelAnimationFrame === "function"
+      ? (id) => win.cancelAnimationFrame(id)
+      : (id) => clearTimeout(id);
+  const id = raf(() => {
+    view.frame = null;
+    drawMarks(view);
+  });
+  view.frame = { cancel: () => cancel(id) };
+}
+
+/**
+ * SVG markup of one checkpoint's mark: a shape per source with its letter, the step above, the
+ * writers below, badges for interrupts and errors, a ring on branch heads.
+ * @param {DagNode} node
+ * @param {{x: number, y: number}} at
+ * @param {number} r
+ */
+function markMarkup(node, at, r) {
+  const classes = ["dd-mark", `dd-src-${SOURCE_LETTER[node.source] ? node.source : "loop"}`];
+  if (node.interrupts > 0) classes.push("dd-has-interrupt");
+  if (node.errors > 0) classes.push("dd-has-error");
+  if (node.is_head) classes.push("dd-head");
+  if (node.is_latest) classes.push("dd-latest");
+  const parts = [
+    `<g class="${classes.join(" ")}" data-id="${escapeXml(node.id)}" transform="translate(${at.x} ${at.y})">`,
+  ];
+  if (node.is_head) parts.push(`<circle class="dd-head-ring" r="${r + 4}"/>`);
+  parts.push(shapeMarkup(node.source, r));
+  parts.push(`<text class="dd-letter" dy="0.35em">${SOURCE_LETTER[node.source] || "?"}</text>`);
+  parts.push(`<text class="dd-step" y="${-r - 11}">${escapeXml(node.step)}</text>`);
+  if (node.writers && node.writers.length) {
+    parts.push(
+      `<text class="dd-writers" y="${r + 19}">${escapeXml(truncate(node.writers.join(","), 10))}</text>`,
+    );
+  }
+  if (node.interrupts > 0) {
+    parts.push(
+      `<g class="dd-badge dd-badge-interrupt" transform="translate(${r} ${-r})">` +
+        `<circle r="6"/><text dy="0.35em">${node.interrupts}</text></g>`,
+    );
+  }
+  if (node.errors > 0) {
+    parts.push(
+      `<g class="dd-badge dd-badge-error" transform="translate(${-r} ${-r})">` +
+        `<circle r="6"/><text dy="0.35em">!</text></g>`,
+    );
+  }
+  if (node.is_latest) parts.push(`<text class="dd-latest-label" y="${r + 31}">latest</text>`);
+  parts.push("</g>");
+  return parts.join("");
+}
+
+/** @param {string} source @param {number} r */
+function shapeMarkup(source, r) {
+  if (source === "input")
+    return `<rect class="dd-shape" x="${-r}" y="${-r}" width="${2 * r}" height="${2 * r}" rx="2"/>`;
+  if (source === "update")
+    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} 0 0 ${r + 2} ${-r - 2} 0"/>`;
+  if (source === "fork")
+    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}"/>`;
+  return `<circle class="dd-shape" r="${r}"/>`;
+}
+
+/** Move the selection and diff rings onto their checkpoints. @param {View} view */
+function placeRings(view) {
+  if (!view.svg || !view.layout) return;
+  const rings = [
+    [view.svg.querySelector(".dd-ring-selected"), view.selected],
+    [view.svg.querySelector(".dd-ring-diff"), view.diffTarget],
+  ];
+  for (const [ring, id] of rings) {
+    if (!ring) continue;
+    const at = id ? view.layout.pos.get(id) : undefined;
+    ring.setAttribute("visibility", at ? "visible" : "hidden");
+    if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
+  }
+  for (const old of view.svg.querySelectorAll(".dd-mark[aria-current]")) old.removeAttribute("aria-current");
+  const mark = view.selected ? markElement(view, view.selected) : null;
+  if (mark) mark.setAttribute("aria-current", "true");
+}
+
+/** @param {View} view @param {string} id */
+function markElement(view, id) {
+  if (!view.svg) return null;
+  for (const mark of view.svg.querySelectorAll(".dd-mark")) {
+    if (mark.getAttribute("data-id") === id) return mark;
+  }
+  return null;
+}
+
+/** Scroll the DAG so that a checkpoint is in view. @param {View} view @param {string} id */
+function scrollToCheckpoint(view, id) {
+  const at = view.layout && view.layout.pos.get(id);
+  const box = view.parts.dagScroll;
+  if (!at) return;
+  if (!box.clientWidth) {
+    view.pendingScroll = id; // not laid out yet: the ResizeObserver scrolls once it is
+    return;
+  }
+  view.pendingScroll = "";
+  const margin = DAG_GEOMETRY.col;
+  if (at.x < box.scrollLeft + margin || at.x > box.scrollLeft + box.clientWidth - margin) {
+    box.scrollLeft = Math.max(0, at.x - box.clientWidth / 2);
+  }
+  if (at.y < box.scrollTop + margin / 2 || at.y > box.scrollTop + box.clientHeight - margin / 2) {
+    box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
+  }
+}
+
+/** The checkpoint id under an event target, if any. @param {EventTarget | null} target */
+function checkpointAt(target) {
+  const el = /** @type {Element | null} */ (target && /** @type {any} */ (target).closest ? target : null);
+  const mark = el ? el.closest(".dd-mark") : null;
+  return mark ? mark.getAttribute("data-id") || "" : "";
+}
+
+/**
+ * Click selects; shift-click diffs against the selected checkpoint.
+ * @param {View} view @param {MouseEvent} event
+ */
+function onDagClick(view, event) {
+  const id = checkpointAt(event.target);
+  if (!id) return;
+  if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
+  else selectCheckpoint(view, id);
+}
+
+/** Arrow keys walk the DAG. @param {View} view @param {KeyboardEvent} event */
+function onDagKey(view, event) {
+  if (!view.layout || !event.key.startsWith("Arrow")) return;
+  const next = neighbour(view.layout, view.selected, event.key);
+  event.preventDefault();
+  if (next && next !== view.selected) {
+    selectCheckpoint(view, next);
+    scrollToCheckpoint(view, next);
+  }
+}
+
+/**
+ * The checkpoint an arrow key leads to: left = parent, right = child (same lane first),
+ * up/down = the nearest checkpoint (by depth) in the neighbouring lane. With nothing selected,
+ * any arrow picks the latest checkpoint.
+ * @param {DagLayout} layout
+ * @param {string} id
+ * @param {string} key
+ * @returns {string} "" when there is nowhere to go
+ */
+export function neighbour(layout, id, key) {
+  const node = layout.byId.get(id);
+  if (!node) {
+    for (const candidate of layout.byId.values()) if (candidate.is_latest) return candidate.id;
+    const first = layout.byId.keys().next();
+    return first.done ? "" : first.value;
+  }
+  if (key === "ArrowLeft") return node.parent != null && layout.byId.has(node.parent) ? node.parent : "";
+  if (key === "ArrowRight") {
+    const kids = layout.children.get(node.id) || [];
+    const sameLane = kids.find((kid) => kid.lane === node.lane);
+    return (sameLane || kids[0] || { id: "" }).id;
+  }
+  if (key !== "ArrowUp" && key !== "ArrowDown") return "";
+  const laneNumbers = [...layout.lanes.keys()].sort((a, b) => a - b);
+  const at = laneNumbers.indexOf(node.lane) + (key === "ArrowUp" ? -1 : 1);
+  const lane = layout.lanes.get(laneNumbers[at]);
+  if (!lane) return "";
+  let best = lane[0];
+  for (const candidate of lane) {
+    if (Math.abs(candidate.depth - node.depth) < Math.abs(best.depth - node.depth)) best = candidate;
+  }
+  return best.id;
+}
+
+/**
+ * Show `next` and the writers of the checkpoint under the pointer.
+ * @param {View} view @param {EventTarget | null} target
+ */
+function showTooltip(view, target) {
+  const id = checkpointAt(target);
+  const node = id && view.layout ? view.layout.byId.get(id) : undefined;
+  if (!node) return hideTooltip(view);
+  const at = view.layout.pos.get(id);
+  const tip = view.parts.tooltip;
+  const lines = [
+    `step ${node.step} · ${node.source} · …${shortId(node.id)}`,
+    `next: ${node.next && node.next.length ? node.next.join(", ") : "(end)"}`,
+  ];
+  if (node.writers && node.writers.length) lines.push(`written by: ${node.writers.join(", ")}`);
+  if (node.interrupts) lines.push(`${plural(node.interrupts, "pending interrupt")}`);
+  if (node.errors) lines.push(`${plural(node.errors, "failed task")}`);
+  if (node.is_latest) lines.push("latest checkpoint of the thread");
+  else if (node.is_head) lines.push("head of its branch");
+  tip.textContent = lines.join("\n");
+  tip.hidden = false;
+  // Below the mark, unless that would leave the visible part of the graph.
+  const box = view.parts.dagScroll;
+  const below = at.y + DAG_GEOMETRY.radius + 4;
+  const fitsBelow = !box.clientHeight || below + tip.offsetHeight <= box.scrollTop + box.clientHeight;
+  tip.style.left = `${at.x + DAG_GEOMETRY.radius + 8}px`;
+  tip.style.top = `${fitsBelow ? below : Math.max(0, at.y - DAG_GEOMETRY.radius - 4 - tip.offsetHeight)}px`;
+}
+
+/** @param {View} view */
+function hideTooltip(view) {
+  view.parts.tooltip.hidden = true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selecting and diffing
+
+/**
+ * Highlight a checkpoint at once, then ask Python for its detail.
+ * @param {View} view
+ * @param {string} id
+ */
+function selectCheckpoint(view, id) {
+  view.diffTarget = "";
+  showSelected(view, id, false);
+  const ticket = ++view.selectTicket;
+  view.parts.detail.classList.add("dd-loading");
+  view.requests.request("select", { checkpoint_id: id }).then(
+    (detail) => {
+      if (ticket !== view.selectTicket) return; // the user has moved on
+      view.parts.detail.classList.remove("dd-loading");
+      clearRequestError(view);
+      drawDetail(view, detail);
+    },
+    (error) => {
+      if (ticket !== view.selectTicket) return;
+      view.parts.detail.classList.remove("dd-loading");
+      showRequestError(view, error);
+    },
+  );
+}
+
+/**
+ * Move the selection ring; scroll to it unless the user just clicked it (the mouse is there).
+ * @param {View} view @param {string} id @param {boolean} [scroll]
+ */
+function showSelected(view, id, scroll = true) {
+  if (view.selected === id) return;
+  view.selected = id;
+  placeRings(view);
+  if (id && scroll) scrollToCheckpoint(view, id);
+}
+
+/**
+ * Diff two checkpoints and show the per-channel table.
+ * @param {View} view @param {string} a @param {string} b
+ */
+function requestDiff(view, a, b) {
+  view.diffTarget = b;
+  placeRings(view);
+  const ticket = ++view.diffTicket;
+  view.requests.request("diff", { a, b }).then(
+    (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
+    (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error),
+  );
+}
+
+/**
+ * Per-channel changes from `a` to `b`: the standalone page's answer to a `diff` request.
+ * @param {Record<string, any>} a
+ * @param {Record<string, any>} b
+ * @returns {DiffEntry[]}
+ */
+export function diffValues(a, b) {
+  const before = a || {};
+  const after = b || {};
+  const channels = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  /** @type {DiffEntry[]} */
+  const entries = [];
+  for (const channel of channels) {
+    const inA = Object.prototype.hasOwnProperty.call(before, channel);
+    const inB = Object.prototype.hasOwnProperty.call(after, channel);
+    if (inA && !inB) entries.push({ channel, change: "removed", old: before[channel], new: null });
+    else if (!inA && inB) entries.push({ channel, change: "added", old: null, new: after[channel] });
+    else if (!sameJson(before[channel], after[channel])) {
+      entries.push({ channel, change: "changed", old: before[channel], new: after[channel] });
+    }
+  }
+  return entries;
+}
+
+/** Deep equality of JSON values (object key order ignored). @param {any} x @param {any} y */
+function sameJson(x, y) {
+  if (x === y) return true;
+  if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+  if (Array.isArray(x) !== Array.isArray(y)) return false;
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  if (kx.length !== ky.length) return false;
+  return kx.every((k) => Object.prototype.hasOwnProperty.call(y, k) && sameJson(x[k], y[k]));
+}
+
+/**
+ * @param {View} view @param {string} a @param {string} b
+ * @param {DiffEntry[] | null} entries @param {Error} [error]
+ */
+function drawDiff(view, a, b, entries, error) {
+  const h = hyperscript(view.doc);
+  const box = view.parts.diff;
+  box.hidden = false;
+  const title = h(
+    "div",
+    { class: "dd-panel-head" },
+    h(
+      "h4",
+      {},
+      "Diff ",
+      h("code", { title: a }, `…${shortId(a)}`),
+      " → ",
+      h("code", { title: b }, `…${shortId(b)}`),
+    ),
+    h("button", { class: "dd-button dd-small", type: "button", "data-action": "close-diff" }, "Close"),
+  );
+  if (error) {
+    box.replaceChildren(title, h("p", { class: "dd-inline-error", role: "alert" }, error.message));
+    return;
+  }
+  if (!entries || !entries.length) {
+    box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
+    return;
+  }
+  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
+  const rows = entries.map((entry) =>
+    h(
+      "tr",
+      { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
+      cell(h, entry.channel, "dd-channel"),
+      cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
+      cell(h, json(entry.old, entry.change !== "added")),
+      cell(h, json(entry.new, entry.change !== "removed")),
+    ),
+  );
+  box.replaceChildren(title, table(h, "dd-diff-table", ["channel", "change", "old", "new"], rows));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The selected checkpoint's detail
+
+/**
+ * Draw a Detail: state, next, interrupts, blob versions, tasks and their writes, metadata, and
+ * (unless read-only) the fork and rerun controls. Drawing the same detail twice is a no-op, as
+ * Python both answers `select` and sets `_detail`.
+ * @param {View} view
+ * @param {Detail | null} detail
+ * @param {boolean} [force] redraw even if this detail is already shown
+ */
+function drawDetail(view, detail, force = false) {
+  const box = view.parts.detail;
+  const drawn = box.childElementCount > 0;
+  if (!force && drawn && detail === view.detail) return;
+  const key = detail ? JSON.stringify(detail) : "";
+  if (!force && drawn && key === view.detailKey) return;
+  view.detail = detail || null;
+  view.detailKey = key;
+  view.editors.clear();
+  const h = hyperscript(view.doc);
+  if (!detail) {
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Click a checkpoint to see its state. Shift-click another to diff the two.",
+      ),
+    );
+    return;
+  }
+  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id))
+    showSelected(view, detail.id);
+  const readonly = isReadonly(view);
+  box.replaceChildren(
+    drawDetailHeader(view, detail, readonly),
+    section(h, "State", "dd-state", drawValues(view, detail, readonly)),
+    section(
+      h,
+      "Next",
+      "dd-next",
+      detail.next && detail.next.length
+        ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name))))
+        : h("span", { class: "dd-empty" }, "nothing: the run ends here"),
+    ),
+    ...(detail.interrupts && detail.interrupts.length
+      ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))]
+      : []),
+    section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
+    section(
+      h,
+      "Tasks and pending writes",
+      "dd-tasks",
+      drawTasks(view, detail.tasks || [], detail.writes || []),
+    ),
+    section(
+      h,
+      "Metadata",
+      "dd-metadata",
+      drawJson(view, detail.metadata || {}, 1),
+      h("div", { class: "dd-subhead" }, "config"),
+      drawJson(view, detail.config || {}, 0),
+    ),
+  );
+}
+
+/**
+ * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
+ * @param {...Node} body
+ */
+function section(h, title, cls, ...body) {
+  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
+}
+
+/** @param {View} view @param {Detail} detail @param {boolean} readonly */
+function drawDetailHeader(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const header = h(
+    "header",
+    { class: "dd-detail-head", "data-id": detail.id },
+    h(
+      "div",
+      { class: "dd-detail-title" },
+      h("span", { class: `dd-pill dd-src-${detail.source}` }, detail.source),
+      h("strong", {}, `step ${detail.step}`),
+      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id),
+    ),
+    h(
+      "div",
+      { class: "dd-detail-sub" },
+      detail.created_at || "",
+      detail.parent
+        ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`))
+        : "",
+    ),
+  );
+  if (!readonly) {
+    header.append(
+      h(
+        "div",
+        { class: "dd-actions" },
+        h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
+        h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true }),
+      ),
+    );
+  }
+  return header;
+}
+
+/**
+ * The reassembled state: one collapsible JSON tree per channel; editable channels get an Edit
+ * button, and the fork bar sends the edited ones.
+ * @param {View} view @param {Detail} detail @param {boolean} readonly
+ */
+function drawValues(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const values = detail.values || {};
+  const editable = readonly ? [] : detail.editable || [];
+  const channels = [...new Set([...Object.keys(values), ...editable])];
+  const rows = channels.map((channel) => {
+    const has = Object.prototype.hasOwnProperty.call(values, channel);
+    return h(
+      "div",
+      { class: "dd-channel-row", "data-channel": channel },
+      h(
+        "div",
+        { class: "dd-channel-head" },
+        h("span", { class: "dd-channel" }, channel),
+        editable.includes(channel)
+          ? h(
+              "button",
+              { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel },
+              "Edit",
+            )
+          : "",
+      ),
+      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"),
+    );
+  });
+  const list = h(
+    "div",
+    { class: "dd-values" },
+    ...(rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]),
+  );
+  if (readonly || !editable.length) return list;
+  const asNode = h(
+    "select",
+    { class: "dd-as-node", "aria-label": "as node" },
+    h("option", { value: "" }, "(no node)"),
+    ...(detail.nodes || []).map((name) => h("option", { value: name }, name)),
+  );
+  return h(
+    "div",
+    {},
+    list,
+    h(
+      "div",
+      { class: "dd-fork-bar" },
+      h("label", {}, "as node ", asNode),
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
+      h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true }),
+    ),
+  );
+}
+
+/**
+ * Pending interrupts with their ids and values; unless read-only, one answer box per id.
+ * @param {View} view @param {InterruptInfo[]} interrupts @param {boolean} readonly
+ */
+function drawInterrupts(view, interrupts, readonly) {
+  const h = hyperscript(view.doc);
+  const items = interrupts.map((item) =>
+    h(
+      "div",
+      { class: "dd-interrupt", "data-interrupt-id": item.id },
+      h(
+        "div",
+        { class: "dd-interrupt-head" },
+        h("code", { class: "dd-interrupt-id" }, item.id),
+        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : "",
+      ),
+      drawJson(view, item.value, 2),
+      readonly
+        ? ""
+        : h("textarea", {
+            class: "dd-answer",
+            rows: "2",
+            spellcheck: "false",
+            "data-interrupt-id": item.id,
+            placeholder: 'answer as JSON, e.g. "yes" or {"approved": true}',
+            "aria-label": `answer to interrupt ${item.id}`,
+          }),
+    ),
+  );
+  if (readonly) return h("div", {}, ...items);
+  return h(
+    "div",
+    {},
+    ...items,
+    h(
+      "div",
+      { class: "dd-resume-bar" },
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
+      h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true }),
+    ),
+  );
+}
+
+/**
+ * The blob versions table: per channel its version, whether the blob was written here or is
+ * shared with the parent, and its size.
+ * @param {View} view @param {Blob[]} blobs
+ */
+function drawBlobs(view, blobs) {
+  const h = hyperscript(view.doc);
+  if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
+  const fresh = blobs.filter((blob) => blob.status === "new").length;
+  const rows = blobs.map((blob) =>
+    h(
+      "tr",
+      { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
+      cell(h, blob.channel, "dd-channel"),
+      cell(h, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
+      cell(
+        h,
+        h(
+          "span",
+          { class: `dd-pill dd-blob-${blob.status}` },
+          blob.status === "new" ? "new here" : "shared with parent",
+        ),
+      ),
+      cell(h, formatBytes(blob.size), "dd-num"),
+    ),
+  );
+  return h(
+    "div",
+    {},
+    table(h, "dd-blob-table", ["channel", "version", "blob", "size"], rows),
+    h(
+      "p",
+      { class: "dd-muted dd-blob-summary" },
+      `${fresh} of ${plural(blobs.length, "blob")} written at this checkpoint`,
+    ),
+  );
+}
+
+/**
+ * The next step's tasks — errors, interrupts, results — each with its pending writes.
+ * @param {View} view @param {Task[]} tasks @param {Write[]} writes
+ */
+function drawTasks(view, tasks, writes) {
+  const h = hyperscript(view.doc);
+  /** @type {Map<string, Write[]>} */
+  const byTask = new Map();
+  for (const write of writes) {
+    if (!byTask.has(write.task_id)) byTask.set(write.task_id, []);
+    byTask.get(write.task_id).push(write);
+  }
+  const known = new Set(tasks.map((task) => task.id));
+  const orphans = [...byTask.keys()].filter((id) => !known.has(id));
+  if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
+
+  const writesTable = (list) =>
+    list && list.length
+      ? table(
+          h,
+          "dd-writes-table",
+          null,
+          list.map((write) =>
+            h(
+              "tr",
+              { "data-channel": write.channel },
+              cell(h, write.channel, "dd-channel"),
+              cell(h, drawJson(view, write.value, 0)),
+            ),
+          ),
+        )
+      : h("div", { class: "dd-muted" }, "no pending writes");
+  const items = tasks.map((task) =>
+    h(
+      "div",
+      { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
+      h(
+        "div",
+        { class: "dd-task-head" },
+        h("strong", {}, task.name),
+        h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
+        task.interrupts && task.interrupts.length
+          ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt"))
+          : "",
+        task.error ? h("span", { class: "dd-pill dd-pill-error" }, "error") : "",
+      ),
+      task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
+      task.result != null
+        ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0))
+        : "",
+      writesTable(byTask.get(task.id)),
+    ),
+  );
+  for (const id of orphans) {
+    items.push(
+      h(
+        "div",
+        { class: "dd-task", "data-task-id": id },
+        h(
+          "div",
+          { class: "dd-task-head" },
+          h("strong", {}, byTask.get(id)[0].node || "task"),
+          h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`),
+        ),
+        writesTable(byTask.get(id)),
+      ),
+    );
+  }
+  return h("div", { class: "dd-task-list" }, ...items);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actions: fork, rerun, resume, stop, copy (one delegated click handler on the root)
+
+/** @param {View} view @param {MouseEvent} event */
+function onAction(view, event) {
+  const target = /** @type {Element} */ (event.target);
+  const button = target && target.closest ? target.closest("[data-action]") : null;
+  if (!button || !view.root.contains(button)) return;
+  const action = button.getAttribute("data-action");
+  if (action === "edit") toggleEditor(view, button.getAttribute("data-channel") || "");
+  else if (action === "fork") fork(view);
+  else if (action === "rerun") rerun(view);
+  else if (action === "resume") resume(view);
+  else if (action === "stop") stop(view);
+  else if (action === "copy") copyCode(view, button);
+  else if (action === "close-diff") closeDiff(view);
+}
+
+/**
+ * Open (or close) a JSON editor for one channel, prefilled with its current value.
+ * @param {View} view @param {string} channel
+ */
+function toggleEditor(view, channel) {
+  const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
+    (el) => el.getAttribute("data-channel") === channel,
+  );
+  if (!row || !view.detail) return;
+  const open = view.editors.get(channel);
+  if (open) {
+    open.remove();
+    view.editors.delete(channel);
+    return;
+  }
+  const values = view.detail.values || {};
+  const text = Object.prototype.hasOwnProperty.call(values, channel)
+    ? JSON.stringify(values[channel], null, 2)
+    : "";
+  const editor = hyperscript(view.doc)("textarea", {
+    class: "dd-editor",
+    spellcheck: "false",
+    "data-channel": channel,
+    rows: String(Math.min(12, Math.max(2, text.split("\n").length))),
+    "aria-label": `new value of ${channel} as JSON`,
+  });
+  editor.value = text;
+  editor.defaultValue = text;
+  row.append(editor);
+  view.editors.set(channel, editor);
+  editor.focus();
+}
+
+/**
+ * Send the edited channels as JSON text. Only editors whose text changed are sent.
+ * @param {View} view
+ */
+function fork(view) {
+  const detail = view.detail;
+  const errorSlot = view.parts.detail.querySelector(".dd-fork-error");
+  if (!detail) return;
+  /** @type {Record<string, string>} */
+  const edits = {};
+  for (const [channel, editor] of view.editors) {
+    if (editor.value !== editor.defaultValue) edits[channel] = editor.value;
+  }
+  const select = /** @type {HTMLSelectElement | null} */ (view.parts.detail.querySelector(".dd-as-node"));
+  const asNode = select && select.value ? select.value : null;
+  if (!Object.keys(edits).length && !asNode) {
+    return setInline(
+      errorSlot,
+      "Nothing to fork: press Edit on a channel and change its value, or choose a node.",
+    );
+  }
+  setInline(errorSlot, "");
+  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode }, errorSlot);
+}
+
+/** @param {View} view */
+function rerun(view) {
+  if (!view.detail) return;
+  const slot = view.parts.detail.querySelector(".dd-rerun-error");
+  runAction(view, "rerun", { checkpoint_id: view.detail.id }, slot);
+}
+
+/** Send one answer per filled interrupt box. @param {View} view */
+function resume(view) {
+  if (!view.detail) return;
+  const slot = view.parts.detail.querySelector(".dd-resume-error");
+  /** @type {Record<string, string>} */
+  const answers = {};
+  for (const box of view.parts.detail.querySelectorAll("textarea.dd-answer")) {
+    const text = /** @type {HTMLTextAreaElement} */ (box).value;
+    if (text.trim()) answers[box.getAttribute("data-interrupt-id") || ""] = text;
+  }
+  if (!Object.keys(answers).length) {
+    return setInline(slot, "Type an answer (JSON) for at least one interrupt, then press Resume.");
+  }
+  runAction(view, "resume", { checkpoint_id: view.detail.id, answers }, slot);
+}
+
+/** @param {View} view */
+function stop(view) {
+  view.requests.request("stop").catch((error) => showRequestError(view, error));
+}
+
+/**
+ * Send an action request; disable its button while it is pending; show a refusal next to it.
+ * @param {View} view @param {string} kind @param {object} fields @param {Element | null} errorSlot
+ */
+function runAction(view, kind, fields, errorSlot) {
+  const button = view.parts.detail.querySelector(`[data-action="${kind}"]`);
+  if (button) button.setAttribute("disabled", "");
+  setInline(errorSlot, "");
+  view.requests.request(kind, fields).then(
+    () => {
+      if (button) button.removeAttribute("disabled");
+    },
+    (error) => {
+      if (button) button.removeAttribute("disabled");
+      setInline(errorSlot, error.message);
+    },
+  );
+}
+
+/** @param {Element | null} slot @param {string} message */
+function setInline(slot, message) {
+  if (!slot) return;
+  slot.textContent = message;
+  /** @type {HTMLElement} */ (slot).hidden = !message;
+}
+
+/** @param {View} view */
+function closeDiff(view) {
+  view.parts.diff.hidden = true;
+  view.parts.diff.replaceChildren();
+  view.diffTarget = "";
+  placeRings(view);
+}
+
+/** @param {View} view @param {Error} error */
+function showRequestError(view, error) {
+  view.requestError = error.message;
+  drawStatus(view);
+}
+
+/** @param {View} view */
+function clearRequestError(view) {
+  if (!view.requestError) return;
+  view.requestError = "";
+  drawStatus(view);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Status line, topology, code
+
+/** Thread, running indicator, status text, Stop button, errors. @param {View} view */
+function drawStatus(view) {
+  const { parts, model } = view;
+  const dag = model.get("_dag");
+  const count = dag && dag.nodes ? dag.nodes.length : 0;
+  const lanes = dag && dag.lanes ? dag.lanes : 0;
+  const thread = model.get("_thread_id") || (dag && dag.thread_id) || "?";
+  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  const running = Boolean(model.get("_running"));
+  parts.running.hidden = !running;
+  parts.stop.hidden = !running || isReadonly(view);
+  parts.status.textContent = model.get("_status") || "";
+  const messages = [model.get("_error"), view.requestError].filter(Boolean);
+  parts.error.textContent = messages.join("\n");
+  parts.error.hidden = !messages.length;
+}
+
+/**
+ * The graph's nodes and edges with execution counts; re-executed nodes are highlighted. Uses
+ * Python's graphviz drawing when there is one, and draws from x/y otherwise.
+ * @param {View} view @param {Topology | null} topology
+ */
+function drawTopology(view, topology) {
+  const h = hyperscript(view.doc);
+  const box = view.parts.topology;
+  if (!topology || !topology.nodes) {
+    box.replaceChildren(h("span", { class: "dd-empty" }, "no topology"));
+    return;
+  }
+  const picture = h("div", { class: "dd-topology-picture" });
+  // The svg comes from our own Python side (graphviz output), never from channel values.
+  if (topology.svg) picture.innerHTML = topology.svg;
+  else picture.innerHTML = topologyMarkup(topology, view.uid);
+  const ran = topology.nodes.filter((node) => node.count || node.reruns);
+  const counts = table(
+    h,
+    "dd-count-table",
+    null,
+    ran.map((node) =>
+      h(
+        "tr",
+        { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
+        cell(h, node.id),
+        cell(h, `×${node.count}`, "dd-num"),
+        cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted"),
+      ),
+    ),
+  );
+  box.replaceChildren(picture, counts);
+}
+
+/**
+ * SVG markup for a Topology laid out by Python (x, y are node centres).
+ * @param {Topology} topology @param {string} uid unique per view, for the arrow marker's id
+ */
+export function topologyMarkup(topology, uid = "dd") {
+  const size = new Map(
+    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]),
+  );
+  const at = new Map(topology.nodes.map((node) => [node.id, node]));
+  const marker = `${uid}-arrow`;
+  const edges = topology.edges.map((edge) => {
+    const a = at.get(edge.source);
+    const b = at.get(edge.target);
+    if (!a || !b) return "";
+    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
+    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
+    return (
+      `<line class="dd-topo-edge${edge.conditional ? " dd-conditional" : ""}" x1="${x1}" y1="${y1}" ` +
+      `x2="${x2}" y2="${y2}" marker-end="url(#${marker})"/>`
+    );
+  });
+  const nodes = topology.nodes.map((node) => {
+    const { w, h } = size.get(node.id);
+    const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
+    const label = node.count ? `${node.id} ×${node.count}` : node.id;
+    return (
+      `<g class="${cls}" data-node="${escapeXml(node.id)}" transform="translate(${node.x} ${node.y})">` +
+      `<rect x="${-w / 2}" y="${-h / 2}" width="${w}" height="${h}" rx="6"/>` +
+      `<text dy="0.35em">${escapeXml(label)}</text></g>`
+    );
+  });
+  const width = Math.max(topology.width || 0, 1);
+  const height = Math.max(topology.height || 0, 1);
+  return (
+    `<svg class="dd-topology-svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">` +
+    `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto">` +
+    `<path d="M0 0L10 5L0 10z"/></marker></defs>${edges.join("")}${nodes.join("")}</svg>`
+  );
+}
+
+/**
+ * Where the segment from (x0, y0) to the centre of a box at (x, y) enters the box.
+ * @param {number} x0 @param {number} y0 @param {number} x @param {number} y
+ * @param {{w: number, h: number}} box
+ * @returns {[number, number]}
+ */
+function clipToBox(x0, y0, x, y, box) {
+  const dx = x0 - x;
+  const dy = y0 - y;
+  if (!dx && !dy) return [x, y];
+  const scale = 1 / Math.max(Math.abs(dx) / (box.w / 2), Math.abs(dy) / (box.h / 2));
+  return [round1(x + dx * Math.min(scale, 1)), round1(y + dy * Math.min(scale, 1))];
+}
+
+/**
+ * The Python equivalent of every action done in the UI, each with a copy button.
+ * @param {View} view @param {CodeEntry[]} entries
+ */
+function drawCode(view, entries) {
+  const h = hyperscript(view.doc);
+  if (!entries.length) {
+    view.parts.code.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Each fork, rerun and resume shows its Python here, to replay a session as code.",
+      ),
+    );
+    return;
+  }
+  view.parts.code.replaceChildren(
+    ...entries.map((entry, index) =>
+      h(
+        "div",
+        { class: "dd-code-entry", "data-index": String(index) },
+        h(
+          "div",
+          { class: "dd-code-head" },
+          h("span", { class: "dd-pill" }, entry.action),
+          h(
+            "button",
+            {
+              class: "dd-button dd-small",
+              type: "button",
+              "data-action": "copy",
+              "data-index": String(index),
+            },
+            "Copy",
+          ),
+        ),
+        h("pre", { class: "dd-code-text" }, entry.code),
+      ),
+    ),
+  );
+}
+
+/** @param {View} view @param {Element} button */
+function copyCode(view, button) {
+  const entries = view.model.get("_code") || [];
+  const entry = entries[Number(button.getAttribute("data-index"))];
+  if (!entry) return;
+  const done = (label) => {
+    button.textContent = label;
+    later(
+      view,
+      () => {
+        button.textContent = "Copy";
+      },
+      1500,
+    );
+  };
+  const clipboard = globalThis.navigator && globalThis.navigator.clipboard;
+  if (clipboard && typeof clipboard.writeText === "function") {
+    clipboard.writeText(entry.code).then(
+      () => done("Copied"),
+      () => selectCode(view, button, done),
+    );
+  } else {
+    selectCode(view, button, done);
+  }
+}
+
+/**
+ * No clipboard (e.g. an insecure context): select the code so Ctrl+C copies it.
+ * @param {View} view @param {Element} button @param {(label: string) => void} done
+ */
+function selectCode(view, button, done) {
+  const pre = button.closest(".dd-code-entry")?.querySelector("pre");
+  const selection = view.doc.getSelection && view.doc.getSelection();
+  if (pre && selection) {
+    selection.selectAllChildren(pre);
+    done("Selected: press Ctrl+C");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON tree
+
+/**
+ * A collapsible tree for a JSON value. Levels below `openDepth` start closed and are built
+ * only when opened.
+ * @param {View} view @param {any} value @param {number} openDepth @param {number} [depth]
+ * @returns {Node}
+ */
+function drawJson(view, value, openDepth, depth = 0) {
+  const h = hyperscript(view.doc);
+  if (value === null || value === undefined) return h("span", { class: "dd-json dd-json-null" }, "null");
+  if (typeof value === "string") return h("span", { class: "dd-json dd-json-string" }, JSON.stringify(value));
+  if (typeof value === "number") return h("span", { class: "dd-json dd-json-number" }, String(value));
+  if (typeof value === "boolean") return h("span", { class: "dd-json dd-json-boolean" }, String(value));
+  const isArray = Array.isArray(value);
+  const size = isArray ? value.length : Object.keys(value).length;
+  if (!size) return h("span", { class: "dd-json" }, isArray ? "[]" : "{}");
+  const tree = h(
+    "details",
+    { class: "dd-json dd-json-tree" },
+    h("summary", {}, isArray ? `[${plural(size, "item")}]` : `{${previewKeys(value)}}`),
+  );
+  tree.dataset.depth = String(depth);
+  tree.dataset.openDepth = String(openDepth);
+  if (depth < openDepth) {
+    tree.open = true;
+    fillJson(view, tree, value);
+  } else {
+    view.lazyJson.set(tree, value);
+  }
+  return tree;
+}
+
+/** @param {View} view @param {HTMLElement} tree @param {any} value */
+function fillJson(view, tree, value) {
+  const h = hyperscript(view.doc);
+  const entries = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+  const depth = Number(tree.dataset.depth);
+  const openDepth = Number(tree.dataset.openDepth);
+  for (const [key, item] of entries.slice(0, JSON_ROW_LIMIT)) {
+    tree.append(
+      h(
+        "div",
+        { class: "dd-json-row" },
+        h("span", { class: "dd-json-key" }, `${key}: `),
+        drawJson(view, item, openDepth, depth + 1),
+      ),
+    );
+  }
+  if (entries.length > JSON_ROW_LIMIT) {
+    tree.append(h("div", { class: "dd-json-row dd-muted" }, `… ${entries.length - JSON_ROW_LIMIT} more`));
+  }
+}
+
+/** @param {View} view @param {EventTarget | null} target */
+function fillLazyJson(view, target) {
+  const tree = /** @type {HTMLDetailsElement} */ (target);
+  if (!tree || !tree.open || !view.lazyJson.has(tree)) return;
+  const value = view.lazyJson.get(tree);
+  view.lazyJson.delete(tree);
+  fillJson(view, tree, value);
+}
+
+/** @param {object} value */
+function previewKeys(value) {
+  const keys = Object.keys(value);
+  const shown = keys.slice(0, 3).join(", ");
+  return keys.length > 3 ? `${shown}, … ${keys.length - 3} more` : shown;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Small pure helpers
+
+/**
+ * A channel version, shortened: `"00000000000000000000000000000007.0.4123…"` → `"7 · 0.4123…"`
+ * (the counter without its zero padding, then the start of the branch suffix).
+ * @param {string | number | null | undefined} version
+ */
+export function formatVersion(version) {
+  if (version === null || version === undefined) return "—";
+  const text = String(version);
+  const match = /^0*(\d+)\.(.+)$/.exec(text);
+  if (match) return `${match[1]} · ${truncate(match[2], 8)}`;
+  if (/^0+\d/.test(text)) return text.replace(/^0+(?=\d)/, "");
+  return truncate(text, 16);
+}
+
+/** @param {number | null | undefined} bytes */
+export function formatBytes(bytes) {
+  if (bytes === null || bytes === undefined || Number.isNaN(bytes)) return "—";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** The distinctive end of a checkpoint or task id (ids share their time prefix). @param {string} id */
+export function shortId(id) {
+  const text = String(id || "");
+  return text.length > 8 ? text.slice(-8) : text;
+}
+
+/** `plural(1, "blob")` → "1 blob", `plural(3, "branch")` → "3 branches". @param {number} n @param {string} word */
+function plural(n, word) {
+  if (n === 1) return `${n} ${word}`;
+  return `${n} ${word}${/(s|sh|ch|x)$/.test(word) ? "es" : "s"}`;
+}
+
+/** @param {string} text @param {number} max */
+function truncate(text, max) {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** JSON for a table cell, cut short when huge. @param {any} value */
+function compactJson(value) {
+  const text = JSON.stringify(value, null, 1) ?? "null";
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
+}
+
+/** @param {number} n */
+function round1(n) {
+  return Math.round(n * 10) / 10;
+}
+
+/** @param {string} text */
+function escapeXml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * A table with an optional header row.
+ * @param {H} h @param {string} cls @param {string[] | null} headers @param {HTMLElement[]} rows
+ */
+function table(h, cls, headers, rows) {
+  const head = headers ? h("thead", {}, h("tr", {}, ...headers.map((title) => h("th", {}, title)))) : "";
+  return h("table", { class: `dd-table ${cls}` }, head, h("tbody", {}, ...rows));
+}
+
+/** A table cell. @param {H} h @param {Node | string} content @param {string} [cls] */
+function cell(h, content, cls) {
+  return h("td", cls ? { class: cls } : {}, content);
+}
+
+/**
+ * `h(tag, attrs, ...children)` for one document: text children are set as text, never parsed.
+ * @param {Document} doc
+ */
+function hyperscript(doc) {
+  /**
+   * @param {string} tag
+   * @param {Record<string, string | boolean>} [attrs]
+   * @param {...(Node | string)} children
+   * @returns {HTMLElement}
+   */
+  return function h(tag, attrs = {}, ...children) {
+    const el = doc.createElement(tag);
+    for (const [name, value] of Object.entries(attrs)) {
+      if (value === true) el.setAttribute(name, "");
+      else if (value !== false && value != null) el.setAttribute(name, value);
+    }
+    for (const child of children) {
+      if (child === "" || child == null) continue;
+      el.append(typeof child === "string" ? doc.createTextNode(child) : child);
+    }
+    return el;
+  };
+}

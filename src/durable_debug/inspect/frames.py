@@ -1,0 +1,143 @@
+"""A thread as pandas tables: its checkpoints, its blob versions, its pending writes.
+
+    history_frame(graph, config)[["step", "source", "next", "writers", "lane"]]
+    blobs_frame(graph, config).query("status == 'new'")     # what each checkpoint stored
+    writes_frame(graph, config).query("kind == 'error'")    # which task failed, and how
+
+Rows are oldest first; values are the real Python objects (not JSON copies).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from durable_debug._sync import run_sync
+from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.inspect.dag import dag_from_thread, dag_layout
+from durable_debug.inspect.detail import blobs_of, write_kind, writes_of
+from durable_debug.inspect.thread import Thread, aread_thread
+
+__all__ = [
+    "BLOB_COLUMNS",
+    "HISTORY_COLUMNS",
+    "WRITE_COLUMNS",
+    "ablobs_frame",
+    "ahistory_frame",
+    "awrites_frame",
+    "blobs_frame",
+    "history_frame",
+    "history_frame_of",
+    "writes_frame",
+]
+
+HISTORY_COLUMNS = [
+    "checkpoint_id",
+    "parent_id",
+    "step",
+    "source",
+    "next",
+    "writers",
+    "interrupts",
+    "errors",
+    "depth",
+    "lane",
+    "is_head",
+    "created_at",
+]
+BLOB_COLUMNS = ["checkpoint_id", "step", "channel", "version", "status", "size"]
+WRITE_COLUMNS = ["checkpoint_id", "step", "task_id", "node", "channel", "kind", "value"]
+
+
+async def ahistory_frame(
+    graph: Any, config: RunnableConfig, *, values: bool = False
+) -> pd.DataFrame:
+    """One row per checkpoint of the thread (every branch), oldest first.
+
+    Columns: :data:`HISTORY_COLUMNS`; with ``values=True`` also one column per state channel.
+    """
+    return history_frame_of(await aread_thread(graph, config), values=values)
+
+
+def history_frame(graph: Any, config: RunnableConfig, *, values: bool = False) -> pd.DataFrame:
+    """Sync twin of :func:`ahistory_frame`."""
+    return run_sync(ahistory_frame(graph, config, values=values))
+
+
+def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
+    """:func:`history_frame` of an already read thread."""
+    dag = dag_from_thread(thread)
+    layout = dag_layout(dag)
+    channels = thread.state_channels() if values else []
+    rows = []
+    for record in thread:
+        attrs = dag.nodes[record.id]
+        row = {
+            "checkpoint_id": record.id,
+            "parent_id": record.parent_id,
+            "step": record.step,
+            "source": record.source,
+            "next": tuple(record.next),
+            "writers": tuple(attrs["writers"]),
+            "interrupts": attrs["interrupts"],
+            "errors": attrs["errors"],
+            "depth": layout[record.id].depth,
+            "lane": layout[record.id].lane,
+            "is_head": dag.out_degree(record.id) == 0,
+            "created_at": record.created_at,
+        }
+        state = record.values
+        for channel in channels:
+            row[channel] = state.get(channel)
+        rows.append(row)
+    frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS + channels)
+    for channel in channels:  # keep the values as they are (None stays None, not NaN)
+        frame[channel] = pd.Series([row[channel] for row in rows], index=frame.index, dtype=object)
+    return frame
+
+
+async def ablobs_frame(
+    graph: Any, config: RunnableConfig, *, all_channels: bool = False
+) -> pd.DataFrame:
+    """One row per (checkpoint, channel): the blob version the pointer map names, whether it is
+    ``new`` at this checkpoint or ``shared`` with the parent, and its size in bytes.
+
+    Internal channels are left out unless ``all_channels`` is true.
+    """
+    thread = await aread_thread(graph, config)
+    rows = [
+        {"checkpoint_id": record.id, "step": record.step, **blob}
+        for record in thread
+        for blob in blobs_of(thread, record, all_channels=all_channels)
+    ]
+    frame = pd.DataFrame(rows, columns=BLOB_COLUMNS)
+    frame["size"] = frame["size"].astype("Int64")
+    return frame
+
+
+def blobs_frame(graph: Any, config: RunnableConfig, *, all_channels: bool = False) -> pd.DataFrame:
+    """Sync twin of :func:`ablobs_frame`."""
+    return run_sync(ablobs_frame(graph, config, all_channels=all_channels))
+
+
+async def awrites_frame(graph: Any, config: RunnableConfig) -> pd.DataFrame:
+    """One row per pending write saved on a checkpoint: the task, its node, the channel, what
+    kind of write it is (write / error / interrupt / resume / internal) and the value."""
+    thread = await aread_thread(graph, config)
+    rows = [
+        {
+            "checkpoint_id": record.id,
+            "step": record.step,
+            **write,
+            "kind": write_kind(write["channel"]),
+        }
+        for record in thread
+        for write in writes_of(record)
+    ]
+    return pd.DataFrame(rows, columns=WRITE_COLUMNS)
+
+
+def writes_frame(graph: Any, config: RunnableConfig) -> pd.DataFrame:
+    """Sync twin of :func:`awrites_frame`."""
+    return run_sync(awrites_frame(graph, config))

@@ -1,0 +1,434 @@
+"""Reading a thread: every checkpoint with its snapshot, pointer map and pending writes.
+
+Every other ``inspect`` function starts here. The graph is only used through the public
+compiled-graph API (``aget_state_history``, ``aget_state``) and its saver (``alist``,
+``aget_tuple``), so a LangGraph compiled graph works as well as a durable_debug one.
+
+    thread = await aread_thread(graph, {"configurable": {"thread_id": "demo-1"}})
+    len(thread), thread.latest.step          # (5, 3)
+    thread.resolve("1f0a9c").values          # a checkpoint by id (or unique prefix)
+    thread.writers(thread.latest)            # ['c']: the nodes whose writes made it
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from durable_debug._sync import run_sync
+from durable_debug.checkpoint.base import (
+    ERROR,
+    INTERRUPT,
+    RESUME,
+    CheckpointNotFoundError,
+    PendingWrite,
+    RunnableConfig,
+)
+from durable_debug.checkpoint.serde import MsgpackSerializer
+
+__all__ = [
+    "SPECIAL_CHANNELS",
+    "CheckpointRecord",
+    "CheckpointRef",
+    "Thread",
+    "aread_checkpoint",
+    "aread_thread",
+    "checkpointer_of",
+    "read_thread",
+    "thread_config",
+]
+
+logger = logging.getLogger(__name__)
+
+CheckpointRef = Any
+"""What names a checkpoint: its id (or a unique prefix), a config, a snapshot or a record."""
+
+SPECIAL_CHANNELS = frozenset({ERROR, INTERRUPT, RESUME, "__pregel_tasks", "__no_writes__"})
+"""Write channels that record how a task ended or what it asked for, not state updates."""
+
+START_NODE = "__start__"
+
+
+@dataclass(frozen=True)
+class CheckpointRecord:
+    """One checkpoint of a thread as the graph and its saver report it."""
+
+    snapshot: Any
+    """The graph's ``StateSnapshot`` (values, next, tasks, metadata…)."""
+    checkpoint: Mapping[str, Any]
+    """The saver's checkpoint dict (``channel_versions`` = the pointer map, raw values)."""
+    pending_writes: tuple[PendingWrite, ...]
+    """Writes saved by the tasks of the step that follows this checkpoint."""
+    parent_id: str | None
+    """Id of the parent checkpoint, None for the first one of the thread."""
+
+    @property
+    def id(self) -> str:
+        """The checkpoint id."""
+        return str(self.snapshot.config["configurable"]["checkpoint_id"])
+
+    @property
+    def config(self) -> RunnableConfig:
+        """The config that addresses this checkpoint."""
+        return dict(self.snapshot.config)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        """Source, step, parents and any user metadata."""
+        return dict(self.snapshot.metadata or {})
+
+    @property
+    def step(self) -> int:
+        """``metadata.step``: -1 for the input checkpoint, then 0, 1, 2…"""
+        return int(self.metadata.get("step", -1))
+
+    @property
+    def source(self) -> str:
+        """``metadata.source``: input, loop, update or fork."""
+        return str(self.metadata.get("source", ""))
+
+    @property
+    def next(self) -> tuple[str, ...]:
+        """The nodes still to run from here."""
+        return tuple(self.snapshot.next)
+
+    @property
+    def values(self) -> dict[str, Any]:
+        """The state at this checkpoint, reassembled."""
+        return dict(self.snapshot.values or {})
+
+    @property
+    def created_at(self) -> str:
+        """Creation time (ISO 8601) as the saver reports it."""
+        return str(self.snapshot.created_at or self.checkpoint.get("ts") or "")
+
+    @property
+    def tasks(self) -> tuple[Any, ...]:
+        """The tasks of the next step (``PregelTask``: id, name, error, interrupts, result)."""
+        return tuple(self.snapshot.tasks or ())
+
+    @property
+    def channel_versions(self) -> dict[str, str]:
+        """The pointer map: channel → version."""
+        return {k: str(v) for k, v in (self.checkpoint.get("channel_versions") or {}).items()}
+
+    @property
+    def channel_values(self) -> dict[str, Any]:
+        """Every channel's raw value, internal channels included."""
+        return dict(self.checkpoint.get("channel_values") or {})
+
+    def task_names(self) -> dict[str, str]:
+        """Task id → node name for the tasks of the next step."""
+        return {str(task.id): str(task.name) for task in self.tasks}
+
+    def pending_interrupts(self) -> list[tuple[Any, Any]]:
+        """``(task, interrupt)`` for each interrupt still waiting for an answer.
+
+        A task that interrupted and later completed keeps its interrupt in the history; it is
+        answered once the task has a result.
+        """
+        return [
+            (task, interrupt)
+            for task in self.tasks
+            if task.result is None
+            for interrupt in (task.interrupts or ())
+        ]
+
+    def failed_tasks(self) -> list[Any]:
+        """The tasks of the next step that raised (even if a later run completed them)."""
+        return [task for task in self.tasks if task.error]
+
+
+@dataclass
+class Thread:
+    """The checkpoints of one thread (one namespace), oldest first, with lookups."""
+
+    graph: Any
+    """The compiled graph the thread was read through."""
+    thread_id: str
+    """The thread's id."""
+    checkpoint_ns: str
+    """Its checkpoint namespace ("" for a top-level graph)."""
+    records: dict[str, CheckpointRecord] = field(default_factory=dict)
+    """Checkpoint id → record, oldest first."""
+    complete: bool = True
+    """False when only some checkpoints were read (one checkpoint and its parent)."""
+    _blob_sizes: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.records)
+
+    def __iter__(self) -> Iterator[CheckpointRecord]:
+        return iter(self.records.values())
+
+    @property
+    def config(self) -> RunnableConfig:
+        """The config that addresses the thread (its latest checkpoint)."""
+        return thread_config(self.thread_id, self.checkpoint_ns)
+
+    @property
+    def latest(self) -> CheckpointRecord:
+        """The thread's newest checkpoint."""
+        if not self.records:
+            raise LookupError(f"Thread {self.thread_id!r} has no checkpoints yet.")
+        return self.records[max(self.records)]
+
+    def parent(self, record: CheckpointRecord) -> CheckpointRecord | None:
+        """The parent of ``record``, or None for a root (or a parent that was not read)."""
+        return self.records.get(record.parent_id) if record.parent_id else None
+
+    def children(self, record: CheckpointRecord) -> list[CheckpointRecord]:
+        """The children of ``record``, oldest first."""
+        return [r for r in self.records.values() if r.parent_id == record.id]
+
+    def resolve(self, ref: CheckpointRef) -> CheckpointRecord:
+        """Find a checkpoint by id, unique id prefix, config, snapshot or record.
+
+        Raises :class:`CheckpointNotFoundError` naming the thread when nothing matches, and
+        ``ValueError`` when a prefix matches several checkpoints.
+        """
+        if isinstance(ref, CheckpointRecord):
+            ref = ref.id
+        elif isinstance(ref, Mapping):
+            ref = (ref.get("configurable") or {}).get("checkpoint_id")
+            if ref is None:
+                return self.latest
+        elif hasattr(ref, "config") and hasattr(ref, "values"):
+            ref = ref.config["configurable"]["checkpoint_id"]
+        key = str(ref)
+        if key in self.records:
+            return self.records[key]
+        matches = [cid for cid in self.records if cid.startswith(key)] if key else []
+        if len(matches) == 1:
+            return self.records[matches[0]]
+        if len(matches) > 1:
+            raise ValueError(
+                f"Checkpoint prefix {key!r} matches {len(matches)} checkpoints of thread "
+                f"{self.thread_id!r} ({', '.join(matches[:3])}…); give more characters."
+            )
+        raise _not_found(self.thread_id, key, self.latest.id if self.records else None)
+
+    def writers(self, record: CheckpointRecord) -> list[str]:
+        """The nodes whose writes made ``record``.
+
+        ``[]`` for an input checkpoint; the ``as_node`` of an update when the engine records it
+        (durable_debug does, LangGraph does not); for a loop checkpoint, the tasks of the
+        parent's step that completed.
+        """
+        metadata = record.metadata
+        if record.source == "input":
+            return []
+        if metadata.get("as_node"):
+            return [str(metadata["as_node"])]
+        if isinstance(metadata.get("writes"), Mapping):
+            return [str(node) for node in metadata["writes"]]
+        if record.source != "loop":
+            return []
+        parent = self.parent(record)
+        if parent is None:
+            return []
+        written = {task_id for task_id, channel, _ in parent.pending_writes}
+        names: list[str] = []
+        for task in parent.tasks:
+            done = task.result is not None or (task.id in written and not task.interrupts)
+            if done and not task.error and task.name not in names:
+                names.append(str(task.name))
+        for task in parent.tasks:  # a failed task that a later run completed
+            if task.error and task.result is not None and task.name not in names:
+                names.append(str(task.name))
+        return names
+
+    def blob_size(self, channel: str, version: str, value: Any) -> int | None:
+        """Bytes of the serialized blob for (channel, version), measured once.
+
+        Uses the graph's saver serializer when it has one, else durable_debug's msgpack
+        serializer; None when the value cannot be serialized.
+        """
+        key = (channel, version)
+        if key not in self._blob_sizes:
+            serde = getattr(checkpointer_of(self.graph), "serde", None) or _fallback_serde()
+            try:
+                self._blob_sizes[key] = len(serde.dumps_typed(value)[1])
+            except Exception as exc:  # a value the serializer refuses has no known size
+                logger.debug("cannot measure %s@%s of %s: %s", channel, version, self, exc)
+                self._blob_sizes[key] = None
+        return self._blob_sizes[key]
+
+    def state_channels(self) -> list[str]:
+        """The state's channels: the schema's keys, then any other key found in values."""
+        channels = list(_schema_channels(self.graph))
+        for record in self.records.values():
+            for key in record.values:
+                if key not in channels:
+                    channels.append(key)
+        return channels
+
+
+async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
+    """Read every checkpoint of the thread ``config`` names (all branches, forks included).
+
+    A thread with no checkpoints yet gives an empty :class:`Thread`.
+    """
+    thread_id, checkpoint_ns = _thread_of(config, "aread_thread")
+    saver = checkpointer_of(graph)
+    base = thread_config(thread_id, checkpoint_ns)
+    tuples = {str(t.config["configurable"]["checkpoint_id"]): t async for t in saver.alist(base)}
+    snapshots = [s async for s in graph.aget_state_history(base)]
+    records: dict[str, CheckpointRecord] = {}
+    for snapshot in sorted(snapshots, key=lambda s: str(s.config["configurable"]["checkpoint_id"])):
+        checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
+        records[checkpoint_id] = _record(snapshot, tuples.get(checkpoint_id))
+    return Thread(graph, thread_id, checkpoint_ns, records)
+
+
+def read_thread(graph: Any, config: RunnableConfig) -> Thread:
+    """Sync twin of :func:`aread_thread`."""
+    return run_sync(aread_thread(graph, config))
+
+
+async def aread_checkpoint(
+    graph: Any, config: RunnableConfig, ref: CheckpointRef = None, *, with_parent: bool = True
+) -> tuple[Thread, CheckpointRecord]:
+    """Read one checkpoint (and its parent) without reading the whole thread.
+
+    ``ref`` names the checkpoint (id, config, snapshot); None means the one ``config`` names,
+    or the thread's latest. A short id prefix reads the thread to find it.
+    """
+    if ref is None:
+        ref = config
+    if isinstance(ref, CheckpointRecord):
+        ref = ref.config
+    elif not isinstance(ref, (str, Mapping)) and hasattr(ref, "config"):
+        ref = ref.config  # a StateSnapshot
+    if isinstance(ref, Mapping):
+        # A config that names its own thread wins over the thread ``config`` names.
+        named = ref if (ref.get("configurable") or {}).get("thread_id") else config
+        thread_id, checkpoint_ns = _thread_of(named, "aread_checkpoint")
+        checkpoint_id = (ref.get("configurable") or {}).get("checkpoint_id")
+    else:
+        thread_id, checkpoint_ns = _thread_of(config, "aread_checkpoint")
+        checkpoint_id = str(ref)
+    if checkpoint_id is not None and not _looks_complete(str(checkpoint_id)):
+        thread = await aread_thread(graph, thread_config(thread_id, checkpoint_ns))
+        return thread, thread.resolve(checkpoint_id)
+    saver = checkpointer_of(graph)
+    thread = Thread(graph, thread_id, checkpoint_ns, complete=False)
+    target = thread_config(thread_id, checkpoint_ns, checkpoint_id)
+    record = await _aread_one(graph, saver, target)
+    if record is None:
+        if checkpoint_id is None:
+            raise LookupError(
+                f"Thread {thread_id!r} has no checkpoints yet; run the graph with "
+                f'config={{"configurable": {{"thread_id": {thread_id!r}}}}} first.'
+            )
+        raise _not_found(thread_id, str(checkpoint_id), None)
+    found: dict[str, CheckpointRecord] = {}
+    if with_parent and record.parent_id:
+        parent_config = thread_config(thread_id, checkpoint_ns, record.parent_id)
+        parent = await _aread_one(graph, saver, parent_config)
+        if parent is not None:
+            found[parent.id] = parent
+    found[record.id] = record
+    thread.records = dict(sorted(found.items()))
+    return thread, record
+
+
+def checkpointer_of(graph: Any) -> Any:
+    """The saver of a compiled graph, or a ``TypeError`` saying how to give it one."""
+    saver = getattr(graph, "checkpointer", None)
+    if saver is None or not hasattr(saver, "alist"):
+        raise TypeError(
+            f"{type(graph).__name__} has no checkpointer, so it keeps no threads to inspect: "
+            "compile it with a saver, e.g. builder.compile(checkpointer=MemorySaver())."
+        )
+    return saver
+
+
+def thread_config(
+    thread_id: str, checkpoint_ns: str = "", checkpoint_id: str | None = None
+) -> RunnableConfig:
+    """The config addressing a thread (its latest checkpoint) or one of its checkpoints."""
+    configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns}
+    if checkpoint_id is not None:
+        configurable["checkpoint_id"] = checkpoint_id
+    return {"configurable": configurable}
+
+
+# --- helpers --------------------------------------------------------------------------------
+
+
+def _thread_of(config: Mapping[str, Any] | None, what: str) -> tuple[str, str]:
+    if not isinstance(config, Mapping):
+        raise TypeError(
+            f"{what} needs a config naming the thread, like "
+            f'{{"configurable": {{"thread_id": "demo-1"}}}}; got {type(config).__name__}.'
+        )
+    configurable = config.get("configurable") or {}
+    thread_id = configurable.get("thread_id")
+    if thread_id is None or thread_id == "":
+        raise ValueError(
+            f"{what}: the config has no thread_id, so there is no thread to read; pass "
+            f'{{"configurable": {{"thread_id": "demo-1"}}}} (the id you ran the graph with).'
+        )
+    return str(thread_id), str(configurable.get("checkpoint_ns") or "")
+
+
+def _not_found(thread_id: str, checkpoint_id: str, latest: str | None) -> CheckpointNotFoundError:
+    hint = f" (its latest is {latest!r})" if latest else ""
+    return CheckpointNotFoundError(
+        f"Thread {thread_id!r} has no checkpoint {checkpoint_id!r}{hint}; list its checkpoints "
+        "with durable_debug.inspect.history_frame(graph, config)."
+    )
+
+
+def _looks_complete(checkpoint_id: str) -> bool:
+    """A full checkpoint id (uuid-shaped), as opposed to a prefix the user typed."""
+    return len(checkpoint_id) >= 32
+
+
+async def _aread_one(graph: Any, saver: Any, config: RunnableConfig) -> CheckpointRecord | None:
+    tup = await saver.aget_tuple(config)
+    if tup is None:
+        return None
+    snapshot = await graph.aget_state(tup.config)
+    return _record(snapshot, tup)
+
+
+def _record(snapshot: Any, tup: Any) -> CheckpointRecord:
+    checkpoint: Mapping[str, Any] = tup.checkpoint if tup is not None else {}
+    writes: Sequence[PendingWrite] = (tup.pending_writes or []) if tup is not None else []
+    parent_config = snapshot.parent_config or (tup.parent_config if tup is not None else None)
+    parent_id = (parent_config or {}).get("configurable", {}).get("checkpoint_id")
+    return CheckpointRecord(
+        snapshot=snapshot,
+        checkpoint=checkpoint,
+        pending_writes=tuple((str(t), str(c), v) for t, c, v in writes),
+        parent_id=str(parent_id) if parent_id else None,
+    )
+
+
+def _schema_channels(graph: Any) -> list[str]:
+    """The state schema's keys, found the way durable_debug and LangGraph expose them."""
+    keys = getattr(getattr(graph, "schema", None), "keys", None)  # durable_debug
+    if isinstance(keys, tuple) and all(isinstance(k, str) for k in keys):
+        return list(keys)
+    builder = getattr(graph, "builder", None)  # LangGraph: the StateGraph's channels
+    channels = getattr(builder, "channels", None)
+    if isinstance(channels, Mapping):
+        return [str(c) for c in channels if not str(c).startswith("__")]
+    output = getattr(graph, "output_channels", None)
+    if isinstance(output, (list, tuple)):
+        return [str(c) for c in output if not str(c).startswith("__")]
+    return []
+
+
+_SERDE: MsgpackSerializer | None = None
+
+
+def _fallback_serde() -> MsgpackSerializer:
+    global _SERDE
+    if _SERDE is None:
+        _SERDE = MsgpackSerializer()
+    return _SERDE

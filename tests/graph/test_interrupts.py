@@ -1,0 +1,163 @@
+"""interrupt() and Command(resume=...): ids, answers by id, and the errors we raise where
+LangGraph silently ignores what the user asked for."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated
+
+import pytest
+from graph_support import cfg
+from typing_extensions import TypedDict
+
+from durable_debug import START, Command, MemorySaver, Send, StateGraph, interrupt
+from durable_debug.graph.interrupts import is_resume_map
+
+
+class Plan(TypedDict):
+    plan: str
+    approved: object
+
+
+class Reviews(TypedDict):
+    items: list
+    approvals: Annotated[list, operator.add]
+
+
+def gate(state: Plan) -> dict:
+    return {"approved": interrupt({"question": "approve?", "plan": state["plan"]})}
+
+
+def review(state: dict) -> dict:
+    return {"approvals": [f"{state['item']}={interrupt({'review_item': state['item']})}"]}
+
+
+def fan(state: Reviews) -> list[Send]:
+    return [Send("review", {"item": it}) for it in state["items"]]
+
+
+def gate_graph(saver: MemorySaver):  # type: ignore[no-untyped-def]
+    return (
+        StateGraph(Plan).add_node("gate", gate).add_edge(START, "gate").compile(checkpointer=saver)
+    )
+
+
+def review_graph(saver: MemorySaver):  # type: ignore[no-untyped-def]
+    return (
+        StateGraph(Reviews)
+        .add_node("review", review)
+        .add_conditional_edges(START, fan)
+        .compile(checkpointer=saver)
+    )
+
+
+def pending_writes(saver: MemorySaver, thread: str) -> list:
+    return saver.get_tuple(cfg(thread)).pending_writes  # type: ignore[union-attr]
+
+
+def test_interrupt_id_is_stable_when_the_node_reruns_unanswered(saver: MemorySaver) -> None:
+    g = gate_graph(saver)
+    first = g.invoke({"plan": "deploy", "approved": ""}, cfg("h"))["__interrupt__"][0]
+    again = g.invoke(None, cfg("h"))["__interrupt__"][0]
+    assert first.id == again.id
+    assert len(first.id) == 32
+    assert g.get_state(cfg("h")).interrupts == (first,)
+    assert g.get_state(cfg("h")).tasks[0].interrupts == (first,)
+
+
+def test_parallel_and_sequential_interrupts_get_distinct_ids(saver: MemorySaver) -> None:
+    g = review_graph(saver)
+    out = g.invoke({"items": ["x", "y", "z"]}, cfg("p"))
+    ids = [i.id for i in out["__interrupt__"]]
+    assert len(set(ids)) == 3
+    assert g.get_state(cfg("p")).next == ("review", "review", "review")
+
+    class Two(TypedDict):
+        a: str
+        b: str
+
+    def two(state: Two) -> dict:
+        return {"a": interrupt("A?"), "b": interrupt("B?")}
+
+    g2 = StateGraph(Two).add_node("two", two).add_edge(START, "two").compile(checkpointer=saver)
+    a = g2.invoke({"a": "", "b": ""}, cfg("s"))["__interrupt__"][0]
+    b = g2.invoke(Command(resume="1"), cfg("s"))["__interrupt__"][0]
+    assert (a.value, b.value) == ("A?", "B?")
+    assert a.id != b.id
+
+
+def test_partial_resume_map_answers_some_and_keeps_the_rest_pending(saver: MemorySaver) -> None:
+    g = review_graph(saver)
+    out = g.invoke({"items": ["x", "y", "z"]}, cfg("p"))
+    ids = {i.value["review_item"]: i.id for i in out["__interrupt__"]}
+    partial = g.invoke(Command(resume={ids["y"]: "ok"}), cfg("p"))
+    assert sorted(i.id for i in partial["__interrupt__"]) == sorted([ids["x"], ids["z"]])
+    assert partial["approvals"] == ["y=ok"]
+    snap = g.get_state(cfg("p"))
+    assert snap.next == ("review", "review")
+    assert snap.metadata["step"] == 0  # the step has not completed yet
+    done = g.invoke(Command(resume={ids["x"]: "no", ids["z"]: "yes"}), cfg("p"))
+    assert done["approvals"] == ["x=no", "y=ok", "z=yes"]  # fan-out order, not answer order
+
+
+def test_single_resume_value_with_several_pending_is_refused(saver: MemorySaver) -> None:
+    g = review_graph(saver)
+    g.invoke({"items": ["x", "y"]}, cfg("p"))
+    before = pending_writes(saver, "p")
+    with pytest.raises(
+        ValueError, match="has 2 pending interrupts.*Command\\(resume=\\{interrupt_id"
+    ):
+        g.invoke(Command(resume="ok"), cfg("p"))
+    assert pending_writes(saver, "p") == before
+
+
+def test_resume_with_nothing_pending_is_an_error(saver: MemorySaver) -> None:
+    """LangGraph ignores the resume value; we say there is nothing to answer."""
+    g = gate_graph(saver)
+    g.invoke({"plan": "p", "approved": ""}, cfg("h"))
+    g.invoke(Command(resume="yes"), cfg("h"))
+    with pytest.raises(ValueError, match="Thread 'h' has no pending interrupt"):
+        g.invoke(Command(resume="again"), cfg("h"))
+    assert g.get_state(cfg("h")).values["approved"] == "yes"
+
+
+def test_resume_map_with_an_unknown_id_is_an_error_and_resumes_nothing(saver: MemorySaver) -> None:
+    """LangGraph ignores ids that match nothing; we name them and the pending ones."""
+    g = review_graph(saver)
+    out = g.invoke({"items": ["x", "y"]}, cfg("p"))
+    known = out["__interrupt__"][0].id
+    bogus = "f" * 32
+    before = pending_writes(saver, "p")
+    with pytest.raises(ValueError, match=f"interrupt id\\(s\\) {bogus} that are not pending"):
+        g.invoke(Command(resume={known: "ok", bogus: "?"}), cfg("p"))
+    assert pending_writes(saver, "p") == before
+    assert len(g.get_state(cfg("p")).interrupts) == 2
+
+
+def test_a_plain_dict_answer_is_a_value_not_a_map(saver: MemorySaver) -> None:
+    g = gate_graph(saver)
+    g.invoke({"plan": "p", "approved": ""}, cfg("h"))
+    out = g.invoke(Command(resume={"approved": True, "reviewer": "josh"}), cfg("h"))
+    assert out["approved"] == {"approved": True, "reviewer": "josh"}
+    assert not is_resume_map({"approved": True})
+    assert is_resume_map({"0" * 32: 1})
+
+
+def test_interrupt_needs_a_running_node_and_a_checkpointer() -> None:
+    with pytest.raises(RuntimeError, match="outside a running node"):
+        interrupt("x")
+    g = StateGraph(Plan).add_node("gate", gate).add_edge(START, "gate").compile()
+    with pytest.raises(
+        RuntimeError, match="Node 'gate' called interrupt\\(\\) but the graph has no checkpointer"
+    ):
+        g.invoke({"plan": "p", "approved": ""})
+
+
+def test_resume_on_an_empty_thread_is_an_error(saver: MemorySaver) -> None:
+    """LangGraph runs the graph from scratch here; a resume must name a paused thread."""
+    from durable_debug import EmptyInputError
+
+    g = gate_graph(saver)
+    with pytest.raises(EmptyInputError, match="Thread 'nobody' has no checkpoint"):
+        g.invoke(Command(resume="yes"), cfg("nobody"))
+    assert saver.storage == {}

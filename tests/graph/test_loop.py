@@ -1,0 +1,278 @@
+"""The run loop: starting, resuming, parallel steps, failures, limits and interrupts."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Annotated, Literal
+
+import pytest
+from graph_support import LogState, cfg, checkpoint_count
+from typing_extensions import TypedDict
+
+from durable_debug import (
+    END,
+    START,
+    Command,
+    EmptyInputError,
+    GraphRecursionError,
+    MemorySaver,
+    Send,
+    StateGraph,
+)
+
+
+class Out(TypedDict):
+    out: Annotated[list, operator.add]
+    route: str
+
+
+def append(name: str):  # type: ignore[no-untyped-def]
+    def node(state: Out) -> dict:
+        return {"out": [name]}
+
+    node.__name__ = name
+    return node
+
+
+def test_resume_needs_a_thread_with_a_checkpoint(saver: MemorySaver) -> None:
+    g = StateGraph(Out).add_node("a", append("a")).add_edge(START, "a").compile(checkpointer=saver)
+    with pytest.raises(EmptyInputError, match="Thread 'empty' has no checkpoint"):
+        g.invoke(None, cfg("empty"))
+    assert checkpoint_count(saver) == 0
+
+
+def test_a_checkpointed_graph_needs_a_thread_id(saver: MemorySaver) -> None:
+    g = StateGraph(Out).add_node("a", append("a")).add_edge(START, "a").compile(checkpointer=saver)
+    with pytest.raises(ValueError, match='pass config=\\{"configurable": \\{"thread_id"'):
+        g.invoke({"out": []}, {})
+
+
+def test_graph_without_checkpointer_runs_but_keeps_nothing() -> None:
+    g = StateGraph(Out).add_node("a", append("a")).add_edge(START, "a").compile()
+    assert g.invoke({"out": []}) == {"out": ["a"]}
+    with pytest.raises(ValueError, match="get_state needs a checkpointer"):
+        g.get_state(cfg("t"))
+
+
+def test_recursion_limit_stops_a_loop_and_keeps_its_checkpoints(saver: MemorySaver) -> None:
+    g = (
+        StateGraph(Out)
+        .add_node("spin", append("spin"))
+        .add_edge(START, "spin")
+        .add_edge("spin", "spin")
+        .compile(checkpointer=saver)
+    )
+    config = {**cfg("loop"), "recursion_limit": 5}
+    with pytest.raises(
+        GraphRecursionError, match="Recursion limit of 5 reached.*next \\('spin',\\)"
+    ):
+        g.invoke({"out": []}, config)
+    snap = g.get_state(cfg("loop"))
+    assert snap.metadata["step"] == 5
+    assert snap.next == ("spin",)
+    assert snap.values["out"] == ["spin"] * 5
+
+
+def test_parallel_branches_merge_by_node_name_not_completion_order(saver: MemorySaver) -> None:
+    async def slow_b(state: Out) -> dict:
+        await asyncio.sleep(0.02)
+        return {"out": ["b"]}
+
+    async def fast_c(state: Out) -> dict:
+        return {"out": ["c"]}
+
+    g = (
+        StateGraph(Out)
+        .add_node("c", fast_c)
+        .add_node("b", slow_b)
+        .add_edge(START, "c")
+        .add_edge(START, "b")
+        .compile(checkpointer=saver)
+    )
+    assert g.invoke({"out": []}, cfg("p"))["out"] == ["b", "c"]
+
+
+def test_failure_cancels_running_siblings_which_rerun_on_resume(saver: MemorySaver) -> None:
+    runs: list[str] = []
+    state = {"fail": True}
+
+    async def fails(s: Out) -> dict:
+        runs.append("fails")
+        if state["fail"]:
+            raise KeyError("missing")
+        return {"out": ["fails"]}
+
+    async def slow(s: Out) -> dict:
+        runs.append("slow")
+        await asyncio.sleep(0.5)
+        return {"out": ["slow"]}
+
+    g = (
+        StateGraph(Out)
+        .add_node("fails", fails)
+        .add_node("slow", slow)
+        .add_edge(START, "fails")
+        .add_edge(START, "slow")
+        .compile(checkpointer=saver)
+    )
+    with pytest.raises(KeyError):
+        g.invoke({"out": []}, cfg("f"))
+    snap = g.get_state(cfg("f"))
+    assert snap.next == ("fails", "slow")
+    errors = {t.name: t.error for t in snap.tasks}
+    assert errors == {"fails": "KeyError('missing')", "slow": None}
+    state["fail"] = False
+    runs.clear()
+    assert g.invoke(None, cfg("f"))["out"] == ["fails", "slow"]
+    assert sorted(runs) == ["fails", "slow"]
+
+
+def test_fresh_input_discards_what_the_thread_had_scheduled(saver: MemorySaver) -> None:
+    g = (
+        StateGraph(Out)
+        .add_node("a", append("a"))
+        .add_node("b", append("b"))
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=saver, interrupt_before=["b"])
+    )
+    g.invoke({"out": []}, cfg("t"))
+    assert g.get_state(cfg("t")).next == ("b",)
+    g.invoke({"out": ["new"]}, cfg("t"))
+    history = list(g.get_state_history(cfg("t")))
+    assert [(s.metadata["step"], s.metadata["source"], s.next) for s in history[:3]] == [
+        (4, "loop", ("b",)),
+        (3, "loop", ("a",)),
+        (2, "input", ("__start__",)),
+    ]
+    assert history[0].values["out"] == ["a", "new", "a"]
+
+
+def test_interrupt_after_pauses_once_per_pause(saver: MemorySaver) -> None:
+    g = (
+        StateGraph(Out)
+        .add_node("a", append("a"))
+        .add_node("b", append("b"))
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=saver, interrupt_after=["a"])
+    )
+    assert g.invoke({"out": []}, cfg("t")) == {"out": ["a"]}
+    assert g.get_state(cfg("t")).next == ("b",)
+    assert g.invoke(None, cfg("t")) == {"out": ["a", "b"]}
+
+
+def test_join_runs_its_target_once_after_every_source(saver: MemorySaver) -> None:
+    counts = {"c": 0}
+
+    def c(state: Out) -> dict:
+        counts["c"] += 1
+        return {"out": ["c"]}
+
+    g = (
+        StateGraph(Out)
+        .add_node("a", append("a"))
+        .add_node("b1", append("b1"))
+        .add_node("b2", append("b2"))
+        .add_node("c", c)
+        .add_edge(START, "a")
+        .add_edge(START, "b1")
+        .add_edge("b1", "b2")
+        .add_edge(["a", "b2"], "c")
+        .compile(checkpointer=saver)
+    )
+    assert g.invoke({"out": []}, cfg("j"))["out"] == ["a", "b1", "b2", "c"]
+    assert counts["c"] == 1
+
+
+def test_conditional_edges_by_name_list_path_map_and_send(saver: MemorySaver) -> None:
+    def router(state: Out) -> Literal["left", "right"]:
+        return "left" if state["route"] == "L" else "right"
+
+    g = (
+        StateGraph(Out)
+        .add_node("left", append("left"))
+        .add_node("right", append("right"))
+        .add_node("both", append("both"))
+        .add_conditional_edges(START, router)
+        .add_conditional_edges("left", lambda s: ["both", "right"])
+        .add_conditional_edges("right", lambda s: s["route"], {"L": END, "R": "both"})
+        .compile(checkpointer=saver)
+    )
+    assert g.invoke({"out": [], "route": "L"}, cfg("l"))["out"] == ["left", "both", "right"]
+    assert g.invoke({"out": [], "route": "R"}, cfg("r"))["out"] == ["right", "both"]
+
+
+def test_command_from_a_node_updates_and_routes(saver: MemorySaver) -> None:
+    def decide(state: Out) -> Command:
+        return Command(update={"route": "chosen"}, goto=[Send("worker", {"out": [], "route": "x"})])
+
+    def worker(state: dict) -> dict:
+        return {"out": [f"worker saw {state['route']}"]}
+
+    g = (
+        StateGraph(Out)
+        .add_node("decide", decide, destinations=("worker",))
+        .add_node("worker", worker)
+        .add_edge(START, "decide")
+        .compile(checkpointer=saver)
+    )
+    assert g.invoke({"out": []}, cfg("c")) == {"out": ["worker saw x"], "route": "chosen"}
+
+
+def test_command_update_and_goto_as_run_input(saver: MemorySaver) -> None:
+    g = (
+        StateGraph(Out)
+        .add_node("a", append("a"))
+        .add_node("b", append("b"))
+        .add_edge(START, "a")
+        .compile(checkpointer=saver)
+    )
+    g.invoke({"out": []}, cfg("t"))
+    out = g.invoke(Command(update={"route": "manual"}, goto="b"), cfg("t"))
+    assert out == {"out": ["a", "b"], "route": "manual"}
+    with pytest.raises(Exception, match="routed to unknown node 'zz'"):
+        g.invoke(Command(goto="zz"), cfg("t"))
+
+
+def test_routing_to_an_unknown_node_names_it(saver: MemorySaver) -> None:
+    g = (
+        StateGraph(Out)
+        .add_node("a", append("a"))
+        .add_edge(START, "a")
+        .add_conditional_edges("a", lambda s: "nowhere")
+        .compile(checkpointer=saver)
+    )
+    with pytest.raises(Exception, match="Node 'a' routed to unknown node 'nowhere'"):
+        g.invoke({"out": []}, cfg("t"))
+
+
+async def test_sync_api_works_inside_a_running_event_loop(saver: MemorySaver) -> None:
+    """A Jupyter cell runs inside an event loop; the sync API must still work there."""
+
+    def sync_node(state: LogState) -> dict:
+        return {"log": ["sync"]}
+
+    g = (
+        StateGraph(LogState)
+        .add_node("n", sync_node)
+        .add_edge(START, "n")
+        .compile(checkpointer=saver)
+    )
+    assert g.invoke({"value": "v", "log": []}, cfg("jupyter")) == {"value": "v", "log": ["sync"]}
+    assert g.get_state(cfg("jupyter")).next == ()
+    assert [c["log"] for c in g.stream({"value": "v", "log": []}, cfg("j2"))] == [[], ["sync"]]
+
+
+def test_nodes_can_take_the_run_config(saver: MemorySaver) -> None:
+    seen = {}
+
+    def node(state: Out, config: dict) -> dict:
+        seen.update(config["metadata"])
+        return {"out": [config["configurable"]["thread_id"]]}
+
+    g = StateGraph(Out).add_node("n", node).add_edge(START, "n").compile(checkpointer=saver)
+    assert g.invoke({"out": []}, cfg("cfg-thread"))["out"] == ["cfg-thread"]
+    assert seen["langgraph_node"] == "n"
+    assert seen["langgraph_step"] == 1

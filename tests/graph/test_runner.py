@@ -1,0 +1,93 @@
+"""Running one task: sync and async nodes, retries, and the task observer hook."""
+
+from __future__ import annotations
+
+import pytest
+from graph_support import LogState, cfg
+
+from durable_debug import START, MemorySaver, RetryPolicy, StateGraph
+from durable_debug.graph.hooks import TaskEvent, add_task_observer
+
+
+def test_retry_policy_retries_the_listed_errors_then_succeeds(saver: MemorySaver) -> None:
+    attempts = []
+
+    def flaky(state: LogState) -> dict:
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise ConnectionError("try again")
+        return {"log": ["ok"]}
+
+    policy = RetryPolicy(initial_interval=0.001, jitter=False, retry_on=ConnectionError)
+    g = StateGraph(LogState).add_node("f", flaky, retry_policy=policy).add_edge(START, "f")
+    assert g.compile(checkpointer=saver).invoke({"value": "", "log": []}, cfg("r"))["log"] == ["ok"]
+    assert len(attempts) == 3
+
+
+def test_retry_policy_gives_up_after_max_attempts_and_skips_other_errors(
+    saver: MemorySaver,
+) -> None:
+    attempts = {"conn": 0, "value": 0}
+
+    def always(state: LogState) -> dict:
+        attempts["conn"] += 1
+        raise ConnectionError("down")
+
+    def wrong(state: LogState) -> dict:
+        attempts["value"] += 1
+        raise ValueError("bad input")
+
+    policy = RetryPolicy(initial_interval=0.001, max_attempts=2, jitter=False)
+    g1 = StateGraph(LogState).add_node("n", always, retry_policy=policy).add_edge(START, "n")
+    with pytest.raises(ConnectionError):
+        g1.compile(checkpointer=saver).invoke({"value": "", "log": []}, cfg("a"))
+    g2 = StateGraph(LogState).add_node("n", wrong, retry_policy=policy).add_edge(START, "n")
+    with pytest.raises(ValueError):
+        g2.compile(checkpointer=saver).invoke({"value": "", "log": []}, cfg("b"))
+    assert attempts == {"conn": 2, "value": 1}  # ValueError is a bug, not a transient error
+
+
+def test_observer_sees_every_execution_but_not_restored_tasks(saver: MemorySaver) -> None:
+    events: list[TaskEvent] = []
+    fail = {"b": True}
+
+    def b(state: LogState) -> dict:
+        if fail["b"]:
+            raise RuntimeError("b broke")
+        return {"log": ["b"]}
+
+    g = (
+        StateGraph(LogState)
+        .add_node("a", lambda s: {"log": ["a"]})
+        .add_node("b", b)
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=saver)
+    )
+    remove = add_task_observer(events.append)
+    try:
+        with pytest.raises(RuntimeError):
+            g.invoke({"value": "", "log": []}, cfg("t"))
+        fail["b"] = False
+        g.invoke(None, cfg("t"))
+    finally:
+        remove()
+    finishes = [(e.node, e.outcome, e.thread_id) for e in events if e.kind == "finish"]
+    assert finishes == [("a", "ok", "t"), ("b", "error", "t"), ("b", "ok", "t")]
+    assert [e.node for e in events if e.kind == "start"] == ["a", "b", "b"]
+    g.invoke(None, cfg("t"))
+    assert len(events) == 6  # removed observers hear nothing more
+
+
+async def test_sync_nodes_run_off_the_event_loop_in_ainvoke(saver: MemorySaver) -> None:
+    import threading
+
+    threads = []
+
+    def node(state: LogState) -> dict:
+        threads.append(threading.current_thread())
+        return {"log": ["sync"]}
+
+    g = StateGraph(LogState).add_node("n", node).add_edge(START, "n").compile(checkpointer=saver)
+    await g.ainvoke({"value": "", "log": []}, cfg("t"))
+    assert threads[0] is not threading.current_thread()

@@ -1,0 +1,112 @@
+"""update_state: updates as a node, forks from old checkpoints, copies, and bad updates."""
+
+from __future__ import annotations
+
+import pytest
+from graph_support import LogState, cfg, checkpoint_count
+
+from durable_debug import START, InvalidUpdateError, MemorySaver, StateGraph
+
+
+def build(saver: MemorySaver, **compile_kw: object):  # type: ignore[no-untyped-def]
+    return (
+        StateGraph(LogState)
+        .add_node("a", lambda s: {"value": "A", "log": ["a"]})
+        .add_node("b", lambda s: {"value": "B", "log": ["b"]})
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=saver, **compile_kw)  # type: ignore[arg-type]
+    )
+
+
+def step_config(g, thread: str, step: int) -> dict:  # type: ignore[no-untyped-def]
+    return next(s.config for s in g.get_state_history(cfg(thread)) if s.metadata["step"] == step)
+
+
+def test_update_defaults_to_the_node_that_ran_last_and_reschedules_its_edges(
+    saver: MemorySaver,
+) -> None:
+    g = build(saver, interrupt_before=["b"])
+    g.invoke({"value": "", "log": []}, cfg("t"))
+    new = g.update_state(cfg("t"), {"value": "edited"})
+    snap = g.get_state(new)
+    assert snap.metadata == {"source": "update", "step": 2, "parents": {}, "as_node": "a"}
+    assert snap.next == ("b",)
+    assert g.invoke(None, cfg("t")) == {"value": "B", "log": ["a", "b"]}
+
+
+def test_update_as_a_node_without_successors_clears_what_was_scheduled(saver: MemorySaver) -> None:
+    g = build(saver, interrupt_before=["b"])
+    g.invoke({"value": "", "log": []}, cfg("t"))
+    new = g.update_state(cfg("t"), {"value": "skip b"}, as_node="b")
+    assert g.get_state(new).next == ()
+
+
+def test_update_on_an_old_checkpoint_forks_and_leaves_the_branch_alone(saver: MemorySaver) -> None:
+    g = build(saver)
+    g.invoke({"value": "", "log": []}, cfg("t"))
+    before = [(s.config, s.values) for s in g.get_state_history(cfg("t"))]
+    target = step_config(g, "t", 1)
+    fork = g.update_state(target, {"value": "FORKED"})
+    g.invoke(None, fork)
+    after = {s.config["configurable"]["checkpoint_id"]: s for s in g.get_state_history(cfg("t"))}
+    for config, values in before:
+        assert after[config["configurable"]["checkpoint_id"]].values == values
+    fork_snap = after[fork["configurable"]["checkpoint_id"]]
+    assert fork_snap.parent_config == target
+    assert g.get_state(cfg("t")).values == {"value": "B", "log": ["a", "b"]}
+    assert g.get_state(cfg("t")).metadata["step"] == 3
+
+
+def test_update_on_a_fresh_thread_acts_as_input(saver: MemorySaver) -> None:
+    g = build(saver)
+    new = g.update_state(cfg("fresh"), {"value": "seed", "log": []})
+    snap = g.get_state(new)
+    assert (snap.metadata["step"], snap.next, snap.parent_config) == (0, ("a",), None)
+    assert g.invoke(None, cfg("fresh"))["log"] == ["a", "b"]
+
+
+def test_copy_makes_a_sibling_fork_that_shares_every_blob(saver: MemorySaver) -> None:
+    g = build(saver)
+    g.invoke({"value": "", "log": []}, cfg("t"))
+    target = step_config(g, "t", 1)
+    blobs_before = len(saver.blobs)
+    copy = g.update_state(target, None, as_node="__copy__")
+    snap = g.get_state(copy)
+    assert snap.metadata["source"] == "fork"
+    assert snap.parent_config == g.get_state(target).parent_config
+    assert snap.values == g.get_state(target).values
+    assert len(saver.blobs) == blobs_before
+
+
+def test_ambiguous_or_unknown_as_node_is_an_error_and_writes_nothing(saver: MemorySaver) -> None:
+    g = (
+        StateGraph(LogState)
+        .add_node("x", lambda s: {"log": ["x"]})
+        .add_node("y", lambda s: {"log": ["y"]})
+        .add_edge(START, "x")
+        .add_edge(START, "y")
+        .compile(checkpointer=saver)
+    )
+    g.invoke({"value": "", "log": []}, cfg("t"))
+    count = checkpoint_count(saver)
+    with pytest.raises(InvalidUpdateError, match="nodes x, y ran last together; pass as_node"):
+        g.update_state(cfg("t"), {"value": "?"})
+    with pytest.raises(InvalidUpdateError, match="as_node='zz'.*no such node"):
+        g.update_state(cfg("t"), {"value": "?"}, as_node="zz")
+    with pytest.raises(InvalidUpdateError, match="wrote key 'nope'"):
+        g.update_state(cfg("t"), {"nope": 1}, as_node="x")
+    assert checkpoint_count(saver) == count
+
+
+def test_update_with_a_value_the_serializer_refuses_writes_nothing(saver: MemorySaver) -> None:
+    from durable_debug.checkpoint.serde import UnsupportedValueError
+
+    g = build(saver)
+    g.invoke({"value": "", "log": []}, cfg("t"))
+    count, blobs = checkpoint_count(saver), len(saver.blobs)
+    with pytest.raises(
+        UnsupportedValueError, match="channel 'value'.*builtins.object cannot be saved"
+    ):
+        g.update_state(cfg("t"), {"value": object()})
+    assert (checkpoint_count(saver), len(saver.blobs)) == (count, blobs)

@@ -1,0 +1,77 @@
+"""export_jsonl for trace diffing (seed 004), and the data of the standalone HTML page."""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import json
+import re
+
+from durable_debug.inspect import aexport_html, aexport_jsonl, ahtml_data
+from durable_debug.inspect.html import DATA_ELEMENT_ID
+
+
+async def test_jsonl_has_one_line_per_checkpoint(seed, tmp_path):
+    ns = seed("resume")
+    with contextlib.suppress(RuntimeError):
+        await ns["g"].ainvoke({"log": []}, ns["cfg"])
+    path = await aexport_jsonl(ns["g"], ns["cfg"], tmp_path / "trace.jsonl")
+    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [line["step"] for line in lines] == [-1, 0, 1, 2]
+    assert [line["next"] for line in lines] == [["__start__"], ["a"], ["b"], ["c"]]
+    assert lines[1]["parent_id"] == lines[0]["checkpoint_id"]
+    assert lines[3]["values"] == {"log": ["a", "b"]}
+    assert [(w["node"], w["channel"]) for w in lines[3]["writes"]] == [("c", "__error__")]
+    assert {"thread_id", "created_at", "writers", "source"} <= set(lines[0])
+
+
+async def test_stable_traces_of_two_runs_differ_only_where_behaviour_did(seed, tmp_path):
+    """Run the same graph twice; the second time b writes something else. The stable traces
+    differ exactly in the lines that carry b's write."""
+    traces = []
+    for run, tag in enumerate(["ran B", "ran B (v2)"]):
+        ns = seed("accumulate")
+        if run:
+
+            async def step_b(state, tag=tag):
+                return {"value": "B", "log": [tag]}
+
+            builder = ns["StateGraph"](ns["State"])
+            builder.add_node("a", ns["step_a"]).add_node("b", step_b)
+            builder.add_edge(ns["START"], "a").add_edge("a", "b").add_edge("b", ns["END"])
+            ns["g"] = builder.compile(checkpointer=ns["MemorySaver"]())
+        await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+        path = await aexport_jsonl(ns["g"], ns["cfg"], tmp_path / f"run{run}.jsonl", stable=True)
+        traces.append(path.read_text().splitlines())
+    changed = [line for line in difflib.ndiff(*traces) if line[:1] in "+-"]
+    assert len(changed) == 4  # the write on checkpoint #2 and the values of checkpoint #3
+    assert all(
+        '"checkpoint_id": "#2"' in line or '"checkpoint_id": "#3"' in line for line in changed
+    )
+    assert all("created_at" not in line and "task_id" not in line for line in traces[0])
+
+
+async def test_html_data_holds_the_dag_every_detail_and_the_topology(seed):
+    ns = seed("accumulate")
+    await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+    data = await ahtml_data(ns["g"], ns["cfg"], {"a": 1, "b": 1})
+    json.dumps(data, allow_nan=False)
+    assert data["thread_id"] == "demo-1"
+    assert set(data["details"]) == {n["id"] for n in data["dag"]["nodes"]}
+    assert {n["id"]: n["count"] for n in data["topology"]["nodes"]}["b"] == 1
+
+
+async def test_export_html_embeds_the_thread_in_one_page(seed, tmp_path):
+    ns = seed("rerun_rule")
+    await ns["g"].ainvoke({"prep": "", "decision": ""}, ns["cfg"])
+    path = await aexport_html(ns["g"], ns["cfg"], tmp_path / "thread.html", {"gate": 1})
+    page = path.read_text("utf-8")
+    match = re.search(
+        rf'<script type="application/json" id="{DATA_ELEMENT_ID}">(.*?)</script>', page, re.S
+    )
+    assert match is not None
+    data = json.loads(match.group(1))
+    assert data == json.loads(json.dumps(await ahtml_data(ns["g"], ns["cfg"], {"gate": 1})))
+    paused = [n for n in data["dag"]["nodes"] if n["interrupts"]]
+    assert [n["next"] for n in paused] == [["gate"]]
+    assert "http://" not in page.replace("http://www.w3.org", "")  # no network

@@ -1,0 +1,59 @@
+"""to_jsonable: what the widget receives for any channel value."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import enum
+import json
+import uuid
+
+import pydantic
+
+from durable_debug.inspect import to_jsonable
+
+
+class Color(enum.Enum):
+    RED = 1
+
+
+@dataclasses.dataclass
+class Ticket:
+    id: int
+    tags: frozenset
+
+
+class Message(pydantic.BaseModel):
+    role: str
+    at: dt.datetime
+
+
+def test_values_become_plain_json():
+    when = dt.datetime(2024, 1, 2, 3, 4, 5)
+    value = {
+        "ticket": Ticket(7, frozenset({"b", "a"})),
+        "message": Message(role="user", at=when),
+        "tuple": (1, 2.5, None),
+        "raw": b"xyz",
+        "color": Color.RED,
+        "id": uuid.UUID(int=1),
+        "nan": float("nan"),
+        5: "int key",
+        "other": object,
+    }
+    out = to_jsonable(value)
+    json.dumps(out, allow_nan=False)
+    assert out["ticket"] == {"id": 7, "tags": ["a", "b"]}
+    assert out["message"] == {"role": "user", "at": "2024-01-02T03:04:05"}
+    assert out["tuple"] == [1, 2.5, None]
+    assert out["raw"] == "<3 bytes>"
+    assert out["color"] == "Color.RED"
+    assert out["id"] == "00000000-0000-0000-0000-000000000001"
+    assert out["nan"] == "nan" and out["5"] == "int key"
+    assert out["other"] == "<class 'object'>"
+
+
+def test_cycles_do_not_recurse_forever():
+    loop: list = [1]
+    loop.append(loop)
+    assert to_jsonable(loop) == [1, "<cycle>"]

@@ -1,0 +1,114 @@
+"""The recorder counts node executions per (thread, node), as seed 000's counters do."""
+
+from __future__ import annotations
+
+import pytest
+
+from durable_debug.inspect import Recorder
+
+
+async def test_resume_after_failure_reruns_only_the_failed_node(seed):
+    """Seed §2: a and b run once; c runs twice (it failed, then the thread resumed)."""
+    ns = seed("resume")
+    g, cfg = ns["g"], ns["cfg"]
+    async with Recorder() as rec:
+        with pytest.raises(RuntimeError, match="c is broken"):
+            await g.ainvoke({"log": []}, cfg)
+        ns["broken"]["c"] = False
+        await g.ainvoke(None, cfg)
+    counts = rec.counts("resume-1")
+    assert {n: c.executions for n, c in counts.items()} == {"a": 1, "b": 1, "c": 2}
+    assert counts == {n: counts[n] for n in ("a", "b", "c")}
+    assert counts["c"].reruns == 1 and counts["c"].errors == 1
+    assert counts["a"].reruns == counts["b"].reruns == 0
+    # The recorder agrees with the seed's own counters.
+    assert {n: c.executions for n, c in counts.items()} == ns["calls"]
+
+
+async def test_sequential_interrupts_rerun_the_node_once_per_resume(seed):
+    """Seed §7 (a): three ainvoke calls, the node executes three times."""
+    ns = seed("two_gates")
+    g, cfg, Command = ns["g"], ns["cfg"], ns["Command"]
+    with Recorder() as rec:
+        await g.ainvoke({"a": "", "b": ""}, cfg)
+        await g.ainvoke(Command(resume="A-VALUE"), cfg)
+        final = await g.ainvoke(Command(resume="B-VALUE"), cfg)
+    assert final["a"] == "A-VALUE" and final["b"] == "B-VALUE"
+    count = rec.counts("gates-1")["two_gates"]
+    assert (count.executions, count.reruns, count.interrupts) == (3, 2, 2)
+    assert rec.counts_frame()["summary"].tolist() == ["two_gates 3 (re-ran 2×)"]
+
+
+async def test_parallel_interrupts_rerun_every_branch_once(seed):
+    """Seed §7 (b): three reviews interrupt together, one resume keyed by id answers all."""
+    ns = seed("reviews")
+    g, cfg, Command = ns["g"], ns["cfg"], ns["Command"]
+    async with Recorder() as rec:
+        first = await g.ainvoke({"items": ["doc-X", "doc-Y", "doc-Z"], "approvals": []}, cfg)
+        ids = {i.value["review_item"]: i.id for i in first["__interrupt__"]}
+        answers = {ids["doc-X"]: "APPROVE", ids["doc-Y"]: "REJECT", ids["doc-Z"]: "APPROVE"}
+        final = await g.ainvoke(Command(resume=answers), cfg)
+    assert final["approvals"] == ["doc-X=APPROVE", "doc-Y=REJECT", "doc-Z=APPROVE"]
+    assert list(rec.counts("reviews-1")) == ["review"]  # the entry (__start__) is not a node
+    count = rec.counts("reviews-1")["review"]
+    assert (count.executions, count.reruns, count.interrupts) == (6, 3, 3)
+
+
+async def test_rerun_rule_counts(seed):
+    """Seed §8: naive node 2 (its side effect too); interrupt first: the node still executes
+    twice but its side effect once; fix B: prepare 1, gate 2."""
+    ns = seed("rerun_rule")
+    Command, charges = ns["Command"], ns["charges"]
+    start = {"prep": "", "decision": ""}
+    async with Recorder() as rec:
+        for graph, thread in ((ns["g_naive"], "naive"), (ns["g_first"], "first"), (ns["g"], "b")):
+            config = {"configurable": {"thread_id": thread}}
+            await graph.ainvoke(start, config)
+            await graph.ainvoke(Command(resume="yes"), config)
+    assert rec.counts("naive")["node"].executions == 2 == charges["naive"]
+    assert rec.counts("first")["node"].executions == 2
+    assert charges["interrupt_first"] == 1
+    fix_b = rec.counts("b")
+    assert (fix_b["prepare"].executions, fix_b["gate"].executions) == (1, 2)
+    assert charges["prepare"] == 1
+    frame = rec.counts_frame(["b"])
+    assert frame["summary"].tolist() == ["prepare 1", "gate 2 (re-ran 1×)"]
+    assert rec.threads == ["naive", "first", "b"]
+
+
+async def test_fork_executions_count_but_are_not_reruns(seed):
+    """Seed §3: running forward from a fork executes b again, as a new task."""
+    ns = seed("accumulate")
+    g, cfg = ns["g"], ns["cfg"]
+    with Recorder() as rec:
+        await g.ainvoke({"value": "", "log": []}, cfg)
+        target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+        await g.ainvoke(None, await g.aupdate_state(target.config, {"value": "FORKED"}))
+    counts = rec.counts("demo-1")
+    assert (counts["a"].executions, counts["b"].executions) == (1, 2)
+    assert counts["b"].reruns == 0
+
+
+async def test_only_executions_while_active_are_counted(seed):
+    ns = seed("accumulate")
+    g = ns["g"]
+    rec = Recorder()
+    await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": "before"}})
+    with rec:
+        assert rec.active
+        await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": "during"}})
+    assert not rec.active
+    await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": "after"}})
+    assert rec.threads == ["during"]
+    assert rec.counts() == rec.counts("during")
+    rec.reset()
+    assert rec.executions == [] and rec.counts_frame().empty
+
+
+def test_sync_invoke_is_counted_too(seed):
+    """Sync nodes run with the sync ``invoke`` are counted like async ones."""
+    ns = seed("sync_nodes")
+    with Recorder() as rec:
+        assert ns["g"].invoke({"value": ""}, ns["cfg"]) == {"value": "12"}
+    assert {n: c.executions for n, c in rec.counts("sync-1").items()} == {"first": 1, "second": 1}
+    assert [(e.node, e.outcome) for e in rec.executions] == [("first", "ok"), ("second", "ok")]

@@ -1,0 +1,438 @@
+// render() against a fake anywidget model: what the user sees and what the widget sends.
+
+import assert from "node:assert/strict";
+import { afterEach, beforeEach, mock, test } from "node:test";
+
+import widget, { REQUEST_TIMEOUT_MS } from "../../js/widget.js";
+import { click, createFakeModel, detailOf, mark, press, settle, setupDom } from "./support.mjs";
+
+/** @type {ReturnType<typeof setupDom>} */
+let dom;
+/** @type {ReturnType<typeof createFakeModel>} */
+let model;
+/** @type {() => void} */
+let cleanup;
+
+beforeEach(() => {
+  dom = setupDom();
+});
+
+afterEach(async () => {
+  if (cleanup) cleanup();
+  cleanup = null;
+  mock.timers.reset();
+  await dom.close();
+});
+
+function show(traits = {}) {
+  model = createFakeModel(traits);
+  cleanup = widget.render({ model, el: dom.el });
+  return dom.el;
+}
+
+const text = (el, selector) => el.querySelector(selector)?.textContent ?? "";
+
+/** Click a checkpoint and answer the select request with its detail. */
+async function select(el, id) {
+  click(dom.window, mark(el, id));
+  const request = model.last("select");
+  assert.equal(request.checkpoint_id, id);
+  model.reply(request, detailOf(id));
+  await settle();
+}
+
+test("render draws one mark per checkpoint, shaped and labelled by source", () => {
+  const el = show();
+  const marks = el.querySelectorAll(".dd-mark");
+  assert.equal(marks.length, 5);
+  assert.match(mark(el, "c0").getAttribute("class"), /dd-src-input/);
+  assert.ok(mark(el, "c0").querySelector("rect.dd-shape"), "input is a square");
+  assert.ok(mark(el, "c1").querySelector("circle.dd-shape"), "loop is a circle");
+  assert.ok(mark(el, "f1").querySelector("polygon.dd-shape"), "update is a diamond");
+  assert.equal(text(mark(el, "f1"), ".dd-letter"), "U");
+  assert.equal(text(mark(el, "c2"), ".dd-step"), "1");
+  assert.equal(text(mark(el, "c2"), ".dd-writers"), "agent");
+  assert.match(text(el, ".dd-thread"), /5 checkpoints · 2 branches/);
+});
+
+test("interrupts, errors, branch heads and the latest checkpoint stand out", () => {
+  const el = show();
+  assert.match(mark(el, "c3").getAttribute("class"), /dd-has-interrupt/);
+  assert.equal(text(mark(el, "c3"), ".dd-badge-interrupt"), "1");
+  assert.match(mark(el, "f1").getAttribute("class"), /dd-has-error/);
+  assert.ok(mark(el, "f1").querySelector(".dd-badge-error"));
+  assert.ok(mark(el, "c3").querySelector(".dd-head-ring") && mark(el, "f1").querySelector(".dd-head-ring"));
+  assert.ok(!mark(el, "c2").querySelector(".dd-head-ring"));
+  assert.equal(text(mark(el, "f1"), ".dd-latest-label"), "latest");
+  assert.equal(el.querySelectorAll(".dd-latest-label").length, 1);
+});
+
+test("hovering a checkpoint shows its next nodes", () => {
+  const el = show();
+  mark(el, "c2")
+    .querySelector(".dd-shape")
+    .dispatchEvent(new dom.window.MouseEvent("mouseover", { bubbles: true }));
+  const tip = el.querySelector(".dd-tooltip");
+  assert.equal(tip.hidden, false);
+  assert.match(tip.textContent, /next: tools/);
+  assert.match(tip.textContent, /written by: agent/);
+});
+
+test("a new _dag redraws the graph: a fork's checkpoint appears", () => {
+  const el = show();
+  const dag = structuredClone(model.get("_dag"));
+  dag.nodes.push({
+    ...dag.nodes[4],
+    id: "f2",
+    parent: "c1",
+    depth: 2,
+    lane: 2,
+    source: "fork",
+    is_latest: true,
+  });
+  dag.nodes[4].is_latest = false;
+  dag.lanes = 3;
+  model.set("_dag", dag);
+  assert.equal(el.querySelectorAll(".dd-mark").length, 6);
+  assert.ok(mark(el, "f2").querySelector("polygon.dd-shape"));
+  assert.match(text(el, ".dd-thread"), /6 checkpoints · 3 branches/);
+});
+
+test("clicking a checkpoint sends select with a uuid and shows the detail it gets back", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3").querySelector(".dd-shape"));
+  const request = model.last("select");
+  assert.equal(request.kind, "select");
+  assert.equal(request.checkpoint_id, "c3");
+  assert.equal(typeof request.uuid, "string");
+  assert.ok(request.uuid.length > 8);
+  assert.equal(
+    el.querySelector(".dd-ring-selected").getAttribute("visibility"),
+    "visible",
+    "highlighted at once",
+  );
+
+  model.reply(request, detailOf("c3"));
+  await settle();
+  const detail = el.querySelector(".dd-detail");
+  assert.equal(detail.querySelector(".dd-detail-head").getAttribute("data-id"), "c3");
+  const state = detail.querySelector(".dd-state");
+  assert.match(state.textContent, /messages/);
+  assert.match(state.textContent, /"Paris"/);
+  const count = state.querySelector('.dd-channel-row[data-channel="count"]');
+  assert.equal(count.querySelector(".dd-json-number").textContent, "2");
+  assert.match(text(detail, ".dd-next"), /gate/);
+  assert.match(text(detail, ".dd-metadata"), /source: "loop"/);
+});
+
+test("the detail shows blob versions: shortened version, new or shared, size", async () => {
+  const el = show();
+  await select(el, "c3");
+  const rows = [...el.querySelectorAll(".dd-blob-table tbody tr")];
+  assert.deepEqual(
+    rows.map((r) => r.getAttribute("data-channel")),
+    ["messages", "count", "approved"],
+  );
+  const cells = [...rows[1].querySelectorAll("td")].map((td) => td.textContent);
+  assert.deepEqual(cells, ["count", "2 · 0.51234…", "new here", "2.0 KiB"]);
+  assert.equal(rows[0].querySelectorAll("td")[2].textContent, "shared with parent");
+  assert.equal(
+    rows[1].querySelector("code").getAttribute("title"),
+    "00000000000000000000000000000002.0.5123456",
+  );
+  assert.match(text(el, ".dd-blob-summary"), /2 of 3 blobs written at this checkpoint/);
+});
+
+test("the detail shows interrupts with their ids and values, and failed tasks with their errors", async () => {
+  const el = show();
+  await select(el, "c3");
+  const interrupt = el.querySelector(".dd-interrupts .dd-interrupt");
+  assert.equal(interrupt.getAttribute("data-interrupt-id"), "int-7c1e");
+  assert.match(interrupt.textContent, /int-7c1e/);
+  assert.match(interrupt.textContent, /"Send it\?"/);
+
+  await select(el, "f1");
+  assert.equal(el.querySelector(".dd-interrupts"), null);
+  const task = el.querySelector(".dd-task.dd-task-error");
+  assert.equal(task.getAttribute("data-task-id"), "task-tools");
+  assert.match(text(task, ".dd-task-error-text"), /ValueError: count 10 is over the limit/);
+  const audit = [...el.querySelectorAll(".dd-task")].find(
+    (t) => t.getAttribute("data-task-id") === "task-audit",
+  );
+  assert.match(audit.textContent, /count/);
+  assert.match(audit.textContent, /11/);
+});
+
+test("answers are matched to requests by uuid; a late answer to an old click is ignored", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c1"));
+  const first = model.last("select");
+  click(dom.window, mark(el, "c2"));
+  const second = model.last("select");
+  assert.notEqual(first.uuid, second.uuid);
+
+  model.emit("msg:custom", { uuid: "someone-else", result: detailOf("c3") });
+  model.reply(second, detailOf("c2"));
+  await settle();
+  assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "c2");
+  model.reply(first, detailOf("c1"));
+  await settle();
+  assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "c2");
+});
+
+test("a detail pushed by Python through _detail and _selected is shown", () => {
+  const el = show();
+  model.set("_selected", "f1");
+  model.set("_detail", detailOf("f1"));
+  assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "f1");
+  assert.equal(
+    el.querySelector(".dd-ring-selected").getAttribute("transform"),
+    mark(el, "f1").getAttribute("transform"),
+  );
+});
+
+test("an error answer is shown to the user", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c1"));
+  model.fail(model.last("select"), "Checkpoint c1 could not be read: unknown type 'Foo' in channel 'x'.");
+  await settle();
+  const error = el.querySelector(".dd-error");
+  assert.equal(error.hidden, false);
+  assert.match(error.textContent, /unknown type 'Foo' in channel 'x'/);
+});
+
+test("_error and _status from Python are shown", () => {
+  const el = show();
+  model.set("_status", "interrupted at gate");
+  model.set("_error", "ValueError in node tools: boom");
+  assert.equal(text(el, ".dd-status"), "interrupted at gate");
+  assert.match(text(el, ".dd-error"), /ValueError in node tools: boom/);
+  model.set("_error", "");
+  assert.equal(el.querySelector(".dd-error").hidden, true);
+});
+
+test("a request left unanswered times out after 30 s with a readable error", async () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const el = show();
+  click(dom.window, mark(el, "c1"));
+  mock.timers.tick(REQUEST_TIMEOUT_MS - 1);
+  await settle();
+  assert.equal(el.querySelector(".dd-error").hidden, true);
+  mock.timers.tick(1);
+  await settle();
+  assert.match(text(el, ".dd-error"), /No answer to 'select' after 30 s/);
+});
+
+test("Fork sends the edited channels as JSON text, with the chosen node", async () => {
+  const el = show();
+  await select(el, "c2");
+  const editButton = el.querySelector('[data-action="edit"][data-channel="count"]');
+  click(dom.window, editButton);
+  const editor = el.querySelector('textarea.dd-editor[data-channel="count"]');
+  assert.equal(editor.value, "1", "the editor starts with the current value");
+  editor.value = "42";
+  click(dom.window, el.querySelector('[data-action="edit"][data-channel="messages"]'));
+  el.querySelector(".dd-as-node").value = "tools";
+  click(dom.window, el.querySelector('[data-action="fork"]'));
+  const request = model.last("fork");
+  assert.deepEqual(
+    { checkpoint_id: request.checkpoint_id, edits: request.edits, as_node: request.as_node },
+    { checkpoint_id: "c2", edits: { count: "42" }, as_node: "tools" },
+    "only the changed channel is sent, as text",
+  );
+  assert.ok(el.querySelector('[data-action="fork"]').hasAttribute("disabled"), "disabled while pending");
+  model.reply(request, { checkpoint_id: "f9", code: "await graph.aupdate_state(...)" });
+  await settle();
+  assert.ok(!el.querySelector('[data-action="fork"]').hasAttribute("disabled"));
+});
+
+test("a refused fork shows Python's error next to the Fork button", async () => {
+  const el = show();
+  await select(el, "c2");
+  click(dom.window, el.querySelector('[data-action="edit"][data-channel="count"]'));
+  el.querySelector('textarea.dd-editor[data-channel="count"]').value = "{not json";
+  click(dom.window, el.querySelector('[data-action="fork"]'));
+  model.fail(model.last("fork"), "Channel 'count' is not valid JSON: Expecting property name (line 1).");
+  await settle();
+  const slot = el.querySelector(".dd-fork-error");
+  assert.equal(slot.hidden, false);
+  assert.match(slot.textContent, /Channel 'count' is not valid JSON/);
+});
+
+test("Fork with nothing edited explains what to do and sends nothing", async () => {
+  const el = show();
+  await select(el, "c2");
+  click(dom.window, el.querySelector('[data-action="fork"]'));
+  assert.equal(model.last("fork"), undefined);
+  assert.match(text(el, ".dd-fork-error"), /press Edit on a channel/);
+});
+
+test("Rerun from here sends rerun; while _running a Stop button sends stop", async () => {
+  const el = show();
+  await select(el, "c2");
+  click(dom.window, el.querySelector('[data-action="rerun"]'));
+  assert.equal(model.last("rerun").checkpoint_id, "c2");
+  const stopButton = el.querySelector(".dd-stop");
+  assert.equal(stopButton.hidden, true);
+  model.set("_running", true);
+  assert.equal(el.querySelector(".dd-running").hidden, false);
+  assert.equal(stopButton.hidden, false);
+  click(dom.window, stopButton);
+  assert.ok(model.last("stop"));
+  model.set("_running", false);
+  assert.equal(el.querySelector(".dd-running").hidden, true);
+});
+
+test("Resume sends one JSON answer per pending interrupt id", async () => {
+  const el = show();
+  await select(el, "c3");
+  const box = el.querySelector('textarea.dd-answer[data-interrupt-id="int-7c1e"]');
+  box.value = '{"approved": true}';
+  click(dom.window, el.querySelector('[data-action="resume"]'));
+  const request = model.last("resume");
+  assert.equal(request.checkpoint_id, "c3");
+  assert.deepEqual(request.answers, { "int-7c1e": '{"approved": true}' });
+  model.fail(request, "Interrupt int-7c1e is not pending any more: refresh the thread.");
+  await settle();
+  assert.match(text(el, ".dd-resume-error"), /not pending any more/);
+});
+
+test("shift-click diffs the selected checkpoint against another one", async () => {
+  const el = show();
+  await select(el, "c2");
+  click(dom.window, mark(el, "f1"), { shiftKey: true });
+  const request = model.last("diff");
+  assert.deepEqual([request.a, request.b], ["c2", "f1"]);
+  assert.equal(model.sent.filter((m) => m.kind === "select").length, 1, "shift-click does not select");
+  model.reply(request, [{ channel: "count", change: "changed", old: 1, new: 10 }]);
+  await settle();
+  const row = el.querySelector(".dd-diff-table tbody tr");
+  assert.equal(row.getAttribute("data-channel"), "count");
+  assert.deepEqual(
+    [...row.querySelectorAll("td")].map((td) => td.textContent),
+    ["count", "changed", "1", "10"],
+  );
+  assert.equal(el.querySelector(".dd-ring-diff").getAttribute("visibility"), "visible");
+  click(dom.window, el.querySelector('[data-action="close-diff"]'));
+  assert.equal(el.querySelector(".dd-diff").hidden, true);
+});
+
+test("arrow keys move between checkpoints and select them", async () => {
+  const el = show();
+  const graph = el.querySelector(".dd-dag-scroll");
+  assert.equal(graph.getAttribute("tabindex"), "0", "the graph is focusable");
+  await select(el, "c2");
+  const moves = [];
+  for (const key of ["ArrowRight", "ArrowDown", "ArrowLeft", "ArrowLeft"]) {
+    press(dom.window, graph, key);
+    moves.push(model.last("select").checkpoint_id);
+  }
+  assert.deepEqual(moves, ["c3", "f1", "c2", "c1"]);
+});
+
+test("read-only (the standalone export) hides every editing control", async () => {
+  const el = show({ _readonly: true });
+  await select(el, "c3");
+  for (const selector of [
+    '[data-action="edit"]',
+    '[data-action="fork"]',
+    '[data-action="rerun"]',
+    '[data-action="resume"]',
+    "textarea",
+  ]) {
+    assert.equal(el.querySelector(selector), null, selector);
+  }
+  assert.match(text(el, ".dd-interrupts"), /int-7c1e/, "interrupts are still shown");
+  model.set("_running", true);
+  assert.equal(el.querySelector(".dd-stop").hidden, true);
+});
+
+test("the topology shows execution counts and highlights re-executed nodes", () => {
+  const el = show({
+    _topology: {
+      nodes: [
+        { id: "agent", x: 40, y: 20, count: 3, reruns: 2 },
+        { id: "tools", x: 40, y: 80, count: 1, reruns: 0 },
+      ],
+      edges: [{ source: "agent", target: "tools", conditional: false }],
+      width: 80,
+      height: 100,
+      svg: null,
+    },
+  });
+  const nodes = el.querySelectorAll(".dd-topology .dd-topo-node");
+  assert.equal(nodes.length, 2);
+  assert.match(nodes[0].getAttribute("class"), /dd-rerun/);
+  assert.match(nodes[0].textContent, /agent ×3/);
+  const rerun = el.querySelector(".dd-count-table tr.dd-rerun");
+  assert.match(rerun.textContent, /agent×32 re-executions/);
+  model.set("_topology", {
+    nodes: [{ id: "a", x: 0, y: 0, count: 1, reruns: 0 }],
+    edges: [],
+    width: 9,
+    height: 9,
+    svg: '<svg class="from-graphviz"></svg>',
+  });
+  assert.ok(el.querySelector(".dd-topology svg.from-graphviz"), "graphviz's drawing is used when given");
+});
+
+test("the code panel lists each action's Python with a copy button", async () => {
+  const el = show();
+  const copied = [];
+  Object.defineProperty(globalThis, "navigator", {
+    value: { clipboard: { writeText: async (t) => copied.push(t) } },
+    configurable: true,
+  });
+  model.set("_code", [
+    { action: "fork", code: "await graph.aupdate_state(config, {'count': 42})" },
+    { action: "rerun", code: "await graph.ainvoke(None, config)" },
+  ]);
+  const entries = el.querySelectorAll(".dd-code-entry");
+  assert.equal(entries.length, 2);
+  assert.match(entries[1].textContent, /await graph\.ainvoke\(None, config\)/);
+  click(dom.window, entries[0].querySelector('[data-action="copy"]'));
+  await settle();
+  assert.deepEqual(copied, ["await graph.aupdate_state(config, {'count': 42})"]);
+  assert.equal(entries[0].querySelector('[data-action="copy"]').textContent, "Copied");
+});
+
+test("JSON subtrees below the first level are built when opened", async () => {
+  const el = show();
+  await select(el, "c3");
+  const metadataTree = el.querySelector(".dd-metadata .dd-json-tree");
+  assert.equal(metadataTree.open, true);
+  const configTree = el.querySelectorAll(".dd-metadata .dd-json-tree")[1];
+  assert.equal(configTree.open, false);
+  assert.equal(configTree.querySelectorAll(".dd-json-row").length, 0);
+  configTree.open = true;
+  configTree.dispatchEvent(new dom.window.Event("toggle"));
+  assert.match(configTree.textContent, /configurable/);
+});
+
+test("cleanup removes every model handler, DOM listener and pending request", async () => {
+  const el = show();
+  assert.ok(model.handlerCount() > 0);
+  click(dom.window, mark(el, "c1"));
+  const pending = model.last("select");
+  cleanup();
+  cleanup = null;
+  assert.equal(model.handlerCount(), 0);
+  assert.equal(dom.el.childElementCount, 0, "the widget's DOM is removed");
+  const before = model.sent.length;
+  click(dom.window, el);
+  model.reply(pending, detailOf("c1"));
+  await settle();
+  assert.equal(model.sent.length, before);
+});
+
+test("cleanup clears the request timers", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const el = show();
+  const errors = [];
+  click(dom.window, mark(el, "c1"));
+  cleanup();
+  cleanup = null;
+  process.once("unhandledRejection", (e) => errors.push(e));
+  mock.timers.tick(REQUEST_TIMEOUT_MS * 2);
+  assert.deepEqual(errors, []);
+});

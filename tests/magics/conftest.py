@@ -1,0 +1,33 @@
+"""Fixtures for the magics tests: a real in-process IPython shell, and seed 000's graphs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# The seed scenarios are shared with the inspect tests.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
+
+from seed_graphs import ENGINES
+
+EXTENSION = "durable_debug"
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def ip() -> Iterator[object]:
+    """IPython's in-process shell, with the extension unloaded and the namespace reset after."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    yield shell
+    if EXTENSION in shell.extension_manager.loaded:
+        shell.run_line_magic("unload_ext", EXTENSION)
+    shell.reset(new_session=False)

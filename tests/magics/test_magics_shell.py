@@ -1,0 +1,172 @@
+"""The extension in a real in-process IPython shell: load/unload, %%graph, %checkpoints, %diff."""
+
+from __future__ import annotations
+
+import pandas as pd
+from IPython.utils.capture import capture_output
+from seed_graphs import source
+
+import durable_debug
+from durable_debug.magics import GraphSession, time_travel_class
+
+EXTENSION = "durable_debug"
+
+
+def run(ip, cell):
+    """Run a cell like a user does; return (result, what it printed: stdout in order, in which
+    displays and tracebacks land, then stderr, where usage errors go)."""
+    with capture_output(display=False) as out:  # displays print to stdout, in order
+        result = ip.run_cell(cell, store_history=True)
+    return result, out.stdout + out.stderr
+
+
+def traces(ip):
+    manager = ip.magics_manager
+    return (
+        {kind: set(names) for kind, names in manager.magics.items()},
+        set(manager.registry),
+        list(ip.input_transformers_cleanup),
+        list(ip.ast_transformers),
+        {name: list(cbs) for name, cbs in ip.events.callbacks.items()},
+        set(ip.user_ns),
+    )
+
+
+def test_load_and_unload_leave_no_trace(ip):
+    before = traces(ip)
+    ip.run_line_magic("load_ext", EXTENSION)
+    magics = ip.magics_manager.magics
+    assert "graph" in magics["cell"]
+    assert {"checkpoints", "diff"} <= set(magics["line"])
+    assert traces(ip)[4:] == before[4:]  # no events, no names in the namespace
+    ip.run_line_magic("unload_ext", EXTENSION)
+    assert traces(ip) == before
+    _result, printed = run(ip, "%%graph\nx = 1\n")
+    assert "Cell magic `%%graph` not found" in printed
+    assert "x" not in ip.user_ns
+
+
+def test_graph_cell_awaits_defines_names_and_shows_counts(ip, engine):
+    """Seed §8 fix B in one cell: prepare 1, gate 2 (re-ran 1×); then the checkpoint table."""
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(source(engine, "rerun_rule"))
+    result, printed = run(
+        ip,
+        "%%graph --counts runs\n"
+        'first = await g.ainvoke({"prep": "", "decision": ""}, cfg)\n'
+        'await g.ainvoke(Command(resume="APPROVED"), cfg)\n',
+    )
+    assert result.success
+    assert result.result == {"prep": "expensive", "decision": "APPROVED"}
+    assert "__interrupt__" in ip.user_ns["first"]  # names the cell defines stay defined
+    runs = ip.user_ns["runs"]
+    assert isinstance(runs, pd.DataFrame)
+    assert runs.summary.tolist() == ["prepare 1", "gate 2 (re-ran 1×)"]
+    assert ip.user_ns["charges"]["prepare"] == 1
+    counts_at = printed.index("gate 2 (re-ran 1×)")
+    if time_travel_class() is None:  # until the widget lands: the DAG table
+        assert printed.index("checkpoint_id") > counts_at
+    assert printed.index("Out[") > counts_at  # the cell's value still shows, last
+
+
+def test_counts_accumulate_over_cells(ip, engine):
+    """Seed §7 (a): invoke, then one resume per cell; the table shows all executions."""
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(source(engine, "two_gates"))
+    run(ip, '%%graph\nawait g.ainvoke({"a": "", "b": ""}, cfg)\n')
+    run(ip, '%%graph\nawait g.ainvoke(Command(resume="A-VALUE"), cfg)\n')
+    _, printed = run(ip, '%%graph --counts c\nawait g.ainvoke(Command(resume="B-VALUE"), cfg);\n')
+    assert "two_gates 3 (re-ran 2×)" in printed
+    assert "Out[" not in printed  # a trailing semicolon still hides the value
+    assert ip.user_ns["c"].executions.tolist() == [3]
+
+
+def test_failing_cell_shows_counts_then_the_exception(ip, engine):
+    """Seed §2: c raises; the counts up to the failure show, then the traceback."""
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(source(engine, "resume"))
+    result, printed = run(ip, '%%graph --counts runs\nawait g.ainvoke({"log": []}, cfg)\n')
+    assert isinstance(result.error_in_exec, RuntimeError)
+    assert printed.index("c 1") < printed.index("RuntimeError")
+    assert ip.user_ns["runs"].summary.tolist() == ["a 1", "b 1", "c 1"]
+    ip.user_ns["broken"]["c"] = False
+    result, printed = run(ip, "%%graph --counts runs --no-widget\nawait g.ainvoke(None, cfg)\n")
+    assert result.success
+    assert ip.user_ns["runs"].summary.tolist() == ["a 1", "b 1", "c 2 (re-ran 1×)"]
+    assert "checkpoint_id" not in printed  # --no-widget: counts only
+    assert ip.user_ns["calls"] == {"a": 1, "b": 1, "c": 2}
+
+
+def test_sync_cell_and_thread_option(ip, engine):
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(source(engine, "sync_nodes"))
+    result, _printed = run(
+        ip,
+        "%%graph --thread sync-2 --counts only\n"
+        'g.invoke({"value": ""}, cfg)\n'
+        'g.invoke({"value": ""}, {"configurable": {"thread_id": "sync-2"}})\n',
+    )
+    assert result.success and result.result == {"value": "12"}
+    assert ip.user_ns["only"].thread.unique().tolist() == ["sync-2"]
+
+
+def test_bad_options_are_a_usage_error_and_nothing_runs(ip):
+    ip.run_line_magic("load_ext", EXTENSION)
+    _result, printed = run(ip, "%%graph --bogus\nran = True\n")
+    assert "UsageError" in printed and "--bogus" in printed
+    assert "ran" not in ip.user_ns
+
+
+def test_cell_without_graph_runs_says_so(ip):
+    ip.run_line_magic("load_ext", EXTENSION)
+    result, printed = run(ip, "%%graph\ny = 2\ny * 3\n")
+    assert "no graph node executed in this cell" in printed
+    assert result.result == 6 and ip.user_ns["y"] == 2
+
+
+def test_checkpoints_and_diff_line_magics(ip, engine):
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(source(engine, "accumulate"))
+    run(ip, '%%graph --no-widget\nawait g.ainvoke({"value": "", "log": []}, cfg)\n')
+    table = ip.run_line_magic("checkpoints", "demo-1")
+    assert table.step.tolist() == [-1, 0, 1, 2]
+    assert ip.run_line_magic("checkpoints", "").equals(table)  # the last thread by default
+    ids = table.checkpoint_id.tolist()
+    changes = ip.run_line_magic("diff", f"{ids[2]} {ids[3]}")
+    assert changes.channel.tolist() == ["value", "log"]
+    paths = ip.run_line_magic("diff", f"{ids[2]} {ids[3]} --paths --graph g --thread demo-1")
+    assert paths.path.tolist() == ["value", "log[1]"]
+    _result, printed = run(ip, "%checkpoints ghost-thread")
+    assert "holds thread 'ghost-thread'" in printed
+
+
+def test_widget_is_used_when_installed_else_the_dag_table(ip, engine):
+    """The switch is automatic; a session told there is no widget shows the DAG table."""
+    assert time_travel_class() is getattr(durable_debug, "TimeTravel", None)
+    shown: list[object] = []
+    ns: dict[str, object] = {}
+    exec(compile(source(engine, "accumulate"), "<seed>", "exec", dont_inherit=True), ns)
+    session = GraphSession(ns, shown.append, widget_class=lambda: None)
+    from durable_debug._sync import run_sync
+
+    with session.cell(session_options()):
+        run_sync(ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"]))
+    counts, table = shown
+    assert counts.summary.tolist() == ["a 1", "b 1"]
+    assert table.step.tolist() == [-1, 0, 1, 2]
+
+
+def session_options():
+    from durable_debug.magics import CellOptions
+
+    return CellOptions()
+
+
+def test_calling_the_cell_magic_directly_also_records(ip, engine):
+    """run_cell_magic bypasses the transformers; the magic then runs the body itself."""
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(source(engine, "sync_nodes"))
+    with capture_output(display=False) as out:
+        ip.run_cell_magic("graph", "--counts direct --no-widget", 'g.invoke({"value": ""}, cfg)')
+    assert ip.user_ns["direct"].summary.tolist() == ["first 1", "second 1"]
+    assert "second 1" in out.stdout

@@ -1,0 +1,94 @@
+"""Fixtures for the widget's tests: export data, headless Chromium, the artifacts folder.
+
+Chromium is Debian's (``apt-get install chromium``), driven by Python Playwright through
+``executable_path``; Playwright's own browser downloads are never used. When Chromium cannot
+start, the browser tests fail under CI (``CI`` set) and are skipped, with the reason, elsewhere.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = os.environ.get("DURABLE_DEBUG_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def load_fixtures() -> ModuleType:
+    """tests/widget/fixtures.py under a name no other test folder's ``fixtures`` can shadow."""
+    name = "durable_debug_widget_fixtures"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("fixtures.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def in_ci() -> bool:
+    """True when running under CI, where a browser test must never be skipped."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@pytest.fixture(scope="session")
+def widget_fixtures() -> ModuleType:
+    """The export-data builders (``small_export``, ``large_export``, ``SMALL``)."""
+    return load_fixtures()
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """The folder where browser tests leave their screenshots."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium; fails (under CI) or skips (elsewhere) when it cannot start."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as error:
+        _unavailable(f"Python Playwright is not installed ({error}): pip install playwright")
+    try:
+        manager = sync_playwright().start()
+    except Exception as error:
+        _unavailable(f"Playwright could not start: {error}")
+    try:
+        chromium = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    except Exception as error:
+        manager.stop()
+        _unavailable(
+            f"Chromium at {CHROMIUM} could not start ({error}); "
+            "install it with: apt-get install -y chromium"
+        )
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+        manager.stop()
+
+
+def _unavailable(reason: str) -> None:
+    if in_ci():
+        pytest.fail(f"browser test cannot run under CI: {reason}", pytrace=False)
+    pytest.skip(reason)

@@ -1,0 +1,206 @@
+"""The standalone export in headless Chromium: what a person sees when they open the file.
+
+Each test writes ``render_html(data)`` to a temp file, opens it over ``file://``, clicks like a
+user would and asserts on the page's text. Screenshots go to ``test-artifacts/``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from durable_debug.inspect.html import render_html
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def open_export(browser: Any, tmp_path: Path) -> Iterator[Any]:
+    """``open_export(data, dark=False)`` → a Playwright page showing that export, rendered.
+
+    After the test, each page must have raised no script error, opened no dialog and requested
+    nothing but the file itself (and the widget's blob: URL).
+    """
+    opened: list[tuple[Any, list[str], list[str]]] = []
+
+    def open_(data: dict[str, Any], dark: bool = False) -> Any:
+        path = tmp_path / f"export-{len(opened)}.html"
+        path.write_text(render_html(data, title="durable_debug test"), encoding="utf-8")
+        page = browser.new_page(
+            viewport={"width": 1280, "height": 900}, color_scheme="dark" if dark else "light"
+        )
+        errors: list[str] = []
+        requests: list[str] = []
+        opened.append((page, errors, requests))
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("dialog", lambda dialog: errors.append(f"dialog opened: {dialog.message}"))
+        page.on("request", lambda request: requests.append(request.url))
+        page.goto(path.as_uri())
+        page.wait_for_selector("html[data-dd-rendered]", timeout=15_000)
+        assert page.get_attribute("html", "data-dd-failed") is None
+        return page
+
+    yield open_
+    for page, errors, requests in opened:
+        page.close()
+        assert errors == [], errors
+        outside = [url for url in requests if not url.startswith(("file:", "blob:", "data:"))]
+        assert outside == [], f"the export reached the network: {outside}"
+
+
+def mark(checkpoint_id: str) -> str:
+    """CSS selector of a checkpoint's mark in the DAG."""
+    return f'.dd-mark[data-id="{checkpoint_id}"]'
+
+
+def detail_of(page: Any, checkpoint_id: str) -> Any:
+    """Wait until the detail panel shows a checkpoint, and return it."""
+    page.wait_for_selector(f'.dd-detail-head[data-id="{checkpoint_id}"]', timeout=5_000)
+    return page.locator(".dd-detail")
+
+
+def test_clicking_a_checkpoint_shows_its_state(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path
+) -> None:
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export())
+    assert page.locator(".dd-mark").count() == 5
+    assert "5 checkpoints · 2 branches" in page.inner_text(".dd-thread")
+
+    page.click(mark(small["tools"]))
+    detail = detail_of(page, small["tools"])
+    state = detail.locator(".dd-state").inner_text()
+    assert '"What is the capital of France?"' in state
+    assert '"Paris"' in state
+    count = detail.locator('.dd-channel-row[data-channel="count"] .dd-json-number').inner_text()
+    assert count == "2"
+    assert "gate" in detail.locator(".dd-next").inner_text()
+    interrupt = detail.locator(".dd-interrupts").inner_text()
+    assert "7c1e5a0d9b2f4e8a" in interrupt and "Send the reply?" in interrupt
+    blobs = detail.locator(".dd-blob-table tbody tr")
+    assert blobs.count() == 3
+    assert "new here" in detail.locator('.dd-blob-table tr[data-channel="count"]').inner_text()
+    page.screenshot(path=str(artifacts / "standalone-detail.png"), full_page=True)
+
+    page.click(mark(small["input"]))
+    detail = detail_of(page, small["input"])
+    assert "(empty state)" in detail.locator(".dd-state").inner_text()
+
+
+def test_failed_task_and_pending_writes_are_shown(
+    open_export: Any, widget_fixtures: ModuleType
+) -> None:
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export())
+    assert "dd-has-error" in (page.get_attribute(mark(small["fork"]), "class") or "")
+    page.click(mark(small["fork"]))
+    tasks = detail_of(page, small["fork"]).locator(".dd-tasks").inner_text()
+    assert "ValueError: count 10 is over the limit of 5" in tasks
+    assert "audit" in tasks and "11" in tasks
+
+
+def test_shift_click_shows_the_diff(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path
+) -> None:
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export())
+    page.click(mark(small["agent"]))
+    detail_of(page, small["agent"])
+    page.click(mark(small["fork"]), modifiers=["Shift"])
+    row = page.locator('.dd-diff-table tr[data-channel="count"]')
+    row.wait_for(timeout=5_000)
+    cells = [cell.strip() for cell in row.locator("td").all_inner_texts()]
+    assert cells == ["count", "changed", "1", "10"]
+    assert page.locator(".dd-diff-table tbody tr").count() == 1, "messages did not change"
+    page.screenshot(path=str(artifacts / "standalone-diff.png"), full_page=True)
+
+
+def test_arrow_keys_walk_the_graph(open_export: Any, widget_fixtures: ModuleType) -> None:
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export())
+    page.click(mark(small["agent"]))
+    detail_of(page, small["agent"])
+    for key, expected in [
+        ("ArrowRight", "tools"),
+        ("ArrowDown", "fork"),
+        ("ArrowLeft", "agent"),
+        ("ArrowLeft", "start"),
+    ]:
+        page.keyboard.press(key)
+        detail_of(page, small[expected])
+
+
+def test_export_is_read_only(open_export: Any, widget_fixtures: ModuleType) -> None:
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export())
+    page.click(mark(small["tools"]))
+    detail_of(page, small["tools"])
+    for control in ["Fork", "Rerun from here", "Resume", "Edit"]:
+        assert page.get_by_role("button", name=control, exact=True).count() == 0, control
+    assert page.locator("textarea").count() == 0
+
+
+def test_topology_shows_counts_and_reruns(open_export: Any, widget_fixtures: ModuleType) -> None:
+    page = open_export(widget_fixtures.small_export())
+    agent = page.locator('.dd-topo-node[data-node="agent"]')
+    assert agent.text_content() == "agent ×2"
+    assert "dd-rerun" in (agent.get_attribute("class") or "")
+    assert "1 re-execution" in page.inner_text(".dd-count-table")
+
+
+def test_dark_theme_is_readable(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path
+) -> None:
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export(), dark=True)
+    page.click(mark(small["tools"]))
+    detail_of(page, small["tools"])
+    background, text = page.evaluate(
+        """() => { const s = getComputedStyle(document.querySelector('.dd-root'));
+                   return [s.backgroundColor, s.color]; }"""
+    )
+    assert luminance(background) < 0.2 < 0.6 < luminance(text), (background, text)
+    page.screenshot(path=str(artifacts / "standalone-dark.png"), full_page=True)
+
+
+def test_hostile_values_show_as_text(open_export: Any, widget_fixtures: ModuleType) -> None:
+    small = widget_fixtures.SMALL
+    data = widget_fixtures.small_export()
+    hostile = '</script><img src=x onerror="alert(1)"><b>bold</b>'
+    data["details"][small["tools"]]["values"]["messages"] = [hostile]
+    page = open_export(data)
+    page.click(mark(small["tools"]))
+    state = detail_of(page, small["tools"]).locator(".dd-state")
+    assert json.dumps(hostile) in state.inner_text()
+    assert state.locator("img, b").count() == 0
+
+
+def test_large_thread_renders_and_answers_clicks(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path
+) -> None:
+    data = widget_fixtures.large_export(2000, forks=5)
+    page = open_export(data)
+    assert "2000 checkpoints · 6 branches" in page.inner_text(".dd-thread")
+    latest = next(node for node in data["dag"]["nodes"] if node["is_latest"])
+    page.click(mark(latest["id"]))
+    detail = detail_of(page, latest["id"])
+    assert f"step {latest['step']}" in detail.locator(".dd-detail-head").inner_text()
+    page.screenshot(path=str(artifacts / "standalone-large.png"))
+
+    # Scroll back to the start of the thread: the first checkpoints are drawn and clickable.
+    page.eval_on_selector(".dd-dag-scroll", "box => { box.scrollLeft = 0; box.scrollTop = 0; }")
+    first = data["dag"]["nodes"][0]
+    page.click(mark(first["id"]))
+    assert "step -1" in detail_of(page, first["id"]).locator(".dd-detail-head").inner_text()
+
+
+def luminance(css_color: str) -> float:
+    """Relative luminance (0 black … 1 white) of an ``rgb(...)`` colour."""
+    channels = css_color[css_color.index("(") + 1 : css_color.index(")")].split(",")[:3]
+    r, g, b = (float(c) / 255 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
