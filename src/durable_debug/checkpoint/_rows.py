@@ -22,6 +22,7 @@ Two encodings matter to anyone reading the tables in plain SQL:
 from __future__ import annotations
 
 import base64
+import functools
 import json
 import math
 import re
@@ -37,8 +38,9 @@ from durable_debug.checkpoint.base import (
     PendingWrite,
     SerializerProtocol,
     checkpoint_config,
+    replace_checkpoint,
 )
-from durable_debug.checkpoint.serde import CorruptPayloadError, with_location
+from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
 
 __all__ = [
     "EMPTY",
@@ -108,6 +110,7 @@ class ParsedCheckpoint(NamedTuple):
 _PADDED_VERSION = re.compile(r"(\d{32})\.(.+)", re.DOTALL)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # pointer maps repeat most versions of their parent
 def compact_version(version: str) -> str:
     """Return the stored form of a channel version (see the module docstring)."""
     if not isinstance(version, str):
@@ -118,6 +121,7 @@ def compact_version(version: str) -> str:
     return f"{int(match.group(1))}.{match.group(2)}"
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def full_version(stored: str) -> str:
     """Return the engine's version string for a stored version."""
     if stored.startswith("!"):
@@ -125,7 +129,7 @@ def full_version(stored: str) -> str:
     counter, dot, suffix = stored.partition(".")
     if not (dot and counter.isdigit()):
         return stored  # not written by this module; hand it back untouched
-    return f"{int(counter):032}.{suffix}"
+    return f"{counter.zfill(32)}.{suffix}"
 
 
 # --- JSON columns ------------------------------------------------------------------------------
@@ -222,13 +226,13 @@ def blob_rows(
     """
     values = checkpoint["channel_values"]
     rows: list[BlobRow] = []
-    for channel, version in new_versions.items():
-        if channel in values:
-            with with_location(thread=thread_id, checkpoint=checkpoint["id"], channel=channel):
-                type_, blob = serde.dumps_typed(values[channel])
+    channel = ""
+    try:  # one handler for the loop: a `with with_location(...)` per value costs too much
+        for channel, version in new_versions.items():
+            type_, blob = serde.dumps_typed(values[channel]) if channel in values else (EMPTY, None)
             rows.append((thread_id, checkpoint_ns, channel, compact_version(version), type_, blob))
-        else:
-            rows.append((thread_id, checkpoint_ns, channel, compact_version(version), EMPTY, None))
+    except SerdeError as exc:
+        raise exc.located(thread=thread_id, checkpoint=checkpoint["id"], channel=channel) from None
     return rows
 
 
@@ -248,9 +252,14 @@ def write_rows(
     """
     ordinary: list[WriteRow] = []
     special: list[WriteRow] = []
-    for position, (channel, value) in enumerate(writes):
-        with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
-            type_, blob = serde.dumps_typed(value)
+    serialized: list[tuple[str, tuple[str, bytes]]] = []
+    channel = ""
+    try:
+        for channel, value in writes:
+            serialized.append((channel, serde.dumps_typed(value)))
+    except SerdeError as exc:
+        raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
+    for position, (channel, (type_, blob)) in enumerate(serialized):
         idx = SPECIAL_WRITE_IDX.get(channel, position)
         row = (
             thread_id,
@@ -329,24 +338,27 @@ def to_tuple(
     """
     thread_id, ns, checkpoint_id = parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id
     values: dict[str, Any] = {}
-    for channel, version in parsed.pointers.items():
-        key = (thread_id, ns, channel, version)
-        if shared is not None and key in shared:
-            values[channel] = shared[key]
-            continue
-        blob = blobs.get(key)
-        if blob is None or blob[0] == EMPTY:
-            continue
-        with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
-            value = serde.loads_typed((blob[0], bytes(blob[1] or b"")))
-        values[channel] = value
-        if shared is not None and type(value) in _IMMUTABLE:
-            shared[key] = value
     pending: list[PendingWrite] = []
-    for task_id, channel, type_, payload in writes:
-        with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
-            pending.append((task_id, channel, serde.loads_typed((type_, bytes(payload)))))
-    checkpoint = Checkpoint(**{**parsed.record, "channel_values": values})  # type: ignore[typeddict-item]
+    loads = serde.loads_typed
+    channel = ""
+    try:  # one handler for the loop: a `with with_location(...)` per value costs too much
+        for channel, version in parsed.pointers.items():
+            key = (thread_id, ns, channel, version)
+            if shared is not None and key in shared:
+                values[channel] = shared[key]
+                continue
+            blob = blobs.get(key)
+            if blob is None or blob[0] == EMPTY:
+                continue
+            value = loads((blob[0], blob[1] or b""))
+            values[channel] = value
+            if shared is not None and type(value) in _IMMUTABLE:
+                shared[key] = value
+        for task_id, channel, type_, payload in writes:
+            pending.append((task_id, channel, loads((type_, payload))))
+    except SerdeError as exc:
+        raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
+    checkpoint = replace_checkpoint(parsed.record, channel_values=values)  # type: ignore[arg-type]
     parent = parsed.parent_checkpoint_id
     return CheckpointTuple(
         config=checkpoint_config(thread_id, ns, checkpoint_id),
