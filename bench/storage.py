@@ -223,7 +223,9 @@ async def main() -> int:
     res = await alternate(rounds, wide)
     ours = [r[0] for r in res["durable_debug"]]
     theirs = [r[0] for r in res["langgraph"]]
-    print(row("wide state: bytes on disk (KiB)", ours[0][1] / 1024, theirs[0][1] / 1024, "KiB", 0.1))
+    print(
+        row("wide state: bytes on disk (KiB)", ours[0][1] / 1024, theirs[0][1] / 1024, "KiB", 0.1)
+    )
     print(
         row(
             "wide state: run time",
@@ -264,9 +266,8 @@ async def main() -> int:
         await saver.aclose()
     print(f"  SQLite      p50 {p50:.2f} ms   p95 {p95:.2f} ms")
     if not args.no_postgres:
-        from servers import ServerUnavailable, postgres_server
-
         from durable_debug import PostgresSaver
+        from servers import ServerUnavailable, postgres_server
 
         try:
             with postgres_server() as url:

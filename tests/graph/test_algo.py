@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from typing import Any
 
+import pytest
 from graph_support import cfg
 from typing_extensions import TypedDict
 
 from durable_debug import START, MemorySaver, StateGraph
 from durable_debug.checkpoint.base import new_checkpoint_id, next_version, version_counter
+from durable_debug.checkpoint.serde import CorruptPayloadError
+from durable_debug.graph.algo import compact_start_writes, expand_start_writes
+from durable_debug.graph.nodes import INPUT_KEYS
 
 VERSION = re.compile(r"^\d{32}\.[0-9a-f]{16}$")
 
@@ -87,3 +92,64 @@ def test_task_ids_are_deterministic_for_a_checkpoint(saver: MemorySaver) -> None
     # the pending write saved when the task ran carries the same id
     writes = saver.get_tuple(step0.config).pending_writes  # type: ignore[union-attr]
     assert {w[0] for w in writes} == {step0.tasks[0].id}
+
+
+class Pair(TypedDict):
+    a: int
+    b: list
+
+
+def test_the_run_input_is_saved_once_and_shown_as_the_start_tasks_writes(
+    saver: MemorySaver,
+) -> None:
+    g = (
+        StateGraph(Pair)
+        .add_node("n", lambda s: {"a": s["a"] + 1})
+        .add_edge(START, "n")
+        .compile(checkpointer=saver)
+    )
+    g.invoke({"a": 1, "b": ["x"]}, cfg("t"))
+    first = list(g.get_state_history(cfg("t")))[-1]
+    assert [(t.name, t.result) for t in first.tasks] == [(START, {"a": 1, "b": ["x"]})]
+    # The saver holds the input once, in the checkpoint's __start__ channel; START's saved
+    # writes name the keys they take from it, next to its edge writes.
+    saved = saver.get_tuple(first.config)
+    assert saved is not None and saved.checkpoint["channel_values"][START] == {"a": 1, "b": ["x"]}
+    start_id = first.tasks[0].id
+    assert saved.pending_writes == [
+        (start_id, INPUT_KEYS, ["a", "b"]),
+        (start_id, "branch:to:n", None),
+    ]
+    assert expand_start_writes(saved.pending_writes, saved.checkpoint) == [
+        (start_id, "a", 1),
+        (start_id, "b", ["x"]),
+        (start_id, "branch:to:n", None),
+    ]
+
+
+@dataclasses.dataclass
+class Ticket:
+    a: int
+    b: list
+
+
+def test_start_writes_are_compacted_only_where_they_are_the_inputs_values() -> None:
+    ticket = Ticket(1, ["x"])
+    writes = [("a", ticket.a), ("b", ticket.b), ("branch:to:n", None)]
+    assert compact_start_writes(ticket, writes) == [
+        (INPUT_KEYS, ["a", "b"]),
+        ("branch:to:n", None),
+    ]
+    # an equal list that is not the input's own value is saved as it is
+    copied = [("a", ticket.a), ("b", ["x"])]
+    assert compact_start_writes(ticket, copied) == [(INPUT_KEYS, ["a"]), ("b", ["x"])]
+    assert compact_start_writes({"a": 1}, [("branch:to:n", None)]) == [("branch:to:n", None)]
+    checkpoint = {"id": "c1", "channel_values": {START: ticket}}
+    expanded = expand_start_writes([("t", INPUT_KEYS, ["a", "b"])], checkpoint)  # type: ignore[arg-type]
+    assert expanded == [("t", "a", 1), ("t", "b", ["x"])]
+
+
+def test_start_writes_without_their_input_are_a_clear_error() -> None:
+    checkpoint = {"id": "c1", "channel_values": {}}
+    with pytest.raises(CorruptPayloadError, match="checkpoint c1 holds no input with that key"):
+        expand_start_writes([("t", INPUT_KEYS, ["a"])], checkpoint)  # type: ignore[arg-type]

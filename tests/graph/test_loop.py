@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+from pathlib import Path
 from typing import Annotated, Literal
 
 import pytest
@@ -18,6 +19,7 @@ from durable_debug import (
     GraphRecursionError,
     MemorySaver,
     Send,
+    SqliteSaver,
     StateGraph,
 )
 
@@ -276,3 +278,46 @@ def test_nodes_can_take_the_run_config(saver: MemorySaver) -> None:
     assert g.invoke({"out": []}, cfg("cfg-thread"))["out"] == ["cfg-thread"]
     assert seen["langgraph_node"] == "n"
     assert seen["langgraph_step"] == 1
+
+
+class _Crash(Exception):
+    """Stands for the process dying right after a step's tasks saved their writes."""
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_a_crash_after_start_saved_its_writes_resumes_with_its_input_and_route(
+    kind: str, tmp_path: Path
+) -> None:
+    saver = MemorySaver() if kind == "memory" else SqliteSaver(tmp_path / "t.db")
+    real_aput = saver.aput
+    crash = True
+
+    async def aput(config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
+        if crash and metadata["step"] == 0:
+            raise _Crash
+        return await real_aput(config, checkpoint, metadata, new_versions)
+
+    saver.aput = aput  # type: ignore[method-assign]
+    routes: list[str] = []
+
+    def route(state: Out) -> str:
+        # A routing decision that would differ on a second try, so it must not be re-made.
+        routes.append("a" if not routes else "b")
+        return routes[-1]
+
+    g = (
+        StateGraph(Out)
+        .add_node("a", append("a"))
+        .add_node("b", append("b"))
+        .add_conditional_edges(START, route, ["a", "b"])
+        .compile(checkpointer=saver)
+    )
+    with pytest.raises(_Crash):
+        await g.ainvoke({"out": ["in"], "route": "r"}, cfg("t"))
+    crash = False
+    assert await g.ainvoke(None, cfg("t")) == {"out": ["in", "a"], "route": "r"}
+    assert routes == ["a"]
+    first = [s async for s in g.aget_state_history(cfg("t"))][-1]
+    assert [(t.name, t.result) for t in first.tasks] == [(START, {"out": ["in"], "route": "r"})]
+    if isinstance(saver, SqliteSaver):
+        await saver.aclose()

@@ -94,3 +94,11 @@ async def test_writes_frame_shows_interrupts_and_resume_values(seed):
     interrupt = mine[mine.kind == "interrupt"].value.iloc[0]
     # An Interrupt (LangGraph) or its saved dict (durable_debug): the one blocking now.
     assert [to_jsonable(i)["value"] for i in interrupt] == [{"ask": "B?"}]
+
+
+async def test_writes_frame_shows_the_input_as_the_start_tasks_writes(seed):
+    ns = seed("accumulate")
+    await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+    writes = await awrites_frame(ns["g"], ns["cfg"])
+    start = writes[(writes.node == "__start__") & (writes.kind == "write")]
+    assert dict(zip(start.channel, start.value, strict=True)) == {"value": "", "log": []}

@@ -23,11 +23,13 @@ from durable_debug.checkpoint.base import (
     NULL_TASK_ID,
     RESUME,
     Checkpoint,
+    CheckpointTuple,
     PendingWrite,
     next_version,
 )
+from durable_debug.checkpoint.serde import CorruptPayloadError
 from durable_debug.graph.channels import MISSING, Channel
-from durable_debug.graph.nodes import NO_WRITES, TASKS, NodeSpec
+from durable_debug.graph.nodes import INPUT_KEYS, NO_WRITES, TASKS, NodeSpec
 from durable_debug.graph.types import START, Interrupt, InvalidUpdateError
 
 if TYPE_CHECKING:
@@ -39,6 +41,8 @@ __all__ = [
     "Task",
     "TaskRecord",
     "apply_writes",
+    "compact_start_writes",
+    "expand_start_writes",
     "interrupt_id",
     "make_checkpoint",
     "prepare_tasks",
@@ -113,13 +117,13 @@ class TaskRecord:
 
 
 def read_pending_writes(
-    pending_writes: Iterable[PendingWrite] | None,
+    saved: CheckpointTuple,
 ) -> tuple[dict[str, TaskRecord], list[tuple[str, Any]]]:
-    """Group a checkpoint's pending writes by task; also return the writes of no task
+    """Group the pending writes of ``saved`` by task; also return the writes of no task
     (``Command(update=..., goto=...)`` given as run input)."""
     records: dict[str, TaskRecord] = {}
     null_writes: list[tuple[str, Any]] = []
-    for tid, channel, value in pending_writes or ():
+    for tid, channel, value in expand_start_writes(saved.pending_writes or (), saved.checkpoint):
         if tid == NULL_TASK_ID:
             if channel != RESUME:
                 null_writes.append((channel, value))
@@ -137,6 +141,61 @@ def read_pending_writes(
             record.writes.append((channel, value))
             record.finished = True
     return records, null_writes
+
+
+def compact_start_writes(
+    run_input: Any, writes: Sequence[tuple[str, Any]]
+) -> list[tuple[str, Any]]:
+    """The writes to save for a START task that ran on ``run_input``.
+
+    Its state writes — the values of the input's keys, listed first — are replaced by one
+    :data:`INPUT_KEYS` write naming those keys, because the checkpoint the writes are saved on
+    already holds the input. Only writes that *are* the input's values are replaced; the edge
+    writes (where the run goes next, which a conditional edge may decide differently on
+    another try) are kept as they are. :func:`expand_start_writes` reverses this.
+    """
+    keys: list[str] = []
+    for channel, value in writes:
+        if _input_value(run_input, channel) is not value:
+            break
+        keys.append(channel)
+    if not keys:
+        return list(writes)
+    return [(INPUT_KEYS, keys), *writes[len(keys) :]]
+
+
+def expand_start_writes(
+    pending_writes: Sequence[PendingWrite], checkpoint: Checkpoint
+) -> Sequence[PendingWrite]:
+    """``pending_writes`` with each :data:`INPUT_KEYS` write replaced by the state writes it
+    stands for, taken from the run input that ``checkpoint`` holds."""
+    if not any(channel == INPUT_KEYS for _, channel, _ in pending_writes):
+        return pending_writes
+    run_input = checkpoint["channel_values"].get(START, MISSING)
+    expanded: list[PendingWrite] = []
+    for tid, channel, value in pending_writes:
+        if channel != INPUT_KEYS:
+            expanded.append((tid, channel, value))
+            continue
+        for key in value:
+            key_value = _input_value(run_input, key)
+            if key_value is MISSING:
+                raise CorruptPayloadError(
+                    f"the saved writes of task {tid} take key {key!r} from the run input, but "
+                    f"checkpoint {checkpoint['id']} holds no input with that key"
+                )
+            expanded.append((tid, key, key_value))
+    return expanded
+
+
+def _input_value(run_input: Any, key: str) -> Any:
+    """The value the START task writes to ``key`` for this input (see StateSchema.updates_from:
+    a mapping's item, or a dataclass / pydantic model's attribute); MISSING if it has none."""
+    if isinstance(run_input, Mapping):
+        return run_input.get(key, MISSING)
+    if run_input is MISSING or run_input is None:
+        return MISSING
+    return getattr(run_input, key, MISSING)
 
 
 def prepare_tasks(

@@ -40,6 +40,7 @@ from durable_debug.graph.algo import (
     Task,
     TaskRecord,
     apply_writes,
+    compact_start_writes,
     make_checkpoint,
     prepare_tasks,
     preview_values,
@@ -178,7 +179,7 @@ class RunLoop:
             self.checkpoint_config: RunnableConfig = saved.config
             self.source = str(saved.metadata.get("source", ""))
             self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
-            self.pending, self.null_writes = read_pending_writes(saved.pending_writes)
+            self.pending, self.null_writes = read_pending_writes(saved)
         else:
             self.checkpoint = empty_checkpoint()
             self.step = -2
@@ -389,7 +390,10 @@ class RunLoop:
             if task.status == "done":
                 try:
                     await self.saver.aput_writes(
-                        self.checkpoint_config, task.writes, task.id, _path_str(task.path)
+                        self.checkpoint_config,
+                        self._writes_to_save(task),
+                        task.id,
+                        _path_str(task.path),
                     )
                 except SerdeError as exc:
                     located = exc.located(node=task.name)
@@ -410,6 +414,13 @@ class RunLoop:
             yield "updates", {task.name: self._task_result(task)}
         if "debug" in self.modes and task.name != START:
             yield "debug", self._debug_event("task_result", task)
+
+    def _writes_to_save(self, task: Task) -> list[tuple[str, Any]]:
+        """A finished task's writes as saved: START's state writes are left out when the
+        checkpoint they are saved on holds the very input they come from."""
+        if task.name == START and self.checkpoint["channel_values"].get(START) is task.input:
+            return compact_start_writes(task.input, task.writes)
+        return task.writes
 
     async def _save_error(self, task: Task) -> None:
         assert self.saver is not None

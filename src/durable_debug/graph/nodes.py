@@ -19,6 +19,7 @@ from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.types import END, START, Command, InvalidUpdateError, RetryPolicy, Send
 
 __all__ = [
+    "INPUT_KEYS",
     "NO_WRITES",
     "TASKS",
     "Branch",
@@ -31,6 +32,10 @@ TASKS = "__pregel_tasks"
 """Channel holding the Send packets to run in the next step, as ``[node, arg]`` pairs."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
+INPUT_KEYS = "__input_keys__"
+"""Marker write saved by the START task in place of its state writes: the keys it took from
+the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
+the input is stored once instead of twice."""
 
 
 def branch_channel(node: str) -> str:

@@ -31,7 +31,7 @@ def snapshot_from_tuple(
     checkpoint = saved.checkpoint
     channels = restore_channels(graph, checkpoint)
     step = int(saved.metadata.get("step", -1))
-    records, null_writes = read_pending_writes(saved.pending_writes)
+    records, null_writes = read_pending_writes(saved)
     tasks = prepare_tasks(
         graph,
         checkpoint,

@@ -102,7 +102,7 @@ def snapshot_of(saved: CheckpointTuple, *, latest: bool) -> StateSnapshot:
         scheduled.append((node, (PULL, node)))
     for index, packet in enumerate(values_all.get(_TASKS) or ()):
         scheduled.append((str(packet[0]), (PUSH, index)))
-    records, _ = read_pending_writes(saved.pending_writes)
+    records, _ = read_pending_writes(saved)
     tasks: list[PregelTask] = []
     finished: set[str] = set()
     for name, path in scheduled:

@@ -27,6 +27,7 @@ from durable_debug.checkpoint.base import (
     RunnableConfig,
 )
 from durable_debug.checkpoint.serde import MsgpackSerializer
+from durable_debug.graph.algo import expand_start_writes
 
 __all__ = [
     "SPECIAL_CHANNELS",
@@ -398,7 +399,11 @@ async def _aread_one(graph: Any, saver: Any, config: RunnableConfig) -> Checkpoi
 
 def _record(snapshot: Any, tup: Any) -> CheckpointRecord:
     checkpoint: Mapping[str, Any] = tup.checkpoint if tup is not None else {}
-    writes: Sequence[PendingWrite] = (tup.pending_writes or []) if tup is not None else []
+    writes: Sequence[PendingWrite] = []
+    if tup is not None:
+        # durable_debug saves the START task's state writes as a reference to the run input
+        # its checkpoint holds: show them as the writes they stand for.
+        writes = expand_start_writes(tup.pending_writes or [], tup.checkpoint)
     parent_config = snapshot.parent_config or (tup.parent_config if tup is not None else None)
     parent_id = (parent_config or {}).get("configurable", {}).get("checkpoint_id")
     return CheckpointRecord(
