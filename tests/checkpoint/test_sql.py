@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import gc
+import json
 import multiprocessing
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,9 +16,14 @@ import msgpack
 import pytest
 from builders import child_checkpoint, config_for, raw_connection
 
+from durable_debug.checkpoint._rows import compact_version
 from durable_debug.checkpoint._sql import SqlSaver
 from durable_debug.checkpoint.base import Completed
-from durable_debug.checkpoint.serde import CorruptPayloadError, UnsupportedValueError
+from durable_debug.checkpoint.serde import (
+    CorruptPayloadError,
+    MsgpackSerializer,
+    UnsupportedValueError,
+)
 from durable_debug.checkpoint.sqlite import MIGRATIONS, DatabaseSetupError, SqliteSaver
 
 
@@ -96,6 +102,72 @@ async def test_schema_from_a_newer_version_is_refused_and_left_untouched(make_sa
         assert db.dump() == before
 
 
+async def test_migration_groups_the_version_maps_of_existing_rows(make_saver):
+    """A database written before version maps were grouped (schema 3) is rewritten on open."""
+    from durable_debug.checkpoint import postgres, sqlite
+
+    saver = make_saver()
+    migrations = sqlite.MIGRATIONS if isinstance(saver, SqliteSaver) else postgres.MIGRATIONS
+    cp, _ = child_checkpoint(None, {"a": 1, "b": "two"})
+    cp["versions_seen"]["other"] = {}
+
+    def flat(versions: dict[str, str]) -> dict[str, str]:
+        return {channel: compact_version(v) for channel, v in versions.items()}
+
+    record = {k: v for k, v in cp.items() if k != "channel_values"}
+    record["channel_versions"] = flat(cp["channel_versions"])
+    record["versions_seen"] = {node: flat(m) for node, m in cp["versions_seen"].items()}
+    serde = MsgpackSerializer()
+    with raw_connection(saver) as db:
+        for v, sql in enumerate(migrations[:4]):
+            db.execute(sql)
+            db.execute("INSERT INTO checkpoint_migrations (v) VALUES (?)", (v,))
+        db.execute(
+            "INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, checkpoint) "
+            "VALUES ('t', '', ?, ?)",
+            (cp["id"], json.dumps(record)),
+        )
+        for channel, value in cp["channel_values"].items():
+            version = compact_version(cp["channel_versions"][channel])
+            db.execute(
+                "INSERT INTO checkpoint_blobs VALUES ('t', '', ?, ?, ?, ?)",
+                (channel, version, *serde.dumps_typed(value)),
+            )
+    tup = await saver.aget_tuple(config_for("t"))
+    assert tup is not None and tup.checkpoint == cp
+    with raw_connection(saver) as db:
+        assert db.execute("SELECT max(v) FROM checkpoint_migrations") == [(len(migrations) - 1,)]
+        stored = json_column(db.execute("SELECT checkpoint FROM checkpoints")[0][0])
+    grouped = {compact_version(cp["channel_versions"]["a"]): ["a", "b"]}
+    assert sorted_groups(stored["channel_versions"]) == grouped
+    seen = {node: sorted_groups(m) for node, m in stored["versions_seen"].items()}
+    assert seen == {"node": grouped, "other": {}}
+
+
+async def test_version_maps_are_stored_grouped_by_version(make_saver):
+    saver = make_saver()
+    cp1, v1 = child_checkpoint(None, {"a": 1, "b": 2})
+    c1 = await saver.aput(config_for("t"), cp1, {}, v1)
+    cp2, v2 = child_checkpoint(cp1, {"c": 3})
+    await saver.aput(c1, cp2, {}, v2)
+    with raw_connection(saver) as db:
+        row = db.execute("SELECT checkpoint FROM checkpoints WHERE checkpoint_id = ?", (cp2["id"],))
+    stored = json_column(row[0][0])
+    first, second = compact_version(v1["a"]), compact_version(v2["c"])
+    assert sorted_groups(stored["channel_versions"]) == {first: ["a", "b"], second: ["c"]}
+    assert stored["versions_seen"] == {"node": {second: ["c"]}}
+
+
+def sorted_groups(grouped: dict[str, list[str]]) -> dict[str, list[str]]:
+    """A stored version map with each version's channels sorted (their order is arbitrary)."""
+    return {version: sorted(channels) for version, channels in grouped.items()}
+
+
+def json_column(value: Any) -> Any:
+    """A JSON column as Python (psycopg decodes jsonb itself; sqlite3 returns the text)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
 # --- bad rows ----------------------------------------------------------------------------------
 
 
@@ -168,6 +240,20 @@ async def test_hostile_metadata_executes_nothing(make_saver, tmp_path: Path):
         await saver.aget_tuple(config_for("t"))
     assert "os.system" in str(info.value)
     assert not marker.exists()
+
+
+async def test_malformed_pointer_map_raises_naming_thread_and_checkpoint(make_saver):
+    saver = make_saver()
+    configs = await put_two(saver, "t")
+    checkpoint_id = configs[1]["configurable"]["checkpoint_id"]
+    with raw_connection(saver) as db:
+        db.execute(
+            "UPDATE checkpoints SET checkpoint = ? WHERE checkpoint_id = ?",
+            ('{"channel_versions": {"1.ab": "a"}, "versions_seen": {}}', checkpoint_id),
+        )
+    with pytest.raises(CorruptPayloadError, match="channel names per version") as info:
+        await saver.aget_tuple(config_for("t"))
+    assert "'t'" in str(info.value) and checkpoint_id in str(info.value)
 
 
 async def test_unsupported_value_leaves_every_row_untouched(make_saver):

@@ -15,8 +15,12 @@ Two encodings matter to anyone reading the tables in plain SQL:
   (a tuple, a datetime, a registered dataclass) is stored as ``{"$serde": [tag, base64]}`` so it
   loads back exactly.
 * Channel versions are stored without the engine's 32-digit zero padding: the version
-  ``"00000000000000000000000000000007.1f3a…"`` is stored as ``"7.1f3a…"``, which keeps a
-  100-channel pointer map small. A version in any other format is stored as ``"!"`` + itself.
+  ``"00000000000000000000000000000007.1f3a…"`` is stored as ``"7.1f3a…"``. A version in any
+  other format is stored as ``"!"`` + itself.
+* Version maps — the pointer map ``channel_versions`` and each node's ``versions_seen`` — are
+  stored grouped by version: ``{"7.1f3a…": ["a", "b"], "9.0c2e…": ["log"]}``. Most channels of
+  a checkpoint sit at a few versions (the steps that last wrote them), so a 100-channel pointer
+  map holds each version once instead of once per channel.
 """
 
 from __future__ import annotations
@@ -56,10 +60,12 @@ __all__ = [
     "decode_json",
     "encode_json",
     "full_version",
+    "group_versions",
     "metadata_text",
     "not_found",
     "parse_checkpoint_row",
     "to_tuple",
+    "ungroup_versions",
     "write_rows",
 ]
 
@@ -98,7 +104,7 @@ class ParsedCheckpoint(NamedTuple):
     checkpoint_id: str
     parent_checkpoint_id: str | None
     record: dict[str, Any]
-    """The checkpoint without ``channel_values``, versions in the engine's format."""
+    """The checkpoint without ``channel_values``, version maps in the engine's format."""
     pointers: dict[str, str]
     """channel → version as stored in ``checkpoint_blobs.version``."""
     metadata: dict[str, Any]
@@ -132,9 +138,38 @@ def full_version(stored: str) -> str:
     return f"{counter.zfill(32)}.{suffix}"
 
 
+def group_versions(versions: Mapping[str, str]) -> dict[str, list[str]]:
+    """Return a version map (channel → version) as stored: stored version → its channels."""
+    if not isinstance(versions, Mapping):
+        raise TypeError(f"version maps must be dicts of channel → version, got {versions!r:.80}")
+    grouped: dict[str, list[str]] = {}
+    for channel, version in versions.items():
+        grouped.setdefault(compact_version(version), []).append(channel)
+    return grouped
+
+
+def ungroup_versions(grouped: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """Return a stored version map as (channel → engine version, channel → stored version)."""
+    if not isinstance(grouped, dict):
+        raise CorruptPayloadError(f"a stored version map is not a JSON object: {grouped!r:.80}")
+    versions: dict[str, str] = {}
+    stored: dict[str, str] = {}
+    for version, channels in grouped.items():
+        if not (isinstance(channels, list) and all(type(c) is str for c in channels)):
+            raise CorruptPayloadError(
+                f"a stored version map must list channel names per version, got {channels!r:.80}"
+            )
+        full = full_version(version)
+        for channel in channels:
+            versions[channel] = full
+            stored[channel] = version
+    return versions, stored
+
+
 # --- JSON columns ------------------------------------------------------------------------------
 
 _WRAPPED = "$serde"
+_WRAPPED_BYTES = _WRAPPED.encode()
 
 
 def encode_json(value: Any, serde: SerializerProtocol) -> str:
@@ -145,6 +180,11 @@ def encode_json(value: Any, serde: SerializerProtocol) -> str:
 def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
     """Decode what :func:`encode_json` produced; a malformed text is a CorruptPayloadError."""
     try:
+        wrapped = _WRAPPED in text if isinstance(text, str) else _WRAPPED_BYTES in text
+        if not wrapped:
+            # Nothing to unwrap (encode_json never escapes the marker's characters), so the
+            # C decoder can skip the per-object hook.
+            return json.loads(text)
         return json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
     except CorruptPayloadError:
         raise
@@ -196,12 +236,10 @@ def checkpoint_record(thread_id: str, checkpoint: Checkpoint, serde: SerializerP
     """Return the JSON stored in ``checkpoints.checkpoint``: everything but the values."""
     record: dict[str, Any] = {k: v for k, v in checkpoint.items() if k != "channel_values"}
     with with_location(thread=thread_id, checkpoint=checkpoint["id"], field="checkpoint"):
-        record["channel_versions"] = _map_versions(record.get("channel_versions"), compact_version)
-        seen = record.get("versions_seen")
-        if isinstance(seen, Mapping):
-            record["versions_seen"] = {
-                node: _map_versions(versions, compact_version) for node, versions in seen.items()
-            }
+        record["channel_versions"] = group_versions(checkpoint["channel_versions"])
+        record["versions_seen"] = {
+            node: group_versions(versions) for node, versions in checkpoint["versions_seen"].items()
+        }
         return encode_json(record, serde)
 
 
@@ -282,24 +320,22 @@ def write_rows(
 def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> ParsedCheckpoint:
     """Decode the JSON columns of a ``checkpoints`` row."""
     r = CheckpointRow(*row)
-    where = {"thread": r.thread_id, "checkpoint": r.checkpoint_id}
-    with with_location(**where, field="checkpoint"):
+    field = "checkpoint"
+    try:  # one handler for both columns: a `with with_location(...)` per row costs too much
         record = decode_json(r.checkpoint, serde)
         if not isinstance(record, dict):
             raise CorruptPayloadError("the stored checkpoint is not a JSON object")
-        pointers = record.get("channel_versions") or {}
-        if not isinstance(pointers, dict):
-            raise CorruptPayloadError("the stored channel_versions is not a JSON object")
-        record["channel_versions"] = _map_versions(pointers, full_version)
+        record["channel_versions"], pointers = ungroup_versions(record.get("channel_versions"))
         seen = record.get("versions_seen")
-        if isinstance(seen, dict):
-            record["versions_seen"] = {
-                node: _map_versions(versions, full_version) for node, versions in seen.items()
-            }
-    with with_location(**where, field="metadata"):
+        if not isinstance(seen, dict):
+            raise CorruptPayloadError("the stored versions_seen is not a JSON object")
+        record["versions_seen"] = {node: ungroup_versions(v)[0] for node, v in seen.items()}
+        field = "metadata"
         metadata = decode_json(r.metadata, serde)
         if not isinstance(metadata, dict):
             raise CorruptPayloadError("the stored metadata is not a JSON object")
+    except SerdeError as exc:
+        raise exc.located(thread=r.thread_id, checkpoint=r.checkpoint_id, field=field) from None
     return ParsedCheckpoint(
         r.thread_id,
         r.checkpoint_ns,
@@ -376,9 +412,3 @@ def not_found(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> Checkpo
         + (f" in namespace {checkpoint_ns!r}" if checkpoint_ns else "")
         + "; list the thread's checkpoints with graph.get_state_history(config)."
     )
-
-
-def _map_versions(versions: Any, convert: Any) -> Any:
-    if not isinstance(versions, Mapping):
-        return versions
-    return {channel: convert(version) for channel, version in versions.items()}

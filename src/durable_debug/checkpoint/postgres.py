@@ -77,6 +77,20 @@ MIGRATIONS: list[str] = [
         task_path TEXT COLLATE "C" NOT NULL DEFAULT '',
         PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
     )""",
+    # 4: version maps stored grouped by version (channel → version becomes version → channels)
+    """UPDATE checkpoints SET checkpoint = checkpoint || jsonb_build_object(
+        'channel_versions', (
+            SELECT coalesce(jsonb_object_agg(version, channels), '{}') FROM (
+                SELECT pointer.value AS version, jsonb_agg(pointer.key) AS channels
+                FROM jsonb_each_text(checkpoint -> 'channel_versions') AS pointer
+                GROUP BY pointer.value) AS grouped),
+        'versions_seen', (
+            SELECT coalesce(jsonb_object_agg(seen.key, (
+                SELECT coalesce(jsonb_object_agg(version, channels), '{}') FROM (
+                    SELECT pointer.value AS version, jsonb_agg(pointer.key) AS channels
+                    FROM jsonb_each_text(seen.value) AS pointer
+                    GROUP BY pointer.value) AS grouped)), '{}')
+            FROM jsonb_each(checkpoint -> 'versions_seen') AS seen))""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 

@@ -77,6 +77,20 @@ MIGRATIONS: list[str] = [
         task_path TEXT NOT NULL DEFAULT '',
         PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
     )""",
+    # 4: version maps stored grouped by version (channel → version becomes version → channels)
+    """UPDATE checkpoints SET checkpoint = json_set(checkpoint,
+        '$.channel_versions', (
+            SELECT json_group_object(version, json(channels)) FROM (
+                SELECT pointer.value AS version, json_group_array(pointer.key) AS channels
+                FROM json_each(checkpoints.checkpoint, '$.channel_versions') AS pointer
+                GROUP BY pointer.value)),
+        '$.versions_seen', (
+            SELECT json_group_object(seen.key, json((
+                SELECT json_group_object(version, json(channels)) FROM (
+                    SELECT pointer.value AS version, json_group_array(pointer.key) AS channels
+                    FROM json_each(seen.value) AS pointer
+                    GROUP BY pointer.value))))
+            FROM json_each(checkpoints.checkpoint, '$.versions_seen') AS seen))""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
