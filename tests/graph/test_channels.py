@@ -10,9 +10,11 @@ from durable_debug import InvalidUpdateError
 from durable_debug.graph.channels import (
     MISSING,
     BinaryOperatorAggregate,
+    Channel,
     EphemeralValue,
     LastValue,
     NamedBarrierValue,
+    Topic,
 )
 
 
@@ -55,3 +57,23 @@ def test_barrier_opens_when_every_source_wrote_and_resets_when_consumed() -> Non
     assert ch.consume() and not ch.is_available()
     with pytest.raises(InvalidUpdateError, match="'x' is not one of the joined nodes"):
         ch.update(["x"])
+
+
+@pytest.mark.parametrize(
+    "channel",
+    [
+        LastValue("v"),
+        BinaryOperatorAggregate("log", operator.add, list),
+        EphemeralValue("e"),
+        Topic("t"),
+        NamedBarrierValue("join", ["a", "b"]),
+    ],
+    ids=lambda ch: type(ch).__name__,
+)
+def test_copy_keeps_every_slot_and_shares_the_value(channel: Channel) -> None:
+    channel.update(["a"] if not isinstance(channel, BinaryOperatorAggregate) else [["a"]])
+    copy = channel.copy()
+    assert type(copy) is type(channel)
+    slots = {slot for cls in type(channel).__mro__ for slot in getattr(cls, "__slots__", ())}
+    assert {s: getattr(copy, s) for s in slots} == {s: getattr(channel, s) for s in slots}
+    assert copy.value is channel.value

@@ -105,8 +105,8 @@ class ParsedCheckpoint(NamedTuple):
     parent_checkpoint_id: str | None
     record: dict[str, Any]
     """The checkpoint without ``channel_values``, version maps in the engine's format."""
-    pointers: dict[str, str]
-    """channel → version as stored in ``checkpoint_blobs.version``."""
+    pointers: dict[str, list[str]]
+    """The pointer map as stored: version (as in ``checkpoint_blobs.version``) → channels."""
     metadata: dict[str, Any]
     """The decoded metadata."""
 
@@ -148,22 +148,22 @@ def group_versions(versions: Mapping[str, str]) -> dict[str, list[str]]:
     return grouped
 
 
-def ungroup_versions(grouped: Any) -> tuple[dict[str, str], dict[str, str]]:
-    """Return a stored version map as (channel → engine version, channel → stored version)."""
-    if not isinstance(grouped, dict):
+def ungroup_versions(grouped: Any) -> dict[str, str]:
+    """Return a stored version map (stored version → channels) as channel → engine version."""
+    if type(grouped) is not dict:
         raise CorruptPayloadError(f"a stored version map is not a JSON object: {grouped!r:.80}")
     versions: dict[str, str] = {}
-    stored: dict[str, str] = {}
     for version, channels in grouped.items():
-        if not (isinstance(channels, list) and all(type(c) is str for c in channels)):
+        if type(channels) is not list:
             raise CorruptPayloadError(
                 f"a stored version map must list channel names per version, got {channels!r:.80}"
             )
         full = full_version(version)
         for channel in channels:
+            if type(channel) is not str:
+                raise CorruptPayloadError(f"a stored version map names channel {channel!r:.80}")
             versions[channel] = full
-            stored[channel] = version
-    return versions, stored
+    return versions
 
 
 # --- JSON columns ------------------------------------------------------------------------------
@@ -325,11 +325,12 @@ def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> Parse
         record = decode_json(r.checkpoint, serde)
         if not isinstance(record, dict):
             raise CorruptPayloadError("the stored checkpoint is not a JSON object")
-        record["channel_versions"], pointers = ungroup_versions(record.get("channel_versions"))
+        pointers: Any = record.get("channel_versions")
+        record["channel_versions"] = ungroup_versions(pointers)  # checks the shape of pointers
         seen = record.get("versions_seen")
-        if not isinstance(seen, dict):
+        if type(seen) is not dict:
             raise CorruptPayloadError("the stored versions_seen is not a JSON object")
-        record["versions_seen"] = {node: ungroup_versions(v)[0] for node, v in seen.items()}
+        record["versions_seen"] = {node: ungroup_versions(v) for node, v in seen.items()}
         field = "metadata"
         metadata = decode_json(r.metadata, serde)
         if not isinstance(metadata, dict):
@@ -351,12 +352,14 @@ def blob_keys(checkpoints: Sequence[ParsedCheckpoint]) -> list[BlobKey]:
     """Return the distinct blob keys the pointer maps of ``checkpoints`` refer to."""
     keys: dict[BlobKey, None] = {}
     for c in checkpoints:
-        for channel, version in c.pointers.items():
-            keys[(c.thread_id, c.checkpoint_ns, channel, version)] = None
+        for version, channels in c.pointers.items():
+            for channel in channels:
+                keys[(c.thread_id, c.checkpoint_ns, channel, version)] = None
     return list(keys)
 
 
 _IMMUTABLE = (str, int, float, bool, bytes, type(None))
+_NOT_LOADED = object()
 
 
 def to_tuple(
@@ -373,23 +376,24 @@ def to_tuple(
     afresh, so two tuples never share a list a caller might mutate.
     """
     thread_id, ns, checkpoint_id = parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id
+    shared = {} if shared is None else shared
     values: dict[str, Any] = {}
     pending: list[PendingWrite] = []
     loads = serde.loads_typed
     channel = ""
     try:  # one handler for the loop: a `with with_location(...)` per value costs too much
-        for channel, version in parsed.pointers.items():
-            key = (thread_id, ns, channel, version)
-            if shared is not None and key in shared:
-                values[channel] = shared[key]
-                continue
-            blob = blobs.get(key)
-            if blob is None or blob[0] == EMPTY:
-                continue
-            value = loads((blob[0], blob[1] or b""))
-            values[channel] = value
-            if shared is not None and type(value) in _IMMUTABLE:
-                shared[key] = value
+        for version, channels in parsed.pointers.items():
+            for channel in channels:
+                key = (thread_id, ns, channel, version)
+                value = shared.get(key, _NOT_LOADED)
+                if value is _NOT_LOADED:
+                    blob = blobs.get(key)
+                    if blob is None or blob[0] == EMPTY:
+                        continue
+                    value = loads((blob[0], blob[1] or b""))
+                    if type(value) in _IMMUTABLE:
+                        shared[key] = value
+                values[channel] = value
         for task_id, channel, type_, payload in writes:
             pending.append((task_id, channel, loads((type_, payload))))
     except SerdeError as exc:

@@ -103,14 +103,17 @@ SELECT_CHECKPOINTS = """SELECT thread_id, checkpoint_ns, checkpoint_id, parent_c
     checkpoint, metadata FROM checkpoints"""
 
 SELECT_BLOBS = """SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version, b.type, b.blob
-FROM json_each(?) AS k
-JOIN checkpoint_blobs AS b
-  ON b.thread_id = json_extract(k.value, '$[0]')
- AND b.checkpoint_ns = json_extract(k.value, '$[1]')
- AND b.channel = json_extract(k.value, '$[2]')
- AND b.version = json_extract(k.value, '$[3]')"""
+FROM json_each(?) AS thread
+CROSS JOIN json_each(thread.value) AS ns
+CROSS JOIN json_each(ns.value) AS version
+CROSS JOIN json_each(version.value) AS channel
+CROSS JOIN checkpoint_blobs AS b
+WHERE b.thread_id = thread.key AND b.checkpoint_ns = ns.key
+  AND b.channel = channel.value AND b.version = version.key"""
 """The blobs of many (thread_id, checkpoint_ns, channel, version) keys, passed as one JSON
-array, so a page of history needs one query however many channels it has."""
+object ``{thread_id: {checkpoint_ns: {version: [channel, ...]}}}`` (the shape of the stored
+pointer maps), so a page of history needs one query however many channels it has. CROSS JOIN
+fixes the join order: keys first, then one primary-key lookup per key."""
 
 SELECT_WRITES = """SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel,
     w.type, w.blob
@@ -297,7 +300,12 @@ class SqliteSaver(SqlSaver):
     # -- dialect -------------------------------------------------------------------------------
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
-        return SELECT_BLOBS, (json.dumps(keys),)
+        nested: dict[str, dict[str, dict[str, list[str]]]] = {}
+        for thread_id, checkpoint_ns, channel, version in keys:
+            nested.setdefault(thread_id, {}).setdefault(checkpoint_ns, {}).setdefault(
+                version, []
+            ).append(channel)
+        return SELECT_BLOBS, (json.dumps(nested),)
 
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
         return SELECT_WRITES, (json.dumps(ids),)

@@ -59,6 +59,8 @@ PUSH = "__pregel_push"
 INTERRUPT_SEEN = "__interrupt__"
 """Pseudo-node in ``versions_seen``: channel versions seen when the run last (re)started, so
 ``interrupt_before``/``interrupt_after`` fire once per pause, not again on resume."""
+_NOTHING_SEEN: Mapping[str, str] = {}
+"""The ``versions_seen`` of a node that has not run yet."""
 
 
 def _uuid_from(text: str) -> str:
@@ -128,7 +130,9 @@ def read_pending_writes(
             if channel != RESUME:
                 null_writes.append((channel, value))
             continue
-        record = records.setdefault(tid, TaskRecord())
+        record = records.get(tid)
+        if record is None:
+            record = records[tid] = TaskRecord()
         if channel == ERROR:
             record.error = value
         elif channel == INTERRUPT:
@@ -239,12 +243,11 @@ def prepare_tasks(
     state_input: Any = MISSING
     for name in names:
         spec = graph.nodes[name]
-        seen = seen_by.get(name, {})
-        triggered = tuple(
-            ch
-            for ch in spec.triggers
-            if channels[ch].is_available() and versions.get(ch, "") > seen.get(ch, "")
-        )
+        seen = seen_by.get(name, _NOTHING_SEEN)
+        triggered: tuple[str, ...] = ()
+        for ch in spec.triggers:
+            if versions.get(ch, "") > seen.get(ch, "") and channels[ch].is_available():
+                triggered += (ch,)
         if not triggered:
             continue
         pull_path: tuple[Any, ...] = (PULL, name)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from typing_extensions import Self
+
 from durable_debug.graph.types import InvalidUpdateError
 
 __all__ = [
@@ -52,12 +54,14 @@ class Channel:
         self.key = key
         self.value: Any = MISSING
 
-    def copy(self) -> Channel:
-        """A copy holding the same value (values are shared, not deep-copied)."""
+    def copy(self) -> Self:
+        """A copy holding the same value (values are shared, not deep-copied).
+
+        A subclass with slots of its own extends this to copy them too.
+        """
         new = object.__new__(type(self))
-        for cls in type(self).__mro__:
-            for slot in getattr(cls, "__slots__", ()):
-                setattr(new, slot, getattr(self, slot))
+        new.key = self.key
+        new.value = self.value
         return new
 
     def is_available(self) -> bool:
@@ -117,6 +121,11 @@ class BinaryOperatorAggregate(Channel):
             except Exception:
                 self.value = MISSING
 
+    def copy(self) -> Self:
+        new = super().copy()
+        new.operator = self.operator
+        return new
+
     def update(self, values: Sequence[Any]) -> bool:
         if not values:
             return False
@@ -169,6 +178,11 @@ class NamedBarrierValue(Channel):
     def __init__(self, key: str, names: Sequence[str]) -> None:
         super().__init__(key)
         self.names = frozenset(names)
+
+    def copy(self) -> Self:
+        new = super().copy()
+        new.names = self.names
+        return new
 
     def is_available(self) -> bool:
         return self.value is not MISSING and set(self.value) >= self.names
