@@ -5,10 +5,12 @@ from __future__ import annotations
 import operator
 from typing import Annotated
 
+import pytest
 from graph_support import LogState, cfg
 from typing_extensions import TypedDict
 
 from durable_debug import START, MemorySaver, Send, StateGraph
+from durable_debug.graph.channels import MISSING
 
 
 def chain(saver: MemorySaver):  # type: ignore[no-untyped-def]
@@ -98,3 +100,24 @@ def test_unknown_stream_mode_is_refused(saver: MemorySaver) -> None:
 
     with pytest.raises(ValueError, match="Unknown stream_mode 'custom'"):
         list(fan_graph(saver).stream({"items": []}, cfg("x"), stream_mode="custom"))
+
+
+def test_snapshots_leave_the_graphs_empty_channels_empty(saver: MemorySaver) -> None:
+    """Snapshots read shared empty channels; previewing pending writes must not change them."""
+    g = (
+        StateGraph(LogState)
+        .add_node("a", lambda s: {"value": "A"})
+        .add_node("b", lambda s: 1 / 0)
+        .add_edge(START, "a")
+        .add_edge(START, "b")
+        .compile(checkpointer=saver)
+    )
+    with pytest.raises(ZeroDivisionError):
+        g.invoke({"log": []}, cfg("t"))  # "value" never held a value before a's write
+    assert g.get_state(cfg("t")).values == {"value": "A", "log": []}  # a's write previewed
+    assert next(s.values for s in g.get_state_history(cfg("t"))) == {"log": []}
+    assert all(ch.get() in (MISSING, []) for ch in g.new_channels().values())
+    with pytest.raises(ZeroDivisionError):
+        g.invoke({"log": ["again"]}, cfg("u"))
+    assert g.get_state(cfg("u")).values == {"value": "A", "log": ["again"]}
+    assert next(s.values for s in g.get_state_history(cfg("u"))) == {"log": ["again"]}

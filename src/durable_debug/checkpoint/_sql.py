@@ -289,12 +289,12 @@ class SqlSaver(BaseCheckpointSaver):
         exact = len(pushed) == len(conditions)
         remaining = limit
         after: tuple[str, str, str] | None = None
+        shared: dict[BlobKey, Any] = {}
         while True:
             size = remaining if remaining is not None and exact else self.page_size
             page = await self._run(
                 self._read_page, thread_id, ns, before_id, after, filter, pushed, size, remaining
             )
-            shared: dict[BlobKey, Any] = {}
             for parsed in page.checkpoints:
                 writes = page.writes.get(_ids(parsed), [])
                 yield to_tuple(parsed, page.blobs, writes, self.serde, shared)

@@ -362,6 +362,8 @@ def preview_values(
             for ch, value in task.writes:
                 if ch in keys:
                     groups[1].setdefault(ch, []).append(value)
+    if not (groups[0] or groups[1]):
+        return graph.read_state(channels)
     preview = dict(channels)
     try:
         for grouped in groups:

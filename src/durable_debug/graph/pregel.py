@@ -94,6 +94,21 @@ class CompiledStateGraph:
         """A fresh set of empty channels (reducers start from their empty value)."""
         return {name: proto.copy() for name, proto in self._channel_factories.items()}
 
+    def read_channels(self, values: Mapping[str, Any]) -> dict[str, Channel]:
+        """Channels holding ``values``, for reading only (building a snapshot).
+
+        A channel without a value is the graph's own empty channel, shared by every caller,
+        so none of these channels may be updated: copy one first, as ``preview_values`` does.
+        """
+        channels = dict(self._channel_factories)
+        for name, value in values.items():
+            empty = channels.get(name)
+            if empty is not None:
+                channel = empty.copy()
+                channel.restore(value)
+                channels[name] = channel
+        return channels
+
     def read_state(self, channels: Mapping[str, Channel]) -> dict[str, Any]:
         """The state keys that hold a value, as a dict."""
         values = {}

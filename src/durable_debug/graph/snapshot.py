@@ -14,7 +14,6 @@ from durable_debug.graph.algo import (
     prepare_tasks,
     preview_values,
     read_pending_writes,
-    restore_channels,
 )
 from durable_debug.graph.types import PregelTask, StateSnapshot
 
@@ -29,7 +28,7 @@ def snapshot_from_tuple(
 ) -> StateSnapshot:
     """Build the snapshot of ``saved``; ``apply_pending`` for the thread's latest checkpoint."""
     checkpoint = saved.checkpoint
-    channels = restore_channels(graph, checkpoint)
+    channels = graph.read_channels(checkpoint["channel_values"])  # only read, never updated
     step = int(saved.metadata.get("step", -1))
     records, null_writes = read_pending_writes(saved)
     tasks = prepare_tasks(
