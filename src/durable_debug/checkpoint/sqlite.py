@@ -24,6 +24,7 @@ import logging
 import math
 import os
 import sqlite3
+import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -234,9 +235,7 @@ class SqliteSaver(SqlSaver):
         if version > latest:
             raise newer_schema_error(f"the SQLite database {self.path!r}", version, latest)
         if self.path != ":memory:":
-            mode = (await s.fetch("PRAGMA journal_mode"))[0][0]
-            if str(mode).lower() != "wal":
-                await s.fetch("PRAGMA journal_mode = WAL")
+            await self._use_wal(s)
         await s.execute("PRAGMA synchronous = NORMAL")
         if version == latest:
             return
@@ -259,6 +258,25 @@ class SqliteSaver(SqlSaver):
         except BaseException:
             await _rollback(s.conn)
             raise
+
+    async def _use_wal(self, s: _SqliteSession) -> None:
+        """Switch the file to WAL mode unless it is in it already.
+
+        Two processes opening a new file at once may both try to switch. SQLite then refuses
+        one of them at once, without waiting ``busy_timeout`` (both waiting would deadlock), so
+        that one waits a moment and looks again.
+        """
+        deadline = time.monotonic() + self.busy_timeout
+        while True:
+            try:
+                mode = (await s.fetch("PRAGMA journal_mode"))[0][0]
+                if str(mode).lower() != "wal":
+                    await s.fetch("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            await asyncio.sleep(0.01)
 
     async def _disconnect(self) -> None:
         conn, self._conn = self._conn, None
