@@ -121,6 +121,28 @@ async def test_many_concurrent_write_transactions_on_one_connection(db_path: Pat
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
+async def test_each_write_is_one_immediate_transaction(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        statements: list[str] = []
+        assert saver._conn is not None
+        await saver._conn.set_trace_callback(statements.append)
+        cp, versions = child_checkpoint(None, {"a": 1, "b": 2})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        await saver.aput_writes(config, [("a", 3)], "task")
+        await saver._conn.set_trace_callback(None)
+    words = [" ".join(sql.split()[:3]) for sql in statements]
+    assert words == [
+        "BEGIN IMMEDIATE",
+        "INSERT INTO checkpoint_blobs",
+        "INSERT INTO checkpoint_blobs",
+        "INSERT INTO checkpoints",
+        "COMMIT",
+        "BEGIN IMMEDIATE",
+        "INSERT INTO checkpoint_writes",
+        "COMMIT",
+    ]
+
+
 WRITER = textwrap.dedent(
     """
     import sys, time
