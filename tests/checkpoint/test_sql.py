@@ -194,6 +194,45 @@ async def test_corrupt_blob_raises_naming_thread_checkpoint_and_channel(make_sav
         assert db.dump() == before
 
 
+async def test_big_values_are_stored_compressed_unless_turned_off(make_saver):
+    text = "a value that compresses well " * 50
+    writer = make_saver()
+    cp, versions = child_checkpoint(None, {"big": text, "small": 1})
+    config = await writer.aput(config_for("t"), cp, {}, versions)
+    await writer.aput_writes(config, [("big", text)], "task")
+    plain = make_saver()
+    plain.compress = False
+    cp2, versions2 = child_checkpoint(cp, {"big": text + "!"})
+    config2 = await plain.aput(config, cp2, {}, versions2)
+    with raw_connection(writer) as db:
+        blobs = db.execute("SELECT channel, version, type, length(blob) FROM checkpoint_blobs")
+        writes = db.execute("SELECT type, length(blob) FROM checkpoint_writes")
+    raw_size = len(MsgpackSerializer().dumps(text))
+    by_version = {(ch, v): (t, n) for ch, v, t, n in blobs}
+    first = by_version[("big", compact_version(versions["big"]))]
+    assert first[0] == "msgpack+zlib" and first[1] < raw_size // 4
+    assert by_version[("big", compact_version(versions2["big"]))] == ("msgpack", raw_size + 1)
+    assert by_version[("small", compact_version(versions["small"]))][0] == "msgpack"
+    assert writes[0][0] == "msgpack+zlib"
+    for saver in (writer, plain):  # each reads both forms
+        tup = await saver.aget_tuple(config)
+        assert tup is not None and tup.checkpoint["channel_values"]["big"] == text
+        assert tup.pending_writes == [("task", "big", text)]
+        tup2 = await saver.aget_tuple(config2)
+        assert tup2 is not None and tup2.checkpoint["channel_values"]["big"] == text + "!"
+
+
+async def test_corrupt_compressed_blob_raises_naming_thread_checkpoint_and_channel(make_saver):
+    saver = make_saver()
+    cp, versions = child_checkpoint(None, {"big": "compressible " * 100})
+    config = await saver.aput(config_for("t"), cp, {}, versions)
+    with raw_connection(saver) as db:
+        db.execute("UPDATE checkpoint_blobs SET blob = ? WHERE channel = 'big'", (b"not zlib",))
+    with pytest.raises(CorruptPayloadError, match="compressed blob is corrupt") as info:
+        await saver.aget_tuple(config)
+    assert "'t'" in str(info.value) and cp["id"] in str(info.value) and "'big'" in str(info.value)
+
+
 def hostile_payload(code: int, name: str, marker: Path) -> bytes:
     """A msgpack blob naming an importable callable as if it were a registered type."""
     inner = msgpack.packb([name, {"command": f"touch {marker}", "args": [f"touch {marker}"]}])

@@ -54,6 +54,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
     metadata_matches,
 )
+from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.serde import MsgpackSerializer
 
 __all__ = ["Session", "SqlSaver"]
@@ -112,11 +113,19 @@ class SqlSaver(BaseCheckpointSaver):
     _DELETE_THREAD: ClassVar[tuple[str, ...]]
     _LIST_THREADS: ClassVar[str]
 
-    def __init__(self, *, serde: SerializerProtocol | None = None) -> None:
+    def __init__(self, *, serde: SerializerProtocol | None = None, compress: bool = True) -> None:
         self.serde = serde or MsgpackSerializer()
+        self.compress = compress
+        """Whether new blobs and pending writes are stored compressed when that pays (see
+        :mod:`durable_debug.checkpoint.compress`); compressed ones are read either way."""
         self._state = "new"  # "new" → "open" → "closed"
         self._open_lock: asyncio.Lock | None = None
         self._pid = os.getpid()
+
+    @property
+    def _blob_serde(self) -> CompressingSerializer:
+        """The serializer of blobs and pending writes: ``serde``, compressed as configured."""
+        return CompressingSerializer(self.serde, enabled=self.compress)
 
     # -- lifecycle -----------------------------------------------------------------------------
 
@@ -263,7 +272,8 @@ class SqlSaver(BaseCheckpointSaver):
                 raise not_found(thread_id, checkpoint_ns, checkpoint_id)
             return None
         parsed = page.checkpoints[0]
-        return to_tuple(parsed, page.blobs, page.writes.get(_ids(parsed), []), self.serde)
+        writes = page.writes.get(_ids(parsed), [])
+        return to_tuple(parsed, page.blobs, writes, self._blob_serde)
 
     async def alist(
         self,
@@ -290,6 +300,7 @@ class SqlSaver(BaseCheckpointSaver):
         remaining = limit
         after: tuple[str, str, str] | None = None
         shared: dict[BlobKey, Any] = {}
+        serde = self._blob_serde
         while True:
             size = remaining if remaining is not None and exact else self.page_size
             page = await self._run(
@@ -297,7 +308,7 @@ class SqlSaver(BaseCheckpointSaver):
             )
             for parsed in page.checkpoints:
                 writes = page.writes.get(_ids(parsed), [])
-                yield to_tuple(parsed, page.blobs, writes, self.serde, shared)
+                yield to_tuple(parsed, page.blobs, writes, serde, shared)
                 if remaining is not None:
                     remaining -= 1
                     if remaining <= 0:
@@ -425,7 +436,7 @@ class SqlSaver(BaseCheckpointSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
         # Serialize everything first: a value that cannot be saved leaves the database untouched.
-        blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self.serde)
+        blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self._blob_serde)
         row = (
             thread_id,
             checkpoint_ns,
@@ -460,7 +471,7 @@ class SqlSaver(BaseCheckpointSaver):
         if checkpoint_id is None:
             raise ValueError("put_writes needs a config that names a checkpoint_id")
         ordinary, special = write_rows(
-            thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
+            thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self._blob_serde
         )
         if not ordinary and not special:
             return

@@ -168,6 +168,8 @@ class PostgresSaver(SqlSaver):
 
     ``conn_string`` is a libpq URL or key=value string. The database is reached on first use;
     ``pool_size`` bounds the connections (parallel tasks save their writes concurrently).
+    ``compress=False`` stores new blobs uncompressed (see
+    :mod:`~durable_debug.checkpoint.compress`).
     """
 
     _P = "%s"
@@ -186,13 +188,14 @@ class PostgresSaver(SqlSaver):
         serde: SerializerProtocol | None = None,
         pool_size: int = 4,
         connect_timeout: float = 10.0,
+        compress: bool = True,
     ) -> None:
         _require_psycopg()
         if not isinstance(conn_string, str):
             raise TypeError(
                 f"PostgresSaver expects a connection string, got {type(conn_string).__name__}"
             )
-        super().__init__(serde=serde)
+        super().__init__(serde=serde, compress=compress)
         self.conn_string = conn_string
         """The libpq connection string."""
         self.pool_size = pool_size

@@ -169,6 +169,8 @@ class SqliteSaver(SqlSaver):
 
     ``path`` is opened on first use; the directory must exist. ``busy_timeout`` is how long a
     write waits for another process's write to finish before failing with "database is locked".
+    ``compress=False`` stores new blobs uncompressed (see
+    :mod:`~durable_debug.checkpoint.compress`).
     """
 
     _P = "?"
@@ -186,12 +188,13 @@ class SqliteSaver(SqlSaver):
         *,
         serde: SerializerProtocol | None = None,
         busy_timeout: float = 30.0,
+        compress: bool = True,
     ) -> None:
         if not isinstance(path, (str, os.PathLike)):
             raise TypeError(
                 f"SqliteSaver expects a file path or ':memory:', got {type(path).__name__}"
             )
-        super().__init__(serde=serde)
+        super().__init__(serde=serde, compress=compress)
         self.path = os.fspath(path)
         """The database file, or ``":memory:"``."""
         self.busy_timeout = busy_timeout
