@@ -64,14 +64,16 @@ class TimeTravel(anywidget.AnyWidget):
     _esm = _ESM
     _css = _CSS
     _thread_id = traitlets.Unicode("").tag(sync=True)
-    _dag = traitlets.Dict({"thread_id": "", "nodes": [], "depth": 0, "lanes": 0}).tag(sync=True)
+    _dag = traitlets.Dict(default_value={"thread_id": "", "nodes": [], "depth": 0, "lanes": 0}).tag(
+        sync=True
+    )
     _selected = traitlets.Unicode("").tag(sync=True)
-    _detail = traitlets.Dict(None, allow_none=True).tag(sync=True)
-    _topology = traitlets.Dict(None, allow_none=True).tag(sync=True)
+    _detail = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
+    _topology = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
     _running = traitlets.Bool(False).tag(sync=True)
     _status = traitlets.Unicode("").tag(sync=True)
     _error = traitlets.Unicode("").tag(sync=True)
-    _code: traitlets.List[dict[str, str]] = traitlets.List([]).tag(sync=True)
+    _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, graph: Any, config: Mapping[str, Any], *, counts: Any = None) -> None:
@@ -112,6 +114,8 @@ class TimeTravel(anywidget.AnyWidget):
         return "\n".join(entry["code"] for entry in self._code)
 
     def __repr__(self) -> str:
+        if not self._loaded.done():  # shown right after construction: the read is under way
+            return f"<TimeTravel thread {self._thread_id!r}>"
         return f"<TimeTravel thread {self._thread_id!r}: {len(self._checkpoint_ids())} checkpoints>"
 
     # -- requests ----------------------------------------------------------------------------
@@ -250,8 +254,8 @@ class TimeTravel(anywidget.AnyWidget):
         where it ended if the user still looks at where it started."""
         last = written[-1] if written else start.id
         detail = await acheckpoint_detail(self.graph, self.config, last)
-        steps = len(written)
-        ran = f"ran {steps} step{'' if steps == 1 else 's'} from step {start.step}"
+        count = len(written)
+        ran = f"wrote {count} checkpoint{'' if count == 1 else 's'} from step {start.step}"
         if outcome == "failed":
             failed = [task["name"] for task in detail["tasks"] if task["error"]]
             where = f"node {failed[0]!r} raised " if failed else ""
@@ -350,9 +354,9 @@ def _parse(text: Any, what: str) -> Any:
 
 def _config_code(record: CheckpointRecord) -> str:
     configurable = dict(record.config.get("configurable") or {})
+    # checkpoint_ns stays even when empty: LangGraph's savers index the config by it.
     keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
-    if not keep["checkpoint_ns"]:
-        del keep["checkpoint_ns"]
+    keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
     return repr({"configurable": keep})
 
 

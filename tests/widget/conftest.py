@@ -62,9 +62,12 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Debian Chromium; fails (under CI) or skips (elsewhere) when it cannot start."""
+    """Headless Debian Chromium; fails (under CI) or skips (elsewhere) when it cannot start.
+
+    Module-scoped: Playwright's sync API keeps an event loop running in this thread while it is
+    started, which would stop every async test that runs after it."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:
