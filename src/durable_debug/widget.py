@@ -122,7 +122,7 @@ class TimeTravel(anywidget.AnyWidget):
 
     def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
         """Answer one ``msg:custom`` request without blocking the kernel."""
-        if isinstance(content, Mapping) and "kind" in content:
+        if isinstance(content, Mapping):
             self._spawn(self._answer(dict(content)))
 
     async def _answer(self, request: dict[str, Any]) -> None:

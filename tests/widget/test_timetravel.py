@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -541,6 +542,38 @@ def test_a_config_without_a_thread_is_refused_at_once(accumulate):
         TimeTravel(accumulate["g"], {"configurable": {}})
 
 
+async def test_on_a_sqlite_file_a_fork_adds_one_row_and_a_refused_one_none(tmp_path):
+    """Any saver: LangGraph's AsyncSqliteSaver, counted in the database file itself."""
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    ns = load("langgraph", "accumulate")
+    database = tmp_path / "threads.db"
+
+    def rows() -> tuple[int, int]:
+        with sqlite3.connect(database) as db:
+            checkpoints = db.execute("select count(*) from checkpoints").fetchone()[0]
+            writes = db.execute("select count(*) from writes").fetchone()[0]
+        return checkpoints, writes
+
+    async with AsyncSqliteSaver.from_conn_string(str(database)) as saver:
+        g = _rebuild("langgraph", ns, ns["step_b"], saver)
+        await g.ainvoke({"value": "", "log": []}, ns["cfg"])
+        widget, front = await open_widget(g, ns["cfg"])
+        after_a = ids(widget)[2]
+        checkpoints, writes = rows()
+
+        await front.error("fork", checkpoint_id=after_a, edits={"value": str(2**70)})
+        await front.error("fork", checkpoint_id=after_a, edits={"nope": "1"})
+        assert rows() == (checkpoints, writes)
+
+        fork = await fresh_fork(front, after_a)
+        assert rows() == (checkpoints + 1, writes)
+        await front.result("rerun", checkpoint_id=fork)
+        await until(lambda: not widget._running, "the rerun")
+        assert rows()[0] == checkpoints + 2 and widget._status.endswith("done")
+        assert widget._detail["values"] == {"value": "B", "log": ["ran A", "ran B"]}
+
+
 # --- the magics show it --------------------------------------------------------------------------
 
 
@@ -579,9 +612,9 @@ def _command(engine: str) -> Any:
     return Command
 
 
-def _rebuild(engine: str, ns: dict[str, Any], b: Any) -> Any:
-    """Seed §1's graph with node b replaced (same engine, fresh saver)."""
+def _rebuild(engine: str, ns: dict[str, Any], b: Any, saver: Any = None) -> Any:
+    """Seed §1's graph with node b replaced (same engine; a fresh MemorySaver by default)."""
     builder = ns["StateGraph"](ns["State"])
     builder.add_node("a", ns["step_a"]).add_node("b", b)
     builder.add_edge(ns["START"], "a").add_edge("a", "b").add_edge("b", ns["END"])
-    return builder.compile(checkpointer=ns["MemorySaver"]())
+    return builder.compile(checkpointer=saver if saver is not None else ns["MemorySaver"]())
