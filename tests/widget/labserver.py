@@ -1,6 +1,6 @@
 """A throwaway JupyterLab for the live-kernel browser test and benchmark.
 
-Starts ``python -m jupyterlab`` on a free local port, token-less, with its root, config,
+Starts ``python -m jupyterlab`` on a free local port, token-less, with its root, config, data,
 runtime, settings and workspaces in a temp directory, kernels running this Python with
 ``src/`` on ``PYTHONPATH``. The page helpers drive JupyterLab through ``window.jupyterapp``
 (exposed with ``--LabApp.expose_app_in_browser``), which is steadier than clicking menus.
@@ -70,6 +70,8 @@ class LabServer:
             **os.environ,
             "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")])),
             "JUPYTER_CONFIG_DIR": str(self.workdir / "config"),
+            "JUPYTER_DATA_DIR": str(self.workdir / "data"),  # kernels and extensions: sys.prefix
+            "IPYTHONDIR": str(self.workdir / "ipython"),
             "JUPYTER_RUNTIME_DIR": str(self.workdir / "runtime"),
             "JUPYTERLAB_SETTINGS_DIR": str(self.workdir / "settings"),
             "JUPYTERLAB_WORKSPACES_DIR": str(self.workdir / "workspaces"),
