@@ -121,7 +121,7 @@ def test_failure_cancels_running_siblings_which_rerun_on_resume(saver: MemorySav
     snap = g.get_state(cfg("f"))
     assert snap.next == ("fails", "slow")
     errors = {t.name: t.error for t in snap.tasks}
-    assert errors == {"fails": "KeyError('missing')", "slow": None}
+    assert errors == {"fails": "KeyError('missing')", "slow": "CancelledError()"}
     state["fail"] = False
     runs.clear()
     assert g.invoke(None, cfg("f"))["out"] == ["fails", "slow"]

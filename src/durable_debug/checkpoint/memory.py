@@ -123,21 +123,30 @@ class MemorySaver(BaseCheckpointSaver):
             thread_ids = [config_thread_id(config)]
             checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns")
         before_id = config_checkpoint_id(before)
+        # Newest first across every thread and namespace listed (ties: thread, then namespace,
+        # also descending), the order the SQL savers' ORDER BY gives.
+        candidates = sorted(
+            (
+                (checkpoint_id, thread_id, ns)
+                for thread_id in thread_ids
+                for ns, checkpoints in self.storage.get(thread_id, {}).items()
+                if checkpoint_ns is None or ns == checkpoint_ns
+                for checkpoint_id in checkpoints
+            ),
+            reverse=True,
+        )
         remaining = limit
-        for thread_id in thread_ids:
-            for ns, checkpoints in list(self.storage.get(thread_id, {}).items()):
-                if checkpoint_ns is not None and ns != checkpoint_ns:
-                    continue
-                for checkpoint_id in sorted(checkpoints, reverse=True):
-                    if before_id is not None and checkpoint_id >= before_id:
-                        continue
-                    if not metadata_matches(checkpoints[checkpoint_id].metadata, filter):
-                        continue
-                    if remaining is not None:
-                        if remaining <= 0:
-                            return
-                        remaining -= 1
-                    yield self._tuple(thread_id, ns, checkpoint_id)
+        for checkpoint_id, thread_id, ns in candidates:
+            if before_id is not None and checkpoint_id >= before_id:
+                continue
+            stored = self.storage.get(thread_id, {}).get(ns, {}).get(checkpoint_id)
+            if stored is None or not metadata_matches(stored.metadata, filter):
+                continue
+            if remaining is not None:
+                if remaining <= 0:
+                    return
+                remaining -= 1
+            yield self._tuple(thread_id, ns, checkpoint_id)
 
     def _tuple(self, thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> CheckpointTuple:
         stored = self.storage[thread_id][checkpoint_ns][checkpoint_id]

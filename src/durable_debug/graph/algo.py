@@ -149,8 +149,10 @@ def prepare_tasks(
     for_execution: bool = False,
     candidates: Iterable[str] | None = None,
 ) -> list[Task]:
-    """Tasks of the step that follows ``checkpoint`` (whose step is ``step``), in apply order.
+    """Tasks of the step that follows ``checkpoint`` (whose step is ``step``).
 
+    Listed as LangGraph lists them (Send tasks first, then nodes in the order they were
+    added); :attr:`Task.sort_key` gives the order their writes are applied in.
     ``candidates`` limits the edge-triggered nodes considered (the nodes triggered by the
     channels the last step updated); None considers every node.
     """
@@ -159,7 +161,22 @@ def prepare_tasks(
     seen_by = checkpoint["versions_seen"]
     next_step = step + 1
     tasks: list[Task] = []
-    names = graph.pull_order if candidates is None else sorted(set(candidates))
+    sends = channels[TASKS]
+    if sends.is_available():
+        for index, (name, arg) in enumerate(sends.get()):
+            push_path: tuple[Any, ...] = (PUSH, index)
+            task = Task(
+                task_id(checkpoint_id, checkpoint_ns, next_step, name, push_path),
+                name,
+                push_path,
+                graph.nodes[name],
+            )
+            if for_execution:
+                task.input = arg
+            tasks.append(task)
+    names = (
+        graph.node_order if candidates is None else [n for n in graph.node_order if n in candidates]
+    )
     state_input: Any = MISSING
     for name in names:
         spec = graph.nodes[name]
@@ -187,19 +204,6 @@ def prepare_tasks(
                     state_input = graph.read_state(channels)
                 task.input = graph.schema.to_input(state_input)
         tasks.append(task)
-    sends = channels[TASKS]
-    if sends.is_available():
-        for index, (name, arg) in enumerate(sends.get()):
-            path = (PUSH, index)
-            task = Task(
-                task_id(checkpoint_id, checkpoint_ns, next_step, name, path),
-                name,
-                path,
-                graph.nodes[name],
-            )
-            if for_execution:
-                task.input = arg
-            tasks.append(task)
     return tasks
 
 
@@ -277,28 +281,34 @@ def make_checkpoint(
 
 
 def preview_values(
-    graph: CompiledStateGraph, channels: Mapping[str, Channel], tasks: Iterable[Task]
-) -> dict[str, Any]:
-    """The state as it would be with the writes of the finished ``tasks`` applied, without
-    changing ``channels``. If those writes conflict (two values for a plain key), the state
-    without them is returned: a snapshot must stay readable after a failed step (LangGraph's
+    graph: CompiledStateGraph,
+    channels: Mapping[str, Channel],
+    tasks: Iterable[Task],
+    null_writes: Sequence[tuple[str, Any]] = (),
+) -> dict[str, Any] | None:
+    """The state with ``null_writes`` and the writes of the finished ``tasks`` applied,
+    without changing ``channels``; None if those writes conflict (two values for a plain key
+    — the step cannot complete, and a snapshot must stay readable anyway: LangGraph's
     ``get_state`` raises the InvalidUpdateError again instead)."""
-    grouped: dict[str, list[Any]] = {}
+    keys = graph.schema.key_set
+    groups: list[dict[str, list[Any]]] = [{}, {}]
+    for ch, value in null_writes:
+        if ch in keys:
+            groups[0].setdefault(ch, []).append(value)
     for task in sorted(tasks, key=lambda t: t.sort_key):
         if task.status == "done":
             for ch, value in task.writes:
-                if ch in graph.schema.key_set:
-                    grouped.setdefault(ch, []).append(value)
-    if not grouped:
-        return graph.read_state(channels)
+                if ch in keys:
+                    groups[1].setdefault(ch, []).append(value)
     preview = dict(channels)
     try:
-        for ch, values in grouped.items():
-            copy = channels[ch].copy()
-            copy.update(values)
-            preview[ch] = copy
+        for grouped in groups:
+            for ch, values in grouped.items():
+                copy = preview[ch].copy()
+                copy.update(values)
+                preview[ch] = copy
     except InvalidUpdateError:
-        return graph.read_state(channels)
+        return None
     return graph.read_state(preview)
 
 

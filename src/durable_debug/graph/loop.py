@@ -121,21 +121,27 @@ class RunLoop:
                 for_execution=True,
                 candidates=self.candidates,
             )
-            if not tasks:
-                break
             if self.step + 1 > self.stop:
+                # Checked before looking at the tasks, as LangGraph does: a run that used its
+                # whole budget fails even if its last step happened to finish the graph.
                 raise GraphRecursionError(
                     f"Recursion limit of {self.recursion_limit} reached without hitting a stop "
                     f"condition (thread {self.thread_id!r}, step {self.step + 1}, next "
                     f"{tuple(t.name for t in tasks)}). Raise it with config "
                     '{"recursion_limit": N}, or check the graph for a loop with no exit.'
                 )
+            if not tasks:
+                break
             if self._should_interrupt(self.interrupt_before, tasks):
+                if "updates" in self.modes:
+                    yield "updates", {"__interrupt__": ()}
                 break
             async for event in self._run_tasks(tasks):
                 yield event
+            self.reuse_writes = True  # only the first step of a replay re-executes
             if self.interrupts:
-                self.values = preview_values(self.graph, self.channels, tasks)
+                preview = preview_values(self.graph, self.channels, tasks)
+                self.values = self.graph.read_state(self.channels) if preview is None else preview
                 if "values" in self.modes:
                     yield "values", {**self.values, "__interrupt__": self.interrupts}
                 if "updates" in self.modes:
@@ -145,6 +151,8 @@ class RunLoop:
             for event in events:
                 yield event
             if self._should_interrupt(self.interrupt_after, tasks):
+                if "updates" in self.modes:
+                    yield "updates", {"__interrupt__": ()}
                 break
         self.values = self.graph.read_state(self.channels)
 
@@ -152,13 +160,23 @@ class RunLoop:
 
     async def _load(self) -> None:
         saved = None
+        self.superseded = False
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
             saved = await self.saver.aget_tuple(self.config)
+            if saved is not None and config_checkpoint_id(self.config):
+                # An addressed checkpoint the thread has moved past may already have children.
+                latest = await self.saver.aget_tuple(
+                    checkpoint_config(self.thread_id, self.checkpoint_ns, None)
+                )
+                self.superseded = (
+                    latest is not None and latest.checkpoint["id"] != (saved.checkpoint["id"])
+                )
         if saved is not None:
             self.checkpoint: Checkpoint = saved.checkpoint
             self.step: int = int(saved.metadata.get("step", -1))
             self.checkpoint_config: RunnableConfig = saved.config
+            self.source = str(saved.metadata.get("source", ""))
             self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
             self.pending, self.null_writes = read_pending_writes(saved.pending_writes)
         else:
@@ -167,12 +185,15 @@ class RunLoop:
             self.checkpoint_config = checkpoint_config(
                 self.thread_id or "", self.checkpoint_ns, None
             )
+            self.source = ""
             self.saved_versions = {}
             self.pending, self.null_writes = {}, []
         self.has_saved = saved is not None
         self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
         self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
         self.candidates: set[str] | None = None
+        self.reuse_writes = True
+        """Whether tasks that already saved writes are skipped (False when replaying)."""
 
     async def _begin(self, events: list[Event]) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
@@ -201,6 +222,15 @@ class RunLoop:
             events.append(("debug", self._debug_checkpoint()))
 
     async def _resume(self, command: Command | None, events: list[Event]) -> None:
+        """Continue the thread from the loaded checkpoint.
+
+        As in LangGraph 1.2, a run that *addresses* a checkpoint by id without answering an
+        interrupt is time travel: the step's finished tasks run again (their saved writes are
+        not reused, answers to interrupts are dropped), and on a checkpoint made by the loop
+        a ``source="fork"`` checkpoint is saved first, so the new run grows its own branch.
+        Without an id, or with ``Command(resume=...)``, saved writes are reused and only
+        unfinished tasks run.
+        """
         if not self.has_saved:
             what = "None" if command is None else repr(command)
             raise EmptyInputError(
@@ -209,8 +239,15 @@ class RunLoop:
                 + ("" if self.saver is not None else "; and compile with a checkpointer")
                 + "."
             )
+        answering = command is not None and command.has_resume
+        time_travel = config_checkpoint_id(self.config) is not None and not answering
+        self.reuse_writes = not (time_travel or self.superseded)
+        forks = time_travel and (self.source not in ("update", "fork") or self.superseded)
+        if time_travel:
+            for record in self.pending.values():
+                record.resume = None
         if command is not None:
-            await self._apply_command(command)
+            await self._apply_command(command, save=not forks)
         if self.null_writes:
             # Writes given with the resume (Command(update=..., goto=...)) apply before the
             # step runs, so its tasks see them; ephemeral triggers stay as they are. They
@@ -232,10 +269,23 @@ class RunLoop:
         seen = {n: dict(v) for n, v in self.checkpoint["versions_seen"].items()}
         seen[INTERRUPT_SEEN] = dict(self.checkpoint["channel_versions"])
         self.checkpoint = replace_checkpoint(self.checkpoint, versions_seen=seen)
+        if forks:
+            await self._save_fork()
+            if "debug" in self.modes:
+                events.append(("debug", self._debug_checkpoint()))
         if "values" in self.modes:
             events.append(("values", self.graph.read_state(self.channels)))
 
-    async def _apply_command(self, command: Command) -> None:
+    async def _save_fork(self) -> None:
+        """Start a new branch: a copy of the addressed checkpoint (with any Command writes)
+        as its child, from which the replayed step runs with fresh task ids."""
+        checkpoint_id = new_checkpoint_id()
+        self.checkpoint = replace_checkpoint(
+            self.checkpoint, id=checkpoint_id, ts=_dt.datetime.now(_dt.timezone.utc).isoformat()
+        )
+        await self._put("fork", self.checkpoint["channel_versions"])
+
+    async def _apply_command(self, command: Command, *, save: bool) -> None:
         assert self.saver is not None
         if command.has_resume:
             pending = pending_interrupts(self.pending)
@@ -253,7 +303,8 @@ class RunLoop:
             targets: list[str | Send] = [goto] if isinstance(goto, (str, Send)) else list(goto)
             writes += targets_to_writes("Command(goto=...)", targets, self.graph.nodes)
         if writes:
-            await self.saver.aput_writes(self.checkpoint_config, writes, NULL_TASK_ID)
+            if save:  # when forking, the fork checkpoint carries them instead
+                await self.saver.aput_writes(self.checkpoint_config, writes, NULL_TASK_ID)
             self.null_writes.extend(writes)
 
     # -- steps -------------------------------------------------------------------------------
@@ -264,7 +315,7 @@ class RunLoop:
             record = self.pending.get(task.id)
             if record is None:
                 continue
-            if record.finished:
+            if record.finished and self.reuse_writes:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
                 task.resume = record.resume
@@ -310,11 +361,17 @@ class RunLoop:
                         async for event in self._task_done(running[future]):
                             yield event
                     if any(running[f].status == "error" for f in done) and pending:
-                        # Fail fast like LangGraph: the siblings still running are cancelled
-                        # and will run again on resume (they saved nothing).
+                        # Fail fast like LangGraph: the siblings still running are cancelled,
+                        # recorded as such, and run again on resume.
                         for future in pending:
                             future.cancel()
                         await asyncio.gather(*pending, return_exceptions=True)
+                        for future in sorted(pending, key=lambda f: running[f].sort_key):
+                            cancelled = running[future]
+                            cancelled.status = "cancelled"
+                            cancelled.error = asyncio.CancelledError()
+                            if self.saver is not None:
+                                await self._save_error(cancelled)
                         pending = set()
             finally:
                 for future in running:
@@ -379,10 +436,14 @@ class RunLoop:
             extra_writes=extra_writes or (),
         )
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        self.candidates = self.graph.nodes_triggered_by(updated)
+        await self._put(source, versions)
+
+    async def _put(self, source: str, versions: dict[str, str]) -> None:
+        """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
         self.metadata: CheckpointMetadata = {"source": source, "step": self.step, "parents": {}}
-        self.candidates = self.graph.nodes_triggered_by(updated)
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
@@ -390,10 +451,7 @@ class RunLoop:
                 self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
             )
             self.checkpoint_config = await self.saver.aput(
-                self.checkpoint_config,
-                self.checkpoint,
-                self.metadata,
-                new_versions,
+                self.checkpoint_config, self.checkpoint, self.metadata, new_versions
             )
             self.saved_versions = dict(versions)
             self.parent_config = parent
@@ -427,7 +485,9 @@ class RunLoop:
                 "values": self.graph.read_state(self.channels),
                 "metadata": self.metadata,
                 "next": [t.name for t in tasks],
-                "tasks": [{"id": t.id, "name": t.name, "interrupts": ()} for t in tasks],
+                "tasks": [
+                    {"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in tasks
+                ],
             },
         }
 

@@ -63,14 +63,14 @@ class CompiledStateGraph:
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
-        self.pull_order: list[str] = sorted(nodes)
-        """Edge-triggered tasks are ordered (and their writes applied) by node name."""
+        self.node_order: list[str] = list(nodes)
+        """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
         )
         self._triggered_by: dict[str, tuple[str, ...]] = {}
-        for node in self.pull_order:
+        for node in self.node_order:
             for channel in nodes[node].triggers:
                 self._triggered_by[channel] = (*self._triggered_by.get(channel, ()), node)
 

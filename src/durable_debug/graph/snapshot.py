@@ -31,7 +31,7 @@ def snapshot_from_tuple(
     checkpoint = saved.checkpoint
     channels = restore_channels(graph, checkpoint)
     step = int(saved.metadata.get("step", -1))
-    records, _ = read_pending_writes(saved.pending_writes)
+    records, null_writes = read_pending_writes(saved.pending_writes)
     tasks = prepare_tasks(
         graph,
         checkpoint,
@@ -48,31 +48,30 @@ def snapshot_from_tuple(
             continue
         if record.finished:
             task.writes, task.status = record.writes, "done"
-            result = {ch: v for ch, v in record.writes if ch in keys}
-        else:
-            result = None
         shown.append(
             PregelTask(
                 task.id,
                 task.name,
                 task.path,
-                error=None if record.finished else record.error,
-                interrupts=record.interrupts,
-                result=result,
+                # A task that failed and then succeeded keeps its error (as in LangGraph);
+                # the latest snapshot hides the interrupts a finished task already got past.
+                error=record.error,
+                interrupts=() if apply_pending and record.finished else record.interrupts,
+                result={ch: v for ch, v in record.writes if ch in keys}
+                if record.finished
+                else None,
             )
         )
-    if apply_pending:
-        values = preview_values(graph, channels, tasks)
+    # Writes given with a Command are part of this checkpoint's state in every snapshot (as
+    # in LangGraph); the writes of finished tasks only in the thread's latest one.
+    preview = preview_values(graph, channels, tasks if apply_pending else (), null_writes)
+    if apply_pending and preview is not None:
         next_names = tuple(t.name for t in tasks if t.status != "done")
     else:
-        values = graph.read_state(channels)
+        # History, or a step whose writes conflict: every task of the step is still next.
         next_names = tuple(t.name for t in tasks)
-    waiting = tuple(
-        i
-        for task, shown_task in zip(tasks, shown, strict=True)
-        if task.status != "done"
-        for i in shown_task.interrupts
-    )
+    values = preview if preview is not None else graph.read_state(channels)
+    waiting = tuple(i for t in shown for i in t.interrupts)
     return StateSnapshot(
         values=values,
         next=next_names,

@@ -1,0 +1,230 @@
+"""Engine benchmark: the same workloads on durable_debug and on LangGraph, in one process.
+
+Each round runs every workload once on each library, alternating (A B A B …) so that both
+see the same machine noise; the report is the median per workload and the ratio
+durable_debug / LangGraph (lower is faster, 1.0 is parity). Run it from the repository root:
+
+    python bench/engine.py            # 7 rounds
+    python bench/engine.py --quick    # 3 rounds, for a smoke check
+
+It always exits 0: it is a measurement, not a test. The targets come from the engine issue.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import operator
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
+
+# Measure the checkout this script lives in, not whatever version happens to be installed.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+import durable_debug
+
+CHAIN_LENGTH = 10
+CHAIN_THREADS = 50
+FAN_OUT = 200
+FAN_OUT_RUNS = 5
+
+
+class ChainState(TypedDict):
+    value: int
+    trail: Annotated[list, operator.add]
+
+
+class FanState(TypedDict):
+    items: list
+    results: Annotated[list, operator.add]
+
+
+@dataclass(frozen=True)
+class Library:
+    """The names a workload needs from one library."""
+
+    name: str
+    StateGraph: Any
+    START: str
+    END: str
+    MemorySaver: Any
+    Send: Any
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One measured workload: ``prepare(lib)`` returns a callable that does one timed run."""
+
+    name: str
+    target: float
+    """Highest acceptable ratio durable_debug / LangGraph."""
+    prepare: Callable[[Library], Callable[[], None]]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds instead of 7")
+    parser.add_argument("--rounds", type=int, help="number of measured rounds")
+    args = parser.parse_args()
+    rounds = args.rounds or (3 if args.quick else 7)
+
+    libraries = [durable_library(), langgraph_library()]
+    timings: dict[tuple[str, str], list[float]] = {}
+    for workload in WORKLOADS:
+        for lib in libraries:  # warm-up: imports, caches, first-call costs
+            workload.prepare(lib)()
+        for _ in range(rounds):
+            for lib in libraries:
+                run = workload.prepare(lib)
+                gc.collect()
+                start = time.perf_counter()
+                run()
+                elapsed = time.perf_counter() - start
+                timings.setdefault((workload.name, lib.name), []).append(elapsed)
+
+    print_report(timings, rounds)
+    return 0
+
+
+# -- workloads -------------------------------------------------------------------------------
+
+
+def chain_async(lib: Library) -> Callable[[], None]:
+    """A 10-node chain of async nodes, ``ainvoke`` on 50 threads one after another."""
+    graph = _chain(lib, asynchronous=True)
+
+    async def runs() -> None:
+        for thread in range(CHAIN_THREADS):
+            cfg = {"configurable": {"thread_id": f"t{thread}"}}
+            out = await graph.ainvoke({"value": 0, "trail": []}, cfg)
+            assert out["value"] == CHAIN_LENGTH, out
+
+    return lambda: asyncio.run(runs())
+
+
+def chain_sync(lib: Library) -> Callable[[], None]:
+    """The same chain with sync nodes, ``invoke`` on 50 threads one after another."""
+    graph = _chain(lib, asynchronous=False)
+
+    def runs() -> None:
+        for thread in range(CHAIN_THREADS):
+            cfg = {"configurable": {"thread_id": f"t{thread}"}}
+            out = graph.invoke({"value": 0, "trail": []}, cfg)
+            assert out["value"] == CHAIN_LENGTH, out
+
+    return runs
+
+
+def send_fan_out(lib: Library) -> Callable[[], None]:
+    """Runs (5, on 5 threads) that fan out 200 Sends each to an async worker and merge
+    the results."""
+
+    def route(state: FanState) -> list:
+        return [lib.Send("worker", {"item": i}) for i in state["items"]]
+
+    async def worker(state: dict) -> dict:
+        return {"results": [state["item"]]}
+
+    graph = (
+        lib.StateGraph(FanState)
+        .add_node("worker", worker)
+        .add_conditional_edges(lib.START, route, ["worker"])
+        .add_edge("worker", lib.END)
+        .compile(checkpointer=lib.MemorySaver())
+    )
+    items = list(range(FAN_OUT))
+
+    async def runs() -> None:
+        for thread in range(FAN_OUT_RUNS):
+            cfg = {"configurable": {"thread_id": f"fan{thread}"}}
+            out = await graph.ainvoke({"items": items}, cfg)
+            assert out["results"] == items
+
+    return lambda: asyncio.run(runs())
+
+
+WORKLOADS = [
+    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
+    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
+    Workload(f"{FAN_OUT}-way Send fan-out × {FAN_OUT_RUNS} threads, ainvoke", 0.5, send_fan_out),
+]
+
+
+def _chain(lib: Library, *, asynchronous: bool) -> Any:
+    builder = lib.StateGraph(ChainState)
+    previous = lib.START
+    for i in range(CHAIN_LENGTH):
+        name = f"n{i}"
+        builder.add_node(name, _async_step(name) if asynchronous else _sync_step(name))
+        builder.add_edge(previous, name)
+        previous = name
+    builder.add_edge(previous, lib.END)
+    return builder.compile(checkpointer=lib.MemorySaver())
+
+
+def _async_step(name: str) -> Callable[[ChainState], Any]:
+    async def step(state: ChainState) -> dict:
+        return {"value": state["value"] + 1, "trail": [name]}
+
+    return step
+
+
+def _sync_step(name: str) -> Callable[[ChainState], dict]:
+    def step(state: ChainState) -> dict:
+        return {"value": state["value"] + 1, "trail": [name]}
+
+    return step
+
+
+# -- libraries and report --------------------------------------------------------------------
+
+
+def durable_library() -> Library:
+    """durable_debug's names."""
+    dd = durable_debug
+    return Library("durable_debug", dd.StateGraph, dd.START, dd.END, dd.MemorySaver, dd.Send)
+
+
+def langgraph_library() -> Library:
+    """LangGraph's names (installed by the dev extra)."""
+    try:
+        from langgraph.checkpoint.memory import InMemorySaver
+        from langgraph.graph import END, START, StateGraph
+        from langgraph.types import Send
+    except ImportError as exc:
+        sys.exit(f"LangGraph is needed to compare against ({exc}): pip install -e '.[dev]'")
+    return Library("langgraph", StateGraph, START, END, InMemorySaver, Send)
+
+
+def print_report(timings: dict[tuple[str, str], list[float]], rounds: int) -> None:
+    """A table of medians, ratios and targets."""
+    from importlib.metadata import version
+
+    print(
+        f"durable_debug {durable_debug.__version__} vs langgraph {version('langgraph')}, "
+        f"Python {sys.version.split()[0]}, median of {rounds} alternating rounds\n"
+    )
+    header = f"{'workload':<44} {'durable_debug':>14} {'langgraph':>11} {'ratio':>7}  target"
+    print(header)
+    print("-" * len(header))
+    for workload in WORKLOADS:
+        ours = statistics.median(timings[(workload.name, "durable_debug")])
+        theirs = statistics.median(timings[(workload.name, "langgraph")])
+        ratio = ours / theirs
+        verdict = "met" if ratio <= workload.target else "MISSED"
+        print(
+            f"{workload.name:<44} {ours * 1000:>11.1f} ms {theirs * 1000:>8.1f} ms "
+            f"{ratio:>7.2f}  ≤ {workload.target:<4} {verdict}"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

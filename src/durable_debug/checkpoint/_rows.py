@@ -1,0 +1,384 @@
+"""Rows of the four checkpoint tables, shared by the SQLite and PostgreSQL savers.
+
+This module turns what a saver is given into table rows (serializing every value *before*
+anything is written) and turns rows back into :class:`CheckpointTuple`. It knows nothing about
+connections or SQL dialects.
+
+    rows = blob_rows(thread_id, "", checkpoint, new_versions, serde)  # checkpoint_blobs rows
+    record = checkpoint_record(checkpoint, serde)                    # checkpoints.checkpoint
+    tup = to_tuple(parse_checkpoint_row(row, serde), blobs, writes, serde)
+
+Two encodings matter to anyone reading the tables in plain SQL:
+
+* ``checkpoints.checkpoint`` and ``checkpoints.metadata`` are JSON. JSON-native values (str,
+  int, float, bool, None, lists, dicts with str keys) are stored as they are; any other value
+  (a tuple, a datetime, a registered dataclass) is stored as ``{"$serde": [tag, base64]}`` so it
+  loads back exactly.
+* Channel versions are stored without the engine's 32-digit zero padding: the version
+  ``"00000000000000000000000000000007.1f3a…"`` is stored as ``"7.1f3a…"``, which keeps a
+  100-channel pointer map small. A version in any other format is stored as ``"!"`` + itself.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import math
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from durable_debug.checkpoint.base import (
+    SPECIAL_WRITE_IDX,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointNotFoundError,
+    CheckpointTuple,
+    PendingWrite,
+    SerializerProtocol,
+    checkpoint_config,
+    replace_checkpoint,
+)
+from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
+
+__all__ = [
+    "EMPTY",
+    "BlobKey",
+    "BlobRow",
+    "CheckpointRow",
+    "ParsedCheckpoint",
+    "WriteRow",
+    "blob_keys",
+    "blob_rows",
+    "checkpoint_record",
+    "compact_version",
+    "decode_json",
+    "encode_json",
+    "full_version",
+    "metadata_text",
+    "not_found",
+    "parse_checkpoint_row",
+    "to_tuple",
+    "write_rows",
+]
+
+EMPTY = "empty"
+"""Blob type of a channel version that holds no value (the channel was cleared)."""
+
+BlobKey = tuple[str, str, str, str]
+"""Key of a ``checkpoint_blobs`` row: (thread_id, checkpoint_ns, channel, stored version)."""
+
+BlobRow = tuple[str, str, str, str, str, "bytes | None"]
+"""A ``checkpoint_blobs`` row: the key, then ``type`` and ``blob``."""
+
+WriteRow = tuple[str, str, str, str, int, str, str, bytes, str]
+"""A ``checkpoint_writes`` row: thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel,
+type, blob, task_path."""
+
+
+class CheckpointRow(NamedTuple):
+    """A ``checkpoints`` row as selected (JSON columns as text)."""
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    parent_checkpoint_id: str | None
+    checkpoint: str
+    """The checkpoint without its channel values, as JSON."""
+    metadata: str
+    """The metadata, as JSON."""
+
+
+class ParsedCheckpoint(NamedTuple):
+    """A ``checkpoints`` row with its JSON decoded."""
+
+    thread_id: str
+    checkpoint_ns: str
+    checkpoint_id: str
+    parent_checkpoint_id: str | None
+    record: dict[str, Any]
+    """The checkpoint without ``channel_values``, versions in the engine's format."""
+    pointers: dict[str, str]
+    """channel → version as stored in ``checkpoint_blobs.version``."""
+    metadata: dict[str, Any]
+    """The decoded metadata."""
+
+
+# --- versions ----------------------------------------------------------------------------------
+
+_PADDED_VERSION = re.compile(r"(\d{32})\.(.+)", re.DOTALL)
+
+
+@functools.lru_cache(maxsize=1 << 16)  # pointer maps repeat most versions of their parent
+def compact_version(version: str) -> str:
+    """Return the stored form of a channel version (see the module docstring)."""
+    if not isinstance(version, str):
+        raise TypeError(f"channel versions must be strings, got {version!r}")
+    match = _PADDED_VERSION.fullmatch(version)
+    if match is None:
+        return "!" + version
+    return f"{int(match.group(1))}.{match.group(2)}"
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def full_version(stored: str) -> str:
+    """Return the engine's version string for a stored version."""
+    if stored.startswith("!"):
+        return stored[1:]
+    counter, dot, suffix = stored.partition(".")
+    if not (dot and counter.isdigit()):
+        return stored  # not written by this module; hand it back untouched
+    return f"{counter.zfill(32)}.{suffix}"
+
+
+# --- JSON columns ------------------------------------------------------------------------------
+
+_WRAPPED = "$serde"
+
+
+def encode_json(value: Any, serde: SerializerProtocol) -> str:
+    """Encode ``value`` as compact JSON, wrapping values JSON cannot hold exactly."""
+    return json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
+
+
+def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
+    """Decode what :func:`encode_json` produced; a malformed text is a CorruptPayloadError."""
+    try:
+        return json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
+    except CorruptPayloadError:
+        raise
+    except (ValueError, TypeError) as exc:
+        raise CorruptPayloadError(f"the stored JSON is malformed ({exc})") from None
+
+
+def _to_json(value: Any, serde: SerializerProtocol) -> Any:
+    cls = type(value)
+    if value is None or cls is bool or cls is int:
+        return value
+    if cls is str and "\x00" not in value:  # PostgreSQL's jsonb cannot hold NUL
+        return value
+    if cls is float and math.isfinite(value):
+        return value
+    if cls is list:
+        return [_to_json(item, serde) for item in value]
+    if (
+        cls is dict
+        and _WRAPPED not in value
+        and all(type(key) is str and "\x00" not in key for key in value)
+    ):
+        return {key: _to_json(item, serde) for key, item in value.items()}
+    tag, payload = serde.dumps_typed(value)
+    return {_WRAPPED: [tag, base64.b64encode(payload).decode("ascii")]}
+
+
+def _from_json(obj: dict[str, Any], serde: SerializerProtocol) -> Any:
+    if len(obj) != 1 or _WRAPPED not in obj:
+        return obj
+    wrapped = obj[_WRAPPED]
+    if not (
+        isinstance(wrapped, list) and len(wrapped) == 2 and all(isinstance(p, str) for p in wrapped)
+    ):
+        raise CorruptPayloadError(
+            f"a {_WRAPPED!r} value must be [tag, base64], got {wrapped!r:.80}"
+        )
+    try:
+        payload = base64.b64decode(wrapped[1], validate=True)
+    except ValueError:
+        raise CorruptPayloadError(f"a {_WRAPPED!r} value holds invalid base64") from None
+    return serde.loads_typed((wrapped[0], payload))
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+def checkpoint_record(thread_id: str, checkpoint: Checkpoint, serde: SerializerProtocol) -> str:
+    """Return the JSON stored in ``checkpoints.checkpoint``: everything but the values."""
+    record: dict[str, Any] = {k: v for k, v in checkpoint.items() if k != "channel_values"}
+    with with_location(thread=thread_id, checkpoint=checkpoint["id"], field="checkpoint"):
+        record["channel_versions"] = _map_versions(record.get("channel_versions"), compact_version)
+        seen = record.get("versions_seen")
+        if isinstance(seen, Mapping):
+            record["versions_seen"] = {
+                node: _map_versions(versions, compact_version) for node, versions in seen.items()
+            }
+        return encode_json(record, serde)
+
+
+def metadata_text(
+    thread_id: str, checkpoint_id: str, metadata: Mapping[str, Any], serde: SerializerProtocol
+) -> str:
+    """Return the JSON stored in ``checkpoints.metadata``."""
+    with with_location(thread=thread_id, checkpoint=checkpoint_id, field="metadata"):
+        return encode_json(dict(metadata), serde)
+
+
+def blob_rows(
+    thread_id: str,
+    checkpoint_ns: str,
+    checkpoint: Checkpoint,
+    new_versions: ChannelVersions,
+    serde: SerializerProtocol,
+) -> list[BlobRow]:
+    """Serialize the value of every channel in ``new_versions`` into a blob row.
+
+    A channel with a new version but no value gets an ``"empty"`` row, as MemorySaver does.
+    """
+    values = checkpoint["channel_values"]
+    rows: list[BlobRow] = []
+    channel = ""
+    try:  # one handler for the loop: a `with with_location(...)` per value costs too much
+        for channel, version in new_versions.items():
+            type_, blob = serde.dumps_typed(values[channel]) if channel in values else (EMPTY, None)
+            rows.append((thread_id, checkpoint_ns, channel, compact_version(version), type_, blob))
+    except SerdeError as exc:
+        raise exc.located(thread=thread_id, checkpoint=checkpoint["id"], channel=channel) from None
+    return rows
+
+
+def write_rows(
+    thread_id: str,
+    checkpoint_ns: str,
+    checkpoint_id: str,
+    task_id: str,
+    task_path: str,
+    writes: Sequence[tuple[str, Any]],
+    serde: SerializerProtocol,
+) -> tuple[list[WriteRow], list[WriteRow]]:
+    """Serialize a task's writes into ``(ordinary rows, special rows)``.
+
+    Ordinary writes get ``idx`` 0, 1, 2… by position and are inserted once; special writes get
+    their fixed index from :data:`SPECIAL_WRITE_IDX` and replace the previous one.
+    """
+    ordinary: list[WriteRow] = []
+    special: list[WriteRow] = []
+    serialized: list[tuple[str, tuple[str, bytes]]] = []
+    channel = ""
+    try:
+        for channel, value in writes:
+            serialized.append((channel, serde.dumps_typed(value)))
+    except SerdeError as exc:
+        raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
+    for position, (channel, (type_, blob)) in enumerate(serialized):
+        idx = SPECIAL_WRITE_IDX.get(channel, position)
+        row = (
+            thread_id,
+            checkpoint_ns,
+            checkpoint_id,
+            task_id,
+            idx,
+            channel,
+            type_,
+            blob,
+            task_path,
+        )
+        (special if channel in SPECIAL_WRITE_IDX else ordinary).append(row)
+    return ordinary, special
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> ParsedCheckpoint:
+    """Decode the JSON columns of a ``checkpoints`` row."""
+    r = CheckpointRow(*row)
+    where = {"thread": r.thread_id, "checkpoint": r.checkpoint_id}
+    with with_location(**where, field="checkpoint"):
+        record = decode_json(r.checkpoint, serde)
+        if not isinstance(record, dict):
+            raise CorruptPayloadError("the stored checkpoint is not a JSON object")
+        pointers = record.get("channel_versions") or {}
+        if not isinstance(pointers, dict):
+            raise CorruptPayloadError("the stored channel_versions is not a JSON object")
+        record["channel_versions"] = _map_versions(pointers, full_version)
+        seen = record.get("versions_seen")
+        if isinstance(seen, dict):
+            record["versions_seen"] = {
+                node: _map_versions(versions, full_version) for node, versions in seen.items()
+            }
+    with with_location(**where, field="metadata"):
+        metadata = decode_json(r.metadata, serde)
+        if not isinstance(metadata, dict):
+            raise CorruptPayloadError("the stored metadata is not a JSON object")
+    return ParsedCheckpoint(
+        r.thread_id,
+        r.checkpoint_ns,
+        r.checkpoint_id,
+        r.parent_checkpoint_id,
+        record,
+        pointers,
+        metadata,
+    )
+
+
+def blob_keys(checkpoints: Sequence[ParsedCheckpoint]) -> list[BlobKey]:
+    """Return the distinct blob keys the pointer maps of ``checkpoints`` refer to."""
+    keys: dict[BlobKey, None] = {}
+    for c in checkpoints:
+        for channel, version in c.pointers.items():
+            keys[(c.thread_id, c.checkpoint_ns, channel, version)] = None
+    return list(keys)
+
+
+_IMMUTABLE = (str, int, float, bool, bytes, type(None))
+
+
+def to_tuple(
+    parsed: ParsedCheckpoint,
+    blobs: Mapping[BlobKey, tuple[str, bytes | None]],
+    writes: Sequence[tuple[str, str, str, bytes]],
+    serde: SerializerProtocol,
+    shared: dict[BlobKey, Any] | None = None,
+) -> CheckpointTuple:
+    """Reassemble a checkpoint from its row, the blobs it points at and its pending writes.
+
+    ``writes`` are ``(task_id, channel, type, blob)`` rows. ``shared`` caches loaded values
+    of immutable types between checkpoints of one listing; every mutable value is loaded
+    afresh, so two tuples never share a list a caller might mutate.
+    """
+    thread_id, ns, checkpoint_id = parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id
+    values: dict[str, Any] = {}
+    pending: list[PendingWrite] = []
+    loads = serde.loads_typed
+    channel = ""
+    try:  # one handler for the loop: a `with with_location(...)` per value costs too much
+        for channel, version in parsed.pointers.items():
+            key = (thread_id, ns, channel, version)
+            if shared is not None and key in shared:
+                values[channel] = shared[key]
+                continue
+            blob = blobs.get(key)
+            if blob is None or blob[0] == EMPTY:
+                continue
+            value = loads((blob[0], blob[1] or b""))
+            values[channel] = value
+            if shared is not None and type(value) in _IMMUTABLE:
+                shared[key] = value
+        for task_id, channel, type_, payload in writes:
+            pending.append((task_id, channel, loads((type_, payload))))
+    except SerdeError as exc:
+        raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
+    checkpoint = replace_checkpoint(parsed.record, channel_values=values)  # type: ignore[arg-type]
+    parent = parsed.parent_checkpoint_id
+    return CheckpointTuple(
+        config=checkpoint_config(thread_id, ns, checkpoint_id),
+        checkpoint=checkpoint,
+        metadata=parsed.metadata,  # type: ignore[arg-type]
+        parent_config=checkpoint_config(thread_id, ns, parent) if parent else None,
+        pending_writes=pending,
+    )
+
+
+def not_found(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> CheckpointNotFoundError:
+    """The error for a config that pins a checkpoint the saver does not hold."""
+    return CheckpointNotFoundError(
+        f"Thread {thread_id!r} has no checkpoint {checkpoint_id!r}"
+        + (f" in namespace {checkpoint_ns!r}" if checkpoint_ns else "")
+        + "; list the thread's checkpoints with graph.get_state_history(config)."
+    )
+
+
+def _map_versions(versions: Any, convert: Any) -> Any:
+    if not isinstance(versions, Mapping):
+        return versions
+    return {channel: convert(version) for channel, version in versions.items()}

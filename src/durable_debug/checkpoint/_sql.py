@@ -1,0 +1,489 @@
+"""What the SQLite and PostgreSQL savers share: the saver protocol written once over SQL.
+
+A subclass supplies its dialect's SQL constants, a way to open and close its connection, and a
+*session* (run statements, fetch rows) for reading or for one write transaction. This class does
+the rest: it serializes values before any write, runs all database I/O on the I/O loop of
+:mod:`durable_debug.checkpoint._io` (so one saver works from any event loop and from the sync
+twins), opens the database lazily, and lists history in pages with a bounded number of queries.
+
+    saver = SqliteSaver("app.db")      # nothing is opened yet
+    saver.setup()                      # or: await saver.setup() — opens and migrates
+    async with SqliteSaver.from_conn_string("app.db") as saver:
+        tup = await saver.aget_tuple(config)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import warnings
+from abc import abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
+
+from typing_extensions import Self
+
+from durable_debug._sync import run_sync
+from durable_debug.checkpoint._io import on_io_loop
+from durable_debug.checkpoint._rows import (
+    BlobKey,
+    ParsedCheckpoint,
+    blob_keys,
+    blob_rows,
+    checkpoint_record,
+    metadata_text,
+    not_found,
+    parse_checkpoint_row,
+    to_tuple,
+    write_rows,
+)
+from durable_debug.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    Completed,
+    RunnableConfig,
+    SerializerProtocol,
+    checkpoint_config,
+    config_checkpoint_id,
+    config_checkpoint_ns,
+    config_thread_id,
+    metadata_matches,
+)
+from durable_debug.checkpoint.serde import MsgpackSerializer
+
+__all__ = ["Session", "SqlSaver"]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+WriteValues = tuple[str, str, str, bytes]
+"""A pending write as selected: task_id, channel, type, blob."""
+
+
+class Session(Protocol):
+    """Statements on one connection; for a write session, inside one transaction."""
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        """Run a query and return all its rows."""
+        ...
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement."""
+        ...
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Run one statement for each parameter row."""
+        ...
+
+
+class _Page(NamedTuple):
+    checkpoints: list[ParsedCheckpoint]
+    """The checkpoints to yield, newest first."""
+    blobs: dict[BlobKey, tuple[str, bytes | None]]
+    writes: dict[tuple[str, str, str], list[WriteValues]]
+    last: tuple[str, str, str] | None
+    """(checkpoint_id, thread_id, checkpoint_ns) of the last row read: the next page's start."""
+    exhausted: bool
+    """True when no row follows this page."""
+
+
+class SqlSaver(BaseCheckpointSaver):
+    """Base of the SQL savers: the saver protocol over the four tables of DESIGN.md."""
+
+    page_size: ClassVar[int] = 200
+    """Checkpoints read per query when listing history."""
+
+    # Dialect, supplied by each subclass as module-level SQL constants.
+    _P: ClassVar[str]
+    """Parameter placeholder."""
+    _SELECT_CHECKPOINTS: ClassVar[str]
+    """SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint,
+    metadata FROM checkpoints (JSON columns as text), without WHERE."""
+    _INSERT_BLOB: ClassVar[str]
+    _UPSERT_CHECKPOINT: ClassVar[str]
+    _INSERT_WRITE: ClassVar[str]
+    _UPSERT_WRITE: ClassVar[str]
+    _DELETE_THREAD: ClassVar[tuple[str, ...]]
+    _LIST_THREADS: ClassVar[str]
+
+    def __init__(self, *, serde: SerializerProtocol | None = None) -> None:
+        self.serde = serde or MsgpackSerializer()
+        self._state = "new"  # "new" → "open" → "closed"
+        self._open_lock: asyncio.Lock | None = None
+        self._pid = os.getpid()
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    @classmethod
+    def from_conn_string(cls, conn_string: str, **kwargs: Any) -> Self:
+        """Return a saver for ``conn_string``, usable with ``with`` and ``async with``
+        (which open it on entry and close it on exit) or directly."""
+        make: Any = cls  # each saver's constructor takes its connection string first
+        return make(conn_string, **kwargs)
+
+    def setup(self) -> Completed:
+        """Open the database and create or migrate the tables; idempotent.
+
+        Works as ``saver.setup()`` and ``await saver.setup()`` (in a notebook cell too). The
+        first use of the saver runs it anyway.
+        """
+        run_sync(self.asetup())
+        return Completed()
+
+    async def asetup(self) -> None:
+        """Async form of :meth:`setup`, which does not block the caller's event loop."""
+        await on_io_loop(self._ensure_open())
+
+    def close(self) -> None:
+        """Close the connection(s). The saver cannot be used afterwards."""
+        run_sync(self.aclose())
+
+    async def aclose(self) -> None:
+        """Async form of :meth:`close`."""
+        await on_io_loop(self._close())
+
+    def __enter__(self) -> Self:
+        self.setup()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        await self.asetup()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def __del__(self) -> None:
+        if getattr(self, "_state", None) != "open":
+            return
+        try:
+            if self._pid != os.getpid():
+                return
+            warnings.warn(
+                f"{self!r} was never closed; use it in a `with` block or call close()",
+                ResourceWarning,
+                stacklevel=2,
+                source=self,
+            )
+            self._discard()
+        except Exception:  # interpreter shutdown: modules may already be torn down
+            pass
+
+    async def _ensure_open(self) -> None:
+        if self._state == "open" and self._pid != os.getpid():
+            # A forked child inherited a saver whose connection threads only exist in the
+            # parent: waiting on them would hang, so connect afresh (the parent's connection is
+            # the parent's to close).
+            logger.debug("reconnecting %r in forked process %d", self, os.getpid())
+            self._forget()
+            self._state, self._open_lock = "new", None
+        if self._state == "open":
+            return
+        if self._state == "closed":
+            raise RuntimeError(f"{self!r} is closed; create a new saver to use the database")
+        if self._open_lock is None:
+            self._open_lock = asyncio.Lock()
+        async with self._open_lock:
+            if self._state == "new":
+                await self._open()
+                self._state, self._pid = "open", os.getpid()
+                logger.debug("opened %r", self)
+
+    async def _close(self) -> None:
+        if self._state == "open":
+            self._state = "closed"
+            await self._disconnect()
+            logger.debug("closed %r", self)
+        self._state = "closed"
+
+    async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``fn(*args)`` on the I/O loop, after opening the database if needed."""
+
+        async def run() -> T:
+            await self._ensure_open()
+            return await fn(*args)
+
+        return await on_io_loop(run())
+
+    # -- dialect hooks -------------------------------------------------------------------------
+
+    @abstractmethod
+    async def _open(self) -> None:
+        """Connect, check the schema version and run the migrations (on the I/O loop)."""
+
+    @abstractmethod
+    async def _disconnect(self) -> None:
+        """Close every connection (on the I/O loop)."""
+
+    @abstractmethod
+    def _discard(self) -> None:
+        """Close the connection(s) soon, from any thread, without waiting (garbage collection)."""
+
+    @abstractmethod
+    def _forget(self) -> None:
+        """Drop the connection(s) without closing them (they belong to the parent of a fork)."""
+
+    @abstractmethod
+    def _session(self, *, write: bool) -> AbstractAsyncContextManager[Session]:
+        """A session for reading, or one write transaction (committed on normal exit)."""
+
+    @abstractmethod
+    def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
+        """SELECT thread_id, checkpoint_ns, channel, version, type, blob of these blob keys."""
+
+    @abstractmethod
+    def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
+        """SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, channel, type, blob of the
+        writes of these checkpoints, in (task_path, task_id, idx) order."""
+
+    @abstractmethod
+    def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
+        """A WHERE condition selecting rows whose metadata[key] equals value, or None when the
+        dialect cannot say so exactly (the filter is then applied in Python only)."""
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Return the checkpoint ``config`` names (or the latest of its thread), or None."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        page = await self._run(self._read_one, thread_id, checkpoint_ns, checkpoint_id)
+        if not page.checkpoints:
+            if checkpoint_id is not None:
+                raise not_found(thread_id, checkpoint_ns, checkpoint_id)
+            return None
+        parsed = page.checkpoints[0]
+        return to_tuple(parsed, page.blobs, page.writes.get(_ids(parsed), []), self.serde)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Yield checkpoints newest first (every thread when ``config`` is None).
+
+        Without ``checkpoint_ns`` in the config, every namespace of the thread is listed.
+        ``filter`` keeps checkpoints whose metadata has each key with an equal value; the
+        values are compared as stored, i.e. as JSON.
+        """
+        if limit is not None and limit <= 0:
+            return
+        thread_id = None if config is None else config_thread_id(config)
+        ns = None if config is None else (config.get("configurable") or {}).get("checkpoint_ns")
+        before_id = config_checkpoint_id(before)
+        conditions = [self._metadata_condition(k, v) for k, v in (filter or {}).items()]
+        pushed = [c for c in conditions if c is not None]
+        exact = len(pushed) == len(conditions)
+        remaining = limit
+        after: tuple[str, str, str] | None = None
+        while True:
+            size = remaining if remaining is not None and exact else self.page_size
+            page = await self._run(
+                self._read_page, thread_id, ns, before_id, after, filter, pushed, size, remaining
+            )
+            shared: dict[BlobKey, Any] = {}
+            for parsed in page.checkpoints:
+                writes = page.writes.get(_ids(parsed), [])
+                yield to_tuple(parsed, page.blobs, writes, self.serde, shared)
+                if remaining is not None:
+                    remaining -= 1
+                    if remaining <= 0:
+                        return
+            if page.exhausted:
+                return
+            after = page.last
+
+    async def alist_threads(self) -> list[str]:
+        """Return the ids of every thread that has a checkpoint, oldest thread first."""
+
+        async def read() -> list[str]:
+            async with self._session(write=False) as s:
+                return [str(row[0]) for row in await s.fetch(self._LIST_THREADS)]
+
+        return await self._run(read)
+
+    async def aquery(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one SQL statement on the saver's database and return its rows.
+
+        For inspecting the tables (see docs/storage.md); the statement runs as given, so keep
+        it to SELECTs.
+        """
+
+        async def read() -> list[tuple[Any, ...]]:
+            async with self._session(write=False) as s:
+                return [tuple(row) for row in await s.fetch(sql, params)]
+
+        return await self._run(read)
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Sync twin of :meth:`aquery`."""
+        return run_sync(self.aquery(sql, params))
+
+    async def _read_one(self, thread_id: str, ns: str, checkpoint_id: str | None) -> _Page:
+        where = f"thread_id = {self._P} AND checkpoint_ns = {self._P}"
+        params: list[Any] = [thread_id, ns]
+        if checkpoint_id is None:
+            sql = f"{self._SELECT_CHECKPOINTS} WHERE {where} ORDER BY checkpoint_id DESC LIMIT 1"
+        else:
+            sql = f"{self._SELECT_CHECKPOINTS} WHERE {where} AND checkpoint_id = {self._P}"
+            params.append(checkpoint_id)
+        async with self._session(write=False) as s:
+            rows = await s.fetch(sql, params)
+            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            return await self._complete(s, parsed, None, exhausted=True)
+
+    async def _read_page(
+        self,
+        thread_id: str | None,
+        ns: str | None,
+        before_id: str | None,
+        after: tuple[str, str, str] | None,
+        filter: Mapping[str, Any] | None,
+        pushed: Sequence[tuple[str, Sequence[Any]]],
+        size: int,
+        want: int | None,
+    ) -> _Page:
+        p = self._P
+        where: list[str] = []
+        params: list[Any] = []
+        if thread_id is not None:
+            where.append(f"thread_id = {p}")
+            params.append(thread_id)
+        if ns is not None:
+            where.append(f"checkpoint_ns = {p}")
+            params.append(ns)
+        if before_id is not None:
+            where.append(f"checkpoint_id < {p}")
+            params.append(before_id)
+        if after is not None:
+            where.append(f"(checkpoint_id, thread_id, checkpoint_ns) < ({p}, {p}, {p})")
+            params.extend(after)
+        for condition, values in pushed:
+            where.append(condition)
+            params.extend(values)
+        sql = self._SELECT_CHECKPOINTS
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        sql += f" ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT {p}"
+        params.append(size)
+        async with self._session(write=False) as s:
+            rows = await s.fetch(sql, params)
+            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
+            if want is not None:
+                kept = kept[:want]
+            last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
+            return await self._complete(s, kept, last, exhausted=len(rows) < size)
+
+    async def _complete(
+        self,
+        s: Session,
+        checkpoints: list[ParsedCheckpoint],
+        last: tuple[str, str, str] | None,
+        *,
+        exhausted: bool,
+    ) -> _Page:
+        """Fetch the blobs and pending writes of ``checkpoints``: two queries at most."""
+        blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
+        writes: dict[tuple[str, str, str], list[WriteValues]] = {}
+        keys = blob_keys(checkpoints)
+        if keys:
+            sql, params = self._blobs_query(keys)
+            for t, n, channel, version, type_, blob in await s.fetch(sql, params):
+                blobs[(t, n, channel, version)] = (type_, blob)
+        if checkpoints:
+            sql, params = self._writes_query([_ids(c) for c in checkpoints])
+            for t, n, c, task_id, channel, type_, blob in await s.fetch(sql, params):
+                writes.setdefault((t, n, c), []).append((task_id, channel, type_, blob))
+        return _Page(checkpoints, blobs, writes, last, exhausted)
+
+    # -- writing -------------------------------------------------------------------------------
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store ``checkpoint`` as a child of the checkpoint ``config`` names, in one
+        transaction; blobs only for ``new_versions``, each written once."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = checkpoint["id"]
+        # Serialize everything first: a value that cannot be saved leaves the database untouched.
+        blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self.serde)
+        row = (
+            thread_id,
+            checkpoint_ns,
+            checkpoint_id,
+            config_checkpoint_id(config),
+            checkpoint_record(thread_id, checkpoint, self.serde),
+            metadata_text(thread_id, checkpoint_id, metadata, self.serde),
+        )
+
+        async def write() -> None:
+            async with self._session(write=True) as s:
+                if blobs:
+                    await s.executemany(self._INSERT_BLOB, blobs)
+                await s.execute(self._UPSERT_CHECKPOINT, row)
+
+        await self._run(write)
+        logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
+        return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Save a task's writes in one transaction; ordinary writes once, special ones
+        replacing the previous."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        if checkpoint_id is None:
+            raise ValueError("put_writes needs a config that names a checkpoint_id")
+        ordinary, special = write_rows(
+            thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
+        )
+        if not ordinary and not special:
+            return
+
+        async def write() -> None:
+            async with self._session(write=True) as s:
+                if ordinary:
+                    await s.executemany(self._INSERT_WRITE, ordinary)
+                if special:
+                    await s.executemany(self._UPSERT_WRITE, special)
+
+        await self._run(write)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""
+
+        async def write() -> None:
+            async with self._session(write=True) as s:
+                for sql in self._DELETE_THREAD:
+                    await s.execute(sql, (thread_id,))
+
+        await self._run(write)
+
+
+def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:
+    return (c.thread_id, c.checkpoint_ns, c.checkpoint_id)

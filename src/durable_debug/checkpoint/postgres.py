@@ -1,0 +1,318 @@
+"""PostgresSaver: checkpoints in PostgreSQL, for many workers and machines (psycopg 3).
+
+The same four tables as :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`, with the
+checkpoint and metadata columns as ``jsonb``. Every write is one transaction on a connection
+from an ``AsyncConnectionPool``; setup takes an advisory lock, so many workers may start at
+once. Needs the ``postgres`` extra: ``pip install 'durable-debug[postgres]'``.
+
+    with PostgresSaver.from_conn_string("postgresql://localhost/app") as saver:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke(inputs, config)          # or: async with …: await graph.ainvoke(…)
+
+The pool lives on the savers' I/O loop (:mod:`durable_debug.checkpoint._io`), not on the
+caller's loop, so one saver serves sync code, ``asyncio.run`` scripts and notebook cells alike.
+The connection string may carry ``options=-csearch_path=myschema`` to keep the tables in a
+schema of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from durable_debug.checkpoint._io import run_soon_on_io_loop
+from durable_debug.checkpoint._rows import BlobKey
+from durable_debug.checkpoint._schema import (
+    DatabaseSetupError,
+    apply_migrations,
+    newer_schema_error,
+    schema_version,
+)
+from durable_debug.checkpoint._sql import Session, SqlSaver
+from durable_debug.checkpoint.base import SerializerProtocol
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg_pool import AsyncConnectionPool
+
+__all__ = ["MIGRATIONS", "AsyncPostgresSaver", "DatabaseSetupError", "PostgresSaver"]
+
+logger = logging.getLogger(__name__)
+
+# Key columns compare byte-wise (COLLATE "C") so that history is ordered exactly as the other
+# savers order it, whatever the database's locale.
+MIGRATIONS: list[str] = [
+    """CREATE TABLE IF NOT EXISTS checkpoint_migrations (v INTEGER PRIMARY KEY)""",
+    """CREATE TABLE checkpoints (
+        thread_id TEXT COLLATE "C" NOT NULL,
+        checkpoint_ns TEXT COLLATE "C" NOT NULL DEFAULT '',
+        checkpoint_id TEXT COLLATE "C" NOT NULL,
+        parent_checkpoint_id TEXT COLLATE "C",
+        checkpoint JSONB NOT NULL,
+        metadata JSONB NOT NULL DEFAULT '{}',
+        PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+    )""",
+    """CREATE TABLE checkpoint_blobs (
+        thread_id TEXT COLLATE "C" NOT NULL,
+        checkpoint_ns TEXT COLLATE "C" NOT NULL DEFAULT '',
+        channel TEXT COLLATE "C" NOT NULL,
+        version TEXT COLLATE "C" NOT NULL,
+        type TEXT NOT NULL,
+        blob BYTEA,
+        PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+    )""",
+    """CREATE TABLE checkpoint_writes (
+        thread_id TEXT COLLATE "C" NOT NULL,
+        checkpoint_ns TEXT COLLATE "C" NOT NULL DEFAULT '',
+        checkpoint_id TEXT COLLATE "C" NOT NULL,
+        task_id TEXT COLLATE "C" NOT NULL,
+        idx INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        type TEXT NOT NULL,
+        blob BYTEA NOT NULL,
+        task_path TEXT COLLATE "C" NOT NULL DEFAULT '',
+        PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+    )""",
+]
+"""Schema migrations; the index of each statement is the schema version it creates."""
+
+SETUP_LOCK = 0x64645F636B7074  # pg_advisory_xact_lock key: one migrating worker at a time
+MIGRATIONS_TABLE_EXISTS = "SELECT 1 WHERE to_regclass('checkpoint_migrations') IS NOT NULL"
+INSERT_MIGRATION = "INSERT INTO checkpoint_migrations (v) VALUES (%s)"
+
+SELECT_CHECKPOINTS = """SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+    checkpoint::text, metadata::text FROM checkpoints"""
+
+SELECT_BLOBS = """SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version, b.type, b.blob
+FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[])
+    AS k(thread_id, checkpoint_ns, channel, version)
+JOIN checkpoint_blobs AS b
+  ON b.thread_id = k.thread_id COLLATE "C"
+ AND b.checkpoint_ns = k.checkpoint_ns COLLATE "C"
+ AND b.channel = k.channel COLLATE "C"
+ AND b.version = k.version COLLATE "C"
+"""
+"""The blobs of many (thread_id, checkpoint_ns, channel, version) keys, passed as four arrays,
+so a page of history needs one query however many channels it has."""
+
+SELECT_WRITES = """SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel,
+    w.type, w.blob
+FROM unnest(%s::text[], %s::text[], %s::text[]) AS k(thread_id, checkpoint_ns, checkpoint_id)
+JOIN checkpoint_writes AS w
+  ON w.thread_id = k.thread_id COLLATE "C"
+ AND w.checkpoint_ns = k.checkpoint_ns COLLATE "C"
+ AND w.checkpoint_id = k.checkpoint_id COLLATE "C"
+ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_path, w.task_id, w.idx"""
+
+INSERT_BLOB = """INSERT INTO checkpoint_blobs
+    (thread_id, checkpoint_ns, channel, version, type, blob)
+VALUES (%s, %s, %s, %s, %s, %s)
+ON CONFLICT DO NOTHING"""
+
+UPSERT_CHECKPOINT = """INSERT INTO checkpoints
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+    parent_checkpoint_id = excluded.parent_checkpoint_id,
+    checkpoint = excluded.checkpoint,
+    metadata = excluded.metadata"""
+
+INSERT_WRITE = """INSERT INTO checkpoint_writes
+    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT DO NOTHING"""
+
+UPSERT_WRITE = """INSERT INTO checkpoint_writes
+    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+    channel = excluded.channel,
+    type = excluded.type,
+    blob = excluded.blob,
+    task_path = excluded.task_path"""
+
+DELETE_THREAD = (
+    "DELETE FROM checkpoint_writes WHERE thread_id = %s",
+    "DELETE FROM checkpoint_blobs WHERE thread_id = %s",
+    "DELETE FROM checkpoints WHERE thread_id = %s",
+)
+
+LIST_THREADS = """SELECT thread_id FROM checkpoints
+GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
+
+METADATA_EQUALS = "metadata -> %s::text = %s::jsonb"
+
+_INSTALL_HINT = "pip install 'durable-debug[postgres]'"
+
+
+class PostgresSaver(SqlSaver):
+    """A saver that stores checkpoints in a PostgreSQL database.
+
+    ``conn_string`` is a libpq URL or key=value string. The database is reached on first use;
+    ``pool_size`` bounds the connections (parallel tasks save their writes concurrently).
+    """
+
+    _P = "%s"
+    _SELECT_CHECKPOINTS = SELECT_CHECKPOINTS
+    _INSERT_BLOB = INSERT_BLOB
+    _UPSERT_CHECKPOINT = UPSERT_CHECKPOINT
+    _INSERT_WRITE = INSERT_WRITE
+    _UPSERT_WRITE = UPSERT_WRITE
+    _DELETE_THREAD = DELETE_THREAD
+    _LIST_THREADS = LIST_THREADS
+
+    def __init__(
+        self,
+        conn_string: str,
+        *,
+        serde: SerializerProtocol | None = None,
+        pool_size: int = 4,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        _require_psycopg()
+        if not isinstance(conn_string, str):
+            raise TypeError(
+                f"PostgresSaver expects a connection string, got {type(conn_string).__name__}"
+            )
+        super().__init__(serde=serde)
+        self.conn_string = conn_string
+        """The libpq connection string."""
+        self.pool_size = pool_size
+        self.connect_timeout = connect_timeout
+        self._pool: AsyncConnectionPool | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({redact(self.conn_string)!r})"
+
+    # -- connection ----------------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        import psycopg
+        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
+        where = f"the PostgreSQL database {redact(self.conn_string)!r}"
+        try:
+            conn = await psycopg.AsyncConnection.connect(
+                self.conn_string,
+                autocommit=True,
+                connect_timeout=max(1, round(self.connect_timeout)),
+            )
+        except psycopg.Error as exc:
+            raise DatabaseSetupError(f"cannot connect to {where}: {exc}".strip()) from None
+        async with conn:
+            await self._prepare(conn, where)
+        pool = AsyncConnectionPool(
+            self.conn_string,
+            min_size=1,
+            max_size=max(1, self.pool_size),
+            open=False,
+            kwargs={"autocommit": True},
+            name="durable-debug",
+        )
+        try:
+            await pool.open(wait=True, timeout=self.connect_timeout)
+        except PoolTimeout as exc:
+            await pool.close()
+            raise DatabaseSetupError(f"cannot open a connection pool to {where}: {exc}") from None
+        self._pool = pool
+
+    async def _prepare(self, conn: psycopg.AsyncConnection[Any], where: str) -> None:
+        """Check the schema version and run missing migrations, one worker at a time."""
+        import psycopg
+
+        s = _PgSession(conn)
+        latest = len(MIGRATIONS) - 1
+        async with conn.transaction():
+            await s.execute("SELECT pg_advisory_xact_lock(%s)", (SETUP_LOCK,))
+            version = await schema_version(s, MIGRATIONS_TABLE_EXISTS)
+            if version > latest:
+                raise newer_schema_error(where, version, latest)
+            try:
+                await apply_migrations(s, MIGRATIONS, version, INSERT_MIGRATION)
+            except psycopg.errors.DuplicateTable as exc:
+                raise DatabaseSetupError(
+                    f"{where} already has tables that durable_debug did not create ({exc}); "
+                    "LangGraph's PostgresSaver uses the same table names. Use another database "
+                    "or schema (options=-csearch_path=...)."
+                ) from None
+
+    async def _disconnect(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    def _discard(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            run_soon_on_io_loop(pool.close())
+
+    def _forget(self) -> None:
+        self._pool = None
+
+    @asynccontextmanager
+    async def _session(self, *, write: bool) -> AsyncIterator[Session]:
+        pool = self._pool
+        if pool is None:
+            raise RuntimeError(f"{self!r} is closed")
+        async with pool.connection() as conn:
+            if write:
+                async with conn.transaction():
+                    yield _PgSession(conn)
+            else:
+                yield _PgSession(conn)
+
+    # -- dialect -------------------------------------------------------------------------------
+
+    def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
+        return SELECT_BLOBS, [list(column) for column in zip(*keys, strict=True)]
+
+    def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
+        return SELECT_WRITES, [list(column) for column in zip(*ids, strict=True)]
+
+    def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
+        # Only strings: jsonb says 1 != true, Python says 1 == True, so numbers are filtered
+        # in Python (after the other conditions narrowed the rows).
+        if type(value) is str and "\x00" not in value and "\x00" not in key:
+            return METADATA_EQUALS, (key, json.dumps(value))
+        return None
+
+
+AsyncPostgresSaver = PostgresSaver
+"""LangGraph's name for the async PostgreSQL saver; here one class serves sync and async code."""
+
+
+class _PgSession:
+    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.conn = conn
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        cur = await self.conn.execute(sql, params or None)
+        return list(await cur.fetchall())
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self.conn.execute(sql, params or None)
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        async with self.conn.cursor() as cur:
+            await cur.executemany(sql, rows)
+
+
+def redact(conn_string: str) -> str:
+    """Return ``conn_string`` with its password replaced by ``***`` (for error messages)."""
+    text = re.sub(r"(://[^:/@?#]*:)[^@/?#]*@", r"\1***@", conn_string)
+    return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", text, flags=re.IGNORECASE)
+
+
+def _require_psycopg() -> None:
+    try:
+        import psycopg  # noqa: F401
+        import psycopg_pool  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"PostgresSaver needs psycopg 3 and psycopg-pool ({exc}); install them with: "
+            f"{_INSTALL_HINT}"
+        ) from exc

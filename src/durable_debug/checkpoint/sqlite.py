@@ -1,0 +1,329 @@
+"""SqliteSaver: checkpoints in a SQLite file (the embedded default), on aiosqlite.
+
+The four tables of DESIGN.md's storage layout: ``checkpoints`` (pointer map and metadata as
+JSON), ``checkpoint_blobs`` (one row per channel version, shared by every checkpoint pointing at
+it), ``checkpoint_writes`` and ``checkpoint_migrations``. The file runs in WAL mode, so several
+processes can resume threads from one file; each write is one short ``BEGIN IMMEDIATE``
+transaction, waiting up to ``busy_timeout`` seconds for another process's write to finish.
+
+    saver = SqliteSaver("checkpoints.db")          # opened on first use
+    graph = builder.compile(checkpointer=saver)
+    with SqliteSaver.from_conn_string("checkpoints.db") as saver:   # or `async with`
+        graph.invoke(inputs, config)
+
+``synchronous=NORMAL`` is used: a committed checkpoint survives the process being killed at any
+moment; a power cut may lose the last few commits but never corrupts the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import math
+import os
+import sqlite3
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiosqlite
+
+from durable_debug.checkpoint._io import run_soon_on_io_loop
+from durable_debug.checkpoint._rows import BlobKey
+from durable_debug.checkpoint._schema import (
+    DatabaseSetupError,
+    apply_migrations,
+    newer_schema_error,
+    schema_version,
+)
+from durable_debug.checkpoint._sql import Session, SqlSaver
+from durable_debug.checkpoint.base import SerializerProtocol
+
+__all__ = ["MIGRATIONS", "AsyncSqliteSaver", "DatabaseSetupError", "SqliteSaver"]
+
+logger = logging.getLogger(__name__)
+
+MIGRATIONS: list[str] = [
+    """CREATE TABLE IF NOT EXISTS checkpoint_migrations (v INTEGER PRIMARY KEY)""",
+    """CREATE TABLE checkpoints (
+        thread_id TEXT NOT NULL,
+        checkpoint_ns TEXT NOT NULL DEFAULT '',
+        checkpoint_id TEXT NOT NULL,
+        parent_checkpoint_id TEXT,
+        checkpoint TEXT NOT NULL,
+        metadata TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
+    )""",
+    """CREATE TABLE checkpoint_blobs (
+        thread_id TEXT NOT NULL,
+        checkpoint_ns TEXT NOT NULL DEFAULT '',
+        channel TEXT NOT NULL,
+        version TEXT NOT NULL,
+        type TEXT NOT NULL,
+        blob BLOB,
+        PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
+    )""",
+    """CREATE TABLE checkpoint_writes (
+        thread_id TEXT NOT NULL,
+        checkpoint_ns TEXT NOT NULL DEFAULT '',
+        checkpoint_id TEXT NOT NULL,
+        task_id TEXT NOT NULL,
+        idx INTEGER NOT NULL,
+        channel TEXT NOT NULL,
+        type TEXT NOT NULL,
+        blob BLOB NOT NULL,
+        task_path TEXT NOT NULL DEFAULT '',
+        PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
+    )""",
+]
+"""Schema migrations; the index of each statement is the schema version it creates."""
+
+MIGRATIONS_TABLE_EXISTS = (
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoint_migrations'"
+)
+INSERT_MIGRATION = "INSERT INTO checkpoint_migrations (v) VALUES (?)"
+
+SELECT_CHECKPOINTS = """SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+    checkpoint, metadata FROM checkpoints"""
+
+SELECT_BLOBS = """SELECT b.thread_id, b.checkpoint_ns, b.channel, b.version, b.type, b.blob
+FROM json_each(?) AS k
+JOIN checkpoint_blobs AS b
+  ON b.thread_id = json_extract(k.value, '$[0]')
+ AND b.checkpoint_ns = json_extract(k.value, '$[1]')
+ AND b.channel = json_extract(k.value, '$[2]')
+ AND b.version = json_extract(k.value, '$[3]')"""
+"""The blobs of many (thread_id, checkpoint_ns, channel, version) keys, passed as one JSON
+array, so a page of history needs one query however many channels it has."""
+
+SELECT_WRITES = """SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel,
+    w.type, w.blob
+FROM json_each(?) AS k
+JOIN checkpoint_writes AS w
+  ON w.thread_id = json_extract(k.value, '$[0]')
+ AND w.checkpoint_ns = json_extract(k.value, '$[1]')
+ AND w.checkpoint_id = json_extract(k.value, '$[2]')
+ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_path, w.task_id, w.idx"""
+
+INSERT_BLOB = """INSERT INTO checkpoint_blobs
+    (thread_id, checkpoint_ns, channel, version, type, blob)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT DO NOTHING"""
+
+UPSERT_CHECKPOINT = """INSERT INTO checkpoints
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
+    parent_checkpoint_id = excluded.parent_checkpoint_id,
+    checkpoint = excluded.checkpoint,
+    metadata = excluded.metadata"""
+
+INSERT_WRITE = """INSERT INTO checkpoint_writes
+    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT DO NOTHING"""
+
+UPSERT_WRITE = """INSERT INTO checkpoint_writes
+    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+    channel = excluded.channel,
+    type = excluded.type,
+    blob = excluded.blob,
+    task_path = excluded.task_path"""
+
+DELETE_THREAD = (
+    "DELETE FROM checkpoint_writes WHERE thread_id = ?",
+    "DELETE FROM checkpoint_blobs WHERE thread_id = ?",
+    "DELETE FROM checkpoints WHERE thread_id = ?",
+)
+
+LIST_THREADS = """SELECT thread_id FROM checkpoints
+GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
+
+_INT64 = 2**63
+
+
+class SqliteSaver(SqlSaver):
+    """A saver that stores checkpoints in a SQLite database file (or ``":memory:"``).
+
+    ``path`` is opened on first use; the directory must exist. ``busy_timeout`` is how long a
+    write waits for another process's write to finish before failing with "database is locked".
+    """
+
+    _P = "?"
+    _SELECT_CHECKPOINTS = SELECT_CHECKPOINTS
+    _INSERT_BLOB = INSERT_BLOB
+    _UPSERT_CHECKPOINT = UPSERT_CHECKPOINT
+    _INSERT_WRITE = INSERT_WRITE
+    _UPSERT_WRITE = UPSERT_WRITE
+    _DELETE_THREAD = DELETE_THREAD
+    _LIST_THREADS = LIST_THREADS
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] = ":memory:",
+        *,
+        serde: SerializerProtocol | None = None,
+        busy_timeout: float = 30.0,
+    ) -> None:
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(
+                f"SqliteSaver expects a file path or ':memory:', got {type(path).__name__}"
+            )
+        super().__init__(serde=serde)
+        self.path = os.fspath(path)
+        """The database file, or ``":memory:"``."""
+        self.busy_timeout = busy_timeout
+        self._conn: aiosqlite.Connection | None = None
+        self._write_lock: asyncio.Lock | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.path!r})"
+
+    # -- connection ----------------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        try:
+            # Made on the I/O loop's daemon thread, aiosqlite's worker thread is a daemon too,
+            # so a script that never closes its saver still exits (committed data is safe).
+            conn = aiosqlite.connect(self.path, timeout=self.busy_timeout, isolation_level=None)
+            await conn
+        except sqlite3.Error as exc:
+            raise DatabaseSetupError(
+                f"cannot open the SQLite database {self.path!r} ({exc}); check that its "
+                "directory exists and is writable"
+            ) from exc
+        try:
+            await self._prepare(_SqliteSession(conn))
+        except BaseException:
+            await conn.close()
+            raise
+        self._conn = conn
+        self._write_lock = asyncio.Lock()
+
+    async def _prepare(self, s: _SqliteSession) -> None:
+        """Check the file and its schema version, switch to WAL, run missing migrations."""
+        latest = len(MIGRATIONS) - 1
+        try:
+            version = await schema_version(s, MIGRATIONS_TABLE_EXISTS)
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseSetupError(
+                f"{self.path!r} is not a SQLite database ({exc}); give the saver a new file "
+                "name or an existing durable_debug database"
+            ) from None
+        if version > latest:
+            raise newer_schema_error(f"the SQLite database {self.path!r}", version, latest)
+        if self.path != ":memory:":
+            mode = (await s.fetch("PRAGMA journal_mode"))[0][0]
+            if str(mode).lower() != "wal":
+                await s.fetch("PRAGMA journal_mode = WAL")
+        await s.execute("PRAGMA synchronous = NORMAL")
+        if version == latest:
+            return
+        await s.execute("BEGIN IMMEDIATE")  # another process may be migrating the same file
+        try:
+            version = await schema_version(s, MIGRATIONS_TABLE_EXISTS)
+            if version > latest:
+                raise newer_schema_error(f"the SQLite database {self.path!r}", version, latest)
+            await apply_migrations(s, MIGRATIONS, version, INSERT_MIGRATION)
+            await s.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            await _rollback(s.conn)
+            if "already exists" not in str(exc):
+                raise
+            raise DatabaseSetupError(
+                f"the SQLite database {self.path!r} already has tables that durable_debug did "
+                f"not create ({exc}); LangGraph's SqliteSaver uses the same table names. Use a "
+                "separate database file for durable_debug."
+            ) from None
+        except BaseException:
+            await _rollback(s.conn)
+            raise
+
+    async def _disconnect(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            await conn.close()
+
+    def _discard(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            run_soon_on_io_loop(conn.close())
+
+    def _forget(self) -> None:
+        self._conn, self._write_lock = None, None
+
+    @asynccontextmanager
+    async def _session(self, *, write: bool) -> AsyncIterator[Session]:
+        conn = self._conn
+        if conn is None or self._write_lock is None:
+            raise RuntimeError(f"{self!r} is closed")
+        session = _SqliteSession(conn)
+        if not write:
+            # One connection runs one statement at a time; a read needs no transaction of its
+            # own, because a writer inserts blobs before the checkpoint that points at them.
+            yield session
+            return
+        # The connection serializes statements but not transactions: concurrent tasks (parallel
+        # aput_writes) take turns here.
+        async with self._write_lock:
+            if conn.in_transaction:  # left open by a cancelled BEGIN
+                await _rollback(conn)
+            try:
+                await conn.execute("BEGIN IMMEDIATE")
+                yield session
+                await conn.execute("COMMIT")
+            except BaseException:
+                await _rollback(conn)
+                raise
+
+    # -- dialect -------------------------------------------------------------------------------
+
+    def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
+        return SELECT_BLOBS, (json.dumps(keys),)
+
+    def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
+        return SELECT_WRITES, (json.dumps(ids),)
+
+    def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
+        if '"' in key or "\\" in key:
+            return None
+        path = f'$."{key}"'
+        cls = type(value)
+        if cls is str and "\x00" not in value:
+            return "(json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) = ?)", (
+                path,
+                path,
+                value,
+            )
+        if cls is bool or (cls is int and -_INT64 <= value < _INT64):
+            return "json_extract(metadata, ?) = ?", (path, value)
+        if cls is float and math.isfinite(value):
+            return "json_extract(metadata, ?) = ?", (path, value)
+        return None
+
+
+AsyncSqliteSaver = SqliteSaver
+"""LangGraph's name for the async SQLite saver; here one class serves sync and async code."""
+
+
+class _SqliteSession:
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        return list(await self.conn.execute_fetchall(sql, params))
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self.conn.execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self.conn.executemany(sql, rows)
+
+
+async def _rollback(conn: aiosqlite.Connection) -> None:
+    with contextlib.suppress(sqlite3.OperationalError):  # no transaction was open
+        await conn.execute("ROLLBACK")

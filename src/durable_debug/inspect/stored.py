@@ -1,0 +1,168 @@
+"""Read a store without the graph's code: a saver seen through the compiled-graph API.
+
+``durable-debug inspect prod.db`` has no graph object, only the database. ``SaverView`` gives
+every ``inspect`` function what it needs from a graph — ``aget_state_history``, ``aget_state``
+and ``checkpointer`` — working out each checkpoint's ``next`` and tasks from the trigger
+channels the engine stores (``branch:to:<node>``, joins, Send packets) and its pending writes.
+
+    view = SaverView(SqliteSaver("prod.db"))
+    await view.alist_threads()                      # ['job-1', 'job-2']
+    history_frame(view, {"configurable": {"thread_id": "job-1"}})
+
+It reads checkpoints written by durable_debug's engine; values, metadata and pending writes of
+any saver-compatible store are shown, but ``next`` needs the engine's channel names. Without
+the graph, nodes are listed by name (not in the order they were added), and a reducer key
+that nothing wrote yet is absent instead of shown at its empty value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from durable_debug._sync import run_sync
+from durable_debug.checkpoint.base import (
+    BaseCheckpointSaver,
+    CheckpointTuple,
+    RunnableConfig,
+    checkpoint_config,
+    config_checkpoint_id,
+    config_checkpoint_ns,
+    config_thread_id,
+)
+from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
+from durable_debug.graph.types import PregelTask, StateSnapshot
+
+__all__ = ["SaverView", "is_internal_channel"]
+
+_TASKS = "__pregel_tasks"
+_START = "__start__"
+
+
+def is_internal_channel(name: str) -> bool:
+    """True for the engine's own channels (triggers, joins, Send packets, the run input)."""
+    return name in (_START, _TASKS) or name.startswith(("branch:to:", "join:"))
+
+
+class SaverView:
+    """A read-only stand-in for a compiled graph, built from a saver alone."""
+
+    def __init__(self, saver: BaseCheckpointSaver) -> None:
+        self.checkpointer = saver
+
+    async def alist_threads(self) -> list[str]:
+        """Ids of every thread in the store."""
+        return await self.checkpointer.alist_threads()
+
+    def list_threads(self) -> list[str]:
+        """Sync twin of :meth:`alist_threads`."""
+        return run_sync(self.alist_threads())
+
+    async def aget_state(self, config: RunnableConfig, **_: Any) -> StateSnapshot:
+        """The snapshot of the checkpoint ``config`` names (or the thread's latest)."""
+        saved = await self.checkpointer.aget_tuple(config)
+        if saved is None:
+            empty = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
+            return StateSnapshot({}, (), empty, None, None, None, (), ())
+        return snapshot_of(saved, latest=config_checkpoint_id(config) is None)
+
+    async def aget_state_history(
+        self,
+        config: RunnableConfig,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[StateSnapshot]:
+        """Every checkpoint of the thread, newest first."""
+        thread = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
+        async for saved in self.checkpointer.alist(
+            thread, filter=filter, before=before, limit=limit
+        ):
+            yield snapshot_of(saved, latest=False)
+
+    def get_graph(self) -> None:
+        """The graph's shape is not in the store."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"<SaverView of {type(self.checkpointer).__name__}>"
+
+
+def snapshot_of(saved: CheckpointTuple, *, latest: bool) -> StateSnapshot:
+    """Rebuild a snapshot from a stored checkpoint, as the engine would show it."""
+    checkpoint = saved.checkpoint
+    values_all = checkpoint["channel_values"]
+    versions = checkpoint["channel_versions"]
+    seen_by = checkpoint["versions_seen"]
+    step = int(saved.metadata.get("step", -1))
+    ns = config_checkpoint_ns(saved.config)
+    scheduled: list[tuple[str, tuple[Any, ...]]] = []
+    for node in sorted(_triggered_nodes(values_all, versions, seen_by)):
+        scheduled.append((node, (PULL, node)))
+    for index, packet in enumerate(values_all.get(_TASKS) or ()):
+        scheduled.append((str(packet[0]), (PUSH, index)))
+    records, _ = read_pending_writes(saved.pending_writes)
+    tasks: list[PregelTask] = []
+    finished: set[str] = set()
+    for name, path in scheduled:
+        tid = task_id(checkpoint["id"], ns, step + 1, name, path)
+        record = records.get(tid)
+        if record is None:
+            tasks.append(PregelTask(tid, name, path))
+            continue
+        if record.finished:
+            finished.add(tid)
+        result = (
+            {ch: v for ch, v in record.writes if not is_internal_channel(ch)}
+            if record.finished
+            else None
+        )
+        tasks.append(
+            PregelTask(
+                tid,
+                name,
+                path,
+                error=record.error,
+                interrupts=() if latest and record.finished else record.interrupts,
+                result=result,
+            )
+        )
+    # Without the graph's reducers, pending writes cannot be merged into the values: they are
+    # shown as the checkpoint stored them (the writes themselves are in the pending writes).
+    values = {k: v for k, v in values_all.items() if not is_internal_channel(k)}
+    next_names = tuple(t.name for t in tasks if not (latest and t.id in finished))
+    waiting = tuple(i for t in tasks for i in t.interrupts)
+    return StateSnapshot(
+        values=values,
+        next=next_names,
+        config=saved.config,
+        metadata=saved.metadata,
+        created_at=checkpoint["ts"],
+        parent_config=saved.parent_config,
+        tasks=tuple(tasks),
+        interrupts=waiting,
+    )
+
+
+def _triggered_nodes(
+    values: Mapping[str, Any],
+    versions: Mapping[str, str],
+    seen_by: Mapping[str, Mapping[str, str]],
+) -> set[str]:
+    """Nodes whose trigger channel holds a version they have not seen."""
+    nodes: set[str] = set()
+    for channel in values:
+        if channel == _START:
+            node = _START
+        elif channel.startswith("branch:to:"):
+            node = channel[len("branch:to:") :]
+        elif channel.startswith("join:"):
+            _, sources, node = channel.split(":", 2)
+            if set(values[channel] or ()) < set(sources.split("+")):
+                continue  # the join is still waiting for some of its sources
+        else:
+            continue
+        if versions.get(channel, "") > seen_by.get(node, {}).get(channel, ""):
+            nodes.add(node)
+    return nodes

@@ -1,0 +1,146 @@
+"""Helpers for saver tests: build checkpoints the way the engine does, count and read rows.
+
+cp, new_versions = child_checkpoint(None, {"a": 1})           # first checkpoint of a thread
+cp2, new2 = child_checkpoint(cp, {"a": 2})                     # only "a" gets a new version
+config = await saver.aput(config, cp2, {"source": "loop", "step": 0}, new2)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import sqlite3
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from durable_debug.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    empty_checkpoint,
+    next_version,
+)
+from durable_debug.checkpoint.memory import MemorySaver
+from durable_debug.checkpoint.sqlite import SqliteSaver
+
+__all__ = ["RawDatabase", "child_checkpoint", "config_for", "count_rows", "raw_connection"]
+
+
+def config_for(thread_id: str, checkpoint_ns: str = "", checkpoint_id: str | None = None) -> dict:
+    """Return a run config addressing a thread (or one of its checkpoints)."""
+    configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns}
+    if checkpoint_id is not None:
+        configurable["checkpoint_id"] = checkpoint_id
+    return {"configurable": configurable}
+
+
+def child_checkpoint(
+    parent: Checkpoint | None,
+    updates: dict[str, Any],
+    *,
+    cleared: tuple[str, ...] = (),
+) -> tuple[Checkpoint, ChannelVersions]:
+    """Return a checkpoint following ``parent`` with ``updates`` applied, and its new versions.
+
+    Channels in ``cleared`` get a new version but no value (an "empty" channel).
+    """
+    cp = empty_checkpoint()
+    values = copy.deepcopy(parent["channel_values"]) if parent else {}
+    versions = dict(parent["channel_versions"]) if parent else {}
+    new_versions: ChannelVersions = {}
+    for channel in [*updates, *cleared]:
+        versions[channel] = next_version(versions.get(channel), cp["id"])
+        new_versions[channel] = versions[channel]
+    values.update(updates)
+    for channel in cleared:
+        values.pop(channel, None)
+    cp["channel_values"] = values
+    cp["channel_versions"] = versions
+    cp["versions_seen"] = {"node": {channel: versions[channel] for channel in updates}}
+    cp["updated_channels"] = sorted(new_versions)
+    return cp, new_versions
+
+
+async def count_rows(
+    saver: BaseCheckpointSaver,
+    table: str,
+    thread_id: str | None = None,
+    channel: str | None = None,
+) -> int:
+    """Count rows of ``table`` (checkpoints, checkpoint_blobs, checkpoint_writes) in any saver."""
+    if isinstance(saver, MemorySaver):
+        return _count_memory(saver, table, thread_id, channel)
+    p = "?" if isinstance(saver, SqliteSaver) else "%s"
+    where, params = [], []
+    if thread_id is not None:
+        where.append(f"thread_id = {p}")
+        params.append(thread_id)
+    if channel is not None:
+        where.append(f"channel = {p}")
+        params.append(channel)
+    sql = f"SELECT count(*) FROM {table}" + (" WHERE " + " AND ".join(where) if where else "")
+    rows = await saver.aquery(sql, params)  # type: ignore[attr-defined]
+    return int(rows[0][0])
+
+
+def _count_memory(
+    saver: MemorySaver, table: str, thread_id: str | None, channel: str | None
+) -> int:
+    def keep(t: str, ch: str | None = None) -> bool:
+        return (thread_id is None or t == thread_id) and (channel is None or ch == channel)
+
+    if table == "checkpoints":
+        return sum(
+            len(cps)
+            for t, namespaces in saver.storage.items()
+            if keep(t)
+            for cps in namespaces.values()
+        )
+    if table == "checkpoint_blobs":
+        return sum(1 for (t, _ns, ch, _v) in saver.blobs if keep(t, ch))
+    if table == "checkpoint_writes":
+        return sum(
+            1
+            for (t, _ns, _id), bucket in saver.writes.items()
+            for write in bucket.values()
+            if keep(t, write.channel)
+        )
+    raise ValueError(f"unknown table {table!r}")
+
+
+@contextlib.contextmanager
+def raw_connection(saver: Any) -> Iterator[RawDatabase]:
+    """Open a second, plain connection to a SQL saver's database (not through the saver)."""
+    if isinstance(saver, SqliteSaver):
+        conn: Any = sqlite3.connect(saver.path)
+        try:
+            yield RawDatabase(conn, "?")
+        finally:
+            conn.close()
+    else:
+        import psycopg
+
+        with psycopg.connect(saver.conn_string, autocommit=True) as conn:
+            yield RawDatabase(conn, "%s")
+
+
+@dataclasses.dataclass
+class RawDatabase:
+    """A DB-API connection plus its placeholder; SQL is written with ``?``."""
+
+    conn: Any
+    placeholder: str
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run ``sql`` (``?`` placeholders), commit, and return its rows (if any)."""
+        cur = self.conn.cursor()
+        cur.execute(sql.replace("?", self.placeholder), params)
+        rows = [tuple(row) for row in cur.fetchall()] if cur.description else []
+        self.conn.commit()
+        return rows
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every row of the four tables, sorted, for before/after comparisons."""
+        tables = ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "checkpoint_migrations")
+        return {t: sorted(self.execute(f"SELECT * FROM {t}"), key=repr) for t in tables}

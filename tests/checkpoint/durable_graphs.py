@@ -1,0 +1,154 @@
+"""Graphs that tests run in child processes, to resume them from another process.
+
+Each node appends a line ``run <node>`` to a *log* file as its first act, so a test can count how
+often every node ran, across processes, kills included. Run as a script:
+
+    python durable_graphs.py approval start  <saver-url> <thread> <log>
+    python durable_graphs.py approval resume <saver-url> <thread> <log> <decision>
+    python durable_graphs.py fanout   start  <saver-url> <thread> <log> [node-to-block ...]
+    python durable_graphs.py fanout   resume <saver-url> <thread> <log>
+
+It prints one JSON object: the run's result, or ``{"error": <exception class name>}``.
+A node named in ``node-to-block`` logs its line, then waits forever (to be killed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import operator
+import sys
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+from durable_debug import END, START, Command, EmptyInputError, Send, StateGraph, interrupt
+from durable_debug.checkpoint.url import saver_from_url
+
+WORKERS = 4
+"""Parallel tasks of the fan-out graph's second step."""
+
+
+def log_run(log: Path, node: str) -> None:
+    """Record that ``node`` started (one short append: atomic between processes)."""
+    with open(log, "a") as f:
+        f.write(f"run {node}\n")
+
+
+def runs(log: Path) -> dict[str, int]:
+    """How many times each node started, according to ``log``."""
+    counts: dict[str, int] = {}
+    if log.exists():
+        for line in log.read_text().splitlines():
+            node = line.removeprefix("run ")
+            counts[node] = counts.get(node, 0) + 1
+    return counts
+
+
+class Approval(TypedDict):
+    plan: str
+    approved: str
+    outcome: str
+
+
+def approval_graph(log: Path) -> Any:
+    """prepare → gate (interrupts for a decision) → finish."""
+
+    async def prepare(state: Approval) -> dict[str, Any]:
+        log_run(log, "prepare")
+        return {"plan": state["plan"] + " v2"}
+
+    async def gate(state: Approval) -> dict[str, Any]:
+        log_run(log, "gate")
+        decision = interrupt({"question": "approve this plan?", "plan": state["plan"]})
+        return {"approved": decision}
+
+    async def finish(state: Approval) -> dict[str, Any]:
+        log_run(log, "finish")
+        return {"outcome": f"{state['plan']}: {state['approved']}"}
+
+    builder = StateGraph(Approval)
+    builder.add_node("prepare", prepare)
+    builder.add_node("gate", gate)
+    builder.add_node("finish", finish)
+    builder.add_edge(START, "prepare")
+    builder.add_edge("prepare", "gate")
+    builder.add_edge("gate", "finish")
+    builder.add_edge("finish", END)
+    return builder
+
+
+class Fanout(TypedDict):
+    job: str
+    item: int
+    results: Annotated[list, operator.add]
+    summary: str
+
+
+def fanout_graph(log: Path, block: set[str]) -> Any:
+    """prepare → worker ×4 in parallel (Send) → join."""
+
+    async def wait_if_blocked(node: str) -> None:
+        if node in block:
+            await asyncio.sleep(3600)
+
+    async def prepare(state: Fanout) -> dict[str, Any]:
+        log_run(log, "prepare")
+        await wait_if_blocked("prepare")
+        return {"job": state["job"] + "!"}
+
+    def fan_out(state: Fanout) -> list[Send]:
+        return [Send("worker", {"job": state["job"], "item": i}) for i in range(WORKERS)]
+
+    async def worker(state: Fanout) -> dict[str, Any]:
+        name = f"worker{state['item']}"
+        log_run(log, name)
+        await wait_if_blocked(name)
+        return {"results": [f"{state['job']}#{state['item']}"]}
+
+    async def join(state: Fanout) -> dict[str, Any]:
+        log_run(log, "join")
+        await wait_if_blocked("join")
+        return {"summary": ",".join(state["results"])}
+
+    builder = StateGraph(Fanout)
+    builder.add_node("prepare", prepare)
+    builder.add_node("worker", worker)
+    builder.add_node("join", join)
+    builder.add_edge(START, "prepare")
+    builder.add_conditional_edges("prepare", fan_out)
+    builder.add_edge("worker", "join")
+    builder.add_edge("join", END)
+    return builder
+
+
+def main(argv: list[str]) -> None:
+    graph_name, phase, url, thread_id, log_name, *extra = argv
+    log = Path(log_name)
+    saver = saver_from_url(url)
+    config = {"configurable": {"thread_id": thread_id}}
+    if graph_name == "approval":
+        graph = approval_graph(log).compile(checkpointer=saver)
+        payload: Any = (
+            {"plan": "deploy", "approved": "", "outcome": ""}
+            if phase == "start"
+            else Command(resume=extra[0])
+        )
+    else:
+        graph = fanout_graph(log, set(extra)).compile(checkpointer=saver)
+        payload = (
+            {"job": "job", "item": -1, "results": [], "summary": ""} if phase == "start" else None
+        )
+    try:
+        result = graph.invoke(payload, config)
+    except EmptyInputError as exc:
+        result = {"error": type(exc).__name__, "message": str(exc)}
+    interrupts = result.pop("__interrupt__", [])
+    result["interrupts"] = [{"id": i.id, "value": i.value} for i in interrupts]
+    print(json.dumps(result))
+    close = getattr(saver, "close", None)
+    if callable(close):
+        close()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,116 @@
+"""A worker killed with SIGKILL mid-step loses nothing it saved (seed 000 §4).
+
+The fan-out graph runs ``prepare``, then four ``worker`` tasks in parallel, then ``join``. A
+child process runs it until chosen nodes are blocked (and the other workers have saved their
+writes), then is killed. A fresh process resumes the thread: tasks whose writes were saved do not
+run again, the blocked ones do, and the result is the same as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from builders import RawDatabase, raw_connection
+from durable_graphs import WORKERS, runs
+from test_cross_process import HERE, SRC, run_graph
+
+from durable_debug.checkpoint.url import saver_from_url
+
+ALL_WORKERS = [f"worker{i}" for i in range(WORKERS)]
+
+KILL_POINTS = {
+    "while-prepare-runs": (["prepare"], 0),
+    "before-any-worker-finished": (ALL_WORKERS, 0),
+    "after-one-worker-finished": (ALL_WORKERS[1:], 1),
+    "after-three-workers-finished": (ALL_WORKERS[3:], 3),
+    "while-join-runs": (["join"], WORKERS),
+}
+"""Kill point → (the nodes running when the process is killed, workers whose writes are saved)."""
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def durable_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'threads.db'}"
+    return request.getfixturevalue("postgres_db")
+
+
+def start_worker(url: str, thread_id: str, log: Path, block: list[str]) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE)])
+    script = str(HERE / "durable_graphs.py")
+    return subprocess.Popen(
+        [sys.executable, script, "fanout", "start", url, thread_id, str(log), *block],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+SAVED_WORKER_WRITES = """SELECT count(DISTINCT w.task_id) FROM checkpoint_writes AS w
+JOIN checkpoints AS c
+  ON c.thread_id = w.thread_id AND c.checkpoint_ns = w.checkpoint_ns
+ AND c.checkpoint_id = w.checkpoint_id
+WHERE w.thread_id = ? AND w.channel = 'results' AND c.parent_checkpoint_id IS NOT NULL"""
+"""Tasks that saved a "results" write (the input's own write sits on the first checkpoint)."""
+
+
+def saved_worker_writes(db: RawDatabase, thread_id: str) -> int:
+    return int(db.execute(SAVED_WORKER_WRITES, (thread_id,))[0][0])
+
+
+@pytest.mark.parametrize("kill_point", list(KILL_POINTS))
+def test_killed_worker_resumes_without_rerunning_finished_tasks(
+    durable_url: str, tmp_path: Path, kill_point: str
+):
+    block, finished = KILL_POINTS[kill_point]
+    log = tmp_path / "runs.log"
+    thread_id = f"crash-{kill_point}"
+    handle = saver_from_url(durable_url)  # only to address the database; never opened
+
+    proc = start_worker(durable_url, thread_id, log, block)
+    try:
+        with raw_connection(handle) as db:
+            deadline = time.monotonic() + 60
+            while True:
+                started = runs(log)
+                ready = all(started.get(node) for node in block)
+                ready = ready and saved_worker_writes(db, thread_id) == finished
+                if ready:
+                    break
+                assert proc.poll() is None, f"the worker exited early: {proc.communicate()}"
+                assert time.monotonic() < deadline, f"kill point not reached: {started}"
+                time.sleep(0.02)
+            before_kill = db.dump()
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout:
+            proc.stdout.close()
+        if proc.stderr:
+            proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+
+    with raw_connection(handle) as db:
+        after_kill = db.dump()
+        if durable_url.startswith("sqlite"):
+            assert db.execute("PRAGMA integrity_check") == [("ok",)]
+    for table, rows in before_kill.items():
+        kept = {repr(row) for row in after_kill[table]}
+        assert {repr(row) for row in rows} <= kept, f"rows of {table} lost by the kill"
+
+    result = run_graph("fanout", "resume", durable_url, thread_id, str(log))
+
+    assert result["summary"] == ",".join(f"job!#{i}" for i in range(WORKERS))
+    nodes = ["prepare", *ALL_WORKERS, "join"]
+    assert runs(log) == {node: 2 if node in block else 1 for node in nodes}

@@ -1,0 +1,202 @@
+"""SqliteSaver specifics (``checkpoint/sqlite.py``): the file, WAL, several processes."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from builders import child_checkpoint, config_for
+
+from durable_debug.checkpoint.sqlite import AsyncSqliteSaver, DatabaseSetupError, SqliteSaver
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+HERE = Path(__file__).resolve().parent
+
+
+def python_env() -> dict[str, str]:
+    """Environment for a child interpreter that imports durable_debug and the test builders."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE), env.get("PYTHONPATH", "")])
+    return env
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    return tmp_path / "checkpoints.db"
+
+
+def test_async_alias_is_the_same_class():
+    assert AsyncSqliteSaver is SqliteSaver
+
+
+def test_file_is_created_lazily_and_runs_in_wal_mode(db_path: Path):
+    saver = SqliteSaver(db_path)
+    assert not db_path.exists()
+    try:
+        saver.setup()
+        with sqlite3.connect(db_path) as conn:
+            assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+        assert tables == {
+            "checkpoints",
+            "checkpoint_blobs",
+            "checkpoint_writes",
+            "checkpoint_migrations",
+        }
+    finally:
+        saver.close()
+
+
+def test_memory_database_lives_as_long_as_the_saver():
+    with SqliteSaver(":memory:") as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        saver.put(config_for("t"), cp, {}, versions)
+        assert saver.get_tuple(config_for("t")) is not None
+    with SqliteSaver(":memory:") as fresh:
+        assert fresh.get_tuple(config_for("t")) is None
+
+
+def test_file_that_is_not_sqlite_is_a_clear_error_naming_it(tmp_path: Path):
+    path = tmp_path / "notes.txt"
+    content = b"these are my notes, not a database\n" * 200
+    path.write_bytes(content)
+    saver = SqliteSaver(path)
+    with pytest.raises(DatabaseSetupError, match="is not a SQLite database") as info:
+        saver.get_tuple(config_for("t"))
+    assert str(path) in str(info.value)
+    assert path.read_bytes() == content
+    saver.close()
+
+
+def test_missing_directory_is_a_clear_error(tmp_path: Path):
+    path = tmp_path / "no" / "such" / "dir.db"
+    saver = SqliteSaver(path)
+    with pytest.raises(DatabaseSetupError, match="directory exists") as info:
+        saver.setup()
+    assert str(path) in str(info.value)
+    saver.close()
+
+
+def test_tables_of_another_program_are_refused_untouched(db_path: Path):
+    with sqlite3.connect(db_path) as conn:  # the layout of LangGraph's SqliteSaver
+        conn.execute(
+            "CREATE TABLE checkpoints (thread_id TEXT, checkpoint_ns TEXT, checkpoint_id TEXT, "
+            "parent_checkpoint_id TEXT, type TEXT, checkpoint BLOB, metadata BLOB)"
+        )
+        conn.execute("INSERT INTO checkpoints (thread_id) VALUES ('theirs')")
+    saver = SqliteSaver(db_path)
+    with pytest.raises(DatabaseSetupError, match="did not create"):
+        saver.setup()
+    saver.close()
+    with sqlite3.connect(db_path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert tables == {"checkpoints"}
+        assert conn.execute("SELECT thread_id FROM checkpoints").fetchall() == [("theirs",)]
+
+
+def test_wrong_argument_type_is_a_clear_error():
+    with pytest.raises(TypeError, match="file path"):
+        SqliteSaver(sqlite3.connect(":memory:"))  # type: ignore[arg-type]
+
+
+async def test_many_concurrent_write_transactions_on_one_connection(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        await asyncio.gather(
+            *(saver.aput_writes(config, [("a", i), ("b", -i)], f"task-{i}") for i in range(50))
+        )
+        tup = await saver.aget_tuple(config)
+    assert tup is not None and len(tup.pending_writes or []) == 100
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from builders import child_checkpoint, config_for
+    from durable_debug.checkpoint.sqlite import SqliteSaver
+
+    path, thread, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+    while not go.exists():
+        time.sleep(0.005)
+    saver = SqliteSaver(path)
+    config, parent = config_for(thread), None
+    for i in range(count):
+        cp, versions = child_checkpoint(parent, {"n": i, "who": thread})
+        config = saver.put(config, cp, {"source": "loop", "step": i}, versions)
+        saver.put_writes(config, [("n", i + 1)], f"task-{i}")
+        parent = cp
+    saver.close()
+    """
+)
+
+
+def test_two_processes_write_one_file_at_once(db_path: Path, tmp_path: Path):
+    go = tmp_path / "go"
+    count = 300
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(db_path), thread, str(count), str(go)],
+            env=python_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for thread in ("p1", "p2")
+    ]
+    time.sleep(0.3)  # both interpreters are up and waiting
+    go.touch()
+    results = [p.communicate(timeout=240) for p in procs]
+    for proc, (_out, err) in zip(procs, results, strict=True):
+        assert proc.returncode == 0, err
+        assert "locked" not in err
+    with SqliteSaver(db_path) as saver:
+        for thread in ("p1", "p2"):
+            history = list(saver.list(config_for(thread)))
+            assert len(history) == count
+            assert [t.checkpoint["channel_values"]["n"] for t in history] == list(
+                range(count - 1, -1, -1)
+            )
+            assert all(t.pending_writes for t in history)
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("SELECT count(*) FROM checkpoint_writes").fetchone() == (2 * count,)
+
+
+def test_script_that_never_closes_its_saver_exits_and_keeps_its_data(db_path: Path):
+    script = textwrap.dedent(
+        """
+        import sys
+        from builders import child_checkpoint, config_for
+        from durable_debug.checkpoint.sqlite import SqliteSaver
+
+        saver = SqliteSaver(sys.argv[1])
+        cp, versions = child_checkpoint(None, {"a": 1})
+        saver.put(config_for("t"), cp, {}, versions)
+        print("done")
+        """
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(db_path)],
+        env=python_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "done"
+    with SqliteSaver(db_path) as saver:
+        tup = saver.get_tuple(config_for("t"))
+    assert tup is not None and tup.checkpoint["channel_values"] == {"a": 1}

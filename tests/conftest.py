@@ -1,0 +1,83 @@
+"""Fixtures for the whole suite: real PostgreSQL and Redis servers, started by the tests.
+
+``postgres_url`` / ``redis_url`` (session) start a throwaway server (see ``tests/servers.py``);
+``postgres_db`` (per test) gives a URL whose ``search_path`` is a fresh, empty schema, so every
+test sees empty tables. Point ``DURABLE_DEBUG_TEST_POSTGRES_URL`` / ``DURABLE_DEBUG_TEST_REDIS_URL``
+at existing servers to use those instead.
+
+When a server cannot be started, its tests fail if ``CI`` or ``DURABLE_DEBUG_REQUIRE_SERVICES``
+is set, and are skipped otherwise — with the reason repeated at the end of the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+
+import pytest
+
+from servers import ServerUnavailable, postgres_server, redis_server, services_required
+
+_unavailable: list[str] = []
+
+
+@contextlib.contextmanager
+def _started(name: str, start: Callable[[], AbstractContextManager[str]]) -> Iterator[str]:
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(start())
+        except ServerUnavailable as exc:
+            problem = f"{name} test server could not be started: {exc}"
+        else:
+            yield url
+            return
+    _unavailable.append(problem)
+    if services_required():
+        required = "(required: CI or DURABLE_DEBUG_REQUIRE_SERVICES is set)"
+        pytest.fail(f"{problem}\n{required}", pytrace=False)
+    pytest.skip(f"{problem} — set DURABLE_DEBUG_REQUIRE_SERVICES=1 to make this an error")
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """URL of a PostgreSQL database on a server started for this test session."""
+    external = os.environ.get("DURABLE_DEBUG_TEST_POSTGRES_URL")
+    if external:
+        yield external
+        return
+    with _started("PostgreSQL", postgres_server) as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_db(postgres_url: str) -> Iterator[str]:
+    """URL of the session's PostgreSQL database with a fresh schema first on search_path."""
+    import psycopg
+
+    schema = f"test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in postgres_url else "?"
+    yield f"{postgres_url}{sep}options=-csearch_path%3D{schema}"
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    """URL of a Redis server started for this test session (no persistence)."""
+    external = os.environ.get("DURABLE_DEBUG_TEST_REDIS_URL")
+    if external:
+        yield external
+        return
+    with _started("Redis", redis_server) as url:
+        yield url
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """Repeat, at the very end, which servers were missing (so a skip is not overlooked)."""
+    for message in dict.fromkeys(_unavailable):
+        terminalreporter.write_line(f"NOTE: {message}", red=True, bold=True)

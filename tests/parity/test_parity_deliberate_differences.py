@@ -1,0 +1,203 @@
+"""Where durable_debug differs from LangGraph on purpose, pinned as differences.
+
+LangGraph stays silent in these cases and the user's intent is lost; durable_debug raises a
+clear error instead and leaves the thread as it was. Each test runs one scenario on both
+libraries and asserts what each of them does.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated
+
+import pytest
+from parity_harness import Api, Trace, aobserve, durable_api, langgraph_api
+from typing_extensions import TypedDict
+
+pytestmark = pytest.mark.parity
+
+
+class State(TypedDict):
+    value: str
+    log: Annotated[list, operator.add]
+
+
+def gate_graph(api: Api, trace: Trace, *, stray_key: bool = False) -> object:
+    """START → work → gate (interrupts) → END. ``work`` also writes ``stray`` if asked."""
+
+    async def work(state: State) -> dict:
+        trace.ran("work")
+        update = {"value": "worked", "log": ["work"]}
+        if stray_key:
+            update["stray"] = "not in the schema"
+        return update
+
+    async def gate(state: State) -> dict:
+        trace.ran("gate")
+        return {"value": api.interrupt("approve?"), "log": ["gate"]}
+
+    return (
+        api.StateGraph(State)
+        .add_node("work", work)
+        .add_node("gate", gate)
+        .add_edge(api.START, "work")
+        .add_edge("work", "gate")
+        .compile(checkpointer=api.MemorySaver())
+    )
+
+
+async def both(scenario) -> tuple[dict, dict]:
+    """The traces of ``scenario`` on durable_debug and on LangGraph."""
+    return await aobserve(scenario, durable_api()), await aobserve(scenario, langgraph_api())
+
+
+async def checkpoint_count(graph, config) -> int:
+    """How many checkpoints the thread has."""
+    return len([s async for s in graph.aget_state_history(config)])
+
+
+async def test_a_node_writing_a_key_the_schema_lacks():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace, stray_key=True)
+        cfg = {"configurable": {"thread_id": "stray"}}
+        await trace.run("run", g.ainvoke({"value": "", "log": []}, cfg))
+        trace.state("state", await g.aget_state(cfg))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"]["raised"] == "InvalidUpdateError"
+    assert "Node 'work' wrote key 'stray'" in ours["run"]["message"]
+    assert ours["state"]["next"] == ("work",)
+    # LangGraph drops the write and runs on to the gate
+    assert "stray" not in theirs["run"]
+    assert theirs["state"]["next"] == ("gate",)
+
+
+async def test_resume_when_nothing_is_pending():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        cfg = {"configurable": {"thread_id": "done"}}
+        await g.ainvoke({"value": "", "log": []}, cfg)
+        await g.ainvoke(api.Command(resume="yes"), cfg)
+        trace.note("checkpoints before", await checkpoint_count(g, cfg))
+        await trace.run("extra resume", g.ainvoke(api.Command(resume="again"), cfg))
+        trace.note("checkpoints after", await checkpoint_count(g, cfg))
+        trace.state("state", await g.aget_state(cfg))
+
+    ours, theirs = await both(scenario)
+    assert ours["extra resume"]["raised"] == "ValueError"
+    assert "has no pending interrupt" in ours["extra resume"]["message"]
+    assert ours["checkpoints after"] == ours["checkpoints before"]
+    # LangGraph ignores the value and returns the finished state
+    assert theirs["extra resume"] == {"value": "yes", "log": ["work", "gate"]}
+    assert ours["state"]["values"] == theirs["state"]["values"]
+    assert ours["executions"] == theirs["executions"] == {"work": 1, "gate": 2}
+
+
+async def test_resume_map_with_ids_that_match_no_pending_interrupt():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        cfg = {"configurable": {"thread_id": "unknown-id"}}
+        await g.ainvoke({"value": "", "log": []}, cfg)
+        trace.note("checkpoints before", await checkpoint_count(g, cfg))
+        stale = {"0123456789abcdef0123456789abcdef": "yes"}
+        await trace.run("resume", g.ainvoke(api.Command(resume=stale), cfg))
+        trace.note("checkpoints after", await checkpoint_count(g, cfg))
+        trace.state("state", await g.aget_state(cfg))
+
+    ours, theirs = await both(scenario)
+    assert ours["resume"]["raised"] == "ValueError"
+    assert "0123456789abcdef0123456789abcdef" in ours["resume"]["message"]
+    assert ours["checkpoints after"] == ours["checkpoints before"]
+    assert ours["executions"] == {"work": 1, "gate": 1}
+    # LangGraph ignores the unknown id: the gate runs again and interrupts again
+    assert [i["Interrupt"] for i in theirs["resume"]["__interrupt__"]] == ["approve?"]
+    assert theirs["executions"] == {"work": 1, "gate": 2}
+    assert ours["state"]["next"] == theirs["state"]["next"] == ("gate",)
+
+
+async def test_resume_on_an_empty_thread():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        cfg = {"configurable": {"thread_id": "empty"}}
+        await trace.run("resume", g.ainvoke(api.Command(resume="yes"), cfg))
+        trace.note("checkpoints", await checkpoint_count(g, cfg))
+
+    ours, theirs = await both(scenario)
+    assert ours["resume"]["raised"] == "EmptyInputError"
+    assert "'empty' has no checkpoint" in ours["resume"]["message"]
+    assert ours["checkpoints"] == 0
+    assert ours["executions"] == {}
+    # LangGraph runs the graph from START with no input
+    assert theirs["executions"].get("work") == 1
+    assert theirs["checkpoints"] > 0
+
+
+async def test_graph_input_with_unknown_keys():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        cfg = {"configurable": {"thread_id": "typo"}}
+        await trace.run("run", g.ainvoke({"valeu": "typo", "log": []}, cfg))
+        trace.note("checkpoints", await checkpoint_count(g, cfg))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"]["raised"] == "InvalidUpdateError"
+    assert "'valeu'" in ours["run"]["message"]
+    assert ours["checkpoints"] == 0
+    # LangGraph drops the unknown key and runs
+    assert "valeu" not in theirs["run"]
+    assert theirs["executions"]["work"] == 1
+
+
+class PlainState(TypedDict):
+    single: str
+
+
+async def test_get_state_after_two_writes_to_a_plain_key():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def write(name: str):
+            async def node(state: PlainState) -> dict:
+                trace.ran(name)
+                return {"single": name}
+
+            return node
+
+        g = (
+            api.StateGraph(PlainState)
+            .add_node("a", write("a"))
+            .add_node("b", write("b"))
+            .add_edge(api.START, "a")
+            .add_edge(api.START, "b")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "conflict"}}
+        await trace.run("run", g.ainvoke({"single": "start"}, cfg), message=False)
+        try:
+            snap = await g.aget_state(cfg)
+        except Exception as exc:
+            trace.note("get_state", exc)
+        else:
+            trace.state("get_state", snap)
+        await trace.run("resume", g.ainvoke(None, cfg), message=False)
+
+    ours, theirs = await both(scenario)
+    assert ours["run"] == theirs["run"] == {"raised": "InvalidUpdateError"}
+    # LangGraph raises the InvalidUpdateError again
+    assert theirs["get_state"]["raised"] == "InvalidUpdateError"
+    # durable_debug shows the state before the conflicting writes; the step never completed
+    # (a resume fails the same way in both), so both tasks are still next
+    assert ours["resume"] == theirs["resume"] == {"raised": "InvalidUpdateError"}
+    assert ours["get_state"]["values"] == {"single": "start"}
+    assert ours["get_state"]["next"] == ("a", "b")
+
+
+async def test_update_checkpoints_carry_as_node_metadata():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        cfg = {"configurable": {"thread_id": "meta"}}
+        await g.ainvoke({"value": "", "log": []}, cfg)
+        await g.aupdate_state(cfg, {"value": "edited"}, as_node="gate")
+        trace.note("metadata", (await g.aget_state(cfg)).metadata)
+
+    ours, theirs = await both(scenario)
+    assert ours["metadata"] == {"source": "update", "step": 2, "parents": {}, "as_node": "gate"}
+    assert theirs["metadata"] == {"source": "update", "step": 2, "parents": {}}
