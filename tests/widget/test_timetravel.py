@@ -13,7 +13,8 @@ import copy
 import sqlite3
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, closing
 from pathlib import Path
 from typing import Any
 
@@ -542,35 +543,49 @@ def test_a_config_without_a_thread_is_refused_at_once(accumulate):
         TimeTravel(accumulate["g"], {"configurable": {}})
 
 
-async def test_on_a_sqlite_file_a_fork_adds_one_row_and_a_refused_one_none(tmp_path):
-    """Any saver: LangGraph's AsyncSqliteSaver, counted in the database file itself."""
-    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+@asynccontextmanager
+async def sqlite_saver(engine: str, path: Path) -> AsyncIterator[Any]:
+    """The engine's own SQLite saver on ``path``."""
+    if engine == "langgraph":
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-    ns = load("langgraph", "accumulate")
+        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+            yield saver
+    else:
+        from durable_debug.checkpoint.sqlite import SqliteSaver
+
+        async with SqliteSaver.from_conn_string(str(path)) as saver:
+            yield saver
+
+
+async def test_on_a_sqlite_file_a_fork_adds_one_row_and_a_refused_one_none(engine, tmp_path):
+    """Any saver: each engine's SQLite saver, counted in the database file itself."""
+    ns = load(engine, "accumulate")
     database = tmp_path / "threads.db"
 
-    def rows() -> tuple[int, int]:
-        with sqlite3.connect(database) as db:
-            checkpoints = db.execute("select count(*) from checkpoints").fetchone()[0]
-            writes = db.execute("select count(*) from writes").fetchone()[0]
-        return checkpoints, writes
+    def rows() -> dict[str, int]:
+        """Rows per table of the file."""
+        with closing(sqlite3.connect(database)) as db:
+            tables = [t for (t,) in db.execute("select name from sqlite_master where type='table'")]
+            return {t: db.execute(f'select count(*) from "{t}"').fetchone()[0] for t in tables}
 
-    async with AsyncSqliteSaver.from_conn_string(str(database)) as saver:
-        g = _rebuild("langgraph", ns, ns["step_b"], saver)
+    async with sqlite_saver(engine, database) as saver:
+        g = _rebuild(engine, ns, ns["step_b"], saver)
         await g.ainvoke({"value": "", "log": []}, ns["cfg"])
         widget, front = await open_widget(g, ns["cfg"])
         after_a = ids(widget)[2]
-        checkpoints, writes = rows()
+        before = rows()
 
         await front.error("fork", checkpoint_id=after_a, edits={"value": str(2**70)})
         await front.error("fork", checkpoint_id=after_a, edits={"nope": "1"})
-        assert rows() == (checkpoints, writes)
+        assert rows() == before
 
         fork = await fresh_fork(front, after_a)
-        assert rows() == (checkpoints + 1, writes)
+        assert rows()["checkpoints"] == before["checkpoints"] + 1
         await front.result("rerun", checkpoint_id=fork)
         await until(lambda: not widget._running, "the rerun")
-        assert rows()[0] == checkpoints + 2 and widget._status.endswith("done")
+        assert rows()["checkpoints"] == before["checkpoints"] + 2
+        assert widget._status.endswith("done")
         assert widget._detail["values"] == {"value": "B", "log": ["ran A", "ran B"]}
 
 
