@@ -101,6 +101,7 @@ def ids(widget: TimeTravel) -> list[str]:
 
 
 def node(widget: TimeTravel, checkpoint_id: str) -> dict[str, Any]:
+    """The DAG node the widget sent for a checkpoint."""
     return next(n for n in widget._dag["nodes"] if n["id"] == checkpoint_id)
 
 
@@ -127,11 +128,12 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def accumulate(engine: str) -> dict[str, Any]:
-    """Seed §1 (a → b), run once: input, step 0, a, b."""
+    """Seed §1's graph (a → b) on the current engine, not run yet."""
     return load(engine, "accumulate")
 
 
 async def ran(ns: dict[str, Any]) -> dict[str, Any]:
+    """Run seed §1 once: checkpoints input, step 0 (next a), after a (next b), after b."""
     await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
     return ns
 
