@@ -1,7 +1,7 @@
 """Speed of TimeTravel in a live kernel: JupyterLab + headless Debian Chromium, 2,000 checkpoints.
 
 Starts a throwaway JupyterLab (tests/widget/labserver.py), builds a thread of 2,000 checkpoints
-with 5 forks in the kernel (``aupdate_state`` on a MemorySaver: quick to build), shows
+with 5 forks in the kernel (``aupdate_state`` on a MemorySaver, or a SqliteSaver file), shows
 ``TimeTravel(g, cfg)`` and prints, measured in the page:
 
 - first render: from the moment the display cell is sent to the kernel to the frame in which
@@ -14,6 +14,7 @@ For context it also prints the kernel-side share (``acheckpoint_detail`` alone, 
 kernel) and the floor under any request: a plain ``kernel_info`` round trip from the same page.
 
     python bench/widget_live.py                      # 2,000 checkpoints, 5 forks
+    python bench/widget_live.py --saver sqlite         # the same thread in a SQLite file
     python bench/widget_live.py --checkpoints 500 --clicks 20
 """
 
@@ -48,6 +49,7 @@ BUILD = """\
 import json, statistics, time
 from typing_extensions import TypedDict
 from durable_debug import StateGraph, START, END, MemorySaver, TimeTravel
+from durable_debug.checkpoint.sqlite import SqliteSaver
 from durable_debug.inspect import adag_data, acheckpoint_detail
 
 class State(TypedDict):
@@ -58,7 +60,7 @@ async def step(state):
     return {{"n": state["n"] + 1}}
 
 g = (StateGraph(State).add_node("step", step).add_edge(START, "step").add_edge("step", END)
-     .compile(checkpointer=MemorySaver()))
+     .compile(checkpointer={saver}))
 cfg = {{"configurable": {{"thread_id": "live-bench"}}}}
 await g.ainvoke({{"n": 0, "note": ""}}, cfg)                    # 3 checkpoints
 configs = [(await g.aget_state(cfg)).config]
@@ -157,11 +159,13 @@ def main() -> None:
     parser.add_argument("--forks", type=int, default=5)
     parser.add_argument("--clicks", type=int, default=30)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--saver", choices=["memory", "sqlite"], default="memory")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     args = parser.parse_args()
     labserver = load_labserver()
     chain = args.checkpoints - 3 - args.forks
-    build = BUILD.format(chain=chain, forks=args.forks, clicks=args.clicks)
+    saver = "MemorySaver()" if args.saver == "memory" else 'SqliteSaver("bench.db")'
+    build = BUILD.format(chain=chain, forks=args.forks, clicks=args.clicks, saver=saver)
 
     with (
         tempfile.TemporaryDirectory() as workdir,
@@ -194,7 +198,7 @@ def main() -> None:
         browser.close()
 
     print(
-        f"live kernel: {info['checkpoints']} checkpoints, {info['lanes']} lanes "
+        f"live kernel: {info['checkpoints']} checkpoints, {info['lanes']} lanes, {args.saver} "
         f"(built in {built_s:.1f} s); JupyterLab + chromium {version}"
     )
     print(
