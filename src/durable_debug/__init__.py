@@ -15,11 +15,17 @@ from __future__ import annotations
 from typing import Any
 
 from durable_debug.checkpoint import (
+    AsyncPostgresSaver,
+    AsyncSqliteSaver,
     BaseCheckpointSaver,
     CheckpointTuple,
+    DatabaseSetupError,
     InMemorySaver,
     MemorySaver,
+    PostgresSaver,
+    SqliteSaver,
     register_type,
+    saver_from_url,
 )
 from durable_debug.graph import (
     END,
@@ -70,10 +76,13 @@ def unload_ipython_extension(ipython: Any) -> None:
 __all__ = [
     "END",
     "START",
+    "AsyncPostgresSaver",
+    "AsyncSqliteSaver",
     "BaseCheckpointSaver",
     "CheckpointTuple",
     "Command",
     "CompiledStateGraph",
+    "DatabaseSetupError",
     "EmptyInputError",
     "GraphInterrupt",
     "GraphRecursionError",
@@ -82,14 +91,17 @@ __all__ = [
     "InvalidUpdateError",
     "MemorySaver",
     "NodeInterrupt",
+    "PostgresSaver",
     "PregelTask",
     "RetryPolicy",
     "Send",
+    "SqliteSaver",
     "StateGraph",
     "StateSnapshot",
     "TimeTravel",
     "interrupt",
     "load_ipython_extension",
     "register_type",
+    "saver_from_url",
     "unload_ipython_extension",
 ]

@@ -5,6 +5,7 @@ from durable_debug.checkpoint import MemorySaver
 
 from __future__ import annotations
 
+from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
     Checkpoint,
@@ -13,6 +14,7 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
 )
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
+from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
 from durable_debug.checkpoint.serde import (
     CorruptPayloadError,
     MsgpackSerializer,
@@ -20,18 +22,26 @@ from durable_debug.checkpoint.serde import (
     UnsupportedValueError,
     register_type,
 )
+from durable_debug.checkpoint.sqlite import AsyncSqliteSaver, SqliteSaver
+from durable_debug.checkpoint.url import saver_from_url
 
 __all__ = [
+    "AsyncPostgresSaver",
+    "AsyncSqliteSaver",
     "BaseCheckpointSaver",
     "Checkpoint",
     "CheckpointMetadata",
     "CheckpointNotFoundError",
     "CheckpointTuple",
     "CorruptPayloadError",
+    "DatabaseSetupError",
     "InMemorySaver",
     "MemorySaver",
     "MsgpackSerializer",
+    "PostgresSaver",
     "SerdeError",
+    "SqliteSaver",
     "UnsupportedValueError",
     "register_type",
+    "saver_from_url",
 ]

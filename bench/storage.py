@@ -1,0 +1,283 @@
+"""Storage benchmarks for the durable savers, against LangGraph's SqliteSaver in the same run.
+
+    python bench/storage.py            # all workloads, 5 alternating rounds
+    python bench/storage.py --quick    # 3 rounds
+    python bench/storage.py --no-postgres
+
+Workloads (issue 3):
+
+* wide state — 100 fields of 1 KiB, 30 steps each changing one field, one thread, SQLite:
+  bytes on disk (target ≤ 0.1× LangGraph, which stores the whole state every step) and run
+  time (target ≤ 0.5×);
+* long thread — one thread of 60 runs × 11 checkpoints on SQLite: time to write it (target
+  ≤ 1×) and to list its whole history with ``aget_state_history`` (target ≤ 0.5×);
+* per-checkpoint write latency (p50, p95) of ``aput`` on SQLite and PostgreSQL (a server
+  started for the run from Debian's package, as the tests do).
+
+Field values are pseudo-random words (seeded), so compression cannot flatter either side.
+Times are medians of alternating rounds (durable_debug, LangGraph, durable_debug, …).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import operator
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+FIELDS = 100
+FIELD_BYTES = 1024
+STEPS = 30
+RUNS = 60
+CHAIN = 9  # nodes; with the input checkpoint and START's step: 11 checkpoints per run
+
+
+def words(rng: random.Random, size: int) -> str:
+    """About ``size`` characters of pseudo-random lowercase words."""
+    out: list[str] = []
+    length = 0
+    while length < size:
+        word = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(2, 9)))
+        out.append(word)
+        length += len(word) + 1
+    return " ".join(out)[:size]
+
+
+def api(lib: str) -> dict[str, Any]:
+    """StateGraph, START and a SQLite saver factory for one library."""
+    if lib == "durable_debug":
+        from durable_debug import START, SqliteSaver, StateGraph
+
+        return {"StateGraph": StateGraph, "START": START, "saver": SqliteSaver}
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+    from langgraph.graph import START, StateGraph
+
+    return {"StateGraph": StateGraph, "START": START, "saver": AsyncSqliteSaver.from_conn_string}
+
+
+class Wide(TypedDict, total=False):
+    step: int
+    payload: dict[str, str]
+
+
+def wide_schema() -> type:
+    """A TypedDict with ``step`` and 100 string fields."""
+    fields: dict[str, Any] = {"step": int}
+    fields.update({f"f{i:03}": str for i in range(FIELDS)})
+    return TypedDict("WideState", fields)  # type: ignore[operator]
+
+
+async def wide_run(lib: str, path: Path) -> float:
+    """Run the wide-state workload into ``path``; return the seconds it took."""
+    a = api(lib)
+    rng = random.Random(7)
+    values = [words(rng, FIELD_BYTES) for _ in range(FIELDS + STEPS)]
+
+    def edit(state: dict[str, Any]) -> dict[str, Any]:
+        step = state["step"]
+        return {"step": step + 1, f"f{step % FIELDS:03}": values[FIELDS + step]}
+
+    builder = a["StateGraph"](wide_schema())
+    builder.add_node("edit", edit)
+    builder.add_edge(a["START"], "edit")
+    builder.add_conditional_edges("edit", lambda s: "edit" if s["step"] < STEPS else "__end__")
+    start_values: dict[str, Any] = {"step": 0}
+    start_values.update({f"f{i:03}": values[i] for i in range(FIELDS)})
+    cfg = {"configurable": {"thread_id": "wide"}, "recursion_limit": STEPS + 5}
+    t0 = time.perf_counter()
+    if lib == "durable_debug":
+        saver = a["saver"](str(path))
+        graph = builder.compile(checkpointer=saver)
+        await graph.ainvoke(start_values, cfg)
+        await saver.aclose()
+    else:
+        async with a["saver"](str(path)) as saver:
+            graph = builder.compile(checkpointer=saver)
+            await graph.ainvoke(start_values, cfg)
+    return time.perf_counter() - t0
+
+
+def disk_bytes(path: Path) -> int:
+    """Bytes of the database and its WAL/SHM files."""
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+class Log(TypedDict):
+    n: int
+    log: Annotated[list, operator.add]
+
+
+def chain(lib: str, saver: Any) -> Any:
+    a = api(lib)
+    builder = a["StateGraph"](Log)
+
+    def node(state: Log) -> dict[str, Any]:
+        return {"n": state["n"] + 1}
+
+    for i in range(CHAIN):
+        builder.add_node(f"n{i}", node)
+    builder.add_edge(a["START"], "n0")
+    for i in range(CHAIN - 1):
+        builder.add_edge(f"n{i}", f"n{i + 1}")
+    return builder.compile(checkpointer=saver)
+
+
+async def long_thread(lib: str, path: Path) -> tuple[float, float, int]:
+    """Write 60 runs × 11 checkpoints to one thread, then list it: (write s, list s, count)."""
+    cfg = {"configurable": {"thread_id": "long"}}
+
+    async def work(saver: Any) -> tuple[float, float, int]:
+        graph = chain(lib, saver)
+        t0 = time.perf_counter()
+        for _ in range(RUNS):
+            await graph.ainvoke({"n": 0, "log": []}, cfg)
+        written = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        count = 0
+        async for _snap in graph.aget_state_history(cfg):
+            count += 1
+        return written, time.perf_counter() - t0, count
+
+    a = api(lib)
+    if lib == "durable_debug":
+        saver = a["saver"](str(path))
+        result = await work(saver)
+        await saver.aclose()
+        return result
+    async with a["saver"](str(path)) as saver:
+        return await work(saver)
+
+
+async def put_latencies(saver: Any, label: str) -> tuple[float, float]:
+    """p50 and p95 milliseconds of ``aput`` while a chain graph runs 30 times."""
+    seen: list[float] = []
+    real = saver.aput
+
+    async def timed(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return await real(*args, **kwargs)
+        finally:
+            seen.append((time.perf_counter() - t0) * 1000)
+
+    saver.aput = timed
+    graph = chain("durable_debug", saver)
+    for i in range(30):
+        await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": f"{label}-{i}"}})
+    seen.sort()
+    return statistics.median(seen), seen[int(len(seen) * 0.95) - 1]
+
+
+async def alternate(rounds: int, fn: Callable[[str, Path], Awaitable[Any]]) -> dict[str, list[Any]]:
+    """Run ``fn`` for each library in alternation, each time on a fresh file."""
+    results: dict[str, list[Any]] = {"durable_debug": [], "langgraph": []}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(rounds):
+            for lib in ("durable_debug", "langgraph"):
+                path = Path(tmp) / f"{lib}-{r}.db"
+                results[lib].append((await fn(lib, path), path))
+    return results
+
+
+def row(name: str, ours: float, theirs: float, unit: str, target: float) -> str:
+    ratio = ours / theirs
+    verdict = "met" if ratio <= target else "MISSED"
+    return (
+        f"{name:<44} {ours:>10.1f} {unit:<3} {theirs:>10.1f} {unit:<3} {ratio:>6.2f}  "
+        f"≤ {target:<4} {verdict}"
+    )
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 rounds instead of 5")
+    parser.add_argument("--no-postgres", action="store_true", help="skip PostgreSQL latency")
+    args = parser.parse_args()
+    rounds = 3 if args.quick else 5
+    import langgraph.version
+
+    import durable_debug
+
+    print(
+        f"durable_debug {durable_debug.__version__} vs langgraph {langgraph.version.__version__}"
+        f", Python {sys.version.split()[0]}, median of {rounds} alternating rounds\n"
+    )
+    print(f"{'workload':<44} {'durable':>14} {'langgraph':>14} {'ratio':>6}  target")
+    print("-" * 96)
+
+    async def wide(lib: str, path: Path) -> tuple[float, int]:
+        seconds = await wide_run(lib, path)
+        return seconds, disk_bytes(path)
+
+    res = await alternate(rounds, wide)
+    ours = [r[0] for r in res["durable_debug"]]
+    theirs = [r[0] for r in res["langgraph"]]
+    kib = ours[0][1] / 1024, theirs[0][1] / 1024
+    print(row("wide state: bytes on disk (KiB)", *kib, "KiB", 0.1))
+    print(
+        row(
+            "wide state: run time",
+            statistics.median(o[0] for o in ours) * 1000,
+            statistics.median(t[0] for t in theirs) * 1000,
+            "ms",
+            0.5,
+        )
+    )
+    res = await alternate(rounds, long_thread)
+    ours = [r[0] for r in res["durable_debug"]]
+    theirs = [r[0] for r in res["langgraph"]]
+    assert ours[0][2] == theirs[0][2] == RUNS * (CHAIN + 2), (ours[0][2], theirs[0][2])
+    print(
+        row(
+            f"long thread: write {RUNS}×{CHAIN + 2} checkpoints",
+            statistics.median(o[0] for o in ours) * 1000,
+            statistics.median(t[0] for t in theirs) * 1000,
+            "ms",
+            1.0,
+        )
+    )
+    print(
+        row(
+            f"long thread: list {RUNS * (CHAIN + 2)} checkpoints",
+            statistics.median(o[1] for o in ours) * 1000,
+            statistics.median(t[1] for t in theirs) * 1000,
+            "ms",
+            0.5,
+        )
+    )
+    print("\nper-checkpoint write latency (aput), durable_debug:")
+    from durable_debug import SqliteSaver
+
+    with tempfile.TemporaryDirectory() as tmp:
+        saver = SqliteSaver(str(Path(tmp) / "latency.db"))
+        p50, p95 = await put_latencies(saver, "sqlite")
+        await saver.aclose()
+    print(f"  SQLite      p50 {p50:.2f} ms   p95 {p95:.2f} ms")
+    if not args.no_postgres:
+        from durable_debug import PostgresSaver
+        from servers import ServerUnavailable, postgres_server
+
+        try:
+            with postgres_server() as url:
+                saver = PostgresSaver(url)
+                p50, p95 = await put_latencies(saver, "pg")
+                await saver.aclose()
+            print(f"  PostgreSQL  p50 {p50:.2f} ms   p95 {p95:.2f} ms  (local server)")
+        except ServerUnavailable as exc:
+            print(f"  PostgreSQL  not measured: {exc}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
