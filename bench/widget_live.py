@@ -48,8 +48,7 @@ CHROMIUM_ARGS = [
 BUILD = """\
 import json, statistics, time
 from typing_extensions import TypedDict
-from durable_debug import StateGraph, START, END, MemorySaver, TimeTravel
-from durable_debug.checkpoint.sqlite import SqliteSaver
+from durable_debug import StateGraph, START, END, MemorySaver, SqliteSaver, TimeTravel
 from durable_debug.inspect import adag_data, acheckpoint_detail
 
 class State(TypedDict):

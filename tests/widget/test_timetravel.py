@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 import sqlite3
+import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -540,6 +542,23 @@ def test_a_widget_in_a_plain_script_answers_on_the_background_loop(accumulate):
     assert front.answers()["u1"]["result"]["values"] == {"value": "A", "log": ["ran A"]}
 
 
+def test_importing_durable_debug_leaves_the_widget_stack_unloaded_until_asked():
+    """``import durable_debug`` stays light; ``durable_debug.TimeTravel`` loads the widget."""
+    script = (
+        "import sys, durable_debug\n"
+        "heavy = ('anywidget', 'ipywidgets', 'pandas')\n"
+        "before = [m for m in heavy if m in sys.modules]\n"
+        "widget = durable_debug.TimeTravel\n"
+        "print(before, [m for m in heavy if m in sys.modules], widget.__module__)\n"
+    )
+    src = str(Path(__file__).resolve().parents[2] / "src")
+    env = {**os.environ, "PYTHONPATH": src}
+    ran = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+    )
+    assert ran.stdout.strip() == "[] ['anywidget', 'ipywidgets', 'pandas'] durable_debug.widget"
+
+
 def test_a_config_without_a_thread_is_refused_at_once(accumulate):
     with pytest.raises(ValueError, match="needs a config naming the thread"):
         TimeTravel(accumulate["g"], {"configurable": {}})
@@ -554,7 +573,7 @@ async def sqlite_saver(engine: str, path: Path) -> AsyncIterator[Any]:
         async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
             yield saver
     else:
-        from durable_debug.checkpoint.sqlite import SqliteSaver
+        from durable_debug import SqliteSaver
 
         async with SqliteSaver.from_conn_string(str(path)) as saver:
             yield saver
