@@ -56,6 +56,16 @@ def load_ipython_extension(ipython: Any) -> None:
     load(ipython)
 
 
+def __getattr__(name: str) -> Any:
+    """``durable_debug.TimeTravel``, imported on first use: ``import durable_debug`` stays free
+    of anywidget, ipywidgets and pandas."""
+    if name == "TimeTravel":
+        from durable_debug.widget import TimeTravel
+
+        return TimeTravel
+    raise AttributeError(f"module 'durable_debug' has no attribute {name!r}")
+
+
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext durable_debug``: remove everything ``%load_ext`` added."""
     from durable_debug.magics import unload_ipython_extension as unload
@@ -88,6 +98,7 @@ __all__ = [
     "SqliteSaver",
     "StateGraph",
     "StateSnapshot",
+    "TimeTravel",
     "interrupt",
     "load_ipython_extension",
     "register_type",
