@@ -43,6 +43,6 @@ async def test_config_metadata_is_saved_with_every_checkpoint_and_filterable():
 
     ours = await acheck_parity(scenario)
     filtered = ours["filtered"]["checkpoints"]
-    assert [c["metadata"]["step"] for c in filtered] == [1, 0, -1]  # the first run only
+    assert [c["step"] for c in filtered] == [1, 0, -1]  # the first run only
     assert all(c["metadata"]["user_id"] == "u-7" for c in filtered)
     assert all("graph_version" not in c["metadata"] for c in ours["history"]["checkpoints"][:3])
