@@ -106,8 +106,11 @@ def demo_graph(saver: Any) -> Any:
     def fan_out(state: Release) -> list[Send]:
         return [Send("write", {"topic": state["topic"], "section": s}) for s in state["sections"]]
 
-    def write(task: dict[str, str]) -> dict[str, Any]:
+    async def write(task: dict[str, str]) -> dict[str, Any]:
         if task["section"] == "body" and "body" not in failed:
+            # Fail after the other sections finished (they run first, in Send order), so
+            # the demo always shows their writes saved and only "body" running again.
+            await asyncio.sleep(0)
             failed.add("body")
             raise ConnectionError("the model endpoint timed out writing 'body'")
         return {"drafts": [f"{task['section']}: notes on {task['topic']}"]}
