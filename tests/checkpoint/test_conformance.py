@@ -44,6 +44,7 @@ class Ticket:
         "sqlite-file",
         "sqlite-memory",
         pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
     ]
 )
 def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckpointSaver]:
@@ -54,10 +55,14 @@ def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckp
         sql_saver: Any = SqliteSaver(tmp_path / "checkpoints.db")
     elif request.param == "sqlite-memory":
         sql_saver = SqliteSaver(":memory:")
-    else:
+    elif request.param == "postgres":
         from durable_debug.checkpoint.postgres import PostgresSaver
 
         sql_saver = PostgresSaver(request.getfixturevalue("postgres_db"))
+    else:
+        from durable_debug.checkpoint.redis import RedisSaver
+
+        sql_saver = RedisSaver(request.getfixturevalue("redis_db"))
     yield sql_saver
     sql_saver.close()
 
