@@ -5,10 +5,13 @@ A subclass says how to connect and disconnect; this class runs that on the I/O l
 notebook cells alike), opens on first use, reconnects in a forked child, and warns with a
 ``ResourceWarning`` when a saver that was opened is never closed.
 
-    saver = RedisSaver("redis://localhost/0")   # nothing is opened yet
-    saver.setup()                               # or: await saver.setup() — connects
-    async with RedisSaver.from_conn_string("redis://localhost/0") as saver:
-        value = await saver._run(saver._read, ...)   # database work, on the I/O loop
+    class RedisSaver(ConnectedSaver):
+        async def _open(self): ...             # connect, on the I/O loop
+        async def aget_tuple(self, config):
+            return await self._run(self._read, config)   # open if needed, run on the I/O loop
+
+    saver = RedisSaver("redis://localhost/0")  # nothing is opened yet
+    saver.setup()                              # or: await saver.setup() — connects
 """
 
 from __future__ import annotations

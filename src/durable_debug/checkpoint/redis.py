@@ -79,7 +79,6 @@ from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
-    from redis.commands.core import AsyncScript
 
 __all__ = ["DEFAULT_PREFIX", "AsyncRedisSaver", "DatabaseSetupError", "RedisSaver"]
 
@@ -87,6 +86,10 @@ logger = logging.getLogger(__name__)
 
 SCHEMES = ("redis", "rediss", "unix")
 """URL schemes redis-py connects to (``rediss`` is Redis over TLS)."""
+
+ScriptCall = tuple[str, Sequence[str], Sequence[Any]]
+"""One run of a script of :data:`~durable_debug.checkpoint._redis_layout.SCRIPTS`: its name, keys
+and arguments."""
 
 _INSTALL_HINT = "pip install 'durable-debug[redis]'"
 _PIPELINE_CHUNK = 1000
@@ -165,7 +168,7 @@ class RedisSaver(ConnectedSaver):
         self._keys = Keys(prefix)
         self._ttl_ms = 0 if ttl is None else max(1, round(ttl * 1000))
         self._client: Redis | None = None
-        self._scripts: dict[str, AsyncScript] = {}
+        self._shas: dict[str, str] = {}
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.url)!r}, prefix={self.prefix!r})"
@@ -180,6 +183,7 @@ class RedisSaver(ConnectedSaver):
         try:
             await client.ping()
             await self._check_schema(client)
+            self._shas = await _load_scripts(client)
         except RedisError as exc:
             await client.aclose()
             raise DatabaseSetupError(
@@ -189,7 +193,6 @@ class RedisSaver(ConnectedSaver):
             await client.aclose()
             raise
         self._client = client
-        self._scripts = {name: client.register_script(src) for name, src in SCRIPTS.items()}
 
     async def _check_schema(self, client: Redis) -> None:
         from redis.exceptions import ResponseError
@@ -226,11 +229,18 @@ class RedisSaver(ConnectedSaver):
             raise RuntimeError(f"{self!r} is closed")
         return self._client
 
-    async def _script(self, name: str, keys: Sequence[str], args: Sequence[Any]) -> Any:
-        from redis.exceptions import ResponseError
+    async def _eval(self, calls: Sequence[ScriptCall]) -> list[Any]:
+        """Run scripts, each given as (name, keys, args), in one round trip; return their
+        results."""
+        from redis.exceptions import NoScriptError, ResponseError
 
+        client = self._redis()
         try:
-            return await self._scripts[name](keys=keys, args=args, client=self._redis())
+            try:
+                return await _evalsha(client, self._shas, calls)
+            except NoScriptError:  # the server restarted, or its script cache was flushed
+                self._shas = await _load_scripts(client)
+                return await _evalsha(client, self._shas, calls)
         except ResponseError as exc:
             raise layout_error(str(exc), self.prefix) or exc from None
 
@@ -268,7 +278,7 @@ class RedisSaver(ConnectedSaver):
             self._keys.namespaces(thread_id),
             *self._keys.of(source, "checkpoints", "checkpoint", "metadata", "parent", "blobs"),
         ]
-        await self._run(self._script, "put", keys, args)
+        await self._run(self._eval, [("put", keys, args)])
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -307,13 +317,13 @@ class RedisSaver(ConnectedSaver):
             self._keys.namespaces(thread_id),
             *self._keys.of(source, "writes", "write"),
         ]
-        await self._run(self._script, "put_writes", keys, args)
+        await self._run(self._eval, [("put_writes", keys, args)])
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
         keys = [self._keys.threads, self._keys.namespaces(thread_id)]
         args = [thread_id, self._keys.thread(thread_id)]
-        await self._run(self._script, "delete_thread", keys, args)
+        await self._run(self._eval, [("delete_thread", keys, args)])
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -391,7 +401,7 @@ class RedisSaver(ConnectedSaver):
         be ordered before another read. Each source is read in batches that double up to
         ``size``, so listing many threads does not read ``size`` checkpoints of each."""
         n = len(sources)
-        batch = [size if n == 1 else max(1, size // max(n, 1))] * n
+        batch = [max(1, size // n) if n > 1 else size] * n
         bound = ["+" if before_id is None else "(" + before_id] * n
         buffers: list[deque[ParsedCheckpoint]] = [deque() for _ in sources]
         exhausted = [False] * n
@@ -455,11 +465,10 @@ class RedisSaver(ConnectedSaver):
         self, requests: Sequence[tuple[Source, tuple[Any, ...]]]
     ) -> list[list[ParsedCheckpoint]]:
         """Run the records script for each (source, arguments); parse what it returns."""
-        pipe = self._redis().pipeline(transaction=False)
-        for source, args in requests:
-            keys = self._keys.of(source, "checkpoints", "checkpoint", "metadata", "parent")
-            await self._scripts["records"](keys=keys, args=args, client=pipe)
-        results = await pipe.execute()
+        names = ("checkpoints", "checkpoint", "metadata", "parent")
+        results = await self._eval(
+            [("records", self._keys.of(source, *names), args) for source, args in requests]
+        )
         out: list[list[ParsedCheckpoint]] = []
         for (source, _args), flat in zip(requests, results, strict=True):
             parsed: list[ParsedCheckpoint] = []
@@ -483,7 +492,7 @@ class RedisSaver(ConnectedSaver):
         by_source: dict[Source, list[ParsedCheckpoint]] = {}
         for c in checkpoints:
             by_source.setdefault(Source(c.thread_id, c.checkpoint_ns), []).append(c)
-        pipe = self._redis().pipeline(transaction=False)
+        calls: list[ScriptCall] = []
         wanted: list[list[BlobKey]] = []
         for source, group in by_source.items():
             keys: dict[BlobKey, str] = {}
@@ -495,10 +504,9 @@ class RedisSaver(ConnectedSaver):
             wanted.append(list(keys))
             args: list[Any] = [len(group), *(key_part(c.checkpoint_id) for c in group)]
             args += keys.values()
-            script_keys = self._keys.of(source, "blobs", "writes", "write")
-            await self._scripts["details"](keys=script_keys, args=args, client=pipe)
+            calls.append(("details", self._keys.of(source, "blobs", "writes", "write"), args))
         details = _Details({}, {}, {})
-        results = await pipe.execute()
+        results = await self._eval(calls) if calls else []
         for group, blob_keys, (writes, blobs) in zip(
             by_source.values(), wanted, results, strict=True
         ):
@@ -518,26 +526,27 @@ class RedisSaver(ConnectedSaver):
         """Split the stored values of one checkpoint, then reassemble it like the SQL savers."""
         thread_id, ns, checkpoint_id = parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
-        channel = ""
-        try:
+        writes: list[tuple[str, str, int, str, str, bytes]] = []
+        where: dict[str, str] = {}
+        try:  # one handler for both loops; `where` says which value failed
             for channel, version in parsed.pointers.items():
                 key = (thread_id, ns, channel, version)
                 decoded = details.decoded.get(key)
                 if decoded is None and key in details.blobs:
+                    where = {"channel": channel}
                     (type_,), payload = unpack_value(details.blobs[key], 1)
                     decoded = details.decoded[key] = (type_, payload)
                 if decoded is not None:
                     blobs[key] = decoded
-            writes: list[tuple[str, str, int, str, str, bytes]] = []
             for field, raw in details.writes.get((thread_id, ns, checkpoint_id), []):
-                channel = ""
+                where = {"write": field.decode(errors="replace")}
                 task_id, idx = parse_write_field(field)
                 if raw is None:
-                    raise CorruptPayloadError(f"the write {field.decode()!r} has no value")
+                    raise CorruptPayloadError("the write has no value")
                 (type_, channel, task_path), payload = unpack_value(raw, 3)
                 writes.append((task_path, task_id, idx, channel, type_, payload))
         except SerdeError as exc:
-            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, **where) from None
         writes.sort(key=lambda w: (w[0], w[1], w[2]))
         rows = [(task_id, ch, type_, payload) for _p, task_id, _i, ch, type_, payload in writes]
         return to_tuple(parsed, blobs, rows, self.serde, shared)
@@ -568,6 +577,25 @@ def _split_options(url: str) -> tuple[str, dict[str, str]]:
     if not options:
         return url, options
     return base + ("?" + urlencode(rest) if rest else ""), options
+
+
+async def _load_scripts(client: Redis) -> dict[str, str]:
+    """Load every script into the server's script cache; return their SHA1s by name."""
+    return {name: await client.script_load(source) for name, source in SCRIPTS.items()}
+
+
+async def _evalsha(
+    client: Redis, shas: Mapping[str, str], calls: Sequence[ScriptCall]
+) -> list[Any]:
+    """EVALSHA each call, pipelined when there are several (scripts loaded beforehand: redis-py's
+    own script objects would ask the server whether they exist before every pipeline)."""
+    if len(calls) == 1:
+        name, keys, args = calls[0]
+        return [await client.evalsha(shas[name], len(keys), *keys, *args)]
+    pipe = client.pipeline(transaction=False)
+    for name, keys, args in calls:
+        pipe.evalsha(shas[name], len(keys), *keys, *args)
+    return list(await pipe.execute())
 
 
 def _text(value: Any) -> str:
