@@ -14,8 +14,11 @@ import json
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
+
+import msgpack
 
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
@@ -32,6 +35,7 @@ __all__ = [
     "child_checkpoint",
     "config_for",
     "count_rows",
+    "hostile_payload",
     "raw_connection",
     "redis_thread_keys",
 ]
@@ -70,6 +74,12 @@ def child_checkpoint(
     cp["versions_seen"] = {"node": {channel: versions[channel] for channel in updates}}
     cp["updated_channels"] = sorted(new_versions)
     return cp, new_versions
+
+
+def hostile_payload(code: int, name: str, marker: Path) -> bytes:
+    """A msgpack blob naming an importable callable as if it were a registered type."""
+    inner = msgpack.packb([name, {"command": f"touch {marker}", "args": [f"touch {marker}"]}])
+    return msgpack.packb(msgpack.ExtType(code, inner))
 
 
 async def count_rows(
