@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import (
     next_version,
 )
 from durable_debug.checkpoint.memory import MemorySaver
+from durable_debug.checkpoint.redis import RedisSaver
 from durable_debug.checkpoint.sqlite import SqliteSaver
 
 __all__ = [
@@ -94,7 +95,7 @@ async def count_rows(
     """
     if isinstance(saver, MemorySaver):
         return _count_memory(saver, table, thread_id, channel)
-    if type(saver).__name__ == "RedisSaver":
+    if isinstance(saver, RedisSaver):
         return _count_redis(saver, table, thread_id, channel)
     p = "?" if isinstance(saver, SqliteSaver) else "%s"
     where, params = [], []
@@ -134,7 +135,7 @@ def _count_memory(
     raise ValueError(f"unknown table {table!r}")
 
 
-def redis_thread_keys(saver: Any) -> Iterator[tuple[str, str, str, str]]:
+def redis_thread_keys(saver: RedisSaver) -> Iterator[tuple[str, str, str, str]]:
     """(key, thread_id, namespace as in the key, last part) of every per-namespace key of a
     RedisSaver, found by SCAN: ``{prefix}:thread:{thread}:{namespace}:{name}``."""
     import redis
@@ -151,9 +152,11 @@ def redis_thread_keys(saver: Any) -> Iterator[tuple[str, str, str, str]]:
         client.close()
 
 
-def _count_redis(saver: Any, table: str, thread_id: str | None, channel: str | None) -> int:
+def _count_redis(saver: RedisSaver, table: str, thread_id: str | None, channel: str | None) -> int:
     import redis
 
+    if table not in ("checkpoints", "checkpoint_blobs", "checkpoint_writes"):
+        raise ValueError(f"unknown table {table!r}")
     client = redis.Redis.from_url(saver.url)
     total = 0
     try:
@@ -170,8 +173,6 @@ def _count_redis(saver: Any, table: str, thread_id: str | None, channel: str | N
                 total += sum(1 for h in headers if channel is None or h[1] == channel)
     finally:
         client.close()
-    if table not in ("checkpoints", "checkpoint_blobs", "checkpoint_writes"):
-        raise ValueError(f"unknown table {table!r}")
     return total
 
 

@@ -52,19 +52,19 @@ def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckp
         yield MemorySaver()
         return
     if request.param == "sqlite-file":
-        sql_saver: Any = SqliteSaver(tmp_path / "checkpoints.db")
+        opened: Any = SqliteSaver(tmp_path / "checkpoints.db")
     elif request.param == "sqlite-memory":
-        sql_saver = SqliteSaver(":memory:")
+        opened = SqliteSaver(":memory:")
     elif request.param == "postgres":
         from durable_debug.checkpoint.postgres import PostgresSaver
 
-        sql_saver = PostgresSaver(request.getfixturevalue("postgres_db"))
+        opened = PostgresSaver(request.getfixturevalue("postgres_db"))
     else:
         from durable_debug.checkpoint.redis import RedisSaver
 
-        sql_saver = RedisSaver(request.getfixturevalue("redis_db"))
-    yield sql_saver
-    sql_saver.close()
+        opened = RedisSaver(request.getfixturevalue("redis_db"))
+    yield opened
+    opened.close()
 
 
 async def put_chain(
