@@ -628,3 +628,31 @@ def test_forked_process_reconnects_instead_of_hanging(saver: RedisSaver):
     assert child.exitcode == 0
     tup = saver.get_tuple(config_for("t"))
     assert tup is not None and tup.checkpoint["channel_values"]["a"] == "from the child"
+
+
+@pytest.mark.redis
+async def test_a_checkpoint_read_while_its_thread_is_deleted_is_whole_or_absent(redis_db: str):
+    values = {f"field{i}": f"value {i}" for i in range(5)}
+    async with RedisSaver(redis_db) as reader, RedisSaver(redis_db) as churner:
+        stop = asyncio.Event()
+
+        async def churn() -> None:  # recreate and delete the thread, again and again
+            while not stop.is_set():
+                cp, versions = child_checkpoint(None, values)
+                await churner.aput(config_for("t"), cp, {"source": "input"}, versions)
+                await churner.adelete_thread("t")
+
+        task = asyncio.create_task(churn())
+        seen = {"whole": 0, "absent": 0}
+        try:
+            for _ in range(400):
+                tup = await reader.aget_tuple(config_for("t"))
+                if tup is None:
+                    seen["absent"] += 1
+                else:
+                    assert tup.checkpoint["channel_values"] == values
+                    seen["whole"] += 1
+        finally:
+            stop.set()
+            await task
+        assert seen["whole"] and seen["absent"]  # both sides of the race were exercised

@@ -286,25 +286,28 @@ return out
 """Read the records of a page of a (thread, namespace)'s history, or of one checkpoint."""
 
 DETAILS_SCRIPT = """
--- KEYS: blobs, writes, write
--- ARGV: n, then n checkpoint ids (as in write fields), then blob fields
--- Returns {{field, value, … of each checkpoint}, {value of each blob field}}.
+-- KEYS: checkpoints, blobs, writes, write
+-- ARGV: n, then n checkpoint ids, then the same n ids as in write fields, then blob fields
+-- Returns {{1 if the checkpoint still exists else 0, …}, {field, value, … of each checkpoint},
+--          {value of each blob field}}: the blobs and writes of checkpoints that exist, read
+-- together with their existence (a thread may have expired since its records were read).
 local n = tonumber(ARGV[1])
-local writes = {}
-for i = 2, n + 1 do
-  local entry = {}
-  for _, field in ipairs(redis.call('ZRANGEBYLEX', KEYS[2], '[' .. ARGV[i] .. ':',
-                                    '(' .. ARGV[i] .. ';')) do
+local present, writes = {}, {}
+for i = 1, n do
+  present[i] = redis.call('ZSCORE', KEYS[1], ARGV[1 + i]) and 1 or 0
+  local entry, id = {}, ARGV[1 + n + i]
+  for _, field in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], '[' .. id .. ':', '(' .. id .. ';')) do
     entry[#entry + 1] = field
-    entry[#entry + 1] = redis.call('HGET', KEYS[3], field)
+    entry[#entry + 1] = redis.call('HGET', KEYS[4], field)
   end
-  writes[#writes + 1] = entry
+  writes[i] = entry
 end
 local blobs = {}
-for i = n + 2, #ARGV do blobs[#blobs + 1] = redis.call('HGET', KEYS[1], ARGV[i]) end
-return {writes, blobs}
+for i = 2 + 2 * n, #ARGV do blobs[#blobs + 1] = redis.call('HGET', KEYS[2], ARGV[i]) end
+return {present, writes, blobs}
 """
-"""Read the pending writes of some checkpoints of one (thread, namespace), and some blobs."""
+"""Read, in one step, whether some checkpoints of one (thread, namespace) still exist, their
+pending writes, and the blobs they point at."""
 
 SCRIPTS = {
     "put": PUT_SCRIPT,

@@ -98,6 +98,9 @@ _PIPELINE_CHUNK = 1000
 class _Details(NamedTuple):
     """Blobs and pending writes of some checkpoints, as stored."""
 
+    gone: set[tuple[str, str, str]]
+    """(thread, namespace, checkpoint id) of the checkpoints deleted (or expired) since their
+    records were read: to be treated as absent."""
     blobs: dict[BlobKey, bytes]
     writes: dict[tuple[str, str, str], list[tuple[bytes, bytes | None]]]
     decoded: dict[BlobKey, tuple[str, bytes]]
@@ -335,6 +338,8 @@ class RedisSaver(ConnectedSaver):
         source = Source(thread_id, checkpoint_ns)
         request = ("id", checkpoint_id) if checkpoint_id else ("page", "+", 1)
         found, details = await self._run(self._read_one, source, request)
+        if found and _ids(found[0]) in details.gone:
+            found = []
         if not found:
             if checkpoint_id is not None:
                 raise not_found(thread_id, checkpoint_ns, checkpoint_id)
@@ -369,6 +374,8 @@ class RedisSaver(ConnectedSaver):
             details = await self._run(self._read_details, kept)
             shared: dict[BlobKey, Any] = {}
             for parsed in kept:
+                if _ids(parsed) in details.gone:
+                    continue
                 yield self._tuple(parsed, details, shared)
                 if remaining is not None:
                     remaining -= 1
@@ -487,8 +494,9 @@ class RedisSaver(ConnectedSaver):
         return out
 
     async def _read_details(self, checkpoints: Sequence[ParsedCheckpoint]) -> _Details:
-        """Fetch the pending writes of ``checkpoints`` and the blobs they point at: one round
-        trip, one script per (thread, namespace)."""
+        """Fetch the pending writes of ``checkpoints``, the blobs they point at, and which of
+        them were deleted (or expired) since their records were read: one round trip, one
+        script per (thread, namespace)."""
         by_source: dict[Source, list[ParsedCheckpoint]] = {}
         for c in checkpoints:
             by_source.setdefault(Source(c.thread_id, c.checkpoint_ns), []).append(c)
@@ -502,17 +510,21 @@ class RedisSaver(ConnectedSaver):
                         channel, version
                     )
             wanted.append(list(keys))
-            args: list[Any] = [len(group), *(key_part(c.checkpoint_id) for c in group)]
+            args: list[Any] = [len(group), *(c.checkpoint_id for c in group)]
+            args += [key_part(c.checkpoint_id) for c in group]
             args += keys.values()
-            calls.append(("details", self._keys.of(source, "blobs", "writes", "write"), args))
-        details = _Details({}, {}, {})
+            names = ("checkpoints", "blobs", "writes", "write")
+            calls.append(("details", self._keys.of(source, *names), args))
+        details = _Details(set(), {}, {}, {})
         results = await self._eval(calls) if calls else []
-        for group, blob_keys, (writes, blobs) in zip(
+        for group, blob_keys, (present, writes, blobs) in zip(
             by_source.values(), wanted, results, strict=True
         ):
-            for c, flat in zip(group, writes, strict=True):
+            for c, exists, flat in zip(group, present, writes, strict=True):
+                if not exists:
+                    details.gone.add(_ids(c))
                 pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
-                details.writes[(c.thread_id, c.checkpoint_ns, c.checkpoint_id)] = pairs
+                details.writes[_ids(c)] = pairs
             for key, value in zip(blob_keys, blobs, strict=True):
                 if value is not None:
                     details.blobs[key] = value
@@ -538,7 +550,7 @@ class RedisSaver(ConnectedSaver):
                     decoded = details.decoded[key] = (type_, payload)
                 if decoded is not None:
                     blobs[key] = decoded
-            for field, raw in details.writes.get((thread_id, ns, checkpoint_id), []):
+            for field, raw in details.writes.get(_ids(parsed), []):
                 where = {"write": field.decode(errors="replace")}
                 task_id, idx = parse_write_field(field)
                 if raw is None:
@@ -577,6 +589,10 @@ def _split_options(url: str) -> tuple[str, dict[str, str]]:
     if not options:
         return url, options
     return base + ("?" + urlencode(rest) if rest else ""), options
+
+
+def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:
+    return (c.thread_id, c.checkpoint_ns, c.checkpoint_id)
 
 
 async def _load_scripts(client: Redis) -> dict[str, str]:
