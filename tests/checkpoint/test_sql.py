@@ -11,9 +11,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import pytest
-from builders import child_checkpoint, config_for, raw_connection
+from builders import child_checkpoint, config_for, hostile_payload, raw_connection
 
 from durable_debug.checkpoint._sql import SqlSaver
 from durable_debug.checkpoint.base import Completed
@@ -120,12 +119,6 @@ async def test_corrupt_blob_raises_naming_thread_checkpoint_and_channel(make_sav
     assert other is not None and other.checkpoint["channel_values"] == {"a": 2, "b": "two"}
     with raw_connection(saver) as db:
         assert db.dump() == before
-
-
-def hostile_payload(code: int, name: str, marker: Path) -> bytes:
-    """A msgpack blob naming an importable callable as if it were a registered type."""
-    inner = msgpack.packb([name, {"command": f"touch {marker}", "args": [f"touch {marker}"]}])
-    return msgpack.packb(msgpack.ExtType(code, inner))
 
 
 @pytest.mark.parametrize(
