@@ -16,6 +16,7 @@ from typing import Any
 
 from durable_debug.checkpoint import (
     AsyncPostgresSaver,
+    AsyncRedisSaver,
     AsyncSqliteSaver,
     BaseCheckpointSaver,
     CheckpointTuple,
@@ -23,6 +24,7 @@ from durable_debug.checkpoint import (
     InMemorySaver,
     MemorySaver,
     PostgresSaver,
+    RedisSaver,
     SqliteSaver,
     register_type,
     saver_from_url,
@@ -77,6 +79,7 @@ __all__ = [
     "END",
     "START",
     "AsyncPostgresSaver",
+    "AsyncRedisSaver",
     "AsyncSqliteSaver",
     "BaseCheckpointSaver",
     "CheckpointTuple",
@@ -93,6 +96,7 @@ __all__ = [
     "NodeInterrupt",
     "PostgresSaver",
     "PregelTask",
+    "RedisSaver",
     "RetryPolicy",
     "Send",
     "SqliteSaver",
