@@ -2,7 +2,7 @@
 
     python bench/storage.py            # all workloads, 5 alternating rounds
     python bench/storage.py --quick    # 3 rounds
-    python bench/storage.py --no-postgres
+    python bench/storage.py --no-postgres --no-redis
 
 Workloads (issue 3):
 
@@ -12,8 +12,10 @@ Workloads (issue 3):
   compression can shrink (no target: it shows what the saver's own compression is worth);
 * long thread — one thread of 60 runs × 11 checkpoints on SQLite: time to write it (target
   ≤ 1×) and to list its whole history with ``aget_state_history`` (target ≤ 0.5×);
-* per-checkpoint write latency (p50, p95) of ``aput`` on SQLite and PostgreSQL (a server
-  started for the run from Debian's package, as the tests do).
+* per-checkpoint write latency (p50, p95) of ``aput`` on SQLite, PostgreSQL and Redis (servers
+  started for the run from Debian's packages, as the tests do; Redis first without
+  persistence, then with ``appendonly yes`` and ``appendfsync everysec``, as docs/storage.md
+  recommends).
 
 Field values are pseudo-random words (seeded): zlib shrinks them to about 60 %, real text and
 JSON usually further. durable_debug's SQL savers compress big blobs (docs/storage.md), so the
@@ -212,6 +214,7 @@ async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 rounds instead of 5")
     parser.add_argument("--no-postgres", action="store_true", help="skip PostgreSQL latency")
+    parser.add_argument("--no-redis", action="store_true", help="skip Redis latency")
     args = parser.parse_args()
     rounds = 3 if args.quick else 5
     import langgraph.version
@@ -232,9 +235,8 @@ async def main() -> int:
     res = await alternate(rounds, wide)
     ours = [r[0] for r in res["durable_debug"]]
     theirs = [r[0] for r in res["langgraph"]]
-    print(
-        row("wide state: bytes on disk (KiB)", ours[0][1] / 1024, theirs[0][1] / 1024, "KiB", 0.1)
-    )
+    kib = ours[0][1] / 1024, theirs[0][1] / 1024
+    print(row("wide state: bytes on disk (KiB)", *kib, "KiB", 0.1))
     print(
         row(
             "wide state: run time",
@@ -302,7 +304,35 @@ async def main() -> int:
             print(f"  PostgreSQL  p50 {p50:.2f} ms   p95 {p95:.2f} ms  (local server)")
         except ServerUnavailable as exc:
             print(f"  PostgreSQL  not measured: {exc}")
+    if not args.no_redis:
+        await redis_latencies()
     return 0
+
+
+async def redis_latencies() -> None:
+    """Print Redis write latency without persistence, then with AOF fsynced every second."""
+    import redis
+
+    from durable_debug.checkpoint.redis import RedisSaver
+    from servers import ServerUnavailable, redis_server
+
+    try:
+        with redis_server() as url:
+            saver = RedisSaver(url)
+            p50, p95 = await put_latencies(saver, "redis")
+            note = "(local server, no persistence)"
+            print(f"  Redis       p50 {p50:.2f} ms   p95 {p95:.2f} ms  {note}")
+            admin = redis.Redis.from_url(url)
+            admin.config_set("appendfsync", "everysec")
+            admin.config_set("appendonly", "yes")
+            while admin.info("persistence")["aof_rewrite_in_progress"]:
+                await asyncio.sleep(0.05)
+            admin.close()
+            p50, p95 = await put_latencies(saver, "redis-aof")
+            await saver.aclose()
+            print(f"  Redis       p50 {p50:.2f} ms   p95 {p95:.2f} ms  (AOF, appendfsync everysec)")
+    except ServerUnavailable as exc:
+        print(f"  Redis       not measured: {exc}")
 
 
 if __name__ == "__main__":

@@ -1735,9 +1735,17 @@ export function formatBytes(bytes) {
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }
 
-/** The distinctive end of a checkpoint or task id (ids share their time prefix). @param {string} id */
+/**
+ * The part of an id that tells neighbours apart. Checkpoint ids are version-6 UUIDs: their
+ * first 15 hex digits (skipping the version digit) are a timestamp, and the last block is the
+ * same for every checkpoint one process writes, so the last timestamp digits are shown. Other
+ * ids (task ids, random UUIDs) show their last 8 characters.
+ * @param {string} id
+ */
 export function shortId(id) {
   const text = String(id || "");
+  const hex = text.replace(/-/g, "");
+  if (/^[0-9a-f]{32}$/i.test(hex) && hex[12] === "6") return (hex.slice(0, 12) + hex.slice(13, 16)).slice(-8);
   return text.length > 8 ? text.slice(-8) : text;
 }
 

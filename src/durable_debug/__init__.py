@@ -16,6 +16,7 @@ from typing import Any
 
 from durable_debug.checkpoint import (
     AsyncPostgresSaver,
+    AsyncRedisSaver,
     AsyncSqliteSaver,
     BaseCheckpointSaver,
     CheckpointTuple,
@@ -23,6 +24,7 @@ from durable_debug.checkpoint import (
     InMemorySaver,
     MemorySaver,
     PostgresSaver,
+    RedisSaver,
     SqliteSaver,
     register_type,
     saver_from_url,
@@ -56,6 +58,16 @@ def load_ipython_extension(ipython: Any) -> None:
     load(ipython)
 
 
+def __getattr__(name: str) -> Any:
+    """``durable_debug.TimeTravel``, imported on first use: ``import durable_debug`` stays free
+    of anywidget, ipywidgets and pandas."""
+    if name == "TimeTravel":
+        from durable_debug.widget import TimeTravel
+
+        return TimeTravel
+    raise AttributeError(f"module 'durable_debug' has no attribute {name!r}")
+
+
 def unload_ipython_extension(ipython: Any) -> None:
     """``%unload_ext durable_debug``: remove everything ``%load_ext`` added."""
     from durable_debug.magics import unload_ipython_extension as unload
@@ -67,6 +79,7 @@ __all__ = [
     "END",
     "START",
     "AsyncPostgresSaver",
+    "AsyncRedisSaver",
     "AsyncSqliteSaver",
     "BaseCheckpointSaver",
     "CheckpointTuple",
@@ -83,11 +96,13 @@ __all__ = [
     "NodeInterrupt",
     "PostgresSaver",
     "PregelTask",
+    "RedisSaver",
     "RetryPolicy",
     "Send",
     "SqliteSaver",
     "StateGraph",
     "StateSnapshot",
+    "TimeTravel",
     "interrupt",
     "load_ipython_extension",
     "register_type",

@@ -10,9 +10,15 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
+import json
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
+
+import msgpack
 
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
@@ -22,9 +28,18 @@ from durable_debug.checkpoint.base import (
     next_version,
 )
 from durable_debug.checkpoint.memory import MemorySaver
+from durable_debug.checkpoint.redis import RedisSaver
 from durable_debug.checkpoint.sqlite import SqliteSaver
 
-__all__ = ["RawDatabase", "child_checkpoint", "config_for", "count_rows", "raw_connection"]
+__all__ = [
+    "RawDatabase",
+    "child_checkpoint",
+    "config_for",
+    "count_rows",
+    "hostile_payload",
+    "raw_connection",
+    "redis_thread_keys",
+]
 
 
 def config_for(thread_id: str, checkpoint_ns: str = "", checkpoint_id: str | None = None) -> dict:
@@ -62,15 +77,26 @@ def child_checkpoint(
     return cp, new_versions
 
 
+def hostile_payload(code: int, name: str, marker: Path) -> bytes:
+    """A msgpack blob naming an importable callable as if it were a registered type."""
+    inner = msgpack.packb([name, {"command": f"touch {marker}", "args": [f"touch {marker}"]}])
+    return msgpack.packb(msgpack.ExtType(code, inner))
+
+
 async def count_rows(
     saver: BaseCheckpointSaver,
     table: str,
     thread_id: str | None = None,
     channel: str | None = None,
 ) -> int:
-    """Count rows of ``table`` (checkpoints, checkpoint_blobs, checkpoint_writes) in any saver."""
+    """Count rows of ``table`` (checkpoints, checkpoint_blobs, checkpoint_writes) in any saver.
+
+    For a RedisSaver, the "rows" are read from its keys as docs/storage.md lays them out.
+    """
     if isinstance(saver, MemorySaver):
         return _count_memory(saver, table, thread_id, channel)
+    if isinstance(saver, RedisSaver):
+        return _count_redis(saver, table, thread_id, channel)
     p = "?" if isinstance(saver, SqliteSaver) else "%s"
     where, params = [], []
     if thread_id is not None:
@@ -107,6 +133,47 @@ def _count_memory(
             if keep(t, write.channel)
         )
     raise ValueError(f"unknown table {table!r}")
+
+
+def redis_thread_keys(saver: RedisSaver) -> Iterator[tuple[str, str, str, str]]:
+    """(key, thread_id, namespace as in the key, last part) of every per-namespace key of a
+    RedisSaver, found by SCAN: ``{prefix}:thread:{thread}:{namespace}:{name}``."""
+    import redis
+
+    start = f"{saver.prefix}:thread:"
+    client = redis.Redis.from_url(saver.url)
+    try:
+        for raw in client.scan_iter(match=re.sub(r"([*?\[\]\\])", r"\\\1", start) + "*"):
+            key = raw.decode()
+            parts = key[len(start) :].split(":")
+            if len(parts) == 3:  # not the thread's `namespaces` set
+                yield key, unquote(parts[0]), parts[1], parts[2]
+    finally:
+        client.close()
+
+
+def _count_redis(saver: RedisSaver, table: str, thread_id: str | None, channel: str | None) -> int:
+    import redis
+
+    if table not in ("checkpoints", "checkpoint_blobs", "checkpoint_writes"):
+        raise ValueError(f"unknown table {table!r}")
+    client = redis.Redis.from_url(saver.url)
+    total = 0
+    try:
+        for key, thread, _ns, name in list(redis_thread_keys(saver)):
+            if thread_id is not None and thread != thread_id:
+                continue
+            if table == "checkpoints" and name == "checkpoints":
+                total += client.zcard(key)
+            elif table == "checkpoint_blobs" and name == "blobs":
+                channels = [f.decode().rsplit(":", 1)[0] for f in client.hkeys(key)]
+                total += sum(1 for ch in channels if channel is None or ch == channel)
+            elif table == "checkpoint_writes" and name == "write":
+                headers = [json.loads(v.split(b"\n", 1)[0]) for v in client.hvals(key)]
+                total += sum(1 for h in headers if channel is None or h[1] == channel)
+    finally:
+        client.close()
+    return total
 
 
 @contextlib.contextmanager

@@ -44,6 +44,7 @@ class Ticket:
         "sqlite-file",
         "sqlite-memory",
         pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
     ]
 )
 def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckpointSaver]:
@@ -51,15 +52,19 @@ def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckp
         yield MemorySaver()
         return
     if request.param == "sqlite-file":
-        sql_saver: Any = SqliteSaver(tmp_path / "checkpoints.db")
+        opened: Any = SqliteSaver(tmp_path / "checkpoints.db")
     elif request.param == "sqlite-memory":
-        sql_saver = SqliteSaver(":memory:")
-    else:
+        opened = SqliteSaver(":memory:")
+    elif request.param == "postgres":
         from durable_debug.checkpoint.postgres import PostgresSaver
 
-        sql_saver = PostgresSaver(request.getfixturevalue("postgres_db"))
-    yield sql_saver
-    sql_saver.close()
+        opened = PostgresSaver(request.getfixturevalue("postgres_db"))
+    else:
+        from durable_debug.checkpoint.redis import RedisSaver
+
+        opened = RedisSaver(request.getfixturevalue("redis_db"))
+    yield opened
+    opened.close()
 
 
 async def put_chain(

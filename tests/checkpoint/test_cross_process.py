@@ -37,10 +37,18 @@ def run_graph(*args: str, timeout: float = 120) -> dict[str, Any]:
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
+    ]
+)
 def durable_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'threads.db'}"
+    if request.param == "redis":
+        return request.getfixturevalue("redis_db")
     return request.getfixturevalue("postgres_db")
 
 

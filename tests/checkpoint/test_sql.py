@@ -12,9 +12,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import msgpack
 import pytest
-from builders import child_checkpoint, config_for, raw_connection
+from builders import child_checkpoint, config_for, hostile_payload, raw_connection
 
 from durable_debug.checkpoint._rows import compact_version
 from durable_debug.checkpoint._sql import SqlSaver
@@ -233,12 +232,6 @@ async def test_corrupt_compressed_blob_raises_naming_thread_checkpoint_and_chann
     assert "'t'" in str(info.value) and cp["id"] in str(info.value) and "'big'" in str(info.value)
 
 
-def hostile_payload(code: int, name: str, marker: Path) -> bytes:
-    """A msgpack blob naming an importable callable as if it were a registered type."""
-    inner = msgpack.packb([name, {"command": f"touch {marker}", "args": [f"touch {marker}"]}])
-    return msgpack.packb(msgpack.ExtType(code, inner))
-
-
 @pytest.mark.parametrize(
     ("code", "name"),
     [(11, "os.system"), (12, "subprocess.getoutput"), (10, "builtins.eval"), (11, "posix.system")],
@@ -288,7 +281,7 @@ async def test_malformed_pointer_map_raises_naming_thread_and_checkpoint(make_sa
     with raw_connection(saver) as db:
         db.execute(
             "UPDATE checkpoints SET checkpoint = ? WHERE checkpoint_id = ?",
-            ('{"channel_versions": {"1.ab": "a"}, "versions_seen": {}}', checkpoint_id),
+            ('{"channel_versions": {"1.ab": 7}, "versions_seen": {}}', checkpoint_id),
         )
     with pytest.raises(CorruptPayloadError, match="channel names per version") as info:
         await saver.aget_tuple(config_for("t"))

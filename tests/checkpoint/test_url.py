@@ -9,6 +9,7 @@ from builders import child_checkpoint, config_for
 
 from durable_debug.checkpoint.memory import MemorySaver
 from durable_debug.checkpoint.postgres import PostgresSaver
+from durable_debug.checkpoint.redis import DEFAULT_PREFIX, RedisSaver
 from durable_debug.checkpoint.sqlite import SqliteSaver
 from durable_debug.checkpoint.url import ENV_VAR, saver_from_url
 
@@ -77,6 +78,39 @@ def test_postgres_url_reaches_the_server(postgres_db: str):
 
 
 @pytest.mark.parametrize(
+    "url", ["redis://cache.internal:6380/2", "rediss://:pw@cache.internal/0", "unix:///tmp/r.sock"]
+)
+def test_redis_urls_give_a_redis_saver(url: str):
+    saver = saver_from_url(url)
+    assert isinstance(saver, RedisSaver)
+    assert saver.url == url and saver.prefix == DEFAULT_PREFIX and saver.ttl is None
+    saver.close()  # never opened: nothing to connect to
+
+
+def test_redis_url_options_set_prefix_and_ttl_and_are_not_given_to_redis():
+    saver = saver_from_url("redis://cache.internal:6379/3?prefix=app%3Aagents&ttl=3600&db=3")
+    assert isinstance(saver, RedisSaver)
+    assert saver.prefix == "app:agents" and saver.ttl == 3600.0
+    assert saver.url == "redis://cache.internal:6379/3?db=3"
+    saver.close()
+
+
+@pytest.mark.parametrize("ttl", ["soon", "0", "-5"])
+def test_redis_url_with_a_bad_ttl_is_a_clear_error(ttl: str):
+    with pytest.raises(ValueError, match="ttl"):
+        saver_from_url(f"redis://localhost/0?ttl={ttl}")
+
+
+@pytest.mark.redis
+def test_redis_url_reaches_the_server(redis_db: str):
+    saver = saver_from_url(redis_db)
+    cp, versions = child_checkpoint(None, {"a": 1})
+    saver.put(config_for("t"), cp, {}, versions)
+    assert saver.get_tuple(config_for("t")) is not None
+    saver.close()
+
+
+@pytest.mark.parametrize(
     ("url", "message"),
     [
         ("mysql://localhost/app", "unknown scheme 'mysql'"),
@@ -96,4 +130,6 @@ def test_bad_environment_value_names_the_variable(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv(ENV_VAR, "redis-ish://x")
     with pytest.raises(ValueError, match=ENV_VAR) as info:
         saver_from_url()
-    assert "sqlite:///relative.db" in str(info.value) and "postgresql://" in str(info.value)
+    message = str(info.value)
+    assert "sqlite:///relative.db" in message and "postgresql://" in message
+    assert "redis://host:port/db" in message

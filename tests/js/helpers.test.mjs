@@ -111,7 +111,13 @@ test("formatBytes and shortId", () => {
   assert.equal(formatBytes(2060), "2.0 KiB");
   assert.equal(formatBytes(3 * 1024 * 1024), "3.0 MiB");
   assert.equal(formatBytes(null), "—");
-  assert.equal(shortId("1ef4f797-8335-6428-8001-8a1503f9b875"), "03f9b875");
+  // version-6 ids: the last timestamp digits, since the final block is the same per process
+  assert.equal(shortId("1ef4f797-8335-6428-8001-8a1503f9b875"), "78335428");
+  assert.notEqual(
+    shortId("1f1ebe1a-3f56-6a10-845b-56b67c9a3365"),
+    shortId("1f1ebe1a-3f58-6b20-845b-56b67c9a3365"),
+  );
+  assert.equal(shortId("5bc2acca-1111-4222-8333-0123456789ab"), "456789ab"); // not v6
   assert.equal(shortId("c1"), "c1");
 });
 

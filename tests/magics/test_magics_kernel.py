@@ -103,9 +103,11 @@ def test_top_level_await_in_a_graph_cell_shows_counts_then_the_value(notebook):
     assert "prepare 1" in counts and "gate 2 (re-ran 1×)" in counts
     assert kinds[-1] == "execute_result"
     assert out[-1][1] == "{'prep': 'expensive', 'decision': 'APPROVED'}"
-    # Until the widget lands, the checkpoint table follows the counts.
+    # Then the TimeTravel widget for the thread (its text/plain is the widget's repr).
     display = [text for kind, text in out if kind == "display_data"]
-    assert len(display) == 2 and "checkpoint_id" in display[1]
+    assert len(display) == 2 and display[1].startswith("<TimeTravel thread 'hitl-1'")
+    shown = [o for o in notebook["s8_fix_b"].outputs if o.output_type == "display_data"][1]
+    assert "application/vnd.jupyter.widget-view+json" in shown.data
 
 
 def test_a_failing_cell_shows_counts_then_the_exception(notebook):

@@ -1,8 +1,10 @@
-"""Fixtures for the widget's tests: export data, headless Chromium, the artifacts folder.
+"""Fixtures for the widget's tests: export data, headless Chromium, JupyterLab, the artifacts
+folder.
 
 Chromium is Debian's (``apt-get install chromium``), driven by Python Playwright through
 ``executable_path``; Playwright's own browser downloads are never used. When Chromium cannot
-start, the browser tests fail under CI (``CI`` set) and are skipped, with the reason, elsewhere.
+start, the browser tests fail under CI (``CI`` set) and are skipped, with the reason, elsewhere;
+so do the live-kernel tests when JupyterLab cannot start.
 """
 
 from __future__ import annotations
@@ -34,9 +36,17 @@ CHROMIUM_ARGS = [
 
 def load_fixtures() -> ModuleType:
     """tests/widget/fixtures.py under a name no other test folder's ``fixtures`` can shadow."""
-    name = "durable_debug_widget_fixtures"
+    return _load("durable_debug_widget_fixtures", "fixtures.py")
+
+
+def load_labserver() -> ModuleType:
+    """tests/widget/labserver.py (the throwaway JupyterLab), under a unique module name."""
+    return _load("durable_debug_widget_labserver", "labserver.py")
+
+
+def _load(name: str, filename: str) -> ModuleType:
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("fixtures.py"))
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(filename))
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -62,9 +72,12 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Debian Chromium; fails (under CI) or skips (elsewhere) when it cannot start."""
+    """Headless Debian Chromium; fails (under CI) or skips (elsewhere) when it cannot start.
+
+    Module-scoped: Playwright's sync API keeps an event loop running in this thread while it is
+    started, which would stop every async test that runs after it."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as error:
@@ -86,6 +99,26 @@ def browser() -> Iterator[Any]:
     finally:
         chromium.close()
         manager.stop()
+
+
+@pytest.fixture(scope="module")
+def labserver() -> ModuleType:
+    """The JupyterLab helpers (``LabServer``, ``open_notebook``, ``run_all``, ``cell_text``…)."""
+    return load_labserver()
+
+
+@pytest.fixture(scope="module")
+def lab(labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A JupyterLab on a free local port, token-less, in a temp dir; fails (under CI) or skips
+    (elsewhere) when it cannot start."""
+    try:
+        server = labserver.LabServer(tmp_path_factory.mktemp("jupyterlab")).__enter__()
+    except labserver.LabUnavailable as error:
+        _unavailable(str(error))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 def _unavailable(reason: str) -> None:

@@ -15,6 +15,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
 from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
+from durable_debug.checkpoint.redis import AsyncRedisSaver, RedisSaver
 from durable_debug.checkpoint.serde import (
     CorruptPayloadError,
     MsgpackSerializer,
@@ -27,6 +28,7 @@ from durable_debug.checkpoint.url import saver_from_url
 
 __all__ = [
     "AsyncPostgresSaver",
+    "AsyncRedisSaver",
     "AsyncSqliteSaver",
     "BaseCheckpointSaver",
     "Checkpoint",
@@ -39,6 +41,7 @@ __all__ = [
     "MemorySaver",
     "MsgpackSerializer",
     "PostgresSaver",
+    "RedisSaver",
     "SerdeError",
     "SqliteSaver",
     "UnsupportedValueError",

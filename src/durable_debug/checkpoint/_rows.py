@@ -20,7 +20,8 @@ Two encodings matter to anyone reading the tables in plain SQL:
 * Version maps — the pointer map ``channel_versions`` and each node's ``versions_seen`` — are
   stored grouped by version: ``{"7.1f3a…": ["a", "b"], "9.0c2e…": ["log"]}``. Most channels of
   a checkpoint sit at a few versions (the steps that last wrote them), so a 100-channel pointer
-  map holds each version once instead of once per channel.
+  map holds each version once instead of once per channel. Flat maps (channel → version), as
+  stored before, are still read.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ __all__ = [
     "metadata_text",
     "not_found",
     "parse_checkpoint_row",
+    "stored_pointers",
     "to_tuple",
     "ungroup_versions",
     "write_rows",
@@ -148,22 +150,42 @@ def group_versions(versions: Mapping[str, str]) -> dict[str, list[str]]:
     return grouped
 
 
-def ungroup_versions(grouped: Any) -> dict[str, str]:
-    """Return a stored version map (stored version → channels) as channel → engine version."""
-    if type(grouped) is not dict:
-        raise CorruptPayloadError(f"a stored version map is not a JSON object: {grouped!r:.80}")
+def ungroup_versions(stored: Any) -> dict[str, str]:
+    """Return a stored version map as channel → engine version.
+
+    The map is grouped (stored version → channels); a flat one (channel → stored version), as
+    written before version maps were grouped, is read too.
+    """
+    if type(stored) is not dict:
+        raise CorruptPayloadError(f"a stored version map is not a JSON object: {stored!r:.80}")
     versions: dict[str, str] = {}
-    for version, channels in grouped.items():
-        if type(channels) is not list:
+    for key, value in stored.items():
+        if type(value) is list:
+            full = full_version(key)
+            for channel in value:
+                if type(channel) is not str:
+                    raise CorruptPayloadError(f"a stored version map names channel {channel!r:.80}")
+                versions[channel] = full
+        elif type(value) is str:
+            versions[key] = full_version(value)
+        else:
             raise CorruptPayloadError(
-                f"a stored version map must list channel names per version, got {channels!r:.80}"
+                f"a stored version map must list channel names per version, got {value!r:.80}"
             )
-        full = full_version(version)
-        for channel in channels:
-            if type(channel) is not str:
-                raise CorruptPayloadError(f"a stored version map names channel {channel!r:.80}")
-            versions[channel] = full
     return versions
+
+
+def stored_pointers(stored: dict[str, Any]) -> dict[str, list[str]]:
+    """Return a stored pointer map, checked by :func:`ungroup_versions`, grouped by version."""
+    if all(type(value) is list for value in stored.values()):
+        return stored
+    grouped: dict[str, list[str]] = {}
+    for key, value in stored.items():
+        if type(value) is list:
+            grouped.setdefault(key, []).extend(value)
+        else:
+            grouped.setdefault(value, []).append(key)
+    return grouped
 
 
 # --- JSON columns ------------------------------------------------------------------------------
@@ -325,8 +347,9 @@ def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> Parse
         record = decode_json(r.checkpoint, serde)
         if not isinstance(record, dict):
             raise CorruptPayloadError("the stored checkpoint is not a JSON object")
-        pointers: Any = record.get("channel_versions")
-        record["channel_versions"] = ungroup_versions(pointers)  # checks the shape of pointers
+        stored: Any = record.get("channel_versions")
+        record["channel_versions"] = ungroup_versions(stored)
+        pointers = stored_pointers(stored)
         seen = record.get("versions_seen")
         if type(seen) is not dict:
             raise CorruptPayloadError("the stored versions_seen is not a JSON object")

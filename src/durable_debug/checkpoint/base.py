@@ -49,6 +49,7 @@ __all__ = [
     "RunnableConfig",
     "SerializerProtocol",
     "checkpoint_config",
+    "checkpoint_metadata",
     "config_checkpoint_id",
     "config_checkpoint_ns",
     "config_thread_id",
@@ -57,6 +58,7 @@ __all__ = [
     "new_checkpoint_id",
     "next_version",
     "replace_checkpoint",
+    "run_metadata",
     "version_counter",
 ]
 
@@ -192,6 +194,34 @@ def checkpoint_config(
     if checkpoint_id is not None:
         configurable["checkpoint_id"] = checkpoint_id
     return {"configurable": configurable}
+
+
+_CONFIG_KEYS_NOT_IN_METADATA = frozenset({"thread_id", "checkpoint_ns", "checkpoint_id"})
+
+
+def run_metadata(config: RunnableConfig | None) -> dict[str, Any]:
+    """The metadata a run's config adds to every checkpoint it saves (as LangGraph does):
+    ``config["metadata"]``, plus the plain-valued ``configurable`` keys other than the
+    thread/checkpoint address (e.g. a ``user_id``)."""
+    config = config or {}
+    extra: dict[str, Any] = dict(config.get("metadata") or {})
+    for key, value in (config.get("configurable") or {}).items():
+        if key in _CONFIG_KEYS_NOT_IN_METADATA or key.startswith("__"):
+            continue
+        if isinstance(value, (str, int, float, bool)):
+            extra[key] = value
+    return extra
+
+
+def checkpoint_metadata(
+    config: RunnableConfig | None, source: str, step: int, **extra: Any
+) -> CheckpointMetadata:
+    """Metadata of a checkpoint a run saves: the run's own (:func:`run_metadata`), then
+    ``source``, ``step``, ``parents`` and ``extra``."""
+    metadata: dict[str, Any] = {**run_metadata(config), "source": source, "step": step}
+    metadata["parents"] = {}
+    metadata.update(extra)
+    return cast(CheckpointMetadata, metadata)
 
 
 def metadata_matches(metadata: Mapping[str, Any], filter: Mapping[str, Any] | None) -> bool:

@@ -3,6 +3,7 @@
     saver = saver_from_url()                       # $DURABLE_DEBUG_DB, else memory://
     saver = saver_from_url("sqlite:///runs.db")    # ./runs.db
     saver = saver_from_url("postgresql://user@db.internal/app")
+    saver = saver_from_url("redis://cache.internal:6379/0?ttl=86400")
 
 Accepted URLs:
 
@@ -10,7 +11,10 @@ Accepted URLs:
 * ``sqlite:///relative/path.db`` (three slashes: relative to the working directory),
   ``sqlite:////absolute/path.db`` (four slashes), and ``sqlite://:memory:`` (also written
   ``sqlite:///:memory:`` or ``sqlite://``) — :class:`SqliteSaver`;
-* ``postgresql://…`` or ``postgres://…`` — :class:`PostgresSaver`, given the URL unchanged.
+* ``postgresql://…`` or ``postgres://…`` — :class:`PostgresSaver`, given the URL unchanged;
+* ``redis://host:port/db``, ``rediss://…`` (TLS) or ``unix:///path/to/redis.sock`` —
+  :class:`RedisSaver`; the query may add ``prefix=`` (of every key name) and ``ttl=`` (seconds
+  after its last write that a thread expires).
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ ENV_VAR = "DURABLE_DEBUG_DB"
 
 _ACCEPTED = (
     "memory://, sqlite:///relative.db, sqlite:////absolute/path.db, sqlite://:memory:, "
-    "postgresql://user:password@host:port/dbname (or postgres://…)"
+    "postgresql://user:password@host:port/dbname (or postgres://…), "
+    "redis://host:port/db (or rediss://…, unix:///path/to/redis.sock; options ?prefix=…&ttl=…)"
 )
 
 
@@ -36,8 +41,8 @@ def saver_from_url(
 ) -> BaseCheckpointSaver:
     """Return a saver for ``url``; without one, for ``$DURABLE_DEBUG_DB``, else memory://.
 
-    The database is opened on first use (or by ``setup()``); close a SQL saver when done, or
-    use it as a context manager.
+    The database is opened on first use (or by ``setup()``); close a SQL or Redis saver when
+    done, or use it as a context manager.
     """
     source = "URL"
     if url is None:
@@ -61,6 +66,10 @@ def saver_from_url(
         from durable_debug.checkpoint.postgres import PostgresSaver
 
         return PostgresSaver(url, serde=serde)
+    if scheme in ("redis", "rediss", "unix"):
+        from durable_debug.checkpoint.redis import RedisSaver
+
+        return RedisSaver(url, serde=serde)
     raise ValueError(f"{source} {url!r} has an unknown scheme {scheme!r}; use one of: {_ACCEPTED}")
 
 

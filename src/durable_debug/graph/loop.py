@@ -27,6 +27,7 @@ from durable_debug.checkpoint.base import (
     CheckpointMetadata,
     RunnableConfig,
     checkpoint_config,
+    checkpoint_metadata,
     config_checkpoint_id,
     config_checkpoint_ns,
     config_thread_id,
@@ -454,7 +455,7 @@ class RunLoop:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
-        self.metadata: CheckpointMetadata = {"source": source, "step": self.step, "parents": {}}
+        self.metadata: CheckpointMetadata = checkpoint_metadata(self.config, source, self.step)
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
-    CheckpointMetadata,
     RunnableConfig,
     checkpoint_config,
+    checkpoint_metadata,
     config_checkpoint_ns,
     config_thread_id,
     empty_checkpoint,
@@ -77,7 +77,7 @@ async def aupdate_state(
             {n: dict(v) for n, v in checkpoint["versions_seen"].items()},
             None,
         )
-        fork: CheckpointMetadata = {"source": "fork", "step": step + 1, "parents": {}}
+        fork = checkpoint_metadata(config, "fork", step + 1)
         parent = saved.parent_config or checkpoint_config(thread_id, checkpoint_ns, None)
         return await saver.aput(parent, copied, fork, {})
     channels = restore_channels(graph, checkpoint)
@@ -107,9 +107,8 @@ async def aupdate_state(
     task.status = "done"
     versions, seen, updated = apply_writes(graph, checkpoint, channels, [task], new_id)
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
-    metadata: CheckpointMetadata = {"source": source, "step": step + 1, "parents": {}}
-    if source == "update":
-        metadata["as_node"] = node
+    extra = {"as_node": node} if source == "update" else {}
+    metadata = checkpoint_metadata(config, source, step + 1, **extra)
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
     return await saver.aput(parent_config, new_checkpoint, metadata, new_versions)

@@ -95,7 +95,7 @@ async def ahtml_data(graph: Any, config: RunnableConfig, counts: Any = None) -> 
         "thread_id": thread.thread_id,
         "dag": dag_data_of(thread),
         "details": {record.id: detail_of(thread, record, nodes=nodes) for record in thread},
-        "topology": topology_data(graph, counts),
+        "topology": topology_data(graph, counts) if node_names(graph) else None,
     }
 
 

@@ -23,7 +23,13 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-__all__ = ["DATA_ELEMENT_ID", "MODULE_ELEMENT_ID", "render_html", "widget_assets"]
+__all__ = [
+    "DATA_ELEMENT_ID",
+    "MODULE_ELEMENT_ID",
+    "render_html",
+    "widget_asset_paths",
+    "widget_assets",
+]
 
 DATA_ELEMENT_ID = "durable-debug-data"
 """Id of the ``<script type="application/json">`` element that holds the export data."""
@@ -96,21 +102,24 @@ def render_html(data: Mapping[str, Any], title: str = "durable_debug") -> str:
 
 
 def widget_assets() -> tuple[str, str]:
-    """Return the text of ``(widget.js, widget.css)``.
+    """Return the text of ``(widget.js, widget.css)`` (see :func:`widget_asset_paths`)."""
+    js, css = widget_asset_paths()
+    return js.read_text(encoding="utf-8"), css.read_text(encoding="utf-8")
+
+
+def widget_asset_paths() -> tuple[Path, Path]:
+    """Return the paths of ``(widget.js, widget.css)``.
 
     From the installed package's ``durable_debug/static/`` (the wheel ships them there), else from
-    the ``js/`` directory of a source checkout.
+    the ``js/`` directory of a source checkout. The widget's ``_esm`` is this path, so
+    ``ANYWIDGET_HMR=1`` reloads the front end when the file changes.
     """
     static = resources.files("durable_debug") / "static"
     if static.joinpath("widget.js").is_file():
-        js = static.joinpath("widget.js").read_text(encoding="utf-8")
-        css = static.joinpath("widget.css").read_text(encoding="utf-8")
-        return js, css
+        return Path(str(static / "widget.js")), Path(str(static / "widget.css"))
     checkout = Path(__file__).resolve().parents[3] / "js"
     if (checkout / "widget.js").is_file():
-        js = (checkout / "widget.js").read_text(encoding="utf-8")
-        css = (checkout / "widget.css").read_text(encoding="utf-8")
-        return js, css
+        return checkout / "widget.js", checkout / "widget.css"
     raise FileNotFoundError(
         "durable_debug's widget.js was found neither in the installed package "
         f"({static}) nor in a source checkout ({checkout}): reinstall durable-debug."

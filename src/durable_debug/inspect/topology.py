@@ -103,8 +103,11 @@ class Topology(TypedDict):
 
 
 def topology(graph: Any) -> GraphTopology:
-    """Nodes and edges of ``graph`` (anything with LangGraph's ``get_graph()``)."""
+    """Nodes and edges of ``graph`` (anything with LangGraph's ``get_graph()``); empty when the
+    shape is unknown (a store read without the graph's code)."""
     drawable = graph.get_graph()
+    if drawable is None:
+        return GraphTopology((), ())
     nodes = tuple(
         TopologyNode(str(key), str(getattr(node, "name", key) or key))
         for key, node in drawable.nodes.items()

@@ -1,0 +1,319 @@
+"""How RedisSaver lays checkpoints out in Redis: key names, stored values, and the Lua scripts.
+
+Every key of a thread is named from the thread id and namespace, so a thread is a fixed set of
+keys per namespace: it can expire as one unit and be deleted in one script. ``P`` is the
+saver's prefix, ``{T}`` the thread id, ``{N}`` the namespace (``""`` for a top-level graph);
+in names and fields a ``:`` inside an id, namespace or version is written ``%3A`` and a ``%`` is
+written ``%25`` (:func:`key_part`), so ``:`` only ever separates parts.
+
+    keys = Keys("durable_debug")
+    keys.of(Source("job-1", ""), "checkpoints")   # ['durable_debug:thread:job-1::checkpoints']
+    pack_value(["msgpack"], b"\\xa1x")             # b'["msgpack"]\\n\\xa1x'
+
+==============================  ======  ========================================================
+key                             type    holds
+==============================  ======  ========================================================
+P:schema_version                string  the layout version (:data:`SCHEMA_VERSION`)
+P:threads                       zset    thread id → when its keys expire (ms since the epoch;
+                                        ``inf`` without a ttl)
+P:thread:{T}:namespaces         set     the thread's namespaces, written as in key names
+P:thread:{T}:{N}:checkpoints    zset    checkpoint ids, all with score 0, so ordered by id
+P:thread:{T}:{N}:checkpoint     hash    checkpoint id → the checkpoint without its values, JSON
+P:thread:{T}:{N}:metadata       hash    checkpoint id → metadata, JSON
+P:thread:{T}:{N}:parent         hash    checkpoint id → parent checkpoint id
+P:thread:{T}:{N}:blobs          hash    ``{channel}:{version}`` → blob value (written once)
+P:thread:{T}:{N}:writes         zset    ``{checkpoint id}:{task id}:{idx}`` of each pending write
+P:thread:{T}:{N}:write          hash    the same field → write value
+==============================  ======  ========================================================
+
+The JSON is the SQL savers' (:mod:`durable_debug.checkpoint._rows`), versions included. A blob
+value is a one-line JSON header ``["type"]``, a newline, then the serialized bytes; a write value
+the same with the header ``["type", "channel", "task_path"]``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import NamedTuple
+from urllib.parse import unquote
+
+from durable_debug.checkpoint._schema import DatabaseSetupError
+from durable_debug.checkpoint.serde import CorruptPayloadError
+
+__all__ = [
+    "DEFAULT_PREFIX",
+    "NAMESPACE_KEYS",
+    "SCHEMA_VERSION",
+    "SCRIPTS",
+    "Keys",
+    "Source",
+    "blob_field",
+    "key_part",
+    "layout_error",
+    "pack_value",
+    "parse_write_field",
+    "unpack_value",
+    "write_field",
+]
+
+DEFAULT_PREFIX = "durable_debug"
+"""First part of every key name, unless the saver is given another ``prefix``."""
+
+SCHEMA_VERSION = 1
+"""Version of the key layout, kept in ``P:schema_version``."""
+
+NAMESPACE_KEYS = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
+"""Last parts of the names of the keys that hold one (thread, namespace)."""
+
+_LAYOUT_ERROR = "DURABLE_DEBUG_LAYOUT"
+
+
+# --- names and values --------------------------------------------------------------------------
+
+
+class Source(NamedTuple):
+    """One (thread, namespace): the unit of storage, and one input of a merged listing."""
+
+    thread_id: str
+    checkpoint_ns: str
+
+
+class Keys:
+    """Key names under one prefix."""
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        self.schema = f"{prefix}:schema_version"
+        """The layout version."""
+        self.threads = f"{prefix}:threads"
+        """Every thread, scored by when it expires."""
+
+    def thread(self, thread_id: str) -> str:
+        """The common start of a thread's key names (ends with ``:``)."""
+        return f"{self.prefix}:thread:{key_part(thread_id)}:"
+
+    def namespaces(self, thread_id: str) -> str:
+        """The set of a thread's namespaces."""
+        return self.thread(thread_id) + "namespaces"
+
+    def of(self, source: Source, *names: str) -> list[str]:
+        """Keys of one (thread, namespace), by their last part (:data:`NAMESPACE_KEYS`)."""
+        start = f"{self.thread(source.thread_id)}{key_part(source.checkpoint_ns)}:"
+        return [start + name for name in names]
+
+
+def key_part(text: str) -> str:
+    """Return ``text`` as it appears in key names and fields (``%`` → ``%25``, ``:`` → ``%3A``)."""
+    return text.replace("%", "%25").replace(":", "%3A")
+
+
+def blob_field(channel: str, stored_version: str) -> str:
+    """The field of a blob in ``P:thread:{T}:{N}:blobs``."""
+    return f"{channel}:{key_part(stored_version)}"
+
+
+def write_field(checkpoint_id: str, task_id: str, idx: int) -> str:
+    """The field of a pending write in ``P:thread:{T}:{N}:write`` (and member of ``writes``)."""
+    return f"{key_part(checkpoint_id)}:{key_part(task_id)}:{idx}"
+
+
+def parse_write_field(field: bytes) -> tuple[str, int]:
+    """(task_id, idx) of a field made by :func:`write_field`."""
+    parts = field.decode(errors="replace").split(":")
+    try:
+        if len(parts) != 3:
+            raise ValueError
+        return unquote(parts[1]), int(parts[2])
+    except ValueError:
+        raise CorruptPayloadError(f"the write field {field!r} is not checkpoint:task:idx") from None
+
+
+def pack_value(header: Sequence[str], payload: bytes) -> bytes:
+    """A stored blob or write: a JSON header line, then the serialized bytes."""
+    return json.dumps(list(header), separators=(",", ":")).encode() + b"\n" + payload
+
+
+def unpack_value(raw: bytes, size: int) -> tuple[list[str], bytes]:
+    """Split what :func:`pack_value` made; anything else is a :class:`CorruptPayloadError`."""
+    head, newline, payload = raw.partition(b"\n")
+    try:
+        header = json.loads(head) if newline else None
+    except ValueError:
+        header = None
+    if not (
+        isinstance(header, list) and len(header) == size and all(type(h) is str for h in header)
+    ):
+        raise CorruptPayloadError(
+            f"the stored value does not start with a header line of {size} string(s) "
+            f"(it starts with {bytes(raw[:40])!r})"
+        )
+    return header, payload
+
+
+def layout_error(message: str, prefix: str) -> DatabaseSetupError | None:
+    """The error for a script that found a key of another type in its way, or None when
+    ``message`` (of a Redis error reply) is about something else."""
+    if not message.startswith(_LAYOUT_ERROR):
+        return None
+    _, got, want, key = message.split(" ", 3)
+    return DatabaseSetupError(
+        f"the Redis key {key!r} holds a {got}, not the {want} durable_debug keeps there: another "
+        f"program uses the prefix {prefix!r}. Give the saver another prefix=. Nothing was written."
+    )
+
+
+# --- Lua -------------------------------------------------------------------------------------
+# A script runs atomically, but Redis does not roll it back when a command fails: so the writing
+# scripts first check that their keys hold the expected types (or nothing), before any write.
+
+_PREAMBLE = (
+    ("local NAMESPACE_KEYS = {" + ", ".join(f"'{name}'" for name in NAMESPACE_KEYS) + "}\n")
+    + f"""
+local function check_types(expected)
+  for i, want in ipairs(expected) do
+    local got = redis.call('TYPE', KEYS[i])['ok']
+    if got ~= 'none' and got ~= want then
+      return '{_LAYOUT_ERROR} ' .. got .. ' ' .. want .. ' ' .. KEYS[i]
+    end
+  end
+  return nil
+end
+
+-- Set the expiry of every key of the thread (PERSIST without a ttl), and record it in
+-- P:threads, from which threads whose keys have expired are dropped.
+local function refresh(threads, namespaces, thread_id, thread_key, ttl)
+  local keys = {{namespaces}}
+  for _, ns in ipairs(redis.call('SMEMBERS', namespaces)) do
+    for _, name in ipairs(NAMESPACE_KEYS) do keys[#keys + 1] = thread_key .. ns .. ':' .. name end
+  end
+  for _, key in ipairs(keys) do
+    if ttl > 0 then redis.call('PEXPIRE', key, ttl) else redis.call('PERSIST', key) end
+  end
+  local now = redis.call('TIME')
+  local now_ms = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
+  redis.call('ZREMRANGEBYSCORE', threads, '-inf', '(' .. now_ms)
+  if ttl > 0 then
+    redis.call('ZADD', threads, now_ms + ttl, thread_id)
+  else
+    redis.call('ZADD', threads, '+inf', thread_id)
+  end
+end
+"""
+)
+
+PUT_SCRIPT = (
+    _PREAMBLE
+    + """
+-- KEYS: threads, namespaces, checkpoints, checkpoint, metadata, parent, blobs
+-- ARGV: thread_id, thread_key, ns, checkpoint_id, checkpoint, metadata, parent ('' = none),
+--       ttl_ms (0 = none), then blob field, blob value, …
+local problem = check_types({'zset', 'set', 'zset', 'hash', 'hash', 'hash', 'hash'})
+if problem then return redis.error_reply(problem) end
+local id = ARGV[4]
+for i = 9, #ARGV, 2 do redis.call('HSETNX', KEYS[7], ARGV[i], ARGV[i + 1]) end
+redis.call('HSET', KEYS[4], id, ARGV[5])
+redis.call('HSET', KEYS[5], id, ARGV[6])
+if ARGV[7] == '' then
+  redis.call('HDEL', KEYS[6], id)
+else
+  redis.call('HSET', KEYS[6], id, ARGV[7])
+end
+redis.call('ZADD', KEYS[3], 0, id)
+redis.call('SADD', KEYS[2], ARGV[3])
+refresh(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[8]))
+return 1
+"""
+)
+"""Store one checkpoint: its new blobs (each written once), its record, its place in the thread."""
+
+PUT_WRITES_SCRIPT = (
+    _PREAMBLE
+    + """
+-- KEYS: threads, namespaces, writes, write
+-- ARGV: thread_id, thread_key, ns, ttl_ms, then field, value, replace ('1' or '0'), …
+local problem = check_types({'zset', 'set', 'zset', 'hash'})
+if problem then return redis.error_reply(problem) end
+for i = 5, #ARGV, 3 do
+  if ARGV[i + 2] == '1' then
+    redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1])
+    redis.call('ZADD', KEYS[3], 0, ARGV[i])
+  elseif redis.call('HSETNX', KEYS[4], ARGV[i], ARGV[i + 1]) == 1 then
+    redis.call('ZADD', KEYS[3], 0, ARGV[i])
+  end
+end
+redis.call('SADD', KEYS[2], ARGV[3])
+refresh(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[4]))
+return 1
+"""
+)
+"""Store one task's writes: ordinary ones once, special ones (``replace``) over the previous."""
+
+DELETE_THREAD_SCRIPT = (
+    _PREAMBLE
+    + """
+-- KEYS: threads, namespaces; ARGV: thread_id, thread_key
+for _, ns in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  for _, name in ipairs(NAMESPACE_KEYS) do redis.call('UNLINK', ARGV[2] .. ns .. ':' .. name) end
+end
+redis.call('UNLINK', KEYS[2])
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 1
+"""
+)
+"""Delete every key of a thread."""
+
+RECORDS_SCRIPT = """
+-- KEYS: checkpoints, checkpoint, metadata, parent
+-- ARGV: 'page', upper bound ('+' or '(id'), count   |   'id', checkpoint_id
+-- Returns id, checkpoint, metadata, parent of each checkpoint, newest first.
+local ids
+if ARGV[1] == 'id' then
+  ids = {}
+  if redis.call('ZSCORE', KEYS[1], ARGV[2]) then ids[1] = ARGV[2] end
+else
+  ids = redis.call('ZREVRANGEBYLEX', KEYS[1], ARGV[2], '-', 'LIMIT', 0, tonumber(ARGV[3]))
+end
+local out = {}
+for _, id in ipairs(ids) do
+  out[#out + 1] = id
+  out[#out + 1] = redis.call('HGET', KEYS[2], id)
+  out[#out + 1] = redis.call('HGET', KEYS[3], id)
+  out[#out + 1] = redis.call('HGET', KEYS[4], id)
+end
+return out
+"""
+"""Read the records of a page of a (thread, namespace)'s history, or of one checkpoint."""
+
+DETAILS_SCRIPT = """
+-- KEYS: checkpoints, blobs, writes, write
+-- ARGV: n, then n checkpoint ids, then the same n ids as in write fields, then blob fields
+-- Returns {{1 if the checkpoint still exists else 0, …}, {field, value, … of each checkpoint},
+--          {value of each blob field}}: the blobs and writes of checkpoints that exist, read
+-- together with their existence (a thread may have expired since its records were read).
+local n = tonumber(ARGV[1])
+local present, writes = {}, {}
+for i = 1, n do
+  present[i] = redis.call('ZSCORE', KEYS[1], ARGV[1 + i]) and 1 or 0
+  local entry, id = {}, ARGV[1 + n + i]
+  for _, field in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], '[' .. id .. ':', '(' .. id .. ';')) do
+    entry[#entry + 1] = field
+    entry[#entry + 1] = redis.call('HGET', KEYS[4], field)
+  end
+  writes[i] = entry
+end
+local blobs = {}
+for i = 2 + 2 * n, #ARGV do blobs[#blobs + 1] = redis.call('HGET', KEYS[2], ARGV[i]) end
+return {present, writes, blobs}
+"""
+"""Read, in one step, whether some checkpoints of one (thread, namespace) still exist, their
+pending writes, and the blobs they point at."""
+
+SCRIPTS = {
+    "put": PUT_SCRIPT,
+    "put_writes": PUT_WRITES_SCRIPT,
+    "delete_thread": DELETE_THREAD_SCRIPT,
+    "records": RECORDS_SCRIPT,
+    "details": DETAILS_SCRIPT,
+}
+"""Every script, by the name the saver calls it."""

@@ -1,0 +1,635 @@
+"""RedisSaver: checkpoints in Redis, for fast and short-lived threads (redis-py's asyncio client).
+
+The storage model of the SQL savers — a pointer map and metadata per checkpoint, one blob per
+(thread, namespace, channel, version) written once and shared, pending writes per task — kept in
+a fixed set of keys per (thread, namespace), so that a whole thread can expire as one unit
+(``ttl=``) and be deleted in one step. Needs the ``redis`` extra:
+``pip install 'durable-debug[redis]'``.
+
+    with RedisSaver.from_conn_string("redis://localhost:6379/0", ttl=86400) as saver:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke(inputs, config)       # or: async with …: await graph.ainvoke(…)
+
+Each (thread, namespace) is a fixed set of keys under ``prefix`` (``durable_debug`` by
+default), inspectable with ``redis-cli``; see :mod:`durable_debug.checkpoint._redis_layout` and
+docs/storage.md:
+
+    durable_debug:thread:job-1::checkpoints    zset  the checkpoint ids, ordered by id (time)
+    durable_debug:thread:job-1::checkpoint     hash  id → the checkpoint (pointer map), JSON
+    durable_debug:thread:job-1::blobs          hash  "{channel}:{version}" → blob, written once
+
+Every write is one Lua script, so it is atomic: readers never see a checkpoint without its blobs.
+With ``ttl`` (seconds), each write sets *every* key of the thread to expire ``ttl`` seconds later,
+so a thread disappears as a whole ``ttl`` seconds after its last write. Needs Redis 5 or later,
+standalone or replicated (not Redis Cluster: scripts name a thread's keys themselves).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from heapq import heappop, heappush
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
+
+from durable_debug.checkpoint._connected import ConnectedSaver
+from durable_debug.checkpoint._io import run_soon_on_io_loop
+from durable_debug.checkpoint._redis_layout import (
+    DEFAULT_PREFIX,
+    SCHEMA_VERSION,
+    SCRIPTS,
+    Keys,
+    Source,
+    blob_field,
+    key_part,
+    layout_error,
+    pack_value,
+    parse_write_field,
+    unpack_value,
+    write_field,
+)
+from durable_debug.checkpoint._rows import (
+    BlobKey,
+    ParsedCheckpoint,
+    blob_rows,
+    checkpoint_record,
+    metadata_text,
+    not_found,
+    parse_checkpoint_row,
+    to_tuple,
+    write_rows,
+)
+from durable_debug.checkpoint._schema import DatabaseSetupError, newer_schema_error
+from durable_debug.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    RunnableConfig,
+    SerializerProtocol,
+    checkpoint_config,
+    config_checkpoint_id,
+    config_checkpoint_ns,
+    config_thread_id,
+    metadata_matches,
+)
+from durable_debug.checkpoint.postgres import redact
+from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+__all__ = ["DEFAULT_PREFIX", "AsyncRedisSaver", "DatabaseSetupError", "RedisSaver"]
+
+logger = logging.getLogger(__name__)
+
+SCHEMES = ("redis", "rediss", "unix")
+"""URL schemes redis-py connects to (``rediss`` is Redis over TLS)."""
+
+ScriptCall = tuple[str, Sequence[str], Sequence[Any]]
+"""One run of a script of :data:`~durable_debug.checkpoint._redis_layout.SCRIPTS`: its name, keys
+and arguments."""
+
+_INSTALL_HINT = "pip install 'durable-debug[redis]'"
+_PIPELINE_CHUNK = 1000
+
+
+class _Details(NamedTuple):
+    """Blobs and pending writes of some checkpoints, as stored."""
+
+    gone: set[tuple[str, str, str]]
+    """(thread, namespace, checkpoint id) of the checkpoints deleted (or expired) since their
+    records were read: to be treated as absent."""
+    blobs: dict[BlobKey, bytes]
+    writes: dict[tuple[str, str, str], list[tuple[bytes, bytes | None]]]
+    decoded: dict[BlobKey, tuple[str, bytes]]
+    """Blob values already split into (type, bytes), filled while building tuples."""
+
+
+class _Newest:
+    """Heap key that pops the newest checkpoint first (ties: thread, then namespace, desc.)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, c: ParsedCheckpoint) -> None:
+        self.key = (c.checkpoint_id, c.thread_id, c.checkpoint_ns)
+
+    def __lt__(self, other: _Newest) -> bool:
+        return self.key > other.key
+
+
+# --- the saver ---------------------------------------------------------------------------------
+
+
+class RedisSaver(ConnectedSaver):
+    """A saver that stores checkpoints in Redis.
+
+    ``url`` is a redis-py URL (``redis://[[user]:password@]host[:port][/db]``, ``rediss://`` for
+    TLS, ``unix:///path.sock``); it may carry ``prefix`` and ``ttl`` as query parameters.
+    ``prefix`` starts every key name. ``ttl`` (seconds) makes each write set every key of the
+    thread to expire that long after it; without it, keys never expire. The server is reached
+    on first use.
+    """
+
+    page_size: ClassVar[int] = 200
+    """Checkpoints read per round trip when listing history."""
+
+    def __init__(
+        self,
+        url: str = "redis://localhost:6379/0",
+        *,
+        prefix: str | None = None,
+        ttl: float | None = None,
+        serde: SerializerProtocol | None = None,
+        connect_timeout: float = 10.0,
+    ) -> None:
+        _require_redis()
+        if not isinstance(url, str):
+            raise TypeError(f"RedisSaver expects a redis:// URL, got {type(url).__name__}")
+        clean, options = _split_options(url)
+        prefix = options.get("prefix", DEFAULT_PREFIX) if prefix is None else prefix
+        if not prefix:
+            raise ValueError("RedisSaver needs a non-empty key prefix")
+        if ttl is None and "ttl" in options:
+            try:
+                ttl = float(options["ttl"])
+            except ValueError:
+                raise ValueError(
+                    f"{redact(url)!r}: ttl must be a number of seconds, got {options['ttl']!r}"
+                ) from None
+        if ttl is not None and not ttl > 0:
+            raise ValueError(f"ttl must be a positive number of seconds, got {ttl!r}")
+        super().__init__(serde=serde)
+        self.url = clean
+        """The server's URL, without the ``prefix`` and ``ttl`` options."""
+        self.prefix = prefix
+        """First part of every key name."""
+        self.ttl = ttl
+        """Seconds after its last write that a thread expires, or None for never."""
+        self.connect_timeout = connect_timeout
+        self._keys = Keys(prefix)
+        self._ttl_ms = 0 if ttl is None else max(1, round(ttl * 1000))
+        self._client: Redis | None = None
+        self._shas: dict[str, str] = {}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({redact(self.url)!r}, prefix={self.prefix!r})"
+
+    # -- connection ----------------------------------------------------------------------------
+
+    async def _open(self) -> None:
+        from redis.asyncio import Redis
+        from redis.exceptions import RedisError
+
+        client = Redis.from_url(self.url, socket_connect_timeout=self.connect_timeout)
+        try:
+            await client.ping()
+            await self._check_schema(client)
+            self._shas = await _load_scripts(client)
+        except RedisError as exc:
+            await client.aclose()
+            raise DatabaseSetupError(
+                f"cannot use the Redis server {redact(self.url)!r}: {exc}".strip()
+            ) from None
+        except BaseException:
+            await client.aclose()
+            raise
+        self._client = client
+
+    async def _check_schema(self, client: Redis) -> None:
+        from redis.exceptions import ResponseError
+
+        key = self._keys.schema
+        where = f"the Redis server {redact(self.url)!r} (prefix {self.prefix!r})"
+        try:
+            await client.set(key, SCHEMA_VERSION, nx=True)
+            found = await client.get(key)
+            version = int(found or b"")
+        except (ResponseError, ValueError):
+            raise DatabaseSetupError(
+                f"{where}: the key {key!r} was not written by durable_debug; another program "
+                "uses this prefix. Give the saver another prefix=. Nothing was changed."
+            ) from None
+        if version > SCHEMA_VERSION:
+            raise newer_schema_error(where, version, SCHEMA_VERSION)
+
+    async def _disconnect(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+
+    def _discard(self) -> None:
+        client, self._client = self._client, None
+        if client is not None:
+            run_soon_on_io_loop(client.aclose())
+
+    def _forget(self) -> None:
+        self._client = None
+
+    def _redis(self) -> Redis:
+        if self._client is None:
+            raise RuntimeError(f"{self!r} is closed")
+        return self._client
+
+    async def _eval(self, calls: Sequence[ScriptCall]) -> list[Any]:
+        """Run scripts, each given as (name, keys, args), in one round trip; return their
+        results."""
+        from redis.exceptions import NoScriptError, ResponseError
+
+        client = self._redis()
+        try:
+            try:
+                return await _evalsha(client, self._shas, calls)
+            except NoScriptError:  # the server restarted, or its script cache was flushed
+                self._shas = await _load_scripts(client)
+                return await _evalsha(client, self._shas, calls)
+        except ResponseError as exc:
+            raise layout_error(str(exc), self.prefix) or exc from None
+
+    # -- writing -------------------------------------------------------------------------------
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store ``checkpoint`` as a child of the checkpoint ``config`` names, atomically;
+        blobs only for ``new_versions``, each written once."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = checkpoint["id"]
+        # Serialize everything first: a value that cannot be saved leaves Redis untouched.
+        blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self.serde)
+        args: list[Any] = [
+            thread_id,
+            self._keys.thread(thread_id),
+            key_part(checkpoint_ns),
+            checkpoint_id,
+            checkpoint_record(thread_id, checkpoint, self.serde),
+            metadata_text(thread_id, checkpoint_id, metadata, self.serde),
+            config_checkpoint_id(config) or "",
+            self._ttl_ms,
+        ]
+        for _thread, _ns, channel, version, type_, blob in blobs:
+            args += [blob_field(channel, version), pack_value([type_], blob or b"")]
+        source = Source(thread_id, checkpoint_ns)
+        keys = [
+            self._keys.threads,
+            self._keys.namespaces(thread_id),
+            *self._keys.of(source, "checkpoints", "checkpoint", "metadata", "parent", "blobs"),
+        ]
+        await self._run(self._eval, [("put", keys, args)])
+        logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
+        return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Save a task's writes atomically; ordinary writes once, special ones replacing the
+        previous."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        if checkpoint_id is None:
+            raise ValueError("put_writes needs a config that names a checkpoint_id")
+        ordinary, special = write_rows(
+            thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
+        )
+        if not ordinary and not special:
+            return
+        args: list[Any] = [
+            thread_id,
+            self._keys.thread(thread_id),
+            key_part(checkpoint_ns),
+            self._ttl_ms,
+        ]
+        for rows, replace in ((ordinary, "0"), (special, "1")):
+            for _t, _n, cid, task, idx, channel, type_, blob, path in rows:
+                args += [write_field(cid, task, idx), pack_value([type_, channel, path], blob)]
+                args.append(replace)
+        source = Source(thread_id, checkpoint_ns)
+        keys = [
+            self._keys.threads,
+            self._keys.namespaces(thread_id),
+            *self._keys.of(source, "writes", "write"),
+        ]
+        await self._run(self._eval, [("put_writes", keys, args)])
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
+        keys = [self._keys.threads, self._keys.namespaces(thread_id)]
+        args = [thread_id, self._keys.thread(thread_id)]
+        await self._run(self._eval, [("delete_thread", keys, args)])
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Return the checkpoint ``config`` names (or the latest of its thread), or None."""
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        source = Source(thread_id, checkpoint_ns)
+        request = ("id", checkpoint_id) if checkpoint_id else ("page", "+", 1)
+        found, details = await self._run(self._read_one, source, request)
+        if found and _ids(found[0]) in details.gone:
+            found = []
+        if not found:
+            if checkpoint_id is not None:
+                raise not_found(thread_id, checkpoint_ns, checkpoint_id)
+            return None
+        return self._tuple(found[0], details, None)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Yield checkpoints newest first (every thread when ``config`` is None).
+
+        Without ``checkpoint_ns`` in the config, every namespace of the thread is listed.
+        ``filter`` keeps checkpoints whose metadata has each key with an equal value.
+        """
+        if limit is not None and limit <= 0:
+            return
+        before_id = config_checkpoint_id(before)
+        sources = await self._run(self._sources, config)
+        size = self.page_size if filter or limit is None else min(self.page_size, limit)
+        remaining = limit
+        async for page in self._merged(sources, before_id, size):
+            kept = [c for c in page if metadata_matches(c.metadata, filter)]
+            if remaining is not None:
+                kept = kept[:remaining]
+            if not kept:
+                continue
+            details = await self._run(self._read_details, kept)
+            shared: dict[BlobKey, Any] = {}
+            for parsed in kept:
+                if _ids(parsed) in details.gone:
+                    continue
+                yield self._tuple(parsed, details, shared)
+                if remaining is not None:
+                    remaining -= 1
+                    if remaining <= 0:
+                        return
+
+    async def alist_threads(self) -> list[str]:
+        """Return the ids of every thread that has a checkpoint, oldest thread first."""
+
+        async def read() -> list[str]:
+            sources = await self._all_sources()
+            firsts: dict[str, str] = {}
+            for chunk in _chunks(sources):
+                pipe = self._redis().pipeline(transaction=False)
+                for source in chunk:
+                    pipe.zrange(self._keys.of(source, "checkpoints")[0], 0, 0)
+                for source, ids in zip(chunk, await pipe.execute(), strict=True):
+                    if ids:
+                        first = ids[0].decode()
+                        known = firsts.get(source.thread_id)
+                        firsts[source.thread_id] = first if known is None else min(known, first)
+            return sorted(firsts, key=lambda thread: (firsts[thread], thread))
+
+        return await self._run(read)
+
+    async def _merged(
+        self, sources: list[Source], before_id: str | None, size: int
+    ) -> AsyncIterator[list[ParsedCheckpoint]]:
+        """Yield the checkpoints of ``sources`` newest first, in pages: each page is what can
+        be ordered before another read. Each source is read in batches that double up to
+        ``size``, so listing many threads does not read ``size`` checkpoints of each."""
+        n = len(sources)
+        batch = [max(1, size // n) if n > 1 else size] * n
+        bound = ["+" if before_id is None else "(" + before_id] * n
+        buffers: list[deque[ParsedCheckpoint]] = [deque() for _ in sources]
+        exhausted = [False] * n
+        heap: list[tuple[_Newest, int]] = []
+        todo = list(range(n))
+        while todo:
+            requests = [(sources[i], ("page", bound[i], batch[i])) for i in todo]
+            for i, records in zip(todo, await self._run(self._read_records, requests), strict=True):
+                if len(records) < batch[i]:
+                    exhausted[i] = True
+                elif records:
+                    bound[i] = "(" + records[-1].checkpoint_id
+                    batch[i] = min(size, batch[i] * 2)
+                buffers[i].extend(records)
+                if buffers[i]:
+                    heappush(heap, (_Newest(buffers[i][0]), i))
+            page: list[ParsedCheckpoint] = []
+            todo = []
+            while heap:
+                _, i = heappop(heap)
+                page.append(buffers[i].popleft())
+                if buffers[i]:
+                    heappush(heap, (_Newest(buffers[i][0]), i))
+                elif not exhausted[i]:
+                    todo = [i]  # its next checkpoint may be the newest: read on first
+                    break
+            if page:
+                yield page
+
+    # -- reads on the I/O loop -----------------------------------------------------------------
+
+    async def _sources(self, config: RunnableConfig | None) -> list[Source]:
+        if config is None:
+            return await self._all_sources()
+        thread_id = config_thread_id(config)
+        checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+        if checkpoint_ns is not None:
+            return [Source(thread_id, str(checkpoint_ns))]
+        members = await self._redis().smembers(self._keys.namespaces(thread_id))
+        return [Source(thread_id, unquote(_text(m))) for m in sorted(members)]
+
+    async def _all_sources(self) -> list[Source]:
+        """Every (thread, namespace) of the threads in ``P:threads`` whose keys still exist."""
+        threads = [_text(t) for t in await self._redis().zrange(self._keys.threads, 0, -1)]
+        sources: list[Source] = []
+        for chunk in _chunks(threads):
+            pipe = self._redis().pipeline(transaction=False)
+            for thread_id in chunk:
+                pipe.smembers(self._keys.namespaces(thread_id))
+            for thread_id, members in zip(chunk, await pipe.execute(), strict=True):
+                sources += [Source(thread_id, unquote(_text(m))) for m in sorted(members)]
+        return sources
+
+    async def _read_one(
+        self, source: Source, request: tuple[Any, ...]
+    ) -> tuple[list[ParsedCheckpoint], _Details]:
+        (found,) = await self._read_records([(source, request)])
+        return found, await self._read_details(found)
+
+    async def _read_records(
+        self, requests: Sequence[tuple[Source, tuple[Any, ...]]]
+    ) -> list[list[ParsedCheckpoint]]:
+        """Run the records script for each (source, arguments); parse what it returns."""
+        names = ("checkpoints", "checkpoint", "metadata", "parent")
+        results = await self._eval(
+            [("records", self._keys.of(source, *names), args) for source, args in requests]
+        )
+        out: list[list[ParsedCheckpoint]] = []
+        for (source, _args), flat in zip(requests, results, strict=True):
+            parsed: list[ParsedCheckpoint] = []
+            for i in range(0, len(flat), 4):
+                checkpoint_id, record, metadata, parent = flat[i : i + 4]
+                row = (
+                    source.thread_id,
+                    source.checkpoint_ns,
+                    checkpoint_id.decode(),
+                    parent.decode() if parent else None,
+                    record if record is not None else b"",
+                    metadata if metadata is not None else b"",
+                )
+                parsed.append(parse_checkpoint_row(row, self.serde))
+            out.append(parsed)
+        return out
+
+    async def _read_details(self, checkpoints: Sequence[ParsedCheckpoint]) -> _Details:
+        """Fetch the pending writes of ``checkpoints``, the blobs they point at, and which of
+        them were deleted (or expired) since their records were read: one round trip, one
+        script per (thread, namespace)."""
+        by_source: dict[Source, list[ParsedCheckpoint]] = {}
+        for c in checkpoints:
+            by_source.setdefault(Source(c.thread_id, c.checkpoint_ns), []).append(c)
+        calls: list[ScriptCall] = []
+        wanted: list[list[BlobKey]] = []
+        for source, group in by_source.items():
+            keys: dict[BlobKey, str] = {}
+            for c in group:
+                for version, channels in c.pointers.items():
+                    for channel in channels:
+                        keys[(c.thread_id, c.checkpoint_ns, channel, version)] = blob_field(
+                            channel, version
+                        )
+            wanted.append(list(keys))
+            args: list[Any] = [len(group), *(c.checkpoint_id for c in group)]
+            args += [key_part(c.checkpoint_id) for c in group]
+            args += keys.values()
+            names = ("checkpoints", "blobs", "writes", "write")
+            calls.append(("details", self._keys.of(source, *names), args))
+        details = _Details(set(), {}, {}, {})
+        results = await self._eval(calls) if calls else []
+        for group, blob_keys, (present, writes, blobs) in zip(
+            by_source.values(), wanted, results, strict=True
+        ):
+            for c, exists, flat in zip(group, present, writes, strict=True):
+                if not exists:
+                    details.gone.add(_ids(c))
+                pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+                details.writes[_ids(c)] = pairs
+            for key, value in zip(blob_keys, blobs, strict=True):
+                if value is not None:
+                    details.blobs[key] = value
+        return details
+
+    # -- reassembly (on the caller's loop) -----------------------------------------------------
+
+    def _tuple(
+        self, parsed: ParsedCheckpoint, details: _Details, shared: dict[BlobKey, Any] | None
+    ) -> CheckpointTuple:
+        """Split the stored values of one checkpoint, then reassemble it like the SQL savers."""
+        thread_id, ns, checkpoint_id = parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id
+        blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
+        writes: list[tuple[str, str, int, str, str, bytes]] = []
+        where: dict[str, str] = {}
+        try:  # one handler for both loops; `where` says which value failed
+            for version, channels in parsed.pointers.items():
+                for channel in channels:
+                    key = (thread_id, ns, channel, version)
+                    decoded = details.decoded.get(key)
+                    if decoded is None and key in details.blobs:
+                        where = {"channel": channel}
+                        (type_,), payload = unpack_value(details.blobs[key], 1)
+                        decoded = details.decoded[key] = (type_, payload)
+                    if decoded is not None:
+                        blobs[key] = decoded
+            for field, raw in details.writes.get(_ids(parsed), []):
+                where = {"write": field.decode(errors="replace")}
+                task_id, idx = parse_write_field(field)
+                if raw is None:
+                    raise CorruptPayloadError("the write has no value")
+                (type_, channel, task_path), payload = unpack_value(raw, 3)
+                writes.append((task_path, task_id, idx, channel, type_, payload))
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, **where) from None
+        writes.sort(key=lambda w: (w[0], w[1], w[2]))
+        rows = [(task_id, ch, type_, payload) for _p, task_id, _i, ch, type_, payload in writes]
+        return to_tuple(parsed, blobs, rows, self.serde, shared)
+
+
+AsyncRedisSaver = RedisSaver
+"""LangGraph's name for the async Redis saver; here one class serves sync and async code."""
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _split_options(url: str) -> tuple[str, dict[str, str]]:
+    """Take this saver's options (``prefix``, ``ttl``) out of the query string of ``url``."""
+    if urlsplit(url).scheme.lower() not in SCHEMES:
+        raise ValueError(
+            f"{redact(url)!r} is not a Redis URL; use redis://host:port/db, rediss://… (TLS) or "
+            "unix:///path/to/redis.sock"
+        )
+    base, _, query = url.partition("?")
+    options: dict[str, str] = {}
+    rest: list[tuple[str, str]] = []
+    for name, value in parse_qsl(query, keep_blank_values=True):
+        if name in ("prefix", "ttl"):
+            options[name] = value
+        else:
+            rest.append((name, value))
+    if not options:
+        return url, options
+    return base + ("?" + urlencode(rest) if rest else ""), options
+
+
+def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:
+    return (c.thread_id, c.checkpoint_ns, c.checkpoint_id)
+
+
+async def _load_scripts(client: Redis) -> dict[str, str]:
+    """Load every script into the server's script cache; return their SHA1s by name."""
+    return {name: await client.script_load(source) for name, source in SCRIPTS.items()}
+
+
+async def _evalsha(
+    client: Redis, shas: Mapping[str, str], calls: Sequence[ScriptCall]
+) -> list[Any]:
+    """EVALSHA each call, pipelined when there are several (scripts loaded beforehand: redis-py's
+    own script objects would ask the server whether they exist before every pipeline)."""
+    if len(calls) == 1:
+        name, keys, args = calls[0]
+        return [await client.evalsha(shas[name], len(keys), *keys, *args)]
+    pipe = client.pipeline(transaction=False)
+    for name, keys, args in calls:
+        pipe.evalsha(shas[name], len(keys), *keys, *args)
+    return list(await pipe.execute())
+
+
+def _text(value: Any) -> str:
+    """A name as redis-py returns it (bytes: the client does not decode responses), as text."""
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _chunks(items: Sequence[Any], size: int = _PIPELINE_CHUNK) -> Iterable[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _require_redis() -> None:
+    try:
+        import redis.asyncio  # noqa: F401
+    except ImportError as exc:
+        raise ImportError(
+            f"RedisSaver needs the redis package ({exc}); install it with: {_INSTALL_HINT}"
+        ) from exc

@@ -1,0 +1,377 @@
+"""The time-travel widget: a thread's checkpoint DAG in a notebook, to inspect, fork, rerun, resume.
+
+    In [1]: from durable_debug import TimeTravel
+    In [2]: tt = TimeTravel(g, {"configurable": {"thread_id": "hitl-1"}})
+    In [3]: tt              # click a checkpoint: state, blob versions, pending writes, interrupts
+                            # edit a value + Fork, Rerun from here, answer interrupts + Resume
+    In [4]: print(tt.code)  # every UI action as Python, to replay the session
+    await graph.aupdate_state({'configurable': {'thread_id': 'hitl-1', ...}}, {'prep': 'cheap'})
+    await graph.ainvoke(None, {'configurable': {'thread_id': 'hitl-1', ...}})
+
+State lives in traitlets (``_dag``, ``_selected``, ``_detail``, ``_running``…); the front end
+(``js/widget.js``) sends requests ``{uuid, kind, ...}`` over ``msg:custom`` and gets
+``{uuid, result}`` or ``{uuid, error}`` back. docs/widget-protocol.md is the contract. Every
+read goes through :mod:`durable_debug.inspect`, so any saver and a LangGraph compiled graph work.
+Runs started here are asyncio tasks on the kernel's loop: the kernel stays free meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from collections.abc import Coroutine, Mapping
+from typing import Any, cast
+
+import anywidget
+import traitlets
+
+from durable_debug._sync import _runner_loop
+from durable_debug.inspect.dag import Dag, adag_data
+from durable_debug.inspect.detail import Detail, acheckpoint_detail
+from durable_debug.inspect.diff import adiff, diff_data
+from durable_debug.inspect.html import widget_asset_paths
+from durable_debug.inspect.recorder import NodeCount, Recorder
+from durable_debug.inspect.thread import (
+    CheckpointRecord,
+    Thread,
+    aread_checkpoint,
+    thread_config,
+)
+from durable_debug.inspect.topology import topology_data
+
+__all__ = ["TimeTravel"]
+
+logger = logging.getLogger(__name__)
+
+_ESM, _CSS = widget_asset_paths()
+_REFRESH_EVERY = 0.25
+"""Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+
+
+class RequestError(Exception):
+    """A request the widget refuses; its text is shown to the user as it is."""
+
+
+class TimeTravel(anywidget.AnyWidget):
+    """The checkpoint DAG of one thread of ``graph``, with inspect / fork / rerun / resume.
+
+    ``config`` names the thread (``{"configurable": {"thread_id": ...}}``); ``counts`` are
+    execution counts per node (``Recorder.counts(thread_id)``) for the topology view.
+    """
+
+    _esm = _ESM
+    _css = _CSS
+    _thread_id = traitlets.Unicode("").tag(sync=True)
+    _dag = traitlets.Dict(default_value={"thread_id": "", "nodes": [], "depth": 0, "lanes": 0}).tag(
+        sync=True
+    )
+    _selected = traitlets.Unicode("").tag(sync=True)
+    _detail = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
+    _topology = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
+    _running = traitlets.Bool(False).tag(sync=True)
+    _status = traitlets.Unicode("").tag(sync=True)
+    _error = traitlets.Unicode("").tag(sync=True)
+    _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
+    _readonly = traitlets.Bool(False).tag(sync=True)
+
+    def __init__(self, graph: Any, config: Mapping[str, Any], *, counts: Any = None) -> None:
+        configurable = dict((config or {}).get("configurable") or {})
+        if not configurable.get("thread_id"):
+            raise ValueError(
+                "TimeTravel needs a config naming the thread, e.g. "
+                'TimeTravel(graph, {"configurable": {"thread_id": "demo-1"}}).'
+            )
+        super().__init__(_thread_id=str(configurable["thread_id"]))
+        self.graph = graph
+        self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
+        self._counts = dict(counts or {})
+        self._recorder = Recorder()
+        self._tasks: set[Any] = set()
+        self._run_task: asyncio.Task[None] | None = None
+        self._select_seq = 0
+        self.on_msg(self._on_custom_msg)
+        self._loaded = self._spawn(self.arefresh())
+
+    # -- public ------------------------------------------------------------------------------
+
+    async def arefresh(self) -> None:
+        """Re-read the thread: the DAG, the topology and the selected checkpoint's detail."""
+        await self._refresh_dag()
+        self._topology = dict(topology_data(self.graph, self._all_counts()))
+        if self._selected:
+            await self._show(self._selected)
+
+    async def aready(self) -> None:
+        """Wait until the thread has been read once (the constructor starts that read)."""
+        loaded = self._loaded
+        await (loaded if isinstance(loaded, asyncio.Future) else asyncio.wrap_future(loaded))
+
+    @property
+    def code(self) -> str:
+        """The Python equivalent of every action done in the widget, oldest first."""
+        return "\n".join(entry["code"] for entry in self._code)
+
+    def __repr__(self) -> str:
+        if not self._loaded.done():  # shown right after construction: the read is under way
+            return f"<TimeTravel thread {self._thread_id!r}>"
+        return f"<TimeTravel thread {self._thread_id!r}: {len(self._checkpoint_ids())} checkpoints>"
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def _on_custom_msg(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        """Answer one ``msg:custom`` request without blocking the kernel."""
+        if isinstance(content, Mapping):
+            self._spawn(self._answer(dict(content)))
+
+    async def _answer(self, request: dict[str, Any]) -> None:
+        uuid, kind = request.get("uuid"), request.get("kind")
+        handler = getattr(self, f"_do_{kind}", None) if isinstance(kind, str) else None
+        try:
+            if handler is None:
+                raise RequestError(
+                    f"Unknown request {kind!r}: the widget answers select, diff, fork, rerun, "
+                    "resume, stop and refresh; reload the page if its front end is older."
+                )
+            self.send({"uuid": uuid, "result": await handler(request)})
+        except RequestError as error:
+            self.send({"uuid": uuid, "error": str(error)})
+        except Exception as error:  # anything the engine or saver raised: say it as it is
+            logger.debug("request %s failed", kind, exc_info=True)
+            self.send({"uuid": uuid, "error": f"{kind} failed: {type(error).__name__}: {error}"})
+
+    async def _do_select(self, request: Mapping[str, Any]) -> Any:
+        return await self._show(_field(request, "checkpoint_id"))
+
+    async def _do_diff(self, request: Mapping[str, Any]) -> Any:
+        a, b = _field(request, "a"), _field(request, "b")
+        return diff_data(await adiff(a, b, self.graph, self.config))
+
+    async def _do_fork(self, request: Mapping[str, Any]) -> Any:
+        thread, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        edits = request.get("edits") or {}
+        as_node = request.get("as_node") or None
+        if not edits and as_node is None:
+            raise RequestError("Nothing to fork: edit a channel's value or choose a node.")
+        values = {channel: _parse(text, f"Channel {channel!r}") for channel, text in edits.items()}
+        channels = thread.state_channels()
+        unknown = [channel for channel in values if channel not in channels]
+        if unknown:
+            raise RequestError(
+                f"The state schema has no channel {unknown[0]!r} (its channels: "
+                f"{', '.join(channels)}); nothing was written."
+            )
+        try:
+            written = await self.graph.aupdate_state(record.config, values, as_node=as_node)
+        except Exception as error:
+            raise RequestError(
+                f"The fork was refused, nothing was written: {type(error).__name__}: {error}"
+            ) from error
+        new_id = str(written["configurable"]["checkpoint_id"])
+        node = "" if as_node is None else f", as_node={as_node!r}"
+        code = f"await graph.aupdate_state({_config_code(record)}, {values!r}{node})"
+        self._add_code("fork", code)
+        await self._refresh_dag()
+        await self._show(new_id)
+        return {"checkpoint_id": new_id, "code": code}
+
+    async def _do_rerun(self, request: Mapping[str, Any]) -> Any:
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        if not record.next:
+            raise RequestError(
+                f"Checkpoint {record.id} has nothing left to run (its next is empty): pick an "
+                "earlier checkpoint, or fork this one with edited values."
+            )
+        return self._start(
+            None, record, "rerun", f"await graph.ainvoke(None, {_config_code(record)})"
+        )
+
+    async def _do_resume(self, request: Mapping[str, Any]) -> Any:
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        answers = request.get("answers") or {}
+        pending = [str(interrupt.id) for _, interrupt in record.pending_interrupts()]
+        unknown = [i for i in answers if i not in pending]
+        if unknown or not answers:
+            raise RequestError(
+                f"Interrupt {', '.join(map(repr, unknown)) or '(none given)'} is not pending at "
+                f"checkpoint {record.id} (pending: {', '.join(map(repr, pending)) or 'none'}); "
+                "nothing was written."
+            )
+        resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
+        command = _command_class(self.graph)(resume=resume)
+        code = f"await graph.ainvoke(Command(resume={resume!r}), {_config_code(record)})"
+        return self._start(command, record, "resume", code)
+
+    async def _do_stop(self, _request: Mapping[str, Any]) -> Any:
+        task = self._run_task
+        stopped = task is not None and not task.done() and task.cancel()
+        return {"stopped": bool(stopped)}
+
+    async def _do_refresh(self, _request: Mapping[str, Any]) -> Any:
+        await self.arefresh()
+        return {}
+
+    # -- runs --------------------------------------------------------------------------------
+
+    def _start(self, command: Any, record: CheckpointRecord, action: str, code: str) -> Any:
+        if self._run_task is not None and not self._run_task.done():
+            raise RequestError(
+                "A run started here is still going: wait for it, or press Stop first."
+            )
+        self._add_code(action, code)
+        self._running, self._error = True, ""
+        self._status = f"{action}: running from step {record.step}…"
+        self._run_task = asyncio.get_running_loop().create_task(self._run(command, record))
+        return {"started": True, "code": code}
+
+    async def _run(self, command: Any, start: CheckpointRecord) -> None:
+        before = self._checkpoint_ids()
+        outcome, error_text, last_refresh = "done", "", time.monotonic()
+        try:
+            async with self._recorder:
+                async for event in self.graph.astream(command, start.config, stream_mode="debug"):
+                    is_checkpoint = isinstance(event, Mapping) and event.get("type") == "checkpoint"
+                    if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
+                        await self._refresh_dag()
+                        last_refresh = time.monotonic()
+        except asyncio.CancelledError:
+            outcome = "stopped"
+        except Exception as error:
+            outcome, error_text = "failed", f"{type(error).__name__}: {error}"
+        try:
+            await self._refresh_dag()
+            self._topology = dict(topology_data(self.graph, self._all_counts()))
+            written = sorted(self._checkpoint_ids() - before)
+            await self._finish(start, written, outcome, error_text)
+        finally:
+            self._running = False
+
+    async def _finish(
+        self, start: CheckpointRecord, written: list[str], outcome: str, error_text: str
+    ) -> None:
+        """Status line (and error) for a run from ``start`` that wrote ``written``; then show
+        where it ended if the user still looks at where it started."""
+        last = written[-1] if written else start.id
+        detail = await acheckpoint_detail(self.graph, self.config, last)
+        count = len(written)
+        ran = f"wrote {count} checkpoint{'' if count == 1 else 's'} from step {start.step}"
+        if outcome == "failed":
+            failed = [task["name"] for task in detail["tasks"] if task["error"]]
+            where = f"node {failed[0]!r} raised " if failed else ""
+            self._error = (
+                f"The run from step {start.step} failed at step {detail['step'] + 1}: "
+                f"{where}{error_text}. Checkpoint {last} keeps the error: fix the cause, then "
+                "press Rerun there."
+            )
+            self._status = f"{ran}; failed"
+        elif outcome == "stopped":
+            self._status = f"{ran}; stopped"
+        elif detail["interrupts"]:
+            nodes = ", ".join(sorted({item["node"] for item in detail["interrupts"]}))
+            self._status = f"{ran}; interrupted at {nodes} ({len(detail['interrupts'])} pending)"
+        else:
+            left = ", ".join(detail["next"])
+            self._status = f"{ran}; " + (f"next: {left}" if left else "done")
+        if self._selected in ("", start.id):
+            self._select_seq += 1
+            self._set_selected(last, detail)
+        elif self._selected:
+            await self._show(self._selected)
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    async def _refresh_dag(self) -> None:
+        self._dag = dict(await adag_data(self.graph, self.config))
+
+    async def _show(self, checkpoint_id: str) -> Any:
+        """Select a checkpoint: set ``_selected`` and ``_detail`` (unless a newer select came
+        in meanwhile), then return the detail."""
+        self._select_seq += 1
+        ticket = self._select_seq
+        detail = await acheckpoint_detail(self.graph, self.config, checkpoint_id)
+        if ticket == self._select_seq:
+            self._set_selected(detail["id"], detail)
+        return detail
+
+    def _set_selected(self, checkpoint_id: str, detail: Detail) -> None:
+        with self.hold_sync():
+            self._selected = checkpoint_id
+            self._detail = dict(detail)
+
+    def _checkpoint_ids(self) -> set[str]:
+        return {str(node["id"]) for node in cast(Dag, self._dag)["nodes"]}
+
+    async def _checkpoint(self, checkpoint_id: str) -> tuple[Thread, CheckpointRecord]:
+        return await aread_checkpoint(self.graph, self.config, checkpoint_id, with_parent=False)
+
+    def _add_code(self, action: str, code: str) -> None:
+        self._code = [*self._code, {"action": action, "code": code}]
+
+    def _all_counts(self) -> dict[str, Any]:
+        """The counts given to the constructor plus the executions of runs started here."""
+        merged = {node: _as_count(count) for node, count in self._counts.items()}
+        for node, count in self._recorder.counts(self._thread_id).items():
+            base = merged.get(node, NodeCount(0, 0, 0, 0))
+            merged[node] = NodeCount(*(a + b for a, b in zip(base, count, strict=True)))
+        return merged
+
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> Any:
+        """Run ``coro`` on the kernel's loop when there is one, else on the background loop."""
+        try:
+            task: Any = asyncio.get_running_loop().create_task(coro)
+        except RuntimeError:  # a plain script: no loop runs in this thread
+            task = asyncio.run_coroutine_threadsafe(coro, _runner_loop())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+
+def _field(request: Mapping[str, Any], name: str) -> str:
+    value = request.get(name)
+    if not isinstance(value, str) or not value:
+        raise RequestError(f"The {request.get('kind')!r} request needs {name!r} (a checkpoint id).")
+    return value
+
+
+def _parse(text: Any, what: str) -> Any:
+    """Parse strict JSON (no NaN / Infinity), or refuse naming ``what`` was wrong."""
+
+    def refuse(constant: str) -> Any:
+        raise ValueError(f"{constant} is not JSON")
+
+    try:
+        return json.loads(str(text), parse_constant=refuse)
+    except json.JSONDecodeError as error:
+        reason = f"{error.msg}: line {error.lineno}, column {error.colno}"
+    except ValueError as error:
+        reason = str(error)
+    raise RequestError(
+        f'{what} is not valid JSON ({reason}); write e.g. "text", 3, [1, 2] or '
+        '{"key": true}. Nothing was written.'
+    )
+
+
+def _config_code(record: CheckpointRecord) -> str:
+    configurable = dict(record.config.get("configurable") or {})
+    # checkpoint_ns stays even when empty: LangGraph's savers index the config by it.
+    keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
+    keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
+    return repr({"configurable": keep})
+
+
+def _command_class(graph: Any) -> Any:
+    """The ``Command`` type the graph's engine understands (LangGraph's for a LangGraph graph)."""
+    if type(graph).__module__.startswith("langgraph"):
+        from langgraph.types import Command as LangGraphCommand
+
+        return LangGraphCommand
+    from durable_debug.graph import Command
+
+    return Command
+
+
+def _as_count(count: Any) -> NodeCount:
+    if isinstance(count, int):
+        return NodeCount(count, 0, 0, 0)
+    return NodeCount(count.executions, count.reruns, count.errors, count.interrupts)

@@ -1,0 +1,154 @@
+"""The ``durable-debug`` command: the demo, inspecting stores, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from durable_debug import SqliteSaver
+from durable_debug.cli import demo_graph, main
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def embedded_data(html: Path) -> dict:
+    text = html.read_text()
+    match = re.search(
+        r'<script type="application/json" id="durable-debug-data">(.*?)</script>', text, re.S
+    )
+    assert match, "the page embeds its data"
+    return json.loads(match.group(1).replace("<\\/", "</"))
+
+
+def test_demo_runs_on_sqlite_prints_the_tree_and_writes_a_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db, html = tmp_path / "demo.db", tmp_path / "demo.html"
+    code, out, err = run_cli(capsys, "demo", "--db", str(db), "--html", str(html))
+    assert code == 0, err
+    assert "the fan-out failed: the model endpoint timed out writing 'body'" in out
+    assert "thread 'demo': 10 checkpoints, 2 branches" in out
+    assert "branch 1, forked from step 1" in out
+    assert "write 6 (re-ran 1×)" in out and "review 4 (re-ran 2×)" in out
+    data = embedded_data(html)
+    assert data["thread_id"] == "demo" and len(data["dag"]["nodes"]) == 10
+    with SqliteSaver(db) as saver:
+        history = list(saver.list({"configurable": {"thread_id": "demo"}}))
+    assert len(history) == 10
+    assert sorted(t.metadata["source"] for t in history).count("update") == 1
+    # running it again starts the demo thread afresh
+    code, out, _ = run_cli(capsys, "demo", "--db", str(db), "--html", str(html))
+    assert code == 0 and "thread 'demo': 10 checkpoints, 2 branches" in out
+
+
+def test_inspect_lists_threads_and_shows_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "runs.db"
+    with SqliteSaver(db) as saver:
+        graph = demo_graph(saver)
+        cfg = {"configurable": {"thread_id": "job-1"}}
+        with pytest.raises(ConnectionError):
+            graph.invoke({"topic": "t"}, cfg)
+        graph.invoke(None, cfg)  # pauses at review
+    code, out, _ = run_cli(capsys, "inspect", str(db))
+    assert code == 0
+    assert re.search(r"job-1\s+4\s+2\s+paused on 1 interrupt\(s\) at review", out)
+    html = tmp_path / "job.html"
+    code, out, _ = run_cli(capsys, "inspect", str(db), "--thread", "job-1", "--html", str(html))
+    assert code == 0
+    assert "thread 'job-1': 4 checkpoints, 1 branch" in out
+    assert "⏸ 1 interrupt" in out and "✗ 1 failed" in out
+    assert "step source checkpoint" in out
+    assert embedded_data(html)["dag"]["nodes"][-1]["interrupts"] == 1
+
+
+def test_inspect_reads_postgresql_by_url(
+    postgres_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from durable_debug import Command, PostgresSaver
+
+    with PostgresSaver.from_conn_string(postgres_db) as saver:
+        graph = demo_graph(saver)
+        cfg = {"configurable": {"thread_id": "pg-job"}}
+        with pytest.raises(ConnectionError):
+            graph.invoke({"topic": "t"}, cfg)
+        graph.invoke(None, cfg)
+        graph.invoke(Command(resume="ok"), cfg)
+    code, out, err = run_cli(capsys, "inspect", postgres_db, "--thread", "pg-job")
+    assert code == 0, err
+    assert "thread 'pg-job': 6 checkpoints, 1 branch" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["inspect", "{tmp}/missing.db"], "no such file: {tmp}/missing.db"),
+        (["inspect", "{tmp}/notes.txt"], "{tmp}/notes.txt is not a SQLite database"),
+        (
+            ["inspect", "{tmp}/other.db"],
+            "is a SQLite database but not a durable_debug checkpoint store",
+        ),
+        (["inspect", "redis2://x"], "unknown scheme 'redis2'"),
+        (
+            ["inspect", "postgresql://nobody@127.0.0.1:1/x"],
+            "cannot connect to the PostgreSQL database",
+        ),
+        (["demo", "--db", "{tmp}/no/such/dir/x.db"], "no directory '{tmp}/no/such/dir'"),
+        (["demo", "--db", "{tmp}/other.db"], "not a durable_debug checkpoint store"),
+    ],
+)
+def test_bad_paths_and_urls_get_one_line_and_status_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    (tmp_path / "notes.txt").write_text("not a database, just text " * 100)
+    other = tmp_path / "other.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE mine (x INTEGER)")
+        conn.execute("INSERT INTO mine VALUES (1)")
+    before = other.read_bytes()
+    code, out, err = run_cli(capsys, *[a.format(tmp=tmp_path) for a in argv])
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("durable-debug: error: ")
+    assert message.format(tmp=tmp_path) in err
+    assert other.read_bytes() == before  # nothing touched
+
+
+def test_inspect_thread_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "demo.db"
+    assert run_cli(capsys, "demo", "--db", str(db), "--html", str(tmp_path / "d.html"))[0] == 0
+    code, _, err = run_cli(capsys, "inspect", str(db), "--thread", "nope")
+    assert (code, err.strip()) == (
+        2,
+        "durable-debug: error: no thread 'nope' in this store (threads: 'demo')",
+    )
+    code, _, err = run_cli(capsys, "inspect", str(db), "--html", "x.html")
+    assert code == 2 and "--html needs --thread" in err
+
+
+def test_the_command_runs_as_a_program(tmp_path: Path) -> None:
+    src = Path(__file__).resolve().parents[1] / "src"
+    proc = subprocess.run(
+        [sys.executable, "-m", "durable_debug.cli", "inspect", str(tmp_path / "none.db")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+        },
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"durable-debug: error: no such file: {tmp_path / 'none.db'}"

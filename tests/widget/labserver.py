@@ -1,0 +1,275 @@
+"""A throwaway JupyterLab for the live-kernel browser test and benchmark.
+
+Starts ``python -m jupyterlab`` on a free local port, token-less, with its root, config, data,
+runtime, settings and workspaces in a temp directory, kernels running this Python with
+``src/`` on ``PYTHONPATH``. The page helpers drive JupyterLab through ``window.jupyterapp``
+(exposed with ``--LabApp.expose_app_in_browser``), which is steadier than clicking menus.
+
+    with LabServer(tmp_path) as lab:
+        lab.write_notebook("t.ipynb", ["x = 1", "print(x)"])
+        page = browser.new_page()
+        open_notebook(page, lab, "t.ipynb")
+        run_all(page)
+        outputs(page, 1)            # [{'output_type': 'stream', 'text': '1\\n', ...}]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+__all__ = [
+    "LabServer",
+    "LabUnavailable",
+    "cell_text",
+    "execution_count",
+    "open_notebook",
+    "outputs",
+    "run_all",
+    "run_cell",
+]
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+START_TIMEOUT = 180.0
+"""Seconds JupyterLab may take to answer on a small, busy machine."""
+
+
+class LabUnavailable(RuntimeError):
+    """JupyterLab could not be started here (the message says why)."""
+
+
+class LabServer:
+    """A JupyterLab server in ``workdir``; a context manager that stops it (and its kernels)."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.workdir = workdir
+        self.root = workdir / "notebooks"
+        self.log_path = workdir / "jupyterlab.log"
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> LabServer:
+        try:
+            import jupyterlab  # noqa: F401
+        except ImportError as error:
+            raise LabUnavailable(
+                f"JupyterLab is not installed ({error}): pip install jupyterlab"
+            ) from error
+        self.root.mkdir(parents=True, exist_ok=True)
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")])),
+            "JUPYTER_CONFIG_DIR": str(self.workdir / "config"),
+            "JUPYTER_DATA_DIR": str(self.workdir / "data"),  # kernels and extensions: sys.prefix
+            "IPYTHONDIR": str(self.workdir / "ipython"),
+            "JUPYTER_RUNTIME_DIR": str(self.workdir / "runtime"),
+            "JUPYTERLAB_SETTINGS_DIR": str(self.workdir / "settings"),
+            "JUPYTERLAB_WORKSPACES_DIR": str(self.workdir / "workspaces"),
+        }
+        command = [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={self.port}",
+            "--ServerApp.port_retries=0",
+            "--IdentityProvider.token=",
+            "--ServerApp.password=",
+            f"--ServerApp.root_dir={self.root}",
+            "--LabApp.expose_app_in_browser=True",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.news_url=",
+            "--LabApp.extension_manager=readonly",  # never asks PyPI about extensions
+            "--ServerApp.terminals_enabled=False",
+            "--ServerApp.allow_root=True",  # CI runs as root
+        ]
+        log = self.log_path.open("wb")
+        self._process = subprocess.Popen(
+            command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.root
+        )
+        log.close()
+        self._wait_until_up()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop the server; it shuts its kernels down on SIGTERM."""
+        process, self._process = self._process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+
+    def write_notebook(self, name: str, cells: list[str]) -> Path:
+        """Write a notebook of code cells (python3 kernel) into the server's root."""
+        notebook = {
+            "cells": [
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "id": f"cell-{i}",
+                    "metadata": {},
+                    "outputs": [],
+                    "source": source,
+                }
+                for i, source in enumerate(cells)
+            ],
+            "metadata": {
+                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                "language_info": {"name": "python"},
+            },
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+        path = self.root / name
+        path.write_text(json.dumps(notebook), encoding="utf-8")
+        return path
+
+    def log_tail(self, lines: int = 30) -> str:
+        """The end of the server's log, for failure messages."""
+        if not self.log_path.exists():
+            return ""
+        return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+
+    def _wait_until_up(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        assert self._process is not None
+        while time.monotonic() < deadline:
+            if self._process.poll() is not None:
+                raise LabUnavailable(
+                    f"JupyterLab exited with code {self._process.returncode}:\n{self.log_tail()}"
+                )
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status", timeout=5) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.25)
+        self.stop()
+        raise LabUnavailable(
+            f"JupyterLab did not answer on {self.url} within {START_TIMEOUT:.0f} s:\n"
+            f"{self.log_tail()}"
+        )
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+# --- page helpers (Playwright sync API) ---------------------------------------------------------
+
+_KERNEL_READY = """
+async () => {
+  const app = window.jupyterapp;
+  if (!app) return "no app";
+  const panel = app.shell.currentWidget;
+  if (!panel || !panel.sessionContext) return "no notebook";
+  await panel.context.ready;
+  await panel.sessionContext.ready;
+  const kernel = panel.sessionContext.session && panel.sessionContext.session.kernel;
+  return kernel ? kernel.status : "no kernel";
+}
+"""
+
+
+def open_notebook(page: Any, lab: LabServer, name: str, timeout_ms: int = 180_000) -> None:
+    """Open ``name`` in JupyterLab and wait until its kernel is idle."""
+    page.goto(f"{lab.url}/lab/tree/{name}", timeout=timeout_ms)
+    page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=timeout_ms)
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
+    deadline = time.monotonic() + timeout_ms / 1000
+    status = ""
+    while time.monotonic() < deadline:
+        status = page.evaluate(_KERNEL_READY)
+        if status == "idle":
+            return
+        page.wait_for_timeout(250)
+    raise AssertionError(f"the notebook's kernel never became idle (last status: {status})")
+
+
+def run_all(page: Any) -> None:
+    """Run every cell of the current notebook (returns once they are queued)."""
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+
+
+def run_cell(page: Any, index: int) -> int:
+    """Run cell ``index`` of the current notebook; return its execution count before the run."""
+    return int(
+        page.evaluate(
+            """async (index) => {
+              const panel = window.jupyterapp.shell.currentWidget;
+              const before = panel.content.widgets[index].model.executionCount || 0;
+              panel.content.activeCellIndex = index;
+              await window.jupyterapp.commands.execute('notebook:run-cell');
+              return before;
+            }""",
+            index,
+        )
+    )
+
+
+def outputs(page: Any, index: int) -> list[dict[str, Any]]:
+    """The outputs of cell ``index``, as nbformat dicts."""
+    return list(
+        page.evaluate(
+            """(index) => {
+              const cell = window.jupyterapp.shell.currentWidget.content.widgets[index];
+              return { count: cell.model.executionCount, outputs: cell.model.outputs.toJSON() };
+            }""",
+            index,
+        )["outputs"]
+    )
+
+
+def execution_count(page: Any, index: int) -> int:
+    """The execution count of cell ``index`` (0 before it ran)."""
+    return int(
+        page.evaluate(
+            "(i) => window.jupyterapp.shell.currentWidget.content.widgets[i].model.executionCount"
+            " || 0",
+            index,
+        )
+    )
+
+
+def cell_text(page: Any, index: int) -> str:
+    """Everything cell ``index`` printed (streams and plain-text results), joined; tracebacks
+    are included so a failing cell explains itself."""
+    parts: list[str] = []
+    for output in outputs(page, index):
+        if output.get("output_type") == "stream":
+            text = output.get("text", "")
+            parts.append("".join(text) if isinstance(text, list) else str(text))
+        elif output.get("output_type") == "error":
+            parts.append(f"{output.get('ename')}: {output.get('evalue')}")
+            parts.extend(output.get("traceback", []))
+        else:
+            plain = output.get("data", {}).get("text/plain", "")
+            parts.append("".join(plain) if isinstance(plain, list) else str(plain))
+    return "\n".join(parts)

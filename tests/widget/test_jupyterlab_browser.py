@@ -1,0 +1,158 @@
+"""TimeTravel in a real JupyterLab with a live kernel, driven in headless Chromium.
+
+The test starts JupyterLab (token-less, free local port, temp dir), opens a notebook that builds
+a small graph, runs it once and shows ``TimeTravel``; then, as a person would: waits for the
+DAG, clicks a checkpoint (the state panel shows its values), types an invalid edit (refused,
+nothing written), edits a value and presses Fork, then Rerun. The new branch must appear in the
+page and in the saver, which a later cell of the same kernel reads back. Screenshots go to
+``test-artifacts/jupyterlab-*.png``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+WAIT_MS = 120_000
+"""Generous waits on conditions: JupyterLab and a kernel on a small shared machine."""
+
+SETUP = """\
+import json, operator
+from typing import Annotated
+from typing_extensions import TypedDict
+from durable_debug import StateGraph, START, END, MemorySaver, TimeTravel
+
+class State(TypedDict):
+    value: str
+    log: Annotated[list, operator.add]
+
+async def a(state):
+    return {"value": "A", "log": ["a ran"]}
+
+async def b(state):
+    return {"value": state["value"] + "+B", "log": [f"b saw {state['value']}"]}
+
+g = (StateGraph(State).add_node("a", a).add_node("b", b)
+     .add_edge(START, "a").add_edge("a", "b").add_edge("b", END)
+     .compile(checkpointer=MemorySaver()))
+cfg = {"configurable": {"thread_id": "lab-1"}}
+await g.ainvoke({"value": "", "log": []}, cfg)
+history = [s async for s in g.aget_state_history(cfg)]
+print("IDS " + json.dumps([s.config["configurable"]["checkpoint_id"] for s in history[::-1]]))
+"""
+
+SHOW = "TimeTravel(g, cfg)"
+
+REPORT = """\
+rows = [{"id": s.config["configurable"]["checkpoint_id"],
+         "parent": (s.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
+         "source": s.metadata["source"], "values": s.values}
+        async for s in g.aget_state_history(cfg)]
+print("REPORT " + json.dumps(rows))
+"""
+
+
+def test_click_edit_fork_and_rerun_in_jupyterlab(
+    browser: Any, lab: Any, labserver: ModuleType, artifacts: Path
+) -> None:
+    lab.write_notebook("timetravel.ipynb", [SETUP, SHOW, REPORT])
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    try:
+        labserver.open_notebook(page, lab, "timetravel.ipynb", timeout_ms=WAIT_MS)
+        labserver.run_all(page)
+        page.wait_for_function(
+            "() => document.querySelectorAll('.dd-root .dd-mark').length === 4", timeout=WAIT_MS
+        )
+        setup_output = labserver.cell_text(page, 0)
+        assert "IDS " in setup_output, setup_output
+        input_id, step0, after_a, after_b = json.loads(setup_output.split("IDS ", 1)[1])
+        widget = page.locator(".dd-root")
+        assert "4 checkpoints · 1 branch" in widget.locator(".dd-thread").inner_text()
+        page.screenshot(path=str(artifacts / "jupyterlab-1-dag.png"))
+
+        # Click the checkpoint after node a: its state shows in the detail panel.
+        widget.locator(f'.dd-mark[data-id="{after_a}"]').click()
+        page.wait_for_selector(f'.dd-detail-head[data-id="{after_a}"]', timeout=WAIT_MS)
+        state = widget.locator(".dd-state").inner_text()
+        assert '"A"' in state and '"a ran"' in state and "b saw" not in state
+        page.screenshot(path=str(artifacts / "jupyterlab-2-selected.png"))
+
+        # A value that is not JSON is refused next to the Fork button; nothing is written.
+        widget.locator('.dd-channel-row[data-channel="value"] [data-action="edit"]').click()
+        editor = widget.locator('textarea.dd-editor[data-channel="value"]')
+        editor.fill("edited without quotes")
+        widget.locator('[data-action="fork"]').click()
+        refusal = widget.locator(".dd-fork-error")
+        refusal.wait_for(state="visible", timeout=WAIT_MS)
+        assert "Channel 'value' is not valid JSON" in refusal.inner_text()
+        assert widget.locator(".dd-mark").count() == 4
+
+        # A valid edit forks: a new branch, selected, with the edited value.
+        editor.fill('"edited"')
+        widget.locator('[data-action="fork"]').click()
+        page.wait_for_function(
+            "() => document.querySelectorAll('.dd-root .dd-mark').length === 5", timeout=WAIT_MS
+        )
+        head = widget.locator(".dd-detail-head")
+        page.wait_for_function(
+            f"() => {{ const h = document.querySelector('.dd-detail-head');"
+            f" return h && h.dataset.id !== {json.dumps(after_a)}; }}",
+            timeout=WAIT_MS,
+        )
+        fork_id = head.get_attribute("data-id")
+        assert fork_id not in (input_id, step0, after_a, after_b)
+        assert '"edited"' in widget.locator(".dd-state").inner_text()
+        assert "5 checkpoints · 2 branches" in widget.locator(".dd-thread").inner_text()
+        assert "aupdate_state(" in widget.locator(".dd-code").inner_text()
+        page.screenshot(path=str(artifacts / "jupyterlab-3-forked.png"))
+
+        # Rerun from the fork: b runs on the new branch, in the kernel, without a cell.
+        widget.locator('[data-action="rerun"]').click()
+        page.wait_for_function(
+            "() => document.querySelectorAll('.dd-root .dd-mark').length === 6", timeout=WAIT_MS
+        )
+        page.wait_for_function(
+            "() => (document.querySelector('.dd-root .dd-status')?.textContent || '')"
+            ".endsWith('done')",
+            timeout=WAIT_MS,
+        )
+        assert widget.locator(".dd-running").is_hidden()
+        rerun_id = head.get_attribute("data-id")
+        assert rerun_id not in (fork_id, after_b)
+        state = widget.locator(".dd-state").inner_text()
+        assert '"edited+B"' in state and '"b saw edited"' in state
+        assert "ainvoke(None" in widget.locator(".dd-code").inner_text()
+        page.screenshot(path=str(artifacts / "jupyterlab-4-rerun.png"))
+
+        # The saver, read by the same kernel: one fork of after_a, one checkpoint after it.
+        count = labserver.run_cell(page, 2)
+        page.wait_for_function(
+            "([i, n]) => { const c = window.jupyterapp.shell.currentWidget.content.widgets[i];"
+            " return (c.model.executionCount || 0) > n && c.model.outputs.length > 0; }",
+            arg=[2, count],
+            timeout=WAIT_MS,
+        )
+        report_text = labserver.cell_text(page, 2)
+        assert "REPORT " in report_text, report_text
+        rows = {row["id"]: row for row in json.loads(report_text.split("REPORT ", 1)[1])}
+        assert len(rows) == 6
+        assert rows[fork_id]["parent"] == after_a and rows[fork_id]["source"] == "update"
+        assert rows[fork_id]["values"] == {"value": "edited", "log": ["a ran"]}
+        assert rows[rerun_id]["parent"] == fork_id and rows[rerun_id]["source"] == "loop"
+        assert rows[rerun_id]["values"] == {
+            "value": "edited+B",
+            "log": ["a ran", "b saw edited"],
+        }
+        assert rows[after_b]["values"]["value"] == "A+B"  # the first branch is untouched
+    finally:
+        page.screenshot(path=str(artifacts / "jupyterlab-last.png"))
+        page.close()
+    assert errors == [], errors
