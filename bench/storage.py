@@ -12,7 +12,8 @@ Workloads (issue 3):
   compression can shrink (no target: it shows what the saver's own compression is worth);
 * long thread — one thread of 60 runs × 11 checkpoints on SQLite: time to write it (target
   ≤ 1×) and to list its whole history with ``aget_state_history`` (target ≤ 0.5×);
-* per-checkpoint write latency (p50, p95) of ``aput`` on SQLite, PostgreSQL and Redis (servers
+* per-checkpoint write latency (p50, p95) of ``aput_step`` (a checkpoint with its task's
+  writes) on SQLite, PostgreSQL and Redis (servers
   started for the run from Debian's packages, as the tests do; Redis first without
   persistence, then with ``appendonly yes`` and ``appendfsync everysec``, as docs/storage.md
   recommends).
@@ -171,9 +172,13 @@ async def long_thread(lib: str, path: Path) -> tuple[float, float, int]:
 
 
 async def put_latencies(saver: Any, label: str) -> tuple[float, float]:
-    """p50 and p95 milliseconds of ``aput`` while a chain graph runs 30 times."""
+    """p50 and p95 milliseconds per checkpoint write while a chain graph runs 30 times.
+
+    A step's checkpoint is saved with its lone task's writes by ``aput_step`` (one
+    transaction on the SQL savers); that call is what is timed, once per step.
+    """
     seen: list[float] = []
-    real = saver.aput
+    real = saver.aput_step
 
     async def timed(*args: Any, **kwargs: Any) -> Any:
         t0 = time.perf_counter()
@@ -182,7 +187,7 @@ async def put_latencies(saver: Any, label: str) -> tuple[float, float]:
         finally:
             seen.append((time.perf_counter() - t0) * 1000)
 
-    saver.aput = timed
+    saver.aput_step = timed
     graph = chain("durable_debug", saver)
     for i in range(30):
         await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": f"{label}-{i}"}})
@@ -284,7 +289,7 @@ async def main() -> int:
             0.5,
         )
     )
-    print("\nper-checkpoint write latency (aput), durable_debug:")
+    print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
     from durable_debug import SqliteSaver
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -48,6 +48,7 @@ from durable_debug.checkpoint.base import (
     Completed,
     RunnableConfig,
     SerializerProtocol,
+    TaskWrites,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
@@ -432,10 +433,23 @@ class SqlSaver(BaseCheckpointSaver):
     ) -> RunnableConfig:
         """Store ``checkpoint`` as a child of the checkpoint ``config`` names, in one
         transaction; blobs only for ``new_versions``, each written once."""
+        return await self.aput_step(config, (), checkpoint, metadata, new_versions)
+
+    async def aput_step(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save tasks' writes on the checkpoint ``config`` names and ``checkpoint`` as its
+        child, all in one transaction (see :meth:`BaseCheckpointSaver.aput_step`)."""
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
         # Serialize everything first: a value that cannot be saved leaves the database untouched.
+        ordinary, special = self._write_rows(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self._blob_serde)
         row = (
             thread_id,
@@ -448,6 +462,7 @@ class SqlSaver(BaseCheckpointSaver):
 
         async def write() -> None:
             async with self._session(write=True) as s:
+                await self._store_writes(s, ordinary, special)
                 if blobs:
                     await s.executemany(self._INSERT_BLOB, blobs)
                 await s.execute(self._UPSERT_CHECKPOINT, row)
@@ -465,25 +480,48 @@ class SqlSaver(BaseCheckpointSaver):
     ) -> None:
         """Save a task's writes in one transaction; ordinary writes once, special ones
         replacing the previous."""
-        thread_id = config_thread_id(config)
-        checkpoint_ns = config_checkpoint_ns(config)
-        checkpoint_id = config_checkpoint_id(config)
-        if checkpoint_id is None:
-            raise ValueError("put_writes needs a config that names a checkpoint_id")
-        ordinary, special = write_rows(
-            thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self._blob_serde
-        )
+        ordinary, special = self._write_rows(config, [(task_id, writes, task_path)])
         if not ordinary and not special:
             return
 
         async def write() -> None:
             async with self._session(write=True) as s:
-                if ordinary:
-                    await s.executemany(self._INSERT_WRITE, ordinary)
-                if special:
-                    await s.executemany(self._UPSERT_WRITE, special)
+                await self._store_writes(s, ordinary, special)
 
         await self._run(write)
+
+    def _write_rows(
+        self, config: RunnableConfig, task_writes: Sequence[TaskWrites]
+    ) -> tuple[list[Any], list[Any]]:
+        """Rows for the writes of ``task_writes`` on the checkpoint ``config`` names."""
+        if not task_writes:
+            return [], []
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        if checkpoint_id is None:
+            raise ValueError("put_writes needs a config that names a checkpoint_id")
+        ordinary: list[Any] = []
+        special: list[Any] = []
+        for task_id, writes, task_path in task_writes:
+            more, replaced = write_rows(
+                thread_id,
+                checkpoint_ns,
+                checkpoint_id,
+                task_id,
+                task_path,
+                writes,
+                self._blob_serde,
+            )
+            ordinary += more
+            special += replaced
+        return ordinary, special
+
+    async def _store_writes(self, s: Session, ordinary: list[Any], special: list[Any]) -> None:
+        if ordinary:
+            await s.executemany(self._INSERT_WRITE, ordinary)
+        if special:
+            await s.executemany(self._UPSERT_WRITE, special)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""

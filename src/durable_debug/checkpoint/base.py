@@ -48,6 +48,7 @@ __all__ = [
     "PendingWrite",
     "RunnableConfig",
     "SerializerProtocol",
+    "TaskWrites",
     "checkpoint_config",
     "checkpoint_metadata",
     "config_checkpoint_id",
@@ -70,6 +71,10 @@ ChannelVersions = dict[str, str]
 
 PendingWrite = tuple[str, str, Any]
 """One saved write of a task: ``(task_id, channel, value)``."""
+
+TaskWrites = tuple[str, Sequence[tuple[str, Any]], str]
+"""One task's writes as :meth:`BaseCheckpointSaver.aput_step` takes them:
+``(task_id, [(channel, value), ...], task_path)``."""
 
 # Channels of the special writes a task can leave behind instead of (or besides) its output.
 ERROR = "__error__"
@@ -359,6 +364,25 @@ class BaseCheckpointSaver(ABC):
     @abstractmethod
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of a thread."""
+
+    async def aput_step(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save the writes of a step's last tasks on the checkpoint ``config`` names, and the
+        checkpoint they produce, as :meth:`aput_writes` then :meth:`aput` would.
+
+        Savers that can should do it in one transaction: then a task's writes and the
+        checkpoint made from them are saved together or not at all. Either way, if anything
+        cannot be serialized nothing is written.
+        """
+        for task_id, writes, task_path in task_writes:
+            await self.aput_writes(config, writes, task_id, task_path)
+        return await self.aput(config, checkpoint, metadata, new_versions)
 
     async def alist_threads(self) -> builtins.list[str]:
         """Return the ids of every thread that has at least one checkpoint."""

@@ -196,6 +196,8 @@ class RunLoop:
         self.candidates: set[str] | None = None
         self.reuse_writes = True
         """Whether tasks that already saved writes are skipped (False when replaying)."""
+        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
+        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
 
     async def _begin(self, events: list[Event]) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
@@ -337,7 +339,7 @@ class RunLoop:
                 checkpoint_id=self.checkpoint["id"],
                 alone=True,
             )
-            async for event in self._task_done(to_run[0]):
+            async for event in self._task_done(to_run[0], defer=True):
                 yield event
         elif to_run:
             running = {
@@ -385,21 +387,20 @@ class RunLoop:
             raise failed[0].error
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
 
-    async def _task_done(self, task: Task) -> AsyncIterator[Event]:
-        """Persist one finished task's outcome and report it."""
+    async def _task_done(self, task: Task, *, defer: bool = False) -> AsyncIterator[Event]:
+        """Persist one finished task's outcome and report it.
+
+        With ``defer``, a successful task's writes are kept for :meth:`_put`, which saves them
+        in the same transaction as the checkpoint they produce (a lone task of a step: there
+        is no sibling whose failure its saved writes would have to survive).
+        """
         if self.saver is not None:
             if task.status == "done":
-                try:
-                    await self.saver.aput_writes(
-                        self.checkpoint_config,
-                        self._writes_to_save(task),
-                        task.id,
-                        _path_str(task.path),
-                    )
-                except SerdeError as exc:
-                    located = exc.located(node=task.name)
-                    task.status, task.error = "error", located
-                    await self._save_error(task)
+                writes = self._writes_to_save(task)
+                if defer:
+                    self.deferred.append((task, writes))
+                else:
+                    await self._save_task_writes(task, writes)
             elif task.status == "interrupt":
                 payload = [{"id": i.id, "value": i.value} for i in task.interrupts]
                 try:
@@ -423,6 +424,17 @@ class RunLoop:
             return compact_start_writes(task.input, task.writes)
         return task.writes
 
+    async def _save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
+        """Save a finished task's writes; if they cannot be serialized, the task failed."""
+        assert self.saver is not None
+        try:
+            await self.saver.aput_writes(
+                self.checkpoint_config, writes, task.id, _path_str(task.path)
+            )
+        except SerdeError as exc:
+            task.status, task.error = "error", exc.located(node=task.name)
+            await self._save_error(task)
+
     async def _save_error(self, task: Task) -> None:
         assert self.saver is not None
         await self.saver.aput_writes(self.checkpoint_config, [(ERROR, repr(task.error))], task.id)
@@ -439,14 +451,22 @@ class RunLoop:
     ) -> None:
         """Apply the step's writes, snapshot the channels and save the checkpoint."""
         checkpoint_id = new_checkpoint_id()
-        versions, seen, updated = apply_writes(
-            self.graph,
-            self.checkpoint,
-            self.channels,
-            tasks,
-            checkpoint_id,
-            extra_writes=extra_writes or (),
-        )
+        try:
+            versions, seen, updated = apply_writes(
+                self.graph,
+                self.checkpoint,
+                self.channels,
+                tasks,
+                checkpoint_id,
+                extra_writes=extra_writes or (),
+            )
+        except BaseException:
+            # The step cannot complete (a reducer raised, two writes to a plain key): what its
+            # tasks produced is still saved, as pending writes, before the error propagates.
+            deferred, self.deferred = self.deferred, []
+            for task, writes in deferred:
+                await self._save_task_writes(task, writes)
+            raise
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
         self.candidates = self.graph.nodes_triggered_by(updated)
         await self._put(source, versions)
@@ -462,9 +482,24 @@ class RunLoop:
             parent = (
                 self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
             )
-            self.checkpoint_config = await self.saver.aput(
-                self.checkpoint_config, self.checkpoint, self.metadata, new_versions
-            )
+            deferred, self.deferred = self.deferred, []
+            task_writes = [(task.id, writes, _path_str(task.path)) for task, writes in deferred]
+            try:
+                self.checkpoint_config = await self.saver.aput_step(
+                    self.checkpoint_config,
+                    task_writes,
+                    self.checkpoint,
+                    self.metadata,
+                    new_versions,
+                )
+            except SerdeError as exc:
+                if not deferred:
+                    raise
+                # Nothing was written: the task whose output could not be saved failed.
+                task = deferred[0][0]
+                task.status, task.error = "error", exc.located(node=task.name)
+                await self._save_error(task)
+                raise task.error from None
             self.saved_versions = dict(versions)
             self.parent_config = parent
 
