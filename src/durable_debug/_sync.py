@@ -21,7 +21,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["in_runner_thread", "run_sync"]
+__all__ = ["in_runner_thread", "run_sync", "start_loop_thread"]
 
 logger = logging.getLogger(__name__)
 
@@ -32,24 +32,29 @@ _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
 
 
+def start_loop_thread(name: str) -> tuple[asyncio.AbstractEventLoop, threading.Thread]:
+    """Start a new event loop running forever in a daemon thread called ``name``."""
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+
+    def serve() -> None:
+        asyncio.set_event_loop(loop)
+        loop.call_soon(ready.set)
+        loop.run_forever()
+
+    thread = threading.Thread(target=serve, name=name, daemon=True)
+    thread.start()
+    ready.wait()
+    logger.debug("started an event loop in thread %s", name)
+    return loop, thread
+
+
 def _runner_loop() -> asyncio.AbstractEventLoop:
     """Return the shared background loop, starting its thread on first use."""
     global _loop, _thread
     with _lock:
         if _loop is None or _thread is None or not _thread.is_alive():
-            loop = asyncio.new_event_loop()
-            ready = threading.Event()
-
-            def serve() -> None:
-                asyncio.set_event_loop(loop)
-                loop.call_soon(ready.set)
-                loop.run_forever()
-
-            thread = threading.Thread(target=serve, name="durable-debug-sync", daemon=True)
-            thread.start()
-            ready.wait()
-            _loop, _thread = loop, thread
-            logger.debug("started the sync runner loop in thread %s", thread.name)
+            _loop, _thread = start_loop_thread("durable-debug-sync")
         return _loop
 
 

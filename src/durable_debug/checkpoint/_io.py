@@ -21,6 +21,8 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from durable_debug._sync import start_loop_thread
+
 __all__ = ["io_loop", "on_io_loop", "run_soon_on_io_loop"]
 
 logger = logging.getLogger(__name__)
@@ -38,19 +40,8 @@ def io_loop() -> asyncio.AbstractEventLoop:
     global _loop, _thread, _pid
     with _lock:
         if _loop is None or _thread is None or not _thread.is_alive() or _pid != os.getpid():
-            loop = asyncio.new_event_loop()
-            ready = threading.Event()
-
-            def serve() -> None:
-                asyncio.set_event_loop(loop)
-                loop.call_soon(ready.set)
-                loop.run_forever()
-
-            thread = threading.Thread(target=serve, name="durable-debug-io", daemon=True)
-            thread.start()
-            ready.wait()
-            _loop, _thread, _pid = loop, thread, os.getpid()
-            logger.debug("started the saver I/O loop in thread %s", thread.name)
+            _loop, _thread = start_loop_thread("durable-debug-io")
+            _pid = os.getpid()
         return _loop
 
 

@@ -14,19 +14,14 @@ twins), opens the database lazily, and lists history in pages with a bounded num
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import os
-import warnings
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
-from typing_extensions import Self
-
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint._io import on_io_loop
+from durable_debug.checkpoint._connected import ConnectedSaver
 from durable_debug.checkpoint._rows import (
     BlobKey,
     ParsedCheckpoint,
@@ -40,12 +35,10 @@ from durable_debug.checkpoint._rows import (
     write_rows,
 )
 from durable_debug.checkpoint.base import (
-    BaseCheckpointSaver,
     ChannelVersions,
     Checkpoint,
     CheckpointMetadata,
     CheckpointTuple,
-    Completed,
     RunnableConfig,
     SerializerProtocol,
     TaskWrites,
@@ -56,7 +49,6 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
 )
 from durable_debug.checkpoint.compress import CompressingSerializer
-from durable_debug.checkpoint.serde import MsgpackSerializer
 
 __all__ = ["Session", "SqlSaver"]
 
@@ -95,8 +87,13 @@ class _Page(NamedTuple):
     """True when no row follows this page."""
 
 
-class SqlSaver(BaseCheckpointSaver):
-    """Base of the SQL savers: the saver protocol over the four tables of DESIGN.md."""
+class SqlSaver(ConnectedSaver):
+    """Base of the SQL savers: the saver protocol over the four tables of DESIGN.md.
+
+    The connection's life (lazy open on the savers' I/O loop, ``with``/``async with``,
+    ``setup()``/``close()``, forks, leaks) is :class:`ConnectedSaver`'s; ``_open`` also
+    creates or migrates the tables.
+    """
 
     page_size: ClassVar[int] = 200
     """Checkpoints read per query when listing history."""
@@ -115,132 +112,17 @@ class SqlSaver(BaseCheckpointSaver):
     _LIST_THREADS: ClassVar[str]
 
     def __init__(self, *, serde: SerializerProtocol | None = None, compress: bool = True) -> None:
-        self.serde = serde or MsgpackSerializer()
+        super().__init__(serde=serde)
         self.compress = compress
         """Whether new blobs and pending writes are stored compressed when that pays (see
         :mod:`durable_debug.checkpoint.compress`); compressed ones are read either way."""
-        self._state = "new"  # "new" → "open" → "closed"
-        self._open_lock: asyncio.Lock | None = None
-        self._pid = os.getpid()
 
     @property
     def _blob_serde(self) -> CompressingSerializer:
         """The serializer of blobs and pending writes: ``serde``, compressed as configured."""
         return CompressingSerializer(self.serde, enabled=self.compress)
 
-    # -- lifecycle -----------------------------------------------------------------------------
-
-    @classmethod
-    def from_conn_string(cls, conn_string: str, **kwargs: Any) -> Self:
-        """Return a saver for ``conn_string``, usable with ``with`` and ``async with``
-        (which open it on entry and close it on exit) or directly."""
-        make: Any = cls  # each saver's constructor takes its connection string first
-        return make(conn_string, **kwargs)
-
-    def setup(self) -> Completed:
-        """Open the database and create or migrate the tables; idempotent.
-
-        Works as ``saver.setup()`` and ``await saver.setup()`` (in a notebook cell too). The
-        first use of the saver runs it anyway.
-        """
-        run_sync(self.asetup())
-        return Completed()
-
-    async def asetup(self) -> None:
-        """Async form of :meth:`setup`, which does not block the caller's event loop."""
-        await on_io_loop(self._ensure_open())
-
-    def close(self) -> None:
-        """Close the connection(s). The saver cannot be used afterwards."""
-        run_sync(self.aclose())
-
-    async def aclose(self) -> None:
-        """Async form of :meth:`close`."""
-        await on_io_loop(self._close())
-
-    def __enter__(self) -> Self:
-        self.setup()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    async def __aenter__(self) -> Self:
-        await self.asetup()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    def __del__(self) -> None:
-        if getattr(self, "_state", None) != "open":
-            return
-        try:
-            if self._pid != os.getpid():
-                return
-            warnings.warn(
-                f"{self!r} was never closed; use it in a `with` block or call close()",
-                ResourceWarning,
-                stacklevel=2,
-                source=self,
-            )
-            self._discard()
-        except Exception:  # interpreter shutdown: modules may already be torn down
-            pass
-
-    async def _ensure_open(self) -> None:
-        if self._state == "open" and self._pid != os.getpid():
-            # A forked child inherited a saver whose connection threads only exist in the
-            # parent: waiting on them would hang, so connect afresh (the parent's connection is
-            # the parent's to close).
-            logger.debug("reconnecting %r in forked process %d", self, os.getpid())
-            self._forget()
-            self._state, self._open_lock = "new", None
-        if self._state == "open":
-            return
-        if self._state == "closed":
-            raise RuntimeError(f"{self!r} is closed; create a new saver to use the database")
-        if self._open_lock is None:
-            self._open_lock = asyncio.Lock()
-        async with self._open_lock:
-            if self._state == "new":
-                await self._open()
-                self._state, self._pid = "open", os.getpid()
-                logger.debug("opened %r", self)
-
-    async def _close(self) -> None:
-        if self._state == "open":
-            self._state = "closed"
-            await self._disconnect()
-            logger.debug("closed %r", self)
-        self._state = "closed"
-
-    async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """Run ``fn(*args)`` on the I/O loop, after opening the database if needed."""
-
-        async def run() -> T:
-            await self._ensure_open()
-            return await fn(*args)
-
-        return await on_io_loop(run())
-
-    # -- dialect hooks -------------------------------------------------------------------------
-
-    @abstractmethod
-    async def _open(self) -> None:
-        """Connect, check the schema version and run the migrations (on the I/O loop)."""
-
-    @abstractmethod
-    async def _disconnect(self) -> None:
-        """Close every connection (on the I/O loop)."""
-
-    @abstractmethod
-    def _discard(self) -> None:
-        """Close the connection(s) soon, from any thread, without waiting (garbage collection)."""
-
-    @abstractmethod
-    def _forget(self) -> None:
-        """Drop the connection(s) without closing them (they belong to the parent of a fork)."""
+    # -- dialect hooks (besides ConnectedSaver's _open, _disconnect, _discard, _forget) --------
 
     @abstractmethod
     def _session(self, *, write: bool) -> AbstractAsyncContextManager[Session]:

@@ -149,25 +149,21 @@ class EphemeralValue(Channel):
                 return False
             self.value = MISSING
             return True
-        self.value = values[-1]
+        self.value = self._kept(values)
         return True
 
+    def _kept(self, values: Sequence[Any]) -> Any:
+        """What the channel holds after a step that wrote ``values``."""
+        return values[-1]
 
-class Topic(Channel):
+
+class Topic(EphemeralValue):
     """Collects the Send packets written in one step (cleared before the next step's)."""
 
     __slots__ = ()
 
-    ephemeral = True
-
-    def update(self, values: Sequence[Any]) -> bool:
-        if not values:
-            if self.value is MISSING:
-                return False
-            self.value = MISSING
-            return True
-        self.value = list(values)
-        return True
+    def _kept(self, values: Sequence[Any]) -> Any:
+        return list(values)
 
 
 class NamedBarrierValue(Channel):

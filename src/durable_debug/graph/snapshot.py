@@ -7,10 +7,12 @@ checkpoint read from history, the checkpoint is shown as it was saved.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import CheckpointTuple
 from durable_debug.graph.algo import (
+    TaskRecord,
     prepare_tasks,
     preview_values,
     read_pending_writes,
@@ -20,7 +22,7 @@ from durable_debug.graph.types import PregelTask, StateSnapshot
 if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["snapshot_from_tuple"]
+__all__ = ["snapshot_from_tuple", "task_view"]
 
 
 def snapshot_from_tuple(
@@ -42,23 +44,11 @@ def snapshot_from_tuple(
     shown: list[PregelTask] = []
     for task in tasks:
         record = records.get(task.id)
-        if record is None:
-            shown.append(PregelTask(task.id, task.name, task.path))
-            continue
-        if record.finished:
+        if record is not None and record.finished:
             task.writes, task.status = record.writes, "done"
         shown.append(
-            PregelTask(
-                task.id,
-                task.name,
-                task.path,
-                # A task that failed and then succeeded keeps its error (as in LangGraph);
-                # the latest snapshot hides the interrupts a finished task already got past.
-                error=record.error,
-                interrupts=() if apply_pending and record.finished else record.interrupts,
-                result={ch: v for ch, v in record.writes if ch in keys}
-                if record.finished
-                else None,
+            task_view(
+                task.id, task.name, task.path, record, keys.__contains__, latest=apply_pending
             )
         )
     # Writes given with a Command are part of this checkpoint's state in every snapshot (as
@@ -80,4 +70,31 @@ def snapshot_from_tuple(
         parent_config=saved.parent_config,
         tasks=tuple(shown),
         interrupts=waiting,
+    )
+
+
+def task_view(
+    task_id: str,
+    name: str,
+    path: tuple[Any, ...],
+    record: TaskRecord | None,
+    is_state_key: Callable[[str], bool],
+    *,
+    latest: bool,
+) -> PregelTask:
+    """How a snapshot shows a task of the next step, from what its saved writes say.
+
+    A task that failed and then succeeded keeps its error (as in LangGraph); its ``result`` is
+    its writes to state keys once it finished; the thread's latest snapshot hides the
+    interrupts a finished task already got past.
+    """
+    if record is None:
+        return PregelTask(task_id, name, path)
+    return PregelTask(
+        task_id,
+        name,
+        path,
+        error=record.error,
+        interrupts=() if latest and record.finished else record.interrupts,
+        result={ch: v for ch, v in record.writes if is_state_key(ch)} if record.finished else None,
     )

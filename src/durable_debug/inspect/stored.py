@@ -31,6 +31,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
+from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
 
 __all__ = ["SaverView", "is_internal_channel"]
@@ -108,26 +109,9 @@ def snapshot_of(saved: CheckpointTuple, *, latest: bool) -> StateSnapshot:
     for name, path in scheduled:
         tid = task_id(checkpoint["id"], ns, step + 1, name, path)
         record = records.get(tid)
-        if record is None:
-            tasks.append(PregelTask(tid, name, path))
-            continue
-        if record.finished:
+        if record is not None and record.finished:
             finished.add(tid)
-        result = (
-            {ch: v for ch, v in record.writes if not is_internal_channel(ch)}
-            if record.finished
-            else None
-        )
-        tasks.append(
-            PregelTask(
-                tid,
-                name,
-                path,
-                error=record.error,
-                interrupts=() if latest and record.finished else record.interrupts,
-                result=result,
-            )
-        )
+        tasks.append(task_view(tid, name, path, record, _is_state_key, latest=latest))
     # Without the graph's reducers, pending writes cannot be merged into the values: they are
     # shown as the checkpoint stored them (the writes themselves are in the pending writes).
     values = {k: v for k, v in values_all.items() if not is_internal_channel(k)}
@@ -143,6 +127,10 @@ def snapshot_of(saved: CheckpointTuple, *, latest: bool) -> StateSnapshot:
         tasks=tuple(tasks),
         interrupts=waiting,
     )
+
+
+def _is_state_key(channel: str) -> bool:
+    return not is_internal_channel(channel)
 
 
 def _triggered_nodes(
