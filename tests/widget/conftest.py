@@ -1,10 +1,10 @@
-"""Fixtures for the widget's tests: export data, headless Chromium, JupyterLab, the artifacts
-folder.
+"""Fixtures for the widget's tests: export data, headless Chromium, JupyterLab, Notebook 7, the
+artifacts folder.
 
 Chromium is Debian's (``apt-get install chromium``), driven by Python Playwright through
 ``executable_path``; Playwright's own browser downloads are never used. When Chromium cannot
 start, the browser tests fail under CI (``CI`` set) and are skipped, with the reason, elsewhere;
-so do the live-kernel tests when JupyterLab cannot start.
+so do the live-kernel tests when JupyterLab or Notebook 7 cannot start.
 """
 
 from __future__ import annotations
@@ -111,8 +111,22 @@ def labserver() -> ModuleType:
 def lab(labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A JupyterLab on a free local port, token-less, in a temp dir; fails (under CI) or skips
     (elsewhere) when it cannot start."""
+    yield from _serve(labserver, tmp_path_factory, "lab")
+
+
+@pytest.fixture(scope="module")
+def notebook7(labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A Notebook 7 on a free local port, token-less, in a temp dir; fails (under CI) or skips
+    (elsewhere) when it cannot start."""
+    yield from _serve(labserver, tmp_path_factory, "notebook")
+
+
+def _serve(
+    labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory, frontend: str
+) -> Iterator[Any]:
+    workdir = tmp_path_factory.mktemp("jupyterlab" if frontend == "lab" else "notebook7")
     try:
-        server = labserver.LabServer(tmp_path_factory.mktemp("jupyterlab")).__enter__()
+        server = labserver.LabServer(workdir, frontend=frontend).__enter__()
     except labserver.LabUnavailable as error:
         _unavailable(str(error))
     try:

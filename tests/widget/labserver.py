@@ -1,11 +1,14 @@
-"""A throwaway JupyterLab for the live-kernel browser test and benchmark.
+"""A throwaway JupyterLab or Notebook 7 for the live-kernel browser tests and benchmark.
 
-Starts ``python -m jupyterlab`` on a free local port, token-less, with its root, config, data,
-runtime, settings and workspaces in a temp directory, kernels running this Python with
-``src/`` on ``PYTHONPATH``. The page helpers drive JupyterLab through ``window.jupyterapp``
-(exposed with ``--LabApp.expose_app_in_browser``), which is steadier than clicking menus.
+Starts ``python -m jupyterlab`` (or, with ``frontend="notebook"``, ``python -m notebook``) on a
+free local port, token-less, with its root, config, data, runtime, settings and workspaces in a
+temp directory, kernels running this Python with ``src/`` on ``PYTHONPATH``. Both front ends are
+JupyterLab applications: the page helpers drive either through ``window.jupyterapp`` (exposed
+with ``--LabApp.expose_app_in_browser`` or ``--JupyterNotebookApp.expose_app_in_browser``),
+which is steadier than clicking menus. Only the address of a notebook differs:
+``/lab/tree/<name>`` in JupyterLab, ``/notebooks/<name>`` in Notebook 7.
 
-    with LabServer(tmp_path) as lab:
+    with LabServer(tmp_path) as lab:       # or LabServer(tmp_path, frontend="notebook")
         lab.write_notebook("t.ipynb", ["x = 1", "print(x)"])
         page = browser.new_page()
         open_notebook(page, lab, "t.ipynb")
@@ -25,9 +28,10 @@ import time
 import urllib.request
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
+    "Frontend",
     "LabServer",
     "LabUnavailable",
     "cell_text",
@@ -36,35 +40,45 @@ __all__ = [
     "outputs",
     "run_all",
     "run_cell",
+    "wait_for_text",
 ]
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 START_TIMEOUT = 180.0
-"""Seconds JupyterLab may take to answer on a small, busy machine."""
+"""Seconds JupyterLab or Notebook 7 may take to answer on a small, busy machine."""
+
+Frontend = Literal["lab", "notebook"]
 
 
 class LabUnavailable(RuntimeError):
-    """JupyterLab could not be started here (the message says why)."""
+    """JupyterLab (or Notebook 7) could not be started here (the message says why)."""
 
 
 class LabServer:
-    """A JupyterLab server in ``workdir``; a context manager that stops it (and its kernels)."""
+    """A JupyterLab (``frontend="lab"``) or Notebook 7 (``frontend="notebook"``) server in
+    ``workdir``; a context manager that stops it (and its kernels)."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, frontend: Frontend = "lab") -> None:
+        if frontend not in ("lab", "notebook"):
+            raise ValueError(f"frontend must be 'lab' or 'notebook', not {frontend!r}")
+        self.frontend = frontend
+        self.name = "JupyterLab" if frontend == "lab" else "Notebook 7"
+        self.module = "jupyterlab" if frontend == "lab" else "notebook"
         self.workdir = workdir
         self.root = workdir / "notebooks"
-        self.log_path = workdir / "jupyterlab.log"
+        self.log_path = workdir / f"{self.module}.log"
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self._process: subprocess.Popen[bytes] | None = None
 
+    def notebook_url(self, name: str) -> str:
+        """Where the front end opens notebook ``name`` (a path relative to the root)."""
+        if self.frontend == "lab":
+            return f"{self.url}/lab/tree/{name}"
+        return f"{self.url}/notebooks/{name}"
+
     def __enter__(self) -> LabServer:
-        try:
-            import jupyterlab  # noqa: F401
-        except ImportError as error:
-            raise LabUnavailable(
-                f"JupyterLab is not installed ({error}): pip install jupyterlab"
-            ) from error
+        self._check_installed()
         self.root.mkdir(parents=True, exist_ok=True)
         env = {
             **os.environ,
@@ -76,10 +90,13 @@ class LabServer:
             "JUPYTERLAB_SETTINGS_DIR": str(self.workdir / "settings"),
             "JUPYTERLAB_WORKSPACES_DIR": str(self.workdir / "workspaces"),
         }
+        # Notebook 7 serves its pages itself but loads the jupyterlab server extension too, which
+        # answers both front ends' update and news requests: the LabApp options apply to both.
+        app = "LabApp" if self.frontend == "lab" else "JupyterNotebookApp"
         command = [
             sys.executable,
             "-m",
-            "jupyterlab",
+            self.module,
             "--no-browser",
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={self.port}",
@@ -87,7 +104,7 @@ class LabServer:
             "--IdentityProvider.token=",
             "--ServerApp.password=",
             f"--ServerApp.root_dir={self.root}",
-            "--LabApp.expose_app_in_browser=True",
+            f"--{app}.expose_app_in_browser=True",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
             "--LabApp.news_url=",
             "--LabApp.extension_manager=readonly",  # never asks PyPI about extensions
@@ -101,6 +118,28 @@ class LabServer:
         log.close()
         self._wait_until_up()
         return self
+
+    def _check_installed(self) -> None:
+        """Raise LabUnavailable unless this front end can be imported here."""
+        try:
+            import jupyterlab  # noqa: F401
+        except ImportError as error:
+            raise LabUnavailable(
+                f"JupyterLab is not installed ({error}): pip install jupyterlab"
+            ) from error
+        if self.frontend == "lab":
+            return
+        try:
+            import notebook
+        except ImportError as error:
+            raise LabUnavailable(
+                f"Notebook 7 is not installed ({error}): pip install 'notebook>=7'"
+            ) from error
+        version = str(getattr(notebook, "__version__", "0"))
+        if int(version.split(".", 1)[0] or 0) < 7:
+            raise LabUnavailable(
+                f"notebook {version} is installed, not Notebook 7: pip install 'notebook>=7'"
+            )
 
     def __exit__(
         self,
@@ -159,7 +198,7 @@ class LabServer:
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
                 raise LabUnavailable(
-                    f"JupyterLab exited with code {self._process.returncode}:\n{self.log_tail()}"
+                    f"{self.name} exited with code {self._process.returncode}:\n{self.log_tail()}"
                 )
             try:
                 with urllib.request.urlopen(f"{self.url}/api/status", timeout=5) as response:
@@ -170,7 +209,7 @@ class LabServer:
             time.sleep(0.25)
         self.stop()
         raise LabUnavailable(
-            f"JupyterLab did not answer on {self.url} within {START_TIMEOUT:.0f} s:\n"
+            f"{self.name} did not answer on {self.url} within {START_TIMEOUT:.0f} s:\n"
             f"{self.log_tail()}"
         )
 
@@ -199,8 +238,10 @@ async () => {
 
 
 def open_notebook(page: Any, lab: LabServer, name: str, timeout_ms: int = 180_000) -> None:
-    """Open ``name`` in JupyterLab and wait until its kernel is idle."""
-    page.goto(f"{lab.url}/lab/tree/{name}", timeout=timeout_ms)
+    """Open ``name`` in the server's front end (JupyterLab or Notebook 7) and wait until its
+    kernel is idle. Either way ``window.jupyterapp.shell.currentWidget`` is then the notebook's
+    panel, which the other helpers use."""
+    page.goto(lab.notebook_url(name), timeout=timeout_ms)
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=timeout_ms)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
     deadline = time.monotonic() + timeout_ms / 1000
@@ -273,3 +314,22 @@ def cell_text(page: Any, index: int) -> str:
             plain = output.get("data", {}).get("text/plain", "")
             parts.append("".join(plain) if isinstance(plain, list) else str(plain))
     return "\n".join(parts)
+
+
+def wait_for_text(
+    page: Any, index: int, marker: str, after: int = 0, timeout_ms: int = 180_000
+) -> str:
+    """Wait until cell ``index`` has run since execution count ``after`` (what ``run_cell``
+    returns) and printed ``marker``; return all it printed. Fails at once, with the traceback,
+    when the cell raised instead."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    text = ""
+    while time.monotonic() < deadline:
+        if execution_count(page, index) > after:
+            text = cell_text(page, index)
+            if marker in text:
+                return text
+            if any(output.get("output_type") == "error" for output in outputs(page, index)):
+                raise AssertionError(f"cell {index} failed:\n{text}")
+        page.wait_for_timeout(250)
+    raise AssertionError(f"cell {index} never printed {marker!r}; it printed:\n{text}")
