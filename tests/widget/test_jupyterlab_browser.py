@@ -16,52 +16,18 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from live_cells import cells
 
 pytestmark = pytest.mark.browser
 
 WAIT_MS = 120_000
 """Generous waits on conditions: JupyterLab and a kernel on a small shared machine."""
 
-SETUP = """\
-import json, operator
-from typing import Annotated
-from typing_extensions import TypedDict
-from durable_debug import StateGraph, START, END, MemorySaver, TimeTravel
-
-class State(TypedDict):
-    value: str
-    log: Annotated[list, operator.add]
-
-async def a(state):
-    return {"value": "A", "log": ["a ran"]}
-
-async def b(state):
-    return {"value": state["value"] + "+B", "log": [f"b saw {state['value']}"]}
-
-g = (StateGraph(State).add_node("a", a).add_node("b", b)
-     .add_edge(START, "a").add_edge("a", "b").add_edge("b", END)
-     .compile(checkpointer=MemorySaver()))
-cfg = {"configurable": {"thread_id": "lab-1"}}
-await g.ainvoke({"value": "", "log": []}, cfg)
-history = [s async for s in g.aget_state_history(cfg)]
-print("IDS " + json.dumps([s.config["configurable"]["checkpoint_id"] for s in history[::-1]]))
-"""
-
-SHOW = "TimeTravel(g, cfg)"
-
-REPORT = """\
-rows = [{"id": s.config["configurable"]["checkpoint_id"],
-         "parent": (s.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
-         "source": s.metadata["source"], "values": s.values}
-        async for s in g.aget_state_history(cfg)]
-print("REPORT " + json.dumps(rows))
-"""
-
 
 def test_click_edit_fork_and_rerun_in_jupyterlab(
     browser: Any, lab: Any, labserver: ModuleType, artifacts: Path
 ) -> None:
-    lab.write_notebook("timetravel.ipynb", [SETUP, SHOW, REPORT])
+    lab.write_notebook("timetravel.ipynb", cells("lab-1"))
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))

@@ -16,46 +16,13 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from live_cells import cells
 
 pytestmark = pytest.mark.browser
 
 WAIT_MS = 120_000
 """Generous waits on conditions: Notebook 7 and a kernel on a small shared machine."""
 
-SETUP = """\
-import json, operator
-from typing import Annotated
-from typing_extensions import TypedDict
-from durable_debug import StateGraph, START, END, MemorySaver, TimeTravel
-
-class State(TypedDict):
-    word: str
-    trail: Annotated[list, operator.add]
-
-async def first(state):
-    return {"word": "one", "trail": ["first ran"]}
-
-async def second(state):
-    return {"word": state["word"] + "-two", "trail": [f"second saw {state['word']}"]}
-
-g = (StateGraph(State).add_node("first", first).add_node("second", second)
-     .add_edge(START, "first").add_edge("first", "second").add_edge("second", END)
-     .compile(checkpointer=MemorySaver()))
-cfg = {"configurable": {"thread_id": "nb7-1"}}
-await g.ainvoke({"word": "", "trail": []}, cfg)
-history = [s async for s in g.aget_state_history(cfg)]
-print("IDS " + json.dumps([s.config["configurable"]["checkpoint_id"] for s in history[::-1]]))
-"""
-
-SHOW = "TimeTravel(g, cfg)"
-
-REPORT = """\
-rows = [{"id": s.config["configurable"]["checkpoint_id"],
-         "parent": (s.parent_config or {}).get("configurable", {}).get("checkpoint_id"),
-         "source": s.metadata["source"], "values": s.values}
-        async for s in g.aget_state_history(cfg)]
-print("REPORT " + json.dumps(rows))
-"""
 
 NOTEBOOK7_OWN_ERRORS = ("Cannot read properties of undefined (reading 'schema')",)
 """Page errors Notebook 7 raises by itself, with or without the widget (its /tree page too):
@@ -79,7 +46,7 @@ def count_marks(count: int) -> str:
 def test_render_select_fork_and_rerun_in_notebook7(
     browser: Any, notebook7: Any, labserver: ModuleType, artifacts: Path
 ) -> None:
-    notebook7.write_notebook("timetravel.ipynb", [SETUP, SHOW, REPORT])
+    notebook7.write_notebook("timetravel.ipynb", cells("nb7-1"))
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
     errors: list[tuple[str, str]] = []
     page.on("pageerror", lambda error: errors.append((error.message, error.stack or "")))
@@ -92,7 +59,7 @@ def test_render_select_fork_and_rerun_in_notebook7(
         # The DAG renders: one mark per checkpoint of the thread, as the kernel listed them.
         setup_output = labserver.wait_for_text(page, 0, "IDS ", timeout_ms=WAIT_MS)
         ids = json.loads(setup_output.split("IDS ", 1)[1])
-        input_id, step0, after_first, after_second = ids
+        input_id, step0, after_a, after_b = ids
         page.wait_for_function(count_marks(len(ids)), timeout=WAIT_MS)
         widget = page.locator(".dd-root")
         assert widget.count() == 1
@@ -102,34 +69,34 @@ def test_render_select_fork_and_rerun_in_notebook7(
         widget.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "notebook7-1-dag.png"))
 
-        # Click the checkpoint after node first: its state shows in the detail panel.
-        widget.locator(f'.dd-mark[data-id="{after_first}"]').click()
-        page.wait_for_selector(f'.dd-detail-head[data-id="{after_first}"]', timeout=WAIT_MS)
+        # Click the checkpoint after node a: its state shows in the detail panel.
+        widget.locator(f'.dd-mark[data-id="{after_a}"]').click()
+        page.wait_for_selector(f'.dd-detail-head[data-id="{after_a}"]', timeout=WAIT_MS)
         state = widget.locator(".dd-state").inner_text()
-        assert '"one"' in state and '"first ran"' in state, state
-        assert "second saw" not in state and "one-two" not in state, state
+        assert '"A"' in state and '"a ran"' in state, state
+        assert "b saw" not in state and "A+B" not in state, state
         widget.locator(".dd-state").scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "notebook7-2-selected.png"))
 
         # Edit the value and fork: a new branch, selected, with the edited value.
-        widget.locator('.dd-channel-row[data-channel="word"] [data-action="edit"]').click()
-        widget.locator('textarea.dd-editor[data-channel="word"]').fill('"uno"')
+        widget.locator('.dd-channel-row[data-channel="value"] [data-action="edit"]').click()
+        widget.locator('textarea.dd-editor[data-channel="value"]').fill('"edited"')
         widget.locator('[data-action="fork"]').click()
         page.wait_for_function(count_marks(len(ids) + 1), timeout=WAIT_MS)
         page.wait_for_function(
             "(old) => { const h = document.querySelector('.dd-root .dd-detail-head');"
             " return h && h.dataset.id !== old; }",
-            arg=after_first,
+            arg=after_a,
             timeout=WAIT_MS,
         )
         head = widget.locator(".dd-detail-head")
         fork_id = head.get_attribute("data-id")
         assert fork_id not in ids
-        assert '"uno"' in widget.locator(".dd-state").inner_text()
+        assert '"edited"' in widget.locator(".dd-state").inner_text()
         assert "2 branches" in widget.locator(".dd-thread").inner_text()
         page.screenshot(path=str(artifacts / "notebook7-3-forked.png"))
 
-        # Rerun from the fork: second runs on the new branch, in the kernel, without a cell.
+        # Rerun from the fork: b runs on the new branch, in the kernel, without a cell.
         widget.locator('[data-action="rerun"]').click()
         page.wait_for_function(count_marks(len(ids) + 2), timeout=WAIT_MS)
         page.wait_for_function(
@@ -140,7 +107,7 @@ def test_render_select_fork_and_rerun_in_notebook7(
         rerun_id = head.get_attribute("data-id")
         assert rerun_id not in (*ids, fork_id)
         state = widget.locator(".dd-state").inner_text()
-        assert '"uno-two"' in state and '"second saw uno"' in state, state
+        assert '"edited+B"' in state and '"b saw edited"' in state, state
         page.screenshot(path=str(artifacts / "notebook7-4-rerun.png"))
 
         # The saver, read by the same kernel: the fork and the rerun's checkpoint after it.
@@ -148,14 +115,14 @@ def test_render_select_fork_and_rerun_in_notebook7(
         report_text = labserver.wait_for_text(page, 2, "REPORT ", after=before, timeout_ms=WAIT_MS)
         rows = {row["id"]: row for row in json.loads(report_text.split("REPORT ", 1)[1])}
         assert len(rows) == len(ids) + 2
-        assert rows[fork_id]["parent"] == after_first and rows[fork_id]["source"] == "update"
-        assert rows[fork_id]["values"] == {"word": "uno", "trail": ["first ran"]}
+        assert rows[fork_id]["parent"] == after_a and rows[fork_id]["source"] == "update"
+        assert rows[fork_id]["values"] == {"value": "edited", "log": ["a ran"]}
         assert rows[rerun_id]["parent"] == fork_id
         assert rows[rerun_id]["values"] == {
-            "word": "uno-two",
-            "trail": ["first ran", "second saw uno"],
+            "value": "edited+B",
+            "log": ["a ran", "b saw edited"],
         }
-        assert rows[after_second]["values"]["word"] == "one-two"  # the first branch is untouched
+        assert rows[after_b]["values"]["value"] == "A+B"  # the first branch is untouched
         assert {input_id, step0} <= rows.keys()
     finally:
         page.screenshot(path=str(artifacts / "notebook7-last.png"))
