@@ -21,15 +21,14 @@ kernel) and the floor under any request: a plain ``kernel_info`` round trip from
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from _test_helpers import load_test_helper
 from playwright.sync_api import sync_playwright
 
 REPO = Path(__file__).resolve().parents[1]
@@ -141,14 +140,8 @@ async (count) => {
 
 
 def load_labserver() -> Any:
-    """tests/widget/labserver.py, which starts and drives the throwaway JupyterLab."""
-    path = REPO / "tests" / "widget" / "labserver.py"
-    spec = importlib.util.spec_from_file_location("durable_debug_widget_labserver", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """tests/widget/labserver.py, loaded by path (the tests folder is not a package)."""
+    return load_test_helper("widget", "labserver.py")
 
 
 def main() -> None:

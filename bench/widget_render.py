@@ -14,7 +14,6 @@ Prints two figures measured in headless Debian Chromium (targets from issue 5):
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import statistics
 import sys
 import tempfile
@@ -26,6 +25,8 @@ from playwright.sync_api import sync_playwright
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
+
+from _test_helpers import load_test_helper  # noqa: E402 (bench/ is on sys.path as the script's folder)
 
 from durable_debug.inspect.html import render_html  # noqa: E402
 
@@ -68,14 +69,8 @@ async (id) => {
 
 
 def load_fixtures() -> Any:
-    """tests/widget/fixtures.py, which builds the synthetic thread."""
-    path = REPO / "tests" / "widget" / "fixtures.py"
-    spec = importlib.util.spec_from_file_location("durable_debug_widget_fixtures", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """tests/widget/fixtures.py, loaded by path (the tests folder is not a package)."""
+    return load_test_helper("widget", "fixtures.py")
 
 
 def main() -> None:
