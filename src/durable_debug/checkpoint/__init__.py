@@ -13,6 +13,13 @@ from durable_debug.checkpoint.base import (
     CheckpointNotFoundError,
     CheckpointTuple,
 )
+from durable_debug.checkpoint.errors import (
+    BrokenHistoryError,
+    DurableDebugError,
+    InvalidConfigError,
+    StoreClosedError,
+    StoreUnavailableError,
+)
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
 from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
 from durable_debug.checkpoint.redis import AsyncRedisSaver, RedisSaver
@@ -31,19 +38,24 @@ __all__ = [
     "AsyncRedisSaver",
     "AsyncSqliteSaver",
     "BaseCheckpointSaver",
+    "BrokenHistoryError",
     "Checkpoint",
     "CheckpointMetadata",
     "CheckpointNotFoundError",
     "CheckpointTuple",
     "CorruptPayloadError",
     "DatabaseSetupError",
+    "DurableDebugError",
     "InMemorySaver",
+    "InvalidConfigError",
     "MemorySaver",
     "MsgpackSerializer",
     "PostgresSaver",
     "RedisSaver",
     "SerdeError",
     "SqliteSaver",
+    "StoreClosedError",
+    "StoreUnavailableError",
     "UnsupportedValueError",
     "register_type",
     "saver_from_url",

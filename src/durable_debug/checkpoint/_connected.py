@@ -29,6 +29,7 @@ from typing_extensions import Self
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint._io import on_io_loop
 from durable_debug.checkpoint.base import BaseCheckpointSaver, Completed, SerializerProtocol
+from durable_debug.checkpoint.errors import StoreClosedError
 from durable_debug.checkpoint.serde import MsgpackSerializer
 
 __all__ = ["ConnectedSaver"]
@@ -124,7 +125,7 @@ class ConnectedSaver(BaseCheckpointSaver):
         if self._state == "open":
             return
         if self._state == "closed":
-            raise RuntimeError(f"{self!r} is closed; create a new saver to use the store")
+            raise StoreClosedError(f"{self!r} is closed; create a new saver to use the store")
         if self._open_lock is None:
             self._open_lock = asyncio.Lock()
         async with self._open_lock:

@@ -63,6 +63,7 @@ __all__ = [
     "full_version",
     "group_versions",
     "metadata_text",
+    "missing_blob",
     "not_found",
     "parse_checkpoint_row",
     "stored_pointers",
@@ -411,7 +412,9 @@ def to_tuple(
                 value = shared.get(key, _NOT_LOADED)
                 if value is _NOT_LOADED:
                     blob = blobs.get(key)
-                    if blob is None or blob[0] == EMPTY:
+                    if blob is None:
+                        raise missing_blob(channel, version)
+                    if blob[0] == EMPTY:
                         continue
                     value = loads((blob[0], blob[1] or b""))
                     if type(value) in _IMMUTABLE:
@@ -429,6 +432,16 @@ def to_tuple(
         metadata=parsed.metadata,  # type: ignore[arg-type]
         parent_config=checkpoint_config(thread_id, ns, parent) if parent else None,
         pending_writes=pending,
+    )
+
+
+def missing_blob(channel: str, stored_version: str) -> CorruptPayloadError:
+    """The error for a pointer map entry whose blob is not stored (a deleted or lost row):
+    reading on would silently drop the channel from the state."""
+    return CorruptPayloadError(
+        f"the checkpoint points at version {full_version(stored_version)!r} of channel "
+        f"{channel!r}, but no blob of that version is stored (checkpoint_blobs row missing); "
+        "the store was changed outside durable_debug or lost data"
     )
 
 

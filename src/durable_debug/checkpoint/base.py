@@ -31,6 +31,7 @@ from typing import Any, NamedTuple, Protocol, cast
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
+from durable_debug.checkpoint.errors import CheckpointNotFoundError
 
 __all__ = [
     "ERROR",
@@ -148,10 +149,6 @@ class SerializerProtocol(Protocol):
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         """Deserialize what ``dumps_typed`` produced; never execute anything else."""
         ...
-
-
-class CheckpointNotFoundError(LookupError):
-    """A config names a checkpoint id that the saver does not hold."""
 
 
 class Completed:

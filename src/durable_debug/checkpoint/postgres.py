@@ -34,6 +34,7 @@ from durable_debug.checkpoint._schema import (
 )
 from durable_debug.checkpoint._sql import Session, SqlSaver
 from durable_debug.checkpoint.base import SerializerProtocol
+from durable_debug.checkpoint.errors import StoreClosedError
 
 if TYPE_CHECKING:
     import psycopg
@@ -274,7 +275,7 @@ class PostgresSaver(SqlSaver):
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
         pool = self._pool
         if pool is None:
-            raise RuntimeError(f"{self!r} is closed")
+            raise StoreClosedError(f"{self!r} is closed")
         async with pool.connection() as conn:
             if write:
                 async with conn.transaction():

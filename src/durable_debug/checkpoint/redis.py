@@ -74,6 +74,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
     metadata_matches,
 )
+from durable_debug.checkpoint.errors import StoreClosedError
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
@@ -229,7 +230,7 @@ class RedisSaver(ConnectedSaver):
 
     def _redis(self) -> Redis:
         if self._client is None:
-            raise RuntimeError(f"{self!r} is closed")
+            raise StoreClosedError(f"{self!r} is closed")
         return self._client
 
     async def _eval(self, calls: Sequence[ScriptCall]) -> list[Any]:

@@ -32,6 +32,8 @@ from typing import Any, TypeVar
 
 import msgpack
 
+from durable_debug.checkpoint.errors import DurableDebugError
+
 __all__ = [
     "CorruptPayloadError",
     "MsgpackSerializer",
@@ -66,7 +68,7 @@ TAG = "msgpack"
 """Type tag of every blob this serializer writes."""
 
 
-class SerdeError(ValueError):
+class SerdeError(DurableDebugError, ValueError):
     """A value could not be saved, or a stored blob could not be loaded."""
 
     def __init__(self, message: str, location: dict[str, str] | None = None) -> None:

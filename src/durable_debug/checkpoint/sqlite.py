@@ -41,6 +41,7 @@ from durable_debug.checkpoint._schema import (
 )
 from durable_debug.checkpoint._sql import Session, SqlSaver
 from durable_debug.checkpoint.base import SerializerProtocol
+from durable_debug.checkpoint.errors import StoreClosedError
 
 __all__ = ["MIGRATIONS", "AsyncSqliteSaver", "DatabaseSetupError", "SqliteSaver"]
 
@@ -303,7 +304,7 @@ class SqliteSaver(SqlSaver):
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
         conn = self._conn
         if conn is None or self._write_lock is None:
-            raise RuntimeError(f"{self!r} is closed")
+            raise StoreClosedError(f"{self!r} is closed")
         session = _SqliteSession(conn)
         if not write:
             # One connection runs one statement at a time; a read needs no transaction of its
