@@ -120,3 +120,107 @@ def test_a_missing_blob_row_is_an_error_naming_thread_checkpoint_channel_version
     assert "blob" in message
     with pytest.raises(CorruptPayloadError, match="'b'"):
         list(graph.get_state_history(config))
+
+
+# --- finding 5: thread ids and the other address keys --------------------------------------
+
+BAD_IDS = [
+    pytest.param([1], "list", id="list"),
+    pytest.param({"a": 1}, "dict", id="dict"),
+    pytest.param(b"job", "bytes", id="bytes"),
+    pytest.param(True, "bool", id="bool"),
+    pytest.param(1.5, "float", id="float"),
+    pytest.param("job\x00one", "NUL", id="nul"),
+    pytest.param("job\ud800", "lone surrogate", id="surrogate"),
+]
+
+
+def entry_points(graph: Any, saver: Any, config: dict) -> dict[str, Any]:
+    """Every way a user hands a config to the graph or the saver."""
+    from durable_debug.checkpoint.base import empty_checkpoint
+
+    return {
+        "invoke": lambda: graph.invoke({"a": "x"}, config),
+        "stream": lambda: list(graph.stream({"a": "x"}, config)),
+        "get_state": lambda: graph.get_state(config),
+        "get_state_history": lambda: list(graph.get_state_history(config)),
+        "update_state": lambda: graph.update_state(config, {"a": "y"}, as_node="fill"),
+        "saver.get_tuple": lambda: saver.get_tuple(config),
+        "saver.list": lambda: list(saver.list(config)),
+        "saver.put": lambda: saver.put(config, empty_checkpoint(), {"source": "input"}, {}),
+        "saver.put_writes": lambda: saver.put_writes(
+            {"configurable": {**config["configurable"], "checkpoint_id": "c"}}, [("a", 1)], "t"
+        ),
+    }
+
+
+@pytest.mark.parametrize("key", ["thread_id", "checkpoint_ns", "checkpoint_id"])
+@pytest.mark.parametrize(("bad", "what"), BAD_IDS)
+def test_a_bad_address_key_is_refused_by_every_entry_point_before_any_write(
+    sql_saver, key: str, bad: Any, what: str
+):
+    graph = pair_graph(sql_saver)
+    graph.invoke({"a": "x"}, {"configurable": {"thread_id": "kept"}})
+    with raw_connection(sql_saver) as db:
+        before = db.dump()
+    configurable: dict[str, Any] = {"thread_id": "kept", key: bad}
+    for name, call in entry_points(graph, sql_saver, {"configurable": configurable}).items():
+        if key == "checkpoint_id" and name in ("saver.put_writes",):
+            continue  # that call names its own checkpoint_id
+        with pytest.raises(InvalidConfigError) as caught:
+            call()
+        message = str(caught.value)
+        assert f"[{key!r}]" in message, (name, message)
+        assert what in message, (name, message)
+        assert isinstance(caught.value, ValueError)
+    with raw_connection(sql_saver) as db:
+        assert db.dump() == before
+
+
+def test_a_nul_in_a_thread_id_no_longer_loses_the_run_on_sqlite(tmp_path: Path):
+    with SqliteSaver(tmp_path / "store.db") as saver:
+        graph = pair_graph(saver)
+        config = {"configurable": {"thread_id": "a\x00b"}}
+        with pytest.raises(InvalidConfigError, match="NUL"):
+            graph.invoke({"a": "x"}, config)
+        assert saver.list_threads() == []
+
+
+def test_an_int_thread_id_is_its_decimal_string_as_in_langgraph(sql_saver):
+    graph = pair_graph(sql_saver)
+    graph.invoke({"a": "x"}, {"configurable": {"thread_id": 7}})
+    by_str = graph.get_state({"configurable": {"thread_id": "7"}})
+    by_int = graph.get_state({"configurable": {"thread_id": 7}})
+    assert by_str.values == by_int.values == {"a": "x!", "b": "written by fill"}
+    assert by_int.config["configurable"]["thread_id"] == "7"
+    assert sql_saver.list_threads() == ["7"]
+    graph.invoke({"a": "y"}, {"configurable": {"thread_id": "7"}})
+    assert len(list(graph.get_state_history({"configurable": {"thread_id": 7}}))) == 6
+
+
+def test_a_missing_thread_id_is_an_invalid_config_error(sql_saver):
+    graph = pair_graph(sql_saver)
+    with pytest.raises(InvalidConfigError, match="needs a thread id"):
+        graph.invoke({"a": "x"}, {"configurable": {}})
+
+
+@pytest.mark.parametrize("kind", ["memory", "redis"])
+@pytest.mark.parametrize(("bad", "what"), BAD_IDS)
+def test_memory_and_redis_refuse_a_bad_thread_id_too(
+    request: pytest.FixtureRequest, kind: str, bad: Any, what: str
+):
+    from durable_debug import MemorySaver, RedisSaver
+
+    saver: Any = (
+        MemorySaver() if kind == "memory" else RedisSaver(request.getfixturevalue("redis_db"))
+    )
+    try:
+        graph = pair_graph(saver)
+        graph.invoke({"a": "x"}, {"configurable": {"thread_id": "kept"}})
+        for call in entry_points(graph, saver, {"configurable": {"thread_id": bad}}).values():
+            with pytest.raises(InvalidConfigError, match=what):
+                call()
+        assert saver.list_threads() == ["kept"]
+    finally:
+        if kind == "redis":
+            saver.close()

@@ -201,3 +201,26 @@ async def test_update_checkpoints_carry_as_node_metadata():
     ours, theirs = await both(scenario)
     assert ours["metadata"] == {"source": "update", "step": 2, "parents": {}, "as_node": "gate"}
     assert theirs["metadata"] == {"source": "update", "step": 2, "parents": {}}
+
+
+async def test_thread_ids_ints_as_strings_and_other_types_refused():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": 7}})
+        by_str = await g.aget_state({"configurable": {"thread_id": "7"}})
+        trace.note("int thread, read by its string", by_str.values)
+        trace.note("thread id in the config", by_str.config["configurable"]["thread_id"])
+        for label, bad in [("list", [1]), ("bytes", b"x"), ("bool", True), ("nul", "a\x00b")]:
+            await trace.run(
+                label, g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": bad}})
+            )
+
+    ours, theirs = await both(scenario)
+    # ints: as LangGraph, the thread is named by the int's decimal string
+    assert ours["int thread, read by its string"] == theirs["int thread, read by its string"]
+    assert ours["thread id in the config"] == theirs["thread id in the config"] == "7"
+    for label, what in [("list", "list"), ("bytes", "bytes"), ("bool", "bool"), ("nul", "NUL")]:
+        assert ours[label]["raised"] == "InvalidConfigError"
+        assert "['thread_id']" in ours[label]["message"] and what in ours[label]["message"]
+        # LangGraph runs the thread under the value's str() (or keeps the NUL)
+        assert "raised" not in (theirs[label] or {})

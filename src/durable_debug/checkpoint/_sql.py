@@ -42,9 +42,11 @@ from durable_debug.checkpoint.base import (
     RunnableConfig,
     SerializerProtocol,
     TaskWrites,
+    check_address,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
+    config_checkpoint_ns_filter,
     config_thread_id,
     metadata_matches,
 )
@@ -172,10 +174,12 @@ class SqlSaver(ConnectedSaver):
         ``filter`` keeps checkpoints whose metadata has each key with an equal value; the
         values are compared as stored, i.e. as JSON.
         """
+        check_address(config)
+        check_address(before)
         if limit is not None and limit <= 0:
             return
         thread_id = None if config is None else config_thread_id(config)
-        ns = None if config is None else (config.get("configurable") or {}).get("checkpoint_ns")
+        ns = None if config is None else config_checkpoint_ns_filter(config)
         before_id = config_checkpoint_id(before)
         conditions = [self._metadata_condition(k, v) for k, v in (filter or {}).items()]
         pushed = [c for c in conditions if c is not None]

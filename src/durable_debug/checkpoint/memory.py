@@ -27,9 +27,11 @@ from durable_debug.checkpoint.base import (
     PendingWrite,
     RunnableConfig,
     SerializerProtocol,
+    check_address,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
+    config_checkpoint_ns_filter,
     config_thread_id,
     metadata_matches,
     replace_checkpoint,
@@ -116,12 +118,14 @@ class MemorySaver(BaseCheckpointSaver):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """Yield checkpoints newest first (every thread when ``config`` is None)."""
+        check_address(config)
+        check_address(before)
         if config is None:
             thread_ids = list(self.storage)
             checkpoint_ns: str | None = None
         else:
             thread_ids = [config_thread_id(config)]
-            checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+            checkpoint_ns = config_checkpoint_ns_filter(config)
         before_id = config_checkpoint_id(before)
         # Newest first across every thread and namespace listed (ties: thread, then namespace,
         # also descending), the order the SQL savers' ORDER BY gives.

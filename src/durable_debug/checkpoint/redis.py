@@ -68,9 +68,11 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
     RunnableConfig,
     SerializerProtocol,
+    check_address,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
+    config_checkpoint_ns_filter,
     config_thread_id,
     metadata_matches,
 )
@@ -360,6 +362,8 @@ class RedisSaver(ConnectedSaver):
         Without ``checkpoint_ns`` in the config, every namespace of the thread is listed.
         ``filter`` keeps checkpoints whose metadata has each key with an equal value.
         """
+        check_address(config)
+        check_address(before)
         if limit is not None and limit <= 0:
             return
         before_id = config_checkpoint_id(before)
@@ -445,9 +449,9 @@ class RedisSaver(ConnectedSaver):
         if config is None:
             return await self._all_sources()
         thread_id = config_thread_id(config)
-        checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+        checkpoint_ns = config_checkpoint_ns_filter(config)
         if checkpoint_ns is not None:
-            return [Source(thread_id, str(checkpoint_ns))]
+            return [Source(thread_id, checkpoint_ns)]
         members = await self._redis().smembers(self._keys.namespaces(thread_id))
         return [Source(thread_id, unquote(_text(m))) for m in sorted(members)]
 

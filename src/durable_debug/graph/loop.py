@@ -26,6 +26,7 @@ from durable_debug.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     RunnableConfig,
+    address_config,
     checkpoint_config,
     checkpoint_metadata,
     config_checkpoint_id,
@@ -87,7 +88,7 @@ class RunLoop:
     ) -> None:
         self.graph = graph
         self.input = input
-        self.config: RunnableConfig = dict(config or {})
+        self.config: RunnableConfig = address_config(config)
         self.modes = modes
         self.saver = graph.checkpointer
         self.interrupt_before = (

@@ -20,6 +20,7 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
     RunnableConfig,
+    check_address,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
@@ -246,6 +247,7 @@ class CompiledStateGraph:
     ) -> AsyncIterator[StateSnapshot]:
         """Every checkpoint of the thread, newest first, across all its branches."""
         saver = self._require_saver("get_state_history")
+        check_address(config)
         thread = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
         async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):
             yield snapshot_from_tuple(self, saved, apply_pending=False)

@@ -25,7 +25,10 @@ from durable_debug.checkpoint.base import (
     CheckpointNotFoundError,
     PendingWrite,
     RunnableConfig,
+    config_address_value,
+    config_checkpoint_ns,
 )
+from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
 
@@ -366,14 +369,13 @@ def _thread_of(config: Mapping[str, Any] | None, what: str) -> tuple[str, str]:
             f"{what} needs a config naming the thread, like "
             f'{{"configurable": {{"thread_id": "demo-1"}}}}; got {type(config).__name__}.'
         )
-    configurable = config.get("configurable") or {}
-    thread_id = configurable.get("thread_id")
-    if thread_id is None or thread_id == "":
-        raise ValueError(
+    thread_id = config_address_value(config, "thread_id")
+    if not thread_id:
+        raise InvalidConfigError(
             f"{what}: the config has no thread_id, so there is no thread to read; pass "
             f'{{"configurable": {{"thread_id": "demo-1"}}}} (the id you ran the graph with).'
         )
-    return str(thread_id), str(configurable.get("checkpoint_ns") or "")
+    return thread_id, config_checkpoint_ns(config)
 
 
 def _not_found(thread_id: str, checkpoint_id: str, latest: str | None) -> CheckpointNotFoundError:
