@@ -49,6 +49,9 @@ class DagNode(TypedDict):
 
     id: str
     parent: str | None
+    broken_parent: str | None
+    """The parent id the store names when that link closes a loop (a damaged store): the
+    checkpoint is then drawn as a root, ``parent`` is None."""
     step: int
     source: str
     next: list[str]
@@ -74,9 +77,10 @@ class Dag(TypedDict):
 async def acheckpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
     """The checkpoint tree of the thread ``config`` names, as a ``networkx.DiGraph``.
 
-    One node per checkpoint (attributes: id, parent, step, source, next, writers, interrupts,
-    errors, created_at, config, metadata), one edge parent → child. Graph attributes hold
-    ``thread_id`` and ``checkpoint_ns``.
+    One node per checkpoint (attributes: id, parent, broken_parent, step, source, next,
+    writers, interrupts, errors, created_at, config, metadata), one edge parent → child (none
+    for a parent link that loops back, see :attr:`Thread.broken_links`). Graph attributes
+    hold ``thread_id`` and ``checkpoint_ns``.
     """
     return dag_from_thread(await aread_thread(graph, config))
 
@@ -93,7 +97,8 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
         dag.add_node(
             record.id,
             id=record.id,
-            parent=record.parent_id,
+            parent=None if record.id in thread.broken_links else record.parent_id,
+            broken_parent=thread.broken_links.get(record.id),
             step=record.step,
             source=record.source,
             next=list(record.next),
@@ -105,8 +110,9 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
             metadata=record.metadata,
         )
     for record in thread:
-        if record.parent_id in thread.records:
-            dag.add_edge(record.parent_id, record.id)
+        parent = thread.parent(record)
+        if parent is not None:
+            dag.add_edge(parent.id, record.id)
     return dag
 
 
@@ -160,6 +166,7 @@ def dag_data_of(thread: Thread) -> Dag:
             DagNode(
                 id=node_id,
                 parent=attrs["parent"],
+                broken_parent=attrs["broken_parent"],
                 step=attrs["step"],
                 source=attrs["source"],
                 next=list(attrs["next"]),

@@ -40,6 +40,7 @@ __all__ = [
     "aread_checkpoint",
     "aread_thread",
     "checkpointer_of",
+    "loop_links",
     "read_thread",
     "thread_config",
 ]
@@ -159,6 +160,10 @@ class Thread:
     """Checkpoint id → record, oldest first."""
     complete: bool = True
     """False when only some checkpoints were read (one checkpoint and its parent)."""
+    broken_links: dict[str, str] = field(default_factory=dict)
+    """Checkpoint id → the parent id it names, for parent links that close a loop (a
+    checkpoint that is its own ancestor: a damaged store). :meth:`parent` ignores them, so
+    nothing that walks the tree loops; see :func:`loop_links`."""
     _blob_sizes: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -180,12 +185,19 @@ class Thread:
         return self.records[max(self.records)]
 
     def parent(self, record: CheckpointRecord) -> CheckpointRecord | None:
-        """The parent of ``record``, or None for a root (or a parent that was not read)."""
-        return self.records.get(record.parent_id) if record.parent_id else None
+        """The parent of ``record``, or None for a root (or a parent that was not read, or a
+        parent link that loops: see :attr:`broken_links`)."""
+        if not record.parent_id or record.id in self.broken_links:
+            return None
+        return self.records.get(record.parent_id)
 
     def children(self, record: CheckpointRecord) -> list[CheckpointRecord]:
         """The children of ``record``, oldest first."""
-        return [r for r in self.records.values() if r.parent_id == record.id]
+        return [
+            r
+            for r in self.records.values()
+            if r.parent_id == record.id and r.id not in self.broken_links
+        ]
 
     def resolve(self, ref: CheckpointRef) -> CheckpointRecord:
         """Find a checkpoint by id, unique id prefix, config, snapshot or record.
@@ -284,7 +296,41 @@ async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
     for snapshot in sorted(snapshots, key=lambda s: str(s.config["configurable"]["checkpoint_id"])):
         checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
         records[checkpoint_id] = _record(snapshot, tuples.get(checkpoint_id))
-    return Thread(graph, thread_id, checkpoint_ns, records)
+    broken = loop_links({cid: r.parent_id for cid, r in records.items()})
+    for child, parent in broken.items():
+        logger.info(
+            "thread %r: checkpoint %s names %s as its parent, which closes a loop of parent "
+            "links (a damaged store); the link is ignored",
+            thread_id,
+            child,
+            parent,
+        )
+    return Thread(graph, thread_id, checkpoint_ns, records, broken_links=broken)
+
+
+def loop_links(parents: Mapping[str, str | None]) -> dict[str, str]:
+    """The parent links to ignore so that ``parents`` (checkpoint id → parent id) is a forest.
+
+    Stored parent links form a tree unless the store was damaged: a checkpoint may name
+    itself, or one of its descendants, as its parent. In each such loop the link of the oldest
+    checkpoint (the smallest id) is returned, as ``{checkpoint id: parent id}``; every other
+    link is kept. Linear in the number of checkpoints.
+    """
+    kept = {child: parent for child, parent in parents.items() if parent and parent in parents}
+    broken: dict[str, str] = {}
+    done: set[str] = set()
+    for start in sorted(kept):
+        path: dict[str, None] = {}
+        node: str | None = start
+        while node is not None and node not in done and node not in path:
+            path[node] = None
+            node = kept.get(node)
+        if node is not None and node in path:  # the walk came back to itself: a loop
+            members = list(path)[list(path).index(node) :]
+            oldest = min(members)
+            broken[oldest] = kept.pop(oldest)
+        done.update(path)
+    return broken
 
 
 def read_thread(graph: Any, config: RunnableConfig) -> Thread:
