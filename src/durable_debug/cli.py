@@ -6,7 +6,10 @@
     $ durable-debug inspect runs.db --thread job-7 --html job-7.html
     $ durable-debug inspect postgresql://app@db/agents --thread job-7
 
-A path or URL that cannot be used gets one line on stderr and exit status 2.
+A path or URL that cannot be used, a store that cannot be read (corrupt rows, a server that
+went away) or any other error of the package gets one line on stderr and exit status 2, never a
+traceback (set ``DURABLE_DEBUG_TRACEBACK=1`` to see one). Listing threads, a thread that cannot
+be read is marked ``broken`` and the others are still listed.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import operator
+import os
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -37,16 +41,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``durable-debug`` command."""
     parser = _parser()
     args = parser.parse_args(argv)
-    from durable_debug.checkpoint import DatabaseSetupError
+    from durable_debug.checkpoint import DurableDebugError
 
     try:
         return int(args.run(args))
-    except (UsageError, DatabaseSetupError) as exc:
-        print(f"durable-debug: error: {' '.join(str(exc).split())}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("durable-debug: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if os.environ.get("DURABLE_DEBUG_TRACEBACK"):
+            raise
+        known = isinstance(exc, (UsageError, DurableDebugError))
+        print(f"durable-debug: error: {one_line(exc, known=known)}", file=sys.stderr)
+        return 2
+
+
+def one_line(exc: BaseException, *, known: bool = True) -> str:
+    """An error as one line: its message (whitespace collapsed), preceded by its type when it
+    is not one of the package's own errors (a driver's or an unexpected one)."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if not known:
+        text = f"{type(exc).__name__}: {text}"
+    if len(text) > 1000:
+        text = text[:997] + "..."
+    return text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -222,8 +240,7 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
             return 0
         if html:
             raise UsageError("--html needs --thread: say which thread to export")
-        await _print_threads(view, threads)
-        return 0
+        return await _print_threads(view, threads)
     if thread not in threads:
         known = ", ".join(repr(t) for t in threads[:10]) or "none"
         raise UsageError(f"no thread {thread!r} in this store (threads: {known})")
@@ -256,27 +273,55 @@ def history_text(frame: Any) -> str:
     return str(table.to_string(index=False))
 
 
-async def _print_threads(view: Any, threads: list[str]) -> None:
+async def _print_threads(view: Any, threads: list[str]) -> int:
+    """Print one line per thread; a thread that cannot be read is marked ``broken`` with the
+    reason and the listing goes on. Returns 2 when a thread was broken, else 0."""
+    from durable_debug.checkpoint import DurableDebugError, StoreUnavailableError
+
     print(f"{len(threads)} thread{'s' if len(threads) != 1 else ''}:")
     print(f"  {'thread':<24} {'checkpoints':>11}  {'step':>4}  status")
+    broken = 0
     for i, thread in enumerate(threads, 1):
         if i % 50 == 0:
             _progress_err(f"… {i} of {len(threads)} threads")
-        cfg = {"configurable": {"thread_id": thread}}
-        count = 0
-        async for _ in view.checkpointer.alist(cfg):
-            count += 1
-        snap = await view.aget_state(cfg)
-        step = (snap.metadata or {}).get("step", "")
-        if snap.interrupts:
-            status = f"paused on {len(snap.interrupts)} interrupt(s) at {', '.join(snap.next)}"
-        elif any(t.error for t in snap.tasks if t.result is None):
-            status = f"failed at {', '.join(snap.next)}"
-        elif snap.next:
-            status = f"next {', '.join(snap.next)}"
-        else:
-            status = "done"
-        print(f"  {thread:<24} {count:>11}  {step:>4}  {status}")
+        count: int | str
+        try:
+            count, step, status = await _thread_summary(view, thread)
+        except StoreUnavailableError:
+            raise  # the store itself is gone: the other threads cannot be read either
+        except Exception as exc:
+            broken += 1
+            count, step = "?", ""
+            status = f"broken: {one_line(exc, known=isinstance(exc, DurableDebugError))}"
+        shown = thread if thread.isprintable() else repr(thread)  # no terminal escapes
+        print(f"  {shown:<24} {count:>11}  {step:>4}  {status}")
+    if broken:
+        print(
+            f"durable-debug: error: {broken} of {len(threads)} thread"
+            f"{'s' if len(threads) != 1 else ''} could not be read (marked broken above)",
+            file=sys.stderr,
+        )
+        return 2
+    return 0
+
+
+async def _thread_summary(view: Any, thread: str) -> tuple[int, Any, str]:
+    """(checkpoints, step, status) of one thread."""
+    cfg = {"configurable": {"thread_id": thread}}
+    count = 0
+    async for _ in view.checkpointer.alist(cfg):
+        count += 1
+    snap = await view.aget_state(cfg)
+    step = (snap.metadata or {}).get("step", "")
+    if snap.interrupts:
+        status = f"paused on {len(snap.interrupts)} interrupt(s) at {', '.join(snap.next)}"
+    elif any(t.error for t in snap.tasks if t.result is None):
+        status = f"failed at {', '.join(snap.next)}"
+    elif snap.next:
+        status = f"next {', '.join(snap.next)}"
+    else:
+        status = "done"
+    return count, step, status
 
 
 def _progress_err(message: str) -> None:
