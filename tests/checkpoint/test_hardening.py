@@ -224,3 +224,57 @@ def test_memory_and_redis_refuse_a_bad_thread_id_too(
     finally:
         if kind == "redis":
             saver.close()
+
+
+# --- finding 9: a PostgreSQL restart ---------------------------------------------------------
+
+
+def test_a_postgres_restart_between_calls_costs_no_failed_call(postgres_control):
+    server = postgres_control
+    with PostgresSaver(server.url) as saver:
+        graph = pair_graph(saver)
+        config = {"configurable": {"thread_id": "job"}}
+        graph.invoke({"a": "x"}, config)
+        server.restart()
+        # the pooled connection died with the old server; the first call already works
+        assert graph.get_state(config).values == {"a": "x!", "b": "written by fill"}
+        server.restart()
+        graph.invoke({"a": "y"}, config)
+        assert graph.get_state(config).values["a"] == "y!"
+
+
+def test_a_postgres_server_stopping_mid_run_is_a_package_error_naming_the_thread(
+    postgres_control,
+):
+    server = postgres_control
+    stopped: list[bool] = []
+
+    def stop_server(state: Pair) -> dict[str, str]:
+        if not stopped:  # the first run stops the server while the node runs
+            server.stop()
+            stopped.append(True)
+        return {"a": state["a"] + "!"}
+
+    with PostgresSaver(server.url, connect_timeout=2) as saver:
+        graph = (
+            StateGraph(Pair)
+            .add_node("stop_server", stop_server)
+            .add_node("fill", lambda state: {"b": "filled"})
+            .add_edge(START, "stop_server")
+            .add_edge("stop_server", "fill")
+            .compile(checkpointer=saver)
+        )
+        config = {"configurable": {"thread_id": "restarted-job"}}
+        with pytest.raises(StoreUnavailableError) as caught:
+            graph.invoke({"a": "x"}, config)
+        message = str(caught.value)
+        assert message.startswith("thread 'restarted-job', checkpoint '")
+        assert "PostgreSQL database" in message and "could not be reached" in message
+        assert isinstance(caught.value, ConnectionError)
+        with pytest.raises(StoreUnavailableError, match="thread 'restarted-job'"):
+            graph.get_state(config)  # still down
+
+        server.start()
+        before = graph.get_state(config)  # the first call after the restart works
+        assert before.next == ("stop_server",)
+        assert graph.invoke(None, config) == {"a": "x!", "b": "filled"}

@@ -55,6 +55,18 @@ class StoreUnavailableError(DurableDebugError, ConnectionError):
     restart, a network failure). The call may be repeated once the server is back; the saver
     reconnects by itself."""
 
+    @classmethod
+    def at(cls, what: str, cause: BaseException, **where: str | None) -> StoreUnavailableError:
+        """The error for ``cause`` (a driver's error) while reaching ``what`` (a redacted store
+        name), naming ``where`` it happened (thread, checkpoint…, None values left out)."""
+        place = ", ".join(f"{key} {value!r}" for key, value in where.items() if value is not None)
+        detail = " ".join(str(cause).split()) or type(cause).__name__
+        message = (
+            f"{what} could not be reached ({type(cause).__name__}: {detail}); this call did not "
+            "complete. Repeat it once the server is back: the saver reconnects by itself."
+        )
+        return cls(f"{place}: {message}" if place else message)
+
 
 class StoreClosedError(DurableDebugError, RuntimeError):
     """The saver was closed; create a new one to use the store."""

@@ -17,10 +17,11 @@ schema of their own.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +35,7 @@ from durable_debug.checkpoint._schema import (
 )
 from durable_debug.checkpoint._sql import Session, SqlSaver
 from durable_debug.checkpoint.base import SerializerProtocol
-from durable_debug.checkpoint.errors import StoreClosedError
+from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 
 if TYPE_CHECKING:
     import psycopg
@@ -161,6 +162,10 @@ GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
 METADATA_EQUALS = "metadata -> %s::text = %s::jsonb"
 
+_UNREACHABLE_SQLSTATES = ("08", "57P")
+"""SQLSTATE classes of a lost server: connection exceptions, operator intervention
+(``admin_shutdown`` on a restart, ``crash_shutdown``, ``cannot_connect_now``)."""
+
 _INSTALL_HINT = "pip install 'durable-debug[postgres]'"
 
 
@@ -202,6 +207,10 @@ class PostgresSaver(SqlSaver):
         self.pool_size = pool_size
         self.connect_timeout = connect_timeout
         self._pool: AsyncConnectionPool | None = None
+        self._stale = False
+        """Set when the server went away: the next call opens a fresh pool (which connects
+        at once) instead of waiting out the old pool's reconnection back-off."""
+        self._replacing: asyncio.Lock | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.conn_string)!r})"
@@ -210,7 +219,7 @@ class PostgresSaver(SqlSaver):
 
     async def _open(self) -> None:
         import psycopg
-        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+        from psycopg_pool import PoolTimeout
 
         where = f"the PostgreSQL database {redact(self.conn_string)!r}"
         try:
@@ -223,20 +232,47 @@ class PostgresSaver(SqlSaver):
             raise DatabaseSetupError(f"cannot connect to {where}: {exc}".strip()) from None
         async with conn:
             await self._prepare(conn, where)
+        try:
+            self._pool = await self._new_pool()
+        except PoolTimeout as exc:
+            raise DatabaseSetupError(f"cannot open a connection pool to {where}: {exc}") from None
+
+    async def _new_pool(self) -> AsyncConnectionPool:
+        """Open a pool with one connection ready, or raise ``PoolTimeout``."""
+        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
         pool = AsyncConnectionPool(
             self.conn_string,
             min_size=1,
             max_size=max(1, self.pool_size),
             open=False,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))},
+            # A connection is checked before each use, so a call after a server restart gets
+            # a fresh one instead of failing on one the old server closed.
+            check=AsyncConnectionPool.check_connection,
+            timeout=self.connect_timeout,
             name="durable-debug",
         )
         try:
             await pool.open(wait=True, timeout=self.connect_timeout)
-        except PoolTimeout as exc:
-            await pool.close()
-            raise DatabaseSetupError(f"cannot open a connection pool to {where}: {exc}") from None
-        self._pool = pool
+        except PoolTimeout:
+            await pool.close(timeout=0)
+            raise
+        return pool
+
+    async def _fresh_pool(self) -> AsyncConnectionPool | None:
+        """The pool to use: after the server went away, a new one (see ``_stale``)."""
+        if not self._stale:
+            return self._pool
+        if self._replacing is None:
+            self._replacing = asyncio.Lock()
+        async with self._replacing:
+            if self._stale and self._pool is not None:
+                old = self._pool
+                self._pool = await self._new_pool()  # PoolTimeout: still down, stays stale
+                self._stale = False
+                await old.close(timeout=0)
+        return self._pool
 
     async def _prepare(self, conn: psycopg.AsyncConnection[Any], where: str) -> None:
         """Check the schema version and run missing migrations, one worker at a time."""
@@ -271,9 +307,26 @@ class PostgresSaver(SqlSaver):
     def _forget(self) -> None:
         self._pool = None
 
+    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
+        """A lost connection or a server that went away (``AdminShutdown`` on a restart,
+        ``OperationalError``, a pool that cannot get a connection) is a
+        :class:`StoreUnavailableError` naming the thread and checkpoint."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        lost = isinstance(exc, (psycopg.InterfaceError, PoolTimeout)) or (
+            isinstance(exc, psycopg.OperationalError)
+            and (exc.sqlstate is None or exc.sqlstate.startswith(_UNREACHABLE_SQLSTATES))
+        )
+        if lost:
+            self._stale = True
+            what = f"the PostgreSQL database {redact(self.conn_string)!r}"
+            return StoreUnavailableError.at(what, exc, **where)
+        return None
+
     @asynccontextmanager
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
-        pool = self._pool
+        pool = await self._fresh_pool()
         if pool is None:
             raise StoreClosedError(f"{self!r} is closed")
         async with pool.connection() as conn:
