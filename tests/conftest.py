@@ -71,6 +71,13 @@ def postgres_control() -> Iterator[PostgresServer]:
 
 
 @pytest.fixture
+def own_redis_url() -> Iterator[str]:
+    """URL of a Redis server of this test's own, which the test may shut down."""
+    with _started("Redis", redis_server) as url:
+        yield url
+
+
+@pytest.fixture
 def postgres_db(postgres_url: str) -> Iterator[str]:
     """URL of the session's PostgreSQL database with a fresh schema first on search_path."""
     import psycopg

@@ -3,6 +3,7 @@ naming where it happened, never silent data loss or a raw driver error."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -269,7 +270,7 @@ def test_a_postgres_server_stopping_mid_run_is_a_package_error_naming_the_thread
             graph.invoke({"a": "x"}, config)
         message = str(caught.value)
         assert message.startswith("thread 'restarted-job', checkpoint '")
-        assert "PostgreSQL database" in message and "could not be reached" in message
+        assert "PostgreSQL database" in message and "is unavailable" in message
         assert isinstance(caught.value, ConnectionError)
         with pytest.raises(StoreUnavailableError, match="thread 'restarted-job'"):
             graph.get_state(config)  # still down
@@ -278,3 +279,69 @@ def test_a_postgres_server_stopping_mid_run_is_a_package_error_naming_the_thread
         before = graph.get_state(config)  # the first call after the restart works
         assert before.next == ("stop_server",)
         assert graph.invoke(None, config) == {"a": "x!", "b": "filled"}
+
+
+# --- driver errors of the other stores ---------------------------------------------------------
+
+
+def test_a_locked_sqlite_file_is_a_store_unavailable_error_naming_the_thread(tmp_path: Path):
+    import sqlite3
+
+    path = tmp_path / "store.db"
+    with SqliteSaver(path, busy_timeout=0.05) as saver:
+        graph = pair_graph(saver)
+        graph.invoke({"a": "x"}, {"configurable": {"thread_id": "first"}})
+        other = sqlite3.connect(path, isolation_level=None)
+        try:
+            other.execute("BEGIN EXCLUSIVE")  # another program holds the write lock
+            with pytest.raises(StoreUnavailableError) as caught:
+                graph.invoke({"a": "y"}, {"configurable": {"thread_id": "second"}})
+            assert str(caught.value).startswith("thread 'second', checkpoint '")
+            assert "SQLite database" in str(caught.value) and "locked" in str(caught.value)
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        graph.invoke({"a": "y"}, {"configurable": {"thread_id": "second"}})  # free again
+        assert saver.list_threads() == ["first", "second"]
+
+
+def test_a_damaged_sqlite_file_is_a_corrupt_payload_error(tmp_path: Path):
+    path = tmp_path / "store.db"
+    with SqliteSaver(path) as saver:
+        graph = pair_graph(saver)
+        for i in range(30):
+            graph.invoke({"a": "x" * 2000}, {"configurable": {"thread_id": f"t{i}"}})
+    with open(path, "r+b") as f:  # overwrite four pages past the schema with garbage
+        f.seek(4096 * 3)
+        f.write(b"\xff" * 4096 * 4)
+    errors: list[Exception] = []
+    with SqliteSaver(path) as saver:
+        graph = pair_graph(saver)
+        for i in range(30):
+            try:
+                graph.get_state({"configurable": {"thread_id": f"t{i}"}})
+            except Exception as exc:
+                errors.append(exc)
+    assert errors
+    assert all(isinstance(e, CorruptPayloadError) for e in errors), errors
+    assert all("is damaged (database disk image is malformed)" in str(e) for e in errors)
+    assert str(errors[0]).startswith("thread 't")
+
+
+def test_a_redis_server_that_went_away_is_a_store_unavailable_error(own_redis_url: str):
+    import redis
+
+    from durable_debug import RedisSaver
+
+    saver = RedisSaver(own_redis_url)
+    graph = pair_graph(saver)
+    config = {"configurable": {"thread_id": "job"}}
+    graph.invoke({"a": "x"}, config)
+    with contextlib.suppress(redis.exceptions.ConnectionError):
+        redis.Redis.from_url(own_redis_url).shutdown(nosave=True)
+    with pytest.raises(StoreUnavailableError) as caught:
+        graph.get_state(config)
+    assert str(caught.value).startswith("thread 'job': the Redis server")
+    assert isinstance(caught.value, ConnectionError)
+    with contextlib.suppress(Exception):  # the server is gone: closing may fail too
+        saver.close()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
@@ -51,7 +51,6 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
 )
 from durable_debug.checkpoint.compress import CompressingSerializer
-from durable_debug.checkpoint.errors import DurableDebugError
 
 __all__ = ["Session", "SqlSaver"]
 
@@ -131,26 +130,6 @@ class SqlSaver(ConnectedSaver):
     def _session(self, *, write: bool) -> AbstractAsyncContextManager[Session]:
         """A session for reading, or one write transaction (committed on normal exit)."""
 
-    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
-        """The package's error for a driver's ``exc`` (a lost connection, a server that went
-        away), naming ``where``; None to let ``exc`` through unchanged."""
-        return None
-
-    async def _io(
-        self, where: Mapping[str, str | None], fn: Callable[..., Awaitable[T]], *args: Any
-    ) -> T:
-        """:meth:`_run` ``fn(*args)``, turning a driver's error into the package's own one
-        (see :meth:`_store_error`) that names ``where`` (thread, checkpoint)."""
-        try:
-            return await self._run(fn, *args)
-        except DurableDebugError:
-            raise
-        except Exception as exc:
-            error = self._store_error(exc, where)
-            if error is None:
-                raise
-            raise error from exc
-
     @abstractmethod
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         """SELECT thread_id, checkpoint_ns, channel, version, type, blob of these blob keys."""
@@ -173,7 +152,7 @@ class SqlSaver(ConnectedSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         where = {"thread": thread_id, "checkpoint": checkpoint_id}
-        page = await self._io(where, self._read_one, thread_id, checkpoint_ns, checkpoint_id)
+        page = await self._run(self._read_one, thread_id, checkpoint_ns, checkpoint_id, where=where)
         if not page.checkpoints:
             if checkpoint_id is not None:
                 raise not_found(thread_id, checkpoint_ns, checkpoint_id)
@@ -212,8 +191,7 @@ class SqlSaver(ConnectedSaver):
         serde = self._blob_serde
         while True:
             size = remaining if remaining is not None and exact else self.page_size
-            page = await self._io(
-                {"thread": thread_id},
+            page = await self._run(
                 self._read_page,
                 thread_id,
                 ns,
@@ -223,6 +201,7 @@ class SqlSaver(ConnectedSaver):
                 pushed,
                 size,
                 remaining,
+                where={"thread": thread_id},
             )
             for parsed in page.checkpoints:
                 writes = page.writes.get(_ids(parsed), [])
@@ -242,7 +221,7 @@ class SqlSaver(ConnectedSaver):
             async with self._session(write=False) as s:
                 return [str(row[0]) for row in await s.fetch(self._LIST_THREADS)]
 
-        return await self._io({}, read)
+        return await self._run(read)
 
     async def aquery(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one SQL statement on the saver's database and return its rows.
@@ -255,7 +234,7 @@ class SqlSaver(ConnectedSaver):
             async with self._session(write=False) as s:
                 return [tuple(row) for row in await s.fetch(sql, params)]
 
-        return await self._io({}, read)
+        return await self._run(read)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Sync twin of :meth:`aquery`."""
@@ -384,7 +363,7 @@ class SqlSaver(ConnectedSaver):
                     await s.executemany(self._INSERT_BLOB, blobs)
                 await s.execute(self._UPSERT_CHECKPOINT, row)
 
-        await self._io({"thread": thread_id, "checkpoint": checkpoint_id}, write)
+        await self._run(write, where={"thread": thread_id, "checkpoint": checkpoint_id})
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -406,7 +385,7 @@ class SqlSaver(ConnectedSaver):
                 await self._store_writes(s, ordinary, special)
 
         where = {"thread": config_thread_id(config), "checkpoint": config_checkpoint_id(config)}
-        await self._io({**where, "task": task_id}, write)
+        await self._run(write, where={**where, "task": task_id})
 
     def _write_rows(
         self, config: RunnableConfig, task_writes: Sequence[TaskWrites]
@@ -449,7 +428,7 @@ class SqlSaver(ConnectedSaver):
                 for sql in self._DELETE_THREAD:
                     await s.execute(sql, (thread_id,))
 
-        await self._io({"thread": thread_id}, write)
+        await self._run(write, where={"thread": thread_id})
 
 
 def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:

@@ -62,8 +62,8 @@ class StoreUnavailableError(DurableDebugError, ConnectionError):
         place = ", ".join(f"{key} {value!r}" for key, value in where.items() if value is not None)
         detail = " ".join(str(cause).split()) or type(cause).__name__
         message = (
-            f"{what} could not be reached ({type(cause).__name__}: {detail}); this call did not "
-            "complete. Repeat it once the server is back: the saver reconnects by itself."
+            f"{what} is unavailable ({type(cause).__name__}: {detail}); this call did not "
+            "complete. Repeat it once the store is back: the saver reconnects by itself."
         )
         return cls(f"{place}: {message}" if place else message)
 

@@ -76,7 +76,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
     metadata_matches,
 )
-from durable_debug.checkpoint.errors import StoreClosedError
+from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
@@ -235,6 +235,17 @@ class RedisSaver(ConnectedSaver):
             raise StoreClosedError(f"{self!r} is closed")
         return self._client
 
+    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
+        """A Redis that cannot be reached or dropped the connection (a restart, a network
+        failure, a timeout) is a :class:`StoreUnavailableError` naming the thread and
+        checkpoint; the client reconnects on the next call."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+
+        if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):
+            return StoreUnavailableError.at(f"the Redis server {redact(self.url)!r}", exc, **where)
+        return None
+
     async def _eval(self, calls: Sequence[ScriptCall]) -> list[Any]:
         """Run scripts, each given as (name, keys, args), in one round trip; return their
         results."""
@@ -284,7 +295,8 @@ class RedisSaver(ConnectedSaver):
             self._keys.namespaces(thread_id),
             *self._keys.of(source, "checkpoints", "checkpoint", "metadata", "parent", "blobs"),
         ]
-        await self._run(self._eval, [("put", keys, args)])
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        await self._run(self._eval, [("put", keys, args)], where=where)
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -323,13 +335,14 @@ class RedisSaver(ConnectedSaver):
             self._keys.namespaces(thread_id),
             *self._keys.of(source, "writes", "write"),
         ]
-        await self._run(self._eval, [("put_writes", keys, args)])
+        where = {"thread": thread_id, "checkpoint": checkpoint_id, "task": task_id}
+        await self._run(self._eval, [("put_writes", keys, args)], where=where)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
         keys = [self._keys.threads, self._keys.namespaces(thread_id)]
         args = [thread_id, self._keys.thread(thread_id)]
-        await self._run(self._eval, [("delete_thread", keys, args)])
+        await self._run(self._eval, [("delete_thread", keys, args)], where={"thread": thread_id})
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -340,7 +353,8 @@ class RedisSaver(ConnectedSaver):
         checkpoint_id = config_checkpoint_id(config)
         source = Source(thread_id, checkpoint_ns)
         request = ("id", checkpoint_id) if checkpoint_id else ("page", "+", 1)
-        found, details = await self._run(self._read_one, source, request)
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        found, details = await self._run(self._read_one, source, request, where=where)
         if found and _ids(found[0]) in details.gone:
             found = []
         if not found:
@@ -367,7 +381,8 @@ class RedisSaver(ConnectedSaver):
         if limit is not None and limit <= 0:
             return
         before_id = config_checkpoint_id(before)
-        sources = await self._run(self._sources, config)
+        where = {"thread": None if config is None else config_thread_id(config)}
+        sources = await self._run(self._sources, config, where=where)
         size = self.page_size if filter or limit is None else min(self.page_size, limit)
         remaining = limit
         async for page in self._merged(sources, before_id, size):
@@ -376,7 +391,7 @@ class RedisSaver(ConnectedSaver):
                 kept = kept[:remaining]
             if not kept:
                 continue
-            details = await self._run(self._read_details, kept)
+            details = await self._run(self._read_details, kept, where=where)
             shared: dict[BlobKey, Any] = {}
             for parsed in kept:
                 if _ids(parsed) in details.gone:

@@ -25,7 +25,7 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -41,7 +41,8 @@ from durable_debug.checkpoint._schema import (
 )
 from durable_debug.checkpoint._sql import Session, SqlSaver
 from durable_debug.checkpoint.base import SerializerProtocol
-from durable_debug.checkpoint.errors import StoreClosedError
+from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
+from durable_debug.checkpoint.serde import CorruptPayloadError
 
 __all__ = ["MIGRATIONS", "AsyncSqliteSaver", "DatabaseSetupError", "SqliteSaver"]
 
@@ -299,6 +300,19 @@ class SqliteSaver(SqlSaver):
 
     def _forget(self) -> None:
         self._conn, self._write_lock = None, None
+
+    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
+        """A file that cannot be used right now (locked past ``busy_timeout``, unreadable, a
+        full disk) is a :class:`StoreUnavailableError`; a damaged file ("database disk image
+        is malformed") a :class:`CorruptPayloadError`; both name the thread and checkpoint."""
+        if isinstance(exc, sqlite3.OperationalError):
+            return StoreUnavailableError.at(f"the SQLite database {self.path!r}", exc, **where)
+        if type(exc) is sqlite3.DatabaseError:  # not one of its subclasses (IntegrityError…)
+            location = {key: value for key, value in where.items() if value is not None}
+            return CorruptPayloadError(
+                f"the SQLite database {self.path!r} is damaged ({exc})", location
+            )
+        return None
 
     @asynccontextmanager
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
