@@ -345,3 +345,31 @@ def test_a_redis_server_that_went_away_is_a_store_unavailable_error(own_redis_ur
     assert isinstance(caught.value, ConnectionError)
     with contextlib.suppress(Exception):  # the server is gone: closing may fail too
         saver.close()
+
+
+# --- text the stores cannot keep, outside thread ids -----------------------------------------
+
+
+def test_a_lone_surrogate_in_run_metadata_is_refused_naming_where(sql_saver):
+    graph = pair_graph(sql_saver)
+    config = {"configurable": {"thread_id": "meta", "user": "\ud800"}}
+    with pytest.raises(UnsupportedValueError) as caught:
+        graph.invoke({"a": "x"}, config)
+    assert "thread 'meta'" in str(caught.value) and "field 'metadata'" in str(caught.value)
+    assert sql_saver.list_threads() == []
+
+
+@pytest.mark.parametrize("node", ["a\x00b", "a\ud800b"])
+def test_a_node_name_the_store_cannot_keep_is_refused_not_lost(sql_saver, node: str):
+    graph = (
+        StateGraph(Pair)
+        .add_node(node, lambda state: {"b": "written"})
+        .add_edge(START, node)
+        .add_edge(node, END)
+        .compile(checkpointer=sql_saver)
+    )
+    config = {"configurable": {"thread_id": "named"}}
+    with pytest.raises(UnsupportedValueError) as caught:
+        graph.invoke({"a": "x"}, config)
+    assert f"channel name {'branch:to:' + node!r}" in str(caught.value)
+    assert "thread 'named'" in str(caught.value)

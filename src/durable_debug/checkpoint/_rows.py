@@ -45,7 +45,12 @@ from durable_debug.checkpoint.base import (
     checkpoint_config,
     replace_checkpoint,
 )
-from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
+from durable_debug.checkpoint.serde import (
+    CorruptPayloadError,
+    SerdeError,
+    UnsupportedValueError,
+    with_location,
+)
 
 __all__ = [
     "EMPTY",
@@ -219,7 +224,7 @@ def _to_json(value: Any, serde: SerializerProtocol) -> Any:
     cls = type(value)
     if value is None or cls is bool or cls is int:
         return value
-    if cls is str and "\x00" not in value:  # PostgreSQL's jsonb cannot hold NUL
+    if cls is str and _storable(value):
         return value
     if cls is float and math.isfinite(value):
         return value
@@ -228,11 +233,36 @@ def _to_json(value: Any, serde: SerializerProtocol) -> Any:
     if (
         cls is dict
         and _WRAPPED not in value
-        and all(type(key) is str and "\x00" not in key for key in value)
+        and all(type(key) is str and _storable(key) for key in value)
     ):
         return {key: _to_json(item, serde) for key, item in value.items()}
     tag, payload = serde.dumps_typed(value)
     return {_WRAPPED: [tag, base64.b64encode(payload).decode("ascii")]}
+
+
+def _check_channel_name(channel: str) -> None:
+    """Refuse a channel name (a state key, or a node's ``branch:to:…`` channel) that the
+    stores' text columns cannot keep exactly, before anything is written."""
+    if not (type(channel) is str and _storable(channel)):
+        raise UnsupportedValueError(
+            f"the channel name {channel!r:.80} holds a NUL character or a lone surrogate, which "
+            "the store cannot keep; rename the node or state key it comes from"
+        )
+
+
+def _storable(text: str) -> bool:
+    """Whether a JSON column can hold ``text`` as it is: PostgreSQL's jsonb cannot hold NUL,
+    and no UTF-8 column can hold a lone surrogate (the serializer then refuses the value,
+    naming where it is, instead of the driver failing mid-write)."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _from_json(obj: dict[str, Any], serde: SerializerProtocol) -> Any:
@@ -290,6 +320,7 @@ def blob_rows(
     channel = ""
     try:  # one handler for the loop: a `with with_location(...)` per value costs too much
         for channel, version in new_versions.items():
+            _check_channel_name(channel)
             type_, blob = serde.dumps_typed(values[channel]) if channel in values else (EMPTY, None)
             rows.append((thread_id, checkpoint_ns, channel, compact_version(version), type_, blob))
     except SerdeError as exc:
@@ -317,6 +348,7 @@ def write_rows(
     channel = ""
     try:
         for channel, value in writes:
+            _check_channel_name(channel)
             serialized.append((channel, serde.dumps_typed(value)))
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
