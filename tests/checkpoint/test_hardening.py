@@ -84,6 +84,21 @@ def test_every_store_error_is_a_package_error_and_its_builtin(error: type, built
     assert error.__name__ in durable_debug.__all__
 
 
+def test_every_error_the_store_layer_exports_is_a_package_error():
+    import durable_debug.checkpoint as checkpoint
+
+    errors = [name for name in checkpoint.__all__ if name.endswith("Error")]
+    assert len(errors) >= 8
+    for name in errors:
+        assert issubclass(getattr(checkpoint, name), DurableDebugError), name
+        assert name in durable_debug.__all__, name
+
+
+def test_put_writes_without_a_checkpoint_id_is_an_invalid_config_error(sql_saver):
+    with pytest.raises(InvalidConfigError, match="names a checkpoint_id"):
+        sql_saver.put_writes({"configurable": {"thread_id": "t"}}, [("a", 1)], "task")
+
+
 def test_a_closed_saver_says_so_with_a_package_error(tmp_path: Path):
     saver = SqliteSaver(tmp_path / "store.db")
     saver.setup()

@@ -14,7 +14,6 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
 )
 from durable_debug.checkpoint.errors import (
-    BrokenHistoryError,
     DurableDebugError,
     InvalidConfigError,
     StoreClosedError,
@@ -38,7 +37,6 @@ __all__ = [
     "AsyncRedisSaver",
     "AsyncSqliteSaver",
     "BaseCheckpointSaver",
-    "BrokenHistoryError",
     "Checkpoint",
     "CheckpointMetadata",
     "CheckpointNotFoundError",

@@ -51,6 +51,7 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
 )
 from durable_debug.checkpoint.compress import CompressingSerializer
+from durable_debug.checkpoint.errors import InvalidConfigError
 
 __all__ = ["Session", "SqlSaver"]
 
@@ -397,7 +398,7 @@ class SqlSaver(ConnectedSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         if checkpoint_id is None:
-            raise ValueError("put_writes needs a config that names a checkpoint_id")
+            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         ordinary: list[Any] = []
         special: list[Any] = []
         for task_id, writes, task_path in task_writes:

@@ -10,7 +10,6 @@ unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)
     │   ├── UnsupportedValueError (TypeError)    a value that cannot be saved
     │   └── CorruptPayloadError                  a stored byte that cannot be read, or a
     │                                            checkpoint pointing at a blob that is gone
-    ├── BrokenHistoryError (ValueError)          parent links that loop
     ├── InvalidConfigError (ValueError)          a thread_id / checkpoint_ns / checkpoint_id
     ├── CheckpointNotFoundError (LookupError)    a pinned checkpoint the store does not hold
     ├── StoreUnavailableError (ConnectionError)  the server went away mid-call
@@ -23,7 +22,6 @@ Each message names where it happened: the thread, and the checkpoint and channel
 from __future__ import annotations
 
 __all__ = [
-    "BrokenHistoryError",
     "CheckpointNotFoundError",
     "DurableDebugError",
     "InvalidConfigError",
@@ -39,11 +37,6 @@ class DurableDebugError(Exception):
 class InvalidConfigError(DurableDebugError, ValueError):
     """A config's ``thread_id``, ``checkpoint_ns`` or ``checkpoint_id`` cannot be used; raised
     before anything is read or written."""
-
-
-class BrokenHistoryError(DurableDebugError, ValueError):
-    """A thread's parent links loop: a checkpoint is its own ancestor. The message names the
-    checkpoints of the loop."""
 
 
 class CheckpointNotFoundError(DurableDebugError, LookupError):

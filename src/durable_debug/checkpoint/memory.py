@@ -36,6 +36,7 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
     replace_checkpoint,
 )
+from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 __all__ = ["InMemorySaver", "MemorySaver"]
@@ -237,7 +238,7 @@ class MemorySaver(BaseCheckpointSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         if checkpoint_id is None:
-            raise ValueError("put_writes needs a config that names a checkpoint_id")
+            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         serialized = []
         channel = ""
         try:

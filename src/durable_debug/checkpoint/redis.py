@@ -76,7 +76,11 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
     metadata_matches,
 )
-from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
+from durable_debug.checkpoint.errors import (
+    InvalidConfigError,
+    StoreClosedError,
+    StoreUnavailableError,
+)
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
@@ -313,7 +317,7 @@ class RedisSaver(ConnectedSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         if checkpoint_id is None:
-            raise ValueError("put_writes needs a config that names a checkpoint_id")
+            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         ordinary, special = write_rows(
             thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
         )
