@@ -388,3 +388,46 @@ def test_a_node_name_the_store_cannot_keep_is_refused_not_lost(sql_saver, node: 
         graph.invoke({"a": "x"}, config)
     assert f"channel name {'branch:to:' + node!r}" in str(caught.value)
     assert "thread 'named'" in str(caught.value)
+
+
+# --- checkpoint rows whose fields have the wrong shape ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("column", "change", "message"),
+    [
+        ("checkpoint", {"id": None}, "checkpoint's id is None"),
+        ("checkpoint", {"id": "another"}, "checkpoint's id is 'another'"),
+        ("checkpoint", {"ts": 5}, "checkpoint's ts is 5"),
+        ("metadata", {"step": "x"}, "metadata's 'step' must be int, got 'x'"),
+        ("metadata", {"step": None}, "metadata's 'step' must be int"),
+        ("metadata", {"source": []}, "metadata's 'source' must be str"),
+        ("metadata", {"parents": "x"}, "metadata's 'parents' must be dict"),
+    ],
+)
+def test_a_checkpoint_row_with_a_field_of_the_wrong_shape_is_named(
+    sql_saver, column: str, change: dict, message: str
+):
+    import json
+
+    graph = pair_graph(sql_saver)
+    config = {"configurable": {"thread_id": "shape"}}
+    graph.invoke({"a": "x"}, config)
+    checkpoint_id = graph.get_state(config).config["configurable"]["checkpoint_id"]
+    with raw_connection(sql_saver) as db:
+        (text,) = db.execute(
+            f"SELECT {column} FROM checkpoints WHERE checkpoint_id = ?", (checkpoint_id,)
+        )[0]
+        stored = text if isinstance(text, dict) else json.loads(text)
+        cast = "::jsonb" if db.placeholder == "%s" else ""
+        db.execute(
+            f"UPDATE checkpoints SET {column} = ?{cast} WHERE checkpoint_id = ?",
+            (json.dumps({**stored, **change}), checkpoint_id),
+        )
+    for read in (lambda: graph.get_state(config), lambda: list(graph.get_state_history(config))):
+        with pytest.raises(CorruptPayloadError) as caught:
+            read()
+        assert str(caught.value).startswith(
+            f"thread 'shape', checkpoint {checkpoint_id!r}, field {column!r}: "
+        )
+        assert message in str(caught.value)

@@ -387,10 +387,12 @@ def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> Parse
         if type(seen) is not dict:
             raise CorruptPayloadError("the stored versions_seen is not a JSON object")
         record["versions_seen"] = {node: ungroup_versions(v) for node, v in seen.items()}
+        _check_record(record, r.checkpoint_id)
         field = "metadata"
         metadata = decode_json(r.metadata, serde)
         if not isinstance(metadata, dict):
             raise CorruptPayloadError("the stored metadata is not a JSON object")
+        _check_metadata(metadata)
     except SerdeError as exc:
         raise exc.located(thread=r.thread_id, checkpoint=r.checkpoint_id, field=field) from None
     return ParsedCheckpoint(
@@ -402,6 +404,29 @@ def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> Parse
         pointers,
         metadata,
     )
+
+
+def _check_record(record: dict[str, Any], checkpoint_id: str) -> None:
+    """The fields of a stored checkpoint that the engine and the inspector read."""
+    if record.get("id") != checkpoint_id:
+        raise CorruptPayloadError(
+            f"the stored checkpoint's id is {record.get('id')!r:.80}, not its row's "
+            f"{checkpoint_id!r}"
+        )
+    if type(record.get("ts")) is not str:
+        raise CorruptPayloadError(f"the stored checkpoint's ts is {record.get('ts')!r:.80}")
+
+
+_METADATA_TYPES: Mapping[str, type] = {"step": int, "source": str, "parents": dict}
+
+
+def _check_metadata(metadata: dict[str, Any]) -> None:
+    """The metadata keys the engine and the inspector read, when present, have their type."""
+    for key, kind in _METADATA_TYPES.items():
+        if key in metadata and type(metadata[key]) is not kind:
+            raise CorruptPayloadError(
+                f"the stored metadata's {key!r} must be {kind.__name__}, got {metadata[key]!r:.80}"
+            )
 
 
 def blob_keys(checkpoints: Sequence[ParsedCheckpoint]) -> list[BlobKey]:
