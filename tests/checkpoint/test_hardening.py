@@ -431,3 +431,48 @@ def test_a_checkpoint_row_with_a_field_of_the_wrong_shape_is_named(
             f"thread 'shape', checkpoint {checkpoint_id!r}, field {column!r}: "
         )
         assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("channel", "value", "message"),
+    [
+        ("__interrupt__", 7, "must be a list of {id, value} maps, got 7"),
+        ("__interrupt__", [{"value": 1}], "must be a list of {id, value} maps"),
+        ("__resume__", None, "must be a list, got None"),
+    ],
+)
+def test_a_pending_special_write_of_the_wrong_shape_is_named(
+    tmp_path: Path, channel: str, value: Any, message: str
+):
+    from durable_debug import interrupt
+    from durable_debug.checkpoint import MsgpackSerializer
+
+    def ask(state: Pair) -> dict[str, str]:
+        return {"b": interrupt("ok?")}
+
+    with SqliteSaver(tmp_path / "store.db", compress=False) as saver:
+        graph = (
+            StateGraph(Pair)
+            .add_node("ask", ask)
+            .add_edge(START, "ask")
+            .add_edge("ask", END)
+            .compile(checkpointer=saver)
+        )
+        config = {"configurable": {"thread_id": "asked"}}
+        graph.invoke({"a": "x"}, config)
+        ((checkpoint_id,),) = saver.query(
+            "SELECT checkpoint_id FROM checkpoint_writes WHERE channel = '__interrupt__'"
+        )
+        type_, blob = MsgpackSerializer().dumps_typed(value)
+        with raw_connection(saver) as db:
+            db.execute(
+                "UPDATE checkpoint_writes SET channel = ?, type = ?, blob = ? "
+                "WHERE channel = '__interrupt__'",
+                (channel, type_, blob),
+            )
+        with pytest.raises(CorruptPayloadError) as caught:
+            graph.get_state(config)
+        assert str(caught.value).startswith(
+            f"thread 'asked', checkpoint {checkpoint_id!r}, channel {channel!r}: the pending"
+        )
+        assert message in str(caught.value)

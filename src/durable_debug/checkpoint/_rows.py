@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import (
+    INTERRUPT,
+    RESUME,
     SPECIAL_WRITE_IDX,
     ChannelVersions,
     Checkpoint,
@@ -478,7 +480,10 @@ def to_tuple(
                         shared[key] = value
                 values[channel] = value
         for task_id, channel, type_, payload in writes:
-            pending.append((task_id, channel, loads((type_, payload))))
+            value = loads((type_, payload))
+            if channel in _SPECIAL_SHAPES:
+                _check_special_write(task_id, channel, value)
+            pending.append((task_id, channel, value))
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
     checkpoint = replace_checkpoint(parsed.record, channel_values=values)  # type: ignore[arg-type]
@@ -500,6 +505,27 @@ def missing_blob(channel: str, stored_version: str) -> CorruptPayloadError:
         f"{channel!r}, but no blob of that version is stored (checkpoint_blobs row missing); "
         "the store was changed outside durable_debug or lost data"
     )
+
+
+def _is_interrupts(value: Any) -> bool:
+    return type(value) in (list, tuple) and all(
+        type(i) is dict and "id" in i and "value" in i for i in value
+    )
+
+
+_SPECIAL_SHAPES: Mapping[str, tuple[str, Any]] = {
+    INTERRUPT: ("a list of {id, value} maps", _is_interrupts),
+    RESUME: ("a list", lambda value: type(value) in (list, tuple)),
+}
+"""Special pending writes the engine reads by shape: what each must be, and the check."""
+
+
+def _check_special_write(task_id: str, channel: str, value: Any) -> None:
+    what, check = _SPECIAL_SHAPES[channel]
+    if not check(value):
+        raise CorruptPayloadError(
+            f"the pending {channel} write of task {task_id!r} must be {what}, got {value!r:.80}"
+        )
 
 
 def not_found(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> CheckpointNotFoundError:
