@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import (
     INTERRUPT,
+    NULL_TASK_ID,
     RESUME,
     SPECIAL_WRITE_IDX,
     ChannelVersions,
@@ -481,7 +482,7 @@ def to_tuple(
                 values[channel] = value
         for task_id, channel, type_, payload in writes:
             value = loads((type_, payload))
-            if channel in _SPECIAL_SHAPES:
+            if channel in _SPECIAL_SHAPES and task_id != NULL_TASK_ID:
                 _check_special_write(task_id, channel, value)
             pending.append((task_id, channel, value))
     except SerdeError as exc:
@@ -517,7 +518,9 @@ _SPECIAL_SHAPES: Mapping[str, tuple[str, Any]] = {
     INTERRUPT: ("a list of {id, value} maps", _is_interrupts),
     RESUME: ("a list", lambda value: type(value) in (list, tuple)),
 }
-"""Special pending writes the engine reads by shape: what each must be, and the check."""
+"""Special pending writes of a task that the engine reads by shape: what each must be, and
+the check. (The resume value given to ``Command``, under :data:`NULL_TASK_ID`, may be a map
+of interrupt ids.)"""
 
 
 def _check_special_write(task_id: str, channel: str, value: Any) -> None:
