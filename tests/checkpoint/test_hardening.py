@@ -214,6 +214,20 @@ def test_an_int_thread_id_is_its_decimal_string_as_in_langgraph(sql_saver):
     assert len(list(graph.get_state_history({"configurable": {"thread_id": 7}}))) == 6
 
 
+def test_a_uuid_or_numpy_int_thread_id_is_its_string(sql_saver):
+    import uuid
+
+    import numpy as np
+
+    graph = pair_graph(sql_saver)
+    job = uuid.uuid4()
+    graph.invoke({"a": "x"}, {"configurable": {"thread_id": job}})
+    graph.invoke({"a": "y"}, {"configurable": {"thread_id": np.int64(9)}})
+    assert graph.get_state({"configurable": {"thread_id": str(job)}}).values["a"] == "x!"
+    assert graph.get_state({"configurable": {"thread_id": "9"}}).values["a"] == "y!"
+    assert sql_saver.list_threads() == [str(job), "9"]
+
+
 def test_a_missing_thread_id_is_an_invalid_config_error(sql_saver):
     graph = pair_graph(sql_saver)
     with pytest.raises(InvalidConfigError, match="needs a thread id"):

@@ -21,9 +21,11 @@ from __future__ import annotations
 import builtins
 import datetime as _dt
 import hashlib
+import numbers
 import os
 import threading
 import time
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, cast
@@ -180,10 +182,11 @@ def config_address_value(config: Mapping[str, Any] | None, key: str) -> str | No
     """Return ``config["configurable"][key]`` as a string, or None when absent.
 
     The one check every entry point goes through (runs, state reads, history, updates and the
-    savers' own methods): as LangGraph does, a string is used as it is and an int becomes its
-    decimal string (``1`` and ``"1"`` name the same thread). Anything else (a list, dict,
-    bytes, bool, float), or a string holding NUL or a lone surrogate (no store can keep those
-    exactly), raises :class:`InvalidConfigError` naming the key, before anything is written.
+    savers' own methods): as LangGraph does, a string is used as it is, an int (numpy's too)
+    becomes its decimal string (``1`` and ``"1"`` name the same thread) and a ``uuid.UUID`` its
+    canonical string. Anything else (a list, dict, bytes, bool, float), or a string holding NUL
+    or a lone surrogate (no store can keep those exactly), raises :class:`InvalidConfigError`
+    naming the key, before anything is written.
     """
     if config is not None and not isinstance(config, Mapping):
         raise InvalidConfigError(f"config must be a dict, got {type(config).__name__}")
@@ -195,8 +198,10 @@ def config_address_value(config: Mapping[str, Any] | None, key: str) -> str | No
     value = configurable.get(key)
     if value is None:
         return None
-    if isinstance(value, int) and not isinstance(value, bool):
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
         return str(int(value))
+    if isinstance(value, uuid.UUID):
+        return str(value)
     if not isinstance(value, str):
         raise InvalidConfigError(
             f"config['configurable'][{key!r}] must be a string or an int, got "
@@ -208,7 +213,8 @@ def config_address_value(config: Mapping[str, Any] | None, key: str) -> str | No
             "the stores cannot keep; use another id"
         )
     try:
-        value.encode("utf-8")
+        if not value.isascii():
+            value.encode("utf-8")
     except UnicodeEncodeError:
         raise InvalidConfigError(
             f"config['configurable'][{key!r}] = {value!r:.80} holds a lone surrogate, which "
