@@ -490,3 +490,37 @@ def test_a_pending_special_write_of_the_wrong_shape_is_named(
             f"thread 'asked', checkpoint {checkpoint_id!r}, channel {channel!r}: the pending"
         )
         assert message in str(caught.value)
+
+
+def test_a_postgres_session_terminated_mid_query_is_a_package_error(postgres_db: str):
+    """``AdminShutdown`` (what a restart sends to every session) while a statement runs."""
+    import threading
+
+    import psycopg
+
+    with PostgresSaver(postgres_db) as saver:
+        saver.setup()
+        outcome: list[BaseException] = []
+
+        def slow_query() -> None:
+            try:
+                saver.query("SELECT pg_sleep(60)")
+            except BaseException as exc:
+                outcome.append(exc)
+
+        worker = threading.Thread(target=slow_query)
+        worker.start()
+        with psycopg.connect(postgres_db, autocommit=True) as admin:
+            terminated = False
+            while not terminated:  # until the sleeping statement is seen and terminated
+                rows = admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE query = 'SELECT pg_sleep(60)' AND pid <> pg_backend_pid()"
+                ).fetchall()
+                terminated = any(row[0] for row in rows)
+        worker.join()
+        (error,) = outcome
+        assert isinstance(error, StoreUnavailableError)
+        assert "AdminShutdown" in str(error) and "PostgreSQL database" in str(error)
+        assert isinstance(error.__cause__, psycopg.errors.AdminShutdown)
+        assert saver.query("SELECT 1") == [(1,)]  # the next call works
