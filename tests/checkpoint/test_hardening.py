@@ -524,3 +524,29 @@ def test_a_postgres_session_terminated_mid_query_is_a_package_error(postgres_db:
         assert "AdminShutdown" in str(error) and "PostgreSQL database" in str(error)
         assert isinstance(error.__cause__, psycopg.errors.AdminShutdown)
         assert saver.query("SELECT 1") == [(1,)]  # the next call works
+
+
+def test_a_missing_redis_blob_is_an_error_naming_thread_checkpoint_channel(redis_db: str):
+    import redis
+    from builders import redis_thread_keys
+
+    from durable_debug import RedisSaver
+
+    with RedisSaver(redis_db) as saver:
+        graph = pair_graph(saver)
+        config = {"configurable": {"thread_id": "lost-blob"}}
+        graph.invoke({"a": "x"}, config)
+        checkpoint_id = graph.get_state(config).config["configurable"]["checkpoint_id"]
+        client = redis.Redis.from_url(saver.url)
+        try:
+            (blobs,) = [k for k, t, _ns, name in redis_thread_keys(saver) if name == "blobs"]
+            fields = [f for f in client.hkeys(blobs) if f.startswith(b"b:")]
+            assert fields
+            client.hdel(blobs, *fields)
+        finally:
+            client.close()
+        with pytest.raises(CorruptPayloadError) as caught:
+            graph.get_state(config)
+        message = str(caught.value)
+        assert message.startswith(f"thread 'lost-blob', checkpoint {checkpoint_id!r}, channel 'b'")
+        assert "no blob of that version is stored" in message

@@ -503,8 +503,9 @@ def missing_blob(channel: str, stored_version: str) -> CorruptPayloadError:
     reading on would silently drop the channel from the state."""
     return CorruptPayloadError(
         f"the checkpoint points at version {full_version(stored_version)!r} of channel "
-        f"{channel!r}, but no blob of that version is stored (checkpoint_blobs row missing); "
-        "the store was changed outside durable_debug or lost data"
+        f"{channel!r}, but no blob of that version is stored (a checkpoint_blobs row, or a "
+        "field of the thread's Redis blobs hash, is gone): the store was changed outside "
+        "durable_debug or lost data"
     )
 
 
