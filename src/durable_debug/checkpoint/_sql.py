@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 from durable_debug._sync import run_sync
@@ -125,8 +124,13 @@ class SqlSaver(ConnectedSaver):
     # -- dialect hooks (besides ConnectedSaver's _open, _disconnect, _discard, _forget) --------
 
     @abstractmethod
-    def _session(self, *, write: bool) -> AbstractAsyncContextManager[Session]:
-        """A session for reading, or one write transaction (committed on normal exit)."""
+    async def _in_session(self, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
+        """Run ``fn`` with a session for reading, or inside one write transaction (committed
+        when ``fn`` returns, rolled back when it raises), and return its result.
+
+        ``fn`` awaits nothing but its session's methods, so a dialect may run it whole on the
+        connection's own thread (SQLite does: one hand-off per transaction, not per statement).
+        """
 
     @abstractmethod
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
@@ -203,11 +207,10 @@ class SqlSaver(ConnectedSaver):
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint, oldest thread first."""
 
-        async def read() -> list[str]:
-            async with self._session(write=False) as s:
-                return [str(row[0]) for row in await s.fetch(self._LIST_THREADS)]
+        async def read(s: Session) -> list[str]:
+            return [str(row[0]) for row in await s.fetch(self._LIST_THREADS)]
 
-        return await self._run(read)
+        return await self._run(self._in_session, read, False)
 
     async def aquery(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one SQL statement on the saver's database and return its rows.
@@ -216,11 +219,10 @@ class SqlSaver(ConnectedSaver):
         it to SELECTs.
         """
 
-        async def read() -> list[tuple[Any, ...]]:
-            async with self._session(write=False) as s:
-                return [tuple(row) for row in await s.fetch(sql, params)]
+        async def read(s: Session) -> list[tuple[Any, ...]]:
+            return [tuple(row) for row in await s.fetch(sql, params)]
 
-        return await self._run(read)
+        return await self._run(self._in_session, read, False)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Sync twin of :meth:`aquery`."""
@@ -234,10 +236,13 @@ class SqlSaver(ConnectedSaver):
         else:
             sql = f"{self._SELECT_CHECKPOINTS} WHERE {where} AND checkpoint_id = {self._P}"
             params.append(checkpoint_id)
-        async with self._session(write=False) as s:
+
+        async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
             parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
             return await self._complete(s, parsed, None, exhausted=True)
+
+        return await self._in_session(read, write=False)
 
     async def _read_page(
         self,
@@ -273,7 +278,8 @@ class SqlSaver(ConnectedSaver):
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT {p}"
         params.append(size)
-        async with self._session(write=False) as s:
+
+        async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
             parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
             kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
@@ -281,6 +287,8 @@ class SqlSaver(ConnectedSaver):
                 kept = kept[:want]
             last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
             return await self._complete(s, kept, last, exhausted=len(rows) < size)
+
+        return await self._in_session(read, write=False)
 
     async def _complete(
         self,
@@ -342,14 +350,13 @@ class SqlSaver(ConnectedSaver):
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
         )
 
-        async def write() -> None:
-            async with self._session(write=True) as s:
-                await self._store_writes(s, ordinary, special)
-                if blobs:
-                    await s.executemany(self._INSERT_BLOB, blobs)
-                await s.execute(self._UPSERT_CHECKPOINT, row)
+        async def write(s: Session) -> None:
+            await self._store_writes(s, ordinary, special)
+            if blobs:
+                await s.executemany(self._INSERT_BLOB, blobs)
+            await s.execute(self._UPSERT_CHECKPOINT, row)
 
-        await self._run(write)
+        await self._run(self._in_session, write, True)
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -366,11 +373,10 @@ class SqlSaver(ConnectedSaver):
         if not ordinary and not special:
             return
 
-        async def write() -> None:
-            async with self._session(write=True) as s:
-                await self._store_writes(s, ordinary, special)
+        async def write(s: Session) -> None:
+            await self._store_writes(s, ordinary, special)
 
-        await self._run(write)
+        await self._run(self._in_session, write, True)
 
     def _write_rows(
         self, config: RunnableConfig, task_writes: Sequence[TaskWrites]
@@ -408,12 +414,11 @@ class SqlSaver(ConnectedSaver):
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""
 
-        async def write() -> None:
-            async with self._session(write=True) as s:
-                for sql in self._DELETE_THREAD:
-                    await s.execute(sql, (thread_id,))
+        async def write(s: Session) -> None:
+            for sql in self._DELETE_THREAD:
+                await s.execute(sql, (thread_id,))
 
-        await self._run(write)
+        await self._run(self._in_session, write, True)
 
 
 def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:

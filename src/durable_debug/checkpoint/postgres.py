@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._rows import BlobKey
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 __all__ = ["MIGRATIONS", "AsyncPostgresSaver", "DatabaseSetupError", "PostgresSaver"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # Key columns compare byte-wise (COLLATE "C") so that history is ordered exactly as the other
 # savers order it, whatever the database's locale.
@@ -281,6 +283,10 @@ class PostgresSaver(SqlSaver):
                     yield _PgSession(conn)
             else:
                 yield _PgSession(conn)
+
+    async def _in_session(self, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
+        async with self._session(write=write) as s:
+            return await fn(s)
 
     # -- dialect -------------------------------------------------------------------------------
 
