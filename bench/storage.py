@@ -130,17 +130,17 @@ class Log(TypedDict):
     log: Annotated[list, operator.add]
 
 
-def chain(lib: str, saver: Any) -> Any:
+def chain(lib: str, saver: Any, nodes: int = CHAIN) -> Any:
     a = api(lib)
     builder = a["StateGraph"](Log)
 
     def node(state: Log) -> dict[str, Any]:
         return {"n": state["n"] + 1}
 
-    for i in range(CHAIN):
+    for i in range(nodes):
         builder.add_node(f"n{i}", node)
     builder.add_edge(a["START"], "n0")
-    for i in range(CHAIN - 1):
+    for i in range(nodes - 1):
         builder.add_edge(f"n{i}", f"n{i + 1}")
     return builder.compile(checkpointer=saver)
 
@@ -377,6 +377,84 @@ async def main() -> int:
     if not args.no_redis:
         await redis_latencies()
     return 0
+
+
+PG_CHAIN = 10  # nodes
+
+
+async def postgres_vs_langgraph(rounds: int, threads: int) -> None:
+    """PostgreSQL against LangGraph's AsyncPostgresSaver on one local server, each in a schema
+    of its own: a 10-node chain run once on each of ``threads`` threads, then ``aget_state`` of
+    each thread (p50). Both run in autocommit; the server's settings (fsync on, Debian's
+    defaults) are shared, so each commit is as durable on both sides."""
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    from durable_debug import PostgresSaver
+    from servers import ServerUnavailable, postgres_server
+
+    try:
+        server = postgres_server()
+        url = server.__enter__()
+    except ServerUnavailable as exc:
+        print(f"  PostgreSQL vs LangGraph not measured: {exc}")
+        return
+    try:
+        times: dict[str, list[float]] = {"durable_debug": [], "langgraph": []}
+        gets: dict[str, list[float]] = {"durable_debug": [], "langgraph": []}
+        for r in range(rounds):
+            for lib in ("durable_debug", "langgraph"):
+                schema = f"{lib}_{r}"
+                with psycopg.connect(url, autocommit=True) as admin:
+                    admin.execute(f'CREATE SCHEMA "{schema}"')
+                sep = "&" if "?" in url else "?"
+                scoped = f"{url}{sep}options=-csearch_path%3D{schema}"
+                if lib == "durable_debug":
+                    saver: Any = PostgresSaver(scoped)
+                    await saver.asetup()
+                    elapsed, get_ms = await _pg_workload(lib, saver, threads)
+                    await saver.aclose()
+                else:
+                    async with AsyncPostgresSaver.from_conn_string(scoped) as saver:
+                        await saver.setup()
+                        elapsed, get_ms = await _pg_workload(lib, saver, threads)
+                times[lib].append(elapsed)
+                gets[lib].extend(get_ms)
+        ours, theirs = times["durable_debug"], times["langgraph"]
+        print(
+            row(
+                f"PostgreSQL {PG_CHAIN}-node chain × {threads} threads",
+                statistics.median(ours) * 1000,
+                statistics.median(theirs) * 1000,
+                "ms",
+                0.5,
+            )
+        )
+        print(
+            row(
+                "PostgreSQL get_state p50",
+                statistics.median(gets["durable_debug"]) * 1000,
+                statistics.median(gets["langgraph"]) * 1000,
+                "µs",
+                0.7,
+            )
+        )
+    finally:
+        server.__exit__(None, None, None)
+
+
+async def _pg_workload(lib: str, saver: Any, threads: int) -> tuple[float, list[float]]:
+    graph = chain(lib, saver, PG_CHAIN)
+    t0 = time.perf_counter()
+    for i in range(threads):
+        await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": f"t{i}"}})
+    elapsed = time.perf_counter() - t0
+    get_ms: list[float] = []
+    for i in range(threads):
+        t0 = time.perf_counter()
+        await graph.aget_state({"configurable": {"thread_id": f"t{i}"}})
+        get_ms.append((time.perf_counter() - t0) * 1000)
+    return elapsed, get_ms
 
 
 async def redis_latencies() -> None:

@@ -10,6 +10,7 @@ import sys
 import textwrap
 import threading
 from pathlib import Path
+from typing import Any
 
 import psycopg  # the dev extra installs it; without it this module fails loudly
 import pytest
@@ -132,3 +133,68 @@ def test_one_saver_serves_several_threads_and_loops_at_once(postgres_db: str):
         assert tup is not None and len(tup.pending_writes or []) == 60
     finally:
         saver.close()
+
+
+class _Statements:
+    """Counts the statements a saver sends, from libpq's protocol trace of its one pooled
+    connection: every simple Query message and every Bind (one per extended-protocol
+    execution, including BEGIN and COMMIT)."""
+
+    def __init__(self, saver: PostgresSaver, path: Path) -> None:
+        self.saver, self.path = saver, path
+        self.file = open(path, "w")  # noqa: SIM115 - closed by stop()
+
+    async def _with_connection(self, fn: Any) -> None:
+        from durable_debug.checkpoint._io import on_io_loop
+
+        async def run() -> None:
+            pool = self.saver._pool
+            assert pool is not None
+            async with pool.connection() as conn:
+                fn(conn.pgconn)
+
+        await on_io_loop(run())
+
+    async def start(self) -> None:
+        await self._with_connection(lambda pgconn: pgconn.trace(self.file.fileno()))
+
+    async def stop(self) -> list[str]:
+        await self._with_connection(lambda pgconn: pgconn.untrace())
+        self.file.close()
+        sent = [line.split("\t") for line in self.path.read_text().splitlines()]
+        return [fields[3] for fields in sent if len(fields) > 3 and fields[3] in ("Query", "Bind")]
+
+
+async def test_a_step_is_written_in_one_statement_and_read_in_one_query(
+    postgres_db: str, tmp_path: Path
+):
+    async with PostgresSaver(postgres_db, pool_size=1) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1, "b": 2})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        counter = _Statements(saver, tmp_path / "trace.txt")
+        await counter.start()
+        cp2, versions2 = child_checkpoint(cp, {"a": 3, "c": 4})
+        step = [
+            ("task-1", [("a", 3), ("__error__", "first")], ""),
+            ("task-2", [("c", 4), ("b", 5), ("__interrupt__", [1]), ("__interrupt__", [2])], ""),
+        ]
+        config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
+        written = await counter.stop()
+        counter = _Statements(saver, tmp_path / "trace2.txt")
+        await counter.start()
+        tup = await saver.aget_tuple(config)
+        latest = await saver.aget_tuple(config_for("t"))
+        read = await counter.stop()
+    assert written == ["Bind"]  # writes, blobs and the checkpoint row: one statement
+    assert read == ["Bind", "Bind"]  # two reads, one query each
+    # Each task's special writes (negative idx) first, as every saver orders them.
+    assert tup is not None and tup.pending_writes == [
+        ("task-1", "__error__", "first"),
+        ("task-1", "a", 3),
+        ("task-2", "__interrupt__", [2]),  # the last of one key wins, as upserts do
+        ("task-2", "c", 4),
+        ("task-2", "b", 5),
+    ]
+    assert latest is not None and latest.config == config2
+    assert latest.checkpoint["channel_values"] == {"a": 3, "b": 2, "c": 4}
+    assert latest.pending_writes == []

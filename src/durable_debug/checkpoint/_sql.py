@@ -23,7 +23,9 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint._connected import ConnectedSaver
 from durable_debug.checkpoint._rows import (
     BlobKey,
+    BlobRow,
     ParsedCheckpoint,
+    WriteRow,
     blob_keys,
     blob_rows,
     checkpoint_record,
@@ -350,13 +352,7 @@ class SqlSaver(ConnectedSaver):
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
         )
 
-        async def write(s: Session) -> None:
-            await self._store_writes(s, ordinary, special)
-            if blobs:
-                await s.executemany(self._INSERT_BLOB, blobs)
-            await s.execute(self._UPSERT_CHECKPOINT, row)
-
-        await self._run(self._in_session, write, True)
+        await self._run(self._store, ordinary, special, blobs, row)
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -373,14 +369,11 @@ class SqlSaver(ConnectedSaver):
         if not ordinary and not special:
             return
 
-        async def write(s: Session) -> None:
-            await self._store_writes(s, ordinary, special)
-
-        await self._run(self._in_session, write, True)
+        await self._run(self._store, ordinary, special, [], None)
 
     def _write_rows(
         self, config: RunnableConfig, task_writes: Sequence[TaskWrites]
-    ) -> tuple[list[Any], list[Any]]:
+    ) -> tuple[list[WriteRow], list[WriteRow]]:
         """Rows for the writes of ``task_writes`` on the checkpoint ``config`` names."""
         if not task_writes:
             return [], []
@@ -389,8 +382,8 @@ class SqlSaver(ConnectedSaver):
         checkpoint_id = config_checkpoint_id(config)
         if checkpoint_id is None:
             raise ValueError("put_writes needs a config that names a checkpoint_id")
-        ordinary: list[Any] = []
-        special: list[Any] = []
+        ordinary: list[WriteRow] = []
+        special: list[WriteRow] = []
         for task_id, writes, task_path in task_writes:
             more, replaced = write_rows(
                 thread_id,
@@ -405,11 +398,27 @@ class SqlSaver(ConnectedSaver):
             special += replaced
         return ordinary, special
 
-    async def _store_writes(self, s: Session, ordinary: list[Any], special: list[Any]) -> None:
-        if ordinary:
-            await s.executemany(self._INSERT_WRITE, ordinary)
-        if special:
-            await s.executemany(self._UPSERT_WRITE, special)
+    async def _store(
+        self,
+        ordinary: Sequence[WriteRow],
+        special: Sequence[WriteRow],
+        blobs: Sequence[BlobRow],
+        row: Sequence[Any] | None,
+    ) -> None:
+        """Write pending writes, new blobs and (unless ``row`` is None) a checkpoint row, all
+        in one transaction. A dialect may override this to do it in fewer statements."""
+
+        async def write(s: Session) -> None:
+            if ordinary:
+                await s.executemany(self._INSERT_WRITE, ordinary)
+            if special:
+                await s.executemany(self._UPSERT_WRITE, special)
+            if blobs:
+                await s.executemany(self._INSERT_BLOB, blobs)
+            if row is not None:
+                await s.execute(self._UPSERT_CHECKPOINT, row)
+
+        await self._in_session(write, True)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""

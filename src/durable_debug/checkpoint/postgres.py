@@ -25,14 +25,14 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from durable_debug.checkpoint._io import run_soon_on_io_loop
-from durable_debug.checkpoint._rows import BlobKey
+from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
 from durable_debug.checkpoint._schema import (
     DatabaseSetupError,
     apply_migrations,
     newer_schema_error,
     schema_version,
 )
-from durable_debug.checkpoint._sql import Session, SqlSaver
+from durable_debug.checkpoint._sql import Session, SqlSaver, WriteValues, _Page
 from durable_debug.checkpoint.base import SerializerProtocol
 
 if TYPE_CHECKING:
@@ -150,6 +150,87 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SE
     type = excluded.type,
     blob = excluded.blob,
     task_path = excluded.task_path"""
+
+_WRITE_COLUMNS = (
+    "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)"
+)
+_WRITE_ARRAYS = """unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[],
+    %s::text[], %s::bytea[], %s::text[])"""
+
+STORE_WRITES = f"""WITH ordinary AS (
+    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+    SELECT * FROM {_WRITE_ARRAYS}
+    ON CONFLICT DO NOTHING)
+INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+SELECT * FROM {_WRITE_ARRAYS}
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+    channel = excluded.channel,
+    type = excluded.type,
+    blob = excluded.blob,
+    task_path = excluded.task_path"""
+"""A task's writes as one statement: ordinary rows (kept if present) and special rows
+(replacing), each passed as one array per column."""
+
+STORE_STEP = f"""WITH ordinary AS (
+    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+    SELECT * FROM {_WRITE_ARRAYS}
+    ON CONFLICT DO NOTHING),
+special AS (
+    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+    SELECT * FROM {_WRITE_ARRAYS}
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+        channel = excluded.channel,
+        type = excluded.type,
+        blob = excluded.blob,
+        task_path = excluded.task_path),
+blobs AS (
+    INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
+        %s::bytea[])
+    ON CONFLICT DO NOTHING)
+{UPSERT_CHECKPOINT}"""
+"""A whole step as one statement (atomic on its own, so without BEGIN/COMMIT): the tasks'
+writes, the new blobs and the checkpoint row."""
+
+SELECT_ONE = """WITH c AS (
+    SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
+    FROM checkpoints
+    WHERE thread_id = %s AND checkpoint_ns = %s AND ({}))
+SELECT 0, 0::bigint, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+    checkpoint::text, metadata::text, NULL::bytea
+FROM c
+UNION ALL
+SELECT 1, 0, p.channel, p.version, b.type, NULL, NULL, NULL, b.blob
+FROM c
+CROSS JOIN LATERAL (
+    SELECT ch.channel,
+        CASE WHEN jsonb_typeof(v.value) = 'array' THEN v.key ELSE v.value #>> '{{}}' END
+    FROM jsonb_each(c.checkpoint -> 'channel_versions') AS v,
+        jsonb_array_elements_text(CASE WHEN jsonb_typeof(v.value) = 'array'
+            THEN v.value ELSE jsonb_build_array(v.key) END) AS ch(channel)
+    ) AS p(channel, version)
+CROSS JOIN LATERAL (
+    SELECT b.type, b.blob FROM checkpoint_blobs AS b
+    WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+      AND b.channel = p.channel COLLATE "C" AND b.version = p.version COLLATE "C"
+    LIMIT 1) AS b  -- LIMIT: a primary-key lookup per pointer, never a scan of the thread
+UNION ALL
+SELECT 2, row_number() OVER (ORDER BY w.task_path, w.task_id, w.idx),
+    w.task_id, w.channel, w.type, NULL, NULL, NULL, w.blob
+FROM c
+JOIN checkpoint_writes AS w
+  ON w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+ AND w.checkpoint_id = c.checkpoint_id
+ORDER BY 1, 2"""
+"""One checkpoint with its blobs and pending writes, in one query: a ``kind`` column says what
+each row is (0 the checkpoint, 1 a blob: channel, version, type, blob; 2 a pending write:
+task_id, channel, type, blob, in order). Format with the condition naming the checkpoint."""
+
+SELECT_LATEST = SELECT_ONE.format(
+    "checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints"
+    " WHERE thread_id = %s AND checkpoint_ns = %s)"
+)
+SELECT_BY_ID = SELECT_ONE.format("checkpoint_id = %s")
 
 DELETE_THREAD = (
     "DELETE FROM checkpoint_writes WHERE thread_id = %s",
@@ -288,6 +369,54 @@ class PostgresSaver(SqlSaver):
         async with self._session(write=write) as s:
             return await fn(s)
 
+    # -- one round trip per write and per read -------------------------------------------------
+
+    async def _store(
+        self,
+        ordinary: Sequence[WriteRow],
+        special: Sequence[WriteRow],
+        blobs: Sequence[BlobRow],
+        row: Sequence[Any] | None,
+    ) -> None:
+        # Two special writes of one key in one statement would make ON CONFLICT DO UPDATE
+        # touch a row twice: keep the last, as upserting them one after another would.
+        special = list({r[:5]: r for r in special}.values())
+        params = [*_columns(ordinary, 9), *_columns(special, 9)]
+        if row is None:
+            sql = STORE_WRITES
+        else:
+            sql = STORE_STEP
+            params += [*_columns(blobs, 6), *row]
+
+        async def write(s: Session) -> None:
+            await s.execute(sql, params)
+
+        await self._in_session(write, False)  # one statement: atomic without BEGIN/COMMIT
+
+    async def _read_one(self, thread_id: str, ns: str, checkpoint_id: str | None) -> _Page:
+        params: tuple[str, ...]
+        if checkpoint_id is None:
+            sql, params = SELECT_LATEST, (thread_id, ns, thread_id, ns)
+        else:
+            sql, params = SELECT_BY_ID, (thread_id, ns, checkpoint_id)
+
+        async def read(s: Session) -> list[Sequence[Any]]:
+            return await s.fetch(sql, params)
+
+        rows = await self._in_session(read, False)
+        if not rows or rows[0][0] != 0:
+            return _Page([], {}, {}, None, True)
+        parsed = parse_checkpoint_row(rows[0][2:8], self.serde)
+        ids = (parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id)
+        blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
+        writes: list[WriteValues] = []
+        for kind, _order, a, b, type_, _p, _c, _m, blob in rows[1:]:
+            if kind == 1:
+                blobs[(ids[0], ids[1], a, b)] = (type_, blob)
+            else:
+                writes.append((a, b, type_, blob))
+        return _Page([parsed], blobs, {ids: writes} if writes else {}, None, True)
+
     # -- dialect -------------------------------------------------------------------------------
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
@@ -322,6 +451,13 @@ class _PgSession:
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         async with self.conn.cursor() as cur:
             await cur.executemany(sql, rows)
+
+
+def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
+    """``rows`` as one list per column (``width`` empty lists when there are no rows)."""
+    if not rows:
+        return [[] for _ in range(width)]
+    return [list(column) for column in zip(*rows, strict=True)]
 
 
 def redact(conn_string: str) -> str:
