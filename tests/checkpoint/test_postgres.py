@@ -198,3 +198,32 @@ async def test_a_step_is_written_in_one_statement_and_read_in_one_query(
     assert latest is not None and latest.config == config2
     assert latest.checkpoint["channel_values"] == {"a": 3, "b": 2, "c": 4}
     assert latest.pending_writes == []
+
+
+async def test_every_history_page_is_an_index_range_scan_on_a_large_table(postgres_db: str):
+    async with PostgresSaver(postgres_db) as saver:
+        cp, versions = child_checkpoint(None, {"n": 0})
+        await saver.aput(config_for("t0"), cp, {}, versions)  # creates the tables
+    with psycopg.connect(postgres_db, autocommit=True) as conn:
+        conn.execute(
+            """INSERT INTO checkpoints (thread_id, checkpoint_ns, checkpoint_id, checkpoint)
+            SELECT 't' || (i % 5), CASE WHEN i % 3 = 0 THEN 'sub' ELSE '' END,
+                lpad(i::text, 12, '0'), '{}'
+            FROM generate_series(1, 60000) AS i"""
+        )
+        conn.execute("ANALYZE checkpoints")
+        after = ("000000030000", "t3", "")
+        shapes = {
+            "one namespace": ("t3", "", None, None),
+            "one namespace, next page": ("t3", "", None, after),
+            "every namespace": ("t3", None, None, None),
+            "every namespace, next page": ("t3", None, None, after),
+            "every namespace, before": ("t3", None, "000000040000", after),
+            "every thread": (None, None, None, None),
+            "every thread, next page": (None, None, None, after),
+        }
+        for name, (thread_id, ns, before_id, cursor) in shapes.items():
+            sql, params = saver._page_query(thread_id, ns, before_id, cursor, [], 200)
+            plan = "\n".join(row[0] for row in conn.execute("EXPLAIN " + sql, params))
+            assert "Seq Scan" not in plan and "Sort" not in plan, (name, plan)
+            assert "Index Scan Backward" in plan, (name, plan)

@@ -299,3 +299,36 @@ def test_a_sqlite3_memory_connection_needs_check_same_thread_false():
     with pytest.raises(DatabaseSetupError, match="check_same_thread=False"):
         saver.setup()
     saver.close()
+
+
+async def test_every_history_page_is_an_index_range_scan_without_a_sort(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 3  # several pages, so the queries after the first are checked too
+        for thread in ("a", "b"):
+            for ns in ("", "sub:1"):
+                parent = None
+                for i in range(4):
+                    cp, versions = child_checkpoint(parent, {"n": i})
+                    await saver.aput(config_for(thread, ns), cp, {"step": i}, versions)
+                    parent = cp
+        statements: list[str] = []
+        assert saver._conn is not None
+        await saver._conn.set_trace_callback(statements.append)
+        listed = {
+            "one namespace": [t async for t in saver.alist(config_for("a"))],
+            "every namespace": [t async for t in saver.alist({"configurable": {"thread_id": "a"}})],
+            "every thread": [t async for t in saver.alist(None)],
+        }
+        await saver._conn.set_trace_callback(None)
+    assert {k: len(v) for k, v in listed.items()} == {
+        "one namespace": 4,
+        "every namespace": 8,
+        "every thread": 16,
+    }
+    pages = [sql for sql in statements if sql.lstrip().startswith("SELECT thread_id")]
+    assert len(pages) >= 2 + 3 + 6
+    with sqlite3.connect(db_path) as conn:
+        for sql in pages:
+            plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+            assert "TEMP B-TREE" not in plan, (sql, plan)
+            assert "USING INDEX" in plan or "USING PRIMARY KEY" in plan, (sql, plan)

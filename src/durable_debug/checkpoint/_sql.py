@@ -257,6 +257,36 @@ class SqlSaver(ConnectedSaver):
         size: int,
         want: int | None,
     ) -> _Page:
+        sql, params = self._page_query(thread_id, ns, before_id, after, pushed, size)
+
+        async def read(s: Session) -> _Page:
+            rows = await s.fetch(sql, params)
+            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
+            if want is not None:
+                kept = kept[:want]
+            last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
+            return await self._complete(s, kept, last, exhausted=len(rows) < size)
+
+        return await self._in_session(read, write=False)
+
+    def _page_query(
+        self,
+        thread_id: str | None,
+        ns: str | None,
+        before_id: str | None,
+        after: tuple[str, str, str] | None,
+        pushed: Sequence[tuple[str, Sequence[Any]]],
+        size: int,
+    ) -> tuple[str, list[Any]]:
+        """The SELECT of one page of history, newest first, starting after ``after``
+        ((checkpoint_id, thread_id, checkpoint_ns) of the previous page's last row).
+
+        Each shape is one range scan of an index in its ORDER BY's order, never a sort: the
+        primary key for one namespace of a thread, ``checkpoints_thread_order`` for every
+        namespace of a thread, ``checkpoints_order`` for every thread. The cursor compares
+        only the columns that vary within the scan, so it is the index's own range bound.
+        """
         p = self._P
         where: list[str] = []
         params: list[Any] = []
@@ -270,8 +300,16 @@ class SqlSaver(ConnectedSaver):
             where.append(f"checkpoint_id < {p}")
             params.append(before_id)
         if after is not None:
-            where.append(f"(checkpoint_id, thread_id, checkpoint_ns) < ({p}, {p}, {p})")
-            params.extend(after)
+            after_id, _, after_ns = after
+            if thread_id is not None and ns is not None:
+                where.append(f"checkpoint_id < {p}")
+                params.append(after_id)
+            elif thread_id is not None:
+                where.append(f"(checkpoint_id, checkpoint_ns) < ({p}, {p})")
+                params.extend((after_id, after_ns))
+            else:
+                where.append(f"(checkpoint_id, thread_id, checkpoint_ns) < ({p}, {p}, {p})")
+                params.extend(after)
         for condition, values in pushed:
             where.append(condition)
             params.extend(values)
@@ -280,17 +318,7 @@ class SqlSaver(ConnectedSaver):
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT {p}"
         params.append(size)
-
-        async def read(s: Session) -> _Page:
-            rows = await s.fetch(sql, params)
-            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
-            kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
-            if want is not None:
-                kept = kept[:want]
-            last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
-            return await self._complete(s, kept, last, exhausted=len(rows) < size)
-
-        return await self._in_session(read, write=False)
+        return sql, params
 
     async def _complete(
         self,

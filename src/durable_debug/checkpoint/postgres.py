@@ -93,6 +93,11 @@ MIGRATIONS: list[str] = [
                     FROM jsonb_each_text(seen.value) AS pointer
                     GROUP BY pointer.value) AS grouped)), '{}')
             FROM jsonb_each(checkpoint -> 'versions_seen') AS seen))""",
+    # 5, 6: every page of history is an index range scan, never a sort (SqlSaver._page_query):
+    # all namespaces of one thread, newest first; every thread, newest first.
+    """CREATE INDEX checkpoints_thread_order ON checkpoints
+        (thread_id, checkpoint_id, checkpoint_ns)""",
+    """CREATE INDEX checkpoints_order ON checkpoints (checkpoint_id, thread_id, checkpoint_ns)""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
