@@ -28,8 +28,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import operator
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -41,6 +43,7 @@ from typing import Annotated, Any
 from typing_extensions import TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "checkpoint"))
 
 FIELDS = 100
 FIELD_BYTES = 1024
@@ -348,6 +351,12 @@ async def main() -> int:
             0.5,
         )
     )
+    if args.quick:
+        await listing_vs_langgraph(rounds, 10_000, 2_000)
+    else:
+        await listing_vs_langgraph(rounds, 50_000, 10_000)
+    if not args.no_postgres:
+        await postgres_vs_langgraph(rounds, 50 if args.quick else 200)
     print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
     with tempfile.TemporaryDirectory() as tmp:
         p50, p95, raw50 = await sqlite_write_floor(Path(tmp))
@@ -377,6 +386,107 @@ async def main() -> int:
     if not args.no_redis:
         await redis_latencies()
     return 0
+
+
+async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
+    """``alist`` on SQLite against LangGraph's AsyncSqliteSaver: one thread of ``big``
+    checkpoints (and, in the same file, one of 1,000: per-checkpoint cost should stay flat),
+    and ``alist(None)`` over ``threads`` threads of 5 checkpoints. The files are written once
+    per library (LangGraph's with ``synchronous=OFF``, only to fill it faster); the listings
+    alternate."""
+    from builders import child_checkpoint, config_for
+    from langgraph.checkpoint.sqlite import SqliteSaver as LangGraphSync
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from durable_debug import SqliteSaver
+
+    def fill(put: Callable[..., Any], thread: str, count: int) -> None:
+        config, parent = config_for(thread), None
+        for i in range(count):
+            cp, versions = child_checkpoint(parent, {"n": i, "note": f"step {i}"})
+            config = put(config, cp, {"source": "loop", "step": i}, versions)
+            parent = cp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files: dict[str, dict[str, Path]] = {}
+        for lib in ("durable_debug", "langgraph"):
+            files[lib] = {"long": Path(tmp) / f"{lib}-long.db", "wide": Path(tmp) / f"{lib}-wide.db"}
+            for shape, path in files[lib].items():
+                if lib == "durable_debug":
+                    saver: Any = SqliteSaver(path)
+                    put = saver.put
+                else:
+                    conn = sqlite3.connect(path, check_same_thread=False)
+                    saver = LangGraphSync(conn)
+                    saver.setup()
+                    conn.execute("PRAGMA synchronous = OFF")
+                    put = saver.put
+                if shape == "long":
+                    fill(put, "small", 1000)
+                    fill(put, "big", big)
+                else:
+                    for t in range(threads):
+                        fill(put, f"thread-{t}", 5)
+                if lib == "durable_debug":
+                    saver.close()
+                else:
+                    conn.close()
+
+        async def listing(lib: str, path: Path, config: Any) -> tuple[float, int]:
+            async with contextlib.AsyncExitStack() as stack:
+                if lib == "durable_debug":
+                    opened: Any = await stack.enter_async_context(SqliteSaver(path))
+                else:
+                    opened = await stack.enter_async_context(
+                        AsyncSqliteSaver.from_conn_string(str(path))
+                    )
+                    await opened.setup()
+                t0 = time.perf_counter()
+                count = 0
+                async for _tup in opened.alist(config):
+                    count += 1
+                return time.perf_counter() - t0, count
+
+        shapes = {
+            "small": ("long", {"configurable": {"thread_id": "small"}}),
+            "big": ("long", {"configurable": {"thread_id": "big"}}),
+            "all": ("wide", None),
+        }
+        seconds: dict[tuple[str, str], list[float]] = {}
+        for _ in range(rounds):
+            for name, (shape, config) in shapes.items():
+                for lib in ("durable_debug", "langgraph"):
+                    elapsed, count = await listing(lib, files[lib][shape], config)
+                    expected = {"small": 1000, "big": big, "all": threads * 5}[name]
+                    assert count == expected, (lib, name, count, expected)
+                    seconds.setdefault((lib, name), []).append(elapsed)
+    med = {key: statistics.median(values) for key, values in seconds.items()}
+    print(
+        row(
+            f"alist(thread) at {big:,} checkpoints",
+            med[("durable_debug", "big")] * 1000,
+            med[("langgraph", "big")] * 1000,
+            "ms",
+            0.5,
+        )
+    )
+    per = {
+        lib: (med[(lib, "big")] / big) / (med[(lib, "small")] / 1000)
+        for lib in ("durable_debug", "langgraph")
+    }
+    print(
+        f"{'  per-checkpoint cost, ' + f'{big:,}' + ' vs 1,000':<44} "
+        f"{per['durable_debug']:>10.2f} ×   {per['langgraph']:>10.2f} ×   (flat: ≈ 1)"
+    )
+    print(
+        row(
+            f"alist(None) over {threads:,} threads × 5",
+            med[("durable_debug", "all")] * 1000,
+            med[("langgraph", "all")] * 1000,
+            "ms",
+            0.5,
+        )
+    )
 
 
 PG_CHAIN = 10  # nodes
