@@ -410,7 +410,7 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         files: dict[str, dict[str, Path]] = {}
         for lib in ("durable_debug", "langgraph"):
-            files[lib] = {"long": Path(tmp) / f"{lib}-long.db", "wide": Path(tmp) / f"{lib}-wide.db"}
+            files[lib] = {shape: Path(tmp) / f"{lib}-{shape}.db" for shape in ("long", "wide")}
             for shape, path in files[lib].items():
                 if lib == "durable_debug":
                     saver: Any = SqliteSaver(path)
@@ -577,10 +577,44 @@ async def redis_latencies() -> None:
     try:
         with redis_server() as url:
             saver = RedisSaver(url)
+            admin = redis.Redis.from_url(url)
+            admin.config_resetstat()
+            writes = reads = 0
+            real, real_writes, real_get = saver.aput_step, saver.aput_writes, saver.aget_tuple
+
+            async def counted_get(*args: Any, **kwargs: Any) -> Any:
+                nonlocal reads
+                reads += 1
+                return await real_get(*args, **kwargs)
+
+            async def counted(*args: Any, **kwargs: Any) -> Any:
+                nonlocal writes
+                writes += 1
+                return await real(*args, **kwargs)
+
+            async def counted_writes(*args: Any, **kwargs: Any) -> Any:
+                nonlocal writes
+                writes += 1
+                return await real_writes(*args, **kwargs)
+
+            saver.aput_step, saver.aput_writes = counted, counted_writes  # type: ignore[method-assign]
+            saver.aget_tuple = counted_get  # type: ignore[method-assign]
             p50, p95 = await put_latencies(saver, "redis")
+            saver.aput_step, saver.aput_writes = real, real_writes  # type: ignore[method-assign]
+            saver.aget_tuple = real_get  # type: ignore[method-assign]
             note = "(local server, no persistence)"
             print(f"  Redis       p50 {p50:.2f} ms   p95 {p95:.2f} ms  {note}")
-            admin = redis.Redis.from_url(url)
+            # The engine reads the thread's latest checkpoint at the start of each run.
+            calls = admin.info("commandstats")["cmdstat_evalsha"]["calls"] - reads
+            admin.config_resetstat()
+            for i in range(30):
+                await saver.aget_tuple({"configurable": {"thread_id": f"redis-{i}"}})
+            gets = admin.info("commandstats")["cmdstat_evalsha"]["calls"]
+            print(
+                f"  Redis       script round trips per write (aput_step, aput_writes) "
+                f"{calls / writes:.1f}, per "
+                f"get_state {gets / 30:.1f}  (target: 1 each; were 2 each)"
+            )
             admin.config_set("appendfsync", "everysec")
             admin.config_set("appendonly", "yes")
             while admin.info("persistence")["aof_rewrite_in_progress"]:
