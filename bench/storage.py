@@ -12,6 +12,17 @@ Workloads (issue 3):
   compression can shrink (no target: it shows what the saver's own compression is worth);
 * long thread — one thread of 60 runs × 11 checkpoints on SQLite: time to write it (target
   ≤ 1×) and to list its whole history with ``aget_state_history`` (target ≤ 0.5×);
+* listings (issue 16) — ``alist`` of one thread of 50,000 checkpoints (10,000 with
+  ``--quick``; target ≤ 0.5× LangGraph), its per-checkpoint cost against a thread of 1,000
+  (flat: ≈ 1), and ``alist(None)`` over 10,000 threads of 5 (2,000 with ``--quick``; target
+  ≤ 0.5×);
+* PostgreSQL against LangGraph's AsyncPostgresSaver (issue 16), one local server, a schema
+  each: a 10-node chain on 200 threads (50 with ``--quick``; target ≤ 0.5×) and ``aget_state``
+  p50 (target ≤ 0.7×);
+* SQLite write against its floor (issue 16): the p50 of ``aput_step`` against the p50 of the
+  very same transactions replayed in plain sqlite3 (target ≤ 3×; both WAL with
+  ``synchronous=NORMAL``, so each side syncs the same: the WAL at checkpoints, not per commit);
+* Redis script round trips per write and per ``get_state`` (target 1 each);
 * per-checkpoint write latency (p50, p95) of ``aput_step`` (a checkpoint with its task's
   writes) on SQLite, PostgreSQL and Redis (servers
   started for the run from Debian's packages, as the tests do; Redis first without
