@@ -332,3 +332,10 @@ async def test_every_history_page_is_an_index_range_scan_without_a_sort(db_path:
             plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
             assert "TEMP B-TREE" not in plan, (sql, plan)
             assert "USING INDEX" in plan or "USING PRIMARY KEY" in plan, (sql, plan)
+
+
+def test_a_closed_sqlite3_connection_is_a_clear_error():
+    conn = sqlite3.connect(":memory:")
+    conn.close()
+    with pytest.raises(ValueError, match="cannot use the given sqlite3.Connection"):
+        SqliteSaver(conn)
