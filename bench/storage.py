@@ -443,7 +443,7 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
                 else:
                     conn.close()
 
-        async def listing(lib: str, path: Path, config: Any) -> tuple[float, int]:
+        async def listing(lib: str, path: Path, config: Any) -> tuple[float, float, int]:
             async with contextlib.AsyncExitStack() as stack:
                 if lib == "durable_debug":
                     opened: Any = await stack.enter_async_context(SqliteSaver(path))
@@ -452,11 +452,11 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
                         AsyncSqliteSaver.from_conn_string(str(path))
                     )
                     await opened.setup()
-                t0 = time.perf_counter()
+                t0, cpu0 = time.perf_counter(), time.process_time()
                 count = 0
                 async for _tup in opened.alist(config):
                     count += 1
-                return time.perf_counter() - t0, count
+                return time.perf_counter() - t0, time.process_time() - cpu0, count
 
         shapes = {
             "small": ("long", {"configurable": {"thread_id": "small"}}),
@@ -464,14 +464,19 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
             "all": ("wide", None),
         }
         seconds: dict[tuple[str, str], list[float]] = {}
+        cpu: dict[tuple[str, str], list[float]] = {}
+        for lib in ("durable_debug", "langgraph"):  # warm up: imports, caches
+            await listing(lib, files[lib]["long"], shapes["small"][1])
         for _ in range(rounds):
             for name, (shape, config) in shapes.items():
                 for lib in ("durable_debug", "langgraph"):
-                    elapsed, count = await listing(lib, files[lib][shape], config)
+                    elapsed, used, count = await listing(lib, files[lib][shape], config)
                     expected = {"small": 1000, "big": big, "all": threads * 5}[name]
                     assert count == expected, (lib, name, count, expected)
                     seconds.setdefault((lib, name), []).append(elapsed)
+                    cpu.setdefault((lib, name), []).append(used)
     med = {key: statistics.median(values) for key, values in seconds.items()}
+    med_cpu = {key: statistics.median(values) for key, values in cpu.items()}
     print(
         row(
             f"alist(thread) at {big:,} checkpoints",
@@ -481,12 +486,14 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
             0.5,
         )
     )
+    # CPU time (the process's, both threads): wall time on a loaded machine drifts too much to
+    # compare two sizes.
     per = {
-        lib: (med[(lib, "big")] / big) / (med[(lib, "small")] / 1000)
+        lib: (med_cpu[(lib, "big")] / big) / (med_cpu[(lib, "small")] / 1000)
         for lib in ("durable_debug", "langgraph")
     }
     print(
-        f"{'  per-checkpoint cost, ' + f'{big:,}' + ' vs 1,000':<44} "
+        f"{'  per-checkpoint CPU, ' + f'{big:,}' + ' vs 1,000':<44} "
         f"{per['durable_debug']:>10.2f} ×   {per['langgraph']:>10.2f} ×   (flat: ≈ 1)"
     )
     print(
