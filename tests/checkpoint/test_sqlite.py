@@ -105,7 +105,7 @@ def test_tables_of_another_program_are_refused_untouched(db_path: Path):
 
 
 def test_wrong_argument_type_is_a_clear_error():
-    with pytest.raises(TypeError, match="file path, ':memory:' or a sqlite3.Connection, got int"):
+    with pytest.raises(TypeError, match="a sqlite3.Connection or an aiosqlite.Connection, got int"):
         SqliteSaver(42)  # type: ignore[arg-type]
 
 
@@ -339,3 +339,17 @@ def test_a_closed_sqlite3_connection_is_a_clear_error():
     conn.close()
     with pytest.raises(ValueError, match="cannot use the given sqlite3.Connection"):
         SqliteSaver(conn)
+
+
+async def test_an_aiosqlite_connection_is_used_and_left_open(db_path: Path):
+    import aiosqlite
+
+    async with aiosqlite.connect(db_path) as conn:  # LangGraph's AsyncSqliteSaver(conn)
+        saver = SqliteSaver(conn)
+        graph = _counter_graph(saver)
+        config = {"configurable": {"thread_id": "t"}}
+        assert await graph.ainvoke({"n": 1}, config) == {"n": 2}
+        assert (await graph.aget_state(config)).values == {"n": 2}
+        assert saver.path == str(db_path)
+        await saver.aclose()
+        assert await conn.execute_fetchall("SELECT count(*) FROM checkpoints") == [(3,)]

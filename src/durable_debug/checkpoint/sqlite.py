@@ -168,6 +168,7 @@ LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
 _INT64 = 2**63
+_GIVEN_ASYNC = "<aiosqlite.Connection>"
 
 
 class SqliteSaver(SqlSaver):
@@ -197,18 +198,22 @@ class SqliteSaver(SqlSaver):
         compress: bool = True,
     ) -> None:
         given: sqlite3.Connection | None = None
+        given_async: aiosqlite.Connection | None = None
         if isinstance(path, sqlite3.Connection):
             given, path = path, _database_file(path)
+        elif isinstance(path, aiosqlite.Connection):
+            given_async, path = path, _GIVEN_ASYNC  # its file is asked on first use
         elif not isinstance(path, (str, os.PathLike)):
             raise TypeError(
-                "SqliteSaver expects a file path, ':memory:' or a sqlite3.Connection, got "
-                f"{type(path).__name__}"
+                "SqliteSaver expects a file path, ':memory:', a sqlite3.Connection or an "
+                f"aiosqlite.Connection, got {type(path).__name__}"
             )
         super().__init__(serde=serde, compress=compress)
         self.path = os.fspath(path)
         """The database file, or ``":memory:"``."""
         self.busy_timeout = busy_timeout
         self._given = given
+        self._given_async = given_async
         self._conn: aiosqlite.Connection | None = None
         self._raw: sqlite3.Connection | None = None
 
@@ -218,6 +223,9 @@ class SqliteSaver(SqlSaver):
     # -- connection ----------------------------------------------------------------------------
 
     async def _open(self) -> None:
+        if self._given_async is not None:
+            await self._open_given_async(self._given_async)
+            return
         given = self._given
         if given is not None and not await _usable_off_thread(given):
             if self.path == ":memory:":
@@ -259,6 +267,21 @@ class SqliteSaver(SqlSaver):
             await conn.close()
             raise
         self._conn, self._raw = conn, opened[0]
+
+    async def _open_given_async(self, conn: aiosqlite.Connection) -> None:
+        """Use an aiosqlite connection the caller opened (LangGraph's ``AsyncSqliteSaver(conn)``)
+        and leave it open when the saver closes."""
+        if getattr(conn, "_connection", None) is None:
+            await conn  # made with aiosqlite.connect() but not awaited yet
+        try:
+            rows = await conn.execute_fetchall("PRAGMA database_list")
+        except (sqlite3.Error, ValueError) as exc:
+            raise DatabaseSetupError(
+                f"SqliteSaver cannot use the given aiosqlite.Connection: {exc}"
+            ) from None
+        self.path = next((str(f) or ":memory:" for _, name, f in rows if name == "main"), "")
+        await self._prepare(_SqliteSession(conn))
+        self._conn, self._raw = conn, conn._conn
 
     async def _prepare(self, s: _SqliteSession) -> None:
         """Check the file and its schema version, switch to WAL, run missing migrations."""
@@ -318,12 +341,12 @@ class SqliteSaver(SqlSaver):
 
     async def _disconnect(self) -> None:
         conn, self._conn, self._raw = self._conn, None, None
-        if conn is not None:
+        if conn is not None and conn is not self._given_async:
             await conn.close()
 
     def _discard(self) -> None:
         conn, self._conn, self._raw = self._conn, None, None
-        if conn is not None:
+        if conn is not None and conn is not self._given_async:
             run_soon_on_io_loop(conn.close())
 
     def _forget(self) -> None:
