@@ -161,8 +161,13 @@ class _Statements:
     async def stop(self) -> list[str]:
         await self._with_connection(lambda pgconn: pgconn.untrace())
         self.file.close()
-        sent = [line.split("\t") for line in self.path.read_text().splitlines()]
-        return [fields[3] for fields in sent if len(fields) > 3 and fields[3] in ("Query", "Bind")]
+        kinds = []
+        for line in self.path.read_text().splitlines():
+            fields = line.split("\t")  # [timestamp,] direction, length, message type, …
+            if "F" in fields[:2]:  # sent by the client
+                start = fields.index("F")
+                kinds.append(fields[start + 2] if len(fields) > start + 2 else "")
+        return [kind for kind in kinds if kind in ("Query", "Bind")]
 
 
 async def test_a_step_is_written_in_one_statement_and_read_in_one_query(
