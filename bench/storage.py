@@ -1,4 +1,4 @@
-"""Storage benchmarks for the durable savers, against LangGraph's SqliteSaver in the same run.
+"""Storage benchmarks of the durable savers against LangGraph's savers and raw sqlite3.
 
     python bench/storage.py            # all workloads, 5 alternating rounds
     python bench/storage.py --quick    # 3 rounds
