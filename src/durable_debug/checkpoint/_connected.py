@@ -119,12 +119,8 @@ class ConnectedSaver(BaseCheckpointSaver):
         checkpoint), with the driver's error as its ``__cause__``.
         """
 
-        async def run() -> T:
-            await self._ensure_open()
-            return await fn(*args)
-
         try:
-            return await on_io_loop(run())
+            return await self._call(fn, *args)
         except DurableDebugError:
             raise
         except Exception as exc:
@@ -132,6 +128,16 @@ class ConnectedSaver(BaseCheckpointSaver):
             if error is None:
                 raise
             raise error from exc
+
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``fn(*args)`` on the I/O loop after opening the store if needed; a saver whose
+        calls need no I/O loop once open overrides this."""
+
+        async def run() -> T:
+            await self._ensure_open()
+            return await fn(*args)
+
+        return await on_io_loop(run())
 
     def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
         """The package's error for a driver's ``exc``, naming ``where``; None to let ``exc``

@@ -68,6 +68,7 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
     RunnableConfig,
     SerializerProtocol,
+    TaskWrites,
     check_address,
     checkpoint_config,
     config_checkpoint_id,
@@ -100,6 +101,7 @@ and arguments."""
 
 _INSTALL_HINT = "pip install 'durable-debug[redis]'"
 _PIPELINE_CHUNK = 1000
+_PUT_KEYS = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
 
 
 class _Details(NamedTuple):
@@ -276,10 +278,24 @@ class RedisSaver(ConnectedSaver):
     ) -> RunnableConfig:
         """Store ``checkpoint`` as a child of the checkpoint ``config`` names, atomically;
         blobs only for ``new_versions``, each written once."""
+        return await self.aput_step(config, (), checkpoint, metadata, new_versions)
+
+    async def aput_step(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save tasks' writes on the checkpoint ``config`` names and ``checkpoint`` as its
+        child in one script: one round trip, atomic (see
+        :meth:`BaseCheckpointSaver.aput_step`)."""
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
         # Serialize everything first: a value that cannot be saved leaves Redis untouched.
+        writes = self._write_args(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self.serde)
         args: list[Any] = [
             thread_id,
@@ -290,14 +306,16 @@ class RedisSaver(ConnectedSaver):
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
             config_checkpoint_id(config) or "",
             self._ttl_ms,
+            len(blobs),
         ]
         for _thread, _ns, channel, version, type_, blob in blobs:
             args += [blob_field(channel, version), pack_value([type_], blob or b"")]
+        args += writes
         source = Source(thread_id, checkpoint_ns)
         keys = [
             self._keys.threads,
             self._keys.namespaces(thread_id),
-            *self._keys.of(source, "checkpoints", "checkpoint", "metadata", "parent", "blobs"),
+            *self._keys.of(source, *_PUT_KEYS),
         ]
         where = {"thread": thread_id, "checkpoint": checkpoint_id}
         await self._run(self._eval, [("put", keys, args)], where=where)
@@ -313,26 +331,19 @@ class RedisSaver(ConnectedSaver):
     ) -> None:
         """Save a task's writes atomically; ordinary writes once, special ones replacing the
         previous."""
+        args = self._write_args(config, [(task_id, writes, task_path)])
+        if not args:
+            return
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
-        if checkpoint_id is None:
-            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
-        ordinary, special = write_rows(
-            thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
-        )
-        if not ordinary and not special:
-            return
-        args: list[Any] = [
+        args = [
             thread_id,
             self._keys.thread(thread_id),
             key_part(checkpoint_ns),
             self._ttl_ms,
+            *args,
         ]
-        for rows, replace in ((ordinary, "0"), (special, "1")):
-            for _t, _n, cid, task, idx, channel, type_, blob, path in rows:
-                args += [write_field(cid, task, idx), pack_value([type_, channel, path], blob)]
-                args.append(replace)
         source = Source(thread_id, checkpoint_ns)
         keys = [
             self._keys.threads,
@@ -341,6 +352,27 @@ class RedisSaver(ConnectedSaver):
         ]
         where = {"thread": thread_id, "checkpoint": checkpoint_id, "task": task_id}
         await self._run(self._eval, [("put_writes", keys, args)], where=where)
+
+    def _write_args(self, config: RunnableConfig, task_writes: Sequence[TaskWrites]) -> list[Any]:
+        """Script arguments (field, value, replace) for the writes of ``task_writes`` on the
+        checkpoint ``config`` names: ordinary writes kept once, special ones replacing."""
+        if not task_writes:
+            return []
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        if checkpoint_id is None:
+            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
+        args: list[Any] = []
+        for task_id, writes, task_path in task_writes:
+            ordinary, special = write_rows(
+                thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
+            )
+            for rows, replace in ((ordinary, "0"), (special, "1")):
+                for _t, _n, cid, task, idx, channel, type_, blob, path in rows:
+                    args += [write_field(cid, task, idx), pack_value([type_, channel, path], blob)]
+                    args.append(replace)
+        return args
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
@@ -356,11 +388,9 @@ class RedisSaver(ConnectedSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         source = Source(thread_id, checkpoint_ns)
-        request = ("id", checkpoint_id) if checkpoint_id else ("page", "+", 1)
+        request = ("id", checkpoint_id) if checkpoint_id else ("latest",)
         where = {"thread": thread_id, "checkpoint": checkpoint_id}
         found, details = await self._run(self._read_one, source, request, where=where)
-        if found and _ids(found[0]) in details.gone:
-            found = []
         if not found:
             if checkpoint_id is not None:
                 raise not_found(thread_id, checkpoint_ns, checkpoint_id)
@@ -489,8 +519,33 @@ class RedisSaver(ConnectedSaver):
     async def _read_one(
         self, source: Source, request: tuple[Any, ...]
     ) -> tuple[list[ParsedCheckpoint], _Details]:
-        (found,) = await self._read_records([(source, request)])
-        return found, await self._read_details(found)
+        """One checkpoint with its blobs and pending writes: one script, one round trip."""
+        names = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
+        (found,) = await self._eval([("get", self._keys.of(source, *names), list(request))])
+        details = _Details(set(), {}, {}, {})
+        if not found:
+            return [], details
+        checkpoint_id, record, metadata, parent, blob_pairs, write_pairs = found
+        row = (
+            source.thread_id,
+            source.checkpoint_ns,
+            checkpoint_id.decode(),
+            parent.decode() if parent else None,
+            record if record is not None else b"",
+            metadata if metadata is not None else b"",
+        )
+        parsed = parse_checkpoint_row(row, self.serde)
+        values = {blob_pairs[i]: blob_pairs[i + 1] for i in range(0, len(blob_pairs), 2)}
+        for version, channels in parsed.pointers.items():
+            for channel in channels:
+                value = values.get(blob_field(channel, version).encode())
+                if value is not None:
+                    key = (source.thread_id, source.checkpoint_ns, channel, version)
+                    details.blobs[key] = value
+        details.writes[_ids(parsed)] = [
+            (write_pairs[i], write_pairs[i + 1]) for i in range(0, len(write_pairs), 2)
+        ]
+        return [parsed], details
 
     async def _read_records(
         self, requests: Sequence[tuple[Source, tuple[Any, ...]]]
