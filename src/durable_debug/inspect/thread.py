@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
+from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
 
 __all__ = [
     "SPECIAL_CHANNELS",
@@ -275,8 +276,11 @@ async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
     thread_id, checkpoint_ns = _thread_of(config, "aread_thread")
     saver = checkpointer_of(graph)
     base = thread_config(thread_id, checkpoint_ns)
-    tuples = {str(t.config["configurable"]["checkpoint_id"]): t async for t in saver.alist(base)}
-    snapshots = [s async for s in graph.aget_state_history(base)]
+    tuples = {
+        str(t.config["configurable"]["checkpoint_id"]): t
+        for t in await alist_checkpoints(saver, base)
+    }
+    snapshots = await astate_history(graph, base)
     records: dict[str, CheckpointRecord] = {}
     for snapshot in sorted(snapshots, key=lambda s: str(s.config["configurable"]["checkpoint_id"])):
         checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
@@ -390,10 +394,10 @@ def _looks_complete(checkpoint_id: str) -> bool:
 
 
 async def _aread_one(graph: Any, saver: Any, config: RunnableConfig) -> CheckpointRecord | None:
-    tup = await saver.aget_tuple(config)
+    tup = await aget_checkpoint(saver, config)
     if tup is None:
         return None
-    snapshot = await graph.aget_state(tup.config)
+    snapshot = await astate(graph, tup.config)
     return _record(snapshot, tup)
 
 
