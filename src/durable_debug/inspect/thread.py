@@ -245,12 +245,22 @@ class Thread:
     def blob_size(self, channel: str, version: str, value: Any) -> int | None:
         """Bytes of the serialized blob for (channel, version), measured once.
 
-        Uses the graph's saver serializer when it has one, else durable_debug's msgpack
-        serializer; None when the value cannot be serialized.
+        The size the store reports when its reader saw the blob (LangGraph's PostgreSQL
+        layout); else measured with the graph's saver serializer when it has one, else with
+        durable_debug's msgpack serializer; None when the value cannot be serialized.
         """
         key = (channel, version)
         if key not in self._blob_sizes:
-            serde = getattr(checkpointer_of(self.graph), "serde", None) or _fallback_serde()
+            saver = checkpointer_of(self.graph)
+            stored = getattr(saver, "blob_size_of", None)  # a reader that saw the blob's bytes
+            if stored is not None:
+                size = stored(self.thread_id, self.checkpoint_ns, channel, version)
+                if size is not None:
+                    self._blob_sizes[key] = size
+                    return size
+            serde: Any = getattr(saver, "serde", None)
+            if serde is None or getattr(saver, "read_only", False):
+                serde = _fallback_serde()  # a read-only reader's serializer only loads
             try:
                 self._blob_sizes[key] = len(serde.dumps_typed(value)[1])
             except Exception as exc:  # a value the serializer refuses has no known size
