@@ -17,6 +17,11 @@ loaded only if they were registered, by a name chosen at registration.
 
 Errors are :class:`SerdeError` subclasses; :func:`with_location` adds the thread, checkpoint,
 channel or node they concern, so a user reads *where* a value could not be saved or loaded.
+
+Loading is bounded by :class:`Limits` — nesting depth, payload size, items in one container —
+so a corrupt or hostile blob ends in :class:`CorruptPayloadError` within a fixed time and
+memory, never in a crash. The same limits refuse, when saving, a value that could not be loaded
+back.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ import dataclasses
 import datetime as _dt
 import decimal
 import enum
+import itertools
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -34,16 +41,20 @@ import msgpack
 
 __all__ = [
     "CorruptPayloadError",
+    "Limits",
     "MsgpackSerializer",
     "SerdeError",
     "TypeRegistry",
     "UnsupportedValueError",
     "default_registry",
+    "limits_of",
+    "nesting_depth",
     "register_type",
     "with_location",
 ]
 
 T = TypeVar("T", bound=type)
+E = TypeVar("E", bound="SerdeError")
 
 # Extension codes. The set is closed: a code not listed here is a corrupt payload.
 _TUPLE = 1
@@ -103,6 +114,119 @@ def with_location(**where: str | None) -> Iterator[None]:
         yield
     except SerdeError as exc:
         raise exc.located(**{k: v for k, v in where.items() if v is not None}) from None
+
+
+MAX_DEPTH = 128
+"""Default :attr:`Limits.max_depth`. Real states nest a few dozen levels at most; each level
+of extension types costs about 1.3 KiB of C stack while loading, so 128 levels fit in the
+256 KiB stack of the smallest threads Python runs on, and Python copies, compares and prints
+a value this deep without reaching its recursion limit."""
+
+MAX_BYTES = 256 * 1024 * 1024
+"""Default :attr:`Limits.max_bytes` (256 MiB): far above a real channel value."""
+
+MAX_ITEMS = 16 * 1024 * 1024
+"""Default :attr:`Limits.max_items`: items one stored list, map, set or tuple may declare."""
+
+_ENV = {
+    "max_depth": "DURABLE_DEBUG_MAX_DEPTH",
+    "max_bytes": "DURABLE_DEBUG_MAX_BYTES",
+    "max_items": "DURABLE_DEBUG_MAX_ITEMS",
+}
+"""The environment variable that overrides each default limit."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """What loading a stored value may cost; a payload beyond any limit is corrupt.
+
+    Pass to the serializer (``MsgpackSerializer(limits=Limits(max_bytes=2**30))``) and hand
+    that serializer to the saver (``SqliteSaver(path, serde=...)``), or set the environment
+    variables ``DURABLE_DEBUG_MAX_DEPTH``, ``DURABLE_DEBUG_MAX_BYTES`` and
+    ``DURABLE_DEBUG_MAX_ITEMS`` before the serializer is created. Saving refuses a value
+    beyond the same limits, so whatever is saved loads back.
+    """
+
+    max_depth: int = MAX_DEPTH
+    """Deepest nesting of containers (list, dict, tuple, set, dataclass, model) and extension
+    types together; the JSON columns of the SQL savers obey it too."""
+    max_bytes: int = MAX_BYTES
+    """Largest serialized value, after decompression."""
+    max_items: int = MAX_ITEMS
+    """Most items one list, map, set or tuple may declare."""
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"Limits.{field.name} must be a positive int, got {value!r}")
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        """The defaults, each overridden by its environment variable when that is set."""
+        given: dict[str, int] = {}
+        for name, var in _ENV.items():
+            text = os.environ.get(var, "").strip()
+            if not text:
+                continue
+            try:
+                given[name] = int(text.replace("_", ""))
+            except ValueError:
+                raise ValueError(f"{var} must be a positive integer, got {text!r}") from None
+        return cls(**given)
+
+    def hint(self, name: str) -> str:
+        """How to raise the limit ``name``, for an error message."""
+        return f"raise Limits({name}=...) on the serializer or set {_ENV[name]}"
+
+
+def limits_of(serde: Any) -> Limits:
+    """The limits of ``serde`` (or of the serializer it wraps); the defaults if it has none."""
+    for candidate in (serde, getattr(serde, "inner", None)):
+        limits = getattr(candidate, "limits", None)
+        if isinstance(limits, Limits):
+            return limits
+    return Limits.from_env()
+
+
+_SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
+"""Types :func:`nesting_depth` never looks into."""
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """Return how deep ``value`` nests (a scalar is 0, ``[1]`` is 1), counting lists, dicts
+    (keys and values), tuples, sets, dataclasses and pydantic models; stop past ``limit``.
+
+    Iterative, so any depth is measured without recursion.
+    """
+    scalars = _SCALARS
+    level: list[Any] = [value]
+    depth = 0
+    while level and depth <= limit:
+        below: list[Any] = []
+        push = below.append
+        found = False
+        for obj in level:
+            items: Any
+            if isinstance(obj, dict):
+                items = itertools.chain(obj, obj.values())
+            elif isinstance(obj, (list, tuple, set, frozenset)):
+                items = obj
+            elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+                items = [getattr(obj, f.name, None) for f in dataclasses.fields(obj)]
+            elif _is_pydantic(type(obj)):
+                items = list(getattr(obj, "__dict__", {}).values())
+            else:
+                continue
+            found = True
+            for item in items:
+                if type(item) not in scalars:
+                    push(item)
+        if not found:
+            break
+        depth += 1
+        level = below
+    return depth
 
 
 class TypeRegistry:
@@ -171,25 +295,48 @@ def _type_name(obj: Any) -> str:
 class MsgpackSerializer:
     """Serializer for channel values and writes: ``dumps_typed`` / ``loads_typed``."""
 
-    def __init__(self, registry: TypeRegistry | None = None) -> None:
+    def __init__(
+        self, registry: TypeRegistry | None = None, *, limits: Limits | None = None
+    ) -> None:
         self.registry = registry or default_registry
+        self.limits = limits or Limits.from_env()
+        """What loading (and so saving) a value may cost; see :class:`Limits`."""
 
     # -- saving ------------------------------------------------------------------------------
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved."""
         try:
-            return TAG, msgpack.packb(
-                obj, default=self._encode, use_bin_type=True, strict_types=True
-            )
+            payload = msgpack.packb(obj, default=self._encode, use_bin_type=True, strict_types=True)
         except SerdeError:
             raise
         except OverflowError:
             raise UnsupportedValueError(
                 "an integer does not fit in 64 bits; store it as a string"
             ) from None
+        except RecursionError:
+            raise self._too_deep(UnsupportedValueError, "the value") from None
         except (TypeError, ValueError) as exc:
             raise UnsupportedValueError(f"cannot serialize the value: {exc}") from None
+        limits = self.limits
+        if len(payload) > limits.max_bytes:
+            raise UnsupportedValueError(
+                f"the value takes {len(payload)} bytes serialized, more than the limit of "
+                f"{limits.max_bytes} that loading enforces; {limits.hint('max_bytes')}"
+            )
+        # Depth is bounded by size, so only a payload longer than the limit needs a look.
+        if len(payload) > limits.max_depth and nesting_depth(obj, limits.max_depth) > (
+            limits.max_depth
+        ):
+            raise self._too_deep(UnsupportedValueError, "the value")
+        return TAG, payload
+
+    def _too_deep(self, error: type[E], what: str) -> E:
+        limits = self.limits
+        return error(
+            f"{what} nests deeper than the limit of {limits.max_depth} levels; "
+            f"{limits.hint('max_depth')}"
+        )
 
     def dumps(self, obj: Any) -> bytes:
         """Serialize ``obj`` to bytes (the payload of :meth:`dumps_typed`)."""
@@ -275,29 +422,29 @@ class MsgpackSerializer:
         return self.loads(payload)
 
     def loads(self, payload: bytes) -> Any:
-        """Deserialize bytes written by :meth:`dumps`."""
+        """Deserialize bytes written by :meth:`dumps`, within :attr:`limits`."""
         if not isinstance(payload, (bytes, bytearray, memoryview)):
             raise CorruptPayloadError(f"blob payload must be bytes, got {type(payload).__name__}")
-        try:
-            return msgpack.unpackb(
-                payload, ext_hook=self._decode, raw=False, strict_map_key=False, use_list=True
+        limits = self.limits
+        size = len(payload)
+        if size > limits.max_bytes:
+            raise CorruptPayloadError(
+                f"the blob holds {size} bytes, more than the limit of {limits.max_bytes}; "
+                f"{limits.hint('max_bytes')} if it is genuine"
             )
+        try:
+            value = _Decoding(self).top(payload)
         except SerdeError:
             raise
+        except RecursionError:
+            raise self._too_deep(CorruptPayloadError, "the blob") from None
         except Exception as exc:  # msgpack raises several unrelated types for bad input
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             raise CorruptPayloadError(f"the blob is not valid serialized data ({detail})") from None
-
-    def _unpackb(self, payload: bytes) -> Any:
-        return msgpack.unpackb(
-            payload, ext_hook=self._decode, raw=False, strict_map_key=False, use_list=True
-        )
-
-    def _decode(self, code: int, payload: bytes) -> Any:
-        decoder = _DECODERS.get(code)
-        if decoder is None:
-            raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
-        return decoder(self, payload)
+        # Each level of nesting takes at least one byte: a short payload cannot be too deep.
+        if size > limits.max_depth and nesting_depth(value, limits.max_depth) > limits.max_depth:
+            raise self._too_deep(CorruptPayloadError, "the blob")
+        return value
 
     def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
         cls = self.registry.lookup(name) if isinstance(name, str) else None
@@ -319,15 +466,87 @@ def _sorted_if_possible(items: Any) -> list[Any]:
         return list(items)
 
 
-def _decode_enum(serde: MsgpackSerializer, payload: bytes) -> Any:
-    name, value = serde._unpackb(payload)
-    cls = serde._user_type(name, lambda c: issubclass(c, enum.Enum), "Enum")
+class _Decoding:
+    """One :meth:`MsgpackSerializer.loads` call: counts extension levels against the limit.
+
+    An extension payload (a tuple, a dataclass…) is itself msgpack, unpacked from inside the
+    outer unpacking. Nested payloads are read by a :class:`msgpack.Unpacker`, whose state
+    lives on the heap rather than on the C stack, and no deeper than ``max_depth`` levels: a
+    payload nesting extensions hundreds deep is refused instead of overflowing the stack.
+    """
+
+    __slots__ = ("depth", "limits", "serde")
+
+    def __init__(self, serde: MsgpackSerializer) -> None:
+        self.serde = serde
+        self.limits = serde.limits
+        self.depth = 0
+
+    def _lengths(self, size: int) -> dict[str, int]:
+        items = min(self.limits.max_items, size)
+        return {
+            "max_str_len": size,
+            "max_bin_len": size,
+            "max_ext_len": size,
+            "max_array_len": items,
+            "max_map_len": min(items, size // 2),
+        }
+
+    def top(self, payload: bytes) -> Any:
+        """Unpack a whole blob."""
+        return msgpack.unpackb(
+            payload,
+            ext_hook=self.ext,
+            raw=False,
+            strict_map_key=False,
+            use_list=True,
+            **self._lengths(len(payload)),
+        )
+
+    def unpack(self, payload: bytes) -> Any:
+        """Unpack the payload of an extension type: exactly one value."""
+        size = len(payload)
+        unpacker = msgpack.Unpacker(
+            ext_hook=self.ext,
+            raw=False,
+            strict_map_key=False,
+            use_list=True,
+            max_buffer_size=max(size, 1),
+            **self._lengths(size),
+        )
+        unpacker.feed(payload)
+        value = unpacker.unpack()
+        if unpacker.tell() != size:
+            raise CorruptPayloadError("an extension value has extra bytes after its data")
+        return value
+
+    def ext(self, code: int, payload: bytes) -> Any:
+        """msgpack's ``ext_hook``: decode one extension value of the closed set."""
+        decoder = _DECODERS.get(code)
+        if decoder is None:
+            raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
+        if self.depth >= self.limits.max_depth:
+            raise self.serde._too_deep(CorruptPayloadError, "the blob")
+        self.depth += 1
+        try:
+            return decoder(self, payload)
+        finally:
+            self.depth -= 1
+
+    def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
+        """The registered class ``name``, which must be a ``kind``."""
+        return self.serde._user_type(name, expect, kind)
+
+
+def _decode_enum(dec: _Decoding, payload: bytes) -> Any:
+    name, value = dec.unpack(payload)
+    cls = dec.user_type(name, lambda c: issubclass(c, enum.Enum), "Enum")
     return cls(value)
 
 
-def _decode_dataclass(serde: MsgpackSerializer, payload: bytes) -> Any:
-    name, fields = serde._unpackb(payload)
-    cls = serde._user_type(name, dataclasses.is_dataclass, "dataclass")
+def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
+    name, fields = dec.unpack(payload)
+    cls = dec.user_type(name, dataclasses.is_dataclass, "dataclass")
     if not isinstance(fields, dict):
         raise CorruptPayloadError(f"the fields of dataclass {name!r} are not a map")
     init = {f.name for f in dataclasses.fields(cls) if f.init}
@@ -338,33 +557,33 @@ def _decode_dataclass(serde: MsgpackSerializer, payload: bytes) -> Any:
     return obj
 
 
-def _decode_pydantic(serde: MsgpackSerializer, payload: bytes) -> Any:
-    name, fields = serde._unpackb(payload)
-    cls = serde._user_type(name, _is_pydantic, "pydantic model")
+def _decode_pydantic(dec: _Decoding, payload: bytes) -> Any:
+    name, fields = dec.unpack(payload)
+    cls = dec.user_type(name, _is_pydantic, "pydantic model")
     return cls.model_validate(fields)  # type: ignore[attr-defined]
 
 
-def _decode_text(convert: Callable[[str], Any]) -> Callable[[MsgpackSerializer, bytes], Any]:
-    def decode(serde: MsgpackSerializer, payload: bytes) -> Any:
+def _decode_text(convert: Callable[[str], Any]) -> Callable[[_Decoding, bytes], Any]:
+    def decode(dec: _Decoding, payload: bytes) -> Any:
         return convert(payload.decode())
 
     return decode
 
 
-def _decode_timedelta(serde: MsgpackSerializer, payload: bytes) -> Any:
-    days, seconds, micros = serde._unpackb(payload)
+def _decode_timedelta(dec: _Decoding, payload: bytes) -> Any:
+    days, seconds, micros = dec.unpack(payload)
     return _dt.timedelta(days=days, seconds=seconds, microseconds=micros)
 
 
-_DECODERS: dict[int, Callable[[MsgpackSerializer, bytes], Any]] = {
-    _TUPLE: lambda s, p: tuple(s._unpackb(p)),
-    _SET: lambda s, p: set(s._unpackb(p)),
-    _FROZENSET: lambda s, p: frozenset(s._unpackb(p)),
+_DECODERS: dict[int, Callable[[_Decoding, bytes], Any]] = {
+    _TUPLE: lambda d, p: tuple(d.unpack(p)),
+    _SET: lambda d, p: set(d.unpack(p)),
+    _FROZENSET: lambda d, p: frozenset(d.unpack(p)),
     _DATETIME: _decode_text(_dt.datetime.fromisoformat),
     _DATE: _decode_text(_dt.date.fromisoformat),
     _TIME: _decode_text(_dt.time.fromisoformat),
     _TIMEDELTA: _decode_timedelta,
-    _UUID: lambda s, p: uuid.UUID(bytes=bytes(p)),
+    _UUID: lambda d, p: uuid.UUID(bytes=bytes(p)),
     _DECIMAL: _decode_text(decimal.Decimal),
     _ENUM: _decode_enum,
     _DATACLASS: _decode_dataclass,
