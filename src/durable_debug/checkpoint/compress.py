@@ -19,7 +19,7 @@ is refused as corrupt after using no more memory than that limit.
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import Any, cast
 
 from durable_debug.checkpoint.base import SerializerProtocol
 from durable_debug.checkpoint.serde import CorruptPayloadError, limits_of
@@ -64,7 +64,8 @@ class CompressingSerializer:
         except (TypeError, ValueError):
             raise CorruptPayloadError(f"expected a (tag, bytes) pair, got {data!r:.80}") from None
         if isinstance(tag, str) and tag.endswith(COMPRESSED):
-            payload = self._decompress(payload)
+            # The serializer reads any buffer; copying to bytes would double the peak memory.
+            payload = cast(bytes, self._decompress(payload))
             tag = tag[: -len(COMPRESSED)]
         return self.inner.loads_typed((tag, payload))
 
