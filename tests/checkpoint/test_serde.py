@@ -120,3 +120,46 @@ def test_registration_accepts_only_data_classes() -> None:
     registry.register(Color, name="color")
     with pytest.raises(ValueError, match="already registered for another class"):
         registry.register(Other, name="color")
+
+
+CELL = """
+import dataclasses, enum
+from durable_debug import register_type
+
+@register_type
+@dataclasses.dataclass
+class RerunCellTicket:
+    id: int
+
+@register_type
+class RerunCellColor(enum.Enum):
+    RED = "red"
+"""
+
+
+def test_register_type_again_after_rerunning_the_cell_that_defines_the_class() -> None:
+    first: dict = {"__name__": "__main__"}
+    exec(CELL, first)  # the notebook cell, run once…
+    old_ticket = first["RerunCellTicket"](1)
+    again: dict = {"__name__": "__main__"}
+    exec(CELL, again)  # …and run again: new class objects under the same names
+    new_cls = again["RerunCellTicket"]
+    assert new_cls is not type(old_ticket)
+    serde = MsgpackSerializer()
+    loaded = serde.loads_typed(serde.dumps_typed([new_cls(2), old_ticket]))
+    assert [type(v) for v in loaded] == [new_cls, new_cls]  # the newest class wins
+    assert [v.id for v in loaded] == [2, 1]
+    color = serde.loads_typed(serde.dumps_typed(first["RerunCellColor"].RED))
+    assert color is again["RerunCellColor"].RED
+
+
+def test_a_different_class_under_a_taken_name_is_still_refused() -> None:
+    registry = TypeRegistry()
+    registry.register(Ticket, name="ticket")
+
+    @dataclasses.dataclass
+    class Ticket2:
+        id: int
+
+    with pytest.raises(ValueError, match="'ticket' is already registered.*test_serde.Ticket;"):
+        registry.register(Ticket2, name="ticket")

@@ -240,7 +240,10 @@ class TypeRegistry:
         """Allow ``cls`` (a dataclass, pydantic model or Enum) to be saved and loaded.
 
         ``name`` defaults to ``module.QualName``; pass a stable name if the class may move.
-        Usable as a decorator. Registering the same class twice is harmless.
+        Usable as a decorator. Registering the same class twice is harmless, and so is
+        registering a class defined again under the same module and qualified name (a
+        re-run notebook cell): the newest definition is the one loading builds. A different
+        class under a name already taken is a ``ValueError``.
         """
         if not isinstance(cls, type):
             raise TypeError(f"register_type expects a class, got {cls!r}")
@@ -251,11 +254,14 @@ class TypeRegistry:
             )
         key = name or f"{cls.__module__}.{cls.__qualname__}"
         existing = self._by_name.get(key)
-        if existing is not None and existing is not cls:
+        if existing is not None and existing is not cls and not _redefined(existing, cls):
             raise ValueError(
-                f"the name {key!r} is already registered for another class; "
-                "pass register_type(cls, name=...) with a distinct name"
+                f"the name {key!r} is already registered for another class, "
+                f"{existing.__module__}.{existing.__qualname__}; pass "
+                "register_type(cls, name=...) with a distinct name"
             )
+        # A class defined again (a re-run notebook cell) takes the name over: values load as the
+        # newest class, and values of the old one still save under the name.
         self._by_name[key] = cls
         self._by_type[cls] = key
         return cls
@@ -281,6 +287,11 @@ def register_type(cls: T | None = None, *, name: str | None = None) -> Any:
     if cls is None:
         return lambda c: default_registry.register(c, name)
     return default_registry.register(cls, name)
+
+
+def _redefined(old: type, new: type) -> bool:
+    """Whether ``new`` is ``old`` defined again: same module and qualified name."""
+    return (old.__module__, old.__qualname__) == (new.__module__, new.__qualname__)
 
 
 def _is_pydantic(cls: type) -> bool:
