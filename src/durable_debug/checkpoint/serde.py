@@ -26,6 +26,7 @@ back.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime as _dt
 import decimal
@@ -33,7 +34,8 @@ import enum
 import itertools
 import os
 import uuid
-from collections.abc import Callable, Iterator
+import zoneinfo
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -69,6 +71,10 @@ _DECIMAL = 9
 _ENUM = 10
 _DATACLASS = 11
 _PYDANTIC = 12
+_ZONED_DATETIME = 13
+_BYTEARRAY = 14
+_ORDERED_DICT = 15
+_NAMEDTUPLE = 16
 
 _INT64_MIN = -(2**63)
 _UINT64_MAX = 2**64 - 1
@@ -197,14 +203,19 @@ def nesting_depth(value: Any, limit: int) -> int:
     """Return how deep ``value`` nests (a scalar is 0, ``[1]`` is 1), counting lists, dicts
     (keys and values), tuples, sets, dataclasses and pydantic models; stop past ``limit``.
 
-    Iterative, so any depth is measured without recursion.
+    Iterative, so any depth (a cycle too) is measured without recursion.
     """
+    return _scan(value, limit)[0]
+
+
+def _scan(value: Any, limit: int) -> tuple[int, type | None]:
+    """:func:`nesting_depth`, and the type of a buffer (bytearray, memoryview) found inside."""
     scalars = _SCALARS
-    level: list[Any] = [value]
+    level: Iterable[Any] = (value,)
     depth = 0
-    while level and depth <= limit:
-        below: list[Any] = []
-        push = below.append
+    buffer: type | None = None
+    while depth <= limit:
+        below: dict[int, Any] = {}  # by id: a value shared within a level is walked once
         found = False
         for obj in level:
             items: Any
@@ -217,16 +228,18 @@ def nesting_depth(value: Any, limit: int) -> int:
             elif _is_pydantic(type(obj)):
                 items = list(getattr(obj, "__dict__", {}).values())
             else:
+                if isinstance(obj, (bytearray, memoryview)):
+                    buffer = type(obj) if buffer in (None, bytearray) else buffer
                 continue
             found = True
             for item in items:
                 if type(item) not in scalars:
-                    push(item)
+                    below[id(item)] = item
         if not found:
             break
         depth += 1
-        level = below
-    return depth
+        level = below.values()
+    return depth, buffer
 
 
 class TypeRegistry:
@@ -247,10 +260,16 @@ class TypeRegistry:
         """
         if not isinstance(cls, type):
             raise TypeError(f"register_type expects a class, got {cls!r}")
-        if not (dataclasses.is_dataclass(cls) or issubclass(cls, enum.Enum) or _is_pydantic(cls)):
+        if not (
+            dataclasses.is_dataclass(cls)
+            or issubclass(cls, enum.Enum)
+            or _is_pydantic(cls)
+            or _is_namedtuple(cls)
+        ):
             raise TypeError(
-                f"{cls.__qualname__} is not a dataclass, pydantic model or Enum; only those "
-                "can be registered (convert other values to dicts or lists before saving)"
+                f"{cls.__qualname__} is not a dataclass, pydantic model, Enum or namedtuple; "
+                "only those can be registered (convert other values to dicts or lists before "
+                "saving)"
             )
         key = name or f"{cls.__module__}.{cls.__qualname__}"
         existing = self._by_name.get(key)
@@ -294,6 +313,18 @@ def _redefined(old: type, new: type) -> bool:
     return (old.__module__, old.__qualname__) == (new.__module__, new.__qualname__)
 
 
+def _is_namedtuple(cls: type) -> bool:
+    return issubclass(cls, tuple) and hasattr(cls, "_fields") and hasattr(cls, "_make")
+
+
+def _unsupported_zone(obj: _dt.datetime | _dt.time) -> UnsupportedValueError:
+    return UnsupportedValueError(
+        f"a {type(obj).__name__} with the time zone {obj.tzinfo!r:.80} cannot be saved exactly; "
+        "use a zoneinfo.ZoneInfo zone (a datetime keeps it) or datetime.timezone, "
+        "or convert the value to UTC"
+    )
+
+
 def _is_pydantic(cls: type) -> bool:
     return hasattr(cls, "model_validate") and hasattr(cls, "model_fields")
 
@@ -316,9 +347,22 @@ class MsgpackSerializer:
     # -- saving ------------------------------------------------------------------------------
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-        """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved."""
+        """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved, or
+        could not be loaded back within :attr:`limits`."""
+        limits = self.limits
+        depth, buffer = _scan(obj, limits.max_depth)
+        if depth > limits.max_depth:
+            raise self._too_deep(UnsupportedValueError, "the value")
+        if buffer is memoryview:
+            raise UnsupportedValueError(
+                "a memoryview cannot be saved in a checkpoint; convert it with bytes(...)"
+            )
+        # msgpack writes a bytearray as bytes without asking: mark them first (rarely needed).
+        marked = _mark_buffers(obj) if buffer is not None else obj
         try:
-            payload = msgpack.packb(obj, default=self._encode, use_bin_type=True, strict_types=True)
+            payload = msgpack.packb(
+                marked, default=self._encode, use_bin_type=True, strict_types=True
+            )
         except SerdeError:
             raise
         except OverflowError:
@@ -329,17 +373,11 @@ class MsgpackSerializer:
             raise self._too_deep(UnsupportedValueError, "the value") from None
         except (TypeError, ValueError) as exc:
             raise UnsupportedValueError(f"cannot serialize the value: {exc}") from None
-        limits = self.limits
         if len(payload) > limits.max_bytes:
             raise UnsupportedValueError(
                 f"the value takes {len(payload)} bytes serialized, more than the limit of "
                 f"{limits.max_bytes} that loading enforces; {limits.hint('max_bytes')}"
             )
-        # Depth is bounded by size, so only a payload longer than the limit needs a look.
-        if len(payload) > limits.max_depth and nesting_depth(obj, limits.max_depth) > (
-            limits.max_depth
-        ):
-            raise self._too_deep(UnsupportedValueError, "the value")
         return TAG, payload
 
     def _too_deep(self, error: type[E], what: str) -> E:
@@ -362,8 +400,16 @@ class MsgpackSerializer:
         if isinstance(obj, enum.Enum):
             name = self._registered(obj)
             return ext(_ENUM, pack([name, obj.value]))
+        if cls.__module__ == "numpy":  # scalars subclass float or int; keeping them needs numpy
+            raise UnsupportedValueError(
+                f"a value of type {_type_name(obj)} cannot be saved in a checkpoint: loading "
+                "it back as numpy would need numpy imported by the loader; convert it first "
+                "(x.item() for a scalar, x.tolist() for an array)"
+            )
         if isinstance(obj, int):  # an int subclass that is not an Enum
             return int(obj)
+        if cls is collections.OrderedDict:
+            return ext(_ORDERED_DICT, pack(dict(obj)))
         if isinstance(obj, dict):
             return dict(obj)
         if isinstance(obj, list):
@@ -376,13 +422,24 @@ class MsgpackSerializer:
             return ext(_SET, pack(_sorted_if_possible(obj)))
         if isinstance(obj, frozenset):
             return ext(_FROZENSET, pack(_sorted_if_possible(obj)))
-        if isinstance(obj, tuple):  # namedtuples and tuple subclasses lose their class
-            return ext(_TUPLE, pack(list(obj)))
+        if isinstance(obj, tuple):
+            if _is_namedtuple(cls):
+                name = self._registered(obj, "namedtuple", "or convert it with tuple(...)")
+                return ext(_NAMEDTUPLE, pack([name, list(obj)]))
+            return ext(_TUPLE, pack(list(obj)))  # other tuple subclasses save as tuples
         if isinstance(obj, _dt.datetime):
-            return ext(_DATETIME, obj.isoformat().encode())
+            zone = obj.tzinfo
+            if zone is None or type(zone) is _dt.timezone:
+                return ext(_DATETIME, obj.isoformat().encode())
+            if type(zone) is zoneinfo.ZoneInfo and zone.key:
+                wall = obj.replace(tzinfo=None).isoformat()
+                return ext(_ZONED_DATETIME, pack([wall, zone.key, obj.fold]))
+            raise _unsupported_zone(obj)
         if isinstance(obj, _dt.date):
             return ext(_DATE, obj.isoformat().encode())
         if isinstance(obj, _dt.time):
+            if obj.tzinfo is not None and type(obj.tzinfo) is not _dt.timezone:
+                raise _unsupported_zone(obj)
             return ext(_TIME, obj.isoformat().encode())
         if isinstance(obj, _dt.timedelta):
             return ext(_TIMEDELTA, pack([obj.days, obj.seconds, obj.microseconds]))
@@ -390,8 +447,8 @@ class MsgpackSerializer:
             return ext(_UUID, obj.bytes)
         if isinstance(obj, decimal.Decimal):
             return ext(_DECIMAL, str(obj).encode())
-        if isinstance(obj, (bytearray, memoryview)):
-            return bytes(obj)
+        if cls is _Buffer:
+            return ext(_BYTEARRAY, bytes(obj))
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             name = self._registered(obj)
             fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
@@ -401,22 +458,24 @@ class MsgpackSerializer:
             return ext(_PYDANTIC, pack([name, dict(obj)]))
         raise UnsupportedValueError(
             f"a value of type {_type_name(obj)} cannot be saved in a checkpoint; save plain "
-            "data (dict, list, str, int, float, bool, None, bytes, datetime, UUID, Decimal, "
-            "set, tuple) or register the class with durable_debug.register_type if it is a "
-            "dataclass, pydantic model or Enum"
+            "data (dict, list, str, int, float, bool, None, bytes, bytearray, datetime, UUID, "
+            "Decimal, set, tuple, OrderedDict) or register the class with "
+            "durable_debug.register_type if it is a dataclass, pydantic model, Enum or "
+            "namedtuple" + ("; convert a memoryview with bytes(...)" if cls is memoryview else "")
         )
 
     def _packb(self, obj: Any) -> bytes:
         return msgpack.packb(obj, default=self._encode, use_bin_type=True, strict_types=True)
 
-    def _registered(self, obj: Any) -> str:
+    def _registered(self, obj: Any, kind: str = "", instead: str = "") -> str:
         name = self.registry.name_of(type(obj))
         if name is None:
-            kind = "Enum" if isinstance(obj, enum.Enum) else "class"
+            kind = kind or ("Enum" if isinstance(obj, enum.Enum) else "class")
             raise UnsupportedValueError(
                 f"the {kind} {_type_name(obj)} is not registered, so its values cannot be "
                 f"saved; call durable_debug.register_type({type(obj).__qualname__}) once "
                 "before running the graph (in every process that loads these checkpoints)"
+                + (f" {instead}" if instead else "")
             )
         return name
 
@@ -468,6 +527,39 @@ class MsgpackSerializer:
         if not expect(cls):
             raise CorruptPayloadError(f"{name!r} is registered but is not a {kind}")
         return cls
+
+
+class _Buffer(bytes):
+    """A bytearray's contents, marked so the encoder (not msgpack) writes it."""
+
+
+def _mark_buffers(obj: Any) -> Any:
+    """``obj`` with every bytearray inside replaced by a :class:`_Buffer`.
+
+    Rebuilds the containers on the way (lists, dicts, tuples, namedtuples, OrderedDicts), and a
+    dataclass or model as a copy; called only after :func:`_scan` bounded the depth.
+    """
+    cls = type(obj)
+    if cls is bytearray:
+        return _Buffer(obj)
+    if cls in _SCALARS:
+        return obj
+    if isinstance(obj, dict):
+        marked = {_mark_buffers(k): _mark_buffers(v) for k, v in obj.items()}
+        return collections.OrderedDict(marked) if cls is collections.OrderedDict else marked
+    if isinstance(obj, list):
+        return [_mark_buffers(item) for item in obj]
+    if isinstance(obj, tuple):
+        items = [_mark_buffers(item) for item in obj]
+        return cls._make(items) if _is_namedtuple(cls) else tuple(items)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        copy = object.__new__(cls)
+        for f in dataclasses.fields(obj):
+            object.__setattr__(copy, f.name, _mark_buffers(getattr(obj, f.name)))
+        return copy
+    if _is_pydantic(cls):
+        return obj.model_construct(**{k: _mark_buffers(v) for k, v in dict(obj).items()})
+    return obj
 
 
 def _sorted_if_possible(items: Any) -> list[Any]:
@@ -581,6 +673,35 @@ def _decode_text(convert: Callable[[str], Any]) -> Callable[[_Decoding, bytes], 
     return decode
 
 
+def _decode_zoned(dec: _Decoding, payload: bytes) -> Any:
+    wall, key, fold = dec.unpack(payload)
+    if not (isinstance(wall, str) and isinstance(key, str) and fold in (0, 1)):
+        raise CorruptPayloadError("a datetime with a time zone is malformed")
+    try:
+        zone = zoneinfo.ZoneInfo(key)  # reads the zone's data file; imports and calls nothing
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise CorruptPayloadError(
+            f"the blob holds a datetime in the time zone {key!r:.80}, which this machine does "
+            "not know (install the tzdata package)"
+        ) from None
+    return _dt.datetime.fromisoformat(wall).replace(tzinfo=zone, fold=fold)
+
+
+def _decode_ordered_dict(dec: _Decoding, payload: bytes) -> Any:
+    items = dec.unpack(payload)
+    if type(items) is not dict:
+        raise CorruptPayloadError("an OrderedDict is not stored as a map")
+    return collections.OrderedDict(items)
+
+
+def _decode_namedtuple(dec: _Decoding, payload: bytes) -> Any:
+    name, values = dec.unpack(payload)
+    cls: Any = dec.user_type(name, _is_namedtuple, "namedtuple")
+    if not (isinstance(values, list) and len(values) == len(cls._fields)):
+        raise CorruptPayloadError(f"the namedtuple {name!r} has {len(cls._fields)} fields")
+    return cls._make(values)
+
+
 def _decode_timedelta(dec: _Decoding, payload: bytes) -> Any:
     days, seconds, micros = dec.unpack(payload)
     return _dt.timedelta(days=days, seconds=seconds, microseconds=micros)
@@ -599,4 +720,8 @@ _DECODERS: dict[int, Callable[[_Decoding, bytes], Any]] = {
     _ENUM: _decode_enum,
     _DATACLASS: _decode_dataclass,
     _PYDANTIC: _decode_pydantic,
+    _ZONED_DATETIME: _decode_zoned,
+    _BYTEARRAY: lambda d, p: bytearray(p),
+    _ORDERED_DICT: _decode_ordered_dict,
+    _NAMEDTUPLE: _decode_namedtuple,
 }
