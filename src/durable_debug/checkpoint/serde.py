@@ -31,7 +31,6 @@ import dataclasses
 import datetime as _dt
 import decimal
 import enum
-import itertools
 import os
 import uuid
 import zoneinfo
@@ -200,17 +199,25 @@ _SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
 
 
 def nesting_depth(value: Any, limit: int) -> int:
-    """Return how deep ``value`` nests (a scalar is 0, ``[1]`` is 1), counting lists, dicts
-    (keys and values), tuples, sets, dataclasses and pydantic models; stop past ``limit``.
+    """Return how deep ``value`` nests (a scalar is 0, ``[1]`` is 1), counting lists, dict
+    values, tuples, sets, dataclasses and pydantic models; stop past ``limit``.
 
-    Iterative, so any depth (a cycle too) is measured without recursion.
+    Iterative, so any depth (a cycle too) is measured without recursion. Dict keys are not
+    looked into: a key is hashable, so only tuples and frozensets nest there, and loading
+    counts those as extension levels.
     """
     return _scan(value, limit)[0]
+
+
+_LONG = 16
+"""From this length on, :func:`_scan` first checks at C speed whether a sequence holds only
+scalars."""
 
 
 def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     """:func:`nesting_depth`, and the type of a buffer (bytearray, memoryview) found inside."""
     scalars = _SCALARS
+    only_scalars = scalars.issuperset
     level: Iterable[Any] = (value,)
     depth = 0
     buffer: type | None = None
@@ -218,21 +225,26 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
         below: dict[int, Any] = {}  # by id: a value shared within a level is walked once
         found = False
         for obj in level:
-            items: Any
-            if isinstance(obj, dict):
-                items = itertools.chain(obj, obj.values())
+            cls = type(obj)
+            seq: Any
+            if cls is dict or cls is list or cls is tuple:
+                seq = obj.values() if cls is dict else obj
+            elif isinstance(obj, dict):
+                seq = obj.values()
             elif isinstance(obj, (list, tuple, set, frozenset)):
-                items = obj
+                seq = obj
             elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-                items = [getattr(obj, f.name, None) for f in dataclasses.fields(obj)]
-            elif _is_pydantic(type(obj)):
-                items = list(getattr(obj, "__dict__", {}).values())
+                seq = [getattr(obj, f.name, None) for f in dataclasses.fields(obj)]
+            elif _is_pydantic(cls):
+                seq = list(getattr(obj, "__dict__", {}).values())
             else:
-                if isinstance(obj, (bytearray, memoryview)):
-                    buffer = type(obj) if buffer in (None, bytearray) else buffer
+                if cls is bytearray or cls is memoryview:
+                    buffer = cls if buffer in (None, bytearray) else buffer
                 continue
             found = True
-            for item in items:
+            if len(seq) >= _LONG and only_scalars(map(type, seq)):
+                continue
+            for item in seq:
                 if type(item) not in scalars:
                     below[id(item)] = item
         if not found:
@@ -350,7 +362,7 @@ class MsgpackSerializer:
         """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved, or
         could not be loaded back within :attr:`limits`."""
         limits = self.limits
-        depth, buffer = _scan(obj, limits.max_depth)
+        depth, buffer = (0, None) if type(obj) in _SCALARS else _scan(obj, limits.max_depth)
         if depth > limits.max_depth:
             raise self._too_deep(UnsupportedValueError, "the value")
         if buffer is memoryview:
@@ -512,7 +524,11 @@ class MsgpackSerializer:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             raise CorruptPayloadError(f"the blob is not valid serialized data ({detail})") from None
         # Each level of nesting takes at least one byte: a short payload cannot be too deep.
-        if size > limits.max_depth and nesting_depth(value, limits.max_depth) > limits.max_depth:
+        if (
+            size > limits.max_depth
+            and type(value) not in _SCALARS
+            and nesting_depth(value, limits.max_depth) > limits.max_depth
+        ):
             raise self._too_deep(CorruptPayloadError, "the blob")
         return value
 
@@ -586,14 +602,12 @@ class _Decoding:
         self.depth = 0
 
     def _lengths(self, size: int) -> dict[str, int]:
-        items = min(self.limits.max_items, size)
-        return {
-            "max_str_len": size,
-            "max_bin_len": size,
-            "max_ext_len": size,
-            "max_array_len": items,
-            "max_map_len": min(items, size // 2),
-        }
+        # msgpack already refuses a declared length beyond the bytes it was given; only a
+        # payload long enough to declare more items than the limit needs to say so.
+        if size <= self.limits.max_items:
+            return {}
+        items = self.limits.max_items
+        return {"max_array_len": items, "max_map_len": min(items, size // 2)}
 
     def top(self, payload: bytes) -> Any:
         """Unpack a whole blob."""
@@ -614,7 +628,7 @@ class _Decoding:
             raw=False,
             strict_map_key=False,
             use_list=True,
-            max_buffer_size=max(size, 1),
+            max_buffer_size=max(size, 1),  # which also bounds every declared length
             **self._lengths(size),
         )
         unpacker.feed(payload)
