@@ -22,6 +22,7 @@ from durable_debug.checkpoint import CorruptPayloadError, DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import ReadOnlyStoreError
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY, LangGraphLoader
 from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
+from durable_debug.checkpoint.serde import Limits
 from durable_debug.inspect.listing import athread_listing
 from durable_debug.inspect.stored import SaverView
 
@@ -260,15 +261,15 @@ def test_values_langgraph_serializes_read_back_as_tagged_fields():
 
 def test_payloads_beyond_the_limits_are_corrupt_not_a_crash():
     nested: Any = 1
-    for _ in range(100):
-        nested = ext(7, nested)  # LangGraph's delta wrapper, nested 100 deep
-    with pytest.raises(CorruptPayloadError, match="nests objects deeper than 64 levels"):
+    for _ in range(200):
+        nested = ext(7, nested)  # LangGraph's delta wrapper, nested 200 deep
+    with pytest.raises(CorruptPayloadError, match="nests deeper than the limit of 128 levels"):
         LangGraphLoader().loads_typed(("msgpack", msgpack.packb(nested)))
     huge_array = b"\xdd\xff\xff\xff\xff"  # declares 4 billion items, holds none
     with pytest.raises(CorruptPayloadError, match="not a LangGraph msgpack value"):
         LangGraphLoader().loads_typed(("msgpack", huge_array))
     with pytest.raises(CorruptPayloadError, match="more than the limit"):
-        LangGraphLoader(max_bytes=10).loads_typed(("msgpack", b"\x00" * 11))
+        LangGraphLoader(Limits(max_bytes=10)).loads_typed(("msgpack", b"\x00" * 11))
     with pytest.raises(CorruptPayloadError, match="unknown LangGraph msgpack extension code 42"):
         LangGraphLoader().loads_typed(("msgpack", msgpack.packb(msgpack.ExtType(42, b""))))
     with pytest.raises(CorruptPayloadError, match="'msgpack\\+aes'"):

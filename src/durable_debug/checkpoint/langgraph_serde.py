@@ -16,7 +16,8 @@ under ``"args"``, a single argument under ``"value"``. A few standard-library va
 the payload only selects a row of it. A numpy array becomes its dtype, shape and raw bytes;
 a pickled value is never unpickled (it is shown as what it is).
 
-Decoding is bounded like durable_debug's own serializer (:class:`LoadLimits`): a payload too
+Decoding goes through durable_debug's own bounded decoding, with the same
+:class:`~durable_debug.checkpoint.serde.Limits` (and environment variables): a payload too
 large, a container with too many items or nesting too deep ends in ``CorruptPayloadError``.
 """
 
@@ -29,9 +30,15 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-import msgpack
-
-from durable_debug.checkpoint.serde import CorruptPayloadError, UnsupportedValueError
+from durable_debug.checkpoint.serde import (
+    CorruptPayloadError,
+    Limits,
+    MsgpackSerializer,
+    SerdeError,
+    UnsupportedValueError,
+    _Decoding,
+    nesting_depth,
+)
 
 __all__ = ["TYPE_KEY", "LangGraphLoader", "loads_langgraph"]
 
@@ -48,12 +55,6 @@ _EXT_PYDANTIC_V1 = 4
 _EXT_PYDANTIC_V2 = 5
 _EXT_NUMPY_ARRAY = 6
 _EXT_DELTA_SNAPSHOT = 7
-
-MAX_DEPTH = 64
-"""Objects (extension values) nested in objects: each level is one more msgpack decoding
-call on the C stack, so this bound is what keeps a hostile payload from exhausting it."""
-MAX_BYTES = 256 * 1024 * 1024
-MAX_ITEMS = 16 * 1024 * 1024
 
 
 def _tz(offset: Any, name: Any = None) -> _dt.timezone:
@@ -93,13 +94,11 @@ _REBUILT: dict[tuple[str, str], Callable[..., Any]] = {
 class LangGraphLoader:
     """Loads ``(type, bytes)`` pairs LangGraph's serializer wrote; see the module docstring."""
 
-    def __init__(
-        self, *, max_depth: int = MAX_DEPTH, max_bytes: int = MAX_BYTES, max_items: int = MAX_ITEMS
-    ) -> None:
-        self.max_depth = max_depth
-        self.max_bytes = max_bytes
-        self.max_items = max_items
-        self._depth = 0
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits.from_env()
+        """The same :class:`~durable_debug.checkpoint.serde.Limits` as durable_debug's own
+        serializer (and the same environment variables)."""
+        self._bounds = MsgpackSerializer(limits=self.limits)  # its limit errors and hints
 
     def loads_typed(self, data: tuple[str, bytes | None]) -> Any:
         """The value of one stored ``(type, bytes)`` pair."""
@@ -107,15 +106,16 @@ class LangGraphLoader:
         if kind == "null" or payload is None:
             return None
         payload = bytes(payload)
-        if len(payload) > self.max_bytes:
+        limits = self.limits
+        if len(payload) > limits.max_bytes:
             raise CorruptPayloadError(
-                f"the value holds {len(payload)} bytes, more than the limit of {self.max_bytes}"
+                f"the value holds {len(payload)} bytes, more than the limit of "
+                f"{limits.max_bytes}; {limits.hint('max_bytes')} if it is genuine"
             )
         if kind in ("bytes", "bytearray"):
             return payload
         if kind == "msgpack":
-            self._depth = 0
-            return self._unpack(payload)
+            return self._msgpack(payload)
         if kind == "json":
             return self._json(payload)
         if kind == "pickle":
@@ -134,39 +134,28 @@ class LangGraphLoader:
 
     # -- msgpack -----------------------------------------------------------------------------
 
-    def _unpack(self, payload: bytes) -> Any:
-        self._depth += 1
-        if self._depth > self.max_depth:
-            raise CorruptPayloadError(
-                f"the value nests objects deeper than {self.max_depth} levels"
-            )
+    def _msgpack(self, payload: bytes) -> Any:
+        """Decode within the limits, the way durable_debug's serializer does: nested extension
+        payloads are read on the heap and counted against ``max_depth``."""
         try:
-            return msgpack.unpackb(
-                payload,
-                ext_hook=self._ext,
-                raw=False,
-                strict_map_key=False,
-                use_list=True,
-                max_array_len=self.max_items,
-                max_map_len=self.max_items,
-            )
-        except CorruptPayloadError:
+            value = _LangGraphDecoding(self).top(payload)
+        except SerdeError:
             raise
         except RecursionError:
-            raise CorruptPayloadError(
-                f"the value nests deeper than {self.max_depth} levels"
-            ) from None
+            raise self._bounds._too_deep(CorruptPayloadError, "the value") from None
         except Exception as exc:  # msgpack raises several unrelated types for bad input
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
-        finally:
-            self._depth -= 1
+        max_depth = self.limits.max_depth
+        if len(payload) > max_depth and nesting_depth(value, max_depth) > max_depth:
+            raise self._bounds._too_deep(CorruptPayloadError, "the value")
+        return value
 
-    def _ext(self, code: int, data: bytes) -> Any:
+    def _ext(self, dec: _Decoding, code: int, data: bytes) -> Any:
         if code == _EXT_DELTA_SNAPSHOT:
-            return self._unpack(data)
+            return dec.unpack(data)
         if code == _EXT_NUMPY_ARRAY:
-            dtype, shape, order, buffer = _fields(self._unpack(data), 4, "numpy array")
+            dtype, shape, order, buffer = _fields(dec.unpack(data), 4, "numpy array")
             return {
                 TYPE_KEY: "numpy.ndarray",
                 "dtype": str(dtype),
@@ -183,7 +172,7 @@ class LangGraphLoader:
             _EXT_PYDANTIC_V2,
         ):
             raise CorruptPayloadError(f"unknown LangGraph msgpack extension code {code}")
-        parts = self._unpack(data)
+        parts = dec.unpack(data)
         if not isinstance(parts, list) or len(parts) < 3:
             raise CorruptPayloadError(f"LangGraph extension {code} holds {type(parts).__name__}")
         module, name, argument = str(parts[0]), str(parts[1]), parts[2]
@@ -213,6 +202,26 @@ class LangGraphLoader:
         except (ValueError, RecursionError) as exc:
             raise CorruptPayloadError(f"not a JSON value ({exc})") from None
         return _revive(value)
+
+
+class _LangGraphDecoding(_Decoding):
+    """One decoding with LangGraph's extension codes instead of durable_debug's."""
+
+    __slots__ = ("loader",)
+
+    def __init__(self, loader: LangGraphLoader) -> None:
+        super().__init__(loader._bounds)
+        self.loader = loader
+
+    def ext(self, code: int, payload: bytes) -> Any:
+        """msgpack's ``ext_hook``: one LangGraph extension value, one level deeper."""
+        if self.depth >= self.limits.max_depth:
+            raise self.serde._too_deep(CorruptPayloadError, "the value")
+        self.depth += 1
+        try:
+            return self.loader._ext(self, code, payload)
+        finally:
+            self.depth -= 1
 
 
 def _fields(value: Any, count: int, what: str) -> list[Any]:
