@@ -15,7 +15,7 @@ import asyncio
 import builtins
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
@@ -29,6 +29,7 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
 )
 from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
+from durable_debug.checkpoint.latest import LatestRow
 from durable_debug.checkpoint.serde import CorruptPayloadError, with_location
 
 __all__ = ["LangGraphReader", "LatestRow", "ReadOnlyStoreError"]
@@ -40,18 +41,6 @@ WriteRow = tuple[str, str, str, str, Any, str]
 
 class ReadOnlyStoreError(RuntimeError):
     """A write was asked of a reader over a store another program owns."""
-
-
-class LatestRow(NamedTuple):
-    """A thread's newest top-level checkpoint, as the one listing query returns it."""
-
-    thread_id: str
-    checkpoints: int
-    """Checkpoints of the thread (top-level namespace)."""
-    tuple: CheckpointTuple | None
-    """The newest checkpoint with its pending writes; None when it could not be decoded."""
-    error: str | None = None
-    """Why it could not be decoded."""
 
 
 class LangGraphReader(BaseCheckpointSaver):
@@ -262,11 +251,14 @@ class LangGraphReader(BaseCheckpointSaver):
         loaded.setdefault("channel_versions", {})
         loaded.setdefault("versions_seen", {})
         loaded.setdefault("updated_channels", None)
-        loaded["channel_versions"] = {k: str(v) for k, v in loaded["channel_versions"].items()}
-        loaded["versions_seen"] = {
-            node: {k: str(v) for k, v in (seen or {}).items()}
-            for node, seen in loaded["versions_seen"].items()
-        }
+        # InMemorySaver-era files may hold int versions; SQL savers store strings already.
+        versions = loaded["channel_versions"]
+        if any(type(v) is not str for v in versions.values()):
+            loaded["channel_versions"] = {k: str(v) for k, v in versions.items()}
+        seen_by = loaded["versions_seen"]
+        for node, seen in seen_by.items():
+            if seen is None or any(type(v) is not str for v in seen.values()):
+                seen_by[node] = {k: str(v) for k, v in (seen or {}).items()}
         return loaded  # type: ignore[return-value]
 
     def _metadata(self, thread_id: str, checkpoint_id: str, raw: Any) -> dict[str, Any]:

@@ -40,12 +40,13 @@ FROM checkpoints c
 
 _LATEST = f"""
 SELECT latest.thread_id, latest.n, x.*,
-       (SELECT array_agg(array[w.task_id::bytea, w.channel::bytea, w.type::bytea, w.blob,
+       (SELECT array_agg(array[w.task_id::bytea, w.channel::bytea, w.type::bytea,
+                               CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
+                                    THEN w.blob END,
                                convert_to(w.task_path, 'UTF8')] ORDER BY w.task_id, w.idx)
           FROM checkpoint_writes w
          WHERE w.thread_id = x.thread_id AND w.checkpoint_ns = ''
-           AND w.checkpoint_id = x.checkpoint_id
-           AND w.channel IN ('__error__', '__interrupt__', '__resume__')) AS writes
+           AND w.checkpoint_id = x.checkpoint_id) AS writes
 FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
         FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
 CROSS JOIN LATERAL ({_SELECT}
@@ -53,6 +54,8 @@ CROSS JOIN LATERAL ({_SELECT}
     AND c.checkpoint_id = latest.checkpoint_id) AS x
 ORDER BY latest.thread_id
 """
+"""Each thread's newest top-level checkpoint with its blobs and writes (the values of errors,
+interrupts and resumes; only the channel of the others: enough to know a task finished)."""
 
 
 def _connect(url: str) -> Any:
@@ -182,7 +185,7 @@ class LangGraphPostgresReader(LangGraphReader):
                         checkpoint_row[2],
                         bytes(t).decode(),
                         bytes(ch).decode(),
-                        bytes(k).decode() if k is not None else "null",
+                        bytes(k).decode() if k is not None and v is not None else "null",
                         v,
                         bytes(p).decode(),
                     )

@@ -13,7 +13,6 @@ reader never creates, locks for writing or changes it.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from urllib.parse import quote
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
+from durable_debug.checkpoint.latest import split_writes
 from durable_debug.checkpoint.serde import SerdeError, with_location
 
 __all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
@@ -156,20 +156,19 @@ class LangGraphSqliteReader(LangGraphReader):
         ]
 
     def _latest_rows(self) -> list[LatestRow]:
-        rows = self._fetch(LATEST_SQL)
         found: list[LatestRow] = []
-        for thread_id, count, *row in rows:
+        for thread_id, count, *row in self._fetch(LATEST_SQL):
             try:
                 checkpoint_row = self._row(row[:7])
                 writes = [
                     (str(row[2]), str(t), str(ch), str(k or "null"), v, str(p or ""))
-                    for t, ch, k, v, p in _split_writes(row[7])
+                    for t, ch, k, v, p in split_writes(row[7])
                 ]
-                found.append(
-                    LatestRow(str(thread_id), int(count), self._tuple(checkpoint_row, writes))
-                )
+                tup = self._tuple(checkpoint_row, writes)
+                found.append(LatestRow(str(thread_id), int(count), tup))
             except SerdeError as exc:
                 found.append(LatestRow(str(thread_id), int(count), None, str(exc)))
+        found.sort(key=lambda r: r.thread_id)
         return found
 
 
@@ -177,26 +176,17 @@ LATEST_SQL = """
 SELECT latest.thread_id, latest.n,
        c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
        c.checkpoint, c.metadata,
-       (SELECT json_group_array(json_array(w.task_id, w.channel, w.type, hex(w.value), w.task_path))
+       (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
+                   CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
+                        THEN hex(w.value) END, w.task_path))
           FROM writes w
          WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''
-           AND w.checkpoint_id = c.checkpoint_id
-           AND w.channel IN ('__error__', '__interrupt__', '__resume__'))
+           AND w.checkpoint_id = c.checkpoint_id)
 FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
         FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
 JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
  AND c.checkpoint_id = latest.checkpoint_id
-ORDER BY latest.thread_id
 """
-"""Each thread's newest top-level checkpoint, its checkpoint count, and the rowids of the
-special writes (errors, interrupts, resumes) saved on it: the status needs only those."""
-
-
-def _split_writes(text: Any) -> list[tuple[Any, ...]]:
-    """The special writes of the listing query, each ``[task, channel, type, hex, path]``."""
-    if not text:
-        return []
-    return [
-        (task, channel, kind, bytes.fromhex(value or ""), path)
-        for task, channel, kind, value, path in json.loads(text)
-    ]
+"""Each thread's newest top-level checkpoint, its checkpoint count, and the writes saved on
+it: the values of the special ones (errors, interrupts, resumes), only the channel of the
+others (enough to know the task finished). Sorted in Python: no temporary B-tree."""

@@ -3,10 +3,10 @@
     rows = await athread_listing(saver)
     rows[0]          # ThreadRow(thread_id='job-1', checkpoints=7, step=3, status='done', ...)
 
-A reader that can fetch every thread's newest checkpoint in one query (``alatest_rows``, as
-the LangGraph layout readers and :class:`~durable_debug.inspect.fastlist.OwnSqliteLister` do)
-is asked once; any other saver is read thread by thread. A thread whose newest checkpoint
-cannot be decoded is listed with the reason, not dropped.
+A store whose every thread's newest checkpoint comes from one query
+(:func:`~durable_debug.checkpoint.latest.alatest_rows`: durable_debug's SQLite layout and
+LangGraph's layouts) is asked once; any other saver is read thread by thread. A thread whose
+newest checkpoint cannot be decoded is listed with the reason, not dropped.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from durable_debug.checkpoint.latest import alatest_rows
 from durable_debug.inspect.stored import SaverView, snapshot_of
 
 __all__ = ["ThreadRow", "athread_listing", "listing_text", "status_of"]
@@ -44,11 +45,11 @@ def status_of(snapshot: Any) -> str:
 
 async def athread_listing(saver: Any) -> list[ThreadRow]:
     """Every thread of ``saver`` with its checkpoint count, latest step and status."""
-    latest = getattr(saver, "alatest_rows", None)
+    latest = await alatest_rows(saver)
     if latest is not None:
         rows: list[ThreadRow] = []
         lookup = getattr(saver, "task_ids_of", None)
-        for row in await latest():
+        for row in latest:
             if row.tuple is None:
                 rows.append(
                     ThreadRow(row.thread_id, row.checkpoints, None, f"unreadable: {row.error}")
