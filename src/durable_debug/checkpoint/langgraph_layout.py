@@ -30,7 +30,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
 from durable_debug.checkpoint.latest import LatestRow
-from durable_debug.checkpoint.serde import CorruptPayloadError, with_location
+from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
 
 __all__ = ["LangGraphReader", "LatestRow", "ReadOnlyStoreError"]
 
@@ -223,12 +223,17 @@ class LangGraphReader(BaseCheckpointSaver):
         thread_id, ns, checkpoint_id, parent_id, checkpoint, metadata = row[:6]
         pending: list[PendingWrite] = []
         paths: dict[tuple[str, Any], str] = {}
-        for _, task_id, channel, kind, payload, task_path in writes:
-            with with_location(thread=thread_id, checkpoint=checkpoint_id, channel=channel):
-                pending.append((task_id, channel, self.serde.loads_typed((kind, payload))))
-            path = _parse_task_path(task_path)
-            if path is not None:
-                paths.setdefault(path, task_id)
+        loads = self.serde.loads_typed
+        channel = ""
+        try:  # one handler for the loop: a `with with_location(...)` per write costs too much
+            for _, task_id, channel, kind, payload, task_path in writes:
+                value = None if payload is None else loads((kind, payload))
+                pending.append((task_id, channel, value))
+                path = _parse_task_path(task_path)
+                if path is not None:
+                    paths.setdefault(path, task_id)
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
         if paths:
             self._task_ids[(thread_id, ns, checkpoint_id)] = paths
         return CheckpointTuple(

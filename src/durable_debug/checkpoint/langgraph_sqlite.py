@@ -23,7 +23,7 @@ from urllib.parse import quote
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
 from durable_debug.checkpoint.latest import split_writes
-from durable_debug.checkpoint.serde import SerdeError, with_location
+from durable_debug.checkpoint.serde import SerdeError
 
 __all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
 
@@ -122,8 +122,12 @@ class LangGraphSqliteReader(LangGraphReader):
 
     def _row(self, row: Sequence[Any]) -> tuple[Any, ...]:
         thread_id, ns, checkpoint_id, parent_id, kind, blob, metadata = row
-        with with_location(thread=thread_id, checkpoint=checkpoint_id, field="checkpoint"):
+        try:
             loaded = self.serde.loads_typed((kind or "msgpack", blob))
+        except SerdeError as exc:
+            raise exc.located(
+                thread=thread_id, checkpoint=checkpoint_id, field="checkpoint"
+            ) from None
         return (
             str(thread_id),
             str(ns or ""),
