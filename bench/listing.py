@@ -13,6 +13,8 @@ with SQL). Then, alternating, each round times:
 * the command: ``durable-debug inspect FILE`` in this process (opening the store, listing
   every thread with its checkpoint count, latest step and status, printing the table).
 
+Times are CPU seconds of this process (``time.process_time``, all threads): both sides run
+in it, and other programs on a shared machine do not move them the way they move wall time.
 It prints the medians and the ratio command / floor (target ≤ 5, issue 12), and the time
 ``import durable_debug.inspect`` takes in a fresh interpreter with whether it loaded pandas
 (target: no pandas until a frame is asked for, issue 16). A measurement, not a test: it always
@@ -180,9 +182,11 @@ def command(path: Path) -> Callable[[], int]:
 
 
 def timed(fn: Callable[[], int]) -> tuple[float, int]:
-    start = time.perf_counter()
+    """CPU seconds of this process (every thread), so other programs on a shared machine do
+    not move the figure; both sides run in this process."""
+    start = time.process_time()
     rows = fn()
-    return time.perf_counter() - start, rows
+    return time.process_time() - start, rows
 
 
 def import_time() -> str:

@@ -57,7 +57,9 @@ class LangGraphReader(BaseCheckpointSaver):
 
     def __init__(self, where: str) -> None:
         self.where = where
-        self.serde = LangGraphLoader()
+        self.loader = LangGraphLoader()
+        """Decodes LangGraph's values (also ``serde``, for the saver protocol)."""
+        self.serde = self.loader
         self._task_ids: dict[tuple[str, str, str], dict[tuple[str, Any], str]] = {}
 
     def task_ids_of(self, config: RunnableConfig) -> dict[tuple[str, Any], str]:

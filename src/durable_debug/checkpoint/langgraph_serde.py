@@ -134,9 +134,13 @@ class LangGraphLoader:
 
     # -- msgpack -----------------------------------------------------------------------------
 
-    def _msgpack(self, payload: bytes) -> Any:
+    def _msgpack(self, payload: bytes, *, scan: bool = True) -> Any:
         """Decode within the limits, the way durable_debug's serializer does: nested extension
-        payloads are read on the heap and counted against ``max_depth``."""
+        payloads are read on the heap and counted against ``max_depth``.
+
+        ``scan=False`` skips the final scan of how deep plain containers nest: only for a
+        caller that keeps none of the value's containers (the thread list keeps only the
+        trigger channels, whose values it reads one level deep)."""
         try:
             value = _LangGraphDecoding(self).top(payload)
         except SerdeError:
@@ -147,7 +151,7 @@ class LangGraphLoader:
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
         max_depth = self.limits.max_depth
-        if len(payload) > max_depth and nesting_depth(value, max_depth) > max_depth:
+        if scan and len(payload) > max_depth and nesting_depth(value, max_depth) > max_depth:
             raise self._bounds._too_deep(CorruptPayloadError, "the value")
         return value
 

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
-from durable_debug.checkpoint.latest import split_writes
+from durable_debug.checkpoint.latest import is_trigger_channel, split_writes
 from durable_debug.checkpoint.serde import SerdeError
 
 __all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
@@ -163,10 +163,10 @@ class LangGraphSqliteReader(LangGraphReader):
         found: list[LatestRow] = []
         for thread_id, count, *row in self._fetch(LATEST_SQL):
             try:
-                checkpoint_row = self._row(row[:7])
+                checkpoint_row = self._listing_row(row[:8])
                 writes = [
                     (str(row[2]), str(t), str(ch), str(k or "null"), v, str(p or ""))
-                    for t, ch, k, v, p in split_writes(row[7])
+                    for t, ch, k, v, p in split_writes(row[8])
                 ]
                 tup = self._tuple(checkpoint_row, writes)
                 found.append(LatestRow(str(thread_id), int(count), tup))
@@ -175,11 +175,32 @@ class LangGraphSqliteReader(LangGraphReader):
         found.sort(key=lambda r: r.thread_id)
         return found
 
+    def _listing_row(self, row: Sequence[Any]) -> tuple[Any, ...]:
+        """A listing row: the checkpoint with only its trigger channels, metadata with only
+        ``step`` and ``source`` (read by SQL, not decoded)."""
+        thread_id, ns, checkpoint_id, parent_id, kind, blob, step, source = row
+        try:
+            if (kind or "msgpack") != "msgpack":
+                loaded = self.serde.loads_typed((kind, blob))
+            else:
+                loaded = self.loader._msgpack(bytes(blob), scan=False)
+        except SerdeError as exc:
+            raise exc.located(
+                thread=thread_id, checkpoint=checkpoint_id, field="checkpoint"
+            ) from None
+        checkpoint = self._checkpoint(thread_id, checkpoint_id, loaded)
+        values = checkpoint["channel_values"]
+        checkpoint["channel_values"] = {k: v for k, v in values.items() if is_trigger_channel(k)}
+        metadata: dict[str, Any] = {} if step is None else {"step": step}
+        if source is not None:
+            metadata["source"] = source
+        return (str(thread_id), str(ns or ""), str(checkpoint_id), parent_id, checkpoint, metadata)
+
 
 LATEST_SQL = """
 SELECT latest.thread_id, latest.n,
        c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
-       c.checkpoint, c.metadata,
+       c.checkpoint, json_extract(c.metadata, '$.step'), json_extract(c.metadata, '$.source'),
        (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
                    CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
                         THEN hex(w.value) END, w.task_path))

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 from durable_debug.checkpoint.base import CheckpointTuple
 from durable_debug.checkpoint.serde import SerdeError
 
-__all__ = ["LatestRow", "alatest_rows"]
+__all__ = ["LatestRow", "alatest_rows", "is_trigger_channel", "split_writes"]
 
 
 class LatestRow(NamedTuple):
@@ -40,9 +40,21 @@ class LatestRow(NamedTuple):
 SPECIAL_WRITES = ("__error__", "__interrupt__", "__resume__")
 """The write channels a status needs."""
 
+TRIGGER_CHANNELS = ("__start__", "__pregel_tasks")
+TRIGGER_PREFIXES = ("branch:to:", "join:")
+
+
+def is_trigger_channel(name: str) -> bool:
+    """True for the channels that decide which nodes run next (the run input, Send packets,
+    edges and joins): the engine's own channels, not state."""
+    return name in TRIGGER_CHANNELS or name.startswith(TRIGGER_PREFIXES)
+
+
 OWN_SQLITE_LATEST = """
 SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
-       c.checkpoint, c.metadata,
+       c.checkpoint,
+       json_object('step', json_extract(c.metadata, '$.step'),
+                   'source', json_extract(c.metadata, '$.source')),
        (SELECT group_concat(json_array(b.channel, b.version, b.type, hex(b.blob)))
           FROM json_each(c.checkpoint, '$.channel_versions') AS v
          CROSS JOIN json_each(v.value) AS ch
@@ -62,7 +74,8 @@ FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
 JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
  AND c.checkpoint_id = latest.checkpoint_id
 """
-"""durable_debug's SQLite layout: per thread, its count, newest checkpoint row, the blobs of
+"""durable_debug's SQLite layout: per thread, its count, newest checkpoint row (its metadata
+reduced to ``step`` and ``source``), the blobs of
 its trigger channels (looked up by its pointer map, entry by entry) and its writes (the values
 of the special ones, only the channel of the others: enough to know the task finished)."""
 

@@ -31,6 +31,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
+from durable_debug.checkpoint.latest import is_trigger_channel
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
@@ -43,7 +44,7 @@ _START = "__start__"
 
 def is_internal_channel(name: str) -> bool:
     """True for the engine's own channels (triggers, joins, Send packets, the run input)."""
-    return name in (_START, _TASKS) or name.startswith(("branch:to:", "join:"))
+    return is_trigger_channel(name)
 
 
 class SaverView:
