@@ -212,7 +212,10 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
-    from durable_debug.inspect import adag_data, aexport_html, ahistory_frame
+    from durable_debug.inspect import aread_thread
+    from durable_debug.inspect.dag import dag_data_of
+    from durable_debug.inspect.export import write_html
+    from durable_debug.inspect.frames import history_frame_of
     from durable_debug.inspect.stored import SaverView
     from durable_debug.inspect.text import tree_text
 
@@ -221,18 +224,18 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
         if html:
             raise UsageError("--html needs --thread: say which thread to export")
         return await _print_threads(saver)
-    threads = await view.alist_threads()
-    if thread not in threads:
+    cfg = {"configurable": {"thread_id": thread}}
+    if await saver.aget_tuple(cfg) is None:
+        threads = await view.alist_threads()
         known = ", ".join(repr(t) for t in threads[:10]) or "none"
         raise UsageError(f"no thread {thread!r} in this store (threads: {known})")
-    cfg = {"configurable": {"thread_id": thread}}
     _progress_err(f"reading thread {thread!r}…")
-    print(tree_text(await adag_data(view, cfg)))
+    read = await aread_thread(view, cfg)  # one read: the tree, the table and the page
+    print(tree_text(dag_data_of(read)))
     print()
-    frame = await ahistory_frame(view, cfg)
-    print(history_text(frame))
+    print(history_text(history_frame_of(read)))
     if html:
-        path = await aexport_html(view, cfg, html)
+        path = write_html(read, html)
         print(f"\nwrote {path}")
     return 0
 

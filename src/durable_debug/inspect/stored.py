@@ -17,7 +17,7 @@ that nothing wrote yet is absent instead of shown at its empty value.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from durable_debug._sync import run_sync
@@ -85,6 +85,12 @@ class SaverView:
             thread, filter=filter, before=before, limit=limit
         ):
             yield snapshot_of(saved, latest=False, task_ids=self._task_ids(saved))
+
+    def snapshots_of(self, listed: Iterable[CheckpointTuple]) -> list[StateSnapshot]:
+        """The history snapshots of checkpoints already read (as ``aget_state_history``)."""
+        return [
+            snapshot_of(saved, latest=False, task_ids=self._task_ids(saved)) for saved in listed
+        ]
 
     def _task_ids(self, saved: CheckpointTuple) -> Mapping[tuple[str, Any], str] | None:
         lookup = getattr(self.checkpointer, "task_ids_of", None)

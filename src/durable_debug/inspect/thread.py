@@ -286,16 +286,28 @@ async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
     thread_id, checkpoint_ns = _thread_of(config, "aread_thread")
     saver = checkpointer_of(graph)
     base = thread_config(thread_id, checkpoint_ns)
-    tuples = {
-        str(t.config["configurable"]["checkpoint_id"]): t
-        for t in await alist_checkpoints(saver, base)
-    }
-    snapshots = await astate_history(graph, base)
+    listed = await alist_checkpoints(saver, base)
+    tuples = {str(t.config["configurable"]["checkpoint_id"]): t for t in listed}
+    snapshots = await _snapshots(graph, base, listed)
     records: dict[str, CheckpointRecord] = {}
     for snapshot in sorted(snapshots, key=lambda s: str(s.config["configurable"]["checkpoint_id"])):
         checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
         records[checkpoint_id] = _record(snapshot, tuples.get(checkpoint_id))
     return Thread(graph, thread_id, checkpoint_ns, records)
+
+
+async def _snapshots(graph: Any, base: RunnableConfig, listed: Sequence[Any]) -> list[Any]:
+    """The snapshots of the checkpoints ``listed``: built from that one read for a
+    durable_debug graph or a :class:`SaverView`; a LangGraph graph reads its history itself."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+    from durable_debug.graph.snapshot import snapshot_from_tuple
+
+    if isinstance(graph, CompiledStateGraph):
+        return [snapshot_from_tuple(graph, saved, apply_pending=False) for saved in listed]
+    own = getattr(graph, "snapshots_of", None)  # SaverView
+    if own is not None:
+        return list(own(listed))
+    return await astate_history(graph, base)
 
 
 def read_thread(graph: Any, config: RunnableConfig) -> Thread:
