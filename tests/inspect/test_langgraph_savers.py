@@ -179,3 +179,11 @@ async def test_the_widget_shows_why_it_cannot_read(tmp_path):
     with pytest.raises(Exception, match="closed"):
         await widget.aready()
     assert widget._error.startswith("Cannot read thread 'job-1': ProgrammingError")
+
+
+async def test_the_sync_api_works_inside_a_running_loop_as_in_a_notebook_cell(app):
+    """A notebook cell calls ``history_frame`` (sync) while the kernel's loop runs."""
+    graph, fork = app
+    frame = ddi.history_frame(graph, CONFIG)  # blocks this loop, as a cell does
+    assert fork["configurable"]["checkpoint_id"] in set(frame["checkpoint_id"])
+    assert ddi.storage_stats(graph, CONFIG).checkpoints == len(frame)
