@@ -164,6 +164,17 @@ async def test_the_widget_reads_forks_and_reruns_on_a_sync_sqlite_saver(tmp_path
     await widget._run_task
     assert widget._error == ""
     assert "interrupted at review" in widget._status
+    paused = graph.get_state({"configurable": {"thread_id": "job-1"}})
+    (question,) = paused.interrupts
+    await widget._do_resume(
+        {
+            "checkpoint_id": paused.config["configurable"]["checkpoint_id"],
+            "answers": {question.id: '"ship it"'},
+        }
+    )
+    await widget._run_task
+    assert widget._error == "" and widget._status.endswith("done")
+    assert graph.get_state(CONFIG).values["decision"] == "ship it"  # through LangGraph's API
     conn.close()
 
 
