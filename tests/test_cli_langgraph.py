@@ -98,3 +98,14 @@ def test_inspect_reads_langgraph_postgres_schema(postgres_db: str, capsys: Any) 
     code, out, err = run_cli(capsys, "inspect", postgres_db, "--thread", THREAD)
     assert code == 0, err
     assert "thread 'job-1': 7 checkpoints, 2 branches" in out and "✗ 1 failed" in out
+
+
+def test_an_empty_postgres_schema_has_no_threads_and_gets_no_tables(
+    postgres_db: str, capsys: Any
+) -> None:
+    import psycopg
+
+    code, out, err = run_cli(capsys, "inspect", postgres_db)
+    assert (code, out) == (0, "no threads in this store\n"), err
+    with psycopg.connect(postgres_db) as conn:
+        assert conn.execute("SELECT to_regclass('checkpoints')").fetchone() == (None,)

@@ -200,7 +200,7 @@ def _progress(message: str) -> None:
 
 def _inspect(args: argparse.Namespace) -> int:
     saver = _open_store(args.store)
-    if saver is None:  # an empty SQLite file: nothing to read, and nothing is written to it
+    if saver is None:  # no checkpoint tables: nothing to read, and nothing is written
         print("no threads in this store")
         return 0
     try:
@@ -273,7 +273,8 @@ def _progress_err(message: str) -> None:
 
 
 def _open_store(target: str) -> Any:
-    """A reader for a path or URL (None for an empty SQLite file), or :class:`UsageError`.
+    """A reader for a path or URL (None for a database without checkpoint tables), or
+    :class:`UsageError`.
 
     A SQLite file or PostgreSQL schema is read in the layout its tables have: durable_debug's
     own, or LangGraph's (read without LangGraph, read-only).
@@ -316,6 +317,8 @@ def _open_postgres(url: str) -> Any:
     layout = postgres_layout(url)
     if layout == "langgraph":
         return LangGraphPostgresReader(url)
+    if layout is None:  # no checkpoint tables: nothing to read, and none are created
+        return None
     return PostgresSaver(url)
 
 
