@@ -1,8 +1,8 @@
 """The serializer: msgpack with a closed set of extension types, and no pickle anywhere.
 
 Loading a blob never imports a module or calls anything that was not named in advance: the
-built-in extension types are fixed, and the user's own dataclasses, pydantic models and Enums are
-loaded only if they were registered, by a name chosen at registration.
+built-in extension types are fixed, and the user's own dataclasses, pydantic models, Enums and
+namedtuples are loaded only if they were registered, by a name chosen at registration.
 
     from durable_debug import register_type
 
