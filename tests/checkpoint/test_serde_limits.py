@@ -291,3 +291,16 @@ def test_the_storage_doc_lists_every_limit_with_its_default() -> None:
     for name, (default, variable) in rows.items():
         assert default.split()[0] == str(getattr(defaults, name)), name
         assert variable == f"DURABLE_DEBUG_{name.upper()}"
+
+
+def test_extension_payloads_nested_in_each_other_count_together_against_the_size() -> None:
+    # Each open extension level holds a copy of its payload while it loads: without a bound on
+    # their sum, a 256 MiB payload wrapped 128 times would need 32 GiB.
+    serde = MsgpackSerializer(limits=Limits(max_bytes=1000))
+    one = (b"x" * 600,)
+    assert serde.loads(serde.dumps(one)) == one
+    with pytest.raises(UnsupportedValueError, match=r"nested in each other hold 12\d\d bytes"):
+        serde.dumps((one,))  # refused when saving, because loading would refuse it:
+    nested = MsgpackSerializer(limits=Limits(max_bytes=10_000)).dumps((one,))
+    with pytest.raises(CorruptPayloadError, match="nested in each other hold more than 1000"):
+        serde.loads(nested)
