@@ -1,8 +1,8 @@
 """The serializer: msgpack with a closed set of extension types, and no pickle anywhere.
 
 Loading a blob never imports a module or calls anything that was not named in advance: the
-built-in extension types are fixed, and the user's own dataclasses, pydantic models and Enums are
-loaded only if they were registered, by a name chosen at registration.
+built-in extension types are fixed, and the user's own dataclasses, pydantic models, Enums and
+namedtuples are loaded only if they were registered, by a name chosen at registration.
 
     from durable_debug import register_type
 
@@ -123,9 +123,9 @@ def with_location(**where: str | None) -> Iterator[None]:
 
 MAX_DEPTH = 128
 """Default :attr:`Limits.max_depth`. Real states nest a few dozen levels at most; each level
-of extension types costs about 1.3 KiB of C stack while loading, so 128 levels fit in the
-256 KiB stack of the smallest threads Python runs on, and Python copies, compares and prints
-a value this deep without reaching its recursion limit."""
+of extension types costs about 1.3 KiB of C stack while loading, so 128 levels fit in a
+thread with a 256 KiB stack (measured; 200 levels do not), and Python copies, compares and
+prints a value this deep without reaching its recursion limit."""
 
 MAX_BYTES = 256 * 1024 * 1024
 """Default :attr:`Limits.max_bytes` (256 MiB): far above a real channel value."""
@@ -156,7 +156,8 @@ class Limits:
     """Deepest nesting of containers (list, dict, tuple, set, dataclass, model) and extension
     types together; the JSON columns of the SQL savers obey it too."""
     max_bytes: int = MAX_BYTES
-    """Largest serialized value, after decompression."""
+    """Largest serialized value, after decompression; also the most the payloads of
+    extension values nested in each other may hold together."""
     max_items: int = MAX_ITEMS
     """Most items one list, map, set or tuple may declare."""
 
@@ -372,9 +373,7 @@ class MsgpackSerializer:
         # msgpack writes a bytearray as bytes without asking: mark them first (rarely needed).
         marked = _mark_buffers(obj) if buffer is not None else obj
         try:
-            payload = msgpack.packb(
-                marked, default=self._encode, use_bin_type=True, strict_types=True
-            )
+            payload = _Encoding(self).pack(marked, top=True)
         except SerdeError:
             raise
         except OverflowError:
@@ -403,9 +402,9 @@ class MsgpackSerializer:
         """Serialize ``obj`` to bytes (the payload of :meth:`dumps_typed`)."""
         return self.dumps_typed(obj)[1]
 
-    def _encode(self, obj: Any) -> Any:
-        ext = msgpack.ExtType
-        pack = self._packb
+    def _encode(self, obj: Any, enc: _Encoding) -> Any:
+        ext = enc.ext
+        pack = enc.pack
         cls = type(obj)
         if cls is tuple:
             return ext(_TUPLE, pack(list(obj)))
@@ -475,9 +474,6 @@ class MsgpackSerializer:
             "durable_debug.register_type if it is a dataclass, pydantic model, Enum or "
             "namedtuple" + ("; convert a memoryview with bytes(...)" if cls is memoryview else "")
         )
-
-    def _packb(self, obj: Any) -> bytes:
-        return msgpack.packb(obj, default=self._encode, use_bin_type=True, strict_types=True)
 
     def _registered(self, obj: Any, kind: str = "", instead: str = "") -> str:
         name = self.registry.name_of(type(obj))
@@ -585,6 +581,50 @@ def _sorted_if_possible(items: Any) -> list[Any]:
         return list(items)
 
 
+class _Encoding:
+    """One :meth:`MsgpackSerializer.dumps_typed` call. Measures the chains of extension
+    payloads nested in each other the way :class:`_Decoding` will count them when loading,
+    so that whatever is saved loads back."""
+
+    __slots__ = ("below", "last", "serde")
+
+    def __init__(self, serde: MsgpackSerializer) -> None:
+        self.serde = serde
+        self.below: list[int] = []
+        """Per payload being packed: the longest chain of extension payloads inside it."""
+        self.last = 0
+        """That chain for the payload :meth:`pack` returned last, for :meth:`ext`."""
+
+    def encode(self, obj: Any) -> Any:
+        """msgpack's ``default``."""
+        return self.serde._encode(obj, self)
+
+    def pack(self, obj: Any, *, top: bool = False) -> bytes:
+        """Pack the whole value (``top``), or the payload of an extension type."""
+        if top:
+            return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
+        self.below.append(0)
+        try:
+            return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
+        finally:
+            self.last = self.below.pop()
+
+    def ext(self, code: int, payload: bytes) -> msgpack.ExtType:
+        """The extension value ``code`` around ``payload`` (just packed, or plain bytes)."""
+        chain = len(payload) + self.last
+        self.last = 0
+        limits = self.serde.limits
+        if chain > limits.max_bytes:
+            raise UnsupportedValueError(
+                "extension values (tuples, sets, dataclasses…) nested in each other hold "
+                f"{chain} bytes together, more than the limit of {limits.max_bytes} that "
+                f"loading enforces; {limits.hint('max_bytes')}"
+            )
+        if self.below:
+            self.below[-1] = max(self.below[-1], chain)
+        return msgpack.ExtType(code, payload)
+
+
 class _Decoding:
     """One :meth:`MsgpackSerializer.loads` call: counts extension levels against the limit.
 
@@ -594,12 +634,13 @@ class _Decoding:
     payload nesting extensions hundreds deep is refused instead of overflowing the stack.
     """
 
-    __slots__ = ("depth", "limits", "serde")
+    __slots__ = ("depth", "held", "limits", "serde")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
         self.limits = serde.limits
         self.depth = 0
+        self.held = 0
 
     def _lengths(self, size: int) -> dict[str, int]:
         # msgpack already refuses a declared length beyond the bytes it was given; only a
@@ -644,11 +685,21 @@ class _Decoding:
             raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
         if self.depth >= self.limits.max_depth:
             raise self.serde._too_deep(CorruptPayloadError, "the blob")
+        # Each open level holds a copy of its payload: bound their sum, not just each one.
+        size = len(payload)
+        if self.held + size > self.limits.max_bytes:
+            raise CorruptPayloadError(
+                "extension values nested in each other hold more than "
+                f"{self.limits.max_bytes} bytes together; {self.limits.hint('max_bytes')} "
+                "if it is genuine"
+            )
         self.depth += 1
+        self.held += size
         try:
             return decoder(self, payload)
         finally:
             self.depth -= 1
+            self.held -= size
 
     def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
         """The registered class ``name``, which must be a ``kind``."""
