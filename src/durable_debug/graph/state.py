@@ -37,8 +37,11 @@ _RESERVED = {START, END, TASKS, "__interrupt__", "__resume__", "__error__", "__c
 class StateGraph:
     """A graph whose nodes read and write a shared state declared by ``state_schema``."""
 
-    def __init__(self, state_schema: Any, **kwargs: Any) -> None:
+    def __init__(self, state_schema: Any, context_schema: Any = None, **kwargs: Any) -> None:
         self.schema = StateSchema(state_schema)
+        self.context_schema = context_schema
+        """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
+        or a pydantic model; nodes read it as ``runtime.context``."""
         for key in self.schema.keys:
             if key in _RESERVED or key.startswith(("branch:", "join:")):
                 raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
@@ -195,6 +198,7 @@ class StateGraph:
         interrupt_after: Sequence[str] | str | None = None,
         name: str | None = None,
         debug: bool = False,
+        store: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`."""
@@ -211,6 +215,7 @@ class StateGraph:
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
+            store=store,
         )
 
     def _validate(
