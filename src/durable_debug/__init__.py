@@ -26,6 +26,7 @@ from durable_debug.checkpoint import (
     PostgresSaver,
     RedisSaver,
     SqliteSaver,
+    allow_types,
     register_type,
     saver_from_url,
 )
@@ -47,6 +48,7 @@ from durable_debug.graph import (
     StateSnapshot,
     interrupt,
 )
+from durable_debug.graph.message import REMOVE_ALL_MESSAGES, MessagesState, add_messages
 
 __version__ = "0.1.0"
 
@@ -77,6 +79,7 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 __all__ = [
     "END",
+    "REMOVE_ALL_MESSAGES",
     "START",
     "AsyncPostgresSaver",
     "AsyncRedisSaver",
@@ -93,6 +96,7 @@ __all__ = [
     "Interrupt",
     "InvalidUpdateError",
     "MemorySaver",
+    "MessagesState",
     "NodeInterrupt",
     "PostgresSaver",
     "PregelTask",
@@ -103,6 +107,8 @@ __all__ = [
     "StateGraph",
     "StateSnapshot",
     "TimeTravel",
+    "add_messages",
+    "allow_types",
     "interrupt",
     "load_ipython_extension",
     "register_type",

@@ -1,8 +1,10 @@
 """The serializer: msgpack with a closed set of extension types, and no pickle anywhere.
 
-Loading a blob never imports a module or calls anything that was not named in advance: the
-built-in extension types are fixed, and the user's own dataclasses, pydantic models and Enums are
-loaded only if they were registered, by a name chosen at registration.
+Loading a blob never imports a module or calls anything the blob chooses: the built-in
+extension types are fixed, and a dataclass, pydantic model or Enum is rebuilt only when its
+class is trusted (see :mod:`durable_debug.checkpoint.objects`); otherwise it loads as a dict of
+its fields tagged with the class name. Saving needs no registration; registering gives a class
+a stable name:
 
     from durable_debug import register_type
 
@@ -31,6 +33,8 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import msgpack
+
+from durable_debug.checkpoint import objects
 
 __all__ = [
     "CorruptPayloadError",
@@ -252,15 +256,7 @@ class MsgpackSerializer:
         return msgpack.packb(obj, default=self._encode, use_bin_type=True, strict_types=True)
 
     def _registered(self, obj: Any) -> str:
-        name = self.registry.name_of(type(obj))
-        if name is None:
-            kind = "Enum" if isinstance(obj, enum.Enum) else "class"
-            raise UnsupportedValueError(
-                f"the {kind} {_type_name(obj)} is not registered, so its values cannot be "
-                f"saved; call durable_debug.register_type({type(obj).__qualname__}) once "
-                "before running the graph (in every process that loads these checkpoints)"
-            )
-        return name
+        return objects.name_for_saving(self.registry, type(obj))
 
     # -- loading -----------------------------------------------------------------------------
 
@@ -299,17 +295,11 @@ class MsgpackSerializer:
             raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
         return decoder(self, payload)
 
-    def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
-        cls = self.registry.lookup(name) if isinstance(name, str) else None
-        if cls is None:
-            raise CorruptPayloadError(
-                f"the blob holds a {kind} named {name!r:.120} that is not registered in this "
-                "process; if it is your class, call durable_debug.register_type on it before "
-                "loading (nothing was imported)"
-            )
-        if not expect(cls):
-            raise CorruptPayloadError(f"{name!r} is registered but is not a {kind}")
-        return cls
+    def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type | None:
+        """The class to rebuild a stored object with; None: load it as a tagged dict."""
+        if not isinstance(name, str):
+            raise CorruptPayloadError(f"the blob holds a {kind} whose name is {name!r:.120}")
+        return objects.class_for_loading(self.registry, name, expect)
 
 
 def _sorted_if_possible(items: Any) -> list[Any]:
@@ -322,6 +312,8 @@ def _sorted_if_possible(items: Any) -> list[Any]:
 def _decode_enum(serde: MsgpackSerializer, payload: bytes) -> Any:
     name, value = serde._unpackb(payload)
     cls = serde._user_type(name, lambda c: issubclass(c, enum.Enum), "Enum")
+    if cls is None:
+        return objects.unloaded(name, value, enum_value=True)
     return cls(value)
 
 
@@ -330,6 +322,8 @@ def _decode_dataclass(serde: MsgpackSerializer, payload: bytes) -> Any:
     cls = serde._user_type(name, dataclasses.is_dataclass, "dataclass")
     if not isinstance(fields, dict):
         raise CorruptPayloadError(f"the fields of dataclass {name!r} are not a map")
+    if cls is None:
+        return objects.unloaded(name, fields)
     init = {f.name for f in dataclasses.fields(cls) if f.init}
     obj = cls(**{k: v for k, v in fields.items() if k in init})
     for key, value in fields.items():
@@ -341,6 +335,8 @@ def _decode_dataclass(serde: MsgpackSerializer, payload: bytes) -> Any:
 def _decode_pydantic(serde: MsgpackSerializer, payload: bytes) -> Any:
     name, fields = serde._unpackb(payload)
     cls = serde._user_type(name, _is_pydantic, "pydantic model")
+    if cls is None:
+        return objects.unloaded(name, fields)
     return cls.model_validate(fields)  # type: ignore[attr-defined]
 
 

@@ -6,6 +6,7 @@ from durable_debug.graph import StateGraph, START, END
 from __future__ import annotations
 
 from durable_debug.graph.interrupts import interrupt
+from durable_debug.graph.message import MessagesState, add_messages
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.state import StateGraph
 from durable_debug.graph.types import (
@@ -34,11 +35,13 @@ __all__ = [
     "GraphRecursionError",
     "Interrupt",
     "InvalidUpdateError",
+    "MessagesState",
     "NodeInterrupt",
     "PregelTask",
     "RetryPolicy",
     "Send",
     "StateGraph",
     "StateSnapshot",
+    "add_messages",
     "interrupt",
 ]
