@@ -264,7 +264,7 @@ def prepare_tasks(
             else:
                 if state_input is MISSING:
                     state_input = graph.read_state(channels)
-                task.input = graph.schema.to_input(state_input)
+                task.input = (spec.input_schema or graph.schema).to_input(state_input)
         tasks.append(task)
     return tasks
 

@@ -209,7 +209,7 @@ class RunLoop:
 
     async def _start(self, input: Any, events: list[Event]) -> None:
         # Validate before saving anything: a bad key must not leave an input checkpoint behind.
-        self.graph.schema.updates_from(input, where="The graph input")
+        self.graph.input_updates(input)
         discarded: list[Task] = []
         if self.has_saved:
             # Fresh input discards what the thread still had scheduled (the "classic bug" of

@@ -118,6 +118,18 @@ class CompiledStateGraph:
                 values[key] = channel.value
         return values
 
+    def input_updates(self, input: Any) -> dict[str, Any]:
+        """The state writes of a run input: the keys of the input schema (a key of another
+        schema of the graph is dropped, as LangGraph does; a key of none is an error)."""
+        updates = self.schema.updates_from(input, where="The graph input")
+        accepted = self.builder.input_schema.key_set
+        return {k: v for k, v in updates.items() if k in accepted}
+
+    def output_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``invoke`` returns: the keys of the output schema."""
+        shown = self.builder.output_schema.key_set
+        return {k: v for k, v in values.items() if k in shown}
+
     def nodes_triggered_by(self, channels: set[str]) -> set[str]:
         """Nodes that one of ``channels`` can trigger."""
         nodes: set[str] = set()
@@ -151,7 +163,7 @@ class CompiledStateGraph:
         )
         async for _ in loop.events():
             pass
-        output = dict(loop.values)
+        output = self.output_values(loop.values)
         if loop.interrupts:
             output["__interrupt__"] = list(loop.interrupts)
         return output

@@ -180,7 +180,7 @@ async def edge_writes(
     writes: list[tuple[str, Any]] = [(f"branch:to:{dst}", None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
-        state = fresh_state(graph.schema, channels, updates)
+        state = fresh_state(graph.schema, channels, updates, spec.input_schema)
         for branch in spec.branches:
             result = branch.path(state)
             if asyncio.iscoroutine(result):
@@ -193,5 +193,5 @@ async def _start_writes(
     graph: CompiledStateGraph, task: Task, channels: dict[str, Channel]
 ) -> list[tuple[str, Any]]:
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
-    updates = graph.schema.updates_from(task.input, where="The graph input")
+    updates = graph.input_updates(task.input)
     return list(updates.items()) + await edge_writes(graph, task, updates, channels)
