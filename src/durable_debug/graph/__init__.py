@@ -5,6 +5,13 @@ from durable_debug.graph import StateGraph, START, END
 
 from __future__ import annotations
 
+from durable_debug.graph.calls import (
+    Runtime,
+    get_config,
+    get_runtime,
+    get_store,
+    get_stream_writer,
+)
 from durable_debug.graph.interrupts import interrupt
 from durable_debug.graph.message import MessagesState, add_messages
 from durable_debug.graph.pregel import CompiledStateGraph
@@ -39,9 +46,14 @@ __all__ = [
     "NodeInterrupt",
     "PregelTask",
     "RetryPolicy",
+    "Runtime",
     "Send",
     "StateGraph",
     "StateSnapshot",
     "add_messages",
+    "get_config",
+    "get_runtime",
+    "get_store",
+    "get_stream_writer",
     "interrupt",
 ]

@@ -9,11 +9,11 @@ own writes, and writes the triggers (or Send packets) it picks.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from durable_debug.graph.calls import CallStyle
 from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.types import END, START, Command, InvalidUpdateError, RetryPolicy, Send
@@ -55,7 +55,8 @@ class Branch:
     source: str
     path: Callable[..., Any]
     path_map: Mapping[Hashable, str] | None
-    is_async: bool
+    style: CallStyle
+    """How to call ``path`` (see :mod:`durable_debug.graph.calls`)."""
 
     def destinations(self) -> list[str] | None:
         """Nodes this branch may go to, when known (for drawing)."""
@@ -95,9 +96,10 @@ class NodeSpec:
     name: str
     fn: Callable[..., Any] | None
     """The user's function (None for the virtual START node)."""
-    is_async: bool = False
-    accepts_config: bool = False
-    retry: RetryPolicy | None = None
+    style: CallStyle | None = None
+    """How to call ``fn`` (see :mod:`durable_debug.graph.calls`)."""
+    retry: tuple[RetryPolicy, ...] = ()
+    """Retry policies; a failure is retried by the first one whose ``retry_on`` matches."""
     triggers: tuple[str, ...] = ()
     """Channels whose update makes this node run."""
     edges_to: tuple[str, ...] = ()
@@ -111,21 +113,6 @@ class NodeSpec:
     input_schema: StateSchema | None = None
     """The schema the node reads when it is not the graph's state schema (its keys may be
     private channels)."""
-
-
-def node_call_style(fn: Callable[..., Any]) -> tuple[bool, bool]:
-    """Return (is_async, accepts_config) for a node or branch function."""
-    target = fn.__call__ if not inspect.isroutine(fn) and callable(fn) else fn  # type: ignore[operator]
-    is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return is_async, False
-    accepts_config = "config" in params or (
-        len([p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
-        >= 2
-    )
-    return is_async, accepts_config
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:

@@ -16,13 +16,13 @@ import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.graph.calls import call_style, callable_name
 from durable_debug.graph.nodes import (
     TASKS,
     Branch,
     NodeSpec,
     branch_channel,
     join_channel,
-    node_call_style,
 )
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.types import END, START, RetryPolicy
@@ -73,28 +73,34 @@ class StateGraph:
         node: str | Callable[..., Any],
         action: Callable[..., Any] | None = None,
         *,
-        retry_policy: RetryPolicy | None = None,
-        retry: RetryPolicy | None = None,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
         destinations: Sequence[str] | Mapping[str, str] | None = None,
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> StateGraph:
-        """Add a node. ``add_node(fn)`` names it after the function.
+        """Add a node. ``add_node(fn)`` names it after the function (a callable object after
+        its class, a runnable after its ``get_name()``).
 
+        The node is called with the state; it also receives ``config``, ``writer``, ``store``
+        and ``runtime`` when it has parameters of those names (see ``graph/calls.py``).
         ``destinations`` declares where a node that returns ``Command(goto=...)`` may go, so
-        the drawing shows those edges; ``retry_policy`` retries transient errors.
+        the drawing shows those edges; ``retry_policy`` (one policy or a list) retries
+        transient errors.
         """
         if action is None:
-            if not callable(node):
+            if isinstance(node, str) or not (
+                callable(node) or callable(getattr(node, "ainvoke", None))
+            ):
                 raise TypeError(f"add_node({node!r}) needs a function to run")
-            action, name = node, getattr(node, "__name__", None)
-            if not name or name == "<lambda>":
+            action, name = node, callable_name(node)
+            if not name:
                 raise ValueError("Pass a name for this node: add_node('name', fn)")
         else:
             if not isinstance(node, str):
                 raise TypeError(f"A node name must be a string, got {node!r}")
             name = node
-        if not callable(action):
+        if not callable(action) and not callable(getattr(action, "ainvoke", None)):
             raise TypeError(f"Node {name!r} must be a function, got {action!r}")
         if name in self.nodes:
             raise ValueError(f"Node {name!r} is already present; node names must be unique")
@@ -102,16 +108,15 @@ class StateGraph:
             raise ValueError(f"Node name {name!r} is reserved; choose another name")
         node_input = _node_input_schema(action, kwargs, self.state_schema)
         self._add_schema(node_input)
-        is_async, accepts_config = node_call_style(action)
+        policy = retry_policy or retry
         dests = tuple(
             destinations.values() if isinstance(destinations, Mapping) else destinations or ()
         )
         self.nodes[name] = NodeSpec(
             name=name,
             fn=action,
-            is_async=is_async,
-            accepts_config=accepts_config,
-            retry=retry_policy or retry,
+            style=call_style(action),
+            retry=(policy,) if isinstance(policy, RetryPolicy) else tuple(policy or ()),
             destinations=dests,
             metadata=dict(metadata or {}),
             input_schema=node_input,
@@ -139,7 +144,7 @@ class StateGraph:
                 name, fn = item
                 self.add_node(name, fn)
             else:
-                name = getattr(item, "__name__", "")
+                name = callable_name(item) or ""
                 self.add_node(item)
             if previous is not None:
                 self.add_edge(previous, name)
@@ -187,8 +192,8 @@ class StateGraph:
             mapping = dict(path_map)
         else:
             mapping = {name: name for name in path_map}
-        is_async, _ = node_call_style(path)
-        self.branches.setdefault(source, []).append(Branch(source, path, mapping, is_async))
+        branch = Branch(source, path, mapping, call_style(path))
+        self.branches.setdefault(source, []).append(branch)
         return self
 
     def set_entry_point(self, key: str) -> StateGraph:
