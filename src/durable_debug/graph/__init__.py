@@ -26,11 +26,13 @@ from durable_debug.graph.types import (
     Interrupt,
     InvalidUpdateError,
     NodeInterrupt,
+    Overwrite,
     PregelTask,
     RetryPolicy,
     Send,
     StateSnapshot,
 )
+from durable_debug.graph.update import StateUpdate
 
 __all__ = [
     "END",
@@ -44,12 +46,14 @@ __all__ = [
     "InvalidUpdateError",
     "MessagesState",
     "NodeInterrupt",
+    "Overwrite",
     "PregelTask",
     "RetryPolicy",
     "Runtime",
     "Send",
     "StateGraph",
     "StateSnapshot",
+    "StateUpdate",
     "add_messages",
     "get_config",
     "get_runtime",

@@ -15,7 +15,7 @@ from typing import Any
 
 from typing_extensions import Self
 
-from durable_debug.graph.types import InvalidUpdateError
+from durable_debug.graph.types import InvalidUpdateError, Overwrite
 
 __all__ = [
     "MISSING",
@@ -40,6 +40,18 @@ class _Missing:
 
 MISSING: Any = _Missing()
 """Sentinel for "this channel holds no value"."""
+OVERWRITE = "__overwrite__"
+"""Key of the dict form of an :class:`Overwrite` write."""
+
+
+def overwrite_value(write: Any) -> Any:
+    """The value an :class:`Overwrite` write (or its dict form ``{"__overwrite__": v}``)
+    replaces a reducer key with; MISSING for an ordinary write."""
+    if isinstance(write, Overwrite):
+        return write.value
+    if isinstance(write, dict) and len(write) == 1 and OVERWRITE in write:
+        return write[OVERWRITE]
+    return MISSING
 
 
 class Channel:
@@ -130,8 +142,18 @@ class BinaryOperatorAggregate(Channel):
         if not values:
             return False
         value = self.value
+        overwritten = False
         for item in values:
-            value = item if value is MISSING else self.operator(value, item)
+            replacement = overwrite_value(item)
+            if replacement is not MISSING:
+                if overwritten:
+                    raise InvalidUpdateError(
+                        f"At key '{self.key}': two Overwrite values in one step; only one "
+                        "node may overwrite a reducer key per step"
+                    )
+                value, overwritten = replacement, True
+            elif not overwritten:  # after an Overwrite, the step's other writes are dropped
+                value = item if value is MISSING else self.operator(value, item)
         self.value = value
         return True
 

@@ -174,7 +174,9 @@ def fresh_state(
         if key in updates:
             new = updates[key]
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:
-                value = channel.operator(value, new)
+                preview = channel.copy()
+                preview.update([new])
+                value = preview.get()
             else:
                 value = new
         if value is not MISSING:

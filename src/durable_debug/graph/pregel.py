@@ -32,7 +32,7 @@ from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_chan
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
 from durable_debug.graph.types import START, StateSnapshot
-from durable_debug.graph.update import aupdate_state
+from durable_debug.graph.update import abulk_update_state, aupdate_state
 
 if TYPE_CHECKING:
     from durable_debug.graph.state import StateGraph
@@ -294,6 +294,20 @@ class CompiledStateGraph:
     ) -> RunnableConfig:
         """Sync twin of :meth:`aupdate_state`."""
         return run_sync(self.aupdate_state(config, values, as_node))
+
+    async def abulk_update_state(
+        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+    ) -> RunnableConfig:
+        """Apply updates in supersteps: each superstep is a list of ``StateUpdate(values,
+        as_node)`` applied together as one checkpoint. Returns the last checkpoint's config."""
+        self._require_saver("bulk_update_state")
+        return await abulk_update_state(self, config, supersteps)
+
+    def bulk_update_state(
+        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+    ) -> RunnableConfig:
+        """Sync twin of :meth:`abulk_update_state`."""
+        return run_sync(self.abulk_update_state(config, supersteps))
 
     # -- structure ---------------------------------------------------------------------------
 
