@@ -311,11 +311,22 @@ def apply_writes(
         for ch in graph.ephemeral_channels:
             if ch not in grouped and channels[ch].update(()):
                 updated.add(ch)
+        if graph.deferred_channels and not _triggers_any(graph, channels, updated):
+            # Nothing else would run: release the deferred nodes (LangGraph's "finish").
+            updated.update(ch for ch in graph.deferred_channels if channels[ch].finish())
     if updated:
         version = next_version(max(versions.values(), default=None), new_checkpoint_id)
         for ch in updated:
             versions[ch] = version
     return versions, seen_by, updated
+
+
+def _triggers_any(
+    graph: CompiledStateGraph, channels: Mapping[str, Channel], updated: set[str]
+) -> bool:
+    """True if one of the ``updated`` channels now holds a value that schedules a task."""
+    live = {ch for ch in updated if channels[ch].is_available()}
+    return TASKS in live or bool(graph.nodes_triggered_by(live))
 
 
 def make_checkpoint(

@@ -23,7 +23,9 @@ __all__ = [
     "Channel",
     "EphemeralValue",
     "LastValue",
+    "LastValueAfterFinish",
     "NamedBarrierValue",
+    "NamedBarrierValueAfterFinish",
     "Topic",
 ]
 
@@ -90,6 +92,11 @@ class Channel:
 
     def consume(self) -> bool:
         """Called when a node triggered by this channel ran; True if that changed it."""
+        return False
+
+    def finish(self) -> bool:
+        """Called when the run has no task left; True if the channel became available (the
+        triggers of deferred nodes)."""
         return False
 
     def checkpoint(self) -> Any:
@@ -228,3 +235,95 @@ class NamedBarrierValue(Channel):
             self.value = MISSING
             return True
         return False
+
+
+class LastValueAfterFinish(Channel):
+    """The trigger of a deferred node (``add_node(..., defer=True)``): holds the last value
+    written, but is available only once the run has nothing else to do (:meth:`finish`)."""
+
+    __slots__ = ("finished",)
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.finished = False
+
+    def copy(self) -> Self:
+        new = super().copy()
+        new.finished = self.finished
+        return new
+
+    def is_available(self) -> bool:
+        return self.value is not MISSING and self.finished
+
+    def get(self) -> Any:
+        return self.value if self.finished else MISSING
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            return False
+        self.value, self.finished = values[-1], False
+        return True
+
+    def finish(self) -> bool:
+        if self.finished or self.value is MISSING:
+            return False
+        self.finished = True
+        return True
+
+    def consume(self) -> bool:
+        if not self.finished:
+            return False
+        self.value, self.finished = MISSING, False
+        return True
+
+    def checkpoint(self) -> Any:
+        return MISSING if self.value is MISSING else [self.value, self.finished]
+
+    def restore(self, value: Any) -> None:
+        self.value, self.finished = _after_finish(self.key, value)
+
+
+class NamedBarrierValueAfterFinish(NamedBarrierValue):
+    """The join into a deferred node: complete once every source wrote, available only once
+    the run has nothing else to do."""
+
+    __slots__ = ("finished",)
+
+    def __init__(self, key: str, names: Sequence[str]) -> None:
+        super().__init__(key, names)
+        self.finished = False
+
+    def copy(self) -> Self:
+        new = super().copy()
+        new.finished = self.finished
+        return new
+
+    def is_available(self) -> bool:
+        return self.finished and super().is_available()
+
+    def finish(self) -> bool:
+        if self.finished or not super().is_available():
+            return False
+        self.finished = True
+        return True
+
+    def consume(self) -> bool:
+        if not self.finished:
+            return False
+        self.value, self.finished = MISSING, False
+        return True
+
+    def checkpoint(self) -> Any:
+        return MISSING if self.value is MISSING else [self.value, self.finished]
+
+    def restore(self, value: Any) -> None:
+        self.value, self.finished = _after_finish(self.key, value)
+
+
+def _after_finish(key: str, stored: Any) -> tuple[Any, bool]:
+    if not (isinstance(stored, (list, tuple)) and len(stored) == 2):
+        raise InvalidUpdateError(
+            f"Channel {key!r}: a deferred node's trigger must be stored as [value, finished], "
+            f"found {stored!r:.80}"
+        )
+    return stored[0], bool(stored[1])

@@ -110,6 +110,8 @@ class NodeSpec:
     destinations: tuple[str, ...] = ()
     """Declared ``Command(goto=...)`` targets (for drawing)."""
     metadata: dict[str, Any] = field(default_factory=dict)
+    defer: bool = False
+    """Run only when nothing else is left to run (``add_node(..., defer=True)``)."""
     input_schema: StateSchema | None = None
     """The schema the node reads when it is not the graph's state schema (its keys may be
     private channels)."""

@@ -25,7 +25,14 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
 )
-from durable_debug.graph.channels import Channel, EphemeralValue, NamedBarrierValue, Topic
+from durable_debug.graph.channels import (
+    Channel,
+    EphemeralValue,
+    LastValueAfterFinish,
+    NamedBarrierValue,
+    NamedBarrierValueAfterFinish,
+    Topic,
+)
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.loop import RunLoop
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
@@ -69,6 +76,12 @@ class CompiledStateGraph:
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
         )
+        self.deferred_channels: tuple[str, ...] = tuple(
+            name
+            for name, channel in self._channel_factories.items()
+            if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
+        )
+        """Triggers of deferred nodes, released when nothing else would run."""
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -81,12 +94,16 @@ class CompiledStateGraph:
         for key, channel in self.schema.make_channels().items():
             specs[key] = channel
         specs[START] = EphemeralValue(START)
+        deferred = {name for name, spec in self.nodes.items() if spec.defer}
         for node in self.nodes:
             if node != START:
-                specs[branch_channel(node)] = EphemeralValue(branch_channel(node))
+                trigger = branch_channel(node)
+                kind = LastValueAfterFinish if node in deferred else EphemeralValue
+                specs[trigger] = kind(trigger)
         for sources, target in self.builder.joins:
             name = join_channel(sources, target)
-            specs[name] = NamedBarrierValue(name, sources)
+            barrier = NamedBarrierValueAfterFinish if target in deferred else NamedBarrierValue
+            specs[name] = barrier(name, sources)
         specs[TASKS] = Topic(TASKS)
         return specs
 

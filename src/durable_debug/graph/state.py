@@ -77,6 +77,7 @@ class StateGraph:
         retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
         destinations: Sequence[str] | Mapping[str, str] | None = None,
         metadata: dict[str, Any] | None = None,
+        defer: bool = False,
         **kwargs: Any,
     ) -> StateGraph:
         """Add a node. ``add_node(fn)`` names it after the function (a callable object after
@@ -120,6 +121,7 @@ class StateGraph:
             destinations=dests,
             metadata=dict(metadata or {}),
             input_schema=node_input,
+            defer=defer,
         )
         return self
 
