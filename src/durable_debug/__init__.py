@@ -33,11 +33,13 @@ from durable_debug.checkpoint import (
 from durable_debug.graph import (
     END,
     START,
+    CachePolicy,
     Command,
     CompiledStateGraph,
     EmptyInputError,
     GraphInterrupt,
     GraphRecursionError,
+    InMemoryCache,
     Interrupt,
     InvalidUpdateError,
     NodeInterrupt,
@@ -56,6 +58,7 @@ from durable_debug.graph import (
     interrupt,
 )
 from durable_debug.graph.message import REMOVE_ALL_MESSAGES, MessagesState, add_messages
+from durable_debug.store.memory import InMemoryStore
 
 __version__ = "0.1.0"
 
@@ -92,6 +95,7 @@ __all__ = [
     "AsyncRedisSaver",
     "AsyncSqliteSaver",
     "BaseCheckpointSaver",
+    "CachePolicy",
     "CheckpointTuple",
     "Command",
     "CompiledStateGraph",
@@ -99,7 +103,9 @@ __all__ = [
     "EmptyInputError",
     "GraphInterrupt",
     "GraphRecursionError",
+    "InMemoryCache",
     "InMemorySaver",
+    "InMemoryStore",
     "Interrupt",
     "InvalidUpdateError",
     "MemorySaver",

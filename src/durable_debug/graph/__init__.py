@@ -5,6 +5,7 @@ from durable_debug.graph import StateGraph, START, END
 
 from __future__ import annotations
 
+from durable_debug.graph.cache import CachePolicy, InMemoryCache
 from durable_debug.graph.calls import (
     Runtime,
     get_config,
@@ -37,11 +38,13 @@ from durable_debug.graph.update import StateUpdate
 __all__ = [
     "END",
     "START",
+    "CachePolicy",
     "Command",
     "CompiledStateGraph",
     "EmptyInputError",
     "GraphInterrupt",
     "GraphRecursionError",
+    "InMemoryCache",
     "Interrupt",
     "InvalidUpdateError",
     "MessagesState",

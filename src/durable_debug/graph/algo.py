@@ -100,6 +100,8 @@ class Task:
     """None (not run), "done", "error", "interrupt" or "cancelled"."""
     error: BaseException | None = None
     interrupts: tuple[Interrupt, ...] = ()
+    cached: bool = False
+    """True when its writes came from the node's cache (the node did not run)."""
 
     @property
     def sort_key(self) -> tuple[Any, ...]:

@@ -413,7 +413,10 @@ class RunLoop:
             elif task.status == "error":
                 await self._save_error(task)
         if task.status == "done" and "updates" in self.modes and task.name != START:
-            yield "updates", {task.name: self._task_result(task)}
+            chunk: dict[str, Any] = {task.name: self._task_result(task)}
+            if task.cached:
+                chunk["__metadata__"] = {"cached": True}
+            yield "updates", chunk
         if "debug" in self.modes and task.name != START:
             yield "debug", self._debug_event("task_result", task)
 

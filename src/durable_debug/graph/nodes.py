@@ -110,6 +110,8 @@ class NodeSpec:
     destinations: tuple[str, ...] = ()
     """Declared ``Command(goto=...)`` targets (for drawing)."""
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache_policy: Any = None
+    """A :class:`~durable_debug.graph.cache.CachePolicy`: results cached by input."""
     defer: bool = False
     """Run only when nothing else is left to run (``add_node(..., defer=True)``)."""
     input_schema: StateSchema | None = None

@@ -62,6 +62,7 @@ class CompiledStateGraph:
         interrupt_before: tuple[str, ...],
         interrupt_after: tuple[str, ...],
         name: str,
+        cache: Any = None,
     ) -> None:
         self.builder = builder
         self.schema = schema
@@ -70,6 +71,8 @@ class CompiledStateGraph:
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
+        self.cache = cache
+        """The cache given to ``compile(cache=...)`` for nodes with a ``cache_policy``."""
         self.node_order: list[str] = list(nodes)
         """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()

@@ -78,6 +78,7 @@ class StateGraph:
         destinations: Sequence[str] | Mapping[str, str] | None = None,
         metadata: dict[str, Any] | None = None,
         defer: bool = False,
+        cache_policy: Any = None,
         **kwargs: Any,
     ) -> StateGraph:
         """Add a node. ``add_node(fn)`` names it after the function (a callable object after
@@ -122,6 +123,7 @@ class StateGraph:
             metadata=dict(metadata or {}),
             input_schema=node_input,
             defer=defer,
+            cache_policy=cache_policy,
         )
         return self
 
@@ -222,6 +224,7 @@ class StateGraph:
         interrupt_after: Sequence[str] | str | None = None,
         name: str | None = None,
         debug: bool = False,
+        cache: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`."""
@@ -238,6 +241,7 @@ class StateGraph:
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
+            cache=cache,
         )
 
     def _validate(
