@@ -61,6 +61,18 @@ _written: dict[str, type] = {}
 """Qualified name → class, for every unregistered class this process saved."""
 
 
+PYDANTIC_CLASSES: set[type] = set()
+"""Pydantic model classes saved before: the serializer encodes them first, without testing
+every other kind."""
+
+
+def model_fields(obj: Any) -> dict[str, Any]:
+    """The fields of a pydantic model instance (extra fields included), as ``dict(obj)``."""
+    fields = obj.__dict__
+    extra = getattr(obj, "__pydantic_extra__", None)
+    return {**fields, **extra} if extra else fields
+
+
 def allow_types(*names: str) -> None:
     """Let loading rebuild classes named ``names`` (``"pkg.mod.Class"``) or living under a
     module prefix (``"pkg"`` allows ``pkg.mod.Class``), once their module is imported."""

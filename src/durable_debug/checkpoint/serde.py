@@ -203,6 +203,8 @@ class MsgpackSerializer:
         ext = msgpack.ExtType
         pack = self._packb
         cls = type(obj)
+        if cls in objects.PYDANTIC_CLASSES:  # the common case of chat states: messages
+            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
         if cls is tuple:
             return ext(_TUPLE, pack(list(obj)))
         if isinstance(obj, enum.Enum):
@@ -243,8 +245,8 @@ class MsgpackSerializer:
             fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
             return ext(_DATACLASS, pack([name, fields]))
         if _is_pydantic(cls):
-            name = self._registered(obj)
-            return ext(_PYDANTIC, pack([name, dict(obj)]))
+            objects.PYDANTIC_CLASSES.add(cls)
+            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
         raise UnsupportedValueError(
             f"a value of type {_type_name(obj)} cannot be saved in a checkpoint; save plain "
             "data (dict, list, str, int, float, bool, None, bytes, datetime, UUID, Decimal, "
@@ -337,7 +339,8 @@ def _decode_pydantic(serde: MsgpackSerializer, payload: bytes) -> Any:
     cls = serde._user_type(name, _is_pydantic, "pydantic model")
     if cls is None:
         return objects.unloaded(name, fields)
-    return cls.model_validate(fields)  # type: ignore[attr-defined]
+    # Fields as saved, without running validators: no code of the class runs on load.
+    return cls.model_construct(**fields)  # type: ignore[attr-defined]
 
 
 def _decode_text(convert: Callable[[str], Any]) -> Callable[[MsgpackSerializer, bytes], Any]:
