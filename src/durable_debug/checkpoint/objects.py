@@ -6,8 +6,9 @@ registered with :func:`~durable_debug.register_type` is saved under its register
 other under its qualified name ``module:QualName`` (the colon tells the two apart), and the
 process remembers it, so its own reads rebuild it.
 
-Loading never imports a module and never looks a class up unless the name is trusted. A
-stored class is rebuilt when it is
+Loading never imports a module a blob names and never looks a class up unless the name is
+trusted (the one import it may do is ``langchain_core.messages`` itself, a fixed module, to
+reach the safe set). A stored class is rebuilt when it is
 
 * registered (by its registered name, or by its qualified name), or
 * one this process saved, or
