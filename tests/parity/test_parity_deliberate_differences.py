@@ -201,3 +201,29 @@ async def test_update_checkpoints_carry_as_node_metadata():
     ours, theirs = await both(scenario)
     assert ours["metadata"] == {"source": "update", "step": 2, "parents": {}, "as_node": "gate"}
     assert theirs["metadata"] == {"source": "update", "step": 2, "parents": {}}
+
+
+async def test_store_lists_only_namespaces_that_hold_items():
+    """LangGraph's InMemoryStore lists a namespace once it was read or emptied; ours lists
+    the namespaces that hold items. A comparison filter on a field an item lacks does not
+    match it; LangGraph raises TypeError."""
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        if api.name == "langgraph":
+            from langgraph.store.memory import InMemoryStore
+        else:
+            from durable_debug.store.memory import InMemoryStore
+        store = InMemoryStore()
+        store.put(("a",), "k", {"n": 1})
+        store.put(("b",), "k", {"other": 1})
+        store.get(("never", "written"), "k")
+        store.delete(("b",), "k")
+        trace.note("namespaces", store.list_namespaces())
+        store.put(("b",), "k", {"other": 1})
+        trace.call("filter", store.search, (), filter={"n": {"$gt": 0}}, message=False)
+
+    ours, theirs = await both(scenario)
+    assert ours["namespaces"] == [("a",)]
+    assert theirs["namespaces"] == [("a",), ("b",), ("never", "written")]
+    assert len(ours["filter"]) == 1
+    assert theirs["filter"] == {"raised": "TypeError"}

@@ -263,7 +263,7 @@ class RunLoop:
 
     async def _start(self, input: Any) -> None:
         # Validate before saving anything: a bad key must not leave an input checkpoint behind.
-        self.graph.schema.updates_from(input, where="The graph input")
+        self.graph.input_updates(input)
         discarded: list[Task] = []
         if self.has_saved:
             # Fresh input discards what the thread still had scheduled (the "classic bug" of
@@ -496,7 +496,7 @@ class RunLoop:
                 await self._save_error(task)
         if task.name != START and self.producers.wants("task_result"):
             chunks = self.producers.chunks(
-                "task_result", lambda: self._debug_event("task_result", task)
+                "task_result", lambda: (self._debug_event("task_result", task), task.cached)
             )
             (self.held if held else self.outbox).extend(chunks)
 

@@ -110,6 +110,13 @@ class NodeSpec:
     destinations: tuple[str, ...] = ()
     """Declared ``Command(goto=...)`` targets (for drawing)."""
     metadata: dict[str, Any] = field(default_factory=dict)
+    cache_policy: Any = None
+    """A :class:`~durable_debug.graph.cache.CachePolicy`: results cached by input."""
+    defer: bool = False
+    """Run only when nothing else is left to run (``add_node(..., defer=True)``)."""
+    input_schema: StateSchema | None = None
+    """The schema the node reads when it is not the graph's state schema (its keys may be
+    private channels)."""
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
@@ -156,10 +163,14 @@ def state_writes(schema: StateSchema, node: str, result: Any) -> tuple[dict[str,
 
 
 def fresh_state(
-    schema: StateSchema, channels: Mapping[str, Channel], updates: Mapping[str, Any]
+    schema: StateSchema,
+    channels: Mapping[str, Channel],
+    updates: Mapping[str, Any],
+    reader: StateSchema | None = None,
 ) -> Any:
     """The state as a conditional edge of this task sees it: current values plus the task's
-    own updates (reducers applied), without touching the channels."""
+    own updates (reducers applied), without touching the channels; read through the source
+    node's input schema ``reader`` (default: the state), plus the keys the task wrote."""
     values = {}
     for key in schema.keys:
         channel = channels[key]
@@ -167,12 +178,14 @@ def fresh_state(
         if key in updates:
             new = updates[key]
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:
-                value = channel.operator(value, new)
+                preview = channel.copy()
+                preview.update([new])
+                value = preview.get()
             else:
                 value = new
         if value is not MISSING:
             values[key] = value
-    return schema.to_input(values)
+    return (reader or schema).to_input(values, also=updates)
 
 
 def targets_to_writes(

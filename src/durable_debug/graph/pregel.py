@@ -26,7 +26,14 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.graph.calls import coerce_context, merge_configs
-from durable_debug.graph.channels import Channel, EphemeralValue, NamedBarrierValue, Topic
+from durable_debug.graph.channels import (
+    Channel,
+    EphemeralValue,
+    LastValueAfterFinish,
+    NamedBarrierValue,
+    NamedBarrierValueAfterFinish,
+    Topic,
+)
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
@@ -34,7 +41,7 @@ from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
 from durable_debug.graph.streams import stream_modes
 from durable_debug.graph.types import START, StateSnapshot
-from durable_debug.graph.update import aupdate_state
+from durable_debug.graph.update import abulk_update_state, aupdate_state
 
 if TYPE_CHECKING:
     from durable_debug.graph.state import StateGraph
@@ -59,6 +66,7 @@ class CompiledStateGraph:
         name: str,
         store: Any = None,
         config: RunnableConfig | None = None,
+        cache: Any = None,
     ) -> None:
         self.builder = builder
         self.store = store
@@ -71,12 +79,20 @@ class CompiledStateGraph:
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
+        self.cache = cache
+        """The cache given to ``compile(cache=...)`` for nodes with a ``cache_policy``."""
         self.node_order: list[str] = list(nodes)
         """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
         )
+        self.deferred_channels: tuple[str, ...] = tuple(
+            name
+            for name, channel in self._channel_factories.items()
+            if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
+        )
+        """Triggers of deferred nodes, released when nothing else would run."""
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -89,12 +105,16 @@ class CompiledStateGraph:
         for key, channel in self.schema.make_channels().items():
             specs[key] = channel
         specs[START] = EphemeralValue(START)
+        deferred = {name for name, spec in self.nodes.items() if spec.defer}
         for node in self.nodes:
             if node != START:
-                specs[branch_channel(node)] = EphemeralValue(branch_channel(node))
+                trigger = branch_channel(node)
+                kind = LastValueAfterFinish if node in deferred else EphemeralValue
+                specs[trigger] = kind(trigger)
         for sources, target in self.builder.joins:
             name = join_channel(sources, target)
-            specs[name] = NamedBarrierValue(name, sources)
+            barrier = NamedBarrierValueAfterFinish if target in deferred else NamedBarrierValue
+            specs[name] = barrier(name, sources)
         specs[TASKS] = Topic(TASKS)
         return specs
 
@@ -125,6 +145,18 @@ class CompiledStateGraph:
             if channel.is_available():
                 values[key] = channel.value
         return values
+
+    def input_updates(self, input: Any) -> dict[str, Any]:
+        """The state writes of a run input: the keys of the input schema (a key of another
+        schema of the graph is dropped, as LangGraph does; a key of none is an error)."""
+        updates = self.schema.updates_from(input, where="The graph input")
+        accepted = self.builder.input_schema.key_set
+        return {k: v for k, v in updates.items() if k in accepted}
+
+    def output_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``invoke`` returns: the keys of the output schema."""
+        shown = self.builder.output_schema.key_set
+        return {k: v for k, v in values.items() if k in shown}
 
     def nodes_triggered_by(self, channels: set[str]) -> set[str]:
         """Nodes that one of ``channels`` can trigger."""
@@ -173,7 +205,7 @@ class CompiledStateGraph:
         )
         async for _ in loop.events():
             pass
-        output = dict(loop.values)
+        output = self.output_values(loop.values)
         if loop.interrupts:
             output["__interrupt__"] = list(loop.interrupts)
         return output
@@ -329,6 +361,20 @@ class CompiledStateGraph:
     ) -> RunnableConfig:
         """Sync twin of :meth:`aupdate_state`."""
         return run_sync(self.aupdate_state(config, values, as_node))
+
+    async def abulk_update_state(
+        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+    ) -> RunnableConfig:
+        """Apply updates in supersteps: each superstep is a list of ``StateUpdate(values,
+        as_node)`` applied together as one checkpoint. Returns the last checkpoint's config."""
+        self._require_saver("bulk_update_state")
+        return await abulk_update_state(self, config, supersteps)
+
+    def bulk_update_state(
+        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+    ) -> RunnableConfig:
+        """Sync twin of :meth:`abulk_update_state`."""
+        return run_sync(self.abulk_update_state(config, supersteps))
 
     # -- structure ---------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug._sync import in_runner_thread
-from durable_debug.graph import hooks
+from durable_debug.graph import cache, hooks
 from durable_debug.graph.algo import Task
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
@@ -57,6 +57,8 @@ async def run_task(
         except Exception as exc:
             task.status, task.error = "error", exc
         return
+    if cache.lookup(graph, task):  # a cached result: the node does not run
+        return
     thread_id = (config.get("configurable") or {}).get("thread_id")
     checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns", "")
     scratchpad = Scratchpad(
@@ -97,6 +99,7 @@ async def run_task(
                 result = await call(spec.style, task.input, context, inline=inline)
                 task.writes = await node_writes(graph, task, result, channels, context)
                 task.status = "done"
+                cache.remember(graph, task)
             except GraphInterrupt as exc:
                 task.status, task.interrupts = "interrupt", exc.interrupts
             except asyncio.CancelledError:
@@ -189,7 +192,7 @@ async def edge_writes(
     writes: list[tuple[str, Any]] = [(f"branch:to:{dst}", None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
-        state = fresh_state(graph.schema, channels, updates)
+        state = fresh_state(graph.schema, channels, updates, spec.input_schema)
         context = context or CallContext({})
         for branch in spec.branches:
             result = await call(branch.style, state, context, inline=True)
@@ -201,5 +204,5 @@ async def _start_writes(
     graph: CompiledStateGraph, task: Task, channels: dict[str, Channel], context: CallContext
 ) -> list[tuple[str, Any]]:
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
-    updates = graph.schema.updates_from(task.input, where="The graph input")
+    updates = graph.input_updates(task.input)
     return list(updates.items()) + await edge_writes(graph, task, updates, channels, context)

@@ -11,6 +11,8 @@ interrupt on an unknown node) are reported by ``compile`` with the names involve
 
 from __future__ import annotations
 
+import inspect
+import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -37,14 +39,29 @@ _RESERVED = {START, END, TASKS, "__interrupt__", "__resume__", "__error__", "__c
 class StateGraph:
     """A graph whose nodes read and write a shared state declared by ``state_schema``."""
 
-    def __init__(self, state_schema: Any, context_schema: Any = None, **kwargs: Any) -> None:
-        self.schema = StateSchema(state_schema)
+    def __init__(
+        self,
+        state_schema: Any,
+        context_schema: Any = None,
+        *,
+        input_schema: Any = None,
+        output_schema: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        self.state_schema = StateSchema(state_schema)
         self.context_schema = context_schema
         """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
         or a pydantic model; nodes read it as ``runtime.context``."""
-        for key in self.schema.keys:
-            if key in _RESERVED or key.startswith(("branch:", "join:")):
-                raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
+        input_schema = input_schema if input_schema is not None else kwargs.pop("input", None)
+        output_schema = output_schema if output_schema is not None else kwargs.pop("output", None)
+        self.input_schema = _declared(input_schema, self.state_schema, "input_schema")
+        """Keys the run input may set (others known to the graph are dropped, as LangGraph
+        does)."""
+        self.output_schema = _declared(output_schema, self.state_schema, "output_schema")
+        """Keys ``invoke`` returns."""
+        self._schemas: list[StateSchema] = [self.input_schema, self.output_schema]
+        self.schema = self.state_schema
+        self._add_schema(None)
         self.nodes: dict[str, NodeSpec] = {}
         self.edges: set[tuple[str, str]] = set()
         self._edge_order: list[tuple[str, str]] = []
@@ -63,6 +80,8 @@ class StateGraph:
         retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
         destinations: Sequence[str] | Mapping[str, str] | None = None,
         metadata: dict[str, Any] | None = None,
+        defer: bool = False,
+        cache_policy: Any = None,
         **kwargs: Any,
     ) -> StateGraph:
         """Add a node. ``add_node(fn)`` names it after the function (a callable object after
@@ -92,10 +111,8 @@ class StateGraph:
             raise ValueError(f"Node {name!r} is already present; node names must be unique")
         if name in _RESERVED or ":" in name:
             raise ValueError(f"Node name {name!r} is reserved; choose another name")
-        if name in self.schema.key_set:
-            raise ValueError(
-                f"Node {name!r} has the name of a state key; LangGraph forbids this too"
-            )
+        node_input = _node_input_schema(action, kwargs, self.state_schema)
+        self._add_schema(node_input)
         policy = retry_policy or retry
         dests = tuple(
             destinations.values() if isinstance(destinations, Mapping) else destinations or ()
@@ -107,8 +124,20 @@ class StateGraph:
             retry=(policy,) if isinstance(policy, RetryPolicy) else tuple(policy or ()),
             destinations=dests,
             metadata=dict(metadata or {}),
+            input_schema=node_input,
+            defer=defer,
+            cache_policy=cache_policy,
         )
         return self
+
+    def _add_schema(self, schema: StateSchema | None) -> None:
+        """Make the keys of ``schema`` channels too (private channels between nodes)."""
+        if schema is not None:
+            self._schemas.append(schema)
+        self.schema = StateSchema(self.state_schema.schema, extra=self._schemas)
+        for key in self.schema.keys:
+            if key in _RESERVED or key.startswith(("branch:", "join:")):
+                raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
 
     def add_sequence(
         self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]
@@ -199,6 +228,7 @@ class StateGraph:
         name: str | None = None,
         debug: bool = False,
         store: Any = None,
+        cache: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`."""
@@ -216,6 +246,7 @@ class StateGraph:
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
             store=store,
+            cache=cache,
         )
 
     def _validate(
@@ -287,6 +318,34 @@ class StateGraph:
             spec.joins = tuple(join_channel(srcs, dst) for srcs, dst in self.joins if name in srcs)
             spec.branches = tuple(self.branches.get(name, ()))
         return specs
+
+
+def _declared(schema: Any, state: StateSchema, what: str) -> StateSchema:
+    if schema is None or schema is state.schema:
+        return state
+    try:
+        return StateSchema(schema)
+    except TypeError as exc:
+        raise TypeError(f"StateGraph({what}=...): {exc}") from None
+
+
+def _node_input_schema(
+    action: Callable[..., Any], options: dict[str, Any], state: StateSchema
+) -> StateSchema | None:
+    """The schema a node reads: ``add_node(..., input_schema=)`` (or the older ``input=``),
+    else its first parameter's annotation when that is a state class; None: the state."""
+    declared = options.pop("input_schema", None) or options.pop("input", None)
+    if declared is not None:
+        return None if declared is state.schema else _declared(declared, state, "input_schema")
+    try:
+        target = action if inspect.isroutine(action) else type(action).__call__
+        first = next(iter(inspect.signature(action).parameters), None)
+        hint = typing.get_type_hints(target).get(first) if first else None
+    except Exception:  # annotations that do not resolve: the node reads the state
+        return None
+    if hint is None or hint is state.schema:
+        return None
+    return StateSchema.of(hint)
 
 
 def _node_list(names: Sequence[str] | str | None) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
+from durable_debug.checkpoint.serde import register_type
 
 __all__ = [
     "END",
@@ -24,6 +25,7 @@ __all__ = [
     "Interrupt",
     "InvalidUpdateError",
     "NodeInterrupt",
+    "Overwrite",
     "PregelTask",
     "RetryPolicy",
     "Send",
@@ -193,6 +195,22 @@ class StateSnapshot(NamedTuple):
     """Tasks of the next step, with their errors, interrupts and results."""
     interrupts: tuple[Interrupt, ...] = ()
     """Interrupts still waiting for a resume value."""
+
+
+@dataclass(slots=True)
+class Overwrite:
+    """Write ``value`` to a reducer key as is, bypassing its reducer (one per key and step).
+
+    return {"messages": Overwrite(["only this"])}
+    """
+
+    value: Any
+    """The new value of the key."""
+    type: str = "__overwrite__"
+    """Marks the dict form ``{"__overwrite__": value}`` that means the same."""
+
+
+register_type(Overwrite, name="durable_debug.Overwrite")
 
 
 class InvalidUpdateError(ValueError):
