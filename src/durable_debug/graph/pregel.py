@@ -13,6 +13,8 @@ running event loop (a Jupyter cell).
 
 from __future__ import annotations
 
+import asyncio
+import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -288,6 +290,52 @@ class CompiledStateGraph:
                     return
         finally:
             run_sync(agen.aclose())
+
+    def with_config(
+        self, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> CompiledStateGraph:
+        """This graph with ``config`` (and keyword config keys) bound: each run's own config
+        is merged over it (``configurable`` and ``metadata`` key by key)."""
+        clone = copy.copy(self)
+        clone.config = merge_configs(self.config, {**(config or {}), **kwargs})
+        return clone
+
+    async def abatch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Run :meth:`ainvoke` on each input concurrently; results in input order.
+
+        ``config`` is one config for all runs or one per input. With ``return_exceptions``
+        a failed run's exception takes its place in the results instead of being raised.
+        """
+        inputs = list(inputs)
+        if config is None or isinstance(config, Mapping):
+            configs: list[RunnableConfig | None] = [config] * len(inputs)
+        else:
+            configs = list(config)
+            if len(configs) != len(inputs):
+                raise ValueError(
+                    f"batch got {len(inputs)} inputs but {len(configs)} configs; give one "
+                    "config for all of them or one per input"
+                )
+        runs = [self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True)]
+        return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
+
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Sync twin of :meth:`abatch`."""
+        return run_sync(self.abatch(inputs, config, return_exceptions=return_exceptions, **kwargs))
 
     # -- state -------------------------------------------------------------------------------
 
