@@ -37,6 +37,7 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
+from durable_debug.graph.events import GraphEvents
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
@@ -290,6 +291,33 @@ class CompiledStateGraph:
                     return
         finally:
             run_sync(agen.aclose())
+
+    async def astream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Run like :meth:`astream`, yielding LangChain-style ``version="v2"`` events:
+        ``on_chain_start`` / ``on_chain_stream`` / ``on_chain_end`` for the graph and for each
+        node (metadata with ``langgraph_node`` and ``langgraph_step``), and
+        ``on_chat_model_stream`` for the token chunks of chat models the nodes call.
+
+        Conditional edges and runnables nested inside a node have no events of their own
+        (LangGraph reports them too; see docs/engine.md).
+        """
+        if version != "v2":
+            raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
+        events = GraphEvents(self.name, merge_configs(self.config, config))
+        yield events.graph_start(input)
+        modes = ["values", "updates", "messages", "debug"]
+        async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
+            for event in events.on_chunk(mode, chunk):
+                yield event
+        for event in events.graph_end():
+            yield event
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
