@@ -6,11 +6,11 @@
 
 :class:`GraphEvents` reads the ``values``, ``updates``, ``messages`` and ``debug`` (for the
 tasks and their step) chunks of the run, a consumer of the same event sequence as every stream
-mode, and gives, as LangGraph does: ``on_chain_start`` for the graph; per node ``on_chain_start`` (input),
-``on_chain_stream`` (its output) and ``on_chain_end``; the graph's ``on_chain_stream`` with each
-update; ``on_chat_model_stream`` for token chunks; the graph's ``on_chain_end`` with the final
-state. Every event has ``event``, ``name``, ``run_id``, ``parent_ids``, ``tags``, ``metadata``
-and ``data``.
+mode, and gives, as LangGraph does: ``on_chain_start`` for the graph; per node
+``on_chain_start`` (input), ``on_chain_stream`` (its output) and ``on_chain_end``; the graph's
+``on_chain_stream`` with each update; ``on_chat_model_stream`` for token chunks; the graph's
+``on_chain_end`` with the final state. Every event has ``event``, ``name``, ``run_id``,
+``parent_ids``, ``tags``, ``metadata`` and ``data``.
 """
 
 from __future__ import annotations
