@@ -36,11 +36,13 @@ __all__ = [
     "call",
     "call_style",
     "callable_name",
+    "coerce_context",
     "current_call",
     "get_config",
     "get_runtime",
     "get_store",
     "get_stream_writer",
+    "merge_configs",
     "use_call_context",
 ]
 
@@ -234,3 +236,31 @@ async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bo
         return result
     finally:
         _CURRENT.reset(token)
+
+
+def coerce_context(schema: Any, context: Any) -> Any:
+    """The run's ``context``: a dict becomes an instance of ``context_schema`` when that is a
+    dataclass or a pydantic model (as LangGraph does); anything else is passed as it is."""
+    if context is None or schema is None or not isinstance(context, Mapping):
+        return context
+    import dataclasses
+
+    if dataclasses.is_dataclass(schema) or hasattr(schema, "model_validate"):
+        return schema(**context)
+    return context
+
+
+def merge_configs(base: RunnableConfig | None, config: RunnableConfig | None) -> RunnableConfig:
+    """``config`` over ``base``: ``configurable`` and ``metadata`` merged key by key, ``tags``
+    concatenated, any other key of ``config`` wins."""
+    if not base:
+        return dict(config or {})
+    merged: dict[str, Any] = dict(base)
+    for key, value in (config or {}).items():
+        if key in ("configurable", "metadata") and isinstance(value, Mapping):
+            merged[key] = {**(merged.get(key) or {}), **value}
+        elif key == "tags":
+            merged[key] = [*(merged.get(key) or []), *value]
+        else:
+            merged[key] = value
+    return merged

@@ -25,6 +25,7 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
 )
+from durable_debug.graph.calls import coerce_context, merge_configs
 from durable_debug.graph.channels import (
     Channel,
     EphemeralValue,
@@ -34,10 +35,11 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
-from durable_debug.graph.loop import RunLoop
+from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
+from durable_debug.graph.streams import stream_modes
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
@@ -63,8 +65,14 @@ class CompiledStateGraph:
         interrupt_after: tuple[str, ...],
         name: str,
         cache: Any = None,
+        store: Any = None,
+        config: RunnableConfig | None = None,
     ) -> None:
         self.builder = builder
+        self.store = store
+        """The store given to ``compile(store=...)`` (nodes get it as ``store``)."""
+        self.config: RunnableConfig | None = config
+        """Config bound by :meth:`with_config`, merged under each call's config."""
         self.schema = schema
         self.nodes = nodes
         self.checkpointer = checkpointer
@@ -164,22 +172,36 @@ class CompiledStateGraph:
         input: Any,
         config: RunnableConfig | None = None,
         *,
+        context: Any = None,
+        stream_mode: StreamMode | Sequence[StreamMode] = "values",
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        durability: Durability | None = None,
         **kwargs: Any,
-    ) -> dict[str, Any]:
+    ) -> Any:
         """Run the thread to its end (or to an interrupt) and return the final state.
 
         ``input`` is a state dict to start (or restart) the thread, ``None`` to resume it, or a
         :class:`Command` (``resume=`` answers interrupts). When the run stops on interrupts,
-        the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`.
+        the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`. With a
+        ``stream_mode`` other than ``"values"``, returns the list of chunks that mode
+        streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
         """
-        loop = RunLoop(
-            self,
-            input,
-            config,
-            interrupt_before=_optional_tuple(interrupt_before),
-            interrupt_after=_optional_tuple(interrupt_after),
+        if stream_mode != "values":
+            return [
+                chunk
+                async for chunk in self.astream(
+                    input,
+                    config,
+                    context=context,
+                    stream_mode=stream_mode,
+                    interrupt_before=interrupt_before,
+                    interrupt_after=interrupt_after,
+                    durability=durability,
+                )
+            ]
+        loop = self._run_loop(
+            input, config, context, frozenset(), interrupt_before, interrupt_after, durability
         )
         async for _ in loop.events():
             pass
@@ -188,45 +210,70 @@ class CompiledStateGraph:
             output["__interrupt__"] = list(loop.interrupts)
         return output
 
-    def invoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Sync twin of :meth:`ainvoke`."""
         return run_sync(self.ainvoke(input, config, **kwargs))
+
+    def _run_loop(
+        self,
+        input: Any,
+        config: RunnableConfig | None,
+        context: Any,
+        modes: frozenset[str],
+        interrupt_before: Sequence[str] | None,
+        interrupt_after: Sequence[str] | None,
+        durability: Durability | None,
+    ) -> RunLoop:
+        check_durability(durability)
+        return RunLoop(
+            self,
+            input,
+            merge_configs(self.config, config),
+            modes=modes,
+            interrupt_before=_optional_tuple(interrupt_before),
+            interrupt_after=_optional_tuple(interrupt_after),
+            context=coerce_context(self.builder.context_schema, context),
+        )
 
     async def astream(
         self,
         input: Any,
         config: RunnableConfig | None = None,
         *,
-        stream_mode: StreamMode | Sequence[StreamMode] = "values",
+        context: Any = None,
+        stream_mode: StreamMode | Sequence[StreamMode] | None = None,
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        durability: Durability | None = None,
+        subgraphs: bool = False,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
 
-        ``stream_mode``: ``"values"`` (the whole state after each step), ``"updates"``
-        (``{node: writes}`` per task as it finishes), ``"debug"`` (checkpoint, task and
-        task_result events), or a list of them — then items are ``(mode, payload)``.
+        ``stream_mode`` (default ``"updates"``, as in LangGraph): ``"values"`` (the whole
+        state after each step), ``"updates"`` (``{node: writes}`` per task once it is saved),
+        ``"custom"`` (what nodes pass to their ``writer``), ``"messages"``, ``"tasks"``,
+        ``"checkpoints"``, ``"debug"``, or a list of them — then items are ``(mode, chunk)``.
+        With ``subgraphs=True`` each item is prefixed by its namespace (``()`` for this
+        graph). Every chunk that reports a step comes after the step is saved.
         """
-        single = isinstance(stream_mode, str)
-        modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
-        unknown = [m for m in modes if m not in ("values", "updates", "debug")]
-        if unknown:
-            raise ValueError(
-                f"Unknown stream_mode {unknown[0]!r}; use 'values', 'updates' or 'debug'"
-            )
-        loop = RunLoop(
-            self,
+        requested = "updates" if stream_mode is None else stream_mode
+        single = isinstance(requested, str)
+        modes = stream_modes(requested)
+        loop = self._run_loop(
             input,
             config,
-            modes=frozenset(modes),
-            interrupt_before=_optional_tuple(interrupt_before),
-            interrupt_after=_optional_tuple(interrupt_after),
+            context,
+            frozenset(modes),
+            interrupt_before,
+            interrupt_after,
+            durability,
         )
-        async for mode, payload in loop.events():
-            yield payload if single else (mode, payload)
+        async for mode, chunk in loop.events():
+            if subgraphs:
+                yield ((), chunk) if single else ((), mode, chunk)
+            else:
+                yield chunk if single else (mode, chunk)
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any

@@ -56,6 +56,9 @@ class StateGraph:
         does)."""
         self.output_schema = _declared(output_schema, self.state_schema, "output_schema")
         """Keys ``invoke`` returns."""
+        self.context_schema = context_schema
+        """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
+        or a pydantic model; nodes read it as ``runtime.context``."""
         self._schemas: list[StateSchema] = [self.input_schema, self.output_schema]
         self.schema = self.state_schema
         self._add_schema(None)
@@ -225,6 +228,7 @@ class StateGraph:
         name: str | None = None,
         debug: bool = False,
         cache: Any = None,
+        store: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`."""
@@ -242,6 +246,7 @@ class StateGraph:
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
             cache=cache,
+            store=store,
         )
 
     def _validate(
