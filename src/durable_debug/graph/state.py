@@ -91,7 +91,10 @@ class StateGraph:
         and ``runtime`` when it has parameters of those names (see ``graph/calls.py``).
         ``destinations`` declares where a node that returns ``Command(goto=...)`` may go, so
         the drawing shows those edges; ``retry_policy`` (one policy or a list) retries
-        transient errors.
+        transient errors. ``input_schema=`` (default: the first parameter's annotation when it
+        is a state class) is what the node reads, and its keys become channels; ``defer=True``
+        runs the node once, when nothing else is left; ``cache_policy=`` reuses its writes for
+        an input seen before (with ``compile(cache=...)``).
         """
         if action is None:
             if isinstance(node, str) or not (
