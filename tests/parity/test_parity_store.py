@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from parity_harness import Api, Trace, acheck_parity
+from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.parity
 
@@ -67,5 +68,46 @@ async def test_store_api_matches():
             ("empty label", ("a", "")),
         ]:
             trace.call(label, store.put, namespace, "k", {"v": 1}, message=False)
+
+    await acheck_parity(scenario)
+
+
+class Memory(TypedDict):
+    user: str
+    facts: list
+
+
+async def test_nodes_read_and_write_the_compiled_store():
+    async def scenario(api: Api, trace: Trace) -> None:
+        if api.name == "langgraph":
+            from langgraph.config import get_store
+        else:
+            from durable_debug import get_store
+
+        def remember(state: Memory, *, store) -> dict:
+            trace.ran("remember")
+            namespace = ("memories", state["user"])
+            count = len(store.search(namespace))
+            store.put(namespace, f"fact-{count}", {"text": f"fact {count}"})
+            return {}
+
+        async def recall(state: Memory, config) -> dict:
+            trace.ran("recall")
+            found = await get_store().asearch(("memories", state["user"]))
+            return {"facts": [item.value["text"] for item in found]}
+
+        store = store_for(api)
+        graph = (
+            api.StateGraph(Memory)
+            .add_node("remember", remember)
+            .add_node("recall", recall)
+            .add_edge(api.START, "remember")
+            .add_edge("remember", "recall")
+            .compile(checkpointer=api.MemorySaver(), store=store)
+        )
+        for thread in ("t1", "t2"):  # the store is shared by every thread
+            cfg = {"configurable": {"thread_id": thread}}
+            await trace.run(thread, graph.ainvoke({"user": "ada", "facts": []}, cfg))
+        trace.note("in store", items(store.search(("memories",))))
 
     await acheck_parity(scenario)

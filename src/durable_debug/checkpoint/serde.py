@@ -223,6 +223,7 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     """:func:`nesting_depth`, and the type of a buffer (bytearray, memoryview) found inside."""
     scalars = _SCALARS
     only_scalars = scalars.issuperset
+    models = objects.PYDANTIC_CLASSES
     level: Iterable[Any] = (value,)
     depth = 0
     buffer: type | None = None
@@ -234,6 +235,8 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             seq: Any
             if cls is dict or cls is list or cls is tuple:
                 seq = obj.values() if cls is dict else obj
+            elif cls in models:  # a model class saved before (chat messages)
+                seq = list(obj.__dict__.values())
             elif isinstance(obj, dict):
                 seq = obj.values()
             elif isinstance(obj, (list, tuple, set, frozenset)):

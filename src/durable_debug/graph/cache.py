@@ -26,7 +26,13 @@ if TYPE_CHECKING:
     from durable_debug.graph.algo import Task
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["CachePolicy", "InMemoryCache", "default_cache_key", "lookup", "remember"]
+__all__ = [
+    "CachePolicy",
+    "InMemoryCache",
+    "default_cache_key",
+    "lookup",
+    "remember",
+]
 
 _serde = MsgpackSerializer()
 

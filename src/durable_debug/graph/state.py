@@ -91,7 +91,10 @@ class StateGraph:
         and ``runtime`` when it has parameters of those names (see ``graph/calls.py``).
         ``destinations`` declares where a node that returns ``Command(goto=...)`` may go, so
         the drawing shows those edges; ``retry_policy`` (one policy or a list) retries
-        transient errors.
+        transient errors. ``input_schema=`` (default: the first parameter's annotation when it
+        is a state class) is what the node reads, and its keys become channels; ``defer=True``
+        runs the node once, when nothing else is left; ``cache_policy=`` reuses its writes for
+        an input seen before (with ``compile(cache=...)``).
         """
         if action is None:
             if isinstance(node, str) or not (
@@ -227,8 +230,8 @@ class StateGraph:
         interrupt_after: Sequence[str] | str | None = None,
         name: str | None = None,
         debug: bool = False,
-        store: Any = None,
         cache: Any = None,
+        store: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`."""
@@ -245,8 +248,8 @@ class StateGraph:
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
-            store=store,
             cache=cache,
+            store=store,
         )
 
     def _validate(
