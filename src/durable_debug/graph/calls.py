@@ -23,7 +23,7 @@ import contextvars
 import inspect
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from durable_debug.checkpoint.base import RunnableConfig
@@ -97,12 +97,29 @@ class Runtime(Generic[ContextT]):
         return replace(self, **overrides)
 
 
-@dataclass(frozen=True, slots=True)
 class CallContext:
-    """What a running node may ask for: its config and the run's :class:`Runtime`."""
+    """What a running node may ask for: its config and the run's :class:`Runtime` (given the
+    task's ``execution_info`` when first asked for: most nodes never ask)."""
 
-    config: RunnableConfig
-    runtime: Runtime[Any] = field(default_factory=Runtime)
+    __slots__ = ("_info", "_runtime", "config")
+
+    def __init__(
+        self,
+        config: RunnableConfig,
+        runtime: Runtime[Any] | None = None,
+        execution_info: ExecutionInfo | None = None,
+    ) -> None:
+        self.config = config
+        self._runtime = runtime or Runtime()
+        self._info = execution_info
+
+    @property
+    def runtime(self) -> Runtime[Any]:
+        """The run's runtime, with this task's ``execution_info``."""
+        if self._info is not None:
+            self._runtime = self._runtime.override(execution_info=self._info)
+            self._info = None
+        return self._runtime
 
 
 _CURRENT: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar(
