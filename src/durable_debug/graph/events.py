@@ -149,7 +149,7 @@ class GraphEvents:
         yield self._event(
             "on_chat_model_stream",
             name,
-            str(message.id or ""),
+            str(message.id or "").removeprefix("lc_run--"),  # the model call's run id
             {"chunk": message},
             parents=parents,
             tags=list(metadata.get("tags") or []),
