@@ -8,6 +8,7 @@ from __future__ import annotations
 from durable_debug.graph.cache import CachePolicy, InMemoryCache
 from durable_debug.graph.calls import (
     Runtime,
+    StreamWriter,
     get_config,
     get_runtime,
     get_store,
@@ -57,6 +58,7 @@ __all__ = [
     "StateGraph",
     "StateSnapshot",
     "StateUpdate",
+    "StreamWriter",
     "add_messages",
     "get_config",
     "get_runtime",

@@ -34,6 +34,7 @@ __all__ = [
     "CallStyle",
     "ExecutionInfo",
     "Runtime",
+    "StreamWriter",
     "call",
     "call_style",
     "callable_name",
@@ -48,6 +49,9 @@ __all__ = [
 ]
 
 ContextT = TypeVar("ContextT")
+
+StreamWriter = Callable[[Any], None]
+"""Type of a node's ``writer`` parameter: call it with a chunk for stream mode ``"custom"``."""
 
 INJECTED = ("config", "writer", "store", "runtime")
 """Parameter names the engine fills in by name (LangGraph's names)."""
