@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar
@@ -219,6 +220,7 @@ async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bo
     ``context`` is current while it runs, so ``get_config()`` and friends work inside it.
     """
     token = _CURRENT.set(context)
+    lc_token = _set_langchain_config(context.config)
     try:
         if style.runnable:
             return await style.target(state, context.config)
@@ -235,7 +237,20 @@ async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bo
             result = await result
         return result
     finally:
+        if lc_token is not None:
+            lc_token[0].reset(lc_token[1])
         _CURRENT.reset(token)
+
+
+def _set_langchain_config(config: RunnableConfig) -> tuple[Any, Any] | None:
+    """Make ``config`` LangChain's current config while a node runs, so the chat models and
+    runnables it calls without passing a config inherit its callbacks and metadata (as they
+    do under LangGraph). Only when LangChain is already imported: never imported for this."""
+    module = sys.modules.get("langchain_core.runnables.config")
+    if module is None:
+        return None
+    var = module.var_child_runnable_config
+    return var, var.set(config)
 
 
 def coerce_context(schema: Any, context: Any) -> Any:

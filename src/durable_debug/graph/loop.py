@@ -118,6 +118,15 @@ class RunLoop:
         self.runtime: Runtime[Any] = Runtime(context=context, store=graph.store)
         if self.producers.wants("custom"):
             self.runtime = self.runtime.override(stream_writer=self._write_custom)
+        self.message_tap: Any = None
+        """Reports chat model output to the ``messages`` stream (see ``chat_stream.py``)."""
+        if self.producers.wants("message"):
+            from durable_debug.graph.chat_stream import make_message_tap
+
+            self.message_tap = make_message_tap(self._write_message)
+            callbacks = self.config.get("callbacks")
+            others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
+            self.config["callbacks"] = [*others, self.message_tap]
         self.saver = graph.checkpointer
         self.interrupt_before = (
             graph.interrupt_before if interrupt_before is None else interrupt_before
@@ -203,7 +212,15 @@ class RunLoop:
 
     def _write_custom(self, chunk: Any) -> None:
         """The ``writer`` of a node: a ``"custom"`` chunk, from the loop or a worker thread."""
-        self.live.extend(self.producers.chunks("custom", lambda: chunk))
+        self._write_live("custom", chunk)
+
+    def _write_message(self, pair: tuple[Any, dict[str, Any]]) -> None:
+        """A ``(message, metadata)`` pair from a running node (see ``chat_stream.py``)."""
+        self._write_live("message", pair)
+
+    def _write_live(self, kind: str, payload: Any) -> None:
+        """Report an event of a running node, from the loop or a worker thread."""
+        self.live.extend(self.producers.chunks(kind, lambda: payload))
         wake = self._wake
         if wake is not None:
             loop = self._aio_loop
@@ -428,6 +445,7 @@ class RunLoop:
                     checkpoint_id=self.checkpoint["id"],
                     alone=False,
                     runtime=self.runtime,
+                    message_tap=self.message_tap,
                 )
             ): task
             for task in to_run
@@ -497,7 +515,7 @@ class RunLoop:
                 await self._save_error(task)
         if task.name != START and self.producers.wants("task_result"):
             chunks = self.producers.chunks(
-                "task_result", lambda: self._debug_event("task_result", task)
+                "task_result", lambda: (self._debug_event("task_result", task), task.cached)
             )
             if task.cached:
                 chunks = mark_cached(chunks)

@@ -13,6 +13,8 @@ running event loop (a Jupyter cell).
 
 from __future__ import annotations
 
+import asyncio
+import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -35,6 +37,7 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
+from durable_debug.graph.events import GraphEvents
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
@@ -64,9 +67,9 @@ class CompiledStateGraph:
         interrupt_before: tuple[str, ...],
         interrupt_after: tuple[str, ...],
         name: str,
-        cache: Any = None,
         store: Any = None,
         config: RunnableConfig | None = None,
+        cache: Any = None,
     ) -> None:
         self.builder = builder
         self.store = store
@@ -288,6 +291,79 @@ class CompiledStateGraph:
                     return
         finally:
             run_sync(agen.aclose())
+
+    async def astream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Run like :meth:`astream`, yielding LangChain-style ``version="v2"`` events:
+        ``on_chain_start`` / ``on_chain_stream`` / ``on_chain_end`` for the graph and for each
+        node (metadata with ``langgraph_node`` and ``langgraph_step``), and
+        ``on_chat_model_stream`` for the token chunks of chat models the nodes call.
+
+        Conditional edges and runnables nested inside a node have no events of their own
+        (LangGraph reports them too; see docs/engine.md).
+        """
+        if version != "v2":
+            raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
+        events = GraphEvents(self.name, merge_configs(self.config, config))
+        yield events.graph_start(input)
+        modes = ["values", "updates", "messages", "debug"]
+        async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
+            for event in events.on_chunk(mode, chunk):
+                yield event
+        for event in events.graph_end():
+            yield event
+
+    def with_config(
+        self, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> CompiledStateGraph:
+        """This graph with ``config`` (and keyword config keys) bound: each run's own config
+        is merged over it (``configurable`` and ``metadata`` key by key)."""
+        clone = copy.copy(self)
+        clone.config = merge_configs(self.config, {**(config or {}), **kwargs})
+        return clone
+
+    async def abatch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Run :meth:`ainvoke` on each input concurrently; results in input order.
+
+        ``config`` is one config for all runs or one per input. With ``return_exceptions``
+        a failed run's exception takes its place in the results instead of being raised.
+        """
+        inputs = list(inputs)
+        if config is None or isinstance(config, Mapping):
+            configs: list[RunnableConfig | None] = [config] * len(inputs)
+        else:
+            configs = list(config)
+            if len(configs) != len(inputs):
+                raise ValueError(
+                    f"batch got {len(inputs)} inputs but {len(configs)} configs; give one "
+                    "config for all of them or one per input"
+                )
+        runs = [self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True)]
+        return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
+
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Sync twin of :meth:`abatch`."""
+        return run_sync(self.abatch(inputs, config, return_exceptions=return_exceptions, **kwargs))
 
     # -- state -------------------------------------------------------------------------------
 

@@ -41,10 +41,12 @@ async def run_task(
     checkpoint_id: str,
     alone: bool,
     runtime: Runtime[Any] | None = None,
+    message_tap: Any = None,
 ) -> None:
     """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
 
-    ``runtime`` carries the run's context, store and stream writer. Never raises for the
+    ``runtime`` carries the run's context, store and stream writer; ``message_tap`` (stream
+    mode ``"messages"``) sees the node's input and output. Never raises for the
     node's own exceptions; only cancellation propagates.
     """
     spec = task.node
@@ -96,7 +98,11 @@ async def run_task(
                 )
                 assert spec.style is not None
                 inline = alone and not spec.style.is_async and in_runner_thread()
+                if message_tap is not None:
+                    message_tap.node_input(task.input)
                 result = await call(spec.style, task.input, context, inline=inline)
+                if message_tap is not None:
+                    message_tap.node_output(result, context.config["metadata"])
                 task.writes = await node_writes(graph, task, result, channels, context)
                 task.status = "done"
                 cache.remember(graph, task)
@@ -144,6 +150,9 @@ def node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]
     """The config a node receives as its ``config`` parameter (LangGraph's metadata keys)."""
     configurable = dict(config.get("configurable") or {})
     metadata = dict(config.get("metadata") or {})
+    for key, value in configurable.items():  # as LangChain's configs do: the run's own keys
+        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
+            metadata.setdefault(key, value)
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,

@@ -49,6 +49,9 @@ class StateGraph:
         **kwargs: Any,
     ) -> None:
         self.state_schema = StateSchema(state_schema)
+        self.context_schema = context_schema
+        """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
+        or a pydantic model; nodes read it as ``runtime.context``."""
         input_schema = input_schema if input_schema is not None else kwargs.pop("input", None)
         output_schema = output_schema if output_schema is not None else kwargs.pop("output", None)
         self.input_schema = _declared(input_schema, self.state_schema, "input_schema")
@@ -56,9 +59,6 @@ class StateGraph:
         does)."""
         self.output_schema = _declared(output_schema, self.state_schema, "output_schema")
         """Keys ``invoke`` returns."""
-        self.context_schema = context_schema
-        """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
-        or a pydantic model; nodes read it as ``runtime.context``."""
         self._schemas: list[StateSchema] = [self.input_schema, self.output_schema]
         self.schema = self.state_schema
         self._add_schema(None)
@@ -230,8 +230,8 @@ class StateGraph:
         interrupt_after: Sequence[str] | str | None = None,
         name: str | None = None,
         debug: bool = False,
-        cache: Any = None,
         store: Any = None,
+        cache: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`."""
@@ -248,8 +248,8 @@ class StateGraph:
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
-            cache=cache,
             store=store,
+            cache=cache,
         )
 
     def _validate(

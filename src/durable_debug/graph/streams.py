@@ -9,7 +9,8 @@ chunks LangGraph yields for that mode:
 mode                    events it reads → what it yields
 ======================  ================================================================
 ``values``              ``values`` (the state after a step, or on resume), ``interrupt``
-``updates``             ``task_result`` of a task that finished → ``{node: writes}``;
+``updates``             ``task_result`` of a task that finished → ``{node: writes}``
+                        (with ``"__metadata__": {"cached": True}`` for a cache hit);
                         ``interrupt`` / ``static_interrupt`` → ``{"__interrupt__": ...}``
 ``custom``              ``custom``: what a node passed to its ``writer``
 ``messages``            ``message``: ``(message, metadata)`` from a chat model in a node
@@ -56,10 +57,14 @@ EVENT_KINDS = (
 Produce = Callable[[Any], Iterable[Any]]
 
 
-def _updates_of(result: dict[str, Any]) -> Iterable[Any]:
-    payload = result["payload"]
+def _updates_of(result: tuple[dict[str, Any], bool]) -> Iterable[Any]:
+    event, cached = result
+    payload = event["payload"]
     if payload["error"] is None and not payload["interrupts"]:
-        yield {payload["name"]: payload["result"] or None}
+        chunk: dict[str, Any] = {payload["name"]: payload["result"] or None}
+        if cached:
+            chunk["__metadata__"] = {"cached": True}
+        yield chunk
 
 
 _PRODUCERS: dict[str, dict[str, Produce]] = {
@@ -76,12 +81,12 @@ _PRODUCERS: dict[str, dict[str, Produce]] = {
     "messages": {"message": lambda pair: (pair,)},
     "tasks": {
         "task": lambda event: (event["payload"],),
-        "task_result": lambda event: (event["payload"],),
+        "task_result": lambda result: (result[0]["payload"],),
     },
     "checkpoints": {"checkpoint": lambda event: (event["payload"],)},
     "debug": {
         "task": lambda event: (event,),
-        "task_result": lambda event: (event,),
+        "task_result": lambda result: (result[0],),
         "checkpoint": lambda event: (event,),
     },
 }
