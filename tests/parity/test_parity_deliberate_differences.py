@@ -8,7 +8,8 @@ libraries and asserts what each of them does.
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+import warnings
+from typing import Annotated, Any
 
 import pytest
 from parity_harness import Api, Trace, aobserve, durable_api, langgraph_api
@@ -278,3 +279,65 @@ def test_a_fresh_process_does_not_import_the_classes_a_blob_names(tmp_path):
         "imported": False,
     }
     assert run(read, "theirs") == {"theirs": "Item", "imported": True}  # LangGraph imported it
+
+
+class Count(TypedDict):
+    n: int
+
+
+def count_graph(api: Api, trace: Trace, node: Any) -> Any:
+    """START → a → b, ``a`` being ``node``."""
+
+    def b(state: Count) -> dict:
+        trace.ran("b")
+        return {"n": state["n"] + 10}
+
+    return (
+        api.StateGraph(Count)
+        .add_node("a", node)
+        .add_node("b", b)
+        .add_edge(api.START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=api.MemorySaver())
+    )
+
+
+async def test_a_config_parameter_annotated_dict_still_gets_the_config():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def a(state: Count, config: dict) -> dict:
+            trace.ran("a")
+            return {"n": len(config["configurable"]["thread_id"])}
+
+        cfg = {"configurable": {"thread_id": "typed"}}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LangGraph warns about the annotation
+            g = count_graph(api, trace, a)
+            await trace.run("run", g.ainvoke({"n": 0}, cfg))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"] == {"n": 15}
+    # LangGraph passes nothing for a `config: dict` parameter (it warns), so the call fails
+    assert theirs["run"]["raised"] == "TypeError"
+
+
+async def test_durability_exit_still_saves_every_step():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def a(state: Count) -> dict:
+            trace.ran("a")
+            return {"n": state["n"] + 1}
+
+        g = count_graph(api, trace, a)
+        cfg = {"configurable": {"thread_id": "exit"}}
+        await trace.run("run", g.ainvoke({"n": 0}, cfg, durability="exit"))
+        trace.note("checkpoints", await checkpoint_count(g, cfg))
+        cfg = {"configurable": {"thread_id": "bogus"}}
+        await trace.run("unknown", g.ainvoke({"n": 0}, cfg, durability="bogus"))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"] == theirs["run"] == {"n": 11}
+    # the debugger needs every step: durability="exit" saves them all, like "sync"
+    assert ours["checkpoints"] == 4
+    assert theirs["checkpoints"] == 1
+    assert ours["unknown"]["raised"] == "ValueError"
+    assert "Unknown durability 'bogus'" in ours["unknown"]["message"]
+    assert theirs["unknown"] == {"n": 11}

@@ -31,7 +31,6 @@ __all__ = [
     "InMemoryCache",
     "default_cache_key",
     "lookup",
-    "mark_cached",
     "remember",
 ]
 
@@ -130,12 +129,3 @@ def remember(graph: CompiledStateGraph, task: Task) -> None:
     key = _key(task, policy)
     if key is not None:
         cache.set(key, task.writes, policy.ttl)
-
-
-def mark_cached(chunks: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The stream chunks of a cached task's result: its ``updates`` chunk says so, as
-    LangGraph's does (``"__metadata__": {"cached": True}``)."""
-    return [
-        (mode, {**chunk, "__metadata__": {"cached": True}}) if mode == "updates" else (mode, chunk)
-        for mode, chunk in chunks
-    ]

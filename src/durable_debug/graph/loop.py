@@ -50,7 +50,6 @@ from durable_debug.graph.algo import (
     read_pending_writes,
     restore_channels,
 )
-from durable_debug.graph.cache import mark_cached
 from durable_debug.graph.calls import Runtime
 from durable_debug.graph.interrupts import match_resume
 from durable_debug.graph.nodes import targets_to_writes
@@ -517,8 +516,6 @@ class RunLoop:
             chunks = self.producers.chunks(
                 "task_result", lambda: (self._debug_event("task_result", task), task.cached)
             )
-            if task.cached:
-                chunks = mark_cached(chunks)
             (self.held if held else self.outbox).extend(chunks)
 
     def _writes_to_save(self, task: Task) -> list[tuple[str, Any]]:

@@ -67,9 +67,9 @@ class CompiledStateGraph:
         interrupt_before: tuple[str, ...],
         interrupt_after: tuple[str, ...],
         name: str,
+        cache: Any = None,
         store: Any = None,
         config: RunnableConfig | None = None,
-        cache: Any = None,
     ) -> None:
         self.builder = builder
         self.store = store
