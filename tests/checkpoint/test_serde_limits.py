@@ -304,3 +304,42 @@ def test_extension_payloads_nested_in_each_other_count_together_against_the_size
     nested = MsgpackSerializer(limits=Limits(max_bytes=10_000)).dumps((one,))
     with pytest.raises(CorruptPayloadError, match="nested in each other hold more than 1000"):
         serde.loads(nested)
+
+
+SMALL_STACK_SCRIPT = """
+import threading, msgpack
+from durable_debug.checkpoint.serde import MAX_DEPTH, CorruptPayloadError, MsgpackSerializer
+
+def nested(levels):
+    payload = msgpack.packb([1])
+    for _ in range(levels):
+        payload = msgpack.packb(msgpack.ExtType(1, payload))
+    return payload
+
+results = []
+def load():
+    serde = MsgpackSerializer()
+    results.append(serde.loads(nested(MAX_DEPTH)))
+    try:
+        serde.loads(nested(MAX_DEPTH + 1))
+    except CorruptPayloadError as exc:
+        results.append(str(exc))
+
+threading.stack_size(256 * 1024)
+thread = threading.Thread(target=load)
+thread.start()
+thread.join()
+print(results)
+"""
+
+
+def test_the_deepest_allowed_payload_loads_in_a_thread_with_a_small_stack() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SMALL_STACK_SCRIPT)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        check=False,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.startswith("[(1,), 'the blob nests deeper than the limit of 128 levels")

@@ -230,6 +230,57 @@ async def test_store_lists_only_namespaces_that_hold_items():
     assert theirs["filter"] == {"raised": "TypeError"}
 
 
+def test_a_fresh_process_does_not_import_the_classes_a_blob_names(tmp_path):
+    """LangGraph's serializer imports a stored dataclass's module to rebuild it; ours gives a
+    dict tagged with the class name and imports nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "shop.py").write_text(
+        "import dataclasses\n\n@dataclasses.dataclass\nclass Item:\n    sku: str\n"
+    )
+    serializers = (
+        "from durable_debug.checkpoint.serde import MsgpackSerializer\n"
+        "from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer\n"
+        "libs = {'ours': MsgpackSerializer(), 'theirs': JsonPlusSerializer()}\n"
+        "names = sys.argv[2].split(',')\n"
+    )
+    write = (
+        "import sys, shop\n" + serializers + "for name in names:\n"
+        "    kind, blob = libs[name].dumps_typed({'item': shop.Item('a1')})\n"
+        "    open(sys.argv[1] + '/' + name, 'wb').write(kind.encode() + b'\\n' + blob)\n"
+    )
+    read = (
+        "import sys, json\n" + serializers + "out = {}\n"
+        "for name in names:\n"
+        "    kind, blob = open(sys.argv[1] + '/' + name, 'rb').read().split(b'\\n', 1)\n"
+        "    value = libs[name].loads_typed((kind.decode(), blob))['item']\n"
+        "    out[name] = value if isinstance(value, dict) else type(value).__name__\n"
+        "out['imported'] = 'shop' in sys.modules\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+
+    def run(script: str, names: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path), names],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return json.loads(done.stdout) if done.stdout.strip() else {}
+
+    run(write, "ours,theirs")
+    assert run(read, "ours") == {
+        "ours": {"__type__": "shop.Item", "sku": "a1"},
+        "imported": False,
+    }
+    assert run(read, "theirs") == {"theirs": "Item", "imported": True}  # LangGraph imported it
+
+
 class Count(TypedDict):
     n: int
 

@@ -193,3 +193,47 @@ async def user_classes(api: Api, trace: Trace) -> None:
 async def test_user_classes_are_saved_without_registration():
     ours = await acheck_parity(user_classes)
     assert ours["types"] == ["Priority", "Ticket"]
+
+
+def test_time_travel_on_a_conversation():
+    """Fork a chat at an old checkpoint by replacing the bot's answer (same id), then
+    replay from it: the new branch holds the edited answer, the old one is unchanged."""
+
+    def scenario(api: Api, trace: Trace) -> None:
+        lib = names(api)
+
+        def bot(state: lib.MessagesState) -> dict:  # type: ignore[name-defined]
+            trace.ran("bot")
+            return {"messages": [AIMessage(f"answer {len(state['messages'])}")]}
+
+        def polish(state: lib.MessagesState) -> dict:  # type: ignore[name-defined]
+            trace.ran("polish")
+            last = state["messages"][-1]
+            return {"messages": [AIMessage(last.content + "!", id=last.id)]}
+
+        graph = (
+            api.StateGraph(lib.MessagesState)
+            .add_node("bot", bot)
+            .add_node("polish", polish)
+            .add_edge(api.START, "bot")
+            .add_edge("bot", "polish")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "tt"}}
+        graph.invoke({"messages": [("user", "q1")]}, cfg)
+        after_bot = next(s for s in graph.get_state_history(cfg) if s.next == ("polish",))
+        answer = after_bot.values["messages"][-1]
+        forked = graph.update_state(
+            after_bot.config, {"messages": [AIMessage("edited", id=answer.id)]}, as_node="bot"
+        )
+        trace.note("forked", shown(trace, graph.get_state(forked).values))
+        trace.note("replayed", shown(trace, graph.invoke(None, forked)))
+        trace.note(
+            "history",
+            [
+                shown(trace, (s.values, s.next, s.metadata["step"]))
+                for s in graph.get_state_history(cfg)
+            ],
+        )
+
+    check_parity(scenario)

@@ -26,6 +26,7 @@ Anything else loads as a plain dict of its fields tagged with the class name und
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import threading
@@ -68,7 +69,9 @@ every other kind."""
 
 
 def model_fields(obj: Any) -> dict[str, Any]:
-    """The fields of a pydantic model instance (extra fields included), as ``dict(obj)``."""
+    """The fields of a pydantic model instance (extra fields included), as ``dict(obj)``
+    gives them; the instance's own ``__dict__`` when it has no extra fields (read, never
+    modify it)."""
     fields = obj.__dict__
     extra = getattr(obj, "__pydantic_extra__", None)
     return {**fields, **extra} if extra else fields
@@ -113,8 +116,8 @@ def class_for_loading(
 ) -> type | None:
     """The class to rebuild a stored object with, or None to load it as a tagged dict.
 
-    Raises nothing and imports nothing; a name that resolves to a class of the wrong kind
-    (``expect`` false) gives None too.
+    Raises nothing, and imports nothing but the safe set's own module; a name that resolves to
+    a class of the wrong kind (``expect`` false) gives None too.
     """
     cls = registry.lookup(name)
     if cls is None and ":" in name:
@@ -164,10 +167,10 @@ def _find(module_name: str, qualname: str) -> Any:
 
 def _safe(name: str) -> type | None:
     module_name, _, qualname = name.partition(":")
-    if not module_name.startswith("langchain_core.messages"):
+    if module_name != _SAFE_MODULE and not module_name.startswith(_SAFE_MODULE + "."):
         return None
     try:  # a fixed, known module: the blob cannot choose what is imported
-        from langchain_core import messages
+        messages = importlib.import_module(_SAFE_MODULE)
     except ImportError:
         return None
     # The package's public names (it imports its submodules lazily), checked against the

@@ -631,13 +631,21 @@ class _Encoding:
         return msgpack.ExtType(code, payload)
 
 
+_STACK_LEVELS = 1
+"""Extension levels unpacked by :func:`msgpack.unpackb`, which keeps about 40 KiB of state on
+the C stack per call (measured: five such frames overflow a 256 KiB thread stack). One level
+covers most real values (a tuple or datetime in a list) and leaves room for ``max_depth``
+levels of :class:`msgpack.Unpacker` below it."""
+
+
 class _Decoding:
     """One :meth:`MsgpackSerializer.loads` call: counts extension levels against the limit.
 
     An extension payload (a tuple, a dataclass…) is itself msgpack, unpacked from inside the
-    outer unpacking. Nested payloads are read by a :class:`msgpack.Unpacker`, whose state
-    lives on the heap rather than on the C stack, and no deeper than ``max_depth`` levels: a
-    payload nesting extensions hundreds deep is refused instead of overflowing the stack.
+    outer unpacking. Past the first :data:`_STACK_LEVELS` levels, payloads are read by a
+    :class:`msgpack.Unpacker`, whose state lives on the heap rather than on the C stack, and no
+    deeper than ``max_depth`` levels: a payload nesting extensions hundreds deep is refused
+    instead of overflowing the stack.
     """
 
     __slots__ = ("depth", "held", "limits", "serde")
@@ -670,6 +678,9 @@ class _Decoding:
     def unpack(self, payload: bytes) -> Any:
         """Unpack the payload of an extension type: exactly one value."""
         size = len(payload)
+        if self.depth <= _STACK_LEVELS and size <= self.limits.max_items:
+            # The common case, quicker; msgpack bounds declared lengths by the size itself.
+            return msgpack.unpackb(payload, ext_hook=self.ext, raw=False, strict_map_key=False)
         unpacker = msgpack.Unpacker(
             ext_hook=self.ext,
             raw=False,
