@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from durable_debug.graph.cache import CachePolicy
+from durable_debug.graph.calls import StreamWriter
 from durable_debug.graph.interrupts import interrupt
 from durable_debug.graph.types import (
     Command,
@@ -27,5 +28,6 @@ __all__ = [
     "Send",
     "StateSnapshot",
     "StateUpdate",
+    "StreamWriter",
     "interrupt",
 ]
