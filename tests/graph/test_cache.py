@@ -3,6 +3,7 @@ serializer cannot hash."""
 
 from __future__ import annotations
 
+import pytest
 from typing_extensions import TypedDict
 
 from durable_debug import START, CachePolicy, InMemoryCache, StateGraph
@@ -44,3 +45,15 @@ def test_an_input_the_serializer_cannot_hash_runs_the_node_every_time() -> None:
     graph.invoke({"x": thing})
     graph.invoke({"x": thing})
     assert runs == [thing, thing]
+
+
+def test_a_failing_key_func_names_the_node() -> None:
+    def key(state: object) -> str:
+        raise KeyError("missing")
+
+    builder = StateGraph(State).add_node(
+        "node", lambda s: {"out": 1}, cache_policy=CachePolicy(key_func=key)
+    )
+    graph = builder.add_edge(START, "node").compile(cache=InMemoryCache())
+    with pytest.raises(ValueError, match="key_func of node 'node' failed.*KeyError"):
+        graph.invoke({"x": 1})

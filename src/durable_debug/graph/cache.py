@@ -102,6 +102,11 @@ def _key(task: Task, policy: CachePolicy) -> tuple[str, ...] | None:
         raw = policy.key_func(task.input)
     except SerdeError:
         return None  # an input the serializer cannot hash: run the node, cache nothing
+    except Exception as exc:
+        raise ValueError(
+            f"The cache_policy key_func of node {task.name!r} failed on the node's input: "
+            f"{type(exc).__name__}: {exc}"
+        ) from exc
     text = raw.hex() if isinstance(raw, bytes) else str(raw)
     fn = task.node.fn
     ident = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', type(fn).__name__)}"

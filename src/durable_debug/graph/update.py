@@ -85,7 +85,13 @@ async def abulk_update_state(
     for index, updates in enumerate(supersteps):
         if len(updates) == 0:
             raise ValueError(f"bulk_update_state: superstep {index} holds no update")
-    for updates in supersteps:
+    for index, updates in enumerate(supersteps):
+        for update in updates:
+            if not isinstance(update, (tuple, list)) or not 1 <= len(update) <= 3:
+                raise TypeError(
+                    f"bulk_update_state: superstep {index} holds {update!r:.80}; each update is "
+                    "a StateUpdate(values, as_node) or a (values, as_node) pair"
+                )
         pairs = [(u[0], u[1] if len(u) > 1 else None) for u in updates]
         config = await aupdate_step(graph, config, pairs)
     return config
