@@ -81,3 +81,30 @@ async def test_astream_events_of_nodes_and_a_chat_model():
     ours = await acheck_parity(scenario)
     tokens = [e["data"]["chunk"] for e in ours["events"] if e["event"] == "on_chat_model_stream"]
     assert tokens == ["hi", " ", "there"]
+
+
+async def test_astream_events_filters():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = (
+            api.StateGraph(State)
+            .add_node("plan", lambda s: {"log": ["plan"]})
+            .add_node("act", lambda s: {"log": ["act"]})
+            .add_edge(api.START, "plan")
+            .add_edge("plan", "act")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        for label, filters in (
+            ("names", {"include_names": ["act"]}),
+            ("tags", {"include_tags": ["graph:step:1"]}),
+            ("types minus a name", {"include_types": ["chain"], "exclude_names": ["plan"]}),
+        ):
+            cfg = {"configurable": {"thread_id": label}}
+            events = g.astream_events({"log": []}, cfg, version="v2", **filters)
+            trace.note(label, [(e["event"], e["name"]) async for e in events])
+
+    ours = await acheck_parity(scenario)
+    assert ours["names"] == [
+        ("on_chain_start", "act"),
+        ("on_chain_stream", "act"),
+        ("on_chain_end", "act"),
+    ]

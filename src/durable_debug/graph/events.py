@@ -16,12 +16,12 @@ mode, and gives, as LangGraph does: ``on_chain_start`` for the graph; per node
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from durable_debug.checkpoint.base import RunnableConfig
 
-__all__ = ["GraphEvents"]
+__all__ = ["EventFilter", "GraphEvents"]
 
 
 class GraphEvents:
@@ -155,3 +155,38 @@ class GraphEvents:
             tags=list(metadata.get("tags") or []),
             metadata=metadata,
         )
+
+
+class EventFilter:
+    """``astream_events``' include/exclude filters on an event's name, type and tags.
+
+    An event passes when it matches no ``exclude_*`` and, if any ``include_*`` is given, at
+    least one of them. Its type is what follows ``on_`` up to the last ``_`` (``"chain"``,
+    ``"chat_model"``).
+    """
+
+    def __init__(
+        self,
+        include_names: Sequence[str] | None,
+        include_types: Sequence[str] | None,
+        include_tags: Sequence[str] | None,
+        exclude_names: Sequence[str] | None,
+        exclude_types: Sequence[str] | None,
+        exclude_tags: Sequence[str] | None,
+    ) -> None:
+        self.include = (set(include_names or ()), set(include_types or ()), set(include_tags or ()))
+        self.exclude = (set(exclude_names or ()), set(exclude_types or ()), set(exclude_tags or ()))
+        self.filters = any(self.include) or any(self.exclude)
+
+    def __call__(self, event: dict[str, Any]) -> bool:
+        """True if ``event`` is to be yielded."""
+        if not self.filters:
+            return True
+        name, kind, tags = event["name"], event["event"][3:].rpartition("_")[0], event["tags"]
+
+        def hits(names: set[str], types: set[str], wanted_tags: set[str]) -> bool:
+            return name in names or kind in types or bool(wanted_tags.intersection(tags))
+
+        if hits(*self.exclude):
+            return False
+        return not any(self.include) or hits(*self.include)

@@ -37,7 +37,7 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
-from durable_debug.graph.events import GraphEvents
+from durable_debug.graph.events import EventFilter, GraphEvents
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
@@ -298,6 +298,12 @@ class CompiledStateGraph:
         config: RunnableConfig | None = None,
         *,
         version: str = "v2",
+        include_names: Sequence[str] | None = None,
+        include_types: Sequence[str] | None = None,
+        include_tags: Sequence[str] | None = None,
+        exclude_names: Sequence[str] | None = None,
+        exclude_types: Sequence[str] | None = None,
+        exclude_tags: Sequence[str] | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[dict[str, Any]]:
         """Run like :meth:`astream`, yielding LangChain-style ``version="v2"`` events:
@@ -305,19 +311,28 @@ class CompiledStateGraph:
         node (metadata with ``langgraph_node`` and ``langgraph_step``), and
         ``on_chat_model_stream`` for the token chunks of chat models the nodes call.
 
-        Conditional edges and runnables nested inside a node have no events of their own
-        (LangGraph reports them too; see docs/engine.md).
+        ``include_*`` / ``exclude_*`` keep or drop events by name, type (``"chain"``,
+        ``"chat_model"``) or tag, as LangChain's filters do. Conditional edges and runnables
+        nested inside a node have no events of their own (LangGraph reports them too; see
+        docs/engine.md).
         """
         if version != "v2":
             raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
+        keep = EventFilter(
+            include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
+        )
         events = GraphEvents(self.name, merge_configs(self.config, config))
-        yield events.graph_start(input)
+        start = events.graph_start(input)
+        if keep(start):
+            yield start
         modes = ["values", "updates", "messages", "debug"]
         async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
             for event in events.on_chunk(mode, chunk):
-                yield event
+                if keep(event):
+                    yield event
         for event in events.graph_end():
-            yield event
+            if keep(event):
+                yield event
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
