@@ -20,6 +20,7 @@ from durable_debug.checkpoint.errors import (
     StoreUnavailableError,
 )
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
+from durable_debug.checkpoint.objects import allow_types
 from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
 from durable_debug.checkpoint.redis import AsyncRedisSaver, RedisSaver
 from durable_debug.checkpoint.serde import (
@@ -55,6 +56,7 @@ __all__ = [
     "StoreClosedError",
     "StoreUnavailableError",
     "UnsupportedValueError",
+    "allow_types",
     "register_type",
     "saver_from_url",
 ]

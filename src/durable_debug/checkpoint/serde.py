@@ -1,8 +1,10 @@
 """The serializer: msgpack with a closed set of extension types, and no pickle anywhere.
 
-Loading a blob never imports a module or calls anything that was not named in advance: the
-built-in extension types are fixed, and the user's own dataclasses, pydantic models, Enums and
-namedtuples are loaded only if they were registered, by a name chosen at registration.
+Loading a blob never imports a module or calls anything the blob chooses: the built-in
+extension types are fixed, and a dataclass, pydantic model or Enum is rebuilt only when its
+class is trusted (see :mod:`durable_debug.checkpoint.objects`); otherwise it loads as a dict of
+its fields tagged with the class name. Saving those needs no registration; registering gives a
+class a stable name. Namedtuples are saved and loaded only when registered:
 
     from durable_debug import register_type
 
@@ -40,6 +42,7 @@ from typing import Any, TypeVar
 
 import msgpack
 
+from durable_debug.checkpoint import objects
 from durable_debug.checkpoint.errors import DurableDebugError
 
 __all__ = [
@@ -221,6 +224,7 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     """:func:`nesting_depth`, and the type of a buffer (bytearray, memoryview) found inside."""
     scalars = _SCALARS
     only_scalars = scalars.issuperset
+    models = objects.PYDANTIC_CLASSES
     level: Iterable[Any] = (value,)
     depth = 0
     buffer: type | None = None
@@ -232,6 +236,8 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             seq: Any
             if cls is dict or cls is list or cls is tuple:
                 seq = obj.values() if cls is dict else obj
+            elif cls in models:  # a model class saved before (chat messages)
+                seq = list(obj.__dict__.values())
             elif isinstance(obj, dict):
                 seq = obj.values()
             elif isinstance(obj, (list, tuple, set, frozenset)):
@@ -408,6 +414,8 @@ class MsgpackSerializer:
         ext = enc.ext
         pack = enc.pack
         cls = type(obj)
+        if cls in objects.PYDANTIC_CLASSES:  # the common case of chat states: messages
+            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
         if cls is tuple:
             return ext(_TUPLE, pack(list(obj)))
         if isinstance(obj, enum.Enum):
@@ -467,8 +475,8 @@ class MsgpackSerializer:
             fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
             return ext(_DATACLASS, pack([name, fields]))
         if _is_pydantic(cls):
-            name = self._registered(obj)
-            return ext(_PYDANTIC, pack([name, dict(obj)]))
+            objects.PYDANTIC_CLASSES.add(cls)
+            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
         raise UnsupportedValueError(
             f"a value of type {_type_name(obj)} cannot be saved in a checkpoint; save plain "
             "data (dict, list, str, int, float, bool, None, bytes, bytearray, datetime, UUID, "
@@ -478,9 +486,12 @@ class MsgpackSerializer:
         )
 
     def _registered(self, obj: Any, kind: str = "", instead: str = "") -> str:
+        """The name ``obj``'s class is saved under (see :mod:`.objects`); a namedtuple's class
+        must be registered."""
+        if kind != "namedtuple":
+            return objects.name_for_saving(self.registry, type(obj))
         name = self.registry.name_of(type(obj))
         if name is None:
-            kind = kind or ("Enum" if isinstance(obj, enum.Enum) else "class")
             raise UnsupportedValueError(
                 f"the {kind} {_type_name(obj)} is not registered, so its values cannot be "
                 f"saved; call durable_debug.register_type({type(obj).__qualname__}) once "
@@ -530,17 +541,11 @@ class MsgpackSerializer:
             raise self._too_deep(CorruptPayloadError, "the blob")
         return value
 
-    def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
-        cls = self.registry.lookup(name) if isinstance(name, str) else None
-        if cls is None:
-            raise CorruptPayloadError(
-                f"the blob holds a {kind} named {name!r:.120} that is not registered in this "
-                "process; if it is your class, call durable_debug.register_type on it before "
-                "loading (nothing was imported)"
-            )
-        if not expect(cls):
-            raise CorruptPayloadError(f"{name!r} is registered but is not a {kind}")
-        return cls
+    def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type | None:
+        """The class to rebuild a stored object with; None: load it as a tagged dict."""
+        if not isinstance(name, str):
+            raise CorruptPayloadError(f"the blob holds a {kind} whose name is {name!r:.120}")
+        return objects.class_for_loading(self.registry, name, expect)
 
 
 class _Buffer(bytes):
@@ -719,14 +724,16 @@ class _Decoding:
         subclass reads another format's closed set within the same limits)."""
         return _DECODERS.get(code)
 
-    def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
-        """The registered class ``name``, which must be a ``kind``."""
+    def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type | None:
+        """The class ``name`` to rebuild a ``kind`` with; None: load it as a tagged dict."""
         return self.serde._user_type(name, expect, kind)
 
 
 def _decode_enum(dec: _Decoding, payload: bytes) -> Any:
     name, value = dec.unpack(payload)
     cls = dec.user_type(name, lambda c: issubclass(c, enum.Enum), "Enum")
+    if cls is None:
+        return objects.unloaded(name, value, enum_value=True)
     return cls(value)
 
 
@@ -735,6 +742,8 @@ def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
     cls = dec.user_type(name, dataclasses.is_dataclass, "dataclass")
     if not isinstance(fields, dict):
         raise CorruptPayloadError(f"the fields of dataclass {name!r} are not a map")
+    if cls is None:
+        return objects.unloaded(name, fields)
     init = {f.name for f in dataclasses.fields(cls) if f.init}
     obj = cls(**{k: v for k, v in fields.items() if k in init})
     for key, value in fields.items():
@@ -746,7 +755,10 @@ def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
 def _decode_pydantic(dec: _Decoding, payload: bytes) -> Any:
     name, fields = dec.unpack(payload)
     cls = dec.user_type(name, _is_pydantic, "pydantic model")
-    return cls.model_validate(fields)  # type: ignore[attr-defined]
+    if cls is None:
+        return objects.unloaded(name, fields)
+    # Fields as saved, without running validators: no code of the class runs on load.
+    return cls.model_construct(**fields)  # type: ignore[attr-defined]
 
 
 def _decode_text(convert: Callable[[str], Any]) -> Callable[[_Decoding, bytes], Any]:
@@ -780,6 +792,12 @@ def _decode_ordered_dict(dec: _Decoding, payload: bytes) -> Any:
 def _decode_namedtuple(dec: _Decoding, payload: bytes) -> Any:
     name, values = dec.unpack(payload)
     cls: Any = dec.user_type(name, _is_namedtuple, "namedtuple")
+    if cls is None:
+        raise CorruptPayloadError(
+            f"the blob holds a namedtuple named {name!r:.120} that is not registered in this "
+            "process; if it is your class, call durable_debug.register_type on it before "
+            "loading (nothing was imported)"
+        )
     if not (isinstance(values, list) and len(values) == len(cls._fields)):
         raise CorruptPayloadError(f"the namedtuple {name!r} has {len(cls._fields)} fields")
     return cls._make(values)
