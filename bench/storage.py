@@ -1,4 +1,4 @@
-"""Storage benchmarks for the durable savers, against LangGraph's SqliteSaver in the same run.
+"""Storage benchmarks of the durable savers against LangGraph's savers and raw sqlite3.
 
     python bench/storage.py            # all workloads, 5 alternating rounds
     python bench/storage.py --quick    # 3 rounds
@@ -12,6 +12,17 @@ Workloads (issue 3):
   compression can shrink (no target: it shows what the saver's own compression is worth);
 * long thread — one thread of 60 runs × 11 checkpoints on SQLite: time to write it (target
   ≤ 1×) and to list its whole history with ``aget_state_history`` (target ≤ 0.5×);
+* listings (issue 16) — ``alist`` of one thread of 50,000 checkpoints (10,000 with
+  ``--quick``; target ≤ 0.5× LangGraph), its per-checkpoint cost against a thread of 1,000
+  (flat: ≈ 1), and ``alist(None)`` over 10,000 threads of 5 (2,000 with ``--quick``; target
+  ≤ 0.5×);
+* PostgreSQL against LangGraph's AsyncPostgresSaver (issue 16), one local server, a schema
+  each: a 10-node chain on 200 threads (50 with ``--quick``; target ≤ 0.5×) and ``aget_state``
+  p50 (target ≤ 0.7×);
+* SQLite write against its floor (issue 16): the p50 of ``aput_step`` against the p50 of the
+  very same transactions replayed in plain sqlite3 (target ≤ 3×; both WAL with
+  ``synchronous=NORMAL``, so each side syncs the same: the WAL at checkpoints, not per commit);
+* Redis script round trips per write and per ``get_state`` (target 1 each);
 * per-checkpoint write latency (p50, p95) of ``aput_step`` (a checkpoint with its task's
   writes) on SQLite, PostgreSQL and Redis (servers
   started for the run from Debian's packages, as the tests do; Redis first without
@@ -28,8 +39,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import operator
 import random
+import sqlite3
 import statistics
 import sys
 import tempfile
@@ -41,6 +54,7 @@ from typing import Annotated, Any
 from typing_extensions import TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "checkpoint"))
 
 FIELDS = 100
 FIELD_BYTES = 1024
@@ -130,17 +144,17 @@ class Log(TypedDict):
     log: Annotated[list, operator.add]
 
 
-def chain(lib: str, saver: Any) -> Any:
+def chain(lib: str, saver: Any, nodes: int = CHAIN) -> Any:
     a = api(lib)
     builder = a["StateGraph"](Log)
 
     def node(state: Log) -> dict[str, Any]:
         return {"n": state["n"] + 1}
 
-    for i in range(CHAIN):
+    for i in range(nodes):
         builder.add_node(f"n{i}", node)
     builder.add_edge(a["START"], "n0")
-    for i in range(CHAIN - 1):
+    for i in range(nodes - 1):
         builder.add_edge(f"n{i}", f"n{i + 1}")
     return builder.compile(checkpointer=saver)
 
@@ -193,6 +207,65 @@ async def put_latencies(saver: Any, label: str) -> tuple[float, float]:
         await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": f"{label}-{i}"}})
     seen.sort()
     return statistics.median(seen), seen[int(len(seen) * 0.95) - 1]
+
+
+async def sqlite_write_floor(tmp: Path) -> tuple[float, float, float]:
+    """p50 and p95 ms of SqliteSaver's ``aput_step``, and p50 ms of the very same transactions
+    (statements and rows recorded from the saver) replayed in plain sqlite3 on the caller's
+    thread: the floor. Both files run in WAL mode with ``synchronous=NORMAL``."""
+    from durable_debug import SqliteSaver
+    from durable_debug.checkpoint import sqlite as dd_sqlite
+
+    transactions: list[list[tuple[str, Any, bool]]] = []
+    session = dd_sqlite._ThreadSession
+    real_execute, real_many = session.execute, session.executemany
+    real_transact = dd_sqlite._transact
+
+    async def execute(self: Any, sql: str, params: Any = ()) -> None:
+        transactions[-1].append((sql, params, False))
+        await real_execute(self, sql, params)
+
+    async def executemany(self: Any, sql: str, rows: Any) -> None:
+        transactions[-1].append((sql, list(rows), True))
+        await real_many(self, sql, rows)
+
+    def transact(raw: Any, fn: Any, write: bool) -> Any:
+        if write:
+            transactions.append([])
+        return real_transact(raw, fn, write)
+
+    saver = SqliteSaver(str(tmp / "latency.db"))
+    await saver.asetup()
+    session.execute, session.executemany = execute, executemany  # type: ignore[method-assign]
+    dd_sqlite._transact = transact
+    try:
+        p50, p95 = await put_latencies(saver, "sqlite")
+    finally:
+        session.execute, session.executemany = real_execute, real_many  # type: ignore[method-assign]
+        dd_sqlite._transact = real_transact
+        await saver.aclose()
+    floor = SqliteSaver(str(tmp / "floor.db"))  # the same schema, then plain sqlite3
+    floor.setup()
+    floor.close()
+    import sqlite3
+
+    raw = sqlite3.connect(tmp / "floor.db", isolation_level=None)
+    raw.execute("PRAGMA synchronous = NORMAL")
+    seen: list[float] = []
+    for statements in transactions:
+        if not statements:
+            continue
+        t0 = time.perf_counter()
+        raw.execute("BEGIN IMMEDIATE")
+        for sql, params, many in statements:
+            if many:
+                raw.executemany(sql, params)
+            else:
+                raw.execute(sql, params)
+        raw.execute("COMMIT")
+        seen.append((time.perf_counter() - t0) * 1000)
+    raw.close()
+    return p50, p95, statistics.median(seen)
 
 
 async def alternate(rounds: int, fn: Callable[[str, Path], Awaitable[Any]]) -> dict[str, list[Any]]:
@@ -289,14 +362,26 @@ async def main() -> int:
             0.5,
         )
     )
+    if args.quick:
+        await listing_vs_langgraph(rounds, 10_000, 2_000)
+    else:
+        await listing_vs_langgraph(rounds, 50_000, 10_000)
+    if not args.no_postgres:
+        await postgres_vs_langgraph(rounds, 50 if args.quick else 200)
     print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
-    from durable_debug import SqliteSaver
-
     with tempfile.TemporaryDirectory() as tmp:
-        saver = SqliteSaver(str(Path(tmp) / "latency.db"))
-        p50, p95 = await put_latencies(saver, "sqlite")
-        await saver.aclose()
+        p50, p95, raw50 = await sqlite_write_floor(Path(tmp))
     print(f"  SQLite      p50 {p50:.2f} ms   p95 {p95:.2f} ms")
+    print(
+        row(
+            "SQLite write vs the same transaction raw",
+            p50 * 1000,
+            raw50 * 1000,
+            "µs",
+            3.0,
+        ).replace("langgraph", "raw")
+        + "  (floor: plain sqlite3; both WAL, synchronous=NORMAL)"
+    )
     if not args.no_postgres:
         from durable_debug import PostgresSaver
         from servers import ServerUnavailable, postgres_server
@@ -314,6 +399,192 @@ async def main() -> int:
     return 0
 
 
+async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
+    """``alist`` on SQLite against LangGraph's AsyncSqliteSaver: one thread of ``big``
+    checkpoints (and, in the same file, one of 1,000: per-checkpoint cost should stay flat),
+    and ``alist(None)`` over ``threads`` threads of 5 checkpoints. The files are written once
+    per library (LangGraph's with ``synchronous=OFF``, only to fill it faster); the listings
+    alternate."""
+    from builders import child_checkpoint, config_for
+    from langgraph.checkpoint.sqlite import SqliteSaver as LangGraphSync
+    from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+    from durable_debug import SqliteSaver
+
+    def fill(put: Callable[..., Any], thread: str, count: int) -> None:
+        config, parent = config_for(thread), None
+        for i in range(count):
+            cp, versions = child_checkpoint(parent, {"n": i, "note": f"step {i}"})
+            config = put(config, cp, {"source": "loop", "step": i}, versions)
+            parent = cp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files: dict[str, dict[str, Path]] = {}
+        for lib in ("durable_debug", "langgraph"):
+            files[lib] = {shape: Path(tmp) / f"{lib}-{shape}.db" for shape in ("long", "wide")}
+            for shape, path in files[lib].items():
+                if lib == "durable_debug":
+                    saver: Any = SqliteSaver(path)
+                    put = saver.put
+                else:
+                    conn = sqlite3.connect(path, check_same_thread=False)
+                    saver = LangGraphSync(conn)
+                    saver.setup()
+                    conn.execute("PRAGMA synchronous = OFF")
+                    put = saver.put
+                if shape == "long":
+                    fill(put, "small", 1000)
+                    fill(put, "big", big)
+                else:
+                    for t in range(threads):
+                        fill(put, f"thread-{t}", 5)
+                if lib == "durable_debug":
+                    saver.close()
+                else:
+                    conn.close()
+
+        async def listing(lib: str, path: Path, config: Any) -> tuple[float, float, int]:
+            async with contextlib.AsyncExitStack() as stack:
+                if lib == "durable_debug":
+                    opened: Any = await stack.enter_async_context(SqliteSaver(path))
+                else:
+                    opened = await stack.enter_async_context(
+                        AsyncSqliteSaver.from_conn_string(str(path))
+                    )
+                    await opened.setup()
+                t0, cpu0 = time.perf_counter(), time.process_time()
+                count = 0
+                async for _tup in opened.alist(config):
+                    count += 1
+                return time.perf_counter() - t0, time.process_time() - cpu0, count
+
+        shapes = {
+            "small": ("long", {"configurable": {"thread_id": "small"}}),
+            "big": ("long", {"configurable": {"thread_id": "big"}}),
+            "all": ("wide", None),
+        }
+        seconds: dict[tuple[str, str], list[float]] = {}
+        cpu: dict[tuple[str, str], list[float]] = {}
+        for lib in ("durable_debug", "langgraph"):  # warm up: imports, caches
+            await listing(lib, files[lib]["long"], shapes["small"][1])
+        for _ in range(rounds):
+            for name, (shape, config) in shapes.items():
+                for lib in ("durable_debug", "langgraph"):
+                    elapsed, used, count = await listing(lib, files[lib][shape], config)
+                    expected = {"small": 1000, "big": big, "all": threads * 5}[name]
+                    assert count == expected, (lib, name, count, expected)
+                    seconds.setdefault((lib, name), []).append(elapsed)
+                    cpu.setdefault((lib, name), []).append(used)
+    med = {key: statistics.median(values) for key, values in seconds.items()}
+    med_cpu = {key: statistics.median(values) for key, values in cpu.items()}
+    print(
+        row(
+            f"alist(thread) at {big:,} checkpoints",
+            med[("durable_debug", "big")] * 1000,
+            med[("langgraph", "big")] * 1000,
+            "ms",
+            0.5,
+        )
+    )
+    # CPU time (the process's, both threads): wall time on a loaded machine drifts too much to
+    # compare two sizes.
+    per = {
+        lib: (med_cpu[(lib, "big")] / big) / (med_cpu[(lib, "small")] / 1000)
+        for lib in ("durable_debug", "langgraph")
+    }
+    print(
+        f"{'  per-checkpoint CPU, ' + f'{big:,}' + ' vs 1,000':<44} "
+        f"{per['durable_debug']:>10.2f} ×   {per['langgraph']:>10.2f} ×   (flat: ≈ 1)"
+    )
+    print(
+        row(
+            f"alist(None) over {threads:,} threads × 5",
+            med[("durable_debug", "all")] * 1000,
+            med[("langgraph", "all")] * 1000,
+            "ms",
+            0.5,
+        )
+    )
+
+
+PG_CHAIN = 10  # nodes
+
+
+async def postgres_vs_langgraph(rounds: int, threads: int) -> None:
+    """PostgreSQL against LangGraph's AsyncPostgresSaver on one local server, each in a schema
+    of its own: a 10-node chain run once on each of ``threads`` threads, then ``aget_state`` of
+    each thread (p50). Both run in autocommit; the server's settings (fsync on, Debian's
+    defaults) are shared, so each commit is as durable on both sides."""
+    import psycopg
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    from durable_debug import PostgresSaver
+    from servers import ServerUnavailable, postgres_server
+
+    try:
+        server = postgres_server()
+        url = server.__enter__()
+    except ServerUnavailable as exc:
+        print(f"  PostgreSQL vs LangGraph not measured: {exc}")
+        return
+    try:
+        times: dict[str, list[float]] = {"durable_debug": [], "langgraph": []}
+        gets: dict[str, list[float]] = {"durable_debug": [], "langgraph": []}
+        for r in range(rounds):
+            for lib in ("durable_debug", "langgraph"):
+                schema = f"{lib}_{r}"
+                with psycopg.connect(url, autocommit=True) as admin:
+                    admin.execute(f'CREATE SCHEMA "{schema}"')
+                sep = "&" if "?" in url else "?"
+                scoped = f"{url}{sep}options=-csearch_path%3D{schema}"
+                if lib == "durable_debug":
+                    saver: Any = PostgresSaver(scoped)
+                    await saver.asetup()
+                    elapsed, get_ms = await _pg_workload(lib, saver, threads)
+                    await saver.aclose()
+                else:
+                    async with AsyncPostgresSaver.from_conn_string(scoped) as saver:
+                        await saver.setup()
+                        elapsed, get_ms = await _pg_workload(lib, saver, threads)
+                times[lib].append(elapsed)
+                gets[lib].extend(get_ms)
+        ours, theirs = times["durable_debug"], times["langgraph"]
+        print(
+            row(
+                f"PostgreSQL {PG_CHAIN}-node chain × {threads} threads",
+                statistics.median(ours) * 1000,
+                statistics.median(theirs) * 1000,
+                "ms",
+                0.5,
+            )
+        )
+        print(
+            row(
+                "PostgreSQL get_state p50",
+                statistics.median(gets["durable_debug"]) * 1000,
+                statistics.median(gets["langgraph"]) * 1000,
+                "µs",
+                0.7,
+            )
+        )
+    finally:
+        server.__exit__(None, None, None)
+
+
+async def _pg_workload(lib: str, saver: Any, threads: int) -> tuple[float, list[float]]:
+    graph = chain(lib, saver, PG_CHAIN)
+    t0 = time.perf_counter()
+    for i in range(threads):
+        await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": f"t{i}"}})
+    elapsed = time.perf_counter() - t0
+    get_ms: list[float] = []
+    for i in range(threads):
+        t0 = time.perf_counter()
+        await graph.aget_state({"configurable": {"thread_id": f"t{i}"}})
+        get_ms.append((time.perf_counter() - t0) * 1000)
+    return elapsed, get_ms
+
+
 async def redis_latencies() -> None:
     """Print Redis write latency without persistence, then with AOF fsynced every second."""
     import redis
@@ -324,10 +595,44 @@ async def redis_latencies() -> None:
     try:
         with redis_server() as url:
             saver = RedisSaver(url)
+            admin = redis.Redis.from_url(url)
+            admin.config_resetstat()
+            writes = reads = 0
+            real, real_writes, real_get = saver.aput_step, saver.aput_writes, saver.aget_tuple
+
+            async def counted_get(*args: Any, **kwargs: Any) -> Any:
+                nonlocal reads
+                reads += 1
+                return await real_get(*args, **kwargs)
+
+            async def counted(*args: Any, **kwargs: Any) -> Any:
+                nonlocal writes
+                writes += 1
+                return await real(*args, **kwargs)
+
+            async def counted_writes(*args: Any, **kwargs: Any) -> Any:
+                nonlocal writes
+                writes += 1
+                return await real_writes(*args, **kwargs)
+
+            saver.aput_step, saver.aput_writes = counted, counted_writes  # type: ignore[method-assign]
+            saver.aget_tuple = counted_get  # type: ignore[method-assign]
             p50, p95 = await put_latencies(saver, "redis")
+            saver.aput_step, saver.aput_writes = real, real_writes  # type: ignore[method-assign]
+            saver.aget_tuple = real_get  # type: ignore[method-assign]
             note = "(local server, no persistence)"
             print(f"  Redis       p50 {p50:.2f} ms   p95 {p95:.2f} ms  {note}")
-            admin = redis.Redis.from_url(url)
+            # The engine reads the thread's latest checkpoint at the start of each run.
+            calls = admin.info("commandstats")["cmdstat_evalsha"]["calls"] - reads
+            admin.config_resetstat()
+            for i in range(30):
+                await saver.aget_tuple({"configurable": {"thread_id": f"redis-{i}"}})
+            gets = admin.info("commandstats")["cmdstat_evalsha"]["calls"]
+            print(
+                f"  Redis       script round trips per write (aput_step, aput_writes) "
+                f"{calls / writes:.1f}, per "
+                f"get_state {gets / 30:.1f}  (target: 1 each; were 2 each)"
+            )
             admin.config_set("appendfsync", "everysec")
             admin.config_set("appendonly", "yes")
             while admin.info("persistence")["aof_rewrite_in_progress"]:

@@ -16,16 +16,26 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from typing import TypeVar
 
 import pytest
 
-from servers import ServerUnavailable, postgres_server, redis_server, services_required
+from servers import (
+    PostgresServer,
+    ServerUnavailable,
+    postgres_server,
+    postgres_server_control,
+    redis_server,
+    services_required,
+)
+
+T = TypeVar("T")
 
 _unavailable: list[str] = []
 
 
 @contextlib.contextmanager
-def _started(name: str, start: Callable[[], AbstractContextManager[str]]) -> Iterator[str]:
+def _started(name: str, start: Callable[[], AbstractContextManager[T]]) -> Iterator[T]:
     with contextlib.ExitStack() as stack:
         try:
             url = stack.enter_context(start())
@@ -49,6 +59,21 @@ def postgres_url() -> Iterator[str]:
         yield external
         return
     with _started("PostgreSQL", postgres_server) as url:
+        yield url
+
+
+@pytest.fixture
+def postgres_control() -> Iterator[PostgresServer]:
+    """A PostgreSQL server of this test's own, which the test may stop, start and restart
+    (:class:`servers.PostgresServer`)."""
+    with _started("PostgreSQL", postgres_server_control) as server:
+        yield server
+
+
+@pytest.fixture
+def own_redis_url() -> Iterator[str]:
+    """URL of a Redis server of this test's own, which the test may shut down."""
+    with _started("Redis", redis_server) as url:
         yield url
 
 

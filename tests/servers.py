@@ -17,6 +17,7 @@ root, so as root both run as the ``postgres`` system user via ``runuser``. Redis
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pwd
 import shutil
@@ -28,10 +29,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 __all__ = [
+    "PostgresServer",
     "ServerUnavailable",
     "free_port",
     "postgres_bindir",
     "postgres_server",
+    "postgres_server_control",
     "redis_server",
     "services_required",
 ]
@@ -86,9 +89,45 @@ def postgres_bindir() -> Path:
     )
 
 
+@dataclasses.dataclass
+class PostgresServer:
+    """A running test PostgreSQL server that a test may stop and start again (same port, same
+    data), as an operator's restart would."""
+
+    url: str
+    """URL of the test database."""
+    _start: list[str]
+    _stop: list[str]
+    _log: Path
+
+    def stop(self) -> None:
+        """Stop the server (``pg_ctl stop -m fast``: open sessions get ``AdminShutdown``)."""
+        _run([*self._stop, "-m", "fast", "stop"], "pg_ctl stop")
+
+    def start(self) -> None:
+        """Start the stopped server again and wait until it accepts connections."""
+        result = subprocess.run(self._start, capture_output=True, text=True, timeout=90)
+        if result.returncode != 0:
+            raise ServerUnavailable(f"pg_ctl start failed:\n{_tail(self._log)}")
+
+    def restart(self) -> None:
+        """Stop, then start the server."""
+        self.stop()
+        self.start()
+
+
 @contextlib.contextmanager
 def postgres_server(*, database: str = DATABASE) -> Iterator[str]:
     """Run a PostgreSQL server for the duration of the block; yield a URL to ``database``."""
+    with postgres_server_control(database=database) as server:
+        yield server.url
+
+
+@contextlib.contextmanager
+def postgres_server_control(*, database: str = DATABASE) -> Iterator[PostgresServer]:
+    """Like :func:`postgres_server`, but yield a :class:`PostgresServer` that can be stopped,
+    started and restarted (the fixture ``postgres_url`` shares one server; tests that restart
+    use their own)."""
     bindir = postgres_bindir()
     as_user: list[str] = []
     root = tempfile.mkdtemp(prefix="dd-postgres-")
@@ -129,31 +168,28 @@ def postgres_server(*, database: str = DATABASE) -> Iterator[str]:
             "initdb",
         )
         port = 0
+        start: list[str] = []
         for _attempt in range(3):
             port = free_port()
             options = (
                 f"-p {port} -c listen_addresses=127.0.0.1 -k {sockets} "
                 "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
             )
-            result = subprocess.run(
-                [
-                    *as_user,
-                    str(bindir / "pg_ctl"),
-                    "-D",
-                    str(data),
-                    "-l",
-                    str(log),
-                    "-o",
-                    options,
-                    "-w",
-                    "-t",
-                    "60",
-                    "start",
-                ],
-                capture_output=True,
-                text=True,
-                timeout=90,
-            )
+            start = [
+                *as_user,
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(data),
+                "-l",
+                str(log),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ]
+            result = subprocess.run(start, capture_output=True, text=True, timeout=90)
             if result.returncode == 0:
                 started = True
                 break
@@ -173,7 +209,8 @@ def postgres_server(*, database: str = DATABASE) -> Iterator[str]:
             ],
             "createdb",
         )
-        yield f"postgresql://postgres@127.0.0.1:{port}/{database}"
+        stop = [*as_user, str(bindir / "pg_ctl"), "-D", str(data)]
+        yield PostgresServer(f"postgresql://postgres@127.0.0.1:{port}/{database}", start, stop, log)
     finally:
         if started:
             subprocess.run(

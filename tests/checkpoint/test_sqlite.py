@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from builders import child_checkpoint, config_for
@@ -104,8 +105,8 @@ def test_tables_of_another_program_are_refused_untouched(db_path: Path):
 
 
 def test_wrong_argument_type_is_a_clear_error():
-    with pytest.raises(TypeError, match="file path"):
-        SqliteSaver(sqlite3.connect(":memory:"))  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="a sqlite3.Connection or an aiosqlite.Connection, got int"):
+        SqliteSaver(42)  # type: ignore[arg-type]
 
 
 async def test_many_concurrent_write_transactions_on_one_connection(db_path: Path):
@@ -222,3 +223,133 @@ def test_script_that_never_closes_its_saver_exits_and_keeps_its_data(db_path: Pa
     with SqliteSaver(db_path) as saver:
         tup = saver.get_tuple(config_for("t"))
     assert tup is not None and tup.checkpoint["channel_values"] == {"a": 1}
+
+
+async def test_a_write_and_a_read_are_one_call_on_the_connection_thread(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import aiosqlite
+
+    calls: list[str] = []
+    real = aiosqlite.Connection._execute
+
+    async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.append(getattr(fn, "__name__", repr(fn)))
+        return await real(self, fn, *args, **kwargs)
+
+    async with SqliteSaver(db_path) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1, "b": 2})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+        cp2, versions2 = child_checkpoint(cp, {"a": 3, "c": 4})
+        step = [("task-1", [("a", 3)], ""), ("task-2", [("c", 4), ("b", 5)], "")]
+        config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
+        assert len(calls) == 1  # three writes, two blobs and the checkpoint row: one hand-off
+        tup = await saver.aget_tuple(config)
+        assert len(calls) == 2  # the checkpoint, its blobs and its writes: one hand-off
+        assert tup is not None and len(tup.pending_writes or []) == 3
+        latest = await saver.aget_tuple(config_for("t"))
+        assert latest is not None and latest.config == config2
+        assert latest.checkpoint["channel_values"] == {"a": 3, "b": 2, "c": 4}
+
+
+def _counter_graph(saver: Any) -> Any:
+    from typing_extensions import TypedDict
+
+    from durable_debug import START, StateGraph
+
+    class State(TypedDict):
+        n: int
+
+    builder = StateGraph(State)
+    builder.add_node("inc", lambda s: {"n": s["n"] + 1})
+    builder.add_edge(START, "inc")
+    return builder.compile(checkpointer=saver)
+
+
+def test_a_sqlite3_connection_opened_for_any_thread_is_used_and_left_open(db_path: Path):
+    conn = sqlite3.connect(db_path, check_same_thread=False)  # LangGraph's documented way
+    saver = SqliteSaver(conn)
+    assert saver.path == str(db_path)
+    graph = _counter_graph(saver)
+    assert graph.invoke({"n": 1}, {"configurable": {"thread_id": "t"}}) == {"n": 2}
+    assert graph.get_state({"configurable": {"thread_id": "t"}}).values == {"n": 2}
+    saver.close()
+    # The connection is the caller's: still open, and it sees what the saver wrote.
+    assert conn.execute("SELECT count(*) FROM checkpoints").fetchone() == (3,)
+    conn.close()
+
+
+def test_a_sqlite3_connection_bound_to_its_thread_still_works_for_a_file(db_path: Path):
+    conn = sqlite3.connect(db_path)  # check_same_thread=True: usable on this thread only
+    with SqliteSaver(conn) as saver:
+        graph = _counter_graph(saver)
+        assert graph.invoke({"n": 5}, {"configurable": {"thread_id": "t"}}) == {"n": 6}
+    assert conn.execute("SELECT count(*) FROM checkpoints").fetchone() == (3,)
+    conn.close()
+
+
+def test_a_sqlite3_memory_connection_needs_check_same_thread_false():
+    shared = sqlite3.connect(":memory:", check_same_thread=False)
+    with SqliteSaver(shared) as saver:
+        graph = _counter_graph(saver)
+        assert graph.invoke({"n": 0}, {"configurable": {"thread_id": "t"}}) == {"n": 1}
+    assert shared.execute("SELECT count(*) FROM checkpoints").fetchone() == (3,)
+    saver = SqliteSaver(sqlite3.connect(":memory:"))
+    with pytest.raises(DatabaseSetupError, match="check_same_thread=False"):
+        saver.setup()
+    saver.close()
+
+
+async def test_every_history_page_is_an_index_range_scan_without_a_sort(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 3  # several pages, so the queries after the first are checked too
+        for thread in ("a", "b"):
+            for ns in ("", "sub:1"):
+                parent = None
+                for i in range(4):
+                    cp, versions = child_checkpoint(parent, {"n": i})
+                    await saver.aput(config_for(thread, ns), cp, {"step": i}, versions)
+                    parent = cp
+        statements: list[str] = []
+        assert saver._conn is not None
+        await saver._conn.set_trace_callback(statements.append)
+        listed = {
+            "one namespace": [t async for t in saver.alist(config_for("a"))],
+            "every namespace": [t async for t in saver.alist({"configurable": {"thread_id": "a"}})],
+            "every thread": [t async for t in saver.alist(None)],
+        }
+        await saver._conn.set_trace_callback(None)
+    assert {k: len(v) for k, v in listed.items()} == {
+        "one namespace": 4,
+        "every namespace": 8,
+        "every thread": 16,
+    }
+    pages = [sql for sql in statements if sql.lstrip().startswith("SELECT thread_id")]
+    assert len(pages) >= 2 + 3 + 6
+    with sqlite3.connect(db_path) as conn:
+        for sql in pages:
+            plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
+            assert "TEMP B-TREE" not in plan, (sql, plan)
+            assert "USING INDEX" in plan or "USING PRIMARY KEY" in plan, (sql, plan)
+
+
+def test_a_closed_sqlite3_connection_is_a_clear_error():
+    conn = sqlite3.connect(":memory:")
+    conn.close()
+    with pytest.raises(ValueError, match="cannot use the given sqlite3.Connection"):
+        SqliteSaver(conn)
+
+
+async def test_an_aiosqlite_connection_is_used_and_left_open(db_path: Path):
+    import aiosqlite
+
+    async with aiosqlite.connect(db_path) as conn:  # LangGraph's AsyncSqliteSaver(conn)
+        saver = SqliteSaver(conn)
+        graph = _counter_graph(saver)
+        config = {"configurable": {"thread_id": "t"}}
+        assert await graph.ainvoke({"n": 1}, config) == {"n": 2}
+        assert (await graph.aget_state(config)).values == {"n": 2}
+        assert saver.path == str(db_path)
+        await saver.aclose()
+        assert await conn.execute_fetchall("SELECT count(*) FROM checkpoints") == [(3,)]

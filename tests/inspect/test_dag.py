@@ -6,9 +6,16 @@ import contextlib
 import json
 
 import networkx as nx
+import pytest
 
 from durable_debug._sync import run_sync
-from durable_debug.inspect import acheckpoint_dag, adag_data, checkpoint_dag, dag_layout
+from durable_debug.inspect import (
+    acheckpoint_dag,
+    adag_data,
+    checkpoint_dag,
+    dag_data,
+    dag_layout,
+)
 
 
 async def _forked(seed, forks=1):
@@ -76,6 +83,7 @@ async def test_dag_data_is_the_protocol_shape(seed):
     keys = {
         "id",
         "parent",
+        "broken_parent",
         "step",
         "source",
         "next",
@@ -124,3 +132,79 @@ async def test_sync_twin_called_from_async_code(seed):
     ns = seed("accumulate")
     await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
     assert len(checkpoint_dag(ns["g"], ns["cfg"])) == 4  # a running loop in this thread
+
+
+# --- a damaged store: parent links that loop (issue 9, finding 6) ---------------------------
+
+
+def looped_thread(tmp_path, how: str):
+    """A SQLite thread of three checkpoints (input, after START, after ``fill``) whose parent
+    links were damaged: ``self`` makes the middle one its own parent, ``descendant`` makes the
+    first one a child of the last. Returns the graph, its config and the ids, oldest first."""
+    import sqlite3
+
+    from typing_extensions import TypedDict
+
+    from durable_debug import END, START, SqliteSaver, StateGraph
+
+    class S(TypedDict):
+        a: str
+
+    saver = SqliteSaver(tmp_path / "looped.db")
+    g = (
+        StateGraph(S)
+        .add_node("fill", lambda s: {"a": s["a"] + "!"})
+        .add_edge(START, "fill")
+        .add_edge("fill", END)
+        .compile(checkpointer=saver)
+    )
+    cfg = {"configurable": {"thread_id": "looped"}}
+    g.invoke({"a": "x"}, cfg)
+    with contextlib.closing(sqlite3.connect(saver.path)) as db:
+        ids = [r[0] for r in db.execute("SELECT checkpoint_id FROM checkpoints ORDER BY 1")]
+        child, parent = (ids[1], ids[1]) if how == "self" else (ids[0], ids[2])
+        db.execute(
+            "UPDATE checkpoints SET parent_checkpoint_id = ? WHERE checkpoint_id = ?",
+            (parent, child),
+        )
+        db.commit()
+    return g, cfg, ids, saver
+
+
+@pytest.mark.parametrize("how", ["self", "descendant"])
+def test_a_parent_loop_is_a_marked_broken_link_everywhere_it_is_read(tmp_path, how):
+    from durable_debug.inspect import checkpoint_detail, history_frame
+    from durable_debug.inspect.text import short_id, tree_text
+
+    g, cfg, ids, saver = looped_thread(tmp_path, how)
+    try:
+        child, parent = (ids[1], ids[1]) if how == "self" else (ids[0], ids[2])
+        data = dag_data(g, cfg)
+        nodes = {n["id"]: n for n in data["nodes"]}
+        assert set(nodes) == set(ids)
+        assert nodes[child]["broken_parent"] == parent and nodes[child]["parent"] is None
+        assert [n["id"] for n in data["nodes"] if n["broken_parent"]] == [child]
+        dag = checkpoint_dag(g, cfg)
+        assert nx.is_directed_acyclic_graph(dag) and not dag.has_edge(parent, child)
+        text = tree_text(data)
+        assert f"parent {short_id(parent)} loops back" in text
+        assert len(history_frame(g, cfg)) == 3
+        for checkpoint_id in ids:
+            assert checkpoint_detail(g, cfg, checkpoint_id)["id"] == checkpoint_id
+    finally:
+        saver.close()
+
+
+def test_loop_links_breaks_each_loop_once_at_its_oldest_checkpoint():
+    from durable_debug.inspect.thread import loop_links
+
+    assert loop_links({"a": None, "b": "a", "c": "b"}) == {}
+    assert loop_links({"a": None, "b": "b", "c": "b"}) == {"b": "b"}
+    assert loop_links({"a": "c", "b": "a", "c": "b", "d": "c"}) == {"a": "c"}
+    assert loop_links({"a": "b", "b": "a", "x": "y", "y": "x", "z": "missing"}) == {
+        "a": "b",
+        "x": "y",
+    }
+    chain = {str(i).zfill(6): str(i - 1).zfill(6) for i in range(1, 50_000)}
+    chain["000000"] = "049999"
+    assert loop_links(chain) == {"000000": "049999"}

@@ -436,3 +436,14 @@ test("cleanup clears the request timers", () => {
   mock.timers.tick(REQUEST_TIMEOUT_MS * 2);
   assert.deepEqual(errors, []);
 });
+
+test("an object loaded without its class shows as that class", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c1"));
+  const request = model.last("select");
+  const item = { __type__: "shop.Item", sku: "a1", size: { __type__: "shop.Size", value: "l" } };
+  model.reply(request, { ...detailOf("c1"), values: { item } });
+  await settle();
+  const summaries = [...el.querySelectorAll(".dd-json-tree > summary")].map((s) => s.textContent);
+  assert.ok(summaries.includes("shop.Item {sku, size}"), summaries.join(" | "));
+});

@@ -13,7 +13,14 @@ from durable_debug.checkpoint.base import (
     CheckpointNotFoundError,
     CheckpointTuple,
 )
+from durable_debug.checkpoint.errors import (
+    DurableDebugError,
+    InvalidConfigError,
+    StoreClosedError,
+    StoreUnavailableError,
+)
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
+from durable_debug.checkpoint.objects import allow_types
 from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
 from durable_debug.checkpoint.redis import AsyncRedisSaver, RedisSaver
 from durable_debug.checkpoint.serde import (
@@ -37,14 +44,19 @@ __all__ = [
     "CheckpointTuple",
     "CorruptPayloadError",
     "DatabaseSetupError",
+    "DurableDebugError",
     "InMemorySaver",
+    "InvalidConfigError",
     "MemorySaver",
     "MsgpackSerializer",
     "PostgresSaver",
     "RedisSaver",
     "SerdeError",
     "SqliteSaver",
+    "StoreClosedError",
+    "StoreUnavailableError",
     "UnsupportedValueError",
+    "allow_types",
     "register_type",
     "saver_from_url",
 ]

@@ -21,7 +21,7 @@ import logging
 import os
 import warnings
 from abc import abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 from typing_extensions import Self
@@ -29,6 +29,7 @@ from typing_extensions import Self
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint._io import on_io_loop
 from durable_debug.checkpoint.base import BaseCheckpointSaver, Completed, SerializerProtocol
+from durable_debug.checkpoint.errors import DurableDebugError, StoreClosedError
 from durable_debug.checkpoint.serde import MsgpackSerializer
 
 __all__ = ["ConnectedSaver"]
@@ -105,14 +106,43 @@ class ConnectedSaver(BaseCheckpointSaver):
         except Exception:  # interpreter shutdown: modules may already be torn down
             pass
 
-    async def _run(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """Run ``fn(*args)`` on the I/O loop, after opening the store if needed."""
+    async def _run(
+        self,
+        fn: Callable[..., Awaitable[T]],
+        *args: Any,
+        where: Mapping[str, str | None] | None = None,
+    ) -> T:
+        """Run ``fn(*args)`` on the I/O loop, after opening the store if needed.
+
+        A driver's error that :meth:`_store_error` knows (a lost connection, a locked or
+        damaged file) is raised as the package's own error naming ``where`` (thread,
+        checkpoint), with the driver's error as its ``__cause__``.
+        """
+
+        try:
+            return await self._call(fn, *args)
+        except DurableDebugError:
+            raise
+        except Exception as exc:
+            error = self._store_error(exc, where or {})
+            if error is None:
+                raise
+            raise error from exc
+
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """Run ``fn(*args)`` on the I/O loop after opening the store if needed; a saver whose
+        calls need no I/O loop once open overrides this."""
 
         async def run() -> T:
             await self._ensure_open()
             return await fn(*args)
 
         return await on_io_loop(run())
+
+    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
+        """The package's error for a driver's ``exc``, naming ``where``; None to let ``exc``
+        through unchanged (the default)."""
+        return None
 
     async def _ensure_open(self) -> None:
         if self._state == "open" and self._pid != os.getpid():
@@ -124,7 +154,7 @@ class ConnectedSaver(BaseCheckpointSaver):
         if self._state == "open":
             return
         if self._state == "closed":
-            raise RuntimeError(f"{self!r} is closed; create a new saver to use the store")
+            raise StoreClosedError(f"{self!r} is closed; create a new saver to use the store")
         if self._open_lock is None:
             self._open_lock = asyncio.Lock()
         async with self._open_lock:

@@ -202,16 +202,34 @@ end
 """
 )
 
+_STORE_WRITES = """
+local function store_writes(writes, write, from)
+  for i = from, #ARGV, 3 do
+    if ARGV[i + 2] == '1' then
+      redis.call('HSET', write, ARGV[i], ARGV[i + 1])
+      redis.call('ZADD', writes, 0, ARGV[i])
+    elseif redis.call('HSETNX', write, ARGV[i], ARGV[i + 1]) == 1 then
+      redis.call('ZADD', writes, 0, ARGV[i])
+    end
+  end
+end
+"""
+
 PUT_SCRIPT = (
     _PREAMBLE
+    + _STORE_WRITES
     + """
--- KEYS: threads, namespaces, checkpoints, checkpoint, metadata, parent, blobs
+-- KEYS: threads, namespaces, checkpoints, checkpoint, metadata, parent, blobs, writes, write
 -- ARGV: thread_id, thread_key, ns, checkpoint_id, checkpoint, metadata, parent ('' = none),
---       ttl_ms (0 = none), then blob field, blob value, …
-local problem = check_types({'zset', 'set', 'zset', 'hash', 'hash', 'hash', 'hash'})
+--       ttl_ms (0 = none), number of blobs, then blob field, blob value, …, then the pending
+--       writes of the step's tasks (on the parent): field, value, replace ('1' or '0'), …
+local problem = check_types(
+  {'zset', 'set', 'zset', 'hash', 'hash', 'hash', 'hash', 'zset', 'hash'})
 if problem then return redis.error_reply(problem) end
 local id = ARGV[4]
-for i = 9, #ARGV, 2 do redis.call('HSETNX', KEYS[7], ARGV[i], ARGV[i + 1]) end
+local writes_from = 10 + 2 * tonumber(ARGV[9])
+for i = 10, writes_from - 1, 2 do redis.call('HSETNX', KEYS[7], ARGV[i], ARGV[i + 1]) end
+store_writes(KEYS[8], KEYS[9], writes_from)
 redis.call('HSET', KEYS[4], id, ARGV[5])
 redis.call('HSET', KEYS[5], id, ARGV[6])
 if ARGV[7] == '' then
@@ -225,23 +243,18 @@ refresh(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[8]))
 return 1
 """
 )
-"""Store one checkpoint: its new blobs (each written once), its record, its place in the thread."""
+"""Store one checkpoint — its new blobs (each written once), its record, its place in the
+thread — with the pending writes of the step that made it, in one script."""
 
 PUT_WRITES_SCRIPT = (
     _PREAMBLE
+    + _STORE_WRITES
     + """
 -- KEYS: threads, namespaces, writes, write
 -- ARGV: thread_id, thread_key, ns, ttl_ms, then field, value, replace ('1' or '0'), …
 local problem = check_types({'zset', 'set', 'zset', 'hash'})
 if problem then return redis.error_reply(problem) end
-for i = 5, #ARGV, 3 do
-  if ARGV[i + 2] == '1' then
-    redis.call('HSET', KEYS[4], ARGV[i], ARGV[i + 1])
-    redis.call('ZADD', KEYS[3], 0, ARGV[i])
-  elseif redis.call('HSETNX', KEYS[4], ARGV[i], ARGV[i + 1]) == 1 then
-    redis.call('ZADD', KEYS[3], 0, ARGV[i])
-  end
-end
+store_writes(KEYS[3], KEYS[4], 5)
 redis.call('SADD', KEYS[2], ARGV[3])
 refresh(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[4]))
 return 1
@@ -309,8 +322,60 @@ return {present, writes, blobs}
 """Read, in one step, whether some checkpoints of one (thread, namespace) still exist, their
 pending writes, and the blobs they point at."""
 
+GET_SCRIPT = """
+-- KEYS: checkpoints, checkpoint, metadata, parent, blobs, writes, write
+-- ARGV: 'latest'   |   'id', checkpoint_id
+-- Returns {} when there is no such checkpoint, else {id, checkpoint, metadata, parent,
+-- {blob field, blob value, …} of the blobs its pointer map names, {write field, value, …}}.
+local function part(text)
+  return (string.gsub(string.gsub(text, '%%', '%%25'), ':', '%%3A'))
+end
+local id
+if ARGV[1] == 'id' then
+  if redis.call('ZSCORE', KEYS[1], ARGV[2]) then id = ARGV[2] end
+else
+  id = redis.call('ZREVRANGEBYLEX', KEYS[1], '+', '-', 'LIMIT', 0, 1)[1]
+end
+if not id then return {} end
+local record = redis.call('HGET', KEYS[2], id)
+local blobs = {}
+local function add(channel, version)
+  if type(channel) == 'string' and type(version) == 'string' then
+    local field = channel .. ':' .. part(version)
+    local value = redis.call('HGET', KEYS[5], field)
+    if value then
+      blobs[#blobs + 1] = field
+      blobs[#blobs + 1] = value
+    end
+  end
+end
+if record then
+  -- A record that does not decode names no blobs; the saver reports it when parsing it.
+  local ok, decoded = pcall(cjson.decode, record)
+  if ok and type(decoded) == 'table' and type(decoded['channel_versions']) == 'table' then
+    for key, value in pairs(decoded['channel_versions']) do
+      if type(value) == 'table' then
+        for _, channel in ipairs(value) do add(channel, key) end
+      else
+        add(key, value)  -- a pointer map written before maps were grouped by version
+      end
+    end
+  end
+end
+local writes, wid = {}, part(id)
+for _, field in ipairs(redis.call('ZRANGEBYLEX', KEYS[6], '[' .. wid .. ':', '(' .. wid .. ';')) do
+  writes[#writes + 1] = field
+  writes[#writes + 1] = redis.call('HGET', KEYS[7], field)
+end
+return {id, record or false, redis.call('HGET', KEYS[3], id) or false,
+        redis.call('HGET', KEYS[4], id) or false, blobs, writes}
+"""
+"""Read one checkpoint (by id, or the newest) with the blobs it points at and its pending
+writes, in one script."""
+
 SCRIPTS = {
     "put": PUT_SCRIPT,
+    "get": GET_SCRIPT,
     "put_writes": PUT_WRITES_SCRIPT,
     "delete_thread": DELETE_THREAD_SCRIPT,
     "records": RECORDS_SCRIPT,

@@ -35,6 +35,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import (
+    INTERRUPT,
+    NULL_TASK_ID,
+    RESUME,
     SPECIAL_WRITE_IDX,
     ChannelVersions,
     Checkpoint,
@@ -45,7 +48,14 @@ from durable_debug.checkpoint.base import (
     checkpoint_config,
     replace_checkpoint,
 )
-from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
+from durable_debug.checkpoint.serde import (
+    CorruptPayloadError,
+    SerdeError,
+    UnsupportedValueError,
+    limits_of,
+    nesting_depth,
+    with_location,
+)
 
 __all__ = [
     "EMPTY",
@@ -63,6 +73,7 @@ __all__ = [
     "full_version",
     "group_versions",
     "metadata_text",
+    "missing_blob",
     "not_found",
     "parse_checkpoint_row",
     "stored_pointers",
@@ -195,30 +206,61 @@ _WRAPPED_BYTES = _WRAPPED.encode()
 
 
 def encode_json(value: Any, serde: SerializerProtocol) -> str:
-    """Encode ``value`` as compact JSON, wrapping values JSON cannot hold exactly."""
-    return json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
+    """Encode ``value`` as compact JSON, wrapping values JSON cannot hold exactly.
+
+    A value nesting deeper than :func:`decode_json` reads back is refused.
+    """
+    try:
+        text = json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
+    except RecursionError:
+        text = ""
+    limit = limits_of(serde).max_depth
+    if not text or (len(text) > limit and nesting_depth(value, limit) > limit):
+        limits = limits_of(serde)
+        raise UnsupportedValueError(
+            f"the value nests deeper than the limit of {limit} levels; {limits.hint('max_depth')}"
+        )
+    return text
 
 
 def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
-    """Decode what :func:`encode_json` produced; a malformed text is a CorruptPayloadError."""
+    """Decode what :func:`encode_json` produced; a malformed text, or one nesting deeper than
+    the serializer's :attr:`~durable_debug.checkpoint.serde.Limits.max_depth`, is a
+    CorruptPayloadError."""
     try:
         wrapped = _WRAPPED in text if isinstance(text, str) else _WRAPPED_BYTES in text
         if not wrapped:
             # Nothing to unwrap (encode_json never escapes the marker's characters), so the
             # C decoder can skip the per-object hook.
-            return json.loads(text)
-        return json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
+            value = json.loads(text)
+        else:
+            value = json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
     except CorruptPayloadError:
         raise
+    except RecursionError:
+        raise _too_deep(serde) from None
     except (ValueError, TypeError) as exc:
         raise CorruptPayloadError(f"the stored JSON is malformed ({exc})") from None
+    limit = limits_of(serde).max_depth
+    # Each level of nesting takes at least one character: a short text cannot be too deep.
+    if len(text) > limit and nesting_depth(value, limit) > limit:
+        raise _too_deep(serde)
+    return value
+
+
+def _too_deep(serde: SerializerProtocol) -> CorruptPayloadError:
+    limits = limits_of(serde)
+    return CorruptPayloadError(
+        f"the stored JSON nests deeper than the limit of {limits.max_depth} levels; "
+        f"{limits.hint('max_depth')} if it is genuine"
+    )
 
 
 def _to_json(value: Any, serde: SerializerProtocol) -> Any:
     cls = type(value)
     if value is None or cls is bool or cls is int:
         return value
-    if cls is str and "\x00" not in value:  # PostgreSQL's jsonb cannot hold NUL
+    if cls is str and _storable(value):
         return value
     if cls is float and math.isfinite(value):
         return value
@@ -227,11 +269,36 @@ def _to_json(value: Any, serde: SerializerProtocol) -> Any:
     if (
         cls is dict
         and _WRAPPED not in value
-        and all(type(key) is str and "\x00" not in key for key in value)
+        and all(type(key) is str and _storable(key) for key in value)
     ):
         return {key: _to_json(item, serde) for key, item in value.items()}
     tag, payload = serde.dumps_typed(value)
     return {_WRAPPED: [tag, base64.b64encode(payload).decode("ascii")]}
+
+
+def _check_channel_name(channel: str) -> None:
+    """Refuse a channel name (a state key, or a node's ``branch:to:…`` channel) that the
+    stores' text columns cannot keep exactly, before anything is written."""
+    if not (type(channel) is str and _storable(channel)):
+        raise UnsupportedValueError(
+            f"the channel name {channel!r:.80} holds a NUL character or a lone surrogate, which "
+            "the store cannot keep; rename the node or state key it comes from"
+        )
+
+
+def _storable(text: str) -> bool:
+    """Whether a JSON column can hold ``text`` as it is: PostgreSQL's jsonb cannot hold NUL,
+    and no UTF-8 column can hold a lone surrogate (the serializer then refuses the value,
+    naming where it is, instead of the driver failing mid-write)."""
+    if "\x00" in text:
+        return False
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _from_json(obj: dict[str, Any], serde: SerializerProtocol) -> Any:
@@ -289,6 +356,7 @@ def blob_rows(
     channel = ""
     try:  # one handler for the loop: a `with with_location(...)` per value costs too much
         for channel, version in new_versions.items():
+            _check_channel_name(channel)
             type_, blob = serde.dumps_typed(values[channel]) if channel in values else (EMPTY, None)
             rows.append((thread_id, checkpoint_ns, channel, compact_version(version), type_, blob))
     except SerdeError as exc:
@@ -316,6 +384,7 @@ def write_rows(
     channel = ""
     try:
         for channel, value in writes:
+            _check_channel_name(channel)
             serialized.append((channel, serde.dumps_typed(value)))
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
@@ -354,10 +423,12 @@ def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> Parse
         if type(seen) is not dict:
             raise CorruptPayloadError("the stored versions_seen is not a JSON object")
         record["versions_seen"] = {node: ungroup_versions(v) for node, v in seen.items()}
+        _check_record(record, r.checkpoint_id)
         field = "metadata"
         metadata = decode_json(r.metadata, serde)
         if not isinstance(metadata, dict):
             raise CorruptPayloadError("the stored metadata is not a JSON object")
+        _check_metadata(metadata)
     except SerdeError as exc:
         raise exc.located(thread=r.thread_id, checkpoint=r.checkpoint_id, field=field) from None
     return ParsedCheckpoint(
@@ -369,6 +440,29 @@ def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> Parse
         pointers,
         metadata,
     )
+
+
+def _check_record(record: dict[str, Any], checkpoint_id: str) -> None:
+    """The fields of a stored checkpoint that the engine and the inspector read."""
+    if record.get("id") != checkpoint_id:
+        raise CorruptPayloadError(
+            f"the stored checkpoint's id is {record.get('id')!r:.80}, not its row's "
+            f"{checkpoint_id!r}"
+        )
+    if type(record.get("ts")) is not str:
+        raise CorruptPayloadError(f"the stored checkpoint's ts is {record.get('ts')!r:.80}")
+
+
+_METADATA_TYPES: Mapping[str, type] = {"step": int, "source": str, "parents": dict}
+
+
+def _check_metadata(metadata: dict[str, Any]) -> None:
+    """The metadata keys the engine and the inspector read, when present, have their type."""
+    for key, kind in _METADATA_TYPES.items():
+        if key in metadata and type(metadata[key]) is not kind:
+            raise CorruptPayloadError(
+                f"the stored metadata's {key!r} must be {kind.__name__}, got {metadata[key]!r:.80}"
+            )
 
 
 def blob_keys(checkpoints: Sequence[ParsedCheckpoint]) -> list[BlobKey]:
@@ -411,14 +505,19 @@ def to_tuple(
                 value = shared.get(key, _NOT_LOADED)
                 if value is _NOT_LOADED:
                     blob = blobs.get(key)
-                    if blob is None or blob[0] == EMPTY:
+                    if blob is None:
+                        raise missing_blob(channel, version)
+                    if blob[0] == EMPTY:
                         continue
                     value = loads((blob[0], blob[1] or b""))
                     if type(value) in _IMMUTABLE:
                         shared[key] = value
                 values[channel] = value
         for task_id, channel, type_, payload in writes:
-            pending.append((task_id, channel, loads((type_, payload))))
+            value = loads((type_, payload))
+            if channel in _SPECIAL_SHAPES and task_id != NULL_TASK_ID:
+                _check_special_write(task_id, channel, value)
+            pending.append((task_id, channel, value))
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
     checkpoint = replace_checkpoint(parsed.record, channel_values=values)  # type: ignore[arg-type]
@@ -430,6 +529,40 @@ def to_tuple(
         parent_config=checkpoint_config(thread_id, ns, parent) if parent else None,
         pending_writes=pending,
     )
+
+
+def missing_blob(channel: str, stored_version: str) -> CorruptPayloadError:
+    """The error for a pointer map entry whose blob is not stored (a deleted or lost row):
+    reading on would silently drop the channel from the state."""
+    return CorruptPayloadError(
+        f"the checkpoint points at version {full_version(stored_version)!r} of channel "
+        f"{channel!r}, but no blob of that version is stored (a checkpoint_blobs row, or a "
+        "field of the thread's Redis blobs hash, is gone): the store was changed outside "
+        "durable_debug or lost data"
+    )
+
+
+def _is_interrupts(value: Any) -> bool:
+    return type(value) in (list, tuple) and all(
+        type(i) is dict and "id" in i and "value" in i for i in value
+    )
+
+
+_SPECIAL_SHAPES: Mapping[str, tuple[str, Any]] = {
+    INTERRUPT: ("a list of {id, value} maps", _is_interrupts),
+    RESUME: ("a list", lambda value: type(value) in (list, tuple)),
+}
+"""Special pending writes of a task that the engine reads by shape: what each must be, and
+the check. (The resume value given to ``Command``, under :data:`NULL_TASK_ID`, may be a map
+of interrupt ids.)"""
+
+
+def _check_special_write(task_id: str, channel: str, value: Any) -> None:
+    what, check = _SPECIAL_SHAPES[channel]
+    if not check(value):
+        raise CorruptPayloadError(
+            f"the pending {channel} write of task {task_id!r} must be {what}, got {value!r:.80}"
+        )
 
 
 def not_found(thread_id: str, checkpoint_ns: str, checkpoint_id: str) -> CheckpointNotFoundError:

@@ -15,6 +15,8 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.checkpoint.errors import DurableDebugError
+
 if TYPE_CHECKING:
     from durable_debug.checkpoint._sql import Session
 
@@ -23,7 +25,7 @@ __all__ = ["DatabaseSetupError", "apply_migrations", "newer_schema_error", "sche
 logger = logging.getLogger(__name__)
 
 
-class DatabaseSetupError(RuntimeError):
+class DatabaseSetupError(DurableDebugError, RuntimeError):
     """The database behind a saver cannot be used: not reachable, not a database of the
     expected kind, or holding a schema this version of durable_debug does not know."""
 

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 import logging
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint._connected import ConnectedSaver
 from durable_debug.checkpoint._rows import (
     BlobKey,
+    BlobRow,
     ParsedCheckpoint,
+    WriteRow,
     blob_keys,
     blob_rows,
     checkpoint_record,
@@ -42,13 +43,16 @@ from durable_debug.checkpoint.base import (
     RunnableConfig,
     SerializerProtocol,
     TaskWrites,
+    check_address,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
+    config_checkpoint_ns_filter,
     config_thread_id,
     metadata_matches,
 )
 from durable_debug.checkpoint.compress import CompressingSerializer
+from durable_debug.checkpoint.errors import InvalidConfigError
 
 __all__ = ["Session", "SqlSaver"]
 
@@ -125,8 +129,13 @@ class SqlSaver(ConnectedSaver):
     # -- dialect hooks (besides ConnectedSaver's _open, _disconnect, _discard, _forget) --------
 
     @abstractmethod
-    def _session(self, *, write: bool) -> AbstractAsyncContextManager[Session]:
-        """A session for reading, or one write transaction (committed on normal exit)."""
+    async def _in_session(self, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
+        """Run ``fn`` with a session for reading, or inside one write transaction (committed
+        when ``fn`` returns, rolled back when it raises), and return its result.
+
+        ``fn`` awaits nothing but its session's methods, so a dialect may run it whole on the
+        connection's own thread (SQLite does: one hand-off per transaction, not per statement).
+        """
 
     @abstractmethod
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
@@ -149,7 +158,8 @@ class SqlSaver(ConnectedSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
-        page = await self._run(self._read_one, thread_id, checkpoint_ns, checkpoint_id)
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        page = await self._run(self._read_one, thread_id, checkpoint_ns, checkpoint_id, where=where)
         if not page.checkpoints:
             if checkpoint_id is not None:
                 raise not_found(thread_id, checkpoint_ns, checkpoint_id)
@@ -172,10 +182,12 @@ class SqlSaver(ConnectedSaver):
         ``filter`` keeps checkpoints whose metadata has each key with an equal value; the
         values are compared as stored, i.e. as JSON.
         """
+        check_address(config)
+        check_address(before)
         if limit is not None and limit <= 0:
             return
         thread_id = None if config is None else config_thread_id(config)
-        ns = None if config is None else (config.get("configurable") or {}).get("checkpoint_ns")
+        ns = None if config is None else config_checkpoint_ns_filter(config)
         before_id = config_checkpoint_id(before)
         conditions = [self._metadata_condition(k, v) for k, v in (filter or {}).items()]
         pushed = [c for c in conditions if c is not None]
@@ -187,7 +199,16 @@ class SqlSaver(ConnectedSaver):
         while True:
             size = remaining if remaining is not None and exact else self.page_size
             page = await self._run(
-                self._read_page, thread_id, ns, before_id, after, filter, pushed, size, remaining
+                self._read_page,
+                thread_id,
+                ns,
+                before_id,
+                after,
+                filter,
+                pushed,
+                size,
+                remaining,
+                where={"thread": thread_id},
             )
             for parsed in page.checkpoints:
                 writes = page.writes.get(_ids(parsed), [])
@@ -203,11 +224,10 @@ class SqlSaver(ConnectedSaver):
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint, oldest thread first."""
 
-        async def read() -> list[str]:
-            async with self._session(write=False) as s:
-                return [str(row[0]) for row in await s.fetch(self._LIST_THREADS)]
+        async def read(s: Session) -> list[str]:
+            return [str(row[0]) for row in await s.fetch(self._LIST_THREADS)]
 
-        return await self._run(read)
+        return await self._run(self._in_session, read, False)
 
     async def aquery(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Run one SQL statement on the saver's database and return its rows.
@@ -216,11 +236,10 @@ class SqlSaver(ConnectedSaver):
         it to SELECTs.
         """
 
-        async def read() -> list[tuple[Any, ...]]:
-            async with self._session(write=False) as s:
-                return [tuple(row) for row in await s.fetch(sql, params)]
+        async def read(s: Session) -> list[tuple[Any, ...]]:
+            return [tuple(row) for row in await s.fetch(sql, params)]
 
-        return await self._run(read)
+        return await self._run(self._in_session, read, False)
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Sync twin of :meth:`aquery`."""
@@ -234,10 +253,13 @@ class SqlSaver(ConnectedSaver):
         else:
             sql = f"{self._SELECT_CHECKPOINTS} WHERE {where} AND checkpoint_id = {self._P}"
             params.append(checkpoint_id)
-        async with self._session(write=False) as s:
+
+        async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
             parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
             return await self._complete(s, parsed, None, exhausted=True)
+
+        return await self._in_session(read, write=False)
 
     async def _read_page(
         self,
@@ -250,6 +272,36 @@ class SqlSaver(ConnectedSaver):
         size: int,
         want: int | None,
     ) -> _Page:
+        sql, params = self._page_query(thread_id, ns, before_id, after, pushed, size)
+
+        async def read(s: Session) -> _Page:
+            rows = await s.fetch(sql, params)
+            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
+            if want is not None:
+                kept = kept[:want]
+            last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
+            return await self._complete(s, kept, last, exhausted=len(rows) < size)
+
+        return await self._in_session(read, write=False)
+
+    def _page_query(
+        self,
+        thread_id: str | None,
+        ns: str | None,
+        before_id: str | None,
+        after: tuple[str, str, str] | None,
+        pushed: Sequence[tuple[str, Sequence[Any]]],
+        size: int,
+    ) -> tuple[str, list[Any]]:
+        """The SELECT of one page of history, newest first, starting after ``after``
+        ((checkpoint_id, thread_id, checkpoint_ns) of the previous page's last row).
+
+        Each shape is one range scan of an index in its ORDER BY's order, never a sort: the
+        primary key for one namespace of a thread, ``checkpoints_thread_order`` for every
+        namespace of a thread, ``checkpoints_order`` for every thread. The cursor compares
+        only the columns that vary within the scan, so it is the index's own range bound.
+        """
         p = self._P
         where: list[str] = []
         params: list[Any] = []
@@ -263,8 +315,16 @@ class SqlSaver(ConnectedSaver):
             where.append(f"checkpoint_id < {p}")
             params.append(before_id)
         if after is not None:
-            where.append(f"(checkpoint_id, thread_id, checkpoint_ns) < ({p}, {p}, {p})")
-            params.extend(after)
+            after_id, _, after_ns = after
+            if thread_id is not None and ns is not None:
+                where.append(f"checkpoint_id < {p}")
+                params.append(after_id)
+            elif thread_id is not None:
+                where.append(f"(checkpoint_id, checkpoint_ns) < ({p}, {p})")
+                params.extend((after_id, after_ns))
+            else:
+                where.append(f"(checkpoint_id, thread_id, checkpoint_ns) < ({p}, {p}, {p})")
+                params.extend(after)
         for condition, values in pushed:
             where.append(condition)
             params.extend(values)
@@ -273,14 +333,7 @@ class SqlSaver(ConnectedSaver):
             sql += " WHERE " + " AND ".join(where)
         sql += f" ORDER BY checkpoint_id DESC, thread_id DESC, checkpoint_ns DESC LIMIT {p}"
         params.append(size)
-        async with self._session(write=False) as s:
-            rows = await s.fetch(sql, params)
-            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
-            kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
-            if want is not None:
-                kept = kept[:want]
-            last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
-            return await self._complete(s, kept, last, exhausted=len(rows) < size)
+        return sql, params
 
     async def _complete(
         self,
@@ -342,14 +395,8 @@ class SqlSaver(ConnectedSaver):
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
         )
 
-        async def write() -> None:
-            async with self._session(write=True) as s:
-                await self._store_writes(s, ordinary, special)
-                if blobs:
-                    await s.executemany(self._INSERT_BLOB, blobs)
-                await s.execute(self._UPSERT_CHECKPOINT, row)
-
-        await self._run(write)
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        await self._run(self._store, ordinary, special, blobs, row, where=where)
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -366,15 +413,12 @@ class SqlSaver(ConnectedSaver):
         if not ordinary and not special:
             return
 
-        async def write() -> None:
-            async with self._session(write=True) as s:
-                await self._store_writes(s, ordinary, special)
-
-        await self._run(write)
+        where = {"thread": config_thread_id(config), "checkpoint": config_checkpoint_id(config)}
+        await self._run(self._store, ordinary, special, [], None, where={**where, "task": task_id})
 
     def _write_rows(
         self, config: RunnableConfig, task_writes: Sequence[TaskWrites]
-    ) -> tuple[list[Any], list[Any]]:
+    ) -> tuple[list[WriteRow], list[WriteRow]]:
         """Rows for the writes of ``task_writes`` on the checkpoint ``config`` names."""
         if not task_writes:
             return [], []
@@ -382,9 +426,9 @@ class SqlSaver(ConnectedSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         if checkpoint_id is None:
-            raise ValueError("put_writes needs a config that names a checkpoint_id")
-        ordinary: list[Any] = []
-        special: list[Any] = []
+            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
+        ordinary: list[WriteRow] = []
+        special: list[WriteRow] = []
         for task_id, writes, task_path in task_writes:
             more, replaced = write_rows(
                 thread_id,
@@ -399,21 +443,36 @@ class SqlSaver(ConnectedSaver):
             special += replaced
         return ordinary, special
 
-    async def _store_writes(self, s: Session, ordinary: list[Any], special: list[Any]) -> None:
-        if ordinary:
-            await s.executemany(self._INSERT_WRITE, ordinary)
-        if special:
-            await s.executemany(self._UPSERT_WRITE, special)
+    async def _store(
+        self,
+        ordinary: Sequence[WriteRow],
+        special: Sequence[WriteRow],
+        blobs: Sequence[BlobRow],
+        row: Sequence[Any] | None,
+    ) -> None:
+        """Write pending writes, new blobs and (unless ``row`` is None) a checkpoint row, all
+        in one transaction. A dialect may override this to do it in fewer statements."""
+
+        async def write(s: Session) -> None:
+            if ordinary:
+                await s.executemany(self._INSERT_WRITE, ordinary)
+            if special:
+                await s.executemany(self._UPSERT_WRITE, special)
+            if blobs:
+                await s.executemany(self._INSERT_BLOB, blobs)
+            if row is not None:
+                await s.execute(self._UPSERT_CHECKPOINT, row)
+
+        await self._in_session(write, True)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""
 
-        async def write() -> None:
-            async with self._session(write=True) as s:
-                for sql in self._DELETE_THREAD:
-                    await s.execute(sql, (thread_id,))
+        async def write(s: Session) -> None:
+            for sql in self._DELETE_THREAD:
+                await s.execute(sql, (thread_id,))
 
-        await self._run(write)
+        await self._run(self._in_session, write, True, where={"thread": thread_id})
 
 
 def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:

@@ -21,9 +21,11 @@ from __future__ import annotations
 import builtins
 import datetime as _dt
 import hashlib
+import numbers
 import os
 import threading
 import time
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, cast
@@ -31,8 +33,10 @@ from typing import Any, NamedTuple, Protocol, cast
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
+from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConfigError
 
 __all__ = [
+    "CONFIG_ADDRESS_KEYS",
     "ERROR",
     "INTERRUPT",
     "NULL_TASK_ID",
@@ -49,10 +53,14 @@ __all__ = [
     "RunnableConfig",
     "SerializerProtocol",
     "TaskWrites",
+    "address_config",
+    "check_address",
     "checkpoint_config",
     "checkpoint_metadata",
+    "config_address_value",
     "config_checkpoint_id",
     "config_checkpoint_ns",
+    "config_checkpoint_ns_filter",
     "config_thread_id",
     "empty_checkpoint",
     "metadata_matches",
@@ -150,10 +158,6 @@ class SerializerProtocol(Protocol):
         ...
 
 
-class CheckpointNotFoundError(LookupError):
-    """A config names a checkpoint id that the saver does not hold."""
-
-
 class Completed:
     """An awaitable that is already done, so ``saver.setup()`` works with or without ``await``."""
 
@@ -169,26 +173,103 @@ class Completed:
 # --- configs -------------------------------------------------------------------------------
 
 
-def config_thread_id(config: RunnableConfig | None) -> str:
-    """Return the thread id of ``config`` or raise a ValueError that says how to pass one."""
-    thread_id = ((config or {}).get("configurable") or {}).get("thread_id")
-    if thread_id is None or thread_id == "":
-        raise ValueError(
+CONFIG_ADDRESS_KEYS = ("thread_id", "checkpoint_ns", "checkpoint_id")
+"""The ``configurable`` keys that address a checkpoint; :func:`config_address_value` checks
+each of them."""
+
+
+def config_address_value(config: Mapping[str, Any] | None, key: str) -> str | None:
+    """Return ``config["configurable"][key]`` as a string, or None when absent.
+
+    The one check every entry point goes through (runs, state reads, history, updates and the
+    savers' own methods): as LangGraph does, a string is used as it is, an int (numpy's too)
+    becomes its decimal string (``1`` and ``"1"`` name the same thread) and a ``uuid.UUID`` its
+    canonical string. Anything else (a list, dict, bytes, bool, float), or a string holding NUL
+    or a lone surrogate (no store can keep those exactly), raises :class:`InvalidConfigError`
+    naming the key, before anything is written.
+    """
+    if config is not None and not isinstance(config, Mapping):
+        raise InvalidConfigError(f"config must be a dict, got {type(config).__name__}")
+    configurable = (config or {}).get("configurable") or {}
+    if not isinstance(configurable, Mapping):
+        raise InvalidConfigError(
+            f"config['configurable'] must be a dict, got {type(configurable).__name__}"
+        )
+    value = configurable.get(key)
+    if value is None:
+        return None
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, uuid.UUID):
+        return str(value)
+    if not isinstance(value, str):
+        raise InvalidConfigError(
+            f"config['configurable'][{key!r}] must be a string or an int, got "
+            f"{type(value).__name__} {value!r:.80}"
+        )
+    if "\x00" in value:
+        raise InvalidConfigError(
+            f"config['configurable'][{key!r}] = {value!r:.80} holds a NUL character, which "
+            "the stores cannot keep; use another id"
+        )
+    try:
+        if not value.isascii():
+            value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InvalidConfigError(
+            f"config['configurable'][{key!r}] = {value!r:.80} holds a lone surrogate, which "
+            "is not valid text; use another id"
+        ) from None
+    return str(value)
+
+
+def config_thread_id(config: Mapping[str, Any] | None) -> str:
+    """Return the thread id of ``config`` or raise an :class:`InvalidConfigError` that says how
+    to pass one (see :func:`config_address_value` for what is accepted)."""
+    thread_id = config_address_value(config, "thread_id")
+    if not thread_id:
+        raise InvalidConfigError(
             "This graph has a checkpointer, so each run needs a thread id: pass "
             'config={"configurable": {"thread_id": "some-id"}}.'
         )
-    return str(thread_id)
+    return thread_id
 
 
-def config_checkpoint_ns(config: RunnableConfig | None) -> str:
+def config_checkpoint_ns(config: Mapping[str, Any] | None) -> str:
     """Return the checkpoint namespace of ``config`` ("" for a top-level graph)."""
-    return str(((config or {}).get("configurable") or {}).get("checkpoint_ns") or "")
+    return config_address_value(config, "checkpoint_ns") or ""
 
 
-def config_checkpoint_id(config: RunnableConfig | None) -> str | None:
+def config_checkpoint_ns_filter(config: Mapping[str, Any] | None) -> str | None:
+    """Return the namespace a listing of ``config`` keeps to, or None for every namespace
+    (the config has no ``checkpoint_ns``)."""
+    return config_address_value(config, "checkpoint_ns")
+
+
+def config_checkpoint_id(config: Mapping[str, Any] | None) -> str | None:
     """Return the checkpoint id that ``config`` pins, or None for "the latest"."""
-    value = ((config or {}).get("configurable") or {}).get("checkpoint_id")
-    return str(value) if value else None
+    return config_address_value(config, "checkpoint_id") or None
+
+
+def check_address(config: Mapping[str, Any] | None) -> None:
+    """Raise :class:`InvalidConfigError` if any address key of ``config`` is unusable (see
+    :func:`config_address_value`), even one the caller does not use."""
+    for key in CONFIG_ADDRESS_KEYS:
+        config_address_value(config, key)
+
+
+def address_config(config: Mapping[str, Any] | None) -> RunnableConfig:
+    """A copy of ``config`` whose address keys are checked and stored as strings (ints become
+    strings, as LangGraph does), so nodes, hooks and savers all see one form."""
+    new: RunnableConfig = dict(config or {})
+    configurable = dict(new.get("configurable") or {})
+    for key in CONFIG_ADDRESS_KEYS:
+        value = config_address_value(config, key)
+        if value is not None:
+            configurable[key] = value
+    if configurable or "configurable" in new:
+        new["configurable"] = configurable
+    return new
 
 
 def checkpoint_config(

@@ -27,13 +27,16 @@ from durable_debug.checkpoint.base import (
     PendingWrite,
     RunnableConfig,
     SerializerProtocol,
+    check_address,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
+    config_checkpoint_ns_filter,
     config_thread_id,
     metadata_matches,
     replace_checkpoint,
 )
+from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 __all__ = ["InMemorySaver", "MemorySaver"]
@@ -116,12 +119,14 @@ class MemorySaver(BaseCheckpointSaver):
         limit: int | None = None,
     ) -> AsyncIterator[CheckpointTuple]:
         """Yield checkpoints newest first (every thread when ``config`` is None)."""
+        check_address(config)
+        check_address(before)
         if config is None:
             thread_ids = list(self.storage)
             checkpoint_ns: str | None = None
         else:
             thread_ids = [config_thread_id(config)]
-            checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+            checkpoint_ns = config_checkpoint_ns_filter(config)
         before_id = config_checkpoint_id(before)
         # Newest first across every thread and namespace listed (ties: thread, then namespace,
         # also descending), the order the SQL savers' ORDER BY gives.
@@ -233,7 +238,7 @@ class MemorySaver(BaseCheckpointSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         if checkpoint_id is None:
-            raise ValueError("put_writes needs a config that names a checkpoint_id")
+            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         serialized = []
         channel = ""
         try:

@@ -17,23 +17,25 @@ schema of their own.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from durable_debug.checkpoint._io import run_soon_on_io_loop
-from durable_debug.checkpoint._rows import BlobKey
+from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
 from durable_debug.checkpoint._schema import (
     DatabaseSetupError,
     apply_migrations,
     newer_schema_error,
     schema_version,
 )
-from durable_debug.checkpoint._sql import Session, SqlSaver
+from durable_debug.checkpoint._sql import Session, SqlSaver, WriteValues, _Page
 from durable_debug.checkpoint.base import SerializerProtocol
+from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 
 if TYPE_CHECKING:
     import psycopg
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 __all__ = ["MIGRATIONS", "AsyncPostgresSaver", "DatabaseSetupError", "PostgresSaver"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 # Key columns compare byte-wise (COLLATE "C") so that history is ordered exactly as the other
 # savers order it, whatever the database's locale.
@@ -91,6 +95,11 @@ MIGRATIONS: list[str] = [
                     FROM jsonb_each_text(seen.value) AS pointer
                     GROUP BY pointer.value) AS grouped)), '{}')
             FROM jsonb_each(checkpoint -> 'versions_seen') AS seen))""",
+    # 5, 6: every page of history is an index range scan, never a sort (SqlSaver._page_query):
+    # all namespaces of one thread, newest first; every thread, newest first.
+    """CREATE INDEX checkpoints_thread_order ON checkpoints
+        (thread_id, checkpoint_id, checkpoint_ns)""",
+    """CREATE INDEX checkpoints_order ON checkpoints (checkpoint_id, thread_id, checkpoint_ns)""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
@@ -149,6 +158,87 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SE
     blob = excluded.blob,
     task_path = excluded.task_path"""
 
+_WRITE_COLUMNS = (
+    "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)"
+)
+_WRITE_ARRAYS = """unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[],
+    %s::text[], %s::bytea[], %s::text[])"""
+
+STORE_WRITES = f"""WITH ordinary AS (
+    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+    SELECT * FROM {_WRITE_ARRAYS}
+    ON CONFLICT DO NOTHING)
+INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+SELECT * FROM {_WRITE_ARRAYS}
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+    channel = excluded.channel,
+    type = excluded.type,
+    blob = excluded.blob,
+    task_path = excluded.task_path"""
+"""A task's writes as one statement: ordinary rows (kept if present) and special rows
+(replacing), each passed as one array per column."""
+
+STORE_STEP = f"""WITH ordinary AS (
+    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+    SELECT * FROM {_WRITE_ARRAYS}
+    ON CONFLICT DO NOTHING),
+special AS (
+    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
+    SELECT * FROM {_WRITE_ARRAYS}
+    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+        channel = excluded.channel,
+        type = excluded.type,
+        blob = excluded.blob,
+        task_path = excluded.task_path),
+blobs AS (
+    INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
+    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
+        %s::bytea[])
+    ON CONFLICT DO NOTHING)
+{UPSERT_CHECKPOINT}"""
+"""A whole step as one statement (atomic on its own, so without BEGIN/COMMIT): the tasks'
+writes, the new blobs and the checkpoint row."""
+
+SELECT_ONE = """WITH c AS (
+    SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
+    FROM checkpoints
+    WHERE thread_id = %s AND checkpoint_ns = %s AND ({}))
+SELECT 0, 0::bigint, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+    checkpoint::text, metadata::text, NULL::bytea
+FROM c
+UNION ALL
+SELECT 1, 0, p.channel, p.version, b.type, NULL, NULL, NULL, b.blob
+FROM c
+CROSS JOIN LATERAL (
+    SELECT ch.channel,
+        CASE WHEN jsonb_typeof(v.value) = 'array' THEN v.key ELSE v.value #>> '{{}}' END
+    FROM jsonb_each(c.checkpoint -> 'channel_versions') AS v,
+        jsonb_array_elements_text(CASE WHEN jsonb_typeof(v.value) = 'array'
+            THEN v.value ELSE jsonb_build_array(v.key) END) AS ch(channel)
+    ) AS p(channel, version)
+CROSS JOIN LATERAL (
+    SELECT b.type, b.blob FROM checkpoint_blobs AS b
+    WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+      AND b.channel = p.channel COLLATE "C" AND b.version = p.version COLLATE "C"
+    LIMIT 1) AS b  -- LIMIT: a primary-key lookup per pointer, never a scan of the thread
+UNION ALL
+SELECT 2, row_number() OVER (ORDER BY w.task_path, w.task_id, w.idx),
+    w.task_id, w.channel, w.type, NULL, NULL, NULL, w.blob
+FROM c
+JOIN checkpoint_writes AS w
+  ON w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+ AND w.checkpoint_id = c.checkpoint_id
+ORDER BY 1, 2"""
+"""One checkpoint with its blobs and pending writes, in one query: a ``kind`` column says what
+each row is (0 the checkpoint, 1 a blob: channel, version, type, blob; 2 a pending write:
+task_id, channel, type, blob, in order). Format with the condition naming the checkpoint."""
+
+SELECT_LATEST = SELECT_ONE.format(
+    "checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints"
+    " WHERE thread_id = %s AND checkpoint_ns = %s)"
+)
+SELECT_BY_ID = SELECT_ONE.format("checkpoint_id = %s")
+
 DELETE_THREAD = (
     "DELETE FROM checkpoint_writes WHERE thread_id = %s",
     "DELETE FROM checkpoint_blobs WHERE thread_id = %s",
@@ -159,6 +249,10 @@ LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
 METADATA_EQUALS = "metadata -> %s::text = %s::jsonb"
+
+_UNREACHABLE_SQLSTATES = ("08", "57P")
+"""SQLSTATE classes of a lost server: connection exceptions, operator intervention
+(``admin_shutdown`` on a restart, ``crash_shutdown``, ``cannot_connect_now``)."""
 
 _INSTALL_HINT = "pip install 'durable-debug[postgres]'"
 
@@ -201,6 +295,10 @@ class PostgresSaver(SqlSaver):
         self.pool_size = pool_size
         self.connect_timeout = connect_timeout
         self._pool: AsyncConnectionPool | None = None
+        self._stale = False
+        """Set when the server went away: the next call opens a fresh pool (which connects
+        at once) instead of waiting out the old pool's reconnection back-off."""
+        self._replacing: asyncio.Lock | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.conn_string)!r})"
@@ -209,7 +307,7 @@ class PostgresSaver(SqlSaver):
 
     async def _open(self) -> None:
         import psycopg
-        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+        from psycopg_pool import PoolTimeout
 
         where = f"the PostgreSQL database {redact(self.conn_string)!r}"
         try:
@@ -222,20 +320,47 @@ class PostgresSaver(SqlSaver):
             raise DatabaseSetupError(f"cannot connect to {where}: {exc}".strip()) from None
         async with conn:
             await self._prepare(conn, where)
+        try:
+            self._pool = await self._new_pool()
+        except PoolTimeout as exc:
+            raise DatabaseSetupError(f"cannot open a connection pool to {where}: {exc}") from None
+
+    async def _new_pool(self) -> AsyncConnectionPool:
+        """Open a pool with one connection ready, or raise ``PoolTimeout``."""
+        from psycopg_pool import AsyncConnectionPool, PoolTimeout
+
         pool = AsyncConnectionPool(
             self.conn_string,
             min_size=1,
             max_size=max(1, self.pool_size),
             open=False,
-            kwargs={"autocommit": True},
+            kwargs={"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))},
+            # A call after a server restart gets a fresh connection instead of failing on one
+            # the old server closed, and the check costs no round trip.
+            check=_check_idle_connection,
+            timeout=self.connect_timeout,
             name="durable-debug",
         )
         try:
             await pool.open(wait=True, timeout=self.connect_timeout)
-        except PoolTimeout as exc:
-            await pool.close()
-            raise DatabaseSetupError(f"cannot open a connection pool to {where}: {exc}") from None
-        self._pool = pool
+        except PoolTimeout:
+            await pool.close(timeout=0)
+            raise
+        return pool
+
+    async def _fresh_pool(self) -> AsyncConnectionPool | None:
+        """The pool to use: after the server went away, a new one (see ``_stale``)."""
+        if not self._stale:
+            return self._pool
+        if self._replacing is None:
+            self._replacing = asyncio.Lock()
+        async with self._replacing:
+            if self._stale and self._pool is not None:
+                old = self._pool
+                self._pool = await self._new_pool()  # PoolTimeout: still down, stays stale
+                self._stale = False
+                await old.close(timeout=0)
+        return self._pool
 
     async def _prepare(self, conn: psycopg.AsyncConnection[Any], where: str) -> None:
         """Check the schema version and run missing migrations, one worker at a time."""
@@ -270,17 +395,89 @@ class PostgresSaver(SqlSaver):
     def _forget(self) -> None:
         self._pool = None
 
+    @staticmethod
+    def _lost(exc: Exception) -> bool:
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        return isinstance(exc, (psycopg.InterfaceError, PoolTimeout)) or (
+            isinstance(exc, psycopg.OperationalError)
+            and (exc.sqlstate is None or exc.sqlstate.startswith(_UNREACHABLE_SQLSTATES))
+        )
+
+    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
+        """A lost connection or a server that went away (``AdminShutdown`` on a restart,
+        ``OperationalError``, a pool that cannot get a connection) is a
+        :class:`StoreUnavailableError` naming the thread and checkpoint."""
+        if self._lost(exc):
+            self._stale = True
+            what = f"the PostgreSQL database {redact(self.conn_string)!r}"
+            return StoreUnavailableError.at(what, exc, **where)
+        return None
+
     @asynccontextmanager
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
-        pool = self._pool
+        pool = await self._fresh_pool()
         if pool is None:
-            raise RuntimeError(f"{self!r} is closed")
+            raise StoreClosedError(f"{self!r} is closed")
         async with pool.connection() as conn:
             if write:
                 async with conn.transaction():
                     yield _PgSession(conn)
             else:
                 yield _PgSession(conn)
+
+    async def _in_session(self, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
+        async with self._session(write=write) as s:
+            return await fn(s)
+
+    # -- one round trip per write and per read -------------------------------------------------
+
+    async def _store(
+        self,
+        ordinary: Sequence[WriteRow],
+        special: Sequence[WriteRow],
+        blobs: Sequence[BlobRow],
+        row: Sequence[Any] | None,
+    ) -> None:
+        # Two special writes of one key in one statement would make ON CONFLICT DO UPDATE
+        # touch a row twice: keep the last, as upserting them one after another would.
+        special = list({r[:5]: r for r in special}.values())
+        params = [*_columns(ordinary, 9), *_columns(special, 9)]
+        if row is None:
+            sql = STORE_WRITES
+        else:
+            sql = STORE_STEP
+            params += [*_columns(blobs, 6), *row]
+
+        async def write(s: Session) -> None:
+            await s.execute(sql, params)
+
+        await self._in_session(write, False)  # one statement: atomic without BEGIN/COMMIT
+
+    async def _read_one(self, thread_id: str, ns: str, checkpoint_id: str | None) -> _Page:
+        params: tuple[str, ...]
+        if checkpoint_id is None:
+            sql, params = SELECT_LATEST, (thread_id, ns, thread_id, ns)
+        else:
+            sql, params = SELECT_BY_ID, (thread_id, ns, checkpoint_id)
+
+        async def read(s: Session) -> list[Sequence[Any]]:
+            return await s.fetch(sql, params)
+
+        rows = await self._in_session(read, False)
+        if not rows or rows[0][0] != 0:
+            return _Page([], {}, {}, None, True)
+        parsed = parse_checkpoint_row(rows[0][2:8], self.serde)
+        ids = (parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id)
+        blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
+        writes: list[WriteValues] = []
+        for kind, _order, a, b, type_, _p, _c, _m, blob in rows[1:]:
+            if kind == 1:
+                blobs[(ids[0], ids[1], a, b)] = (type_, blob)
+            else:
+                writes.append((a, b, type_, blob))
+        return _Page([parsed], blobs, {ids: writes} if writes else {}, None, True)
 
     # -- dialect -------------------------------------------------------------------------------
 
@@ -318,6 +515,13 @@ class _PgSession:
             await cur.executemany(sql, rows)
 
 
+def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
+    """``rows`` as one list per column (``width`` empty lists when there are no rows)."""
+    if not rows:
+        return [[] for _ in range(width)]
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
 def redact(conn_string: str) -> str:
     """Return ``conn_string`` with its password replaced by ``***`` (for error messages)."""
     text = re.sub(r"(://[^:/@?#]*:)[^@/?#]*@", r"\1***@", conn_string)
@@ -333,3 +537,19 @@ def _require_psycopg() -> None:
             f"PostgresSaver needs psycopg 3 and psycopg-pool ({exc}); install them with: "
             f"{_INSTALL_HINT}"
         ) from exc
+
+
+async def _check_idle_connection(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Refuse a pooled connection that the server closed while it sat idle (the pool then
+    opens another). Such a socket is readable — the server's shutdown notice or end of file —
+    while a live idle connection has nothing to read, so no round trip is needed."""
+    import select
+
+    import psycopg
+
+    if conn.closed or conn.broken:
+        raise psycopg.OperationalError("the pooled connection is closed")
+    readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    if readable:
+        await conn.close()  # so the pool discards it rather than handing it out again
+        raise psycopg.OperationalError("the server closed the pooled connection")

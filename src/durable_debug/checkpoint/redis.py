@@ -68,11 +68,19 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
     RunnableConfig,
     SerializerProtocol,
+    TaskWrites,
+    check_address,
     checkpoint_config,
     config_checkpoint_id,
     config_checkpoint_ns,
+    config_checkpoint_ns_filter,
     config_thread_id,
     metadata_matches,
+)
+from durable_debug.checkpoint.errors import (
+    InvalidConfigError,
+    StoreClosedError,
+    StoreUnavailableError,
 )
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
@@ -93,6 +101,7 @@ and arguments."""
 
 _INSTALL_HINT = "pip install 'durable-debug[redis]'"
 _PIPELINE_CHUNK = 1000
+_PUT_KEYS = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
 
 
 class _Details(NamedTuple):
@@ -229,8 +238,19 @@ class RedisSaver(ConnectedSaver):
 
     def _redis(self) -> Redis:
         if self._client is None:
-            raise RuntimeError(f"{self!r} is closed")
+            raise StoreClosedError(f"{self!r} is closed")
         return self._client
+
+    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
+        """A Redis that cannot be reached or dropped the connection (a restart, a network
+        failure, a timeout) is a :class:`StoreUnavailableError` naming the thread and
+        checkpoint; the client reconnects on the next call."""
+        from redis.exceptions import ConnectionError as RedisConnectionError
+        from redis.exceptions import TimeoutError as RedisTimeoutError
+
+        if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):
+            return StoreUnavailableError.at(f"the Redis server {redact(self.url)!r}", exc, **where)
+        return None
 
     async def _eval(self, calls: Sequence[ScriptCall]) -> list[Any]:
         """Run scripts, each given as (name, keys, args), in one round trip; return their
@@ -258,10 +278,24 @@ class RedisSaver(ConnectedSaver):
     ) -> RunnableConfig:
         """Store ``checkpoint`` as a child of the checkpoint ``config`` names, atomically;
         blobs only for ``new_versions``, each written once."""
+        return await self.aput_step(config, (), checkpoint, metadata, new_versions)
+
+    async def aput_step(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save tasks' writes on the checkpoint ``config`` names and ``checkpoint`` as its
+        child in one script: one round trip, atomic (see
+        :meth:`BaseCheckpointSaver.aput_step`)."""
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
         # Serialize everything first: a value that cannot be saved leaves Redis untouched.
+        writes = self._write_args(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self.serde)
         args: list[Any] = [
             thread_id,
@@ -272,16 +306,19 @@ class RedisSaver(ConnectedSaver):
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
             config_checkpoint_id(config) or "",
             self._ttl_ms,
+            len(blobs),
         ]
         for _thread, _ns, channel, version, type_, blob in blobs:
             args += [blob_field(channel, version), pack_value([type_], blob or b"")]
+        args += writes
         source = Source(thread_id, checkpoint_ns)
         keys = [
             self._keys.threads,
             self._keys.namespaces(thread_id),
-            *self._keys.of(source, "checkpoints", "checkpoint", "metadata", "parent", "blobs"),
+            *self._keys.of(source, *_PUT_KEYS),
         ]
-        await self._run(self._eval, [("put", keys, args)])
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        await self._run(self._eval, [("put", keys, args)], where=where)
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -294,39 +331,54 @@ class RedisSaver(ConnectedSaver):
     ) -> None:
         """Save a task's writes atomically; ordinary writes once, special ones replacing the
         previous."""
+        args = self._write_args(config, [(task_id, writes, task_path)])
+        if not args:
+            return
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
-        if checkpoint_id is None:
-            raise ValueError("put_writes needs a config that names a checkpoint_id")
-        ordinary, special = write_rows(
-            thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
-        )
-        if not ordinary and not special:
-            return
-        args: list[Any] = [
+        args = [
             thread_id,
             self._keys.thread(thread_id),
             key_part(checkpoint_ns),
             self._ttl_ms,
+            *args,
         ]
-        for rows, replace in ((ordinary, "0"), (special, "1")):
-            for _t, _n, cid, task, idx, channel, type_, blob, path in rows:
-                args += [write_field(cid, task, idx), pack_value([type_, channel, path], blob)]
-                args.append(replace)
         source = Source(thread_id, checkpoint_ns)
         keys = [
             self._keys.threads,
             self._keys.namespaces(thread_id),
             *self._keys.of(source, "writes", "write"),
         ]
-        await self._run(self._eval, [("put_writes", keys, args)])
+        where = {"thread": thread_id, "checkpoint": checkpoint_id, "task": task_id}
+        await self._run(self._eval, [("put_writes", keys, args)], where=where)
+
+    def _write_args(self, config: RunnableConfig, task_writes: Sequence[TaskWrites]) -> list[Any]:
+        """Script arguments (field, value, replace) for the writes of ``task_writes`` on the
+        checkpoint ``config`` names: ordinary writes kept once, special ones replacing."""
+        if not task_writes:
+            return []
+        thread_id = config_thread_id(config)
+        checkpoint_ns = config_checkpoint_ns(config)
+        checkpoint_id = config_checkpoint_id(config)
+        if checkpoint_id is None:
+            raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
+        args: list[Any] = []
+        for task_id, writes, task_path in task_writes:
+            ordinary, special = write_rows(
+                thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, writes, self.serde
+            )
+            for rows, replace in ((ordinary, "0"), (special, "1")):
+                for _t, _n, cid, task, idx, channel, type_, blob, path in rows:
+                    args += [write_field(cid, task, idx), pack_value([type_, channel, path], blob)]
+                    args.append(replace)
+        return args
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
         keys = [self._keys.threads, self._keys.namespaces(thread_id)]
         args = [thread_id, self._keys.thread(thread_id)]
-        await self._run(self._eval, [("delete_thread", keys, args)])
+        await self._run(self._eval, [("delete_thread", keys, args)], where={"thread": thread_id})
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -336,10 +388,9 @@ class RedisSaver(ConnectedSaver):
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
         source = Source(thread_id, checkpoint_ns)
-        request = ("id", checkpoint_id) if checkpoint_id else ("page", "+", 1)
-        found, details = await self._run(self._read_one, source, request)
-        if found and _ids(found[0]) in details.gone:
-            found = []
+        request = ("id", checkpoint_id) if checkpoint_id else ("latest",)
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        found, details = await self._run(self._read_one, source, request, where=where)
         if not found:
             if checkpoint_id is not None:
                 raise not_found(thread_id, checkpoint_ns, checkpoint_id)
@@ -359,10 +410,13 @@ class RedisSaver(ConnectedSaver):
         Without ``checkpoint_ns`` in the config, every namespace of the thread is listed.
         ``filter`` keeps checkpoints whose metadata has each key with an equal value.
         """
+        check_address(config)
+        check_address(before)
         if limit is not None and limit <= 0:
             return
         before_id = config_checkpoint_id(before)
-        sources = await self._run(self._sources, config)
+        where = {"thread": None if config is None else config_thread_id(config)}
+        sources = await self._run(self._sources, config, where=where)
         size = self.page_size if filter or limit is None else min(self.page_size, limit)
         remaining = limit
         async for page in self._merged(sources, before_id, size):
@@ -371,7 +425,7 @@ class RedisSaver(ConnectedSaver):
                 kept = kept[:remaining]
             if not kept:
                 continue
-            details = await self._run(self._read_details, kept)
+            details = await self._run(self._read_details, kept, where=where)
             shared: dict[BlobKey, Any] = {}
             for parsed in kept:
                 if _ids(parsed) in details.gone:
@@ -444,9 +498,9 @@ class RedisSaver(ConnectedSaver):
         if config is None:
             return await self._all_sources()
         thread_id = config_thread_id(config)
-        checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns")
+        checkpoint_ns = config_checkpoint_ns_filter(config)
         if checkpoint_ns is not None:
-            return [Source(thread_id, str(checkpoint_ns))]
+            return [Source(thread_id, checkpoint_ns)]
         members = await self._redis().smembers(self._keys.namespaces(thread_id))
         return [Source(thread_id, unquote(_text(m))) for m in sorted(members)]
 
@@ -465,8 +519,33 @@ class RedisSaver(ConnectedSaver):
     async def _read_one(
         self, source: Source, request: tuple[Any, ...]
     ) -> tuple[list[ParsedCheckpoint], _Details]:
-        (found,) = await self._read_records([(source, request)])
-        return found, await self._read_details(found)
+        """One checkpoint with its blobs and pending writes: one script, one round trip."""
+        names = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
+        (found,) = await self._eval([("get", self._keys.of(source, *names), list(request))])
+        details = _Details(set(), {}, {}, {})
+        if not found:
+            return [], details
+        checkpoint_id, record, metadata, parent, blob_pairs, write_pairs = found
+        row = (
+            source.thread_id,
+            source.checkpoint_ns,
+            checkpoint_id.decode(),
+            parent.decode() if parent else None,
+            record if record is not None else b"",
+            metadata if metadata is not None else b"",
+        )
+        parsed = parse_checkpoint_row(row, self.serde)
+        values = {blob_pairs[i]: blob_pairs[i + 1] for i in range(0, len(blob_pairs), 2)}
+        for version, channels in parsed.pointers.items():
+            for channel in channels:
+                value = values.get(blob_field(channel, version).encode())
+                if value is not None:
+                    key = (source.thread_id, source.checkpoint_ns, channel, version)
+                    details.blobs[key] = value
+        details.writes[_ids(parsed)] = [
+            (write_pairs[i], write_pairs[i + 1]) for i in range(0, len(write_pairs), 2)
+        ]
+        return [parsed], details
 
     async def _read_records(
         self, requests: Sequence[tuple[Source, tuple[Any, ...]]]

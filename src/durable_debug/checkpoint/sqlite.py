@@ -25,9 +25,8 @@ import math
 import os
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 
@@ -41,10 +40,14 @@ from durable_debug.checkpoint._schema import (
 )
 from durable_debug.checkpoint._sql import Session, SqlSaver
 from durable_debug.checkpoint.base import SerializerProtocol
+from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
+from durable_debug.checkpoint.serde import CorruptPayloadError
 
 __all__ = ["MIGRATIONS", "AsyncSqliteSaver", "DatabaseSetupError", "SqliteSaver"]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 MIGRATIONS: list[str] = [
     """CREATE TABLE IF NOT EXISTS checkpoint_migrations (v INTEGER PRIMARY KEY)""",
@@ -92,6 +95,11 @@ MIGRATIONS: list[str] = [
                     FROM json_each(seen.value) AS pointer
                     GROUP BY pointer.value))))
             FROM json_each(checkpoints.checkpoint, '$.versions_seen') AS seen))""",
+    # 5, 6: every page of history is an index range scan, never a sort (SqlSaver._page_query):
+    # all namespaces of one thread, newest first; every thread, newest first.
+    """CREATE INDEX checkpoints_thread_order ON checkpoints
+        (thread_id, checkpoint_id, checkpoint_ns)""",
+    """CREATE INDEX checkpoints_order ON checkpoints (checkpoint_id, thread_id, checkpoint_ns)""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
@@ -162,6 +170,7 @@ LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
 _INT64 = 2**63
+_GIVEN_ASYNC = "<aiosqlite.Connection>"
 
 
 class SqliteSaver(SqlSaver):
@@ -184,22 +193,31 @@ class SqliteSaver(SqlSaver):
 
     def __init__(
         self,
-        path: str | os.PathLike[str] = ":memory:",
+        path: str | os.PathLike[str] | sqlite3.Connection = ":memory:",
         *,
         serde: SerializerProtocol | None = None,
         busy_timeout: float = 30.0,
         compress: bool = True,
     ) -> None:
-        if not isinstance(path, (str, os.PathLike)):
+        given: sqlite3.Connection | None = None
+        given_async: aiosqlite.Connection | None = None
+        if isinstance(path, sqlite3.Connection):
+            given, path = path, _database_file(path)
+        elif isinstance(path, aiosqlite.Connection):
+            given_async, path = path, _GIVEN_ASYNC  # its file is asked on first use
+        elif not isinstance(path, (str, os.PathLike)):
             raise TypeError(
-                f"SqliteSaver expects a file path or ':memory:', got {type(path).__name__}"
+                "SqliteSaver expects a file path, ':memory:', a sqlite3.Connection or an "
+                f"aiosqlite.Connection, got {type(path).__name__}"
             )
         super().__init__(serde=serde, compress=compress)
         self.path = os.fspath(path)
         """The database file, or ``":memory:"``."""
         self.busy_timeout = busy_timeout
+        self._given = given
+        self._given_async = given_async
         self._conn: aiosqlite.Connection | None = None
-        self._write_lock: asyncio.Lock | None = None
+        self._raw: sqlite3.Connection | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.path!r})"
@@ -207,15 +225,38 @@ class SqliteSaver(SqlSaver):
     # -- connection ----------------------------------------------------------------------------
 
     async def _open(self) -> None:
+        if self._given_async is not None:
+            await self._open_given_async(self._given_async)
+            return
+        given = self._given
+        if given is not None and not await _usable_off_thread(given):
+            if self.path == ":memory:":
+                raise DatabaseSetupError(
+                    "the sqlite3.Connection given to SqliteSaver was opened with "
+                    "check_same_thread=True, so the saver cannot use it from its own thread; "
+                    "open it with sqlite3.connect(':memory:', check_same_thread=False)"
+                )
+            # Only usable on the thread that opened it: open the same file ourselves.
+            logger.debug("%r: the given connection is bound to its thread; reopening", self)
+            given = None
+        opened: list[sqlite3.Connection] = []
+        path, timeout = self.path, self.busy_timeout  # the connector must not hold the saver
+
+        def connect() -> sqlite3.Connection:
+            if given is not None:
+                opened.append(given)
+                return _Borrowed(given)  # type: ignore[return-value]
+            # isolation_level=None: transactions begin and end where the saver says so.
+            raw = sqlite3.connect(
+                path, timeout=timeout, isolation_level=None, check_same_thread=False
+            )
+            opened.append(raw)
+            return raw
+
         try:
             # Made on the I/O loop's daemon thread, aiosqlite's worker thread is a daemon too,
             # so a script that never closes its saver still exits (committed data is safe).
-            # With isolation_level="IMMEDIATE", sqlite3 sends BEGIN IMMEDIATE itself together
-            # with a write session's first INSERT/UPDATE/DELETE (reads and DDL begin nothing):
-            # one round trip to aiosqlite's thread fewer for every write.
-            conn = aiosqlite.connect(
-                self.path, timeout=self.busy_timeout, isolation_level="IMMEDIATE"
-            )
+            conn = aiosqlite.Connection(connect, 64)
             await conn
         except sqlite3.Error as exc:
             raise DatabaseSetupError(
@@ -227,8 +268,22 @@ class SqliteSaver(SqlSaver):
         except BaseException:
             await conn.close()
             raise
-        self._conn = conn
-        self._write_lock = asyncio.Lock()
+        self._conn, self._raw = conn, opened[0]
+
+    async def _open_given_async(self, conn: aiosqlite.Connection) -> None:
+        """Use an aiosqlite connection the caller opened (LangGraph's ``AsyncSqliteSaver(conn)``)
+        and leave it open when the saver closes."""
+        if getattr(conn, "_connection", None) is None:
+            await conn  # made with aiosqlite.connect() but not awaited yet
+        try:
+            rows = await conn.execute_fetchall("PRAGMA database_list")
+        except (sqlite3.Error, ValueError) as exc:
+            raise DatabaseSetupError(
+                f"SqliteSaver cannot use the given aiosqlite.Connection: {exc}"
+            ) from None
+        self.path = next((str(f) or ":memory:" for _, name, f in rows if name == "main"), "")
+        await self._prepare(_SqliteSession(conn))
+        self._conn, self._raw = conn, conn._conn
 
     async def _prepare(self, s: _SqliteSession) -> None:
         """Check the file and its schema version, switch to WAL, run missing migrations."""
@@ -287,40 +342,48 @@ class SqliteSaver(SqlSaver):
             await asyncio.sleep(0.01)
 
     async def _disconnect(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
+        conn, self._conn, self._raw = self._conn, None, None
+        if conn is not None and conn is not self._given_async:
             await conn.close()
 
     def _discard(self) -> None:
-        conn, self._conn = self._conn, None
-        if conn is not None:
+        conn, self._conn, self._raw = self._conn, None, None
+        if conn is not None and conn is not self._given_async:
             run_soon_on_io_loop(conn.close())
 
     def _forget(self) -> None:
-        self._conn, self._write_lock = None, None
+        self._conn, self._raw = None, None
 
-    @asynccontextmanager
-    async def _session(self, *, write: bool) -> AsyncIterator[Session]:
-        conn = self._conn
-        if conn is None or self._write_lock is None:
-            raise RuntimeError(f"{self!r} is closed")
-        session = _SqliteSession(conn)
-        if not write:
-            # One connection runs one statement at a time; a read needs no transaction of its
-            # own, because a writer inserts blobs before the checkpoint that points at them.
-            yield session
-            return
-        # The connection serializes statements but not transactions: concurrent tasks (parallel
-        # aput_writes) take turns here.
-        async with self._write_lock:
-            if conn.in_transaction:  # left open by a cancelled write
-                await _rollback(conn)
-            try:
-                yield session  # its first write statement begins the transaction
-                await conn.commit()
-            except BaseException:
-                await _rollback(conn)
-                raise
+    def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
+        """A file that cannot be used right now (locked past ``busy_timeout``, unreadable, a
+        full disk) is a :class:`StoreUnavailableError`; a damaged file ("database disk image
+        is malformed") a :class:`CorruptPayloadError`; both name the thread and checkpoint."""
+        if isinstance(exc, sqlite3.OperationalError):
+            return StoreUnavailableError.at(f"the SQLite database {self.path!r}", exc, **where)
+        if type(exc) is sqlite3.DatabaseError:  # not one of its subclasses (IntegrityError…)
+            location = {key: value for key, value in where.items() if value is not None}
+            return CorruptPayloadError(
+                f"the SQLite database {self.path!r} is damaged ({exc})", location
+            )
+        return None
+
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        # Once open, skip the I/O loop: aiosqlite resolves each call's future on the loop that
+        # made the call, and the saver keeps no other loop-bound state, so a read or write is a
+        # single hand-off to the connection's thread and back from any loop.
+        if self._state == "open" and self._pid == os.getpid() and self._conn is not None:
+            return await fn(*args)
+        return await super()._call(fn, *args)
+
+    async def _in_session(self, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
+        # The whole session (a write's BEGIN, statements and COMMIT; a read's queries and the
+        # parsing of their rows) is one call on aiosqlite's connection thread: one thread
+        # hand-off per transaction instead of one per statement. That thread runs one call at a
+        # time, so transactions never interleave.
+        conn, raw = self._conn, self._raw
+        if conn is None or raw is None:
+            raise StoreClosedError(f"{self!r} is closed")
+        return await conn._execute(_transact, raw, fn, write)
 
     # -- dialect -------------------------------------------------------------------------------
 
@@ -369,6 +432,96 @@ class _SqliteSession:
 
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         await self.conn.executemany(sql, rows)
+
+
+class _ThreadSession:
+    """A session on the raw connection, for functions running on aiosqlite's thread: its
+    methods are coroutines that never suspend, so :func:`_transact` runs them to the end in one
+    step."""
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self.raw = raw
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Sequence[Any]]:
+        return self.raw.execute(sql, params).fetchall()
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.raw.execute(sql, params)
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        self.raw.executemany(sql, rows)
+
+
+def _transact(raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
+    """Run ``fn`` on ``raw`` (on aiosqlite's thread), inside ``BEGIN IMMEDIATE``…``COMMIT``
+    when ``write``."""
+    if not write:
+        return _drive(fn(_ThreadSession(raw)))
+    raw.execute("BEGIN IMMEDIATE")
+    try:
+        result = _drive(fn(_ThreadSession(raw)))
+        raw.execute("COMMIT")
+    except BaseException:
+        if raw.in_transaction:
+            raw.rollback()
+        raise
+    return result
+
+
+def _drive(awaitable: Awaitable[T]) -> T:
+    """Run a coroutine that never suspends to its end and return its result."""
+    coro = cast("Coroutine[Any, Any, T]", awaitable)
+    try:
+        coro.send(None)
+    except StopIteration as done:
+        return cast("T", done.value)
+    coro.close()
+    raise RuntimeError("a SQLite session function awaited something other than its session")
+
+
+async def _usable_off_thread(conn: sqlite3.Connection) -> bool:
+    """Whether ``conn`` may be used from a thread other than the one that opened it."""
+
+    def probe() -> bool:
+        try:
+            conn.execute("SELECT 1").fetchall()
+        except sqlite3.ProgrammingError as exc:
+            if "thread" in str(exc):
+                return False
+            raise
+        return True
+
+    return await asyncio.to_thread(probe)
+
+
+def _database_file(conn: sqlite3.Connection) -> str:
+    """The file of ``conn``'s main database, or ``":memory:"`` (asked on the caller's thread,
+    which may be the only one allowed to use it)."""
+    try:
+        rows = conn.execute("PRAGMA database_list").fetchall()
+    except sqlite3.ProgrammingError as exc:
+        raise ValueError(f"SqliteSaver cannot use the given sqlite3.Connection: {exc}") from None
+    for _seq, name, file in rows:
+        if name == "main":
+            return str(file) or ":memory:"
+    return ":memory:"
+
+
+class _Borrowed:
+    """A connection the saver was given: used like its own, but left open when the saver
+    closes (whoever opened it closes it)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        object.__setattr__(self, "_conn", conn)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._conn, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._conn, name, value)
+
+    def close(self) -> None:
+        """Leave the connection open."""
 
 
 async def _rollback(conn: aiosqlite.Connection) -> None:

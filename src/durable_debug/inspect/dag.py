@@ -12,14 +12,16 @@ younger child starts a new branch; branches get lanes in the order they were cre
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import networkx as nx
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.inspect.thread import Thread, aread_thread
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "Dag",
@@ -49,6 +51,9 @@ class DagNode(TypedDict):
 
     id: str
     parent: str | None
+    broken_parent: str | None
+    """The parent id the store names when that link closes a loop (a damaged store): the
+    checkpoint is then drawn as a root, ``parent`` is None."""
     step: int
     source: str
     next: list[str]
@@ -74,9 +79,10 @@ class Dag(TypedDict):
 async def acheckpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
     """The checkpoint tree of the thread ``config`` names, as a ``networkx.DiGraph``.
 
-    One node per checkpoint (attributes: id, parent, step, source, next, writers, interrupts,
-    errors, created_at, config, metadata), one edge parent → child. Graph attributes hold
-    ``thread_id`` and ``checkpoint_ns``.
+    One node per checkpoint (attributes: id, parent, broken_parent, step, source, next,
+    writers, interrupts, errors, created_at, config, metadata), one edge parent → child (none
+    for a parent link that loops back, see :attr:`Thread.broken_links`). Graph attributes
+    hold ``thread_id`` and ``checkpoint_ns``.
     """
     return dag_from_thread(await aread_thread(graph, config))
 
@@ -88,12 +94,15 @@ def checkpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
 
 def dag_from_thread(thread: Thread) -> nx.DiGraph:
     """Build the checkpoint tree of an already read :class:`Thread`."""
+    import networkx as nx
+
     dag = nx.DiGraph(thread_id=thread.thread_id, checkpoint_ns=thread.checkpoint_ns)
     for record in thread:
         dag.add_node(
             record.id,
             id=record.id,
-            parent=record.parent_id,
+            parent=None if record.id in thread.broken_links else record.parent_id,
+            broken_parent=thread.broken_links.get(record.id),
             step=record.step,
             source=record.source,
             next=list(record.next),
@@ -105,8 +114,9 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
             metadata=record.metadata,
         )
     for record in thread:
-        if record.parent_id in thread.records:
-            dag.add_edge(record.parent_id, record.id)
+        parent = thread.parent(record)
+        if parent is not None:
+            dag.add_edge(parent.id, record.id)
     return dag
 
 
@@ -160,6 +170,7 @@ def dag_data_of(thread: Thread) -> Dag:
             DagNode(
                 id=node_id,
                 parent=attrs["parent"],
+                broken_parent=attrs["broken_parent"],
                 step=attrs["step"],
                 source=attrs["source"],
                 next=list(attrs["next"]),

@@ -11,7 +11,8 @@
        2  update  1f1ee0c1  wrote plan        next write, write      ◆ head  ★ latest
 
 Each branch is one lane of the widget's layout; a branch's first line says where it left
-its parent. Markers: ⏸ pending interrupts, ✗ failed tasks, ◆ the head of a branch, ★ the
+its parent. Markers: ⏸ pending interrupts, ✗ failed tasks (or a parent link that loops back,
+in a damaged store), ◆ the head of a branch, ★ the
 thread's latest checkpoint.
 """
 
@@ -77,6 +78,9 @@ def _line(node: DagNode, writer_width: int, marks: dict[str, str]) -> str:
         )
     if node["errors"]:
         flags.append(f"{marks['error']} {node['errors']} failed")
+    broken = node.get("broken_parent")
+    if broken:
+        flags.append(f"{marks['error']} parent {short_id(broken)} loops back (link ignored)")
     if node["is_head"]:
         flags.append(f"{marks['head']} head")
     if node["is_latest"]:

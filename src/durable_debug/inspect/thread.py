@@ -25,9 +25,13 @@ from durable_debug.checkpoint.base import (
     CheckpointNotFoundError,
     PendingWrite,
     RunnableConfig,
+    config_address_value,
+    config_checkpoint_ns,
 )
+from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
+from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
 
 __all__ = [
     "SPECIAL_CHANNELS",
@@ -37,6 +41,7 @@ __all__ = [
     "aread_checkpoint",
     "aread_thread",
     "checkpointer_of",
+    "loop_links",
     "read_thread",
     "thread_config",
 ]
@@ -156,6 +161,10 @@ class Thread:
     """Checkpoint id → record, oldest first."""
     complete: bool = True
     """False when only some checkpoints were read (one checkpoint and its parent)."""
+    broken_links: dict[str, str] = field(default_factory=dict)
+    """Checkpoint id → the parent id it names, for parent links that close a loop (a
+    checkpoint that is its own ancestor: a damaged store). :meth:`parent` ignores them, so
+    nothing that walks the tree loops; see :func:`loop_links`."""
     _blob_sizes: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -177,12 +186,19 @@ class Thread:
         return self.records[max(self.records)]
 
     def parent(self, record: CheckpointRecord) -> CheckpointRecord | None:
-        """The parent of ``record``, or None for a root (or a parent that was not read)."""
-        return self.records.get(record.parent_id) if record.parent_id else None
+        """The parent of ``record``, or None for a root (or a parent that was not read, or a
+        parent link that loops: see :attr:`broken_links`)."""
+        if not record.parent_id or record.id in self.broken_links:
+            return None
+        return self.records.get(record.parent_id)
 
     def children(self, record: CheckpointRecord) -> list[CheckpointRecord]:
         """The children of ``record``, oldest first."""
-        return [r for r in self.records.values() if r.parent_id == record.id]
+        return [
+            r
+            for r in self.records.values()
+            if r.parent_id == record.id and r.id not in self.broken_links
+        ]
 
     def resolve(self, ref: CheckpointRef) -> CheckpointRecord:
         """Find a checkpoint by id, unique id prefix, config, snapshot or record.
@@ -244,12 +260,22 @@ class Thread:
     def blob_size(self, channel: str, version: str, value: Any) -> int | None:
         """Bytes of the serialized blob for (channel, version), measured once.
 
-        Uses the graph's saver serializer when it has one, else durable_debug's msgpack
-        serializer; None when the value cannot be serialized.
+        The size the store reports when its reader saw the blob (LangGraph's PostgreSQL
+        layout); else measured with the graph's saver serializer when it has one, else with
+        durable_debug's msgpack serializer; None when the value cannot be serialized.
         """
         key = (channel, version)
         if key not in self._blob_sizes:
-            serde = getattr(checkpointer_of(self.graph), "serde", None) or _fallback_serde()
+            saver = checkpointer_of(self.graph)
+            stored = getattr(saver, "blob_size_of", None)  # a reader that saw the blob's bytes
+            if stored is not None:
+                size = stored(self.thread_id, self.checkpoint_ns, channel, version)
+                if size is not None:
+                    self._blob_sizes[key] = size
+                    return size
+            serde: Any = getattr(saver, "serde", None)
+            if serde is None or getattr(saver, "read_only", False):
+                serde = _fallback_serde()  # a read-only reader's serializer only loads
             try:
                 self._blob_sizes[key] = len(serde.dumps_typed(value)[1])
             except Exception as exc:  # a value the serializer refuses has no known size
@@ -275,13 +301,62 @@ async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
     thread_id, checkpoint_ns = _thread_of(config, "aread_thread")
     saver = checkpointer_of(graph)
     base = thread_config(thread_id, checkpoint_ns)
-    tuples = {str(t.config["configurable"]["checkpoint_id"]): t async for t in saver.alist(base)}
-    snapshots = [s async for s in graph.aget_state_history(base)]
+    listed = await alist_checkpoints(saver, base)
+    tuples = {str(t.config["configurable"]["checkpoint_id"]): t for t in listed}
+    snapshots = await _snapshots(graph, base, listed)
     records: dict[str, CheckpointRecord] = {}
     for snapshot in sorted(snapshots, key=lambda s: str(s.config["configurable"]["checkpoint_id"])):
         checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
         records[checkpoint_id] = _record(snapshot, tuples.get(checkpoint_id))
-    return Thread(graph, thread_id, checkpoint_ns, records)
+    broken = loop_links({cid: r.parent_id for cid, r in records.items()})
+    for child, parent in broken.items():
+        logger.info(
+            "thread %r: checkpoint %s names %s as its parent, which closes a loop of parent "
+            "links (a damaged store); the link is ignored",
+            thread_id,
+            child,
+            parent,
+        )
+    return Thread(graph, thread_id, checkpoint_ns, records, broken_links=broken)
+
+
+def loop_links(parents: Mapping[str, str | None]) -> dict[str, str]:
+    """The parent links to ignore so that ``parents`` (checkpoint id → parent id) is a forest.
+
+    Stored parent links form a tree unless the store was damaged: a checkpoint may name
+    itself, or one of its descendants, as its parent. In each such loop the link of the oldest
+    checkpoint (the smallest id) is returned, as ``{checkpoint id: parent id}``; every other
+    link is kept. Linear in the number of checkpoints.
+    """
+    kept = {child: parent for child, parent in parents.items() if parent and parent in parents}
+    broken: dict[str, str] = {}
+    done: set[str] = set()
+    for start in sorted(kept):
+        path: dict[str, None] = {}
+        node: str | None = start
+        while node is not None and node not in done and node not in path:
+            path[node] = None
+            node = kept.get(node)
+        if node is not None and node in path:  # the walk came back to itself: a loop
+            members = list(path)[list(path).index(node) :]
+            oldest = min(members)
+            broken[oldest] = kept.pop(oldest)
+        done.update(path)
+    return broken
+
+
+async def _snapshots(graph: Any, base: RunnableConfig, listed: Sequence[Any]) -> list[Any]:
+    """The snapshots of the checkpoints ``listed``: built from that one read for a
+    durable_debug graph or a :class:`SaverView`; a LangGraph graph reads its history itself."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+    from durable_debug.graph.snapshot import snapshot_from_tuple
+
+    if isinstance(graph, CompiledStateGraph):
+        return [snapshot_from_tuple(graph, saved, apply_pending=False) for saved in listed]
+    own = getattr(graph, "snapshots_of", None)  # SaverView
+    if own is not None:
+        return list(own(listed))
+    return await astate_history(graph, base)
 
 
 def read_thread(graph: Any, config: RunnableConfig) -> Thread:
@@ -366,14 +441,13 @@ def _thread_of(config: Mapping[str, Any] | None, what: str) -> tuple[str, str]:
             f"{what} needs a config naming the thread, like "
             f'{{"configurable": {{"thread_id": "demo-1"}}}}; got {type(config).__name__}.'
         )
-    configurable = config.get("configurable") or {}
-    thread_id = configurable.get("thread_id")
-    if thread_id is None or thread_id == "":
-        raise ValueError(
+    thread_id = config_address_value(config, "thread_id")
+    if not thread_id:
+        raise InvalidConfigError(
             f"{what}: the config has no thread_id, so there is no thread to read; pass "
             f'{{"configurable": {{"thread_id": "demo-1"}}}} (the id you ran the graph with).'
         )
-    return str(thread_id), str(configurable.get("checkpoint_ns") or "")
+    return thread_id, config_checkpoint_ns(config)
 
 
 def _not_found(thread_id: str, checkpoint_id: str, latest: str | None) -> CheckpointNotFoundError:
@@ -390,10 +464,10 @@ def _looks_complete(checkpoint_id: str) -> bool:
 
 
 async def _aread_one(graph: Any, saver: Any, config: RunnableConfig) -> CheckpointRecord | None:
-    tup = await saver.aget_tuple(config)
+    tup = await aget_checkpoint(saver, config)
     if tup is None:
         return None
-    snapshot = await graph.aget_state(tup.config)
+    snapshot = await astate(graph, tup.config)
     return _record(snapshot, tup)
 
 

@@ -1,0 +1,65 @@
+"""The package's own errors: one base, each also the builtin exception it resembles.
+
+Every error that reaches a user from a saver, the serializer or a config check is a
+:class:`DurableDebugError`, so one ``except DurableDebugError`` catches them all, while code
+written for the builtins keeps working (a corrupt payload is still a ``ValueError``, an
+unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)::
+
+    DurableDebugError
+    ├── SerdeError (ValueError)                  serde.py
+    │   ├── UnsupportedValueError (TypeError)    a value that cannot be saved
+    │   └── CorruptPayloadError                  a stored byte that cannot be read, or a
+    │                                            checkpoint pointing at a blob that is gone
+    ├── InvalidConfigError (ValueError)          a thread_id / checkpoint_ns / checkpoint_id
+    ├── CheckpointNotFoundError (LookupError)    a pinned checkpoint the store does not hold
+    ├── StoreUnavailableError (ConnectionError)  the server went away mid-call
+    ├── StoreClosedError (RuntimeError)          the saver was closed
+    └── DatabaseSetupError (RuntimeError)        a store that cannot be opened or migrated
+
+Each message names where it happened: the thread, and the checkpoint and channel when known.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CheckpointNotFoundError",
+    "DurableDebugError",
+    "InvalidConfigError",
+    "StoreClosedError",
+    "StoreUnavailableError",
+]
+
+
+class DurableDebugError(Exception):
+    """Base of every error durable_debug raises about a store, a stored value or a config."""
+
+
+class InvalidConfigError(DurableDebugError, ValueError):
+    """A config's ``thread_id``, ``checkpoint_ns`` or ``checkpoint_id`` cannot be used; raised
+    before anything is read or written."""
+
+
+class CheckpointNotFoundError(DurableDebugError, LookupError):
+    """A config names a checkpoint id that the saver does not hold."""
+
+
+class StoreUnavailableError(DurableDebugError, ConnectionError):
+    """The store's server could not be reached, or dropped the connection during a call (a
+    restart, a network failure). The call may be repeated once the server is back; the saver
+    reconnects by itself."""
+
+    @classmethod
+    def at(cls, what: str, cause: BaseException, **where: str | None) -> StoreUnavailableError:
+        """The error for ``cause`` (a driver's error) while reaching ``what`` (a redacted store
+        name), naming ``where`` it happened (thread, checkpoint…, None values left out)."""
+        place = ", ".join(f"{key} {value!r}" for key, value in where.items() if value is not None)
+        detail = " ".join(str(cause).split()) or type(cause).__name__
+        message = (
+            f"{what} is unavailable ({type(cause).__name__}: {detail}); this call did not "
+            "complete. Repeat it once the store is back: the saver reconnects by itself."
+        )
+        return cls(f"{place}: {message}" if place else message)
+
+
+class StoreClosedError(DurableDebugError, RuntimeError):
+    """The saver was closed; create a new one to use the store."""

@@ -1,0 +1,102 @@
+"""Stream modes of the engine beyond parity: ``custom`` chunks arrive while the node still
+runs; a step's result chunks come only once the step is saved; bad modes and durability are
+refused by name."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from graph_support import LogState, cfg
+
+from durable_debug import START, MemorySaver, StateGraph, get_config
+
+
+def test_custom_chunks_reach_the_consumer_while_a_sync_node_still_runs() -> None:
+    reply = threading.Event()
+
+    def node(state: LogState, writer) -> dict:
+        writer("waiting for the consumer")
+        # the consumer sets `reply` when it has read the chunk: only a live stream gets here
+        return {"log": [f"consumer replied: {reply.wait(timeout=30)}"]}
+
+    g = (
+        StateGraph(LogState)
+        .add_node("n", node)
+        .add_edge(START, "n")
+        .compile(checkpointer=MemorySaver())
+    )
+    seen = []
+    for mode, chunk in g.stream(
+        {"value": "", "log": []}, cfg("live"), stream_mode=["custom", "updates"]
+    ):
+        seen.append((mode, chunk))
+        if mode == "custom":
+            reply.set()
+    assert seen == [
+        ("custom", "waiting for the consumer"),
+        ("updates", {"n": {"log": ["consumer replied: True"]}}),
+    ]
+
+
+async def test_custom_chunks_of_parallel_async_nodes_arrive_before_they_finish() -> None:
+    release = asyncio.Event()
+
+    async def talker(state: LogState, writer) -> dict:
+        writer("talker started")
+        await release.wait()
+        return {"log": ["talker"]}
+
+    async def other(state: LogState) -> dict:
+        await release.wait()
+        return {"log": ["other"]}
+
+    g = (
+        StateGraph(LogState)
+        .add_node("talker", talker)
+        .add_node("other", other)
+        .add_edge(START, "talker")
+        .add_edge(START, "other")
+        .compile(checkpointer=MemorySaver())
+    )
+    modes = ["custom", "updates"]
+    seen = []
+    async for mode, _chunk in g.astream({"value": "", "log": []}, cfg("par"), stream_mode=modes):
+        seen.append(mode)
+        if mode == "custom":
+            release.set()
+    assert seen[0] == "custom"
+    assert sorted(seen[1:]) == ["updates", "updates"]
+
+
+def test_an_update_is_yielded_after_its_checkpoint_is_saved() -> None:
+    saver = MemorySaver()
+    g = (
+        StateGraph(LogState)
+        .add_node("a", lambda s: {"log": ["a"]})
+        .add_node("b", lambda s: {"log": ["b"]})
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=saver)
+    )
+    for chunk in g.stream({"value": "", "log": []}, cfg("saved")):
+        assert chunk == {"a": {"log": ["a"]}}
+        # the consumer holds the first update: the step that produced it is already saved
+        snapshot = g.get_state(cfg("saved"))
+        assert snapshot.values["log"] == ["a"]
+        assert snapshot.next == ("b",)
+        break
+
+
+def test_unknown_durability_and_get_config_outside_a_node_are_refused() -> None:
+    g = (
+        StateGraph(LogState)
+        .add_node("n", lambda s: {})
+        .add_edge(START, "n")
+        .compile(checkpointer=MemorySaver())
+    )
+    with pytest.raises(ValueError, match="Unknown durability 'eventually'"):
+        g.invoke({"value": "", "log": []}, cfg("d"), durability="eventually")
+    with pytest.raises(RuntimeError, match="get_config\\(\\) was called outside a running node"):
+        get_config()
