@@ -66,3 +66,24 @@ def test_the_tour_runs_in_a_kernel_and_the_inspect_command_reads_it(
 def test_the_scripts_it_names_exist_and_are_executable() -> None:
     for script in re.findall(r"^(scripts/\w+\.sh)", "\n".join(blocks("bash")), re.M):
         assert os.access(ROOT / script, os.X_OK), script
+
+
+def test_nothing_cites_documents_outside_the_repository() -> None:
+    """Code, docs, notebooks and tests say what they mean in the repository's own words or
+    point at docs/*.md: no design document, sibling folder or numbered section kept elsewhere."""
+    cites = re.compile(r"DESIGN\.md|\.\./shared|[Ss]eed 00\d|§")
+    found = []
+    for folder in ("src", "docs", "notebooks", "tests", "bench", "scripts", "js"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix not in {".py", ".md", ".ipynb", ".js", ".sh", ".cfg", ".toml"}:
+                continue
+            if "node_modules" in path.parts:
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if cites.search(line) and path != Path(__file__).resolve():
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    for name in ("README.md", "CHANGELOG.md", "pyproject.toml"):
+        for number, line in enumerate((ROOT / name).read_text().splitlines(), 1):
+            if cites.search(line):
+                found.append(f"{name}:{number}: {line.strip()}")
+    assert found == []

@@ -1,4 +1,4 @@
-"""Fixtures for the inspect tests: seed 000's graphs on every engine available."""
+"""Fixtures for the inspect tests: the notebooks' example graphs on every engine available."""
 
 from __future__ import annotations
 

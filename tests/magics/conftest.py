@@ -1,4 +1,5 @@
-"""Fixtures for the magics tests: a real in-process IPython shell, and seed 000's graphs."""
+"""Fixtures for the magics tests: a real in-process IPython shell, and the notebooks'
+example graphs."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ def test_load_and_unload_leave_no_trace(ip):
 
 
 def test_graph_cell_awaits_defines_names_and_shows_counts(ip, engine):
-    """Seed §8 fix B in one cell: prepare 1, gate 2 (re-ran 1×); then the checkpoint table."""
+    """Notebook 08 fix B in one cell: prepare 1, gate 2 (re-ran 1×); then the checkpoint table."""
     ip.run_line_magic("load_ext", EXTENSION)
     ip.run_cell(source(engine, "rerun_rule"))
     result, printed = run(
@@ -73,7 +73,7 @@ def test_graph_cell_awaits_defines_names_and_shows_counts(ip, engine):
 
 
 def test_counts_accumulate_over_cells(ip, engine):
-    """Seed §7 (a): invoke, then one resume per cell; the table shows all executions."""
+    """Notebook 07 (a): invoke, then one resume per cell; the table shows all executions."""
     ip.run_line_magic("load_ext", EXTENSION)
     ip.run_cell(source(engine, "two_gates"))
     run(ip, '%%graph\nawait g.ainvoke({"a": "", "b": ""}, cfg)\n')
@@ -85,7 +85,7 @@ def test_counts_accumulate_over_cells(ip, engine):
 
 
 def test_failing_cell_shows_counts_then_the_exception(ip, engine):
-    """Seed §2: c raises; the counts up to the failure show, then the traceback."""
+    """Notebook 02: c raises; the counts up to the failure show, then the traceback."""
     ip.run_line_magic("load_ext", EXTENSION)
     ip.run_cell(source(engine, "resume"))
     result, printed = run(ip, '%%graph --counts runs\nawait g.ainvoke({"log": []}, cfg)\n')

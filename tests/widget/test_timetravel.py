@@ -130,12 +130,12 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def accumulate(engine: str) -> dict[str, Any]:
-    """Seed §1's graph (a → b) on the current engine, not run yet."""
+    """Notebook 01's graph (a → b) on the current engine, not run yet."""
     return load(engine, "accumulate")
 
 
 async def ran(ns: dict[str, Any]) -> dict[str, Any]:
-    """Run seed §1 once: checkpoints input, step 0 (next a), after a (next b), after b."""
+    """Run notebook 01 once: checkpoints input, step 0 (next a), after a (next b), after b."""
     await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
     return ns
 
@@ -398,7 +398,7 @@ async def test_stop_cancels_the_running_rerun(engine):
 
 
 async def test_a_failing_node_shows_in_error_and_in_the_dag(engine):
-    """Seed §2: c raises. Rerun from step 0 in the widget: a and b run on a new branch, c fails,
+    """Notebook 02: c raises. Rerun from step 0 in the widget: a and b run on a new branch, c fails,
     the error shows, and the checkpoint before c carries it in the DAG."""
     ns = load(engine, "resume")
     g, cfg = ns["g"], ns["cfg"]
@@ -439,7 +439,7 @@ async def test_rerun_of_a_finished_checkpoint_is_refused(accumulate):
 
 
 async def test_resume_answers_parallel_interrupts_by_id(engine):
-    """Seed §7 (b): three Send reviews interrupt; one resume answers all three by id."""
+    """Notebook 07 (b): three Send reviews interrupt; one resume answers all three by id."""
     ns = load(engine, "reviews")
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"items": ["doc-X", "doc-Y", "doc-Z"], "approvals": []}, cfg)
@@ -483,7 +483,7 @@ async def test_resume_with_an_unknown_or_invalid_answer_writes_nothing(engine):
 
 
 async def test_interrupted_run_reports_where_it_paused(engine):
-    """Seed §8: rerun from the input checkpoint stops at gate; the status says so."""
+    """Notebook 08: rerun from the input checkpoint stops at gate; the status says so."""
     ns = load(engine, "rerun_rule")
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"prep": "", "decision": ""}, cfg)
@@ -651,7 +651,7 @@ def _command(engine: str) -> Any:
 
 
 def _rebuild(engine: str, ns: dict[str, Any], b: Any, saver: Any = None) -> Any:
-    """Seed §1's graph with node b replaced (same engine; a fresh MemorySaver by default)."""
+    """Notebook 01's graph with node b replaced (same engine; a fresh MemorySaver by default)."""
     builder = ns["StateGraph"](ns["State"])
     builder.add_node("a", ns["step_a"]).add_node("b", b)
     builder.add_edge(ns["START"], "a").add_edge("a", "b").add_edge("b", ns["END"])

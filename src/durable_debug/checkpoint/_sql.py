@@ -92,7 +92,7 @@ class _Page(NamedTuple):
 
 
 class SqlSaver(ConnectedSaver):
-    """Base of the SQL savers: the saver protocol over the four tables of DESIGN.md.
+    """Base of the SQL savers: the saver protocol over the four tables of docs/storage.md.
 
     The connection's life (lazy open on the savers' I/O loop, ``with``/``async with``,
     ``setup()``/``close()``, forks, leaks) is :class:`ConnectedSaver`'s; ``_open`` also

@@ -285,7 +285,7 @@ class RunLoop:
         discarded: list[Task] = []
         if self.has_saved:
             # Fresh input discards what the thread still had scheduled (the "classic bug" of
-            # seed 000 §2: passing input again re-runs from the top instead of resuming).
+            # notebook 02: passing input again re-runs from the top instead of resuming).
             discarded = prepare_tasks(
                 self.graph,
                 self.checkpoint,
