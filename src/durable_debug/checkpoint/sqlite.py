@@ -4,8 +4,8 @@ The four tables of the storage layout (docs/storage.md): ``checkpoints`` (pointe
 metadata as JSON), ``checkpoint_blobs`` (one row per channel version, shared by every checkpoint
 pointing at it), ``checkpoint_writes`` and ``checkpoint_migrations``. The file runs in WAL mode,
 so several processes can resume threads from one file; each write is one short
-``BEGIN IMMEDIATE`` transaction, waiting up to ``busy_timeout`` seconds for another process's write to
-finish.
+``BEGIN IMMEDIATE`` transaction, waiting up to ``busy_timeout`` seconds for another
+process's write to finish.
 
     saver = SqliteSaver("checkpoints.db")          # opened on first use
     graph = builder.compile(checkpointer=saver)
