@@ -255,3 +255,12 @@ def test_an_unexpected_error_is_one_line_naming_its_type(
     db = damaged_store(tmp_path)
     code, out, err = run_cli(capsys, "inspect", str(db))
     assert (code, out, err) == (2, "", "durable-debug: error: KeyError: 'surprise'\n")
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import durable_debug
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"durable-debug {durable_debug.__version__}\n"

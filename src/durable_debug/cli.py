@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="durable-debug",
         description="Time-travel debugging for durable graph execution.",
     )
+    from durable_debug import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     demo = commands.add_parser(
         "demo",
