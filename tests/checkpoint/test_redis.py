@@ -359,7 +359,8 @@ async def test_the_docs_shell_loop_prints_each_checkpoints_step_and_source(
         timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.splitlines() == ['{"step":-1,"source":"input"}', '{"step":0,"source":"loop"}']
+    steps = ['{"step":-1,"source":"input"}', '{"step":0,"source":"loop"}']
+    assert proc.stdout.splitlines() == steps
 
 
 # --- ttl ---------------------------------------------------------------------------------------
