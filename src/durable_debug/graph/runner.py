@@ -11,14 +11,21 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+import durable_debug.graph.cache as cache
+import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
-from durable_debug.graph import cache, hooks
 from durable_debug.graph.algo import Task
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
-from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
+from durable_debug.graph.nodes import (
+    NO_WRITES,
+    branch_channel,
+    fresh_state,
+    state_writes,
+    targets_to_writes,
+)
 from durable_debug.graph.types import START, GraphInterrupt, RetryPolicy
 
 if TYPE_CHECKING:
@@ -27,8 +34,12 @@ if TYPE_CHECKING:
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
 
-EventKind = Literal["start", "finish"]
-Outcome = Literal["ok", "error", "interrupt", "cancelled"]
+_OUTCOMES: dict[str | None, hooks.Outcome] = {
+    "done": "ok",
+    "error": "error",
+    "interrupt": "interrupt",
+}
+"""A finished task's status → the outcome its ``finish`` event reports."""
 
 
 async def run_task(
@@ -67,7 +78,9 @@ async def run_task(
         task.id, list(task.resume), can_interrupt=graph.checkpointer is not None, node=spec.name
     )
 
-    def event(kind: EventKind, outcome: Outcome | None = None, error: str | None = None) -> None:
+    def event(
+        kind: hooks.EventKind, outcome: hooks.Outcome | None = None, error: str | None = None
+    ) -> None:
         hooks.notify(
             hooks.TaskEvent(
                 kind,
@@ -114,8 +127,7 @@ async def run_task(
             except Exception as exc:
                 task.status, task.error = "error", exc
             if observed:
-                outcome: Outcome = "ok" if task.status == "done" else task.status  # type: ignore[assignment]
-                event("finish", outcome, repr(task.error) if task.error else None)
+                event("finish", _OUTCOMES[task.status], repr(task.error) if task.error else None)
             wait = _retry_wait(spec.retry, task.error, attempt) if task.status == "error" else 0
             if not wait:
                 return
@@ -196,7 +208,7 @@ async def edge_writes(
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
     ``runtime``), on the event loop's thread."""
     spec = task.node
-    writes: list[tuple[str, Any]] = [(f"branch:to:{dst}", None) for dst in spec.edges_to]
+    writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
         state = fresh_state(graph.schema, channels, updates, spec.input_schema)

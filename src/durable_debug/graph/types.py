@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from durable_debug.checkpoint import names
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
 from durable_debug.checkpoint.serde import register_type
 
@@ -33,7 +34,7 @@ __all__ = [
     "default_retry_on",
 ]
 
-START = "__start__"
+START = names.START
 """The virtual first node: edges from START say where a run begins."""
 END = "__end__"
 """The virtual last node: an edge to END finishes that branch."""

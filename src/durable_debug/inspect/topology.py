@@ -18,6 +18,7 @@ from typing import Any, Literal, NamedTuple
 
 from typing_extensions import TypedDict
 
+from durable_debug.graph.types import END, START
 from durable_debug.inspect.layout import NodeBox, layered_layout, render_svg
 
 __all__ = [
@@ -37,8 +38,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-START_NODE = "__start__"
-END_NODE = "__end__"
+START_NODE = START
+END_NODE = END
 
 Renderer = Literal["auto", "graphviz", "python"]
 """How to draw: graphviz when ``dot`` exists ("auto"), always graphviz, or always Python."""
