@@ -15,7 +15,10 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip
-"$venv/bin/python" -m pip install -q -e '.[dev]'
+# The exact packages of requirements/dev.lock (written by scripts/lock.sh), then this checkout
+# itself without resolving anything again: every machine tests with the same packages.
+"$venv/bin/python" -m pip install -q -r requirements/dev.lock
+"$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e .
 if [ -f package.json ]; then
   npm ci --no-audit --no-fund --silent
 fi
@@ -24,6 +27,7 @@ export PATH="$PWD/$venv/bin:$PATH"
 ruff check src tests bench
 ruff format --check src tests bench
 mypy
-python -m pytest "$@"
+# Coverage of the lines run in the pytest process; the floor is fail_under in pyproject.toml.
+python -m pytest --cov=durable_debug --cov-report=term:skip-covered "$@"
 node --test tests/js/
 npm run --silent lint
