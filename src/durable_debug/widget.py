@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, cast
 
 import anywidget
@@ -136,14 +136,14 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def _answer(self, request: dict[str, Any]) -> None:
         uuid, kind = request.get("uuid"), request.get("kind")
-        handler = getattr(self, f"_do_{kind}", None) if isinstance(kind, str) else None
+        handler = REQUESTS.get(kind) if isinstance(kind, str) else None
         try:
             if handler is None:
                 raise RequestError(
-                    f"Unknown request {kind!r}: the widget answers select, diff, fork, rerun, "
-                    "resume, stop and refresh; reload the page if its front end is older."
+                    f"Unknown request {kind!r}: the widget answers {', '.join(REQUESTS)}; "
+                    "reload the page if its front end is older."
                 )
-            self.send({"uuid": uuid, "result": await handler(request)})
+            self.send({"uuid": uuid, "result": await handler(self, request)})
         except RequestError as error:
             self.send({"uuid": uuid, "error": str(error)})
         except Exception as error:  # anything the engine or saver raised: say it as it is
@@ -335,6 +335,18 @@ class TimeTravel(anywidget.AnyWidget):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+REQUESTS: dict[str, Callable[[TimeTravel, Mapping[str, Any]], Awaitable[Any]]] = {
+    "select": TimeTravel._do_select,
+    "diff": TimeTravel._do_diff,
+    "fork": TimeTravel._do_fork,
+    "rerun": TimeTravel._do_rerun,
+    "resume": TimeTravel._do_resume,
+    "stop": TimeTravel._do_stop,
+    "refresh": TimeTravel._do_refresh,
+}
+"""The requests the front end sends (``kind``, see docs/widget-protocol.md) and their handlers."""
 
 
 def _field(request: Mapping[str, Any], name: str) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -515,10 +516,20 @@ async def test_refresh_rereads_a_thread_that_ran_elsewhere(accumulate):
     assert len(ids(widget)) == 8
 
 
+def test_the_protocol_doc_lists_every_request_the_widget_answers() -> None:
+    from durable_debug.widget import REQUESTS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "widget-protocol.md").read_text()
+    table = doc.split("\n## Requests", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^\| `(\w+)` \|", table, re.M) == list(REQUESTS)
+
+
 async def test_unknown_requests_and_missing_fields_are_refused_in_one_sentence(accumulate):
     ns = await ran(accumulate)
     _, front = await open_widget(ns["g"], ns["cfg"])
-    assert "Unknown request 'teleport'" in await front.error("teleport")
+    refused = await front.error("teleport")
+    assert "Unknown request 'teleport'" in refused
+    assert "answers select, diff, fork, rerun, resume, stop, refresh;" in refused
     assert "needs 'checkpoint_id'" in await front.error("select")
     assert "needs 'b'" in await front.error("diff", a="x")
 
