@@ -270,7 +270,7 @@ class GraphCell:
 def time_travel_class() -> Any:
     """``durable_debug.TimeTravel`` when the widget is installed, else None."""
     try:
-        from durable_debug import TimeTravel
+        from durable_debug.widget import TimeTravel
     except ImportError:
         return None
     return TimeTravel

@@ -27,7 +27,7 @@ from typing import Any, cast
 import anywidget
 import traitlets
 
-from durable_debug._sync import _runner_loop
+from durable_debug._sync import run_in_background
 from durable_debug.inspect.access import astream, aupdate_state
 from durable_debug.inspect.dag import Dag, adag_data
 from durable_debug.inspect.detail import Detail, acheckpoint_detail
@@ -331,7 +331,7 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             task: Any = asyncio.get_running_loop().create_task(coro)
         except RuntimeError:  # a plain script: no loop runs in this thread
-            task = asyncio.run_coroutine_threadsafe(coro, _runner_loop())
+            task = run_in_background(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task

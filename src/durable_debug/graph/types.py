@@ -25,7 +25,6 @@ __all__ = [
     "GraphRecursionError",
     "Interrupt",
     "InvalidUpdateError",
-    "NodeInterrupt",
     "Overwrite",
     "PregelTask",
     "RetryPolicy",
@@ -233,21 +232,3 @@ class GraphInterrupt(Exception):
     def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
         super().__init__(tuple(interrupts))
         self.interrupts: tuple[Interrupt, ...] = tuple(interrupts)
-
-
-class NodeInterrupt(GraphInterrupt):
-    """Raised inside a node to pause the run with ``value`` (LangGraph's older form of
-    ``interrupt()``, deprecated there but still in use).
-
-    The run stops as on ``interrupt()``: the task shows the interrupt, the caller gets it under
-    ``"__interrupt__"``. Unlike ``interrupt()``, nothing is answered: resuming (with None)
-    runs the node again from its top, typically after ``update_state`` changed what made it
-    stop.
-    """
-
-    def __init__(self, value: Any, id: str | None = None) -> None:
-        if id is None:
-            from durable_debug.graph.interrupts import next_interrupt_id
-
-            id = next_interrupt_id()
-        super().__init__([Interrupt(value=value, id=id)])
