@@ -173,3 +173,33 @@ def test_calling_the_cell_magic_directly_also_records(ip, engine):
         ip.run_cell_magic("graph", "--counts direct --no-widget", 'g.invoke({"value": ""}, cfg)')
     assert ip.user_ns["direct"].summary.tolist() == ["first 1", "second 1"]
     assert "second 1" in out.stdout
+
+
+def test_each_session_holds_its_own_running_cell(engine):
+    """A cell's state lives on its session: a cell running in one shell's session is not seen
+    by another's, and leaving the cell shows its counts whether it ran sync or async."""
+    import asyncio
+
+    from durable_debug._sync import run_sync
+    from durable_debug.magics import GraphSession
+
+    shown: list[object] = []
+    ns: dict[str, object] = {}
+    exec(compile(source(engine, "accumulate"), "<seed>", "exec", dont_inherit=True), ns)
+    one = GraphSession(ns, shown.append, widget_class=lambda: None)
+    other = GraphSession({}, shown.append, widget_class=lambda: None)
+    with one.cell(session_options()) as cell:
+        assert one.current is cell and other.current is None
+        run_sync(ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"]))
+
+    async def async_cell() -> None:
+        async with one.cell(session_options()) as cell:
+            assert one.current is cell and other.current is None
+            await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+
+    asyncio.run(async_cell())
+    counts = [item for item in shown if hasattr(item, "summary")]
+    assert [c.summary.tolist() for c in counts] == [
+        ["a 1", "b 1"],
+        ["a 2", "b 2"],
+    ]  # a thread's total
