@@ -40,7 +40,7 @@ from durable_debug.inspect.thread import (
     aread_checkpoint,
     thread_config,
 )
-from durable_debug.inspect.topology import topology_data
+from durable_debug.inspect.topology import atopology_data
 
 __all__ = ["TimeTravel"]
 
@@ -100,7 +100,7 @@ class TimeTravel(anywidget.AnyWidget):
     async def arefresh(self) -> None:
         """Re-read the thread: the DAG, the topology and the selected checkpoint's detail."""
         await self._refresh_dag()
-        self._topology = dict(topology_data(self.graph, self._all_counts()))
+        self._topology = dict(await atopology_data(self.graph, self._all_counts()))
         if self._selected:
             await self._show(self._selected)
 
@@ -251,7 +251,7 @@ class TimeTravel(anywidget.AnyWidget):
             outcome, error_text = "failed", f"{type(error).__name__}: {error}"
         try:
             await self._refresh_dag()
-            self._topology = dict(topology_data(self.graph, self._all_counts()))
+            self._topology = dict(await atopology_data(self.graph, self._all_counts()))
             written = sorted(self._checkpoint_ids() - before)
             await self._finish(start, written, outcome, error_text)
         finally:

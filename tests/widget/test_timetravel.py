@@ -370,6 +370,32 @@ async def test_rerun_does_not_block_the_loop(engine):
     assert widget._status.endswith("done")
 
 
+async def test_drawing_the_graph_with_dot_leaves_the_event_loop_free(accumulate, monkeypatch):
+    """graphviz's ``dot`` runs in a worker thread: while it draws, other coroutines run."""
+    import importlib
+    import threading
+
+    # (``durable_debug.inspect.topology`` the attribute is the function of that name)
+    topology = importlib.import_module("durable_debug.inspect.topology")
+
+    drawing, release = threading.Event(), threading.Event()
+
+    def slow_dot(*_args: Any) -> str:
+        drawing.set()
+        release.wait(timeout=20)  # a blocked loop would sit here until the timeout
+        return "<svg>drawn</svg>"
+
+    monkeypatch.setattr(topology, "_use_graphviz", lambda _renderer: True)
+    monkeypatch.setattr(topology, "_graphviz_svg", slow_dot)
+    ns = await ran(accumulate)
+    widget = TimeTravel(ns["g"], ns["cfg"])
+    await asyncio.to_thread(drawing.wait, 60)
+    assert not widget._loaded.done()  # still drawing, and this coroutine got to run
+    release.set()
+    await widget.aready()
+    assert widget._topology["svg"] == "<svg>drawn</svg>"
+
+
 async def test_stop_cancels_the_running_rerun(engine):
     ns = load(engine, "accumulate")
     entered, never = asyncio.Event(), asyncio.Event()
