@@ -692,6 +692,12 @@ function markMarkup(node, at, r) {
         `<circle r="6"/><text dy="0.35em">!</text></g>`,
     );
   }
+  if (node.graph_changed) {
+    // The graph's structure (nodes, edges, channels) differs from the parent checkpoint's.
+    parts.push(
+      `<text class="dd-graph-changed" x="${-r - 9}" dy="0.35em">Δ<title>graph version changed</title></text>`,
+    );
+  }
   if (node.is_latest) parts.push(`<text class="dd-latest-label" y="${r + 31}">latest</text>`);
   parts.push("</g>");
   return parts.join("");

@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 
 from durable_debug import START, MemorySaver, Send, StateGraph
 from durable_debug.graph.channels import MISSING
+from durable_debug.graph.version import graph_version
 
 
 def chain(saver: MemorySaver):  # type: ignore[no-untyped-def]
@@ -31,7 +32,13 @@ def test_get_state_has_every_field(saver: MemorySaver) -> None:
     assert snap.values == {"value": "B", "log": ["a", "b"]}
     assert snap.next == ()
     assert snap.config["configurable"]["thread_id"] == "t"
-    assert snap.metadata == {"source": "loop", "step": 2, "parents": {}}
+    version = graph_version(g)
+    assert snap.metadata == {
+        "source": "loop",
+        "step": 2,
+        "parents": {},
+        "graph_fingerprint": version,
+    }
     assert snap.created_at and snap.created_at.endswith("+00:00")
     assert snap.parent_config is not None
     assert snap.tasks == () and snap.interrupts == ()

@@ -43,8 +43,11 @@ __all__ = [
     "observe",
 ]
 
-CHECKPOINT_METADATA_DIFFERENCES = ("as_node",)
-"""Metadata keys durable_debug adds by design (``as_node`` on update checkpoints)."""
+GRAPH_VERSION_KEYS = ("graph_fingerprint", "graph_structure")
+"""Metadata keys of durable_debug's graph versions, on every checkpoint it saves."""
+CHECKPOINT_METADATA_DIFFERENCES = ("as_node", *GRAPH_VERSION_KEYS)
+"""Metadata keys durable_debug adds by design (``as_node`` on update checkpoints, the graph
+version on every checkpoint)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -266,6 +269,8 @@ class Trace:
         if isinstance(value, Mapping):
             if _is_config(value):
                 return {"config of": self.checkpoint_label(value)}
+            if "source" in value and "step" in value:  # checkpoint metadata (debug events)
+                value = {k: v for k, v in value.items() if k not in GRAPH_VERSION_KEYS}
             return {k: self.normalize(v) for k, v in value.items()}
         if isinstance(value, tuple) and hasattr(value, "_fields"):  # StateSnapshot, PregelTask
             return {type(value).__name__: self.normalize(value._asdict())}

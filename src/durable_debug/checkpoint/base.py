@@ -129,6 +129,11 @@ class CheckpointMetadata(TypedDict, total=False):
     """Checkpoint ids of enclosing graphs, by namespace (empty for a top-level graph)."""
     as_node: str
     """For ``update`` checkpoints: the node the update was applied as (durable_debug only)."""
+    graph_fingerprint: str
+    """Fingerprint of the structure of the graph that saved it (durable_debug only, see
+    ``durable_debug.graph.version``)."""
+    graph_structure: dict[str, list[str]]
+    """That structure, on the first checkpoint of a version in a thread (durable_debug only)."""
 
 
 class CheckpointTuple(NamedTuple):

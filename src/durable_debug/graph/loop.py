@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -60,6 +60,7 @@ from durable_debug.graph.types import (
     Interrupt,
     Send,
 )
+from durable_debug.graph.version import acheck_graph_version, version_metadata
 
 if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
@@ -182,6 +183,7 @@ class RunLoop:
             self.source = str(saved.metadata.get("source", ""))
             self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
             self.pending, self.null_writes = read_pending_writes(saved)
+            self.parent_metadata: Mapping[str, Any] | None = saved.metadata
         else:
             self.checkpoint = empty_checkpoint()
             self.step = -2
@@ -191,6 +193,7 @@ class RunLoop:
             self.source = ""
             self.saved_versions = {}
             self.pending, self.null_writes = {}, []
+            self.parent_metadata = None
         self.has_saved = saved is not None
         self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
         self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
@@ -244,6 +247,16 @@ class RunLoop:
                 + ("" if self.saver is not None else "; and compile with a checkpointer")
                 + "."
             )
+        assert self.saver is not None and self.thread_id is not None
+        await acheck_graph_version(
+            self.graph,
+            self.saver,
+            self.config,
+            self.parent_metadata or {},
+            thread_id=self.thread_id,
+            checkpoint_ns=self.checkpoint_ns,
+            checkpoint_id=self.checkpoint["id"],
+        )
         answering = command is not None and command.has_resume
         time_travel = config_checkpoint_id(self.config) is not None and not answering
         self.reuse_writes = not (time_travel or self.superseded)
@@ -476,7 +489,10 @@ class RunLoop:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
-        self.metadata: CheckpointMetadata = checkpoint_metadata(self.config, source, self.step)
+        self.metadata: CheckpointMetadata = checkpoint_metadata(
+            self.config, source, self.step, **version_metadata(self.graph, self.parent_metadata)
+        )
+        self.parent_metadata = self.metadata
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
