@@ -1278,7 +1278,9 @@ function drawTasks(view, tasks, writes) {
         task.interrupts && task.interrupts.length
           ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt"))
           : "",
-        task.error ? h("span", { class: "dd-pill dd-pill-error" }, "error") : "",
+        task.error || task.failure
+          ? h("span", { class: "dd-pill dd-pill-error" }, task.failure || "error")
+          : "",
       ),
       task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
       task.result != null

@@ -256,6 +256,14 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
     return 0
 
 
+def _flags(interrupts: int, errors: int, failure: str) -> str:
+    """The flags column of one checkpoint: interrupts, failed tasks and their class."""
+    parts = [f"{interrupts} interrupt(s)" if interrupts else ""]
+    parts.append(f"{errors} failed" if errors else "")
+    parts.append(f"[{failure}]" if failure else "")
+    return " ".join(p for p in parts if p)
+
+
 def history_text(frame: Any) -> str:
     """The history table, narrowed to what fits a terminal."""
     from durable_debug.inspect.text import short_id
@@ -266,8 +274,8 @@ def history_text(frame: Any) -> str:
     table["next"] = table["next"].map(", ".join)
     table["writers"] = table["writers"].map(", ".join)
     table["flags"] = [
-        " ".join(f for f in (f"{i} interrupt(s)" if i else "", f"{e} failed" if e else "") if f)
-        for i, e in zip(frame["interrupts"], frame["errors"], strict=True)
+        _flags(i, e, c)
+        for i, e, c in zip(frame["interrupts"], frame["errors"], frame["failure"], strict=True)
     ]
     table = table.rename(columns={"checkpoint_id": "checkpoint", "parent_id": "parent"})
     return str(table.to_string(index=False))

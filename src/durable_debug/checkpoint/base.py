@@ -38,6 +38,7 @@ from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConf
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
     "ERROR",
+    "FAILURES",
     "INTERRUPT",
     "NULL_TASK_ID",
     "RESUME",
@@ -91,10 +92,13 @@ INTERRUPT = "__interrupt__"
 """Write channel holding the list of interrupts a task raised."""
 RESUME = "__resume__"
 """Write channel holding the resume values a task has received so far."""
+FAILURES = "__failures__"
+"""Write channel holding every failure of a task on this checkpoint, oldest first
+(durable_debug only; see ``durable_debug.graph.failures``)."""
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""
 
-SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4}
+SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4, FAILURES: -5}
 """Fixed ``idx`` for special writes: saving one again *replaces* the previous one, while
 ordinary writes (idx 0, 1, 2… in the order the task produced them) are written once."""
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
     ERROR,
+    FAILURES,
     INTERRUPT,
     NULL_TASK_ID,
     RESUME,
@@ -49,6 +50,7 @@ from durable_debug.graph.algo import (
     read_pending_writes,
     restore_channels,
 )
+from durable_debug.graph.failures import failure_entry, failure_history
 from durable_debug.graph.interrupts import match_resume
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
@@ -451,7 +453,18 @@ class RunLoop:
 
     async def _save_error(self, task: Task) -> None:
         assert self.saver is not None
-        await self.saver.aput_writes(self.checkpoint_config, [(ERROR, repr(task.error))], task.id)
+        assert task.error is not None
+        record = self.pending.get(task.id)
+        entry = failure_entry(task.error, task.node.retry)
+        failures = (
+            failure_history(record.error, record.failures, entry) if record is not None else None
+        )
+        writes: list[tuple[str, Any]] = [(ERROR, repr(task.error))]
+        if failures is not None:
+            writes.append((FAILURES, failures))
+        await self.saver.aput_writes(self.checkpoint_config, writes, task.id)
+        if record is not None:
+            record.error, record.failures = repr(task.error), failures or []
 
     async def _finish_step(self, tasks: list[Task], events: list[Event]) -> None:
         await self._save_checkpoint(tasks, "loop")
