@@ -93,6 +93,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--thread", help="the thread to show")
     inspect.add_argument("--html", metavar="OUT", help="also write a standalone HTML page")
     inspect.set_defaults(run=_inspect)
+    _add_health(commands)
     return parser
 
 
@@ -330,6 +331,51 @@ async def _thread_summary(view: Any, thread: str) -> tuple[int, Any, str]:
     else:
         status = "done"
     return count, step, status
+
+
+# -- health -----------------------------------------------------------------------------------
+
+
+def _add_health(commands: Any) -> None:
+    health = commands.add_parser(
+        "health",
+        help="print a store's health: write latency, stuck threads, failures, size",
+        description="Read a checkpoint store without the graph's code and print its health: "
+        "checkpoint write latency p50/p95, threads waiting on an interrupt longer than the "
+        "SLA, resume-after-failure success rate, failures by class, growth per day and the "
+        "largest threads.",
+    )
+    health.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
+    health.add_argument(
+        "--sla",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="list threads waiting on an interrupt longer than this (default 3600)",
+    )
+    health.add_argument("--top", type=int, default=10, help="largest threads to list")
+    health.set_defaults(run=_health)
+
+
+def _health(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from durable_debug.inspect.health import HEALTH_TABLES, health
+
+    if args.sla < 0 or args.top < 0:
+        raise UsageError("--sla and --top must not be negative")
+    saver = _open_store(args.store)
+    try:
+        report = health(saver, sla=dt.timedelta(seconds=args.sla), top=args.top)
+    finally:
+        close = getattr(saver, "close", None)
+        if close is not None:
+            close()
+    for i, name in enumerate(HEALTH_TABLES):
+        frame = report[name]
+        print(("\n" if i else "") + f"== {name} ==")
+        print(frame.to_string(index=False) if len(frame) else "(none)")
+    return 0
 
 
 def _progress_err(message: str) -> None:

@@ -43,9 +43,10 @@ __all__ = [
     "observe",
 ]
 
-GRAPH_VERSION_KEYS = ("graph_fingerprint", "graph_structure")
-"""Metadata keys of durable_debug's graph versions, on every checkpoint it saves."""
-CHECKPOINT_METADATA_DIFFERENCES = ("as_node", *GRAPH_VERSION_KEYS)
+ENGINE_METADATA_KEYS = ("graph_fingerprint", "graph_structure", "parent_write_ms")
+"""Metadata keys of durable_debug's graph versions and write latency, on the checkpoints it
+saves."""
+CHECKPOINT_METADATA_DIFFERENCES = ("as_node", *ENGINE_METADATA_KEYS)
 """Metadata keys durable_debug adds by design (``as_node`` on update checkpoints, the graph
 version on every checkpoint)."""
 
@@ -270,7 +271,7 @@ class Trace:
             if _is_config(value):
                 return {"config of": self.checkpoint_label(value)}
             if "source" in value and "step" in value:  # checkpoint metadata (debug events)
-                value = {k: v for k, v in value.items() if k not in GRAPH_VERSION_KEYS}
+                value = {k: v for k, v in value.items() if k not in ENGINE_METADATA_KEYS}
             return {k: self.normalize(v) for k, v in value.items()}
         if isinstance(value, tuple) and hasattr(value, "_fields"):  # StateSnapshot, PregelTask
             return {type(value).__name__: self.normalize(value._asdict())}

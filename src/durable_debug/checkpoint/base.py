@@ -136,6 +136,9 @@ class CheckpointMetadata(TypedDict, total=False):
     graph_fingerprint: str
     """Fingerprint of the structure of the graph that saved it (durable_debug only, see
     ``durable_debug.graph.version``)."""
+    parent_write_ms: float
+    """Milliseconds that saving the parent checkpoint took (its ``aput_step``), measured by
+    the run that saved both (durable_debug only; read by ``durable_debug.inspect.health``)."""
     graph_structure: dict[str, list[str]]
     """That structure, on the first checkpoint of a version in a thread (durable_debug only)."""
 

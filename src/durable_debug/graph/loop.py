@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -106,6 +107,8 @@ class RunLoop:
         """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
         self.values: dict[str, Any] = {}
         """The state when the run stopped."""
+        self.write_ms: float | None = None
+        """How long saving the last checkpoint took (ms), recorded on the next one."""
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -502,8 +505,11 @@ class RunLoop:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
+        extra = version_metadata(self.graph, self.parent_metadata)
+        if self.write_ms is not None:
+            extra["parent_write_ms"] = self.write_ms
         self.metadata: CheckpointMetadata = checkpoint_metadata(
-            self.config, source, self.step, **version_metadata(self.graph, self.parent_metadata)
+            self.config, source, self.step, **extra
         )
         self.parent_metadata = self.metadata
         self.pending = {}
@@ -514,6 +520,7 @@ class RunLoop:
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, _path_str(task.path)) for task, writes in deferred]
+            started = time.perf_counter()
             try:
                 self.checkpoint_config = await self.saver.aput_step(
                     self.checkpoint_config,
@@ -530,6 +537,7 @@ class RunLoop:
                 task.status, task.error = "error", exc.located(node=task.name)
                 await self._save_error(task)
                 raise task.error from None
+            self.write_ms = round((time.perf_counter() - started) * 1000, 3)
             self.saved_versions = dict(versions)
             self.parent_config = parent
 

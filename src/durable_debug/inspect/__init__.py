@@ -56,6 +56,7 @@ from durable_debug.inspect.export import (
     export_jsonl,
     html_data,
 )
+from durable_debug.inspect.failures import FAILURE_CLASSES, POISON_AFTER, failure_classes
 from durable_debug.inspect.frames import (
     ablobs_frame,
     ahistory_frame,
@@ -64,6 +65,7 @@ from durable_debug.inspect.frames import (
     history_frame,
     writes_frame,
 )
+from durable_debug.inspect.health import HEALTH_TABLES, ahealth, health
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.locate import afind_graph, find_graph
 from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
@@ -86,6 +88,9 @@ from durable_debug.inspect.topology import (
 )
 
 __all__ = [
+    "FAILURE_CLASSES",
+    "HEALTH_TABLES",
+    "POISON_AFTER",
     "Blob",
     "CheckpointRecord",
     "Dag",
@@ -116,6 +121,7 @@ __all__ = [
     "aexport_html",
     "aexport_jsonl",
     "afind_graph",
+    "ahealth",
     "ahistory_frame",
     "ahtml_data",
     "aread_checkpoint",
@@ -134,7 +140,9 @@ __all__ = [
     "diff_values",
     "export_html",
     "export_jsonl",
+    "failure_classes",
     "find_graph",
+    "health",
     "history_frame",
     "html_data",
     "read_thread",

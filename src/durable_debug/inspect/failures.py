@@ -17,7 +17,9 @@ A task is classified from what its checkpoint holds (see ``durable_debug.graph.f
 ``crash``
     The task is scheduled at the head of its branch and recorded neither writes, an error
     nor an interrupt, while the graph does not pause before it and no interrupt_after
-    pause explains it: the process running the step died (or is still running it).
+    pause explains it: the process running the step died (or is still running it). Read
+    without the graph (the CLI, :func:`~durable_debug.inspect.health.health`), only a step
+    whose sibling finished shows that it started.
 ``failed``
     One failure that is none of the above yet: resume once to know whether it repeats.
 """
@@ -73,15 +75,14 @@ def _retried_names(graph: Any, node: str) -> tuple[str, ...]:
     return tuple(c.__name__ for c in classes if isinstance(c, type))
 
 
-def _paused_nodes(graph: Any, attribute: str) -> set[str]:
-    """Nodes a graph pauses before/after (durable_debug or LangGraph graph)."""
+def _paused_nodes(graph: Any, attribute: str) -> set[str] | None:
+    """Nodes a graph pauses before/after (durable_debug or LangGraph graph); None when the
+    graph does not say (a store read without the graph's code)."""
     for name in (attribute, f"{attribute}_nodes"):
-        value = getattr(graph, name, None)
-        if value and value != "*":
-            return set(value)
-        if value == "*":
-            return {"*"}
-    return set()
+        if hasattr(graph, name):
+            value = getattr(graph, name) or ()
+            return {"*"} if value == "*" else set(value)
+    return None
 
 
 def failure_classes(
@@ -107,10 +108,16 @@ def failure_classes(
         return classes
     before = _paused_nodes(thread.graph, "interrupt_before")
     after = _paused_nodes(thread.graph, "interrupt_after")
+    silent = [t for t in record.tasks if not t.error and not t.interrupts and t.result is None]
+    if before is None or after is None:
+        # Without the graph, a pause before a node looks the same as a crash: only a step
+        # that is partly done (a sibling finished) shows that it started.
+        if any(t.result is not None for t in record.tasks):
+            classes.update({str(t.id): "crash" for t in silent})
+        return classes
     if "*" in after or after & set(thread.writers(record)):
         return classes
-    for task in record.tasks:
-        silent = not task.error and not task.interrupts and task.result is None
-        if silent and "*" not in before and str(task.name) not in before:
+    for task in silent:
+        if "*" not in before and str(task.name) not in before:
             classes[str(task.id)] = "crash"
     return classes
