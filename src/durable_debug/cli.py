@@ -94,6 +94,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--html", metavar="OUT", help="also write a standalone HTML page")
     inspect.set_defaults(run=_inspect)
     _add_health(commands)
+    _add_sweep(commands)
     return parser
 
 
@@ -375,6 +376,60 @@ def _health(args: argparse.Namespace) -> int:
         frame = report[name]
         print(("\n" if i else "") + f"== {name} ==")
         print(frame.to_string(index=False) if len(frame) else "(none)")
+    return 0
+
+
+# -- sweep ------------------------------------------------------------------------------------
+
+
+def _add_sweep(commands: Any) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        help="fail or delete threads stuck on an interrupt; prune old checkpoints",
+        description="Apply a policy to threads waiting on an interrupt longer than "
+        "--older-than (fail: record an InterruptExpired error on the waiting tasks; delete: "
+        "delete the thread), and with --keep-last N delete all but the last N checkpoints of "
+        "each branch (fork points and heads stay). --dry-run lists what would go and the "
+        "bytes it frees.",
+    )
+    sweep.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
+    sweep.add_argument("--older-than", type=float, metavar="SECONDS", help="interrupt age")
+    sweep.add_argument("--policy", choices=["fail", "delete"], help="what to do with them")
+    sweep.add_argument("--keep-last", type=int, metavar="N", help="checkpoints kept per branch")
+    sweep.add_argument("--dry-run", action="store_true", help="change nothing, list what would")
+    sweep.set_defaults(run=_sweep)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from durable_debug.inspect.retention import prune, sweep
+
+    if (args.older_than is None) != (args.policy is None):
+        raise UsageError("--older-than and --policy go together")
+    if args.older_than is None and args.keep_last is None:
+        raise UsageError("nothing to do: give --older-than and --policy, or --keep-last")
+    if args.older_than is not None and args.older_than < 0:
+        raise UsageError("--older-than must not be negative")
+    if args.keep_last is not None and args.keep_last < 1:
+        raise UsageError("--keep-last must be at least 1")
+    saver = _open_store(args.store)
+    try:
+        if args.policy is not None:
+            age = dt.timedelta(seconds=args.older_than)
+            frame = sweep(saver, older_than=age, policy=args.policy, dry_run=args.dry_run)
+            print("== stuck threads ==")
+            print(frame.to_string(index=False) if len(frame) else "(none)")
+        if args.keep_last is not None:
+            frame = prune(saver, keep_last=args.keep_last, dry_run=args.dry_run)
+            print("== pruned checkpoints ==")
+            print(frame.to_string(index=False) if len(frame) else "(none)")
+            verb = "would free" if args.dry_run else "freed"
+            print(f"{len(frame)} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
+    finally:
+        close = getattr(saver, "close", None)
+        if close is not None:
+            close()
     return 0
 
 

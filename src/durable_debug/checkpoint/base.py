@@ -458,6 +458,18 @@ class BaseCheckpointSaver(ABC):
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of a thread."""
 
+    async def adelete_checkpoints(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
+    ) -> None:
+        """Delete some checkpoints of a thread, with their pending writes and every blob only
+        they pointed at, in one transaction (what ``durable_debug.inspect.prune`` uses).
+        Blobs a remaining checkpoint points at stay, so the others still reassemble exactly.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot delete single checkpoints yet (thread "
+            f"{thread_id!r}); delete_thread deletes a whole thread"
+        )
+
     async def aput_step(
         self,
         config: RunnableConfig,
@@ -528,6 +540,12 @@ class BaseCheckpointSaver(ABC):
     def delete_thread(self, thread_id: str) -> None:
         """Sync twin of :meth:`adelete_thread`."""
         run_sync(self.adelete_thread(thread_id))
+
+    def delete_checkpoints(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
+    ) -> None:
+        """Sync twin of :meth:`adelete_checkpoints`."""
+        run_sync(self.adelete_checkpoints(thread_id, checkpoint_ns, checkpoint_ids))
 
     def list_threads(self) -> builtins.list[str]:
         """Sync twin of :meth:`alist_threads`."""
