@@ -69,6 +69,15 @@ from durable_debug.inspect.health import HEALTH_TABLES, ahealth, health
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.locate import afind_graph, find_graph
 from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
+from durable_debug.inspect.retention import (
+    StuckThread,
+    adelete_thread,
+    aprune,
+    asweep,
+    delete_thread,
+    prune,
+    sweep,
+)
 from durable_debug.inspect.stats import StorageStats, astorage_stats, storage_stats
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -105,6 +114,7 @@ __all__ = [
     "PathChange",
     "Recorder",
     "StorageStats",
+    "StuckThread",
     "Task",
     "Thread",
     "Topology",
@@ -116,6 +126,7 @@ __all__ = [
     "acheckpoint_dag",
     "acheckpoint_detail",
     "adag_data",
+    "adelete_thread",
     "adiff",
     "adiff_frame",
     "aexport_html",
@@ -124,9 +135,11 @@ __all__ = [
     "ahealth",
     "ahistory_frame",
     "ahtml_data",
+    "aprune",
     "aread_checkpoint",
     "aread_thread",
     "astorage_stats",
+    "asweep",
     "awrites_frame",
     "blobs_frame",
     "changes",
@@ -134,6 +147,7 @@ __all__ = [
     "checkpoint_detail",
     "dag_data",
     "dag_layout",
+    "delete_thread",
     "diff",
     "diff_data",
     "diff_frame",
@@ -145,8 +159,10 @@ __all__ = [
     "health",
     "history_frame",
     "html_data",
+    "prune",
     "read_thread",
     "storage_stats",
+    "sweep",
     "to_jsonable",
     "topology",
     "topology_data",
