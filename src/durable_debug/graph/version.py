@@ -81,9 +81,12 @@ def graph_structure(graph: CompiledStateGraph) -> dict[str, list[str]]:
 
 
 def graph_version(graph: CompiledStateGraph) -> str:
-    """A 16-hex-digit fingerprint of :func:`graph_structure`."""
-    text = json.dumps(graph_structure(graph), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A 16-hex-digit fingerprint of :func:`graph_structure` (computed once per graph)."""
+    cached: str | None = graph.__dict__.get("_version")
+    if cached is None:
+        text = json.dumps(graph_structure(graph), sort_keys=True, separators=(",", ":"))
+        cached = graph.__dict__["_version"] = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return cached
 
 
 def version_metadata(
