@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +73,41 @@ def test_a_timeout_is_transient_and_the_cli_shows_it() -> None:
     assert _failure(graph, CFG) == ["", "", "transient", ""]
 
 
-def test_the_same_error_twice_is_deterministic_and_one_failure_keeps_langgraphs_writes() -> None:
-    saver = MemorySaver()
-    graph = _graph(saver, _raising(ValueError("bad row 7"), ValueError("bad row 7")))
+@pytest.fixture(
+    params=[
+        "memory",
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
+    ]
+)
+def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """Every saver: the __failures__ write replaces the previous one on each."""
+    if request.param == "memory":
+        yield MemorySaver()
+        return
+    if request.param == "sqlite":
+        yield SqliteSaver(str(tmp_path / "f.db"))
+        return
+    if request.param == "postgres":
+        from durable_debug.checkpoint.postgres import PostgresSaver
+
+        opened: Any = PostgresSaver(request.getfixturevalue("postgres_db"))
+    else:
+        from durable_debug.checkpoint.redis import RedisSaver
+
+        url = request.getfixturevalue("redis_url")
+        opened = RedisSaver(f"{url}{'&' if '?' in url else '?'}prefix=test-{uuid.uuid4().hex[:12]}")
+    yield opened
+    for thread_id in opened.list_threads():
+        opened.delete_thread(thread_id)
+    opened.close()
+
+
+def test_the_same_error_twice_is_deterministic_and_one_failure_keeps_langgraphs_writes(
+    saver: Any,
+) -> None:
+    graph = _graph(saver, _raising(*[ValueError("bad row 7")] * 3))
     _fail(graph, CFG, 1)
     assert _failure(graph, CFG)[-1] == "failed"
     head = saver.get_tuple(CFG)
@@ -85,6 +119,11 @@ def test_the_same_error_twice_is_deterministic_and_one_failure_keeps_langgraphs_
     assert head is not None
     [(_, history)] = [(t, v) for t, c, v in head.pending_writes or () if c == FAILURES]
     assert [entry["error"] for entry in history] == ["ValueError('bad row 7')"] * 2
+    _fail(graph, CFG, 1, resume=True)  # a third failure replaces the list, one write still
+    head = saver.get_tuple(CFG)
+    assert head is not None
+    [history] = [v for _, c, v in head.pending_writes or () if c == FAILURES]
+    assert len(history) == 3
     assert not any(entry["transient"] for entry in history)
 
 
