@@ -173,6 +173,9 @@ def test_sweep_fails_deletes_or_escalates_stuck_threads(saver: Any) -> None:
     assert task.error.startswith("InterruptExpired(")
     assert health(saver, sla=day, now=later)["waiting"].empty  # no longer waiting
     assert sweep(saver, older_than=day, policy="delete", now=later).empty
+    # A late answer still resumes a failed thread.
+    late = {"configurable": {"thread_id": "old-1"}}
+    assert gate.invoke(Command(resume="late yes"), late)["answer"] == "late yes"
 
     delete_thread(saver, "old-2")
     assert sorted(saver.list_threads()) == ["answered", "old-1"]

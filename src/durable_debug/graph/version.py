@@ -56,6 +56,13 @@ def _qualified(fn: Any) -> str:
     return f"{module}.{name}" if module else str(name)
 
 
+def _storable(text: str) -> str:
+    """``text``, with what UTF-8 cannot hold (a lone surrogate) written as an escape, so the
+    structure is always storable; the store still refuses such a name where it is a channel,
+    naming it."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def graph_structure(graph: CompiledStateGraph) -> dict[str, list[str]]:
     """The graph's nodes, edges and state channels (with reducers), sorted."""
     cached: dict[str, list[str]] | None = graph.__dict__.get("_structure")
@@ -72,9 +79,9 @@ def graph_structure(graph: CompiledStateGraph) -> dict[str, list[str]]:
         else:
             channels.append(key)
     structure = {
-        "nodes": sorted(n for n in graph.nodes if not n.startswith("__")),
-        "edges": edges,
-        "channels": sorted(channels),
+        "nodes": sorted(_storable(n) for n in graph.nodes if not n.startswith("__")),
+        "edges": sorted(_storable(e) for e in edges),
+        "channels": sorted(_storable(c) for c in channels),
     }
     graph.__dict__["_structure"] = structure
     return structure
