@@ -191,3 +191,21 @@ def test_a_process_that_died_mid_step_is_a_crash(tmp_path: Path) -> None:
     assert "[crash]" in history_text(history_frame(graph, CFG))
     graph.invoke(None, CFG)  # recovered: the crashed step now has a child
     assert _failure(graph, CFG) == ["", "", "", ""]
+
+
+def test_a_langgraph_thread_is_classified_too() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import StateGraph as LangGraphStateGraph
+
+    def boom(state: S) -> S:
+        raise TimeoutError("slow")
+
+    graph = (
+        LangGraphStateGraph(S)
+        .add_node("boom", boom)
+        .add_edge(START, "boom")
+        .compile(checkpointer=InMemorySaver())
+    )
+    with pytest.raises(TimeoutError):
+        graph.invoke({"n": 1}, CFG)
+    assert _failure(graph, CFG) == ["", "transient"]

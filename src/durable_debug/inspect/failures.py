@@ -98,8 +98,9 @@ def failure_classes(
     classes: dict[str, str] = {}
     for task in record.tasks:
         if task.error:
+            error = task.error
             classes[str(task.id)] = task_failure_class(
-                str(task.error),
+                repr(error) if isinstance(error, BaseException) else str(error),
                 recorded.get(str(task.id)),
                 poison_after=poison_after,
                 retried=_retried_names(thread.graph, str(task.name)),
