@@ -78,6 +78,13 @@ def test_health_reports_every_table(saver: Any) -> None:
     ]
     failures = dict(zip(report["failures"]["class"], report["failures"]["tasks"], strict=True))
     assert failures["deterministic"] == 1 and sum(failures.values()) == 1
+    size = report["size"].iloc[0]
+    assert (size["threads"], size["checkpoints"]) == (3, 10)
+    assert size["bytes"] == report["largest"]["bytes"].sum()
+    if isinstance(saver, SqliteSaver):
+        assert size["file_bytes"] >= size["bytes"]
+    else:
+        assert size["file_bytes"] is None
     growth = report["growth"]
     assert growth["checkpoints"].sum() == 3 + 4 + 3  # big, small, flaky
     assert growth["total_bytes"].iloc[-1] == growth["bytes"].sum()

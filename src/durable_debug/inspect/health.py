@@ -5,6 +5,7 @@
     report["waiting"]      # threads waiting on an interrupt for longer than the SLA
     report["resumes"]      # failed steps, how many were resumed, how many then succeeded
     report["failures"]     # failed tasks by class (see durable_debug.inspect.failures)
+    report["size"]         # threads, checkpoints, bytes; the file's size for SQLite
     report["growth"]       # checkpoints and bytes added per day (UTC)
     report["largest"]      # the threads holding the most bytes
 
@@ -21,6 +22,7 @@ them: what the store holds, before the database's own overhead and compression.
 from __future__ import annotations
 
 import datetime as _dt
+import os
 from collections import Counter
 from typing import Any
 
@@ -36,7 +38,7 @@ from durable_debug.inspect.thread import CheckpointRecord, Thread, aread_thread,
 
 __all__ = ["HEALTH_TABLES", "ahealth", "created_at", "health", "record_bytes"]
 
-HEALTH_TABLES = ("latency", "waiting", "resumes", "failures", "growth", "largest")
+HEALTH_TABLES = ("latency", "waiting", "resumes", "failures", "size", "growth", "largest")
 """The tables :func:`health` returns, in the order the CLI prints them."""
 
 
@@ -60,6 +62,14 @@ def record_bytes(thread: Thread, record: CheckpointRecord, serde: Any) -> int:
         except Exception:  # a value the serializer refuses now was stored by another version
             continue
     return size
+
+
+def _file_bytes(saver: BaseCheckpointSaver) -> int | None:
+    """Bytes of a SQLite store's file and its write-ahead log; None for other stores."""
+    path = getattr(saver, "path", None)
+    if not isinstance(path, str) or path == ":memory:" or not os.path.exists(path):
+        return None
+    return sum(os.path.getsize(p) for p in (path, f"{path}-wal") if os.path.exists(p))
 
 
 def _waiting(thread: Thread) -> tuple[CheckpointRecord, int] | None:
@@ -167,11 +177,22 @@ async def ahealth(
     waiting = pd.DataFrame(
         waiting_rows, columns=["thread_id", "checkpoint_id", "interrupts", "since", "waiting_s"]
     ).sort_values("waiting_s", ascending=False)
+    store = pd.DataFrame(
+        [
+            {
+                "threads": len(sizes),
+                "checkpoints": sum(row["checkpoints"] for row in sizes),
+                "bytes": sum(row["bytes"] for row in sizes),
+                "file_bytes": _file_bytes(saver),
+            }
+        ]
+    )
     return {
         "latency": latency,
         "waiting": waiting.reset_index(drop=True),
         "resumes": resumes,
         "failures": failures,
+        "size": store,
         "growth": growth,
         "largest": largest.reset_index(drop=True),
     }
