@@ -20,6 +20,7 @@ from typing import Any
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
     ERROR,
+    FAILURES,
     INTERRUPT,
     RESUME,
     CheckpointNotFoundError,
@@ -51,7 +52,9 @@ logger = logging.getLogger(__name__)
 CheckpointRef = Any
 """What names a checkpoint: its id (or a unique prefix), a config, a snapshot or a record."""
 
-SPECIAL_CHANNELS = frozenset({ERROR, INTERRUPT, RESUME, "__pregel_tasks", "__no_writes__"})
+SPECIAL_CHANNELS = frozenset(
+    {ERROR, FAILURES, INTERRUPT, RESUME, "__pregel_tasks", "__no_writes__"}
+)
 """Write channels that record how a task ended or what it asked for, not state updates."""
 
 START_NODE = "__start__"
