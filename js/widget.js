@@ -694,6 +694,12 @@ function markMarkup(node, at, r) {
         `<circle r="6"/><text dy="0.35em">!</text></g>`,
     );
   }
+  if (node.graph_changed) {
+    // The graph's structure (nodes, edges, channels) differs from the parent checkpoint's.
+    parts.push(
+      `<text class="dd-graph-changed" x="${-r - 9}" dy="0.35em">Δ<title>graph version changed</title></text>`,
+    );
+  }
   if (node.is_latest) parts.push(`<text class="dd-latest-label" y="${r + 31}">latest</text>`);
   parts.push("</g>");
   return parts.join("");
@@ -1274,7 +1280,9 @@ function drawTasks(view, tasks, writes) {
         task.interrupts && task.interrupts.length
           ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt"))
           : "",
-        task.error ? h("span", { class: "dd-pill dd-pill-error" }, "error") : "",
+        task.error || task.failure
+          ? h("span", { class: "dd-pill dd-pill-error" }, task.failure || "error")
+          : "",
       ),
       task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
       task.result != null

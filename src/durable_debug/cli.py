@@ -95,6 +95,8 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--thread", help="the thread to show")
     inspect.add_argument("--html", metavar="OUT", help="also write a standalone HTML page")
     inspect.set_defaults(run=_inspect)
+    _add_health(commands)
+    _add_sweep(commands)
     return parser
 
 
@@ -262,6 +264,14 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
     return 0
 
 
+def _flags(interrupts: int, errors: int, failure: str) -> str:
+    """The flags column of one checkpoint: interrupts, failed tasks and their class."""
+    parts = [f"{interrupts} interrupt(s)" if interrupts else ""]
+    parts.append(f"{errors} failed" if errors else "")
+    parts.append(f"[{failure}]" if failure else "")
+    return " ".join(p for p in parts if p)
+
+
 def history_text(frame: Any) -> str:
     """The history table, narrowed to what fits a terminal."""
     from durable_debug.inspect.text import short_id
@@ -272,8 +282,8 @@ def history_text(frame: Any) -> str:
     table["next"] = table["next"].map(", ".join)
     table["writers"] = table["writers"].map(", ".join)
     table["flags"] = [
-        " ".join(f for f in (f"{i} interrupt(s)" if i else "", f"{e} failed" if e else "") if f)
-        for i, e in zip(frame["interrupts"], frame["errors"], strict=True)
+        _flags(i, e, c)
+        for i, e, c in zip(frame["interrupts"], frame["errors"], frame["failure"], strict=True)
     ]
     table = table.rename(columns={"checkpoint_id": "checkpoint", "parent_id": "parent"})
     return str(table.to_string(index=False))
@@ -297,6 +307,105 @@ async def _print_threads(saver: Any) -> int:
             file=sys.stderr,
         )
         return 2
+    return 0
+
+
+# -- health -----------------------------------------------------------------------------------
+
+
+def _add_health(commands: Any) -> None:
+    health = commands.add_parser(
+        "health",
+        help="print a store's health: write latency, stuck threads, failures, size",
+        description="Read a checkpoint store without the graph's code and print its health: "
+        "checkpoint write latency p50/p95, threads waiting on an interrupt longer than the "
+        "SLA, resume-after-failure success rate, failures by class, growth per day and the "
+        "largest threads.",
+    )
+    health.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
+    health.add_argument(
+        "--sla",
+        type=float,
+        default=3600.0,
+        metavar="SECONDS",
+        help="list threads waiting on an interrupt longer than this (default 3600)",
+    )
+    health.add_argument("--top", type=int, default=10, help="largest threads to list")
+    health.set_defaults(run=_health)
+
+
+def _health(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from durable_debug.inspect.health import HEALTH_TABLES, health
+
+    if args.sla < 0 or args.top < 0:
+        raise UsageError("--sla and --top must not be negative")
+    saver = _open_store(args.store)
+    try:
+        report = health(saver, sla=dt.timedelta(seconds=args.sla), top=args.top)
+    finally:
+        close = getattr(saver, "close", None)
+        if close is not None:
+            close()
+    for i, name in enumerate(HEALTH_TABLES):
+        frame = report[name]
+        print(("\n" if i else "") + f"== {name} ==")
+        print(frame.to_string(index=False) if len(frame) else "(none)")
+    return 0
+
+
+# -- sweep ------------------------------------------------------------------------------------
+
+
+def _add_sweep(commands: Any) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        help="fail or delete threads stuck on an interrupt; prune old checkpoints",
+        description="Apply a policy to threads waiting on an interrupt longer than "
+        "--older-than (fail: record an InterruptExpired error on the waiting tasks; delete: "
+        "delete the thread), and with --keep-last N delete all but the last N checkpoints of "
+        "each branch (fork points and heads stay). --dry-run lists what would go and the "
+        "bytes it frees.",
+    )
+    sweep.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
+    sweep.add_argument("--older-than", type=float, metavar="SECONDS", help="interrupt age")
+    sweep.add_argument("--policy", choices=["fail", "delete"], help="what to do with them")
+    sweep.add_argument("--keep-last", type=int, metavar="N", help="checkpoints kept per branch")
+    sweep.add_argument("--dry-run", action="store_true", help="change nothing, list what would")
+    sweep.set_defaults(run=_sweep)
+
+
+def _sweep(args: argparse.Namespace) -> int:
+    import datetime as dt
+
+    from durable_debug.inspect.retention import prune, sweep
+
+    if (args.older_than is None) != (args.policy is None):
+        raise UsageError("--older-than and --policy go together")
+    if args.older_than is None and args.keep_last is None:
+        raise UsageError("nothing to do: give --older-than and --policy, or --keep-last")
+    if args.older_than is not None and args.older_than < 0:
+        raise UsageError("--older-than must not be negative")
+    if args.keep_last is not None and args.keep_last < 1:
+        raise UsageError("--keep-last must be at least 1")
+    saver = _open_store(args.store)
+    try:
+        if args.policy is not None:
+            age = dt.timedelta(seconds=args.older_than)
+            frame = sweep(saver, older_than=age, policy=args.policy, dry_run=args.dry_run)
+            print("== stuck threads ==")
+            print(frame.to_string(index=False) if len(frame) else "(none)")
+        if args.keep_last is not None:
+            frame = prune(saver, keep_last=args.keep_last, dry_run=args.dry_run)
+            print("== pruned checkpoints ==")
+            print(frame.to_string(index=False) if len(frame) else "(none)")
+            verb = "would free" if args.dry_run else "freed"
+            print(f"{len(frame)} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
+    finally:
+        close = getattr(saver, "close", None)
+        if close is not None:
+            close()
     return 0
 
 

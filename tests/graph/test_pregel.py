@@ -11,6 +11,7 @@ from typing_extensions import TypedDict
 
 from durable_debug import START, MemorySaver, Send, StateGraph
 from durable_debug.graph.channels import MISSING
+from durable_debug.graph.version import graph_version
 
 
 def chain(saver: MemorySaver):  # type: ignore[no-untyped-def]
@@ -31,7 +32,14 @@ def test_get_state_has_every_field(saver: MemorySaver) -> None:
     assert snap.values == {"value": "B", "log": ["a", "b"]}
     assert snap.next == ()
     assert snap.config["configurable"]["thread_id"] == "t"
-    assert snap.metadata == {"source": "loop", "step": 2, "parents": {}}
+    metadata = dict(snap.metadata)
+    assert metadata.pop("parent_write_ms") >= 0  # how long saving step 1 took
+    assert metadata == {
+        "source": "loop",
+        "step": 2,
+        "parents": {},
+        "graph_fingerprint": graph_version(g),
+    }
     assert snap.created_at and snap.created_at.endswith("+00:00")
     assert snap.parent_config is not None
     assert snap.tasks == () and snap.interrupts == ()

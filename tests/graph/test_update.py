@@ -6,6 +6,7 @@ import pytest
 from graph_support import LogState, cfg, checkpoint_count
 
 from durable_debug import START, InvalidUpdateError, MemorySaver, StateGraph
+from durable_debug.graph.version import graph_version
 
 
 def build(saver: MemorySaver, **compile_kw: object):  # type: ignore[no-untyped-def]
@@ -30,7 +31,13 @@ def test_update_defaults_to_the_node_that_ran_last_and_reschedules_its_edges(
     g.invoke({"value": "", "log": []}, cfg("t"))
     new = g.update_state(cfg("t"), {"value": "edited"})
     snap = g.get_state(new)
-    assert snap.metadata == {"source": "update", "step": 2, "parents": {}, "as_node": "a"}
+    assert snap.metadata == {
+        "source": "update",
+        "step": 2,
+        "parents": {},
+        "as_node": "a",
+        "graph_fingerprint": graph_version(g),
+    }
     assert snap.next == ("b",)
     assert g.invoke(None, cfg("t")) == {"value": "B", "log": ["a", "b"]}
 

@@ -90,6 +90,7 @@ async def test_dag_data_is_the_protocol_shape(seed):
         "writers",
         "interrupts",
         "errors",
+        "graph_changed",
         "is_head",
         "is_latest",
         "depth",

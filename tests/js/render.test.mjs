@@ -67,6 +67,18 @@ test("interrupts, errors, branch heads and the latest checkpoint stand out", () 
   assert.equal(el.querySelectorAll(".dd-latest-label").length, 1);
 });
 
+test("a checkpoint saved by another graph version is marked with a delta", () => {
+  const el = show();
+  assert.equal(el.querySelectorAll(".dd-graph-changed").length, 0);
+  const dag = structuredClone(model.get("_dag"));
+  dag.nodes[2].graph_changed = true;
+  model.set("_dag", dag);
+  const marks = el.querySelectorAll(".dd-graph-changed");
+  assert.equal(marks.length, 1);
+  assert.equal(marks[0].closest(".dd-mark").getAttribute("data-id"), dag.nodes[2].id);
+  assert.match(marks[0].textContent, /graph version changed/);
+});
+
 test("hovering a checkpoint shows its next nodes", () => {
   const el = show();
   mark(el, "c2")

@@ -43,8 +43,12 @@ __all__ = [
     "observe",
 ]
 
-CHECKPOINT_METADATA_DIFFERENCES = ("as_node",)
-"""Metadata keys durable_debug adds by design (``as_node`` on update checkpoints)."""
+ENGINE_METADATA_KEYS = ("graph_fingerprint", "graph_structure", "parent_write_ms")
+"""Metadata keys of durable_debug's graph versions and write latency, on the checkpoints it
+saves."""
+CHECKPOINT_METADATA_DIFFERENCES = ("as_node", *ENGINE_METADATA_KEYS)
+"""Metadata keys durable_debug adds by design (``as_node`` on update checkpoints, the graph
+version on every checkpoint)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -266,6 +270,8 @@ class Trace:
         if isinstance(value, Mapping):
             if _is_config(value):
                 return {"config of": self.checkpoint_label(value)}
+            if "source" in value and "step" in value:  # checkpoint metadata (debug events)
+                value = {k: v for k, v in value.items() if k not in ENGINE_METADATA_KEYS}
             return {k: self.normalize(v) for k, v in value.items()}
         if isinstance(value, tuple) and hasattr(value, "_fields"):  # StateSnapshot, PregelTask
             return {type(value).__name__: self.normalize(value._asdict())}

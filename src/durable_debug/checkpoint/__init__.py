@@ -15,6 +15,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.errors import (
     DurableDebugError,
+    GraphChangedError,
     InvalidConfigError,
     StoreClosedError,
     StoreUnavailableError,
@@ -45,6 +46,7 @@ __all__ = [
     "CorruptPayloadError",
     "DatabaseSetupError",
     "DurableDebugError",
+    "GraphChangedError",
     "InMemorySaver",
     "InvalidConfigError",
     "MemorySaver",

@@ -276,6 +276,46 @@ return 1
 )
 """Delete every key of a thread."""
 
+DELETE_CHECKPOINTS_SCRIPT = (
+    _PREAMBLE
+    + """
+-- KEYS: checkpoints, checkpoint, metadata, parent, blobs, writes, write
+-- ARGV: the checkpoint ids to delete
+local problem = check_types({'zset', 'hash', 'hash', 'hash', 'hash', 'zset', 'hash'})
+if problem then return redis.error_reply(problem) end
+local function quote(text)
+  return (string.gsub(string.gsub(text, '%%', '%%25'), ':', '%%3A'))
+end
+local doomed = {}
+for _, id in ipairs(ARGV) do doomed[id] = true end
+local gone, kept = {}, {}
+local records = redis.call('HGETALL', KEYS[2])
+for i = 1, #records, 2 do
+  local target = doomed[records[i]] and gone or kept
+  local pointers = cjson.decode(records[i + 1])['channel_versions'] or {}
+  for version, channels in pairs(pointers) do
+    for _, channel in ipairs(channels) do target[channel .. ':' .. quote(version)] = true end
+  end
+end
+for field in pairs(gone) do
+  if not kept[field] then redis.call('HDEL', KEYS[5], field) end
+end
+for _, id in ipairs(ARGV) do
+  redis.call('ZREM', KEYS[1], id)
+  for k = 2, 4 do redis.call('HDEL', KEYS[k], id) end
+  local prefix = quote(id) .. ':'
+  local fields = redis.call('ZRANGEBYLEX', KEYS[6], '[' .. prefix, '[' .. prefix .. '\\255')
+  for _, field in ipairs(fields) do
+    redis.call('ZREM', KEYS[6], field)
+    redis.call('HDEL', KEYS[7], field)
+  end
+end
+return 1
+"""
+)
+"""Delete some checkpoints of one (thread, namespace), their writes, and the blobs only they
+point at (a blob a remaining checkpoint points at stays)."""
+
 RECORDS_SCRIPT = """
 -- KEYS: checkpoints, checkpoint, metadata, parent
 -- ARGV: 'page', upper bound ('+' or '(id'), count   |   'id', checkpoint_id
@@ -378,6 +418,7 @@ SCRIPTS = {
     "get": GET_SCRIPT,
     "put_writes": PUT_WRITES_SCRIPT,
     "delete_thread": DELETE_THREAD_SCRIPT,
+    "delete_checkpoints": DELETE_CHECKPOINTS_SCRIPT,
     "records": RECORDS_SCRIPT,
     "details": DETAILS_SCRIPT,
 }

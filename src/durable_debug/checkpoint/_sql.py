@@ -14,6 +14,7 @@ twins), opens the database lazily, and lists history in pages with a bounded num
 
 from __future__ import annotations
 
+import json
 import logging
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -113,6 +114,9 @@ class SqlSaver(ConnectedSaver):
     _INSERT_WRITE: ClassVar[str]
     _UPSERT_WRITE: ClassVar[str]
     _DELETE_THREAD: ClassVar[tuple[str, ...]]
+    _DELETE_CHECKPOINTS: ClassVar[tuple[str, ...]]
+    """Blobs, writes, checkpoints; parameters thread_id, checkpoint_ns, ids JSON (twice for
+    the blobs)."""
     _LIST_THREADS: ClassVar[str]
 
     def __init__(self, *, serde: SerializerProtocol | None = None, compress: bool = True) -> None:
@@ -471,5 +475,20 @@ class SqlSaver(ConnectedSaver):
         async def write(s: Session) -> None:
             for sql in self._DELETE_THREAD:
                 await s.execute(sql, (thread_id,))
+
+        await self._run(self._in_session, write, True, where={"thread": thread_id})
+
+    async def adelete_checkpoints(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
+    ) -> None:
+        """Delete some checkpoints, their writes and the blobs only they pointed at, in one
+        transaction."""
+        ids = json.dumps(list(checkpoint_ids))
+        blobs_sql, *rest = self._DELETE_CHECKPOINTS
+
+        async def write(s: Session) -> None:
+            await s.execute(blobs_sql, (thread_id, checkpoint_ns, ids, ids))
+            for sql in rest:
+                await s.execute(sql, (thread_id, checkpoint_ns, ids))
 
         await self._run(self._in_session, write, True, where={"thread": thread_id})

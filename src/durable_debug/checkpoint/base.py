@@ -34,11 +34,12 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConfigError
-from durable_debug.checkpoint.names import ERROR, INTERRUPT, RESUME
+from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, RESUME
 
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
     "ERROR",
+    "FAILURES",
     "INTERRUPT",
     "NULL_TASK_ID",
     "RESUME",
@@ -88,7 +89,7 @@ TaskWrites = tuple[str, Sequence[tuple[str, Any]], str]
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""
 
-SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4}
+SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4, FAILURES: -5}
 """Fixed ``idx`` for special writes: saving one again *replaces* the previous one, while
 ordinary writes (idx 0, 1, 2… in the order the task produced them) are written once."""
 
@@ -123,6 +124,14 @@ class CheckpointMetadata(TypedDict, total=False):
     """Checkpoint ids of enclosing graphs, by namespace (empty for a top-level graph)."""
     as_node: str
     """For ``update`` checkpoints: the node the update was applied as (durable_debug only)."""
+    graph_fingerprint: str
+    """Fingerprint of the structure of the graph that saved it (durable_debug only, see
+    ``durable_debug.graph.version``)."""
+    parent_write_ms: float
+    """Milliseconds that saving the parent checkpoint took (its ``aput_step``), measured by
+    the run that saved both (durable_debug only; read by ``durable_debug.inspect.health``)."""
+    graph_structure: dict[str, list[str]]
+    """That structure, on the first checkpoint of a version in a thread (durable_debug only)."""
 
 
 class CheckpointTuple(NamedTuple):
@@ -441,6 +450,18 @@ class BaseCheckpointSaver(ABC):
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of a thread."""
 
+    async def adelete_checkpoints(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
+    ) -> None:
+        """Delete some checkpoints of a thread, with their pending writes and every blob only
+        they pointed at, in one transaction (what ``durable_debug.inspect.prune`` uses).
+        Blobs a remaining checkpoint points at stay, so the others still reassemble exactly.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot delete single checkpoints yet (thread "
+            f"{thread_id!r}); delete_thread deletes a whole thread"
+        )
+
     async def aput_step(
         self,
         config: RunnableConfig,
@@ -511,6 +532,12 @@ class BaseCheckpointSaver(ABC):
     def delete_thread(self, thread_id: str) -> None:
         """Sync twin of :meth:`adelete_thread`."""
         run_sync(self.adelete_thread(thread_id))
+
+    def delete_checkpoints(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
+    ) -> None:
+        """Sync twin of :meth:`adelete_checkpoints`."""
+        run_sync(self.adelete_checkpoints(thread_id, checkpoint_ns, checkpoint_ids))
 
     def list_threads(self) -> builtins.list[str]:
         """Sync twin of :meth:`alist_threads`."""

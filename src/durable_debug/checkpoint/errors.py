@@ -14,7 +14,9 @@ unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)
     ├── CheckpointNotFoundError (LookupError)    a pinned checkpoint the store does not hold
     ├── StoreUnavailableError (ConnectionError)  the server went away mid-call
     ├── StoreClosedError (RuntimeError)          the saver was closed
-    └── DatabaseSetupError (RuntimeError)        a store that cannot be opened or migrated
+    ├── DatabaseSetupError (RuntimeError)        a store that cannot be opened or migrated
+    └── GraphChangedError (RuntimeError)         a thread saved by a graph of another
+                                                 structure (graph/version.py)
 
 Each message names where it happened: the thread, and the checkpoint and channel when known.
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 __all__ = [
     "CheckpointNotFoundError",
     "DurableDebugError",
+    "GraphChangedError",
     "InvalidConfigError",
     "StoreClosedError",
     "StoreUnavailableError",
@@ -63,3 +66,26 @@ class StoreUnavailableError(DurableDebugError, ConnectionError):
 
 class StoreClosedError(DurableDebugError, RuntimeError):
     """The saver was closed; create a new one to use the store."""
+
+
+class GraphChangedError(DurableDebugError, RuntimeError):
+    """A run would resume or rerun a thread whose checkpoint was saved by a graph of another
+    structure (nodes, edges, channels or reducers). :attr:`changes` lists what changed; the
+    run's config may allow it with ``{"configurable": {"allow_graph_change": True}}``."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        thread_id: str,
+        checkpoint_id: str,
+        old_version: str,
+        new_version: str,
+        changes: list[str],
+    ) -> None:
+        super().__init__(message)
+        self.thread_id = thread_id
+        self.checkpoint_id = checkpoint_id
+        self.old_version = old_version
+        self.new_version = new_version
+        self.changes = changes

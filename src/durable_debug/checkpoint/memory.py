@@ -12,7 +12,7 @@ history.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
 
 from durable_debug.checkpoint.base import (
@@ -260,6 +260,27 @@ class MemorySaver(BaseCheckpointSaver):
             del self.blobs[blob_key]
         for write_key in [k for k in self.writes if k[0] == thread_id]:
             del self.writes[write_key]
+
+    async def adelete_checkpoints(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
+    ) -> None:
+        """Delete some checkpoints, their writes, and the blobs only they pointed at."""
+        stored = self.storage.get(thread_id, {}).get(checkpoint_ns, {})
+        doomed = {cid for cid in checkpoint_ids if cid in stored}
+
+        def pointers(ids: Iterable[str]) -> set[tuple[str, str]]:
+            return {
+                (channel, str(version))
+                for cid in ids
+                for channel, version in stored[cid].checkpoint["channel_versions"].items()
+            }
+
+        unused = pointers(doomed) - pointers(set(stored) - doomed)
+        for cid in doomed:
+            del stored[cid]
+            self.writes.pop((thread_id, checkpoint_ns, cid), None)
+        for channel, version in unused:
+            self.blobs.pop((thread_id, checkpoint_ns, channel, version), None)
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint."""

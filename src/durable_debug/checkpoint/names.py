@@ -20,6 +20,7 @@ from dataclasses import dataclass
 __all__ = [
     "BRANCH_PREFIX",
     "ERROR",
+    "FAILURES",
     "INTERRUPT",
     "JOIN_PREFIX",
     "NO_WRITES",
@@ -53,6 +54,9 @@ INTERRUPT = "__interrupt__"
 """Write channel holding the list of interrupts a task raised."""
 RESUME = "__resume__"
 """Write channel holding the resume values a task has received so far."""
+FAILURES = "__failures__"
+"""Write channel holding every failure of a task on this checkpoint, oldest first
+(durable_debug only; see ``durable_debug.graph.failures``)."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
 SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)

@@ -245,6 +245,28 @@ DELETE_THREAD = (
     "DELETE FROM checkpoints WHERE thread_id = %s",
 )
 
+DELETE_CHECKPOINTS = (
+    """DELETE FROM checkpoint_blobs AS b
+WHERE b.thread_id = %s AND b.checkpoint_ns = %s AND (b.channel, b.version) IN (
+    SELECT ch.value, v.key
+    FROM checkpoints AS c, jsonb_each(c.checkpoint -> 'channel_versions') AS v,
+        jsonb_array_elements_text(v.value) AS ch(value)
+    WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+      AND c.checkpoint_id IN (SELECT jsonb_array_elements_text(%s::jsonb))
+    EXCEPT
+    SELECT ch.value, v.key
+    FROM checkpoints AS c, jsonb_each(c.checkpoint -> 'channel_versions') AS v,
+        jsonb_array_elements_text(v.value) AS ch(value)
+    WHERE c.thread_id = b.thread_id AND c.checkpoint_ns = b.checkpoint_ns
+      AND c.checkpoint_id NOT IN (SELECT jsonb_array_elements_text(%s::jsonb)))""",
+    """DELETE FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_ns = %s
+    AND checkpoint_id IN (SELECT jsonb_array_elements_text(%s::jsonb))""",
+    """DELETE FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = %s
+    AND checkpoint_id IN (SELECT jsonb_array_elements_text(%s::jsonb))""",
+)
+"""Delete some checkpoints of a thread (the ids as a JSON array), as SQLite's
+``DELETE_CHECKPOINTS`` does."""
+
 LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
@@ -273,6 +295,7 @@ class PostgresSaver(SqlSaver):
     _INSERT_WRITE = INSERT_WRITE
     _UPSERT_WRITE = UPSERT_WRITE
     _DELETE_THREAD = DELETE_THREAD
+    _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
 
     def __init__(

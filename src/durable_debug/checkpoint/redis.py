@@ -37,6 +37,7 @@ from durable_debug.checkpoint._connected import ConnectedSaver
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._redis_layout import (
     DEFAULT_PREFIX,
+    NAMESPACE_KEYS,
     SCHEMA_VERSION,
     SCRIPTS,
     Keys,
@@ -379,6 +380,17 @@ class RedisSaver(ConnectedSaver):
         keys = [self._keys.threads, self._keys.namespaces(thread_id)]
         args = [thread_id, self._keys.thread(thread_id)]
         await self._run(self._eval, [("delete_thread", keys, args)], where={"thread": thread_id})
+
+    async def adelete_checkpoints(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
+    ) -> None:
+        """Delete some checkpoints, their writes and the blobs only they pointed at,
+        atomically."""
+        if not checkpoint_ids:
+            return
+        keys = self._keys.of(Source(thread_id, checkpoint_ns), *NAMESPACE_KEYS)
+        call = ("delete_checkpoints", keys, list(checkpoint_ids))
+        await self._run(self._eval, [call], where={"thread": thread_id})
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -167,6 +167,31 @@ DELETE_THREAD = (
     "DELETE FROM checkpoints WHERE thread_id = ?",
 )
 
+DELETE_CHECKPOINTS = (
+    """DELETE FROM checkpoint_blobs
+WHERE thread_id = ? AND checkpoint_ns = ? AND (channel, version) IN (
+    SELECT ch.value, v.key
+    FROM checkpoints AS c, json_each(c.checkpoint, '$.channel_versions') AS v,
+        json_each(v.value) AS ch
+    WHERE c.thread_id = checkpoint_blobs.thread_id
+      AND c.checkpoint_ns = checkpoint_blobs.checkpoint_ns
+      AND c.checkpoint_id IN (SELECT value FROM json_each(?))
+    EXCEPT
+    SELECT ch.value, v.key
+    FROM checkpoints AS c, json_each(c.checkpoint, '$.channel_versions') AS v,
+        json_each(v.value) AS ch
+    WHERE c.thread_id = checkpoint_blobs.thread_id
+      AND c.checkpoint_ns = checkpoint_blobs.checkpoint_ns
+      AND c.checkpoint_id NOT IN (SELECT value FROM json_each(?)))""",
+    """DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_ns = ?
+    AND checkpoint_id IN (SELECT value FROM json_each(?))""",
+    """DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ?
+    AND checkpoint_id IN (SELECT value FROM json_each(?))""",
+)
+"""Delete some checkpoints of a thread (the ids as a JSON array): first the blobs only they
+point at (the stored pointer map is ``{version: [channel, ...]}``), then their writes, then
+them. Parameters: thread_id, checkpoint_ns, ids (and ids again for the blobs)."""
+
 LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
@@ -190,6 +215,7 @@ class SqliteSaver(SqlSaver):
     _INSERT_WRITE = INSERT_WRITE
     _UPSERT_WRITE = UPSERT_WRITE
     _DELETE_THREAD = DELETE_THREAD
+    _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
 
     def __init__(

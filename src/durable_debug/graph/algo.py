@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
     ERROR,
+    FAILURES,
     INTERRUPT,
     NULL_TASK_ID,
     RESUME,
@@ -118,6 +119,8 @@ class TaskRecord:
     error: str | None = None
     interrupts: tuple[Interrupt, ...] = ()
     resume: list[Any] | None = None
+    failures: list[dict[str, Any]] = field(default_factory=list)
+    """Every failure of the task on this checkpoint (see ``graph/failures.py``)."""
 
 
 def read_pending_writes(
@@ -141,6 +144,8 @@ def read_pending_writes(
             record.interrupts = tuple(Interrupt(value=i["value"], id=i["id"]) for i in value or ())
         elif channel == RESUME:
             record.resume = list(value)
+        elif channel == FAILURES:
+            record.failures = list(value or ())
         elif channel == NO_WRITES:
             record.finished = True
         else:

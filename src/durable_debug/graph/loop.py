@@ -17,11 +17,13 @@ import asyncio
 import collections
 import datetime as _dt
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
     ERROR,
+    FAILURES,
     INTERRUPT,
     NULL_TASK_ID,
     RESUME,
@@ -52,6 +54,7 @@ from durable_debug.graph.algo import (
     restore_channels,
 )
 from durable_debug.graph.calls import Runtime
+from durable_debug.graph.failures import failure_entry, failure_history
 from durable_debug.graph.interrupts import match_resume
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
@@ -64,6 +67,7 @@ from durable_debug.graph.types import (
     Interrupt,
     Send,
 )
+from durable_debug.graph.version import acheck_graph_version, version_metadata
 
 if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
@@ -174,6 +178,8 @@ class RunLoop:
         self._aio_loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         """The event loop running concurrent tasks, and its thread (for ``_write_live``)."""
+        self.write_ms: float | None = None
+        """How long saving the last checkpoint took (ms), recorded on the next one."""
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -334,6 +340,16 @@ class RunLoop:
                 + ("" if self.saver is not None else "; and compile with a checkpointer")
                 + "."
             )
+        assert self.saver is not None and self.thread_id is not None
+        await acheck_graph_version(
+            self.graph,
+            self.saver,
+            self.config,
+            self.metadata,
+            thread_id=self.thread_id,
+            checkpoint_ns=self.checkpoint_ns,
+            checkpoint_id=self.checkpoint["id"],
+        )
         answering = command is not None and command.has_resume
         time_travel = config_checkpoint_id(self.config) is not None and not answering
         self.reuse_writes = not (time_travel or self.superseded)
@@ -552,7 +568,18 @@ class RunLoop:
 
     async def _save_error(self, task: Task) -> None:
         assert self.saver is not None
-        await self.saver.aput_writes(self.checkpoint_config, [(ERROR, repr(task.error))], task.id)
+        assert task.error is not None
+        record = self.pending.get(task.id)
+        entry = failure_entry(task.error, task.node.retry)
+        failures = (
+            failure_history(record.error, record.failures, entry) if record is not None else None
+        )
+        writes: list[tuple[str, Any]] = [(ERROR, repr(task.error))]
+        if failures is not None:
+            writes.append((FAILURES, failures))
+        await self.saver.aput_writes(self.checkpoint_config, writes, task.id)
+        if record is not None:
+            record.error, record.failures = repr(task.error), failures or []
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
@@ -588,7 +615,10 @@ class RunLoop:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
-        self.metadata = checkpoint_metadata(self.config, source, self.step)
+        extra = version_metadata(self.graph, self.metadata)
+        if self.write_ms is not None:
+            extra["parent_write_ms"] = self.write_ms
+        self.metadata = checkpoint_metadata(self.config, source, self.step, **extra)
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
@@ -597,6 +627,7 @@ class RunLoop:
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, _path_str(task.path)) for task, writes in deferred]
+            started = time.perf_counter()
             try:
                 self.checkpoint_config = await self.saver.aput_step(
                     self.checkpoint_config,
@@ -613,6 +644,7 @@ class RunLoop:
                 task.status, task.error = "error", exc.located(node=task.name)
                 await self._save_error(task)
                 raise task.error from None
+            self.write_ms = round((time.perf_counter() - started) * 1000, 3)
             self.saved_versions = dict(versions)
             self.parent_config = parent
         # The step is saved: what its lone task produced may now be reported.

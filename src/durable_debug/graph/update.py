@@ -36,6 +36,7 @@ from durable_debug.graph.algo import (
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import edge_writes
 from durable_debug.graph.types import START, Command, InvalidUpdateError, Send
+from durable_debug.graph.version import version_metadata
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import CheckpointTuple
@@ -147,7 +148,9 @@ async def aupdate_step(
             {n: dict(v) for n, v in checkpoint["versions_seen"].items()},
             None,
         )
-        fork = checkpoint_metadata(config, "fork", step + 1)
+        fork = checkpoint_metadata(
+            config, "fork", step + 1, **version_metadata(graph, saved.metadata)
+        )
         parent = saved.parent_config or checkpoint_config(thread_id, checkpoint_ns, None)
         return await saver.aput(parent, copied, fork, {})
     channels = restore_channels(graph, checkpoint)
@@ -191,7 +194,8 @@ async def aupdate_step(
             await saver.aput_writes(saved.config, task.writes, prepared[name].pop(0))
     versions, seen, updated = apply_writes(graph, checkpoint, channels, tasks, new_id)
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
-    extra = {"as_node": node} if source == "update" else {}
+    extra: dict[str, Any] = {"as_node": node} if source == "update" else {}
+    extra.update(version_metadata(graph, saved.metadata if saved else None))
     metadata = checkpoint_metadata(config, source, step + 1, **extra)
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}

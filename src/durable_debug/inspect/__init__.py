@@ -56,6 +56,7 @@ from durable_debug.inspect.export import (
     export_jsonl,
     html_data,
 )
+from durable_debug.inspect.failures import FAILURE_CLASSES, POISON_AFTER, failure_classes
 from durable_debug.inspect.frames import (
     ablobs_frame,
     ahistory_frame,
@@ -64,9 +65,19 @@ from durable_debug.inspect.frames import (
     history_frame,
     writes_frame,
 )
+from durable_debug.inspect.health import HEALTH_TABLES, ahealth, health
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.locate import afind_graph, find_graph
 from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
+from durable_debug.inspect.retention import (
+    StuckThread,
+    adelete_thread,
+    aprune,
+    asweep,
+    delete_thread,
+    prune,
+    sweep,
+)
 from durable_debug.inspect.stats import StorageStats, astorage_stats, storage_stats
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -87,6 +98,9 @@ from durable_debug.inspect.topology import (
 )
 
 __all__ = [
+    "FAILURE_CLASSES",
+    "HEALTH_TABLES",
+    "POISON_AFTER",
     "Blob",
     "CheckpointRecord",
     "Dag",
@@ -101,6 +115,7 @@ __all__ = [
     "PathChange",
     "Recorder",
     "StorageStats",
+    "StuckThread",
     "Task",
     "Thread",
     "Topology",
@@ -112,16 +127,20 @@ __all__ = [
     "acheckpoint_dag",
     "acheckpoint_detail",
     "adag_data",
+    "adelete_thread",
     "adiff",
     "adiff_frame",
     "aexport_html",
     "aexport_jsonl",
     "afind_graph",
+    "ahealth",
     "ahistory_frame",
     "ahtml_data",
+    "aprune",
     "aread_checkpoint",
     "aread_thread",
     "astorage_stats",
+    "asweep",
     "atopology_data",
     "awrites_frame",
     "blobs_frame",
@@ -130,17 +149,22 @@ __all__ = [
     "checkpoint_detail",
     "dag_data",
     "dag_layout",
+    "delete_thread",
     "diff",
     "diff_data",
     "diff_frame",
     "diff_values",
     "export_html",
     "export_jsonl",
+    "failure_classes",
     "find_graph",
+    "health",
     "history_frame",
     "html_data",
+    "prune",
     "read_thread",
     "storage_stats",
+    "sweep",
     "to_jsonable",
     "topology",
     "topology_data",

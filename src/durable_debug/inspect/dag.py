@@ -18,6 +18,7 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.graph.version import GRAPH_VERSION_KEY
 from durable_debug.inspect.thread import Thread, aread_thread
 
 if TYPE_CHECKING:
@@ -60,6 +61,8 @@ class DagNode(TypedDict):
     writers: list[str]
     interrupts: int
     errors: int
+    graph_changed: bool
+    """The graph version differs from the parent checkpoint's (the code changed here)."""
     is_head: bool
     is_latest: bool
     depth: int
@@ -120,6 +123,16 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
     return dag
 
 
+def _graph_changed(dag: nx.DiGraph, node_id: str) -> bool:
+    """True when the checkpoint records a graph version other than its parent's."""
+    parent = dag.nodes[node_id]["parent"]
+    if parent is None or parent not in dag.nodes:
+        return False
+    version = (dag.nodes[node_id]["metadata"] or {}).get(GRAPH_VERSION_KEY)
+    before = (dag.nodes[parent]["metadata"] or {}).get(GRAPH_VERSION_KEY)
+    return version is not None and before is not None and version != before
+
+
 def dag_layout(dag: nx.DiGraph) -> dict[str, DagPosition]:
     """Place every checkpoint: a column per depth, a lane per branch (deterministic).
 
@@ -177,6 +190,7 @@ def dag_data_of(thread: Thread) -> Dag:
                 writers=list(attrs["writers"]),
                 interrupts=attrs["interrupts"],
                 errors=attrs["errors"],
+                graph_changed=_graph_changed(dag, node_id),
                 is_head=dag.out_degree(node_id) == 0,
                 is_latest=node_id == latest,
                 depth=position.depth,

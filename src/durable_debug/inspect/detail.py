@@ -12,12 +12,14 @@ raw values and also feed the DataFrames of :mod:`durable_debug.inspect.frames`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint.base import ERROR, INTERRUPT, RESUME, RunnableConfig
+from durable_debug.checkpoint.base import ERROR, FAILURES, INTERRUPT, RESUME, RunnableConfig
+from durable_debug.inspect.failures import failure_classes
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -70,6 +72,8 @@ class Task(TypedDict):
     id: str
     name: str
     error: str | None
+    failure: str | None
+    """Its failure class (``durable_debug.inspect.failures``), None when it did not fail."""
     interrupts: list[InterruptInfo]
     result: Any
 
@@ -132,7 +136,7 @@ def detail_of(thread: Thread, record: CheckpointRecord, *, nodes: list[str]) -> 
         config=to_jsonable(record.config),
         values=to_jsonable(record.values),
         blobs=blobs_of(thread, record),
-        tasks=to_jsonable(tasks_of(record)),
+        tasks=to_jsonable(tasks_of(record, failure_classes(thread, record))),
         writes=to_jsonable(writes_of(record)),
         interrupts=to_jsonable(interrupts_of(record)),
         editable=thread.state_channels(),
@@ -160,8 +164,9 @@ def blobs_of(thread: Thread, record: CheckpointRecord, *, all_channels: bool = F
     return blobs
 
 
-def tasks_of(record: CheckpointRecord) -> list[Task]:
-    """The tasks of the step after ``record``, with results, errors and interrupts (raw)."""
+def tasks_of(record: CheckpointRecord, classes: Mapping[str, str] | None = None) -> list[Task]:
+    """The tasks of the step after ``record``, with results, errors and interrupts (raw), and
+    the failure class of each from ``classes`` (task id → class)."""
     tasks: list[Task] = []
     for task in record.tasks:
         interrupts = [_interrupt(task, i) for i in task.interrupts or ()]
@@ -170,6 +175,7 @@ def tasks_of(record: CheckpointRecord) -> list[Task]:
                 id=str(task.id),
                 name=str(task.name),
                 error=str(task.error) if task.error else None,
+                failure=(classes or {}).get(str(task.id)),
                 interrupts=interrupts,
                 result=task.result,
             )
@@ -193,7 +199,7 @@ def writes_of(record: CheckpointRecord) -> list[Write]:
 
 def write_kind(channel: str) -> str:
     """What a write records: ``"write"`` (a state update) or error / interrupt / resume / …"""
-    return {ERROR: "error", INTERRUPT: "interrupt", RESUME: "resume"}.get(
+    return {ERROR: "error", FAILURES: "failures", INTERRUPT: "interrupt", RESUME: "resume"}.get(
         channel, "internal" if channel.startswith("__") or ":" in channel else "write"
     )
 

@@ -15,6 +15,7 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.inspect.dag import dag_from_thread, dag_layout
 from durable_debug.inspect.detail import blobs_of, write_kind, writes_of
+from durable_debug.inspect.failures import failure_classes
 from durable_debug.inspect.thread import Thread, aread_thread
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ HISTORY_COLUMNS = [
     "writers",
     "interrupts",
     "errors",
+    "failure",
     "depth",
     "lane",
     "is_head",
@@ -85,6 +87,7 @@ def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
             "writers": tuple(attrs["writers"]),
             "interrupts": attrs["interrupts"],
             "errors": attrs["errors"],
+            "failure": ", ".join(sorted(set(failure_classes(thread, record).values()))),
             "depth": layout[record.id].depth,
             "lane": layout[record.id].lane,
             "is_head": dag.out_degree(record.id) == 0,

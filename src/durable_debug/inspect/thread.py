@@ -20,6 +20,7 @@ from typing import Any
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
     ERROR,
+    FAILURES,
     INTERRUPT,
     RESUME,
     CheckpointNotFoundError,
@@ -53,7 +54,7 @@ logger = logging.getLogger(__name__)
 CheckpointRef = Any
 """What names a checkpoint: its id (or a unique prefix), a config, a snapshot or a record."""
 
-SPECIAL_CHANNELS = frozenset({ERROR, INTERRUPT, RESUME, TASKS, NO_WRITES})
+SPECIAL_CHANNELS = frozenset({ERROR, FAILURES, INTERRUPT, RESUME, TASKS, NO_WRITES})
 """Write channels that record how a task ended or what it asked for, not state updates."""
 
 START_NODE = START

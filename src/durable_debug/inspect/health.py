@@ -1,0 +1,213 @@
+"""The health of a checkpoint store, as pandas tables, read through the saver alone.
+
+    report = health(saver, sla=timedelta(hours=4))
+    report["latency"]      # samples, p50_ms, p95_ms: how long saving a checkpoint takes
+    report["waiting"]      # threads waiting on an interrupt for longer than the SLA
+    report["resumes"]      # failed steps, how many were resumed, how many then succeeded
+    report["failures"]     # failed tasks by class (see durable_debug.inspect.failures)
+    report["size"]         # threads, checkpoints, bytes; the file's size for SQLite
+    report["growth"]       # checkpoints and bytes added per day (UTC)
+    report["largest"]      # the threads holding the most bytes
+
+``durable-debug health DB_OR_URL`` prints the same tables. Every saver works: the report
+reads each thread like ``durable-debug inspect`` does (without the graph's code).
+
+Write latency is the time ``aput_step`` took, which the run records on the *next*
+checkpoint as ``metadata["parent_write_ms"]`` (a checkpoint cannot hold the time of its own
+write); the last checkpoint of each run is therefore not measured. Bytes are the serialized
+sizes of the blobs each checkpoint added plus its pending writes, as the serializer produces
+them: what the store holds, before the database's own overhead and compression.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from durable_debug._sync import run_sync
+from durable_debug.checkpoint.base import FAILURES as FAILURES_CHANNEL
+from durable_debug.checkpoint.base import BaseCheckpointSaver
+from durable_debug.inspect.detail import blobs_of
+from durable_debug.inspect.failures import FAILURE_CLASSES, POISON_AFTER, failure_classes
+from durable_debug.inspect.stored import SaverView
+from durable_debug.inspect.thread import CheckpointRecord, Thread, aread_thread, thread_config
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["HEALTH_TABLES", "ahealth", "created_at", "health", "record_bytes"]
+
+HEALTH_TABLES = ("latency", "waiting", "resumes", "failures", "size", "growth", "largest")
+"""The tables :func:`health` returns, in the order the CLI prints them."""
+
+
+def created_at(record: CheckpointRecord) -> _dt.datetime | None:
+    """When ``record`` was saved (UTC), None when the store does not say."""
+    try:
+        when = _dt.datetime.fromisoformat(record.created_at)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=_dt.timezone.utc)
+
+
+def record_bytes(thread: Thread, record: CheckpointRecord, serde: Any) -> int:
+    """Bytes ``record`` added to the store: its new blobs and its pending writes."""
+    size = sum(
+        b["size"] or 0 for b in blobs_of(thread, record, all_channels=True) if b["status"] == "new"
+    )
+    for _, _, value in record.pending_writes:
+        try:
+            size += len(serde.dumps_typed(value)[1])
+        except Exception:  # a value the serializer refuses now was stored by another version
+            continue
+    return size
+
+
+def _file_bytes(saver: BaseCheckpointSaver) -> int | None:
+    """Bytes of a SQLite store's file and its write-ahead log; None for other stores."""
+    path = getattr(saver, "path", None)
+    if not isinstance(path, str) or path == ":memory:" or not os.path.exists(path):
+        return None
+    return sum(os.path.getsize(p) for p in (path, f"{path}-wal") if os.path.exists(p))
+
+
+def _waiting(thread: Thread) -> tuple[CheckpointRecord, int] | None:
+    """The thread's latest checkpoint and its unanswered interrupts, if it waits on one."""
+    latest = thread.latest
+    waiting = [task for task, _ in latest.pending_interrupts() if not task.error]
+    return (latest, len(waiting)) if waiting else None
+
+
+async def ahealth(
+    saver: BaseCheckpointSaver,
+    *,
+    sla: _dt.timedelta = _dt.timedelta(hours=1),
+    now: _dt.datetime | None = None,
+    top: int = 10,
+    poison_after: int = POISON_AFTER,
+) -> dict[str, pd.DataFrame]:
+    """The store's health: one DataFrame per name of :data:`HEALTH_TABLES`.
+
+    ``sla``: how long a thread may wait on an interrupt before it is listed in ``waiting``;
+    ``now``: the time to measure against (default: the current time, UTC); ``top``: rows of
+    ``largest``; ``poison_after``: see :func:`~durable_debug.inspect.failures.task_failure_class`.
+    """
+    import pandas as pd
+
+    now = now or _dt.datetime.now(_dt.timezone.utc)
+    view = SaverView(saver)
+    latencies: list[float] = []
+    waiting_rows: list[dict[str, Any]] = []
+    failed_steps = resumed = succeeded = 0
+    classes: Counter[str] = Counter()
+    per_day: dict[str, list[int]] = {}
+    sizes: list[dict[str, Any]] = []
+    for thread_id in await view.alist_threads():
+        thread = await aread_thread(view, thread_config(thread_id))
+        if not len(thread):
+            continue
+        total = 0
+        for record in thread:
+            ms = record.metadata.get("parent_write_ms")
+            if isinstance(ms, (int, float)):
+                latencies.append(float(ms))
+            size = record_bytes(thread, record, saver.serde)
+            total += size
+            when = created_at(record)
+            day = per_day.setdefault(when.date().isoformat() if when else "unknown", [0, 0])
+            day[0] += 1
+            day[1] += size
+            found = failure_classes(thread, record, poison_after=poison_after)
+            classes.update(found.values())
+            if record.failed_tasks():
+                failed_steps += 1
+                children = thread.children(record)
+                again = any(c == FAILURES_CHANNEL for _, c, _ in record.pending_writes)
+                if children or again:
+                    resumed += 1
+                if any(child.source == "loop" for child in children):
+                    succeeded += 1
+        sizes.append({"thread_id": thread_id, "checkpoints": len(thread), "bytes": total})
+        stuck = _waiting(thread)
+        if stuck is not None:
+            record, count = stuck
+            since = created_at(record)
+            if since is not None and now - since > sla:
+                waiting_rows.append(
+                    {
+                        "thread_id": thread_id,
+                        "checkpoint_id": record.id,
+                        "interrupts": count,
+                        "since": since,
+                        "waiting_s": round((now - since).total_seconds(), 3),
+                    }
+                )
+    series = pd.Series(latencies, dtype=float)
+    latency = pd.DataFrame(
+        [
+            {
+                "samples": len(latencies),
+                "p50_ms": float(series.quantile(0.5)) if latencies else None,
+                "p95_ms": float(series.quantile(0.95)) if latencies else None,
+            }
+        ]
+    )
+    resumes = pd.DataFrame(
+        [
+            {
+                "failed_steps": failed_steps,
+                "resumed": resumed,
+                "succeeded": succeeded,
+                "success_rate": succeeded / resumed if resumed else None,
+            }
+        ]
+    )
+    failures = pd.DataFrame(
+        [{"class": name, "tasks": classes.get(name, 0)} for name in FAILURE_CLASSES]
+    )
+    growth = pd.DataFrame(
+        [{"day": day, "checkpoints": c, "bytes": b} for day, (c, b) in sorted(per_day.items())],
+        columns=["day", "checkpoints", "bytes"],
+    )
+    if len(growth):
+        growth["total_bytes"] = growth["bytes"].cumsum()
+    else:
+        growth["total_bytes"] = pd.Series(dtype=int)
+    largest = pd.DataFrame(sizes, columns=["thread_id", "checkpoints", "bytes"])
+    largest = largest.sort_values(["bytes", "thread_id"], ascending=[False, True]).head(top)
+    waiting = pd.DataFrame(
+        waiting_rows, columns=["thread_id", "checkpoint_id", "interrupts", "since", "waiting_s"]
+    ).sort_values("waiting_s", ascending=False)
+    store = pd.DataFrame(
+        [
+            {
+                "threads": len(sizes),
+                "checkpoints": sum(row["checkpoints"] for row in sizes),
+                "bytes": sum(row["bytes"] for row in sizes),
+                "file_bytes": _file_bytes(saver),
+            }
+        ]
+    )
+    return {
+        "latency": latency,
+        "waiting": waiting.reset_index(drop=True),
+        "resumes": resumes,
+        "failures": failures,
+        "size": store,
+        "growth": growth,
+        "largest": largest.reset_index(drop=True),
+    }
+
+
+def health(
+    saver: BaseCheckpointSaver,
+    *,
+    sla: _dt.timedelta = _dt.timedelta(hours=1),
+    now: _dt.datetime | None = None,
+    top: int = 10,
+    poison_after: int = POISON_AFTER,
+) -> dict[str, pd.DataFrame]:
+    """Sync twin of :func:`ahealth`."""
+    return run_sync(ahealth(saver, sla=sla, now=now, top=top, poison_after=poison_after))

@@ -1,0 +1,211 @@
+"""Failure classes: transient, deterministic, poison and crash, in history_frame, the
+widget's detail and the CLI's history."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typing_extensions import TypedDict
+
+from durable_debug import END, START, MemorySaver, RetryPolicy, SqliteSaver, StateGraph
+from durable_debug.checkpoint.base import FAILURES
+from durable_debug.cli import history_text
+from durable_debug.inspect import checkpoint_detail, history_frame
+
+
+class S(TypedDict, total=False):
+    n: int
+
+
+class QuotaExceeded(Exception):
+    """A service's own error, retried by the node's policy."""
+
+
+def _graph(saver: Any, fail: Any, *, retry: RetryPolicy | None = None, **compile: Any) -> Any:
+    builder = StateGraph(S)
+    builder.add_node("prep", lambda s: {"n": 1})
+    builder.add_node("call", fail, retry_policy=retry)
+    builder.add_edge(START, "prep")
+    builder.add_edge("prep", "call")
+    builder.add_edge("call", END)
+    return builder.compile(checkpointer=saver, **compile)
+
+
+def _raising(*errors: BaseException) -> Any:
+    queue = list(errors)
+
+    def call(state: S) -> S:
+        if queue:
+            raise queue.pop(0)
+        return {"n": 2}
+
+    return call
+
+
+def _fail(graph: Any, cfg: Any, times: int, *, resume: bool = False) -> None:
+    """Run (or with ``resume``, resume) the thread ``times`` times, each failing."""
+    for i in range(times):
+        with pytest.raises((ValueError, OSError, QuotaExceeded)):
+            graph.invoke(None if resume or i else {"n": 0}, cfg)
+
+
+def _failure(graph: Any, cfg: Any) -> list[str]:
+    frame = history_frame(graph, cfg)
+    return list(frame["failure"])
+
+
+CFG = {"configurable": {"thread_id": "t"}}
+
+
+def test_a_timeout_is_transient_and_the_cli_shows_it() -> None:
+    graph = _graph(MemorySaver(), _raising(TimeoutError("upstream took 30 s")))
+    _fail(graph, CFG, 1)
+    assert _failure(graph, CFG) == ["", "", "transient"]
+    assert "1 failed [transient]" in history_text(history_frame(graph, CFG))
+    graph.invoke(None, CFG)  # it was: the resume works
+    assert _failure(graph, CFG) == ["", "", "transient", ""]
+
+
+@pytest.fixture(
+    params=[
+        "memory",
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
+    ]
+)
+def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """Every saver: the __failures__ write replaces the previous one on each."""
+    if request.param == "memory":
+        yield MemorySaver()
+        return
+    if request.param == "sqlite":
+        yield SqliteSaver(str(tmp_path / "f.db"))
+        return
+    if request.param == "postgres":
+        from durable_debug.checkpoint.postgres import PostgresSaver
+
+        opened: Any = PostgresSaver(request.getfixturevalue("postgres_db"))
+    else:
+        from durable_debug.checkpoint.redis import RedisSaver
+
+        url = request.getfixturevalue("redis_url")
+        opened = RedisSaver(f"{url}{'&' if '?' in url else '?'}prefix=test-{uuid.uuid4().hex[:12]}")
+    yield opened
+    for thread_id in opened.list_threads():
+        opened.delete_thread(thread_id)
+    opened.close()
+
+
+def test_the_same_error_twice_is_deterministic_and_one_failure_keeps_langgraphs_writes(
+    saver: Any,
+) -> None:
+    graph = _graph(saver, _raising(*[ValueError("bad row 7")] * 3))
+    _fail(graph, CFG, 1)
+    assert _failure(graph, CFG)[-1] == "failed"
+    head = saver.get_tuple(CFG)
+    assert head is not None
+    assert [channel for _, channel, _ in head.pending_writes or ()] == ["__error__"]
+    _fail(graph, CFG, 1, resume=True)
+    assert _failure(graph, CFG)[-1] == "deterministic"
+    head = saver.get_tuple(CFG)
+    assert head is not None
+    [(_, history)] = [(t, v) for t, c, v in head.pending_writes or () if c == FAILURES]
+    assert [entry["error"] for entry in history] == ["ValueError('bad row 7')"] * 2
+    _fail(graph, CFG, 1, resume=True)  # a third failure replaces the list, one write still
+    head = saver.get_tuple(CFG)
+    assert head is not None
+    [history] = [v for _, c, v in head.pending_writes or () if c == FAILURES]
+    assert len(history) == 3
+    assert not any(entry["transient"] for entry in history)
+
+
+def test_failing_after_n_resumes_is_poison_even_when_transient() -> None:
+    graph = _graph(MemorySaver(), _raising(*[ConnectionError(f"reset {i}") for i in range(4)]))
+    _fail(graph, CFG, 3)
+    assert _failure(graph, CFG)[-1] == "transient"
+    _fail(graph, CFG, 1, resume=True)  # the third resume fails too
+    assert _failure(graph, CFG)[-1] == "poison"
+    assert "[poison]" in history_text(history_frame(graph, CFG))
+
+
+def test_retry_on_makes_an_error_transient() -> None:
+    policy = RetryPolicy(max_attempts=1, retry_on=QuotaExceeded)
+    graph = _graph(MemorySaver(), _raising(QuotaExceeded(), QuotaExceeded()), retry=policy)
+    _fail(graph, CFG, 1)
+    assert _failure(graph, CFG)[-1] == "transient"
+    _fail(graph, CFG, 1, resume=True)
+    assert _failure(graph, CFG)[-1] == "transient"
+
+
+def test_the_widget_detail_names_the_class() -> None:
+    graph = _graph(MemorySaver(), _raising(ValueError("x"), ValueError("x")))
+    _fail(graph, CFG, 2)
+    tasks = checkpoint_detail(graph, CFG)["tasks"]
+    assert [(t["name"], t["failure"]) for t in tasks] == [("call", "deterministic")]
+
+
+def test_a_pause_before_a_node_is_not_a_crash() -> None:
+    graph = _graph(MemorySaver(), _raising(), interrupt_before=["call"])
+    graph.invoke({"n": 0}, CFG)
+    assert _failure(graph, CFG) == ["", "", ""]
+
+
+CRASHING = textwrap.dedent(
+    """
+    import os, sys
+    from typing_extensions import TypedDict
+    from durable_debug import END, START, SqliteSaver, StateGraph
+
+    class S(TypedDict, total=False):
+        n: int
+
+    def call(state):
+        os._exit(3)  # the process dies in the middle of the step
+
+    builder = StateGraph(S)
+    builder.add_node("prep", lambda s: {"n": 1})
+    builder.add_node("call", call)
+    builder.add_edge(START, "prep")
+    builder.add_edge("prep", "call")
+    builder.add_edge("call", END)
+    graph = builder.compile(checkpointer=SqliteSaver(sys.argv[1]))
+    graph.invoke({"n": 0}, {"configurable": {"thread_id": "t"}})
+    """
+)
+
+
+def test_a_process_that_died_mid_step_is_a_crash(tmp_path: Path) -> None:
+    db = tmp_path / "crash.db"
+    done = subprocess.run([sys.executable, "-c", CRASHING, str(db)], check=False)
+    assert done.returncode == 3
+    graph = _graph(SqliteSaver(str(db)), _raising())
+    assert _failure(graph, CFG) == ["", "", "crash"]
+    assert "[crash]" in history_text(history_frame(graph, CFG))
+    graph.invoke(None, CFG)  # recovered: the crashed step now has a child
+    assert _failure(graph, CFG) == ["", "", "", ""]
+
+
+def test_a_langgraph_thread_is_classified_too() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import StateGraph as LangGraphStateGraph
+
+    def boom(state: S) -> S:
+        raise TimeoutError("slow")
+
+    graph = (
+        LangGraphStateGraph(S)
+        .add_node("boom", boom)
+        .add_edge(START, "boom")
+        .compile(checkpointer=InMemorySaver())
+    )
+    with pytest.raises(TimeoutError):
+        graph.invoke({"n": 1}, CFG)
+    assert _failure(graph, CFG) == ["", "transient"]

@@ -1,0 +1,206 @@
+"""Sweeping and retention: stuck interrupts get a policy; prune keeps the last N per branch,
+fork points and heads, and every kept checkpoint still reassembles exactly."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import os
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typing_extensions import TypedDict
+
+from durable_debug import END, START, Command, MemorySaver, SqliteSaver, StateGraph, interrupt
+from durable_debug.cli import main
+from durable_debug.inspect import health
+from durable_debug.inspect.retention import delete_thread, kept_checkpoints, prune, sweep
+
+
+class S(TypedDict, total=False):
+    n: int
+    pad: str
+    answer: str
+
+
+def _step(state: S) -> S:
+    n = state.get("n", 0) + 1
+    return {"n": n, "pad": os.urandom(20_000).hex()}  # a new 40 kB blob every step
+
+
+def _chain(saver: Any, length: int = 6) -> Any:
+    builder = StateGraph(S)
+    names = [f"s{i}" for i in range(length)]
+    for name in names:
+        builder.add_node(name, _step)
+    builder.add_edge(START, names[0])
+    for a, b in itertools.pairwise(names):
+        builder.add_edge(a, b)
+    builder.add_edge(names[-1], END)
+    return builder.compile(checkpointer=saver)
+
+
+def _ask(state: S) -> S:
+    return {"answer": interrupt("approve?")}
+
+
+def _gate(saver: Any) -> Any:
+    builder = StateGraph(S)
+    builder.add_node("ask", _ask)
+    builder.add_edge(START, "ask")
+    builder.add_edge("ask", END)
+    return builder.compile(checkpointer=saver)
+
+
+@pytest.fixture(
+    params=[
+        "memory",
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
+    ]
+)
+def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    if request.param == "memory":
+        yield MemorySaver()
+        return
+    if request.param == "sqlite":
+        yield SqliteSaver(str(tmp_path / "r.db"))
+        return
+    if request.param == "postgres":
+        from durable_debug.checkpoint.postgres import PostgresSaver
+
+        opened: Any = PostgresSaver(request.getfixturevalue("postgres_db"))
+    else:
+        from durable_debug.checkpoint.redis import RedisSaver
+
+        url = request.getfixturevalue("redis_url")
+        prefix = f"test-{uuid.uuid4().hex[:12]}"
+        opened = RedisSaver(f"{url}{'&' if '?' in url else '?'}prefix={prefix}")
+    yield opened
+    for thread_id in opened.list_threads():
+        opened.delete_thread(thread_id)
+    opened.close()
+
+
+def _forked_thread(saver: Any) -> tuple[Any, dict[str, Any], str]:
+    """A 6-step chain, then a fork from step 2 run to the end: two branches."""
+    graph = _chain(saver)
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"n": 0}, cfg)
+    at = next(s for s in graph.get_state_history(cfg) if s.metadata["step"] == 2)
+    graph.invoke(None, graph.update_state(at.config, {"n": 100}))
+    return graph, cfg, at.config["configurable"]["checkpoint_id"]
+
+
+def _states(graph: Any, cfg: Any) -> dict[str, tuple[Any, ...]]:
+    return {
+        s.config["configurable"]["checkpoint_id"]: (s.values, s.next, s.metadata["step"])
+        for s in graph.get_state_history(cfg)
+    }
+
+
+def test_kept_checkpoints_are_the_last_n_per_branch_fork_points_and_heads() -> None:
+    parents: dict[str, str | None] = {"a": None, "b": "a", "c": "b", "d": "c", "e": "b", "f": "e"}
+    assert kept_checkpoints(parents, 1) == {"b", "d", "f"}
+    assert kept_checkpoints(parents, 2) == {"b", "c", "d", "e", "f"}
+
+
+def test_prune_keeps_every_kept_checkpoint_exact_and_frees_blobs(saver: Any) -> None:
+    graph, cfg, fork_point = _forked_thread(saver)
+    before = _states(graph, cfg)
+    preview = prune(saver, keep_last=2, dry_run=True)
+    assert set(preview["action"]) == {"would be deleted"}
+    assert _states(graph, cfg) == before  # a dry run changes nothing
+    done = prune(saver, keep_last=2)
+    assert list(done["checkpoint_id"]) == list(preview["checkpoint_id"])
+    assert list(done["bytes"]) == list(preview["bytes"])
+    after = _states(graph, cfg)
+    gone = set(done["checkpoint_id"])
+    assert gone and gone.isdisjoint(after) and set(after) | gone == set(before)
+    assert fork_point in after
+    assert {cid: before[cid] for cid in after} == after  # every kept one reassembles exactly
+    # Each removed step had its own 40 kB blob, so the freed bytes show it.
+    assert done["bytes"].sum() > 40_000 * (len(gone) - 2)
+    # The graph still runs on from the head.
+    assert graph.invoke({"n": 0}, cfg)["n"] == 6
+
+
+def test_a_sqlite_file_shrinks_after_prune_and_vacuum(tmp_path: Path) -> None:
+    db = tmp_path / "big.db"
+    saver = SqliteSaver(str(db))
+    graph = _chain(saver, length=12)
+    for i in range(3):
+        graph.invoke({"n": 0}, {"configurable": {"thread_id": f"t{i}"}})
+    saver.close()
+    size = db.stat().st_size
+    saver = SqliteSaver(str(db))
+    prune(saver, keep_last=1)
+    saver.close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with sqlite3.connect(db, isolation_level=None) as conn:
+        conn.execute("VACUUM")
+    conn.close()
+    assert db.stat().st_size < size / 4
+
+
+def test_sweep_fails_deletes_or_escalates_stuck_threads(saver: Any) -> None:
+    gate = _gate(saver)
+    for name in ("old-1", "old-2", "answered"):
+        gate.invoke({"n": 0}, {"configurable": {"thread_id": name}})
+    gate.invoke(Command(resume="yes"), {"configurable": {"thread_id": "answered"}})
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=2)
+    week, day = dt.timedelta(days=7), dt.timedelta(days=1)
+    assert sweep(saver, older_than=week, policy="delete", now=later).empty
+
+    seen: list[Any] = []
+    escalated = sweep(saver, older_than=day, policy="escalate", escalate=seen.append, now=later)
+    assert sorted(escalated["thread_id"]) == ["old-1", "old-2"]
+    assert sorted(s.thread_id for s in seen) == ["old-1", "old-2"]
+    assert seen[0].questions == ("approve?",)
+
+    dry = sweep(saver, older_than=day, policy="fail", dry_run=True, now=later)
+    assert set(dry["action"]) == {"would be failed"}
+    failed = sweep(saver, older_than=day, policy="fail", now=later)
+    assert set(failed["action"]) == {"failed"}
+    [task] = gate.get_state({"configurable": {"thread_id": "old-1"}}).tasks
+    assert task.error.startswith("InterruptExpired(")
+    assert health(saver, sla=day, now=later)["waiting"].empty  # no longer waiting
+    assert sweep(saver, older_than=day, policy="delete", now=later).empty
+    # A late answer still resumes a failed thread.
+    late = {"configurable": {"thread_id": "old-1"}}
+    assert gate.invoke(Command(resume="late yes"), late)["answer"] == "late yes"
+
+    delete_thread(saver, "old-2")
+    assert sorted(saver.list_threads()) == ["answered", "old-1"]
+
+
+def test_sweep_refuses_a_bad_policy() -> None:
+    with pytest.raises(ValueError, match="use one of fail, delete, escalate"):
+        sweep(MemorySaver(), older_than=dt.timedelta(0), policy="drop")
+    with pytest.raises(ValueError, match="needs escalate"):
+        sweep(MemorySaver(), older_than=dt.timedelta(0), policy="escalate")
+
+
+def test_the_cli_sweeps_and_prunes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "store.db"
+    saver = SqliteSaver(str(db))
+    _gate(saver).invoke({"n": 0}, {"configurable": {"thread_id": "stuck"}})
+    _chain(saver).invoke({"n": 0}, {"configurable": {"thread_id": "long"}})
+    saver.close()
+    args = ["sweep", str(db), "--older-than", "0", "--policy", "delete", "--keep-last", "2"]
+    assert main([*args, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "would be deleted" in out and "stuck" in out and "bytes freed" in out
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "deleted" in out
+    saver = SqliteSaver(str(db))
+    assert saver.list_threads() == ["long"]
+    assert len(list(saver.list({"configurable": {"thread_id": "long"}}))) == 2
