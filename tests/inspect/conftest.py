@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from seed_graphs import ENGINES, load
+
+from support.seed_graphs import ENGINES, load
 
 
 @pytest.fixture(params=ENGINES)

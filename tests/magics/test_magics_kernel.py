@@ -10,7 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from seed_graphs import source
+
+from support.seed_graphs import source
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 

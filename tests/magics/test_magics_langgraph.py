@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from test_magics_shell import EXTENSION, run
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
 
 
 def app_cell(db: Path) -> str:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 from IPython.utils.capture import capture_output
-from seed_graphs import source
 
 import durable_debug
 from durable_debug.magics import GraphSession, time_travel_class
+from support.seed_graphs import source
 
 EXTENSION = "durable_debug"
 

@@ -23,12 +23,9 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
-
-from seed_graphs import ENGINES, load
-
 from durable_debug import TimeTravel
 from durable_debug.magics import CellOptions, GraphSession
+from support.seed_graphs import ENGINES, load
 
 WAIT = 60.0
 """Seconds to wait for a condition: generous, the test machine is small and shared."""
