@@ -12,7 +12,7 @@ def app_cell(db: Path) -> str:
         "import sqlite3\n"
         "from langgraph.checkpoint.sqlite import SqliteSaver\n"
         "from langgraph.types import Command\n"
-        "from langgraph_app import CONFIG, FIRST_INPUT, build_app\n"
+        "from support.langgraph_app import CONFIG, FIRST_INPUT, build_app\n"
         f"conn = sqlite3.connect({str(db)!r}, check_same_thread=False)\n"
         "g = build_app(SqliteSaver(conn))\n"
     )
