@@ -220,64 +220,95 @@ class TimeTravel(anywidget.AnyWidget):
                 "A run started here is still going: wait for it, or press Stop first."
             )
         self._add_code(action, code)
-        self._running, self._error = True, ""
-        self._status = f"{action}: running from step {record.step}…"
-        self._run_task = asyncio.get_running_loop().create_task(self._run(command, record))
+        with self.hold_sync():
+            self._running, self._error = True, ""
+            self._status = f"{action}: running from step {record.step}…"
+        task = asyncio.get_running_loop().create_task(self._run(command, record))
+        task.add_done_callback(lambda done: self._cancelled_before_start(done, record))
+        self._run_task = task
         return {"started": True, "code": code}
 
     async def _run(self, command: Any, start: CheckpointRecord) -> None:
+        """Stream the run, then say how it ended. However it ends (done, failed, stopped, or an
+        error while reading where it ended) ``_end_run`` clears "running" with the status."""
         before = self._checkpoint_ids()
         outcome, error_text, last_refresh = "done", "", time.monotonic()
+        status, error = f"run from step {start.step} ended", ""
         try:
-            async with self._recorder:
-                async for event in self.graph.astream(command, start.config, stream_mode="debug"):
-                    is_checkpoint = isinstance(event, Mapping) and event.get("type") == "checkpoint"
-                    if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
-                        await self._refresh_dag()
-                        last_refresh = time.monotonic()
-        except asyncio.CancelledError:
-            outcome = "stopped"
-        except Exception as error:
-            outcome, error_text = "failed", f"{type(error).__name__}: {error}"
-        try:
+            try:
+                async with self._recorder:
+                    stream = self.graph.astream(command, start.config, stream_mode="debug")
+                    async for event in stream:
+                        is_checkpoint = (
+                            isinstance(event, Mapping) and event.get("type") == "checkpoint"
+                        )
+                        if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
+                            await self._refresh_dag()
+                            last_refresh = time.monotonic()
+            except asyncio.CancelledError:
+                outcome = "stopped"
+            except Exception as failure:
+                outcome, error_text = "failed", f"{type(failure).__name__}: {failure}"
+            status, error = f"run from step {start.step} {outcome}", error_text
             await self._refresh_dag()
             self._topology = dict(topology_data(self.graph, self._all_counts()))
             written = sorted(self._checkpoint_ids() - before)
-            await self._finish(start, written, outcome, error_text)
+            status, error = await self._finish(start, written, outcome, error_text)
+        except (Exception, asyncio.CancelledError) as failure:
+            logger.debug("reading where the run ended failed", exc_info=True)
+            reason = f"{type(failure).__name__}: {failure}".rstrip(": ")
+            status = f"{status}; where it ended could not be read"
+            error = "; ".join(
+                filter(None, [error, f"The widget could not read where the run ended: {reason}"])
+            )
         finally:
+            self._end_run(status, error)
+
+    def _end_run(self, status: str, error: str) -> None:
+        """The one place a run stops being "running": status, error and flag in one update."""
+        with self.hold_sync():
             self._running = False
+            self._status = status
+            self._error = error
+
+    def _cancelled_before_start(self, task: asyncio.Task[None], start: CheckpointRecord) -> None:
+        """A run stopped before its first step never enters ``_run``: end it here."""
+        if task is self._run_task and self._running:
+            self._end_run(f"wrote 0 checkpoints from step {start.step}; stopped", "")
 
     async def _finish(
         self, start: CheckpointRecord, written: list[str], outcome: str, error_text: str
-    ) -> None:
-        """Status line (and error) for a run from ``start`` that wrote ``written``; then show
+    ) -> tuple[str, str]:
+        """The status line and error for a run from ``start`` that wrote ``written``; shows
         where it ended if the user still looks at where it started."""
         last = written[-1] if written else start.id
         detail = await acheckpoint_detail(self.graph, self.config, last)
         count = len(written)
         ran = f"wrote {count} checkpoint{'' if count == 1 else 's'} from step {start.step}"
+        error = ""
         if outcome == "failed":
             failed = [task["name"] for task in detail["tasks"] if task["error"]]
             where = f"node {failed[0]!r} raised " if failed else ""
-            self._error = (
+            error = (
                 f"The run from step {start.step} failed at step {detail['step'] + 1}: "
                 f"{where}{error_text}. Checkpoint {last} keeps the error: fix the cause, then "
                 "press Rerun there."
             )
-            self._status = f"{ran}; failed"
+            status = f"{ran}; failed"
         elif outcome == "stopped":
-            self._status = f"{ran}; stopped"
+            status = f"{ran}; stopped"
         elif detail["interrupts"]:
             nodes = ", ".join(sorted({item["node"] for item in detail["interrupts"]}))
-            self._status = f"{ran}; interrupted at {nodes} ({len(detail['interrupts'])} pending)"
+            status = f"{ran}; interrupted at {nodes} ({len(detail['interrupts'])} pending)"
         else:
             left = ", ".join(detail["next"])
-            self._status = f"{ran}; " + (f"next: {left}" if left else "done")
+            status = f"{ran}; " + (f"next: {left}" if left else "done")
         if self._selected in ("", start.id):
             self._select_seq += 1
             self._set_selected(last, detail)
         elif self._selected:
             await self._show(self._selected)
+        return status, error
 
     # -- helpers -----------------------------------------------------------------------------
 

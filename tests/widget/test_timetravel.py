@@ -654,3 +654,86 @@ def _rebuild(engine: str, ns: dict[str, Any], b: Any, saver: Any = None) -> Any:
     builder.add_node("a", ns["step_a"]).add_node("b", b)
     builder.add_edge(ns["START"], "a").add_edge("a", "b").add_edge("b", ns["END"])
     return builder.compile(checkpointer=saver if saver is not None else ns["MemorySaver"]())
+
+
+# --- how a run ends (issue 9 finding 8, issue 14's CI flake) --------------------------------
+
+
+async def test_the_update_that_ends_a_run_carries_status_and_running_together(accumulate):
+    """The browser never sees a final status while "running" is still on (or the reverse)."""
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    fork = await fresh_fork(front, ids(widget)[2])
+    await front.result("rerun", checkpoint_id=fork)
+    await until(lambda: not widget._running, "the rerun to end")
+    ends = [
+        m["state"]
+        for m in front.sent
+        if m.get("method") == "update" and m["state"].get("_running") is False
+    ]
+    assert [(end["_running"], end.get("_status")) for end in ends] == [(False, widget._status)]
+    assert widget._status == "wrote 1 checkpoint from step 2; done"
+
+
+async def test_an_error_while_finishing_a_run_still_clears_running(accumulate, monkeypatch):
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    fork = await fresh_fork(front, ids(widget)[2])
+
+    async def broken_detail(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError("the saver went away")
+
+    monkeypatch.setattr("durable_debug.widget.acheckpoint_detail", broken_detail)
+    await front.result("rerun", checkpoint_id=fork)
+    await until(lambda: not widget._running, "the rerun to end")
+    assert "running" not in widget._status
+    assert widget._status == "run from step 2 done; where it ended could not be read"
+    assert widget._error == (
+        "The widget could not read where the run ended: OSError: the saver went away"
+    )
+    assert front.updates("_running") == [True, False]
+
+
+async def test_a_run_stopped_before_its_first_step_clears_running(accumulate):
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    fork = await fresh_fork(front, ids(widget)[2])
+    # No await between the two: the run's task is cancelled before it ever starts.
+    await widget._do_rerun({"kind": "rerun", "checkpoint_id": fork})
+    assert await widget._do_stop({"kind": "stop"}) == {"stopped": True}
+    await until(lambda: not widget._running, "the stopped run to end")
+    assert widget._status == "wrote 0 checkpoints from step 2; stopped"
+    await front.result("rerun", checkpoint_id=fork)  # and the widget takes a new run
+    await until(lambda: not widget._running, "the next rerun to end")
+    assert widget._status.endswith("done")
+
+
+HOSTILE_NODES = (
+    '<<TABLE HREF="javascript&#58;alert(1)"><TR><TD>click me</TD></TR></TABLE>>',
+    "</script><script>alert(1)</script>",
+)
+
+
+async def test_hostile_node_names_are_drawn_as_text_and_a_rerun_ends(engine):
+    """Issue 9 finding 8: such names made `dot` fail and left the widget "running" forever."""
+    import xml.etree.ElementTree as ET
+
+    ns = load(engine, "accumulate")
+    first, second = HOSTILE_NODES
+    builder = ns["StateGraph"](ns["State"])
+    builder.add_node(first, ns["step_a"]).add_node(second, ns["step_b"])
+    builder.add_edge(ns["START"], first).add_edge(first, second).add_edge(second, ns["END"])
+    g, cfg = builder.compile(checkpointer=ns["MemorySaver"]()), ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    widget, front = await open_widget(g, cfg)
+    fork = await fresh_fork(front, ids(widget)[2])
+    await front.result("rerun", checkpoint_id=fork)
+    await until(lambda: not widget._running, "the rerun to end")
+    assert widget._status == "wrote 1 checkpoint from step 2; done" and widget._error == ""
+    assert {n["id"] for n in widget._topology["nodes"]} >= set(HOSTILE_NODES)
+    svg = widget._topology["svg"]
+    if svg is not None:  # graphviz drew it: each name is one text, nothing else is active
+        root = ET.fromstring(svg)
+        texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+        assert first in texts and second in texts
+        assert "<a" not in svg and "script>" not in svg.replace("&lt;/script&gt;", "")
