@@ -532,12 +532,14 @@ function drawDag(view) {
   svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
   // Exposed for tools that scroll to a checkpoint that is not drawn yet (bench/widget_render.py).
   for (const [name, value] of Object.entries(DAG_GEOMETRY)) svg.dataset[name] = String(value);
-  svg.innerHTML =
-    `<path class="dd-edges" d="${layout.edgePath}"/>` +
-    `<path class="dd-edges dd-fork-edges" d="${layout.forkPath}"/>` +
-    `<g class="dd-marks"></g>` +
-    `<circle class="dd-ring dd-ring-diff" r="${radius + 9}" visibility="hidden"/>` +
-    `<circle class="dd-ring dd-ring-selected" r="${radius + 7}" visibility="hidden"/>`;
+  const s = svgHyperscript(view.doc);
+  svg.append(
+    s("path", { class: "dd-edges", d: layout.edgePath }),
+    s("path", { class: "dd-edges dd-fork-edges", d: layout.forkPath }),
+    s("g", { class: "dd-marks" }),
+    s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
+    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
+  );
 
   const canvas = view.parts.dagCanvas;
   canvas.style.width = `${layout.width}px`;
@@ -580,10 +582,11 @@ function drawMarks(view) {
     bottom: visible.bottom + height,
   };
   const { radius } = DAG_GEOMETRY;
-  const markup = nodesInArea(view.layout, area).map((node) =>
-    markMarkup(node, view.layout.pos.get(node.id), radius),
+  const s = svgHyperscript(view.doc);
+  const marks = nodesInArea(view.layout, area).map((node) =>
+    markDrawing(s, node, view.layout.pos.get(node.id), radius),
   );
-  view.svg.querySelector(".dd-marks").innerHTML = markup.join("");
+  view.svg.querySelector(".dd-marks").replaceChildren(...marks);
   view.drawnArea = area;
   placeRings(view);
 }
@@ -656,56 +659,68 @@ function scheduleMarks(view) {
 }
 
 /**
- * SVG markup of one checkpoint's mark: a shape per source with its letter, the step above, the
- * writers below, badges for interrupts and errors, a ring on branch heads.
+ * One checkpoint's mark: a shape per source with its letter, the step above, the writers below,
+ * badges for interrupts and errors, a ring on branch heads. Built as elements: ids and node
+ * names are text and attribute values, never markup.
+ * @param {S} s
  * @param {DagNode} node
  * @param {{x: number, y: number}} at
  * @param {number} r
+ * @returns {SVGElement}
  */
-function markMarkup(node, at, r) {
+function markDrawing(s, node, at, r) {
   const classes = ["dd-mark", `dd-src-${SOURCE_LETTER[node.source] ? node.source : "loop"}`];
   if (node.interrupts > 0) classes.push("dd-has-interrupt");
   if (node.errors > 0) classes.push("dd-has-error");
   if (node.is_head) classes.push("dd-head");
   if (node.is_latest) classes.push("dd-latest");
-  const parts = [
-    `<g class="${classes.join(" ")}" data-id="${escapeXml(node.id)}" transform="translate(${at.x} ${at.y})">`,
-  ];
-  if (node.is_head) parts.push(`<circle class="dd-head-ring" r="${r + 4}"/>`);
-  parts.push(shapeMarkup(node.source, r));
-  parts.push(`<text class="dd-letter" dy="0.35em">${SOURCE_LETTER[node.source] || "?"}</text>`);
-  parts.push(`<text class="dd-step" y="${-r - 11}">${escapeXml(node.step)}</text>`);
+  const mark = s("g", {
+    class: classes.join(" "),
+    "data-id": node.id,
+    transform: `translate(${at.x} ${at.y})`,
+  });
+  if (node.is_head) mark.append(s("circle", { class: "dd-head-ring", r: r + 4 }));
+  mark.append(
+    shapeDrawing(s, node.source, r),
+    s("text", { class: "dd-letter", dy: "0.35em" }, SOURCE_LETTER[node.source] || "?"),
+    s("text", { class: "dd-step", y: -r - 11 }, String(node.step)),
+  );
   if (node.writers && node.writers.length) {
-    parts.push(
-      `<text class="dd-writers" y="${r + 19}">${escapeXml(truncate(node.writers.join(","), 10))}</text>`,
-    );
+    mark.append(s("text", { class: "dd-writers", y: r + 19 }, truncate(node.writers.join(","), 10)));
   }
   if (node.interrupts > 0) {
-    parts.push(
-      `<g class="dd-badge dd-badge-interrupt" transform="translate(${r} ${-r})">` +
-        `<circle r="6"/><text dy="0.35em">${node.interrupts}</text></g>`,
+    mark.append(
+      s(
+        "g",
+        { class: "dd-badge dd-badge-interrupt", transform: `translate(${r} ${-r})` },
+        s("circle", { r: 6 }),
+        s("text", { dy: "0.35em" }, String(node.interrupts)),
+      ),
     );
   }
   if (node.errors > 0) {
-    parts.push(
-      `<g class="dd-badge dd-badge-error" transform="translate(${-r} ${-r})">` +
-        `<circle r="6"/><text dy="0.35em">!</text></g>`,
+    mark.append(
+      s(
+        "g",
+        { class: "dd-badge dd-badge-error", transform: `translate(${-r} ${-r})` },
+        s("circle", { r: 6 }),
+        s("text", { dy: "0.35em" }, "!"),
+      ),
     );
   }
-  if (node.is_latest) parts.push(`<text class="dd-latest-label" y="${r + 31}">latest</text>`);
-  parts.push("</g>");
-  return parts.join("");
+  if (node.is_latest) mark.append(s("text", { class: "dd-latest-label", y: r + 31 }, "latest"));
+  return mark;
 }
 
-/** @param {string} source @param {number} r */
-function shapeMarkup(source, r) {
+/** @param {S} s @param {string} source @param {number} r */
+function shapeDrawing(s, source, r) {
   if (source === "input")
-    return `<rect class="dd-shape" x="${-r}" y="${-r}" width="${2 * r}" height="${2 * r}" rx="2"/>`;
+    return s("rect", { class: "dd-shape", x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 2 });
   if (source === "update")
-    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} 0 0 ${r + 2} ${-r - 2} 0"/>`;
+    return s("polygon", { class: "dd-shape", points: `0 ${-r - 2} ${r + 2} 0 0 ${r + 2} ${-r - 2} 0` });
   if (source === "fork")
-    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}"/>`;
-  return `<circle class="dd-shape" r="${r}"/>`;
+    return s("polygon", { class: "dd-shape", points: `0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}` });
+  return s("circle", { class: "dd-shape", r });
 }
 
 /** Move the selection and diff rings onto their checkpoints. @param {View} view */
@@ -1482,10 +1497,14 @@ function drawTopology(view, topology) {
     box.replaceChildren(h("span", { class: "dd-empty" }, "no topology"));
     return;
   }
-  const picture = h("div", { class: "dd-topology-picture" });
-  // The svg comes from our own Python side (graphviz output), never from channel values.
-  if (topology.svg) picture.innerHTML = topology.svg;
-  else picture.innerHTML = topologyMarkup(topology, view.uid);
+  // graphviz's drawing (sanitized by Python) is copied element by element through an allowlist;
+  // when there is none, or it does not parse, the drawing comes from the x/y positions.
+  const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
+  const picture = h(
+    "div",
+    { class: "dd-topology-picture" },
+    drawn || topologyDrawing(view.doc, topology, view.uid),
+  );
   const ran = topology.nodes.filter((node) => node.count || node.reruns);
   const counts = table(
     h,
@@ -1505,43 +1524,116 @@ function drawTopology(view, topology) {
 }
 
 /**
- * SVG markup for a Topology laid out by Python (x, y are node centres).
- * @param {Topology} topology @param {string} uid unique per view, for the arrow marker's id
+ * The drawing of a Topology laid out by Python (x, y are node centres), as one SVG element.
+ * @param {Document} doc @param {Topology} topology
+ * @param {string} uid unique per view, for the arrow marker's id
+ * @returns {SVGSVGElement}
  */
-export function topologyMarkup(topology, uid = "dd") {
+export function topologyDrawing(doc, topology, uid = "dd") {
+  const s = svgHyperscript(doc);
   const size = new Map(
     topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]),
   );
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
-  const edges = topology.edges.map((edge) => {
+  const edges = [];
+  for (const edge of topology.edges) {
     const a = at.get(edge.source);
     const b = at.get(edge.target);
-    if (!a || !b) return "";
+    if (!a || !b) continue;
     const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
     const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
-    return (
-      `<line class="dd-topo-edge${edge.conditional ? " dd-conditional" : ""}" x1="${x1}" y1="${y1}" ` +
-      `x2="${x2}" y2="${y2}" marker-end="url(#${marker})"/>`
-    );
-  });
+    const cls = `dd-topo-edge${edge.conditional ? " dd-conditional" : ""}`;
+    edges.push(s("line", { class: cls, x1, y1, x2, y2, "marker-end": `url(#${marker})` }));
+  }
   const nodes = topology.nodes.map((node) => {
     const { w, h } = size.get(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
     const label = node.count ? `${node.id} ×${node.count}` : node.id;
-    return (
-      `<g class="${cls}" data-node="${escapeXml(node.id)}" transform="translate(${node.x} ${node.y})">` +
-      `<rect x="${-w / 2}" y="${-h / 2}" width="${w}" height="${h}" rx="6"/>` +
-      `<text dy="0.35em">${escapeXml(label)}</text></g>`
+    return s(
+      "g",
+      { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
+      s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
+      s("text", { dy: "0.35em" }, label),
     );
   });
   const width = Math.max(topology.width || 0, 1);
   const height = Math.max(topology.height || 0, 1);
-  return (
-    `<svg class="dd-topology-svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">` +
-    `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto">` +
-    `<path d="M0 0L10 5L0 10z"/></marker></defs>${edges.join("")}${nodes.join("")}</svg>`
+  const arrow = s(
+    "marker",
+    { id: marker, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" },
+    s("path", { d: "M0 0L10 5L0 10z" }),
   );
+  return /** @type {SVGSVGElement} */ (
+    s(
+      "svg",
+      { class: "dd-topology-svg", viewBox: `0 0 ${width} ${height}`, width, height },
+      s("defs", {}, arrow),
+      ...edges,
+      ...nodes,
+    )
+  );
+}
+
+/** SVG elements a drawing from Python may hold; anything else is left out with its content. */
+const SVG_ELEMENTS = new Set([
+  "svg",
+  "g",
+  "polygon",
+  "polyline",
+  "ellipse",
+  "circle",
+  "rect",
+  "line",
+  "path",
+  "text",
+]);
+/** Attributes kept on them (no `on*`, no `href`, no `style`, no `id`). */
+const SVG_ATTRIBUTES = new Set(
+  (
+    "width height viewBox preserveAspectRatio transform class fill fill-opacity stroke stroke-width " +
+    "stroke-opacity stroke-dasharray points d cx cy r rx ry x y x1 y1 x2 y2 text-anchor font-family " +
+    "font-size font-weight font-style data-node"
+  ).split(" "),
+);
+/** A value with a scheme (`javascript:`), markup or a reference is dropped. */
+const UNSAFE_VALUE = /[:<>\\]|url\(|expression\(/i;
+
+/**
+ * An SVG drawing given as text (graphviz's, already sanitized in Python), parsed as XML and
+ * rebuilt element by element from an allowlist: text stays text, and no link, handler, script,
+ * style or foreign content can come through even if the text held one. Null when it does not
+ * parse as SVG.
+ * @param {Document} doc @param {string} text
+ * @returns {SVGSVGElement | null}
+ */
+export function importSvg(doc, text) {
+  const Parser = doc.defaultView && doc.defaultView.DOMParser;
+  if (!Parser) return null;
+  const parsed = new Parser().parseFromString(text, "image/svg+xml").documentElement;
+  if (!parsed || parsed.namespaceURI !== SVG_NS || parsed.localName !== "svg") return null;
+  if (parsed.getElementsByTagName("parsererror").length) return null;
+  return /** @type {SVGSVGElement | null} */ (copySvg(doc, parsed));
+}
+
+/** @param {Document} doc @param {Element} source @returns {SVGElement | null} */
+function copySvg(doc, source) {
+  if (source.namespaceURI !== SVG_NS || !SVG_ELEMENTS.has(source.localName)) return null;
+  const copy = /** @type {SVGElement} */ (doc.createElementNS(SVG_NS, source.localName));
+  for (const attr of source.attributes) {
+    if (attr.namespaceURI || !SVG_ATTRIBUTES.has(attr.name)) continue;
+    if (attr.name !== "data-node" && UNSAFE_VALUE.test(attr.value.replace(/\s+/g, ""))) continue;
+    copy.setAttribute(attr.name, attr.value);
+  }
+  for (const child of source.childNodes) {
+    if (child.nodeType === 3 && source.localName === "text")
+      copy.append(doc.createTextNode(child.nodeValue || ""));
+    else if (child.nodeType === 1) {
+      const inner = copySvg(doc, /** @type {Element} */ (child));
+      if (inner) copy.append(inner);
+    }
+  }
+  return copy;
 }
 
 /**
@@ -1771,11 +1863,6 @@ function round1(n) {
   return Math.round(n * 10) / 10;
 }
 
-/** @param {string} text */
-function escapeXml(text) {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /**
  * A table with an optional header row.
  * @param {H} h @param {string} cls @param {string[] | null} headers @param {HTMLElement[]} rows
@@ -1811,6 +1898,28 @@ function hyperscript(doc) {
       if (child === "" || child == null) continue;
       el.append(typeof child === "string" ? doc.createTextNode(child) : child);
     }
+    return el;
+  };
+}
+
+/** @typedef {ReturnType<typeof svgHyperscript>} S */
+
+/**
+ * `s(tag, attrs, ...children)` for SVG elements of one document: values are set as attributes
+ * and text children as text, never parsed as markup.
+ * @param {Document} doc
+ */
+function svgHyperscript(doc) {
+  /**
+   * @param {string} tag
+   * @param {Record<string, string | number>} [attrs]
+   * @param {...(Node | string)} children
+   * @returns {SVGElement}
+   */
+  return function s(tag, attrs = {}, ...children) {
+    const el = /** @type {SVGElement} */ (doc.createElementNS(SVG_NS, tag));
+    for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+    for (const child of children) el.append(typeof child === "string" ? doc.createTextNode(child) : child);
     return el;
   };
 }

@@ -371,7 +371,7 @@ test("the topology shows execution counts and highlights re-executed nodes", () 
     edges: [],
     width: 9,
     height: 9,
-    svg: '<svg class="from-graphviz"></svg>',
+    svg: '<svg xmlns="http://www.w3.org/2000/svg" class="from-graphviz"></svg>',
   });
   assert.ok(el.querySelector(".dd-topology svg.from-graphviz"), "graphviz's drawing is used when given");
 });
