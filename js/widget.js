@@ -160,10 +160,22 @@ function createView(model, el) {
   listen(view, parts.dagScroll, "mouseleave", () => hideTooltip(view));
   listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
+  // Keys typed in the widget are the widget's: JupyterLab and Notebook 7 skip their shortcuts
+  // for targets under `data-lm-suppress-shortcuts` (root has it), and no host that listens
+  // after the widget (bubbling) sees them either.
+  for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
   // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;
+}
+
+/**
+ * Stop a key event at the widget's root, once the widget's own handlers have seen it.
+ * @param {Event} event
+ */
+function keepKey(event) {
+  event.stopPropagation();
 }
 
 /**
@@ -263,12 +275,14 @@ function buildSkeleton(doc) {
     detail: h("div", { class: "dd-detail" }),
     diff: h("section", { class: "dd-panel dd-diff", hidden: true }),
     code: h("div", { class: "dd-code" }),
+    codePanel: h("section", { class: "dd-panel dd-code-panel" }),
   };
   parts.dagCanvas.append(parts.tooltip);
+  parts.codePanel.append(h("h4", {}, "Code"), parts.code);
   parts.dagScroll.append(parts.dagCanvas);
   const root = h(
     "div",
-    { class: "dd-root" },
+    { class: "dd-root", "data-lm-suppress-shortcuts": "true" },
     h("div", { class: "dd-toolbar" }, parts.thread, legend(h), parts.running, parts.status, parts.stop),
     parts.error,
     h(
@@ -281,12 +295,7 @@ function buildSkeleton(doc) {
       "div",
       { class: "dd-bottom" },
       h("section", { class: "dd-panel dd-detail-panel" }, parts.detail),
-      h(
-        "div",
-        { class: "dd-side" },
-        parts.diff,
-        h("section", { class: "dd-panel dd-code-panel" }, h("h4", {}, "Code"), parts.code),
-      ),
+      h("div", { class: "dd-side" }, parts.diff, parts.codePanel),
     ),
   );
   return { root, parts };
@@ -1656,6 +1665,12 @@ function clipToBox(x0, y0, x, y, box) {
  */
 function drawCode(view, entries) {
   const h = hyperscript(view.doc);
+  // A read-only export can neither fork, rerun nor resume: no code panel to promise that.
+  view.parts.codePanel.hidden = isReadonly(view) && !entries.length;
+  if (view.parts.codePanel.hidden) {
+    view.parts.code.replaceChildren();
+    return;
+  }
   if (!entries.length) {
     view.parts.code.replaceChildren(
       h(

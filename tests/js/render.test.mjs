@@ -330,6 +330,31 @@ test("arrow keys move between checkpoints and select them", async () => {
   assert.deepEqual(moves, ["c3", "f1", "c2", "c1"]);
 });
 
+test("keys typed in the widget stay in it: the notebook's shortcuts never see them", async () => {
+  const el = show();
+  const root = el.querySelector(".dd-root");
+  // JupyterLab and Notebook 7 (Lumino) skip every shortcut for targets under this attribute.
+  assert.equal(root.getAttribute("data-lm-suppress-shortcuts"), "true");
+  const reached = [];
+  dom.document.addEventListener("keydown", (event) => reached.push(event.key));
+  const graph = el.querySelector(".dd-dag-scroll");
+  await select(el, "c2");
+  for (const key of ["d", "d", "a", "ArrowRight", "Enter", "Escape"]) press(dom.window, graph, key);
+  assert.deepEqual(reached, [], "no key bubbled out of the widget");
+  assert.equal(model.last("select").checkpoint_id, "c3", "the widget itself still got the arrow key");
+  press(dom.window, dom.document.body, "x");
+  assert.deepEqual(reached, ["x"], "keys typed outside the widget are untouched");
+});
+
+test("the read-only export shows no code panel: it can neither fork, rerun nor resume", () => {
+  const el = show({ _readonly: true });
+  assert.equal(el.querySelector(".dd-code-panel").hidden, true);
+  assert.ok(!el.textContent.includes("shows its Python here"));
+  model.set("_readonly", false); // a live widget: the panel says what will appear there
+  assert.equal(el.querySelector(".dd-code-panel").hidden, false);
+  assert.ok(el.textContent.includes("shows its Python here"));
+});
+
 test("read-only (the standalone export) hides every editing control", async () => {
   const el = show({ _readonly: true });
   await select(el, "c3");

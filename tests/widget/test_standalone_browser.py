@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from durable_debug.inspect.html import render_html
 
@@ -204,3 +205,41 @@ def luminance(css_color: str) -> float:
     channels = css_color[css_color.index("(") + 1 : css_color.index(")")].split(",")[:3]
     r, g, b = (float(c) / 255 for c in channels)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("how", ["window", "output area"])
+def test_the_layout_works_from_600_px_wide(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path, how: str
+) -> None:
+    """A 600 px window, or a 600 px output area in a wide window (the widget's own width
+    decides): the panels stack, each keeps a usable size, nothing overflows sideways."""
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export())
+    if how == "window":
+        page.set_viewport_size({"width": 600, "height": 900})
+    else:
+        page.eval_on_selector("#durable-debug-root", "el => { el.style.width = '600px'; }")
+    page.click(mark(small["tools"]))
+    detail_of(page, small["tools"])
+    root = page.locator(".dd-root")
+    expect(root.locator(".dd-detail-panel .dd-state")).to_contain_text("Paris")
+    sizes = page.evaluate(
+        """() => Object.fromEntries(
+             ['.dd-root', '.dd-dag-panel', '.dd-topology-panel', '.dd-detail-panel'].map((s) => {
+               const box = document.querySelector(s).getBoundingClientRect();
+               return [s, [Math.round(box.width), Math.round(box.height)]]; }))"""
+    )
+    root_width = sizes[".dd-root"][0]
+    assert root_width <= 600, sizes
+    for panel in [".dd-dag-panel", ".dd-topology-panel", ".dd-detail-panel"]:
+        width, height = sizes[panel]
+        assert width >= root_width - 40 and height >= 120, (panel, sizes)  # stacked, full width
+    assert root.evaluate("el => el.scrollWidth <= el.clientWidth"), "the widget overflows sideways"
+    page.screenshot(path=str(artifacts / f"standalone-600px-{how.replace(' ', '-')}.png"))
+
+
+def test_the_export_shows_no_code_panel(open_export: Any, widget_fixtures: ModuleType) -> None:
+    """The export cannot fork, rerun or resume, so it does not promise their Python."""
+    page = open_export(widget_fixtures.small_export())
+    expect(page.locator(".dd-code-panel")).to_be_hidden()
+    assert "shows its Python here" not in page.inner_text(".dd-root")
