@@ -160,14 +160,26 @@ function createView(model, el) {
   listen(view, parts.dagScroll, "mouseleave", () => hideTooltip(view));
   listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
-  // Keys typed in the widget are the widget's: JupyterLab and Notebook 7 skip their shortcuts
-  // for targets under `data-lm-suppress-shortcuts` (root has it), and no host that listens
-  // after the widget (bubbling) sees them either.
+  // Keys typed in the widget are the widget's. JupyterLab and Notebook 7 (Lumino) skip their
+  // shortcuts when the key's target carries `data-lm-suppress-shortcuts` — the target itself:
+  // a command-mode selector like `.jp-mod-commandMode :focus` matches the focused element
+  // before Lumino looks at its ancestors — so whatever takes focus in the widget gets it. No
+  // host that listens after the widget (bubbling) sees the keys either.
+  listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
   // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;
+}
+
+/**
+ * Mark an element of the widget so that the notebook runs no shortcut for keys typed in it.
+ * @param {EventTarget | null} target
+ */
+function suppressShortcuts(target) {
+  const el = /** @type {Element | null} */ (target);
+  if (el && typeof el.setAttribute === "function") el.setAttribute("data-lm-suppress-shortcuts", "true");
 }
 
 /**
@@ -265,6 +277,7 @@ function buildSkeleton(doc) {
     dagScroll: h("div", {
       class: "dd-dag-scroll",
       tabindex: "0",
+      "data-lm-suppress-shortcuts": "true",
       role: "application",
       "aria-label":
         "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",

@@ -338,7 +338,12 @@ test("keys typed in the widget stay in it: the notebook's shortcuts never see th
   const reached = [];
   dom.document.addEventListener("keydown", (event) => reached.push(event.key));
   const graph = el.querySelector(".dd-dag-scroll");
+  // Lumino checks the key's target first: every element focused in the widget carries it too.
+  assert.equal(graph.getAttribute("data-lm-suppress-shortcuts"), "true");
   await select(el, "c2");
+  const edit = el.querySelector('[data-action="edit"]');
+  edit.focus();
+  assert.equal(edit.getAttribute("data-lm-suppress-shortcuts"), "true");
   for (const key of ["d", "d", "a", "ArrowRight", "Enter", "Escape"]) press(dom.window, graph, key);
   assert.deepEqual(reached, [], "no key bubbled out of the widget");
   assert.equal(model.last("select").checkpoint_id, "c3", "the widget itself still got the arrow key");

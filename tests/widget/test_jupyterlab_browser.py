@@ -54,6 +54,10 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         assert '"A"' in state and "b saw" not in state
         page.screenshot(path=str(artifacts / "jupyterlab-2-selected.png"))
 
+        # Keys typed in the widget stay there (issue 14): the notebook's shortcuts never fire,
+        # arrow keys walk the DAG.
+        labserver.check_keys_stay_in_widget(page, widget, after_a, step0, WAIT_MS)
+
         # A value that is not JSON is refused next to the Fork button; nothing is written.
         widget.locator('.dd-channel-row[data-channel="value"] [data-action="edit"]').click()
         editor = widget.locator('textarea.dd-editor[data-channel="value"]')

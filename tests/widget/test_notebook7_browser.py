@@ -78,6 +78,10 @@ def test_render_select_fork_and_rerun_in_notebook7(
         state = widget.locator(".dd-state").inner_text()
         assert '"A"' in state and '"a ran"' in state, state
         assert "b saw" not in state and "A+B" not in state, state
+
+        # Keys typed in the widget stay there (issue 14): the notebook's shortcuts never fire,
+        # arrow keys walk the DAG.
+        labserver.check_keys_stay_in_widget(page, widget, after_a, step0, WAIT_MS)
         widget.locator(".dd-state").scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "notebook7-2-selected.png"))
 
