@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import operator
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -201,6 +200,9 @@ def _progress(message: str) -> None:
 
 def _inspect(args: argparse.Namespace) -> int:
     saver = _open_store(args.store)
+    if saver is None:  # no checkpoint tables: nothing to read, and nothing is written
+        print("no threads in this store")
+        return 0
     try:
         return asyncio.run(_run_inspect(saver, args.thread, args.html))
     finally:
@@ -210,31 +212,30 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
-    from durable_debug.inspect import adag_data, aexport_html, ahistory_frame
+    from durable_debug.inspect import aread_thread
+    from durable_debug.inspect.dag import dag_data_of
+    from durable_debug.inspect.export import write_html
+    from durable_debug.inspect.frames import history_frame_of
     from durable_debug.inspect.stored import SaverView
     from durable_debug.inspect.text import tree_text
 
     view = SaverView(saver)
-    threads = await view.alist_threads()
     if thread is None:
-        if not threads:
-            print("no threads in this store")
-            return 0
         if html:
             raise UsageError("--html needs --thread: say which thread to export")
-        await _print_threads(view, threads)
-        return 0
-    if thread not in threads:
+        return await _print_threads(saver)
+    cfg = {"configurable": {"thread_id": thread}}
+    if await saver.aget_tuple(cfg) is None:
+        threads = await view.alist_threads()
         known = ", ".join(repr(t) for t in threads[:10]) or "none"
         raise UsageError(f"no thread {thread!r} in this store (threads: {known})")
-    cfg = {"configurable": {"thread_id": thread}}
     _progress_err(f"reading thread {thread!r}…")
-    print(tree_text(await adag_data(view, cfg)))
+    read = await aread_thread(view, cfg)  # one read: the tree, the table and the page
+    print(tree_text(dag_data_of(read)))
     print()
-    frame = await ahistory_frame(view, cfg)
-    print(history_text(frame))
+    print(history_text(history_frame_of(read)))
     if html:
-        path = await aexport_html(view, cfg, html)
+        path = write_html(read, html)
         print(f"\nwrote {path}")
     return 0
 
@@ -256,27 +257,15 @@ def history_text(frame: Any) -> str:
     return str(table.to_string(index=False))
 
 
-async def _print_threads(view: Any, threads: list[str]) -> None:
-    print(f"{len(threads)} thread{'s' if len(threads) != 1 else ''}:")
-    print(f"  {'thread':<24} {'checkpoints':>11}  {'step':>4}  status")
-    for i, thread in enumerate(threads, 1):
-        if i % 50 == 0:
-            _progress_err(f"… {i} of {len(threads)} threads")
-        cfg = {"configurable": {"thread_id": thread}}
-        count = 0
-        async for _ in view.checkpointer.alist(cfg):
-            count += 1
-        snap = await view.aget_state(cfg)
-        step = (snap.metadata or {}).get("step", "")
-        if snap.interrupts:
-            status = f"paused on {len(snap.interrupts)} interrupt(s) at {', '.join(snap.next)}"
-        elif any(t.error for t in snap.tasks if t.result is None):
-            status = f"failed at {', '.join(snap.next)}"
-        elif snap.next:
-            status = f"next {', '.join(snap.next)}"
-        else:
-            status = "done"
-        print(f"  {thread:<24} {count:>11}  {step:>4}  {status}")
+async def _print_threads(saver: Any) -> int:
+    from durable_debug.inspect.listing import athread_listing, listing_text
+
+    rows = await athread_listing(saver)
+    if not rows:
+        print("no threads in this store")
+        return 0
+    print(listing_text(rows))
+    return 0
 
 
 def _progress_err(message: str) -> None:
@@ -284,34 +273,87 @@ def _progress_err(message: str) -> None:
 
 
 def _open_store(target: str) -> Any:
-    """A saver for a path or URL, or :class:`UsageError` saying why not."""
-    from durable_debug.checkpoint import SqliteSaver, saver_from_url
+    """A reader for a path or URL (None for a database without checkpoint tables), or
+    :class:`UsageError`.
+
+    A SQLite file or PostgreSQL schema is read in the layout its tables have: durable_debug's
+    own, or LangGraph's (read without LangGraph, read-only).
+    """
+    from durable_debug.checkpoint import saver_from_url
+    from durable_debug.checkpoint.url import sqlite_url_path
 
     if "://" in target:
+        scheme = target.partition("://")[0].lower()
         try:
+            if scheme == "sqlite":
+                path = sqlite_url_path(target)
+                if path == ":memory:":
+                    raise UsageError(f"{target} is an empty in-memory database: no threads")
+                return _open_sqlite_file(Path(path), target)
+            if scheme in ("postgresql", "postgres"):
+                return _open_postgres(target)
             return saver_from_url(target)
         except (ValueError, ImportError) as exc:
             raise UsageError(str(exc)) from None
-    path = Path(target)
-    if not path.exists():
-        raise UsageError(f"no such file: {target}")
-    _check_store_file(path)
+    return _open_sqlite_file(Path(target), target)
+
+
+def _open_sqlite_file(path: Path, shown: str) -> Any:
+    from durable_debug.checkpoint import SqliteSaver
+    from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
+
+    layout = _sqlite_layout(path, shown)
+    if layout == "langgraph":
+        return LangGraphSqliteReader(path)
+    if layout == "empty":
+        return None
     return SqliteSaver(str(path))
 
 
-def _check_store_file(path: Path) -> None:
-    """Refuse, without changing it, a file that is not a durable_debug SQLite store."""
+def _open_postgres(url: str) -> Any:
+    from durable_debug.checkpoint import PostgresSaver
+    from durable_debug.checkpoint.langgraph_postgres import LangGraphPostgresReader, postgres_layout
+
+    layout = postgres_layout(url)
+    if layout == "langgraph":
+        return LangGraphPostgresReader(url)
+    if layout is None:  # no checkpoint tables: nothing to read, and none are created
+        return None
+    return PostgresSaver(url)
+
+
+def _sqlite_layout(path: Path, shown: str) -> str:
+    """``"durable_debug"``, ``"langgraph"`` or ``"empty"`` for a SQLite file, read without
+    changing it; :class:`UsageError` for anything else."""
+    from durable_debug.checkpoint.langgraph_sqlite import open_read_only, sqlite_layout
+
+    if not path.exists():
+        raise UsageError(f"no such file: {shown}")
     if path.is_dir():
         raise UsageError(f"{path} is a directory, not a SQLite file")
     try:
-        with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
-            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
-    except sqlite3.DatabaseError:
+        conn = open_read_only(path)
+    except Exception:
         raise UsageError(f"{path} is not a SQLite database") from None
-    if tables and "checkpoint_migrations" not in tables:
+    try:
+        layout = sqlite_layout(conn)
+    finally:
+        conn.close()
+    if layout is None:
         raise UsageError(
-            f"{path} is a SQLite database but not a durable_debug checkpoint store "
-            "(it has no checkpoint_migrations table)"
+            f"{path} is a SQLite database but not a durable_debug checkpoint store, nor one "
+            "LangGraph's SqliteSaver wrote (it has neither layout's tables)"
+        )
+    return layout
+
+
+def _check_store_file(path: Path) -> None:
+    """Refuse, without changing it, a file the demo must not write into."""
+    layout = _sqlite_layout(path, str(path))
+    if layout == "langgraph":
+        raise UsageError(
+            f"{path} holds LangGraph's checkpoints; the demo writes durable_debug's own "
+            "tables, so give it another --db"
         )
 
 

@@ -28,6 +28,7 @@ import anywidget
 import traitlets
 
 from durable_debug._sync import _runner_loop
+from durable_debug.inspect.access import astream, aupdate_state
 from durable_debug.inspect.dag import Dag, adag_data
 from durable_debug.inspect.detail import Detail, acheckpoint_detail
 from durable_debug.inspect.diff import adiff, diff_data
@@ -92,7 +93,7 @@ class TimeTravel(anywidget.AnyWidget):
         self._run_task: asyncio.Task[None] | None = None
         self._select_seq = 0
         self.on_msg(self._on_custom_msg)
-        self._loaded = self._spawn(self.arefresh())
+        self._loaded = self._spawn(self._aload())
 
     # -- public ------------------------------------------------------------------------------
 
@@ -102,6 +103,14 @@ class TimeTravel(anywidget.AnyWidget):
         self._topology = dict(topology_data(self.graph, self._all_counts()))
         if self._selected:
             await self._show(self._selected)
+
+    async def _aload(self) -> None:
+        """The first read; a failure is shown in the widget (and raised by ``aready``)."""
+        try:
+            await self.arefresh()
+        except Exception as error:
+            self._error = f"Cannot read thread {self._thread_id!r}: {type(error).__name__}: {error}"
+            raise
 
     async def aready(self) -> None:
         """Wait until the thread has been read once (the constructor starts that read)."""
@@ -163,7 +172,7 @@ class TimeTravel(anywidget.AnyWidget):
                 f"{', '.join(channels)}); nothing was written."
             )
         try:
-            written = await self.graph.aupdate_state(record.config, values, as_node=as_node)
+            written = await aupdate_state(self.graph, record.config, values, as_node)
         except Exception as error:
             raise RequestError(
                 f"The fork was refused, nothing was written: {type(error).__name__}: {error}"
@@ -237,7 +246,7 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             try:
                 async with self._recorder:
-                    stream = self.graph.astream(command, start.config, stream_mode="debug")
+                    stream = astream(self.graph, command, start.config, stream_mode="debug")
                     async for event in stream:
                         is_checkpoint = (
                             isinstance(event, Mapping) and event.get("type") == "checkpoint"

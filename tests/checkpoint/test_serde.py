@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime as dt
 import decimal
 import enum
+import typing
 import uuid
+import zoneinfo
+from pathlib import Path
 
 import msgpack
+import numpy as np
 import pydantic
 import pytest
+from builders import child_checkpoint, config_for
 
 from durable_debug.checkpoint.serde import (
     CorruptPayloadError,
@@ -19,6 +25,7 @@ from durable_debug.checkpoint.serde import (
     UnsupportedValueError,
     with_location,
 )
+from durable_debug.checkpoint.sqlite import SqliteSaver
 
 
 class Color(enum.Enum):
@@ -111,7 +118,7 @@ def test_errors_say_where_they_happened(serde: MsgpackSerializer) -> None:
 
 def test_registration_accepts_only_data_classes() -> None:
     registry = TypeRegistry()
-    with pytest.raises(TypeError, match="not a dataclass, pydantic model or Enum"):
+    with pytest.raises(TypeError, match="not a dataclass, pydantic model, Enum or namedtuple"):
         registry.register(dict)
 
     class Other(enum.Enum):
@@ -120,3 +127,122 @@ def test_registration_accepts_only_data_classes() -> None:
     registry.register(Color, name="color")
     with pytest.raises(ValueError, match="already registered for another class"):
         registry.register(Other, name="color")
+
+
+CELL = """
+import dataclasses, enum
+from durable_debug import register_type
+
+@register_type
+@dataclasses.dataclass
+class RerunCellTicket:
+    id: int
+
+@register_type
+class RerunCellColor(enum.Enum):
+    RED = "red"
+"""
+
+
+def test_register_type_again_after_rerunning_the_cell_that_defines_the_class() -> None:
+    first: dict = {"__name__": "__main__"}
+    exec(CELL, first)  # the notebook cell, run once…
+    old_ticket = first["RerunCellTicket"](1)
+    again: dict = {"__name__": "__main__"}
+    exec(CELL, again)  # …and run again: new class objects under the same names
+    new_cls = again["RerunCellTicket"]
+    assert new_cls is not type(old_ticket)
+    serde = MsgpackSerializer()
+    loaded = serde.loads_typed(serde.dumps_typed([new_cls(2), old_ticket]))
+    assert [type(v) for v in loaded] == [new_cls, new_cls]  # the newest class wins
+    assert [v.id for v in loaded] == [2, 1]
+    color = serde.loads_typed(serde.dumps_typed(first["RerunCellColor"].RED))
+    assert color is again["RerunCellColor"].RED
+
+
+def test_a_different_class_under_a_taken_name_is_still_refused() -> None:
+    registry = TypeRegistry()
+    registry.register(Ticket, name="ticket")
+
+    @dataclasses.dataclass
+    class Ticket2:
+        id: int
+
+    with pytest.raises(ValueError, match="'ticket' is already registered.*test_serde.Ticket;"):
+        registry.register(Ticket2, name="ticket")
+
+
+class Point(typing.NamedTuple):
+    x: int
+    y: int
+
+
+def test_types_that_used_to_change_on_a_round_trip_keep_them(tmp_path: Path) -> None:
+    registry = TypeRegistry()
+    registry.register(Point)
+    serde = MsgpackSerializer(registry)
+    new_york = zoneinfo.ZoneInfo("America/New_York")
+    value = {
+        "zoned": dt.datetime(2026, 11, 1, 1, 30, fold=1, tzinfo=new_york),  # the second 1:30
+        "buffer": bytearray(b"\x00ab"),
+        "ordered": collections.OrderedDict([("z", 1), ("a", collections.OrderedDict(b=2))]),
+        "point": Point(1, 2),
+    }
+    with SqliteSaver(str(tmp_path / "c.db"), serde=serde) as saver:
+        cp, versions = child_checkpoint(None, value)
+        tup = saver.get_tuple(saver.put(config_for("t"), cp, {}, versions))
+    assert tup is not None
+    loaded = tup.checkpoint["channel_values"]
+    assert loaded == value
+    assert loaded["zoned"].tzinfo is new_york and loaded["zoned"].fold == 1
+    assert loaded["zoned"].utcoffset() == dt.timedelta(hours=-5)
+    assert type(loaded["buffer"]) is bytearray
+    assert type(loaded["ordered"]) is collections.OrderedDict
+    assert list(loaded["ordered"]) == ["z", "a"]
+    assert type(loaded["ordered"]["a"]) is collections.OrderedDict
+    assert type(loaded["point"]) is Point and loaded["point"].y == 2
+
+
+class Shifted(dt.tzinfo):
+    def utcoffset(self, when: object) -> dt.timedelta:
+        return dt.timedelta(hours=1)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (Point(1, 2), r"namedtuple .*Point is not registered.*register_type\(Point\).*tuple\("),
+        (np.float64(1.5), r"numpy.float64 .*x.item\(\)"),
+        (np.int64(3), r"numpy.int64 .*x.item\(\)"),
+        (np.zeros(2), r"numpy.ndarray .*x.tolist\(\)"),
+        (dt.datetime(2026, 1, 1, tzinfo=Shifted()), "time zone .*Shifted.*zoneinfo.ZoneInfo"),
+        (dt.time(1, tzinfo=zoneinfo.ZoneInfo("UTC")), "time with the time zone"),
+        (memoryview(b"x"), r"memoryview cannot be saved.*bytes\(\.\.\.\)"),
+    ],
+    ids=["namedtuple", "np.float64", "np.int64", "ndarray", "tzinfo", "zoned-time", "memoryview"],
+)
+def test_types_that_cannot_be_kept_are_refused_with_what_to_do(value: object, message: str) -> None:
+    with pytest.raises(UnsupportedValueError, match=message):
+        MsgpackSerializer(TypeRegistry()).dumps_typed({"v": value})
+
+
+def test_a_stored_namedtuple_or_zone_loads_only_what_is_known() -> None:
+    serde = MsgpackSerializer(TypeRegistry())
+    point = msgpack.packb(msgpack.ExtType(16, msgpack.packb(["os.system", [1, 2]])))
+    with pytest.raises(CorruptPayloadError, match="namedtuple named 'os.system' that is not"):
+        serde.loads(point)
+    zone = msgpack.packb(msgpack.ExtType(13, msgpack.packb(["2026-01-01T00:00", "../../etc", 0])))
+    with pytest.raises(CorruptPayloadError, match="time zone '../../etc'.*does not know"):
+        serde.loads(zone)
+
+
+def test_bytearrays_inside_containers_and_dataclasses_keep_their_type() -> None:
+    registry = TypeRegistry()
+    registry.register(Ticket)
+    serde = MsgpackSerializer(registry)
+    value = [{"k": (bytearray(b"a"),)}, Ticket(1, (bytearray(b"b"), b"c"))]
+    loaded = serde.loads(serde.dumps(value))
+    assert loaded == value
+    assert type(loaded[0]["k"][0]) is bytearray and type(loaded[1].tags[0]) is bytearray
+    assert type(loaded[1].tags[1]) is bytes
+    assert type(value[0]["k"][0]) is bytearray  # the saved value is left as it was

@@ -556,7 +556,9 @@ def test_importing_durable_debug_leaves_the_widget_stack_unloaded_until_asked():
     ran = subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
     )
-    assert ran.stdout.strip() == "[] ['anywidget', 'ipywidgets', 'pandas'] durable_debug.widget"
+    assert (
+        ran.stdout.strip() == "[] ['anywidget', 'ipywidgets'] durable_debug.widget"
+    )  # pandas: lazy
 
 
 def test_a_config_without_a_thread_is_refused_at_once(accumulate):

@@ -45,7 +45,14 @@ from durable_debug.checkpoint.base import (
     checkpoint_config,
     replace_checkpoint,
 )
-from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
+from durable_debug.checkpoint.serde import (
+    CorruptPayloadError,
+    SerdeError,
+    UnsupportedValueError,
+    limits_of,
+    nesting_depth,
+    with_location,
+)
 
 __all__ = [
     "EMPTY",
@@ -195,23 +202,54 @@ _WRAPPED_BYTES = _WRAPPED.encode()
 
 
 def encode_json(value: Any, serde: SerializerProtocol) -> str:
-    """Encode ``value`` as compact JSON, wrapping values JSON cannot hold exactly."""
-    return json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
+    """Encode ``value`` as compact JSON, wrapping values JSON cannot hold exactly.
+
+    A value nesting deeper than :func:`decode_json` reads back is refused.
+    """
+    try:
+        text = json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
+    except RecursionError:
+        text = ""
+    limit = limits_of(serde).max_depth
+    if not text or (len(text) > limit and nesting_depth(value, limit) > limit):
+        limits = limits_of(serde)
+        raise UnsupportedValueError(
+            f"the value nests deeper than the limit of {limit} levels; {limits.hint('max_depth')}"
+        )
+    return text
 
 
 def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
-    """Decode what :func:`encode_json` produced; a malformed text is a CorruptPayloadError."""
+    """Decode what :func:`encode_json` produced; a malformed text, or one nesting deeper than
+    the serializer's :attr:`~durable_debug.checkpoint.serde.Limits.max_depth`, is a
+    CorruptPayloadError."""
     try:
         wrapped = _WRAPPED in text if isinstance(text, str) else _WRAPPED_BYTES in text
         if not wrapped:
             # Nothing to unwrap (encode_json never escapes the marker's characters), so the
             # C decoder can skip the per-object hook.
-            return json.loads(text)
-        return json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
+            value = json.loads(text)
+        else:
+            value = json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
     except CorruptPayloadError:
         raise
+    except RecursionError:
+        raise _too_deep(serde) from None
     except (ValueError, TypeError) as exc:
         raise CorruptPayloadError(f"the stored JSON is malformed ({exc})") from None
+    limit = limits_of(serde).max_depth
+    # Each level of nesting takes at least one character: a short text cannot be too deep.
+    if len(text) > limit and nesting_depth(value, limit) > limit:
+        raise _too_deep(serde)
+    return value
+
+
+def _too_deep(serde: SerializerProtocol) -> CorruptPayloadError:
+    limits = limits_of(serde)
+    return CorruptPayloadError(
+        f"the stored JSON nests deeper than the limit of {limits.max_depth} levels; "
+        f"{limits.hint('max_depth')} if it is genuine"
+    )
 
 
 def _to_json(value: Any, serde: SerializerProtocol) -> Any:

@@ -17,16 +17,24 @@ loaded only if they were registered, by a name chosen at registration.
 
 Errors are :class:`SerdeError` subclasses; :func:`with_location` adds the thread, checkpoint,
 channel or node they concern, so a user reads *where* a value could not be saved or loaded.
+
+Loading is bounded by :class:`Limits` — nesting depth, payload size, items in one container —
+so a corrupt or hostile blob ends in :class:`CorruptPayloadError` within a fixed time and
+memory, never in a crash. The same limits refuse, when saving, a value that could not be loaded
+back.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import datetime as _dt
 import decimal
 import enum
+import os
 import uuid
-from collections.abc import Callable, Iterator
+import zoneinfo
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -34,16 +42,20 @@ import msgpack
 
 __all__ = [
     "CorruptPayloadError",
+    "Limits",
     "MsgpackSerializer",
     "SerdeError",
     "TypeRegistry",
     "UnsupportedValueError",
     "default_registry",
+    "limits_of",
+    "nesting_depth",
     "register_type",
     "with_location",
 ]
 
 T = TypeVar("T", bound=type)
+E = TypeVar("E", bound="SerdeError")
 
 # Extension codes. The set is closed: a code not listed here is a corrupt payload.
 _TUPLE = 1
@@ -58,6 +70,10 @@ _DECIMAL = 9
 _ENUM = 10
 _DATACLASS = 11
 _PYDANTIC = 12
+_ZONED_DATETIME = 13
+_BYTEARRAY = 14
+_ORDERED_DICT = 15
+_NAMEDTUPLE = 16
 
 _INT64_MIN = -(2**63)
 _UINT64_MAX = 2**64 - 1
@@ -105,6 +121,139 @@ def with_location(**where: str | None) -> Iterator[None]:
         raise exc.located(**{k: v for k, v in where.items() if v is not None}) from None
 
 
+MAX_DEPTH = 128
+"""Default :attr:`Limits.max_depth`. Real states nest a few dozen levels at most; each level
+of extension types costs about 1.3 KiB of C stack while loading, so 128 levels fit in the
+256 KiB stack of the smallest threads Python runs on, and Python copies, compares and prints
+a value this deep without reaching its recursion limit."""
+
+MAX_BYTES = 256 * 1024 * 1024
+"""Default :attr:`Limits.max_bytes` (256 MiB): far above a real channel value."""
+
+MAX_ITEMS = 16 * 1024 * 1024
+"""Default :attr:`Limits.max_items`: items one stored list, map, set or tuple may declare."""
+
+_ENV = {
+    "max_depth": "DURABLE_DEBUG_MAX_DEPTH",
+    "max_bytes": "DURABLE_DEBUG_MAX_BYTES",
+    "max_items": "DURABLE_DEBUG_MAX_ITEMS",
+}
+"""The environment variable that overrides each default limit."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """What loading a stored value may cost; a payload beyond any limit is corrupt.
+
+    Pass to the serializer (``MsgpackSerializer(limits=Limits(max_bytes=2**30))``) and hand
+    that serializer to the saver (``SqliteSaver(path, serde=...)``), or set the environment
+    variables ``DURABLE_DEBUG_MAX_DEPTH``, ``DURABLE_DEBUG_MAX_BYTES`` and
+    ``DURABLE_DEBUG_MAX_ITEMS`` before the serializer is created. Saving refuses a value
+    beyond the same limits, so whatever is saved loads back.
+    """
+
+    max_depth: int = MAX_DEPTH
+    """Deepest nesting of containers (list, dict, tuple, set, dataclass, model) and extension
+    types together; the JSON columns of the SQL savers obey it too."""
+    max_bytes: int = MAX_BYTES
+    """Largest serialized value, after decompression."""
+    max_items: int = MAX_ITEMS
+    """Most items one list, map, set or tuple may declare."""
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if type(value) is not int or value < 1:
+                raise ValueError(f"Limits.{field.name} must be a positive int, got {value!r}")
+
+    @classmethod
+    def from_env(cls) -> Limits:
+        """The defaults, each overridden by its environment variable when that is set."""
+        given: dict[str, int] = {}
+        for name, var in _ENV.items():
+            text = os.environ.get(var, "").strip()
+            if not text:
+                continue
+            try:
+                given[name] = int(text.replace("_", ""))
+            except ValueError:
+                raise ValueError(f"{var} must be a positive integer, got {text!r}") from None
+        return cls(**given)
+
+    def hint(self, name: str) -> str:
+        """How to raise the limit ``name``, for an error message."""
+        return f"raise Limits({name}=...) on the serializer or set {_ENV[name]}"
+
+
+def limits_of(serde: Any) -> Limits:
+    """The limits of ``serde`` (or of the serializer it wraps); the defaults if it has none."""
+    for candidate in (serde, getattr(serde, "inner", None)):
+        limits = getattr(candidate, "limits", None)
+        if isinstance(limits, Limits):
+            return limits
+    return Limits.from_env()
+
+
+_SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
+"""Types :func:`nesting_depth` never looks into."""
+
+
+def nesting_depth(value: Any, limit: int) -> int:
+    """Return how deep ``value`` nests (a scalar is 0, ``[1]`` is 1), counting lists, dict
+    values, tuples, sets, dataclasses and pydantic models; stop past ``limit``.
+
+    Iterative, so any depth (a cycle too) is measured without recursion. Dict keys are not
+    looked into: a key is hashable, so only tuples and frozensets nest there, and loading
+    counts those as extension levels.
+    """
+    return _scan(value, limit)[0]
+
+
+_LONG = 16
+"""From this length on, :func:`_scan` first checks at C speed whether a sequence holds only
+scalars."""
+
+
+def _scan(value: Any, limit: int) -> tuple[int, type | None]:
+    """:func:`nesting_depth`, and the type of a buffer (bytearray, memoryview) found inside."""
+    scalars = _SCALARS
+    only_scalars = scalars.issuperset
+    level: Iterable[Any] = (value,)
+    depth = 0
+    buffer: type | None = None
+    while depth <= limit:
+        below: dict[int, Any] = {}  # by id: a value shared within a level is walked once
+        found = False
+        for obj in level:
+            cls = type(obj)
+            seq: Any
+            if cls is dict or cls is list or cls is tuple:
+                seq = obj.values() if cls is dict else obj
+            elif isinstance(obj, dict):
+                seq = obj.values()
+            elif isinstance(obj, (list, tuple, set, frozenset)):
+                seq = obj
+            elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+                seq = [getattr(obj, f.name, None) for f in dataclasses.fields(obj)]
+            elif _is_pydantic(cls):
+                seq = list(getattr(obj, "__dict__", {}).values())
+            else:
+                if cls is bytearray or cls is memoryview:
+                    buffer = cls if buffer in (None, bytearray) else buffer
+                continue
+            found = True
+            if len(seq) >= _LONG and only_scalars(map(type, seq)):
+                continue
+            for item in seq:
+                if type(item) not in scalars:
+                    below[id(item)] = item
+        if not found:
+            break
+        depth += 1
+        level = below.values()
+    return depth, buffer
+
+
 class TypeRegistry:
     """The user types a serializer may save and load, each under a fixed name."""
 
@@ -116,22 +265,34 @@ class TypeRegistry:
         """Allow ``cls`` (a dataclass, pydantic model or Enum) to be saved and loaded.
 
         ``name`` defaults to ``module.QualName``; pass a stable name if the class may move.
-        Usable as a decorator. Registering the same class twice is harmless.
+        Usable as a decorator. Registering the same class twice is harmless, and so is
+        registering a class defined again under the same module and qualified name (a
+        re-run notebook cell): the newest definition is the one loading builds. A different
+        class under a name already taken is a ``ValueError``.
         """
         if not isinstance(cls, type):
             raise TypeError(f"register_type expects a class, got {cls!r}")
-        if not (dataclasses.is_dataclass(cls) or issubclass(cls, enum.Enum) or _is_pydantic(cls)):
+        if not (
+            dataclasses.is_dataclass(cls)
+            or issubclass(cls, enum.Enum)
+            or _is_pydantic(cls)
+            or _is_namedtuple(cls)
+        ):
             raise TypeError(
-                f"{cls.__qualname__} is not a dataclass, pydantic model or Enum; only those "
-                "can be registered (convert other values to dicts or lists before saving)"
+                f"{cls.__qualname__} is not a dataclass, pydantic model, Enum or namedtuple; "
+                "only those can be registered (convert other values to dicts or lists before "
+                "saving)"
             )
         key = name or f"{cls.__module__}.{cls.__qualname__}"
         existing = self._by_name.get(key)
-        if existing is not None and existing is not cls:
+        if existing is not None and existing is not cls and not _redefined(existing, cls):
             raise ValueError(
-                f"the name {key!r} is already registered for another class; "
-                "pass register_type(cls, name=...) with a distinct name"
+                f"the name {key!r} is already registered for another class, "
+                f"{existing.__module__}.{existing.__qualname__}; pass "
+                "register_type(cls, name=...) with a distinct name"
             )
+        # A class defined again (a re-run notebook cell) takes the name over: values load as the
+        # newest class, and values of the old one still save under the name.
         self._by_name[key] = cls
         self._by_type[cls] = key
         return cls
@@ -159,6 +320,23 @@ def register_type(cls: T | None = None, *, name: str | None = None) -> Any:
     return default_registry.register(cls, name)
 
 
+def _redefined(old: type, new: type) -> bool:
+    """Whether ``new`` is ``old`` defined again: same module and qualified name."""
+    return (old.__module__, old.__qualname__) == (new.__module__, new.__qualname__)
+
+
+def _is_namedtuple(cls: type) -> bool:
+    return issubclass(cls, tuple) and hasattr(cls, "_fields") and hasattr(cls, "_make")
+
+
+def _unsupported_zone(obj: _dt.datetime | _dt.time) -> UnsupportedValueError:
+    return UnsupportedValueError(
+        f"a {type(obj).__name__} with the time zone {obj.tzinfo!r:.80} cannot be saved exactly; "
+        "use a zoneinfo.ZoneInfo zone (a datetime keeps it) or datetime.timezone, "
+        "or convert the value to UTC"
+    )
+
+
 def _is_pydantic(cls: type) -> bool:
     return hasattr(cls, "model_validate") and hasattr(cls, "model_fields")
 
@@ -171,16 +349,31 @@ def _type_name(obj: Any) -> str:
 class MsgpackSerializer:
     """Serializer for channel values and writes: ``dumps_typed`` / ``loads_typed``."""
 
-    def __init__(self, registry: TypeRegistry | None = None) -> None:
+    def __init__(
+        self, registry: TypeRegistry | None = None, *, limits: Limits | None = None
+    ) -> None:
         self.registry = registry or default_registry
+        self.limits = limits or Limits.from_env()
+        """What loading (and so saving) a value may cost; see :class:`Limits`."""
 
     # -- saving ------------------------------------------------------------------------------
 
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-        """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved."""
+        """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved, or
+        could not be loaded back within :attr:`limits`."""
+        limits = self.limits
+        depth, buffer = (0, None) if type(obj) in _SCALARS else _scan(obj, limits.max_depth)
+        if depth > limits.max_depth:
+            raise self._too_deep(UnsupportedValueError, "the value")
+        if buffer is memoryview:
+            raise UnsupportedValueError(
+                "a memoryview cannot be saved in a checkpoint; convert it with bytes(...)"
+            )
+        # msgpack writes a bytearray as bytes without asking: mark them first (rarely needed).
+        marked = _mark_buffers(obj) if buffer is not None else obj
         try:
-            return TAG, msgpack.packb(
-                obj, default=self._encode, use_bin_type=True, strict_types=True
+            payload = msgpack.packb(
+                marked, default=self._encode, use_bin_type=True, strict_types=True
             )
         except SerdeError:
             raise
@@ -188,8 +381,23 @@ class MsgpackSerializer:
             raise UnsupportedValueError(
                 "an integer does not fit in 64 bits; store it as a string"
             ) from None
+        except RecursionError:
+            raise self._too_deep(UnsupportedValueError, "the value") from None
         except (TypeError, ValueError) as exc:
             raise UnsupportedValueError(f"cannot serialize the value: {exc}") from None
+        if len(payload) > limits.max_bytes:
+            raise UnsupportedValueError(
+                f"the value takes {len(payload)} bytes serialized, more than the limit of "
+                f"{limits.max_bytes} that loading enforces; {limits.hint('max_bytes')}"
+            )
+        return TAG, payload
+
+    def _too_deep(self, error: type[E], what: str) -> E:
+        limits = self.limits
+        return error(
+            f"{what} nests deeper than the limit of {limits.max_depth} levels; "
+            f"{limits.hint('max_depth')}"
+        )
 
     def dumps(self, obj: Any) -> bytes:
         """Serialize ``obj`` to bytes (the payload of :meth:`dumps_typed`)."""
@@ -204,8 +412,16 @@ class MsgpackSerializer:
         if isinstance(obj, enum.Enum):
             name = self._registered(obj)
             return ext(_ENUM, pack([name, obj.value]))
+        if cls.__module__ == "numpy":  # scalars subclass float or int; keeping them needs numpy
+            raise UnsupportedValueError(
+                f"a value of type {_type_name(obj)} cannot be saved in a checkpoint: loading "
+                "it back as numpy would need numpy imported by the loader; convert it first "
+                "(x.item() for a scalar, x.tolist() for an array)"
+            )
         if isinstance(obj, int):  # an int subclass that is not an Enum
             return int(obj)
+        if cls is collections.OrderedDict:
+            return ext(_ORDERED_DICT, pack(dict(obj)))
         if isinstance(obj, dict):
             return dict(obj)
         if isinstance(obj, list):
@@ -218,13 +434,24 @@ class MsgpackSerializer:
             return ext(_SET, pack(_sorted_if_possible(obj)))
         if isinstance(obj, frozenset):
             return ext(_FROZENSET, pack(_sorted_if_possible(obj)))
-        if isinstance(obj, tuple):  # namedtuples and tuple subclasses lose their class
-            return ext(_TUPLE, pack(list(obj)))
+        if isinstance(obj, tuple):
+            if _is_namedtuple(cls):
+                name = self._registered(obj, "namedtuple", "or convert it with tuple(...)")
+                return ext(_NAMEDTUPLE, pack([name, list(obj)]))
+            return ext(_TUPLE, pack(list(obj)))  # other tuple subclasses save as tuples
         if isinstance(obj, _dt.datetime):
-            return ext(_DATETIME, obj.isoformat().encode())
+            zone = obj.tzinfo
+            if zone is None or type(zone) is _dt.timezone:
+                return ext(_DATETIME, obj.isoformat().encode())
+            if type(zone) is zoneinfo.ZoneInfo and zone.key:
+                wall = obj.replace(tzinfo=None).isoformat()
+                return ext(_ZONED_DATETIME, pack([wall, zone.key, obj.fold]))
+            raise _unsupported_zone(obj)
         if isinstance(obj, _dt.date):
             return ext(_DATE, obj.isoformat().encode())
         if isinstance(obj, _dt.time):
+            if obj.tzinfo is not None and type(obj.tzinfo) is not _dt.timezone:
+                raise _unsupported_zone(obj)
             return ext(_TIME, obj.isoformat().encode())
         if isinstance(obj, _dt.timedelta):
             return ext(_TIMEDELTA, pack([obj.days, obj.seconds, obj.microseconds]))
@@ -232,8 +459,8 @@ class MsgpackSerializer:
             return ext(_UUID, obj.bytes)
         if isinstance(obj, decimal.Decimal):
             return ext(_DECIMAL, str(obj).encode())
-        if isinstance(obj, (bytearray, memoryview)):
-            return bytes(obj)
+        if cls is _Buffer:
+            return ext(_BYTEARRAY, bytes(obj))
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             name = self._registered(obj)
             fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
@@ -243,22 +470,24 @@ class MsgpackSerializer:
             return ext(_PYDANTIC, pack([name, dict(obj)]))
         raise UnsupportedValueError(
             f"a value of type {_type_name(obj)} cannot be saved in a checkpoint; save plain "
-            "data (dict, list, str, int, float, bool, None, bytes, datetime, UUID, Decimal, "
-            "set, tuple) or register the class with durable_debug.register_type if it is a "
-            "dataclass, pydantic model or Enum"
+            "data (dict, list, str, int, float, bool, None, bytes, bytearray, datetime, UUID, "
+            "Decimal, set, tuple, OrderedDict) or register the class with "
+            "durable_debug.register_type if it is a dataclass, pydantic model, Enum or "
+            "namedtuple" + ("; convert a memoryview with bytes(...)" if cls is memoryview else "")
         )
 
     def _packb(self, obj: Any) -> bytes:
         return msgpack.packb(obj, default=self._encode, use_bin_type=True, strict_types=True)
 
-    def _registered(self, obj: Any) -> str:
+    def _registered(self, obj: Any, kind: str = "", instead: str = "") -> str:
         name = self.registry.name_of(type(obj))
         if name is None:
-            kind = "Enum" if isinstance(obj, enum.Enum) else "class"
+            kind = kind or ("Enum" if isinstance(obj, enum.Enum) else "class")
             raise UnsupportedValueError(
                 f"the {kind} {_type_name(obj)} is not registered, so its values cannot be "
                 f"saved; call durable_debug.register_type({type(obj).__qualname__}) once "
                 "before running the graph (in every process that loads these checkpoints)"
+                + (f" {instead}" if instead else "")
             )
         return name
 
@@ -275,29 +504,33 @@ class MsgpackSerializer:
         return self.loads(payload)
 
     def loads(self, payload: bytes) -> Any:
-        """Deserialize bytes written by :meth:`dumps`."""
+        """Deserialize bytes written by :meth:`dumps`, within :attr:`limits`."""
         if not isinstance(payload, (bytes, bytearray, memoryview)):
             raise CorruptPayloadError(f"blob payload must be bytes, got {type(payload).__name__}")
-        try:
-            return msgpack.unpackb(
-                payload, ext_hook=self._decode, raw=False, strict_map_key=False, use_list=True
+        limits = self.limits
+        size = len(payload)
+        if size > limits.max_bytes:
+            raise CorruptPayloadError(
+                f"the blob holds {size} bytes, more than the limit of {limits.max_bytes}; "
+                f"{limits.hint('max_bytes')} if it is genuine"
             )
+        try:
+            value = _Decoding(self).top(payload)
         except SerdeError:
             raise
+        except RecursionError:
+            raise self._too_deep(CorruptPayloadError, "the blob") from None
         except Exception as exc:  # msgpack raises several unrelated types for bad input
             detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
             raise CorruptPayloadError(f"the blob is not valid serialized data ({detail})") from None
-
-    def _unpackb(self, payload: bytes) -> Any:
-        return msgpack.unpackb(
-            payload, ext_hook=self._decode, raw=False, strict_map_key=False, use_list=True
-        )
-
-    def _decode(self, code: int, payload: bytes) -> Any:
-        decoder = _DECODERS.get(code)
-        if decoder is None:
-            raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
-        return decoder(self, payload)
+        # Each level of nesting takes at least one byte: a short payload cannot be too deep.
+        if (
+            size > limits.max_depth
+            and type(value) not in _SCALARS
+            and nesting_depth(value, limits.max_depth) > limits.max_depth
+        ):
+            raise self._too_deep(CorruptPayloadError, "the blob")
+        return value
 
     def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
         cls = self.registry.lookup(name) if isinstance(name, str) else None
@@ -312,6 +545,39 @@ class MsgpackSerializer:
         return cls
 
 
+class _Buffer(bytes):
+    """A bytearray's contents, marked so the encoder (not msgpack) writes it."""
+
+
+def _mark_buffers(obj: Any) -> Any:
+    """``obj`` with every bytearray inside replaced by a :class:`_Buffer`.
+
+    Rebuilds the containers on the way (lists, dicts, tuples, namedtuples, OrderedDicts), and a
+    dataclass or model as a copy; called only after :func:`_scan` bounded the depth.
+    """
+    cls = type(obj)
+    if cls is bytearray:
+        return _Buffer(obj)
+    if cls in _SCALARS:
+        return obj
+    if isinstance(obj, dict):
+        marked = {_mark_buffers(k): _mark_buffers(v) for k, v in obj.items()}
+        return collections.OrderedDict(marked) if cls is collections.OrderedDict else marked
+    if isinstance(obj, list):
+        return [_mark_buffers(item) for item in obj]
+    if isinstance(obj, tuple):
+        items = [_mark_buffers(item) for item in obj]
+        return cls._make(items) if _is_namedtuple(cls) else tuple(items)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        copy = object.__new__(cls)
+        for f in dataclasses.fields(obj):
+            object.__setattr__(copy, f.name, _mark_buffers(getattr(obj, f.name)))
+        return copy
+    if _is_pydantic(cls):
+        return obj.model_construct(**{k: _mark_buffers(v) for k, v in dict(obj).items()})
+    return obj
+
+
 def _sorted_if_possible(items: Any) -> list[Any]:
     try:
         return sorted(items)
@@ -319,15 +585,85 @@ def _sorted_if_possible(items: Any) -> list[Any]:
         return list(items)
 
 
-def _decode_enum(serde: MsgpackSerializer, payload: bytes) -> Any:
-    name, value = serde._unpackb(payload)
-    cls = serde._user_type(name, lambda c: issubclass(c, enum.Enum), "Enum")
+class _Decoding:
+    """One :meth:`MsgpackSerializer.loads` call: counts extension levels against the limit.
+
+    An extension payload (a tuple, a dataclass…) is itself msgpack, unpacked from inside the
+    outer unpacking. Nested payloads are read by a :class:`msgpack.Unpacker`, whose state
+    lives on the heap rather than on the C stack, and no deeper than ``max_depth`` levels: a
+    payload nesting extensions hundreds deep is refused instead of overflowing the stack.
+    """
+
+    __slots__ = ("depth", "limits", "serde")
+
+    def __init__(self, serde: MsgpackSerializer) -> None:
+        self.serde = serde
+        self.limits = serde.limits
+        self.depth = 0
+
+    def _lengths(self, size: int) -> dict[str, int]:
+        # msgpack already refuses a declared length beyond the bytes it was given; only a
+        # payload long enough to declare more items than the limit needs to say so.
+        if size <= self.limits.max_items:
+            return {}
+        items = self.limits.max_items
+        return {"max_array_len": items, "max_map_len": min(items, size // 2)}
+
+    def top(self, payload: bytes) -> Any:
+        """Unpack a whole blob."""
+        return msgpack.unpackb(
+            payload,
+            ext_hook=self.ext,
+            raw=False,
+            strict_map_key=False,
+            use_list=True,
+            **self._lengths(len(payload)),
+        )
+
+    def unpack(self, payload: bytes) -> Any:
+        """Unpack the payload of an extension type: exactly one value."""
+        size = len(payload)
+        unpacker = msgpack.Unpacker(
+            ext_hook=self.ext,
+            raw=False,
+            strict_map_key=False,
+            use_list=True,
+            max_buffer_size=max(size, 1),  # which also bounds every declared length
+            **self._lengths(size),
+        )
+        unpacker.feed(payload)
+        value = unpacker.unpack()
+        if unpacker.tell() != size:
+            raise CorruptPayloadError("an extension value has extra bytes after its data")
+        return value
+
+    def ext(self, code: int, payload: bytes) -> Any:
+        """msgpack's ``ext_hook``: decode one extension value of the closed set."""
+        decoder = _DECODERS.get(code)
+        if decoder is None:
+            raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
+        if self.depth >= self.limits.max_depth:
+            raise self.serde._too_deep(CorruptPayloadError, "the blob")
+        self.depth += 1
+        try:
+            return decoder(self, payload)
+        finally:
+            self.depth -= 1
+
+    def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
+        """The registered class ``name``, which must be a ``kind``."""
+        return self.serde._user_type(name, expect, kind)
+
+
+def _decode_enum(dec: _Decoding, payload: bytes) -> Any:
+    name, value = dec.unpack(payload)
+    cls = dec.user_type(name, lambda c: issubclass(c, enum.Enum), "Enum")
     return cls(value)
 
 
-def _decode_dataclass(serde: MsgpackSerializer, payload: bytes) -> Any:
-    name, fields = serde._unpackb(payload)
-    cls = serde._user_type(name, dataclasses.is_dataclass, "dataclass")
+def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
+    name, fields = dec.unpack(payload)
+    cls = dec.user_type(name, dataclasses.is_dataclass, "dataclass")
     if not isinstance(fields, dict):
         raise CorruptPayloadError(f"the fields of dataclass {name!r} are not a map")
     init = {f.name for f in dataclasses.fields(cls) if f.init}
@@ -338,35 +674,68 @@ def _decode_dataclass(serde: MsgpackSerializer, payload: bytes) -> Any:
     return obj
 
 
-def _decode_pydantic(serde: MsgpackSerializer, payload: bytes) -> Any:
-    name, fields = serde._unpackb(payload)
-    cls = serde._user_type(name, _is_pydantic, "pydantic model")
+def _decode_pydantic(dec: _Decoding, payload: bytes) -> Any:
+    name, fields = dec.unpack(payload)
+    cls = dec.user_type(name, _is_pydantic, "pydantic model")
     return cls.model_validate(fields)  # type: ignore[attr-defined]
 
 
-def _decode_text(convert: Callable[[str], Any]) -> Callable[[MsgpackSerializer, bytes], Any]:
-    def decode(serde: MsgpackSerializer, payload: bytes) -> Any:
+def _decode_text(convert: Callable[[str], Any]) -> Callable[[_Decoding, bytes], Any]:
+    def decode(dec: _Decoding, payload: bytes) -> Any:
         return convert(payload.decode())
 
     return decode
 
 
-def _decode_timedelta(serde: MsgpackSerializer, payload: bytes) -> Any:
-    days, seconds, micros = serde._unpackb(payload)
+def _decode_zoned(dec: _Decoding, payload: bytes) -> Any:
+    wall, key, fold = dec.unpack(payload)
+    if not (isinstance(wall, str) and isinstance(key, str) and fold in (0, 1)):
+        raise CorruptPayloadError("a datetime with a time zone is malformed")
+    try:
+        zone = zoneinfo.ZoneInfo(key)  # reads the zone's data file; imports and calls nothing
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise CorruptPayloadError(
+            f"the blob holds a datetime in the time zone {key!r:.80}, which this machine does "
+            "not know (install the tzdata package)"
+        ) from None
+    return _dt.datetime.fromisoformat(wall).replace(tzinfo=zone, fold=fold)
+
+
+def _decode_ordered_dict(dec: _Decoding, payload: bytes) -> Any:
+    items = dec.unpack(payload)
+    if type(items) is not dict:
+        raise CorruptPayloadError("an OrderedDict is not stored as a map")
+    return collections.OrderedDict(items)
+
+
+def _decode_namedtuple(dec: _Decoding, payload: bytes) -> Any:
+    name, values = dec.unpack(payload)
+    cls: Any = dec.user_type(name, _is_namedtuple, "namedtuple")
+    if not (isinstance(values, list) and len(values) == len(cls._fields)):
+        raise CorruptPayloadError(f"the namedtuple {name!r} has {len(cls._fields)} fields")
+    return cls._make(values)
+
+
+def _decode_timedelta(dec: _Decoding, payload: bytes) -> Any:
+    days, seconds, micros = dec.unpack(payload)
     return _dt.timedelta(days=days, seconds=seconds, microseconds=micros)
 
 
-_DECODERS: dict[int, Callable[[MsgpackSerializer, bytes], Any]] = {
-    _TUPLE: lambda s, p: tuple(s._unpackb(p)),
-    _SET: lambda s, p: set(s._unpackb(p)),
-    _FROZENSET: lambda s, p: frozenset(s._unpackb(p)),
+_DECODERS: dict[int, Callable[[_Decoding, bytes], Any]] = {
+    _TUPLE: lambda d, p: tuple(d.unpack(p)),
+    _SET: lambda d, p: set(d.unpack(p)),
+    _FROZENSET: lambda d, p: frozenset(d.unpack(p)),
     _DATETIME: _decode_text(_dt.datetime.fromisoformat),
     _DATE: _decode_text(_dt.date.fromisoformat),
     _TIME: _decode_text(_dt.time.fromisoformat),
     _TIMEDELTA: _decode_timedelta,
-    _UUID: lambda s, p: uuid.UUID(bytes=bytes(p)),
+    _UUID: lambda d, p: uuid.UUID(bytes=bytes(p)),
     _DECIMAL: _decode_text(decimal.Decimal),
     _ENUM: _decode_enum,
     _DATACLASS: _decode_dataclass,
     _PYDANTIC: _decode_pydantic,
+    _ZONED_DATETIME: _decode_zoned,
+    _BYTEARRAY: lambda d, p: bytearray(p),
+    _ORDERED_DICT: _decode_ordered_dict,
+    _NAMEDTUPLE: _decode_namedtuple,
 }

@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from durable_debug.checkpoint.base import BaseCheckpointSaver, SerializerProtocol
 
-__all__ = ["ENV_VAR", "saver_from_url"]
+__all__ = ["ENV_VAR", "saver_from_url", "sqlite_url_path"]
 
 ENV_VAR = "DURABLE_DEBUG_DB"
 """Environment variable read by :func:`saver_from_url` when no URL is given."""
@@ -71,6 +71,14 @@ def saver_from_url(
 
         return RedisSaver(url, serde=serde)
     raise ValueError(f"{source} {url!r} has an unknown scheme {scheme!r}; use one of: {_ACCEPTED}")
+
+
+def sqlite_url_path(url: str) -> str:
+    """The file path a ``sqlite://`` URL names (``":memory:"`` for an in-memory database)."""
+    scheme, _, rest = url.partition("://")
+    if scheme.lower() != "sqlite":
+        raise ValueError(f"URL {url!r} is not a sqlite:// URL")
+    return _sqlite_path(url, rest, "URL")
 
 
 def _sqlite_path(url: str, rest: str, source: str) -> str:

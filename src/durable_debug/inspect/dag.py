@@ -12,14 +12,16 @@ younger child starts a new branch; branches get lanes in the order they were cre
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-import networkx as nx
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.inspect.thread import Thread, aread_thread
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = [
     "Dag",
@@ -88,6 +90,8 @@ def checkpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
 
 def dag_from_thread(thread: Thread) -> nx.DiGraph:
     """Build the checkpoint tree of an already read :class:`Thread`."""
+    import networkx as nx
+
     dag = nx.DiGraph(thread_id=thread.thread_id, checkpoint_ns=thread.checkpoint_ns)
     for record in thread:
         dag.add_node(

@@ -14,15 +14,17 @@ branches too (a fork against the branch it left).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.thread import CheckpointRecord, CheckpointRef, aread_checkpoint
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DiffEntry",
@@ -123,6 +125,8 @@ async def adiff_frame(
     paths: bool = False,
 ) -> pd.DataFrame:
     """The diff as a table: one row per channel, or per nested path with ``paths=True``."""
+    import pandas as pd
+
     entries = await adiff(a, b, graph, config)
     if paths:
         rows: list[Any] = [c for e in entries for c in e["changes"]]

@@ -31,7 +31,9 @@ __all__ = [
     "export_html",
     "export_jsonl",
     "html_data",
+    "html_data_of",
     "jsonl_lines",
+    "write_html",
 ]
 
 
@@ -89,7 +91,12 @@ def jsonl_lines(thread: Thread, *, stable: bool = False) -> list[str]:
 
 async def ahtml_data(graph: Any, config: RunnableConfig, counts: Any = None) -> dict[str, Any]:
     """The data a standalone page embeds: ``{thread_id, dag, details, topology}``."""
-    thread = await aread_thread(graph, config)
+    return html_data_of(await aread_thread(graph, config), counts)
+
+
+def html_data_of(thread: Thread, counts: Any = None) -> dict[str, Any]:
+    """The data of :func:`ahtml_data` for an already read thread."""
+    graph = thread.graph
     nodes = node_names(graph)
     return {
         "thread_id": thread.thread_id,
@@ -109,10 +116,15 @@ async def aexport_html(
 ) -> Path:
     """Write one self-contained HTML file to browse the thread read-only (no kernel, no
     network). The page itself comes from ``durable_debug.inspect.html.render_html``."""
+    return write_html(await aread_thread(graph, config), path, counts)
+
+
+def write_html(thread: Thread, path: str | os.PathLike[str], counts: Any = None) -> Path:
+    """Write the page of :func:`aexport_html` for an already read thread."""
     from durable_debug.inspect.html import render_html  # the widget's page, built elsewhere
 
     target = Path(path)
-    target.write_text(render_html(await ahtml_data(graph, config, counts)), "utf-8")
+    target.write_text(render_html(html_data_of(thread, counts)), "utf-8")
     return target
 
 

@@ -9,15 +9,16 @@ Rows are oldest first; values are the real Python objects (not JSON copies).
 
 from __future__ import annotations
 
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.inspect.dag import dag_from_thread, dag_layout
 from durable_debug.inspect.detail import blobs_of, write_kind, writes_of
 from durable_debug.inspect.thread import Thread, aread_thread
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "BLOB_COLUMNS",
@@ -67,6 +68,8 @@ def history_frame(graph: Any, config: RunnableConfig, *, values: bool = False) -
 
 def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
     """:func:`history_frame` of an already read thread."""
+    import pandas as pd
+
     dag = dag_from_thread(thread)
     layout = dag_layout(dag)
     channels = thread.state_channels() if values else []
@@ -105,6 +108,8 @@ async def ablobs_frame(
 
     Internal channels are left out unless ``all_channels`` is true.
     """
+    import pandas as pd
+
     thread = await aread_thread(graph, config)
     rows = [
         {"checkpoint_id": record.id, "step": record.step, **blob}
@@ -124,6 +129,8 @@ def blobs_frame(graph: Any, config: RunnableConfig, *, all_channels: bool = Fals
 async def awrites_frame(graph: Any, config: RunnableConfig) -> pd.DataFrame:
     """One row per pending write saved on a checkpoint: the task, its node, the channel, what
     kind of write it is (write / error / interrupt / resume / internal) and the value."""
+    import pandas as pd
+
     thread = await aread_thread(graph, config)
     rows = [
         {

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from durable_debug._sync import run_sync
+from durable_debug.inspect.access import aget_checkpoint
 from durable_debug.inspect.thread import thread_config
 from durable_debug.inspect.topology import node_names
 
@@ -51,16 +52,19 @@ async def afind_graph(
 ) -> tuple[str, Any]:
     """The ``(name, graph)`` in ``namespace`` that holds ``thread_id``.
 
-    Raises ``LookupError`` naming the thread and the graphs looked at when none has it.
+    Raises ``LookupError`` naming the thread and the graphs looked at when none has it, with
+    the error of every saver that could not be read (so the real cause is never hidden).
     """
     wanted = set(nodes)
     holders: list[tuple[bool, str, str, Any]] = []
+    failures: list[str] = []
     candidates = graphs_in(namespace)
     for name, graph in candidates:
         try:
-            tup = await graph.checkpointer.aget_tuple(thread_config(thread_id))
-        except Exception as exc:  # a saver that cannot answer does not hold the thread for us
-            logger.debug("graph %s: cannot read thread %s: %s", name, thread_id, exc)
+            tup = await aget_checkpoint(graph.checkpointer, thread_config(thread_id))
+        except Exception as exc:  # reported below if no other graph holds the thread
+            logger.debug("graph %s: cannot read thread %s", name, thread_id, exc_info=True)
+            failures.append(f"{name}: {type(exc).__name__}: {exc}")
             continue
         if tup is None:
             continue
@@ -69,6 +73,11 @@ async def afind_graph(
         holders.append((has_nodes, latest, name, graph))
     if not holders:
         looked = ", ".join(name for name, _ in candidates) or "none"
+        if failures:
+            raise LookupError(
+                f"No compiled graph in the namespace could be read for thread {thread_id!r} "
+                f"(graphs looked at: {looked}); the saver raised: {'; '.join(failures)}"
+            )
         raise LookupError(
             f"No compiled graph in the namespace holds thread {thread_id!r} (graphs looked at: "
             f"{looked}); name the graph explicitly, e.g. --graph my_graph."

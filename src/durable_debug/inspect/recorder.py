@@ -23,12 +23,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterable
 from types import TracebackType
-from typing import NamedTuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, NamedTuple
 
 from durable_debug.graph.hooks import TaskEvent, add_task_observer
 from durable_debug.inspect.langgraph_hook import add_langgraph_observer
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["COUNT_COLUMNS", "Execution", "NodeCount", "Recorder"]
 
@@ -157,6 +158,8 @@ class Recorder:
     def counts_frame(self, threads: Iterable[str | None] | None = None) -> pd.DataFrame:
         """One row per (thread, node), in order of first execution: executions, re-runs,
         errors, interrupts and a ``summary`` like ``gate 2 (re-ran 1×)``."""
+        import pandas as pd
+
         wanted = None if threads is None else set(threads)
         rows = [
             {

@@ -17,7 +17,7 @@ that nothing wrote yet is absent instead of shown at its empty value.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from durable_debug._sync import run_sync
@@ -30,6 +30,8 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
 )
+from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
+from durable_debug.checkpoint.latest import is_trigger_channel
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
@@ -42,7 +44,7 @@ _START = "__start__"
 
 def is_internal_channel(name: str) -> bool:
     """True for the engine's own channels (triggers, joins, Send packets, the run input)."""
-    return name in (_START, _TASKS) or name.startswith(("branch:to:", "join:"))
+    return is_trigger_channel(name)
 
 
 class SaverView:
@@ -65,7 +67,9 @@ class SaverView:
         if saved is None:
             empty = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
             return StateSnapshot({}, (), empty, None, None, None, (), ())
-        return snapshot_of(saved, latest=config_checkpoint_id(config) is None)
+        return snapshot_of(
+            saved, latest=config_checkpoint_id(config) is None, task_ids=self._task_ids(saved)
+        )
 
     async def aget_state_history(
         self,
@@ -80,7 +84,17 @@ class SaverView:
         async for saved in self.checkpointer.alist(
             thread, filter=filter, before=before, limit=limit
         ):
-            yield snapshot_of(saved, latest=False)
+            yield snapshot_of(saved, latest=False, task_ids=self._task_ids(saved))
+
+    def snapshots_of(self, listed: Iterable[CheckpointTuple]) -> list[StateSnapshot]:
+        """The history snapshots of checkpoints already read (as ``aget_state_history``)."""
+        return [
+            snapshot_of(saved, latest=False, task_ids=self._task_ids(saved)) for saved in listed
+        ]
+
+    def _task_ids(self, saved: CheckpointTuple) -> Mapping[tuple[str, Any], str] | None:
+        lookup = getattr(self.checkpointer, "task_ids_of", None)
+        return None if lookup is None else lookup(saved.config)
 
     def get_graph(self) -> None:
         """The graph's shape is not in the store."""
@@ -90,8 +104,14 @@ class SaverView:
         return f"<SaverView of {type(self.checkpointer).__name__}>"
 
 
-def snapshot_of(saved: CheckpointTuple, *, latest: bool) -> StateSnapshot:
-    """Rebuild a snapshot from a stored checkpoint, as the engine would show it."""
+def snapshot_of(
+    saved: CheckpointTuple, *, latest: bool, task_ids: Mapping[tuple[str, Any], str] | None = None
+) -> StateSnapshot:
+    """Rebuild a snapshot from a stored checkpoint, as the engine would show it.
+
+    ``task_ids`` maps a task's path to its id when the store says it (LangGraph's layout);
+    otherwise the id is derived the way durable_debug's engine derives it.
+    """
     checkpoint = saved.checkpoint
     values_all = checkpoint["channel_values"]
     versions = checkpoint["channel_versions"]
@@ -102,12 +122,13 @@ def snapshot_of(saved: CheckpointTuple, *, latest: bool) -> StateSnapshot:
     for node in sorted(_triggered_nodes(values_all, versions, seen_by)):
         scheduled.append((node, (PULL, node)))
     for index, packet in enumerate(values_all.get(_TASKS) or ()):
-        scheduled.append((str(packet[0]), (PUSH, index)))
+        scheduled.append((_packet_node(packet), (PUSH, index)))
     records, _ = read_pending_writes(saved)
     tasks: list[PregelTask] = []
     finished: set[str] = set()
     for name, path in scheduled:
-        tid = task_id(checkpoint["id"], ns, step + 1, name, path)
+        known = (task_ids or {}).get(path)
+        tid = known or task_id(checkpoint["id"], ns, step + 1, name, path)
         record = records.get(tid)
         if record is not None and record.finished:
             finished.add(tid)
@@ -127,6 +148,19 @@ def snapshot_of(saved: CheckpointTuple, *, latest: bool) -> StateSnapshot:
         tasks=tuple(tasks),
         interrupts=waiting,
     )
+
+
+def _packet_node(packet: Any) -> str:
+    """The node a Send packet goes to: durable_debug stores ``(node, arg)``; LangGraph's
+    ``Send`` read without LangGraph is a tagged dict (positional ``args`` or ``node``)."""
+    if isinstance(packet, Mapping):
+        if "node" in packet:
+            return str(packet["node"])
+        args = packet.get("args")
+        if isinstance(args, (list, tuple)) and args:
+            return str(args[0])
+        return str(packet.get(TYPE_KEY, "?"))
+    return str(packet[0])
 
 
 def _is_state_key(channel: str) -> bool:

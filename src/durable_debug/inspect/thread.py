@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
+from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
 
 __all__ = [
     "SPECIAL_CHANNELS",
@@ -244,12 +245,22 @@ class Thread:
     def blob_size(self, channel: str, version: str, value: Any) -> int | None:
         """Bytes of the serialized blob for (channel, version), measured once.
 
-        Uses the graph's saver serializer when it has one, else durable_debug's msgpack
-        serializer; None when the value cannot be serialized.
+        The size the store reports when its reader saw the blob (LangGraph's PostgreSQL
+        layout); else measured with the graph's saver serializer when it has one, else with
+        durable_debug's msgpack serializer; None when the value cannot be serialized.
         """
         key = (channel, version)
         if key not in self._blob_sizes:
-            serde = getattr(checkpointer_of(self.graph), "serde", None) or _fallback_serde()
+            saver = checkpointer_of(self.graph)
+            stored = getattr(saver, "blob_size_of", None)  # a reader that saw the blob's bytes
+            if stored is not None:
+                size = stored(self.thread_id, self.checkpoint_ns, channel, version)
+                if size is not None:
+                    self._blob_sizes[key] = size
+                    return size
+            serde: Any = getattr(saver, "serde", None)
+            if serde is None or getattr(saver, "read_only", False):
+                serde = _fallback_serde()  # a read-only reader's serializer only loads
             try:
                 self._blob_sizes[key] = len(serde.dumps_typed(value)[1])
             except Exception as exc:  # a value the serializer refuses has no known size
@@ -275,13 +286,28 @@ async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
     thread_id, checkpoint_ns = _thread_of(config, "aread_thread")
     saver = checkpointer_of(graph)
     base = thread_config(thread_id, checkpoint_ns)
-    tuples = {str(t.config["configurable"]["checkpoint_id"]): t async for t in saver.alist(base)}
-    snapshots = [s async for s in graph.aget_state_history(base)]
+    listed = await alist_checkpoints(saver, base)
+    tuples = {str(t.config["configurable"]["checkpoint_id"]): t for t in listed}
+    snapshots = await _snapshots(graph, base, listed)
     records: dict[str, CheckpointRecord] = {}
     for snapshot in sorted(snapshots, key=lambda s: str(s.config["configurable"]["checkpoint_id"])):
         checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
         records[checkpoint_id] = _record(snapshot, tuples.get(checkpoint_id))
     return Thread(graph, thread_id, checkpoint_ns, records)
+
+
+async def _snapshots(graph: Any, base: RunnableConfig, listed: Sequence[Any]) -> list[Any]:
+    """The snapshots of the checkpoints ``listed``: built from that one read for a
+    durable_debug graph or a :class:`SaverView`; a LangGraph graph reads its history itself."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+    from durable_debug.graph.snapshot import snapshot_from_tuple
+
+    if isinstance(graph, CompiledStateGraph):
+        return [snapshot_from_tuple(graph, saved, apply_pending=False) for saved in listed]
+    own = getattr(graph, "snapshots_of", None)  # SaverView
+    if own is not None:
+        return list(own(listed))
+    return await astate_history(graph, base)
 
 
 def read_thread(graph: Any, config: RunnableConfig) -> Thread:
@@ -390,10 +416,10 @@ def _looks_complete(checkpoint_id: str) -> bool:
 
 
 async def _aread_one(graph: Any, saver: Any, config: RunnableConfig) -> CheckpointRecord | None:
-    tup = await saver.aget_tuple(config)
+    tup = await aget_checkpoint(saver, config)
     if tup is None:
         return None
-    snapshot = await graph.aget_state(tup.config)
+    snapshot = await astate(graph, tup.config)
     return _record(snapshot, tup)
 
 

@@ -1,0 +1,297 @@
+"""What LangGraph's SQLite and PostgreSQL layouts share, for the read-only readers of both.
+
+The readers (:mod:`~durable_debug.checkpoint.langgraph_sqlite`,
+:mod:`~durable_debug.checkpoint.langgraph_postgres`) implement the read half of the saver
+protocol — ``aget_tuple``, ``alist``, ``alist_threads`` and their sync twins — over tables
+LangGraph's savers wrote, so everything that reads a durable_debug saver (``SaverView``,
+``durable-debug inspect``, ``export_html``) reads them too. Values are decoded by
+:class:`~durable_debug.checkpoint.langgraph_serde.LangGraphLoader`: nothing is imported or
+called. Writing is refused: the store belongs to the LangGraph app.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import json
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any
+
+from durable_debug.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    PendingWrite,
+    RunnableConfig,
+    checkpoint_config,
+    metadata_matches,
+)
+from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
+from durable_debug.checkpoint.latest import LatestRow
+from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
+
+__all__ = ["LangGraphReader", "LatestRow", "ReadOnlyStoreError"]
+
+
+WriteRow = tuple[str, str, str, str, Any, str]
+"""``(checkpoint_id, task_id, channel, type, payload, task_path)``."""
+
+
+class ReadOnlyStoreError(RuntimeError):
+    """A write was asked of a reader over a store another program owns."""
+
+
+class LangGraphReader(BaseCheckpointSaver):
+    """Read-only saver over a LangGraph layout; subclasses fetch the rows.
+
+    Subclasses implement :meth:`_checkpoint_rows`, :meth:`_write_rows`, :meth:`_thread_ids`
+    and :meth:`_latest_rows` (sync, called in a worker thread by the async methods).
+    """
+
+    layout = "LangGraph"
+    """Name of the layout, for messages."""
+    read_only = True
+    """Nothing is ever written through this saver (its serializer only loads)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+        self.loader = LangGraphLoader()
+        """Decodes LangGraph's values (also ``serde``, for the saver protocol)."""
+        self.serde = self.loader
+        self._task_ids: dict[tuple[str, str, str], dict[tuple[str, Any], str]] = {}
+
+    def task_ids_of(self, config: RunnableConfig) -> dict[tuple[str, Any], str]:
+        """For the checkpoint ``config`` names (once read): task path → LangGraph's task id.
+
+        A path is ``("__pregel_pull", node)`` or ``("__pregel_push", index)``. LangGraph
+        derives task ids with a hash of its own; the ids of tasks that saved writes are
+        read from the writes table (its ``task_path`` column) instead of recomputed.
+        """
+        configurable = config.get("configurable") or {}
+        key = (
+            str(configurable.get("thread_id") or ""),
+            str(configurable.get("checkpoint_ns") or ""),
+            str(configurable.get("checkpoint_id") or ""),
+        )
+        return self._task_ids.get(key, {})
+
+    # -- what subclasses provide ------------------------------------------------------------
+
+    def _checkpoint_rows(
+        self, thread_id: str | None, checkpoint_ns: str | None, checkpoint_id: str | None
+    ) -> list[tuple[Any, ...]]:
+        """Rows ``(thread_id, ns, id, parent_id, checkpoint dict, metadata dict)`` newest
+        first, the checkpoint with its channel values already loaded."""
+        raise NotImplementedError
+
+    def _write_rows(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str] | None
+    ) -> list[WriteRow]:
+        """Rows ``(checkpoint_id, task_id, channel, type, payload, task_path)`` in write order."""
+        raise NotImplementedError
+
+    def _thread_ids(self) -> list[str]:
+        raise NotImplementedError
+
+    def _latest_rows(self) -> list[LatestRow]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close the connection."""
+
+    # -- the read protocol --------------------------------------------------------------------
+
+    def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The checkpoint ``config`` names (or the thread's latest), or None."""
+        configurable = config.get("configurable") or {}
+        thread_id = str(configurable.get("thread_id") or "")
+        ns = str(configurable.get("checkpoint_ns") or "")
+        checkpoint_id = configurable.get("checkpoint_id")
+        rows = self._checkpoint_rows(
+            thread_id, ns, None if checkpoint_id is None else str(checkpoint_id)
+        )
+        if not rows:
+            return None
+        row = rows[0]
+        writes = self._write_rows(row[0], row[1], [row[2]])
+        return self._tuple(row, writes)
+
+    def list(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> Iterator[CheckpointTuple]:
+        """Checkpoints newest first; one query for the checkpoints, one for their writes."""
+        configurable = (config or {}).get("configurable") or {}
+        thread_id = configurable.get("thread_id")
+        ns = configurable.get("checkpoint_ns")
+        rows = self._checkpoint_rows(
+            None if thread_id is None else str(thread_id),
+            None if ns is None else str(ns),
+            configurable.get("checkpoint_id"),
+        )
+        before_id = ((before or {}).get("configurable") or {}).get("checkpoint_id")
+        if before_id is not None:
+            rows = [row for row in rows if row[2] < str(before_id)]
+        if filter:
+            rows = [row for row in rows if metadata_matches(row[5], filter)]
+        if limit is not None:
+            rows = rows[:limit]
+        by_thread: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+        for row in rows:
+            by_thread.setdefault((row[0], row[1]), []).append(row)
+        writes: dict[tuple[str, str, str], list[WriteRow]] = {}
+        for (thread, namespace), thread_rows in by_thread.items():
+            ids = None if len(thread_rows) > 50 else [row[2] for row in thread_rows]
+            for write in self._write_rows(thread, namespace, ids):
+                writes.setdefault((thread, namespace, write[0]), []).append(write)
+        return iter([self._tuple(row, writes.get((row[0], row[1], row[2]), [])) for row in rows])
+
+    def list_threads(self) -> builtins.list[str]:
+        """Ids of every thread in the store, sorted."""
+        return self._thread_ids()
+
+    def latest_rows(self) -> builtins.list[LatestRow]:
+        """Each thread's newest top-level checkpoint with its writes, in one query."""
+        return self._latest_rows()
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """Async twin of :meth:`get_tuple` (runs in a worker thread)."""
+        return await asyncio.to_thread(self.get_tuple, config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """Async twin of :meth:`list`."""
+        found = await asyncio.to_thread(
+            lambda: builtins.list(self.list(config, filter=filter, before=before, limit=limit))
+        )
+        for tup in found:
+            yield tup
+
+    async def alist_threads(self) -> builtins.list[str]:
+        """Async twin of :meth:`list_threads`."""
+        return await asyncio.to_thread(self._thread_ids)
+
+    async def alatest_rows(self) -> builtins.list[LatestRow]:
+        """Async twin of :meth:`latest_rows`."""
+        return await asyncio.to_thread(self._latest_rows)
+
+    # -- writing is refused ---------------------------------------------------------------------
+
+    def _refuse(self) -> ReadOnlyStoreError:
+        return ReadOnlyStoreError(
+            f"{self.where} is read here without the app ({self.layout} layout): nothing is "
+            "written to it. Fork or rerun with the app's own graph and saver."
+        )
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Refused: the store is read-only here."""
+        raise self._refuse()
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Refused: the store is read-only here."""
+        raise self._refuse()
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """Refused: the store is read-only here."""
+        raise self._refuse()
+
+    # -- building tuples ------------------------------------------------------------------------
+
+    def _tuple(self, row: tuple[Any, ...], writes: Sequence[WriteRow]) -> CheckpointTuple:
+        thread_id, ns, checkpoint_id, parent_id, checkpoint, metadata = row[:6]
+        pending: list[PendingWrite] = []
+        paths: dict[tuple[str, Any], str] = {}
+        loads = self.serde.loads_typed
+        channel = ""
+        try:  # one handler for the loop: a `with with_location(...)` per write costs too much
+            for _, task_id, channel, kind, payload, task_path in writes:
+                value = None if payload is None else loads((kind, payload))
+                pending.append((task_id, channel, value))
+                path = _parse_task_path(task_path)
+                if path is not None:
+                    paths.setdefault(path, task_id)
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
+        if paths:
+            self._task_ids[(thread_id, ns, checkpoint_id)] = paths
+        return CheckpointTuple(
+            config=checkpoint_config(thread_id, ns, checkpoint_id),
+            checkpoint=checkpoint,
+            metadata=metadata,
+            parent_config=checkpoint_config(thread_id, ns, parent_id) if parent_id else None,
+            pending_writes=pending,
+        )
+
+    def _checkpoint(self, thread_id: str, checkpoint_id: str, loaded: Any) -> Checkpoint:
+        """Check the loaded checkpoint's shape; fill what older formats lack."""
+        if not isinstance(loaded, dict) or not isinstance(loaded.get("channel_values"), dict):
+            with with_location(thread=thread_id, checkpoint=checkpoint_id):
+                raise CorruptPayloadError(
+                    f"not a LangGraph checkpoint (a {type(loaded).__name__} without channel_values)"
+                )
+        loaded.setdefault("id", checkpoint_id)
+        loaded.setdefault("ts", "")
+        loaded.setdefault("channel_versions", {})
+        loaded.setdefault("versions_seen", {})
+        loaded.setdefault("updated_channels", None)
+        # InMemorySaver-era files may hold int versions; SQL savers store strings already.
+        versions = loaded["channel_versions"]
+        if any(type(v) is not str for v in versions.values()):
+            loaded["channel_versions"] = {k: str(v) for k, v in versions.items()}
+        seen_by = loaded["versions_seen"]
+        for node, seen in seen_by.items():
+            if seen is None or any(type(v) is not str for v in seen.values()):
+                seen_by[node] = {k: str(v) for k, v in (seen or {}).items()}
+        return loaded  # type: ignore[return-value]
+
+    def _metadata(self, thread_id: str, checkpoint_id: str, raw: Any) -> dict[str, Any]:
+        if raw is None:
+            return {}
+        if isinstance(raw, dict):
+            return raw
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError, TypeError) as exc:
+            with with_location(thread=thread_id, checkpoint=checkpoint_id):
+                raise CorruptPayloadError(f"its metadata is not JSON ({exc})") from None
+        if not isinstance(value, dict):
+            with with_location(thread=thread_id, checkpoint=checkpoint_id):
+                raise CorruptPayloadError(f"its metadata is a {type(value).__name__}, not a map")
+        return value
+
+
+def _parse_task_path(text: str) -> tuple[str, Any] | None:
+    """``"~__pregel_pull, chat"`` → ``("__pregel_pull", "chat")``; ``"~__pregel_push,
+    0000000002, …"`` → ``("__pregel_push", 2)``; None for anything else."""
+    parts = text.lstrip("~").split(", ")
+    if len(parts) < 2:
+        return None
+    if parts[0] == "__pregel_pull":
+        return (parts[0], parts[1])
+    if parts[0] == "__pregel_push" and parts[1].isdigit():
+        return (parts[0], int(parts[1]))
+    return None

@@ -1,0 +1,260 @@
+"""Reading values LangGraph's serializer wrote, without LangGraph and without running any code.
+
+LangGraph stores each value as ``(type, bytes)``: ``"msgpack"`` (msgpack with its own
+extension codes for objects), ``"json"``, ``"bytes"``, ``"bytearray"``, ``"null"``, and
+``"pickle"`` when a user turned that fallback on. An object in msgpack names its class by
+module and name, with the arguments to rebuild it; LangGraph's loader imports that module and
+calls the class. This loader never does: an object becomes a plain dict of its fields tagged
+with its class path under :data:`TYPE_KEY`::
+
+    {"__type__": "langchain_core.messages.ai.AIMessage", "content": "hi", "type": "ai", ...}
+
+so a hostile payload naming ``os.system`` is data like any other. Positional arguments land
+under ``"args"``, a single argument under ``"value"``. A few standard-library value types
+(``datetime``, ``date``, ``time``, ``timedelta``, ``timezone``, ``UUID``, ``Decimal``, ``set``,
+``frozenset``, ``deque``, ``tuple``) are rebuilt by this module's own code from a fixed table —
+the payload only selects a row of it. A numpy array becomes its dtype, shape and raw bytes;
+a pickled value is never unpickled (it is shown as what it is).
+
+Decoding goes through durable_debug's own bounded decoding, with the same
+:class:`~durable_debug.checkpoint.serde.Limits` (and environment variables): a payload too
+large, a container with too many items or nesting too deep ends in ``CorruptPayloadError``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import decimal
+import json
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from durable_debug.checkpoint.serde import (
+    CorruptPayloadError,
+    Limits,
+    MsgpackSerializer,
+    SerdeError,
+    UnsupportedValueError,
+    _Decoding,
+    nesting_depth,
+)
+
+__all__ = ["TYPE_KEY", "LangGraphLoader", "loads_langgraph"]
+
+TYPE_KEY = "__type__"
+"""Key of the class path in the dict an object loads as (the shape durable_debug uses for
+every object it does not rebuild)."""
+
+# LangGraph's msgpack extension codes (its serializer's wire format).
+_EXT_CONSTRUCTOR_SINGLE_ARG = 0
+_EXT_CONSTRUCTOR_POS_ARGS = 1
+_EXT_CONSTRUCTOR_KW_ARGS = 2
+_EXT_METHOD_SINGLE_ARG = 3
+_EXT_PYDANTIC_V1 = 4
+_EXT_PYDANTIC_V2 = 5
+_EXT_NUMPY_ARRAY = 6
+_EXT_DELTA_SNAPSHOT = 7
+
+
+def _tz(offset: Any, name: Any = None) -> _dt.timezone:
+    delta = _as_timedelta(offset)
+    return _dt.timezone(delta) if name is None else _dt.timezone(delta, str(name))
+
+
+def _as_timedelta(value: Any) -> _dt.timedelta:
+    if isinstance(value, _dt.timedelta):
+        return value
+    if isinstance(value, (list, tuple)) and len(value) == 3:
+        return _dt.timedelta(days=value[0], seconds=value[1], microseconds=value[2])
+    raise ValueError(f"not a timedelta: {value!r}")
+
+
+def _timedelta(*args: Any) -> _dt.timedelta:
+    return _as_timedelta(args[0] if len(args) == 1 else args)
+
+
+# (module, name) → how this module rebuilds the value from the decoded argument(s). Only these
+# stdlib value types are rebuilt; the payload picks a row, it never names what to call.
+_REBUILT: dict[tuple[str, str], Callable[..., Any]] = {
+    ("datetime", "datetime"): _dt.datetime.fromisoformat,
+    ("datetime", "date"): _dt.date.fromisoformat,
+    ("datetime", "time"): _dt.time.fromisoformat,
+    ("datetime", "timedelta"): _timedelta,
+    ("datetime", "timezone"): _tz,
+    ("uuid", "UUID"): lambda value: uuid.UUID(str(value)),
+    ("decimal", "Decimal"): lambda value: decimal.Decimal(str(value)),
+    ("builtins", "set"): lambda items=(): set(items),
+    ("builtins", "frozenset"): lambda items=(): frozenset(items),
+    ("builtins", "tuple"): lambda items=(): tuple(items),
+    ("collections", "deque"): lambda items=(): list(items),
+}
+
+
+class LangGraphLoader:
+    """Loads ``(type, bytes)`` pairs LangGraph's serializer wrote; see the module docstring."""
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.limits = limits or Limits.from_env()
+        """The same :class:`~durable_debug.checkpoint.serde.Limits` as durable_debug's own
+        serializer (and the same environment variables)."""
+        self._bounds = MsgpackSerializer(limits=self.limits)  # its limit errors and hints
+
+    def loads_typed(self, data: tuple[str, bytes | None]) -> Any:
+        """The value of one stored ``(type, bytes)`` pair."""
+        kind, payload = data
+        if kind == "null" or payload is None:
+            return None
+        payload = bytes(payload)
+        limits = self.limits
+        if len(payload) > limits.max_bytes:
+            raise CorruptPayloadError(
+                f"the value holds {len(payload)} bytes, more than the limit of "
+                f"{limits.max_bytes}; {limits.hint('max_bytes')} if it is genuine"
+            )
+        if kind in ("bytes", "bytearray"):
+            return payload
+        if kind == "msgpack":
+            return self._msgpack(payload)
+        if kind == "json":
+            return self._json(payload)
+        if kind == "pickle":
+            return {
+                TYPE_KEY: "pickle",
+                "note": f"a pickled value ({len(payload)} bytes), not loaded",
+            }
+        raise CorruptPayloadError(
+            f"values of type {kind!r} cannot be read without LangGraph (known: msgpack, json, "
+            "bytes, bytearray, null, pickle)"
+        )
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        """Refused: this loader only reads what LangGraph wrote."""
+        raise UnsupportedValueError("LangGraph's values are read here, never written")
+
+    # -- msgpack -----------------------------------------------------------------------------
+
+    def _msgpack(self, payload: bytes, *, scan: bool = True) -> Any:
+        """Decode within the limits, the way durable_debug's serializer does: nested extension
+        payloads are read on the heap and counted against ``max_depth``.
+
+        ``scan=False`` skips the final scan of how deep plain containers nest: only for a
+        caller that keeps none of the value's containers (the thread list keeps only the
+        trigger channels, whose values it reads one level deep)."""
+        try:
+            value = _LangGraphDecoding(self).top(payload)
+        except SerdeError:
+            raise
+        except RecursionError:
+            raise self._bounds._too_deep(CorruptPayloadError, "the value") from None
+        except Exception as exc:  # msgpack raises several unrelated types for bad input
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
+        max_depth = self.limits.max_depth
+        if scan and len(payload) > max_depth and nesting_depth(value, max_depth) > max_depth:
+            raise self._bounds._too_deep(CorruptPayloadError, "the value")
+        return value
+
+    def _ext(self, dec: _Decoding, code: int, data: bytes) -> Any:
+        if code == _EXT_DELTA_SNAPSHOT:
+            return dec.unpack(data)
+        if code == _EXT_NUMPY_ARRAY:
+            dtype, shape, order, buffer = _fields(dec.unpack(data), 4, "numpy array")
+            return {
+                TYPE_KEY: "numpy.ndarray",
+                "dtype": str(dtype),
+                "shape": list(shape),
+                "order": str(order),
+                "data": bytes(buffer),
+            }
+        if code not in (
+            _EXT_CONSTRUCTOR_SINGLE_ARG,
+            _EXT_CONSTRUCTOR_POS_ARGS,
+            _EXT_CONSTRUCTOR_KW_ARGS,
+            _EXT_METHOD_SINGLE_ARG,
+            _EXT_PYDANTIC_V1,
+            _EXT_PYDANTIC_V2,
+        ):
+            raise CorruptPayloadError(f"unknown LangGraph msgpack extension code {code}")
+        parts = dec.unpack(data)
+        if not isinstance(parts, list) or len(parts) < 3:
+            raise CorruptPayloadError(f"LangGraph extension {code} holds {type(parts).__name__}")
+        module, name, argument = str(parts[0]), str(parts[1]), parts[2]
+        rebuild = _REBUILT.get((module, name))
+        if rebuild is not None:
+            try:
+                if code == _EXT_CONSTRUCTOR_POS_ARGS:
+                    return rebuild(*argument)
+                if code in (_EXT_CONSTRUCTOR_SINGLE_ARG, _EXT_METHOD_SINGLE_ARG):
+                    return rebuild(argument)
+            except (TypeError, ValueError, decimal.InvalidOperation):
+                pass  # not what that type stores: keep it as a tagged dict
+        tagged: dict[Any, Any] = {TYPE_KEY: f"{module}.{name}"}
+        if code == _EXT_CONSTRUCTOR_POS_ARGS:
+            tagged["args"] = list(argument) if isinstance(argument, list) else argument
+        elif isinstance(argument, dict) and code != _EXT_CONSTRUCTOR_SINGLE_ARG:
+            tagged.update((k, v) for k, v in argument.items() if k != TYPE_KEY)
+        else:
+            tagged["value"] = argument
+        return tagged
+
+    # -- json --------------------------------------------------------------------------------
+
+    def _json(self, payload: bytes) -> Any:
+        try:
+            value = json.loads(payload)
+        except (ValueError, RecursionError) as exc:
+            raise CorruptPayloadError(f"not a JSON value ({exc})") from None
+        return _revive(value)
+
+
+class _LangGraphDecoding(_Decoding):
+    """One decoding with LangGraph's extension codes instead of durable_debug's."""
+
+    __slots__ = ("loader",)
+
+    def __init__(self, loader: LangGraphLoader) -> None:
+        super().__init__(loader._bounds)
+        self.loader = loader
+
+    def ext(self, code: int, payload: bytes) -> Any:
+        """msgpack's ``ext_hook``: one LangGraph extension value, one level deeper."""
+        if self.depth >= self.limits.max_depth:
+            raise self.serde._too_deep(CorruptPayloadError, "the value")
+        self.depth += 1
+        try:
+            return self.loader._ext(self, code, payload)
+        finally:
+            self.depth -= 1
+
+
+def _fields(value: Any, count: int, what: str) -> list[Any]:
+    if not isinstance(value, list) or len(value) < count:
+        raise CorruptPayloadError(f"a LangGraph {what} holds {type(value).__name__}")
+    return value
+
+
+def _revive(value: Any) -> Any:
+    """LangChain's JSON constructor form (``{"lc": 1, "type": "constructor", ...}``) tagged.
+
+    Recursive: ``json.loads`` already refused anything nested deeper than the stack allows.
+    """
+    if isinstance(value, list):
+        return [_revive(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if (
+        value.get("lc") == 1
+        and value.get("type") == "constructor"
+        and isinstance(value.get("id"), list)
+    ):
+        given = value.get("kwargs")
+        kwargs: dict[str, Any] = given if isinstance(given, dict) else {}
+        fields = {k: _revive(v) for k, v in kwargs.items() if k != TYPE_KEY}
+        return {TYPE_KEY: ".".join(map(str, value["id"])), **fields}
+    return {key: _revive(item) for key, item in value.items()}
+
+
+def loads_langgraph(kind: str, payload: bytes | None) -> Any:
+    """Load one LangGraph ``(type, bytes)`` pair with the default limits."""
+    return LangGraphLoader().loads_typed((kind, payload))

@@ -1,0 +1,217 @@
+"""Read a SQLite file LangGraph's ``SqliteSaver`` wrote, without LangGraph or the app's code.
+
+LangGraph's layout: ``checkpoints`` (one row per checkpoint, the whole checkpoint as one
+``(type, checkpoint)`` value, ``metadata`` as JSON) and ``writes`` (pending writes, one
+``(type, value)`` per row). It is told apart from durable_debug's own layout by its columns,
+not its table names (:func:`sqlite_layout`). The file is opened read-only (``mode=ro``): the
+reader never creates, locks for writing or changes it.
+
+    reader = LangGraphSqliteReader("app.db")
+    reader.list_threads()                                   # ['job-1', ...]
+    SaverView(reader)                                       # everything inspect does
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from durable_debug.checkpoint._schema import DatabaseSetupError
+from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
+from durable_debug.checkpoint.latest import is_trigger_channel, split_writes
+from durable_debug.checkpoint.serde import SerdeError
+
+__all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
+
+_LG_CHECKPOINTS = {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id"}
+_LG_CHECKPOINT_VALUE = {"type", "checkpoint", "metadata"}
+_LG_WRITES = {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "channel", "type"}
+
+
+def open_read_only(path: str | Path) -> sqlite3.Connection:
+    """Open an existing SQLite file read-only (a missing file is an error, never created)."""
+    file = Path(path)
+    if not file.is_file():
+        raise DatabaseSetupError(f"no such SQLite file: {path}")
+    uri = f"file:{quote(str(file.resolve()))}?mode=ro"
+    try:
+        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DatabaseSetupError(f"{path} is not a SQLite database ({exc})") from None
+    return conn
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {str(row[1]) for row in conn.execute(f"PRAGMA table_info({table})")}
+
+
+def sqlite_layout(conn: sqlite3.Connection) -> str | None:
+    """``"langgraph"``, ``"durable_debug"``, ``"empty"`` or None (some other database),
+    decided by the tables' columns."""
+    tables = {str(row[0]) for row in conn.execute("SELECT name FROM sqlite_master")}
+    if not tables:
+        return "empty"
+    checkpoints = _columns(conn, "checkpoints") if "checkpoints" in tables else set()
+    if (
+        checkpoints >= _LG_CHECKPOINTS | _LG_CHECKPOINT_VALUE
+        and "writes" in tables
+        and _LG_WRITES | {"value"} <= _columns(conn, "writes")
+    ):
+        return "langgraph"
+    if (
+        "checkpoint_migrations" in tables
+        and _LG_CHECKPOINTS | {"checkpoint", "metadata"} <= checkpoints
+        and "type" not in checkpoints
+        and "checkpoint_blobs" in tables
+    ):
+        return "durable_debug"
+    return None
+
+
+class LangGraphSqliteReader(LangGraphReader):
+    """Read-only saver over LangGraph's SQLite layout (see the module docstring)."""
+
+    layout = "LangGraph SQLite"
+
+    def __init__(self, path: str | Path) -> None:
+        super().__init__(str(path))
+        self._conn = open_read_only(path)
+        self._lock = threading.Lock()
+        if sqlite_layout(self._conn) != "langgraph":
+            self._conn.close()
+            raise DatabaseSetupError(
+                f"{path} has no LangGraph checkpoint tables (checkpoints with type/checkpoint/"
+                "metadata columns, and writes)"
+            )
+
+    def __repr__(self) -> str:
+        return f"<LangGraphSqliteReader {self.where!r}>"
+
+    def close(self) -> None:
+        """Close the file."""
+        self._conn.close()
+
+    def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    def _checkpoint_rows(
+        self, thread_id: str | None, checkpoint_ns: str | None, checkpoint_id: str | None
+    ) -> list[tuple[Any, ...]]:
+        where, params = [], []
+        for column, value in (
+            ("thread_id", thread_id),
+            ("checkpoint_ns", checkpoint_ns),
+            ("checkpoint_id", checkpoint_id),
+        ):
+            if value is not None:
+                where.append(f"{column} = ?")
+                params.append(value)
+        sql = (
+            "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, type, "
+            "checkpoint, metadata FROM checkpoints"
+            + (f" WHERE {' AND '.join(where)}" if where else "")
+            + " ORDER BY checkpoint_id DESC"
+        )
+        return [self._row(row) for row in self._fetch(sql, params)]
+
+    def _row(self, row: Sequence[Any]) -> tuple[Any, ...]:
+        thread_id, ns, checkpoint_id, parent_id, kind, blob, metadata = row
+        try:
+            loaded = self.serde.loads_typed((kind or "msgpack", blob))
+        except SerdeError as exc:
+            raise exc.located(
+                thread=thread_id, checkpoint=checkpoint_id, field="checkpoint"
+            ) from None
+        return (
+            str(thread_id),
+            str(ns or ""),
+            str(checkpoint_id),
+            None if parent_id is None else str(parent_id),
+            self._checkpoint(thread_id, checkpoint_id, loaded),
+            self._metadata(thread_id, checkpoint_id, metadata),
+        )
+
+    def _write_rows(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str] | None
+    ) -> list[WriteRow]:
+        sql = (
+            "SELECT checkpoint_id, task_id, channel, type, value, task_path FROM writes "
+            "WHERE thread_id = ? AND checkpoint_ns = ?"
+        )
+        params: list[Any] = [thread_id, checkpoint_ns]
+        if checkpoint_ids is not None:
+            sql += f" AND checkpoint_id IN ({', '.join('?' * len(checkpoint_ids))})"
+            params.extend(checkpoint_ids)
+        sql += " ORDER BY checkpoint_id, task_id, idx"
+        return [
+            (str(c), str(t), str(ch), str(k or "null"), v, str(p or ""))
+            for c, t, ch, k, v, p in self._fetch(sql, params)
+        ]
+
+    def _thread_ids(self) -> list[str]:
+        return [
+            str(r[0]) for r in self._fetch("SELECT DISTINCT thread_id FROM checkpoints ORDER BY 1")
+        ]
+
+    def _latest_rows(self) -> list[LatestRow]:
+        found: list[LatestRow] = []
+        for thread_id, count, *row in self._fetch(LATEST_SQL):
+            try:
+                checkpoint_row = self._listing_row(row[:8])
+                writes = [
+                    (str(row[2]), str(t), str(ch), str(k or "null"), v, str(p or ""))
+                    for t, ch, k, v, p in split_writes(row[8])
+                ]
+                tup = self._tuple(checkpoint_row, writes)
+                found.append(LatestRow(str(thread_id), int(count), tup))
+            except SerdeError as exc:
+                found.append(LatestRow(str(thread_id), int(count), None, str(exc)))
+        found.sort(key=lambda r: r.thread_id)
+        return found
+
+    def _listing_row(self, row: Sequence[Any]) -> tuple[Any, ...]:
+        """A listing row: the checkpoint with only its trigger channels, metadata with only
+        ``step`` and ``source`` (read by SQL, not decoded)."""
+        thread_id, ns, checkpoint_id, parent_id, kind, blob, step, source = row
+        try:
+            if (kind or "msgpack") != "msgpack":
+                loaded = self.serde.loads_typed((kind, blob))
+            else:
+                loaded = self.loader._msgpack(bytes(blob), scan=False)
+        except SerdeError as exc:
+            raise exc.located(
+                thread=thread_id, checkpoint=checkpoint_id, field="checkpoint"
+            ) from None
+        checkpoint = self._checkpoint(thread_id, checkpoint_id, loaded)
+        values = checkpoint["channel_values"]
+        checkpoint["channel_values"] = {k: v for k, v in values.items() if is_trigger_channel(k)}
+        metadata: dict[str, Any] = {} if step is None else {"step": step}
+        if source is not None:
+            metadata["source"] = source
+        return (str(thread_id), str(ns or ""), str(checkpoint_id), parent_id, checkpoint, metadata)
+
+
+LATEST_SQL = """
+SELECT latest.thread_id, latest.n,
+       c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
+       c.checkpoint, json_extract(c.metadata, '$.step'), json_extract(c.metadata, '$.source'),
+       (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
+                   CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
+                        THEN hex(w.value) END, w.task_path))
+          FROM writes w
+         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''
+           AND w.checkpoint_id = c.checkpoint_id)
+FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
+        FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
+JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
+ AND c.checkpoint_id = latest.checkpoint_id
+"""
+"""Each thread's newest top-level checkpoint, its checkpoint count, and the writes saved on
+it: the values of the special ones (errors, interrupts, resumes), only the channel of the
+others (enough to know the task finished). Sorted in Python: no temporary B-tree."""

@@ -1,0 +1,144 @@
+"""Each thread's newest checkpoint in one query: what a thread list needs, and no more.
+
+A thread list shows every thread's checkpoint count, latest step and status. The status comes
+from the newest top-level checkpoint's trigger channels (which nodes run next: ``__start__``,
+``branch:to:*``, ``join:*``, the Send packets of ``__pregel_tasks``) and its special writes
+(errors, interrupts, resumes) — not from its state values, which are never loaded here.
+
+    rows = await alatest_rows(sqlite_saver)   # [LatestRow('job-1', 5, CheckpointTuple(...)), …]
+
+:func:`alatest_rows` answers for durable_debug's :class:`SqliteSaver` (one query on its
+connection) and for any saver with an ``alatest_rows`` method (the LangGraph layout readers);
+None for the others, which are then read thread by thread.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NamedTuple
+
+from durable_debug.checkpoint.base import CheckpointTuple
+from durable_debug.checkpoint.serde import SerdeError
+
+__all__ = ["LatestRow", "alatest_rows", "is_trigger_channel", "split_writes"]
+
+
+class LatestRow(NamedTuple):
+    """A thread's newest top-level checkpoint, as the one listing query returns it."""
+
+    thread_id: str
+    checkpoints: int
+    """Checkpoints of the thread (top-level namespace)."""
+    tuple: CheckpointTuple | None
+    """The newest checkpoint with its trigger channels and its pending writes — the values of
+    errors, interrupts and resumes; None for every other write — but not its state values;
+    None when it could not be decoded."""
+    error: str | None = None
+    """Why it could not be decoded."""
+
+
+SPECIAL_WRITES = ("__error__", "__interrupt__", "__resume__")
+"""The write channels a status needs."""
+
+TRIGGER_CHANNELS = ("__start__", "__pregel_tasks")
+TRIGGER_PREFIXES = ("branch:to:", "join:")
+
+
+def is_trigger_channel(name: str) -> bool:
+    """True for the channels that decide which nodes run next (the run input, Send packets,
+    edges and joins): the engine's own channels, not state."""
+    return name in TRIGGER_CHANNELS or name.startswith(TRIGGER_PREFIXES)
+
+
+OWN_SQLITE_LATEST = """
+SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
+       c.checkpoint,
+       json_object('step', json_extract(c.metadata, '$.step'),
+                   'source', json_extract(c.metadata, '$.source')),
+       (SELECT group_concat(json_array(b.channel, b.version, b.type, hex(b.blob)))
+          FROM json_each(c.checkpoint, '$.channel_versions') AS v
+         CROSS JOIN json_each(v.value) AS ch
+         CROSS JOIN checkpoint_blobs b
+            ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = ch.value
+           AND b.version = v.key
+         WHERE ch.value = '__start__' OR ch.value = '__pregel_tasks'
+            OR ch.value LIKE 'branch:to:%' OR ch.value LIKE 'join:%'),
+       (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
+                   CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
+                        THEN hex(w.blob) END, w.task_path))
+          FROM checkpoint_writes w
+         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''
+           AND w.checkpoint_id = c.checkpoint_id)
+FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
+        FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
+JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
+ AND c.checkpoint_id = latest.checkpoint_id
+"""
+"""durable_debug's SQLite layout: per thread, its count, newest checkpoint row (its metadata
+reduced to ``step`` and ``source``), the blobs of
+its trigger channels (looked up by its pointer map, entry by entry) and its writes (the values
+of the special ones, only the channel of the others: enough to know the task finished)."""
+
+
+async def alatest_rows(saver: Any) -> list[LatestRow] | None:
+    """Each thread's newest top-level checkpoint in one query, or None if ``saver`` cannot."""
+    own = getattr(saver, "alatest_rows", None)
+    if own is not None:
+        return list(await own())
+    from durable_debug.checkpoint.sqlite import SqliteSaver
+
+    if not isinstance(saver, SqliteSaver):
+        return None
+    from durable_debug.checkpoint._rows import parse_checkpoint_row, to_tuple
+
+    rows = await saver.aquery(OWN_SQLITE_LATEST)
+    blob_serde = saver._blob_serde
+    found: list[LatestRow] = []
+    for count, *row in rows:
+        thread_id = str(row[0])
+        try:
+            parsed = parse_checkpoint_row(row[:6], saver.serde)
+            blobs = {
+                (thread_id, "", channel, version): (kind, bytes.fromhex(data or ""))
+                for channel, version, kind, data in (json.loads(f"[{row[6]}]") if row[6] else ())
+            }
+            writes = [
+                (task, channel, kind, data or b"")
+                for task, channel, kind, data, _ in split_writes(row[7])
+            ]
+            tup = to_tuple(parsed, blobs, writes, _ListingSerde(blob_serde))
+            found.append(LatestRow(thread_id, int(count), tup))
+        except SerdeError as exc:
+            found.append(LatestRow(thread_id, int(count), None, str(exc)))
+    found.sort(key=lambda r: r.thread_id)
+    return found
+
+
+def split_writes(text: Any) -> list[tuple[str, str, str, bytes | None, str]]:
+    """The writes of a listing query (``group_concat`` of JSON arrays ``[task, channel, type,
+    hex or null, path]``): the value as bytes for a special write, None for the others."""
+    if not text:
+        return []
+    return [
+        (
+            task,
+            channel,
+            "null" if data is None else kind,
+            None if data is None else bytes.fromhex(data),
+            path,
+        )
+        for task, channel, kind, data, path in json.loads(f"[{text}]")
+    ]
+
+
+class _ListingSerde:
+    """Loads the values a listing fetched; a write fetched without its value loads as None."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def loads_typed(self, data: tuple[str, bytes]) -> Any:
+        return None if data[0] == "null" else self.inner.loads_typed(data)
+
+    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
+        return self.inner.dumps_typed(obj)

@@ -1,0 +1,191 @@
+"""Reading a graph and its saver as the user configured them, sync-only savers included.
+
+LangGraph's sync savers (``SqliteSaver``, ``PostgresSaver``) implement only the sync half of
+the saver protocol: their ``aget_tuple``/``alist`` raise ``NotImplementedError``, and so do the
+compiled graph's ``aget_state``, ``aget_state_history``, ``aupdate_state`` and ``astream``
+that call them. Every read and write the inspect layer, the widget and the magics do goes
+through the functions here: they call the async method and, when the saver says it has none,
+call the sync twin in a worker thread, so the kernel's event loop keeps running meanwhile.
+
+    snapshots = await astate_history(graph, config)     # aget_state_history, or in a thread
+    tup = await aget_checkpoint(saver, config)          # aget_tuple, or get_tuple in a thread
+
+A saver found sync-only is remembered (per saver object), so later calls go straight to the
+worker thread. Any other exception is raised as it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import weakref
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any, TypeVar
+
+from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig
+
+__all__ = [
+    "aget_checkpoint",
+    "alist_checkpoints",
+    "astate",
+    "astate_history",
+    "astream",
+    "aupdate_state",
+    "is_sync_only",
+]
+
+T = TypeVar("T")
+
+_SYNC_ONLY: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+_THREAD_HINT = (
+    "the saver's SQLite connection refuses to be used from another thread; open it with "
+    "sqlite3.connect(path, check_same_thread=False) (LangGraph's SqliteSaver.from_conn_string "
+    "does)"
+)
+
+
+def is_sync_only(saver: Any) -> bool:
+    """True once ``saver`` has answered an async call with ``NotImplementedError``."""
+    try:
+        return _SYNC_ONLY.get(saver, False)
+    except TypeError:  # not weak-referenceable
+        return False
+
+
+def _mark_sync_only(saver: Any) -> None:
+    with contextlib.suppress(TypeError):
+        _SYNC_ONLY[saver] = True
+
+
+def _saver_of(graph: Any) -> Any:
+    return getattr(graph, "checkpointer", None)
+
+
+async def _in_thread(call: Callable[[], T]) -> T:
+    try:
+        return await asyncio.to_thread(call)
+    except Exception as error:
+        if "thread" in str(error) and type(error).__name__ == "ProgrammingError":
+            raise RuntimeError(f"{error} ({_THREAD_HINT})") from error
+        raise
+
+
+async def _either(saver: Any, run_async: Callable[[], Any], run_sync: Callable[[], T]) -> T:
+    """``await run_async()``, or ``run_sync()`` in a worker thread for a sync-only saver."""
+    if not is_sync_only(saver):
+        try:
+            return await run_async()
+        except NotImplementedError:
+            _mark_sync_only(saver)
+    return await _in_thread(run_sync)
+
+
+async def _collect(iterator: AsyncIterator[T]) -> list[T]:
+    return [item async for item in iterator]
+
+
+async def astate_history(graph: Any, config: RunnableConfig) -> list[Any]:
+    """Every ``StateSnapshot`` of the thread, newest first (``get_state_history``)."""
+    return await _either(
+        _saver_of(graph),
+        lambda: _collect(graph.aget_state_history(config)),
+        lambda: list(graph.get_state_history(config)),
+    )
+
+
+async def astate(graph: Any, config: RunnableConfig) -> Any:
+    """The graph's ``StateSnapshot`` for ``config`` (``get_state``)."""
+    return await _either(
+        _saver_of(graph), lambda: graph.aget_state(config), lambda: graph.get_state(config)
+    )
+
+
+async def alist_checkpoints(saver: Any, config: RunnableConfig | None) -> list[CheckpointTuple]:
+    """The saver's checkpoint tuples for ``config``, newest first (``list``)."""
+    return await _either(
+        saver, lambda: _collect(saver.alist(config)), lambda: list(saver.list(config))
+    )
+
+
+async def aget_checkpoint(saver: Any, config: RunnableConfig) -> CheckpointTuple | None:
+    """The saver's checkpoint tuple for ``config``, or None (``get_tuple``)."""
+    return await _either(saver, lambda: saver.aget_tuple(config), lambda: saver.get_tuple(config))
+
+
+async def aupdate_state(
+    graph: Any, config: RunnableConfig, values: Any, as_node: str | None = None
+) -> RunnableConfig:
+    """Write a fork with the graph's own ``update_state``; returns the new checkpoint's config."""
+    return await _either(
+        _saver_of(graph),
+        lambda: graph.aupdate_state(config, values, as_node=as_node),
+        lambda: graph.update_state(config, values, as_node=as_node),
+    )
+
+
+async def astream(
+    graph: Any, command: Any, config: RunnableConfig, **kwargs: Any
+) -> AsyncIterator[Any]:
+    """The graph's ``astream`` events; for a sync-only saver, its ``stream`` in a thread.
+
+    Cancelling the consumer (Stop in the widget) stops the sync stream after the step it is
+    running, the way closing ``stream`` does.
+    """
+    saver = _saver_of(graph)
+    if not is_sync_only(saver):
+        stream = graph.astream(command, config, **kwargs)
+        try:
+            first = await stream.__anext__()
+        except StopAsyncIteration:
+            return
+        except NotImplementedError:
+            _mark_sync_only(saver)
+        else:
+            yield first
+            async for event in stream:
+                yield event
+            return
+    async for event in _threaded(lambda: graph.stream(command, config, **kwargs)):
+        yield event
+
+
+_DONE = object()
+
+
+async def _threaded(make: Callable[[], Iterator[Any]]) -> AsyncIterator[Any]:
+    """Iterate a blocking iterator in a worker thread, handing each item to this loop."""
+    loop = asyncio.get_running_loop()
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    stop = threading.Event()
+
+    def pump() -> None:
+        try:
+            iterator = make()
+            try:
+                for item in iterator:
+                    loop.call_soon_threadsafe(queue.put_nowait, (item, None))
+                    if stop.is_set():
+                        break
+            finally:
+                close = getattr(iterator, "close", None)
+                if close is not None:
+                    close()
+        except BaseException as error:  # handed to the consumer, raised there
+            loop.call_soon_threadsafe(queue.put_nowait, (_DONE, error))
+            return
+        loop.call_soon_threadsafe(queue.put_nowait, (_DONE, None))
+
+    worker = loop.run_in_executor(None, pump)
+    try:
+        while True:
+            item, error = await queue.get()
+            if item is _DONE:
+                if error is not None:
+                    raise error
+                return
+            yield item
+    finally:
+        stop.set()
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(worker)

@@ -1,0 +1,97 @@
+"""The thread list of a store: each thread's checkpoint count, latest step and status.
+
+    rows = await athread_listing(saver)
+    rows[0]          # ThreadRow(thread_id='job-1', checkpoints=7, step=3, status='done', ...)
+
+A store whose every thread's newest checkpoint comes from one query
+(:func:`~durable_debug.checkpoint.latest.alatest_rows`: durable_debug's SQLite layout and
+LangGraph's layouts) is asked once; any other saver is read thread by thread. A thread whose
+newest checkpoint cannot be decoded is listed with the reason, not dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from durable_debug.checkpoint.latest import alatest_rows
+from durable_debug.inspect.stored import SaverView, snapshot_of
+
+__all__ = ["ThreadRow", "athread_listing", "listing_text", "status_of"]
+
+
+class ThreadRow(NamedTuple):
+    """One line of the thread list."""
+
+    thread_id: str
+    checkpoints: int
+    """Checkpoints of the thread (top-level namespace)."""
+    step: int | None
+    """``metadata.step`` of its newest checkpoint; None when unreadable."""
+    status: str
+    """done, next …, failed at …, paused on N interrupt(s) at …, or unreadable: why."""
+
+
+def status_of(snapshot: Any) -> str:
+    """A snapshot's status in a few words."""
+    if snapshot.interrupts:
+        return f"paused on {len(snapshot.interrupts)} interrupt(s) at {', '.join(snapshot.next)}"
+    if any(t.error for t in snapshot.tasks if t.result is None):
+        return f"failed at {', '.join(snapshot.next)}"
+    if snapshot.next:
+        return f"next {', '.join(snapshot.next)}"
+    return "done"
+
+
+async def athread_listing(saver: Any) -> list[ThreadRow]:
+    """Every thread of ``saver`` with its checkpoint count, latest step and status."""
+    latest = await alatest_rows(saver)
+    if latest is not None:
+        rows: list[ThreadRow] = []
+        lookup = getattr(saver, "task_ids_of", None)
+        for row in latest:
+            if row.tuple is None:
+                rows.append(
+                    ThreadRow(row.thread_id, row.checkpoints, None, f"unreadable: {row.error}")
+                )
+                continue
+            task_ids = None if lookup is None else lookup(row.tuple.config)
+            try:
+                snapshot = snapshot_of(row.tuple, latest=True, task_ids=task_ids)
+            except Exception as exc:  # a malformed checkpoint: listed with the reason
+                rows.append(ThreadRow(row.thread_id, row.checkpoints, None, f"unreadable: {exc}"))
+                continue
+            step = int(row.tuple.metadata.get("step", -1))
+            rows.append(ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot)))
+        return rows
+    return await _athread_by_thread(saver)
+
+
+async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
+    view = SaverView(saver)
+    rows = []
+    for thread in await view.alist_threads():
+        cfg = {"configurable": {"thread_id": thread}}
+        try:
+            count = 0
+            async for _ in saver.alist(cfg):
+                count += 1
+            snapshot = await view.aget_state(cfg)
+        except Exception as exc:  # one broken thread does not hide the others
+            rows.append(ThreadRow(thread, 0, None, f"unreadable: {type(exc).__name__}: {exc}"))
+            continue
+        step = (snapshot.metadata or {}).get("step")
+        rows.append(
+            ThreadRow(thread, count, None if step is None else int(step), status_of(snapshot))
+        )
+    return rows
+
+
+def listing_text(rows: Sequence[ThreadRow]) -> str:
+    """The thread list as ``durable-debug inspect`` prints it."""
+    lines = [f"{len(rows)} thread{'s' if len(rows) != 1 else ''}:"]
+    lines.append(f"  {'thread':<24} {'checkpoints':>11}  {'step':>4}  status")
+    for row in rows:
+        step = "" if row.step is None else str(row.step)
+        lines.append(f"  {row.thread_id:<24} {row.checkpoints:>11}  {step:>4}  {row.status}")
+    return "\n".join(lines)

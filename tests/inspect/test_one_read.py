@@ -1,0 +1,67 @@
+"""Reading a thread reads the store once (issue 16): one ``alist``, one tuple per checkpoint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from durable_debug import SqliteSaver
+from durable_debug.cli import demo_graph, main
+from durable_debug.inspect import aread_thread
+from durable_debug.inspect.stored import SaverView
+
+
+class Counting:
+    """Counts the saver's ``alist`` calls and the tuples they yield."""
+
+    def __init__(self, saver: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.lists = self.tuples = 0
+        original = saver.alist
+
+        async def alist(*args: Any, **kwargs: Any) -> Any:
+            self.lists += 1
+            async for tup in original(*args, **kwargs):
+                self.tuples += 1
+                yield tup
+
+        monkeypatch.setattr(saver, "alist", alist)
+
+
+async def test_a_thread_is_listed_once_for_our_graphs_and_saver_views(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cfg = {"configurable": {"thread_id": "job-1"}}
+    async with SqliteSaver(str(tmp_path / "x.db")) as saver:
+        graph = demo_graph(saver)
+        with pytest.raises(ConnectionError):
+            await graph.ainvoke({"topic": "t"}, cfg)
+        await graph.ainvoke(None, cfg)
+        counting = Counting(saver, monkeypatch)
+        thread = await aread_thread(graph, cfg)
+        assert (counting.lists, counting.tuples) == (1, len(thread))
+        thread = await aread_thread(SaverView(saver), cfg)
+        assert (counting.lists, counting.tuples) == (2, 2 * len(thread))
+
+
+def test_inspect_thread_reads_the_thread_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "x.db"
+    cfg = {"configurable": {"thread_id": "job-1"}}
+    with SqliteSaver(str(db)) as saver:
+        graph = demo_graph(saver)
+        with pytest.raises(ConnectionError):
+            graph.invoke({"topic": "t"}, cfg)
+    lists: list[Any] = []
+    original = SqliteSaver.alist
+
+    def alist(self: Any, *args: Any, **kwargs: Any) -> Any:
+        lists.append(args)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(SqliteSaver, "alist", alist)
+    assert main(["inspect", str(db), "--thread", "job-1", "--html", str(tmp_path / "t.html")]) == 0
+    assert "thread 'job-1': 3 checkpoints" in capsys.readouterr().out
+    assert len(lists) == 1  # was 4: the tree, the table and the page each read it again

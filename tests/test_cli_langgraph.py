@@ -1,0 +1,111 @@
+"""``durable-debug inspect`` on what LangGraph's own savers wrote: a SQLite file, a schema."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import pytest
+
+from test_cli import embedded_data, run_cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "inspect"))
+
+from langgraph_app import THREAD, build_app, run_app
+
+
+@pytest.fixture
+def lg_db(tmp_path: Path) -> Path:
+    """A file the LangGraph app wrote with LangGraph's sync SqliteSaver, closed."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+
+    path = tmp_path / "lg.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    run_app(build_app(SqliteSaver(conn)))
+    conn.close()
+    return path
+
+
+def test_inspect_lists_and_shows_a_langgraph_sqlite_file(lg_db, tmp_path, capsys):
+    before = lg_db.read_bytes()
+    code, out, err = run_cli(capsys, "inspect", str(lg_db))
+    assert code == 0, err
+    assert re.search(r"job-1\s+7\s+3\s+paused on 1 interrupt\(s\) at review", out)
+    html = tmp_path / "job.html"
+    code, out, err = run_cli(capsys, "inspect", str(lg_db), "--thread", THREAD, "--html", str(html))
+    assert code == 0, err
+    assert "thread 'job-1': 7 checkpoints, 2 branches" in out
+    assert "✗ 1 failed" in out and "⏸ 1 interrupt" in out
+    assert "branch 1, forked from step 1" in out
+    data = embedded_data(html)
+    assert len(data["dag"]["nodes"]) == 7
+    code, out, _ = run_cli(capsys, "inspect", f"sqlite:///{lg_db}", "--thread", THREAD)
+    assert code == 0 and "2 branches" in out
+    assert lg_db.read_bytes() == before  # read, never written
+
+
+def test_a_mistyped_sqlite_url_is_an_error_not_a_new_file(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run_cli(capsys, "inspect", "sqlite:///typo.db")
+    assert (code, out) == (2, "")
+    assert err == "durable-debug: error: no such file: sqlite:///typo.db\n"
+    assert not (tmp_path / "typo.db").exists()
+
+
+def test_a_hostile_payload_in_the_file_is_listed_as_data(lg_db, tmp_path, capsys):
+    marker = tmp_path / "pwned"
+    payload = msgpack.packb(
+        msgpack.ExtType(0, msgpack.packb(["os", "system", f"touch {marker}"])), use_bin_type=True
+    )
+    with sqlite3.connect(lg_db) as conn:
+        conn.execute(
+            "UPDATE writes SET type = 'msgpack', value = ? WHERE channel = 'notes'", (payload,)
+        )
+    html = tmp_path / "t.html"
+    code, _, err = run_cli(capsys, "inspect", str(lg_db), "--thread", THREAD, "--html", str(html))
+    assert code == 0, err
+    assert "os.system" in html.read_text()
+    assert not marker.exists()
+
+
+def test_a_broken_latest_checkpoint_is_marked_in_the_listing(lg_db, capsys):
+    with sqlite3.connect(lg_db) as conn:
+        conn.execute(
+            "INSERT INTO checkpoints VALUES ('job-2', '', '1f0', NULL, 'msgpack', x'c1', '{}')"
+        )
+    code, out, err = run_cli(capsys, "inspect", str(lg_db))
+    assert code == 0, err
+    assert re.search(r"job-1\s+7\s+3\s+paused", out)
+    assert re.search(
+        r"job-2\s+1\s+unreadable: thread 'job-2', checkpoint '1f0'.*not a LangGraph msgpack value",
+        out,
+    )
+
+
+def test_inspect_reads_langgraph_postgres_schema(postgres_db: str, capsys: Any) -> None:
+    from langgraph.checkpoint.postgres import PostgresSaver
+
+    with PostgresSaver.from_conn_string(postgres_db) as saver:
+        saver.setup()
+        run_app(build_app(saver))
+    code, out, err = run_cli(capsys, "inspect", postgres_db)
+    assert code == 0, err
+    assert re.search(r"job-1\s+7\s+3\s+paused on 1 interrupt\(s\) at review", out)
+    code, out, err = run_cli(capsys, "inspect", postgres_db, "--thread", THREAD)
+    assert code == 0, err
+    assert "thread 'job-1': 7 checkpoints, 2 branches" in out and "✗ 1 failed" in out
+
+
+def test_an_empty_postgres_schema_has_no_threads_and_gets_no_tables(
+    postgres_db: str, capsys: Any
+) -> None:
+    import psycopg
+
+    code, out, err = run_cli(capsys, "inspect", postgres_db)
+    assert (code, out) == (0, "no threads in this store\n"), err
+    with psycopg.connect(postgres_db) as conn:
+        assert conn.execute("SELECT to_regclass('checkpoints')").fetchone() == (None,)
