@@ -29,7 +29,7 @@ import traitlets
 
 from durable_debug._sync import _runner_loop
 from durable_debug.inspect.access import astream, aupdate_state
-from durable_debug.inspect.dag import Dag, adag_data
+from durable_debug.inspect.dag import Dag, DagReader
 from durable_debug.inspect.detail import Detail, acheckpoint_detail
 from durable_debug.inspect.diff import adiff, diff_data
 from durable_debug.inspect.html import widget_asset_paths
@@ -88,6 +88,7 @@ class TimeTravel(anywidget.AnyWidget):
         self.graph = graph
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
+        self._reader = DagReader(graph, self.config)
         self._recorder = Recorder()
         self._tasks: set[Any] = set()
         self._run_task: asyncio.Task[None] | None = None
@@ -99,6 +100,7 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def arefresh(self) -> None:
         """Re-read the thread: the DAG, the topology and the selected checkpoint's detail."""
+        self._reader.forget()
         await self._refresh_dag()
         self._topology = dict(topology_data(self.graph, self._all_counts()))
         if self._selected:
@@ -322,7 +324,8 @@ class TimeTravel(anywidget.AnyWidget):
     # -- helpers -----------------------------------------------------------------------------
 
     async def _refresh_dag(self) -> None:
-        self._dag = dict(await adag_data(self.graph, self.config))
+        """Read what the thread holds now (after the first read, only the newer checkpoints)."""
+        self._dag = dict(await self._reader.aread())
 
     async def _show(self, checkpoint_id: str) -> Any:
         """Select a checkpoint: set ``_selected`` and ``_detail`` (unless a newer select came

@@ -17,8 +17,16 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint.base import RunnableConfig
-from durable_debug.inspect.thread import Thread, aread_thread
+from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
+from durable_debug.checkpoint.outline import alist_outline
+from durable_debug.inspect.thread import (
+    CheckpointRecord,
+    Thread,
+    _thread_of,
+    aread_thread,
+    checkpointer_of,
+    thread_config,
+)
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -27,6 +35,7 @@ __all__ = [
     "Dag",
     "DagNode",
     "DagPosition",
+    "DagReader",
     "acheckpoint_dag",
     "adag_data",
     "checkpoint_dag",
@@ -150,6 +159,66 @@ async def adag_data(graph: Any, config: RunnableConfig) -> Dag:
 def dag_data(graph: Any, config: RunnableConfig) -> Dag:
     """Sync twin of :func:`adag_data`."""
     return run_sync(adag_data(graph, config))
+
+
+class DagReader:
+    """Reads one thread's ``Dag`` again and again, as a view that refreshes does.
+
+    On durable_debug's SQLite saver the tree comes from checkpoint rows and metadata only
+    (:func:`~durable_debug.checkpoint.outline.alist_outline`: no state value is decoded), one
+    query per read, and each read after the first asks only for the checkpoints from the
+    newest one seen on (plus the parents of newer ones, whose writes grew). Any other saver
+    is read in full each time (:func:`~durable_debug.inspect.thread.aread_thread`).
+
+        reader = DagReader(graph, {"configurable": {"thread_id": "job-1"}})
+        dag = await reader.aread()          # the whole tree
+        dag = await reader.aread()          # only what was written since
+    """
+
+    def __init__(self, graph: Any, config: RunnableConfig) -> None:
+        self.graph = graph
+        self.thread_id, self.checkpoint_ns = _thread_of(config, "DagReader")
+        self._records: dict[str, CheckpointRecord] = {}
+        self.reads = 0
+        """Reads of the store so far (one per :meth:`aread`)."""
+        self.last_read = 0
+        """Checkpoints the last read returned (the whole thread, or only the newer ones)."""
+
+    def forget(self) -> None:
+        """Drop what was read: the next :meth:`aread` reads the whole thread again."""
+        self._records = {}
+
+    async def aread(self) -> Dag:
+        """The thread's ``Dag`` as it is now."""
+        saver = checkpointer_of(self.graph)
+        since = (
+            thread_config(self.thread_id, self.checkpoint_ns, max(self._records))
+            if self._records
+            else None
+        )
+        self.reads += 1
+        listed = await alist_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
+        if listed is None:
+            thread = await aread_thread(
+                self.graph, thread_config(self.thread_id, self.checkpoint_ns)
+            )
+            self.last_read = len(thread)
+            return dag_data_of(thread)
+        from durable_debug.inspect.stored import snapshot_of
+
+        for saved in listed:
+            parent = saved.parent_config
+            record = CheckpointRecord(
+                snapshot=snapshot_of(saved, latest=False),
+                checkpoint=saved.checkpoint,
+                # Only the special writes' values were read: the others are known by channel.
+                pending_writes=tuple((str(t), str(c), v) for t, c, v in saved.pending_writes or ()),
+                parent_id=config_checkpoint_id(parent) if parent else None,
+            )
+            self._records[record.id] = record
+        self.last_read = len(listed)
+        records = dict(sorted(self._records.items()))
+        return dag_data_of(Thread(self.graph, self.thread_id, self.checkpoint_ns, records))
 
 
 def dag_data_of(thread: Thread) -> Dag:
