@@ -95,9 +95,11 @@ function render({ model, el }) {
  *   requests: ReturnType<typeof createRequester>, cleanups: Array<() => void>,
  *   layout: DagLayout | null, svg: SVGSVGElement | null,
  *   selected: string, diffTarget: string, selectTicket: number, diffTicket: number,
+ *   selecting: string,
  *   requestError: string, pendingScroll: string, drawnArea: Area | null,
  *   frame: { cancel: () => void } | null,
  *   detail: Detail | null, detailKey: string, editors: Map<string, HTMLTextAreaElement>,
+ *   fullValues: Map<string, any>,
  *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>,
  * }} View
  */
@@ -127,6 +129,7 @@ function createView(model, el) {
     selected: model.get("_selected") || "",
     diffTarget: "",
     selectTicket: 0,
+    selecting: "",
     diffTicket: 0,
     requestError: "",
     pendingScroll: "",
@@ -135,6 +138,7 @@ function createView(model, el) {
     detail: null,
     detailKey: "",
     editors: new Map(),
+    fullValues: new Map(),
     lazyJson: new WeakMap(),
     uid: `dd${++viewCount}`,
     timers: new Set(),
@@ -146,7 +150,12 @@ function createView(model, el) {
 
   watch(view, "change:_dag", () => drawDag(view));
   watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
-  watch(view, "change:_detail", () => drawDetail(view, model.get("_detail")));
+  watch(view, "change:_detail", () => {
+    const detail = model.get("_detail");
+    // While a click waits for its answer, a detail of another checkpoint is an older answer.
+    if (view.selecting && detail && detail.id !== view.selecting) return;
+    drawDetail(view, detail);
+  });
   watch(view, "change:_topology", () => drawTopology(view, model.get("_topology")));
   watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
   for (const name of ["_running", "_status", "_error", "_thread_id"]) {
@@ -433,7 +442,7 @@ export function createStaticModel(data) {
       if (!detail) return { error: missing(message.checkpoint_id) };
       model.set("_selected", message.checkpoint_id);
       model.set("_detail", detail);
-      return { result: detail };
+      return { result: { checkpoint_id: message.checkpoint_id } };
     }
     if (message.kind === "diff") {
       const a = details[message.a];
@@ -900,16 +909,20 @@ function selectCheckpoint(view, id) {
   view.diffTarget = "";
   showSelected(view, id, false);
   const ticket = ++view.selectTicket;
+  view.selecting = id;
   view.parts.detail.classList.add("dd-loading");
   view.requests.request("select", { checkpoint_id: id }).then(
-    (detail) => {
+    () => {
       if (ticket !== view.selectTicket) return; // the user has moved on
+      view.selecting = "";
       view.parts.detail.classList.remove("dd-loading");
       clearRequestError(view);
-      drawDetail(view, detail);
+      // The detail itself arrives once, as `_detail`; the reply only says it is there.
+      drawDetail(view, view.model.get("_detail"));
     },
     (error) => {
       if (ticket !== view.selectTicket) return;
+      view.selecting = "";
       view.parts.detail.classList.remove("dd-loading");
       showRequestError(view, error);
     },
@@ -1039,6 +1052,7 @@ function drawDetail(view, detail, force = false) {
   view.detail = detail || null;
   view.detailKey = key;
   view.editors.clear();
+  view.fullValues = new Map();
   const h = hyperscript(view.doc);
   if (!detail) {
     box.replaceChildren(
@@ -1147,6 +1161,25 @@ function drawValues(view, detail, readonly) {
         "div",
         { class: "dd-channel-head" },
         h("span", { class: "dd-channel" }, channel),
+        (detail.clipped || []).includes(channel)
+          ? h(
+              "span",
+              { class: "dd-clipped" },
+              h("span", { class: "dd-muted" }, "shown in part "),
+              readonly
+                ? ""
+                : h(
+                    "button",
+                    {
+                      class: "dd-button dd-small",
+                      type: "button",
+                      "data-action": "show-all",
+                      "data-channel": channel,
+                    },
+                    "Show all",
+                  ),
+            )
+          : "",
         editable.includes(channel)
           ? h(
               "button",
@@ -1346,6 +1379,7 @@ function onAction(view, event) {
   if (!button || !view.root.contains(button)) return;
   const action = button.getAttribute("data-action");
   if (action === "edit") toggleEditor(view, button.getAttribute("data-channel") || "");
+  else if (action === "show-all") showAll(view, button.getAttribute("data-channel") || "");
   else if (action === "fork") fork(view);
   else if (action === "rerun") rerun(view);
   else if (action === "resume") resume(view);
@@ -1369,10 +1403,20 @@ function toggleEditor(view, channel) {
     view.editors.delete(channel);
     return;
   }
+  if ((view.detail.clipped || []).includes(channel) && !view.fullValues.has(channel)) {
+    // The detail holds this value cut short: edit the whole value, never the cut one.
+    fetchFullValue(view, channel).then(
+      (found) => found && toggleEditor(view, channel),
+      (error) => showRequestError(view, error),
+    );
+    return;
+  }
   const values = view.detail.values || {};
-  const text = Object.prototype.hasOwnProperty.call(values, channel)
-    ? JSON.stringify(values[channel], null, 2)
-    : "";
+  const text = view.fullValues.has(channel)
+    ? JSON.stringify(view.fullValues.get(channel), null, 2)
+    : Object.prototype.hasOwnProperty.call(values, channel)
+      ? JSON.stringify(values[channel], null, 2)
+      : "";
   const editor = hyperscript(view.doc)("textarea", {
     class: "dd-editor",
     spellcheck: "false",
@@ -1385,6 +1429,44 @@ function toggleEditor(view, channel) {
   row.append(editor);
   view.editors.set(channel, editor);
   editor.focus();
+}
+
+/**
+ * Ask Python for one channel's whole value (the detail holds it cut short); false when the
+ * user moved to another checkpoint meanwhile.
+ * @param {View} view @param {string} channel @returns {Promise<boolean>}
+ */
+function fetchFullValue(view, channel) {
+  const detail = view.detail;
+  if (!detail) return Promise.resolve(false);
+  return view.requests.request("value", { checkpoint_id: detail.id, channel }).then((reply) => {
+    if (view.detail !== detail) return false;
+    view.fullValues.set(channel, reply.value);
+    return true;
+  });
+}
+
+/**
+ * "Show all": replace a channel's cut value with its whole value.
+ * @param {View} view @param {string} channel
+ */
+function showAll(view, channel) {
+  fetchFullValue(view, channel).then(
+    (found) => {
+      if (!found) return;
+      const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
+        (el) => el.getAttribute("data-channel") === channel,
+      );
+      if (!row) return;
+      const tree = row.querySelector(".dd-json");
+      const h = hyperscript(view.doc);
+      const whole = h("div", { class: "dd-whole-value" }, drawJson(view, view.fullValues.get(channel), 1));
+      if (tree) tree.replaceWith(whole);
+      const note = row.querySelector(".dd-clipped");
+      if (note) note.remove();
+    },
+    (error) => showRequestError(view, error),
+  );
 }
 
 /**

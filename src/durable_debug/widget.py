@@ -30,9 +30,10 @@ import traitlets
 from durable_debug._sync import _runner_loop
 from durable_debug.inspect.access import astream, aupdate_state
 from durable_debug.inspect.dag import Dag, DagReader
-from durable_debug.inspect.detail import Detail, acheckpoint_detail
+from durable_debug.inspect.detail import Detail, acheckpoint_detail, clip_detail
 from durable_debug.inspect.diff import adiff, diff_data
 from durable_debug.inspect.html import widget_asset_paths
+from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -142,8 +143,8 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             if handler is None:
                 raise RequestError(
-                    f"Unknown request {kind!r}: the widget answers select, diff, fork, rerun, "
-                    "resume, stop and refresh; reload the page if its front end is older."
+                    f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
+                    "rerun, resume, stop and refresh; reload the page if its front end is older."
                 )
             self.send({"uuid": uuid, "result": await handler(request)})
         except RequestError as error:
@@ -153,7 +154,24 @@ class TimeTravel(anywidget.AnyWidget):
             self.send({"uuid": uuid, "error": f"{kind} failed: {type(error).__name__}: {error}"})
 
     async def _do_select(self, request: Mapping[str, Any]) -> Any:
-        return await self._show(_field(request, "checkpoint_id"))
+        detail = await self._show(_field(request, "checkpoint_id"))
+        return {"checkpoint_id": detail["id"]}  # the detail itself travels once, as _detail
+
+    async def _do_value(self, request: Mapping[str, Any]) -> Any:
+        """One channel's whole value ("show all" on a value the detail shows cut)."""
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        channel = request.get("channel")
+        values = record.values
+        if not isinstance(channel, str) or channel not in values:
+            raise RequestError(
+                f"Checkpoint {record.id} of thread {self._thread_id!r} has no value for channel "
+                f"{channel!r} (its channels: {', '.join(values) or 'none'})."
+            )
+        return {
+            "checkpoint_id": record.id,
+            "channel": channel,
+            "value": to_jsonable(values[channel]),
+        }
 
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
@@ -334,7 +352,7 @@ class TimeTravel(anywidget.AnyWidget):
         ticket = self._select_seq
         detail = await acheckpoint_detail(self.graph, self.config, checkpoint_id)
         if ticket == self._select_seq:
-            self._set_selected(detail["id"], detail)
+            self._set_selected(detail["id"], clip_detail(detail))
         return detail
 
     def _set_selected(self, checkpoint_id: str, detail: Detail) -> None:

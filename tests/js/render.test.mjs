@@ -37,7 +37,7 @@ async function select(el, id) {
   click(dom.window, mark(el, id));
   const request = model.last("select");
   assert.equal(request.checkpoint_id, id);
-  model.reply(request, detailOf(id));
+  model.answerSelect(request, detailOf(id));
   await settle();
 }
 
@@ -112,7 +112,7 @@ test("clicking a checkpoint sends select with a uuid and shows the detail it get
     "highlighted at once",
   );
 
-  model.reply(request, detailOf("c3"));
+  model.answerSelect(request, detailOf("c3"));
   await settle();
   const detail = el.querySelector(".dd-detail");
   assert.equal(detail.querySelector(".dd-detail-head").getAttribute("data-id"), "c3");
@@ -171,11 +171,15 @@ test("answers are matched to requests by uuid; a late answer to an old click is 
   const second = model.last("select");
   assert.notEqual(first.uuid, second.uuid);
 
-  model.emit("msg:custom", { uuid: "someone-else", result: detailOf("c3") });
-  model.reply(second, detailOf("c2"));
+  model.emit("msg:custom", { uuid: "someone-else", result: { checkpoint_id: "c3" } });
+  // Python answers the first click after the second was sent: its detail is not drawn.
+  model.set("_detail", detailOf("c1"));
+  await settle();
+  assert.notEqual(el.querySelector(".dd-detail-head")?.getAttribute("data-id"), "c1");
+  model.answerSelect(second, detailOf("c2"));
   await settle();
   assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "c2");
-  model.reply(first, detailOf("c1"));
+  model.reply(first, { checkpoint_id: "c1" });
   await settle();
   assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "c2");
 });
@@ -450,7 +454,7 @@ test("cleanup removes every model handler, DOM listener and pending request", as
   assert.equal(dom.el.childElementCount, 0, "the widget's DOM is removed");
   const before = model.sent.length;
   click(dom.window, el);
-  model.reply(pending, detailOf("c1"));
+  model.answerSelect(pending, detailOf("c1"));
   await settle();
   assert.equal(model.sent.length, before);
 });
@@ -465,4 +469,41 @@ test("cleanup clears the request timers", () => {
   process.once("unhandledRejection", (e) => errors.push(e));
   mock.timers.tick(REQUEST_TIMEOUT_MS * 2);
   assert.deepEqual(errors, []);
+});
+
+test("a value cut for display says so; Show all asks for it once and shows it whole", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  const cut = { ...detailOf("c3"), clipped: ["messages"] };
+  cut.values = { ...cut.values, messages: ["hi", "… 9,998 more items"] };
+  model.answerSelect(model.last("select"), cut);
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.match(row.textContent, /shown in part/);
+  click(dom.window, row.querySelector('[data-action="show-all"]'));
+  const request = model.last("value");
+  assert.deepEqual([request.checkpoint_id, request.channel], ["c3", "messages"]);
+  const whole = Array.from({ length: 300 }, (_, i) => `m${i}`);
+  model.reply(request, { checkpoint_id: "c3", channel: "messages", value: whole });
+  await settle();
+  const shown = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.doesNotMatch(shown.textContent, /shown in part|more items/);
+  assert.ok(shown.querySelector(".dd-whole-value"), "the whole value scrolls in its own box");
+  assert.match(shown.textContent, /300 items/);
+});
+
+test("Edit on a cut value asks for the whole value and prefills it, never the cut one", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  const cut = { ...detailOf("c3"), editable: ["messages", "count"], clipped: ["messages"] };
+  cut.values = { ...cut.values, messages: ["hi", "… 2 more items"] };
+  model.answerSelect(model.last("select"), cut);
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  click(dom.window, row.querySelector('[data-action="edit"]'));
+  assert.equal(el.querySelector("textarea.dd-editor"), null, "no editor before the whole value");
+  model.reply(model.last("value"), { checkpoint_id: "c3", channel: "messages", value: ["a", "b", "c"] });
+  await settle();
+  const editor = el.querySelector('textarea.dd-editor[data-channel="messages"]');
+  assert.deepEqual(JSON.parse(editor.value), ["a", "b", "c"]);
 });

@@ -75,6 +75,14 @@ class FrontEnd:
         assert "error" not in answer, answer["error"]
         return answer["result"]
 
+    async def select(self, checkpoint_id: str) -> dict[str, Any]:
+        """Click a checkpoint: the reply only names it, the detail arrives once as ``_detail``."""
+        reply = await self.result("select", checkpoint_id=checkpoint_id)
+        assert set(reply) == {"checkpoint_id"}, reply
+        detail = self.updates("_detail")[-1]
+        assert detail["id"] == reply["checkpoint_id"]
+        return detail
+
     async def error(self, kind: str, **fields: Any) -> str:
         answer = await self.request(kind, **fields)
         assert "result" not in answer, f"expected a refusal, got {answer['result']!r}"
@@ -158,7 +166,7 @@ async def test_select_sets_selected_and_detail_then_replies(accumulate):
     ns = await ran(accumulate)
     widget, front = await open_widget(ns["g"], ns["cfg"])
     after_a = ids(widget)[2]
-    detail = await front.result("select", checkpoint_id=after_a)
+    detail = await front.select(after_a)
     assert detail["id"] == after_a and detail["values"] == {"value": "A", "log": ["ran A"]}
     assert detail["next"] == ["b"]
     assert widget._selected == after_a and widget._detail == detail
@@ -269,7 +277,7 @@ async def test_a_rejected_fork_writes_nothing(accumulate, edits, message):
     g = ns["g"]
     widget, front = await open_widget(g, ns["cfg"])
     after_a = ids(widget)[2]
-    await front.result("select", checkpoint_id=after_a)
+    await front.select(after_a)
     before, dag = store(g), widget._dag
 
     error = await front.error("fork", checkpoint_id=after_a, edits=edits, as_node=None)
@@ -360,7 +368,7 @@ async def test_rerun_does_not_block_the_loop(engine):
     await front.result("rerun", checkpoint_id=fork)
     await asyncio.wait_for(entered.wait(), WAIT)
     assert widget._running is True and widget._status.startswith("rerun: running from step 2")
-    detail = await front.result("select", checkpoint_id=after_a)  # answered meanwhile
+    detail = await front.select(after_a)  # answered meanwhile
     assert detail["id"] == after_a
     error = await front.error("rerun", checkpoint_id=fork)
     assert "still going" in error
@@ -406,7 +414,7 @@ async def test_a_failing_node_shows_in_error_and_in_the_dag(engine):
         await g.ainvoke({"log": []}, cfg)
     widget, front = await open_widget(g, cfg)
     step0 = next(n["id"] for n in widget._dag["nodes"] if n["step"] == 0)
-    await front.result("select", checkpoint_id=step0)
+    await front.select(step0)
 
     before = await saved(g, cfg)
     await front.result("rerun", checkpoint_id=step0)
@@ -446,7 +454,7 @@ async def test_resume_answers_parallel_interrupts_by_id(engine):
     widget, front = await open_widget(g, cfg)
     paused = max(ids(widget))
     assert node(widget, paused)["interrupts"] == 3
-    detail = await front.result("select", checkpoint_id=paused)
+    detail = await front.select(paused)
     by_item = {i["value"]["review_item"]: i["id"] for i in detail["interrupts"]}
     assert sorted(by_item) == ["doc-X", "doc-Y", "doc-Z"] and len(set(by_item.values())) == 3
     answers = {i: '"REJECT"' if item == "doc-Y" else '"APPROVE"' for item, i in by_item.items()}
@@ -469,7 +477,7 @@ async def test_resume_with_an_unknown_or_invalid_answer_writes_nothing(engine):
     await g.ainvoke({"items": ["doc-X", "doc-Y"], "approvals": []}, cfg)
     widget, front = await open_widget(g, cfg)
     paused = max(ids(widget))
-    pending = [i["id"] for i in (await front.result("select", checkpoint_id=paused))["interrupts"]]
+    pending = [i["id"] for i in (await front.select(paused))["interrupts"]]
     before = store(g)
 
     error = await front.error("resume", checkpoint_id=paused, answers={"not-an-id": '"yes"'})
@@ -508,7 +516,7 @@ async def test_refresh_rereads_a_thread_that_ran_elsewhere(accumulate):
     g, cfg = accumulate["g"], accumulate["cfg"]
     await g.ainvoke({"value": "", "log": []}, cfg)
     widget, front = await open_widget(g, cfg)
-    await front.result("select", checkpoint_id=ids(widget)[1])
+    await front.select(ids(widget)[1])
     await g.ainvoke({"value": "again", "log": []}, cfg)  # in another cell, say
     assert len(ids(widget)) == 4
     assert await front.result("refresh") == {}
@@ -539,7 +547,8 @@ def test_a_widget_in_a_plain_script_answers_on_the_background_loop(accumulate):
     )
     while "u1" not in front.answers() and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert front.answers()["u1"]["result"]["values"] == {"value": "A", "log": ["ran A"]}
+    assert front.answers()["u1"]["result"] == {"checkpoint_id": ids(widget)[2]}
+    assert front.updates("_detail")[-1]["values"] == {"value": "A", "log": ["ran A"]}
 
 
 def test_importing_durable_debug_leaves_the_widget_stack_unloaded_until_asked():
@@ -739,3 +748,31 @@ async def test_hostile_node_names_are_drawn_as_text_and_a_rerun_ends(engine):
         texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
         assert first in texts and second in texts
         assert "<a" not in svg and "script>" not in svg.replace("&lt;/script&gt;", "")
+
+
+# --- big values travel cut, whole on request (issue 14 item 1) ---------------------------------
+
+
+async def test_a_click_on_a_big_state_sends_it_cut_once_and_show_all_sends_it_whole(engine):
+    """A 2 MB string and a 10,000-item list: the click sends well under 64 KB, once."""
+    import json
+
+    ns = load(engine, "accumulate")
+    big, items = "x" * 2_000_000, [f"item {i}" for i in range(10_000)]
+    await ns["g"].ainvoke({"value": big, "log": items}, ns["cfg"])
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    last = ids(widget)[1]  # step 0: the input applied, before a and b overwrite value
+    before = len(front.sent)
+    detail = await front.select(last)
+    sent = len(json.dumps(front.sent[before:]))
+    assert sent < 64_000, sent
+    assert sorted(detail["clipped"]) == ["log", "value"]
+    assert detail["values"]["value"].endswith("… (2,000,000 characters)")
+    assert len(detail["values"]["log"]) < 200 and detail["values"]["log"][-1].endswith("more items")
+
+    whole = await front.result("value", checkpoint_id=last, channel="value")
+    assert whole == {"checkpoint_id": last, "channel": "value", "value": big}
+    log = await front.result("value", checkpoint_id=last, channel="log")
+    assert log["value"] == items
+    error = await front.error("value", checkpoint_id=last, channel="nope")
+    assert "has no value for channel 'nope'" in error and "demo-1" in error

@@ -21,6 +21,7 @@ from durable_debug.inspect.dag import (
     Dag,
     DagNode,
     DagPosition,
+    DagReader,
     acheckpoint_dag,
     adag_data,
     checkpoint_dag,
@@ -64,7 +65,7 @@ from durable_debug.inspect.frames import (
     history_frame,
     writes_frame,
 )
-from durable_debug.inspect.jsonable import to_jsonable
+from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.locate import afind_graph, find_graph
 from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
 from durable_debug.inspect.stats import StorageStats, astorage_stats, storage_stats
@@ -91,6 +92,7 @@ __all__ = [
     "Dag",
     "DagNode",
     "DagPosition",
+    "DagReader",
     "Detail",
     "DiffEntry",
     "Execution",
@@ -126,6 +128,7 @@ __all__ = [
     "changes",
     "checkpoint_dag",
     "checkpoint_detail",
+    "clip",
     "dag_data",
     "dag_layout",
     "diff",

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, INTERRUPT, RESUME, RunnableConfig
-from durable_debug.inspect.jsonable import to_jsonable
+from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.thread import (
     CheckpointRecord,
     CheckpointRef,
@@ -36,6 +36,7 @@ __all__ = [
     "acheckpoint_detail",
     "blobs_of",
     "checkpoint_detail",
+    "clip_detail",
     "detail_of",
     "interrupts_of",
     "tasks_of",
@@ -101,6 +102,8 @@ class Detail(TypedDict):
     interrupts: list[InterruptInfo]
     editable: list[str]
     nodes: list[str]
+    clipped: NotRequired[list[str]]
+    """Channels whose value was cut for display (:func:`clip_detail`); absent when none."""
 
 
 async def acheckpoint_detail(
@@ -138,6 +141,27 @@ def detail_of(thread: Thread, record: CheckpointRecord, *, nodes: list[str]) -> 
         editable=thread.state_channels(),
         nodes=list(nodes),
     )
+
+
+def clip_detail(detail: Detail) -> Detail:
+    """``detail`` with large values cut for display (:func:`~durable_debug.inspect.jsonable.clip`):
+    the state's channels (listed in ``clipped``, so the widget offers "show all"), and the
+    values of tasks, writes, interrupts and metadata."""
+    values: dict[str, Any] = {}
+    clipped: list[str] = []
+    for channel, value in detail["values"].items():
+        values[channel], cut = clip(value)
+        if cut:
+            clipped.append(channel)
+    result = Detail(**detail)
+    result["values"] = values
+    result["metadata"] = clip(detail["metadata"])[0]
+    result["tasks"] = [clip(task)[0] for task in detail["tasks"]]
+    result["writes"] = [clip(write)[0] for write in detail["writes"]]
+    result["interrupts"] = [clip(interrupt)[0] for interrupt in detail["interrupts"]]
+    if clipped:
+        result["clipped"] = clipped
+    return result
 
 
 def blobs_of(thread: Thread, record: CheckpointRecord, *, all_channels: bool = False) -> list[Blob]:
