@@ -60,6 +60,8 @@
 
 /** How long a request may go unanswered before the widget says so. */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** While a view is shown, it asks Python this often whether the thread changed (`watch`). */
+export const WATCH_EVERY_MS = 2_000;
 
 /** DAG geometry in SVG pixels: column and row pitch, margin, mark radius. */
 export const DAG_GEOMETRY = { col: 64, row: 80, pad: 46, radius: 10 };
@@ -100,7 +102,7 @@ function render({ model, el }) {
  *   frame: { cancel: () => void } | null,
  *   detail: Detail | null, detailKey: string, editors: Map<string, HTMLTextAreaElement>,
  *   fullValues: Map<string, any>,
- *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>,
+ *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>, closed: boolean,
  * }} View
  */
 
@@ -142,6 +144,7 @@ function createView(model, el) {
     lazyJson: new WeakMap(),
     uid: `dd${++viewCount}`,
     timers: new Set(),
+    closed: false,
   };
   view.cleanups.push(
     () => view.requests.dispose(),
@@ -177,6 +180,7 @@ function createView(model, el) {
   listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
+  scheduleWatch(view);
   // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;
@@ -217,6 +221,7 @@ function observeSize(view) {
 
 /** @param {View} view */
 function disposeView(view) {
+  view.closed = true;
   if (view.frame) view.frame.cancel();
   view.frame = null;
   for (const timer of view.timers) clearTimeout(timer);
@@ -281,6 +286,16 @@ function buildSkeleton(doc) {
       { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true },
       "Stop",
     ),
+    refresh: h(
+      "button",
+      {
+        class: "dd-button dd-small dd-refresh",
+        type: "button",
+        "data-action": "refresh",
+        title: "Read the thread again (runs from a cell or another process show by themselves)",
+      },
+      "Refresh",
+    ),
     status: h("span", { class: "dd-status" }),
     error: h("div", { class: "dd-error", role: "alert", hidden: true }),
     dagScroll: h("div", {
@@ -305,7 +320,16 @@ function buildSkeleton(doc) {
   const root = h(
     "div",
     { class: "dd-root", "data-lm-suppress-shortcuts": "true" },
-    h("div", { class: "dd-toolbar" }, parts.thread, legend(h), parts.running, parts.status, parts.stop),
+    h(
+      "div",
+      { class: "dd-toolbar" },
+      parts.thread,
+      legend(h),
+      parts.running,
+      parts.status,
+      parts.stop,
+      parts.refresh,
+    ),
     parts.error,
     h(
       "div",
@@ -1384,6 +1408,7 @@ function onAction(view, event) {
   else if (action === "rerun") rerun(view);
   else if (action === "resume") resume(view);
   else if (action === "stop") stop(view);
+  else if (action === "refresh") refresh(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
 }
@@ -1518,6 +1543,37 @@ function resume(view) {
 }
 
 /** @param {View} view */
+function refresh(view) {
+  view.requests.request("refresh").then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error),
+  );
+}
+
+/**
+ * Watch the thread while this view is shown: every WATCH_EVERY_MS, unless the page is hidden,
+ * the view is read-only or detached, or a run started here is going (Python refreshes then),
+ * ask Python to look at the thread's newest checkpoint; it reads the thread again only if that
+ * changed. One look at a time.
+ * @param {View} view
+ */
+function scheduleWatch(view) {
+  if (view.closed) return;
+  later(
+    view,
+    () => {
+      const shown = view.root.isConnected && view.doc.visibilityState !== "hidden";
+      if (!shown || isReadonly(view) || view.model.get("_running")) return scheduleWatch(view);
+      view.requests.request("watch").then(
+        () => scheduleWatch(view),
+        () => scheduleWatch(view), // a failed look is not the user's error; the next may work
+      );
+    },
+    WATCH_EVERY_MS,
+  );
+}
+
+/** @param {View} view */
 function stop(view) {
   view.requests.request("stop").catch((error) => showRequestError(view, error));
 }
@@ -1583,6 +1639,7 @@ function drawStatus(view) {
   const running = Boolean(model.get("_running"));
   parts.running.hidden = !running;
   parts.stop.hidden = !running || isReadonly(view);
+  parts.refresh.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
   const messages = [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");

@@ -90,6 +90,7 @@ class TimeTravel(anywidget.AnyWidget):
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
         self._reader = DagReader(graph, self.config)
+        self._mark: tuple[str, int] | None = None
         self._recorder = Recorder()
         self._tasks: set[Any] = set()
         self._run_task: asyncio.Task[None] | None = None
@@ -144,7 +145,8 @@ class TimeTravel(anywidget.AnyWidget):
             if handler is None:
                 raise RequestError(
                     f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
-                    "rerun, resume, stop and refresh; reload the page if its front end is older."
+                    "rerun, resume, stop, watch and refresh; reload the page if its front end "
+                    "is older."
                 )
             self.send({"uuid": uuid, "result": await handler(request)})
         except RequestError as error:
@@ -236,6 +238,20 @@ class TimeTravel(anywidget.AnyWidget):
         task = self._run_task
         stopped = task is not None and not task.done() and task.cancel()
         return {"stopped": bool(stopped)}
+
+    async def _do_watch(self, _request: Mapping[str, Any]) -> Any:
+        """The front end's periodic look while the widget is shown: read the thread again only
+        if its newest checkpoint (or that checkpoint's writes) changed since the last read, as
+        when a run started in a cell or another process writes to it."""
+        if self._running:
+            return {"changed": False}  # a run started here refreshes the view itself
+        mark = await self._reader.alatest_mark()
+        if mark == self._mark:
+            return {"changed": False}
+        await self._refresh_dag()
+        if self._selected and self._selected == mark[0]:
+            await self._show(self._selected)  # its writes changed: an error or an interrupt
+        return {"changed": True}
 
     async def _do_refresh(self, _request: Mapping[str, Any]) -> Any:
         await self.arefresh()
@@ -343,7 +359,9 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def _refresh_dag(self) -> None:
         """Read what the thread holds now (after the first read, only the newer checkpoints)."""
+        mark = await self._reader.alatest_mark()  # before the read: a later change shows next
         self._dag = dict(await self._reader.aread())
+        self._mark = mark
 
     async def _show(self, checkpoint_id: str) -> Any:
         """Select a checkpoint: set ``_selected`` and ``_detail`` (unless a newer select came

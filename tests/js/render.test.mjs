@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
-import widget, { REQUEST_TIMEOUT_MS } from "../../js/widget.js";
+import widget, { REQUEST_TIMEOUT_MS, WATCH_EVERY_MS } from "../../js/widget.js";
 import { click, createFakeModel, detailOf, mark, press, settle, setupDom } from "./support.mjs";
 
 /** @type {ReturnType<typeof setupDom>} */
@@ -506,4 +506,38 @@ test("Edit on a cut value asks for the whole value and prefills it, never the cu
   await settle();
   const editor = el.querySelector('textarea.dd-editor[data-channel="messages"]');
   assert.deepEqual(JSON.parse(editor.value), ["a", "b", "c"]);
+});
+
+test("a shown view asks Python to watch the thread every WATCH_EVERY_MS, one look at a time", async () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  show();
+  assert.equal(model.last("watch"), undefined);
+  mock.timers.tick(WATCH_EVERY_MS);
+  const first = model.last("watch");
+  assert.ok(first, "a look after WATCH_EVERY_MS");
+  mock.timers.tick(WATCH_EVERY_MS * 3);
+  assert.equal(model.sent.filter((m) => m.kind === "watch").length, 1, "no second look while one waits");
+  model.reply(first, { changed: false });
+  await settle();
+  mock.timers.tick(WATCH_EVERY_MS);
+  assert.equal(model.sent.filter((m) => m.kind === "watch").length, 2);
+});
+
+test("no look while a run started here is going, nor in the read-only export; cleanup stops it", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  show({ _running: true });
+  mock.timers.tick(WATCH_EVERY_MS * 2);
+  assert.equal(model.last("watch"), undefined);
+  cleanup();
+  cleanup = null;
+  show({ _readonly: true });
+  mock.timers.tick(WATCH_EVERY_MS * 2);
+  assert.equal(model.last("watch"), undefined);
+  assert.equal(dom.el.querySelector(".dd-refresh").hidden, true, "no Refresh in the export");
+});
+
+test("Refresh sends refresh", () => {
+  const el = show();
+  click(dom.window, el.querySelector('[data-action="refresh"]'));
+  assert.ok(model.last("refresh"));
 });

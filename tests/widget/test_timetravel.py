@@ -776,3 +776,46 @@ async def test_a_click_on_a_big_state_sends_it_cut_once_and_show_all_sends_it_wh
     assert log["value"] == items
     error = await front.error("value", checkpoint_id=last, channel="nope")
     assert "has no value for channel 'nope'" in error and "demo-1" in error
+
+
+# --- live: runs started anywhere show while the widget is shown (issue 14 item 4) ---------------
+
+
+async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_path):
+    """The front end's periodic ``watch``: nothing read when nothing changed; a run elsewhere
+    (a cell on this loop, another process on the same SQLite file) appears without a refresh."""
+    from seed_graphs import source
+
+    database = tmp_path / "live.db"
+    text = "from durable_debug import SqliteSaver\n" + source("durable_debug", "accumulate")
+    text = text.replace("MemorySaver()", f"SqliteSaver({str(database)!r})")
+    ns: dict[str, Any] = {"__name__": "seed_live"}
+    exec(compile(text, "live", "exec", dont_inherit=True), ns)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    widget, front = await open_widget(g, cfg)
+    assert len(ids(widget)) == 4
+    reads = widget._reader.reads
+    assert await front.result("watch") == {"changed": False}
+    assert widget._reader.reads == reads  # nothing new: the thread is not read again
+
+    await g.ainvoke({"value": "", "log": []}, cfg)  # a cell, not the widget
+    assert await front.result("watch") == {"changed": True}
+    assert len(ids(widget)) == 8
+
+    script = text + "import asyncio\nasyncio.run(g.ainvoke({'value': '', 'log': []}, cfg))\n"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-c", script], env=env, check=True, capture_output=True
+    )
+    assert await front.result("watch") == {"changed": True}
+    assert len(ids(widget)) == 12 and widget._reader.last_read < 12  # only what was new
+
+
+async def test_watch_on_a_memory_saver_sees_a_cell_run(accumulate):
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    assert await front.result("watch") == {"changed": False}
+    await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+    assert await front.result("watch") == {"changed": True}
+    assert len(ids(widget)) == 8

@@ -25,7 +25,7 @@ from typing import Any
 from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig, config_checkpoint_id
 from durable_debug.checkpoint.latest import _ListingSerde, split_writes
 
-__all__ = ["OWN_SQLITE_OUTLINE", "alist_outline"]
+__all__ = ["OWN_SQLITE_LATEST_MARK", "OWN_SQLITE_OUTLINE", "alatest_mark", "alist_outline"]
 
 OWN_SQLITE_OUTLINE = """
 SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.checkpoint,
@@ -89,3 +89,30 @@ async def alist_outline(
         ]
         found.append(to_tuple(parsed, blobs, writes, serde))
     return found
+
+
+OWN_SQLITE_LATEST_MARK = """
+SELECT c.checkpoint_id,
+       (SELECT count(*) FROM checkpoint_writes w
+         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
+           AND w.checkpoint_id = c.checkpoint_id)
+FROM checkpoints c
+WHERE c.thread_id = ? AND c.checkpoint_ns = ?
+ORDER BY c.checkpoint_id DESC LIMIT 1
+"""
+"""durable_debug's SQLite layout: a thread's newest checkpoint id and how many writes it has."""
+
+
+async def alatest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[str, int] | None:
+    """``(newest checkpoint id, its pending writes)`` of a thread, read from the index alone,
+    ``("", 0)`` for a thread without checkpoints; None when ``saver`` cannot say so cheaply.
+
+    A view that watches a thread compares this with what it showed last: a new checkpoint,
+    or new writes on the newest one (an error, an interrupt), means it should read again.
+    """
+    from durable_debug.checkpoint.sqlite import SqliteSaver
+
+    if not isinstance(saver, SqliteSaver):
+        return None
+    rows = await saver.aquery(OWN_SQLITE_LATEST_MARK, (thread_id, checkpoint_ns))
+    return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)

@@ -18,7 +18,7 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
-from durable_debug.checkpoint.outline import alist_outline
+from durable_debug.checkpoint.outline import alatest_mark, alist_outline
 from durable_debug.inspect.thread import (
     CheckpointRecord,
     Thread,
@@ -183,6 +183,21 @@ class DagReader:
         """Reads of the store so far (one per :meth:`aread`)."""
         self.last_read = 0
         """Checkpoints the last read returned (the whole thread, or only the newer ones)."""
+
+    async def alatest_mark(self) -> tuple[str, int]:
+        """``(newest checkpoint id, its pending writes)``: a cheap mark of the thread's progress
+        to watch (one index query on durable_debug's SQLite saver; else the newest checkpoint
+        read through the saver)."""
+        saver = checkpointer_of(self.graph)
+        mark = await alatest_mark(saver, self.thread_id, self.checkpoint_ns)
+        if mark is not None:
+            return mark
+        from durable_debug.inspect.access import aget_checkpoint
+
+        latest = await aget_checkpoint(saver, thread_config(self.thread_id, self.checkpoint_ns))
+        if latest is None:
+            return ("", 0)
+        return (str(config_checkpoint_id(latest.config)), len(latest.pending_writes or ()))
 
     def forget(self) -> None:
         """Drop what was read: the next :meth:`aread` reads the whole thread again."""
