@@ -1551,10 +1551,9 @@ function refresh(view) {
 }
 
 /**
- * Watch the thread while this view is shown: every WATCH_EVERY_MS, unless the page is hidden,
- * the view is read-only or detached, or a run started here is going (Python refreshes then),
- * ask Python to look at the thread's newest checkpoint; it reads the thread again only if that
- * changed. One look at a time.
+ * Watch the thread while this view is shown: every WATCH_EVERY_MS, unless the page is hidden or
+ * the view is read-only or detached, ask Python to look at the thread's newest checkpoint; it
+ * reads the thread again only if that changed. One look at a time.
  * @param {View} view
  */
 function scheduleWatch(view) {
@@ -1563,7 +1562,7 @@ function scheduleWatch(view) {
     view,
     () => {
       const shown = view.root.isConnected && view.doc.visibilityState !== "hidden";
-      if (!shown || isReadonly(view) || view.model.get("_running")) return scheduleWatch(view);
+      if (!shown || isReadonly(view)) return scheduleWatch(view);
       view.requests.request("watch").then(
         () => scheduleWatch(view),
         () => scheduleWatch(view), // a failed look is not the user's error; the next may work

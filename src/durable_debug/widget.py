@@ -243,8 +243,6 @@ class TimeTravel(anywidget.AnyWidget):
         """The front end's periodic look while the widget is shown: read the thread again only
         if its newest checkpoint (or that checkpoint's writes) changed since the last read, as
         when a run started in a cell or another process writes to it."""
-        if self._running:
-            return {"changed": False}  # a run started here refreshes the view itself
         mark = await self._reader.alatest_mark()
         if mark == self._mark:
             return {"changed": False}
@@ -277,7 +275,9 @@ class TimeTravel(anywidget.AnyWidget):
         """Stream the run, then say how it ended. However it ends (done, failed, stopped, or an
         error while reading where it ended) ``_end_run`` clears "running" with the status."""
         before = self._checkpoint_ids()
-        outcome, error_text, last_refresh = "done", "", time.monotonic()
+        # The first checkpoint shows at once; later ones at most every _REFRESH_EVERY seconds,
+        # and one skipped so is shown by the front end's next watch, not the step after it.
+        outcome, error_text, last_refresh = "done", "", 0.0
         status, error = f"run from step {start.step} ended", ""
         try:
             try:

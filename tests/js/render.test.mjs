@@ -523,13 +523,8 @@ test("a shown view asks Python to watch the thread every WATCH_EVERY_MS, one loo
   assert.equal(model.sent.filter((m) => m.kind === "watch").length, 2);
 });
 
-test("no look while a run started here is going, nor in the read-only export; cleanup stops it", () => {
+test("no look in the read-only export", () => {
   mock.timers.enable({ apis: ["setTimeout"] });
-  show({ _running: true });
-  mock.timers.tick(WATCH_EVERY_MS * 2);
-  assert.equal(model.last("watch"), undefined);
-  cleanup();
-  cleanup = null;
   show({ _readonly: true });
   mock.timers.tick(WATCH_EVERY_MS * 2);
   assert.equal(model.last("watch"), undefined);
@@ -540,4 +535,17 @@ test("Refresh sends refresh", () => {
   const el = show();
   click(dom.window, el.querySelector('[data-action="refresh"]'));
   assert.ok(model.last("refresh"));
+});
+
+test("cleanup stops the watch: a look answered after it schedules nothing", async () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  show();
+  mock.timers.tick(WATCH_EVERY_MS);
+  const look = model.last("watch");
+  cleanup();
+  cleanup = null;
+  model.reply(look, { changed: false });
+  await settle();
+  mock.timers.tick(WATCH_EVERY_MS * 3);
+  assert.equal(model.sent.filter((m) => m.kind === "watch").length, 1);
 });

@@ -819,3 +819,34 @@ async def test_watch_on_a_memory_saver_sees_a_cell_run(accumulate):
     await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
     assert await front.result("watch") == {"changed": True}
     assert len(ids(widget)) == 8
+
+
+async def test_a_run_shows_its_checkpoints_while_a_slow_node_still_runs(engine):
+    """Rerun from the input: a's checkpoint shows while b is still running, not at the end."""
+    ns = load(engine, "accumulate")
+    release = asyncio.Event()
+    release.set()
+
+    async def slow_b(state: Any) -> Any:
+        await release.wait()
+        return {"value": "B", "log": ["ran B"]}
+
+    g = _rebuild(engine, ns, slow_b)
+    await g.ainvoke({"value": "", "log": []}, ns["cfg"])
+    widget, front = await open_widget(g, ns["cfg"])
+    old = set(ids(widget))
+    first_step = next(n for n in widget._dag["nodes"] if n["step"] == 0)["id"]
+    release.clear()
+    await front.result("rerun", checkpoint_id=first_step)
+
+    def new() -> list[list[str]]:
+        return [n["writers"] for n in widget._dag["nodes"] if n["id"] not in old]
+
+    deadline = time.monotonic() + WAIT
+    while ["a"] not in new() and time.monotonic() < deadline:
+        await front.result("watch")  # what a shown view sends every 2 s
+        await asyncio.sleep(0.01)
+    assert ["a"] in new() and ["b"] not in new() and widget._running  # b still runs
+    release.set()
+    await until(lambda: not widget._running, "the end of the run")
+    assert ["b"] in new()
