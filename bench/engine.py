@@ -16,8 +16,10 @@ import argparse
 import asyncio
 import gc
 import operator
+import sqlite3
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ CHAIN_LENGTH = 10
 CHAIN_THREADS = 50
 FAN_OUT = 200
 FAN_OUT_RUNS = 5
+CHAT_TURNS = 100
 
 
 class ChainState(TypedDict):
@@ -57,6 +60,9 @@ class Library:
     END: str
     MemorySaver: Any
     Send: Any
+    MessagesState: Any
+    sqlite_saver: Callable[[str], Any]
+    """A checkpointer on a new SQLite file at the given path."""
 
 
 @dataclass(frozen=True)
@@ -151,10 +157,37 @@ def send_fan_out(lib: Library) -> Callable[[], None]:
     return lambda: asyncio.run(runs())
 
 
+def messages_chat(lib: Library) -> Callable[[], None]:
+    """A chatbot on MessagesState with a SQLite checkpointer: 100 turns on one thread, each
+    appending a user message and the bot's answer (LangChain messages)."""
+    from langchain_core.messages import AIMessage
+
+    def bot(state: Any) -> dict:
+        return {"messages": [AIMessage(f"echo {len(state['messages'])}")]}
+
+    directory = tempfile.mkdtemp(prefix="dd-bench-chat-")
+    graph = (
+        lib.StateGraph(lib.MessagesState)
+        .add_node("bot", bot)
+        .add_edge(lib.START, "bot")
+        .add_edge("bot", lib.END)
+        .compile(checkpointer=lib.sqlite_saver(str(Path(directory) / "chat.db")))
+    )
+
+    def runs() -> None:
+        cfg = {"configurable": {"thread_id": "chat"}}
+        for turn in range(CHAT_TURNS):
+            out = graph.invoke({"messages": [("user", f"turn {turn}")]}, cfg)
+        assert len(out["messages"]) == 2 * CHAT_TURNS, len(out["messages"])
+
+    return runs
+
+
 WORKLOADS = [
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
     Workload(f"{FAN_OUT}-way Send fan-out × {FAN_OUT_RUNS} threads, ainvoke", 0.5, send_fan_out),
+    Workload(f"messages chat, {CHAT_TURNS} turns, SQLite, invoke", 0.5, messages_chat),
 ]
 
 
@@ -190,18 +223,34 @@ def _sync_step(name: str) -> Callable[[ChainState], dict]:
 def durable_library() -> Library:
     """durable_debug's names."""
     dd = durable_debug
-    return Library("durable_debug", dd.StateGraph, dd.START, dd.END, dd.MemorySaver, dd.Send)
+    return Library(
+        "durable_debug",
+        dd.StateGraph,
+        dd.START,
+        dd.END,
+        dd.MemorySaver,
+        dd.Send,
+        dd.MessagesState,
+        dd.SqliteSaver,
+    )
 
 
 def langgraph_library() -> Library:
     """LangGraph's names (installed by the dev extra)."""
     try:
         from langgraph.checkpoint.memory import InMemorySaver
-        from langgraph.graph import END, START, StateGraph
+        from langgraph.checkpoint.sqlite import SqliteSaver
+        from langgraph.graph import END, START, MessagesState, StateGraph
         from langgraph.types import Send
     except ImportError as exc:
         sys.exit(f"LangGraph is needed to compare against ({exc}): pip install -e '.[dev]'")
-    return Library("langgraph", StateGraph, START, END, InMemorySaver, Send)
+
+    def sqlite_saver(path: str) -> Any:
+        return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
+
+    return Library(
+        "langgraph", StateGraph, START, END, InMemorySaver, Send, MessagesState, sqlite_saver
+    )
 
 
 def print_report(timings: dict[tuple[str, str], list[float]], rounds: int) -> None:

@@ -70,6 +70,8 @@ const SVG_NS = "http://www.w3.org/2000/svg";
 const SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
 /** Arrays and objects longer than this show their first items and a "… N more" line. */
 const JSON_ROW_LIMIT = 200;
+/** Key of the class name in an object the kernel loaded without its class (docs/storage.md). */
+const TYPE_KEY = "__type__";
 
 // ---------------------------------------------------------------------------------------------
 // anywidget entry point
@@ -1918,7 +1920,7 @@ function drawJson(view, value, openDepth, depth = 0) {
   const tree = h(
     "details",
     { class: "dd-json dd-json-tree" },
-    h("summary", {}, isArray ? `[${plural(size, "item")}]` : `{${previewKeys(value)}}`),
+    h("summary", {}, isArray ? `[${plural(size, "item")}]` : objectSummary(value)),
   );
   tree.dataset.depth = String(depth);
   tree.dataset.openDepth = String(openDepth);
@@ -1959,6 +1961,19 @@ function fillLazyJson(view, target) {
   const value = view.lazyJson.get(tree);
   view.lazyJson.delete(tree);
   fillJson(view, tree, value);
+}
+
+/**
+ * `{a, b}`; an object a checkpoint holds but the kernel could not rebuild (a class it does not
+ * trust) comes as its fields tagged with `__type__`, and shows as that class:
+ * `shop.Item {sku, size}`.
+ * @param {object} value
+ */
+function objectSummary(value) {
+  const name = value[TYPE_KEY];
+  if (typeof name !== "string") return `{${previewKeys(value)}}`;
+  const fields = Object.fromEntries(Object.entries(value).filter(([key]) => key !== TYPE_KEY));
+  return `${name} {${previewKeys(fields)}}`;
 }
 
 /** @param {object} value */

@@ -4,6 +4,7 @@ exhausts memory or ends in anything but a :class:`CorruptPayloadError` naming wh
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import subprocess
@@ -275,3 +276,70 @@ def test_json_just_past_the_depth_limit_is_refused(saver: SqliteSaver) -> None:
         )
     with pytest.raises(CorruptPayloadError, match="field 'metadata'.*deeper than the limit"):
         saver.get_tuple(config)
+
+
+def test_the_storage_doc_lists_every_limit_with_its_default() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "storage.md").read_text()
+    table = doc.split("<!-- limits -->", 1)[1].strip().split("\n\n", 1)[0]
+    rows = {
+        cells[0].strip("` "): (cells[1], cells[3].strip("` "))
+        for line in table.splitlines()[2:]
+        for cells in [[c.strip() for c in line.strip("|").split("|")]]
+    }
+    defaults = Limits()
+    assert set(rows) == {f.name for f in dataclasses.fields(Limits)}
+    for name, (default, variable) in rows.items():
+        assert default.split()[0] == str(getattr(defaults, name)), name
+        assert variable == f"DURABLE_DEBUG_{name.upper()}"
+
+
+def test_extension_payloads_nested_in_each_other_count_together_against_the_size() -> None:
+    # Each open extension level holds a copy of its payload while it loads: without a bound on
+    # their sum, a 256 MiB payload wrapped 128 times would need 32 GiB.
+    serde = MsgpackSerializer(limits=Limits(max_bytes=1000))
+    one = (b"x" * 600,)
+    assert serde.loads(serde.dumps(one)) == one
+    with pytest.raises(UnsupportedValueError, match=r"nested in each other hold 12\d\d bytes"):
+        serde.dumps((one,))  # refused when saving, because loading would refuse it:
+    nested = MsgpackSerializer(limits=Limits(max_bytes=10_000)).dumps((one,))
+    with pytest.raises(CorruptPayloadError, match="nested in each other hold more than 1000"):
+        serde.loads(nested)
+
+
+SMALL_STACK_SCRIPT = """
+import threading, msgpack
+from durable_debug.checkpoint.serde import MAX_DEPTH, CorruptPayloadError, MsgpackSerializer
+
+def nested(levels):
+    payload = msgpack.packb([1])
+    for _ in range(levels):
+        payload = msgpack.packb(msgpack.ExtType(1, payload))
+    return payload
+
+results = []
+def load():
+    serde = MsgpackSerializer()
+    results.append(serde.loads(nested(MAX_DEPTH)))
+    try:
+        serde.loads(nested(MAX_DEPTH + 1))
+    except CorruptPayloadError as exc:
+        results.append(str(exc))
+
+threading.stack_size(256 * 1024)
+thread = threading.Thread(target=load)
+thread.start()
+thread.join()
+print(results)
+"""
+
+
+def test_the_deepest_allowed_payload_loads_in_a_thread_with_a_small_stack() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(SMALL_STACK_SCRIPT)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        check=False,
+    )
+    assert done.returncode == 0, f"exit {done.returncode}: {done.stderr[-2000:]}"
+    assert done.stdout.startswith("[(1,), 'the blob nests deeper than the limit of 128 levels")

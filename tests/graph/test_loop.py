@@ -264,7 +264,9 @@ async def test_sync_api_works_inside_a_running_event_loop(saver: MemorySaver) ->
     )
     assert g.invoke({"value": "v", "log": []}, cfg("jupyter")) == {"value": "v", "log": ["sync"]}
     assert g.get_state(cfg("jupyter")).next == ()
-    assert [c["log"] for c in g.stream({"value": "v", "log": []}, cfg("j2"))] == [[], ["sync"]]
+    assert [
+        c["log"] for c in g.stream({"value": "v", "log": []}, cfg("j2"), stream_mode="values")
+    ] == [[], ["sync"]]
 
 
 def test_nodes_can_take_the_run_config(saver: MemorySaver) -> None:

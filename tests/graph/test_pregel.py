@@ -78,7 +78,7 @@ def fan_graph(saver: MemorySaver):  # type: ignore[no-untyped-def]
 
 async def test_stream_modes(saver: MemorySaver) -> None:
     g = fan_graph(saver)
-    values = [v async for v in g.astream({"items": [1, 2]}, cfg("v"))]
+    values = [v async for v in g.astream({"items": [1, 2]}, cfg("v"), stream_mode="values")]
     assert values == [{"items": [1, 2], "done": []}, {"items": [1, 2], "done": [1, 2]}]
     updates = [u async for u in g.astream({"items": [1, 2]}, cfg("u"), stream_mode="updates")]
     assert sorted(updates, key=str) == [{"w": {"done": [1]}}, {"w": {"done": [2]}}]
@@ -98,8 +98,8 @@ async def test_stream_modes(saver: MemorySaver) -> None:
 def test_unknown_stream_mode_is_refused(saver: MemorySaver) -> None:
     import pytest
 
-    with pytest.raises(ValueError, match="Unknown stream_mode 'custom'"):
-        list(fan_graph(saver).stream({"items": []}, cfg("x"), stream_mode="custom"))
+    with pytest.raises(ValueError, match="Unknown stream_mode 'bogus'"):
+        list(fan_graph(saver).stream({"items": []}, cfg("x"), stream_mode="bogus"))
 
 
 def test_snapshots_leave_the_graphs_empty_channels_empty(saver: MemorySaver) -> None:

@@ -110,3 +110,20 @@ def test_update_with_a_value_the_serializer_refuses_writes_nothing(saver: Memory
     ):
         g.update_state(cfg("t"), {"value": object()})
     assert (checkpoint_count(saver), len(saver.blobs)) == (count, blobs)
+
+
+def test_bulk_update_state_names_a_malformed_update() -> None:
+    from typing_extensions import TypedDict
+
+    from durable_debug import StateUpdate
+
+    class S(TypedDict):
+        v: str
+
+    graph = StateGraph(S).add_node("a", lambda s: {}).add_edge(START, "a")
+    app = graph.compile(checkpointer=MemorySaver())
+    cfg = {"configurable": {"thread_id": "b"}}
+    with pytest.raises(TypeError, match=r"superstep 1 holds \{'v': 'x'\}; each update is"):
+        app.bulk_update_state(cfg, [[StateUpdate({"v": "a"}, START)], [{"v": "x"}]])
+    with pytest.raises(ValueError, match="superstep 0 holds no update"):
+        app.bulk_update_state(cfg, [[]])

@@ -549,3 +549,14 @@ test("cleanup stops the watch: a look answered after it schedules nothing", asyn
   mock.timers.tick(WATCH_EVERY_MS * 3);
   assert.equal(model.sent.filter((m) => m.kind === "watch").length, 1);
 });
+
+test("an object loaded without its class shows as that class", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c1"));
+  const request = model.last("select");
+  const item = { __type__: "shop.Item", sku: "a1", size: { __type__: "shop.Size", value: "l" } };
+  model.answerSelect(request, { ...detailOf("c1"), values: { item } });
+  await settle();
+  const summaries = [...el.querySelectorAll(".dd-json-tree > summary")].map((s) => s.textContent);
+  assert.ok(summaries.includes("shop.Item {sku, size}"), summaries.join(" | "));
+});

@@ -8,7 +8,8 @@ libraries and asserts what each of them does.
 from __future__ import annotations
 
 import operator
-from typing import Annotated
+import warnings
+from typing import Annotated, Any
 
 import pytest
 from parity_harness import Api, Trace, aobserve, durable_api, langgraph_api
@@ -201,3 +202,142 @@ async def test_update_checkpoints_carry_as_node_metadata():
     ours, theirs = await both(scenario)
     assert ours["metadata"] == {"source": "update", "step": 2, "parents": {}, "as_node": "gate"}
     assert theirs["metadata"] == {"source": "update", "step": 2, "parents": {}}
+
+
+async def test_store_lists_only_namespaces_that_hold_items():
+    """LangGraph's InMemoryStore lists a namespace once it was read or emptied; ours lists
+    the namespaces that hold items. A comparison filter on a field an item lacks does not
+    match it; LangGraph raises TypeError."""
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        if api.name == "langgraph":
+            from langgraph.store.memory import InMemoryStore
+        else:
+            from durable_debug.store.memory import InMemoryStore
+        store = InMemoryStore()
+        store.put(("a",), "k", {"n": 1})
+        store.put(("b",), "k", {"other": 1})
+        store.get(("never", "written"), "k")
+        store.delete(("b",), "k")
+        trace.note("namespaces", store.list_namespaces())
+        store.put(("b",), "k", {"other": 1})
+        trace.call("filter", store.search, (), filter={"n": {"$gt": 0}}, message=False)
+
+    ours, theirs = await both(scenario)
+    assert ours["namespaces"] == [("a",)]
+    assert theirs["namespaces"] == [("a",), ("b",), ("never", "written")]
+    assert len(ours["filter"]) == 1
+    assert theirs["filter"] == {"raised": "TypeError"}
+
+
+def test_a_fresh_process_does_not_import_the_classes_a_blob_names(tmp_path):
+    """LangGraph's serializer imports a stored dataclass's module to rebuild it; ours gives a
+    dict tagged with the class name and imports nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "shop.py").write_text(
+        "import dataclasses\n\n@dataclasses.dataclass\nclass Item:\n    sku: str\n"
+    )
+    serializers = (
+        "from durable_debug.checkpoint.serde import MsgpackSerializer\n"
+        "from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer\n"
+        "libs = {'ours': MsgpackSerializer(), 'theirs': JsonPlusSerializer()}\n"
+        "names = sys.argv[2].split(',')\n"
+    )
+    write = (
+        "import sys, shop\n" + serializers + "for name in names:\n"
+        "    kind, blob = libs[name].dumps_typed({'item': shop.Item('a1')})\n"
+        "    open(sys.argv[1] + '/' + name, 'wb').write(kind.encode() + b'\\n' + blob)\n"
+    )
+    read = (
+        "import sys, json\n" + serializers + "out = {}\n"
+        "for name in names:\n"
+        "    kind, blob = open(sys.argv[1] + '/' + name, 'rb').read().split(b'\\n', 1)\n"
+        "    value = libs[name].loads_typed((kind.decode(), blob))['item']\n"
+        "    out[name] = value if isinstance(value, dict) else type(value).__name__\n"
+        "out['imported'] = 'shop' in sys.modules\n"
+        "print(json.dumps(out))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path])}
+
+    def run(script: str, names: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", script, str(tmp_path), names],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return json.loads(done.stdout) if done.stdout.strip() else {}
+
+    run(write, "ours,theirs")
+    assert run(read, "ours") == {
+        "ours": {"__type__": "shop.Item", "sku": "a1"},
+        "imported": False,
+    }
+    assert run(read, "theirs") == {"theirs": "Item", "imported": True}  # LangGraph imported it
+
+
+class Count(TypedDict):
+    n: int
+
+
+def count_graph(api: Api, trace: Trace, node: Any) -> Any:
+    """START → a → b, ``a`` being ``node``."""
+
+    def b(state: Count) -> dict:
+        trace.ran("b")
+        return {"n": state["n"] + 10}
+
+    return (
+        api.StateGraph(Count)
+        .add_node("a", node)
+        .add_node("b", b)
+        .add_edge(api.START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=api.MemorySaver())
+    )
+
+
+async def test_a_config_parameter_annotated_dict_still_gets_the_config():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def a(state: Count, config: dict) -> dict:
+            trace.ran("a")
+            return {"n": len(config["configurable"]["thread_id"])}
+
+        cfg = {"configurable": {"thread_id": "typed"}}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # LangGraph warns about the annotation
+            g = count_graph(api, trace, a)
+            await trace.run("run", g.ainvoke({"n": 0}, cfg))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"] == {"n": 15}
+    # LangGraph passes nothing for a `config: dict` parameter (it warns), so the call fails
+    assert theirs["run"]["raised"] == "TypeError"
+
+
+async def test_durability_exit_still_saves_every_step():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def a(state: Count) -> dict:
+            trace.ran("a")
+            return {"n": state["n"] + 1}
+
+        g = count_graph(api, trace, a)
+        cfg = {"configurable": {"thread_id": "exit"}}
+        await trace.run("run", g.ainvoke({"n": 0}, cfg, durability="exit"))
+        trace.note("checkpoints", await checkpoint_count(g, cfg))
+        cfg = {"configurable": {"thread_id": "bogus"}}
+        await trace.run("unknown", g.ainvoke({"n": 0}, cfg, durability="bogus"))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"] == theirs["run"] == {"n": 11}
+    # the debugger needs every step: durability="exit" saves them all, like "sync"
+    assert ours["checkpoints"] == 4
+    assert theirs["checkpoints"] == 1
+    assert ours["unknown"]["raised"] == "ValueError"
+    assert "Unknown durability 'bogus'" in ours["unknown"]["message"]
+    assert theirs["unknown"] == {"n": 11}

@@ -14,6 +14,7 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
 )
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
+from durable_debug.checkpoint.objects import allow_types
 from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
 from durable_debug.checkpoint.redis import AsyncRedisSaver, RedisSaver
 from durable_debug.checkpoint.serde import (
@@ -45,6 +46,7 @@ __all__ = [
     "SerdeError",
     "SqliteSaver",
     "UnsupportedValueError",
+    "allow_types",
     "register_type",
     "saver_from_url",
 ]

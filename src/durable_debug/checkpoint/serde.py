@@ -1,8 +1,10 @@
 """The serializer: msgpack with a closed set of extension types, and no pickle anywhere.
 
-Loading a blob never imports a module or calls anything that was not named in advance: the
-built-in extension types are fixed, and the user's own dataclasses, pydantic models and Enums are
-loaded only if they were registered, by a name chosen at registration.
+Loading a blob never imports a module or calls anything the blob chooses: the built-in
+extension types are fixed, and a dataclass, pydantic model or Enum is rebuilt only when its
+class is trusted (see :mod:`durable_debug.checkpoint.objects`); otherwise it loads as a dict of
+its fields tagged with the class name. Saving those needs no registration; registering gives a
+class a stable name. Namedtuples are saved and loaded only when registered:
 
     from durable_debug import register_type
 
@@ -39,6 +41,8 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import msgpack
+
+from durable_debug.checkpoint import objects
 
 __all__ = [
     "CorruptPayloadError",
@@ -123,9 +127,9 @@ def with_location(**where: str | None) -> Iterator[None]:
 
 MAX_DEPTH = 128
 """Default :attr:`Limits.max_depth`. Real states nest a few dozen levels at most; each level
-of extension types costs about 1.3 KiB of C stack while loading, so 128 levels fit in the
-256 KiB stack of the smallest threads Python runs on, and Python copies, compares and prints
-a value this deep without reaching its recursion limit."""
+of extension types costs about 1.3 KiB of C stack while loading, so 128 levels fit in a
+thread with a 256 KiB stack (measured; 200 levels do not), and Python copies, compares and
+prints a value this deep without reaching its recursion limit."""
 
 MAX_BYTES = 256 * 1024 * 1024
 """Default :attr:`Limits.max_bytes` (256 MiB): far above a real channel value."""
@@ -156,7 +160,8 @@ class Limits:
     """Deepest nesting of containers (list, dict, tuple, set, dataclass, model) and extension
     types together; the JSON columns of the SQL savers obey it too."""
     max_bytes: int = MAX_BYTES
-    """Largest serialized value, after decompression."""
+    """Largest serialized value, after decompression; also the most the payloads of
+    extension values nested in each other may hold together."""
     max_items: int = MAX_ITEMS
     """Most items one list, map, set or tuple may declare."""
 
@@ -218,6 +223,7 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     """:func:`nesting_depth`, and the type of a buffer (bytearray, memoryview) found inside."""
     scalars = _SCALARS
     only_scalars = scalars.issuperset
+    models = objects.PYDANTIC_CLASSES
     level: Iterable[Any] = (value,)
     depth = 0
     buffer: type | None = None
@@ -229,6 +235,8 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             seq: Any
             if cls is dict or cls is list or cls is tuple:
                 seq = obj.values() if cls is dict else obj
+            elif cls in models:  # a model class saved before (chat messages)
+                seq = list(obj.__dict__.values())
             elif isinstance(obj, dict):
                 seq = obj.values()
             elif isinstance(obj, (list, tuple, set, frozenset)):
@@ -372,9 +380,7 @@ class MsgpackSerializer:
         # msgpack writes a bytearray as bytes without asking: mark them first (rarely needed).
         marked = _mark_buffers(obj) if buffer is not None else obj
         try:
-            payload = msgpack.packb(
-                marked, default=self._encode, use_bin_type=True, strict_types=True
-            )
+            payload = _Encoding(self).pack(marked, top=True)
         except SerdeError:
             raise
         except OverflowError:
@@ -403,10 +409,12 @@ class MsgpackSerializer:
         """Serialize ``obj`` to bytes (the payload of :meth:`dumps_typed`)."""
         return self.dumps_typed(obj)[1]
 
-    def _encode(self, obj: Any) -> Any:
-        ext = msgpack.ExtType
-        pack = self._packb
+    def _encode(self, obj: Any, enc: _Encoding) -> Any:
+        ext = enc.ext
+        pack = enc.pack
         cls = type(obj)
+        if cls in objects.PYDANTIC_CLASSES:  # the common case of chat states: messages
+            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
         if cls is tuple:
             return ext(_TUPLE, pack(list(obj)))
         if isinstance(obj, enum.Enum):
@@ -466,8 +474,8 @@ class MsgpackSerializer:
             fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
             return ext(_DATACLASS, pack([name, fields]))
         if _is_pydantic(cls):
-            name = self._registered(obj)
-            return ext(_PYDANTIC, pack([name, dict(obj)]))
+            objects.PYDANTIC_CLASSES.add(cls)
+            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
         raise UnsupportedValueError(
             f"a value of type {_type_name(obj)} cannot be saved in a checkpoint; save plain "
             "data (dict, list, str, int, float, bool, None, bytes, bytearray, datetime, UUID, "
@@ -476,13 +484,13 @@ class MsgpackSerializer:
             "namedtuple" + ("; convert a memoryview with bytes(...)" if cls is memoryview else "")
         )
 
-    def _packb(self, obj: Any) -> bytes:
-        return msgpack.packb(obj, default=self._encode, use_bin_type=True, strict_types=True)
-
     def _registered(self, obj: Any, kind: str = "", instead: str = "") -> str:
+        """The name ``obj``'s class is saved under (see :mod:`.objects`); a namedtuple's class
+        must be registered."""
+        if kind != "namedtuple":
+            return objects.name_for_saving(self.registry, type(obj))
         name = self.registry.name_of(type(obj))
         if name is None:
-            kind = kind or ("Enum" if isinstance(obj, enum.Enum) else "class")
             raise UnsupportedValueError(
                 f"the {kind} {_type_name(obj)} is not registered, so its values cannot be "
                 f"saved; call durable_debug.register_type({type(obj).__qualname__}) once "
@@ -532,17 +540,11 @@ class MsgpackSerializer:
             raise self._too_deep(CorruptPayloadError, "the blob")
         return value
 
-    def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
-        cls = self.registry.lookup(name) if isinstance(name, str) else None
-        if cls is None:
-            raise CorruptPayloadError(
-                f"the blob holds a {kind} named {name!r:.120} that is not registered in this "
-                "process; if it is your class, call durable_debug.register_type on it before "
-                "loading (nothing was imported)"
-            )
-        if not expect(cls):
-            raise CorruptPayloadError(f"{name!r} is registered but is not a {kind}")
-        return cls
+    def _user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type | None:
+        """The class to rebuild a stored object with; None: load it as a tagged dict."""
+        if not isinstance(name, str):
+            raise CorruptPayloadError(f"the blob holds a {kind} whose name is {name!r:.120}")
+        return objects.class_for_loading(self.registry, name, expect)
 
 
 class _Buffer(bytes):
@@ -585,21 +587,74 @@ def _sorted_if_possible(items: Any) -> list[Any]:
         return list(items)
 
 
+class _Encoding:
+    """One :meth:`MsgpackSerializer.dumps_typed` call. Measures the chains of extension
+    payloads nested in each other the way :class:`_Decoding` will count them when loading,
+    so that whatever is saved loads back."""
+
+    __slots__ = ("below", "last", "serde")
+
+    def __init__(self, serde: MsgpackSerializer) -> None:
+        self.serde = serde
+        self.below: list[int] = []
+        """Per payload being packed: the longest chain of extension payloads inside it."""
+        self.last = 0
+        """That chain for the payload :meth:`pack` returned last, for :meth:`ext`."""
+
+    def encode(self, obj: Any) -> Any:
+        """msgpack's ``default``."""
+        return self.serde._encode(obj, self)
+
+    def pack(self, obj: Any, *, top: bool = False) -> bytes:
+        """Pack the whole value (``top``), or the payload of an extension type."""
+        if top:
+            return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
+        self.below.append(0)
+        try:
+            return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
+        finally:
+            self.last = self.below.pop()
+
+    def ext(self, code: int, payload: bytes) -> msgpack.ExtType:
+        """The extension value ``code`` around ``payload`` (just packed, or plain bytes)."""
+        chain = len(payload) + self.last
+        self.last = 0
+        limits = self.serde.limits
+        if chain > limits.max_bytes:
+            raise UnsupportedValueError(
+                "extension values (tuples, sets, dataclasses…) nested in each other hold "
+                f"{chain} bytes together, more than the limit of {limits.max_bytes} that "
+                f"loading enforces; {limits.hint('max_bytes')}"
+            )
+        if self.below:
+            self.below[-1] = max(self.below[-1], chain)
+        return msgpack.ExtType(code, payload)
+
+
+_STACK_LEVELS = 1
+"""Extension levels unpacked by :func:`msgpack.unpackb`, which keeps about 40 KiB of state on
+the C stack per call (measured: five such frames overflow a 256 KiB thread stack). One level
+covers most real values (a tuple or datetime in a list) and leaves room for ``max_depth``
+levels of :class:`msgpack.Unpacker` below it."""
+
+
 class _Decoding:
     """One :meth:`MsgpackSerializer.loads` call: counts extension levels against the limit.
 
     An extension payload (a tuple, a dataclass…) is itself msgpack, unpacked from inside the
-    outer unpacking. Nested payloads are read by a :class:`msgpack.Unpacker`, whose state
-    lives on the heap rather than on the C stack, and no deeper than ``max_depth`` levels: a
-    payload nesting extensions hundreds deep is refused instead of overflowing the stack.
+    outer unpacking. Past the first :data:`_STACK_LEVELS` levels, payloads are read by a
+    :class:`msgpack.Unpacker`, whose state lives on the heap rather than on the C stack, and no
+    deeper than ``max_depth`` levels: a payload nesting extensions hundreds deep is refused
+    instead of overflowing the stack.
     """
 
-    __slots__ = ("depth", "limits", "serde")
+    __slots__ = ("depth", "held", "limits", "serde")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
         self.limits = serde.limits
         self.depth = 0
+        self.held = 0
 
     def _lengths(self, size: int) -> dict[str, int]:
         # msgpack already refuses a declared length beyond the bytes it was given; only a
@@ -623,6 +678,9 @@ class _Decoding:
     def unpack(self, payload: bytes) -> Any:
         """Unpack the payload of an extension type: exactly one value."""
         size = len(payload)
+        if self.depth <= _STACK_LEVELS and size <= self.limits.max_items:
+            # The common case, quicker; msgpack bounds declared lengths by the size itself.
+            return msgpack.unpackb(payload, ext_hook=self.ext, raw=False, strict_map_key=False)
         unpacker = msgpack.Unpacker(
             ext_hook=self.ext,
             raw=False,
@@ -644,20 +702,32 @@ class _Decoding:
             raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
         if self.depth >= self.limits.max_depth:
             raise self.serde._too_deep(CorruptPayloadError, "the blob")
+        # Each open level holds a copy of its payload: bound their sum, not just each one.
+        size = len(payload)
+        if self.held + size > self.limits.max_bytes:
+            raise CorruptPayloadError(
+                "extension values nested in each other hold more than "
+                f"{self.limits.max_bytes} bytes together; {self.limits.hint('max_bytes')} "
+                "if it is genuine"
+            )
         self.depth += 1
+        self.held += size
         try:
             return decoder(self, payload)
         finally:
             self.depth -= 1
+            self.held -= size
 
-    def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type:
-        """The registered class ``name``, which must be a ``kind``."""
+    def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type | None:
+        """The class ``name`` to rebuild a ``kind`` with; None: load it as a tagged dict."""
         return self.serde._user_type(name, expect, kind)
 
 
 def _decode_enum(dec: _Decoding, payload: bytes) -> Any:
     name, value = dec.unpack(payload)
     cls = dec.user_type(name, lambda c: issubclass(c, enum.Enum), "Enum")
+    if cls is None:
+        return objects.unloaded(name, value, enum_value=True)
     return cls(value)
 
 
@@ -666,6 +736,8 @@ def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
     cls = dec.user_type(name, dataclasses.is_dataclass, "dataclass")
     if not isinstance(fields, dict):
         raise CorruptPayloadError(f"the fields of dataclass {name!r} are not a map")
+    if cls is None:
+        return objects.unloaded(name, fields)
     init = {f.name for f in dataclasses.fields(cls) if f.init}
     obj = cls(**{k: v for k, v in fields.items() if k in init})
     for key, value in fields.items():
@@ -677,7 +749,10 @@ def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
 def _decode_pydantic(dec: _Decoding, payload: bytes) -> Any:
     name, fields = dec.unpack(payload)
     cls = dec.user_type(name, _is_pydantic, "pydantic model")
-    return cls.model_validate(fields)  # type: ignore[attr-defined]
+    if cls is None:
+        return objects.unloaded(name, fields)
+    # Fields as saved, without running validators: no code of the class runs on load.
+    return cls.model_construct(**fields)  # type: ignore[attr-defined]
 
 
 def _decode_text(convert: Callable[[str], Any]) -> Callable[[_Decoding, bytes], Any]:
@@ -711,6 +786,12 @@ def _decode_ordered_dict(dec: _Decoding, payload: bytes) -> Any:
 def _decode_namedtuple(dec: _Decoding, payload: bytes) -> Any:
     name, values = dec.unpack(payload)
     cls: Any = dec.user_type(name, _is_namedtuple, "namedtuple")
+    if cls is None:
+        raise CorruptPayloadError(
+            f"the blob holds a namedtuple named {name!r:.120} that is not registered in this "
+            "process; if it is your class, call durable_debug.register_type on it before "
+            "loading (nothing was imported)"
+        )
     if not (isinstance(values, list) and len(values) == len(cls._fields)):
         raise CorruptPayloadError(f"the namedtuple {name!r} has {len(cls._fields)} fields")
     return cls._make(values)

@@ -5,7 +5,16 @@ from durable_debug.graph import StateGraph, START, END
 
 from __future__ import annotations
 
+from durable_debug.graph.cache import CachePolicy, InMemoryCache
+from durable_debug.graph.calls import (
+    Runtime,
+    get_config,
+    get_runtime,
+    get_store,
+    get_stream_writer,
+)
 from durable_debug.graph.interrupts import interrupt
+from durable_debug.graph.message import MessagesState, add_messages
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.state import StateGraph
 from durable_debug.graph.types import (
@@ -18,27 +27,40 @@ from durable_debug.graph.types import (
     Interrupt,
     InvalidUpdateError,
     NodeInterrupt,
+    Overwrite,
     PregelTask,
     RetryPolicy,
     Send,
     StateSnapshot,
 )
+from durable_debug.graph.update import StateUpdate
 
 __all__ = [
     "END",
     "START",
+    "CachePolicy",
     "Command",
     "CompiledStateGraph",
     "EmptyInputError",
     "GraphInterrupt",
     "GraphRecursionError",
+    "InMemoryCache",
     "Interrupt",
     "InvalidUpdateError",
+    "MessagesState",
     "NodeInterrupt",
+    "Overwrite",
     "PregelTask",
     "RetryPolicy",
+    "Runtime",
     "Send",
     "StateGraph",
     "StateSnapshot",
+    "StateUpdate",
+    "add_messages",
+    "get_config",
+    "get_runtime",
+    "get_store",
+    "get_stream_writer",
     "interrupt",
 ]

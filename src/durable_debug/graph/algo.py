@@ -100,6 +100,8 @@ class Task:
     """None (not run), "done", "error", "interrupt" or "cancelled"."""
     error: BaseException | None = None
     interrupts: tuple[Interrupt, ...] = ()
+    cached: bool = False
+    """True when its writes came from the node's cache (the node did not run)."""
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -264,7 +266,7 @@ def prepare_tasks(
             else:
                 if state_input is MISSING:
                     state_input = graph.read_state(channels)
-                task.input = graph.schema.to_input(state_input)
+                task.input = (spec.input_schema or graph.schema).to_input(state_input)
         tasks.append(task)
     return tasks
 
@@ -311,11 +313,22 @@ def apply_writes(
         for ch in graph.ephemeral_channels:
             if ch not in grouped and channels[ch].update(()):
                 updated.add(ch)
+        if graph.deferred_channels and not _triggers_any(graph, channels, updated):
+            # Nothing else would run: release the deferred nodes (LangGraph's "finish").
+            updated.update(ch for ch in graph.deferred_channels if channels[ch].finish())
     if updated:
         version = next_version(max(versions.values(), default=None), new_checkpoint_id)
         for ch in updated:
             versions[ch] = version
     return versions, seen_by, updated
+
+
+def _triggers_any(
+    graph: CompiledStateGraph, channels: Mapping[str, Channel], updated: set[str]
+) -> bool:
+    """True if one of the ``updated`` channels now holds a value that schedules a task."""
+    live = {ch for ch in updated if channels[ch].is_available()}
+    return TASKS in live or bool(graph.nodes_triggered_by(live))
 
 
 def make_checkpoint(

@@ -15,7 +15,7 @@ from typing import Any
 
 from typing_extensions import Self
 
-from durable_debug.graph.types import InvalidUpdateError
+from durable_debug.graph.types import InvalidUpdateError, Overwrite
 
 __all__ = [
     "MISSING",
@@ -23,7 +23,9 @@ __all__ = [
     "Channel",
     "EphemeralValue",
     "LastValue",
+    "LastValueAfterFinish",
     "NamedBarrierValue",
+    "NamedBarrierValueAfterFinish",
     "Topic",
 ]
 
@@ -40,6 +42,18 @@ class _Missing:
 
 MISSING: Any = _Missing()
 """Sentinel for "this channel holds no value"."""
+OVERWRITE = "__overwrite__"
+"""Key of the dict form of an :class:`Overwrite` write."""
+
+
+def overwrite_value(write: Any) -> Any:
+    """The value an :class:`Overwrite` write (or its dict form ``{"__overwrite__": v}``)
+    replaces a reducer key with; MISSING for an ordinary write."""
+    if isinstance(write, Overwrite):
+        return write.value
+    if isinstance(write, dict) and len(write) == 1 and OVERWRITE in write:
+        return write[OVERWRITE]
+    return MISSING
 
 
 class Channel:
@@ -78,6 +92,11 @@ class Channel:
 
     def consume(self) -> bool:
         """Called when a node triggered by this channel ran; True if that changed it."""
+        return False
+
+    def finish(self) -> bool:
+        """Called when the run has no task left; True if the channel became available (the
+        triggers of deferred nodes)."""
         return False
 
     def checkpoint(self) -> Any:
@@ -130,8 +149,18 @@ class BinaryOperatorAggregate(Channel):
         if not values:
             return False
         value = self.value
+        overwritten = False
         for item in values:
-            value = item if value is MISSING else self.operator(value, item)
+            replacement = overwrite_value(item)
+            if replacement is not MISSING:
+                if overwritten:
+                    raise InvalidUpdateError(
+                        f"At key '{self.key}': two Overwrite values in one step; only one "
+                        "node may overwrite a reducer key per step"
+                    )
+                value, overwritten = replacement, True
+            elif not overwritten:  # after an Overwrite, the step's other writes are dropped
+                value = item if value is MISSING else self.operator(value, item)
         self.value = value
         return True
 
@@ -206,3 +235,95 @@ class NamedBarrierValue(Channel):
             self.value = MISSING
             return True
         return False
+
+
+class LastValueAfterFinish(Channel):
+    """The trigger of a deferred node (``add_node(..., defer=True)``): holds the last value
+    written, but is available only once the run has nothing else to do (:meth:`finish`)."""
+
+    __slots__ = ("finished",)
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.finished = False
+
+    def copy(self) -> Self:
+        new = super().copy()
+        new.finished = self.finished
+        return new
+
+    def is_available(self) -> bool:
+        return self.value is not MISSING and self.finished
+
+    def get(self) -> Any:
+        return self.value if self.finished else MISSING
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            return False
+        self.value, self.finished = values[-1], False
+        return True
+
+    def finish(self) -> bool:
+        if self.finished or self.value is MISSING:
+            return False
+        self.finished = True
+        return True
+
+    def consume(self) -> bool:
+        if not self.finished:
+            return False
+        self.value, self.finished = MISSING, False
+        return True
+
+    def checkpoint(self) -> Any:
+        return MISSING if self.value is MISSING else [self.value, self.finished]
+
+    def restore(self, value: Any) -> None:
+        self.value, self.finished = _after_finish(self.key, value)
+
+
+class NamedBarrierValueAfterFinish(NamedBarrierValue):
+    """The join into a deferred node: complete once every source wrote, available only once
+    the run has nothing else to do."""
+
+    __slots__ = ("finished",)
+
+    def __init__(self, key: str, names: Sequence[str]) -> None:
+        super().__init__(key, names)
+        self.finished = False
+
+    def copy(self) -> Self:
+        new = super().copy()
+        new.finished = self.finished
+        return new
+
+    def is_available(self) -> bool:
+        return self.finished and super().is_available()
+
+    def finish(self) -> bool:
+        if self.finished or not super().is_available():
+            return False
+        self.finished = True
+        return True
+
+    def consume(self) -> bool:
+        if not self.finished:
+            return False
+        self.value, self.finished = MISSING, False
+        return True
+
+    def checkpoint(self) -> Any:
+        return MISSING if self.value is MISSING else [self.value, self.finished]
+
+    def restore(self, value: Any) -> None:
+        self.value, self.finished = _after_finish(self.key, value)
+
+
+def _after_finish(key: str, stored: Any) -> tuple[Any, bool]:
+    if not (isinstance(stored, (list, tuple)) and len(stored) == 2):
+        raise InvalidUpdateError(
+            f"Channel {key!r}: a deferred node's trigger must be stored as [value, finished], "
+            f"found {stored!r:.80}"
+        )
+    return stored[0], bool(stored[1])

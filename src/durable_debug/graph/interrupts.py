@@ -22,7 +22,7 @@ from typing import Any
 
 from durable_debug.graph.types import GraphInterrupt, Interrupt
 
-__all__ = ["Scratchpad", "interrupt", "is_resume_map", "match_resume"]
+__all__ = ["Scratchpad", "interrupt", "is_resume_map", "match_resume", "next_interrupt_id"]
 
 
 @dataclass
@@ -81,6 +81,19 @@ def interrupt(value: Any) -> Any:
     if index < len(scratchpad.resume):
         return scratchpad.resume[index]
     raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(scratchpad.task_id, index))])
+
+
+def next_interrupt_id() -> str:
+    """The id the next interrupt of the running node gets (for ``NodeInterrupt``), or a
+    fixed placeholder outside a node."""
+    from durable_debug.graph.algo import interrupt_id
+
+    scratchpad = _SCRATCHPAD.get()
+    if scratchpad is None:
+        return "placeholder-id"
+    index = scratchpad.counter
+    scratchpad.counter += 1
+    return interrupt_id(scratchpad.task_id, index)
 
 
 _INTERRUPT_ID = re.compile(r"^[0-9a-f]{32}$")

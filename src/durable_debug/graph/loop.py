@@ -14,9 +14,11 @@ Each super-step saves every task's writes the moment it finishes, then one check
 from __future__ import annotations
 
 import asyncio
+import collections
 import datetime as _dt
-from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
     ERROR,
@@ -48,9 +50,11 @@ from durable_debug.graph.algo import (
     read_pending_writes,
     restore_channels,
 )
+from durable_debug.graph.calls import Runtime
 from durable_debug.graph.interrupts import match_resume
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
+from durable_debug.graph.streams import Producers
 from durable_debug.graph.types import (
     START,
     Command,
@@ -64,12 +68,25 @@ if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["DEFAULT_RECURSION_LIMIT", "RunLoop"]
+__all__ = ["DEFAULT_RECURSION_LIMIT", "DURABILITY", "Durability", "RunLoop", "check_durability"]
 
 DEFAULT_RECURSION_LIMIT = 10_000
 """Steps a run may take before GraphRecursionError (LangGraph 1.2's default is about this)."""
 
 Event = tuple[str, Any]
+
+Durability = Literal["sync", "async", "exit"]
+DURABILITY: tuple[str, ...] = ("sync", "async", "exit")
+"""LangGraph's ``durability=`` values. Every one saves each step before the next one starts
+(``"async"`` and ``"exit"`` are never weaker than ``"sync"`` here; see docs/engine.md)."""
+
+
+def check_durability(durability: str | None) -> None:
+    """Raise ValueError naming a ``durability`` that is not one of :data:`DURABILITY`."""
+    if durability is not None and durability not in DURABILITY:
+        raise ValueError(
+            f"Unknown durability {durability!r}; use one of {', '.join(map(repr, DURABILITY))}"
+        )
 
 
 class RunLoop:
@@ -84,11 +101,31 @@ class RunLoop:
         modes: frozenset[str] = frozenset(),
         interrupt_before: tuple[str, ...] | None = None,
         interrupt_after: tuple[str, ...] | None = None,
+        context: Any = None,
     ) -> None:
         self.graph = graph
         self.input = input
         self.config: RunnableConfig = dict(config or {})
-        self.modes = modes
+        self.producers = Producers(modes)
+        self.outbox: list[Event] = []
+        """``(mode, chunk)`` pairs produced and not yet yielded."""
+        self.held: list[Event] = []
+        """Chunks reporting a lone task's result, released once its checkpoint is saved."""
+        self.live: collections.deque[Event] = collections.deque()
+        """Chunks written by running nodes (custom, messages), from any thread."""
+        self._wake: asyncio.Event | None = None
+        self.runtime: Runtime[Any] = Runtime(context=context, store=graph.store)
+        if self.producers.wants("custom"):
+            self.runtime = self.runtime.override(stream_writer=self._write_custom)
+        self.message_tap: Any = None
+        """Reports chat model output to the ``messages`` stream (see ``chat_stream.py``)."""
+        if self.producers.wants("message"):
+            from durable_debug.graph.chat_stream import make_message_tap
+
+            self.message_tap = make_message_tap(self._write_message)
+            callbacks = self.config.get("callbacks")
+            others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
+            self.config["callbacks"] = [*others, self.message_tap]
         self.saver = graph.checkpointer
         self.interrupt_before = (
             graph.interrupt_before if interrupt_before is None else interrupt_before
@@ -106,14 +143,12 @@ class RunLoop:
     # -- driving -----------------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[Event]:
-        """Run to the end, yielding ``(mode, payload)`` for every requested stream mode."""
-        events: list[Event] = []
+        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode."""
         await self._load()
-        await self._begin(events)
-        for event in events:
+        await self._begin()
+        for event in self._drain():
             yield event
         while True:
-            events.clear()
             tasks = prepare_tasks(
                 self.graph,
                 self.checkpoint,
@@ -135,8 +170,9 @@ class RunLoop:
             if not tasks:
                 break
             if self._should_interrupt(self.interrupt_before, tasks):
-                if "updates" in self.modes:
-                    yield "updates", {"__interrupt__": ()}
+                self._emit("static_interrupt", _nothing)
+                for event in self._drain():
+                    yield event
                 break
             async for event in self._run_tasks(tasks):
                 yield event
@@ -144,19 +180,53 @@ class RunLoop:
             if self.interrupts:
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
-                if "values" in self.modes:
-                    yield "values", {**self.values, "__interrupt__": self.interrupts}
-                if "updates" in self.modes:
-                    yield "updates", {"__interrupt__": self.interrupts}
+                self._emit(
+                    "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
+                )
+                for event in self._drain():
+                    yield event
                 return
-            await self._finish_step(tasks, events)
-            for event in events:
+            await self._finish_step(tasks)
+            for event in self._drain():
                 yield event
             if self._should_interrupt(self.interrupt_after, tasks):
-                if "updates" in self.modes:
-                    yield "updates", {"__interrupt__": ()}
+                self._emit("static_interrupt", _nothing)
+                for event in self._drain():
+                    yield event
                 break
         self.values = self.graph.read_state(self.channels)
+
+    def _emit(self, kind: str, build: Callable[[], Any]) -> None:
+        """Report one event; the requested modes turn it into chunks (see ``streams.py``)."""
+        if self.producers.wants(kind):
+            self.outbox.extend(self.producers.chunks(kind, build))
+
+    def _drain(self) -> list[Event]:
+        events: list[Event] = []
+        while self.live:  # written by a node after the last wake-up
+            events.append(self.live.popleft())
+        events += self.outbox
+        self.outbox = []
+        return events
+
+    def _write_custom(self, chunk: Any) -> None:
+        """The ``writer`` of a node: a ``"custom"`` chunk, from the loop or a worker thread."""
+        self._write_live("custom", chunk)
+
+    def _write_message(self, pair: tuple[Any, dict[str, Any]]) -> None:
+        """A ``(message, metadata)`` pair from a running node (see ``chat_stream.py``)."""
+        self._write_live("message", pair)
+
+    def _write_live(self, kind: str, payload: Any) -> None:
+        """Report an event of a running node, from the loop or a worker thread."""
+        self.live.extend(self.producers.chunks(kind, lambda: payload))
+        wake = self._wake
+        if wake is not None:
+            loop = self._aio_loop
+            if threading.get_ident() == self._loop_thread:
+                wake.set()
+            else:
+                loop.call_soon_threadsafe(wake.set)
 
     # -- start -------------------------------------------------------------------------------
 
@@ -191,6 +261,7 @@ class RunLoop:
             self.saved_versions = {}
             self.pending, self.null_writes = {}, []
         self.has_saved = saved is not None
+        self.metadata: CheckpointMetadata = saved.metadata if saved else {}
         self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
         self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
         self.candidates: set[str] | None = None
@@ -199,17 +270,17 @@ class RunLoop:
         self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
         """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
 
-    async def _begin(self, events: list[Event]) -> None:
+    async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
         if self.input is None or isinstance(self.input, Command):
-            await self._resume(self.input, events)
+            await self._resume(self.input)
         else:
-            await self._start(self.input, events)
+            await self._start(self.input)
         self.stop = self.step + self.recursion_limit + 1
 
-    async def _start(self, input: Any, events: list[Event]) -> None:
+    async def _start(self, input: Any) -> None:
         # Validate before saving anything: a bad key must not leave an input checkpoint behind.
-        self.graph.schema.updates_from(input, where="The graph input")
+        self.graph.input_updates(input)
         discarded: list[Task] = []
         if self.has_saved:
             # Fresh input discards what the thread still had scheduled (the "classic bug" of
@@ -222,10 +293,9 @@ class RunLoop:
                 checkpoint_ns=self.checkpoint_ns,
             )
         await self._save_checkpoint(discarded, "input", extra_writes=[(START, input)])
-        if "debug" in self.modes:
-            events.append(("debug", self._debug_checkpoint()))
+        self._emit("checkpoint", self._debug_checkpoint)
 
-    async def _resume(self, command: Command | None, events: list[Event]) -> None:
+    async def _resume(self, command: Command | None) -> None:
         """Continue the thread from the loaded checkpoint.
 
         As in LangGraph 1.2, a run that *addresses* a checkpoint by id without answering an
@@ -275,10 +345,11 @@ class RunLoop:
         self.checkpoint = replace_checkpoint(self.checkpoint, versions_seen=seen)
         if forks:
             await self._save_fork()
-            if "debug" in self.modes:
-                events.append(("debug", self._debug_checkpoint()))
-        if "values" in self.modes:
-            events.append(("values", self.graph.read_state(self.channels)))
+            self._emit("checkpoint", self._debug_checkpoint)
+            self._emit("values", lambda: self.graph.read_state(self.channels))
+        else:  # the checkpoint the run resumes from, as LangGraph reports it
+            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_fork(self) -> None:
         """Start a new branch: a copy of the addressed checkpoint (with any Command writes)
@@ -324,12 +395,14 @@ class RunLoop:
             elif record.resume:
                 task.resume = record.resume
         to_run = [t for t in tasks if t.status is None]
-        if "debug" in self.modes:
-            for task in to_run:
-                if task.name != START:
-                    yield "debug", self._debug_event("task", task)
+        for task in to_run:
+            if task.name != START:
+                self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
+        for event in self._drain():
+            yield event
         step = self.step + 1
-        if len(to_run) == 1:
+        alone = len(to_run) == 1
+        if alone and not self.producers.live:
             await run_task(
                 self.graph,
                 to_run[0],
@@ -338,67 +411,94 @@ class RunLoop:
                 config=self.config,
                 checkpoint_id=self.checkpoint["id"],
                 alone=True,
+                runtime=self.runtime,
             )
-            async for event in self._task_done(to_run[0], defer=True):
-                yield event
+            await self._task_done(to_run[0], defer=True)
         elif to_run:
-            running = {
-                asyncio.ensure_future(
-                    run_task(
-                        self.graph,
-                        task,
-                        self.channels,
-                        step=step,
-                        config=self.config,
-                        checkpoint_id=self.checkpoint["id"],
-                        alone=False,
-                    )
-                ): task
-                for task in to_run
-            }
-            try:
-                pending = set(running)
-                while pending:
-                    done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-                    for future in sorted(done, key=lambda f: running[f].sort_key):
-                        future.result()
-                        async for event in self._task_done(running[future]):
-                            yield event
-                    if any(running[f].status == "error" for f in done) and pending:
-                        # Fail fast like LangGraph: the siblings still running are cancelled,
-                        # recorded as such, and run again on resume.
-                        for future in pending:
-                            future.cancel()
-                        await asyncio.gather(*pending, return_exceptions=True)
-                        for future in sorted(pending, key=lambda f: running[f].sort_key):
-                            cancelled = running[future]
-                            cancelled.status = "cancelled"
-                            cancelled.error = asyncio.CancelledError()
-                            if self.saver is not None:
-                                await self._save_error(cancelled)
-                        pending = set()
-            finally:
-                for future in running:
-                    if not future.done():
-                        future.cancel()
+            async for event in self._run_concurrently(to_run, step, defer=alone):
+                yield event
         failed = [t for t in to_run if t.status == "error"]
         if failed:
             assert failed[0].error is not None
             raise failed[0].error
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
+        for event in self._drain():
+            yield event
 
-    async def _task_done(self, task: Task, *, defer: bool = False) -> AsyncIterator[Event]:
+    async def _run_concurrently(
+        self, to_run: list[Task], step: int, *, defer: bool
+    ) -> AsyncIterator[Event]:
+        """Run tasks as concurrent futures, yielding each one's chunks as it is saved (and
+        what running nodes write to the ``custom`` stream as they write it)."""
+        self._aio_loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._wake = asyncio.Event()
+        running: dict[asyncio.Future[None], Task] = {
+            asyncio.ensure_future(
+                run_task(
+                    self.graph,
+                    task,
+                    self.channels,
+                    step=step,
+                    config=self.config,
+                    checkpoint_id=self.checkpoint["id"],
+                    alone=False,
+                    runtime=self.runtime,
+                    message_tap=self.message_tap,
+                )
+            ): task
+            for task in to_run
+        }
+        try:
+            pending: set[asyncio.Future[Any]] = set(running)
+            while pending:
+                waker = asyncio.ensure_future(self._wake.wait())
+                done, _ = await asyncio.wait({*pending, waker}, return_when=asyncio.FIRST_COMPLETED)
+                waker.cancel()
+                self._wake.clear()
+                while self.live:
+                    yield self.live.popleft()
+                done.discard(waker)
+                pending -= done
+                for future in sorted(done, key=lambda f: running[f].sort_key):
+                    future.result()
+                    await self._task_done(running[future], defer=defer)
+                for event in self._drain():
+                    yield event
+                if any(running[f].status == "error" for f in done) and pending:
+                    # Fail fast like LangGraph: the siblings still running are cancelled,
+                    # recorded as such, and run again on resume.
+                    for future in pending:
+                        future.cancel()
+                    await asyncio.gather(*pending, return_exceptions=True)
+                    for future in sorted(pending, key=lambda f: running[f].sort_key):
+                        cancelled = running[future]
+                        cancelled.status = "cancelled"
+                        cancelled.error = asyncio.CancelledError()
+                        if self.saver is not None:
+                            await self._save_error(cancelled)
+                    pending = set()
+        finally:
+            self._wake = None
+            for future in running:
+                if not future.done():
+                    future.cancel()
+
+    async def _task_done(self, task: Task, *, defer: bool = False) -> None:
         """Persist one finished task's outcome and report it.
 
         With ``defer``, a successful task's writes are kept for :meth:`_put`, which saves them
         in the same transaction as the checkpoint they produce (a lone task of a step: there
-        is no sibling whose failure its saved writes would have to survive).
+        is no sibling whose failure its saved writes would have to survive), and its chunks
+        are held until then.
         """
+        held = False
         if self.saver is not None:
             if task.status == "done":
                 writes = self._writes_to_save(task)
                 if defer:
                     self.deferred.append((task, writes))
+                    held = True
                 else:
                     await self._save_task_writes(task, writes)
             elif task.status == "interrupt":
@@ -412,10 +512,11 @@ class RunLoop:
                     await self._save_error(task)
             elif task.status == "error":
                 await self._save_error(task)
-        if task.status == "done" and "updates" in self.modes and task.name != START:
-            yield "updates", {task.name: self._task_result(task)}
-        if "debug" in self.modes and task.name != START:
-            yield "debug", self._debug_event("task_result", task)
+        if task.name != START and self.producers.wants("task_result"):
+            chunks = self.producers.chunks(
+                "task_result", lambda: (self._debug_event("task_result", task), task.cached)
+            )
+            (self.held if held else self.outbox).extend(chunks)
 
     def _writes_to_save(self, task: Task) -> list[tuple[str, Any]]:
         """A finished task's writes as saved: START's state writes are left out when the
@@ -439,12 +540,10 @@ class RunLoop:
         assert self.saver is not None
         await self.saver.aput_writes(self.checkpoint_config, [(ERROR, repr(task.error))], task.id)
 
-    async def _finish_step(self, tasks: list[Task], events: list[Event]) -> None:
+    async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
-        if "values" in self.modes:
-            events.append(("values", self.graph.read_state(self.channels)))
-        if "debug" in self.modes:
-            events.append(("debug", self._debug_checkpoint()))
+        self._emit("values", lambda: self.graph.read_state(self.channels))
+        self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_checkpoint(
         self, tasks: list[Task], source: str, extra_writes: list[tuple[str, Any]] | None = None
@@ -475,7 +574,7 @@ class RunLoop:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
-        self.metadata: CheckpointMetadata = checkpoint_metadata(self.config, source, self.step)
+        self.metadata = checkpoint_metadata(self.config, source, self.step)
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
@@ -502,6 +601,9 @@ class RunLoop:
                 raise task.error from None
             self.saved_versions = dict(versions)
             self.parent_config = parent
+        # The step is saved: what its lone task produced may now be reported.
+        self.outbox.extend(self.held)
+        self.held.clear()
 
     def _should_interrupt(self, nodes: tuple[str, ...], tasks: list[Task]) -> bool:
         if not nodes or self.saver is None:
@@ -533,10 +635,22 @@ class RunLoop:
                 "metadata": self.metadata,
                 "next": [t.name for t in tasks],
                 "tasks": [
-                    {"id": t.id, "name": t.name, "interrupts": (), "state": None} for t in tasks
+                    {
+                        "id": t.id,
+                        "name": t.name,
+                        "interrupts": self._pending_interrupts(t.id),
+                        "state": None,
+                    }
+                    for t in tasks
                 ],
             },
         }
+
+    def _pending_interrupts(self, task_id: str) -> tuple[dict[str, Any], ...]:
+        record = self.pending.get(task_id)
+        if record is None or record.finished:
+            return ()
+        return tuple({"value": i.value, "id": i.id} for i in record.interrupts)
 
     def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
         payload: dict[str, Any] = {"id": task.id, "name": task.name}
@@ -544,8 +658,8 @@ class RunLoop:
             payload.update(input=task.input, triggers=task.triggers or ("__pregel_push",))
         else:
             payload.update(
-                error=repr(task.error) if task.error else None,
-                result=self._task_result(task) if task.status == "done" else None,
+                error=task.error,
+                result=(self._task_result(task) or {}) if task.status == "done" else {},
                 interrupts=[{"id": i.id, "value": i.value} for i in task.interrupts],
             )
         return {
@@ -554,6 +668,10 @@ class RunLoop:
             "type": kind,
             "payload": payload,
         }
+
+
+def _nothing() -> None:
+    return None
 
 
 def _path_str(path: tuple[Any, ...]) -> str:

@@ -9,11 +9,11 @@ own writes, and writes the triggers (or Send packets) it picks.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from durable_debug.graph.calls import CallStyle
 from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.types import END, START, Command, InvalidUpdateError, RetryPolicy, Send
@@ -55,7 +55,8 @@ class Branch:
     source: str
     path: Callable[..., Any]
     path_map: Mapping[Hashable, str] | None
-    is_async: bool
+    style: CallStyle
+    """How to call ``path`` (see :mod:`durable_debug.graph.calls`)."""
 
     def destinations(self) -> list[str] | None:
         """Nodes this branch may go to, when known (for drawing)."""
@@ -95,9 +96,10 @@ class NodeSpec:
     name: str
     fn: Callable[..., Any] | None
     """The user's function (None for the virtual START node)."""
-    is_async: bool = False
-    accepts_config: bool = False
-    retry: RetryPolicy | None = None
+    style: CallStyle | None = None
+    """How to call ``fn`` (see :mod:`durable_debug.graph.calls`)."""
+    retry: tuple[RetryPolicy, ...] = ()
+    """Retry policies; a failure is retried by the first one whose ``retry_on`` matches."""
     triggers: tuple[str, ...] = ()
     """Channels whose update makes this node run."""
     edges_to: tuple[str, ...] = ()
@@ -108,21 +110,13 @@ class NodeSpec:
     destinations: tuple[str, ...] = ()
     """Declared ``Command(goto=...)`` targets (for drawing)."""
     metadata: dict[str, Any] = field(default_factory=dict)
-
-
-def node_call_style(fn: Callable[..., Any]) -> tuple[bool, bool]:
-    """Return (is_async, accepts_config) for a node or branch function."""
-    target = fn.__call__ if not inspect.isroutine(fn) and callable(fn) else fn  # type: ignore[operator]
-    is_async = inspect.iscoroutinefunction(target) or inspect.iscoroutinefunction(fn)
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return is_async, False
-    accepts_config = "config" in params or (
-        len([p for p in params.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
-        >= 2
-    )
-    return is_async, accepts_config
+    cache_policy: Any = None
+    """A :class:`~durable_debug.graph.cache.CachePolicy`: results cached by input."""
+    defer: bool = False
+    """Run only when nothing else is left to run (``add_node(..., defer=True)``)."""
+    input_schema: StateSchema | None = None
+    """The schema the node reads when it is not the graph's state schema (its keys may be
+    private channels)."""
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
@@ -169,10 +163,14 @@ def state_writes(schema: StateSchema, node: str, result: Any) -> tuple[dict[str,
 
 
 def fresh_state(
-    schema: StateSchema, channels: Mapping[str, Channel], updates: Mapping[str, Any]
+    schema: StateSchema,
+    channels: Mapping[str, Channel],
+    updates: Mapping[str, Any],
+    reader: StateSchema | None = None,
 ) -> Any:
     """The state as a conditional edge of this task sees it: current values plus the task's
-    own updates (reducers applied), without touching the channels."""
+    own updates (reducers applied), without touching the channels; read through the source
+    node's input schema ``reader`` (default: the state), plus the keys the task wrote."""
     values = {}
     for key in schema.keys:
         channel = channels[key]
@@ -180,12 +178,14 @@ def fresh_state(
         if key in updates:
             new = updates[key]
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:
-                value = channel.operator(value, new)
+                preview = channel.copy()
+                preview.update([new])
+                value = preview.get()
             else:
                 value = new
         if value is not MISSING:
             values[key] = value
-    return schema.to_input(values)
+    return (reader or schema).to_input(values, also=updates)
 
 
 def targets_to_writes(

@@ -13,6 +13,8 @@ running event loop (a Jupyter cell).
 
 from __future__ import annotations
 
+import asyncio
+import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
@@ -25,14 +27,24 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
 )
-from durable_debug.graph.channels import Channel, EphemeralValue, NamedBarrierValue, Topic
+from durable_debug.graph.calls import coerce_context, merge_configs
+from durable_debug.graph.channels import (
+    Channel,
+    EphemeralValue,
+    LastValueAfterFinish,
+    NamedBarrierValue,
+    NamedBarrierValueAfterFinish,
+    Topic,
+)
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
-from durable_debug.graph.loop import RunLoop
+from durable_debug.graph.events import GraphEvents
+from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
+from durable_debug.graph.streams import stream_modes
 from durable_debug.graph.types import START, StateSnapshot
-from durable_debug.graph.update import aupdate_state
+from durable_debug.graph.update import abulk_update_state, aupdate_state
 
 if TYPE_CHECKING:
     from durable_debug.graph.state import StateGraph
@@ -55,20 +67,35 @@ class CompiledStateGraph:
         interrupt_before: tuple[str, ...],
         interrupt_after: tuple[str, ...],
         name: str,
+        cache: Any = None,
+        store: Any = None,
+        config: RunnableConfig | None = None,
     ) -> None:
         self.builder = builder
+        self.store = store
+        """The store given to ``compile(store=...)`` (nodes get it as ``store``)."""
+        self.config: RunnableConfig | None = config
+        """Config bound by :meth:`with_config`, merged under each call's config."""
         self.schema = schema
         self.nodes = nodes
         self.checkpointer = checkpointer
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
+        self.cache = cache
+        """The cache given to ``compile(cache=...)`` for nodes with a ``cache_policy``."""
         self.node_order: list[str] = list(nodes)
         """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
         )
+        self.deferred_channels: tuple[str, ...] = tuple(
+            name
+            for name, channel in self._channel_factories.items()
+            if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
+        )
+        """Triggers of deferred nodes, released when nothing else would run."""
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -81,12 +108,16 @@ class CompiledStateGraph:
         for key, channel in self.schema.make_channels().items():
             specs[key] = channel
         specs[START] = EphemeralValue(START)
+        deferred = {name for name, spec in self.nodes.items() if spec.defer}
         for node in self.nodes:
             if node != START:
-                specs[branch_channel(node)] = EphemeralValue(branch_channel(node))
+                trigger = branch_channel(node)
+                kind = LastValueAfterFinish if node in deferred else EphemeralValue
+                specs[trigger] = kind(trigger)
         for sources, target in self.builder.joins:
             name = join_channel(sources, target)
-            specs[name] = NamedBarrierValue(name, sources)
+            barrier = NamedBarrierValueAfterFinish if target in deferred else NamedBarrierValue
+            specs[name] = barrier(name, sources)
         specs[TASKS] = Topic(TASKS)
         return specs
 
@@ -118,6 +149,18 @@ class CompiledStateGraph:
                 values[key] = channel.value
         return values
 
+    def input_updates(self, input: Any) -> dict[str, Any]:
+        """The state writes of a run input: the keys of the input schema (a key of another
+        schema of the graph is dropped, as LangGraph does; a key of none is an error)."""
+        updates = self.schema.updates_from(input, where="The graph input")
+        accepted = self.builder.input_schema.key_set
+        return {k: v for k, v in updates.items() if k in accepted}
+
+    def output_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """What ``invoke`` returns: the keys of the output schema."""
+        shown = self.builder.output_schema.key_set
+        return {k: v for k, v in values.items() if k in shown}
+
     def nodes_triggered_by(self, channels: set[str]) -> set[str]:
         """Nodes that one of ``channels`` can trigger."""
         nodes: set[str] = set()
@@ -132,69 +175,108 @@ class CompiledStateGraph:
         input: Any,
         config: RunnableConfig | None = None,
         *,
+        context: Any = None,
+        stream_mode: StreamMode | Sequence[StreamMode] = "values",
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        durability: Durability | None = None,
         **kwargs: Any,
-    ) -> dict[str, Any]:
+    ) -> Any:
         """Run the thread to its end (or to an interrupt) and return the final state.
 
         ``input`` is a state dict to start (or restart) the thread, ``None`` to resume it, or a
         :class:`Command` (``resume=`` answers interrupts). When the run stops on interrupts,
-        the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`.
+        the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`. With a
+        ``stream_mode`` other than ``"values"``, returns the list of chunks that mode
+        streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
         """
-        loop = RunLoop(
-            self,
-            input,
-            config,
-            interrupt_before=_optional_tuple(interrupt_before),
-            interrupt_after=_optional_tuple(interrupt_after),
+        if stream_mode != "values":
+            return [
+                chunk
+                async for chunk in self.astream(
+                    input,
+                    config,
+                    context=context,
+                    stream_mode=stream_mode,
+                    interrupt_before=interrupt_before,
+                    interrupt_after=interrupt_after,
+                    durability=durability,
+                )
+            ]
+        loop = self._run_loop(
+            input, config, context, frozenset(), interrupt_before, interrupt_after, durability
         )
         async for _ in loop.events():
             pass
-        output = dict(loop.values)
+        output = self.output_values(loop.values)
         if loop.interrupts:
             output["__interrupt__"] = list(loop.interrupts)
         return output
 
-    def invoke(
-        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> dict[str, Any]:
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Sync twin of :meth:`ainvoke`."""
         return run_sync(self.ainvoke(input, config, **kwargs))
+
+    def _run_loop(
+        self,
+        input: Any,
+        config: RunnableConfig | None,
+        context: Any,
+        modes: frozenset[str],
+        interrupt_before: Sequence[str] | None,
+        interrupt_after: Sequence[str] | None,
+        durability: Durability | None,
+    ) -> RunLoop:
+        check_durability(durability)
+        return RunLoop(
+            self,
+            input,
+            merge_configs(self.config, config),
+            modes=modes,
+            interrupt_before=_optional_tuple(interrupt_before),
+            interrupt_after=_optional_tuple(interrupt_after),
+            context=coerce_context(self.builder.context_schema, context),
+        )
 
     async def astream(
         self,
         input: Any,
         config: RunnableConfig | None = None,
         *,
-        stream_mode: StreamMode | Sequence[StreamMode] = "values",
+        context: Any = None,
+        stream_mode: StreamMode | Sequence[StreamMode] | None = None,
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        durability: Durability | None = None,
+        subgraphs: bool = False,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
 
-        ``stream_mode``: ``"values"`` (the whole state after each step), ``"updates"``
-        (``{node: writes}`` per task as it finishes), ``"debug"`` (checkpoint, task and
-        task_result events), or a list of them — then items are ``(mode, payload)``.
+        ``stream_mode`` (default ``"updates"``, as in LangGraph): ``"values"`` (the whole
+        state after each step), ``"updates"`` (``{node: writes}`` per task once it is saved),
+        ``"custom"`` (what nodes pass to their ``writer``), ``"messages"``, ``"tasks"``,
+        ``"checkpoints"``, ``"debug"``, or a list of them — then items are ``(mode, chunk)``.
+        With ``subgraphs=True`` each item is prefixed by its namespace (``()`` for this
+        graph). Every chunk that reports a step comes after the step is saved.
         """
-        single = isinstance(stream_mode, str)
-        modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
-        unknown = [m for m in modes if m not in ("values", "updates", "debug")]
-        if unknown:
-            raise ValueError(
-                f"Unknown stream_mode {unknown[0]!r}; use 'values', 'updates' or 'debug'"
-            )
-        loop = RunLoop(
-            self,
+        requested = "updates" if stream_mode is None else stream_mode
+        single = isinstance(requested, str)
+        modes = stream_modes(requested)
+        loop = self._run_loop(
             input,
             config,
-            modes=frozenset(modes),
-            interrupt_before=_optional_tuple(interrupt_before),
-            interrupt_after=_optional_tuple(interrupt_after),
+            context,
+            frozenset(modes),
+            interrupt_before,
+            interrupt_after,
+            durability,
         )
-        async for mode, payload in loop.events():
-            yield payload if single else (mode, payload)
+        async for mode, chunk in loop.events():
+            if subgraphs:
+                yield ((), chunk) if single else ((), mode, chunk)
+            else:
+                yield chunk if single else (mode, chunk)
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
@@ -209,6 +291,79 @@ class CompiledStateGraph:
                     return
         finally:
             run_sync(agen.aclose())
+
+    async def astream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        **kwargs: Any,
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Run like :meth:`astream`, yielding LangChain-style ``version="v2"`` events:
+        ``on_chain_start`` / ``on_chain_stream`` / ``on_chain_end`` for the graph and for each
+        node (metadata with ``langgraph_node`` and ``langgraph_step``), and
+        ``on_chat_model_stream`` for the token chunks of chat models the nodes call.
+
+        Conditional edges and runnables nested inside a node have no events of their own
+        (LangGraph reports them too; see docs/engine.md).
+        """
+        if version != "v2":
+            raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
+        events = GraphEvents(self.name, merge_configs(self.config, config))
+        yield events.graph_start(input)
+        modes = ["values", "updates", "messages", "debug"]
+        async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
+            for event in events.on_chunk(mode, chunk):
+                yield event
+        for event in events.graph_end():
+            yield event
+
+    def with_config(
+        self, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> CompiledStateGraph:
+        """This graph with ``config`` (and keyword config keys) bound: each run's own config
+        is merged over it (``configurable`` and ``metadata`` key by key)."""
+        clone = copy.copy(self)
+        clone.config = merge_configs(self.config, {**(config or {}), **kwargs})
+        return clone
+
+    async def abatch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Run :meth:`ainvoke` on each input concurrently; results in input order.
+
+        ``config`` is one config for all runs or one per input. With ``return_exceptions``
+        a failed run's exception takes its place in the results instead of being raised.
+        """
+        inputs = list(inputs)
+        if config is None or isinstance(config, Mapping):
+            configs: list[RunnableConfig | None] = [config] * len(inputs)
+        else:
+            configs = list(config)
+            if len(configs) != len(inputs):
+                raise ValueError(
+                    f"batch got {len(inputs)} inputs but {len(configs)} configs; give one "
+                    "config for all of them or one per input"
+                )
+        runs = [self.ainvoke(i, c, **kwargs) for i, c in zip(inputs, configs, strict=True)]
+        return list(await asyncio.gather(*runs, return_exceptions=return_exceptions))
+
+    def batch(
+        self,
+        inputs: Sequence[Any],
+        config: RunnableConfig | Sequence[RunnableConfig] | None = None,
+        *,
+        return_exceptions: bool = False,
+        **kwargs: Any,
+    ) -> list[Any]:
+        """Sync twin of :meth:`abatch`."""
+        return run_sync(self.abatch(inputs, config, return_exceptions=return_exceptions, **kwargs))
 
     # -- state -------------------------------------------------------------------------------
 
@@ -282,6 +437,20 @@ class CompiledStateGraph:
     ) -> RunnableConfig:
         """Sync twin of :meth:`aupdate_state`."""
         return run_sync(self.aupdate_state(config, values, as_node))
+
+    async def abulk_update_state(
+        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+    ) -> RunnableConfig:
+        """Apply updates in supersteps: each superstep is a list of ``StateUpdate(values,
+        as_node)`` applied together as one checkpoint. Returns the last checkpoint's config."""
+        self._require_saver("bulk_update_state")
+        return await abulk_update_state(self, config, supersteps)
+
+    def bulk_update_state(
+        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+    ) -> RunnableConfig:
+        """Sync twin of :meth:`abulk_update_state`."""
+        return run_sync(self.abulk_update_state(config, supersteps))
 
     # -- structure ---------------------------------------------------------------------------
 

@@ -9,13 +9,14 @@ blocked anyway, and the thread hop would only cost time).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import random
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug._sync import in_runner_thread
-from durable_debug.graph import hooks
+from durable_debug.graph import cache, hooks
 from durable_debug.graph.algo import Task
+from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
 from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
 from durable_debug.graph.types import START, GraphInterrupt, RetryPolicy
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["edge_writes", "node_writes", "run_task"]
+__all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
 
 EventKind = Literal["start", "finish"]
 Outcome = Literal["ok", "error", "interrupt", "cancelled"]
@@ -39,18 +40,26 @@ async def run_task(
     config: dict[str, Any],
     checkpoint_id: str,
     alone: bool,
+    runtime: Runtime[Any] | None = None,
+    message_tap: Any = None,
 ) -> None:
     """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
 
-    Never raises for the node's own exceptions; only cancellation propagates.
+    ``runtime`` carries the run's context, store and stream writer; ``message_tap`` (stream
+    mode ``"messages"``) sees the node's input and output. Never raises for the
+    node's own exceptions; only cancellation propagates.
     """
     spec = task.node
+    runtime = runtime or Runtime()
     if spec.name == START:  # the virtual START node: not a user function, not observed
         try:
-            task.writes = await _start_writes(graph, task, channels)
+            context = CallContext(node_config(config, task, step), runtime)
+            task.writes = await _start_writes(graph, task, channels, context)
             task.status = "done"
         except Exception as exc:
             task.status, task.error = "error", exc
+        return
+    if cache.lookup(graph, task):  # a cached result: the node does not run
         return
     thread_id = (config.get("configurable") or {}).get("thread_id")
     checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns", "")
@@ -83,9 +92,20 @@ async def run_task(
             if observed:
                 event("start")
             try:
-                result = await _call(graph, task, config, step, alone)
-                task.writes = await node_writes(graph, task, result, channels)
+                info = ExecutionInfo(checkpoint_id, checkpoint_ns, task.id, thread_id, attempt)
+                context = CallContext(
+                    node_config(config, task, step), runtime.override(execution_info=info)
+                )
+                assert spec.style is not None
+                inline = alone and not spec.style.is_async and in_runner_thread()
+                if message_tap is not None:
+                    message_tap.node_input(task.input)
+                result = await call(spec.style, task.input, context, inline=inline)
+                if message_tap is not None:
+                    message_tap.node_output(result, context.config["metadata"])
+                task.writes = await node_writes(graph, task, result, channels, context)
                 task.status = "done"
+                cache.remember(graph, task)
             except GraphInterrupt as exc:
                 task.status, task.interrupts = "interrupt", exc.interrupts
             except asyncio.CancelledError:
@@ -107,11 +127,16 @@ async def run_task(
         reset_scratchpad(token)
 
 
-def _retry_wait(policy: RetryPolicy | None, exc: BaseException | None, attempt: int) -> float:
-    """Seconds to wait before retrying after ``attempt`` failed; 0 means do not retry."""
-    if policy is None or exc is None or attempt >= policy.max_attempts:
+def _retry_wait(policies: Sequence[RetryPolicy], exc: BaseException | None, attempt: int) -> float:
+    """Seconds to wait before retrying after ``attempt`` failed; 0 means do not retry.
+
+    The first policy whose ``retry_on`` matches the error decides (attempts are counted
+    across policies, as LangGraph does).
+    """
+    if exc is None:
         return 0.0
-    if not policy.should_retry(exc):
+    policy = next((p for p in policies if p.should_retry(exc)), None)
+    if policy is None or attempt >= policy.max_attempts:
         return 0.0
     wait = min(
         policy.max_interval, policy.initial_interval * policy.backoff_factor ** (attempt - 1)
@@ -121,50 +146,42 @@ def _retry_wait(policy: RetryPolicy | None, exc: BaseException | None, attempt: 
     return max(wait, 1e-6)
 
 
-async def _call(
-    graph: CompiledStateGraph, task: Task, config: dict[str, Any], step: int, alone: bool
-) -> Any:
-    spec = task.node
-    fn = spec.fn
-    assert fn is not None
-    args: tuple[Any, ...] = (task.input,)
-    if spec.accepts_config:
-        args = (task.input, _node_config(config, task, step))
-    if spec.is_async:
-        return await fn(*args)
-    if alone and in_runner_thread():
-        result = fn(*args)
-    else:
-        loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(None, contextvars.copy_context().run, fn, *args)
-    if asyncio.iscoroutine(result):  # a sync-looking callable that returned a coroutine
-        result = await result
-    return result
-
-
-def _node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]:
-    """The config a node receives as its second argument (LangGraph's metadata keys)."""
+def node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]:
+    """The config a node receives as its ``config`` parameter (LangGraph's metadata keys)."""
     configurable = dict(config.get("configurable") or {})
     metadata = dict(config.get("metadata") or {})
+    for key, value in configurable.items():  # as LangChain's configs do: the run's own keys
+        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
+            metadata.setdefault(key, value)
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
         langgraph_triggers=task.triggers or ("__pregel_push",),
         langgraph_path=task.path,
-        langgraph_checkpoint_ns=configurable.get("checkpoint_ns", ""),
+        langgraph_checkpoint_ns=task_namespace(configurable.get("checkpoint_ns", ""), task),
     )
     return {**config, "configurable": configurable, "metadata": metadata}
 
 
+def task_namespace(parent_ns: str, task: Task) -> str:
+    """The namespace of a task's own work, ``node:task_id`` (under its graph's namespace)."""
+    own = f"{task.name}:{task.id}"
+    return f"{parent_ns}|{own}" if parent_ns else own
+
+
 async def node_writes(
-    graph: CompiledStateGraph, task: Task, result: Any, channels: dict[str, Channel]
+    graph: CompiledStateGraph,
+    task: Task,
+    result: Any,
+    channels: dict[str, Channel],
+    context: CallContext,
 ) -> list[tuple[str, Any]]:
     """A node's return value plus its outgoing edges, as ``(channel, value)`` writes."""
     spec = task.node
     updates, goto = state_writes(graph.schema, spec.name, result)
     writes: list[tuple[str, Any]] = list(updates.items())
     writes += targets_to_writes(spec.name, goto, graph.nodes)
-    writes += await edge_writes(graph, task, updates, channels)
+    writes += await edge_writes(graph, task, updates, channels, context)
     return writes or [(NO_WRITES, None)]
 
 
@@ -173,25 +190,28 @@ async def edge_writes(
     task: Task,
     updates: dict[str, Any],
     channels: dict[str, Channel],
+    context: CallContext | None = None,
 ) -> list[tuple[str, Any]]:
     """Writes made by the node's edges: triggers for plain edges, barrier entries for joins,
-    and whatever its conditional edges pick on the state including ``updates``."""
+    and whatever its conditional edges pick on the state including ``updates``.
+
+    Conditional edges are called as nodes are (``context`` gives their ``config`` and
+    ``runtime``), on the event loop's thread."""
     spec = task.node
     writes: list[tuple[str, Any]] = [(f"branch:to:{dst}", None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
-        state = fresh_state(graph.schema, channels, updates)
+        state = fresh_state(graph.schema, channels, updates, spec.input_schema)
+        context = context or CallContext({})
         for branch in spec.branches:
-            result = branch.path(state)
-            if asyncio.iscoroutine(result):
-                result = await result
+            result = await call(branch.style, state, context, inline=True)
             writes += targets_to_writes(spec.name, branch.resolve(result), graph.nodes)
     return writes
 
 
 async def _start_writes(
-    graph: CompiledStateGraph, task: Task, channels: dict[str, Channel]
+    graph: CompiledStateGraph, task: Task, channels: dict[str, Channel], context: CallContext
 ) -> list[tuple[str, Any]]:
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
-    updates = graph.schema.updates_from(task.input, where="The graph input")
-    return list(updates.items()) + await edge_writes(graph, task, updates, channels)
+    updates = graph.input_updates(task.input)
+    return list(updates.items()) + await edge_writes(graph, task, updates, channels, context)

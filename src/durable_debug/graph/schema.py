@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args, get_origin
 
 from typing_extensions import is_typeddict
@@ -37,12 +37,35 @@ class _Key(typing.NamedTuple):
 class StateSchema:
     """What a state schema declares: its keys, their reducers, and how nodes receive it."""
 
-    def __init__(self, schema: Any) -> None:
+    def __init__(self, schema: Any, extra: Sequence[StateSchema] = ()) -> None:
         self.schema = schema
         self.kind = _kind_of(schema)
-        self._keys = _read_keys(schema, self.kind)
+        own = _read_keys(schema, self.kind)
+        self.own_keys: tuple[str, ...] = tuple(k.name for k in own)
+        """The keys ``schema`` itself declares (what a node reading it receives)."""
+        self._own_set = frozenset(self.own_keys)
+        self._keys = list(own)
+        for other in extra:  # more channels: input / output / node input schemas
+            for key in other._keys:
+                if key.name not in {k.name for k in self._keys}:
+                    self._keys.append(key)
         self.keys: tuple[str, ...] = tuple(k.name for k in self._keys)
+        """Every channel: the keys of ``schema``, then those only ``extra`` schemas declare."""
         self.key_set = frozenset(self.keys)
+
+    @classmethod
+    def of(cls, schema: Any) -> StateSchema | None:
+        """The schema a node's first parameter annotation declares, if it is a state class
+        (a TypedDict, dataclass or pydantic model with annotated keys); None otherwise."""
+        if not isinstance(schema, type):
+            return None
+        try:
+            kind = _kind_of(schema)
+            if not _read_keys(schema, kind):
+                return None
+        except Exception:  # not a schema class, or annotations that do not resolve
+            return None
+        return cls(schema)
 
     def make_channels(self) -> dict[str, Channel]:
         """A fresh channel per key."""
@@ -59,8 +82,12 @@ class StateSchema:
         """Keys that have a reducer."""
         return [k.name for k in self._keys if k.reducer is not None]
 
-    def to_input(self, values: Mapping[str, Any]) -> Any:
-        """Build what a node receives from the current channel values."""
+    def to_input(self, values: Mapping[str, Any], also: Iterable[str] = ()) -> Any:
+        """Build what a node receives from the current channel values: the keys this schema
+        declares (and, for a dict state, the keys ``also`` names)."""
+        if any(k not in self._own_set for k in values):
+            keep = self._own_set.union(also) if self.kind == "typeddict" else self._own_set
+            values = {k: v for k, v in values.items() if k in keep}
         if self.kind == "dataclass":
             return self.schema(**values)
         if self.kind == "pydantic":
@@ -78,6 +105,8 @@ class StateSchema:
             updates = dict(value)
         elif self.kind != "typeddict" and isinstance(value, self.schema):
             updates = _instance_fields(value, self.kind)
+        elif (kind := _instance_kind(value)) is not None:  # another schema's instance
+            updates = _instance_fields(value, kind)
         else:
             raise InvalidUpdateError(
                 f"{where} returned {type(value).__name__} {value!r:.80}, but a node must "
@@ -150,9 +179,19 @@ def _takes_two(fn: Any) -> bool:
     return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
 
 
+def _instance_kind(value: Any) -> str | None:
+    if isinstance(value, type):
+        return None
+    if dataclasses.is_dataclass(value):
+        return "dataclass"
+    if hasattr(type(value), "model_fields") and hasattr(value, "model_fields_set"):
+        return "pydantic"
+    return None
+
+
 def _instance_fields(value: Any, kind: str) -> dict[str, Any]:
     if kind == "dataclass":
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if kind == "pydantic":
-        return {name: getattr(value, name) for name in value.model_fields_set}
+    if kind == "pydantic":  # every field, defaults included (as LangGraph writes them)
+        return {name: getattr(value, name) for name in type(value).model_fields}
     return dict(value)

@@ -11,16 +11,18 @@ interrupt on an unknown node) are reported by ``compile`` with the names involve
 
 from __future__ import annotations
 
+import inspect
+import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.graph.calls import call_style, callable_name
 from durable_debug.graph.nodes import (
     TASKS,
     Branch,
     NodeSpec,
     branch_channel,
     join_channel,
-    node_call_style,
 )
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.types import END, START, RetryPolicy
@@ -37,11 +39,29 @@ _RESERVED = {START, END, TASKS, "__interrupt__", "__resume__", "__error__", "__c
 class StateGraph:
     """A graph whose nodes read and write a shared state declared by ``state_schema``."""
 
-    def __init__(self, state_schema: Any, **kwargs: Any) -> None:
-        self.schema = StateSchema(state_schema)
-        for key in self.schema.keys:
-            if key in _RESERVED or key.startswith(("branch:", "join:")):
-                raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
+    def __init__(
+        self,
+        state_schema: Any,
+        context_schema: Any = None,
+        *,
+        input_schema: Any = None,
+        output_schema: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        self.state_schema = StateSchema(state_schema)
+        self.context_schema = context_schema
+        """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
+        or a pydantic model; nodes read it as ``runtime.context``."""
+        input_schema = input_schema if input_schema is not None else kwargs.pop("input", None)
+        output_schema = output_schema if output_schema is not None else kwargs.pop("output", None)
+        self.input_schema = _declared(input_schema, self.state_schema, "input_schema")
+        """Keys the run input may set (others known to the graph are dropped, as LangGraph
+        does)."""
+        self.output_schema = _declared(output_schema, self.state_schema, "output_schema")
+        """Keys ``invoke`` returns."""
+        self._schemas: list[StateSchema] = [self.input_schema, self.output_schema]
+        self.schema = self.state_schema
+        self._add_schema(None)
         self.nodes: dict[str, NodeSpec] = {}
         self.edges: set[tuple[str, str]] = set()
         self._edge_order: list[tuple[str, str]] = []
@@ -56,51 +76,71 @@ class StateGraph:
         node: str | Callable[..., Any],
         action: Callable[..., Any] | None = None,
         *,
-        retry_policy: RetryPolicy | None = None,
-        retry: RetryPolicy | None = None,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        retry: RetryPolicy | Sequence[RetryPolicy] | None = None,
         destinations: Sequence[str] | Mapping[str, str] | None = None,
         metadata: dict[str, Any] | None = None,
+        defer: bool = False,
+        cache_policy: Any = None,
         **kwargs: Any,
     ) -> StateGraph:
-        """Add a node. ``add_node(fn)`` names it after the function.
+        """Add a node. ``add_node(fn)`` names it after the function (a callable object after
+        its class, a runnable after its ``get_name()``).
 
+        The node is called with the state; it also receives ``config``, ``writer``, ``store``
+        and ``runtime`` when it has parameters of those names (see ``graph/calls.py``).
         ``destinations`` declares where a node that returns ``Command(goto=...)`` may go, so
-        the drawing shows those edges; ``retry_policy`` retries transient errors.
+        the drawing shows those edges; ``retry_policy`` (one policy or a list) retries
+        transient errors. ``input_schema=`` (default: the first parameter's annotation when it
+        is a state class) is what the node reads, and its keys become channels; ``defer=True``
+        runs the node once, when nothing else is left; ``cache_policy=`` reuses its writes for
+        an input seen before (with ``compile(cache=...)``).
         """
         if action is None:
-            if not callable(node):
+            if isinstance(node, str) or not (
+                callable(node) or callable(getattr(node, "ainvoke", None))
+            ):
                 raise TypeError(f"add_node({node!r}) needs a function to run")
-            action, name = node, getattr(node, "__name__", None)
-            if not name or name == "<lambda>":
+            action, name = node, callable_name(node)
+            if not name:
                 raise ValueError("Pass a name for this node: add_node('name', fn)")
         else:
             if not isinstance(node, str):
                 raise TypeError(f"A node name must be a string, got {node!r}")
             name = node
-        if not callable(action):
+        if not callable(action) and not callable(getattr(action, "ainvoke", None)):
             raise TypeError(f"Node {name!r} must be a function, got {action!r}")
         if name in self.nodes:
             raise ValueError(f"Node {name!r} is already present; node names must be unique")
         if name in _RESERVED or ":" in name:
             raise ValueError(f"Node name {name!r} is reserved; choose another name")
-        if name in self.schema.key_set:
-            raise ValueError(
-                f"Node {name!r} has the name of a state key; LangGraph forbids this too"
-            )
-        is_async, accepts_config = node_call_style(action)
+        node_input = _node_input_schema(action, kwargs, self.state_schema)
+        self._add_schema(node_input)
+        policy = retry_policy or retry
         dests = tuple(
             destinations.values() if isinstance(destinations, Mapping) else destinations or ()
         )
         self.nodes[name] = NodeSpec(
             name=name,
             fn=action,
-            is_async=is_async,
-            accepts_config=accepts_config,
-            retry=retry_policy or retry,
+            style=call_style(action),
+            retry=(policy,) if isinstance(policy, RetryPolicy) else tuple(policy or ()),
             destinations=dests,
             metadata=dict(metadata or {}),
+            input_schema=node_input,
+            defer=defer,
+            cache_policy=cache_policy,
         )
         return self
+
+    def _add_schema(self, schema: StateSchema | None) -> None:
+        """Make the keys of ``schema`` channels too (private channels between nodes)."""
+        if schema is not None:
+            self._schemas.append(schema)
+        self.schema = StateSchema(self.state_schema.schema, extra=self._schemas)
+        for key in self.schema.keys:
+            if key in _RESERVED or key.startswith(("branch:", "join:")):
+                raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
 
     def add_sequence(
         self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]
@@ -114,7 +154,7 @@ class StateGraph:
                 name, fn = item
                 self.add_node(name, fn)
             else:
-                name = getattr(item, "__name__", "")
+                name = callable_name(item) or ""
                 self.add_node(item)
             if previous is not None:
                 self.add_edge(previous, name)
@@ -162,8 +202,8 @@ class StateGraph:
             mapping = dict(path_map)
         else:
             mapping = {name: name for name in path_map}
-        is_async, _ = node_call_style(path)
-        self.branches.setdefault(source, []).append(Branch(source, path, mapping, is_async))
+        branch = Branch(source, path, mapping, call_style(path))
+        self.branches.setdefault(source, []).append(branch)
         return self
 
     def set_entry_point(self, key: str) -> StateGraph:
@@ -190,6 +230,8 @@ class StateGraph:
         interrupt_after: Sequence[str] | str | None = None,
         name: str | None = None,
         debug: bool = False,
+        cache: Any = None,
+        store: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`."""
@@ -206,6 +248,8 @@ class StateGraph:
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
+            cache=cache,
+            store=store,
         )
 
     def _validate(
@@ -277,6 +321,34 @@ class StateGraph:
             spec.joins = tuple(join_channel(srcs, dst) for srcs, dst in self.joins if name in srcs)
             spec.branches = tuple(self.branches.get(name, ()))
         return specs
+
+
+def _declared(schema: Any, state: StateSchema, what: str) -> StateSchema:
+    if schema is None or schema is state.schema:
+        return state
+    try:
+        return StateSchema(schema)
+    except TypeError as exc:
+        raise TypeError(f"StateGraph({what}=...): {exc}") from None
+
+
+def _node_input_schema(
+    action: Callable[..., Any], options: dict[str, Any], state: StateSchema
+) -> StateSchema | None:
+    """The schema a node reads: ``add_node(..., input_schema=)`` (or the older ``input=``),
+    else its first parameter's annotation when that is a state class; None: the state."""
+    declared = options.pop("input_schema", None) or options.pop("input", None)
+    if declared is not None:
+        return None if declared is state.schema else _declared(declared, state, "input_schema")
+    try:
+        target = action if inspect.isroutine(action) else type(action).__call__
+        first = next(iter(inspect.signature(action).parameters), None)
+        hint = typing.get_type_hints(target).get(first) if first else None
+    except Exception:  # annotations that do not resolve: the node reads the state
+        return None
+    if hint is None or hint is state.schema:
+        return None
+    return StateSchema.of(hint)
 
 
 def _node_list(names: Sequence[str] | str | None) -> tuple[str, ...]:

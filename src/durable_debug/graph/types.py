@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
+from durable_debug.checkpoint.serde import register_type
 
 __all__ = [
     "END",
@@ -24,6 +25,7 @@ __all__ = [
     "Interrupt",
     "InvalidUpdateError",
     "NodeInterrupt",
+    "Overwrite",
     "PregelTask",
     "RetryPolicy",
     "Send",
@@ -195,6 +197,22 @@ class StateSnapshot(NamedTuple):
     """Interrupts still waiting for a resume value."""
 
 
+@dataclass(slots=True)
+class Overwrite:
+    """Write ``value`` to a reducer key as is, bypassing its reducer (one per key and step).
+
+    return {"messages": Overwrite(["only this"])}
+    """
+
+    value: Any
+    """The new value of the key."""
+    type: str = "__overwrite__"
+    """Marks the dict form ``{"__overwrite__": value}`` that means the same."""
+
+
+register_type(Overwrite, name="durable_debug.Overwrite")
+
+
 class InvalidUpdateError(ValueError):
     """A write the graph cannot accept: two values for a plain key in one step, a key the
     state does not have, a node that returned something other than a dict."""
@@ -216,5 +234,19 @@ class GraphInterrupt(Exception):
         self.interrupts: tuple[Interrupt, ...] = tuple(interrupts)
 
 
-NodeInterrupt = GraphInterrupt
-"""Older LangGraph name."""
+class NodeInterrupt(GraphInterrupt):
+    """Raised inside a node to pause the run with ``value`` (LangGraph's older form of
+    ``interrupt()``, deprecated there but still in use).
+
+    The run stops as on ``interrupt()``: the task shows the interrupt, the caller gets it under
+    ``"__interrupt__"``. Unlike ``interrupt()``, nothing is answered: resuming (with None)
+    runs the node again from its top, typically after ``update_state`` changed what made it
+    stop.
+    """
+
+    def __init__(self, value: Any, id: str | None = None) -> None:
+        if id is None:
+            from durable_debug.graph.interrupts import next_interrupt_id
+
+            id = next_interrupt_id()
+        super().__init__([Interrupt(value=value, id=id)])

@@ -13,7 +13,8 @@ whatever follows ``a``; triggers nobody rewrites are cleared.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from durable_debug.checkpoint.base import (
     RunnableConfig,
@@ -28,16 +29,28 @@ from durable_debug.graph.algo import (
     Task,
     apply_writes,
     make_checkpoint,
+    prepare_tasks,
     restore_channels,
     task_id,
 )
+from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import edge_writes
-from durable_debug.graph.types import START, InvalidUpdateError
+from durable_debug.graph.types import START, Command, InvalidUpdateError, Send
 
 if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import CheckpointTuple
+    from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["COPY", "INPUT", "aupdate_state", "infer_as_node"]
+__all__ = [
+    "COPY",
+    "INPUT",
+    "StateUpdate",
+    "abulk_update_state",
+    "aupdate_state",
+    "aupdate_step",
+    "infer_as_node",
+]
 
 COPY = "__copy__"
 """``as_node`` that copies the checkpoint as a sibling (source "fork") instead of updating."""
@@ -51,7 +64,64 @@ async def aupdate_state(
     values: Any,
     as_node: str | None = None,
 ) -> RunnableConfig:
-    """Apply ``values`` to the checkpoint ``config`` names (or the thread's latest)."""
+    """Apply ``values`` to the checkpoint ``config`` names (or the thread's latest).
+
+    ``values`` may be a :class:`Command`: its ``update`` is written and its ``goto`` schedules
+    nodes, as if node ``as_node`` had returned it.
+    """
+    return await aupdate_step(graph, config, [(values, as_node)])
+
+
+async def abulk_update_state(
+    graph: CompiledStateGraph,
+    config: RunnableConfig,
+    supersteps: Sequence[Sequence[Any]],
+) -> RunnableConfig:
+    """Apply several updates, one checkpoint per superstep; each superstep is a list of
+    ``(values, as_node)`` pairs (or :class:`StateUpdate`) applied together, as if those nodes
+    had run in one step. Returns the config of the last checkpoint."""
+    if len(supersteps) == 0:
+        raise ValueError("bulk_update_state needs at least one superstep (got an empty list)")
+    for index, updates in enumerate(supersteps):
+        if len(updates) == 0:
+            raise ValueError(f"bulk_update_state: superstep {index} holds no update")
+    for index, updates in enumerate(supersteps):
+        for update in updates:
+            if not isinstance(update, (tuple, list)) or not 1 <= len(update) <= 3:
+                raise TypeError(
+                    f"bulk_update_state: superstep {index} holds {update!r:.80}; each update is "
+                    "a StateUpdate(values, as_node) or a (values, as_node) pair"
+                )
+        pairs = [(u[0], u[1] if len(u) > 1 else None) for u in updates]
+        config = await aupdate_step(graph, config, pairs)
+    return config
+
+
+class StateUpdate(NamedTuple):
+    """One update of :meth:`~CompiledStateGraph.bulk_update_state`."""
+
+    values: Any
+    """The writes (a dict of state keys, a Command, or None)."""
+    as_node: str | None = None
+    """The node the update is attributed to."""
+    task_id: str | None = None
+    """Accepted for LangGraph compatibility; the engine derives task ids itself."""
+
+
+async def aupdate_step(
+    graph: CompiledStateGraph,
+    config: RunnableConfig,
+    updates: Sequence[tuple[Any, str | None]],
+) -> RunnableConfig:
+    """Apply ``updates`` (values, as_node) to one checkpoint as one step; a new checkpoint."""
+    as_node = updates[0][1]
+    if len(updates) > 1:
+        for _, node in updates:
+            if node is None or node in (COPY, INPUT):
+                raise InvalidUpdateError(
+                    "update_state with several updates in one step needs as_node on each, "
+                    f"naming a node of the graph (got {node!r})"
+                )
     saver = graph.checkpointer
     if saver is None:
         raise ValueError("update_state needs a checkpointer: compile(checkpointer=MemorySaver())")
@@ -93,25 +163,76 @@ async def aupdate_state(
             f"update_state(as_node={node!r}): no such node in this graph "
             f"(nodes: {', '.join(n for n in graph.nodes if n != START)})"
         )
-    where = "update_state" if node == START else f"update_state(as_node={node!r})"
-    updates = graph.schema.updates_from(values, where=where)
     new_id = new_checkpoint_id()
-    spec = graph.nodes[node]
-    task = Task(
-        task_id(new_id, checkpoint_ns, step + 1, node, ("__update__",)),
-        node,
-        ("__update__", node),
-        spec,
-    )
-    task.writes = list(updates.items()) + await edge_writes(graph, task, updates, channels)
-    task.status = "done"
-    versions, seen, updated = apply_writes(graph, checkpoint, channels, [task], new_id)
+    prepared = await _prepared_task_ids(graph, saved, channels, step, checkpoint_ns)
+    tasks = []
+    for index, (update, name) in enumerate(updates):
+        name = node if index == 0 else str(name)
+        if name not in graph.nodes:
+            raise InvalidUpdateError(
+                f"update_state(as_node={name!r}): no such node in this graph "
+                f"(nodes: {', '.join(n for n in graph.nodes if n != START)})"
+            )
+        where = "update_state" if name == START else f"update_state(as_node={name!r})"
+        path = ("__update__",) if index == 0 else ("__update__", index)
+        task = Task(
+            task_id(new_id, checkpoint_ns, step + 1, name, path),
+            name,
+            ("__update__", name) if index == 0 else ("__update__", name, index),
+            graph.nodes[name],
+        )
+        task.writes = await _update_writes(graph, task, update, channels, where)
+        task.status = "done"
+        tasks.append(task)
+        if prepared.get(name):
+            # Saved as the result of the task the checkpoint had scheduled for this node, so
+            # its snapshot in the history shows what the update wrote (as LangGraph does).
+            assert saved is not None and saver is not None
+            await saver.aput_writes(saved.config, task.writes, prepared[name].pop(0))
+    versions, seen, updated = apply_writes(graph, checkpoint, channels, tasks, new_id)
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
     extra = {"as_node": node} if source == "update" else {}
     metadata = checkpoint_metadata(config, source, step + 1, **extra)
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
     return await saver.aput(parent_config, new_checkpoint, metadata, new_versions)
+
+
+async def _prepared_task_ids(
+    graph: CompiledStateGraph,
+    saved: CheckpointTuple | None,
+    channels: dict[str, Channel],
+    step: int,
+    checkpoint_ns: str,
+) -> dict[str, list[str]]:
+    """Node → ids of the tasks ``saved`` scheduled and that have not finished; empty when
+    there is no checkpoint or the thread has moved past it (its writes would then show on a
+    branch they do not belong to)."""
+    if saved is None or graph.checkpointer is None:
+        return {}
+    thread = checkpoint_config(config_thread_id(saved.config), checkpoint_ns, None)
+    latest = await graph.checkpointer.aget_tuple(thread)
+    if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
+        return {}
+    finished = {w[0] for w in saved.pending_writes or ()}
+    ids: dict[str, list[str]] = {}
+    for task in prepare_tasks(graph, saved.checkpoint, channels, step, checkpoint_ns=checkpoint_ns):
+        if task.name != START and task.id not in finished:
+            ids.setdefault(task.name, []).append(task.id)
+    return ids
+
+
+async def _update_writes(
+    graph: CompiledStateGraph, task: Task, values: Any, channels: Any, where: str
+) -> list[tuple[str, Any]]:
+    """The writes of one update: its state keys, a Command's goto, then the node's edges."""
+    goto: list[Any] = []
+    if isinstance(values, Command):
+        goto = [values.goto] if isinstance(values.goto, (str, Send)) else list(values.goto or ())
+        values = values.update
+    updates = graph.schema.updates_from(values, where=where)
+    writes = list(updates.items()) + targets_to_writes(where, goto, graph.nodes)
+    return writes + await edge_writes(graph, task, updates, channels)
 
 
 def infer_as_node(

@@ -1,0 +1,19 @@
+"""LangGraph's ``langgraph.errors`` names, at the same path under ``durable_debug``."""
+
+from __future__ import annotations
+
+from durable_debug.graph.types import (
+    EmptyInputError,
+    GraphInterrupt,
+    GraphRecursionError,
+    InvalidUpdateError,
+    NodeInterrupt,
+)
+
+__all__ = [
+    "EmptyInputError",
+    "GraphInterrupt",
+    "GraphRecursionError",
+    "InvalidUpdateError",
+    "NodeInterrupt",
+]

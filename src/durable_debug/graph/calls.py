@@ -1,0 +1,281 @@
+"""How the engine calls a node or a branch function, decided once when it is added.
+
+LangGraph code passes many kinds of callables and expects run-time values by parameter
+*name*, never by position:
+
+    def node(state): ...                          # the state only
+    async def node(state, i=i): ...               # still the state only: ``i`` keeps its default
+    def node(state, config): ...                  # config injected by name
+    def node(state, *, config, writer, store, runtime): ...
+    add_node(MyNode())                            # any callable object (named after its class)
+    add_node("llm", runnable)                     # an object with invoke/ainvoke
+
+:func:`call_style` looks at the signature once; :func:`call` then calls the function with the
+state and the keyword arguments it asked for. While a node (or a branch) runs,
+:func:`get_config`, :func:`get_runtime`, :func:`get_stream_writer` and :func:`get_store` return
+the values of the task that is running.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import inspect
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, TypeVar
+
+from durable_debug.checkpoint.base import RunnableConfig
+
+__all__ = [
+    "INJECTED",
+    "CallContext",
+    "CallStyle",
+    "ExecutionInfo",
+    "Runtime",
+    "call",
+    "call_style",
+    "callable_name",
+    "coerce_context",
+    "current_call",
+    "get_config",
+    "get_runtime",
+    "get_store",
+    "get_stream_writer",
+    "merge_configs",
+    "use_call_context",
+]
+
+ContextT = TypeVar("ContextT")
+
+INJECTED = ("config", "writer", "store", "runtime")
+"""Parameter names the engine fills in by name (LangGraph's names)."""
+
+_INJECTABLE_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _no_writer(chunk: Any) -> None:
+    """The stream writer outside a run that streams ``"custom"``: drops the chunk."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionInfo:
+    """Where the running node is: its checkpoint, namespace, task and attempt."""
+
+    checkpoint_id: str
+    """The checkpoint the task runs from."""
+    checkpoint_ns: str
+    """Namespace of the checkpoint ("" for a top-level graph)."""
+    task_id: str
+    """Deterministic id of the task."""
+    thread_id: str | None = None
+    """Thread of the run (None without a checkpointer)."""
+    node_attempt: int = 1
+    """Attempt number of this execution (1 for the first, more under a RetryPolicy)."""
+
+
+@dataclass(frozen=True)
+class Runtime(Generic[ContextT]):
+    """Run-scoped values a node receives as its ``runtime`` parameter (or from
+    :func:`get_runtime`): the run's ``context``, the graph's ``store``, the ``stream_writer``
+    of stream mode ``"custom"``."""
+
+    context: ContextT = None  # type: ignore[assignment]
+    """What the caller passed as ``invoke(..., context=...)`` (None when nothing)."""
+    store: Any = None
+    """The store given to ``compile(store=...)`` (None when none)."""
+    stream_writer: Callable[[Any], None] = _no_writer
+    """Send a chunk to stream mode ``"custom"``; does nothing when that mode is not streamed."""
+    previous: Any = None
+    """The functional API's previous return value; always None for a StateGraph."""
+    execution_info: ExecutionInfo | None = None
+    """The running task's checkpoint, namespace, task id and attempt (None outside a task)."""
+
+    def override(self, **overrides: Any) -> Runtime[ContextT]:
+        """A copy with some fields replaced."""
+        return replace(self, **overrides)
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    """What a running node may ask for: its config and the run's :class:`Runtime`."""
+
+    config: RunnableConfig
+    runtime: Runtime[Any] = field(default_factory=Runtime)
+
+
+_CURRENT: contextvars.ContextVar[CallContext | None] = contextvars.ContextVar(
+    "durable_debug_call", default=None
+)
+
+
+def current_call() -> CallContext | None:
+    """The call context of the node running in this context, if any."""
+    return _CURRENT.get()
+
+
+def use_call_context(context: CallContext | None) -> contextvars.Token[CallContext | None]:
+    """Make ``context`` current (returns the token for ``_CURRENT.reset``)."""
+    return _CURRENT.set(context)
+
+
+def reset_call_context(token: contextvars.Token[CallContext | None]) -> None:
+    """Undo :func:`use_call_context`."""
+    _CURRENT.reset(token)
+
+
+def _require(what: str) -> CallContext:
+    context = _CURRENT.get()
+    if context is None:
+        raise RuntimeError(
+            f"{what} was called outside a running node; call it from inside a node (or a "
+            "conditional edge) of a compiled graph"
+        )
+    return context
+
+
+def get_config() -> RunnableConfig:
+    """The config of the running node: the run's config plus ``metadata["langgraph_node"]``,
+    ``["langgraph_step"]`` and the other keys LangGraph adds."""
+    return _require("get_config()").config
+
+
+def get_runtime(context_schema: Any = None) -> Runtime[Any]:
+    """The :class:`Runtime` of the running node (``context_schema`` is for type checkers)."""
+    return _require("get_runtime()").runtime
+
+
+def get_stream_writer() -> Callable[[Any], None]:
+    """The function that sends a chunk to stream mode ``"custom"`` from the running node."""
+    return _require("get_stream_writer()").runtime.stream_writer
+
+
+def get_store() -> Any:
+    """The store of the running graph (``compile(store=...)``), or None."""
+    return _require("get_store()").runtime.store
+
+
+@dataclass(frozen=True, slots=True)
+class CallStyle:
+    """How to call one function: sync or async, which values it takes by name."""
+
+    target: Callable[..., Any]
+    """What is called with the state: the function, or a runnable's invoke/ainvoke."""
+    is_async: bool
+    injects: tuple[str, ...] = ()
+    """Names among :data:`INJECTED` the function takes as keyword arguments."""
+    runnable: bool = False
+    """An object with ``invoke``/``ainvoke(input, config)`` (a LangChain runnable)."""
+
+
+def callable_name(fn: Any) -> str | None:
+    """The name ``add_node(fn)`` gives a node: a runnable's ``get_name()``, a function's
+    ``__name__``, else the class name of a callable object (None for a lambda)."""
+    if _is_runnable(fn) and callable(getattr(fn, "get_name", None)):
+        name = fn.get_name()
+    else:
+        name = getattr(fn, "__name__", None) or type(fn).__name__
+    return None if name == "<lambda>" else str(name)
+
+
+def _is_runnable(fn: Any) -> bool:
+    return not inspect.isroutine(fn) and callable(getattr(fn, "ainvoke", None))
+
+
+def call_style(fn: Callable[..., Any]) -> CallStyle:
+    """Decide once how to call ``fn`` (a node's action or a branch's path)."""
+    if _is_runnable(fn):
+        return CallStyle(fn.ainvoke, True, runnable=True)  # type: ignore[attr-defined]
+    method = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)  # noqa: B004
+    is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(method)
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return CallStyle(fn, is_async)
+    injects = tuple(name for name in INJECTED if _injectable(params.get(name)))
+    return CallStyle(fn, is_async, injects)
+
+
+def _injectable(param: inspect.Parameter | None) -> bool:
+    """A parameter is filled in by name whatever its annotation (LangGraph skips ``config``
+    annotated other than ``RunnableConfig``, and the call then fails; we pass it)."""
+    return param is not None and param.kind in _INJECTABLE_KINDS
+
+
+def _kwargs(style: CallStyle, context: CallContext) -> dict[str, Any]:
+    values: Mapping[str, Any] = {
+        "config": context.config,
+        "writer": context.runtime.stream_writer,
+        "store": context.runtime.store,
+        "runtime": context.runtime,
+    }
+    return {name: values[name] for name in style.injects}
+
+
+async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bool) -> Any:
+    """Call the function with ``state`` and what it takes by name; await what it returns.
+
+    A sync function runs in a worker thread (the event loop stays free) unless ``inline``.
+    ``context`` is current while it runs, so ``get_config()`` and friends work inside it.
+    """
+    token = _CURRENT.set(context)
+    lc_token = _set_langchain_config(context.config)
+    try:
+        if style.runnable:
+            return await style.target(state, context.config)
+        kwargs = _kwargs(style, context) if style.injects else {}
+        if style.is_async:
+            return await style.target(state, **kwargs)
+        if inline:
+            result = style.target(state, **kwargs)
+        else:
+            loop = asyncio.get_running_loop()
+            run = contextvars.copy_context().run
+            result = await loop.run_in_executor(None, lambda: run(style.target, state, **kwargs))
+        if inspect.isawaitable(result):  # a sync-looking callable that returned a coroutine
+            result = await result
+        return result
+    finally:
+        if lc_token is not None:
+            lc_token[0].reset(lc_token[1])
+        _CURRENT.reset(token)
+
+
+def _set_langchain_config(config: RunnableConfig) -> tuple[Any, Any] | None:
+    """Make ``config`` LangChain's current config while a node runs, so the chat models and
+    runnables it calls without passing a config inherit its callbacks and metadata (as they
+    do under LangGraph). Only when LangChain is already imported: never imported for this."""
+    module = sys.modules.get("langchain_core.runnables.config")
+    if module is None:
+        return None
+    var = module.var_child_runnable_config
+    return var, var.set(config)
+
+
+def coerce_context(schema: Any, context: Any) -> Any:
+    """The run's ``context``: a dict becomes an instance of ``context_schema`` when that is a
+    dataclass or a pydantic model (as LangGraph does); anything else is passed as it is."""
+    if context is None or schema is None or not isinstance(context, Mapping):
+        return context
+    import dataclasses
+
+    if dataclasses.is_dataclass(schema) or hasattr(schema, "model_validate"):
+        return schema(**context)
+    return context
+
+
+def merge_configs(base: RunnableConfig | None, config: RunnableConfig | None) -> RunnableConfig:
+    """``config`` over ``base``: ``configurable`` and ``metadata`` merged key by key, ``tags``
+    concatenated, any other key of ``config`` wins."""
+    if not base:
+        return dict(config or {})
+    merged: dict[str, Any] = dict(base)
+    for key, value in (config or {}).items():
+        if key in ("configurable", "metadata") and isinstance(value, Mapping):
+            merged[key] = {**(merged.get(key) or {}), **value}
+        elif key == "tags":
+            merged[key] = [*(merged.get(key) or []), *value]
+        else:
+            merged[key] = value
+    return merged

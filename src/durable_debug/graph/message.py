@@ -1,0 +1,166 @@
+"""Chat messages in the state: the ``add_messages`` reducer and ``MessagesState``.
+
+``add_messages`` appends new messages to a list, replaces the message that has the same id,
+and deletes the ones a ``RemoveMessage`` names; every message gets an id on the way in:
+
+    class State(TypedDict):
+        messages: Annotated[list, add_messages]
+
+    def chatbot(state):
+        return {"messages": [{"role": "assistant", "content": "hi"}]}
+
+When langchain-core is installed (LangGraph depends on it) messages are LangChain message
+objects, as in LangGraph: dicts, ``("user", "text")`` pairs and strings are converted with
+``langchain_core.messages.convert_to_messages``. Without langchain-core the reducer works on
+dict messages (``{"role": ..., "content": ..., "id": ...}``): a string is a user message, a
+pair is ``(role, content)``, and ``{"type": "remove", "id": ...}`` deletes by id.
+langchain-core is imported on the first call, never by ``import durable_debug``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import Annotated, Any
+
+from typing_extensions import TypedDict
+
+__all__ = ["REMOVE_ALL_MESSAGES", "MessagesState", "add_messages"]
+
+REMOVE_ALL_MESSAGES = "__remove_all__"
+"""Id of a remove message that clears every message before it."""
+
+_MISSING: Any = object()
+
+
+def _langchain() -> Any:
+    """``langchain_core.messages``, or None when langchain-core is not installed."""
+    try:
+        from langchain_core import messages
+    except ImportError:
+        return None
+    return messages
+
+
+def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | None = None) -> Any:
+    """Merge the message list ``right`` into ``left`` by id (the reducer of a messages key).
+
+    A message whose id is already in ``left`` replaces it; a remove message deletes it (an
+    unknown id is a ``ValueError``); a remove message with id :data:`REMOVE_ALL_MESSAGES`
+    drops everything before it. Messages without an id get a new UUID. Called with only
+    keyword arguments (``add_messages(format="langchain-openai")``) it returns the reducer
+    with those options.
+    """
+    if left is _MISSING and right is _MISSING:
+        return partial(add_messages, format=format)
+    if left is _MISSING or right is _MISSING or left is None or right is None:
+        given = "left" if right is _MISSING or right is None else "right"
+        raise ValueError(
+            f"add_messages needs both 'left' and 'right' (non-null); only received {given!r}"
+        )
+    lc = _langchain()
+    left = left if isinstance(left, list) else [left]
+    right = right if isinstance(right, list) else [right]
+    if lc is not None:
+        left, right = _as_lc(lc, left), _as_lc(lc, right)
+        ident, is_remove = _lc_id, lambda m: isinstance(m, lc.RemoveMessage)
+        set_id: Callable[[Any, str], None] = _set_attr_id
+    else:
+        left, right = [_as_dict(m) for m in left], [_as_dict(m) for m in right]
+        ident, is_remove, set_id = _dict_id, _dict_is_remove, _set_key_id
+    for message in left:
+        if ident(message) is None:
+            set_id(message, str(uuid.uuid4()))
+    cut = None
+    for index, message in enumerate(right):
+        if ident(message) is None:
+            set_id(message, str(uuid.uuid4()))
+        if is_remove(message) and ident(message) == REMOVE_ALL_MESSAGES:
+            cut = index
+    if cut is not None:
+        return right[cut + 1 :]
+    merged = list(left)
+    position = {ident(m): i for i, m in enumerate(merged)}
+    removed: set[Any] = set()
+    for message in right:
+        key = ident(message)
+        at = position.get(key)
+        if at is not None:
+            if is_remove(message):
+                removed.add(key)
+            else:
+                removed.discard(key)
+                merged[at] = message
+        elif is_remove(message):
+            raise ValueError(
+                f"add_messages: no message has id {key!r}, so a remove message cannot delete it"
+            )
+        else:
+            position[key] = len(merged)
+            merged.append(message)
+    if removed:
+        merged = [m for m in merged if ident(m) not in removed]
+    if format == "langchain-openai" and lc is not None:
+        merged = _openai_format(lc, merged)
+    elif format is not None and format != "langchain-openai":
+        raise ValueError(f"add_messages: unknown format {format!r}; use 'langchain-openai' or None")
+    return merged
+
+
+def _as_lc(lc: Any, messages: list[Any]) -> list[Any]:
+    """LangChain messages (chunks become whole messages); plain messages pass unchanged."""
+    kinds = {type(m) for m in messages}
+    if all(issubclass(k, lc.BaseMessage) and not issubclass(k, lc.BaseMessageChunk) for k in kinds):
+        return messages
+    return [lc.message_chunk_to_message(m) for m in lc.convert_to_messages(messages)]
+
+
+def _lc_id(message: Any) -> Any:
+    return message.id
+
+
+def _set_attr_id(message: Any, value: str) -> None:
+    message.id = value
+
+
+def _openai_format(lc: Any, messages: list[Any]) -> list[Any]:
+    from langchain_core.messages import convert_to_openai_messages
+
+    return list(lc.convert_to_messages(convert_to_openai_messages(messages)))
+
+
+_ROLES = {"human": "user", "ai": "assistant"}
+
+
+def _as_dict(message: Any) -> dict[str, Any]:
+    """A dict message (without langchain-core): strings and (role, content) pairs too."""
+    if isinstance(message, str):
+        return {"role": "user", "content": message}
+    if isinstance(message, tuple) and len(message) == 2:
+        role, content = message
+        return {"role": _ROLES.get(role, role), "content": content}
+    if isinstance(message, Mapping):
+        return dict(message)
+    raise TypeError(
+        f"add_messages got {type(message).__name__} {message!r:.80}; without langchain-core "
+        "a message is a dict ({'role': ..., 'content': ...}), a (role, content) pair or a string"
+    )
+
+
+def _dict_id(message: dict[str, Any]) -> Any:
+    return message.get("id")
+
+
+def _set_key_id(message: dict[str, Any], value: str) -> None:
+    message["id"] = value
+
+
+def _dict_is_remove(message: dict[str, Any]) -> bool:
+    return message.get("type") == "remove" or message.get("role") == "remove"
+
+
+class MessagesState(TypedDict):
+    """A state with one key, ``messages``, merged by :func:`add_messages`."""
+
+    messages: Annotated[list[Any], add_messages]

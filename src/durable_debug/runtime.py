@@ -1,0 +1,7 @@
+"""LangGraph's ``langgraph.runtime`` names, at the same path under ``durable_debug``."""
+
+from __future__ import annotations
+
+from durable_debug.graph.calls import Runtime, get_runtime
+
+__all__ = ["Runtime", "get_runtime"]

@@ -1,0 +1,31 @@
+"""LangGraph's ``langgraph.types`` names, at the same path under ``durable_debug`` (so
+``from langgraph.types import Command`` becomes ``from durable_debug.types import Command``).
+"""
+
+from __future__ import annotations
+
+from durable_debug.graph.cache import CachePolicy
+from durable_debug.graph.interrupts import interrupt
+from durable_debug.graph.types import (
+    Command,
+    Interrupt,
+    Overwrite,
+    PregelTask,
+    RetryPolicy,
+    Send,
+    StateSnapshot,
+)
+from durable_debug.graph.update import StateUpdate
+
+__all__ = [
+    "CachePolicy",
+    "Command",
+    "Interrupt",
+    "Overwrite",
+    "PregelTask",
+    "RetryPolicy",
+    "Send",
+    "StateSnapshot",
+    "StateUpdate",
+    "interrupt",
+]
