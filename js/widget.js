@@ -103,7 +103,8 @@ function render({ model, el }) {
  *   requestError: string, pendingScroll: string, drawnArea: Area | null,
  *   frame: { cancel: () => void } | null,
  *   detail: Detail | null, detailKey: string, editors: Map<string, HTMLTextAreaElement>,
- *   fullValues: Map<string, any>,
+ *   fullValues: Map<string, any>, editBoxes: Map<string, HTMLElement>,
+ *   editModes: Map<string, string>,
  *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>, closed: boolean,
  * }} View
  */
@@ -142,6 +143,8 @@ function createView(model, el) {
     detail: null,
     detailKey: "",
     editors: new Map(),
+    editBoxes: new Map(),
+    editModes: new Map(),
     fullValues: new Map(),
     lazyJson: new WeakMap(),
     uid: `dd${++viewCount}`,
@@ -1078,6 +1081,8 @@ function drawDetail(view, detail, force = false) {
   view.detail = detail || null;
   view.detailKey = key;
   view.editors.clear();
+  view.editBoxes.clear();
+  view.editModes.clear();
   view.fullValues = new Map();
   const h = hyperscript(view.doc);
   if (!detail) {
@@ -1176,6 +1181,7 @@ function drawDetailHeader(view, detail, readonly) {
 function drawValues(view, detail, readonly) {
   const h = hyperscript(view.doc);
   const values = detail.values || {};
+  const reducers = detail.reducers || {};
   const editable = readonly ? [] : detail.editable || [];
   const channels = [...new Set([...Object.keys(values), ...editable])];
   const rows = channels.map((channel) => {
@@ -1187,6 +1193,16 @@ function drawValues(view, detail, readonly) {
         "div",
         { class: "dd-channel-head" },
         h("span", { class: "dd-channel" }, channel),
+        reducers[channel]
+          ? h(
+              "span",
+              {
+                class: "dd-reducer",
+                title: "an edit goes through this reducer unless you replace the value",
+              },
+              `reducer: ${reducers[channel]}`,
+            )
+          : "",
         (detail.clipped || []).includes(channel)
           ? h(
               "span",
@@ -1406,6 +1422,7 @@ function onAction(view, event) {
   const action = button.getAttribute("data-action");
   if (action === "edit") toggleEditor(view, button.getAttribute("data-channel") || "");
   else if (action === "show-all") showAll(view, button.getAttribute("data-channel") || "");
+  else if (action === "preview") previewEdit(view, button.getAttribute("data-channel") || "");
   else if (action === "fork") fork(view);
   else if (action === "rerun") rerun(view);
   else if (action === "resume") resume(view);
@@ -1426,8 +1443,10 @@ function toggleEditor(view, channel) {
   if (!row || !view.detail) return;
   const open = view.editors.get(channel);
   if (open) {
-    open.remove();
+    (view.editBoxes.get(channel) || open).remove();
     view.editors.delete(channel);
+    view.editBoxes.delete(channel);
+    view.editModes.delete(channel);
     return;
   }
   if ((view.detail.clipped || []).includes(channel) && !view.fullValues.has(channel)) {
@@ -1453,9 +1472,85 @@ function toggleEditor(view, channel) {
   });
   editor.value = text;
   editor.defaultValue = text;
-  row.append(editor);
+  const reducer = (view.detail.reducers || {})[channel];
+  if (reducer) {
+    row.append(drawModeChoice(view, channel, reducer, editor));
+  } else {
+    row.append(editor);
+  }
   view.editors.set(channel, editor);
   editor.focus();
+}
+
+/**
+ * For a channel with a reducer: replace the value (Overwrite) or append through the reducer,
+ * the editor, and a Preview of the value the fork would give.
+ * @param {View} view @param {string} channel @param {string} reducer
+ * @param {HTMLTextAreaElement} editor
+ */
+function drawModeChoice(view, channel, reducer, editor) {
+  const h = hyperscript(view.doc);
+  const name = `${view.uid}-mode-${channel}`;
+  const current = editor.value;
+  view.editModes.set(channel, "replace");
+  const radio = (mode, label) => {
+    const input = h("input", { type: "radio", name, value: mode, "data-mode": mode });
+    input.checked = mode === "replace";
+    input.addEventListener("change", () => {
+      view.editModes.set(channel, mode);
+      // Replace starts from the whole current value; append from nothing to add.
+      editor.value = mode === "replace" ? current : "";
+      editor.placeholder = mode === "replace" ? "" : `value to pass through ${reducer}, as JSON`;
+      preview.replaceChildren();
+    });
+    return h("label", { class: "dd-mode" }, input, ` ${label}`);
+  };
+  const preview = h("div", { class: "dd-preview", "aria-live": "polite" });
+  const box = h(
+    "div",
+    { class: "dd-edit-box", "data-channel": channel },
+    h(
+      "div",
+      { class: "dd-modes", role: "radiogroup", "aria-label": `how the fork writes ${channel}` },
+      radio("replace", "replace the value (Overwrite)"),
+      radio("append", `append through the reducer (${reducer})`),
+    ),
+    editor,
+    h(
+      "button",
+      { class: "dd-button dd-small", type: "button", "data-action": "preview", "data-channel": channel },
+      "Preview",
+    ),
+    preview,
+  );
+  view.editBoxes.set(channel, box);
+  return box;
+}
+
+/**
+ * Ask Python for the value the fork would give a reducer channel, and show it.
+ * @param {View} view @param {string} channel
+ */
+function previewEdit(view, channel) {
+  const editor = view.editors.get(channel);
+  const box = view.editBoxes.get(channel);
+  const detail = view.detail;
+  if (!editor || !box || !detail) return;
+  const slot = box.querySelector(".dd-preview");
+  const mode = view.editModes.get(channel) || "append";
+  view.requests
+    .request("preview", { checkpoint_id: detail.id, channel, text: editor.value, modes: { [channel]: mode } })
+    .then(
+      (reply) => {
+        if (view.detail !== detail || !slot) return;
+        const h = hyperscript(view.doc);
+        slot.replaceChildren(
+          h("span", { class: "dd-muted" }, mode === "replace" ? "after the fork: " : "after the reducer: "),
+          drawJson(view, reply.value, 1),
+        );
+      },
+      (error) => slot && setInline(slot, String(error && error.message ? error.message : error)),
+    );
 }
 
 /**
@@ -1518,7 +1613,13 @@ function fork(view) {
     );
   }
   setInline(errorSlot, "");
-  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode }, errorSlot);
+  /** @type {Record<string, string>} */
+  const modes = {};
+  for (const channel of Object.keys(edits)) {
+    const mode = view.editModes.get(channel);
+    if (mode) modes[channel] = mode;
+  }
+  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode, modes }, errorSlot);
 }
 
 /** @param {View} view */

@@ -30,10 +30,16 @@ import traitlets
 from durable_debug._sync import _runner_loop
 from durable_debug.inspect.access import astream, aupdate_state
 from durable_debug.inspect.dag import Dag, DagReader
-from durable_debug.inspect.detail import Detail, acheckpoint_detail, clip_detail
+from durable_debug.inspect.detail import (
+    Detail,
+    acheckpoint_detail,
+    clip_detail,
+    reducer_name,
+    reducers_of,
+)
 from durable_debug.inspect.diff import adiff, diff_data
 from durable_debug.inspect.html import widget_asset_paths
-from durable_debug.inspect.jsonable import to_jsonable
+from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -145,8 +151,8 @@ class TimeTravel(anywidget.AnyWidget):
             if handler is None:
                 raise RequestError(
                     f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
-                    "rerun, resume, stop, watch and refresh; reload the page if its front end "
-                    "is older."
+                    "preview, rerun, resume, stop, watch and refresh; reload the page if its "
+                    "front end is older."
                 )
             self.send({"uuid": uuid, "result": await handler(request)})
         except RequestError as error:
@@ -193,19 +199,74 @@ class TimeTravel(anywidget.AnyWidget):
                 f"The state schema has no channel {unknown[0]!r} (its channels: "
                 f"{', '.join(channels)}); nothing was written."
             )
+        replace = self._replaced(request, values)
+        update = {
+            channel: _overwrite_class(self.graph)(value) if channel in replace else value
+            for channel, value in values.items()
+        }
         try:
-            written = await aupdate_state(self.graph, record.config, values, as_node)
+            written = await aupdate_state(self.graph, record.config, update, as_node)
         except Exception as error:
             raise RequestError(
                 f"The fork was refused, nothing was written: {type(error).__name__}: {error}"
             ) from error
         new_id = str(written["configurable"]["checkpoint_id"])
         node = "" if as_node is None else f", as_node={as_node!r}"
-        code = f"await graph.aupdate_state({_config_code(record)}, {values!r}{node})"
+        code = (
+            _reducer_notes(values, replace, self._reducers())
+            + f"await graph.aupdate_state({_config_code(record)}, "
+            + f"{_update_code(values, replace)}{node})"
+        )
         self._add_code("fork", code)
         await self._refresh_dag()
         await self._show(new_id)
         return {"checkpoint_id": new_id, "code": code}
+
+    async def _do_preview(self, request: Mapping[str, Any]) -> Any:
+        """The value a channel would have after the fork: through its reducer, or replaced."""
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        channel = request.get("channel")
+        if not isinstance(channel, str) or not channel:
+            raise RequestError("The 'preview' request needs 'channel' (a state channel's name).")
+        value = _parse(request.get("text"), f"Channel {channel!r}")
+        reducer = reducers_of(self.graph).get(channel)
+        replace = channel in self._replaced(request, {channel: value})
+        if reducer is None or replace:
+            result = value
+        else:
+            current = record.values.get(channel)
+            try:
+                result = value if current is None else reducer(current, value)
+            except Exception as error:
+                raise RequestError(
+                    f"The reducer of channel {channel!r} ({reducer_name(reducer)}) refused "
+                    f"this value: {type(error).__name__}: {error}. Nothing was written."
+                ) from error
+        shown, cut = clip(to_jsonable(result))
+        return {"channel": channel, "value": shown, "clipped": cut}
+
+    def _reducers(self) -> dict[str, str]:
+        return {channel: reducer_name(fn) for channel, fn in reducers_of(self.graph).items()}
+
+    def _replaced(self, request: Mapping[str, Any], values: Mapping[str, Any]) -> set[str]:
+        """The edited reducer channels the user chose to replace (``modes``: channel →
+        "append" or "replace"; a reducer channel without a mode goes through its reducer)."""
+        modes = request.get("modes") or {}
+        if not isinstance(modes, Mapping):
+            raise RequestError('\'modes\' must map a channel to "append" or "replace".')
+        reducers = self._reducers()
+        replace: set[str] = set()
+        for channel, mode in modes.items():
+            if channel not in values:
+                continue
+            if mode not in ("append", "replace"):
+                raise RequestError(
+                    f'Channel {channel!r}: mode {mode!r} is neither "append" (through the '
+                    'reducer) nor "replace"; nothing was written.'
+                )
+            if mode == "replace" and channel in reducers:
+                replace.add(channel)
+        return replace
 
     async def _do_rerun(self, request: Mapping[str, Any]) -> Any:
         _, record = await self._checkpoint(_field(request, "checkpoint_id"))
@@ -437,6 +498,36 @@ def _config_code(record: CheckpointRecord) -> str:
     keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
     keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
     return repr({"configurable": keep})
+
+
+def _overwrite_class(graph: Any) -> Any:
+    """The ``Overwrite`` type the graph's engine understands."""
+    if type(graph).__module__.startswith("langgraph"):
+        from langgraph.types import Overwrite as LangGraphOverwrite
+
+        return LangGraphOverwrite
+    from durable_debug.graph import Overwrite
+
+    return Overwrite
+
+
+def _update_code(values: Mapping[str, Any], replace: set[str]) -> str:
+    """The update dict as Python, a replaced reducer channel wrapped in ``Overwrite(...)``."""
+    items = [
+        f"{channel!r}: Overwrite({value!r})" if channel in replace else f"{channel!r}: {value!r}"
+        for channel, value in values.items()
+    ]
+    return "{" + ", ".join(items) + "}"
+
+
+def _reducer_notes(values: Mapping[str, Any], replace: set[str], reducers: dict[str, str]) -> str:
+    """A comment line per edited reducer channel saying what the fork does with the value."""
+    notes = []
+    for channel in values:
+        if channel in reducers:
+            how = "replaced (Overwrite)" if channel in replace else "appended through it"
+            notes.append(f"# {channel!r} has a reducer ({reducers[channel]}): the value is {how}\n")
+    return "".join(notes)
 
 
 def _command_class(graph: Any) -> Any:

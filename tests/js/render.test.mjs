@@ -560,3 +560,41 @@ test("an object loaded without its class shows as that class", async () => {
   const summaries = [...el.querySelectorAll(".dd-json-tree > summary")].map((s) => s.textContent);
   assert.ok(summaries.includes("shop.Item {sku, size}"), summaries.join(" | "));
 });
+
+test("a reducer channel says so; Edit offers replace or append, previews, and forks with the mode", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  model.answerSelect(model.last("select"), { ...detailOf("c3"), reducers: { messages: "operator.add" } });
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.match(text(row, ".dd-reducer"), /reducer: operator\.add/);
+  assert.equal(el.querySelector('.dd-channel-row[data-channel="count"] .dd-reducer'), null);
+
+  click(dom.window, row.querySelector('[data-action="edit"]'));
+  const editor = row.querySelector("textarea.dd-editor");
+  assert.deepEqual(JSON.parse(editor.value), ["hi", "thinking", "Paris"], "replace starts from the value");
+  const append = row.querySelector('input[data-mode="append"]');
+  append.checked = true;
+  append.dispatchEvent(new dom.window.Event("change"));
+  assert.equal(editor.value, "", "append starts from nothing to add");
+  editor.value = '["planned"]';
+  click(dom.window, row.querySelector('[data-action="preview"]'));
+  const preview = model.last("preview");
+  assert.deepEqual(
+    [preview.checkpoint_id, preview.channel, preview.text, preview.modes],
+    ["c3", "messages", '["planned"]', { messages: "append" }],
+  );
+  model.reply(preview, {
+    channel: "messages",
+    value: ["hi", "thinking", "Paris", "planned"],
+    clipped: false,
+  });
+  await settle();
+  assert.match(text(row, ".dd-preview"), /after the reducer/);
+  assert.match(text(row, ".dd-preview"), /4 items/);
+
+  click(dom.window, el.querySelector('[data-action="fork"]'));
+  const fork = model.last("fork");
+  assert.deepEqual(fork.edits, { messages: '["planned"]' });
+  assert.deepEqual(fork.modes, { messages: "append" });
+});

@@ -850,3 +850,82 @@ async def test_a_run_shows_its_checkpoints_while_a_slow_node_still_runs(engine):
     release.set()
     await until(lambda: not widget._running, "the end of the run")
     assert ["b"] in new()
+
+
+# --- reducer-aware editing (issue 14 item 5) ----------------------------------------------------
+
+
+async def test_a_reducer_channel_says_so_and_the_user_picks_append_or_replace(accumulate):
+    """``log`` is an ``operator.add`` list: editing it to ["planned"] appends by default (as
+    the engine does), and "replace" writes exactly ["planned"] through ``Overwrite``; the
+    preview shows each result before the fork, and the code says which it did."""
+    ns = await ran(accumulate)
+    g, cfg = ns["g"], ns["cfg"]
+    widget, front = await open_widget(g, cfg)
+    after_b = ids(widget)[3]
+    detail = await front.select(after_b)
+    assert detail["reducers"] == {"log": "operator.add"}
+    assert detail["values"]["log"] == ["ran A", "ran B"]
+
+    appended = await front.result(
+        "preview", checkpoint_id=after_b, channel="log", text='["planned"]', modes={"log": "append"}
+    )
+    assert appended["value"] == ["ran A", "ran B", "planned"]
+    replaced = await front.result(
+        "preview",
+        checkpoint_id=after_b,
+        channel="log",
+        text='["planned"]',
+        modes={"log": "replace"},
+    )
+    assert replaced["value"] == ["planned"]
+
+    forked = await front.result(
+        "fork", checkpoint_id=after_b, edits={"log": '["planned"]'}, modes={"log": "replace"}
+    )
+    state = await g.aget_state(
+        {"configurable": {**cfg["configurable"], **{"checkpoint_id": forked["checkpoint_id"]}}}
+    )
+    assert state.values["log"] == ["planned"]
+    assert "Overwrite(['planned'])" in forked["code"]
+    assert (
+        "# 'log' has a reducer (operator.add): the value is replaced (Overwrite)"
+        in (forked["code"])
+    )
+
+    through = await front.result(
+        "fork", checkpoint_id=after_b, edits={"log": '["planned"]'}, modes={"log": "append"}
+    )
+    state = await g.aget_state(
+        {"configurable": {**cfg["configurable"], **{"checkpoint_id": through["checkpoint_id"]}}}
+    )
+    assert state.values["log"] == ["ran A", "ran B", "planned"]
+    assert (
+        "appended through it" in through["code"]
+        and "Overwrite" not in through["code"].split("\n")[-1]
+    )
+
+    error = await front.error(
+        "fork", checkpoint_id=after_b, edits={"log": "[]"}, modes={"log": "merge"}
+    )
+    assert "mode 'merge' is neither" in error and "'log'" in error
+
+
+async def test_the_replace_code_replays_the_same_state(accumulate, engine):
+    """The generated code with ``Overwrite`` is real Python on each engine."""
+    ns = await ran(accumulate)
+    g, cfg = ns["g"], ns["cfg"]
+    widget, front = await open_widget(g, cfg)
+    after_b = ids(widget)[3]
+    forked = await front.result(
+        "fork", checkpoint_id=after_b, edits={"log": '["x"]'}, modes={"log": "replace"}
+    )
+    if engine == "langgraph":
+        from langgraph.types import Overwrite
+    else:
+        from durable_debug import Overwrite
+    namespace = {"graph": g, "Overwrite": Overwrite}
+    line = forked["code"].split("\n")[-1]
+    exec(compile(f"async def replay():\n    return {line}", "code", "exec"), namespace)
+    again = await namespace["replay"]()
+    assert (await g.aget_state(again)).values["log"] == ["x"]

@@ -12,6 +12,7 @@ raw values and also feed the DataFrames of :mod:`durable_debug.inspect.frames`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from typing_extensions import NotRequired, TypedDict
@@ -39,6 +40,8 @@ __all__ = [
     "clip_detail",
     "detail_of",
     "interrupts_of",
+    "reducer_name",
+    "reducers_of",
     "tasks_of",
     "write_kind",
     "writes_of",
@@ -102,6 +105,9 @@ class Detail(TypedDict):
     interrupts: list[InterruptInfo]
     editable: list[str]
     nodes: list[str]
+    reducers: NotRequired[dict[str, str]]
+    """State channels with a reducer → its name (``operator.add``): an edit of one goes
+    through the reducer unless the user replaces the value (``Overwrite``)."""
     clipped: NotRequired[list[str]]
     """Channels whose value was cut for display (:func:`clip_detail`); absent when none."""
 
@@ -114,7 +120,11 @@ async def acheckpoint_detail(
     Reads only that checkpoint and its parent, not the whole thread.
     """
     thread, record = await aread_checkpoint(graph, config, ref)
-    return detail_of(thread, record, nodes=node_names(graph))
+    detail = detail_of(thread, record, nodes=node_names(graph))
+    reducers = {channel: reducer_name(fn) for channel, fn in reducers_of(graph).items()}
+    if reducers:
+        detail["reducers"] = reducers
+    return detail
 
 
 def checkpoint_detail(graph: Any, config: RunnableConfig, ref: CheckpointRef = None) -> Detail:
@@ -162,6 +172,29 @@ def clip_detail(detail: Detail) -> Detail:
     if clipped:
         result["clipped"] = clipped
     return result
+
+
+def reducers_of(graph: Any) -> dict[str, Callable[[Any, Any], Any]]:
+    """The state channels of ``graph`` that have a reducer, with it (durable_debug's schema or
+    LangGraph's aggregate channels); ``{}`` for a graph without schema (a ``SaverView``)."""
+    own = getattr(getattr(graph, "schema", None), "reducers", None)
+    if callable(own):  # durable_debug
+        return dict(own())
+    channels = getattr(graph, "channels", None)  # LangGraph: BinaryOperatorAggregate
+    if isinstance(channels, Mapping):
+        return {
+            str(name): channel.operator
+            for name, channel in channels.items()
+            if callable(getattr(channel, "operator", None)) and not str(name).startswith("__")
+        }
+    return {}
+
+
+def reducer_name(fn: Any) -> str:
+    """How a reducer is named to the user: ``operator.add``, ``add_messages``, ``merge``."""
+    module = str(getattr(fn, "__module__", "") or "")
+    name = str(getattr(fn, "__qualname__", "") or getattr(fn, "__name__", "") or repr(fn))
+    return f"operator.{name}" if module in ("operator", "_operator") else name
 
 
 def blobs_of(thread: Thread, record: CheckpointRecord, *, all_channels: bool = False) -> list[Blob]:
