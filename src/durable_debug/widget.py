@@ -84,7 +84,14 @@ class TimeTravel(anywidget.AnyWidget):
     _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
 
-    def __init__(self, graph: Any, config: Mapping[str, Any], *, counts: Any = None) -> None:
+    def __init__(
+        self,
+        graph: Any,
+        config: Mapping[str, Any],
+        *,
+        counts: Any = None,
+        graph_name: str | None = None,
+    ) -> None:
         configurable = dict((config or {}).get("configurable") or {})
         if not configurable.get("thread_id"):
             raise ValueError(
@@ -93,6 +100,9 @@ class TimeTravel(anywidget.AnyWidget):
             )
         super().__init__(_thread_id=str(configurable["thread_id"]))
         self.graph = graph
+        self.graph_name = graph_name or _user_name_of(graph) or "graph"
+        """What the generated code calls the graph: ``graph_name``, else the notebook variable
+        that holds it (when made from a cell), else ``graph``."""
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
         self._reader = DagReader(graph, self.config)
@@ -214,7 +224,7 @@ class TimeTravel(anywidget.AnyWidget):
         node = "" if as_node is None else f", as_node={as_node!r}"
         code = (
             _reducer_notes(values, replace, self._reducers())
-            + f"await graph.aupdate_state({_config_code(record)}, "
+            + f"await {self.graph_name}.aupdate_state({_config_code(record)}, "
             + f"{_update_code(values, replace)}{node})"
         )
         self._add_code("fork", code)
@@ -276,7 +286,10 @@ class TimeTravel(anywidget.AnyWidget):
                 "earlier checkpoint, or fork this one with edited values."
             )
         return self._start(
-            None, record, "rerun", f"await graph.ainvoke(None, {_config_code(record)})"
+            None,
+            record,
+            "rerun",
+            f"await {self.graph_name}.ainvoke(None, {_config_code(record)})",
         )
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
@@ -292,7 +305,9 @@ class TimeTravel(anywidget.AnyWidget):
             )
         resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
         command = _command_class(self.graph)(resume=resume)
-        code = f"await graph.ainvoke(Command(resume={resume!r}), {_config_code(record)})"
+        code = (
+            f"await {self.graph_name}.ainvoke(Command(resume={resume!r}), {_config_code(record)})"
+        )
         return self._start(command, record, "resume", code)
 
     async def _do_stop(self, _request: Mapping[str, Any]) -> Any:
@@ -498,6 +513,25 @@ def _config_code(record: CheckpointRecord) -> str:
     keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
     keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
     return repr({"configurable": keep})
+
+
+def _user_name_of(graph: Any) -> str | None:
+    """The notebook variable bound to ``graph`` (the one defined last if several), or None
+    outside IPython or when no plain variable holds it."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    namespace = getattr(shell, "user_ns", None)
+    if not isinstance(namespace, Mapping):
+        return None
+    names = [
+        name
+        for name, value in list(namespace.items())
+        if value is graph and name.isidentifier() and not name.startswith("_")
+    ]
+    return names[-1] if names else None
 
 
 def _overwrite_class(graph: Any) -> Any:

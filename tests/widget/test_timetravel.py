@@ -929,3 +929,29 @@ async def test_the_replace_code_replays_the_same_state(accumulate, engine):
     exec(compile(f"async def replay():\n    return {line}", "code", "exec"), namespace)
     again = await namespace["replay"]()
     assert (await g.aget_state(again)).values["log"] == ["x"]
+
+
+async def test_the_code_calls_the_graph_by_the_users_variable_name(engine):
+    """Made from a ``%%graph`` cell whose graph is ``support_bot``, the code says so; a
+    widget made with ``graph_name`` uses that; made anywhere else, ``graph``."""
+    ns = load(engine, "accumulate")
+    namespace = {"support_bot": ns["g"], "cfg": ns["cfg"], "_": ns["g"]}
+    shown: list[Any] = []
+    session = GraphSession(namespace, shown.append)
+    async with session.cell(CellOptions()):
+        await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+    _, widget = shown
+    front = FrontEnd(widget)
+    await widget.aready()
+    after_a = ids(widget)[2]
+    forked = await front.result("fork", checkpoint_id=after_a, edits={"value": '"x"'})
+    assert forked["code"].startswith("await support_bot.aupdate_state(")
+    rerun = await front.result("rerun", checkpoint_id=forked["checkpoint_id"])
+    assert rerun["code"].startswith("await support_bot.ainvoke(None, ")
+    await until(lambda: not widget._running, "the rerun")
+    assert widget.code.count("support_bot.") == 2
+
+    named, _ = await open_widget(ns["g"], ns["cfg"], graph_name="app")
+    assert named.graph_name == "app"
+    plain, _ = await open_widget(ns["g"], ns["cfg"])
+    assert plain.graph_name == "graph"
