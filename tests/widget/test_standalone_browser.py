@@ -243,3 +243,46 @@ def test_the_export_shows_no_code_panel(open_export: Any, widget_fixtures: Modul
     page = open_export(widget_fixtures.small_export())
     expect(page.locator(".dd-code-panel")).to_be_hidden()
     assert "shows its Python here" not in page.inner_text(".dd-root")
+
+
+def test_the_graphviz_topology_fits_and_follows_the_dark_theme(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path
+) -> None:
+    """A wide graphviz drawing (twelve parallel nodes) fits its panel; in the dark theme its
+    page is see-through and its labels and lines are light, not black on white."""
+    from typing_extensions import TypedDict
+
+    from durable_debug import END, START, StateGraph
+    from durable_debug.inspect.topology import topology_data
+
+    class State(TypedDict):
+        n: int
+
+    builder = StateGraph(State)
+    for i in range(12):
+        builder.add_node(f"worker_with_a_long_name_{i}", lambda s: {})
+        builder.add_edge(START, f"worker_with_a_long_name_{i}")
+        builder.add_edge(f"worker_with_a_long_name_{i}", END)
+    topology = topology_data(builder.compile(), {})
+    assert topology["svg"], "graphviz's dot is installed in the test environment"
+    data = widget_fixtures.small_export()
+    data["topology"] = topology
+    page = open_export(data, dark=True)
+    picture = page.locator(".dd-topology-picture")
+    expect(picture.locator("svg text").first).to_be_visible()
+    fit = page.evaluate(
+        """() => { const box = document.querySelector('.dd-topology-picture');
+                   const svg = box.querySelector('svg');
+                   return [svg.getBoundingClientRect().width, box.clientWidth]; }"""
+    )
+    assert fit[0] <= fit[1] + 1, fit
+    page_fill, text_fill, line = page.evaluate(
+        """() => { const svg = document.querySelector('.dd-topology-picture svg');
+                   const style = (el) => getComputedStyle(el);
+                   return [style(svg.querySelector('g.graph > polygon')).fill,
+                           style(svg.querySelector('text')).fill,
+                           style(svg.querySelector('g.edge path')).stroke]; }"""
+    )
+    assert page_fill in ("transparent", "rgba(0, 0, 0, 0)"), page_fill
+    assert luminance(text_fill) > 0.6 and luminance(line) > 0.3, (text_fill, line)
+    page.screenshot(path=str(artifacts / "standalone-dark-topology.png"), full_page=True)
