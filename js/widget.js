@@ -177,6 +177,10 @@ function createView(model, el) {
   listen(view, parts.dagScroll, "mouseleave", () => hideTooltip(view));
   listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
+  listen(view, parts.find, "keydown", (event) => onFindKey(view, /** @type {KeyboardEvent} */ (event)));
+  listen(view, parts.find, "input", () => {
+    parts.findCount.textContent = "";
+  });
   // Keys typed in the widget are the widget's. JupyterLab and Notebook 7 (Lumino) skip their
   // shortcuts when the key's target carries `data-lm-suppress-shortcuts` — the target itself:
   // a command-mode selector like `.jp-mod-commandMode :focus` matches the focused element
@@ -291,6 +295,15 @@ function buildSkeleton(doc) {
       { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true },
       "Stop",
     ),
+    find: h("input", {
+      class: "dd-find",
+      type: "search",
+      placeholder: "go to: step 12, a node, error, interrupt, fork",
+      "aria-label":
+        "Go to a checkpoint: a step number, a node name, error, interrupt or fork; Enter for the next",
+      "data-lm-suppress-shortcuts": "true",
+    }),
+    findCount: h("span", { class: "dd-find-count dd-muted", "aria-live": "polite" }),
     refresh: h(
       "button",
       {
@@ -333,6 +346,8 @@ function buildSkeleton(doc) {
       parts.running,
       parts.status,
       parts.stop,
+      parts.find,
+      parts.findCount,
       parts.refresh,
     ),
     parts.error,
@@ -620,7 +635,9 @@ function drawDag(view) {
   const latest = dag.nodes.find((node) => node.is_latest);
   const latestId = latest ? latest.id : "";
   const focus = view.model.get("_running") ? latestId : firstDraw ? view.selected || latestId : view.selected;
-  if (focus) scrollToCheckpoint(view, focus);
+  // The first view without a selection shows the path that leads to the latest checkpoint:
+  // the latest near the right edge, as much of its history as fits to its left.
+  if (focus) scrollToCheckpoint(view, focus, firstDraw && !view.selected && focus === latestId);
   drawMarks(view);
 }
 
@@ -810,8 +827,12 @@ function markElement(view, id) {
   return null;
 }
 
-/** Scroll the DAG so that a checkpoint is in view. @param {View} view @param {string} id */
-function scrollToCheckpoint(view, id) {
+/**
+ * Scroll the DAG so that a checkpoint is in view (centred, or near the right edge with what
+ * leads to it on its left when `atEnd`).
+ * @param {View} view @param {string} id @param {boolean} [atEnd]
+ */
+function scrollToCheckpoint(view, id, atEnd = false) {
   const at = view.layout && view.layout.pos.get(id);
   const box = view.parts.dagScroll;
   if (!at) return;
@@ -821,6 +842,11 @@ function scrollToCheckpoint(view, id) {
   }
   view.pendingScroll = "";
   const margin = DAG_GEOMETRY.col;
+  if (atEnd) {
+    box.scrollLeft = Math.max(0, at.x - box.clientWidth + 2 * margin);
+    box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
+    return;
+  }
   if (at.x < box.scrollLeft + margin || at.x > box.scrollLeft + box.clientWidth - margin) {
     box.scrollLeft = Math.max(0, at.x - box.clientWidth / 2);
   }
@@ -845,6 +871,53 @@ function onDagClick(view, event) {
   if (!id) return;
   if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
   else selectCheckpoint(view, id);
+}
+
+/**
+ * The checkpoints a "go to" query finds, in drawing order (by depth, then lane): a step number
+ * (`12` or `step 12`); `error`, `interrupt` (pending ones); `fork` (forks and updates), `input`,
+ * `loop`; else a node name, among the nodes that wrote a checkpoint or run next from it.
+ * @param {DagNode[]} nodes @param {string} query @returns {string[]}
+ */
+export function findCheckpoints(nodes, query) {
+  const q = query.trim();
+  if (!q) return [];
+  const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
+  const word = q.toLowerCase().replace(/s$/, "");
+  /** @type {(node: DagNode) => boolean} */
+  let test;
+  if (step) test = (node) => node.step === Number(step[1]);
+  else if (word === "error") test = (node) => node.errors > 0;
+  else if (word === "interrupt") test = (node) => node.interrupts > 0;
+  else if (word === "fork") test = (node) => node.source === "fork" || node.source === "update";
+  else if (word === "input" || word === "loop") test = (node) => node.source === word;
+  else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
+  return nodes
+    .filter(test)
+    .sort((a, b) => a.depth - b.depth || a.lane - b.lane)
+    .map((node) => node.id);
+}
+
+/**
+ * Enter in the "go to" box selects the next checkpoint it finds after the selected one
+ * (Shift+Enter the previous), and says which of how many it is.
+ * @param {View} view @param {KeyboardEvent} event
+ */
+function onFindKey(view, event) {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  const dag = view.model.get("_dag") || { nodes: [] };
+  const found = findCheckpoints(dag.nodes, view.parts.find.value);
+  if (!found.length) {
+    view.parts.findCount.textContent = "no checkpoint";
+    return;
+  }
+  const at = found.indexOf(view.selected);
+  const step = event.shiftKey ? -1 : 1;
+  const next = at < 0 ? (event.shiftKey ? found.length - 1 : 0) : (at + step + found.length) % found.length;
+  view.parts.findCount.textContent = `${next + 1} of ${found.length}`;
+  selectCheckpoint(view, found[next]);
+  scrollToCheckpoint(view, found[next]);
 }
 
 /** Arrow keys walk the DAG. @param {View} view @param {KeyboardEvent} event */

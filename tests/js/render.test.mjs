@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
-import widget, { REQUEST_TIMEOUT_MS, WATCH_EVERY_MS } from "../../js/widget.js";
+import widget, { REQUEST_TIMEOUT_MS, WATCH_EVERY_MS, findCheckpoints } from "../../js/widget.js";
 import { click, createFakeModel, detailOf, mark, press, settle, setupDom } from "./support.mjs";
 
 /** @type {ReturnType<typeof setupDom>} */
@@ -597,4 +597,32 @@ test("a reducer channel says so; Edit offers replace or append, previews, and fo
   const fork = model.last("fork");
   assert.deepEqual(fork.edits, { messages: '["planned"]' });
   assert.deepEqual(fork.modes, { messages: "append" });
+});
+
+test("go to: a step, a node, error, interrupt and fork find their checkpoints", () => {
+  const nodes = createFakeModel().get("_dag").nodes;
+  assert.deepEqual(findCheckpoints(nodes, "2"), ["c3", "f1"]);
+  assert.deepEqual(findCheckpoints(nodes, "step -1"), ["c0"]);
+  assert.deepEqual(findCheckpoints(nodes, "agent"), ["c1", "c2", "f1"]); // wrote it or runs it next
+  assert.deepEqual(findCheckpoints(nodes, "errors"), ["f1"]);
+  assert.deepEqual(findCheckpoints(nodes, "interrupt"), ["c3"]);
+  assert.deepEqual(findCheckpoints(nodes, "fork"), ["f1"]);
+  assert.deepEqual(findCheckpoints(nodes, "nobody"), []);
+});
+
+test("Enter in the go-to box selects each match in turn and says which", async () => {
+  const el = show();
+  const box = el.querySelector(".dd-find");
+  box.value = "2";
+  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.equal(model.last("select").checkpoint_id, "c3");
+  assert.equal(text(el, ".dd-find-count"), "1 of 2");
+  model.answerSelect(model.last("select"), detailOf("c3"));
+  await settle();
+  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.equal(model.last("select").checkpoint_id, "f1");
+  assert.equal(text(el, ".dd-find-count"), "2 of 2");
+  box.value = "nobody";
+  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.equal(text(el, ".dd-find-count"), "no checkpoint");
 });
