@@ -178,6 +178,7 @@ function createView(model, el) {
   listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
   listen(view, parts.find, "keydown", (event) => onFindKey(view, /** @type {KeyboardEvent} */ (event)));
+  listen(view, parts.threadList, "change", () => switchThread(view));
   listen(view, parts.find, "input", () => {
     parts.findCount.textContent = "";
   });
@@ -304,6 +305,16 @@ function buildSkeleton(doc) {
       "data-lm-suppress-shortcuts": "true",
     }),
     findCount: h("span", { class: "dd-find-count dd-muted", "aria-live": "polite" }),
+    threads: h(
+      "button",
+      { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
+      "Threads",
+    ),
+    threadList: h("select", {
+      class: "dd-threads",
+      "aria-label": "show another thread of this store",
+      hidden: true,
+    }),
     refresh: h(
       "button",
       {
@@ -348,6 +359,8 @@ function buildSkeleton(doc) {
       parts.stop,
       parts.find,
       parts.findCount,
+      parts.threads,
+      parts.threadList,
       parts.refresh,
     ),
     parts.error,
@@ -1501,6 +1514,7 @@ function onAction(view, event) {
   else if (action === "resume") resume(view);
   else if (action === "stop") stop(view);
   else if (action === "refresh") refresh(view);
+  else if (action === "threads") listThreads(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
 }
@@ -1718,6 +1732,44 @@ function resume(view) {
   runAction(view, "resume", { checkpoint_id: view.detail.id, answers }, slot);
 }
 
+/**
+ * Ask Python for the store's threads (newest first) and offer them in a list.
+ * @param {View} view
+ */
+function listThreads(view) {
+  view.requests.request("threads").then(
+    (reply) => {
+      const h = hyperscript(view.doc);
+      const list = view.parts.threadList;
+      list.replaceChildren(
+        ...reply.threads.map((/** @type {any} */ t) => {
+          const steps = t.step === null || t.step === undefined ? "" : ` · step ${t.step}`;
+          const option = h(
+            "option",
+            { value: t.thread_id },
+            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`,
+          );
+          /** @type {HTMLOptionElement} */ (option).selected = Boolean(t.current);
+          return option;
+        }),
+      );
+      list.hidden = false;
+      clearRequestError(view);
+    },
+    (error) => showRequestError(view, error),
+  );
+}
+
+/** Show the thread chosen in the list. @param {View} view */
+function switchThread(view) {
+  const id = /** @type {HTMLSelectElement} */ (view.parts.threadList).value;
+  if (!id || id === view.model.get("_thread_id")) return;
+  view.requests.request("thread", { thread_id: id }).then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error),
+  );
+}
+
 /** @param {View} view */
 function refresh(view) {
   view.requests.request("refresh").then(
@@ -1815,6 +1867,7 @@ function drawStatus(view) {
   parts.running.hidden = !running;
   parts.stop.hidden = !running || isReadonly(view);
   parts.refresh.hidden = isReadonly(view);
+  parts.threads.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
   const messages = [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");

@@ -45,6 +45,7 @@ from durable_debug.inspect.thread import (
     CheckpointRecord,
     Thread,
     aread_checkpoint,
+    checkpointer_of,
     thread_config,
 )
 from durable_debug.inspect.topology import topology_data
@@ -161,8 +162,8 @@ class TimeTravel(anywidget.AnyWidget):
             if handler is None:
                 raise RequestError(
                     f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
-                    "preview, rerun, resume, stop, watch and refresh; reload the page if its "
-                    "front end is older."
+                    "preview, rerun, resume, stop, watch, refresh, threads and thread; reload "
+                    "the page if its front end is older."
                 )
             self.send({"uuid": uuid, "result": await handler(request)})
         except RequestError as error:
@@ -326,6 +327,58 @@ class TimeTravel(anywidget.AnyWidget):
         if self._selected and self._selected == mark[0]:
             await self._show(self._selected)  # its writes changed: an error or an interrupt
         return {"changed": True}
+
+    async def _do_threads(self, _request: Mapping[str, Any]) -> Any:
+        """Every thread of the graph's store, newest first, with its checkpoint count, latest
+        step and status (one listing query where the store allows it)."""
+        from durable_debug.inspect.listing import athread_listing
+
+        saver = checkpointer_of(self.graph)
+        try:
+            rows = await athread_listing(saver)
+        except (AttributeError, NotImplementedError) as error:
+            raise RequestError(
+                f"This store ({type(saver).__name__}) cannot list its threads ({error}); show "
+                "another thread with TimeTravel(graph, {'configurable': {'thread_id': ...}}), "
+                "or list them with durable-debug inspect on the database."
+            ) from error
+        rows = sorted(rows, key=lambda row: row.latest_id, reverse=True)
+        return {
+            "threads": [
+                {
+                    "thread_id": row.thread_id,
+                    "checkpoints": row.checkpoints,
+                    "step": row.step,
+                    "status": row.status,
+                    "current": row.thread_id == self._thread_id,
+                }
+                for row in rows
+            ]
+        }
+
+    async def _do_thread(self, request: Mapping[str, Any]) -> Any:
+        """Show another thread of the same store."""
+        thread_id = request.get("thread_id")
+        if not isinstance(thread_id, str) or not thread_id:
+            raise RequestError("The 'thread' request needs 'thread_id' (a thread of this store).")
+        if self._run_task is not None and not self._run_task.done():
+            raise RequestError(
+                f"A run on thread {self._thread_id!r} is still going: wait for it, or press "
+                "Stop, before switching threads."
+            )
+        namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
+        config = thread_config(thread_id, namespace)
+        reader = DagReader(self.graph, config)
+        dag = await reader.aread()
+        if not dag["nodes"]:
+            raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
+        with self.hold_sync():
+            self._thread_id, self.config, self._reader = thread_id, config, reader
+            self._dag = dict(dag)
+            self._selected, self._status, self._error = "", "", ""
+            self.set_trait("_detail", None)
+        self._mark = None
+        return {"thread_id": thread_id}
 
     async def _do_refresh(self, _request: Mapping[str, Any]) -> Any:
         await self.arefresh()

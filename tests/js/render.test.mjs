@@ -626,3 +626,25 @@ test("Enter in the go-to box selects each match in turn and says which", async (
   box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
   assert.equal(text(el, ".dd-find-count"), "no checkpoint");
 });
+
+test("Threads lists the store's threads with their status; choosing one asks Python to show it", async () => {
+  const el = show();
+  click(dom.window, el.querySelector('[data-action="threads"]'));
+  model.reply(model.last("threads"), {
+    threads: [
+      { thread_id: "t2", checkpoints: 7, step: 5, status: "failed at tools", current: false },
+      { thread_id: "t1", checkpoints: 5, step: 2, status: "done", current: true },
+    ],
+  });
+  await settle();
+  const list = el.querySelector("select.dd-threads");
+  assert.equal(list.hidden, false);
+  assert.deepEqual(
+    [...list.options].map((o) => o.textContent),
+    ["t2 · 7 checkpoints · step 5 · failed at tools", "t1 · 5 checkpoints · step 2 · done"],
+  );
+  assert.equal(list.value, "t1");
+  list.value = "t2";
+  list.dispatchEvent(new dom.window.Event("change", { bubbles: true }));
+  assert.equal(model.last("thread").thread_id, "t2");
+});

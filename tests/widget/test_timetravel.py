@@ -955,3 +955,34 @@ async def test_the_code_calls_the_graph_by_the_users_variable_name(engine):
     assert named.graph_name == "app"
     plain, _ = await open_widget(ns["g"], ns["cfg"])
     assert plain.graph_name == "graph"
+
+
+# --- every thread of a store (issue 14 item 3) --------------------------------------------------
+
+
+async def test_the_thread_list_is_newest_first_and_switching_shows_that_thread(engine, tmp_path):
+    ns = load(engine, "accumulate")
+    async with sqlite_saver(engine, tmp_path / "threads.db") as saver:
+        g = _rebuild(engine, ns, ns["step_b"], saver)
+        for thread in ("old", "middle", "new"):
+            await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": thread}})
+        await g.aupdate_state({"configurable": {"thread_id": "middle"}}, {"value": "edited"})
+        widget, front = await open_widget(g, {"configurable": {"thread_id": "old"}})
+        if engine == "langgraph":  # LangGraph's savers have no thread listing
+            assert "cannot list its threads" in await front.error("threads")
+        else:
+            listed = (await front.result("threads"))["threads"]
+            assert [t["thread_id"] for t in listed] == ["middle", "new", "old"]  # newest first
+            assert [t["current"] for t in listed] == [False, False, True]
+            assert listed[1]["checkpoints"] == 4 and listed[1]["status"] == "done"
+            assert listed[0]["checkpoints"] == 5
+
+        await front.select(ids(widget)[2])
+        assert await front.result("thread", thread_id="middle") == {"thread_id": "middle"}
+        assert widget._thread_id == "middle" and len(ids(widget)) == 5
+        assert widget._selected == "" and widget._detail is None
+        detail = await front.select(max(ids(widget)))
+        assert detail["values"]["value"] == "edited"
+
+        error = await front.error("thread", thread_id="nope")
+        assert "no thread 'nope'" in error and widget._thread_id == "middle"

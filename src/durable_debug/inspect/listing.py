@@ -30,6 +30,8 @@ class ThreadRow(NamedTuple):
     """``metadata.step`` of its newest checkpoint; None when unreadable."""
     status: str
     """done, next …, failed at …, paused on N interrupt(s) at …, or unreadable: why."""
+    latest_id: str = ""
+    """Id of its newest checkpoint ("" when unreadable): ids sort by creation time."""
 
 
 def status_of(snapshot: Any) -> str:
@@ -62,7 +64,10 @@ async def athread_listing(saver: Any) -> list[ThreadRow]:
                 rows.append(ThreadRow(row.thread_id, row.checkpoints, None, f"unreadable: {exc}"))
                 continue
             step = int(row.tuple.metadata.get("step", -1))
-            rows.append(ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot)))
+            latest_id = str(row.tuple.config["configurable"]["checkpoint_id"])
+            rows.append(
+                ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot), latest_id)
+            )
         return rows
     return await _athread_by_thread(saver)
 
@@ -81,8 +86,15 @@ async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
             rows.append(ThreadRow(thread, 0, None, f"unreadable: {type(exc).__name__}: {exc}"))
             continue
         step = (snapshot.metadata or {}).get("step")
+        latest_id = str((snapshot.config.get("configurable") or {}).get("checkpoint_id") or "")
         rows.append(
-            ThreadRow(thread, count, None if step is None else int(step), status_of(snapshot))
+            ThreadRow(
+                thread,
+                count,
+                None if step is None else int(step),
+                status_of(snapshot),
+                latest_id,
+            )
         )
     return rows
 
