@@ -115,3 +115,20 @@ async def test_a_second_read_reads_only_what_was_written_since(tmp_path):
     assert len(dag["nodes"]) == 6 and dag == await full_dag(g, cfg)
     await reader.aread()
     assert reader.last_read == 1  # nothing new: only the newest seen is read again
+
+
+async def test_the_protocol_layout_is_dag_layout(tmp_path):
+    """dag_data_of places checkpoints without networkx: the same places as dag_layout."""
+    from durable_debug.inspect.dag import dag_from_thread, dag_layout
+
+    ns = on_sqlite("accumulate", tmp_path / "t.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    history = [s async for s in g.aget_state_history(cfg)]
+    for i, snapshot in enumerate(history[1:3]):  # forks from two places, one run on
+        forked = await g.aupdate_state(snapshot.config, {"value": f"F{i}"})
+        await g.ainvoke(None, forked)
+    thread = await aread_thread(g, cfg)
+    placed = {n["id"]: (n["depth"], n["lane"]) for n in dag_data_of(thread)["nodes"]}
+    assert placed == dict(dag_layout(dag_from_thread(thread)))
+    assert len(set(placed.values())) == len(placed) and max(p[1] for p in placed.values()) == 2

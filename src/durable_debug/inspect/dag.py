@@ -179,6 +179,7 @@ class DagReader:
         self.graph = graph
         self.thread_id, self.checkpoint_ns = _thread_of(config, "DagReader")
         self._records: dict[str, CheckpointRecord] = {}
+        self._marks: dict[str, DagNode] = {}
         self.reads = 0
         """Reads of the store so far (one per :meth:`aread`)."""
         self.last_read = 0
@@ -201,7 +202,7 @@ class DagReader:
 
     def forget(self) -> None:
         """Drop what was read: the next :meth:`aread` reads the whole thread again."""
-        self._records = {}
+        self._records, self._marks = {}, {}
 
     async def aread(self) -> Dag:
         """The thread's ``Dag`` as it is now."""
@@ -221,6 +222,7 @@ class DagReader:
             return dag_data_of(thread)
         from durable_debug.inspect.stored import snapshot_of
 
+        read: list[str] = []
         for saved in listed:
             parent = saved.parent_config
             record = CheckpointRecord(
@@ -231,39 +233,80 @@ class DagReader:
                 parent_id=config_checkpoint_id(parent) if parent else None,
             )
             self._records[record.id] = record
+            read.append(record.id)
         self.last_read = len(listed)
-        records = dict(sorted(self._records.items()))
-        return dag_data_of(Thread(self.graph, self.thread_id, self.checkpoint_ns, records))
+        # Only what was read is marked again (a child's writers come from its parent's
+        # writes, and a re-read parent comes before its new children in id order).
+        thread = Thread(self.graph, self.thread_id, self.checkpoint_ns, self._records)
+        again = set(read)
+        # Known children of a re-read checkpoint too: their writers come from its writes.
+        again.update(i for i, mark in self._marks.items() if mark["parent"] in again)
+        for checkpoint_id in sorted(again):
+            self._marks[checkpoint_id] = _marks(thread, self._records[checkpoint_id])
+        return _assemble(self.thread_id, self._marks)
 
 
 def dag_data_of(thread: Thread) -> Dag:
     """The protocol's ``Dag`` of an already read :class:`Thread`."""
-    dag = dag_from_thread(thread)
-    layout = dag_layout(dag)
-    latest = max(dag.nodes) if dag.nodes else None
+    return _assemble(thread.thread_id, {record.id: _marks(thread, record) for record in thread})
+
+
+def _marks(thread: Thread, record: CheckpointRecord) -> DagNode:
+    """What the DAG shows of one checkpoint, before it is placed (depth, lane, head, latest)."""
+    return DagNode(
+        id=record.id,
+        parent=record.parent_id,
+        step=record.step,
+        source=record.source,
+        next=list(record.next),
+        writers=thread.writers(record),
+        interrupts=len(record.pending_interrupts()),
+        errors=len(record.failed_tasks()),
+        is_head=False,
+        is_latest=False,
+        depth=0,
+        lane=0,
+        created_at=record.created_at,
+    )
+
+
+def _assemble(thread_id: str, marks: dict[str, DagNode]) -> Dag:
+    """Place the checkpoints (the layout of :func:`dag_layout`, without building a graph)."""
+    children: dict[str, list[str]] = {}
+    roots: list[str] = []
+    for node_id, mark in marks.items():
+        parent = mark["parent"]
+        if parent is not None and parent in marks:
+            children.setdefault(parent, []).append(node_id)
+        else:
+            roots.append(node_id)
+    depth: dict[str, int] = {}
+    branch_of: dict[str, str] = {}
+    branch_starts: list[str] = []
+    for root in sorted(roots):
+        branch_starts.append(root)
+        stack = [(root, 0, root)]
+        while stack:
+            node_id, d, branch = stack.pop()
+            depth[node_id] = d
+            branch_of[node_id] = branch
+            for i, child in enumerate(sorted(children.get(node_id, ()))):
+                if i > 0:
+                    branch_starts.append(child)
+                stack.append((child, d + 1, branch if i == 0 else child))
+    lanes = {start: i for i, start in enumerate(branch_starts[:1] + sorted(branch_starts[1:]))}
+    latest = max(marks) if marks else None
     nodes: list[DagNode] = []
-    for node_id, attrs in dag.nodes(data=True):
-        position = layout[node_id]
-        nodes.append(
-            DagNode(
-                id=node_id,
-                parent=attrs["parent"],
-                step=attrs["step"],
-                source=attrs["source"],
-                next=list(attrs["next"]),
-                writers=list(attrs["writers"]),
-                interrupts=attrs["interrupts"],
-                errors=attrs["errors"],
-                is_head=dag.out_degree(node_id) == 0,
-                is_latest=node_id == latest,
-                depth=position.depth,
-                lane=position.lane,
-                created_at=attrs["created_at"],
-            )
-        )
+    for node_id, mark in marks.items():
+        node = DagNode(**mark)
+        node["depth"] = depth[node_id]
+        node["lane"] = lanes[branch_of[node_id]]
+        node["is_head"] = node_id not in children
+        node["is_latest"] = node_id == latest
+        nodes.append(node)
     nodes.sort(key=lambda n: (n["depth"], n["lane"], n["id"]))
     return Dag(
-        thread_id=thread.thread_id,
+        thread_id=thread_id,
         nodes=nodes,
         depth=1 + max((n["depth"] for n in nodes), default=-1),
         lanes=1 + max((n["lane"] for n in nodes), default=-1),
