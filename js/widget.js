@@ -1909,7 +1909,62 @@ function drawTopology(view, topology) {
       ),
     ),
   );
-  box.replaceChildren(picture, counts);
+  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+}
+
+/**
+ * Per node, pause a run started here before it and / or after it (`interrupt_before` /
+ * `interrupt_after` of the next reruns and resumes); each change is sent to Python.
+ * @param {View} view @param {Topology} topology
+ */
+function drawBreakpoints(view, topology) {
+  const h = hyperscript(view.doc);
+  const set = view.model.get("_breakpoints") || { before: [], after: [] };
+  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
+  const toggle = (node, when) => {
+    const input = h("input", {
+      type: "checkbox",
+      "data-node": node,
+      "data-when": when,
+      "aria-label": `pause ${when} ${node}`,
+    });
+    /** @type {HTMLInputElement} */ (input).checked = (set[when] || []).includes(node);
+    input.addEventListener("change", () => sendBreakpoints(view));
+    return h("label", { class: "dd-break" }, input, ` ${when}`);
+  };
+  return h(
+    "details",
+    { class: "dd-breakpoints" },
+    h("summary", {}, "Breakpoints (pause the next rerun or resume)"),
+    table(
+      h,
+      "dd-break-table",
+      null,
+      nodes.map((node) =>
+        h(
+          "tr",
+          { "data-node": node },
+          cell(h, node),
+          h("td", {}, toggle(node, "before"), toggle(node, "after")),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Send every checked breakpoint. @param {View} view */
+function sendBreakpoints(view) {
+  /** @type {{before: string[], after: string[]}} */
+  const chosen = { before: [], after: [] };
+  for (const box of view.parts.topology.querySelectorAll(".dd-breakpoints input[data-when]")) {
+    const input = /** @type {HTMLInputElement} */ (box);
+    const when = /** @type {"before" | "after"} */ (input.getAttribute("data-when"));
+    if (input.checked) chosen[when].push(input.getAttribute("data-node") || "");
+  }
+  view.requests.request("breakpoints", chosen).then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error),
+  );
 }
 
 /**

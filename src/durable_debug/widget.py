@@ -48,7 +48,7 @@ from durable_debug.inspect.thread import (
     checkpointer_of,
     thread_config,
 )
-from durable_debug.inspect.topology import topology_data
+from durable_debug.inspect.topology import node_names, topology_data
 
 __all__ = ["TimeTravel"]
 
@@ -84,6 +84,9 @@ class TimeTravel(anywidget.AnyWidget):
     _error = traitlets.Unicode("").tag(sync=True)
     _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
+    _breakpoints: traitlets.Dict[str, Any] = traitlets.Dict(
+        default_value={"before": [], "after": []}
+    ).tag(sync=True)
 
     def __init__(
         self,
@@ -162,8 +165,8 @@ class TimeTravel(anywidget.AnyWidget):
             if handler is None:
                 raise RequestError(
                     f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
-                    "preview, rerun, resume, stop, watch, refresh, threads and thread; reload "
-                    "the page if its front end is older."
+                    "preview, rerun, resume, stop, watch, refresh, threads, thread and "
+                    "breakpoints; reload the page if its front end is older."
                 )
             self.send({"uuid": uuid, "result": await handler(request)})
         except RequestError as error:
@@ -290,7 +293,7 @@ class TimeTravel(anywidget.AnyWidget):
             None,
             record,
             "rerun",
-            f"await {self.graph_name}.ainvoke(None, {_config_code(record)})",
+            f"await {self.graph_name}.ainvoke(None, {_config_code(record)}{self._breaks_code()})",
         )
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
@@ -307,9 +310,36 @@ class TimeTravel(anywidget.AnyWidget):
         resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
         command = _command_class(self.graph)(resume=resume)
         code = (
-            f"await {self.graph_name}.ainvoke(Command(resume={resume!r}), {_config_code(record)})"
+            f"await {self.graph_name}.ainvoke(Command(resume={resume!r}), {_config_code(record)}"
+            f"{self._breaks_code()})"
         )
         return self._start(command, record, "resume", code)
+
+    async def _do_breakpoints(self, request: Mapping[str, Any]) -> Any:
+        """Set the nodes a run started here pauses before / after (``interrupt_before`` and
+        ``interrupt_after`` of the reruns and resumes that follow)."""
+        nodes = node_names(self.graph)
+        chosen: dict[str, list[str]] = {}
+        for when in ("before", "after"):
+            names = request.get(when) or []
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise RequestError(f"'{when}' must be a list of node names.")
+            unknown = [n for n in names if n not in nodes]
+            if unknown:
+                raise RequestError(
+                    f"The graph has no node {unknown[0]!r} to pause {when} (its nodes: "
+                    f"{', '.join(nodes)})."
+                )
+            chosen[when] = [n for n in nodes if n in names]
+        self._breakpoints = chosen
+        return chosen
+
+    def _breaks(self) -> dict[str, list[str]]:
+        """The breakpoints set, only the kinds with nodes."""
+        return {when: list(names) for when, names in self._breakpoints.items() if names}
+
+    def _breaks_code(self) -> str:
+        return "".join(f", interrupt_{when}={names!r}" for when, names in self._breaks().items())
 
     async def _do_stop(self, _request: Mapping[str, Any]) -> Any:
         task = self._run_task
@@ -395,12 +425,15 @@ class TimeTravel(anywidget.AnyWidget):
         with self.hold_sync():
             self._running, self._error = True, ""
             self._status = f"{action}: running from step {record.step}…"
-        task = asyncio.get_running_loop().create_task(self._run(command, record))
+        breaks = {f"interrupt_{when}": list(nodes) for when, nodes in self._breaks().items()}
+        task = asyncio.get_running_loop().create_task(self._run(command, record, breaks))
         task.add_done_callback(lambda done: self._cancelled_before_start(done, record))
         self._run_task = task
         return {"started": True, "code": code}
 
-    async def _run(self, command: Any, start: CheckpointRecord) -> None:
+    async def _run(
+        self, command: Any, start: CheckpointRecord, breaks: Mapping[str, Any] | None = None
+    ) -> None:
         """Stream the run, then say how it ended. However it ends (done, failed, stopped, or an
         error while reading where it ended) ``_end_run`` clears "running" with the status."""
         before = self._checkpoint_ids()
@@ -411,7 +444,9 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             try:
                 async with self._recorder:
-                    stream = astream(self.graph, command, start.config, stream_mode="debug")
+                    stream = astream(
+                        self.graph, command, start.config, stream_mode="debug", **(breaks or {})
+                    )
                     async for event in stream:
                         is_checkpoint = (
                             isinstance(event, Mapping) and event.get("type") == "checkpoint"

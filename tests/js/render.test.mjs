@@ -648,3 +648,27 @@ test("Threads lists the store's threads with their status; choosing one asks Pyt
   list.dispatchEvent(new dom.window.Event("change", { bubbles: true }));
   assert.equal(model.last("thread").thread_id, "t2");
 });
+
+test("breakpoints: a checkbox per node before and after; a change sends every checked one", () => {
+  const topology = {
+    nodes: [
+      { id: "__start__", x: 50, y: 20, count: 0, reruns: 0 },
+      { id: "agent", x: 50, y: 80, count: 2, reruns: 1 },
+      { id: "tools", x: 50, y: 140, count: 1, reruns: 0 },
+    ],
+    edges: [],
+    width: 100,
+    height: 160,
+    svg: null,
+  };
+  const el = show({ _topology: topology, _breakpoints: { before: ["tools"], after: [] } });
+  const boxes = [...el.querySelectorAll(".dd-breakpoints input[data-when]")];
+  assert.deepEqual(
+    boxes.map((b) => `${b.getAttribute("data-node")} ${b.getAttribute("data-when")} ${b.checked}`),
+    ["agent before false", "agent after false", "tools before true", "tools after false"],
+  );
+  boxes[1].checked = true;
+  boxes[1].dispatchEvent(new dom.window.Event("change"));
+  const sent = model.last("breakpoints");
+  assert.deepEqual([sent.before, sent.after], [["tools"], ["agent"]]);
+});

@@ -986,3 +986,29 @@ async def test_the_thread_list_is_newest_first_and_switching_shows_that_thread(e
 
         error = await front.error("thread", thread_id="nope")
         assert "no thread 'nope'" in error and widget._thread_id == "middle"
+
+
+async def test_breakpoints_pause_a_rerun_before_and_after_the_chosen_nodes(accumulate):
+    """Pause before b: the rerun from the input stops with b next; the code says so."""
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    assert await front.result("breakpoints", before=["b"], after=[]) == {
+        "before": ["b"],
+        "after": [],
+    }
+    assert widget._breakpoints == {"before": ["b"], "after": []}
+    start = next(n for n in widget._dag["nodes"] if n["step"] == 0)["id"]
+    run = await front.result("rerun", checkpoint_id=start)
+    assert run["code"].endswith(", interrupt_before=['b'])")
+    await until(lambda: not widget._running, "the rerun")
+    state = await ns["g"].aget_state(ns["cfg"])
+    assert state.next == ("b",) and state.values["value"] == "A"
+
+    await front.result("breakpoints", before=[], after=["a"])
+    run = await front.result("rerun", checkpoint_id=start)
+    await until(lambda: not widget._running, "the rerun")
+    assert (await ns["g"].aget_state(ns["cfg"])).next == ("b",)
+    assert run["code"].endswith(", interrupt_after=['a'])")
+
+    error = await front.error("breakpoints", before=["nope"])
+    assert "no node 'nope'" in error and "a, b" in error
