@@ -270,7 +270,7 @@ def test_payloads_beyond_the_limits_are_corrupt_not_a_crash():
         LangGraphLoader().loads_typed(("msgpack", huge_array))
     with pytest.raises(CorruptPayloadError, match="more than the limit"):
         LangGraphLoader(Limits(max_bytes=10)).loads_typed(("msgpack", b"\x00" * 11))
-    with pytest.raises(CorruptPayloadError, match="unknown LangGraph msgpack extension code 42"):
+    with pytest.raises(CorruptPayloadError, match="unknown extension type 42"):
         LangGraphLoader().loads_typed(("msgpack", msgpack.packb(msgpack.ExtType(42, b""))))
     with pytest.raises(CorruptPayloadError, match="'msgpack\\+aes'"):
         LangGraphLoader().loads_typed(("msgpack+aes", b"x"))

@@ -167,15 +167,6 @@ class LangGraphLoader:
                 "order": str(order),
                 "data": bytes(buffer),
             }
-        if code not in (
-            _EXT_CONSTRUCTOR_SINGLE_ARG,
-            _EXT_CONSTRUCTOR_POS_ARGS,
-            _EXT_CONSTRUCTOR_KW_ARGS,
-            _EXT_METHOD_SINGLE_ARG,
-            _EXT_PYDANTIC_V1,
-            _EXT_PYDANTIC_V2,
-        ):
-            raise CorruptPayloadError(f"unknown LangGraph msgpack extension code {code}")
         parts = dec.unpack(data)
         if not isinstance(parts, list) or len(parts) < 3:
             raise CorruptPayloadError(f"LangGraph extension {code} holds {type(parts).__name__}")
@@ -209,7 +200,8 @@ class LangGraphLoader:
 
 
 class _LangGraphDecoding(_Decoding):
-    """One decoding with LangGraph's extension codes instead of durable_debug's."""
+    """One decoding with LangGraph's extension codes instead of durable_debug's; the depth
+    and size accounting of nested extension values is the serializer's own."""
 
     __slots__ = ("loader",)
 
@@ -217,15 +209,25 @@ class _LangGraphDecoding(_Decoding):
         super().__init__(loader._bounds)
         self.loader = loader
 
-    def ext(self, code: int, payload: bytes) -> Any:
-        """msgpack's ``ext_hook``: one LangGraph extension value, one level deeper."""
-        if self.depth >= self.limits.max_depth:
-            raise self.serde._too_deep(CorruptPayloadError, "the value")
-        self.depth += 1
-        try:
-            return self.loader._ext(self, code, payload)
-        finally:
-            self.depth -= 1
+    def decoder(self, code: int) -> Callable[[Any, bytes], Any] | None:
+        """LangGraph's extension ``code``, decoded by :meth:`LangGraphLoader._ext`."""
+        if code not in _LANGGRAPH_CODES:
+            return None
+        return lambda dec, payload: self.loader._ext(dec, code, payload)
+
+
+_LANGGRAPH_CODES = frozenset(
+    {
+        _EXT_CONSTRUCTOR_SINGLE_ARG,
+        _EXT_CONSTRUCTOR_POS_ARGS,
+        _EXT_CONSTRUCTOR_KW_ARGS,
+        _EXT_METHOD_SINGLE_ARG,
+        _EXT_PYDANTIC_V1,
+        _EXT_PYDANTIC_V2,
+        _EXT_NUMPY_ARRAY,
+        _EXT_DELTA_SNAPSHOT,
+    }
+)
 
 
 def _fields(value: Any, count: int, what: str) -> list[Any]:

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
-from durable_debug.checkpoint.latest import is_trigger_channel, split_writes
+from durable_debug.checkpoint.latest import bulk_decoding, is_trigger_channel, split_writes
 from durable_debug.checkpoint.serde import SerdeError
 
 __all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
@@ -160,8 +160,13 @@ class LangGraphSqliteReader(LangGraphReader):
         ]
 
     def _latest_rows(self) -> list[LatestRow]:
+        rows = self._fetch(LATEST_SQL)
+        with bulk_decoding():
+            return self._decode_latest(rows)
+
+    def _decode_latest(self, rows: list[Any]) -> list[LatestRow]:
         found: list[LatestRow] = []
-        for thread_id, count, *row in self._fetch(LATEST_SQL):
+        for thread_id, count, *row in rows:
             try:
                 checkpoint_row = self._listing_row(row[:8])
                 writes = [

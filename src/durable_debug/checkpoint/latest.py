@@ -14,13 +14,22 @@ None for the others, which are then read thread by thread.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import CheckpointTuple
 from durable_debug.checkpoint.serde import SerdeError
 
-__all__ = ["LatestRow", "alatest_rows", "is_trigger_channel", "split_writes"]
+__all__ = [
+    "LatestRow",
+    "alatest_rows",
+    "bulk_decoding",
+    "is_trigger_channel",
+    "split_writes",
+]
 
 
 class LatestRow(NamedTuple):
@@ -80,6 +89,23 @@ its trigger channels (looked up by its pointer map, entry by entry) and its writ
 of the special ones, only the channel of the others: enough to know the task finished)."""
 
 
+@contextlib.contextmanager
+def bulk_decoding() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a listing decodes every thread's checkpoint.
+
+    Decoding allocates many small containers and frees none, so every automatic collection
+    would walk all of them again for nothing; the values hold no cycles. The collector is
+    turned back on (if it was on) when the block ends.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 async def alatest_rows(saver: Any) -> list[LatestRow] | None:
     """Each thread's newest top-level checkpoint in one query, or None if ``saver`` cannot."""
     own = getattr(saver, "alatest_rows", None)
@@ -89,9 +115,15 @@ async def alatest_rows(saver: Any) -> list[LatestRow] | None:
 
     if not isinstance(saver, SqliteSaver):
         return None
-    from durable_debug.checkpoint._rows import parse_checkpoint_row, to_tuple
 
     rows = await saver.aquery(OWN_SQLITE_LATEST)
+    with bulk_decoding():
+        return _own_rows(rows, saver)
+
+
+def _own_rows(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestRow]:
+    from durable_debug.checkpoint._rows import parse_checkpoint_row, to_tuple
+
     blob_serde = saver._blob_serde
     found: list[LatestRow] = []
     for count, *row in rows:

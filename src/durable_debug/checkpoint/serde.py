@@ -697,7 +697,7 @@ class _Decoding:
 
     def ext(self, code: int, payload: bytes) -> Any:
         """msgpack's ``ext_hook``: decode one extension value of the closed set."""
-        decoder = _DECODERS.get(code)
+        decoder = self.decoder(code)
         if decoder is None:
             raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
         if self.depth >= self.limits.max_depth:
@@ -717,6 +717,11 @@ class _Decoding:
         finally:
             self.depth -= 1
             self.held -= size
+
+    def decoder(self, code: int) -> Callable[[Any, bytes], Any] | None:
+        """The decoder of extension ``code``, None for a code outside the closed set (a
+        subclass reads another format's closed set within the same limits)."""
+        return _DECODERS.get(code)
 
     def user_type(self, name: Any, expect: Callable[[type], bool], kind: str) -> type | None:
         """The class ``name`` to rebuild a ``kind`` with; None: load it as a tagged dict."""

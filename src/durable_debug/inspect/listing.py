@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from durable_debug.checkpoint.latest import alatest_rows
+from durable_debug.checkpoint.latest import LatestRow, alatest_rows, bulk_decoding
 from durable_debug.inspect.stored import SaverView, snapshot_of
 
 __all__ = ["ThreadRow", "athread_listing", "listing_text", "status_of"]
@@ -49,27 +49,29 @@ async def athread_listing(saver: Any) -> list[ThreadRow]:
     """Every thread of ``saver`` with its checkpoint count, latest step and status."""
     latest = await alatest_rows(saver)
     if latest is not None:
-        rows: list[ThreadRow] = []
-        lookup = getattr(saver, "task_ids_of", None)
-        for row in latest:
-            if row.tuple is None:
-                rows.append(
-                    ThreadRow(row.thread_id, row.checkpoints, None, f"unreadable: {row.error}")
-                )
-                continue
-            task_ids = None if lookup is None else lookup(row.tuple.config)
-            try:
-                snapshot = snapshot_of(row.tuple, latest=True, task_ids=task_ids)
-            except Exception as exc:  # a malformed checkpoint: listed with the reason
-                rows.append(ThreadRow(row.thread_id, row.checkpoints, None, f"unreadable: {exc}"))
-                continue
-            step = int(row.tuple.metadata.get("step", -1))
-            latest_id = str(row.tuple.config["configurable"]["checkpoint_id"])
-            rows.append(
-                ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot), latest_id)
-            )
-        return rows
+        with bulk_decoding():
+            return _rows_of(latest, getattr(saver, "task_ids_of", None))
     return await _athread_by_thread(saver)
+
+
+def _rows_of(latest: list[LatestRow], lookup: Any) -> list[ThreadRow]:
+    """Thread rows from each thread's newest checkpoint (``lookup``: task ids by path)."""
+    rows: list[ThreadRow] = []
+    for row in latest:
+        if row.tuple is None:
+            unreadable = f"unreadable: {row.error}"
+            rows.append(ThreadRow(row.thread_id, row.checkpoints, None, unreadable))
+            continue
+        task_ids = None if lookup is None else lookup(row.tuple.config)
+        try:
+            snapshot = snapshot_of(row.tuple, latest=True, task_ids=task_ids)
+        except Exception as exc:  # a malformed checkpoint: listed with the reason
+            rows.append(ThreadRow(row.thread_id, row.checkpoints, None, f"unreadable: {exc}"))
+            continue
+        step = int(row.tuple.metadata.get("step", -1))
+        latest_id = str(row.tuple.config["configurable"]["checkpoint_id"])
+        rows.append(ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot), latest_id))
+    return rows
 
 
 async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
