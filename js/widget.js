@@ -305,6 +305,12 @@ function buildSkeleton(doc) {
       "data-lm-suppress-shortcuts": "true",
     }),
     findCount: h("span", { class: "dd-find-count dd-muted", "aria-live": "polite" }),
+    newRun: h(
+      "button",
+      { class: "dd-button dd-small dd-new-run-button", type: "button", "data-action": "new-run" },
+      "New run",
+    ),
+    runForm: h("div", { class: "dd-run-form", hidden: true }),
     threads: h(
       "button",
       { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
@@ -361,8 +367,10 @@ function buildSkeleton(doc) {
       parts.findCount,
       parts.threads,
       parts.threadList,
+      parts.newRun,
       parts.refresh,
     ),
+    parts.runForm,
     parts.error,
     h(
       "div",
@@ -1515,6 +1523,8 @@ function onAction(view, event) {
   else if (action === "stop") stop(view);
   else if (action === "refresh") refresh(view);
   else if (action === "threads") listThreads(view);
+  else if (action === "new-run") toggleRunForm(view);
+  else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
 }
@@ -1760,6 +1770,52 @@ function listThreads(view) {
   );
 }
 
+/**
+ * Open (or close) the new-run form: the input as JSON, prefilled with the state's keys.
+ * @param {View} view
+ */
+function toggleRunForm(view) {
+  const form = view.parts.runForm;
+  if (!form.hidden) {
+    form.hidden = true;
+    return;
+  }
+  const h = hyperscript(view.doc);
+  const keys = (view.detail && view.detail.editable) || [];
+  const input = h("textarea", {
+    class: "dd-editor dd-run-input",
+    spellcheck: "false",
+    rows: String(Math.min(8, keys.length + 2)),
+    "aria-label": "the run's input as a JSON object",
+  });
+  /** @type {HTMLTextAreaElement} */ (input).value = JSON.stringify(
+    Object.fromEntries(keys.map((key) => [key, null])),
+    null,
+    2,
+  );
+  form.replaceChildren(
+    h("div", { class: "dd-muted" }, "Input of a new run of this thread (JSON), from its latest checkpoint:"),
+    input,
+    h("button", { class: "dd-button dd-primary", type: "button", "data-action": "start-run" }, "Start"),
+    h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true }),
+  );
+  form.hidden = false;
+}
+
+/** Send the typed input as a new run. @param {View} view */
+function startRun(view) {
+  const box = /** @type {HTMLTextAreaElement | null} */ (view.parts.runForm.querySelector(".dd-run-input"));
+  const slot = view.parts.runForm.querySelector(".dd-run-error");
+  if (!box) return;
+  view.requests.request("run", { text: box.value }).then(
+    () => {
+      setInline(slot, "");
+      view.parts.runForm.hidden = true;
+    },
+    (error) => setInline(slot, String(error && error.message ? error.message : error)),
+  );
+}
+
 /** Show the thread chosen in the list. @param {View} view */
 function switchThread(view) {
   const id = /** @type {HTMLSelectElement} */ (view.parts.threadList).value;
@@ -1868,6 +1924,7 @@ function drawStatus(view) {
   parts.stop.hidden = !running || isReadonly(view);
   parts.refresh.hidden = isReadonly(view);
   parts.threads.hidden = isReadonly(view);
+  parts.newRun.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
   const messages = [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");

@@ -165,7 +165,7 @@ class TimeTravel(anywidget.AnyWidget):
             if handler is None:
                 raise RequestError(
                     f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
-                    "preview, rerun, resume, stop, watch, refresh, threads, thread and "
+                    "preview, rerun, run, resume, stop, watch, refresh, threads, thread and "
                     "breakpoints; reload the page if its front end is older."
                 )
             self.send({"uuid": uuid, "result": await handler(request)})
@@ -314,6 +314,27 @@ class TimeTravel(anywidget.AnyWidget):
             f"{self._breaks_code()})"
         )
         return self._start(command, record, "resume", code)
+
+    async def _do_run(self, request: Mapping[str, Any]) -> Any:
+        """Start a new run of the thread with an input typed in the widget (a JSON object of
+        the state schema's keys), from its latest checkpoint, as ``ainvoke(input, config)``."""
+        value = _parse(request.get("text"), "The run's input")
+        thread, record = await aread_checkpoint(self.graph, self.config, with_parent=False)
+        channels = thread.state_channels()
+        if not isinstance(value, dict):
+            raise RequestError(
+                "The run's input is a JSON object of the state's keys, e.g. "
+                f'{{"{channels[0] if channels else "key"}": ...}}; nothing was run.'
+            )
+        unknown = [key for key in value if key not in channels]
+        if unknown:
+            raise RequestError(
+                f"The state schema has no key {unknown[0]!r} (its keys: {', '.join(channels)}); "
+                "nothing was run."
+            )
+        thread_code = repr({"configurable": {"thread_id": self._thread_id, "checkpoint_ns": ""}})
+        code = f"await {self.graph_name}.ainvoke({value!r}, {thread_code}{self._breaks_code()})"
+        return self._start(value, record, "run", code)
 
     async def _do_breakpoints(self, request: Mapping[str, Any]) -> Any:
         """Set the nodes a run started here pauses before / after (``interrupt_before`` and

@@ -1012,3 +1012,23 @@ async def test_breakpoints_pause_a_rerun_before_and_after_the_chosen_nodes(accum
 
     error = await front.error("breakpoints", before=["nope"])
     assert "no node 'nope'" in error and "a, b" in error
+
+
+async def test_a_new_run_from_the_widget_with_a_typed_input(accumulate):
+    """The input form: a JSON object of the state's keys starts a new run of the thread."""
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    before = len(ids(widget))
+    run = await front.result("run", text='{"value": "", "log": ["again"]}')
+    assert run["code"].startswith(
+        "await graph.ainvoke({'value': '', 'log': ['again']}, {'configurable': "
+        "{'thread_id': 'demo-1', 'checkpoint_ns': ''}})"
+    )
+    await until(lambda: not widget._running, "the run")
+    assert widget._status.endswith("done") and len(ids(widget)) == before + 4
+    state = await ns["g"].aget_state(ns["cfg"])
+    assert state.values["log"] == ["ran A", "ran B", "again", "ran A", "ran B"]
+
+    assert "no key 'nope'" in await front.error("run", text='{"nope": 1}')
+    assert "JSON object" in await front.error("run", text="[1, 2]")
+    assert len(ids(widget)) == before + 4
