@@ -60,6 +60,8 @@
 
 /** How long a request may go unanswered before the widget says so. */
 export const REQUEST_TIMEOUT_MS = 30_000;
+/** While a view is shown, it asks Python this often whether the thread changed (`watch`). */
+export const WATCH_EVERY_MS = 2_000;
 
 /** DAG geometry in SVG pixels: column and row pitch, margin, mark radius. */
 export const DAG_GEOMETRY = { col: 64, row: 80, pad: 46, radius: 10 };
@@ -97,10 +99,13 @@ function render({ model, el }) {
  *   requests: ReturnType<typeof createRequester>, cleanups: Array<() => void>,
  *   layout: DagLayout | null, svg: SVGSVGElement | null,
  *   selected: string, diffTarget: string, selectTicket: number, diffTicket: number,
+ *   selecting: string,
  *   requestError: string, pendingScroll: string, drawnArea: Area | null,
  *   frame: { cancel: () => void } | null,
  *   detail: Detail | null, detailKey: string, editors: Map<string, HTMLTextAreaElement>,
- *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>,
+ *   fullValues: Map<string, any>, editBoxes: Map<string, HTMLElement>,
+ *   editModes: Map<string, string>,
+ *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>, closed: boolean,
  * }} View
  */
 
@@ -129,6 +134,7 @@ function createView(model, el) {
     selected: model.get("_selected") || "",
     diffTarget: "",
     selectTicket: 0,
+    selecting: "",
     diffTicket: 0,
     requestError: "",
     pendingScroll: "",
@@ -137,9 +143,13 @@ function createView(model, el) {
     detail: null,
     detailKey: "",
     editors: new Map(),
+    editBoxes: new Map(),
+    editModes: new Map(),
+    fullValues: new Map(),
     lazyJson: new WeakMap(),
     uid: `dd${++viewCount}`,
     timers: new Set(),
+    closed: false,
   };
   view.cleanups.push(
     () => view.requests.dispose(),
@@ -148,7 +158,12 @@ function createView(model, el) {
 
   watch(view, "change:_dag", () => drawDag(view));
   watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
-  watch(view, "change:_detail", () => drawDetail(view, model.get("_detail")));
+  watch(view, "change:_detail", () => {
+    const detail = model.get("_detail");
+    // While a click waits for its answer, a detail of another checkpoint is an older answer.
+    if (view.selecting && detail && detail.id !== view.selecting) return;
+    drawDetail(view, detail);
+  });
   watch(view, "change:_topology", () => drawTopology(view, model.get("_topology")));
   watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
   for (const name of ["_running", "_status", "_error", "_thread_id"]) {
@@ -162,10 +177,40 @@ function createView(model, el) {
   listen(view, parts.dagScroll, "mouseleave", () => hideTooltip(view));
   listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
+  listen(view, parts.find, "keydown", (event) => onFindKey(view, /** @type {KeyboardEvent} */ (event)));
+  listen(view, parts.threadList, "change", () => switchThread(view));
+  listen(view, parts.find, "input", () => {
+    parts.findCount.textContent = "";
+  });
+  // Keys typed in the widget are the widget's. JupyterLab and Notebook 7 (Lumino) skip their
+  // shortcuts when the key's target carries `data-lm-suppress-shortcuts` — the target itself:
+  // a command-mode selector like `.jp-mod-commandMode :focus` matches the focused element
+  // before Lumino looks at its ancestors — so whatever takes focus in the widget gets it. No
+  // host that listens after the widget (bubbling) sees the keys either.
+  listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
+  for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
+  scheduleWatch(view);
   // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;
+}
+
+/**
+ * Mark an element of the widget so that the notebook runs no shortcut for keys typed in it.
+ * @param {EventTarget | null} target
+ */
+function suppressShortcuts(target) {
+  const el = /** @type {Element | null} */ (target);
+  if (el && typeof el.setAttribute === "function") el.setAttribute("data-lm-suppress-shortcuts", "true");
+}
+
+/**
+ * Stop a key event at the widget's root, once the widget's own handlers have seen it.
+ * @param {Event} event
+ */
+function keepKey(event) {
+  event.stopPropagation();
 }
 
 /**
@@ -186,6 +231,7 @@ function observeSize(view) {
 
 /** @param {View} view */
 function disposeView(view) {
+  view.closed = true;
   if (view.frame) view.frame.cancel();
   view.frame = null;
   for (const timer of view.timers) clearTimeout(timer);
@@ -250,11 +296,47 @@ function buildSkeleton(doc) {
       { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true },
       "Stop",
     ),
+    find: h("input", {
+      class: "dd-find",
+      type: "search",
+      placeholder: "go to: step 12, a node, error, interrupt, fork",
+      "aria-label":
+        "Go to a checkpoint: a step number, a node name, error, interrupt or fork; Enter for the next",
+      "data-lm-suppress-shortcuts": "true",
+    }),
+    findCount: h("span", { class: "dd-find-count dd-muted", "aria-live": "polite" }),
+    newRun: h(
+      "button",
+      { class: "dd-button dd-small dd-new-run-button", type: "button", "data-action": "new-run" },
+      "New run",
+    ),
+    runForm: h("div", { class: "dd-run-form", hidden: true }),
+    threads: h(
+      "button",
+      { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
+      "Threads",
+    ),
+    threadList: h("select", {
+      class: "dd-threads",
+      "aria-label": "show another thread of this store",
+      hidden: true,
+    }),
+    refresh: h(
+      "button",
+      {
+        class: "dd-button dd-small dd-refresh",
+        type: "button",
+        "data-action": "refresh",
+        title: "Read the thread again (runs from a cell or another process show by themselves)",
+      },
+      "Refresh",
+    ),
     status: h("span", { class: "dd-status" }),
     error: h("div", { class: "dd-error", role: "alert", hidden: true }),
     dagScroll: h("div", {
       class: "dd-dag-scroll",
       tabindex: "0",
+      "data-lm-suppress-shortcuts": "true",
       role: "application",
       "aria-label":
         "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",
@@ -265,13 +347,30 @@ function buildSkeleton(doc) {
     detail: h("div", { class: "dd-detail" }),
     diff: h("section", { class: "dd-panel dd-diff", hidden: true }),
     code: h("div", { class: "dd-code" }),
+    codePanel: h("section", { class: "dd-panel dd-code-panel" }),
   };
   parts.dagCanvas.append(parts.tooltip);
+  parts.codePanel.append(h("h4", {}, "Code"), parts.code);
   parts.dagScroll.append(parts.dagCanvas);
   const root = h(
     "div",
-    { class: "dd-root" },
-    h("div", { class: "dd-toolbar" }, parts.thread, legend(h), parts.running, parts.status, parts.stop),
+    { class: "dd-root", "data-lm-suppress-shortcuts": "true" },
+    h(
+      "div",
+      { class: "dd-toolbar" },
+      parts.thread,
+      legend(h),
+      parts.running,
+      parts.status,
+      parts.stop,
+      parts.find,
+      parts.findCount,
+      parts.threads,
+      parts.threadList,
+      parts.newRun,
+      parts.refresh,
+    ),
+    parts.runForm,
     parts.error,
     h(
       "div",
@@ -283,12 +382,7 @@ function buildSkeleton(doc) {
       "div",
       { class: "dd-bottom" },
       h("section", { class: "dd-panel dd-detail-panel" }, parts.detail),
-      h(
-        "div",
-        { class: "dd-side" },
-        parts.diff,
-        h("section", { class: "dd-panel dd-code-panel" }, h("h4", {}, "Code"), parts.code),
-      ),
+      h("div", { class: "dd-side" }, parts.diff, parts.codePanel),
     ),
   );
   return { root, parts };
@@ -413,7 +507,7 @@ export function createStaticModel(data) {
       if (!detail) return { error: missing(message.checkpoint_id) };
       model.set("_selected", message.checkpoint_id);
       model.set("_detail", detail);
-      return { result: detail };
+      return { result: { checkpoint_id: message.checkpoint_id } };
     }
     if (message.kind === "diff") {
       const a = details[message.a];
@@ -534,12 +628,14 @@ function drawDag(view) {
   svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
   // Exposed for tools that scroll to a checkpoint that is not drawn yet (bench/widget_render.py).
   for (const [name, value] of Object.entries(DAG_GEOMETRY)) svg.dataset[name] = String(value);
-  svg.innerHTML =
-    `<path class="dd-edges" d="${layout.edgePath}"/>` +
-    `<path class="dd-edges dd-fork-edges" d="${layout.forkPath}"/>` +
-    `<g class="dd-marks"></g>` +
-    `<circle class="dd-ring dd-ring-diff" r="${radius + 9}" visibility="hidden"/>` +
-    `<circle class="dd-ring dd-ring-selected" r="${radius + 7}" visibility="hidden"/>`;
+  const s = svgHyperscript(view.doc);
+  svg.append(
+    s("path", { class: "dd-edges", d: layout.edgePath }),
+    s("path", { class: "dd-edges dd-fork-edges", d: layout.forkPath }),
+    s("g", { class: "dd-marks" }),
+    s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
+    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
+  );
 
   const canvas = view.parts.dagCanvas;
   canvas.style.width = `${layout.width}px`;
@@ -560,7 +656,9 @@ function drawDag(view) {
   const latest = dag.nodes.find((node) => node.is_latest);
   const latestId = latest ? latest.id : "";
   const focus = view.model.get("_running") ? latestId : firstDraw ? view.selected || latestId : view.selected;
-  if (focus) scrollToCheckpoint(view, focus);
+  // The first view without a selection shows the path that leads to the latest checkpoint:
+  // the latest near the right edge, as much of its history as fits to its left.
+  if (focus) scrollToCheckpoint(view, focus, firstDraw && !view.selected && focus === latestId);
   drawMarks(view);
 }
 
@@ -582,10 +680,11 @@ function drawMarks(view) {
     bottom: visible.bottom + height,
   };
   const { radius } = DAG_GEOMETRY;
-  const markup = nodesInArea(view.layout, area).map((node) =>
-    markMarkup(node, view.layout.pos.get(node.id), radius),
+  const s = svgHyperscript(view.doc);
+  const marks = nodesInArea(view.layout, area).map((node) =>
+    markDrawing(s, node, view.layout.pos.get(node.id), radius),
   );
-  view.svg.querySelector(".dd-marks").innerHTML = markup.join("");
+  view.svg.querySelector(".dd-marks").replaceChildren(...marks);
   view.drawnArea = area;
   placeRings(view);
 }
@@ -658,62 +757,79 @@ function scheduleMarks(view) {
 }
 
 /**
- * SVG markup of one checkpoint's mark: a shape per source with its letter, the step above, the
- * writers below, badges for interrupts and errors, a ring on branch heads.
+ * One checkpoint's mark: a shape per source with its letter, the step above, the writers below,
+ * badges for interrupts and errors, a ring on branch heads. Built as elements: ids and node
+ * names are text and attribute values, never markup.
+ * @param {S} s
  * @param {DagNode} node
  * @param {{x: number, y: number}} at
  * @param {number} r
+ * @returns {SVGElement}
  */
-function markMarkup(node, at, r) {
+function markDrawing(s, node, at, r) {
   const classes = ["dd-mark", `dd-src-${SOURCE_LETTER[node.source] ? node.source : "loop"}`];
   if (node.interrupts > 0) classes.push("dd-has-interrupt");
   if (node.errors > 0) classes.push("dd-has-error");
   if (node.is_head) classes.push("dd-head");
   if (node.is_latest) classes.push("dd-latest");
-  const parts = [
-    `<g class="${classes.join(" ")}" data-id="${escapeXml(node.id)}" transform="translate(${at.x} ${at.y})">`,
-  ];
-  if (node.is_head) parts.push(`<circle class="dd-head-ring" r="${r + 4}"/>`);
-  parts.push(shapeMarkup(node.source, r));
-  parts.push(`<text class="dd-letter" dy="0.35em">${SOURCE_LETTER[node.source] || "?"}</text>`);
-  parts.push(`<text class="dd-step" y="${-r - 11}">${escapeXml(node.step)}</text>`);
+  const mark = s("g", {
+    class: classes.join(" "),
+    "data-id": node.id,
+    transform: `translate(${at.x} ${at.y})`,
+  });
+  if (node.is_head) mark.append(s("circle", { class: "dd-head-ring", r: r + 4 }));
+  mark.append(
+    shapeDrawing(s, node.source, r),
+    s("text", { class: "dd-letter", dy: "0.35em" }, SOURCE_LETTER[node.source] || "?"),
+    s("text", { class: "dd-step", y: -r - 11 }, String(node.step)),
+  );
   if (node.writers && node.writers.length) {
-    parts.push(
-      `<text class="dd-writers" y="${r + 19}">${escapeXml(truncate(node.writers.join(","), 10))}</text>`,
-    );
+    mark.append(s("text", { class: "dd-writers", y: r + 19 }, truncate(node.writers.join(","), 10)));
   }
   if (node.interrupts > 0) {
-    parts.push(
-      `<g class="dd-badge dd-badge-interrupt" transform="translate(${r} ${-r})">` +
-        `<circle r="6"/><text dy="0.35em">${node.interrupts}</text></g>`,
+    mark.append(
+      s(
+        "g",
+        { class: "dd-badge dd-badge-interrupt", transform: `translate(${r} ${-r})` },
+        s("circle", { r: 6 }),
+        s("text", { dy: "0.35em" }, String(node.interrupts)),
+      ),
     );
   }
   if (node.errors > 0) {
-    parts.push(
-      `<g class="dd-badge dd-badge-error" transform="translate(${-r} ${-r})">` +
-        `<circle r="6"/><text dy="0.35em">!</text></g>`,
+    mark.append(
+      s(
+        "g",
+        { class: "dd-badge dd-badge-error", transform: `translate(${-r} ${-r})` },
+        s("circle", { r: 6 }),
+        s("text", { dy: "0.35em" }, "!"),
+      ),
     );
   }
   if (node.graph_changed) {
     // The graph's structure (nodes, edges, channels) differs from the parent checkpoint's.
-    parts.push(
-      `<text class="dd-graph-changed" x="${-r - 9}" dy="0.35em">Δ<title>graph version changed</title></text>`,
+    mark.append(
+      s(
+        "text",
+        { class: "dd-graph-changed", x: -r - 9, dy: "0.35em" },
+        "Δ",
+        s("title", {}, "graph version changed"),
+      ),
     );
   }
-  if (node.is_latest) parts.push(`<text class="dd-latest-label" y="${r + 31}">latest</text>`);
-  parts.push("</g>");
-  return parts.join("");
+  if (node.is_latest) mark.append(s("text", { class: "dd-latest-label", y: r + 31 }, "latest"));
+  return mark;
 }
 
-/** @param {string} source @param {number} r */
-function shapeMarkup(source, r) {
+/** @param {S} s @param {string} source @param {number} r */
+function shapeDrawing(s, source, r) {
   if (source === "input")
-    return `<rect class="dd-shape" x="${-r}" y="${-r}" width="${2 * r}" height="${2 * r}" rx="2"/>`;
+    return s("rect", { class: "dd-shape", x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 2 });
   if (source === "update")
-    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} 0 0 ${r + 2} ${-r - 2} 0"/>`;
+    return s("polygon", { class: "dd-shape", points: `0 ${-r - 2} ${r + 2} 0 0 ${r + 2} ${-r - 2} 0` });
   if (source === "fork")
-    return `<polygon class="dd-shape" points="0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}"/>`;
-  return `<circle class="dd-shape" r="${r}"/>`;
+    return s("polygon", { class: "dd-shape", points: `0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}` });
+  return s("circle", { class: "dd-shape", r });
 }
 
 /** Move the selection and diff rings onto their checkpoints. @param {View} view */
@@ -743,8 +859,12 @@ function markElement(view, id) {
   return null;
 }
 
-/** Scroll the DAG so that a checkpoint is in view. @param {View} view @param {string} id */
-function scrollToCheckpoint(view, id) {
+/**
+ * Scroll the DAG so that a checkpoint is in view (centred, or near the right edge with what
+ * leads to it on its left when `atEnd`).
+ * @param {View} view @param {string} id @param {boolean} [atEnd]
+ */
+function scrollToCheckpoint(view, id, atEnd = false) {
   const at = view.layout && view.layout.pos.get(id);
   const box = view.parts.dagScroll;
   if (!at) return;
@@ -754,6 +874,11 @@ function scrollToCheckpoint(view, id) {
   }
   view.pendingScroll = "";
   const margin = DAG_GEOMETRY.col;
+  if (atEnd) {
+    box.scrollLeft = Math.max(0, at.x - box.clientWidth + 2 * margin);
+    box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
+    return;
+  }
   if (at.x < box.scrollLeft + margin || at.x > box.scrollLeft + box.clientWidth - margin) {
     box.scrollLeft = Math.max(0, at.x - box.clientWidth / 2);
   }
@@ -778,6 +903,53 @@ function onDagClick(view, event) {
   if (!id) return;
   if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
   else selectCheckpoint(view, id);
+}
+
+/**
+ * The checkpoints a "go to" query finds, in drawing order (by depth, then lane): a step number
+ * (`12` or `step 12`); `error`, `interrupt` (pending ones); `fork` (forks and updates), `input`,
+ * `loop`; else a node name, among the nodes that wrote a checkpoint or run next from it.
+ * @param {DagNode[]} nodes @param {string} query @returns {string[]}
+ */
+export function findCheckpoints(nodes, query) {
+  const q = query.trim();
+  if (!q) return [];
+  const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
+  const word = q.toLowerCase().replace(/s$/, "");
+  /** @type {(node: DagNode) => boolean} */
+  let test;
+  if (step) test = (node) => node.step === Number(step[1]);
+  else if (word === "error") test = (node) => node.errors > 0;
+  else if (word === "interrupt") test = (node) => node.interrupts > 0;
+  else if (word === "fork") test = (node) => node.source === "fork" || node.source === "update";
+  else if (word === "input" || word === "loop") test = (node) => node.source === word;
+  else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
+  return nodes
+    .filter(test)
+    .sort((a, b) => a.depth - b.depth || a.lane - b.lane)
+    .map((node) => node.id);
+}
+
+/**
+ * Enter in the "go to" box selects the next checkpoint it finds after the selected one
+ * (Shift+Enter the previous), and says which of how many it is.
+ * @param {View} view @param {KeyboardEvent} event
+ */
+function onFindKey(view, event) {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  const dag = view.model.get("_dag") || { nodes: [] };
+  const found = findCheckpoints(dag.nodes, view.parts.find.value);
+  if (!found.length) {
+    view.parts.findCount.textContent = "no checkpoint";
+    return;
+  }
+  const at = found.indexOf(view.selected);
+  const step = event.shiftKey ? -1 : 1;
+  const next = at < 0 ? (event.shiftKey ? found.length - 1 : 0) : (at + step + found.length) % found.length;
+  view.parts.findCount.textContent = `${next + 1} of ${found.length}`;
+  selectCheckpoint(view, found[next]);
+  scrollToCheckpoint(view, found[next]);
 }
 
 /** Arrow keys walk the DAG. @param {View} view @param {KeyboardEvent} event */
@@ -871,16 +1043,20 @@ function selectCheckpoint(view, id) {
   view.diffTarget = "";
   showSelected(view, id, false);
   const ticket = ++view.selectTicket;
+  view.selecting = id;
   view.parts.detail.classList.add("dd-loading");
   view.requests.request("select", { checkpoint_id: id }).then(
-    (detail) => {
+    () => {
       if (ticket !== view.selectTicket) return; // the user has moved on
+      view.selecting = "";
       view.parts.detail.classList.remove("dd-loading");
       clearRequestError(view);
-      drawDetail(view, detail);
+      // The detail itself arrives once, as `_detail`; the reply only says it is there.
+      drawDetail(view, view.model.get("_detail"));
     },
     (error) => {
       if (ticket !== view.selectTicket) return;
+      view.selecting = "";
       view.parts.detail.classList.remove("dd-loading");
       showRequestError(view, error);
     },
@@ -1010,6 +1186,9 @@ function drawDetail(view, detail, force = false) {
   view.detail = detail || null;
   view.detailKey = key;
   view.editors.clear();
+  view.editBoxes.clear();
+  view.editModes.clear();
+  view.fullValues = new Map();
   const h = hyperscript(view.doc);
   if (!detail) {
     box.replaceChildren(
@@ -1107,6 +1286,7 @@ function drawDetailHeader(view, detail, readonly) {
 function drawValues(view, detail, readonly) {
   const h = hyperscript(view.doc);
   const values = detail.values || {};
+  const reducers = detail.reducers || {};
   const editable = readonly ? [] : detail.editable || [];
   const channels = [...new Set([...Object.keys(values), ...editable])];
   const rows = channels.map((channel) => {
@@ -1118,6 +1298,35 @@ function drawValues(view, detail, readonly) {
         "div",
         { class: "dd-channel-head" },
         h("span", { class: "dd-channel" }, channel),
+        reducers[channel]
+          ? h(
+              "span",
+              {
+                class: "dd-reducer",
+                title: "an edit goes through this reducer unless you replace the value",
+              },
+              `reducer: ${reducers[channel]}`,
+            )
+          : "",
+        (detail.clipped || []).includes(channel)
+          ? h(
+              "span",
+              { class: "dd-clipped" },
+              h("span", { class: "dd-muted" }, "shown in part "),
+              readonly
+                ? ""
+                : h(
+                    "button",
+                    {
+                      class: "dd-button dd-small",
+                      type: "button",
+                      "data-action": "show-all",
+                      "data-channel": channel,
+                    },
+                    "Show all",
+                  ),
+            )
+          : "",
         editable.includes(channel)
           ? h(
               "button",
@@ -1319,10 +1528,16 @@ function onAction(view, event) {
   if (!button || !view.root.contains(button)) return;
   const action = button.getAttribute("data-action");
   if (action === "edit") toggleEditor(view, button.getAttribute("data-channel") || "");
+  else if (action === "show-all") showAll(view, button.getAttribute("data-channel") || "");
+  else if (action === "preview") previewEdit(view, button.getAttribute("data-channel") || "");
   else if (action === "fork") fork(view);
   else if (action === "rerun") rerun(view);
   else if (action === "resume") resume(view);
   else if (action === "stop") stop(view);
+  else if (action === "refresh") refresh(view);
+  else if (action === "threads") listThreads(view);
+  else if (action === "new-run") toggleRunForm(view);
+  else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
 }
@@ -1338,14 +1553,26 @@ function toggleEditor(view, channel) {
   if (!row || !view.detail) return;
   const open = view.editors.get(channel);
   if (open) {
-    open.remove();
+    (view.editBoxes.get(channel) || open).remove();
     view.editors.delete(channel);
+    view.editBoxes.delete(channel);
+    view.editModes.delete(channel);
+    return;
+  }
+  if ((view.detail.clipped || []).includes(channel) && !view.fullValues.has(channel)) {
+    // The detail holds this value cut short: edit the whole value, never the cut one.
+    fetchFullValue(view, channel).then(
+      (found) => found && toggleEditor(view, channel),
+      (error) => showRequestError(view, error),
+    );
     return;
   }
   const values = view.detail.values || {};
-  const text = Object.prototype.hasOwnProperty.call(values, channel)
-    ? JSON.stringify(values[channel], null, 2)
-    : "";
+  const text = view.fullValues.has(channel)
+    ? JSON.stringify(view.fullValues.get(channel), null, 2)
+    : Object.prototype.hasOwnProperty.call(values, channel)
+      ? JSON.stringify(values[channel], null, 2)
+      : "";
   const editor = hyperscript(view.doc)("textarea", {
     class: "dd-editor",
     spellcheck: "false",
@@ -1355,9 +1582,123 @@ function toggleEditor(view, channel) {
   });
   editor.value = text;
   editor.defaultValue = text;
-  row.append(editor);
+  const reducer = (view.detail.reducers || {})[channel];
+  if (reducer) {
+    row.append(drawModeChoice(view, channel, reducer, editor));
+  } else {
+    row.append(editor);
+  }
   view.editors.set(channel, editor);
   editor.focus();
+}
+
+/**
+ * For a channel with a reducer: replace the value (Overwrite) or append through the reducer,
+ * the editor, and a Preview of the value the fork would give.
+ * @param {View} view @param {string} channel @param {string} reducer
+ * @param {HTMLTextAreaElement} editor
+ */
+function drawModeChoice(view, channel, reducer, editor) {
+  const h = hyperscript(view.doc);
+  const name = `${view.uid}-mode-${channel}`;
+  const current = editor.value;
+  view.editModes.set(channel, "replace");
+  const radio = (mode, label) => {
+    const input = h("input", { type: "radio", name, value: mode, "data-mode": mode });
+    input.checked = mode === "replace";
+    input.addEventListener("change", () => {
+      view.editModes.set(channel, mode);
+      // Replace starts from the whole current value; append from nothing to add.
+      editor.value = mode === "replace" ? current : "";
+      editor.placeholder = mode === "replace" ? "" : `value to pass through ${reducer}, as JSON`;
+      preview.replaceChildren();
+    });
+    return h("label", { class: "dd-mode" }, input, ` ${label}`);
+  };
+  const preview = h("div", { class: "dd-preview", "aria-live": "polite" });
+  const box = h(
+    "div",
+    { class: "dd-edit-box", "data-channel": channel },
+    h(
+      "div",
+      { class: "dd-modes", role: "radiogroup", "aria-label": `how the fork writes ${channel}` },
+      radio("replace", "replace the value (Overwrite)"),
+      radio("append", `append through the reducer (${reducer})`),
+    ),
+    editor,
+    h(
+      "button",
+      { class: "dd-button dd-small", type: "button", "data-action": "preview", "data-channel": channel },
+      "Preview",
+    ),
+    preview,
+  );
+  view.editBoxes.set(channel, box);
+  return box;
+}
+
+/**
+ * Ask Python for the value the fork would give a reducer channel, and show it.
+ * @param {View} view @param {string} channel
+ */
+function previewEdit(view, channel) {
+  const editor = view.editors.get(channel);
+  const box = view.editBoxes.get(channel);
+  const detail = view.detail;
+  if (!editor || !box || !detail) return;
+  const slot = box.querySelector(".dd-preview");
+  const mode = view.editModes.get(channel) || "append";
+  view.requests
+    .request("preview", { checkpoint_id: detail.id, channel, text: editor.value, modes: { [channel]: mode } })
+    .then(
+      (reply) => {
+        if (view.detail !== detail || !slot) return;
+        const h = hyperscript(view.doc);
+        slot.replaceChildren(
+          h("span", { class: "dd-muted" }, mode === "replace" ? "after the fork: " : "after the reducer: "),
+          drawJson(view, reply.value, 1),
+        );
+      },
+      (error) => slot && setInline(slot, String(error && error.message ? error.message : error)),
+    );
+}
+
+/**
+ * Ask Python for one channel's whole value (the detail holds it cut short); false when the
+ * user moved to another checkpoint meanwhile.
+ * @param {View} view @param {string} channel @returns {Promise<boolean>}
+ */
+function fetchFullValue(view, channel) {
+  const detail = view.detail;
+  if (!detail) return Promise.resolve(false);
+  return view.requests.request("value", { checkpoint_id: detail.id, channel }).then((reply) => {
+    if (view.detail !== detail) return false;
+    view.fullValues.set(channel, reply.value);
+    return true;
+  });
+}
+
+/**
+ * "Show all": replace a channel's cut value with its whole value.
+ * @param {View} view @param {string} channel
+ */
+function showAll(view, channel) {
+  fetchFullValue(view, channel).then(
+    (found) => {
+      if (!found) return;
+      const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
+        (el) => el.getAttribute("data-channel") === channel,
+      );
+      if (!row) return;
+      const tree = row.querySelector(".dd-json");
+      const h = hyperscript(view.doc);
+      const whole = h("div", { class: "dd-whole-value" }, drawJson(view, view.fullValues.get(channel), 1));
+      if (tree) tree.replaceWith(whole);
+      const note = row.querySelector(".dd-clipped");
+      if (note) note.remove();
+    },
+    (error) => showRequestError(view, error),
+  );
 }
 
 /**
@@ -1382,7 +1723,13 @@ function fork(view) {
     );
   }
   setInline(errorSlot, "");
-  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode }, errorSlot);
+  /** @type {Record<string, string>} */
+  const modes = {};
+  for (const channel of Object.keys(edits)) {
+    const mode = view.editModes.get(channel);
+    if (mode) modes[channel] = mode;
+  }
+  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode, modes }, errorSlot);
 }
 
 /** @param {View} view */
@@ -1406,6 +1753,120 @@ function resume(view) {
     return setInline(slot, "Type an answer (JSON) for at least one interrupt, then press Resume.");
   }
   runAction(view, "resume", { checkpoint_id: view.detail.id, answers }, slot);
+}
+
+/**
+ * Ask Python for the store's threads (newest first) and offer them in a list.
+ * @param {View} view
+ */
+function listThreads(view) {
+  view.requests.request("threads").then(
+    (reply) => {
+      const h = hyperscript(view.doc);
+      const list = view.parts.threadList;
+      list.replaceChildren(
+        ...reply.threads.map((/** @type {any} */ t) => {
+          const steps = t.step === null || t.step === undefined ? "" : ` · step ${t.step}`;
+          const option = h(
+            "option",
+            { value: t.thread_id },
+            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`,
+          );
+          /** @type {HTMLOptionElement} */ (option).selected = Boolean(t.current);
+          return option;
+        }),
+      );
+      list.hidden = false;
+      clearRequestError(view);
+    },
+    (error) => showRequestError(view, error),
+  );
+}
+
+/**
+ * Open (or close) the new-run form: the input as JSON, prefilled with the state's keys.
+ * @param {View} view
+ */
+function toggleRunForm(view) {
+  const form = view.parts.runForm;
+  if (!form.hidden) {
+    form.hidden = true;
+    return;
+  }
+  const h = hyperscript(view.doc);
+  const keys = (view.detail && view.detail.editable) || [];
+  const input = h("textarea", {
+    class: "dd-editor dd-run-input",
+    spellcheck: "false",
+    rows: String(Math.min(8, keys.length + 2)),
+    "aria-label": "the run's input as a JSON object",
+  });
+  /** @type {HTMLTextAreaElement} */ (input).value = JSON.stringify(
+    Object.fromEntries(keys.map((key) => [key, null])),
+    null,
+    2,
+  );
+  form.replaceChildren(
+    h("div", { class: "dd-muted" }, "Input of a new run of this thread (JSON), from its latest checkpoint:"),
+    input,
+    h("button", { class: "dd-button dd-primary", type: "button", "data-action": "start-run" }, "Start"),
+    h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true }),
+  );
+  form.hidden = false;
+}
+
+/** Send the typed input as a new run. @param {View} view */
+function startRun(view) {
+  const box = /** @type {HTMLTextAreaElement | null} */ (view.parts.runForm.querySelector(".dd-run-input"));
+  const slot = view.parts.runForm.querySelector(".dd-run-error");
+  if (!box) return;
+  view.requests.request("run", { text: box.value }).then(
+    () => {
+      setInline(slot, "");
+      view.parts.runForm.hidden = true;
+    },
+    (error) => setInline(slot, String(error && error.message ? error.message : error)),
+  );
+}
+
+/** Show the thread chosen in the list. @param {View} view */
+function switchThread(view) {
+  const id = /** @type {HTMLSelectElement} */ (view.parts.threadList).value;
+  if (!id || id === view.model.get("_thread_id")) return;
+  view.requests.request("thread", { thread_id: id }).then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error),
+  );
+}
+
+/** @param {View} view */
+function refresh(view) {
+  view.requests.request("refresh").then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error),
+  );
+}
+
+/**
+ * Watch the thread while this view is shown: every WATCH_EVERY_MS, unless the page is hidden or
+ * the view is read-only or detached, ask Python to look at the thread's newest checkpoint; it
+ * reads the thread again only if that changed. One look at a time.
+ * @param {View} view
+ */
+function scheduleWatch(view) {
+  if (view.closed) return;
+  later(
+    view,
+    () => {
+      const shown = view.root.isConnected && view.doc.visibilityState !== "hidden";
+      if (!shown || isReadonly(view)) return scheduleWatch(view);
+      view.requests.request("watch").then(
+        () => scheduleWatch(view),
+        () => scheduleWatch(view), // a failed look is not the user's error; the next may work
+      );
+    },
+    WATCH_EVERY_MS,
+  );
 }
 
 /** @param {View} view */
@@ -1474,6 +1935,9 @@ function drawStatus(view) {
   const running = Boolean(model.get("_running"));
   parts.running.hidden = !running;
   parts.stop.hidden = !running || isReadonly(view);
+  parts.refresh.hidden = isReadonly(view);
+  parts.threads.hidden = isReadonly(view);
+  parts.newRun.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
   const messages = [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");
@@ -1492,10 +1956,14 @@ function drawTopology(view, topology) {
     box.replaceChildren(h("span", { class: "dd-empty" }, "no topology"));
     return;
   }
-  const picture = h("div", { class: "dd-topology-picture" });
-  // The svg comes from our own Python side (graphviz output), never from channel values.
-  if (topology.svg) picture.innerHTML = topology.svg;
-  else picture.innerHTML = topologyMarkup(topology, view.uid);
+  // graphviz's drawing (sanitized by Python) is copied element by element through an allowlist;
+  // when there is none, or it does not parse, the drawing comes from the x/y positions.
+  const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
+  const picture = h(
+    "div",
+    { class: "dd-topology-picture" },
+    drawn || topologyDrawing(view.doc, topology, view.uid),
+  );
   const ran = topology.nodes.filter((node) => node.count || node.reruns);
   const counts = table(
     h,
@@ -1511,47 +1979,175 @@ function drawTopology(view, topology) {
       ),
     ),
   );
-  box.replaceChildren(picture, counts);
+  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
 }
 
 /**
- * SVG markup for a Topology laid out by Python (x, y are node centres).
- * @param {Topology} topology @param {string} uid unique per view, for the arrow marker's id
+ * Per node, pause a run started here before it and / or after it (`interrupt_before` /
+ * `interrupt_after` of the next reruns and resumes); each change is sent to Python.
+ * @param {View} view @param {Topology} topology
  */
-export function topologyMarkup(topology, uid = "dd") {
+function drawBreakpoints(view, topology) {
+  const h = hyperscript(view.doc);
+  const set = view.model.get("_breakpoints") || { before: [], after: [] };
+  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
+  const toggle = (node, when) => {
+    const input = h("input", {
+      type: "checkbox",
+      "data-node": node,
+      "data-when": when,
+      "aria-label": `pause ${when} ${node}`,
+    });
+    /** @type {HTMLInputElement} */ (input).checked = (set[when] || []).includes(node);
+    input.addEventListener("change", () => sendBreakpoints(view));
+    return h("label", { class: "dd-break" }, input, ` ${when}`);
+  };
+  return h(
+    "details",
+    { class: "dd-breakpoints" },
+    h("summary", {}, "Breakpoints (pause the next rerun or resume)"),
+    table(
+      h,
+      "dd-break-table",
+      null,
+      nodes.map((node) =>
+        h(
+          "tr",
+          { "data-node": node },
+          cell(h, node),
+          h("td", {}, toggle(node, "before"), toggle(node, "after")),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Send every checked breakpoint. @param {View} view */
+function sendBreakpoints(view) {
+  /** @type {{before: string[], after: string[]}} */
+  const chosen = { before: [], after: [] };
+  for (const box of view.parts.topology.querySelectorAll(".dd-breakpoints input[data-when]")) {
+    const input = /** @type {HTMLInputElement} */ (box);
+    const when = /** @type {"before" | "after"} */ (input.getAttribute("data-when"));
+    if (input.checked) chosen[when].push(input.getAttribute("data-node") || "");
+  }
+  view.requests.request("breakpoints", chosen).then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error),
+  );
+}
+
+/**
+ * The drawing of a Topology laid out by Python (x, y are node centres), as one SVG element.
+ * @param {Document} doc @param {Topology} topology
+ * @param {string} uid unique per view, for the arrow marker's id
+ * @returns {SVGSVGElement}
+ */
+export function topologyDrawing(doc, topology, uid = "dd") {
+  const s = svgHyperscript(doc);
   const size = new Map(
     topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]),
   );
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
-  const edges = topology.edges.map((edge) => {
+  const edges = [];
+  for (const edge of topology.edges) {
     const a = at.get(edge.source);
     const b = at.get(edge.target);
-    if (!a || !b) return "";
+    if (!a || !b) continue;
     const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
     const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
-    return (
-      `<line class="dd-topo-edge${edge.conditional ? " dd-conditional" : ""}" x1="${x1}" y1="${y1}" ` +
-      `x2="${x2}" y2="${y2}" marker-end="url(#${marker})"/>`
-    );
-  });
+    const cls = `dd-topo-edge${edge.conditional ? " dd-conditional" : ""}`;
+    edges.push(s("line", { class: cls, x1, y1, x2, y2, "marker-end": `url(#${marker})` }));
+  }
   const nodes = topology.nodes.map((node) => {
     const { w, h } = size.get(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
     const label = node.count ? `${node.id} ×${node.count}` : node.id;
-    return (
-      `<g class="${cls}" data-node="${escapeXml(node.id)}" transform="translate(${node.x} ${node.y})">` +
-      `<rect x="${-w / 2}" y="${-h / 2}" width="${w}" height="${h}" rx="6"/>` +
-      `<text dy="0.35em">${escapeXml(label)}</text></g>`
+    return s(
+      "g",
+      { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
+      s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
+      s("text", { dy: "0.35em" }, label),
     );
   });
   const width = Math.max(topology.width || 0, 1);
   const height = Math.max(topology.height || 0, 1);
-  return (
-    `<svg class="dd-topology-svg" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}">` +
-    `<defs><marker id="${marker}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto">` +
-    `<path d="M0 0L10 5L0 10z"/></marker></defs>${edges.join("")}${nodes.join("")}</svg>`
+  const arrow = s(
+    "marker",
+    { id: marker, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" },
+    s("path", { d: "M0 0L10 5L0 10z" }),
   );
+  return /** @type {SVGSVGElement} */ (
+    s(
+      "svg",
+      { class: "dd-topology-svg", viewBox: `0 0 ${width} ${height}`, width, height },
+      s("defs", {}, arrow),
+      ...edges,
+      ...nodes,
+    )
+  );
+}
+
+/** SVG elements a drawing from Python may hold; anything else is left out with its content. */
+const SVG_ELEMENTS = new Set([
+  "svg",
+  "g",
+  "polygon",
+  "polyline",
+  "ellipse",
+  "circle",
+  "rect",
+  "line",
+  "path",
+  "text",
+]);
+/** Attributes kept on them (no `on*`, no `href`, no `style`, no `id`). */
+const SVG_ATTRIBUTES = new Set(
+  (
+    "width height viewBox preserveAspectRatio transform class fill fill-opacity stroke stroke-width " +
+    "stroke-opacity stroke-dasharray points d cx cy r rx ry x y x1 y1 x2 y2 text-anchor font-family " +
+    "font-size font-weight font-style data-node"
+  ).split(" "),
+);
+/** A value with a scheme (`javascript:`), markup or a reference is dropped. */
+const UNSAFE_VALUE = /[:<>\\]|url\(|expression\(/i;
+
+/**
+ * An SVG drawing given as text (graphviz's, already sanitized in Python), parsed as XML and
+ * rebuilt element by element from an allowlist: text stays text, and no link, handler, script,
+ * style or foreign content can come through even if the text held one. Null when it does not
+ * parse as SVG.
+ * @param {Document} doc @param {string} text
+ * @returns {SVGSVGElement | null}
+ */
+export function importSvg(doc, text) {
+  const Parser = doc.defaultView && doc.defaultView.DOMParser;
+  if (!Parser) return null;
+  const parsed = new Parser().parseFromString(text, "image/svg+xml").documentElement;
+  if (!parsed || parsed.namespaceURI !== SVG_NS || parsed.localName !== "svg") return null;
+  if (parsed.getElementsByTagName("parsererror").length) return null;
+  return /** @type {SVGSVGElement | null} */ (copySvg(doc, parsed));
+}
+
+/** @param {Document} doc @param {Element} source @returns {SVGElement | null} */
+function copySvg(doc, source) {
+  if (source.namespaceURI !== SVG_NS || !SVG_ELEMENTS.has(source.localName)) return null;
+  const copy = /** @type {SVGElement} */ (doc.createElementNS(SVG_NS, source.localName));
+  for (const attr of source.attributes) {
+    if (attr.namespaceURI || !SVG_ATTRIBUTES.has(attr.name)) continue;
+    if (attr.name !== "data-node" && UNSAFE_VALUE.test(attr.value.replace(/\s+/g, ""))) continue;
+    copy.setAttribute(attr.name, attr.value);
+  }
+  for (const child of source.childNodes) {
+    if (child.nodeType === 3 && source.localName === "text")
+      copy.append(doc.createTextNode(child.nodeValue || ""));
+    else if (child.nodeType === 1) {
+      const inner = copySvg(doc, /** @type {Element} */ (child));
+      if (inner) copy.append(inner);
+    }
+  }
+  return copy;
 }
 
 /**
@@ -1574,6 +2170,12 @@ function clipToBox(x0, y0, x, y, box) {
  */
 function drawCode(view, entries) {
   const h = hyperscript(view.doc);
+  // A read-only export can neither fork, rerun nor resume: no code panel to promise that.
+  view.parts.codePanel.hidden = isReadonly(view) && !entries.length;
+  if (view.parts.codePanel.hidden) {
+    view.parts.code.replaceChildren();
+    return;
+  }
   if (!entries.length) {
     view.parts.code.replaceChildren(
       h(
@@ -1794,11 +2396,6 @@ function round1(n) {
   return Math.round(n * 10) / 10;
 }
 
-/** @param {string} text */
-function escapeXml(text) {
-  return String(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 /**
  * A table with an optional header row.
  * @param {H} h @param {string} cls @param {string[] | null} headers @param {HTMLElement[]} rows
@@ -1834,6 +2431,28 @@ function hyperscript(doc) {
       if (child === "" || child == null) continue;
       el.append(typeof child === "string" ? doc.createTextNode(child) : child);
     }
+    return el;
+  };
+}
+
+/** @typedef {ReturnType<typeof svgHyperscript>} S */
+
+/**
+ * `s(tag, attrs, ...children)` for SVG elements of one document: values are set as attributes
+ * and text children as text, never parsed as markup.
+ * @param {Document} doc
+ */
+function svgHyperscript(doc) {
+  /**
+   * @param {string} tag
+   * @param {Record<string, string | number>} [attrs]
+   * @param {...(Node | string)} children
+   * @returns {SVGElement}
+   */
+  return function s(tag, attrs = {}, ...children) {
+    const el = /** @type {SVGElement} */ (doc.createElementNS(SVG_NS, tag));
+    for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+    for (const child of children) el.append(typeof child === "string" ? doc.createTextNode(child) : child);
     return el;
   };
 }

@@ -1,33 +1,61 @@
 #!/usr/bin/env bash
 # Install everything the tests need, then run all of them: lint, formatting, types, the Python
 # tests (real SQLite files, a PostgreSQL and a Redis server started by the tests, a Jupyter
-# kernel, headless Chromium) and the widget's JS tests. Exits non-zero if anything fails.
+# kernel, headless Chromium) and the widget's JS tests and lint.
+#
+# The install steps stop at the first failure. The test stages all run, even after one fails;
+# the script then exits non-zero and names every stage that failed.
 #
 #   scripts/test.sh              # everything
 #   scripts/test.sh -k interrupt # extra arguments go to pytest
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-system-deps.sh
+die() {
+  echo "scripts/test.sh: $*; no test ran." >&2
+  exit 1
+}
 
+scripts/install-system-deps.sh || die "installing the system packages failed"
 venv="${DURABLE_DEBUG_VENV:-.venv}"
 if [ ! -x "$venv/bin/python" ]; then
-  python3 -m venv "$venv"
+  python3 -m venv "$venv" || die "creating the virtualenv $venv failed"
 fi
-"$venv/bin/python" -m pip install -q --upgrade pip
+"$venv/bin/python" -m pip install -q --upgrade pip || die "upgrading pip failed"
 # The exact packages of requirements/dev.lock (written by scripts/lock.sh), then this checkout
 # itself without resolving anything again: every machine tests with the same packages.
-"$venv/bin/python" -m pip install -q -r requirements/dev.lock
-"$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e .
+"$venv/bin/python" -m pip install -q -r requirements/dev.lock ||
+  die "pip install -r requirements/dev.lock failed"
+"$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e . ||
+  die "pip install --no-deps -e . failed"
 if [ -f package.json ]; then
-  npm ci --no-audit --no-fund --silent
+  npm ci --no-audit --no-fund --silent || die "npm ci failed"
 fi
-
 export PATH="$PWD/$venv/bin:$PATH"
-ruff check src tests bench
-ruff format --check src tests bench
-mypy
+
+failed=()
+stage() {  # stage NAME COMMAND...: run one stage, remember it if it fails, go on
+  local name="$1"
+  shift
+  echo "==> $name: $*"
+  if ! "$@"; then
+    failed+=("$name")
+    echo "==> $name FAILED" >&2
+  fi
+}
+
+stage "ruff check" ruff check src tests bench
+stage "ruff format" ruff format --check src tests bench
+stage "mypy" mypy
 # Coverage of the lines run in the pytest process; the floor is fail_under in pyproject.toml.
-python -m pytest --cov=durable_debug --cov-report=term:skip-covered "$@"
-node --test tests/js/
-npm run --silent lint
+stage "pytest" python -m pytest --cov=durable_debug --cov-report=term:skip-covered "$@"
+stage "node tests" node --test tests/js/
+stage "npm lint" npm run --silent lint
+
+if [ "${#failed[@]}" -gt 0 ]; then
+  list="${failed[0]}"
+  for name in "${failed[@]:1}"; do list="$list, $name"; done
+  echo "scripts/test.sh: ${#failed[@]} stage(s) failed: $list" >&2
+  exit 1
+fi
+echo "scripts/test.sh: every stage passed."

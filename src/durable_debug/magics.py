@@ -163,7 +163,15 @@ class GraphSession:
             if widget is None:
                 self.display(report.table)
             else:
-                self.display(_make_widget(widget, report, self.recorder))
+                name = next(
+                    (
+                        key
+                        for key, value in reversed(list(self.namespace.items()))
+                        if value is report.graph and key.isidentifier() and not key.startswith("_")
+                    ),
+                    None,
+                )
+                self.display(_make_widget(widget, report, self.recorder, name))
 
     # -- line magics -------------------------------------------------------------------------
 
@@ -277,15 +285,22 @@ def time_travel_class() -> Any:
     return TimeTravel
 
 
-def _make_widget(widget_class: Any, report: CellReport, recorder: Recorder) -> Any:
+def _make_widget(
+    widget_class: Any, report: CellReport, recorder: Recorder, graph_name: str | None = None
+) -> Any:
+    """The widget for the report's thread, given the counts and the graph's variable name when
+    the widget class takes them."""
     config = thread_config(str(report.thread_id))
     try:
-        accepts_counts = "counts" in inspect.signature(widget_class).parameters
+        parameters = inspect.signature(widget_class).parameters
     except (TypeError, ValueError):
-        accepts_counts = False
-    if accepts_counts:
-        return widget_class(report.graph, config, counts=recorder.counts(report.thread_id))
-    return widget_class(report.graph, config)
+        parameters = {}  # type: ignore[assignment]
+    extra: dict[str, Any] = {}
+    if "counts" in parameters:
+        extra["counts"] = recorder.counts(report.thread_id)
+    if "graph_name" in parameters and graph_name:
+        extra["graph_name"] = graph_name
+    return widget_class(report.graph, config, **extra)
 
 
 # --- the IPython wiring ---------------------------------------------------------------------

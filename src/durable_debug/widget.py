@@ -29,18 +29,26 @@ import traitlets
 
 from durable_debug._sync import run_in_background
 from durable_debug.inspect.access import astream, aupdate_state
-from durable_debug.inspect.dag import Dag, adag_data
-from durable_debug.inspect.detail import Detail, acheckpoint_detail
+from durable_debug.inspect.dag import Dag, DagReader
+from durable_debug.inspect.detail import (
+    Detail,
+    acheckpoint_detail,
+    clip_detail,
+    reducer_name,
+    reducers_of,
+)
 from durable_debug.inspect.diff import adiff, diff_data
 from durable_debug.inspect.html import widget_asset_paths
+from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.thread import (
     CheckpointRecord,
     Thread,
     aread_checkpoint,
+    checkpointer_of,
     thread_config,
 )
-from durable_debug.inspect.topology import atopology_data
+from durable_debug.inspect.topology import atopology_data, node_names
 
 __all__ = ["TimeTravel"]
 
@@ -76,8 +84,18 @@ class TimeTravel(anywidget.AnyWidget):
     _error = traitlets.Unicode("").tag(sync=True)
     _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
+    _breakpoints: traitlets.Dict[str, Any] = traitlets.Dict(
+        default_value={"before": [], "after": []}
+    ).tag(sync=True)
 
-    def __init__(self, graph: Any, config: Mapping[str, Any], *, counts: Any = None) -> None:
+    def __init__(
+        self,
+        graph: Any,
+        config: Mapping[str, Any],
+        *,
+        counts: Any = None,
+        graph_name: str | None = None,
+    ) -> None:
         configurable = dict((config or {}).get("configurable") or {})
         if not configurable.get("thread_id"):
             raise ValueError(
@@ -86,8 +104,13 @@ class TimeTravel(anywidget.AnyWidget):
             )
         super().__init__(_thread_id=str(configurable["thread_id"]))
         self.graph = graph
+        self.graph_name = graph_name or _user_name_of(graph) or "graph"
+        """What the generated code calls the graph: ``graph_name``, else the notebook variable
+        that holds it (when made from a cell), else ``graph``."""
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
+        self._reader = DagReader(graph, self.config)
+        self._mark: tuple[str, int] | None = None
         self._recorder = Recorder()
         self._tasks: set[Any] = set()
         self._run_task: asyncio.Task[None] | None = None
@@ -99,6 +122,7 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def arefresh(self) -> None:
         """Re-read the thread: the DAG, the topology and the selected checkpoint's detail."""
+        self._reader.forget()
         await self._refresh_dag()
         self._topology = dict(await atopology_data(self.graph, self._all_counts()))
         if self._selected:
@@ -151,7 +175,24 @@ class TimeTravel(anywidget.AnyWidget):
             self.send({"uuid": uuid, "error": f"{kind} failed: {type(error).__name__}: {error}"})
 
     async def _do_select(self, request: Mapping[str, Any]) -> Any:
-        return await self._show(_field(request, "checkpoint_id"))
+        detail = await self._show(_field(request, "checkpoint_id"))
+        return {"checkpoint_id": detail["id"]}  # the detail itself travels once, as _detail
+
+    async def _do_value(self, request: Mapping[str, Any]) -> Any:
+        """One channel's whole value ("show all" on a value the detail shows cut)."""
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        channel = request.get("channel")
+        values = record.values
+        if not isinstance(channel, str) or channel not in values:
+            raise RequestError(
+                f"Checkpoint {record.id} of thread {self._thread_id!r} has no value for channel "
+                f"{channel!r} (its channels: {', '.join(values) or 'none'})."
+            )
+        return {
+            "checkpoint_id": record.id,
+            "channel": channel,
+            "value": to_jsonable(values[channel]),
+        }
 
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
@@ -171,19 +212,74 @@ class TimeTravel(anywidget.AnyWidget):
                 f"The state schema has no channel {unknown[0]!r} (its channels: "
                 f"{', '.join(channels)}); nothing was written."
             )
+        replace = self._replaced(request, values)
+        update = {
+            channel: _overwrite_class(self.graph)(value) if channel in replace else value
+            for channel, value in values.items()
+        }
         try:
-            written = await aupdate_state(self.graph, record.config, values, as_node)
+            written = await aupdate_state(self.graph, record.config, update, as_node)
         except Exception as error:
             raise RequestError(
                 f"The fork was refused, nothing was written: {type(error).__name__}: {error}"
             ) from error
         new_id = str(written["configurable"]["checkpoint_id"])
         node = "" if as_node is None else f", as_node={as_node!r}"
-        code = f"await graph.aupdate_state({_config_code(record)}, {values!r}{node})"
+        code = (
+            _reducer_notes(values, replace, self._reducers())
+            + f"await {self.graph_name}.aupdate_state({_config_code(record)}, "
+            + f"{_update_code(values, replace)}{node})"
+        )
         self._add_code("fork", code)
         await self._refresh_dag()
         await self._show(new_id)
         return {"checkpoint_id": new_id, "code": code}
+
+    async def _do_preview(self, request: Mapping[str, Any]) -> Any:
+        """The value a channel would have after the fork: through its reducer, or replaced."""
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        channel = request.get("channel")
+        if not isinstance(channel, str) or not channel:
+            raise RequestError("The 'preview' request needs 'channel' (a state channel's name).")
+        value = _parse(request.get("text"), f"Channel {channel!r}")
+        reducer = reducers_of(self.graph).get(channel)
+        replace = channel in self._replaced(request, {channel: value})
+        if reducer is None or replace:
+            result = value
+        else:
+            current = record.values.get(channel)
+            try:
+                result = value if current is None else reducer(current, value)
+            except Exception as error:
+                raise RequestError(
+                    f"The reducer of channel {channel!r} ({reducer_name(reducer)}) refused "
+                    f"this value: {type(error).__name__}: {error}. Nothing was written."
+                ) from error
+        shown, cut = clip(to_jsonable(result))
+        return {"channel": channel, "value": shown, "clipped": cut}
+
+    def _reducers(self) -> dict[str, str]:
+        return {channel: reducer_name(fn) for channel, fn in reducers_of(self.graph).items()}
+
+    def _replaced(self, request: Mapping[str, Any], values: Mapping[str, Any]) -> set[str]:
+        """The edited reducer channels the user chose to replace (``modes``: channel →
+        "append" or "replace"; a reducer channel without a mode goes through its reducer)."""
+        modes = request.get("modes") or {}
+        if not isinstance(modes, Mapping):
+            raise RequestError('\'modes\' must map a channel to "append" or "replace".')
+        reducers = self._reducers()
+        replace: set[str] = set()
+        for channel, mode in modes.items():
+            if channel not in values:
+                continue
+            if mode not in ("append", "replace"):
+                raise RequestError(
+                    f'Channel {channel!r}: mode {mode!r} is neither "append" (through the '
+                    'reducer) nor "replace"; nothing was written.'
+                )
+            if mode == "replace" and channel in reducers:
+                replace.add(channel)
+        return replace
 
     async def _do_rerun(self, request: Mapping[str, Any]) -> Any:
         _, record = await self._checkpoint(_field(request, "checkpoint_id"))
@@ -193,7 +289,10 @@ class TimeTravel(anywidget.AnyWidget):
                 "earlier checkpoint, or fork this one with edited values."
             )
         return self._start(
-            None, record, "rerun", f"await graph.ainvoke(None, {_config_code(record)})"
+            None,
+            record,
+            "rerun",
+            f"await {self.graph_name}.ainvoke(None, {_config_code(record)}{self._breaks_code()})",
         )
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
@@ -209,13 +308,127 @@ class TimeTravel(anywidget.AnyWidget):
             )
         resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
         command = _command_class(self.graph)(resume=resume)
-        code = f"await graph.ainvoke(Command(resume={resume!r}), {_config_code(record)})"
+        code = (
+            f"await {self.graph_name}.ainvoke(Command(resume={resume!r}), {_config_code(record)}"
+            f"{self._breaks_code()})"
+        )
         return self._start(command, record, "resume", code)
+
+    async def _do_run(self, request: Mapping[str, Any]) -> Any:
+        """Start a new run of the thread with an input typed in the widget (a JSON object of
+        the state schema's keys), from its latest checkpoint, as ``ainvoke(input, config)``."""
+        value = _parse(request.get("text"), "The run's input")
+        thread, record = await aread_checkpoint(self.graph, self.config, with_parent=False)
+        channels = thread.state_channels()
+        if not isinstance(value, dict):
+            raise RequestError(
+                "The run's input is a JSON object of the state's keys, e.g. "
+                f'{{"{channels[0] if channels else "key"}": ...}}; nothing was run.'
+            )
+        unknown = [key for key in value if key not in channels]
+        if unknown:
+            raise RequestError(
+                f"The state schema has no key {unknown[0]!r} (its keys: {', '.join(channels)}); "
+                "nothing was run."
+            )
+        thread_code = repr({"configurable": {"thread_id": self._thread_id, "checkpoint_ns": ""}})
+        code = f"await {self.graph_name}.ainvoke({value!r}, {thread_code}{self._breaks_code()})"
+        return self._start(value, record, "run", code)
+
+    async def _do_breakpoints(self, request: Mapping[str, Any]) -> Any:
+        """Set the nodes a run started here pauses before / after (``interrupt_before`` and
+        ``interrupt_after`` of the reruns and resumes that follow)."""
+        nodes = node_names(self.graph)
+        chosen: dict[str, list[str]] = {}
+        for when in ("before", "after"):
+            names = request.get(when) or []
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise RequestError(f"'{when}' must be a list of node names.")
+            unknown = [n for n in names if n not in nodes]
+            if unknown:
+                raise RequestError(
+                    f"The graph has no node {unknown[0]!r} to pause {when} (its nodes: "
+                    f"{', '.join(nodes)})."
+                )
+            chosen[when] = [n for n in nodes if n in names]
+        self._breakpoints = chosen
+        return chosen
+
+    def _breaks(self) -> dict[str, list[str]]:
+        """The breakpoints set, only the kinds with nodes."""
+        return {when: list(names) for when, names in self._breakpoints.items() if names}
+
+    def _breaks_code(self) -> str:
+        return "".join(f", interrupt_{when}={names!r}" for when, names in self._breaks().items())
 
     async def _do_stop(self, _request: Mapping[str, Any]) -> Any:
         task = self._run_task
         stopped = task is not None and not task.done() and task.cancel()
         return {"stopped": bool(stopped)}
+
+    async def _do_watch(self, _request: Mapping[str, Any]) -> Any:
+        """The front end's periodic look while the widget is shown: read the thread again only
+        if its newest checkpoint (or that checkpoint's writes) changed since the last read, as
+        when a run started in a cell or another process writes to it."""
+        mark = await self._reader.alatest_mark()
+        if mark == self._mark:
+            return {"changed": False}
+        await self._refresh_dag()
+        if self._selected and self._selected == mark[0]:
+            await self._show(self._selected)  # its writes changed: an error or an interrupt
+        return {"changed": True}
+
+    async def _do_threads(self, _request: Mapping[str, Any]) -> Any:
+        """Every thread of the graph's store, newest first, with its checkpoint count, latest
+        step and status (one listing query where the store allows it)."""
+        from durable_debug.inspect.listing import athread_listing
+
+        saver = checkpointer_of(self.graph)
+        try:
+            rows = await athread_listing(saver)
+        except (AttributeError, NotImplementedError) as error:
+            raise RequestError(
+                f"This store ({type(saver).__name__}) cannot list its threads ({error}); show "
+                "another thread with TimeTravel(graph, {'configurable': {'thread_id': ...}}), "
+                "or list them with durable-debug inspect on the database."
+            ) from error
+        rows = sorted(rows, key=lambda row: row.latest_id, reverse=True)
+        return {
+            "threads": [
+                {
+                    "thread_id": row.thread_id,
+                    "checkpoints": row.checkpoints,
+                    "step": row.step,
+                    "status": row.status,
+                    "current": row.thread_id == self._thread_id,
+                }
+                for row in rows
+            ]
+        }
+
+    async def _do_thread(self, request: Mapping[str, Any]) -> Any:
+        """Show another thread of the same store."""
+        thread_id = request.get("thread_id")
+        if not isinstance(thread_id, str) or not thread_id:
+            raise RequestError("The 'thread' request needs 'thread_id' (a thread of this store).")
+        if self._run_task is not None and not self._run_task.done():
+            raise RequestError(
+                f"A run on thread {self._thread_id!r} is still going: wait for it, or press "
+                "Stop, before switching threads."
+            )
+        namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
+        config = thread_config(thread_id, namespace)
+        reader = DagReader(self.graph, config)
+        dag = await reader.aread()
+        if not dag["nodes"]:
+            raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
+        with self.hold_sync():
+            self._thread_id, self.config, self._reader = thread_id, config, reader
+            self._dag = dict(dag)
+            self._selected, self._status, self._error = "", "", ""
+            self.set_trait("_detail", None)
+        self._mark = None
+        return {"thread_id": thread_id}
 
     async def _do_refresh(self, _request: Mapping[str, Any]) -> Any:
         await self.arefresh()
@@ -229,70 +442,110 @@ class TimeTravel(anywidget.AnyWidget):
                 "A run started here is still going: wait for it, or press Stop first."
             )
         self._add_code(action, code)
-        self._running, self._error = True, ""
-        self._status = f"{action}: running from step {record.step}…"
-        self._run_task = asyncio.get_running_loop().create_task(self._run(command, record))
+        with self.hold_sync():
+            self._running, self._error = True, ""
+            self._status = f"{action}: running from step {record.step}…"
+        breaks = {f"interrupt_{when}": list(nodes) for when, nodes in self._breaks().items()}
+        task = asyncio.get_running_loop().create_task(self._run(command, record, breaks))
+        task.add_done_callback(lambda done: self._cancelled_before_start(done, record))
+        self._run_task = task
         return {"started": True, "code": code}
 
-    async def _run(self, command: Any, start: CheckpointRecord) -> None:
+    async def _run(
+        self, command: Any, start: CheckpointRecord, breaks: Mapping[str, Any] | None = None
+    ) -> None:
+        """Stream the run, then say how it ended. However it ends (done, failed, stopped, or an
+        error while reading where it ended) ``_end_run`` clears "running" with the status."""
         before = self._checkpoint_ids()
-        outcome, error_text, last_refresh = "done", "", time.monotonic()
+        # The first checkpoint shows at once; later ones at most every _REFRESH_EVERY seconds,
+        # and one skipped so is shown by the front end's next watch, not the step after it.
+        outcome, error_text, last_refresh = "done", "", 0.0
+        status, error = f"run from step {start.step} ended", ""
         try:
-            async with self._recorder:
-                events = astream(self.graph, command, start.config, stream_mode="debug")
-                async for event in events:
-                    is_checkpoint = isinstance(event, Mapping) and event.get("type") == "checkpoint"
-                    if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
-                        await self._refresh_dag()
-                        last_refresh = time.monotonic()
-        except asyncio.CancelledError:
-            outcome = "stopped"
-        except Exception as error:
-            outcome, error_text = "failed", f"{type(error).__name__}: {error}"
-        try:
+            try:
+                async with self._recorder:
+                    stream = astream(
+                        self.graph, command, start.config, stream_mode="debug", **(breaks or {})
+                    )
+                    async for event in stream:
+                        is_checkpoint = (
+                            isinstance(event, Mapping) and event.get("type") == "checkpoint"
+                        )
+                        if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
+                            await self._refresh_dag()
+                            last_refresh = time.monotonic()
+            except asyncio.CancelledError:
+                outcome = "stopped"
+            except Exception as failure:
+                outcome, error_text = "failed", f"{type(failure).__name__}: {failure}"
+            status, error = f"run from step {start.step} {outcome}", error_text
             await self._refresh_dag()
             self._topology = dict(await atopology_data(self.graph, self._all_counts()))
             written = sorted(self._checkpoint_ids() - before)
-            await self._finish(start, written, outcome, error_text)
+            status, error = await self._finish(start, written, outcome, error_text)
+        except (Exception, asyncio.CancelledError) as failure:
+            logger.debug("reading where the run ended failed", exc_info=True)
+            reason = f"{type(failure).__name__}: {failure}".rstrip(": ")
+            status = f"{status}; where it ended could not be read"
+            error = "; ".join(
+                filter(None, [error, f"The widget could not read where the run ended: {reason}"])
+            )
         finally:
+            self._end_run(status, error)
+
+    def _end_run(self, status: str, error: str) -> None:
+        """The one place a run stops being "running": status, error and flag in one update."""
+        with self.hold_sync():
             self._running = False
+            self._status = status
+            self._error = error
+
+    def _cancelled_before_start(self, task: asyncio.Task[None], start: CheckpointRecord) -> None:
+        """A run stopped before its first step never enters ``_run``: end it here."""
+        if task is self._run_task and self._running:
+            self._end_run(f"wrote 0 checkpoints from step {start.step}; stopped", "")
 
     async def _finish(
         self, start: CheckpointRecord, written: list[str], outcome: str, error_text: str
-    ) -> None:
-        """Status line (and error) for a run from ``start`` that wrote ``written``; then show
+    ) -> tuple[str, str]:
+        """The status line and error for a run from ``start`` that wrote ``written``; shows
         where it ended if the user still looks at where it started."""
         last = written[-1] if written else start.id
         detail = await acheckpoint_detail(self.graph, self.config, last)
         count = len(written)
         ran = f"wrote {count} checkpoint{'' if count == 1 else 's'} from step {start.step}"
+        error = ""
         if outcome == "failed":
             failed = [task["name"] for task in detail["tasks"] if task["error"]]
             where = f"node {failed[0]!r} raised " if failed else ""
-            self._error = (
+            error = (
                 f"The run from step {start.step} failed at step {detail['step'] + 1}: "
                 f"{where}{error_text}. Checkpoint {last} keeps the error: fix the cause, then "
                 "press Rerun there."
             )
-            self._status = f"{ran}; failed"
+            status = f"{ran}; failed"
         elif outcome == "stopped":
-            self._status = f"{ran}; stopped"
+            status = f"{ran}; stopped"
         elif detail["interrupts"]:
             nodes = ", ".join(sorted({item["node"] for item in detail["interrupts"]}))
-            self._status = f"{ran}; interrupted at {nodes} ({len(detail['interrupts'])} pending)"
+            status = f"{ran}; interrupted at {nodes} ({len(detail['interrupts'])} pending)"
         else:
             left = ", ".join(detail["next"])
-            self._status = f"{ran}; " + (f"next: {left}" if left else "done")
+            status = f"{ran}; " + (f"next: {left}" if left else "done")
         if self._selected in ("", start.id):
             self._select_seq += 1
             self._set_selected(last, detail)
         elif self._selected:
             await self._show(self._selected)
+        return status, error
 
     # -- helpers -----------------------------------------------------------------------------
 
     async def _refresh_dag(self) -> None:
-        self._dag = dict(await adag_data(self.graph, self.config))
+        """Read what the thread holds now (after the first read, only the newer checkpoints)."""
+        mark = await self._reader.alatest_mark()  # before the read: a later change shows next
+        self._dag = dict(await self._reader.aread())
+        self._mark = mark
 
     async def _show(self, checkpoint_id: str) -> Any:
         """Select a checkpoint: set ``_selected`` and ``_detail`` (unless a newer select came
@@ -301,7 +554,7 @@ class TimeTravel(anywidget.AnyWidget):
         ticket = self._select_seq
         detail = await acheckpoint_detail(self.graph, self.config, checkpoint_id)
         if ticket == self._select_seq:
-            self._set_selected(detail["id"], detail)
+            self._set_selected(detail["id"], clip_detail(detail))
         return detail
 
     def _set_selected(self, checkpoint_id: str, detail: Detail) -> None:
@@ -339,12 +592,19 @@ class TimeTravel(anywidget.AnyWidget):
 
 REQUESTS: dict[str, Callable[[TimeTravel, Mapping[str, Any]], Awaitable[Any]]] = {
     "select": TimeTravel._do_select,
+    "value": TimeTravel._do_value,
     "diff": TimeTravel._do_diff,
     "fork": TimeTravel._do_fork,
+    "preview": TimeTravel._do_preview,
     "rerun": TimeTravel._do_rerun,
     "resume": TimeTravel._do_resume,
     "stop": TimeTravel._do_stop,
     "refresh": TimeTravel._do_refresh,
+    "threads": TimeTravel._do_threads,
+    "thread": TimeTravel._do_thread,
+    "run": TimeTravel._do_run,
+    "breakpoints": TimeTravel._do_breakpoints,
+    "watch": TimeTravel._do_watch,
 }
 """The requests the front end sends (``kind``, see docs/widget-protocol.md) and their handlers."""
 
@@ -380,6 +640,55 @@ def _config_code(record: CheckpointRecord) -> str:
     keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
     keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
     return repr({"configurable": keep})
+
+
+def _user_name_of(graph: Any) -> str | None:
+    """The notebook variable bound to ``graph`` (the one defined last if several), or None
+    outside IPython or when no plain variable holds it."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    shell = get_ipython()
+    namespace = getattr(shell, "user_ns", None)
+    if not isinstance(namespace, Mapping):
+        return None
+    names = [
+        name
+        for name, value in list(namespace.items())
+        if value is graph and name.isidentifier() and not name.startswith("_")
+    ]
+    return names[-1] if names else None
+
+
+def _overwrite_class(graph: Any) -> Any:
+    """The ``Overwrite`` type the graph's engine understands."""
+    if type(graph).__module__.startswith("langgraph"):
+        from langgraph.types import Overwrite as LangGraphOverwrite
+
+        return LangGraphOverwrite
+    from durable_debug.graph import Overwrite
+
+    return Overwrite
+
+
+def _update_code(values: Mapping[str, Any], replace: set[str]) -> str:
+    """The update dict as Python, a replaced reducer channel wrapped in ``Overwrite(...)``."""
+    items = [
+        f"{channel!r}: Overwrite({value!r})" if channel in replace else f"{channel!r}: {value!r}"
+        for channel, value in values.items()
+    ]
+    return "{" + ", ".join(items) + "}"
+
+
+def _reducer_notes(values: Mapping[str, Any], replace: set[str], reducers: dict[str, str]) -> str:
+    """A comment line per edited reducer channel saying what the fork does with the value."""
+    notes = []
+    for channel in values:
+        if channel in reducers:
+            how = "replaced (Overwrite)" if channel in replace else "appended through it"
+            notes.append(f"# {channel!r} has a reducer ({reducers[channel]}): the value is {how}\n")
+    return "".join(notes)
 
 
 def _command_class(graph: Any) -> Any:

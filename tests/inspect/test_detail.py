@@ -33,7 +33,8 @@ async def test_detail_of_a_checkpoint_paused_on_parallel_interrupts(seed):
     first = await g.ainvoke({"items": ["doc-X", "doc-Y", "doc-Z"], "approvals": []}, cfg)
     detail = await acheckpoint_detail(g, cfg)
     json.dumps(detail, allow_nan=False)
-    assert set(detail) == DETAIL_KEYS
+    assert set(detail) == DETAIL_KEYS | {"reducers"}  # approvals: Annotated[list, add]
+    assert detail["reducers"] == {"approvals": "operator.add"}
     assert detail["next"] == ["review", "review", "review"]
     assert {i["id"] for i in detail["interrupts"]} == {i.id for i in first["__interrupt__"]}
     assert sorted(i["value"]["review_item"] for i in detail["interrupts"]) == [

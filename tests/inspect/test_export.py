@@ -75,3 +75,31 @@ async def test_export_html_embeds_the_thread_in_one_page(seed, tmp_path):
     paused = [n for n in data["dag"]["nodes"] if n["interrupts"]]
     assert [n["next"] for n in paused] == [["gate"]]
     assert "http://" not in page.replace("http://www.w3.org", "")  # no network
+
+
+async def test_hostile_node_names_cannot_end_the_pages_scripts(engine, tmp_path, monkeypatch):
+    """Issue 9 finding 8: a node named like the end of a script element, exported with a `dot`
+    that works and with one that fails (the page then draws the Python layout)."""
+    from test_topology import HOSTILE_NAMES, graph_named
+
+    g = graph_named(engine, *HOSTILE_NAMES)
+    cfg = {"configurable": {"thread_id": "</script><script>alert(1)</script>"}}
+    await g.ainvoke({"value": ""}, cfg)
+    pages = [(await aexport_html(g, cfg, tmp_path / "dot.html")).read_text("utf-8")]
+    fake = tmp_path / "bin" / "dot"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\ncat >/dev/null\necho 'Error: syntax error' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake.parent}:/usr/bin:/bin")
+    pages.append((await aexport_html(g, cfg, tmp_path / "failed-dot.html")).read_text("utf-8"))
+    for page in pages:
+        # The page's own three scripts (module source, data, bootstrap) and nothing else.
+        assert page.count("<script") == 3 and page.count("</script>") == 3
+        match = re.search(
+            rf'<script type="application/json" id="{DATA_ELEMENT_ID}">(.*?)</script>', page, re.S
+        )
+        assert match is not None
+        data = json.loads(match.group(1))
+        assert data["thread_id"] == cfg["configurable"]["thread_id"]
+        assert {n["id"] for n in data["topology"]["nodes"]} >= set(HOSTILE_NAMES)
+    assert json.loads(match.group(1))["topology"]["svg"] is None  # the failed dot: Python draws

@@ -57,3 +57,19 @@ def test_cycles_do_not_recurse_forever():
     loop: list = [1]
     loop.append(loop)
     assert to_jsonable(loop) == [1, "<cycle>"]
+
+
+def test_clip_cuts_long_strings_lists_and_dicts_and_says_how_much():
+    from durable_debug.inspect.jsonable import CLIP_BYTES, clip
+
+    small = {"a": [1, 2], "b": "text"}
+    assert clip(small) == (small, False)
+    cut, was_cut = clip(
+        {"s": "x" * 5000, "l": list(range(250)), "d": {str(i): i for i in range(150)}}
+    )
+    assert was_cut
+    assert cut["s"].startswith("x" * 100) and cut["s"].endswith("… (5,000 characters)")
+    assert cut["l"][:3] == [0, 1, 2] and cut["l"][-1] == "… 150 more items"
+    assert cut["d"]["…"] == "50 more keys"
+    many, _ = clip(["y" * 1999] * 100)  # each item under the limit, the whole far over it
+    assert len(json.dumps(many)) <= CLIP_BYTES

@@ -108,3 +108,137 @@ def test_auto_falls_back_to_python_without_dot_on_path(seed, monkeypatch, tmp_pa
     assert topology_data(g)["svg"] is None
     with pytest.raises(RuntimeError, match="not on PATH"):
         topology_svg(g, renderer="graphviz")
+
+
+# --- hostile node names and a failing `dot` (issue 9, finding 8) ---------------------------
+
+HTML_LABEL = '<<TABLE HREF="javascript&#58;alert(1)"><TR><TD>click me</TD></TR></TABLE>>'
+SCRIPT_END = "</script><script>alert(1)</script>"
+ODD = 'back\\slash "quoted" &amp; two\nlines \\N \\G'
+HOSTILE_NAMES = [HTML_LABEL, SCRIPT_END, ODD]
+
+
+def graph_named(engine: str, *names: str):
+    """A compiled graph on ``engine`` whose nodes run in a line and carry ``names``."""
+    if engine == "langgraph":
+        from langgraph.checkpoint.memory import MemorySaver
+        from langgraph.graph import END, START, StateGraph
+    else:
+        from durable_debug import END, START, MemorySaver, StateGraph
+    from typing_extensions import TypedDict
+
+    class State(TypedDict):
+        value: str
+
+    builder = StateGraph(State)
+    previous = START
+    for name in names:
+        builder.add_node(name, lambda state: {"value": "x"})
+        builder.add_edge(previous, name)
+        previous = name
+    builder.add_edge(previous, END)
+    return builder.compile(checkpointer=MemorySaver())
+
+
+def drawn_nodes(svg: str) -> dict[str, list[str]]:
+    """data-node → the texts shown in that node's group."""
+    root = ET.fromstring(svg)
+    return {
+        g.get("data-node"): ["".join(t.itertext()) for t in g.iter(f"{SVG}text")]
+        for g in root.iter(f"{SVG}g")
+        if g.get("data-node") is not None
+    }
+
+
+def assert_inert(svg: str) -> None:
+    """Only drawing elements; no link, handler, script, style, reference or scheme anywhere."""
+    root = ET.fromstring(svg)
+    allowed = {"svg", "g", "polygon", "polyline", "ellipse", "circle", "rect", "line", "path"}
+    allowed |= {"text", "defs", "marker"}
+    for element in root.iter():
+        assert element.tag.startswith(SVG), element.tag
+        assert element.tag[len(SVG) :] in allowed, element.tag
+        for name, value in element.attrib.items():
+            assert not name.lower().startswith("on") and "href" not in name, name
+            assert name != "style" and not name.startswith("{"), name
+            if name != "data-node":
+                assert "javascript" not in value.lower() and "url(" not in value, (name, value)
+
+
+@pytest.mark.skipif(not dot_available(), reason="needs graphviz `dot` (apt-get install graphviz)")
+def test_graphviz_draws_hostile_node_names_as_plain_text(engine):
+    g = graph_named(engine, *HOSTILE_NAMES)
+    svg = topology_svg(g, {HTML_LABEL: 2, SCRIPT_END: 1}, renderer="graphviz")
+    assert_inert(svg)
+    nodes = drawn_nodes(svg)
+    assert nodes[HTML_LABEL] == [HTML_LABEL, "2×"]  # not an HTML label: no table, no link
+    assert nodes[SCRIPT_END] == [SCRIPT_END, "1×"]  # and `dot` no longer fails on it
+    assert nodes[ODD] == ['back\\slash "quoted" &amp; two', "lines \\N \\G"]
+    data = topology_data(g, renderer="graphviz")
+    assert data["svg"] is not None
+    assert_inert(data["svg"])
+
+
+def test_sanitize_svg_keeps_the_drawing_and_drops_everything_active():
+    from durable_debug.inspect.topology import sanitize_svg
+
+    hostile = f"""<?xml version="1.0"?>
+<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "http://www.w3.org/Graphics/SVG/1.1/DTD/svg11.dtd">
+<svg xmlns="{SVG[1:-1]}" xmlns:xlink="http://www.w3.org/1999/xlink" width="10pt" onload="alert(1)">
+<script>alert(2)</script><style>* {{ background: url(http://evil/) }}</style>
+<g id="node1" class="node" onclick="alert(3)" style="x"><title>n0</title>
+<a xlink:href="javascript:alert(4)" href="javascript:alert(5)"><text>click me</text></a>
+<text x="1" fill="url(http://evil/x)" font-family="java&#10;script:x">&lt;b&gt;kept&lt;/b&gt;</text>
+<foreignObject><div xmlns="http://www.w3.org/1999/xhtml" onclick="alert(6)">x</div></foreignObject>
+<set attributeName="href" to="javascript:alert(7)"/><animate attributeName="onclick"/>
+<image href="http://evil/pixel.png"/><use href="#node1"/>
+<html:script xmlns:html="http://www.w3.org/1999/xhtml">alert(8)</html:script>
+</g></svg>"""
+    clean = sanitize_svg(hostile, node_names={"n0": "my node"})
+    assert_inert(clean)
+    assert "alert" not in clean and "evil" not in clean and "click me" not in clean
+    root = ET.fromstring(clean)
+    (group,) = root.iter(f"{SVG}g")
+    assert group.get("data-node") == "my node" and group.get("class") == "node"
+    (text,) = root.iter(f"{SVG}text")
+    assert text.text == "<b>kept</b>" and text.get("x") == "1"
+    assert text.get("fill") is None and text.get("font-family") is None
+    assert root.get("width") == "10pt"
+
+
+@pytest.mark.parametrize("garbage", ["not svg at all", "<svg><g></svg>", "<html></html>"])
+def test_sanitize_svg_refuses_what_is_not_an_svg_drawing(garbage):
+    from durable_debug.inspect.topology import DrawingError, sanitize_svg
+
+    with pytest.raises(DrawingError, match="dot"):
+        sanitize_svg(garbage)
+    with pytest.raises(DrawingError):
+        sanitize_svg('<!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="x">&a;</svg>')
+
+
+@pytest.mark.parametrize(
+    ("script", "reason"),
+    [
+        ('echo "Error: syntax error in line 5" >&2; exit 1', "syntax error in line 5"),
+        ("echo '<svg xmlns=\"http://www.w3.org/2000/svg\"><g>'", "does not parse"),
+    ],
+)
+def test_a_failing_dot_falls_back_to_the_python_layout(
+    seed, monkeypatch, tmp_path, caplog, script, reason
+):
+    """A real `dot` on PATH that fails (or prints broken SVG): auto draws with Python."""
+    from durable_debug.inspect.topology import DrawingError
+
+    fake = tmp_path / "dot"
+    fake.write_text(f"#!/bin/sh\ncat >/dev/null\n{script}\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin")
+    g = seed("loop")["g"]
+    with caplog.at_level("WARNING", logger="durable_debug.inspect.topology"):
+        data = topology_data(g, {"agent": 1})
+        svg = topology_svg(g, renderer="auto")
+    assert data["svg"] is None and [n["id"] for n in data["nodes"]][1] == "agent"
+    assert 'class="dd-topology"' in svg  # the Python layout
+    assert reason in caplog.text
+    with pytest.raises(DrawingError, match=reason):
+        topology_svg(g, renderer="graphviz")

@@ -12,9 +12,9 @@ import {
   neighbour,
   nodesInArea,
   shortId,
-  topologyMarkup,
+  topologyDrawing,
 } from "../../js/widget.js";
-import { smallDag } from "./support.mjs";
+import { setupDom, smallDag } from "./support.mjs";
 
 const { col, row, pad } = DAG_GEOMETRY;
 
@@ -121,8 +121,10 @@ test("formatBytes and shortId", () => {
   assert.equal(shortId("c1"), "c1");
 });
 
-test("topologyMarkup draws every node with its count, re-executions and conditional edges", () => {
-  const markup = topologyMarkup(
+test("topologyDrawing draws every node with its count, re-executions and conditional edges", async () => {
+  const dom = setupDom();
+  const svg = topologyDrawing(
+    dom.document,
     {
       nodes: [
         { id: "agent", x: 50, y: 20, count: 3, reruns: 2 },
@@ -135,9 +137,15 @@ test("topologyMarkup draws every node with its count, re-executions and conditio
     },
     "v1",
   );
-  assert.match(markup, /class="dd-topo-node dd-rerun" data-node="agent"/);
-  assert.match(markup, /agent ×3/);
-  assert.match(markup, /tools&#60;x&#62; ×1/, "node names are escaped");
-  assert.match(markup, /dd-topo-edge dd-conditional/);
-  assert.match(markup, /marker-end="url\(#v1-arrow\)"/);
+  const [agent, tools] = svg.querySelectorAll(".dd-topo-node");
+  assert.equal(agent.getAttribute("class"), "dd-topo-node dd-rerun");
+  assert.equal(agent.getAttribute("data-node"), "agent");
+  assert.equal(agent.textContent, "agent ×3");
+  assert.equal(tools.textContent, "tools<x> ×1", "node names are text");
+  assert.equal(tools.getAttribute("data-node"), "tools<x>");
+  const edge = svg.querySelector(".dd-topo-edge");
+  assert.equal(edge.getAttribute("class"), "dd-topo-edge dd-conditional");
+  assert.equal(edge.getAttribute("marker-end"), "url(#v1-arrow)");
+  assert.ok(svg.querySelector("marker#v1-arrow"));
+  await dom.close();
 });

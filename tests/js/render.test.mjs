@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, mock, test } from "node:test";
 
-import widget, { REQUEST_TIMEOUT_MS } from "../../js/widget.js";
+import widget, { REQUEST_TIMEOUT_MS, WATCH_EVERY_MS, findCheckpoints } from "../../js/widget.js";
 import { click, createFakeModel, detailOf, mark, press, settle, setupDom } from "./support.mjs";
 
 /** @type {ReturnType<typeof setupDom>} */
@@ -37,7 +37,7 @@ async function select(el, id) {
   click(dom.window, mark(el, id));
   const request = model.last("select");
   assert.equal(request.checkpoint_id, id);
-  model.reply(request, detailOf(id));
+  model.answerSelect(request, detailOf(id));
   await settle();
 }
 
@@ -124,7 +124,7 @@ test("clicking a checkpoint sends select with a uuid and shows the detail it get
     "highlighted at once",
   );
 
-  model.reply(request, detailOf("c3"));
+  model.answerSelect(request, detailOf("c3"));
   await settle();
   const detail = el.querySelector(".dd-detail");
   assert.equal(detail.querySelector(".dd-detail-head").getAttribute("data-id"), "c3");
@@ -183,11 +183,15 @@ test("answers are matched to requests by uuid; a late answer to an old click is 
   const second = model.last("select");
   assert.notEqual(first.uuid, second.uuid);
 
-  model.emit("msg:custom", { uuid: "someone-else", result: detailOf("c3") });
-  model.reply(second, detailOf("c2"));
+  model.emit("msg:custom", { uuid: "someone-else", result: { checkpoint_id: "c3" } });
+  // Python answers the first click after the second was sent: its detail is not drawn.
+  model.set("_detail", detailOf("c1"));
+  await settle();
+  assert.notEqual(el.querySelector(".dd-detail-head")?.getAttribute("data-id"), "c1");
+  model.answerSelect(second, detailOf("c2"));
   await settle();
   assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "c2");
-  model.reply(first, detailOf("c1"));
+  model.reply(first, { checkpoint_id: "c1" });
   await settle();
   assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "c2");
 });
@@ -342,6 +346,36 @@ test("arrow keys move between checkpoints and select them", async () => {
   assert.deepEqual(moves, ["c3", "f1", "c2", "c1"]);
 });
 
+test("keys typed in the widget stay in it: the notebook's shortcuts never see them", async () => {
+  const el = show();
+  const root = el.querySelector(".dd-root");
+  // JupyterLab and Notebook 7 (Lumino) skip every shortcut for targets under this attribute.
+  assert.equal(root.getAttribute("data-lm-suppress-shortcuts"), "true");
+  const reached = [];
+  dom.document.addEventListener("keydown", (event) => reached.push(event.key));
+  const graph = el.querySelector(".dd-dag-scroll");
+  // Lumino checks the key's target first: every element focused in the widget carries it too.
+  assert.equal(graph.getAttribute("data-lm-suppress-shortcuts"), "true");
+  await select(el, "c2");
+  const edit = el.querySelector('[data-action="edit"]');
+  edit.focus();
+  assert.equal(edit.getAttribute("data-lm-suppress-shortcuts"), "true");
+  for (const key of ["d", "d", "a", "ArrowRight", "Enter", "Escape"]) press(dom.window, graph, key);
+  assert.deepEqual(reached, [], "no key bubbled out of the widget");
+  assert.equal(model.last("select").checkpoint_id, "c3", "the widget itself still got the arrow key");
+  press(dom.window, dom.document.body, "x");
+  assert.deepEqual(reached, ["x"], "keys typed outside the widget are untouched");
+});
+
+test("the read-only export shows no code panel: it can neither fork, rerun nor resume", () => {
+  const el = show({ _readonly: true });
+  assert.equal(el.querySelector(".dd-code-panel").hidden, true);
+  assert.ok(!el.textContent.includes("shows its Python here"));
+  model.set("_readonly", false); // a live widget: the panel says what will appear there
+  assert.equal(el.querySelector(".dd-code-panel").hidden, false);
+  assert.ok(el.textContent.includes("shows its Python here"));
+});
+
 test("read-only (the standalone export) hides every editing control", async () => {
   const el = show({ _readonly: true });
   await select(el, "c3");
@@ -383,7 +417,7 @@ test("the topology shows execution counts and highlights re-executed nodes", () 
     edges: [],
     width: 9,
     height: 9,
-    svg: '<svg class="from-graphviz"></svg>',
+    svg: '<svg xmlns="http://www.w3.org/2000/svg" class="from-graphviz"></svg>',
   });
   assert.ok(el.querySelector(".dd-topology svg.from-graphviz"), "graphviz's drawing is used when given");
 });
@@ -432,7 +466,7 @@ test("cleanup removes every model handler, DOM listener and pending request", as
   assert.equal(dom.el.childElementCount, 0, "the widget's DOM is removed");
   const before = model.sent.length;
   click(dom.window, el);
-  model.reply(pending, detailOf("c1"));
+  model.answerSelect(pending, detailOf("c1"));
   await settle();
   assert.equal(model.sent.length, before);
 });
@@ -449,13 +483,223 @@ test("cleanup clears the request timers", () => {
   assert.deepEqual(errors, []);
 });
 
+test("a value cut for display says so; Show all asks for it once and shows it whole", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  const cut = { ...detailOf("c3"), clipped: ["messages"] };
+  cut.values = { ...cut.values, messages: ["hi", "… 9,998 more items"] };
+  model.answerSelect(model.last("select"), cut);
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.match(row.textContent, /shown in part/);
+  click(dom.window, row.querySelector('[data-action="show-all"]'));
+  const request = model.last("value");
+  assert.deepEqual([request.checkpoint_id, request.channel], ["c3", "messages"]);
+  const whole = Array.from({ length: 300 }, (_, i) => `m${i}`);
+  model.reply(request, { checkpoint_id: "c3", channel: "messages", value: whole });
+  await settle();
+  const shown = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.doesNotMatch(shown.textContent, /shown in part|more items/);
+  assert.ok(shown.querySelector(".dd-whole-value"), "the whole value scrolls in its own box");
+  assert.match(shown.textContent, /300 items/);
+});
+
+test("Edit on a cut value asks for the whole value and prefills it, never the cut one", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  const cut = { ...detailOf("c3"), editable: ["messages", "count"], clipped: ["messages"] };
+  cut.values = { ...cut.values, messages: ["hi", "… 2 more items"] };
+  model.answerSelect(model.last("select"), cut);
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  click(dom.window, row.querySelector('[data-action="edit"]'));
+  assert.equal(el.querySelector("textarea.dd-editor"), null, "no editor before the whole value");
+  model.reply(model.last("value"), { checkpoint_id: "c3", channel: "messages", value: ["a", "b", "c"] });
+  await settle();
+  const editor = el.querySelector('textarea.dd-editor[data-channel="messages"]');
+  assert.deepEqual(JSON.parse(editor.value), ["a", "b", "c"]);
+});
+
+test("a shown view asks Python to watch the thread every WATCH_EVERY_MS, one look at a time", async () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  show();
+  assert.equal(model.last("watch"), undefined);
+  mock.timers.tick(WATCH_EVERY_MS);
+  const first = model.last("watch");
+  assert.ok(first, "a look after WATCH_EVERY_MS");
+  mock.timers.tick(WATCH_EVERY_MS * 3);
+  assert.equal(model.sent.filter((m) => m.kind === "watch").length, 1, "no second look while one waits");
+  model.reply(first, { changed: false });
+  await settle();
+  mock.timers.tick(WATCH_EVERY_MS);
+  assert.equal(model.sent.filter((m) => m.kind === "watch").length, 2);
+});
+
+test("no look in the read-only export", () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  show({ _readonly: true });
+  mock.timers.tick(WATCH_EVERY_MS * 2);
+  assert.equal(model.last("watch"), undefined);
+  assert.equal(dom.el.querySelector(".dd-refresh").hidden, true, "no Refresh in the export");
+});
+
+test("Refresh sends refresh", () => {
+  const el = show();
+  click(dom.window, el.querySelector('[data-action="refresh"]'));
+  assert.ok(model.last("refresh"));
+});
+
+test("cleanup stops the watch: a look answered after it schedules nothing", async () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  show();
+  mock.timers.tick(WATCH_EVERY_MS);
+  const look = model.last("watch");
+  cleanup();
+  cleanup = null;
+  model.reply(look, { changed: false });
+  await settle();
+  mock.timers.tick(WATCH_EVERY_MS * 3);
+  assert.equal(model.sent.filter((m) => m.kind === "watch").length, 1);
+});
+
 test("an object loaded without its class shows as that class", async () => {
   const el = show();
   click(dom.window, mark(el, "c1"));
   const request = model.last("select");
   const item = { __type__: "shop.Item", sku: "a1", size: { __type__: "shop.Size", value: "l" } };
-  model.reply(request, { ...detailOf("c1"), values: { item } });
+  model.answerSelect(request, { ...detailOf("c1"), values: { item } });
   await settle();
   const summaries = [...el.querySelectorAll(".dd-json-tree > summary")].map((s) => s.textContent);
   assert.ok(summaries.includes("shop.Item {sku, size}"), summaries.join(" | "));
+});
+
+test("a reducer channel says so; Edit offers replace or append, previews, and forks with the mode", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  model.answerSelect(model.last("select"), { ...detailOf("c3"), reducers: { messages: "operator.add" } });
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.match(text(row, ".dd-reducer"), /reducer: operator\.add/);
+  assert.equal(el.querySelector('.dd-channel-row[data-channel="count"] .dd-reducer'), null);
+
+  click(dom.window, row.querySelector('[data-action="edit"]'));
+  const editor = row.querySelector("textarea.dd-editor");
+  assert.deepEqual(JSON.parse(editor.value), ["hi", "thinking", "Paris"], "replace starts from the value");
+  const append = row.querySelector('input[data-mode="append"]');
+  append.checked = true;
+  append.dispatchEvent(new dom.window.Event("change"));
+  assert.equal(editor.value, "", "append starts from nothing to add");
+  editor.value = '["planned"]';
+  click(dom.window, row.querySelector('[data-action="preview"]'));
+  const preview = model.last("preview");
+  assert.deepEqual(
+    [preview.checkpoint_id, preview.channel, preview.text, preview.modes],
+    ["c3", "messages", '["planned"]', { messages: "append" }],
+  );
+  model.reply(preview, {
+    channel: "messages",
+    value: ["hi", "thinking", "Paris", "planned"],
+    clipped: false,
+  });
+  await settle();
+  assert.match(text(row, ".dd-preview"), /after the reducer/);
+  assert.match(text(row, ".dd-preview"), /4 items/);
+
+  click(dom.window, el.querySelector('[data-action="fork"]'));
+  const fork = model.last("fork");
+  assert.deepEqual(fork.edits, { messages: '["planned"]' });
+  assert.deepEqual(fork.modes, { messages: "append" });
+});
+
+test("go to: a step, a node, error, interrupt and fork find their checkpoints", () => {
+  const nodes = createFakeModel().get("_dag").nodes;
+  assert.deepEqual(findCheckpoints(nodes, "2"), ["c3", "f1"]);
+  assert.deepEqual(findCheckpoints(nodes, "step -1"), ["c0"]);
+  assert.deepEqual(findCheckpoints(nodes, "agent"), ["c1", "c2", "f1"]); // wrote it or runs it next
+  assert.deepEqual(findCheckpoints(nodes, "errors"), ["f1"]);
+  assert.deepEqual(findCheckpoints(nodes, "interrupt"), ["c3"]);
+  assert.deepEqual(findCheckpoints(nodes, "fork"), ["f1"]);
+  assert.deepEqual(findCheckpoints(nodes, "nobody"), []);
+});
+
+test("Enter in the go-to box selects each match in turn and says which", async () => {
+  const el = show();
+  const box = el.querySelector(".dd-find");
+  box.value = "2";
+  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.equal(model.last("select").checkpoint_id, "c3");
+  assert.equal(text(el, ".dd-find-count"), "1 of 2");
+  model.answerSelect(model.last("select"), detailOf("c3"));
+  await settle();
+  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.equal(model.last("select").checkpoint_id, "f1");
+  assert.equal(text(el, ".dd-find-count"), "2 of 2");
+  box.value = "nobody";
+  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.equal(text(el, ".dd-find-count"), "no checkpoint");
+});
+
+test("Threads lists the store's threads with their status; choosing one asks Python to show it", async () => {
+  const el = show();
+  click(dom.window, el.querySelector('[data-action="threads"]'));
+  model.reply(model.last("threads"), {
+    threads: [
+      { thread_id: "t2", checkpoints: 7, step: 5, status: "failed at tools", current: false },
+      { thread_id: "t1", checkpoints: 5, step: 2, status: "done", current: true },
+    ],
+  });
+  await settle();
+  const list = el.querySelector("select.dd-threads");
+  assert.equal(list.hidden, false);
+  assert.deepEqual(
+    [...list.options].map((o) => o.textContent),
+    ["t2 · 7 checkpoints · step 5 · failed at tools", "t1 · 5 checkpoints · step 2 · done"],
+  );
+  assert.equal(list.value, "t1");
+  list.value = "t2";
+  list.dispatchEvent(new dom.window.Event("change", { bubbles: true }));
+  assert.equal(model.last("thread").thread_id, "t2");
+});
+
+test("breakpoints: a checkbox per node before and after; a change sends every checked one", () => {
+  const topology = {
+    nodes: [
+      { id: "__start__", x: 50, y: 20, count: 0, reruns: 0 },
+      { id: "agent", x: 50, y: 80, count: 2, reruns: 1 },
+      { id: "tools", x: 50, y: 140, count: 1, reruns: 0 },
+    ],
+    edges: [],
+    width: 100,
+    height: 160,
+    svg: null,
+  };
+  const el = show({ _topology: topology, _breakpoints: { before: ["tools"], after: [] } });
+  const boxes = [...el.querySelectorAll(".dd-breakpoints input[data-when]")];
+  assert.deepEqual(
+    boxes.map((b) => `${b.getAttribute("data-node")} ${b.getAttribute("data-when")} ${b.checked}`),
+    ["agent before false", "agent after false", "tools before true", "tools after false"],
+  );
+  boxes[1].checked = true;
+  boxes[1].dispatchEvent(new dom.window.Event("change"));
+  const sent = model.last("breakpoints");
+  assert.deepEqual([sent.before, sent.after], [["tools"], ["agent"]]);
+});
+
+test("New run opens a form prefilled with the state's keys; Start sends the typed input", async () => {
+  const el = show();
+  await select(el, "c3");
+  click(dom.window, el.querySelector('[data-action="new-run"]'));
+  const input = el.querySelector("textarea.dd-run-input");
+  assert.deepEqual(JSON.parse(input.value), { messages: null, count: null, approved: null });
+  input.value = '{"messages": ["hello"]}';
+  click(dom.window, el.querySelector('[data-action="start-run"]'));
+  const sent = model.last("run");
+  assert.equal(sent.text, '{"messages": ["hello"]}');
+  model.fail(sent, "The state schema has no key 'nope'; nothing was run.");
+  await settle();
+  assert.match(text(el, ".dd-run-error"), /no key 'nope'/);
+  click(dom.window, el.querySelector('[data-action="start-run"]'));
+  model.reply(model.last("run"), { started: true, code: "..." });
+  await settle();
+  assert.equal(el.querySelector(".dd-run-form").hidden, true);
 });

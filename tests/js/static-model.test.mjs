@@ -29,10 +29,10 @@ test("the static model answers select from the embedded details", async () => {
   const requests = createRequester(model);
   const changes = [];
   model.on("change:_selected", () => changes.push(model.get("_selected")));
-  const detail = await requests.request("select", { checkpoint_id: "c2" });
-  assert.deepEqual(detail.values, { messages: ["hi", "thinking"], count: 1 });
+  const reply = await requests.request("select", { checkpoint_id: "c2" });
+  assert.deepEqual(reply, { checkpoint_id: "c2" }, "the detail travels once, as _detail");
   assert.deepEqual(changes, ["c2"]);
-  assert.equal(model.get("_detail").id, "c2");
+  assert.deepEqual(model.get("_detail").values, { messages: ["hi", "thinking"], count: 1 });
   await assert.rejects(requests.request("select", { checkpoint_id: "nope" }), /nope is not in this export/);
   requests.dispose();
 });

@@ -69,6 +69,12 @@ export function createFakeModel(traits = {}) {
     last(kind) {
       return [...sent].reverse().find((message) => message.kind === kind);
     },
+    /** Answer a `select` as widget.py does: `_selected` and `_detail` set, then a small reply. */
+    answerSelect(message, detail) {
+      model.set("_selected", detail.id);
+      model.set("_detail", detail);
+      model.reply(message, { checkpoint_id: detail.id });
+    },
     reply(message, result) {
       model.emit("msg:custom", { uuid: message.uuid, result }, []);
     },

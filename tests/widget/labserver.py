@@ -333,3 +333,32 @@ def wait_for_text(
                 raise AssertionError(f"cell {index} failed:\n{text}")
         page.wait_for_timeout(250)
     raise AssertionError(f"cell {index} never printed {marker!r}; it printed:\n{text}")
+
+
+def notebook_shape(page: Any) -> dict[str, Any]:
+    """The current notebook's cell count and active cell: what the notebook's own keyboard
+    shortcuts change."""
+    return dict(
+        page.evaluate(
+            """() => { const nb = window.jupyterapp.shell.currentWidget.content;
+                       return { cells: nb.widgets.length, active: nb.activeCellIndex }; }"""
+        )
+    )
+
+
+def check_keys_stay_in_widget(page: Any, widget: Any, here: str, parent: str, wait_ms: int) -> None:
+    """With checkpoint ``here`` selected (the DAG focused by the click), type the notebook's
+    command-mode shortcuts ``d d`` (delete cell), ``a`` / ``b`` (insert), ``x`` (cut), ``m``
+    (markdown) and ``Enter`` into the widget: the notebook must not change. Arrow keys move the
+    widget's selection (left → ``parent``, right → back to ``here``), not the notebook's
+    active cell."""
+    before = notebook_shape(page)
+    graph = widget.locator(".dd-dag-scroll")
+    for key in ["d", "d", "a", "b", "x", "m", "Enter"]:
+        graph.press(key)
+    graph.press("ArrowLeft")
+    page.wait_for_selector(f'.dd-detail-head[data-id="{parent}"]', timeout=wait_ms)
+    graph.press("ArrowRight")
+    page.wait_for_selector(f'.dd-detail-head[data-id="{here}"]', timeout=wait_ms)
+    assert notebook_shape(page) == before, "a key typed in the widget reached the notebook"
+    assert widget.count() == 1

@@ -11,12 +11,14 @@ page and in the saver, which a later cell of the same kernel reads back. Screens
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 from live_cells import cells
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -41,15 +43,20 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         assert "IDS " in setup_output, setup_output
         input_id, step0, after_a, after_b = json.loads(setup_output.split("IDS ", 1)[1])
         widget = page.locator(".dd-root")
-        assert "4 checkpoints · 1 branch" in widget.locator(".dd-thread").inner_text()
+        expect(widget.locator(".dd-thread")).to_contain_text("4 checkpoints · 1 branch")
         page.screenshot(path=str(artifacts / "jupyterlab-1-dag.png"))
 
         # Click the checkpoint after node a: its state shows in the detail panel.
         widget.locator(f'.dd-mark[data-id="{after_a}"]').click()
         page.wait_for_selector(f'.dd-detail-head[data-id="{after_a}"]', timeout=WAIT_MS)
+        expect(widget.locator(".dd-state")).to_contain_text('"a ran"', timeout=WAIT_MS)
         state = widget.locator(".dd-state").inner_text()
-        assert '"A"' in state and '"a ran"' in state and "b saw" not in state
+        assert '"A"' in state and "b saw" not in state
         page.screenshot(path=str(artifacts / "jupyterlab-2-selected.png"))
+
+        # Keys typed in the widget stay there (issue 14): the notebook's shortcuts never fire,
+        # arrow keys walk the DAG.
+        labserver.check_keys_stay_in_widget(page, widget, after_a, step0, WAIT_MS)
 
         # A value that is not JSON is refused next to the Fork button; nothing is written.
         widget.locator('.dd-channel-row[data-channel="value"] [data-action="edit"]').click()
@@ -57,8 +64,7 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         editor.fill("edited without quotes")
         widget.locator('[data-action="fork"]').click()
         refusal = widget.locator(".dd-fork-error")
-        refusal.wait_for(state="visible", timeout=WAIT_MS)
-        assert "Channel 'value' is not valid JSON" in refusal.inner_text()
+        expect(refusal).to_contain_text("Channel 'value' is not valid JSON", timeout=WAIT_MS)
         assert widget.locator(".dd-mark").count() == 4
 
         # A valid edit forks: a new branch, selected, with the edited value.
@@ -75,9 +81,9 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         )
         fork_id = head.get_attribute("data-id")
         assert fork_id not in (input_id, step0, after_a, after_b)
-        assert '"edited"' in widget.locator(".dd-state").inner_text()
-        assert "5 checkpoints · 2 branches" in widget.locator(".dd-thread").inner_text()
-        assert "aupdate_state(" in widget.locator(".dd-code").inner_text()
+        expect(widget.locator(".dd-state")).to_contain_text('"edited"', timeout=WAIT_MS)
+        expect(widget.locator(".dd-thread")).to_contain_text("5 checkpoints · 2 branches")
+        expect(widget.locator(".dd-code")).to_contain_text("aupdate_state(", timeout=WAIT_MS)
         page.screenshot(path=str(artifacts / "jupyterlab-3-forked.png"))
 
         # Rerun from the fork: b runs on the new branch, in the kernel, without a cell.
@@ -85,17 +91,13 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         page.wait_for_function(
             "() => document.querySelectorAll('.dd-root .dd-mark').length === 6", timeout=WAIT_MS
         )
-        page.wait_for_function(
-            "() => (document.querySelector('.dd-root .dd-status')?.textContent || '')"
-            ".endsWith('done')",
-            timeout=WAIT_MS,
-        )
-        assert widget.locator(".dd-running").is_hidden()
+        expect(widget.locator(".dd-status")).to_have_text(re.compile("done$"), timeout=WAIT_MS)
+        expect(widget.locator(".dd-running")).to_be_hidden(timeout=WAIT_MS)
+        expect(widget.locator(".dd-state")).to_contain_text('"b saw edited"', timeout=WAIT_MS)
         rerun_id = head.get_attribute("data-id")
         assert rerun_id not in (fork_id, after_b)
-        state = widget.locator(".dd-state").inner_text()
-        assert '"edited+B"' in state and '"b saw edited"' in state
-        assert "ainvoke(None" in widget.locator(".dd-code").inner_text()
+        assert '"edited+B"' in widget.locator(".dd-state").inner_text()
+        expect(widget.locator(".dd-code")).to_contain_text("ainvoke(None", timeout=WAIT_MS)
         page.screenshot(path=str(artifacts / "jupyterlab-4-rerun.png"))
 
         # The saver, read by the same kernel: one fork of after_a, one checkpoint after it.

@@ -11,12 +11,14 @@ back from a later cell of the same kernel. Screenshots go to ``test-artifacts/no
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 from live_cells import cells
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -65,16 +67,21 @@ def test_render_select_fork_and_rerun_in_notebook7(
         assert widget.count() == 1
         marks = widget.locator(".dd-mark")
         assert sorted(marks.evaluate_all("ms => ms.map(m => m.dataset.id)")) == sorted(ids)
-        assert f"{len(ids)} checkpoints · 1 branch" in widget.locator(".dd-thread").inner_text()
+        expect(widget.locator(".dd-thread")).to_contain_text(f"{len(ids)} checkpoints · 1 branch")
         widget.scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "notebook7-1-dag.png"))
 
         # Click the checkpoint after node a: its state shows in the detail panel.
         widget.locator(f'.dd-mark[data-id="{after_a}"]').click()
         page.wait_for_selector(f'.dd-detail-head[data-id="{after_a}"]', timeout=WAIT_MS)
+        expect(widget.locator(".dd-state")).to_contain_text('"a ran"', timeout=WAIT_MS)
         state = widget.locator(".dd-state").inner_text()
         assert '"A"' in state and '"a ran"' in state, state
         assert "b saw" not in state and "A+B" not in state, state
+
+        # Keys typed in the widget stay there (issue 14): the notebook's shortcuts never fire,
+        # arrow keys walk the DAG.
+        labserver.check_keys_stay_in_widget(page, widget, after_a, step0, WAIT_MS)
         widget.locator(".dd-state").scroll_into_view_if_needed()
         page.screenshot(path=str(artifacts / "notebook7-2-selected.png"))
 
@@ -92,22 +99,20 @@ def test_render_select_fork_and_rerun_in_notebook7(
         head = widget.locator(".dd-detail-head")
         fork_id = head.get_attribute("data-id")
         assert fork_id not in ids
-        assert '"edited"' in widget.locator(".dd-state").inner_text()
-        assert "2 branches" in widget.locator(".dd-thread").inner_text()
+        expect(widget.locator(".dd-state")).to_contain_text('"edited"', timeout=WAIT_MS)
+        expect(widget.locator(".dd-thread")).to_contain_text("2 branches", timeout=WAIT_MS)
         page.screenshot(path=str(artifacts / "notebook7-3-forked.png"))
 
         # Rerun from the fork: b runs on the new branch, in the kernel, without a cell.
         widget.locator('[data-action="rerun"]').click()
         page.wait_for_function(count_marks(len(ids) + 2), timeout=WAIT_MS)
-        page.wait_for_function(
-            "() => (document.querySelector('.dd-root .dd-status')?.textContent || '')"
-            ".endsWith('done')",
-            timeout=WAIT_MS,
-        )
+        expect(widget.locator(".dd-status")).to_have_text(re.compile("done$"), timeout=WAIT_MS)
+        expect(widget.locator(".dd-running")).to_be_hidden(timeout=WAIT_MS)
+        expect(widget.locator(".dd-state")).to_contain_text('"b saw edited"', timeout=WAIT_MS)
         rerun_id = head.get_attribute("data-id")
         assert rerun_id not in (*ids, fork_id)
         state = widget.locator(".dd-state").inner_text()
-        assert '"edited+B"' in state and '"b saw edited"' in state, state
+        assert '"edited+B"' in state, state
         page.screenshot(path=str(artifacts / "notebook7-4-rerun.png"))
 
         # The saver, read by the same kernel: the fork and the rerun's checkpoint after it.

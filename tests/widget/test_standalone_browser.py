@@ -13,6 +13,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from durable_debug.inspect.html import render_html
 
@@ -204,3 +205,84 @@ def luminance(css_color: str) -> float:
     channels = css_color[css_color.index("(") + 1 : css_color.index(")")].split(",")[:3]
     r, g, b = (float(c) / 255 for c in channels)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+@pytest.mark.parametrize("how", ["window", "output area"])
+def test_the_layout_works_from_600_px_wide(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path, how: str
+) -> None:
+    """A 600 px window, or a 600 px output area in a wide window (the widget's own width
+    decides): the panels stack, each keeps a usable size, nothing overflows sideways."""
+    small = widget_fixtures.SMALL
+    page = open_export(widget_fixtures.small_export())
+    if how == "window":
+        page.set_viewport_size({"width": 600, "height": 900})
+    else:
+        page.eval_on_selector("#durable-debug-root", "el => { el.style.width = '600px'; }")
+    page.click(mark(small["tools"]))
+    detail_of(page, small["tools"])
+    root = page.locator(".dd-root")
+    expect(root.locator(".dd-detail-panel .dd-state")).to_contain_text("Paris")
+    sizes = page.evaluate(
+        """() => Object.fromEntries(
+             ['.dd-root', '.dd-dag-panel', '.dd-topology-panel', '.dd-detail-panel'].map((s) => {
+               const box = document.querySelector(s).getBoundingClientRect();
+               return [s, [Math.round(box.width), Math.round(box.height)]]; }))"""
+    )
+    root_width = sizes[".dd-root"][0]
+    assert root_width <= 600, sizes
+    for panel in [".dd-dag-panel", ".dd-topology-panel", ".dd-detail-panel"]:
+        width, height = sizes[panel]
+        assert width >= root_width - 40 and height >= 120, (panel, sizes)  # stacked, full width
+    assert root.evaluate("el => el.scrollWidth <= el.clientWidth"), "the widget overflows sideways"
+    page.screenshot(path=str(artifacts / f"standalone-600px-{how.replace(' ', '-')}.png"))
+
+
+def test_the_export_shows_no_code_panel(open_export: Any, widget_fixtures: ModuleType) -> None:
+    """The export cannot fork, rerun or resume, so it does not promise their Python."""
+    page = open_export(widget_fixtures.small_export())
+    expect(page.locator(".dd-code-panel")).to_be_hidden()
+    assert "shows its Python here" not in page.inner_text(".dd-root")
+
+
+def test_the_graphviz_topology_fits_and_follows_the_dark_theme(
+    open_export: Any, widget_fixtures: ModuleType, artifacts: Path
+) -> None:
+    """A wide graphviz drawing (twelve parallel nodes) fits its panel; in the dark theme its
+    page is see-through and its labels and lines are light, not black on white."""
+    from typing_extensions import TypedDict
+
+    from durable_debug import END, START, StateGraph
+    from durable_debug.inspect.topology import topology_data
+
+    class State(TypedDict):
+        n: int
+
+    builder = StateGraph(State)
+    for i in range(12):
+        builder.add_node(f"worker_with_a_long_name_{i}", lambda s: {})
+        builder.add_edge(START, f"worker_with_a_long_name_{i}")
+        builder.add_edge(f"worker_with_a_long_name_{i}", END)
+    topology = topology_data(builder.compile(), {})
+    assert topology["svg"], "graphviz's dot is installed in the test environment"
+    data = widget_fixtures.small_export()
+    data["topology"] = topology
+    page = open_export(data, dark=True)
+    picture = page.locator(".dd-topology-picture")
+    expect(picture.locator("svg text").first).to_be_visible()
+    fit = page.evaluate(
+        """() => { const box = document.querySelector('.dd-topology-picture');
+                   const svg = box.querySelector('svg');
+                   return [svg.getBoundingClientRect().width, box.clientWidth]; }"""
+    )
+    assert fit[0] <= fit[1] + 1, fit
+    page_fill, text_fill, line = page.evaluate(
+        """() => { const svg = document.querySelector('.dd-topology-picture svg');
+                   const style = (el) => getComputedStyle(el);
+                   return [style(svg.querySelector('g.graph > polygon')).fill,
+                           style(svg.querySelector('text')).fill,
+                           style(svg.querySelector('g.edge path')).stroke]; }"""
+    )
+    assert page_fill in ("transparent", "rgba(0, 0, 0, 0)"), page_fill
+    assert luminance(text_fill) > 0.6 and luminance(line) > 0.3, (text_fill, line)
+    page.screenshot(path=str(artifacts / "standalone-dark-topology.png"), full_page=True)

@@ -73,6 +73,14 @@ class FrontEnd:
         assert "error" not in answer, answer["error"]
         return answer["result"]
 
+    async def select(self, checkpoint_id: str) -> dict[str, Any]:
+        """Click a checkpoint: the reply only names it, the detail arrives once as ``_detail``."""
+        reply = await self.result("select", checkpoint_id=checkpoint_id)
+        assert set(reply) == {"checkpoint_id"}, reply
+        detail = self.updates("_detail")[-1]
+        assert detail["id"] == reply["checkpoint_id"]
+        return detail
+
     async def error(self, kind: str, **fields: Any) -> str:
         answer = await self.request(kind, **fields)
         assert "result" not in answer, f"expected a refusal, got {answer['result']!r}"
@@ -156,7 +164,7 @@ async def test_select_sets_selected_and_detail_then_replies(accumulate):
     ns = await ran(accumulate)
     widget, front = await open_widget(ns["g"], ns["cfg"])
     after_a = ids(widget)[2]
-    detail = await front.result("select", checkpoint_id=after_a)
+    detail = await front.select(after_a)
     assert detail["id"] == after_a and detail["values"] == {"value": "A", "log": ["ran A"]}
     assert detail["next"] == ["b"]
     assert widget._selected == after_a and widget._detail == detail
@@ -267,7 +275,7 @@ async def test_a_rejected_fork_writes_nothing(accumulate, edits, message):
     g = ns["g"]
     widget, front = await open_widget(g, ns["cfg"])
     after_a = ids(widget)[2]
-    await front.result("select", checkpoint_id=after_a)
+    await front.select(after_a)
     before, dag = store(g), widget._dag
 
     error = await front.error("fork", checkpoint_id=after_a, edits=edits, as_node=None)
@@ -358,7 +366,7 @@ async def test_rerun_does_not_block_the_loop(engine):
     await front.result("rerun", checkpoint_id=fork)
     await asyncio.wait_for(entered.wait(), WAIT)
     assert widget._running is True and widget._status.startswith("rerun: running from step 2")
-    detail = await front.result("select", checkpoint_id=after_a)  # answered meanwhile
+    detail = await front.select(after_a)  # answered meanwhile
     assert detail["id"] == after_a
     error = await front.error("rerun", checkpoint_id=fork)
     assert "still going" in error
@@ -430,7 +438,7 @@ async def test_a_failing_node_shows_in_error_and_in_the_dag(engine):
         await g.ainvoke({"log": []}, cfg)
     widget, front = await open_widget(g, cfg)
     step0 = next(n["id"] for n in widget._dag["nodes"] if n["step"] == 0)
-    await front.result("select", checkpoint_id=step0)
+    await front.select(step0)
 
     before = await saved(g, cfg)
     await front.result("rerun", checkpoint_id=step0)
@@ -470,7 +478,7 @@ async def test_resume_answers_parallel_interrupts_by_id(engine):
     widget, front = await open_widget(g, cfg)
     paused = max(ids(widget))
     assert node(widget, paused)["interrupts"] == 3
-    detail = await front.result("select", checkpoint_id=paused)
+    detail = await front.select(paused)
     by_item = {i["value"]["review_item"]: i["id"] for i in detail["interrupts"]}
     assert sorted(by_item) == ["doc-X", "doc-Y", "doc-Z"] and len(set(by_item.values())) == 3
     answers = {i: '"REJECT"' if item == "doc-Y" else '"APPROVE"' for item, i in by_item.items()}
@@ -493,7 +501,7 @@ async def test_resume_with_an_unknown_or_invalid_answer_writes_nothing(engine):
     await g.ainvoke({"items": ["doc-X", "doc-Y"], "approvals": []}, cfg)
     widget, front = await open_widget(g, cfg)
     paused = max(ids(widget))
-    pending = [i["id"] for i in (await front.result("select", checkpoint_id=paused))["interrupts"]]
+    pending = [i["id"] for i in (await front.select(paused))["interrupts"]]
     before = store(g)
 
     error = await front.error("resume", checkpoint_id=paused, answers={"not-an-id": '"yes"'})
@@ -532,7 +540,7 @@ async def test_refresh_rereads_a_thread_that_ran_elsewhere(accumulate):
     g, cfg = accumulate["g"], accumulate["cfg"]
     await g.ainvoke({"value": "", "log": []}, cfg)
     widget, front = await open_widget(g, cfg)
-    await front.result("select", checkpoint_id=ids(widget)[1])
+    await front.select(ids(widget)[1])
     await g.ainvoke({"value": "again", "log": []}, cfg)  # in another cell, say
     assert len(ids(widget)) == 4
     assert await front.result("refresh") == {}
@@ -552,7 +560,10 @@ async def test_unknown_requests_and_missing_fields_are_refused_in_one_sentence(a
     _, front = await open_widget(ns["g"], ns["cfg"])
     refused = await front.error("teleport")
     assert "Unknown request 'teleport'" in refused
-    assert "answers select, diff, fork, rerun, resume, stop, refresh;" in refused
+    assert (
+        "answers select, value, diff, fork, preview, rerun, resume, stop, refresh, threads"
+        in refused
+    )
     assert "needs 'checkpoint_id'" in await front.error("select")
     assert "needs 'b'" in await front.error("diff", a="x")
 
@@ -573,7 +584,8 @@ def test_a_widget_in_a_plain_script_answers_on_the_background_loop(accumulate):
     )
     while "u1" not in front.answers() and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert front.answers()["u1"]["result"]["values"] == {"value": "A", "log": ["ran A"]}
+    assert front.answers()["u1"]["result"] == {"checkpoint_id": ids(widget)[2]}
+    assert front.updates("_detail")[-1]["values"] == {"value": "A", "log": ["ran A"]}
 
 
 def test_importing_durable_debug_leaves_the_widget_stack_unloaded_until_asked():
@@ -690,3 +702,370 @@ def _rebuild(engine: str, ns: dict[str, Any], b: Any, saver: Any = None) -> Any:
     builder.add_node("a", ns["step_a"]).add_node("b", b)
     builder.add_edge(ns["START"], "a").add_edge("a", "b").add_edge("b", ns["END"])
     return builder.compile(checkpointer=saver if saver is not None else ns["MemorySaver"]())
+
+
+# --- how a run ends (issue 9 finding 8, issue 14's CI flake) --------------------------------
+
+
+async def test_the_update_that_ends_a_run_carries_status_and_running_together(accumulate):
+    """The browser never sees a final status while "running" is still on (or the reverse)."""
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    fork = await fresh_fork(front, ids(widget)[2])
+    await front.result("rerun", checkpoint_id=fork)
+    await until(lambda: not widget._running, "the rerun to end")
+    ends = [
+        m["state"]
+        for m in front.sent
+        if m.get("method") == "update" and m["state"].get("_running") is False
+    ]
+    assert [(end["_running"], end.get("_status")) for end in ends] == [(False, widget._status)]
+    assert widget._status == "wrote 1 checkpoint from step 2; done"
+
+
+async def test_an_error_while_finishing_a_run_still_clears_running(accumulate, monkeypatch):
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    fork = await fresh_fork(front, ids(widget)[2])
+
+    async def broken_detail(*_args: Any, **_kwargs: Any) -> Any:
+        raise OSError("the saver went away")
+
+    monkeypatch.setattr("durable_debug.widget.acheckpoint_detail", broken_detail)
+    await front.result("rerun", checkpoint_id=fork)
+    await until(lambda: not widget._running, "the rerun to end")
+    assert "running" not in widget._status
+    assert widget._status == "run from step 2 done; where it ended could not be read"
+    assert widget._error == (
+        "The widget could not read where the run ended: OSError: the saver went away"
+    )
+    assert front.updates("_running") == [True, False]
+
+
+async def test_a_run_stopped_before_its_first_step_clears_running(accumulate):
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    fork = await fresh_fork(front, ids(widget)[2])
+    # No await between the two: the run's task is cancelled before it ever starts.
+    await widget._do_rerun({"kind": "rerun", "checkpoint_id": fork})
+    assert await widget._do_stop({"kind": "stop"}) == {"stopped": True}
+    await until(lambda: not widget._running, "the stopped run to end")
+    assert widget._status == "wrote 0 checkpoints from step 2; stopped"
+    await front.result("rerun", checkpoint_id=fork)  # and the widget takes a new run
+    await until(lambda: not widget._running, "the next rerun to end")
+    assert widget._status.endswith("done")
+
+
+HOSTILE_NODES = (
+    '<<TABLE HREF="javascript&#58;alert(1)"><TR><TD>click me</TD></TR></TABLE>>',
+    "</script><script>alert(1)</script>",
+)
+
+
+async def test_hostile_node_names_are_drawn_as_text_and_a_rerun_ends(engine):
+    """Issue 9 finding 8: such names made `dot` fail and left the widget "running" forever."""
+    import xml.etree.ElementTree as ET
+
+    ns = load(engine, "accumulate")
+    first, second = HOSTILE_NODES
+    builder = ns["StateGraph"](ns["State"])
+    builder.add_node(first, ns["step_a"]).add_node(second, ns["step_b"])
+    builder.add_edge(ns["START"], first).add_edge(first, second).add_edge(second, ns["END"])
+    g, cfg = builder.compile(checkpointer=ns["MemorySaver"]()), ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    widget, front = await open_widget(g, cfg)
+    fork = await fresh_fork(front, ids(widget)[2])
+    await front.result("rerun", checkpoint_id=fork)
+    await until(lambda: not widget._running, "the rerun to end")
+    assert widget._status == "wrote 1 checkpoint from step 2; done" and widget._error == ""
+    assert {n["id"] for n in widget._topology["nodes"]} >= set(HOSTILE_NODES)
+    svg = widget._topology["svg"]
+    if svg is not None:  # graphviz drew it: each name is one text, nothing else is active
+        root = ET.fromstring(svg)
+        texts = ["".join(t.itertext()) for t in root.iter("{http://www.w3.org/2000/svg}text")]
+        assert first in texts and second in texts
+        assert "<a" not in svg and "script>" not in svg.replace("&lt;/script&gt;", "")
+
+
+# --- big values travel cut, whole on request (issue 14 item 1) ---------------------------------
+
+
+async def test_a_click_on_a_big_state_sends_it_cut_once_and_show_all_sends_it_whole(engine):
+    """A 2 MB string and a 10,000-item list: the click sends well under 64 KB, once."""
+    import json
+
+    ns = load(engine, "accumulate")
+    big, items = "x" * 2_000_000, [f"item {i}" for i in range(10_000)]
+    await ns["g"].ainvoke({"value": big, "log": items}, ns["cfg"])
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    last = ids(widget)[1]  # step 0: the input applied, before a and b overwrite value
+    before = len(front.sent)
+    detail = await front.select(last)
+    sent = len(json.dumps(front.sent[before:]))
+    assert sent < 64_000, sent
+    assert sorted(detail["clipped"]) == ["log", "value"]
+    assert detail["values"]["value"].endswith("… (2,000,000 characters)")
+    assert len(detail["values"]["log"]) < 200 and detail["values"]["log"][-1].endswith("more items")
+
+    whole = await front.result("value", checkpoint_id=last, channel="value")
+    assert whole == {"checkpoint_id": last, "channel": "value", "value": big}
+    log = await front.result("value", checkpoint_id=last, channel="log")
+    assert log["value"] == items
+    error = await front.error("value", checkpoint_id=last, channel="nope")
+    assert "has no value for channel 'nope'" in error and "demo-1" in error
+
+
+# --- live: runs started anywhere show while the widget is shown (issue 14 item 4) ---------------
+
+
+async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_path):
+    """The front end's periodic ``watch``: nothing read when nothing changed; a run elsewhere
+    (a cell on this loop, another process on the same SQLite file) appears without a refresh."""
+    from support.seed_graphs import source
+
+    database = tmp_path / "live.db"
+    text = "from durable_debug import SqliteSaver\n" + source("durable_debug", "accumulate")
+    text = text.replace("MemorySaver()", f"SqliteSaver({str(database)!r})")
+    ns: dict[str, Any] = {"__name__": "seed_live"}
+    exec(compile(text, "live", "exec", dont_inherit=True), ns)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    widget, front = await open_widget(g, cfg)
+    assert len(ids(widget)) == 4
+    reads = widget._reader.reads
+    assert await front.result("watch") == {"changed": False}
+    assert widget._reader.reads == reads  # nothing new: the thread is not read again
+
+    await g.ainvoke({"value": "", "log": []}, cfg)  # a cell, not the widget
+    assert await front.result("watch") == {"changed": True}
+    assert len(ids(widget)) == 8
+
+    script = text + "import asyncio\nasyncio.run(g.ainvoke({'value': '', 'log': []}, cfg))\n"
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
+    await asyncio.to_thread(
+        subprocess.run, [sys.executable, "-c", script], env=env, check=True, capture_output=True
+    )
+    assert await front.result("watch") == {"changed": True}
+    assert len(ids(widget)) == 12 and widget._reader.last_read < 12  # only what was new
+
+
+async def test_watch_on_a_memory_saver_sees_a_cell_run(accumulate):
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    assert await front.result("watch") == {"changed": False}
+    await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+    assert await front.result("watch") == {"changed": True}
+    assert len(ids(widget)) == 8
+
+
+async def test_a_run_shows_its_checkpoints_while_a_slow_node_still_runs(engine):
+    """Rerun from the input: a's checkpoint shows while b is still running, not at the end."""
+    ns = load(engine, "accumulate")
+    release = asyncio.Event()
+    release.set()
+
+    async def slow_b(state: Any) -> Any:
+        await release.wait()
+        return {"value": "B", "log": ["ran B"]}
+
+    g = _rebuild(engine, ns, slow_b)
+    await g.ainvoke({"value": "", "log": []}, ns["cfg"])
+    widget, front = await open_widget(g, ns["cfg"])
+    old = set(ids(widget))
+    first_step = next(n for n in widget._dag["nodes"] if n["step"] == 0)["id"]
+    release.clear()
+    await front.result("rerun", checkpoint_id=first_step)
+
+    def new() -> list[list[str]]:
+        return [n["writers"] for n in widget._dag["nodes"] if n["id"] not in old]
+
+    deadline = time.monotonic() + WAIT
+    while ["a"] not in new() and time.monotonic() < deadline:
+        await front.result("watch")  # what a shown view sends every 2 s
+        await asyncio.sleep(0.01)
+    assert ["a"] in new() and ["b"] not in new() and widget._running  # b still runs
+    release.set()
+    await until(lambda: not widget._running, "the end of the run")
+    assert ["b"] in new()
+
+
+# --- reducer-aware editing (issue 14 item 5) ----------------------------------------------------
+
+
+async def test_a_reducer_channel_says_so_and_the_user_picks_append_or_replace(accumulate):
+    """``log`` is an ``operator.add`` list: editing it to ["planned"] appends by default (as
+    the engine does), and "replace" writes exactly ["planned"] through ``Overwrite``; the
+    preview shows each result before the fork, and the code says which it did."""
+    ns = await ran(accumulate)
+    g, cfg = ns["g"], ns["cfg"]
+    widget, front = await open_widget(g, cfg)
+    after_b = ids(widget)[3]
+    detail = await front.select(after_b)
+    assert detail["reducers"] == {"log": "operator.add"}
+    assert detail["values"]["log"] == ["ran A", "ran B"]
+
+    appended = await front.result(
+        "preview", checkpoint_id=after_b, channel="log", text='["planned"]', modes={"log": "append"}
+    )
+    assert appended["value"] == ["ran A", "ran B", "planned"]
+    replaced = await front.result(
+        "preview",
+        checkpoint_id=after_b,
+        channel="log",
+        text='["planned"]',
+        modes={"log": "replace"},
+    )
+    assert replaced["value"] == ["planned"]
+
+    forked = await front.result(
+        "fork", checkpoint_id=after_b, edits={"log": '["planned"]'}, modes={"log": "replace"}
+    )
+    state = await g.aget_state(
+        {"configurable": {**cfg["configurable"], **{"checkpoint_id": forked["checkpoint_id"]}}}
+    )
+    assert state.values["log"] == ["planned"]
+    assert "Overwrite(['planned'])" in forked["code"]
+    assert (
+        "# 'log' has a reducer (operator.add): the value is replaced (Overwrite)"
+        in (forked["code"])
+    )
+
+    through = await front.result(
+        "fork", checkpoint_id=after_b, edits={"log": '["planned"]'}, modes={"log": "append"}
+    )
+    state = await g.aget_state(
+        {"configurable": {**cfg["configurable"], **{"checkpoint_id": through["checkpoint_id"]}}}
+    )
+    assert state.values["log"] == ["ran A", "ran B", "planned"]
+    assert (
+        "appended through it" in through["code"]
+        and "Overwrite" not in through["code"].split("\n")[-1]
+    )
+
+    error = await front.error(
+        "fork", checkpoint_id=after_b, edits={"log": "[]"}, modes={"log": "merge"}
+    )
+    assert "mode 'merge' is neither" in error and "'log'" in error
+
+
+async def test_the_replace_code_replays_the_same_state(accumulate, engine):
+    """The generated code with ``Overwrite`` is real Python on each engine."""
+    ns = await ran(accumulate)
+    g, cfg = ns["g"], ns["cfg"]
+    widget, front = await open_widget(g, cfg)
+    after_b = ids(widget)[3]
+    forked = await front.result(
+        "fork", checkpoint_id=after_b, edits={"log": '["x"]'}, modes={"log": "replace"}
+    )
+    if engine == "langgraph":
+        from langgraph.types import Overwrite
+    else:
+        from durable_debug import Overwrite
+    namespace = {"graph": g, "Overwrite": Overwrite}
+    line = forked["code"].split("\n")[-1]
+    exec(compile(f"async def replay():\n    return {line}", "code", "exec"), namespace)
+    again = await namespace["replay"]()
+    assert (await g.aget_state(again)).values["log"] == ["x"]
+
+
+async def test_the_code_calls_the_graph_by_the_users_variable_name(engine):
+    """Made from a ``%%graph`` cell whose graph is ``support_bot``, the code says so; a
+    widget made with ``graph_name`` uses that; made anywhere else, ``graph``."""
+    ns = load(engine, "accumulate")
+    namespace = {"support_bot": ns["g"], "cfg": ns["cfg"], "_": ns["g"]}
+    shown: list[Any] = []
+    session = GraphSession(namespace, shown.append)
+    async with session.cell(CellOptions()):
+        await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+    _, widget = shown
+    front = FrontEnd(widget)
+    await widget.aready()
+    after_a = ids(widget)[2]
+    forked = await front.result("fork", checkpoint_id=after_a, edits={"value": '"x"'})
+    assert forked["code"].startswith("await support_bot.aupdate_state(")
+    rerun = await front.result("rerun", checkpoint_id=forked["checkpoint_id"])
+    assert rerun["code"].startswith("await support_bot.ainvoke(None, ")
+    await until(lambda: not widget._running, "the rerun")
+    assert widget.code.count("support_bot.") == 2
+
+    named, _ = await open_widget(ns["g"], ns["cfg"], graph_name="app")
+    assert named.graph_name == "app"
+    plain, _ = await open_widget(ns["g"], ns["cfg"])
+    assert plain.graph_name == "graph"
+
+
+# --- every thread of a store (issue 14 item 3) --------------------------------------------------
+
+
+async def test_the_thread_list_is_newest_first_and_switching_shows_that_thread(engine, tmp_path):
+    ns = load(engine, "accumulate")
+    async with sqlite_saver(engine, tmp_path / "threads.db") as saver:
+        g = _rebuild(engine, ns, ns["step_b"], saver)
+        for thread in ("old", "middle", "new"):
+            await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": thread}})
+        await g.aupdate_state({"configurable": {"thread_id": "middle"}}, {"value": "edited"})
+        widget, front = await open_widget(g, {"configurable": {"thread_id": "old"}})
+        if engine == "langgraph":  # LangGraph's savers have no thread listing
+            assert "cannot list its threads" in await front.error("threads")
+        else:
+            listed = (await front.result("threads"))["threads"]
+            assert [t["thread_id"] for t in listed] == ["middle", "new", "old"]  # newest first
+            assert [t["current"] for t in listed] == [False, False, True]
+            assert listed[1]["checkpoints"] == 4 and listed[1]["status"] == "done"
+            assert listed[0]["checkpoints"] == 5
+
+        await front.select(ids(widget)[2])
+        assert await front.result("thread", thread_id="middle") == {"thread_id": "middle"}
+        assert widget._thread_id == "middle" and len(ids(widget)) == 5
+        assert widget._selected == "" and widget._detail is None
+        detail = await front.select(max(ids(widget)))
+        assert detail["values"]["value"] == "edited"
+
+        error = await front.error("thread", thread_id="nope")
+        assert "no thread 'nope'" in error and widget._thread_id == "middle"
+
+
+async def test_breakpoints_pause_a_rerun_before_and_after_the_chosen_nodes(accumulate):
+    """Pause before b: the rerun from the input stops with b next; the code says so."""
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    assert await front.result("breakpoints", before=["b"], after=[]) == {
+        "before": ["b"],
+        "after": [],
+    }
+    assert widget._breakpoints == {"before": ["b"], "after": []}
+    start = next(n for n in widget._dag["nodes"] if n["step"] == 0)["id"]
+    run = await front.result("rerun", checkpoint_id=start)
+    assert run["code"].endswith(", interrupt_before=['b'])")
+    await until(lambda: not widget._running, "the rerun")
+    state = await ns["g"].aget_state(ns["cfg"])
+    assert state.next == ("b",) and state.values["value"] == "A"
+
+    await front.result("breakpoints", before=[], after=["a"])
+    run = await front.result("rerun", checkpoint_id=start)
+    await until(lambda: not widget._running, "the rerun")
+    assert (await ns["g"].aget_state(ns["cfg"])).next == ("b",)
+    assert run["code"].endswith(", interrupt_after=['a'])")
+
+    error = await front.error("breakpoints", before=["nope"])
+    assert "no node 'nope'" in error and "a, b" in error
+
+
+async def test_a_new_run_from_the_widget_with_a_typed_input(accumulate):
+    """The input form: a JSON object of the state's keys starts a new run of the thread."""
+    ns = await ran(accumulate)
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    before = len(ids(widget))
+    run = await front.result("run", text='{"value": "", "log": ["again"]}')
+    assert run["code"].startswith(
+        "await graph.ainvoke({'value': '', 'log': ['again']}, {'configurable': "
+        "{'thread_id': 'demo-1', 'checkpoint_ns': ''}})"
+    )
+    await until(lambda: not widget._running, "the run")
+    assert widget._status.endswith("done") and len(ids(widget)) == before + 4
+    state = await ns["g"].aget_state(ns["cfg"])
+    assert state.values["log"] == ["ran A", "ran B", "again", "ran A", "ran B"]
+
+    assert "no key 'nope'" in await front.error("run", text='{"nope": 1}')
+    assert "JSON object" in await front.error("run", text="[1, 2]")
+    assert len(ids(widget)) == before + 4

@@ -20,6 +20,7 @@ import json
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from durable_debug.checkpoint._rows import ParsedCheckpoint
 from durable_debug.checkpoint.base import CheckpointTuple
 from durable_debug.checkpoint.names import (
     SPECIAL_WRITES_SQL,
@@ -49,6 +50,17 @@ class LatestRow(NamedTuple):
     None when it could not be decoded."""
     error: str | None = None
     """Why it could not be decoded."""
+
+
+def triggers_only(parsed: ParsedCheckpoint) -> ParsedCheckpoint:
+    """``parsed`` with a pointer map of its trigger channels only: what a listing selected the
+    blobs of, so reassembling it reads no state and misses no blob."""
+    triggers = {
+        version: kept
+        for version, channels in parsed.pointers.items()
+        if (kept := [c for c in channels if is_trigger_channel(c)])
+    }
+    return parsed._replace(pointers=triggers)
 
 
 OWN_SQLITE_LATEST = f"""
@@ -143,16 +155,7 @@ def _own_rows(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestRow]:
                 (task, channel, kind, data or b"")
                 for task, channel, kind, data, _ in split_writes(row[7])
             ]
-            # Only the trigger channels' blobs were selected: reassemble just those (the
-            # pointer map's other channels are state the listing does not show).
-            triggers = {
-                version: kept
-                for version, channels in parsed.pointers.items()
-                if (kept := [c for c in channels if is_trigger_channel(c)])
-            }
-            tup = to_tuple(
-                parsed._replace(pointers=triggers), blobs, writes, _ListingSerde(blob_serde)
-            )
+            tup = to_tuple(triggers_only(parsed), blobs, writes, _ListingSerde(blob_serde))
             found.append(LatestRow(thread_id, int(count), tup))
         except SerdeError as exc:
             found.append(LatestRow(thread_id, int(count), None, str(exc)))

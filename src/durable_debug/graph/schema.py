@@ -82,6 +82,10 @@ class StateSchema:
         """Keys that have a reducer."""
         return [k.name for k in self._keys if k.reducer is not None]
 
+    def reducers(self) -> dict[str, Callable[[Any, Any], Any]]:
+        """Each key that has a reducer, with that reducer."""
+        return {k.name: k.reducer for k in self._keys if k.reducer is not None}
+
     def to_input(self, values: Mapping[str, Any], also: Iterable[str] = ()) -> Any:
         """Build what a node receives from the current channel values: the keys this schema
         declares (and, for a dict state, the keys ``also`` names)."""

@@ -21,6 +21,7 @@ from durable_debug.inspect.dag import (
     Dag,
     DagNode,
     DagPosition,
+    DagReader,
     acheckpoint_dag,
     adag_data,
     checkpoint_dag,
@@ -66,7 +67,7 @@ from durable_debug.inspect.frames import (
     writes_frame,
 )
 from durable_debug.inspect.health import HEALTH_TABLES, ahealth, health
-from durable_debug.inspect.jsonable import to_jsonable
+from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.locate import afind_graph, find_graph
 from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
 from durable_debug.inspect.retention import (
@@ -106,6 +107,7 @@ __all__ = [
     "Dag",
     "DagNode",
     "DagPosition",
+    "DagReader",
     "Detail",
     "DiffEntry",
     "Execution",
@@ -147,6 +149,7 @@ __all__ = [
     "changes",
     "checkpoint_dag",
     "checkpoint_detail",
+    "clip",
     "dag_data",
     "dag_layout",
     "delete_thread",

@@ -12,15 +12,15 @@ raw values and also feed the DataFrames of :mod:`durable_debug.inspect.frames`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, FAILURES, INTERRUPT, RESUME, RunnableConfig
 from durable_debug.inspect.failures import failure_classes
-from durable_debug.inspect.jsonable import to_jsonable
+from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.thread import (
     CheckpointRecord,
     CheckpointRef,
@@ -38,8 +38,11 @@ __all__ = [
     "acheckpoint_detail",
     "blobs_of",
     "checkpoint_detail",
+    "clip_detail",
     "detail_of",
     "interrupts_of",
+    "reducer_name",
+    "reducers_of",
     "tasks_of",
     "write_kind",
     "writes_of",
@@ -105,6 +108,11 @@ class Detail(TypedDict):
     interrupts: list[InterruptInfo]
     editable: list[str]
     nodes: list[str]
+    reducers: NotRequired[dict[str, str]]
+    """State channels with a reducer → its name (``operator.add``): an edit of one goes
+    through the reducer unless the user replaces the value (``Overwrite``)."""
+    clipped: NotRequired[list[str]]
+    """Channels whose value was cut for display (:func:`clip_detail`); absent when none."""
 
 
 async def acheckpoint_detail(
@@ -115,7 +123,11 @@ async def acheckpoint_detail(
     Reads only that checkpoint and its parent, not the whole thread.
     """
     thread, record = await aread_checkpoint(graph, config, ref)
-    return detail_of(thread, record, nodes=node_names(graph))
+    detail = detail_of(thread, record, nodes=node_names(graph))
+    reducers = {channel: reducer_name(fn) for channel, fn in reducers_of(graph).items()}
+    if reducers:
+        detail["reducers"] = reducers
+    return detail
 
 
 def checkpoint_detail(graph: Any, config: RunnableConfig, ref: CheckpointRef = None) -> Detail:
@@ -142,6 +154,50 @@ def detail_of(thread: Thread, record: CheckpointRecord, *, nodes: list[str]) -> 
         editable=thread.state_channels(),
         nodes=list(nodes),
     )
+
+
+def clip_detail(detail: Detail) -> Detail:
+    """``detail`` with large values cut for display (:func:`~durable_debug.inspect.jsonable.clip`):
+    the state's channels (listed in ``clipped``, so the widget offers "show all"), and the
+    values of tasks, writes, interrupts and metadata."""
+    values: dict[str, Any] = {}
+    clipped: list[str] = []
+    for channel, value in detail["values"].items():
+        values[channel], cut = clip(value)
+        if cut:
+            clipped.append(channel)
+    result = Detail(**detail)
+    result["values"] = values
+    result["metadata"] = clip(detail["metadata"])[0]
+    result["tasks"] = [clip(task)[0] for task in detail["tasks"]]
+    result["writes"] = [clip(write)[0] for write in detail["writes"]]
+    result["interrupts"] = [clip(interrupt)[0] for interrupt in detail["interrupts"]]
+    if clipped:
+        result["clipped"] = clipped
+    return result
+
+
+def reducers_of(graph: Any) -> dict[str, Callable[[Any, Any], Any]]:
+    """The state channels of ``graph`` that have a reducer, with it (durable_debug's schema or
+    LangGraph's aggregate channels); ``{}`` for a graph without schema (a ``SaverView``)."""
+    own = getattr(getattr(graph, "schema", None), "reducers", None)
+    if callable(own):  # durable_debug
+        return dict(own())
+    channels = getattr(graph, "channels", None)  # LangGraph: BinaryOperatorAggregate
+    if isinstance(channels, Mapping):
+        return {
+            str(name): channel.operator
+            for name, channel in channels.items()
+            if callable(getattr(channel, "operator", None)) and not str(name).startswith("__")
+        }
+    return {}
+
+
+def reducer_name(fn: Any) -> str:
+    """How a reducer is named to the user: ``operator.add``, ``add_messages``, ``merge``."""
+    module = str(getattr(fn, "__module__", "") or "")
+    name = str(getattr(fn, "__qualname__", "") or getattr(fn, "__name__", "") or repr(fn))
+    return f"operator.{name}" if module in ("operator", "_operator") else name
 
 
 def blobs_of(thread: Thread, record: CheckpointRecord, *, all_channels: bool = False) -> list[Blob]:

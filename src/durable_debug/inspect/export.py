@@ -19,7 +19,7 @@ from typing import Any
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.inspect.dag import dag_data_of
-from durable_debug.inspect.detail import detail_of, writes_of
+from durable_debug.inspect.detail import clip_detail, detail_of, writes_of
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.thread import Thread, aread_thread
 from durable_debug.inspect.topology import node_names, topology_data
@@ -101,7 +101,9 @@ def html_data_of(thread: Thread, counts: Any = None) -> dict[str, Any]:
     return {
         "thread_id": thread.thread_id,
         "dag": dag_data_of(thread),
-        "details": {record.id: detail_of(thread, record, nodes=nodes) for record in thread},
+        "details": {
+            record.id: clip_detail(detail_of(thread, record, nodes=nodes)) for record in thread
+        },
         "topology": topology_data(graph, counts) if node_names(graph) else None,
     }
 

@@ -14,14 +14,22 @@ import dataclasses
 import datetime as _dt
 import decimal
 import enum
+import json
 import math
 import uuid
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["to_jsonable"]
+__all__ = ["CLIP_BYTES", "CLIP_CHARS", "CLIP_ITEMS", "clip", "to_jsonable"]
 
 _MAX_DEPTH = 64
+
+CLIP_CHARS = 2000
+"""Characters of a string shown before it is cut (the rest is asked for with "show all")."""
+CLIP_ITEMS = 100
+"""Items of a list, or keys of a dict, shown before it is cut."""
+CLIP_BYTES = 16_000
+"""JSON bytes one clipped value aims at: past it, cut again with a tenth of the limits."""
 
 
 def to_jsonable(value: Any) -> Any:
@@ -76,3 +84,43 @@ def _convert(value: Any, depth: int, seen: set[int]) -> Any:
 def _key(key: Any) -> str:
     converted = to_jsonable(key)
     return converted if isinstance(converted, str) else repr(key)
+
+
+def clip(value: Any) -> tuple[Any, bool]:
+    """``value`` (already JSON-ready) cut for display, and whether anything was cut.
+
+    Strings longer than :data:`CLIP_CHARS` keep their start, then ``… (N characters)``;
+    lists and dicts longer than :data:`CLIP_ITEMS` keep their first items and end with a
+    ``… N more items`` entry (a ``"…"`` key for a dict). When the result is still longer than
+    :data:`CLIP_BYTES` as JSON, it is cut again with a tenth of both limits.
+    """
+    cut = [False]
+    result = _clip(value, CLIP_CHARS, CLIP_ITEMS, cut)
+    if cut[0] and len(json.dumps(result)) > CLIP_BYTES:
+        result = _clip(value, CLIP_CHARS // 10, CLIP_ITEMS // 10, cut)
+    elif not cut[0] and len(json.dumps(value)) > CLIP_BYTES:
+        cut[0] = True
+        result = _clip(value, CLIP_CHARS // 10, CLIP_ITEMS // 10, cut)
+    return result, cut[0]
+
+
+def _clip(value: Any, chars: int, items: int, cut: list[bool]) -> Any:
+    if isinstance(value, str):
+        if len(value) <= chars:
+            return value
+        cut[0] = True
+        return f"{value[:chars]}… ({len(value):,} characters)"
+    if isinstance(value, list):
+        kept = [_clip(v, chars, items, cut) for v in value[:items]]
+        if len(value) > items:
+            cut[0] = True
+            kept.append(f"… {len(value) - items:,} more items")
+        return kept
+    if isinstance(value, dict):
+        pairs = list(value.items())
+        kept_dict = {k: _clip(v, chars, items, cut) for k, v in pairs[:items]}
+        if len(pairs) > items:
+            cut[0] = True
+            kept_dict["…"] = f"{len(pairs) - items:,} more keys"
+        return kept_dict
+    return value

@@ -31,6 +31,8 @@ class ThreadRow(NamedTuple):
     """``metadata.step`` of its newest checkpoint; None when unreadable."""
     status: str
     """done, next …, failed at …, paused on N interrupt(s) at …, or ``broken: why``."""
+    latest_id: str = ""
+    """Id of its newest checkpoint ("" when unreadable): ids sort by creation time."""
 
     @property
     def broken(self) -> bool:
@@ -76,7 +78,8 @@ def _rows_of(latest: list[LatestRow], lookup: Any) -> list[ThreadRow]:
             rows.append(ThreadRow(row.thread_id, row.checkpoints, None, BROKEN + str(exc)))
             continue
         step = int(row.tuple.metadata.get("step", -1))
-        rows.append(ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot)))
+        latest_id = str(row.tuple.config["configurable"]["checkpoint_id"])
+        rows.append(ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot), latest_id))
     return rows
 
 
@@ -98,8 +101,15 @@ async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
             rows.append(ThreadRow(thread, 0, None, BROKEN + reason))
             continue
         step = (snapshot.metadata or {}).get("step")
+        latest_id = str((snapshot.config.get("configurable") or {}).get("checkpoint_id") or "")
         rows.append(
-            ThreadRow(thread, count, None if step is None else int(step), status_of(snapshot))
+            ThreadRow(
+                thread,
+                count,
+                None if step is None else int(step),
+                status_of(snapshot),
+                latest_id,
+            )
         )
     return rows
 

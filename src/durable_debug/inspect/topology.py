@@ -14,9 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import shutil
-from collections.abc import Mapping
+import subprocess
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator, Mapping
 from typing import Any, Literal, NamedTuple
+from xml.sax.saxutils import escape, quoteattr
 
 from typing_extensions import TypedDict
 
@@ -24,8 +28,12 @@ from durable_debug.graph.types import END, START
 from durable_debug.inspect.layout import NodeBox, layered_layout, render_svg
 
 __all__ = [
+    "DOT_TIMEOUT",
     "END_NODE",
     "START_NODE",
+    "SVG_ATTRIBUTES",
+    "SVG_ELEMENTS",
+    "DrawingError",
     "GraphTopology",
     "Renderer",
     "Topology",
@@ -34,6 +42,7 @@ __all__ = [
     "atopology_data",
     "dot_available",
     "node_names",
+    "sanitize_svg",
     "topology",
     "topology_data",
     "topology_svg",
@@ -46,6 +55,35 @@ END_NODE = END
 
 Renderer = Literal["auto", "graphviz", "python"]
 """How to draw: graphviz when ``dot`` exists ("auto"), always graphviz, or always Python."""
+
+DOT_TIMEOUT = 20.0
+"""Seconds ``dot`` may take to draw a graph before the drawing falls back to Python's layout."""
+
+SVG_NS = "http://www.w3.org/2000/svg"
+
+SVG_ELEMENTS = frozenset(
+    {"svg", "g", "polygon", "polyline", "ellipse", "circle", "rect", "line", "path", "text"}
+)
+"""The SVG elements a sanitized drawing keeps; anything else goes, with everything inside it
+(``a``, ``script``, ``foreignObject``, ``style``, ``image``, ``use``, ``title``…)."""
+
+SVG_ATTRIBUTES = frozenset(
+    {
+        "width", "height", "viewBox", "preserveAspectRatio", "transform", "class",
+        "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
+        "points", "d", "cx", "cy", "r", "rx", "ry", "x", "y", "x1", "y1", "x2", "y2",
+        "text-anchor", "font-family", "font-size", "font-weight", "font-style",
+    }
+)  # fmt: skip
+"""The attributes a sanitized drawing keeps (no namespace: no ``xlink:href``), plus the
+``data-node`` this module adds; ``on*`` handlers, ``href``, ``style`` and ``id`` are dropped."""
+
+_UNSAFE_VALUE = re.compile(r"[:<>\\]|url\(|expression\(", re.IGNORECASE)
+"""A presentational value with a scheme (``javascript:``), markup or a reference is dropped."""
+
+
+class DrawingError(RuntimeError):
+    """graphviz could not draw the graph, or its output is not an SVG this module accepts."""
 
 
 class TopologyNode(NamedTuple):
@@ -144,12 +182,19 @@ def topology_svg(
     """Draw the graph as an SVG element, each node labelled with its execution count.
 
     ``counts`` maps a node to an ``int`` or to a recorder count (anything with
-    ``executions`` and ``reruns``); nodes that re-ran are highlighted.
+    ``executions`` and ``reruns``); nodes that re-ran are highlighted. With ``renderer="auto"``
+    a ``dot`` that fails falls back to the Python layout; ``renderer="graphviz"`` raises
+    :class:`DrawingError` instead.
     """
     topo = topology(graph)
     executions = _counts(counts)
     if _use_graphviz(renderer):
-        return _graphviz_svg(topo, executions)
+        try:
+            return _graphviz_svg(topo, executions)
+        except DrawingError as error:
+            if renderer == "graphviz":
+                raise
+            logger.warning("%s; drawing the graph with the Python layout instead", error)
     boxes = layered_layout(_boxes(topo, executions), [(e.source, e.target) for e in topo.edges])
     return render_svg(boxes, topo.edges)
 
@@ -158,11 +203,19 @@ def topology_data(
     graph: Any, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
 ) -> Topology:
     """The protocol's ``Topology``: node positions from the Python layout, counts, and the
-    graphviz SVG when ``dot`` exists (else ``svg`` is None and the widget draws it)."""
+    graphviz SVG (sanitized) when ``dot`` exists and succeeds (else ``svg`` is None and the
+    widget draws it from the positions)."""
     topo = topology(graph)
     executions = _counts(counts)
     boxes = layered_layout(_boxes(topo, executions), [(e.source, e.target) for e in topo.edges])
-    svg = _graphviz_svg(topo, executions) if _use_graphviz(renderer) else None
+    svg = None
+    if _use_graphviz(renderer):
+        try:
+            svg = _graphviz_svg(topo, executions)
+        except DrawingError as error:
+            if renderer == "graphviz":
+                raise
+            logger.warning("%s; the widget draws the graph from the Python layout", error)
     width = max((b.x + b.width / 2 for b in boxes.values()), default=0.0)
     height = max((b.y + b.height / 2 for b in boxes.values()), default=0.0)
     return Topology(
@@ -250,9 +303,20 @@ def _use_graphviz(renderer: Renderer) -> bool:
 
 
 def _graphviz_svg(topo: GraphTopology, executions: Mapping[str, tuple[int, int]]) -> str:
-    import graphviz  # the Python package is a dependency; only the binary may be missing
+    """Run ``dot`` on the graph and return its drawing, sanitized (:func:`sanitize_svg`).
 
-    dot = graphviz.Digraph(graph_attr={"rankdir": "TB"}, node_attr={"fontname": "Helvetica"})
+    The DOT source is written here rather than by the ``graphviz`` package: every node gets a
+    synthetic id (``n0``, ``n1``…) and every label is a double-quoted string with ``\\``,
+    ``"``, ``&`` and line breaks escaped, so no name can become an HTML label, a record, an
+    escape sequence or a syntax error. Raises :class:`DrawingError` when ``dot`` fails.
+    """
+    ids = {node.id: f"n{i}" for i, node in enumerate(topo.nodes)}
+    lines = [
+        "digraph {",
+        "  rankdir=TB;",
+        f"  node [fontname={_dot_string('Helvetica')}];",
+        f"  edge [fontname={_dot_string('Helvetica')}];",
+    ]
     for node in topo.nodes:
         label, note = _label(node, executions)
         attrs = {"shape": "box", "style": "rounded"}
@@ -260,12 +324,93 @@ def _graphviz_svg(topo: GraphTopology, executions: Mapping[str, tuple[int, int]]
             attrs = {"shape": "oval", "style": "filled", "fillcolor": "#eeeeee"}
         elif executions.get(node.id, (0, 0))[1]:
             attrs = {"shape": "box", "style": "rounded,filled", "fillcolor": "#ffe0b2"}
-        dot.node(node.id, label if note is None else f"{label}\n{note}", **attrs)
+        attrs["label"] = label if note is None else f"{label}\n{note}"
+        lines.append(f"  {ids[node.id]} [{_dot_attrs(attrs)}];")
     for edge in topo.edges:
+        if edge.source not in ids or edge.target not in ids:
+            continue
         attrs = {"style": "dashed"} if edge.conditional else {}
         if edge.label and edge.label != edge.target:
             attrs["label"] = edge.label
-        dot.edge(edge.source, edge.target, **attrs)
-    svg = dot.pipe(format="svg").decode("utf-8")
-    # Keep only the <svg> element so it can be embedded in HTML.
-    return svg[svg.index("<svg") :] if "<svg" in svg else svg
+        lines.append(f"  {ids[edge.source]} -> {ids[edge.target]} [{_dot_attrs(attrs)}];")
+    lines.append("}")
+    dot = shutil.which("dot") or "dot"
+    try:
+        done = subprocess.run(
+            [dot, "-Tsvg"],
+            input="\n".join(lines).encode("utf-8"),
+            capture_output=True,
+            timeout=DOT_TIMEOUT,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise DrawingError(f"graphviz `dot` could not draw the graph: {error}") from error
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip() or f"exit {done.returncode}"
+        raise DrawingError(f"graphviz `dot` could not draw the graph: {reason}")
+    names = {dot_id: node_id for node_id, dot_id in ids.items()}
+    return sanitize_svg(done.stdout.decode("utf-8", "replace"), node_names=names)
+
+
+def _dot_string(text: str) -> str:
+    """``text`` as a DOT double-quoted string shown literally: never HTML, never an escape."""
+    escaped = (
+        text.replace("\\", "\\\\")
+        .replace('"', '\\"')
+        .replace("&", "&amp;")
+        .replace("\r\n", "\n")
+        .replace("\r", "\n")
+        .replace("\n", "\\n")
+    )
+    return f'"{"".join(ch if ch >= " " or ch == chr(9) else " " for ch in escaped)}"'
+
+
+def _dot_attrs(attrs: Mapping[str, str]) -> str:
+    return ", ".join(f"{name}={_dot_string(value)}" for name, value in attrs.items())
+
+
+def sanitize_svg(text: str, *, node_names: Mapping[str, str] | None = None) -> str:
+    """An SVG drawing reduced to an allowlist, safe to insert into a page as markup.
+
+    ``text`` is parsed with the standard library's XML parser; only the elements of
+    :data:`SVG_ELEMENTS` in the SVG namespace and the attributes of :data:`SVG_ATTRIBUTES`
+    survive (no links, no event handlers, no ``foreignObject``, no scripts, no styles, no
+    references), and a value holding a scheme, markup or ``url(`` is dropped. Text is kept as
+    text. ``node_names`` maps graphviz node ids (a node group's ``<title>``) to the names that
+    the result carries as ``data-node``. Raises :class:`DrawingError` for input that is not an
+    SVG document.
+    """
+    start = text.find("<svg")
+    if start < 0 or "<!ENTITY" in text:
+        raise DrawingError("graphviz `dot` produced no SVG drawing this widget accepts")
+    try:
+        root = ET.fromstring(text[start:])
+    except ET.ParseError as error:
+        raise DrawingError(f"graphviz `dot` produced SVG that does not parse: {error}") from error
+    if root.tag != f"{{{SVG_NS}}}svg":
+        raise DrawingError("graphviz `dot` produced no SVG drawing this widget accepts")
+    return "".join(_clean(root, dict(node_names or {}), top=True))
+
+
+def _clean(element: ET.Element, names: Mapping[str, str], *, top: bool = False) -> Iterator[str]:
+    """The allowed part of ``element`` as markup, every text and value escaped."""
+    tag = element.tag[len(SVG_NS) + 2 :] if element.tag.startswith(f"{{{SVG_NS}}}") else ""
+    if tag not in SVG_ELEMENTS:
+        return
+    attrs = {
+        name: value
+        for name, value in element.attrib.items()
+        if name in SVG_ATTRIBUTES and not _UNSAFE_VALUE.search("".join(value.split()))
+    }
+    title = element.find(f"{{{SVG_NS}}}title")
+    if tag == "g" and title is not None and (title.text or "") in names:
+        attrs["data-node"] = names[title.text or ""]
+    if top:
+        attrs = {"xmlns": SVG_NS, **attrs}
+    yield f"<{tag}" + "".join(f" {name}={quoteattr(value)}" for name, value in attrs.items())
+    yield ">"
+    if tag == "text" and element.text:
+        yield escape(element.text)
+    for child in element:
+        yield from _clean(child, names)
+    yield f"</{tag}>"

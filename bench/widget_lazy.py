@@ -1,0 +1,238 @@
+"""The widget's reads on big threads and big states, kernel side (issue 14, item 1 targets).
+
+Builds, in durable_debug's SQLite layout (a temporary file):
+
+- a *big-state* thread: its state holds a 2 MB string and a 10,000-item list, and a loop
+  node writes ``--steps`` checkpoints (default 500) changing only a counter;
+- a *big-tree* thread: a chain of ``--checkpoints`` checkpoints (default 50,000, written with
+  ``aupdate_state``) with ``--forks`` forks (default 50) along it;
+
+then prints, each as the median of ``--rounds`` (default 5), with the machine:
+
+- open: ``DagReader.aread()`` from nothing (what the widget sends as ``_dag``) and the peak
+  Python memory it allocated (tracemalloc), and the same for the full read (``adag_data``) it
+  replaces, once;
+- a refresh after one more checkpoint (the incremental read during a run);
+- click to detail: ``acheckpoint_detail`` + ``clip_detail`` (what a click costs the kernel)
+  and the bytes of the ``_detail`` update;
+- ``export_html`` of the first ``--export`` checkpoints' thread (default 5,000): time and size.
+
+    python bench/widget_lazy.py                                # the issue's sizes
+    python bench/widget_lazy.py --checkpoints 5000 --forks 10  # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "src"))
+
+from typing_extensions import TypedDict  # noqa: E402
+
+from durable_debug import END, START, SqliteSaver, StateGraph  # noqa: E402
+from durable_debug.inspect import DagReader, adag_data, export_html  # noqa: E402
+from durable_debug.inspect.detail import acheckpoint_detail, clip_detail  # noqa: E402
+
+
+class Big(TypedDict):
+    text: str
+    items: list[str]
+    n: int
+
+
+class Small(TypedDict):
+    n: int
+    note: str
+
+
+async def tick(state: Big) -> dict[str, Any]:
+    return {"n": state["n"] + 1}
+
+
+def loop_until(limit: int) -> Callable[[Big], str]:
+    def route(state: Big) -> str:
+        return "tick" if state["n"] < limit else END
+
+    return route
+
+
+async def step(state: Small) -> dict[str, Any]:
+    return {"n": state["n"] + 1}
+
+
+def machine() -> str:
+    """One line naming the machine the figures come from."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as info:
+            cpu = next(line.split(":", 1)[1].strip() for line in info if "model name" in line)
+    except (OSError, StopIteration):
+        pass
+    load = f", load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    return f"{cpu}, {os.cpu_count()} cores{load}; Python {platform.python_version()}"
+
+
+async def timed(fn: Callable[[], Awaitable[Any]], rounds: int) -> tuple[float, Any]:
+    """Median seconds of ``rounds`` calls, and the last result."""
+    times, result = [], None
+    for _ in range(rounds):
+        started = time.perf_counter()
+        result = await fn()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times), result
+
+
+async def peak_mb(fn: Callable[[], Awaitable[Any]]) -> tuple[float, float]:
+    """Seconds and peak MB Python allocated during one call."""
+    tracemalloc.start()
+    started = time.perf_counter()
+    await fn()
+    seconds = time.perf_counter() - started
+    peak = tracemalloc.get_traced_memory()[1] / 1e6
+    tracemalloc.stop()
+    return seconds, peak
+
+
+def row(case: str, figure: str, target: str) -> None:
+    print(f"  {case:<46} {figure:<34} target {target}")
+
+
+async def big_state(path: Path, steps: int, rounds: int) -> None:
+    saver = SqliteSaver(str(path))
+    builder = StateGraph(Big).add_node("tick", tick).add_edge(START, "tick")
+    g = builder.add_conditional_edges("tick", loop_until(steps), ["tick", END]).compile(
+        checkpointer=saver
+    )
+    cfg: Any = {"configurable": {"thread_id": "big-state"}, "recursion_limit": steps + 10}
+    state = {"text": "x" * 2_000_000, "items": [f"item {i}" for i in range(10_000)], "n": 0}
+    await g.ainvoke(state, cfg)
+    cfg = {"configurable": {"thread_id": "big-state"}}
+    count = len((await DagReader(g, cfg).aread())["nodes"])
+    print(f"big state: {count} checkpoints, each with a 2 MB string and a 10,000-item list")
+    seconds, _ = await timed(lambda: DagReader(g, cfg).aread(), rounds)
+    _, peak = await peak_mb(lambda: DagReader(g, cfg).aread())
+    row(
+        "open (DagReader, rows and metadata)",
+        f"{seconds * 1000:.0f} ms, peak +{peak:.0f} MB",
+        "< 1 s, < +150 MB",
+    )
+    full_s, full_peak = await peak_mb(lambda: adag_data(g, cfg))
+    row(
+        "  the full read it replaces (adag_data), once",
+        f"{full_s * 1000:.0f} ms, peak +{full_peak:.0f} MB",
+        "(was 21 s, +2.6 GB)",
+    )
+    ids = [n["id"] for n in (await DagReader(g, cfg).aread())["nodes"]]
+    picks = ids[:: max(1, len(ids) // 20)]
+
+    async def click() -> Any:
+        out = None
+        for checkpoint_id in picks:
+            out = clip_detail(await acheckpoint_detail(g, cfg, checkpoint_id))
+        return out
+
+    seconds, detail = await timed(click, rounds)
+    size = len(json.dumps(detail))
+    row(
+        "click to detail (kernel: read, decode, cut)",
+        f"{seconds / len(picks) * 1000:.0f} ms, {size / 1000:.1f} KB sent",
+        "< 150 ms; < 64 KB",
+    )
+
+
+async def big_tree(path: Path, checkpoints: int, forks: int, rounds: int, export: int) -> None:
+    saver = SqliteSaver(str(path))
+    g = (
+        StateGraph(Small).add_node("step", step).add_edge(START, "step").add_edge("step", END)
+    ).compile(checkpointer=saver)
+    cfg: Any = {"configurable": {"thread_id": "big-tree"}}
+    await g.ainvoke({"n": 0, "note": ""}, cfg)
+    configs = [(await g.aget_state(cfg)).config]
+    started = time.perf_counter()
+    for i in range(checkpoints - 3 - forks):
+        configs.append(await g.aupdate_state(configs[-1], {"n": i}, as_node="step"))
+    for k in range(forks):
+        at = configs[(k + 1) * len(configs) // (forks + 1)]
+        await g.aupdate_state(at, {"note": f"fork {k}"}, as_node="step")
+    built = time.perf_counter() - started
+    reader = DagReader(g, cfg)
+    dag = await reader.aread()
+    print(
+        f"big tree: {len(dag['nodes'])} checkpoints, {dag['lanes']} lanes (built in {built:.0f} s)"
+    )
+    seconds, _ = await timed(lambda: DagReader(g, cfg).aread(), rounds)
+    _, peak = await peak_mb(lambda: DagReader(g, cfg).aread())
+    size = len(json.dumps(dag)) / 1e6
+    row(
+        "open (DagReader): the _dag",
+        f"{seconds * 1000:.0f} ms, peak +{peak:.0f} MB, {size:.1f} MB",
+        "< 1.5 s to first marks",
+    )
+
+    async def one_more() -> Any:
+        configs.append(await g.aupdate_state(configs[-1], {"n": -1}, as_node="step"))
+        return await reader.aread()
+
+    seconds, _ = await timed(one_more, rounds)
+    row(
+        "refresh after one more checkpoint",
+        f"{seconds * 1000:.0f} ms (read {reader.last_read})",
+        "(was the full read)",
+    )
+    picks = [n["id"] for n in dag["nodes"][:: max(1, len(dag["nodes"]) // 20)]]
+
+    async def click() -> Any:
+        for checkpoint_id in picks:
+            clip_detail(await acheckpoint_detail(g, cfg, checkpoint_id))
+
+    seconds, _ = await timed(click, rounds)
+    row("click to detail (kernel)", f"{seconds / len(picks) * 1000:.1f} ms", "< 100 ms")
+
+    small = StateGraph(Small).add_node("step", step).add_edge(START, "step").add_edge("step", END)
+    h = small.compile(checkpointer=saver)
+    ecfg: Any = {"configurable": {"thread_id": "export"}}
+    await h.ainvoke({"n": 0, "note": ""}, ecfg)
+    at = (await h.aget_state(ecfg)).config
+    for i in range(export - 3):
+        at = await h.aupdate_state(at, {"n": i}, as_node="step")
+    out = path.with_suffix(".html")
+    seconds, _ = await timed(lambda: asyncio.to_thread(export_html, h, ecfg, out), 1)
+    row(
+        f"export_html, {export} checkpoints",
+        f"{seconds:.1f} s, {out.stat().st_size / 1e6:.1f} MB",
+        "< 5 s, < 4 MB",
+    )
+
+
+async def main() -> None:
+    """Build both threads and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=500)
+    parser.add_argument("--checkpoints", type=int, default=50_000)
+    parser.add_argument("--forks", type=int, default=50)
+    parser.add_argument("--export", type=int, default=5_000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    print(machine())
+    with tempfile.TemporaryDirectory() as folder:
+        await big_state(Path(folder) / "state.db", args.steps, args.rounds)
+        await big_tree(
+            Path(folder) / "tree.db", args.checkpoints, args.forks, args.rounds, args.export
+        )
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,134 @@
+"""The widget's DAG from checkpoint rows and metadata only (issue 14, item 1).
+
+On durable_debug's SQLite saver the tree is read without decoding any state value, in one
+query, and a read after the first asks only for what was written since. It must be the same
+tree, mark for mark, as the one built from the full thread read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from contextlib import closing
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from durable_debug.inspect.dag import DagReader, dag_data_of
+from durable_debug.inspect.thread import aread_thread
+from support.seed_graphs import source
+
+
+def on_sqlite(name: str, path: Path) -> dict[str, Any]:
+    """Seed ``name`` on durable_debug's engine with every graph saving to the SQLite ``path``."""
+    text = source("durable_debug", name).replace("MemorySaver()", f"SqliteSaver({str(path)!r})")
+    namespace: dict[str, Any] = {"__name__": f"seed_{name}"}
+    code = compile(
+        "from durable_debug import SqliteSaver\n" + text, name, "exec", dont_inherit=True
+    )
+    exec(code, namespace)
+    return namespace
+
+
+async def full_dag(g: Any, cfg: Any) -> Any:
+    return dag_data_of(await aread_thread(g, cfg))
+
+
+async def test_the_outline_tree_is_the_full_tree_with_forks(tmp_path):
+    ns = on_sqlite("accumulate", tmp_path / "t.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+    for i in range(2):
+        await g.ainvoke(None, await g.aupdate_state(target.config, {"value": f"F{i}"}))
+    reader = DagReader(g, cfg)
+    dag = await reader.aread()
+    assert dag == await full_dag(g, cfg)
+    assert dag["lanes"] == 3 and reader.reads == 1
+
+
+async def test_errors_and_interrupts_are_marked_without_reading_state(tmp_path):
+    ns = on_sqlite("resume", tmp_path / "r.db")
+    g, cfg = ns["g"], ns["cfg"]
+    with contextlib.suppress(RuntimeError):
+        await g.ainvoke({"log": []}, cfg)
+    dag = await DagReader(g, cfg).aread()
+    assert dag == await full_dag(g, cfg)
+    assert [(n["step"], n["next"]) for n in dag["nodes"] if n["errors"]] == [(2, ["c"])]
+
+    ns = on_sqlite("rerun_rule", tmp_path / "h.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"prep": "", "decision": ""}, cfg)
+    reader = DagReader(g, cfg)
+    dag = await reader.aread()
+    assert dag == await full_dag(g, cfg)
+    assert [(n["next"], n["interrupts"]) for n in dag["nodes"] if n["interrupts"]] == [
+        (["gate"], 1)
+    ]
+    await g.ainvoke(ns["Command"](resume="yes"), cfg)
+    dag = await reader.aread()  # the paused checkpoint is read again: answered now
+    assert [n for n in dag["nodes"] if n["interrupts"]] == []
+    assert dag == await full_dag(g, cfg)
+
+
+@pytest.mark.parametrize("name", ["fanout", "two_gates", "reviews", "loop"])
+async def test_the_outline_agrees_on_every_seed(tmp_path, name):
+    ns = on_sqlite(name, tmp_path / "s.db")
+    g, cfg = ns["g"], ns["cfg"]
+    state = {
+        k: [] if "list" in str(t) else ("" if t is str else 0)
+        for k, t in ns["State"].__annotations__.items()
+    }
+    with contextlib.suppress(Exception):
+        await g.ainvoke(state, cfg)
+    assert await DagReader(g, cfg).aread() == await full_dag(g, cfg)
+
+
+async def test_no_state_value_is_decoded(tmp_path):
+    """State blobs made unreadable: the full read fails, the tree still opens."""
+    database = tmp_path / "t.db"
+    ns = on_sqlite("accumulate", database)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    expected = await full_dag(g, cfg)
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("UPDATE checkpoint_blobs SET blob = x'c1c1' WHERE channel IN ('value', 'log')")
+        db.execute("UPDATE checkpoint_writes SET blob = x'c1c1' WHERE channel IN ('value', 'log')")
+    with pytest.raises(Exception):  # noqa: B017 - any decoding error: the values are garbage
+        await aread_thread(g, cfg)
+    assert await DagReader(g, cfg).aread() == expected
+
+
+async def test_a_second_read_reads_only_what_was_written_since(tmp_path):
+    ns = on_sqlite("accumulate", tmp_path / "t.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    reader = DagReader(g, cfg)
+    first = await reader.aread()
+    assert reader.last_read == len(first["nodes"]) == 4
+    target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+    await g.ainvoke(None, await g.aupdate_state(target.config, {"value": "F"}))
+    dag = await reader.aread()
+    # the 2 new checkpoints, the newest seen before, and the fork's parent (its writes grew)
+    assert reader.last_read == 4
+    assert len(dag["nodes"]) == 6 and dag == await full_dag(g, cfg)
+    await reader.aread()
+    assert reader.last_read == 1  # nothing new: only the newest seen is read again
+
+
+async def test_the_protocol_layout_is_dag_layout(tmp_path):
+    """dag_data_of places checkpoints without networkx: the same places as dag_layout."""
+    from durable_debug.inspect.dag import dag_from_thread, dag_layout
+
+    ns = on_sqlite("accumulate", tmp_path / "t.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    history = [s async for s in g.aget_state_history(cfg)]
+    for i, snapshot in enumerate(history[1:3]):  # forks from two places, one run on
+        forked = await g.aupdate_state(snapshot.config, {"value": f"F{i}"})
+        await g.ainvoke(None, forked)
+    thread = await aread_thread(g, cfg)
+    placed = {n["id"]: (n["depth"], n["lane"]) for n in dag_data_of(thread)["nodes"]}
+    assert placed == dict(dag_layout(dag_from_thread(thread)))
+    assert len(set(placed.values())) == len(placed) and max(p[1] for p in placed.values()) == 2
