@@ -77,6 +77,16 @@ function svgHyperscript(doc) {
     return el;
   };
 }
+function later(view, fn, ms) {
+  const timer = setTimeout(() => {
+    view.timers.delete(timer);
+    fn();
+  }, ms);
+  view.timers.add(timer);
+}
+function isReadonly(view) {
+  return Boolean(view.model.get("_readonly"));
+}
 
 // js/src/json-tree.js
 function drawJson(view, value, openDepth, depth = 0) {
@@ -1762,13 +1772,6 @@ function listen(view, target, type, fn, capture = false) {
   target.addEventListener(type, fn, capture);
   view.cleanups.push(() => target.removeEventListener(type, fn, capture));
 }
-function later(view, fn, ms) {
-  const timer = setTimeout(() => {
-    view.timers.delete(timer);
-    fn();
-  }, ms);
-  view.timers.add(timer);
-}
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
   drawStatus(view);
@@ -1776,9 +1779,6 @@ function drawAll(view) {
   drawDetail(view, view.model.get("_detail") || view.detail, true);
   drawTopology(view, view.model.get("_topology"));
   drawCode(view, view.model.get("_code") || []);
-}
-function isReadonly(view) {
-  return Boolean(view.model.get("_readonly"));
 }
 function buildSkeleton(doc) {
   const h = hyperscript(doc);
@@ -1905,8 +1905,6 @@ export {
   formatBytes,
   formatVersion,
   importSvg,
-  isReadonly,
-  later,
   layoutDag,
   neighbour,
   nodesInArea,

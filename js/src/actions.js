@@ -2,8 +2,7 @@
 // Actions: fork, rerun, resume, stop, copy (one delegated click handler on the root)
 
 import { placeRings } from "./dag.js";
-import { hyperscript, plural } from "./helpers.js";
-import { isReadonly, later } from "./index.js";
+import { hyperscript, isReadonly, later, plural } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
 import { copyCode, drawStatus } from "./status.js";
 import { WATCH_EVERY_MS } from "./types.js";

@@ -1,8 +1,16 @@
 // @ts-check
 // The selected checkpoint's detail
 
-import { cell, formatBytes, formatVersion, hyperscript, plural, shortId, table } from "./helpers.js";
-import { isReadonly } from "./index.js";
+import {
+  cell,
+  formatBytes,
+  formatVersion,
+  hyperscript,
+  isReadonly,
+  plural,
+  shortId,
+  table,
+} from "./helpers.js";
 import { drawJson } from "./json-tree.js";
 import { showSelected } from "./select.js";
 

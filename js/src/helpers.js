@@ -1,9 +1,10 @@
 // @ts-check
-// Small pure helpers
+// Small helpers: pure ones (exported for the tests), and the view's timers and read-only flag
 
 import { SVG_NS } from "./types.js";
 
 /** @typedef {import("./index.js").H} H */
+/** @typedef {import("./index.js").View} View */
 /**
  * A channel version, shortened: `"00000000000000000000000000000007.0.4123…"` → `"7 · 0.4123…"`
  * (the counter without its zero padding, then the start of the branch suffix).
@@ -121,4 +122,18 @@ export function svgHyperscript(doc) {
     for (const child of children) el.append(typeof child === "string" ? doc.createTextNode(child) : child);
     return el;
   };
+}
+
+/** A timer that cleanup clears. @param {View} view @param {() => void} fn @param {number} ms */
+export function later(view, fn, ms) {
+  const timer = setTimeout(() => {
+    view.timers.delete(timer);
+    fn();
+  }, ms);
+  view.timers.add(timer);
+}
+
+/** @param {View} view */
+export function isReadonly(view) {
+  return Boolean(view.model.get("_readonly"));
 }

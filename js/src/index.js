@@ -46,7 +46,7 @@ import {
   showTooltip,
 } from "./dag.js";
 import { drawDetail } from "./detail.js";
-import { hyperscript } from "./helpers.js";
+import { hyperscript, isReadonly } from "./helpers.js";
 import { fillLazyJson } from "./json-tree.js";
 import { createRequester } from "./requests.js";
 import { showSelected } from "./select.js";
@@ -239,15 +239,6 @@ function listen(view, target, type, fn, capture = false) {
   view.cleanups.push(() => target.removeEventListener(type, fn, capture));
 }
 
-/** A timer that cleanup clears. @param {View} view @param {() => void} fn @param {number} ms */
-export function later(view, fn, ms) {
-  const timer = setTimeout(() => {
-    view.timers.delete(timer);
-    fn();
-  }, ms);
-  view.timers.add(timer);
-}
-
 /** @param {View} view */
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
@@ -256,11 +247,6 @@ function drawAll(view) {
   drawDetail(view, view.model.get("_detail") || view.detail, true);
   drawTopology(view, view.model.get("_topology"));
   drawCode(view, view.model.get("_code") || []);
-}
-
-/** @param {View} view */
-export function isReadonly(view) {
-  return Boolean(view.model.get("_readonly"));
 }
 
 /**

@@ -2,8 +2,7 @@
 // Status line, topology, code
 
 import { clearRequestError, showRequestError } from "./actions.js";
-import { cell, hyperscript, plural, round1, svgHyperscript, table } from "./helpers.js";
-import { isReadonly, later } from "./index.js";
+import { cell, hyperscript, isReadonly, later, plural, round1, svgHyperscript, table } from "./helpers.js";
 import { SVG_NS } from "./types.js";
 
 /** @typedef {import("./index.js").View} View */
