@@ -126,7 +126,7 @@ async def alatest_rows(saver: Any) -> list[LatestRow] | None:
 def _own_rows(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestRow]:
     from durable_debug.checkpoint._rows import missing_blob, parse_checkpoint_row, to_tuple
 
-    blob_serde = saver._blob_serde
+    listing_serde = _ListingSerde(saver._blob_serde)
     found: list[LatestRow] = []
     for count, *row in rows:
         thread_id = str(row[0])
@@ -150,9 +150,7 @@ def _own_rows(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestRow]:
                 for version, channels in parsed.pointers.items()
                 if (kept := [c for c in channels if is_trigger_channel(c)])
             }
-            tup = to_tuple(
-                parsed._replace(pointers=triggers), blobs, writes, _ListingSerde(blob_serde)
-            )
+            tup = to_tuple(parsed._replace(pointers=triggers), blobs, writes, listing_serde)
             found.append(LatestRow(thread_id, int(count), tup))
         except SerdeError as exc:
             found.append(LatestRow(thread_id, int(count), None, str(exc)))
