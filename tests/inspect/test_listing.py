@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import sqlite3
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from durable_debug import Command, SqliteSaver
+from durable_debug.checkpoint.errors import StoreClosedError
 from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
 from durable_debug.checkpoint.latest import alatest_rows
 from durable_debug.cli import demo_graph
@@ -70,3 +74,16 @@ async def test_langgraph_layout_listing_matches_reading_each_thread(tmp_path: Pa
     assert fast[0].status == "paused on 1 interrupt(s) at review"
     # "b" failed; "a" and "c" ran in parallel threads and may or may not have saved first.
     assert fast[1].status.startswith("failed at research")
+
+
+async def test_the_collector_is_back_on_after_a_listing_and_after_a_failed_one(
+    tmp_path: Path,
+) -> None:
+    async with SqliteSaver(str(tmp_path / "own.db")) as saver:
+        with contextlib.suppress(ConnectionError):  # the demo fails its first build
+            await demo_graph(saver).ainvoke({"topic": "t"}, threads(["a"])[0])
+        assert [row.thread_id for row in await athread_listing(saver)] == ["a"]
+        assert gc.isenabled()
+    with pytest.raises(StoreClosedError):
+        await athread_listing(saver)
+    assert gc.isenabled()

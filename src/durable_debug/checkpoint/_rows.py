@@ -215,11 +215,19 @@ def encode_json(value: Any, serde: SerializerProtocol) -> str:
 
     A value nesting deeper than :func:`decode_json` reads back is refused.
     """
-    try:
-        text = json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
-    except RecursionError:
-        text = ""
     limit = limits_of(serde).max_depth
+    depth = _plain_depth(value, limit)
+    if depth is not None:
+        # Nothing to wrap: the C encoder writes the value as it is, and its depth is known.
+        if depth > limit:
+            text = ""
+        else:
+            return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    else:
+        try:
+            text = json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
+        except RecursionError:
+            text = ""
     if not text or (len(text) > limit and nesting_depth(value, limit) > limit):
         limits = limits_of(serde)
         raise UnsupportedValueError(
@@ -247,10 +255,69 @@ def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
     except (ValueError, TypeError) as exc:
         raise CorruptPayloadError(f"the stored JSON is malformed ({exc})") from None
     limit = limits_of(serde).max_depth
-    # Each level of nesting takes at least one character: a short text cannot be too deep.
-    if len(text) > limit and nesting_depth(value, limit) > limit:
+    # Each level of nesting takes at least one character, and without wrapped values an
+    # opening bracket: a text with few of them cannot be too deep.
+    too_many = wrapped or _brackets(text) > limit
+    if len(text) > limit and too_many and nesting_depth(value, limit) > limit:
         raise _too_deep(serde)
     return value
+
+
+def _brackets(text: str | bytes) -> int:
+    """How many ``[`` and ``{`` ``text`` holds (inside strings too): at least the nesting
+    depth of the JSON it encodes."""
+    if isinstance(text, str):
+        return text.count("[") + text.count("{")
+    return text.count(b"[") + text.count(b"{")
+
+
+_PLAIN_SCALARS = frozenset({type(None), bool, int})
+"""Types :func:`_to_json` keeps as they are without looking at them."""
+
+
+def _plain_depth(value: Any, limit: int) -> int | None:
+    """The nesting depth of ``value`` if :func:`_to_json` would keep it as it is (lists, dicts
+    with string keys, and scalars JSON holds exactly); None if something needs wrapping.
+
+    Level by level, with the checks of a level's strings done at once, so the common record
+    (version maps of short names) costs a few C calls per container. Stops past ``limit``.
+    """
+    if type(value) is not dict and type(value) is not list:
+        return None
+    plain = _PLAIN_SCALARS
+    only_str = frozenset((str,)).issuperset
+    level: list[Any] = [value]
+    depth = 0
+    strings: list[str] = []
+    while level:
+        if depth > limit:
+            return depth
+        below: list[Any] = []
+        for obj in level:
+            cls = type(obj)
+            if cls is dict:
+                if not only_str(map(type, obj)) or _WRAPPED in obj:
+                    return None
+                strings.extend(obj)
+                items: Any = obj.values()
+            elif cls is list:
+                items = obj
+            else:
+                return None
+            for item in items:
+                kind = type(item)
+                if kind is str:
+                    strings.append(item)
+                elif kind is dict or kind is list:
+                    below.append(item)
+                elif kind is float:
+                    if not math.isfinite(item):
+                        return None
+                elif kind not in plain:
+                    return None
+        depth += 1
+        level = below
+    return depth if _storable("".join(strings)) else None
 
 
 def _too_deep(serde: SerializerProtocol) -> CorruptPayloadError:

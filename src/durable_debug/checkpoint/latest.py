@@ -68,37 +68,30 @@ SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpo
        c.checkpoint,
        json_object('step', json_extract(c.metadata, '$.step'),
                    'source', json_extract(c.metadata, '$.source')),
-       (SELECT group_concat(json_array(b.channel, b.version, b.type, hex(b.blob)))
+       (SELECT group_concat(json_array(ch.value, v.key, b.type, hex(b.blob)))
           FROM json_each(c.checkpoint, '$.channel_versions') AS v
          CROSS JOIN json_each(v.value) AS ch
-         CROSS JOIN checkpoint_blobs b
+          LEFT JOIN checkpoint_blobs b
             ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = ch.value
            AND b.version = v.key
-         WHERE {trigger_channel_sql("ch.value")}),
+         WHERE b.type IS NULL OR {trigger_channel_sql("ch.value")}),
        (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
                    CASE WHEN w.channel IN {SPECIAL_WRITES_SQL}
                         THEN hex(w.blob) END, w.task_path))
           FROM checkpoint_writes w
          WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''
-           AND w.checkpoint_id = c.checkpoint_id),
-       (SELECT json_array(ch.value, v.key)
-          FROM json_each(c.checkpoint, '$.channel_versions') AS v
-         CROSS JOIN json_each(v.value) AS ch
-         WHERE NOT EXISTS (SELECT 1 FROM checkpoint_blobs b
-                            WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = ''
-                              AND b.channel = ch.value AND b.version = v.key)
-         LIMIT 1)
+           AND w.checkpoint_id = c.checkpoint_id)
 FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
         FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
 JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
  AND c.checkpoint_id = latest.checkpoint_id
 """
 """durable_debug's SQLite layout: per thread, its count, newest checkpoint row (its metadata
-reduced to ``step`` and ``source``), the blobs of
-its trigger channels (looked up by its pointer map, entry by entry), its writes (the values
-of the special ones, only the channel of the others: enough to know the task finished), and
-the first pointer map entry whose blob is not stored, if any (a lost row breaks the thread even
-though the listing decodes no state)."""
+reduced to ``step`` and ``source``), one pass over its pointer map that looks up each entry's
+blob and keeps the trigger channels' blobs and every entry whose blob is not stored (type
+null: a lost row breaks the thread even though the listing decodes no state), and its writes
+(the values of the special ones, only the channel of the others: enough to know the task
+finished)."""
 
 
 @contextlib.contextmanager
@@ -136,26 +129,24 @@ async def alatest_rows(saver: Any) -> list[LatestRow] | None:
 def _own_rows(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestRow]:
     from durable_debug.checkpoint._rows import missing_blob, parse_checkpoint_row, to_tuple
 
-    blob_serde = saver._blob_serde
+    listing_serde = _ListingSerde(saver._blob_serde)
     found: list[LatestRow] = []
     for count, *row in rows:
         thread_id = str(row[0])
         try:
             parsed = parse_checkpoint_row(row[:6], saver.serde)
-            if row[8]:
-                channel, version = json.loads(row[8])
-                raise missing_blob(channel, version).located(
-                    thread=thread_id, checkpoint=parsed.checkpoint_id, channel=channel
-                )
-            blobs = {
-                (thread_id, "", channel, version): (kind, bytes.fromhex(data or ""))
-                for channel, version, kind, data in (json.loads(f"[{row[6]}]") if row[6] else ())
-            }
+            blobs: dict[tuple[str, str, str, str], tuple[str, bytes]] = {}
+            for channel, version, kind, data in json.loads(f"[{row[6]}]") if row[6] else ():
+                if kind is None:
+                    raise missing_blob(channel, version).located(
+                        thread=thread_id, checkpoint=parsed.checkpoint_id, channel=channel
+                    )
+                blobs[(thread_id, "", channel, version)] = (kind, bytes.fromhex(data or ""))
             writes = [
                 (task, channel, kind, data or b"")
                 for task, channel, kind, data, _ in split_writes(row[7])
             ]
-            tup = to_tuple(triggers_only(parsed), blobs, writes, _ListingSerde(blob_serde))
+            tup = to_tuple(triggers_only(parsed), blobs, writes, listing_serde)
             found.append(LatestRow(thread_id, int(count), tup))
         except SerdeError as exc:
             found.append(LatestRow(thread_id, int(count), None, str(exc)))

@@ -57,10 +57,15 @@ def status_of(snapshot: Any) -> str:
 
 async def athread_listing(saver: Any) -> list[ThreadRow]:
     """Every thread of ``saver`` with its checkpoint count, latest step and status."""
-    latest = await alatest_rows(saver)
-    if latest is not None:
-        with bulk_decoding():
-            return _rows_of(latest, getattr(saver, "task_ids_of", None))
+    # One pause of the cyclic collector from the query to the last status: the decoded
+    # checkpoints are freed before it runs again, so it never walks them (it would walk
+    # every one of them once when turned back on in between).
+    with bulk_decoding():
+        latest = await alatest_rows(saver)
+        if latest is not None:
+            rows = _rows_of(latest, getattr(saver, "task_ids_of", None))
+            del latest
+            return rows
     return await _athread_by_thread(saver)
 
 

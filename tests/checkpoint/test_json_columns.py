@@ -1,0 +1,93 @@
+"""The JSON columns of the SQL savers (checkpoint record, metadata): what is written as it is,
+what is wrapped, and what reading refuses, whichever path encoding and decoding take."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from builders import child_checkpoint, config_for, raw_connection
+
+from durable_debug.checkpoint.serde import MAX_DEPTH, CorruptPayloadError
+from durable_debug.checkpoint.sqlite import SqliteSaver
+
+
+@pytest.fixture
+def saver(tmp_path: Path) -> Iterator[SqliteSaver]:
+    with SqliteSaver(str(tmp_path / "checkpoints.db")) as s:
+        yield s
+
+
+def stored_metadata(saver: SqliteSaver) -> Any:
+    with raw_connection(saver) as db:
+        return json.loads(db.conn.execute("SELECT metadata FROM checkpoints").fetchone()[0])
+
+
+def test_plain_metadata_is_stored_as_written(saver: SqliteSaver) -> None:
+    meta = {"source": "input", "step": -1, "x": [1.5, None, True, {"k": ["é", "[{"]}], "e": {}}
+    cp, versions = child_checkpoint(None, {"a": 1})
+    config = saver.put(config_for("t"), cp, meta, versions)
+    assert stored_metadata(saver) == meta
+    tup = saver.get_tuple(config)
+    assert tup is not None and tup.metadata == meta
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        (1, 2),  # a tuple stays a tuple
+        {1: "int key"},
+        "nul \x00 inside",
+        {"$serde": "looks wrapped"},
+        b"bytes",
+        {"deep": [{"s": {1, 2}}]},
+    ],
+    ids=["tuple", "int-key", "nul", "marker-key", "bytes", "set-inside"],
+)
+def test_values_json_cannot_hold_exactly_round_trip(saver: SqliteSaver, value: Any) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    config = saver.put(config_for("t"), cp, {"source": "input", "step": -1, "v": value}, versions)
+    assert "$serde" in json.dumps(stored_metadata(saver))
+    tup = saver.get_tuple(config)
+    assert tup is not None and tup.metadata["v"] == value
+    assert type(tup.metadata["v"]) is type(value)
+
+
+def test_non_finite_floats_round_trip(saver: SqliteSaver) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    meta = {"source": "input", "step": -1, "v": [math.inf]}
+    config = saver.put(config_for("t"), cp, meta, versions)
+    tup = saver.get_tuple(config)
+    assert tup is not None and tup.metadata["v"] == [math.inf]
+
+
+def test_a_lone_surrogate_is_refused_naming_the_field(saver: SqliteSaver) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    with pytest.raises(Exception, match="field 'metadata'"):
+        saver.put(config_for("t"), cp, {"source": "input", "step": -1, "v": "\ud800"}, versions)
+
+
+def test_brackets_inside_strings_do_not_make_a_shallow_text_too_deep(saver: SqliteSaver) -> None:
+    brackets = "[{" * (MAX_DEPTH * 2)
+    meta = {"source": "input", "step": -1, "note": brackets}
+    cp, versions = child_checkpoint(None, {"a": 1})
+    config = saver.put(config_for("t"), cp, meta, versions)
+    tup = saver.get_tuple(config)
+    assert tup is not None and tup.metadata["note"] == brackets
+
+
+def test_a_deep_text_with_few_characters_to_spare_is_still_refused(saver: SqliteSaver) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    config = saver.put(config_for("t"), cp, {"source": "input", "step": -1}, versions)
+    deep = "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)
+    with raw_connection(saver) as db:
+        db.conn.execute(
+            "UPDATE checkpoints SET metadata = ?", (f'{{"source": "input", "x": {deep}}}',)
+        )
+        db.conn.commit()
+    with pytest.raises(CorruptPayloadError, match="field 'metadata'.*deeper than the limit"):
+        saver.get_tuple(config)
