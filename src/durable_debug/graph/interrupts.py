@@ -18,9 +18,12 @@ import contextvars
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from durable_debug.graph.types import GraphInterrupt, Interrupt
+
+if TYPE_CHECKING:
+    from durable_debug.graph.subgraph import Nesting
 
 __all__ = ["Scratchpad", "interrupt", "is_resume_map", "match_resume", "next_interrupt_id"]
 
@@ -34,6 +37,10 @@ class Scratchpad:
     counter: int = 0
     can_interrupt: bool = True
     node: str = ""
+    nesting: Nesting | None = None
+    """What a graph run inside this task inherits (see ``subgraph.py``)."""
+    answers: dict[str, Any] = field(default_factory=dict)
+    """Interrupt id → answer, handed down to graphs run inside this task."""
 
 
 _SCRATCHPAD: contextvars.ContextVar[Scratchpad | None] = contextvars.ContextVar(

@@ -45,6 +45,7 @@ from durable_debug.graph.algo import (
     TaskRecord,
     apply_writes,
     compact_start_writes,
+    interrupt_id,
     make_checkpoint,
     prepare_tasks,
     preview_values,
@@ -56,10 +57,12 @@ from durable_debug.graph.interrupts import match_resume
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.streams import Producers
+from durable_debug.graph.subgraph import Nesting, checkpoint_parents
 from durable_debug.graph.types import (
     START,
     Command,
     EmptyInputError,
+    GraphInterrupt,
     GraphRecursionError,
     Interrupt,
     Send,
@@ -103,8 +106,11 @@ class RunLoop:
         interrupt_before: tuple[str, ...] | None = None,
         interrupt_after: tuple[str, ...] | None = None,
         context: Any = None,
+        nesting: Nesting | None = None,
     ) -> None:
         self.graph = graph
+        self.nesting = nesting
+        """Set when this run is a subgraph of a running task (see ``subgraph.py``)."""
         self.input = input
         self.config: RunnableConfig = address_config(config)
         self.producers = Producers(modes)
@@ -127,7 +133,12 @@ class RunLoop:
             callbacks = self.config.get("callbacks")
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
-        self.saver = graph.checkpointer
+        self.saver = graph.checkpointer if nesting is None else nesting.saver
+        self.answers: dict[str, Any] = dict(nesting.answers) if nesting else {}
+        """Answers to interrupts handed down by the enclosing run, by interrupt id."""
+        self.parents = checkpoint_parents(self.config) if nesting else {}
+        self.resuming = False
+        """True while the first step of a resumed run runs (its tasks run again)."""
         self.interrupt_before = (
             graph.interrupt_before if interrupt_before is None else interrupt_before
         )
@@ -178,6 +189,7 @@ class RunLoop:
             async for event in self._run_tasks(tasks):
                 yield event
             self.reuse_writes = True  # only the first step of a replay re-executes
+            self.resuming = False
             if self.interrupts:
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
@@ -186,6 +198,8 @@ class RunLoop:
                 )
                 for event in self._drain():
                     yield event
+                if self.nesting is not None:  # the enclosing task pauses on them
+                    raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
             for event in self._drain():
@@ -275,9 +289,37 @@ class RunLoop:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
         if self.input is None or isinstance(self.input, Command):
             await self._resume(self.input)
+        elif self._continues_subgraph():
+            await self._resume(None)
         else:
             await self._start(self.input)
         self.stop = self.step + self.recursion_limit + 1
+
+    def _continues_subgraph(self) -> bool:
+        """A subgraph whose enclosing task runs again continues from its namespace's newest
+        checkpoint (made under the same parent checkpoints) instead of starting over."""
+        return (
+            self.nesting is not None
+            and self.nesting.resuming
+            and self.has_saved
+            and dict(self.metadata.get("parents") or {}) == self.parents
+        )
+
+    async def _apply_answers(self) -> None:
+        """Give the answers handed down by the enclosing run to the tasks of this run
+        paused on those interrupts (each answer once: it must answer the task's next
+        unanswered ``interrupt()`` call)."""
+        for tid, record in self.pending.items():
+            if record.finished or not record.interrupts:
+                continue
+            asked = record.interrupts[-1].id
+            answered = record.resume or []
+            if asked in self.answers and interrupt_id(tid, len(answered)) == asked:
+                record.resume = [*answered, self.answers[asked]]
+                if self.saver is not None:
+                    await self.saver.aput_writes(
+                        self.checkpoint_config, [(RESUME, record.resume)], tid
+                    )
 
     async def _start(self, input: Any) -> None:
         # Validate before saving anything: a bad key must not leave an input checkpoint behind.
@@ -321,6 +363,9 @@ class RunLoop:
         if time_travel:
             for record in self.pending.values():
                 record.resume = None
+        self.resuming = self.reuse_writes
+        if self.answers and self.reuse_writes:
+            await self._apply_answers()
         if command is not None:
             await self._apply_command(command, save=not forks)
         if self.null_writes:
@@ -395,6 +440,8 @@ class RunLoop:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
                 task.resume = record.resume
+                if record.interrupts:
+                    task.answers = {record.interrupts[-1].id: record.resume[-1]}
         to_run = [t for t in tasks if t.status is None]
         for task in to_run:
             if task.name != START:
@@ -413,6 +460,7 @@ class RunLoop:
                 checkpoint_id=self.checkpoint["id"],
                 alone=True,
                 runtime=self.runtime,
+                nesting=self._nesting(),
             )
             await self._task_done(to_run[0], defer=True)
         elif to_run:
@@ -425,6 +473,11 @@ class RunLoop:
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
         for event in self._drain():
             yield event
+
+    def _nesting(self) -> Nesting:
+        """What the tasks of this step hand to the graphs they run."""
+        stream = self.nesting.stream if self.nesting is not None else None
+        return Nesting(self.saver, resuming=self.resuming, answers=self.answers, stream=stream)
 
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
@@ -446,6 +499,7 @@ class RunLoop:
                     alone=False,
                     runtime=self.runtime,
                     message_tap=self.message_tap,
+                    nesting=self._nesting(),
                 )
             ): task
             for task in to_run
@@ -575,7 +629,7 @@ class RunLoop:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
-        self.metadata = checkpoint_metadata(self.config, source, self.step)
+        self.metadata = checkpoint_metadata(self.config, source, self.step, parents=self.parents)
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}

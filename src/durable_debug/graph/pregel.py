@@ -44,6 +44,7 @@ from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_chan
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
 from durable_debug.graph.streams import stream_modes
+from durable_debug.graph.subgraph import nesting_for
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
@@ -71,6 +72,7 @@ class CompiledStateGraph:
         cache: Any = None,
         store: Any = None,
         config: RunnableConfig | None = None,
+        subgraph_checkpointer: bool | None = None,
     ) -> None:
         self.builder = builder
         self.store = store
@@ -80,6 +82,8 @@ class CompiledStateGraph:
         self.schema = schema
         self.nodes = nodes
         self.checkpointer = checkpointer
+        self.subgraph_checkpointer = subgraph_checkpointer
+        """``compile(checkpointer=True/False)``: how the graph saves when run as a subgraph."""
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
@@ -229,10 +233,15 @@ class CompiledStateGraph:
         durability: Durability | None,
     ) -> RunLoop:
         check_durability(durability)
+        nested = nesting_for(self, config)
+        nesting = None
+        if nested is not None:
+            config, nesting = nested
         return RunLoop(
             self,
             input,
             merge_configs(self.config, config),
+            nesting=nesting,
             modes=modes,
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
@@ -470,6 +479,11 @@ class CompiledStateGraph:
         return run_sync(self.abulk_update_state(config, supersteps))
 
     # -- structure ---------------------------------------------------------------------------
+
+    def get_name(self) -> str:
+        """The graph's name (``compile(name=...)``, default ``"LangGraph"``): what
+        ``add_node(graph)`` names the node."""
+        return self.name
 
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""

@@ -19,6 +19,7 @@ from durable_debug.graph.algo import Task
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
 from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
+from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.types import START, GraphInterrupt, RetryPolicy
 
 if TYPE_CHECKING:
@@ -42,11 +43,13 @@ async def run_task(
     alone: bool,
     runtime: Runtime[Any] | None = None,
     message_tap: Any = None,
+    nesting: Nesting | None = None,
 ) -> None:
     """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
 
     ``runtime`` carries the run's context, store and stream writer; ``message_tap`` (stream
-    mode ``"messages"``) sees the node's input and output. Never raises for the
+    mode ``"messages"``) sees the node's input and output; ``nesting`` is what a graph the
+    node runs inherits (the run's saver, see ``subgraph.py``). Never raises for the
     node's own exceptions; only cancellation propagates.
     """
     spec = task.node
@@ -63,8 +66,14 @@ async def run_task(
         return
     thread_id = (config.get("configurable") or {}).get("thread_id")
     checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns", "")
+    nesting = nesting or Nesting(graph.checkpointer)
     scratchpad = Scratchpad(
-        task.id, list(task.resume), can_interrupt=graph.checkpointer is not None, node=spec.name
+        task.id,
+        list(task.resume),
+        can_interrupt=nesting.saver is not None,
+        node=spec.name,
+        nesting=nesting,
+        answers={**nesting.answers, **task.answers},
     )
 
     def event(kind: EventKind, outcome: Outcome | None = None, error: str | None = None) -> None:
@@ -93,7 +102,7 @@ async def run_task(
                 event("start")
             try:
                 info = ExecutionInfo(checkpoint_id, checkpoint_ns, task.id, thread_id, attempt)
-                context = CallContext(node_config(config, task, step), runtime, info)
+                context = CallContext(node_config(config, task, step, checkpoint_id), runtime, info)
                 assert spec.style is not None
                 inline = alone and not spec.style.is_async and in_runner_thread()
                 if message_tap is not None:
@@ -144,20 +153,33 @@ def _retry_wait(policies: Sequence[RetryPolicy], exc: BaseException | None, atte
     return max(wait, 1e-6)
 
 
-def node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]:
-    """The config a node receives as its ``config`` parameter (LangGraph's metadata keys)."""
+def node_config(
+    config: dict[str, Any], task: Task, step: int, checkpoint_id: str | None = None
+) -> dict[str, Any]:
+    """The config a node receives as its ``config`` parameter (LangGraph's metadata keys).
+
+    As in LangGraph, its ``checkpoint_ns`` is the task's own namespace (where a graph the
+    node runs saves its checkpoints) and ``checkpoint_map`` maps each enclosing namespace to
+    the checkpoint its task runs from (a nested graph's ``metadata["parents"]``).
+    """
     configurable = dict(config.get("configurable") or {})
     metadata = dict(config.get("metadata") or {})
     for key, value in configurable.items():  # as LangChain's configs do: the run's own keys
         if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
             metadata.setdefault(key, value)
+    graph_ns = str(configurable.get("checkpoint_ns") or "")
+    own_ns = task_namespace(graph_ns, task)
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
         langgraph_triggers=task.triggers or ("__pregel_push",),
         langgraph_path=task.path,
-        langgraph_checkpoint_ns=task_namespace(configurable.get("checkpoint_ns", ""), task),
+        langgraph_checkpoint_ns=own_ns,
     )
+    if checkpoint_id is not None:
+        parents = dict(configurable.get("checkpoint_map") or {})
+        parents[graph_ns] = checkpoint_id
+        configurable.update(checkpoint_map=parents, checkpoint_id=None, checkpoint_ns=own_ns)
     return {**config, "configurable": configurable, "metadata": metadata}
 
 

@@ -224,7 +224,7 @@ class StateGraph:
 
     def compile(
         self,
-        checkpointer: BaseCheckpointSaver | None = None,
+        checkpointer: BaseCheckpointSaver | bool | None = None,
         *,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
@@ -234,7 +234,13 @@ class StateGraph:
         store: Any = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
-        """Check the graph and return a runnable :class:`CompiledStateGraph`."""
+        """Check the graph and return a runnable :class:`CompiledStateGraph`.
+
+        ``checkpointer`` is a saver, or for a graph used as a subgraph None (use the
+        parent's saver), ``True`` (the parent's saver, one namespace for every call, so the
+        subgraph keeps its state between calls) or ``False`` (save nothing); see
+        ``subgraph.py``.
+        """
         from durable_debug.graph.pregel import CompiledStateGraph
 
         self._validate(interrupt_before, interrupt_after)
@@ -244,7 +250,8 @@ class StateGraph:
             builder=self,
             schema=self.schema,
             nodes=nodes,
-            checkpointer=checkpointer,
+            checkpointer=None if isinstance(checkpointer, bool) else checkpointer,
+            subgraph_checkpointer=checkpointer if isinstance(checkpointer, bool) else None,
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",

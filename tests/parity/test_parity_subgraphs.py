@@ -1,0 +1,193 @@
+"""Subgraphs on both libraries: a compiled graph added as a node, a graph with its own schema
+invoked from inside a node (nested two levels), their checkpoints under the task's namespace
+in the parent's saver, ``compile(checkpointer=True / False)``, and ``interrupt()`` inside a
+subgraph pausing the parent until ``Command(resume=...)`` resumes it without re-running the
+subgraph's finished steps."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any
+
+import pytest
+from parity_harness import Api, Trace, acheck_parity
+from typing_extensions import TypedDict
+
+pytestmark = pytest.mark.parity
+
+
+class State(TypedDict):
+    x: str
+    log: Annotated[list, operator.add]
+
+
+class Inner(TypedDict):
+    y: str
+
+
+def namespace(trace: Trace, ns: str) -> str:
+    """A namespace with each level's task id replaced by its trace label."""
+    parts = []
+    for part in ns.split("|") if ns else ():
+        node, _, task = part.partition(":")
+        parts.append(f"{node}:{trace.label('t', task)}" if task else node)
+    return "|".join(parts)
+
+
+def saved(trace: Trace, label: str, saver: Any) -> None:
+    """Every checkpoint the saver holds, by namespace then step: values, source, parents."""
+    rows = []
+    for tup in saver.list(None):
+        metadata = tup.metadata
+        rows.append(
+            {
+                "ns": namespace(trace, tup.config["configurable"]["checkpoint_ns"]),
+                "step": metadata["step"],
+                "source": metadata["source"],
+                "values": trace.normalize(
+                    {k: v for k, v in tup.checkpoint["channel_values"].items()}
+                ),
+                "parents": {
+                    namespace(trace, ns): trace.label("c", cid)
+                    for ns, cid in (metadata.get("parents") or {}).items()
+                },
+                "extra metadata": sorted(set(metadata) - {"step", "source", "parents"}),
+            }
+        )
+    rows.sort(key=lambda r: (r["ns"], r["step"], r["source"]))
+    trace.note(label, rows)
+
+
+def asking_subgraph(api: Api, trace: Trace) -> Any:
+    """s1 → s2 (s2 asks a question); shares the parent's State."""
+
+    def s1(state: State) -> dict:
+        trace.ran("s1")
+        return {"log": ["s1"]}
+
+    def s2(state: State) -> dict:
+        trace.ran("s2")
+        answer = api.interrupt("continue?")
+        return {"x": answer, "log": [f"s2:{answer}"]}
+
+    builder = api.StateGraph(State).add_node("s1", s1).add_node("s2", s2)
+    builder.add_edge(api.START, "s1").add_edge("s1", "s2")
+    return builder.compile()
+
+
+async def test_compiled_graph_as_a_node_interrupts_and_resumes():
+    async def scenario(api: Api, trace: Trace) -> None:
+        sub = asking_subgraph(api, trace)
+
+        def p1(state: State) -> dict:
+            trace.ran("p1")
+            return {"log": ["p1"]}
+
+        def after(state: State) -> dict:
+            trace.ran("after")
+            return {"log": ["after"]}
+
+        builder = api.StateGraph(State).add_node("p1", p1).add_node("sub", sub)
+        builder.add_node("after", after)
+        builder.add_edge(api.START, "p1").add_edge("p1", "sub").add_edge("sub", "after")
+        g = builder.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "t"}}
+        await trace.run("paused", g.ainvoke({"x": "", "log": []}, cfg))
+        trace.state("state while paused", await g.aget_state(cfg))
+        saved(trace, "saved while paused", g.checkpointer)
+        await trace.run("resumed", g.ainvoke(api.Command(resume="yes"), cfg))
+        saved(trace, "saved at the end", g.checkpointer)
+        trace.history("history", [s async for s in g.aget_state_history(cfg)])
+
+    await acheck_parity(scenario)
+
+
+async def test_graph_invoked_from_a_node_nested_two_levels():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def deep(state: Inner) -> dict:
+            trace.ran("deep")
+            first = api.interrupt("first?")
+            second = api.interrupt("second?")
+            return {"y": f"{state['y']}+{first}+{second}"}
+
+        def prepare(state: Inner) -> dict:
+            trace.ran("prepare")
+            return {"y": state["y"].upper()}
+
+        inner = api.StateGraph(Inner).add_node("deep", deep).add_edge(api.START, "deep").compile()
+        middle = (
+            api.StateGraph(Inner)
+            .add_node("prepare", prepare)
+            .add_node("inner", inner)
+            .add_edge(api.START, "prepare")
+            .add_edge("prepare", "inner")
+            .compile()
+        )
+
+        def call(state: State) -> dict:
+            trace.ran("call")
+            out = middle.invoke({"y": state["x"]})
+            return {"x": out["y"], "log": ["call"]}
+
+        builder = api.StateGraph(State).add_node("call", call).add_edge(api.START, "call")
+        g = builder.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "nested"}}
+        await trace.run("first pause", g.ainvoke({"x": "a", "log": []}, cfg))
+        await trace.run("second pause", g.ainvoke(api.Command(resume="one"), cfg))
+        trace.state("state while paused", await g.aget_state(cfg))
+        await trace.run("done", g.ainvoke(api.Command(resume="two"), cfg))
+        saved(trace, "saved", g.checkpointer)
+
+    await acheck_parity(scenario)
+
+
+@pytest.mark.parametrize("checkpointer", [True, False])
+async def test_subgraph_checkpointer_true_or_false(checkpointer):
+    async def scenario(api: Api, trace: Trace) -> None:
+        def bang(state: Inner) -> dict:
+            trace.ran("bang")
+            return {"y": state["y"] + "!"}
+
+        sub = (
+            api.StateGraph(Inner)
+            .add_node("bang", bang)
+            .add_edge(api.START, "bang")
+            .compile(checkpointer=checkpointer)
+        )
+
+        def call(state: State) -> dict:
+            return {"x": sub.invoke({"y": state["x"]})["y"]}
+
+        g = (
+            api.StateGraph(State)
+            .add_node("call", call)
+            .add_edge(api.START, "call")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "t"}}
+        await trace.run("first", g.ainvoke({"x": "a", "log": []}, cfg))
+        await trace.run("second", g.ainvoke({"x": "b", "log": []}, cfg))
+        saved(trace, "saved", g.checkpointer)
+
+    await acheck_parity(scenario)
+
+
+async def test_a_compiled_graph_added_without_a_name_is_named_after_the_graph():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def work(state: State) -> dict:
+            return {"log": ["work"]}
+
+        named = (
+            api.StateGraph(State)
+            .add_node("work", work)
+            .add_edge(api.START, "work")
+            .compile(name="researcher")
+        )
+        g = api.StateGraph(State).add_node(named).add_edge(api.START, "researcher")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "n"}}
+        trace.note("nodes", sorted(n for n in g.get_graph().nodes if not n.startswith("__")))
+        await trace.run("run", g.ainvoke({"x": "", "log": []}, cfg))
+        trace.note("updates", await g.ainvoke({"x": "", "log": []}, cfg, stream_mode="updates"))
+
+    await acheck_parity(scenario)
