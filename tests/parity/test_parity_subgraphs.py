@@ -27,11 +27,7 @@ class Inner(TypedDict):
 
 def namespace(trace: Trace, ns: str) -> str:
     """A namespace with each level's task id replaced by its trace label."""
-    parts = []
-    for part in ns.split("|") if ns else ():
-        node, _, task = part.partition(":")
-        parts.append(f"{node}:{trace.label('t', task)}" if task else node)
-    return "|".join(parts)
+    return trace.namespace(ns)
 
 
 def saved(trace: Trace, label: str, saver: Any) -> None:
@@ -189,5 +185,56 @@ async def test_a_compiled_graph_added_without_a_name_is_named_after_the_graph():
         trace.note("nodes", sorted(n for n in g.get_graph().nodes if not n.startswith("__")))
         await trace.run("run", g.ainvoke({"x": "", "log": []}, cfg))
         trace.note("updates", await g.ainvoke({"x": "", "log": []}, cfg, stream_mode="updates"))
+
+    await acheck_parity(scenario)
+
+
+def task_states(trace: Trace, snapshot: Any) -> list[Any]:
+    """Each task's ``state``: a config (its namespace) or a nested snapshot, normalized."""
+    out: list[Any] = []
+    for task in snapshot.tasks:
+        state = task.state
+        if state is None:
+            out.append(None)
+        elif isinstance(state, dict):
+            out.append({"ns": namespace(trace, state["configurable"]["checkpoint_ns"])})
+        else:
+            out.append(
+                {
+                    "ns": namespace(trace, state.config["configurable"]["checkpoint_ns"]),
+                    "values": trace.normalize(state.values),
+                    "next": state.next,
+                    "interrupts": trace.normalize(list(state.interrupts)),
+                    "tasks": task_states(trace, state),
+                }
+            )
+    return out
+
+
+@pytest.mark.parametrize("how", ["node", "called"])
+async def test_subgraph_state_history_and_update(how):
+    async def scenario(api: Api, trace: Trace) -> None:
+        sub = asking_subgraph(api, trace)
+
+        def call(state: State) -> dict:
+            return sub.invoke(state)
+
+        builder = api.StateGraph(State).add_node("p", sub if how == "node" else call)
+        g = builder.add_edge(api.START, "p").compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "t"}}
+        await trace.run("paused", g.ainvoke({"x": "", "log": []}, cfg))
+        parent = await g.aget_state(cfg)
+        trace.note("task states", task_states(trace, parent))
+        nested = await g.aget_state(cfg, subgraphs=True)
+        trace.note("task states with subgraphs", task_states(trace, nested))
+        where = parent.tasks[0].state
+        trace.history("subgraph history", [s async for s in g.aget_state_history(where)])
+        inside = await g.aget_state(where)
+        trace.state("subgraph state", inside)
+        await g.aupdate_state(inside.config, {"x": "patched"})
+        after = await g.aget_state(cfg, subgraphs=True)
+        trace.note("after update", task_states(trace, after))
+        await trace.run("resumed", g.ainvoke(api.Command(resume="ok"), cfg))
+        trace.history("parent history", [s async for s in g.aget_state_history(cfg)])
 
     await acheck_parity(scenario)

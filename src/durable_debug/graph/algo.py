@@ -96,8 +96,6 @@ class Task:
     """Its writes once it finished (or as restored from pending writes)."""
     resume: list[Any] = field(default_factory=list)
     """Resume values for its ``interrupt()`` calls, in order."""
-    answers: dict[str, Any] = field(default_factory=dict)
-    """The answer to the interrupt it is paused on, by id (handed to a subgraph it runs)."""
     status: str | None = None
     """None (not run), "done", "error", "interrupt" or "cancelled"."""
     error: BaseException | None = None

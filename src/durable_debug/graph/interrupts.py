@@ -25,7 +25,40 @@ from durable_debug.graph.types import GraphInterrupt, Interrupt
 if TYPE_CHECKING:
     from durable_debug.graph.subgraph import Nesting
 
-__all__ = ["Scratchpad", "interrupt", "is_resume_map", "match_resume", "next_interrupt_id"]
+__all__ = [
+    "Answers",
+    "Scratchpad",
+    "interrupt",
+    "is_resume_map",
+    "match_resume",
+    "next_interrupt_id",
+]
+
+
+@dataclass
+class Answers:
+    """The answers a resumed top-level run hands down to its subgraphs, by interrupt id.
+
+    The subgraph task paused on an interrupt claims its answer when the subgraph resumes; an
+    answer nobody claims (the subgraph's state was updated meanwhile, so the paused task is
+    gone) goes to the first ``interrupt()`` of a subgraph that has no answer of its own.
+    """
+
+    values: dict[str, Any] = field(default_factory=dict)
+    claimed: set[str] = field(default_factory=set)
+
+    def claim(self, interrupt_id: str) -> None:
+        """Mark the answer to ``interrupt_id`` as taken."""
+        self.claimed.add(interrupt_id)
+
+    def take_spare(self) -> tuple[bool, Any]:
+        """``(True, answer)`` for the first answer not claimed yet (now claimed), else
+        ``(False, None)``."""
+        for key, value in self.values.items():
+            if key not in self.claimed:
+                self.claimed.add(key)
+                return True, value
+        return False, None
 
 
 @dataclass
@@ -39,8 +72,11 @@ class Scratchpad:
     node: str = ""
     nesting: Nesting | None = None
     """What a graph run inside this task inherits (see ``subgraph.py``)."""
-    answers: dict[str, Any] = field(default_factory=dict)
-    """Interrupt id → answer, handed down to graphs run inside this task."""
+    answers: Answers | None = None
+    """Answers given to the top-level run, handed down to graphs run inside this task."""
+    spare: bool = False
+    """The task belongs to a subgraph: an ``interrupt()`` with no answer of its own takes an
+    answer no paused task claimed (LangGraph's resume of a subgraph that was changed)."""
 
 
 _SCRATCHPAD: contextvars.ContextVar[Scratchpad | None] = contextvars.ContextVar(
@@ -87,6 +123,11 @@ def interrupt(value: Any) -> Any:
     scratchpad.counter += 1
     if index < len(scratchpad.resume):
         return scratchpad.resume[index]
+    if scratchpad.spare and scratchpad.answers is not None:
+        found, answer = scratchpad.answers.take_spare()
+        if found:
+            scratchpad.resume.append(answer)  # saved with the task's outcome
+            return answer
     raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(scratchpad.task_id, index))])
 
 

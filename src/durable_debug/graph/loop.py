@@ -53,7 +53,7 @@ from durable_debug.graph.algo import (
     restore_channels,
 )
 from durable_debug.graph.calls import Runtime
-from durable_debug.graph.interrupts import match_resume
+from durable_debug.graph.interrupts import Answers, match_resume
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.streams import Producers
@@ -134,8 +134,8 @@ class RunLoop:
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
         self.saver = graph.checkpointer if nesting is None else nesting.saver
-        self.answers: dict[str, Any] = dict(nesting.answers) if nesting else {}
-        """Answers to interrupts handed down by the enclosing run, by interrupt id."""
+        self.answers = nesting.answers if nesting else Answers()
+        """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
         self.parents = checkpoint_parents(self.config) if nesting else {}
         self.resuming = False
         """True while the first step of a resumed run runs (its tasks run again)."""
@@ -314,8 +314,9 @@ class RunLoop:
                 continue
             asked = record.interrupts[-1].id
             answered = record.resume or []
-            if asked in self.answers and interrupt_id(tid, len(answered)) == asked:
-                record.resume = [*answered, self.answers[asked]]
+            if asked in self.answers.values and interrupt_id(tid, len(answered)) == asked:
+                self.answers.claim(asked)
+                record.resume = [*answered, self.answers.values[asked]]
                 if self.saver is not None:
                     await self.saver.aput_writes(
                         self.checkpoint_config, [(RESUME, record.resume)], tid
@@ -364,7 +365,7 @@ class RunLoop:
             for record in self.pending.values():
                 record.resume = None
         self.resuming = self.reuse_writes
-        if self.answers and self.reuse_writes:
+        if self.answers.values and self.reuse_writes:
             await self._apply_answers()
         if command is not None:
             await self._apply_command(command, save=not forks)
@@ -440,8 +441,10 @@ class RunLoop:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
                 task.resume = record.resume
-                if record.interrupts:
-                    task.answers = {record.interrupts[-1].id: record.resume[-1]}
+                asked = record.interrupts[-1].id if record.interrupts else None
+                if asked is not None and interrupt_id(task.id, len(task.resume) - 1) != asked:
+                    # The answer is for a subgraph the task runs: handed down to it.
+                    self.answers.values[asked] = task.resume[-1]
         to_run = [t for t in tasks if t.status is None]
         for task in to_run:
             if task.name != START:
@@ -477,7 +480,13 @@ class RunLoop:
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run."""
         stream = self.nesting.stream if self.nesting is not None else None
-        return Nesting(self.saver, resuming=self.resuming, answers=self.answers, stream=stream)
+        return Nesting(
+            self.saver,
+            resuming=self.resuming,
+            answers=self.answers,
+            stream=stream,
+            spare=self.nesting is not None,
+        )
 
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
@@ -558,10 +567,11 @@ class RunLoop:
                     await self._save_task_writes(task, writes)
             elif task.status == "interrupt":
                 payload = [{"id": i.id, "value": i.value} for i in task.interrupts]
+                paused: list[tuple[str, Any]] = [(INTERRUPT, payload)]
+                if task.resume:  # it may have taken an answer meant for its graph's caller
+                    paused.append((RESUME, task.resume))
                 try:
-                    await self.saver.aput_writes(
-                        self.checkpoint_config, [(INTERRUPT, payload)], task.id
-                    )
+                    await self.saver.aput_writes(self.checkpoint_config, paused, task.id)
                 except UnsupportedValueError as exc:
                     task.status, task.error = "error", exc.located(node=task.name)
                     await self._save_error(task)

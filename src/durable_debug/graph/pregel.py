@@ -44,7 +44,7 @@ from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_chan
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
 from durable_debug.graph.streams import stream_modes
-from durable_debug.graph.subgraph import nesting_for
+from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
@@ -101,6 +101,7 @@ class CompiledStateGraph:
             if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
         )
         """Triggers of deferred nodes, released when nothing else would run."""
+        self._subgraphs: dict[str, CompiledStateGraph | None] = {}
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -393,8 +394,20 @@ class CompiledStateGraph:
     # -- state -------------------------------------------------------------------------------
 
     async def aget_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
-        """The state at the checkpoint ``config`` names, or at the thread's latest one."""
+        """The state at the checkpoint ``config`` names, or at the thread's latest one.
+
+        A ``checkpoint_ns`` in ``config`` reads a subgraph's state (``tasks[i].state`` of
+        the parent gives that config). Each task whose node runs a subgraph has its ``state``:
+        the config of its namespace, or with ``subgraphs=True`` the subgraph's snapshot
+        there (nested levels included) when it has saved one.
+        """
         saver = self._require_saver("get_state")
+        graph = graph_at(self, config_checkpoint_ns(config))
+        return await graph._state(saver, config, subgraphs)
+
+    async def _state(
+        self, saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: bool
+    ) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
         if saved is None:
             return StateSnapshot(
@@ -410,7 +423,39 @@ class CompiledStateGraph:
                 interrupts=(),
             )
         latest = config_checkpoint_id(config) is None
-        return snapshot_from_tuple(self, saved, apply_pending=latest)
+        snapshot = snapshot_from_tuple(self, saved, apply_pending=latest)
+        return await self._task_states(saver, snapshot, subgraphs)
+
+    async def _task_states(
+        self, saver: BaseCheckpointSaver, snapshot: StateSnapshot, subgraphs: bool
+    ) -> StateSnapshot:
+        """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph."""
+        if not any(self.subgraph_of(t.name) for t in snapshot.tasks):
+            return snapshot
+        thread = config_thread_id(snapshot.config)
+        namespace = config_checkpoint_ns(snapshot.config)
+        tasks = []
+        for task in snapshot.tasks:
+            sub = self.subgraph_of(task.name)
+            if sub is None:
+                tasks.append(task)
+                continue
+            own = f"{task.name}{NS_END}{task.id}"
+            where = checkpoint_config(
+                thread, f"{namespace}{NS_SEP}{own}" if namespace else own, None
+            )
+            state: Any = where
+            if subgraphs and await saver.aget_tuple(where) is not None:
+                state = await sub._state(saver, where, True)
+            tasks.append(task._replace(state=state))
+        return snapshot._replace(tasks=tuple(tasks))
+
+    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+        """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
+        if node not in self._subgraphs:
+            spec = self.nodes.get(node)
+            self._subgraphs[node] = find_subgraph(spec.fn) if spec is not None else None
+        return self._subgraphs[node]
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """Sync twin of :meth:`aget_state`."""
@@ -424,12 +469,16 @@ class CompiledStateGraph:
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[StateSnapshot]:
-        """Every checkpoint of the thread, newest first, across all its branches."""
+        """Every checkpoint of the thread, newest first, across all its branches (of a
+        subgraph's namespace when ``config`` has a ``checkpoint_ns``)."""
         saver = self._require_saver("get_state_history")
         check_address(config)
-        thread = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
+        namespace = config_checkpoint_ns(config)
+        graph = graph_at(self, namespace)
+        thread = checkpoint_config(config_thread_id(config), namespace, None)
         async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):
-            yield snapshot_from_tuple(self, saved, apply_pending=False)
+            snapshot = snapshot_from_tuple(graph, saved, apply_pending=False)
+            yield await graph._task_states(saver, snapshot, False)
 
     def get_state_history(
         self,

@@ -73,7 +73,8 @@ async def run_task(
         can_interrupt=nesting.saver is not None,
         node=spec.name,
         nesting=nesting,
-        answers={**nesting.answers, **task.answers},
+        answers=nesting.answers,
+        spare=nesting.spare,
     )
 
     def event(kind: EventKind, outcome: Outcome | None = None, error: str | None = None) -> None:
@@ -107,7 +108,10 @@ async def run_task(
                 inline = alone and not spec.style.is_async and in_runner_thread()
                 if message_tap is not None:
                     message_tap.node_input(task.input)
-                result = await call(spec.style, task.input, context, inline=inline)
+                try:
+                    result = await call(spec.style, task.input, context, inline=inline)
+                finally:
+                    task.resume = list(scratchpad.resume)  # with answers it took as spare
                 if message_tap is not None:
                     message_tap.node_output(result, context.config["metadata"])
                 task.writes = await node_writes(graph, task, result, channels, context)

@@ -34,13 +34,21 @@ from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import CONFIG_ADDRESS_KEYS, RunnableConfig
 from durable_debug.graph.calls import current_call, merge_configs
-from durable_debug.graph.interrupts import current_scratchpad
+from durable_debug.graph.interrupts import Answers, current_scratchpad
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["NS_END", "NS_SEP", "Nesting", "nesting_for", "recast_namespace"]
+__all__ = [
+    "NS_END",
+    "NS_SEP",
+    "Nesting",
+    "find_subgraph",
+    "graph_at",
+    "nesting_for",
+    "recast_namespace",
+]
 
 NS_SEP = "|"
 """Joins the levels of a nested namespace (``parent:tid|child:tid``)."""
@@ -57,8 +65,10 @@ class Nesting:
     resuming: bool = False
     """The task runs again (resume or recovery): a subgraph with a saved checkpoint in its
     namespace continues from it instead of starting over."""
-    answers: dict[str, Any] = field(default_factory=dict)
-    """Interrupt id → answer given to the top-level run, handed down to every level."""
+    answers: Answers = field(default_factory=Answers)
+    """The answers given to the top-level run, shared by every level."""
+    spare: bool = False
+    """The tasks belong to a subgraph (see :attr:`Scratchpad.spare`)."""
     stream: Any = None
     """Where a nested run reports its chunks when the top-level run streams subgraphs."""
 
@@ -105,7 +115,7 @@ def nesting_for(
     nesting = Nesting(
         saver,
         resuming=parent.nesting.resuming,
-        answers=dict(parent.answers),
+        answers=parent.answers or Answers(),
         stream=parent.nesting.stream,
     )
     return merged, nesting
@@ -116,3 +126,50 @@ def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
     enclosing level ran its task from (empty for a top-level run)."""
     mapping = (config.get("configurable") or {}).get("checkpoint_map") or {}
     return {str(ns): str(cid) for ns, cid in mapping.items()}
+
+
+def find_subgraph(fn: Any) -> CompiledStateGraph | None:
+    """The compiled graph a node runs: the node itself, or the one graph its function
+    refers to (a closure variable, a default argument or a global it names), as LangGraph
+    finds it; None when there is none or more than one."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+    if isinstance(fn, CompiledStateGraph):
+        return fn
+    func = getattr(fn, "__func__", fn)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return None
+    candidates: list[Any] = [c.cell_contents for c in (func.__closure__ or ()) if _filled(c)]
+    candidates += list(func.__defaults__ or ())
+    candidates += list((func.__kwdefaults__ or {}).values())
+    globals_ = getattr(func, "__globals__", {})
+    candidates += [globals_[name] for name in code.co_names if name in globals_]
+    found = {id(c): c for c in candidates if isinstance(c, CompiledStateGraph)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
+def graph_at(graph: CompiledStateGraph, namespace: str) -> CompiledStateGraph:
+    """The graph whose checkpoints a namespace of ``graph``'s threads holds (``graph`` for
+    ``""``). Raises ValueError naming the namespace and the node when a level's node runs no
+    graph this process can find."""
+    current = graph
+    for part in namespace.split(NS_SEP) if namespace else ():
+        node = part.split(NS_END)[0]
+        found = current.subgraph_of(node)
+        if found is None:
+            raise ValueError(
+                f"Namespace {namespace!r}: node {node!r} of graph {current.name!r} runs no "
+                "subgraph this graph can find (a compiled graph added as the node, or the one "
+                "compiled graph its function refers to)"
+            )
+        current = found
+    return current
