@@ -10,7 +10,8 @@ import operator
 from typing import Annotated, Any
 
 import pytest
-from parity_harness import Api, Trace, acheck_parity
+from parity_harness import Api, Trace, acheck_parity, multiset
+from test_parity_stream_modes import labelled
 from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.parity
@@ -236,5 +237,141 @@ async def test_subgraph_state_history_and_update(how):
         trace.note("after update", task_states(trace, after))
         await trace.run("resumed", g.ainvoke(api.Command(resume="ok"), cfg))
         trace.history("parent history", [s async for s in g.aget_state_history(cfg)])
+
+    await acheck_parity(scenario)
+
+
+def stream_items(trace: Trace, items: list[Any], mode: Any = None) -> list[Any]:
+    """Streamed ``(namespace, ...)`` items with task ids in namespaces labelled; debug
+    chunks without their timestamp, their ids labelled."""
+    out = []
+    for item in items:
+        namespace = tuple(trace.namespace(part) for part in item[0])
+        chunk = item[-1]
+        if mode == "debug":
+            payload = dict(chunk["payload"])
+            parents = (payload.get("metadata") or {}).get("parents")
+            if parents:
+                payload["metadata"] = {
+                    **payload["metadata"],
+                    "parents": {
+                        trace.namespace(k): trace.label("c", v) for k, v in parents.items()
+                    },
+                }
+            chunk = {"step": chunk["step"], "type": chunk["type"], "payload": payload}
+            out.append((namespace, labelled(trace, chunk["payload"]), chunk["type"], chunk["step"]))
+        else:
+            out.append((namespace, *trace.normalize(list(item[1:]))))
+    return out
+
+
+def nested_three_levels(api: Api, trace: Trace) -> Any:
+    """parent: call (invokes middle: inner (a graph node: deep)) → p."""
+
+    def deep(state: Inner) -> dict:
+        trace.ran("deep")
+        return {"y": state["y"] + "!"}
+
+    inner = api.StateGraph(Inner).add_node("deep", deep).add_edge(api.START, "deep").compile()
+    middle = api.StateGraph(Inner).add_node("inner", inner).add_edge(api.START, "inner").compile()
+
+    def call(state: State) -> dict:
+        return {"x": middle.invoke({"y": state["x"]})["y"], "log": ["call"]}
+
+    def p(state: State) -> dict:
+        return {"log": ["p"]}
+
+    builder = api.StateGraph(State).add_node("call", call).add_node("p", p)
+    builder.add_edge(api.START, "call").add_edge("call", "p")
+    return builder.compile(checkpointer=api.MemorySaver())
+
+
+@pytest.mark.parametrize("mode", ["updates", "values", "debug", ("updates", "values")])
+async def test_stream_subgraphs_yields_each_namespace(mode):
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = nested_three_levels(api, trace)
+        cfg = {"configurable": {"thread_id": "s"}}
+        stream_mode = list(mode) if isinstance(mode, tuple) else mode
+        items = [
+            item
+            async for item in g.astream(
+                {"x": "a", "log": []}, cfg, stream_mode=stream_mode, subgraphs=True
+            )
+        ]
+        trace.note("items", stream_items(trace, items, mode))
+        plain = [c async for c in g.astream({"x": "b", "log": []}, cfg, stream_mode="updates")]
+        trace.note("without subgraphs", plain)
+
+    await acheck_parity(scenario)
+
+
+@pytest.mark.parametrize("mode", ["updates", "debug"])
+async def test_stream_subgraphs_through_an_interrupt(mode):
+    async def scenario(api: Api, trace: Trace) -> None:
+        sub = asking_subgraph(api, trace)
+        g = api.StateGraph(State).add_node("sub", sub).add_edge(api.START, "sub")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "i"}}
+        first = [
+            i async for i in g.astream({"x": "", "log": []}, cfg, stream_mode=mode, subgraphs=True)
+        ]
+        trace.note("until the interrupt", stream_items(trace, first, mode))
+        resumed = [
+            i
+            async for i in g.astream(
+                api.Command(resume="go"), cfg, stream_mode=mode, subgraphs=True
+            )
+        ]
+        trace.note("resumed", stream_items(trace, resumed, mode))
+
+    await acheck_parity(scenario)
+
+
+async def test_command_to_the_parent_graph():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def s1(state: State) -> dict:
+            trace.ran("s1")
+            return {"log": ["s1"]}
+
+        def s2(state: State) -> Any:
+            trace.ran("s2")
+            return api.Command(graph=api.Command.PARENT, goto="fix", update={"x": "sub says"})
+
+        def s3(state: State) -> dict:
+            trace.ran("s3")
+            return {"log": ["s3"]}
+
+        sub = (
+            api.StateGraph(State)
+            .add_node("s1", s1)
+            .add_node("s2", s2)
+            .add_node("s3", s3)
+            .add_edge(api.START, "s1")
+            .add_edge("s1", "s2")
+            .add_edge("s2", "s3")
+            .compile()
+        )
+
+        def fix(state: State) -> dict:
+            trace.ran("fix")
+            return {"log": [f"fix saw {state['x']}"]}
+
+        def after(state: State) -> dict:
+            return {"log": ["after"]}
+
+        builder = api.StateGraph(State).add_node("sub", sub).add_node("fix", fix)
+        builder.add_node("after", after).add_edge(api.START, "sub").add_edge("sub", "after")
+        g = builder.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "c"}}
+        items = [
+            i
+            async for i in g.astream(
+                {"x": "", "log": []}, cfg, stream_mode="updates", subgraphs=True
+            )
+        ]
+        # fix and after run in one step: their updates come in completion order
+        trace.note("items", multiset(stream_items(trace, items)))
+        trace.state("final", await g.aget_state(cfg))
+        trace.history("history", [s async for s in g.aget_state_history(cfg)])
 
     await acheck_parity(scenario)

@@ -57,7 +57,7 @@ from durable_debug.graph.interrupts import Answers, match_resume
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.streams import Producers
-from durable_debug.graph.subgraph import Nesting, checkpoint_parents
+from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
     START,
     Command,
@@ -65,6 +65,7 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     GraphRecursionError,
     Interrupt,
+    ParentCommand,
     Send,
 )
 
@@ -107,13 +108,22 @@ class RunLoop:
         interrupt_after: tuple[str, ...] | None = None,
         context: Any = None,
         nesting: Nesting | None = None,
+        subgraphs: bool = False,
     ) -> None:
         self.graph = graph
         self.nesting = nesting
         """Set when this run is a subgraph of a running task (see ``subgraph.py``)."""
         self.input = input
         self.config: RunnableConfig = address_config(config)
+        self.sink: SubgraphStream | None = nesting.stream if nesting else None
+        """Where this run's chunks go when it is a subgraph of a run streaming subgraphs."""
+        if self.sink is not None:
+            modes = self.sink.modes
+        elif subgraphs:
+            self.sink = SubgraphStream(modes, self._forward)
         self.producers = Producers(modes)
+        self.forwards = subgraphs or self.sink is not None
+        """Subgraphs' chunks arrive while its tasks run (``stream(..., subgraphs=True)``)."""
         self.outbox: list[Event] = []
         """``(mode, chunk)`` pairs produced and not yet yielded."""
         self.held: list[Event] = []
@@ -155,7 +165,24 @@ class RunLoop:
     # -- driving -----------------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[Event]:
-        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode."""
+        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode; a
+        subgraph's chunks come as ``("subgraph", (namespace, mode, chunk))``.
+
+        A subgraph run of a run streaming subgraphs sends its chunks to that run instead."""
+        if self.nesting is None or self.sink is None:
+            async for event in self._events():
+                yield event
+            return
+        namespace = tuple(self.checkpoint_ns.split(NS_SEP))
+        async for mode, chunk in self._events():
+            self.sink.send(namespace, mode, chunk)
+
+    def _forward(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
+        """A chunk of a subgraph, from the loop or a worker thread."""
+        self.live.append(("subgraph", (namespace, mode, chunk)))
+        self._wake_up()
+
+    async def _events(self) -> AsyncIterator[Event]:
         await self._load()
         await self._begin()
         for event in self._drain():
@@ -235,6 +262,9 @@ class RunLoop:
     def _write_live(self, kind: str, payload: Any) -> None:
         """Report an event of a running node, from the loop or a worker thread."""
         self.live.extend(self.producers.chunks(kind, lambda: payload))
+        self._wake_up()
+
+    def _wake_up(self) -> None:
         wake = self._wake
         if wake is not None:
             loop = self._aio_loop
@@ -453,7 +483,7 @@ class RunLoop:
             yield event
         step = self.step + 1
         alone = len(to_run) == 1
-        if alone and not self.producers.live:
+        if alone and not (self.producers.live or self.forwards):
             await run_task(
                 self.graph,
                 to_run[0],
@@ -479,12 +509,11 @@ class RunLoop:
 
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run."""
-        stream = self.nesting.stream if self.nesting is not None else None
         return Nesting(
             self.saver,
             resuming=self.resuming,
             answers=self.answers,
-            stream=stream,
+            stream=self.sink,
             spare=self.nesting is not None,
         )
 
@@ -603,6 +632,8 @@ class RunLoop:
 
     async def _save_error(self, task: Task) -> None:
         assert self.saver is not None
+        if isinstance(task.error, ParentCommand):
+            return  # not a failure: the command goes to the enclosing graph's task
         await self.saver.aput_writes(self.checkpoint_config, [(ERROR, repr(task.error))], task.id)
 
     async def _finish_step(self, tasks: list[Task]) -> None:
@@ -694,8 +725,8 @@ class RunLoop:
             "timestamp": self.checkpoint["ts"],
             "type": "checkpoint",
             "payload": {
-                "config": self.checkpoint_config,
-                "parent_config": self.parent_config,
+                "config": self._mapped(self.checkpoint_config),
+                "parent_config": self._mapped(self.parent_config),
                 "values": self.graph.read_state(self.channels),
                 "metadata": self.metadata,
                 "next": [t.name for t in tasks],
@@ -704,12 +735,30 @@ class RunLoop:
                         "id": t.id,
                         "name": t.name,
                         "interrupts": self._pending_interrupts(t.id),
-                        "state": None,
+                        "state": self._task_state(t),
                     }
                     for t in tasks
                 ],
             },
         }
+
+    def _mapped(self, config: RunnableConfig | None) -> RunnableConfig | None:
+        """A subgraph's checkpoint config with ``checkpoint_map`` (each level's checkpoint),
+        as LangGraph reports it."""
+        if config is None or not self.parents:
+            return config
+        configurable = dict(config["configurable"])
+        own = configurable.get("checkpoint_id")
+        configurable["checkpoint_map"] = {**self.parents, self.checkpoint_ns: own}
+        return {**config, "configurable": configurable}
+
+    def _task_state(self, task: Task) -> RunnableConfig | None:
+        """The namespace config of a task whose node runs a subgraph (else None)."""
+        if self.graph.subgraph_of(task.name) is None:
+            return None
+        own = f"{task.name}{NS_END}{task.id}"
+        namespace = f"{self.checkpoint_ns}{NS_SEP}{own}" if self.checkpoint_ns else own
+        return checkpoint_config(self.thread_id or "", namespace, None)
 
     def _pending_interrupts(self, task_id: str) -> tuple[dict[str, Any], ...]:
         record = self.pending.get(task_id)

@@ -232,6 +232,8 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None,
         interrupt_after: Sequence[str] | None,
         durability: Durability | None,
+        *,
+        subgraphs: bool = False,
     ) -> RunLoop:
         check_durability(durability)
         nested = nesting_for(self, config)
@@ -243,6 +245,7 @@ class CompiledStateGraph:
             input,
             merge_configs(self.config, config),
             nesting=nesting,
+            subgraphs=subgraphs,
             modes=modes,
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
@@ -282,10 +285,14 @@ class CompiledStateGraph:
             interrupt_before,
             interrupt_after,
             durability,
+            subgraphs=subgraphs,
         )
         async for mode, chunk in loop.events():
+            namespace: tuple[str, ...] = ()
+            if mode == "subgraph":
+                namespace, mode, chunk = chunk
             if subgraphs:
-                yield ((), chunk) if single else ((), mode, chunk)
+                yield (namespace, chunk) if single else (namespace, mode, chunk)
             else:
                 yield chunk if single else (mode, chunk)
 

@@ -9,6 +9,7 @@ blocked anyway, and the thread hop would only cost time).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -20,7 +21,13 @@ from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
 from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
 from durable_debug.graph.subgraph import Nesting
-from durable_debug.graph.types import START, GraphInterrupt, RetryPolicy
+from durable_debug.graph.types import (
+    START,
+    Command,
+    GraphInterrupt,
+    ParentCommand,
+    RetryPolicy,
+)
 
 if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
@@ -110,8 +117,12 @@ async def run_task(
                     message_tap.node_input(task.input)
                 try:
                     result = await call(spec.style, task.input, context, inline=inline)
+                except ParentCommand as exc:  # from a subgraph this node ran: its own result
+                    result = dataclasses.replace(exc.command, graph=None)
                 finally:
                     task.resume = list(scratchpad.resume)  # with answers it took as spare
+                if isinstance(result, Command) and result.graph == Command.PARENT:
+                    raise ParentCommand(result)  # for the graph running this one
                 if message_tap is not None:
                     message_tap.node_output(result, context.config["metadata"])
                 task.writes = await node_writes(graph, task, result, channels, context)
@@ -119,6 +130,8 @@ async def run_task(
                 cache.remember(graph, task)
             except GraphInterrupt as exc:
                 task.status, task.interrupts = "interrupt", exc.interrupts
+            except ParentCommand as exc:  # ends this run; never retried
+                task.status, task.error = "error", exc
             except asyncio.CancelledError:
                 task.status = "cancelled"
                 if observed:
@@ -129,7 +142,9 @@ async def run_task(
             if observed:
                 outcome: Outcome = "ok" if task.status == "done" else task.status  # type: ignore[assignment]
                 event("finish", outcome, repr(task.error) if task.error else None)
-            wait = _retry_wait(spec.retry, task.error, attempt) if task.status == "error" else 0
+            wait = 0.0
+            if task.status == "error" and not isinstance(task.error, ParentCommand):
+                wait = _retry_wait(spec.retry, task.error, attempt)
             if not wait:
                 return
             await asyncio.sleep(wait)

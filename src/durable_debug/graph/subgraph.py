@@ -28,7 +28,7 @@ interrupted task by interrupt id. An interrupt in the subgraph is raised to the 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,7 @@ __all__ = [
     "NS_END",
     "NS_SEP",
     "Nesting",
+    "SubgraphStream",
     "find_subgraph",
     "graph_at",
     "nesting_for",
@@ -54,6 +55,15 @@ NS_SEP = "|"
 """Joins the levels of a nested namespace (``parent:tid|child:tid``)."""
 NS_END = ":"
 """Separates a level's node name from its task id."""
+
+
+@dataclass(frozen=True)
+class SubgraphStream:
+    """``stream(..., subgraphs=True)``: the modes the top-level run streams, and where a
+    nested run sends its chunks (``send(namespace, mode, chunk)``, from any thread)."""
+
+    modes: frozenset[str]
+    send: Callable[[tuple[str, ...], str, Any], None]
 
 
 @dataclass
@@ -69,7 +79,7 @@ class Nesting:
     """The answers given to the top-level run, shared by every level."""
     spare: bool = False
     """The tasks belong to a subgraph (see :attr:`Scratchpad.spare`)."""
-    stream: Any = None
+    stream: SubgraphStream | None = None
     """Where a nested run reports its chunks when the top-level run streams subgraphs."""
 
 
