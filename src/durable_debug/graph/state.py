@@ -192,9 +192,13 @@ class StateGraph:
         path_map: Mapping[Hashable, str] | Sequence[str] | None = None,
     ) -> StateGraph:
         """After ``source``, call ``path(state)`` to choose what runs next: a node name, a list
-        of names, or ``Send`` objects. ``path_map`` translates its return values to names."""
-        if not callable(path):
-            raise TypeError(f"The conditional edge from {source!r} needs a function")
+        of names, or ``Send`` objects. ``path_map`` translates its return values to names.
+        ``path`` may also be a runnable (an object with ``ainvoke``, e.g. ``RunnableLambda``)."""
+        if not callable(path) and not callable(getattr(path, "ainvoke", None)):
+            raise TypeError(
+                f"The conditional edge from {source!r} needs a function or a runnable, got "
+                f"{type(path).__name__}"
+            )
         mapping: Mapping[Hashable, str] | None
         if path_map is None:
             mapping = None
