@@ -70,6 +70,7 @@ from durable_debug.graph.types import (
 )
 
 if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -109,6 +110,7 @@ class RunLoop:
         context: Any = None,
         nesting: Nesting | None = None,
         subgraphs: bool = False,
+        saver: BaseCheckpointSaver | None = None,
     ) -> None:
         self.graph = graph
         self.nesting = nesting
@@ -144,6 +146,8 @@ class RunLoop:
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
         self.saver = graph.checkpointer if nesting is None else nesting.saver
+        if saver is not None:  # a subgraph's namespace run on its own (see pregel._run_loop)
+            self.saver = saver
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
         self.parents = checkpoint_parents(self.config) if nesting else {}
@@ -306,6 +310,8 @@ class RunLoop:
             self.saved_versions = {}
             self.pending, self.null_writes = {}, []
         self.has_saved = saved is not None
+        if saved is not None and self.nesting is None and self.checkpoint_ns:
+            self.parents = dict(saved.metadata.get("parents") or {})
         self.metadata: CheckpointMetadata = saved.metadata if saved else {}
         self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
         self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)

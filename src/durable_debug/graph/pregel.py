@@ -214,7 +214,7 @@ class CompiledStateGraph:
         )
         async for _ in loop.events():
             pass
-        output = self.output_values(loop.values)
+        output = loop.graph.output_values(loop.values)
         if loop.interrupts:
             output["__interrupt__"] = list(loop.interrupts)
         return output
@@ -238,13 +238,20 @@ class CompiledStateGraph:
         check_durability(durability)
         nested = nesting_for(self, config)
         nesting = None
+        graph, saver = self, None
         if nested is not None:
             config, nesting = nested
+        elif config_checkpoint_ns(config or {}):
+            # A config naming a subgraph's namespace (a fork made there): run that subgraph
+            # on its own, through this graph's saver.
+            graph = graph_at(self, config_checkpoint_ns(config or {}))
+            saver = self.checkpointer
         return RunLoop(
-            self,
+            graph,
             input,
             merge_configs(self.config, config),
             nesting=nesting,
+            saver=saver,
             subgraphs=subgraphs,
             modes=modes,
             interrupt_before=_optional_tuple(interrupt_before),

@@ -73,7 +73,9 @@ from durable_debug.inspect.thread import (
     Thread,
     aread_checkpoint,
     aread_thread,
+    asubgraph_namespaces,
     read_thread,
+    subgraph_namespaces,
 )
 from durable_debug.inspect.topology import (
     GraphTopology,
@@ -121,6 +123,7 @@ __all__ = [
     "aread_checkpoint",
     "aread_thread",
     "astorage_stats",
+    "asubgraph_namespaces",
     "awrites_frame",
     "blobs_frame",
     "changes",
@@ -139,6 +142,7 @@ __all__ = [
     "html_data",
     "read_thread",
     "storage_stats",
+    "subgraph_namespaces",
     "to_jsonable",
     "topology",
     "topology_data",

@@ -32,7 +32,7 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
-from durable_debug.graph.subgraph import NS_SEP
+from durable_debug.graph.subgraph import NS_SEP, graph_at
 from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
 
 __all__ = [
@@ -395,6 +395,8 @@ async def _snapshots(graph: Any, base: RunnableConfig, listed: Sequence[Any]) ->
     from durable_debug.graph.snapshot import snapshot_from_tuple
 
     if isinstance(graph, CompiledStateGraph):
+        # A subgraph's namespace is read through the graph that wrote it.
+        graph = graph_at(graph, config_checkpoint_ns(base))
         return [snapshot_from_tuple(graph, saved, apply_pending=False) for saved in listed]
     own = getattr(graph, "snapshots_of", None)  # SaverView
     if own is not None:
