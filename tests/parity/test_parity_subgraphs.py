@@ -375,3 +375,57 @@ async def test_command_to_the_parent_graph():
         trace.history("history", [s async for s in g.aget_state_history(cfg)])
 
     await acheck_parity(scenario)
+
+
+async def test_interrupt_before_inside_a_subgraph_pauses_the_parent():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def a(state: Inner) -> dict:
+            trace.ran("a")
+            return {"y": state["y"] + "a"}
+
+        def b(state: Inner) -> dict:
+            trace.ran("b")
+            return {"y": state["y"] + "b"}
+
+        sub = (
+            api.StateGraph(Inner)
+            .add_node("a", a)
+            .add_node("b", b)
+            .add_edge(api.START, "a")
+            .add_edge("a", "b")
+            .compile(interrupt_before=["b"])
+        )
+
+        def call(state: State) -> dict:
+            return {"x": sub.invoke({"y": state["x"]})["y"]}
+
+        g = api.StateGraph(State).add_node("call", call).add_edge(api.START, "call")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "static"}}
+        await trace.run("paused", g.ainvoke({"x": "1", "log": []}, cfg))
+        trace.state("while paused", await g.aget_state(cfg))
+        await trace.run("resumed", g.ainvoke(None, cfg))
+        saved(trace, "saved", g.checkpointer)
+
+    await acheck_parity(scenario)
+
+
+async def test_one_node_running_the_same_subgraph_twice():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def a(state: Inner) -> dict:
+            trace.ran("a")
+            return {"y": state["y"] + "a"}
+
+        sub = api.StateGraph(Inner).add_node("a", a).add_edge(api.START, "a").compile()
+
+        def twice(state: State) -> dict:
+            once = sub.invoke({"y": state["x"]})["y"]
+            return {"x": sub.invoke({"y": once})["y"]}
+
+        g = api.StateGraph(State).add_node("twice", twice).add_edge(api.START, "twice")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "twice"}}
+        await trace.run("result", g.ainvoke({"x": "1", "log": []}, cfg))
+        saved(trace, "saved", g.checkpointer)
+
+    await acheck_parity(scenario)

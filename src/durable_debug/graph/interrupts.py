@@ -74,6 +74,8 @@ class Scratchpad:
     """What a graph run inside this task inherits (see ``subgraph.py``)."""
     answers: Answers | None = None
     """Answers given to the top-level run, handed down to graphs run inside this task."""
+    subgraph_calls: int = 0
+    """Graphs this task has started so far (each saves under its own namespace)."""
     spare: bool = False
     """The task belongs to a subgraph: an ``interrupt()`` with no answer of its own takes an
     answer no paused task claimed (LangGraph's resume of a subgraph that was changed)."""

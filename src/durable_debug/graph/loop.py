@@ -161,6 +161,7 @@ class RunLoop:
         self.recursion_limit = DEFAULT_RECURSION_LIMIT if limit is None else int(limit)
         self.thread_id: str | None = None
         self.checkpoint_ns = config_checkpoint_ns(self.config)
+        self.paused = False
         self.interrupts: tuple[Interrupt, ...] = ()
         """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
         self.values: dict[str, Any] = {}
@@ -216,12 +217,14 @@ class RunLoop:
                 self._emit("static_interrupt", _nothing)
                 for event in self._drain():
                     yield event
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())
                 break
             async for event in self._run_tasks(tasks):
                 yield event
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
-            if self.interrupts:
+            if self.paused:
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
                 self._emit(
@@ -239,6 +242,8 @@ class RunLoop:
                 self._emit("static_interrupt", _nothing)
                 for event in self._drain():
                     yield event
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())
                 break
         self.values = self.graph.read_state(self.channels)
 
@@ -510,6 +515,8 @@ class RunLoop:
             assert failed[0].error is not None
             raise failed[0].error
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
+        self.paused = any(t.status == "interrupt" for t in tasks)
+        """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
         for event in self._drain():
             yield event
 

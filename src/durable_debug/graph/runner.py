@@ -104,7 +104,7 @@ async def run_task(
     try:
         while True:
             attempt += 1
-            scratchpad.counter = 0
+            scratchpad.counter = scratchpad.subgraph_calls = 0
             observed = hooks.has_observers()
             if observed:
                 event("start")

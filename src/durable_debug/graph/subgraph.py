@@ -112,6 +112,10 @@ def nesting_for(
         saver = parent.nesting.saver
     if mode is True:
         namespace = recast_namespace(namespace)
+    calls = parent.subgraph_calls
+    parent.subgraph_calls += 1
+    if calls:  # the task's second (third, …) graph: a namespace of its own, as LangGraph
+        namespace = f"{namespace}{NS_SEP}{calls}"
     configurable["checkpoint_ns"] = namespace
     configurable.pop("checkpoint_id", None)
     merged["configurable"] = configurable
