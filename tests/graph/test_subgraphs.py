@@ -59,6 +59,8 @@ def test_a_fork_inside_a_finished_subgraph_runs_that_subgraph():
     assert parent["draft"] == "long draft [ok]"
     # The fork is a branch of the subgraph's own tree, read through the subgraph.
     frame = ddi.history_frame(graph, inside)
+    assert frame.attrs == {"thread_id": "t", "checkpoint_ns": namespace}
+    assert ddi.dag_data(graph, inside)["checkpoint_ns"] == namespace
     assert list(frame["source"]) == ["input", "loop", "loop", "loop", "update", "loop"]
     assert list(frame["next"])[:3] == [("__start__",), ("write",), ("ask",)]
 

@@ -71,6 +71,8 @@ class Dag(TypedDict):
     """A thread's checkpoint tree with its layout, as the widget draws it."""
 
     thread_id: str
+    checkpoint_ns: str
+    """The namespace shown: "" for the thread's own graph, ``node:task_id`` for a subgraph."""
     nodes: list[DagNode]
     depth: int
     lanes: int
@@ -187,6 +189,7 @@ def dag_data_of(thread: Thread) -> Dag:
     nodes.sort(key=lambda n: (n["depth"], n["lane"], n["id"]))
     return Dag(
         thread_id=thread.thread_id,
+        checkpoint_ns=thread.checkpoint_ns,
         nodes=nodes,
         depth=1 + max((n["depth"] for n in nodes), default=-1),
         lanes=1 + max((n["lane"] for n in nodes), default=-1),
