@@ -429,3 +429,27 @@ async def test_one_node_running_the_same_subgraph_twice():
         saved(trace, "saved", g.checkpointer)
 
     await acheck_parity(scenario)
+
+
+async def test_a_node_asking_after_its_subgraph_asked():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def deep(state: Inner) -> dict:
+            trace.ran("deep")
+            return {"y": state["y"] + api.interrupt("inner?")}
+
+        sub = api.StateGraph(Inner).add_node("deep", deep).add_edge(api.START, "deep").compile()
+
+        def call(state: State) -> dict:
+            trace.ran("call")
+            inner = sub.invoke({"y": state["x"]})["y"]
+            mine = api.interrupt("outer?")
+            return {"x": f"{inner}/{mine}"}
+
+        g = api.StateGraph(State).add_node("call", call).add_edge(api.START, "call")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "both"}}
+        await trace.run("inner pause", g.ainvoke({"x": "a", "log": []}, cfg))
+        await trace.run("outer pause", g.ainvoke(api.Command(resume="1"), cfg))
+        await trace.run("done", g.ainvoke(api.Command(resume="2"), cfg))
+
+    await acheck_parity(scenario)

@@ -26,13 +26,32 @@ if TYPE_CHECKING:
     from durable_debug.graph.subgraph import Nesting
 
 __all__ = [
+    "SUBGRAPH_ANSWER",
     "Answers",
     "Scratchpad",
     "interrupt",
     "is_resume_map",
     "match_resume",
     "next_interrupt_id",
+    "own_answers",
+    "subgraph_answer",
 ]
+
+
+SUBGRAPH_ANSWER = "__subgraph_answer__"
+"""Marks an entry of a task's saved resume values that answers an interrupt of a subgraph
+the task runs (``{SUBGRAPH_ANSWER: interrupt_id, "value": answer}``), not its own."""
+
+
+def subgraph_answer(interrupt_id: str, value: Any) -> dict[str, Any]:
+    """The saved form of an answer to a subgraph's interrupt ``interrupt_id``."""
+    return {SUBGRAPH_ANSWER: interrupt_id, "value": value}
+
+
+def own_answers(resume: list[Any] | None) -> list[Any]:
+    """A task's saved resume values without those meant for its subgraphs: the answers its
+    own ``interrupt()`` calls return, in order."""
+    return [v for v in resume or () if not (isinstance(v, dict) and SUBGRAPH_ANSWER in v)]
 
 
 @dataclass

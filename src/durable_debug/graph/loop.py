@@ -53,7 +53,13 @@ from durable_debug.graph.algo import (
     restore_channels,
 )
 from durable_debug.graph.calls import Runtime
-from durable_debug.graph.interrupts import Answers, match_resume
+from durable_debug.graph.interrupts import (
+    SUBGRAPH_ANSWER,
+    Answers,
+    match_resume,
+    own_answers,
+    subgraph_answer,
+)
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.streams import Producers
@@ -355,7 +361,8 @@ class RunLoop:
                 continue
             asked = record.interrupts[-1].id
             answered = record.resume or []
-            if asked in self.answers.values and interrupt_id(tid, len(answered)) == asked:
+            own = len(own_answers(answered))
+            if asked in self.answers.values and interrupt_id(tid, own) == asked:
                 self.answers.claim(asked)
                 record.resume = [*answered, self.answers.values[asked]]
                 if self.saver is not None:
@@ -455,6 +462,9 @@ class RunLoop:
             answers = match_resume(command.resume, pending, thread_id=self.thread_id)
             for tid, value in answers.items():
                 record = self.pending[tid]
+                asked = pending[tid].id
+                if interrupt_id(tid, len(own_answers(record.resume))) != asked:
+                    value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
                 await self.saver.aput_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
         writes: list[tuple[str, Any]] = []
@@ -481,11 +491,12 @@ class RunLoop:
             if record.finished and self.reuse_writes:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
-                task.resume = record.resume
+                task.resume = own_answers(record.resume)
+                last = record.resume[-1]
                 asked = record.interrupts[-1].id if record.interrupts else None
-                if asked is not None and interrupt_id(task.id, len(task.resume) - 1) != asked:
+                if isinstance(last, dict) and last.get(SUBGRAPH_ANSWER) == asked:
                     # The answer is for a subgraph the task runs: handed down to it.
-                    self.answers.values[asked] = task.resume[-1]
+                    self.answers.values[str(asked)] = last["value"]
         to_run = [t for t in tasks if t.status is None]
         for task in to_run:
             if task.name != START:
