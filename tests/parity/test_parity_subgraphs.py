@@ -453,3 +453,40 @@ async def test_a_node_asking_after_its_subgraph_asked():
         await trace.run("done", g.ainvoke(api.Command(resume="2"), cfg))
 
     await acheck_parity(scenario)
+
+
+@pytest.mark.parametrize("subgraphs", [False, True])
+async def test_messages_stream_from_a_subgraph_model(subgraphs):
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from test_parity_messages import names
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        lib = names(api)
+        model = GenericFakeChatModel(messages=iter([AIMessage("hello there", id="m1")]))
+
+        def bot(state: Any) -> dict:
+            return {"messages": [model.invoke(state["messages"])]}
+
+        sub = api.StateGraph(lib.MessagesState).add_node("bot", bot)
+        sub = sub.add_edge(api.START, "bot").compile()
+        g = api.StateGraph(lib.MessagesState).add_node("sub", sub).add_edge(api.START, "sub")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "m"}}
+        seen = []
+        async for item in g.astream(
+            {"messages": [("user", "hi")]}, cfg, stream_mode="messages", subgraphs=subgraphs
+        ):
+            namespace, (message, metadata) = item if subgraphs else ((), item)
+            seen.append(
+                (
+                    tuple(trace.namespace(p) for p in namespace),
+                    message.content,
+                    message.id,
+                    metadata["langgraph_node"],
+                    trace.namespace(metadata["langgraph_checkpoint_ns"]),
+                )
+            )
+        trace.note("messages", seen)
+
+    await acheck_parity(scenario)

@@ -147,7 +147,8 @@ class RunLoop:
         if self.producers.wants("message"):
             from durable_debug.graph.chat_stream import make_message_tap
 
-            self.message_tap = make_message_tap(self._write_message)
+            sent = self.sink.sent_messages if self.sink is not None else None
+            self.message_tap = make_message_tap(self._write_message, sent)
             callbacks = self.config.get("callbacks")
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]

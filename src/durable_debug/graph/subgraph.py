@@ -64,6 +64,8 @@ class SubgraphStream:
 
     modes: frozenset[str]
     send: Callable[[tuple[str, ...], str, Any], None]
+    sent_messages: set[str] = field(default_factory=set)
+    """Ids of the chat messages streamed so far, at any level (each is streamed once)."""
 
 
 @dataclass
@@ -119,6 +121,13 @@ def nesting_for(
     configurable["checkpoint_ns"] = namespace
     configurable.pop("checkpoint_id", None)
     merged["configurable"] = configurable
+    callbacks = merged.get("callbacks")
+    if isinstance(callbacks, (list, tuple)):
+        # The parent's "messages" tap reports the parent's nodes only; a subgraph streams
+        # its own chat models' tokens when the run streams subgraphs.
+        merged["callbacks"] = [
+            c for c in callbacks if not getattr(c, "durable_debug_message_tap", False)
+        ]
     # The task's own metadata keys describe the parent's task, not the subgraph's checkpoints.
     metadata = merged.get("metadata") or {}
     merged["metadata"] = {
