@@ -26,6 +26,11 @@ class Inner(TypedDict):
     y: str
 
 
+class Fan(TypedDict):
+    items: list
+    y: Annotated[list, operator.add]
+
+
 def namespace(trace: Trace, ns: str) -> str:
     """A namespace with each level's task id replaced by its trace label."""
     return trace.namespace(ns)
@@ -488,5 +493,38 @@ async def test_messages_stream_from_a_subgraph_model(subgraphs):
                 )
             )
         trace.note("messages", seen)
+
+    await acheck_parity(scenario)
+
+
+async def test_send_fans_out_to_a_subgraph_node():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def shout(state: Inner) -> dict:
+            trace.ran("shout")
+            return {"y": state["y"].upper()}
+
+        sub = api.StateGraph(Inner).add_node("shout", shout).add_edge(api.START, "shout")
+        sub = sub.compile()
+
+        def fan(state: Fan) -> list:
+            return [api.Send("sub", {"y": item}) for item in state["items"]]
+
+        def collect(state: Inner) -> dict:
+            return {"y": [sub.invoke(state)["y"]]}
+
+        g = api.StateGraph(Fan).add_node("sub", collect)
+        g = g.add_conditional_edges(api.START, fan).compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "fan"}}
+        out = await g.ainvoke({"items": ["a", "b", "c"], "y": []}, cfg)
+        trace.note("result", sorted(out["y"]))
+        # One namespace per Send task (their order is completion order): its steps and the
+        # value it ended with.
+        ended: dict[str, tuple[int, Any]] = {}
+        for tup in g.checkpointer.list(None):
+            ns = tup.config["configurable"]["checkpoint_ns"]
+            step = tup.metadata["step"]
+            if ns and step >= ended.get(ns, (-9, None))[0]:
+                ended[ns] = (step, tup.checkpoint["channel_values"].get("y"))
+        trace.note("subgraphs", sorted((ns.split(":")[0], *v) for ns, v in ended.items()))
 
     await acheck_parity(scenario)
