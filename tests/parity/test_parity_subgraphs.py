@@ -528,3 +528,72 @@ async def test_send_fans_out_to_a_subgraph_node():
         trace.note("subgraphs", sorted((ns.split(":")[0], *v) for ns, v in ended.items()))
 
     await acheck_parity(scenario)
+
+
+@pytest.mark.parametrize("how", ["node", "called"])
+async def test_astream_events_include_the_subgraph_run(how):
+    async def scenario(api: Api, trace: Trace) -> None:
+        def inner(state: State) -> dict:
+            return {"x": state["x"] + "i"}
+
+        sub = api.StateGraph(State).add_node("inner", inner).add_edge(api.START, "inner")
+        sub = sub.compile(name="reviewer")
+
+        def call(state: State) -> dict:
+            return {"x": sub.invoke(state)["x"]}
+
+        def outer(state: State) -> dict:
+            return {"x": state["x"] + "o"}
+
+        builder = api.StateGraph(State).add_node("outer", outer)
+        builder.add_node("sub", sub if how == "node" else call)
+        g = builder.add_edge(api.START, "outer").add_edge("outer", "sub")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "events"}}
+        names: dict[str, str] = {}
+        seen = []
+        async for event in g.astream_events({"x": "", "log": []}, cfg, version="v2"):
+            names.setdefault(event["run_id"], event["name"])
+            seen.append(
+                (
+                    event["event"],
+                    event["name"],
+                    event["metadata"].get("langgraph_node"),
+                    trace.namespace(event["metadata"].get("langgraph_checkpoint_ns", "")),
+                    [names.get(p, "?") for p in event["parent_ids"]],
+                    trace.normalize(event["data"].get("chunk")),
+                )
+            )
+        trace.note("events", seen)
+
+    await acheck_parity(scenario)
+
+
+async def test_astream_events_of_a_chat_model_inside_a_subgraph():
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from test_parity_messages import names
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        lib = names(api)
+        model = GenericFakeChatModel(messages=iter([AIMessage("hi you", id="m1")]))
+
+        def bot(state: Any) -> dict:
+            return {"messages": [model.invoke(state["messages"])]}
+
+        sub = api.StateGraph(lib.MessagesState).add_node("bot", bot)
+        sub = sub.add_edge(api.START, "bot").compile()
+        g = api.StateGraph(lib.MessagesState).add_node("sub", sub).add_edge(api.START, "sub")
+        g = g.compile(checkpointer=api.MemorySaver())
+        names_by_run: dict[str, str] = {}
+        tokens = []
+        async for event in g.astream_events(
+            {"messages": [("user", "hi")]}, {"configurable": {"thread_id": "e"}}, version="v2"
+        ):
+            names_by_run.setdefault(event["run_id"], event["name"])
+            if event["event"] == "on_chat_model_stream":
+                parents = [names_by_run.get(p, "?") for p in event["parent_ids"]]
+                tokens.append((event["data"]["chunk"].content, parents))
+        trace.note("tokens", tokens)
+
+    await acheck_parity(scenario)

@@ -38,7 +38,7 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
-from durable_debug.graph.events import EventFilter, GraphEvents
+from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
@@ -351,8 +351,10 @@ class CompiledStateGraph:
         if keep(start):
             yield start
         modes = ["values", "updates", "messages", "debug"]
-        async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
-            for event in events.on_chunk(mode, chunk):
+        run = RunEvents(events, self._subgraph_at)
+        items = self.astream(input, config, stream_mode=modes, subgraphs=True, **kwargs)
+        async for namespace, mode, chunk in items:
+            for event in run.on_item(namespace, mode, chunk):
                 if keep(event):
                     yield event
         for event in events.graph_end():
@@ -463,6 +465,17 @@ class CompiledStateGraph:
                 state = await sub._state(saver, where, True)
             tasks.append(task._replace(state=state))
         return snapshot._replace(tasks=tuple(tasks))
+
+    def _subgraph_at(self, namespace: str) -> tuple[str, bool]:
+        """The name of the graph running at ``namespace`` and whether it is its node."""
+        parent, _, own = namespace.rpartition(NS_SEP)
+        try:
+            graph = graph_at(self, parent)
+            node = graph.nodes.get(own.partition(NS_END)[0])
+            sub = graph_at(graph, own)
+        except ValueError:  # a graph its node's function does not name: LangGraph's default
+            return "LangGraph", False
+        return sub.name, node is not None and node.fn is sub
 
     def subgraph_of(self, node: str) -> CompiledStateGraph | None:
         """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
