@@ -1080,6 +1080,7 @@ async def test_the_health_panel_reports_the_store_without_holding_the_loop(engin
     assert waiting["columns"] == ["thread_id", "checkpoint_id", "interrupts", "since", "waiting_s"]
     [row] = waiting["rows"]
     assert row[:3] == [cfg["configurable"]["thread_id"], max(ids(widget)), 2]
+    assert isinstance(row[3], str) and row[3][:4].isdigit()  # a time travels as ISO text
     size = dict(zip(tables["size"]["columns"], tables["size"]["rows"][0], strict=True))
     assert size["threads"] == 1 and size["checkpoints"] == len(ids(widget))
     assert size["file_bytes"] is None  # a memory store has no file: null, never NaN
@@ -1088,3 +1089,27 @@ async def test_the_health_panel_reports_the_store_without_holding_the_loop(engin
 
     error = await front.error("health", sla_s="soon")
     assert "sla_s must be a number of seconds" in error and "'soon'" in error
+
+
+async def test_the_health_of_a_sqlite_file_counts_its_bytes(engine, tmp_path):
+    """On a real SQLite file the size table carries the file's bytes; LangGraph's SQLite saver,
+    which cannot list threads, is refused with a sentence and nothing drawn empty."""
+    ns = load(engine, "accumulate")
+    database = tmp_path / "health.db"
+    async with sqlite_saver(engine, database) as saver:
+        g = _rebuild(engine, ns, ns["step_b"], saver)
+        for thread in ("one", "two"):
+            await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": thread}})
+        widget, front = await open_widget(g, {"configurable": {"thread_id": "one"}})
+        if engine == "langgraph":
+            assert "AsyncSqliteSaver) cannot list its threads" in await front.error("health")
+            return
+        reply = await front.result("health")
+        assert reply["sla_s"] == 3600
+        tables = {t["name"]: t for t in reply["tables"]}
+        size = dict(zip(tables["size"]["columns"], tables["size"]["rows"][0], strict=True))
+        assert size["threads"] == 2 and size["checkpoints"] == 2 * len(ids(widget))
+        on_disk = sum(p.stat().st_size for p in tmp_path.iterdir() if p.name.startswith("health"))
+        assert 0 < size["file_bytes"] <= on_disk
+        assert [row[0] for row in tables["largest"]["rows"]] == ["one", "two"]
+        assert tables["waiting"]["rows"] == []
