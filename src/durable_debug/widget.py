@@ -58,6 +58,8 @@ logger = logging.getLogger(__name__)
 _ESM, _CSS = widget_asset_paths()
 _REFRESH_EVERY = 0.25
 """Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+_MAX_SLA_S = 1e9
+"""The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
 
 
 class RequestError(Exception):
@@ -438,10 +440,11 @@ class TimeTravel(anywidget.AnyWidget):
         from durable_debug.inspect.health import health, health_data
 
         sla_s = request.get("sla_s", 3600)
-        if isinstance(sla_s, bool) or not isinstance(sla_s, (int, float)) or not sla_s >= 0:
+        number = isinstance(sla_s, (int, float)) and not isinstance(sla_s, bool)
+        if not number or not 0 <= sla_s < _MAX_SLA_S:
             raise RequestError(
-                f"The 'health' request's sla_s must be a number of seconds, 0 or more (got "
-                f"{sla_s!r})."
+                f"The 'health' request's sla_s must be a number of seconds from 0 to "
+                f"{_MAX_SLA_S:.0f} (got {sla_s!r})."
             )
         saver = checkpointer_of(self.graph)
         if not callable(getattr(saver, "alist_threads", None)):

@@ -1089,6 +1089,7 @@ async def test_the_health_panel_reports_the_store_without_holding_the_loop(engin
 
     error = await front.error("health", sla_s="soon")
     assert "sla_s must be a number of seconds" in error and "'soon'" in error
+    assert "from 0 to" in await front.error("health", sla_s=float("inf"))
 
 
 async def test_the_health_of_a_sqlite_file_counts_its_bytes(engine, tmp_path):
