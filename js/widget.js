@@ -1927,6 +1927,8 @@ function clearRequestError(view) {
 
 /** Seconds an interrupt may wait before its thread is listed; the CLI's default too. */
 export const HEALTH_SLA_S = 3600;
+/** How long the panel waits for a report: reading every thread of a big store takes a while. */
+export const HEALTH_TIMEOUT_MS = 300_000;
 
 /**
  * Add the toolbar's **Health** button and its panel: opening it (or its Refresh) asks Python for
@@ -1981,12 +1983,14 @@ function mountHealth(view) {
     button.remove();
     panel.remove();
   });
+  const requests = createRequester(view.model, { timeoutMs: HEALTH_TIMEOUT_MS });
+  view.cleanups.push(() => requests.dispose());
   let ticket = 0;
   const ask = () => {
     const seconds = Number(/** @type {HTMLInputElement} */ (sla).value);
     const mine = ++ticket;
     body.replaceChildren(h("span", { class: "dd-empty" }, "reading the store…"));
-    view.requests.request("health", { sla_s: Number.isFinite(seconds) ? seconds : HEALTH_SLA_S }).then(
+    requests.request("health", { sla_s: Number.isFinite(seconds) ? seconds : HEALTH_SLA_S }).then(
       (reply) => {
         if (mine === ticket) body.replaceChildren(...healthTables(h, reply));
       },

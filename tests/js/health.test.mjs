@@ -1,9 +1,15 @@
 // The Health panel: the `health` request it sends and the tables it draws, as text.
 
 import assert from "node:assert/strict";
-import { afterEach, beforeEach, test } from "node:test";
+import { afterEach, beforeEach, mock, test } from "node:test";
 
-import widget, { HEALTH_SLA_S, createStaticModel, healthCell } from "../../js/widget.js";
+import widget, {
+  HEALTH_SLA_S,
+  HEALTH_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  createStaticModel,
+  healthCell,
+} from "../../js/widget.js";
 import { click, createFakeModel, press, settle, setupDom, smallDag } from "./support.mjs";
 
 let dom;
@@ -17,6 +23,7 @@ beforeEach(() => {
 afterEach(async () => {
   if (cleanup) cleanup();
   cleanup = null;
+  mock.timers.reset();
   await dom.close();
 });
 
@@ -137,4 +144,16 @@ test("healthCell: bytes readable, rates as percent, missing as a dash", () => {
   assert.equal(healthCell("success_rate", 1), "100 %");
   assert.equal(healthCell("p95_ms", null), "—");
   assert.equal(healthCell("class", "poison"), "poison");
+});
+
+test("a big store may take minutes: the panel waits HEALTH_TIMEOUT_MS, then says so", async () => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const el = show();
+  click(dom.window, button(el));
+  mock.timers.tick(REQUEST_TIMEOUT_MS);
+  await settle();
+  assert.match(panel(el).textContent, /reading the store/);
+  mock.timers.tick(HEALTH_TIMEOUT_MS - REQUEST_TIMEOUT_MS);
+  await settle();
+  assert.match(panel(el).querySelector('[role="alert"]').textContent, /No answer to 'health' after 300 s/);
 });
