@@ -87,6 +87,14 @@ function later(view, fn, ms) {
 function isReadonly(view) {
   return Boolean(view.model.get("_readonly"));
 }
+function listen(view, target, type, fn, capture = false) {
+  target.addEventListener(type, fn, capture);
+  view.cleanups.push(() => target.removeEventListener(type, fn, capture));
+}
+function watch(view, name, fn) {
+  view.model.on(name, fn);
+  view.cleanups.push(() => view.model.off(name, fn));
+}
 
 // js/src/json-tree.js
 function drawJson(view, value, openDepth, depth = 0) {
@@ -1580,6 +1588,133 @@ function newUuid() {
   return `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
 }
 
+// js/src/health.js
+var HEALTH_SLA_S = 3600;
+var HEALTH_TIMEOUT_MS = 3e5;
+function mountHealth(view) {
+  const h = hyperscript(view.doc);
+  const button = h(
+    "button",
+    {
+      class: "dd-button dd-small dd-health-button",
+      type: "button",
+      "data-health-action": "toggle",
+      "aria-expanded": "false",
+      title: "The store's health: write latency, waiting threads, failures, size"
+    },
+    "Health"
+  );
+  const sla = h("input", {
+    class: "dd-health-sla",
+    type: "number",
+    min: "0",
+    step: "60",
+    value: String(HEALTH_SLA_S),
+    "aria-label": "list threads waiting on an interrupt longer than this many seconds"
+  });
+  const body = h("div", { class: "dd-health-body", "aria-live": "polite" });
+  const panel = h(
+    "section",
+    { class: "dd-panel dd-health", hidden: true },
+    h(
+      "div",
+      { class: "dd-health-head" },
+      h("h4", {}, "Health of this store"),
+      h("label", { class: "dd-muted" }, "waiting longer than ", sla, " s"),
+      h(
+        "button",
+        { class: "dd-button dd-small", type: "button", "data-health-action": "refresh" },
+        "Refresh"
+      ),
+      h("button", { class: "dd-button dd-small", type: "button", "data-health-action": "close" }, "Close")
+    ),
+    body
+  );
+  view.parts.refresh.before(button);
+  view.parts.error.after(panel);
+  view.parts.healthButton = button;
+  view.parts.health = panel;
+  view.cleanups.push(() => {
+    button.remove();
+    panel.remove();
+  });
+  const requests = createRequester(view.model, { timeoutMs: HEALTH_TIMEOUT_MS });
+  view.cleanups.push(() => requests.dispose());
+  let ticket = 0;
+  const ask = () => {
+    const seconds = Number(
+      /** @type {HTMLInputElement} */
+      sla.value
+    );
+    const mine = ++ticket;
+    body.replaceChildren(h("span", { class: "dd-empty" }, "reading the store…"));
+    requests.request("health", { sla_s: Number.isFinite(seconds) ? seconds : HEALTH_SLA_S }).then(
+      (reply) => {
+        if (mine === ticket) body.replaceChildren(...healthTables(h, reply));
+      },
+      (error) => {
+        if (mine !== ticket) return;
+        const message = String(error && error.message ? error.message : error);
+        body.replaceChildren(h("div", { class: "dd-inline-error", role: "alert" }, message));
+      }
+    );
+  };
+  const show = (open) => {
+    panel.hidden = !open;
+    button.setAttribute("aria-expanded", String(open));
+    if (open) ask();
+    else ticket++;
+  };
+  const onClick = (event) => {
+    const target = (
+      /** @type {Element} */
+      event.target
+    );
+    const hit = target && target.closest ? target.closest("[data-health-action]") : null;
+    const action = hit && hit.getAttribute("data-health-action");
+    if (action === "toggle") show(panel.hidden);
+    else if (action === "refresh") ask();
+    else if (action === "close") show(false);
+  };
+  listen(view, button, "click", onClick);
+  listen(view, panel, "click", onClick);
+  listen(view, sla, "keydown", (event) => {
+    if (
+      /** @type {KeyboardEvent} */
+      event.key === "Enter"
+    ) ask();
+  });
+  const readonly = () => {
+    button.hidden = isReadonly(view);
+    if (button.hidden) show(false);
+  };
+  watch(view, "change:_readonly", readonly);
+  readonly();
+}
+function healthTables(h, reply) {
+  return (reply.tables || []).map((t) => {
+    const title = t.name === "waiting" ? `waiting longer than ${reply.sla_s} s` : t.name;
+    const rows = t.rows.map(
+      (row) => h(
+        "tr",
+        {},
+        ...row.map(
+          (value, i) => cell(h, healthCell(t.columns[i], value), typeof value === "number" ? "dd-num" : "")
+        )
+      )
+    );
+    const content = rows.length ? table(h, `dd-health-table dd-health-${t.name}`, t.columns, rows) : h("div", { class: "dd-empty" }, "none");
+    return h("div", { class: "dd-health-item", "data-health": t.name }, h("h5", {}, title), content);
+  });
+}
+function healthCell(column, value) {
+  if (value === null || value === void 0) return "—";
+  if (typeof value !== "number") return String(value);
+  if (/bytes$/.test(column)) return formatBytes(value);
+  if (/rate$/.test(column)) return `${round1(value * 100)} %`;
+  return String(value);
+}
+
 // js/src/static-model.js
 function createStaticModel(data) {
   const details = data.details || {};
@@ -1732,6 +1867,7 @@ function createView(model, el) {
   listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
+  mountHealth(view);
   scheduleWatch(view);
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;
@@ -1763,14 +1899,6 @@ function disposeView(view) {
   for (const timer of view.timers) clearTimeout(timer);
   view.timers.clear();
   for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
-}
-function watch(view, name, fn) {
-  view.model.on(name, fn);
-  view.cleanups.push(() => view.model.off(name, fn));
-}
-function listen(view, target, type, fn, capture = false) {
-  target.addEventListener(type, fn, capture);
-  view.cleanups.push(() => target.removeEventListener(type, fn, capture));
 }
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
@@ -1895,6 +2023,8 @@ function legend(h) {
 }
 export {
   DAG_GEOMETRY,
+  HEALTH_SLA_S,
+  HEALTH_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
   WATCH_EVERY_MS,
   createRequester,
@@ -1904,6 +2034,7 @@ export {
   findCheckpoints,
   formatBytes,
   formatVersion,
+  healthCell,
   importSvg,
   layoutDag,
   neighbour,

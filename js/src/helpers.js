@@ -1,5 +1,6 @@
 // @ts-check
-// Small helpers: pure ones (exported for the tests), and the view's timers and read-only flag
+// Small helpers: pure ones (exported for the tests), and the view's handlers, timers and
+// read-only flag, which its cleanup removes
 
 import { SVG_NS } from "./types.js";
 
@@ -136,4 +137,23 @@ export function later(view, fn, ms) {
 /** @param {View} view */
 export function isReadonly(view) {
   return Boolean(view.model.get("_readonly"));
+}
+
+/**
+ * Add a DOM listener for the lifetime of the view.
+ * @param {View} view @param {EventTarget} target @param {string} type
+ * @param {(event: Event) => void} fn @param {boolean} [capture]
+ */
+export function listen(view, target, type, fn, capture = false) {
+  target.addEventListener(type, fn, capture);
+  view.cleanups.push(() => target.removeEventListener(type, fn, capture));
+}
+
+/**
+ * Subscribe to a model event for the lifetime of the view.
+ * @param {View} view @param {string} name @param {Function} fn
+ */
+export function watch(view, name, fn) {
+  view.model.on(name, fn);
+  view.cleanups.push(() => view.model.off(name, fn));
 }

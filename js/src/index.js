@@ -22,6 +22,7 @@
  *   select.js        selecting a checkpoint and diffing two
  *   detail.js        the detail pane of the selected checkpoint
  *   actions.js       fork, rerun, resume, stop, copy
+ *   health.js        the Health panel: the store's health tables
  *   status.js        the status line, the topology and the code panel
  *   json-tree.js     the collapsible JSON tree
  *   helpers.js       small pure helpers (exported for the tests)
@@ -46,7 +47,8 @@ import {
   showTooltip,
 } from "./dag.js";
 import { drawDetail } from "./detail.js";
-import { hyperscript, isReadonly } from "./helpers.js";
+import { mountHealth } from "./health.js";
+import { hyperscript, isReadonly, listen, watch } from "./helpers.js";
 import { fillLazyJson } from "./json-tree.js";
 import { createRequester } from "./requests.js";
 import { showSelected } from "./select.js";
@@ -171,6 +173,7 @@ function createView(model, el) {
   listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
+  mountHealth(view);
   scheduleWatch(view);
   // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
@@ -218,25 +221,6 @@ function disposeView(view) {
   for (const timer of view.timers) clearTimeout(timer);
   view.timers.clear();
   for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
-}
-
-/**
- * Subscribe to a model event for the lifetime of the view.
- * @param {View} view @param {string} name @param {Function} fn
- */
-function watch(view, name, fn) {
-  view.model.on(name, fn);
-  view.cleanups.push(() => view.model.off(name, fn));
-}
-
-/**
- * Add a DOM listener for the lifetime of the view.
- * @param {View} view @param {EventTarget} target @param {string} type
- * @param {(event: Event) => void} fn @param {boolean} [capture]
- */
-function listen(view, target, type, fn, capture = false) {
-  target.addEventListener(type, fn, capture);
-  view.cleanups.push(() => target.removeEventListener(type, fn, capture));
 }
 
 /** @param {View} view */
@@ -374,6 +358,7 @@ function legend(h) {
 
 // The names the tests and the standalone page import.
 export { layoutDag, nodesInArea, findCheckpoints, neighbour } from "./dag.js";
+export { HEALTH_SLA_S, HEALTH_TIMEOUT_MS, healthCell } from "./health.js";
 export { formatVersion, formatBytes, shortId } from "./helpers.js";
 export { createRequester } from "./requests.js";
 export { diffValues } from "./select.js";

@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import contextlib
 import datetime as _dt
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
@@ -48,6 +47,7 @@ from durable_debug.graph.algo import (
     TaskRecord,
     apply_writes,
     compact_start_writes,
+    interrupt_id,
     make_checkpoint,
     prepare_tasks,
     preview_values,
@@ -56,21 +56,31 @@ from durable_debug.graph.algo import (
 )
 from durable_debug.graph.calls import Runtime
 from durable_debug.graph.failures import failure_entry, failure_history
-from durable_debug.graph.interrupts import match_resume
+from durable_debug.graph.interrupts import (
+    SUBGRAPH_ANSWER,
+    Answers,
+    match_resume,
+    own_answers,
+    subgraph_answer,
+)
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.streams import Producers
+from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
     START,
     Command,
     EmptyInputError,
+    GraphInterrupt,
     GraphRecursionError,
     Interrupt,
+    ParentCommand,
     Send,
 )
 from durable_debug.graph.version import acheck_graph_version, version_metadata
 
 if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -108,11 +118,24 @@ class RunLoop:
         interrupt_before: tuple[str, ...] | None = None,
         interrupt_after: tuple[str, ...] | None = None,
         context: Any = None,
+        nesting: Nesting | None = None,
+        subgraphs: bool = False,
+        saver: BaseCheckpointSaver | None = None,
     ) -> None:
         self.graph = graph
+        self.nesting = nesting
+        """Set when this run is a subgraph of a running task (see ``subgraph.py``)."""
         self.input = input
         self.config: RunnableConfig = address_config(config)
+        self.sink: SubgraphStream | None = nesting.stream if nesting else None
+        """Where this run's chunks go when it is a subgraph of a run streaming subgraphs."""
+        if self.sink is not None:
+            modes = self.sink.modes
+        elif subgraphs:
+            self.sink = SubgraphStream(modes, self._forward)
         self.producers = Producers(modes)
+        self.forwards = subgraphs or self.sink is not None
+        """Subgraphs' chunks arrive while its tasks run (``stream(..., subgraphs=True)``)."""
         self.outbox: list[Event] = []
         """``(mode, chunk)`` pairs produced and not yet yielded."""
         self.held: list[Event] = []
@@ -128,11 +151,19 @@ class RunLoop:
         if self.producers.wants("message"):
             from durable_debug.graph.chat_stream import make_message_tap
 
-            self.message_tap = make_message_tap(self._write_message)
+            sent = self.sink.sent_messages if self.sink is not None else None
+            self.message_tap = make_message_tap(self._write_message, sent)
             callbacks = self.config.get("callbacks")
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
-        self.saver = graph.checkpointer
+        self.saver = graph.checkpointer if nesting is None else nesting.saver
+        if saver is not None:  # a subgraph's namespace run on its own (see pregel._run_loop)
+            self.saver = saver
+        self.answers = nesting.answers if nesting else Answers()
+        """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
+        self.parents = checkpoint_parents(self.config) if nesting else {}
+        self.resuming = False
+        """True while the first step of a resumed run runs (its tasks run again)."""
         self.interrupt_before = (
             graph.interrupt_before if interrupt_before is None else interrupt_before
         )
@@ -141,65 +172,39 @@ class RunLoop:
         self.recursion_limit = DEFAULT_RECURSION_LIMIT if limit is None else int(limit)
         self.thread_id: str | None = None
         self.checkpoint_ns = config_checkpoint_ns(self.config)
+        self.paused = False
         self.interrupts: tuple[Interrupt, ...] = ()
         """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
         self.values: dict[str, Any] = {}
         """The state when the run stopped."""
-        # The thread where the run stands: as ``_load`` finds it (these defaults are an empty
-        # thread's), then as each saved checkpoint moves it on (``_save_checkpoint``, ``_put``).
-        self.checkpoint: Checkpoint = empty_checkpoint()
-        """The current checkpoint: the loaded one, then each one the run saves."""
-        self.checkpoint_config: RunnableConfig = checkpoint_config("", self.checkpoint_ns)
-        """The config addressing ``checkpoint`` (no id while nothing is saved)."""
-        self.step = -2
-        """Step of ``checkpoint``: -2 for an empty thread, whose input checkpoint is step -1."""
-        self.source = ""
-        """The ``source`` of the loaded checkpoint's metadata (``input``, ``loop``, ``fork``…)."""
-        self.metadata: CheckpointMetadata = {}
-        self.parent_config: RunnableConfig | None = None
-        self.has_saved = False
-        """Whether the thread has a checkpoint (loaded or saved by this run)."""
-        self.superseded = False
-        """Whether the addressed checkpoint is no longer the thread's latest (time travel)."""
-        self.saved_versions: dict[str, str] = {}
-        """Channel versions of the last saved checkpoint: only newer blobs are written."""
-        self.pending: dict[str, TaskRecord] = {}
-        """Saved writes of the current checkpoint's tasks, by task id."""
-        self.null_writes: list[tuple[str, Any]] = []
-        """Saved writes of no task (a ``Command``'s resume values, ``update_state``)."""
-        self.channels: dict[str, Channel] = {}
-        self.candidates: set[str] | None = None
-        """Nodes the last step's writes may trigger (None: look at every node)."""
-        self.reuse_writes = True
-        """Whether tasks that already saved writes are skipped (False when replaying)."""
-        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
-        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
-        self.stop = 0
-        """The last step the recursion limit allows (set by ``_begin``)."""
-        self._aio_loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
-        """The event loop running concurrent tasks, and its thread (for ``_write_live``)."""
         self.write_ms: float | None = None
         """How long saving the last checkpoint took (ms), recorded on the next one."""
 
     # -- driving -----------------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[Event]:
-        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode.
+        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode; a
+        subgraph's chunks come as ``("subgraph", (namespace, mode, chunk))``.
 
-        The one place events leave the loop. Everything else reports into ``outbox`` (or
-        ``live``, from running nodes) and yields to say "pass on what is there now".
-        """
-        async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
-            async for _ in run:
-                for event in self._drain():
-                    yield event
+        A subgraph run of a run streaming subgraphs sends its chunks to that run instead."""
+        if self.nesting is None or self.sink is None:
+            async for event in self._events():
+                yield event
+            return
+        namespace = tuple(self.checkpoint_ns.split(NS_SEP))
+        async for mode, chunk in self._events():
+            self.sink.send(namespace, mode, chunk)
 
-    async def _run(self) -> AsyncGenerator[None, None]:
-        """The run itself; yields whenever reported events should go out."""
+    def _forward(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
+        """A chunk of a subgraph, from the loop or a worker thread."""
+        self.live.append(("subgraph", (namespace, mode, chunk)))
+        self._wake_up()
+
+    async def _events(self) -> AsyncIterator[Event]:
         await self._load()
         await self._begin()
-        yield
+        for event in self._drain():
+            yield event
         while True:
             tasks = prepare_tasks(
                 self.graph,
@@ -223,24 +228,35 @@ class RunLoop:
                 break
             if self._should_interrupt(self.interrupt_before, tasks):
                 self._emit("static_interrupt", _nothing)
-                yield
+                for event in self._drain():
+                    yield event
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())
                 break
-            async for _ in self._run_tasks(tasks):
-                yield
+            async for event in self._run_tasks(tasks):
+                yield event
             self.reuse_writes = True  # only the first step of a replay re-executes
-            if self.interrupts:
+            self.resuming = False
+            if self.paused:
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
                 self._emit(
                     "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
                 )
-                yield
+                for event in self._drain():
+                    yield event
+                if self.nesting is not None:  # the enclosing task pauses on them
+                    raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
-            yield
+            for event in self._drain():
+                yield event
             if self._should_interrupt(self.interrupt_after, tasks):
                 self._emit("static_interrupt", _nothing)
-                yield
+                for event in self._drain():
+                    yield event
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())
                 break
         self.values = self.graph.read_state(self.channels)
 
@@ -268,8 +284,12 @@ class RunLoop:
     def _write_live(self, kind: str, payload: Any) -> None:
         """Report an event of a running node, from the loop or a worker thread."""
         self.live.extend(self.producers.chunks(kind, lambda: payload))
-        wake, loop = self._wake, self._aio_loop
-        if wake is not None and loop is not None:
+        self._wake_up()
+
+    def _wake_up(self) -> None:
+        wake = self._wake
+        if wake is not None:
+            loop = self._aio_loop
             if threading.get_ident() == self._loop_thread:
                 wake.set()
             else:
@@ -279,6 +299,7 @@ class RunLoop:
 
     async def _load(self) -> None:
         saved = None
+        self.superseded = False
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
             saved = await self.saver.aget_tuple(self.config)
@@ -291,26 +312,70 @@ class RunLoop:
                     latest is not None and latest.checkpoint["id"] != (saved.checkpoint["id"])
                 )
         if saved is not None:
-            self.checkpoint = saved.checkpoint
-            self.step = int(saved.metadata.get("step", -1))
-            self.checkpoint_config = saved.config
+            self.checkpoint: Checkpoint = saved.checkpoint
+            self.step: int = int(saved.metadata.get("step", -1))
+            self.checkpoint_config: RunnableConfig = saved.config
             self.source = str(saved.metadata.get("source", ""))
-            self.saved_versions = dict(saved.checkpoint["channel_versions"])
+            self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
             self.pending, self.null_writes = read_pending_writes(saved)
-            self.has_saved = True
-            self.metadata = saved.metadata
-            self.parent_config = saved.parent_config
         else:
-            self.checkpoint_config = checkpoint_config(self.thread_id or "", self.checkpoint_ns)
-        self.channels = restore_channels(self.graph, self.checkpoint)
+            self.checkpoint = empty_checkpoint()
+            self.step = -2
+            self.checkpoint_config = checkpoint_config(
+                self.thread_id or "", self.checkpoint_ns, None
+            )
+            self.source = ""
+            self.saved_versions = {}
+            self.pending, self.null_writes = {}, []
+        self.has_saved = saved is not None
+        if saved is not None and self.nesting is None and self.checkpoint_ns:
+            self.parents = dict(saved.metadata.get("parents") or {})
+        self.metadata: CheckpointMetadata = saved.metadata if saved else {}
+        self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
+        self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
+        self.candidates: set[str] | None = None
+        self.reuse_writes = True
+        """Whether tasks that already saved writes are skipped (False when replaying)."""
+        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
+        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
         if self.input is None or isinstance(self.input, Command):
             await self._resume(self.input)
+        elif self._continues_subgraph():
+            await self._resume(None)
         else:
             await self._start(self.input)
         self.stop = self.step + self.recursion_limit + 1
+
+    def _continues_subgraph(self) -> bool:
+        """A subgraph whose enclosing task runs again continues from its namespace's newest
+        checkpoint (made under the same parent checkpoints) instead of starting over."""
+        return (
+            self.nesting is not None
+            and self.nesting.resuming
+            and self.has_saved
+            and dict(self.metadata.get("parents") or {}) == self.parents
+        )
+
+    async def _apply_answers(self) -> None:
+        """Give the answers handed down by the enclosing run to the tasks of this run
+        paused on those interrupts (each answer once: it must answer the task's next
+        unanswered ``interrupt()`` call)."""
+        for tid, record in self.pending.items():
+            if record.finished or not record.interrupts:
+                continue
+            asked = record.interrupts[-1].id
+            answered = record.resume or []
+            own = len(own_answers(answered))
+            if asked in self.answers.values and interrupt_id(tid, own) == asked:
+                self.answers.claim(asked)
+                record.resume = [*answered, self.answers.values[asked]]
+                if self.saver is not None:
+                    await self.saver.aput_writes(
+                        self.checkpoint_config, [(RESUME, record.resume)], tid
+                    )
 
     async def _start(self, input: Any) -> None:
         # Validate before saving anything: a bad key must not leave an input checkpoint behind.
@@ -364,6 +429,9 @@ class RunLoop:
         if time_travel:
             for record in self.pending.values():
                 record.resume = None
+        self.resuming = self.reuse_writes
+        if self.answers.values and self.reuse_writes:
+            await self._apply_answers()
         if command is not None:
             await self._apply_command(command, save=not forks)
         if self.null_writes:
@@ -411,6 +479,9 @@ class RunLoop:
             answers = match_resume(command.resume, pending, thread_id=self.thread_id)
             for tid, value in answers.items():
                 record = self.pending[tid]
+                asked = pending[tid].id
+                if interrupt_id(tid, len(own_answers(record.resume))) != asked:
+                    value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
                 await self.saver.aput_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
         writes: list[tuple[str, Any]] = []
@@ -428,7 +499,7 @@ class RunLoop:
 
     # -- steps -------------------------------------------------------------------------------
 
-    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[None]:
+    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[Event]:
         """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
         for task in tasks:
             record = self.pending.get(task.id)
@@ -437,27 +508,46 @@ class RunLoop:
             if record.finished and self.reuse_writes:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
-                task.resume = record.resume
+                task.resume = own_answers(record.resume)
+                last = record.resume[-1]
+                asked = record.interrupts[-1].id if record.interrupts else None
+                if isinstance(last, dict) and last.get(SUBGRAPH_ANSWER) == asked:
+                    # The answer is for a subgraph the task runs: handed down to it.
+                    self.answers.values[str(asked)] = last["value"]
         to_run = [t for t in tasks if t.status is None]
         for task in to_run:
             if task.name != START:
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
-        yield
+        for event in self._drain():
+            yield event
         step = self.step + 1
         alone = len(to_run) == 1
-        if alone and not self.producers.live:
+        if alone and not (self.producers.live or self.forwards):
             # No chunk can come while it runs (so a sync node may run inline): just await it.
             await self._run_one(to_run[0], step, alone=True)
             await self._task_done(to_run[0], defer=True)
         elif to_run:
-            async for _ in self._run_concurrently(to_run, step, defer=alone):
-                yield
+            async for event in self._run_concurrently(to_run, step, defer=alone):
+                yield event
         failed = [t for t in to_run if t.status == "error"]
         if failed:
             assert failed[0].error is not None
             raise failed[0].error
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
-        yield
+        self.paused = any(t.status == "interrupt" for t in tasks)
+        """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
+        for event in self._drain():
+            yield event
+
+    def _nesting(self) -> Nesting:
+        """What the tasks of this step hand to the graphs they run."""
+        return Nesting(
+            self.saver,
+            resuming=self.resuming,
+            answers=self.answers,
+            stream=self.sink,
+            spare=self.nesting is not None,
+        )
 
     async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
         """Execute one task's node on the current checkpoint (see ``runner.run_task``)."""
@@ -471,13 +561,14 @@ class RunLoop:
             alone=alone,
             runtime=self.runtime,
             message_tap=self.message_tap,
+            nesting=self._nesting(),
         )
 
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
-    ) -> AsyncIterator[None]:
-        """Run tasks as concurrent futures, yielding when each one is saved (its chunks go
-        out) and when running nodes wrote to the ``custom`` or ``messages`` stream."""
+    ) -> AsyncIterator[Event]:
+        """Run tasks as concurrent futures, yielding each one's chunks as it is saved (and
+        what running nodes write to the ``custom`` stream as they write it)."""
         self._aio_loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._wake = asyncio.Event()
@@ -491,13 +582,15 @@ class RunLoop:
                 done, _ = await asyncio.wait({*pending, waker}, return_when=asyncio.FIRST_COMPLETED)
                 waker.cancel()
                 self._wake.clear()
-                yield  # what running nodes wrote (custom, messages) goes out now
+                while self.live:
+                    yield self.live.popleft()
                 done.discard(waker)
                 pending -= done
                 for future in sorted(done, key=lambda f: running[f].sort_key):
                     future.result()
                     await self._task_done(running[future], defer=defer)
-                yield
+                for event in self._drain():
+                    yield event
                 if any(running[f].status == "error" for f in done) and pending:
                     # Fail fast like LangGraph: the siblings still running are cancelled,
                     # recorded as such, and run again on resume.
@@ -536,10 +629,11 @@ class RunLoop:
                     await self._save_task_writes(task, writes)
             elif task.status == "interrupt":
                 payload = [{"id": i.id, "value": i.value} for i in task.interrupts]
+                paused: list[tuple[str, Any]] = [(INTERRUPT, payload)]
+                if task.resume:  # it may have taken an answer meant for its graph's caller
+                    paused.append((RESUME, task.resume))
                 try:
-                    await self.saver.aput_writes(
-                        self.checkpoint_config, [(INTERRUPT, payload)], task.id
-                    )
+                    await self.saver.aput_writes(self.checkpoint_config, paused, task.id)
                 except UnsupportedValueError as exc:
                     task.status, task.error = "error", exc.located(node=task.name)
                     await self._save_error(task)
@@ -572,6 +666,8 @@ class RunLoop:
     async def _save_error(self, task: Task) -> None:
         assert self.saver is not None
         assert task.error is not None
+        if isinstance(task.error, ParentCommand):
+            return  # not a failure: the command goes to the enclosing graph's task
         record = self.pending.get(task.id)
         entry = failure_entry(task.error, task.node.retry)
         failures = (
@@ -621,7 +717,9 @@ class RunLoop:
         extra = version_metadata(self.graph, self.metadata)
         if self.write_ms is not None:
             extra["parent_write_ms"] = self.write_ms
-        self.metadata = checkpoint_metadata(self.config, source, self.step, **extra)
+        self.metadata = checkpoint_metadata(
+            self.config, source, self.step, parents=self.parents, **extra
+        )
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
@@ -678,8 +776,8 @@ class RunLoop:
             "timestamp": self.checkpoint["ts"],
             "type": "checkpoint",
             "payload": {
-                "config": self.checkpoint_config,
-                "parent_config": self.parent_config,
+                "config": self._mapped(self.checkpoint_config),
+                "parent_config": self._mapped(self.parent_config),
                 "values": self.graph.read_state(self.channels),
                 "metadata": self.metadata,
                 "next": [t.name for t in tasks],
@@ -688,12 +786,30 @@ class RunLoop:
                         "id": t.id,
                         "name": t.name,
                         "interrupts": self._pending_interrupts(t.id),
-                        "state": None,
+                        "state": self._task_state(t),
                     }
                     for t in tasks
                 ],
             },
         }
+
+    def _mapped(self, config: RunnableConfig | None) -> RunnableConfig | None:
+        """A subgraph's checkpoint config with ``checkpoint_map`` (each level's checkpoint),
+        as LangGraph reports it."""
+        if config is None or not self.parents:
+            return config
+        configurable = dict(config["configurable"])
+        own = configurable.get("checkpoint_id")
+        configurable["checkpoint_map"] = {**self.parents, self.checkpoint_ns: own}
+        return {**config, "configurable": configurable}
+
+    def _task_state(self, task: Task) -> RunnableConfig | None:
+        """The namespace config of a task whose node runs a subgraph (else None)."""
+        if self.graph.subgraph_of(task.name) is None:
+            return None
+        own = f"{task.name}{NS_END}{task.id}"
+        namespace = f"{self.checkpoint_ns}{NS_SEP}{own}" if self.checkpoint_ns else own
+        return checkpoint_config(self.thread_id or "", namespace, None)
 
     def _pending_interrupts(self, task_id: str) -> tuple[dict[str, Any], ...]:
         record = self.pending.get(task_id)
