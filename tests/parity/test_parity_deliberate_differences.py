@@ -364,3 +364,17 @@ async def test_durability_exit_still_saves_every_step():
     assert ours["unknown"]["raised"] == "ValueError"
     assert "Unknown durability 'bogus'" in ours["unknown"]["message"]
     assert theirs["unknown"] == {"n": 11}
+
+
+async def test_an_unknown_print_mode_is_refused():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        cfg = {"configurable": {"thread_id": "print"}}
+        await trace.run("run", g.ainvoke({"value": "", "log": []}, cfg, print_mode="udpates"))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"]["raised"] == "ValueError"
+    assert "'udpates'" in ours["run"]["message"]
+    assert ours["executions"].get("work", 0) == 0
+    # LangGraph prints nothing for the misspelt mode and runs
+    assert theirs["executions"]["work"] == 1

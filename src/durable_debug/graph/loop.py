@@ -58,7 +58,7 @@ from durable_debug.graph.failures import failure_entry, failure_history
 from durable_debug.graph.interrupts import match_resume
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
-from durable_debug.graph.streams import Producers
+from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.types import (
     START,
     Command,
@@ -107,11 +107,14 @@ class RunLoop:
         interrupt_before: tuple[str, ...] | None = None,
         interrupt_after: tuple[str, ...] | None = None,
         context: Any = None,
+        output_keys: OutputKeys = None,
     ) -> None:
         self.graph = graph
         self.input = input
         self.config: RunnableConfig = address_config(config)
-        self.producers = Producers(modes)
+        self.producers = Producers(modes, output_keys)
+        self.updated: frozenset[str] = frozenset()
+        """The state keys the last saved step wrote (a ``values`` chunk needs an output key)."""
         self.outbox: list[Event] = []
         """``(mode, chunk)`` pairs produced and not yet yielded."""
         self.held: list[Event] = []
@@ -363,9 +366,9 @@ class RunLoop:
         if forks:
             await self._save_fork()
             self._emit("checkpoint", self._debug_checkpoint)
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
         else:  # the checkpoint the run resumes from, as LangGraph reports it
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
             self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_fork(self) -> None:
@@ -570,7 +573,7 @@ class RunLoop:
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
-        self._emit("values", lambda: self.graph.read_state(self.channels))
+        self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
         self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_checkpoint(
@@ -595,6 +598,7 @@ class RunLoop:
                 await self._save_task_writes(task, writes)
             raise
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)
         await self._put(source, versions)
 
