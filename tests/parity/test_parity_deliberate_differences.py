@@ -378,3 +378,27 @@ async def test_an_unknown_print_mode_is_refused():
     assert ours["executions"].get("work", 0) == 0
     # LangGraph prints nothing for the misspelt mode and runs
     assert theirs["executions"]["work"] == 1
+
+
+async def test_a_store_embedding_of_the_wrong_size_is_refused():
+    def two_dims(texts: list[str]) -> list[list[float]]:
+        return [[1.0, float(len(t))] for t in texts]
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        if api.name == "langgraph":
+            from langgraph.store.memory import InMemoryStore
+        else:
+            from durable_debug.store.memory import InMemoryStore
+        store = InMemoryStore(index={"dims": 3, "embed": two_dims})
+        try:
+            store.put(("n",), "k", {"text": "hello"})
+            trace.note("put", "stored")
+        except ValueError as exc:
+            trace.note("put", str(exc))
+        trace.note("stored", store.get(("n",), "k") is not None)
+
+    ours, theirs = await both(scenario)
+    assert "index dims is 3" in ours["put"]
+    assert ours["stored"] is False
+    # LangGraph stores the item with its 2-dimensional vector
+    assert theirs["put"] == "stored" and theirs["stored"] is True
