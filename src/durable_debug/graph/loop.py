@@ -127,10 +127,11 @@ class RunLoop:
             self.runtime = self.runtime.override(stream_writer=self._write_custom)
         self.message_tap: Any = None
         """Reports chat model output to the ``messages`` stream (see ``chat_stream.py``)."""
-        if self.producers.wants("message"):
+        if self.producers.wants("message") or self.producers.wants("callback"):
             from durable_debug.graph.chat_stream import make_message_tap
 
-            self.message_tap = make_message_tap(self._write_message)
+            report = self._write_callback if self.producers.wants("callback") else None
+            self.message_tap = make_message_tap(self._write_message, report)
             callbacks = self.config.get("callbacks")
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
@@ -226,6 +227,10 @@ class RunLoop:
     def _write_message(self, pair: tuple[Any, dict[str, Any]]) -> None:
         """A ``(message, metadata)`` pair from a running node (see ``chat_stream.py``)."""
         self._write_live("message", pair)
+
+    def _write_callback(self, event: dict[str, Any]) -> None:
+        """A callback of a runnable nested in a running node (for ``astream_events``)."""
+        self._write_live("callback", event)
 
     def _write_live(self, kind: str, payload: Any) -> None:
         """Report an event of a running node, from the loop or a worker thread."""

@@ -43,7 +43,13 @@ from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
-from durable_debug.graph.streams import OutputKeys, print_chunk, select_output, stream_modes
+from durable_debug.graph.streams import (
+    EVENTS_MODE,
+    OutputKeys,
+    print_chunk,
+    select_output,
+    stream_modes,
+)
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
@@ -369,7 +375,7 @@ class CompiledStateGraph:
         start = events.graph_start(input)
         if keep(start):
             yield start
-        modes = ["values", "updates", "messages", "debug"]
+        modes = ["values", "updates", "messages", "debug", EVENTS_MODE]
         async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
             for event in events.on_chunk(mode, chunk):
                 if keep(event):

@@ -147,10 +147,7 @@ def _retry_wait(policies: Sequence[RetryPolicy], exc: BaseException | None, atte
 def node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]:
     """The config a node receives as its ``config`` parameter (LangGraph's metadata keys)."""
     configurable = dict(config.get("configurable") or {})
-    metadata = dict(config.get("metadata") or {})
-    for key, value in configurable.items():  # as LangChain's configs do: the run's own keys
-        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
-            metadata.setdefault(key, value)
+    metadata = run_metadata(config)
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
@@ -159,6 +156,16 @@ def node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]
         langgraph_checkpoint_ns=task_namespace(configurable.get("checkpoint_ns", ""), task),
     )
     return {**config, "configurable": configurable, "metadata": metadata}
+
+
+def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
+    """A run's metadata as LangChain's configs give it: ``metadata`` plus the run's own scalar
+    ``configurable`` keys (``thread_id``)."""
+    metadata = dict(config.get("metadata") or {})
+    for key, value in (config.get("configurable") or {}).items():
+        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
+            metadata.setdefault(key, value)
+    return metadata
 
 
 def task_namespace(parent_ns: str, task: Task) -> str:

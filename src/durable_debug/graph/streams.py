@@ -19,6 +19,8 @@ mode                    events it reads → what it yields
 ``checkpoints``         ``checkpoint`` payloads
 ``debug``               ``task``, ``task_result`` and ``checkpoint``, wrapped with type,
                         step and timestamp
+``__events__``          ``callback``: what runnables nested in a node report (chat model and
+                        tool start / end); internal, read by ``astream_events`` only
 ======================  ================================================================
 
 ``output_keys`` (a run argument) narrows ``values`` and ``updates`` as LangGraph does: one
@@ -40,6 +42,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 __all__ = [
+    "EVENTS_MODE",
     "EVENT_KINDS",
     "LIVE_MODES",
     "STREAM_MODES",
@@ -53,7 +56,10 @@ __all__ = [
 STREAM_MODES = ("values", "updates", "custom", "messages", "tasks", "checkpoints", "debug")
 """Every stream mode, in the order their chunks are given for one event."""
 
-LIVE_MODES = frozenset({"custom", "messages"})
+EVENTS_MODE = "__events__"
+"""The internal mode of ``astream_events``: nested runnables' callbacks (not a user mode)."""
+
+LIVE_MODES = frozenset({"custom", "messages", EVENTS_MODE})
 """Modes whose chunks come while a node runs (so sync nodes run in a worker thread)."""
 
 EVENT_KINDS = (
@@ -65,6 +71,7 @@ EVENT_KINDS = (
     "checkpoint",
     "custom",
     "message",
+    "callback",
 )
 """What a run emits (see the module docstring)."""
 
@@ -142,6 +149,7 @@ _PRODUCERS: dict[str, dict[str, Produce]] = {
         "task_result": lambda result: (result[0],),
         "checkpoint": lambda event: (event,),
     },
+    EVENTS_MODE: {"callback": lambda event: (event,)},
 }
 
 
@@ -166,7 +174,7 @@ class Producers:
 
     def __init__(self, modes: Iterable[str], output_keys: OutputKeys = None) -> None:
         requested = set(modes)
-        self.modes = tuple(m for m in STREAM_MODES if m in requested)
+        self.modes = tuple(m for m in (*STREAM_MODES, EVENTS_MODE) if m in requested)
         self._by_kind: dict[str, list[tuple[str, Produce]]] = {}
         narrowed: dict[str, Produce] = {}
         if output_keys is not None:
