@@ -93,3 +93,37 @@ async def test_chat_model_and_tool_events_inside_a_node():
     tool_end = next(e for e in ours["events"] if e["event"] == "on_tool_end")
     assert tool_end["data"]["output"] == "HI THERE"
     assert tool_end["parents"] == ["run0", "run1"]
+
+
+async def test_runnables_a_node_invokes_have_their_own_events():
+    from langchain_core.runnables import RunnableLambda
+
+    double = RunnableLambda(lambda x: x * 2, name="double")
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        async def node(state: State) -> dict:
+            first = await double.ainvoke(21)
+            return {"log": [first, double.invoke(first)]}
+
+        g = api.StateGraph(State).add_node("node", node).add_edge(api.START, "node").compile()
+        runs: dict[str, str] = {}
+        shown = []
+        async for event in g.astream_events({"log": []}, version="v2"):
+            run = runs.setdefault(event["run_id"], f"run{len(runs)}")
+            shown.append(
+                (
+                    event["event"],
+                    event["name"],
+                    run,
+                    [runs.get(p, "unknown") for p in event["parent_ids"]],
+                    event["data"],
+                    event["metadata"].get("langgraph_node"),
+                )
+            )
+        trace.note("events", shown)
+
+    ours = await acheck_parity(scenario)
+    nested = [e for e in ours["events"] if e[1] == "double"]
+    assert [e[0] for e in nested] == ["on_chain_start", "on_chain_end"] * 2
+    assert nested[1][4] == {"output": 42, "input": 21}
+    assert all(e[3] == ["run0", "run1"] and e[5] == "node" for e in nested)

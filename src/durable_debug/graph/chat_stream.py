@@ -13,7 +13,8 @@ node's config LangChain's current config (``calls.call`` does that); the config 
   node did not receive in its input, with the node's metadata.
 
 For ``astream_events`` the tap also *reports* what chat models and tools nested in a node do
-(``on_chat_model_start`` / ``on_chat_model_end``, ``on_tool_start`` / ``on_tool_end``, with
+(``on_chat_model_start`` / ``on_chat_model_end``, ``on_tool_start`` / ``on_tool_end``,
+``on_chain_start`` / ``on_chain_end`` of a runnable the node invokes, with
 their run id, parent run id, name, tags, metadata and data), which ``events.py`` turns into
 events under the node's run.
 
@@ -107,6 +108,8 @@ def make_message_tap(emit: Emit, report: Report | None = None) -> Any:
             """Ids of messages already sent (or received by a node as input)."""
             self.runs: dict[UUID, dict[str, Any]] = {}
             """Reported run id → its start event (name, tags, metadata, parent, input)."""
+            self.node_runs: set[UUID] = set()
+            """Run ids of runnables that are nodes themselves (called by the engine)."""
 
         def _start(
             self,
@@ -167,6 +170,42 @@ def make_message_tap(emit: Emit, report: Report | None = None) -> Any:
 
         def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
             self.runs.pop(run_id, None)
+
+        def on_chain_start(
+            self,
+            serialized: dict[str, Any] | None,
+            inputs: Any,
+            *,
+            run_id: UUID,
+            parent_run_id: UUID | None = None,
+            tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None,
+            name: str | None = None,
+            **kwargs: Any,
+        ) -> None:
+            if report is None:
+                return
+            run_name = _run_name(name, serialized)
+            if parent_run_id is None and run_name == (metadata or {}).get("langgraph_node"):
+                self.node_runs.add(run_id)  # a runnable node itself: its events are the node's
+                return
+            if parent_run_id in self.node_runs:
+                parent_run_id = None
+            data = {} if inputs == {"input": ""} else {"input": inputs}
+            self._start("chain", run_id, parent_run_id, run_name, tags, metadata, data)
+
+        def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+            if run_id in self.node_runs:
+                self.node_runs.discard(run_id)
+                return
+            start = self.runs.get(run_id)
+            if start is not None and "inputs" in kwargs and "input" not in start["data"]:
+                start["data"] = {"input": kwargs["inputs"]}
+            self._end("chain", run_id, outputs)
+
+        def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+            self.runs.pop(run_id, None)
+            self.node_runs.discard(run_id)
 
         def send(self, message: Any, metadata: dict[str, Any], *, once: bool) -> None:
             if once and message.id in self.sent:
