@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import logging
 import threading
 from collections.abc import Coroutine
@@ -68,11 +69,13 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
     The coroutine runs on the shared background loop. When the caller *is* that loop's thread
     (a synchronous node that itself calls ``graph.invoke``), a private loop in a fresh thread
-    runs it instead, since waiting on our own loop would deadlock.
+    runs it instead, since waiting on our own loop would deadlock. Either way the coroutine
+    sees the caller's context variables (a graph invoked inside a node finds that node).
     """
     if in_runner_thread():
+        context = contextvars.copy_context()
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, coro).result()
+            return pool.submit(context.run, asyncio.run, coro).result()
     loop = _runner_loop()
     future = asyncio.run_coroutine_threadsafe(coro, loop)
     try:

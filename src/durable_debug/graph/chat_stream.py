@@ -79,9 +79,14 @@ def messages_in(value: Any) -> Iterable[Any]:
             yield from (item for item in field if isinstance(item, BaseMessage))
 
 
-def make_message_tap(emit: Emit, report: Report | None = None) -> Any:
+def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | None = None) -> Any:
     """A LangChain callback handler that sends ``(message, metadata)`` pairs to ``emit`` and,
-    if ``report`` is given, the start and end of nested chat model and tool runs to it."""
+    if ``report`` is given, the start and end of the chat model, tool and chain runs nested in
+    a node to it.
+
+    ``sent``: ids of messages already streamed, shared with the taps of the run's subgraphs
+    (a message a subgraph streamed is not streamed again when its parent node returns it).
+    """
     from langchain_core.callbacks import BaseCallbackHandler
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
@@ -90,10 +95,14 @@ def make_message_tap(emit: Emit, report: Report | None = None) -> Any:
     except ImportError:  # pragma: no cover - older langchain-core
         Streaming = object  # type: ignore[misc,assignment]
 
+    shared = set() if sent is None else sent
+
     class MessageTap(BaseCallbackHandler, Streaming):
         """Reports chat model output of the running nodes to the ``messages`` stream."""
 
         run_inline = True
+        durable_debug_message_tap = True
+        """Marks the tap, so a subgraph's config can leave its parent's tap out."""
 
         def tap_output_iter(self, run_id: UUID, output: Iterator[Any]) -> Iterator[Any]:
             return output
@@ -104,7 +113,7 @@ def make_message_tap(emit: Emit, report: Report | None = None) -> Any:
         def __init__(self) -> None:
             self.calls: dict[UUID, dict[str, Any]] = {}
             """Chat model run id → metadata of that call."""
-            self.sent: set[str] = set()
+            self.sent: set[str] = shared
             """Ids of messages already sent (or received by a node as input)."""
             self.runs: dict[UUID, dict[str, Any]] = {}
             """Reported run id → its start event (name, tags, metadata, parent, input)."""

@@ -38,7 +38,7 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
-from durable_debug.graph.events import EventFilter, GraphEvents
+from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
@@ -50,6 +50,7 @@ from durable_debug.graph.streams import (
     select_output,
     stream_modes,
 )
+from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
@@ -77,6 +78,7 @@ class CompiledStateGraph:
         cache: Any = None,
         store: Any = None,
         config: RunnableConfig | None = None,
+        subgraph_checkpointer: bool | None = None,
     ) -> None:
         self.builder = builder
         self.store = store
@@ -86,6 +88,8 @@ class CompiledStateGraph:
         self.schema = schema
         self.nodes = nodes
         self.checkpointer = checkpointer
+        self.subgraph_checkpointer = subgraph_checkpointer
+        """``compile(checkpointer=True/False)``: how the graph saves when run as a subgraph."""
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
@@ -103,6 +107,7 @@ class CompiledStateGraph:
             if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
         )
         """Triggers of deferred nodes, released when nothing else would run."""
+        self._subgraphs: dict[str, CompiledStateGraph | None] = {}
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -232,7 +237,7 @@ class CompiledStateGraph:
             print_chunk(mode, chunk)
         if output_keys is not None:
             return select_output(loop.values, output_keys)
-        output = self.output_values(loop.values)
+        output = loop.graph.output_values(loop.values)
         if loop.interrupts:
             output["__interrupt__"] = list(loop.interrupts)
         return output
@@ -251,12 +256,27 @@ class CompiledStateGraph:
         interrupt_after: Sequence[str] | None,
         durability: Durability | None,
         output_keys: OutputKeys = None,
+        *,
+        subgraphs: bool = False,
     ) -> RunLoop:
         check_durability(durability)
+        nested = nesting_for(self, config)
+        nesting = None
+        graph, saver = self, None
+        if nested is not None:
+            config, nesting = nested
+        elif config_checkpoint_ns(config or {}):
+            # A config naming a subgraph's namespace (a fork made there): run that subgraph
+            # on its own, through this graph's saver.
+            graph = graph_at(self, config_checkpoint_ns(config or {}))
+            saver = self.checkpointer
         return RunLoop(
-            self,
+            graph,
             input,
             merge_configs(self.config, config),
+            nesting=nesting,
+            saver=saver,
+            subgraphs=subgraphs,
             modes=modes,
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
@@ -317,14 +337,18 @@ class CompiledStateGraph:
             interrupt_after,
             durability,
             output_keys,
+            subgraphs=subgraphs,
         )
         async for mode, chunk in loop.events():
+            namespace: tuple[str, ...] = ()
+            if mode == "subgraph":
+                namespace, mode, chunk = chunk
             if mode in printed:
                 print_chunk(mode, chunk)
                 if mode not in modes:
                     continue
             if subgraphs:
-                yield ((), chunk) if single else ((), mode, chunk)
+                yield (namespace, chunk) if single else (namespace, mode, chunk)
             else:
                 yield chunk if single else (mode, chunk)
 
@@ -362,9 +386,9 @@ class CompiledStateGraph:
         ``on_chat_model_stream`` for the token chunks of chat models the nodes call.
 
         ``include_*`` / ``exclude_*`` keep or drop events by name, type (``"chain"``,
-        ``"chat_model"``) or tag, as LangChain's filters do. Conditional edges and runnables
-        nested inside a node have no events of their own (LangGraph reports them too; see
-        docs/engine.md).
+        ``"chat_model"``) or tag, as LangChain's filters do. Chat models, tools and runnables
+        a node calls have start / end events under the node's run; conditional edges have
+        none (LangGraph reports them too; see docs/engine.md).
         """
         if version != "v2":
             raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
@@ -376,8 +400,10 @@ class CompiledStateGraph:
         if keep(start):
             yield start
         modes = ["values", "updates", "messages", "debug", EVENTS_MODE]
-        async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
-            for event in events.on_chunk(mode, chunk):
+        run = RunEvents(events, self._subgraph_at)
+        items = self.astream(input, config, stream_mode=modes, subgraphs=True, **kwargs)
+        async for namespace, mode, chunk in items:
+            for event in run.on_item(namespace, mode, chunk):
                 if keep(event):
                     yield event
         for event in events.graph_end():
@@ -433,8 +459,20 @@ class CompiledStateGraph:
     # -- state -------------------------------------------------------------------------------
 
     async def aget_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
-        """The state at the checkpoint ``config`` names, or at the thread's latest one."""
+        """The state at the checkpoint ``config`` names, or at the thread's latest one.
+
+        A ``checkpoint_ns`` in ``config`` reads a subgraph's state (``tasks[i].state`` of
+        the parent gives that config). Each task whose node runs a subgraph has its ``state``:
+        the config of its namespace, or with ``subgraphs=True`` the subgraph's snapshot
+        there (nested levels included) when it has saved one.
+        """
         saver = self._require_saver("get_state")
+        graph = graph_at(self, config_checkpoint_ns(config))
+        return await graph._state(saver, config, subgraphs)
+
+    async def _state(
+        self, saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: bool
+    ) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
         if saved is None:
             return StateSnapshot(
@@ -450,7 +488,50 @@ class CompiledStateGraph:
                 interrupts=(),
             )
         latest = config_checkpoint_id(config) is None
-        return snapshot_from_tuple(self, saved, apply_pending=latest)
+        snapshot = snapshot_from_tuple(self, saved, apply_pending=latest)
+        return await self._task_states(saver, snapshot, subgraphs)
+
+    async def _task_states(
+        self, saver: BaseCheckpointSaver, snapshot: StateSnapshot, subgraphs: bool
+    ) -> StateSnapshot:
+        """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph."""
+        if not any(self.subgraph_of(t.name) for t in snapshot.tasks):
+            return snapshot
+        thread = config_thread_id(snapshot.config)
+        namespace = config_checkpoint_ns(snapshot.config)
+        tasks = []
+        for task in snapshot.tasks:
+            sub = self.subgraph_of(task.name)
+            if sub is None:
+                tasks.append(task)
+                continue
+            own = f"{task.name}{NS_END}{task.id}"
+            where = checkpoint_config(
+                thread, f"{namespace}{NS_SEP}{own}" if namespace else own, None
+            )
+            state: Any = where
+            if subgraphs and await saver.aget_tuple(where) is not None:
+                state = await sub._state(saver, where, True)
+            tasks.append(task._replace(state=state))
+        return snapshot._replace(tasks=tuple(tasks))
+
+    def _subgraph_at(self, namespace: str) -> tuple[str, bool]:
+        """The name of the graph running at ``namespace`` and whether it is its node."""
+        parent, _, own = namespace.rpartition(NS_SEP)
+        try:
+            graph = graph_at(self, parent)
+            node = graph.nodes.get(own.partition(NS_END)[0])
+            sub = graph_at(graph, own)
+        except ValueError:  # a graph its node's function does not name: LangGraph's default
+            return "LangGraph", False
+        return sub.name, node is not None and node.fn is sub
+
+    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+        """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
+        if node not in self._subgraphs:
+            spec = self.nodes.get(node)
+            self._subgraphs[node] = find_subgraph(spec.fn) if spec is not None else None
+        return self._subgraphs[node]
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """Sync twin of :meth:`aget_state`."""
@@ -464,12 +545,16 @@ class CompiledStateGraph:
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[StateSnapshot]:
-        """Every checkpoint of the thread, newest first, across all its branches."""
+        """Every checkpoint of the thread, newest first, across all its branches (of a
+        subgraph's namespace when ``config`` has a ``checkpoint_ns``)."""
         saver = self._require_saver("get_state_history")
         check_address(config)
-        thread = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
+        namespace = config_checkpoint_ns(config)
+        graph = graph_at(self, namespace)
+        thread = checkpoint_config(config_thread_id(config), namespace, None)
         async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):
-            yield snapshot_from_tuple(self, saved, apply_pending=False)
+            snapshot = snapshot_from_tuple(graph, saved, apply_pending=False)
+            yield await graph._task_states(saver, snapshot, False)
 
     def get_state_history(
         self,
@@ -519,6 +604,11 @@ class CompiledStateGraph:
         return run_sync(self.abulk_update_state(config, supersteps))
 
     # -- structure ---------------------------------------------------------------------------
+
+    def get_name(self) -> str:
+        """The graph's name (``compile(name=...)``, default ``"LangGraph"``): what
+        ``add_node(graph)`` names the node."""
+        return self.name
 
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""

@@ -40,7 +40,7 @@ from durable_debug.graph.types import END, START, Command, InvalidUpdateError, S
 from durable_debug.graph.version import version_metadata
 
 if TYPE_CHECKING:
-    from durable_debug.checkpoint.base import CheckpointTuple
+    from durable_debug.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -146,11 +146,15 @@ async def aupdate_step(
                     "update_state with several updates in one step needs as_node on each, "
                     f"naming a node of the graph (got {node!r})"
                 )
+    checkpoint_ns = config_checkpoint_ns(config)
     saver = graph.checkpointer
+    if checkpoint_ns:  # a subgraph's namespace: its own graph, its parent's saver
+        from durable_debug.graph.subgraph import graph_at
+
+        graph = graph_at(graph, checkpoint_ns)
     if saver is None:
         raise ValueError("update_state needs a checkpointer: compile(checkpointer=MemorySaver())")
     thread_id = config_thread_id(config)
-    checkpoint_ns = config_checkpoint_ns(config)
     saved = await saver.aget_tuple(config)
     if saved is None:
         checkpoint = empty_checkpoint()
@@ -190,7 +194,7 @@ async def aupdate_step(
             f"(nodes: {', '.join(n for n in graph.nodes if n != START)})"
         )
     new_id = new_checkpoint_id()
-    prepared = await _prepared_task_ids(graph, saved, channels, step, checkpoint_ns)
+    prepared = await _prepared_task_ids(saver, graph, saved, channels, step, checkpoint_ns)
     tasks = []
     for index, (update, name, *given) in enumerate(updates):
         name = node if index == 0 else str(name)
@@ -221,6 +225,8 @@ async def aupdate_step(
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
     extra: dict[str, Any] = {"as_node": node} if source == "update" else {}
     extra.update(version_metadata(graph, saved.metadata if saved else None))
+    if saved is not None and saved.metadata.get("parents"):  # a subgraph's checkpoint
+        extra["parents"] = dict(saved.metadata["parents"])
     metadata = checkpoint_metadata(config, source, step + 1, **extra)
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
@@ -282,6 +288,7 @@ async def _clear_tasks(graph: CompiledStateGraph, config: RunnableConfig) -> Run
 
 
 async def _prepared_task_ids(
+    saver: BaseCheckpointSaver,
     graph: CompiledStateGraph,
     saved: CheckpointTuple | None,
     channels: dict[str, Channel],
@@ -291,10 +298,10 @@ async def _prepared_task_ids(
     """Node → ids of the tasks ``saved`` scheduled and that have not finished; empty when
     there is no checkpoint or the thread has moved past it (its writes would then show on a
     branch they do not belong to)."""
-    if saved is None or graph.checkpointer is None:
+    if saved is None:
         return {}
     thread = checkpoint_config(config_thread_id(saved.config), checkpoint_ns, None)
-    latest = await graph.checkpointer.aget_tuple(thread)
+    latest = await saver.aget_tuple(thread)
     if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
         return {}
     finished = {w[0] for w in saved.pending_writes or ()}
