@@ -221,7 +221,7 @@ class CompiledStateGraph:
                     durability=durability,
                 )
             ]
-        printed = frozenset(stream_modes(print_mode))
+        printed = frozenset(stream_modes(print_mode or ()))
         self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -326,7 +326,7 @@ class CompiledStateGraph:
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
-        printed = frozenset(stream_modes(print_mode))
+        printed = frozenset(stream_modes(print_mode or ()))
         self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
