@@ -65,7 +65,7 @@ from durable_debug.graph.interrupts import (
 )
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
-from durable_debug.graph.streams import Producers
+from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
     START,
@@ -121,6 +121,7 @@ class RunLoop:
         nesting: Nesting | None = None,
         subgraphs: bool = False,
         saver: BaseCheckpointSaver | None = None,
+        output_keys: OutputKeys = None,
     ) -> None:
         self.graph = graph
         self.nesting = nesting
@@ -133,7 +134,9 @@ class RunLoop:
             modes = self.sink.modes
         elif subgraphs:
             self.sink = SubgraphStream(modes, self._forward)
-        self.producers = Producers(modes)
+        self.producers = Producers(modes, output_keys)
+        self.updated: frozenset[str] = frozenset()
+        """The state keys the last saved step wrote (a ``values`` chunk needs an output key)."""
         self.forwards = subgraphs or self.sink is not None
         """Subgraphs' chunks arrive while its tasks run (``stream(..., subgraphs=True)``)."""
         self.outbox: list[Event] = []
@@ -148,11 +151,12 @@ class RunLoop:
             self.runtime = self.runtime.override(stream_writer=self._write_custom)
         self.message_tap: Any = None
         """Reports chat model output to the ``messages`` stream (see ``chat_stream.py``)."""
-        if self.producers.wants("message"):
+        if self.producers.wants("message") or self.producers.wants("callback"):
             from durable_debug.graph.chat_stream import make_message_tap
 
             sent = self.sink.sent_messages if self.sink is not None else None
-            self.message_tap = make_message_tap(self._write_message, sent)
+            report = self._write_callback if self.producers.wants("callback") else None
+            self.message_tap = make_message_tap(self._write_message, sent, report)
             callbacks = self.config.get("callbacks")
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
@@ -280,6 +284,10 @@ class RunLoop:
     def _write_message(self, pair: tuple[Any, dict[str, Any]]) -> None:
         """A ``(message, metadata)`` pair from a running node (see ``chat_stream.py``)."""
         self._write_live("message", pair)
+
+    def _write_callback(self, event: dict[str, Any]) -> None:
+        """A callback of a runnable nested in a running node (for ``astream_events``)."""
+        self._write_live("callback", event)
 
     def _write_live(self, kind: str, payload: Any) -> None:
         """Report an event of a running node, from the loop or a worker thread."""
@@ -458,9 +466,9 @@ class RunLoop:
         if forks:
             await self._save_fork()
             self._emit("checkpoint", self._debug_checkpoint)
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
         else:  # the checkpoint the run resumes from, as LangGraph reports it
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
             self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_fork(self) -> None:
@@ -682,7 +690,7 @@ class RunLoop:
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
-        self._emit("values", lambda: self.graph.read_state(self.channels))
+        self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
         self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_checkpoint(
@@ -707,6 +715,7 @@ class RunLoop:
                 await self._save_task_writes(task, writes)
             raise
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)
         await self._put(source, versions)
 

@@ -194,10 +194,7 @@ def node_config(
     the checkpoint its task runs from (a nested graph's ``metadata["parents"]``).
     """
     configurable = dict(config.get("configurable") or {})
-    metadata = dict(config.get("metadata") or {})
-    for key, value in configurable.items():  # as LangChain's configs do: the run's own keys
-        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
-            metadata.setdefault(key, value)
+    metadata = run_metadata(config)
     graph_ns = str(configurable.get("checkpoint_ns") or "")
     own_ns = task_namespace(graph_ns, task)
     metadata.update(
@@ -211,7 +208,19 @@ def node_config(
         parents = dict(configurable.get("checkpoint_map") or {})
         parents[graph_ns] = checkpoint_id
         configurable.update(checkpoint_map=parents, checkpoint_id=None, checkpoint_ns=own_ns)
-    return {**config, "configurable": configurable, "metadata": metadata}
+    # a run name given to a runnable node names that run only, not the runs of a graph it is
+    outer = {k: v for k, v in config.items() if k != "run_name"}
+    return {**outer, "configurable": configurable, "metadata": metadata}
+
+
+def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
+    """A run's metadata as LangChain's configs give it: ``metadata`` plus the run's own scalar
+    ``configurable`` keys (``thread_id``)."""
+    metadata = dict(config.get("metadata") or {})
+    for key, value in (config.get("configurable") or {}).items():
+        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
+            metadata.setdefault(key, value)
+    return metadata
 
 
 def task_namespace(parent_ns: str, task: Task) -> str:
