@@ -183,6 +183,40 @@ class RunLoop:
         """The state when the run stopped."""
         self.write_ms: float | None = None
         """How long saving the last checkpoint took (ms), recorded on the next one."""
+        # The thread where the run stands: as ``_load`` finds it (these defaults are an empty
+        # thread's), then as each saved checkpoint moves it on (``_save_checkpoint``, ``_put``).
+        self.checkpoint: Checkpoint = empty_checkpoint()
+        """The current checkpoint: the loaded one, then each one the run saves."""
+        self.checkpoint_config: RunnableConfig = checkpoint_config("", self.checkpoint_ns)
+        """The config addressing ``checkpoint`` (no id while nothing is saved)."""
+        self.step = -2
+        """Step of ``checkpoint``: -2 for an empty thread, whose input checkpoint is step -1."""
+        self.source = ""
+        """The ``source`` of the loaded checkpoint's metadata (``input``, ``loop``, ``fork``…)."""
+        self.metadata: CheckpointMetadata = {}
+        self.parent_config: RunnableConfig | None = None
+        self.has_saved = False
+        """Whether the thread has a checkpoint (loaded or saved by this run)."""
+        self.superseded = False
+        """Whether the addressed checkpoint is no longer the thread's latest (time travel)."""
+        self.saved_versions: dict[str, str] = {}
+        """Channel versions of the last saved checkpoint: only newer blobs are written."""
+        self.pending: dict[str, TaskRecord] = {}
+        """Saved writes of the current checkpoint's tasks, by task id."""
+        self.null_writes: list[tuple[str, Any]] = []
+        """Saved writes of no task (a ``Command``'s resume values, ``update_state``)."""
+        self.channels: dict[str, Channel] = {}
+        self.candidates: set[str] | None = None
+        """Nodes the last step's writes may trigger (None: look at every node)."""
+        self.reuse_writes = True
+        """Whether tasks that already saved writes are skipped (False when replaying)."""
+        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
+        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
+        self.stop = 0
+        """The last step the recursion limit allows (set by ``_begin``)."""
+        self._aio_loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        """The event loop running concurrent tasks, and its thread (for ``_wake_up``)."""
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -295,9 +329,8 @@ class RunLoop:
         self._wake_up()
 
     def _wake_up(self) -> None:
-        wake = self._wake
-        if wake is not None:
-            loop = self._aio_loop
+        wake, loop = self._wake, self._aio_loop
+        if wake is not None and loop is not None:
             if threading.get_ident() == self._loop_thread:
                 wake.set()
             else:
@@ -307,7 +340,6 @@ class RunLoop:
 
     async def _load(self) -> None:
         saved = None
-        self.superseded = False
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
             saved = await self.saver.aget_tuple(self.config)
@@ -320,32 +352,20 @@ class RunLoop:
                     latest is not None and latest.checkpoint["id"] != (saved.checkpoint["id"])
                 )
         if saved is not None:
-            self.checkpoint: Checkpoint = saved.checkpoint
-            self.step: int = int(saved.metadata.get("step", -1))
-            self.checkpoint_config: RunnableConfig = saved.config
+            self.checkpoint = saved.checkpoint
+            self.step = int(saved.metadata.get("step", -1))
+            self.checkpoint_config = saved.config
             self.source = str(saved.metadata.get("source", ""))
-            self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
+            self.saved_versions = dict(saved.checkpoint["channel_versions"])
             self.pending, self.null_writes = read_pending_writes(saved)
+            self.has_saved = True
+            self.metadata = saved.metadata
+            self.parent_config = saved.parent_config
+            if self.nesting is None and self.checkpoint_ns:
+                self.parents = dict(saved.metadata.get("parents") or {})
         else:
-            self.checkpoint = empty_checkpoint()
-            self.step = -2
-            self.checkpoint_config = checkpoint_config(
-                self.thread_id or "", self.checkpoint_ns, None
-            )
-            self.source = ""
-            self.saved_versions = {}
-            self.pending, self.null_writes = {}, []
-        self.has_saved = saved is not None
-        if saved is not None and self.nesting is None and self.checkpoint_ns:
-            self.parents = dict(saved.metadata.get("parents") or {})
-        self.metadata: CheckpointMetadata = saved.metadata if saved else {}
-        self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
-        self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
-        self.candidates: set[str] | None = None
-        self.reuse_writes = True
-        """Whether tasks that already saved writes are skipped (False when replaying)."""
-        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
-        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
+            self.checkpoint_config = checkpoint_config(self.thread_id or "", self.checkpoint_ns)
+        self.channels = restore_channels(self.graph, self.checkpoint)
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
