@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import datetime as _dt
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
@@ -239,10 +240,18 @@ class RunLoop:
         self._wake_up()
 
     async def _events(self) -> AsyncIterator[Event]:
+        """The one place events leave the run. Everything else reports into ``outbox`` (or
+        ``live``, from running nodes) and yields to say "pass on what is there now"."""
+        async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
+            async for _ in run:
+                for event in self._drain():
+                    yield event
+
+    async def _run(self) -> AsyncGenerator[None, None]:
+        """The run itself; yields whenever reported events should go out."""
         await self._load()
         await self._begin()
-        for event in self._drain():
-            yield event
+        yield
         while True:
             tasks = prepare_tasks(
                 self.graph,
@@ -266,13 +275,12 @@ class RunLoop:
                 break
             if self._should_interrupt(self.interrupt_before, tasks):
                 self._emit("static_interrupt", _nothing)
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
-            async for event in self._run_tasks(tasks):
-                yield event
+            async for _ in self._run_tasks(tasks):
+                yield
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
             if self.paused:
@@ -281,18 +289,15 @@ class RunLoop:
                 self._emit(
                     "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
                 )
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses on them
                     raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
-            for event in self._drain():
-                yield event
+            yield
             if self._should_interrupt(self.interrupt_after, tasks):
                 self._emit("static_interrupt", _nothing)
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
@@ -527,7 +532,7 @@ class RunLoop:
 
     # -- steps -------------------------------------------------------------------------------
 
-    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[Event]:
+    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[None]:
         """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
         for task in tasks:
             record = self.pending.get(task.id)
@@ -546,8 +551,7 @@ class RunLoop:
         for task in to_run:
             if task.name != START:
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
-        for event in self._drain():
-            yield event
+        yield
         step = self.step + 1
         alone = len(to_run) == 1
         if alone and not (self.producers.live or self.forwards):
@@ -555,8 +559,8 @@ class RunLoop:
             await self._run_one(to_run[0], step, alone=True)
             await self._task_done(to_run[0], defer=True)
         elif to_run:
-            async for event in self._run_concurrently(to_run, step, defer=alone):
-                yield event
+            async for _ in self._run_concurrently(to_run, step, defer=alone):
+                yield
         failed = [t for t in to_run if t.status == "error"]
         if failed:
             assert failed[0].error is not None
@@ -564,8 +568,7 @@ class RunLoop:
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
         self.paused = any(t.status == "interrupt" for t in tasks)
         """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
-        for event in self._drain():
-            yield event
+        yield
 
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run."""
@@ -594,9 +597,9 @@ class RunLoop:
 
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
-    ) -> AsyncIterator[Event]:
-        """Run tasks as concurrent futures, yielding each one's chunks as it is saved (and
-        what running nodes write to the ``custom`` stream as they write it)."""
+    ) -> AsyncIterator[None]:
+        """Run tasks as concurrent futures, yielding when each one is saved (its chunks go
+        out) and when running nodes wrote to the ``custom``, ``messages`` or subgraph streams."""
         self._aio_loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._wake = asyncio.Event()
@@ -610,15 +613,13 @@ class RunLoop:
                 done, _ = await asyncio.wait({*pending, waker}, return_when=asyncio.FIRST_COMPLETED)
                 waker.cancel()
                 self._wake.clear()
-                while self.live:
-                    yield self.live.popleft()
+                yield  # what running nodes wrote (custom, messages, subgraphs) goes out now
                 done.discard(waker)
                 pending -= done
                 for future in sorted(done, key=lambda f: running[f].sort_key):
                     future.result()
                     await self._task_done(running[future], defer=defer)
-                for event in self._drain():
-                    yield event
+                yield
                 if any(running[f].status == "error" for f in done) and pending:
                     # Fail fast like LangGraph: the siblings still running are cancelled,
                     # recorded as such, and run again on resume.
