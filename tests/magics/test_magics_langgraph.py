@@ -35,7 +35,11 @@ def test_graph_cell_shows_the_widget_of_a_sync_sqlite_langgraph_app(ip, tmp_path
     assert "TimeTravel thread 'job-1'" in printed
     ip.run_cell("table = %checkpoints job-1")
     assert len(ip.user_ns["table"]) == 4
-    assert ip.user_ns["table"]["errors"].sum() == 1
+    errors = ip.user_ns["table"]["errors"]
+    # The failed research task shows on the fan-out's checkpoint, and only there. When the
+    # machine is slow, LangGraph also records a sibling it cancelled (a CancelledError write)
+    # on that checkpoint, so the count there is 1 or more.
+    assert (errors > 0).sum() == 1 and errors.sum() >= 1
 
 
 def test_graph_cell_says_why_a_saver_cannot_be_read(ip, tmp_path):
