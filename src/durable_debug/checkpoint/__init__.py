@@ -18,6 +18,7 @@ from durable_debug.checkpoint.errors import (
     InvalidConfigError,
     StoreClosedError,
     StoreUnavailableError,
+    ThreadBusyError,
 )
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
 from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
@@ -54,6 +55,7 @@ __all__ = [
     "SqliteSaver",
     "StoreClosedError",
     "StoreUnavailableError",
+    "ThreadBusyError",
     "UnsupportedValueError",
     "register_type",
     "saver_from_url",

@@ -14,6 +14,7 @@ twins), opens the database lazily, and lists history in pages with a bounded num
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -52,6 +53,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.errors import InvalidConfigError
+from durable_debug.checkpoint.lease import LeaseInfo
 
 __all__ = ["Session", "SqlSaver"]
 
@@ -420,6 +422,55 @@ class SqlSaver(ConnectedSaver):
             await s.executemany(self._INSERT_WRITE, ordinary)
         if special:
             await s.executemany(self._UPSERT_WRITE, special)
+
+    # -- leases (durable_debug.checkpoint.lease) -----------------------------------------------
+
+    @abstractmethod
+    def _lease_acquire_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        """The upsert that takes ``thread_id``'s lease unless a live lease holds it."""
+
+    @abstractmethod
+    def _lease_renew_sql(
+        self, thread_id: str, token: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        """The UPDATE … RETURNING that extends ``token``'s lease."""
+
+    async def _lease_acquire(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo:
+        sql, params = self._lease_acquire_sql(thread_id, token, holder, seconds or 30.0)
+        select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
+
+        async def write() -> LeaseInfo:
+            async with self._session(write=True) as s:
+                await s.execute(sql, params)
+                rows = await s.fetch(select, (thread_id,))
+            token_, holder_, since = rows[0]
+            if isinstance(since, str):
+                since = _dt.datetime.fromisoformat(since)
+            return LeaseInfo(str(token_), str(holder_), since)
+
+        return await self._run(write, where={"thread": thread_id})
+
+    async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
+        sql, params = self._lease_renew_sql(thread_id, token, seconds)
+
+        async def write() -> bool:
+            async with self._session(write=True) as s:
+                return bool(await s.fetch(sql, params))
+
+        return await self._run(write, where={"thread": thread_id})
+
+    async def _lease_release(self, thread_id: str, token: str) -> None:
+        sql = f"DELETE FROM thread_leases WHERE thread_id = {self._P} AND token = {self._P}"
+
+        async def write() -> None:
+            async with self._session(write=True) as s:
+                await s.execute(sql, (thread_id, token))
+
+        await self._run(write, where={"thread": thread_id})
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""

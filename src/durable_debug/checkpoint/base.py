@@ -34,6 +34,7 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConfigError
+from durable_debug.checkpoint.lease import LeaseInfo
 
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
@@ -387,6 +388,9 @@ def empty_checkpoint() -> Checkpoint:
 # --- the saver base class ------------------------------------------------------------------
 
 
+_PROCESS_LEASES_LOCK = threading.Lock()
+
+
 class BaseCheckpointSaver(ABC):
     """Base of every saver. Subclasses implement the async methods; sync twins come free.
 
@@ -464,6 +468,39 @@ class BaseCheckpointSaver(ABC):
         for task_id, writes, task_path in task_writes:
             await self.aput_writes(config, writes, task_id, task_path)
         return await self.aput(config, checkpoint, metadata, new_versions)
+
+    # -- one writer per thread (see durable_debug.checkpoint.lease) ---------------------------
+
+    lease_seconds: float | None = None
+    """How long a thread's lease lives without renewal, so a dead holder's threads are free
+    again after it; None: leases live in this process only and never expire (the memory
+    saver, whose threads die with the process). Set it on a saver to change it."""
+
+    async def _lease_acquire(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo:
+        """Take ``thread_id``'s lease for ``token`` unless a live lease of another token holds
+        it; return the lease as it now is (ours when its token is ``token``). The default keeps
+        leases in this process, which is right for a saver whose threads live in it."""
+        with _PROCESS_LEASES_LOCK:
+            leases = self.__dict__.setdefault("_process_leases", {})
+            info = leases.get(thread_id)
+            if info is None:
+                info = leases[thread_id] = LeaseInfo(
+                    token, holder, _dt.datetime.now(_dt.timezone.utc)
+                )
+            return cast(LeaseInfo, info)
+
+    async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
+        """Extend ``token``'s lease on ``thread_id``; False when it is no longer ours."""
+        return True
+
+    async def _lease_release(self, thread_id: str, token: str) -> None:
+        """Give ``token``'s lease on ``thread_id`` back (nothing when it is not ours)."""
+        with _PROCESS_LEASES_LOCK:
+            leases = self.__dict__.get("_process_leases", {})
+            if thread_id in leases and leases[thread_id].token == token:
+                del leases[thread_id]
 
     async def alist_threads(self) -> builtins.list[str]:
         """Return the ids of every thread that has at least one checkpoint."""

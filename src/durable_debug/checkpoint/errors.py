@@ -14,6 +14,7 @@ unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)
     ├── CheckpointNotFoundError (LookupError)    a pinned checkpoint the store does not hold
     ├── StoreUnavailableError (ConnectionError)  the server went away mid-call
     ├── StoreClosedError (RuntimeError)          the saver was closed
+    ├── ThreadBusyError (RuntimeError)           another run holds the thread's lease
     └── DatabaseSetupError (RuntimeError)        a store that cannot be opened or migrated
 
 Each message names where it happened: the thread, and the checkpoint and channel when known.
@@ -21,12 +22,15 @@ Each message names where it happened: the thread, and the checkpoint and channel
 
 from __future__ import annotations
 
+import datetime as _dt
+
 __all__ = [
     "CheckpointNotFoundError",
     "DurableDebugError",
     "InvalidConfigError",
     "StoreClosedError",
     "StoreUnavailableError",
+    "ThreadBusyError",
 ]
 
 
@@ -63,3 +67,25 @@ class StoreUnavailableError(DurableDebugError, ConnectionError):
 
 class StoreClosedError(DurableDebugError, RuntimeError):
     """The saver was closed; create a new one to use the store."""
+
+
+class ThreadBusyError(DurableDebugError, RuntimeError):
+    """Another run holds the thread: one writer per thread (see docs/production.md).
+
+    Raised before any node runs and before anything is written. ``holder`` is
+    ``"host:pid"`` of the run that holds the thread, ``since`` when it took it (UTC).
+    """
+
+    def __init__(
+        self, thread_id: str, holder: str, since: _dt.datetime | None, *, waited: float = 0.0
+    ) -> None:
+        self.thread_id = thread_id
+        self.holder = holder
+        self.since = since
+        when = since.isoformat(timespec="seconds") if since is not None else "an unknown time"
+        waited_text = f" (waited {waited:g}s)" if waited else ""
+        super().__init__(
+            f"thread {thread_id!r} is busy: another run holds it (holder {holder}, since "
+            f"{when}){waited_text}. Nothing was run or written. Retry later, or pass wait=SECONDS "
+            "to invoke/stream/update_state (or compile) to wait for it."
+        )

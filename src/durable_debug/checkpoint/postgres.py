@@ -93,8 +93,30 @@ MIGRATIONS: list[str] = [
                     FROM jsonb_each_text(seen.value) AS pointer
                     GROUP BY pointer.value) AS grouped)), '{}')
             FROM jsonb_each(checkpoint -> 'versions_seen') AS seen))""",
+    # 5 (issue 13, one writer per thread): who holds each thread, until when (server clock)
+    """CREATE TABLE thread_leases (
+        thread_id TEXT COLLATE "C" PRIMARY KEY,
+        token TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        since TIMESTAMPTZ NOT NULL,
+        expires TIMESTAMPTZ NOT NULL
+    )""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
+
+LEASE_ACQUIRE = """INSERT INTO thread_leases (thread_id, token, holder, since, expires)
+VALUES (%s, %s, %s, clock_timestamp(), clock_timestamp() + make_interval(secs => %s::float8))
+ON CONFLICT (thread_id) DO UPDATE SET
+    token = EXCLUDED.token, holder = EXCLUDED.holder,
+    since = EXCLUDED.since, expires = EXCLUDED.expires
+WHERE thread_leases.expires < clock_timestamp()"""
+"""Take a thread's lease unless a live one holds it; times are the server's, so the clocks of
+the worker machines do not matter. Concurrent takers queue on the row, and the loser's WHERE is
+evaluated against the winner's committed row."""
+
+LEASE_RENEW = """UPDATE thread_leases
+SET expires = clock_timestamp() + make_interval(secs => %s::float8)
+WHERE thread_id = %s AND token = %s RETURNING thread_id"""
 
 SETUP_LOCK = 0x64645F636B7074  # pg_advisory_xact_lock key: one migrating worker at a time
 MIGRATIONS_TABLE_EXISTS = "SELECT 1 WHERE to_regclass('checkpoint_migrations') IS NOT NULL"
@@ -337,6 +359,16 @@ class PostgresSaver(SqlSaver):
                 yield _PgSession(conn)
 
     # -- dialect -------------------------------------------------------------------------------
+
+    def _lease_acquire_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_ACQUIRE, (thread_id, token, holder, seconds)
+
+    def _lease_renew_sql(
+        self, thread_id: str, token: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_RENEW, (seconds, thread_id, token)
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         return SELECT_BLOBS, [list(column) for column in zip(*keys, strict=True)]

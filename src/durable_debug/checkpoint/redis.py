@@ -26,6 +26,7 @@ standalone or replicated (not Redis Cluster: scripts name a thread's keys themse
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -81,6 +82,7 @@ from durable_debug.checkpoint.errors import (
     StoreClosedError,
     StoreUnavailableError,
 )
+from durable_debug.checkpoint.lease import LeaseInfo
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
@@ -341,6 +343,46 @@ class RedisSaver(ConnectedSaver):
         ]
         where = {"thread": thread_id, "checkpoint": checkpoint_id, "task": task_id}
         await self._run(self._eval, [("put_writes", keys, args)], where=where)
+
+    # -- leases (durable_debug.checkpoint.lease) -----------------------------------------------
+
+    async def _lease_acquire(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo:
+        key = self._keys.lease(thread_id)
+        ms = max(1, round((seconds or 30.0) * 1000))
+
+        async def take() -> LeaseInfo:
+            client = self._redis()
+            while True:
+                since = _dt.datetime.now(_dt.timezone.utc)
+                value = f"{token}\n{holder}\n{since.isoformat()}"
+                if await client.set(key, value, nx=True, px=ms):
+                    return LeaseInfo(token, holder, since)
+                raw = await client.get(key)
+                if raw is not None:  # else it expired just now: try again
+                    held, who, when = _text(raw).split("\n", 2)
+                    return LeaseInfo(held, who, _dt.datetime.fromisoformat(when))
+
+        return await self._run(take, where={"thread": thread_id})
+
+    async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
+        key = self._keys.lease(thread_id)
+        ms = max(1, round(seconds * 1000))
+
+        async def renew() -> bool:
+            done = await self._redis().eval(_LEASE_RENEW, 1, key, token, ms)
+            return bool(done)
+
+        return await self._run(renew, where={"thread": thread_id})
+
+    async def _lease_release(self, thread_id: str, token: str) -> None:
+        key = self._keys.lease(thread_id)
+
+        async def release() -> None:
+            await self._redis().eval(_LEASE_RELEASE, 1, key, token)
+
+        await self._run(release, where={"thread": thread_id})
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
@@ -615,6 +657,21 @@ def _split_options(url: str) -> tuple[str, dict[str, str]]:
     if not options:
         return url, options
     return base + ("?" + urlencode(rest) if rest else ""), options
+
+
+_LEASE_RENEW = """local v = redis.call('GET', KEYS[1])
+if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0"""
+"""Extend a lease only if the caller's token still holds it."""
+
+_LEASE_RELEASE = """local v = redis.call('GET', KEYS[1])
+if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then
+  return redis.call('DEL', KEYS[1])
+end
+return 0"""
+"""Delete a lease only if the caller's token still holds it."""
 
 
 def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:

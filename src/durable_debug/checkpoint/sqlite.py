@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as _dt
 import json
 import logging
 import math
@@ -94,6 +95,14 @@ MIGRATIONS: list[str] = [
                     FROM json_each(seen.value) AS pointer
                     GROUP BY pointer.value))))
             FROM json_each(checkpoints.checkpoint, '$.versions_seen') AS seen))""",
+    # 5 (issue 13, one writer per thread): who holds each thread, until when (Unix seconds)
+    """CREATE TABLE thread_leases (
+        thread_id TEXT PRIMARY KEY,
+        token TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        since TEXT NOT NULL,
+        expires REAL NOT NULL
+    )""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
@@ -162,6 +171,18 @@ DELETE_THREAD = (
 
 LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
+
+LEASE_ACQUIRE = """INSERT INTO thread_leases (thread_id, token, holder, since, expires)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (thread_id) DO UPDATE SET
+    token = excluded.token, holder = excluded.holder,
+    since = excluded.since, expires = excluded.expires
+WHERE thread_leases.expires < ?"""
+"""Take a thread's lease unless a live one holds it (the write session's BEGIN IMMEDIATE
+makes this and the SELECT that follows one transaction)."""
+
+LEASE_RENEW = """UPDATE thread_leases SET expires = ?
+WHERE thread_id = ? AND token = ? RETURNING thread_id"""
 
 _INT64 = 2**63
 
@@ -338,6 +359,18 @@ class SqliteSaver(SqlSaver):
                 raise
 
     # -- dialect -------------------------------------------------------------------------------
+
+    def _lease_acquire_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        now = time.time()
+        since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
+        return LEASE_ACQUIRE, (thread_id, token, holder, since, now + seconds, now)
+
+    def _lease_renew_sql(
+        self, thread_id: str, token: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_RENEW, (time.time() + seconds, thread_id, token)
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         nested: dict[str, dict[str, dict[str, list[str]]]] = {}

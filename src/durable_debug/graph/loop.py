@@ -36,6 +36,7 @@ from durable_debug.checkpoint.base import (
     new_checkpoint_id,
     replace_checkpoint,
 )
+from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
@@ -85,8 +86,11 @@ class RunLoop:
         modes: frozenset[str] = frozenset(),
         interrupt_before: tuple[str, ...] | None = None,
         interrupt_after: tuple[str, ...] | None = None,
+        wait: float | None = None,
     ) -> None:
         self.graph = graph
+        self.wait = graph.lease_wait if wait is None else wait
+        """Seconds to wait for the thread's lease when another run holds it."""
         self.input = input
         self.config: RunnableConfig = address_config(config)
         self.modes = modes
@@ -107,7 +111,22 @@ class RunLoop:
     # -- driving -----------------------------------------------------------------------------
 
     async def events(self) -> AsyncIterator[Event]:
-        """Run to the end, yielding ``(mode, payload)`` for every requested stream mode."""
+        """Run to the end, yielding ``(mode, payload)`` for every requested stream mode.
+
+        With a checkpointer the run holds its thread's lease throughout (one writer per
+        thread): a thread another run holds raises :class:`ThreadBusyError` before anything
+        is read, run or written.
+        """
+        thread_id = config_thread_id(self.config) if self.saver is not None else None
+        if self.saver is None or thread_id is None:
+            async for event in self._events():
+                yield event
+            return
+        async with thread_lease(self.saver, thread_id, wait=self.wait):
+            async for event in self._events():
+                yield event
+
+    async def _events(self) -> AsyncIterator[Event]:
         events: list[Event] = []
         await self._load()
         await self._begin(events)

@@ -26,6 +26,7 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
 )
+from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.graph.channels import Channel, EphemeralValue, NamedBarrierValue, Topic
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.loop import RunLoop
@@ -56,6 +57,7 @@ class CompiledStateGraph:
         interrupt_before: tuple[str, ...],
         interrupt_after: tuple[str, ...],
         name: str,
+        lease_wait: float | None = None,
     ) -> None:
         self.builder = builder
         self.schema = schema
@@ -64,6 +66,9 @@ class CompiledStateGraph:
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
+        self.lease_wait = lease_wait
+        """Default seconds a run waits for its thread when another run holds it (``wait=`` of
+        ``compile``); None: refuse at once with ThreadBusyError."""
         self.node_order: list[str] = list(nodes)
         """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()
@@ -135,6 +140,7 @@ class CompiledStateGraph:
         *,
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        wait: float | None = None,
         **kwargs: Any,
     ) -> dict[str, Any]:
         """Run the thread to its end (or to an interrupt) and return the final state.
@@ -142,6 +148,10 @@ class CompiledStateGraph:
         ``input`` is a state dict to start (or restart) the thread, ``None`` to resume it, or a
         :class:`Command` (``resume=`` answers interrupts). When the run stops on interrupts,
         the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`.
+
+        The run holds its thread (one writer per thread): if another run holds it, this one
+        raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
+        seconds (default: the ``wait=`` given to ``compile``) for it to be released.
         """
         loop = RunLoop(
             self,
@@ -149,6 +159,7 @@ class CompiledStateGraph:
             config,
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
+            wait=wait,
         )
         async for _ in loop.events():
             pass
@@ -171,6 +182,7 @@ class CompiledStateGraph:
         stream_mode: StreamMode | Sequence[StreamMode] = "values",
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
+        wait: float | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
@@ -178,6 +190,7 @@ class CompiledStateGraph:
         ``stream_mode``: ``"values"`` (the whole state after each step), ``"updates"``
         (``{node: writes}`` per task as it finishes), ``"debug"`` (checkpoint, task and
         task_result events), or a list of them — then items are ``(mode, payload)``.
+        ``wait`` as for :meth:`ainvoke`.
         """
         single = isinstance(stream_mode, str)
         modes = [stream_mode] if isinstance(stream_mode, str) else list(stream_mode)
@@ -193,6 +206,7 @@ class CompiledStateGraph:
             modes=frozenset(modes),
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
+            wait=wait,
         )
         async for mode, payload in loop.events():
             yield payload if single else (mode, payload)
@@ -273,17 +287,34 @@ class CompiledStateGraph:
         return iter(run_sync(collect()))
 
     async def aupdate_state(
-        self, config: RunnableConfig, values: Any, as_node: str | None = None, **kwargs: Any
+        self,
+        config: RunnableConfig,
+        values: Any,
+        as_node: str | None = None,
+        *,
+        wait: float | None = None,
+        **kwargs: Any,
     ) -> RunnableConfig:
         """Write ``values`` onto a checkpoint as node ``as_node`` would (default: the node
-        that ran last). On an old checkpoint this forks; returns the new checkpoint's config."""
-        return await aupdate_state(self, config, values, as_node)
+        that ran last). On an old checkpoint this forks; returns the new checkpoint's config.
+        Holds the thread like a run (``wait`` as for :meth:`ainvoke`)."""
+        saver = self._require_saver("update_state")
+        async with thread_lease(
+            saver, config_thread_id(config), wait=self.lease_wait if wait is None else wait
+        ):
+            return await aupdate_state(self, config, values, as_node)
 
     def update_state(
-        self, config: RunnableConfig, values: Any, as_node: str | None = None, **kwargs: Any
+        self,
+        config: RunnableConfig,
+        values: Any,
+        as_node: str | None = None,
+        *,
+        wait: float | None = None,
+        **kwargs: Any,
     ) -> RunnableConfig:
         """Sync twin of :meth:`aupdate_state`."""
-        return run_sync(self.aupdate_state(config, values, as_node))
+        return run_sync(self.aupdate_state(config, values, as_node, wait=wait))
 
     # -- structure ---------------------------------------------------------------------------
 

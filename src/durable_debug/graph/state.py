@@ -190,9 +190,14 @@ class StateGraph:
         interrupt_after: Sequence[str] | str | None = None,
         name: str | None = None,
         debug: bool = False,
+        wait: float | None = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
-        """Check the graph and return a runnable :class:`CompiledStateGraph`."""
+        """Check the graph and return a runnable :class:`CompiledStateGraph`.
+
+        ``wait``: seconds a run waits for its thread when another run holds it, before
+        raising :class:`ThreadBusyError` (default: it raises at once).
+        """
         from durable_debug.graph.pregel import CompiledStateGraph
 
         self._validate(interrupt_before, interrupt_after)
@@ -206,6 +211,7 @@ class StateGraph:
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",
+            lease_wait=wait,
         )
 
     def _validate(

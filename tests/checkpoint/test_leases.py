@@ -1,0 +1,222 @@
+"""One writer per thread (issue 13, item 1): a run holds its thread's lease while it runs.
+
+Eight processes resume one interrupted thread at the same moment: exactly one runs the node,
+the seven others get ThreadBusyError naming the thread and the holder before any node runs,
+the paused checkpoint gets one child, and the side effect happens once. A holder killed with
+SIGKILL frees the thread when its (short, in these tests) lease expires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, TypedDict
+
+import pytest
+from test_cross_process import HERE, SRC
+
+from durable_debug import (
+    END,
+    START,
+    Command,
+    MemorySaver,
+    SqliteSaver,
+    StateGraph,
+    ThreadBusyError,
+    interrupt,
+)
+from durable_debug.checkpoint.url import saver_from_url
+
+PROCESSES = 8
+
+
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
+    ]
+)
+def durable_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'threads.db'}"
+    if request.param == "redis":
+        return request.getfixturevalue("redis_db")
+    return request.getfixturevalue("postgres_db")
+
+
+def worker(*args: str, lease: str) -> subprocess.Popen[str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE)])
+    env["DURABLE_DEBUG_LEASE_SECONDS"] = lease
+    return subprocess.Popen(
+        [sys.executable, str(HERE / "lease_workers.py"), *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen[str], timeout: float = 120) -> dict[str, Any]:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def lines(log: Path, kind: str) -> list[str]:
+    if not log.exists():
+        return []
+    return [line.split()[1] for line in log.read_text().splitlines() if line.startswith(kind)]
+
+
+def wait_until(condition: Any, what: str, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)
+
+
+def start_paused_thread(url: str, thread_id: str, log: Path) -> str:
+    """Run the thread to its interrupt; return the paused checkpoint's id."""
+    finish(worker("start", url, thread_id, str(log), lease="5"))
+    with saver_from_url(url) as saver:
+        paused = saver.get_tuple({"configurable": {"thread_id": thread_id}})
+    assert paused is not None
+    return str(paused.checkpoint["id"])
+
+
+def children_of(url: str, thread_id: str, checkpoint_id: str) -> int:
+    with saver_from_url(url) as saver:
+        history = list(saver.list({"configurable": {"thread_id": thread_id}}))
+    return sum(
+        1
+        for t in history
+        if t.parent_config and t.parent_config["configurable"]["checkpoint_id"] == checkpoint_id
+    )
+
+
+def test_eight_concurrent_resumes_run_the_node_once(durable_url: str, tmp_path: Path) -> None:
+    log, go, release = tmp_path / "runs.log", tmp_path / "go", tmp_path / "release"
+    paused = start_paused_thread(durable_url, "pay-1", log)
+
+    args = ("resume", durable_url, "pay-1", str(log), str(go), str(release), "0")
+    procs = [worker(*args, lease="5") for _ in range(PROCESSES)]
+    try:
+        wait_until(lambda: len(lines(log, "ready")) == PROCESSES, "every worker to be ready")
+        go.touch()  # all eight resume at once
+        # Seven refused (they exit) plus the one running; without leases all eight run.
+        wait_until(
+            lambda: (
+                sum(p.poll() is not None for p in procs) + len(lines(log, "effect")) >= PROCESSES
+            ),
+            "the refused workers to exit",
+        )
+        release.touch()
+        results = [finish(p) for p in procs]
+    finally:
+        release.touch()
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+
+    ran = [r for r in results if "result" in r]
+    busy = [r for r in results if "busy" in r]
+    assert len(ran) == 1 and len(busy) == PROCESSES - 1
+    assert ran[0]["result"] == {"question": "charge?", "answer": "yes"}
+    assert lines(log, "effect") == [str(ran[0]["pid"])]
+    holder = f"{socket.gethostname()}:{ran[0]['pid']}"
+    for r in busy:
+        assert r["busy"]["thread"] == "pay-1"
+        assert r["busy"]["holder"] == holder
+        assert r["busy"]["since"] is not None
+        assert r["message"].startswith(
+            f"thread 'pay-1' is busy: another run holds it (holder {holder}"
+        )
+    assert children_of(durable_url, "pay-1", paused) == 1
+
+
+def test_a_killed_holder_frees_the_thread_when_its_lease_expires(
+    durable_url: str, tmp_path: Path
+) -> None:
+    log, go, release = tmp_path / "runs.log", tmp_path / "go", tmp_path / "never"
+    paused = start_paused_thread(durable_url, "pay-2", log)
+    go.touch()
+
+    holder = worker("resume", durable_url, "pay-2", str(log), str(go), str(release), "0", lease="1")
+    try:
+        wait_until(lambda: lines(log, "effect"), "the holder to run its node")
+        refused = finish(
+            worker("resume", durable_url, "pay-2", str(log), str(go), str(release), "0", lease="1")
+        )
+        assert refused["busy"]["holder"] == f"{socket.gethostname()}:{holder.pid}"
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.communicate()
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+            holder.communicate()
+    assert holder.returncode == -signal.SIGKILL
+
+    release.touch()
+    # Waits for the dead holder's lease to expire (1 s), then resumes.
+    done = finish(
+        worker("resume", durable_url, "pay-2", str(log), str(go), str(release), "60", lease="1")
+    )
+    assert done["result"] == {"question": "charge?", "answer": "yes"}
+    assert children_of(durable_url, "pay-2", paused) == 1
+
+
+class Ask(TypedDict):
+    question: str
+    answer: str
+
+
+def gated_graph(saver: Any, entered: asyncio.Event, gate: asyncio.Event) -> Any:
+    async def ask(state: Ask) -> dict[str, Any]:
+        answer = interrupt("charge?")
+        entered.set()
+        await gate.wait()
+        return {"answer": answer}
+
+    builder = StateGraph(Ask).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+    return builder.compile(checkpointer=saver)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_a_second_writer_in_the_same_process_is_refused_or_waits(
+    kind: str, tmp_path: Path
+) -> None:
+    saver = MemorySaver() if kind == "memory" else SqliteSaver(tmp_path / "t.db")
+    entered, gate = asyncio.Event(), asyncio.Event()
+    graph = gated_graph(saver, entered, gate)
+    config = {"configurable": {"thread_id": "t"}}
+    await graph.ainvoke({"question": "q", "answer": ""}, config)
+
+    first = asyncio.ensure_future(graph.ainvoke(Command(resume="yes"), config))
+    await entered.wait()
+    with pytest.raises(ThreadBusyError, match="thread 't' is busy") as caught:
+        await graph.ainvoke(Command(resume="no"), config)
+    assert caught.value.holder == f"{socket.gethostname()}:{os.getpid()}"
+    with pytest.raises(ThreadBusyError):
+        await graph.aupdate_state(config, {"answer": "forced"})
+    other = {"configurable": {"thread_id": "other"}}  # other threads are not held
+    assert "__interrupt__" in await graph.ainvoke({"question": "q2", "answer": ""}, other)
+
+    waiting = asyncio.ensure_future(graph.aupdate_state(config, {"answer": "later"}, wait=60))
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    gate.set()
+    assert await first == {"question": "q", "answer": "yes"}
+    await waiting  # took the thread once the run gave it back
+    assert (await graph.aget_state(config)).values["answer"] == "later"
+    if kind == "sqlite":
+        saver.close()
