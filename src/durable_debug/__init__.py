@@ -54,7 +54,10 @@ from durable_debug.graph import (
     Send,
     StateGraph,
     StateSnapshot,
+    aonce,
+    current_task_id,
     interrupt,
+    once,
 )
 
 __version__ = "0.1.0"
@@ -121,8 +124,11 @@ __all__ = [
     "ThreadBusyError",
     "TimeTravel",
     "UnsupportedValueError",
+    "aonce",
+    "current_task_id",
     "interrupt",
     "load_ipython_extension",
+    "once",
     "register_type",
     "saver_from_url",
     "unload_ipython_extension",

@@ -10,6 +10,12 @@ the test looks), and returns. Run as a script:
 ``resume`` appends ``ready <pid>`` to the log once its saver is open, waits for the go file,
 then resumes with ``Command(resume="yes")``, waiting up to ``wait`` seconds for the thread.
 It prints one JSON object: ``{"pid", "result"}`` or ``{"pid", "busy": {thread, holder, since}}``.
+
+The *charge* graph (``once`` across processes) charges a customer with ``once()``, then asks
+for approval with ``interrupt()``; after the answer it logs ``after <pid>`` and, in phase
+``resume-and-hang``, hangs (to be killed):
+
+    python lease_workers.py charge <saver-url> <thread> <log> start|resume-and-hang|continue
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, TypedDict
 
-from durable_debug import END, START, Command, StateGraph, ThreadBusyError, interrupt
+from durable_debug import END, START, Command, StateGraph, ThreadBusyError, interrupt, once
 from durable_debug.checkpoint.url import saver_from_url
 
 
@@ -56,7 +62,48 @@ def ask_graph(log: Path, release: Path | None) -> Any:
     return StateGraph(Ask).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
 
 
+class Charge(TypedDict):
+    receipt: str
+    approved: str
+
+
+def charge_graph(log: Path, hang: bool) -> Any:
+    """START → charge (once(charge_customer), then interrupt) → END."""
+
+    def charge_customer(amount: int) -> str:
+        append(log, f"charged {os.getpid()}")
+        return f"receipt-{os.getpid()}-{amount}"
+
+    def charge(state: Charge) -> dict[str, Any]:
+        receipt = once(charge_customer, 42)
+        approved = interrupt({"receipt": receipt})
+        append(log, f"after {os.getpid()}")
+        if hang:
+            wait_for(log.with_suffix(".never"), timeout=3600)
+        return {"receipt": receipt, "approved": approved}
+
+    return StateGraph(Charge).add_node("charge", charge).add_edge(START, "charge")
+
+
+def charge_main(url: str, thread_id: str, log: Path, phase: str) -> None:
+    saver = saver_from_url(url)
+    graph = charge_graph(log, phase == "resume-and-hang").compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": thread_id}}
+    payload: Any = {
+        "start": {"receipt": "", "approved": ""},
+        "resume-and-hang": Command(resume="yes"),
+        "continue": None,
+    }[phase]
+    result = graph.invoke(payload, config, wait=60)
+    interrupts = result.pop("__interrupt__", [])
+    print(json.dumps({"pid": os.getpid(), "result": result, "interrupts": len(interrupts)}))
+    saver.close()
+
+
 def main(argv: list[str]) -> None:
+    if argv[0] == "charge":
+        charge_main(argv[1], argv[2], Path(argv[3]), argv[4])
+        return
     phase, url, thread_id, log_name, *extra = argv
     log = Path(log_name)
     saver = saver_from_url(url)

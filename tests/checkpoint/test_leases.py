@@ -1,4 +1,6 @@
-"""One writer per thread (issue 13, item 1): a run holds its thread's lease while it runs.
+"""One writer per thread and once-only effects (issue 13, items 1 and 3).
+
+A run holds its thread's lease while it runs.
 
 Eight processes resume one interrupted thread at the same moment: exactly one runs the node,
 the seven others get ThreadBusyError naming the thread and the holder before any node runs,
@@ -220,3 +222,28 @@ async def test_a_second_writer_in_the_same_process_is_refused_or_waits(
     assert (await graph.aget_state(config)).values["answer"] == "later"
     if kind == "sqlite":
         saver.close()
+
+
+def test_once_charges_once_across_interrupt_resume_kill_and_another_process(
+    durable_url: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "runs.log"
+    first = finish(worker("charge", durable_url, "order-1", str(log), "start", lease="1"))
+    assert first["interrupts"] == 1
+    assert lines(log, "charged") == [str(first["pid"])]
+
+    hanging = worker("charge", durable_url, "order-1", str(log), "resume-and-hang", lease="1")
+    try:
+        wait_until(lambda: lines(log, "after"), "the resumed node to pass its interrupt")
+        os.kill(hanging.pid, signal.SIGKILL)
+        hanging.communicate()
+    finally:
+        if hanging.poll() is None:
+            hanging.kill()
+            hanging.communicate()
+
+    done = finish(worker("charge", durable_url, "order-1", str(log), "continue", lease="1"))
+
+    assert done["result"] == {"receipt": f"receipt-{first['pid']}-42", "approved": "yes"}
+    assert lines(log, "charged") == [str(first["pid"])]  # never charged again
+    assert lines(log, "after") == [str(hanging.pid), str(done["pid"])]

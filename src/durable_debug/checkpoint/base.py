@@ -41,6 +41,7 @@ __all__ = [
     "ERROR",
     "INTERRUPT",
     "NULL_TASK_ID",
+    "ONCE",
     "RESUME",
     "SPECIAL_WRITE_IDX",
     "BaseCheckpointSaver",
@@ -92,10 +93,13 @@ INTERRUPT = "__interrupt__"
 """Write channel holding the list of interrupts a task raised."""
 RESUME = "__resume__"
 """Write channel holding the resume values a task has received so far."""
+ONCE = "__once__"
+"""Write channel holding the results of the ``once()`` effects a task has completed so far,
+in call order (:mod:`durable_debug.graph.effects`)."""
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""
 
-SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4}
+SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4, ONCE: -5}
 """Fixed ``idx`` for special writes: saving one again *replaces* the previous one, while
 ordinary writes (idx 0, 1, 2… in the order the task produced them) are written once."""
 

@@ -5,6 +5,7 @@ from durable_debug.graph import StateGraph, START, END
 
 from __future__ import annotations
 
+from durable_debug.graph.effects import aonce, current_task_id, once
 from durable_debug.graph.interrupts import interrupt
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.state import StateGraph
@@ -40,5 +41,8 @@ __all__ = [
     "Send",
     "StateGraph",
     "StateSnapshot",
+    "aonce",
+    "current_task_id",
     "interrupt",
+    "once",
 ]

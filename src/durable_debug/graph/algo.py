@@ -21,6 +21,7 @@ from durable_debug.checkpoint.base import (
     ERROR,
     INTERRUPT,
     NULL_TASK_ID,
+    ONCE,
     RESUME,
     Checkpoint,
     CheckpointTuple,
@@ -50,6 +51,7 @@ __all__ = [
     "read_pending_writes",
     "restore_channels",
     "task_id",
+    "task_path_str",
 ]
 
 PULL = "__pregel_pull"
@@ -95,6 +97,8 @@ class Task:
     writes: list[tuple[str, Any]] = field(default_factory=list)
     """Its writes once it finished (or as restored from pending writes)."""
     resume: list[Any] = field(default_factory=list)
+    once: list[Any] = field(default_factory=list)
+    """Results of ``once()`` effects the task completed in an earlier try (saved writes)."""
     """Resume values for its ``interrupt()`` calls, in order."""
     status: str | None = None
     """None (not run), "done", "error", "interrupt" or "cancelled"."""
@@ -107,6 +111,11 @@ class Task:
         return (self.path[0] != PULL, self.path[1])
 
 
+def task_path_str(path: tuple[Any, ...]) -> str:
+    """A task's path as savers store it with its writes (``task_path``)."""
+    return "|".join(str(p) for p in path)
+
+
 @dataclass
 class TaskRecord:
     """What the pending writes of a checkpoint say about one task."""
@@ -116,6 +125,7 @@ class TaskRecord:
     error: str | None = None
     interrupts: tuple[Interrupt, ...] = ()
     resume: list[Any] | None = None
+    once: list[Any] | None = None
 
 
 def read_pending_writes(
@@ -139,6 +149,8 @@ def read_pending_writes(
             record.interrupts = tuple(Interrupt(value=i["value"], id=i["id"]) for i in value or ())
         elif channel == RESUME:
             record.resume = list(value)
+        elif channel == ONCE:
+            record.once = list(value)
         elif channel == NO_WRITES:
             record.finished = True
         else:

@@ -49,6 +49,7 @@ from durable_debug.graph.algo import (
     preview_values,
     read_pending_writes,
     restore_channels,
+    task_path_str,
 )
 from durable_debug.graph.interrupts import match_resume
 from durable_debug.graph.nodes import targets_to_writes
@@ -343,6 +344,8 @@ class RunLoop:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
                 task.resume = record.resume
+            if record.once and not (record.finished and self.reuse_writes):
+                task.once = record.once
         to_run = [t for t in tasks if t.status is None]
         if "debug" in self.modes:
             for task in to_run:
@@ -449,7 +452,7 @@ class RunLoop:
         assert self.saver is not None
         try:
             await self.saver.aput_writes(
-                self.checkpoint_config, writes, task.id, _path_str(task.path)
+                self.checkpoint_config, writes, task.id, task_path_str(task.path)
             )
         except SerdeError as exc:
             task.status, task.error = "error", exc.located(node=task.name)
@@ -503,7 +506,7 @@ class RunLoop:
                 self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
             )
             deferred, self.deferred = self.deferred, []
-            task_writes = [(task.id, writes, _path_str(task.path)) for task, writes in deferred]
+            task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
             try:
                 self.checkpoint_config = await self.saver.aput_step(
                     self.checkpoint_config,
@@ -574,10 +577,6 @@ class RunLoop:
             "type": kind,
             "payload": payload,
         }
-
-
-def _path_str(path: tuple[Any, ...]) -> str:
-    return "|".join(str(p) for p in path)
 
 
 def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:

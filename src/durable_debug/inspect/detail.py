@@ -17,7 +17,7 @@ from typing import Any
 from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint.base import ERROR, INTERRUPT, RESUME, RunnableConfig
+from durable_debug.checkpoint.base import ERROR, INTERRUPT, ONCE, RESUME, RunnableConfig
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -193,7 +193,7 @@ def writes_of(record: CheckpointRecord) -> list[Write]:
 
 def write_kind(channel: str) -> str:
     """What a write records: ``"write"`` (a state update) or error / interrupt / resume / …"""
-    return {ERROR: "error", INTERRUPT: "interrupt", RESUME: "resume"}.get(
+    return {ERROR: "error", INTERRUPT: "interrupt", RESUME: "resume", ONCE: "once"}.get(
         channel, "internal" if channel.startswith("__") or ":" in channel else "write"
     )
 

@@ -21,6 +21,7 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
     ERROR,
     INTERRUPT,
+    ONCE,
     RESUME,
     CheckpointNotFoundError,
     PendingWrite,
@@ -50,7 +51,7 @@ logger = logging.getLogger(__name__)
 CheckpointRef = Any
 """What names a checkpoint: its id (or a unique prefix), a config, a snapshot or a record."""
 
-SPECIAL_CHANNELS = frozenset({ERROR, INTERRUPT, RESUME, "__pregel_tasks", "__no_writes__"})
+SPECIAL_CHANNELS = frozenset({ERROR, INTERRUPT, RESUME, ONCE, "__pregel_tasks", "__no_writes__"})
 """Write channels that record how a task ended or what it asked for, not state updates."""
 
 START_NODE = "__start__"
