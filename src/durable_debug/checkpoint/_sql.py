@@ -472,6 +472,21 @@ class SqlSaver(ConnectedSaver):
 
         await self._run(write, where={"thread": thread_id})
 
+    @abstractmethod
+    def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
+        """SELECT thread_id FROM thread_leases whose lease has expired, oldest first."""
+
+    async def alist_abandoned_threads(self) -> list[str]:
+        """Threads with an expired lease row: the run holding them died (see
+        :meth:`BaseCheckpointSaver.alist_abandoned_threads`)."""
+        sql, params = self._abandoned_sql()
+
+        async def read() -> list[str]:
+            async with self._session(write=False) as s:
+                return [str(row[0]) for row in await s.fetch(sql, params)]
+
+        return await self._run(read)
+
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""
 

@@ -506,6 +506,14 @@ class BaseCheckpointSaver(ABC):
             if thread_id in leases and leases[thread_id].token == token:
                 del leases[thread_id]
 
+    async def alist_abandoned_threads(self) -> builtins.list[str]:
+        """Threads whose last run started and never ended: its process died (or lost the store)
+        while holding the thread, and the lease it left behind has expired. A run that ends —
+        finished, interrupted or failed with its error saved — gives its lease back, so those
+        threads are not listed. Savers whose leases do not outlive their holder (the memory
+        saver) list none."""
+        return []
+
     async def alist_threads(self) -> builtins.list[str]:
         """Return the ids of every thread that has at least one checkpoint."""
         seen: dict[str, None] = {}
@@ -561,3 +569,7 @@ class BaseCheckpointSaver(ABC):
     def list_threads(self) -> builtins.list[str]:
         """Sync twin of :meth:`alist_threads`."""
         return run_sync(self.alist_threads())
+
+    def list_abandoned_threads(self) -> builtins.list[str]:
+        """Sync twin of :meth:`alist_abandoned_threads`."""
+        return run_sync(self.alist_abandoned_threads())

@@ -118,6 +118,9 @@ LEASE_RENEW = """UPDATE thread_leases
 SET expires = clock_timestamp() + make_interval(secs => %s::float8)
 WHERE thread_id = %s AND token = %s RETURNING thread_id"""
 
+LEASE_ABANDONED = """SELECT thread_id FROM thread_leases WHERE expires < clock_timestamp()
+ORDER BY expires, thread_id"""
+
 SETUP_LOCK = 0x64645F636B7074  # pg_advisory_xact_lock key: one migrating worker at a time
 MIGRATIONS_TABLE_EXISTS = "SELECT 1 WHERE to_regclass('checkpoint_migrations') IS NOT NULL"
 INSERT_MIGRATION = "INSERT INTO checkpoint_migrations (v) VALUES (%s)"
@@ -369,6 +372,9 @@ class PostgresSaver(SqlSaver):
         self, thread_id: str, token: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
         return LEASE_RENEW, (seconds, thread_id, token)
+
+    def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
+        return LEASE_ABANDONED, ()
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         return SELECT_BLOBS, [list(column) for column in zip(*keys, strict=True)]

@@ -358,6 +358,7 @@ class RedisSaver(ConnectedSaver):
                 since = _dt.datetime.now(_dt.timezone.utc)
                 value = f"{token}\n{holder}\n{since.isoformat()}"
                 if await client.set(key, value, nx=True, px=ms):
+                    await client.sadd(self._keys.leased, thread_id)
                     return LeaseInfo(token, holder, since)
                 raw = await client.get(key)
                 if raw is not None:  # else it expired just now: try again
@@ -380,9 +381,25 @@ class RedisSaver(ConnectedSaver):
         key = self._keys.lease(thread_id)
 
         async def release() -> None:
-            await self._redis().eval(_LEASE_RELEASE, 1, key, token)
+            await self._redis().eval(_LEASE_RELEASE, 2, key, self._keys.leased, token, thread_id)
 
         await self._run(release, where={"thread": thread_id})
+
+    async def alist_abandoned_threads(self) -> list[str]:
+        """Threads marked leased whose lease key has expired: the run holding them died."""
+
+        async def read() -> list[str]:
+            client = self._redis()
+            threads = sorted(_text(t) for t in await client.smembers(self._keys.leased))
+            if not threads:
+                return []
+            pipe = client.pipeline(transaction=False)
+            for thread_id in threads:
+                pipe.exists(self._keys.lease(thread_id))
+            alive = await pipe.execute()
+            return [t for t, live in zip(threads, alive, strict=True) if not live]
+
+        return await self._run(read)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
@@ -668,10 +685,12 @@ return 0"""
 
 _LEASE_RELEASE = """local v = redis.call('GET', KEYS[1])
 if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then
+  redis.call('SREM', KEYS[2], ARGV[2])
   return redis.call('DEL', KEYS[1])
 end
 return 0"""
-"""Delete a lease only if the caller's token still holds it."""
+"""Delete a lease (and its thread's mark in the leased set) only if the caller's token still
+holds it."""
 
 
 def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:

@@ -184,6 +184,9 @@ makes this and the SELECT that follows one transaction)."""
 LEASE_RENEW = """UPDATE thread_leases SET expires = ?
 WHERE thread_id = ? AND token = ? RETURNING thread_id"""
 
+LEASE_ABANDONED = """SELECT thread_id FROM thread_leases WHERE expires < ?
+ORDER BY expires, thread_id"""
+
 _INT64 = 2**63
 
 
@@ -371,6 +374,9 @@ class SqliteSaver(SqlSaver):
         self, thread_id: str, token: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
         return LEASE_RENEW, (time.time() + seconds, thread_id, token)
+
+    def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
+        return LEASE_ABANDONED, (time.time(),)
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         nested: dict[str, dict[str, dict[str, list[str]]]] = {}

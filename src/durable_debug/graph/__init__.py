@@ -8,6 +8,7 @@ from __future__ import annotations
 from durable_debug.graph.effects import aonce, current_task_id, once
 from durable_debug.graph.interrupts import interrupt
 from durable_debug.graph.pregel import CompiledStateGraph
+from durable_debug.graph.recovery import Recovered, arecover, recover
 from durable_debug.graph.state import StateGraph
 from durable_debug.graph.types import (
     END,
@@ -37,12 +38,15 @@ __all__ = [
     "InvalidUpdateError",
     "NodeInterrupt",
     "PregelTask",
+    "Recovered",
     "RetryPolicy",
     "Send",
     "StateGraph",
     "StateSnapshot",
     "aonce",
+    "arecover",
     "current_task_id",
     "interrupt",
     "once",
+    "recover",
 ]
