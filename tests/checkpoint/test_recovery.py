@@ -79,8 +79,7 @@ def test_workers_killed_at_random_recover_every_thread_exactly_once(
         seen = len(log_lines(log, "working"))
         while killed < KILLS:
             live = {str(w.pid): w for w in workers if w.poll() is None}
-            before = seen
-            wait_until(lambda: len(log_lines(log, "working")) > before, "a worker to take a step")
+            wait_until(lambda n=seen: len(log_lines(log, "working")) > n, "a worker to take a step")
             lines = log_lines(log, "working")
             victims = [pid for pid, _, _ in lines[seen:] if pid in live]
             seen = len(lines)
