@@ -437,6 +437,9 @@ class SqlSaver(ConnectedSaver):
     ) -> tuple[str, Sequence[Any]]:
         """The UPDATE … RETURNING that extends ``token``'s lease."""
 
+    _lease_in_transaction: ClassVar[bool] = True
+    """Whether the single-statement lease writes need a write session (a transaction)."""
+
     async def _lease_acquire(
         self, thread_id: str, token: str, holder: str, seconds: float | None
     ) -> LeaseInfo:
@@ -444,9 +447,14 @@ class SqlSaver(ConnectedSaver):
         select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
 
         async def write() -> LeaseInfo:
-            async with self._session(write=True) as s:
-                await s.execute(sql, params)
-                rows = await s.fetch(select, (thread_id,))
+            while True:
+                async with self._session(write=self._lease_in_transaction) as s:
+                    rows = await s.fetch(sql, params)  # RETURNING: a row when taken
+                if not rows:  # held: say by whom (a second query only when busy)
+                    async with self._session(write=False) as s:
+                        rows = await s.fetch(select, (thread_id,))
+                if rows:  # else released in between: try again
+                    break
             token_, holder_, since = rows[0]
             if isinstance(since, str):
                 since = _dt.datetime.fromisoformat(since)
@@ -458,7 +466,7 @@ class SqlSaver(ConnectedSaver):
         sql, params = self._lease_renew_sql(thread_id, token, seconds)
 
         async def write() -> bool:
-            async with self._session(write=True) as s:
+            async with self._session(write=self._lease_in_transaction) as s:
                 return bool(await s.fetch(sql, params))
 
         return await self._run(write, where={"thread": thread_id})
@@ -467,7 +475,7 @@ class SqlSaver(ConnectedSaver):
         sql = f"DELETE FROM thread_leases WHERE thread_id = {self._P} AND token = {self._P}"
 
         async def write() -> None:
-            async with self._session(write=True) as s:
+            async with self._session(write=self._lease_in_transaction) as s:
                 await s.execute(sql, (thread_id, token))
 
         await self._run(write, where={"thread": thread_id})

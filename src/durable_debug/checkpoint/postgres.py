@@ -109,7 +109,8 @@ VALUES (%s, %s, %s, clock_timestamp(), clock_timestamp() + make_interval(secs =>
 ON CONFLICT (thread_id) DO UPDATE SET
     token = EXCLUDED.token, holder = EXCLUDED.holder,
     since = EXCLUDED.since, expires = EXCLUDED.expires
-WHERE thread_leases.expires < clock_timestamp()"""
+WHERE thread_leases.expires < clock_timestamp()
+RETURNING token, holder, since"""
 """Take a thread's lease unless a live one holds it; times are the server's, so the clocks of
 the worker machines do not matter. Concurrent takers queue on the row, and the loser's WHERE is
 evaluated against the winner's committed row."""
@@ -203,6 +204,7 @@ class PostgresSaver(SqlSaver):
     :mod:`~durable_debug.checkpoint.compress`).
     """
 
+    _lease_in_transaction = False  # each lease statement is atomic; autocommit saves trips
     _P = "%s"
     _SELECT_CHECKPOINTS = SELECT_CHECKPOINTS
     _INSERT_BLOB = INSERT_BLOB

@@ -177,9 +177,10 @@ VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (thread_id) DO UPDATE SET
     token = excluded.token, holder = excluded.holder,
     since = excluded.since, expires = excluded.expires
-WHERE thread_leases.expires < ?"""
-"""Take a thread's lease unless a live one holds it (the write session's BEGIN IMMEDIATE
-makes this and the SELECT that follows one transaction)."""
+WHERE thread_leases.expires < ?
+RETURNING token, holder, since"""
+"""Take a thread's lease unless a live one holds it: one statement in an immediate
+transaction (BEGIN IMMEDIATE); no row returned means another run holds it."""
 
 LEASE_RENEW = """UPDATE thread_leases SET expires = ?
 WHERE thread_id = ? AND token = ? RETURNING thread_id"""
