@@ -247,3 +247,54 @@ def test_once_charges_once_across_interrupt_resume_kill_and_another_process(
     assert done["result"] == {"receipt": f"receipt-{first['pid']}-42", "approved": "yes"}
     assert lines(log, "charged") == [str(first["pid"])]  # never charged again
     assert lines(log, "after") == [str(hanging.pid), str(done["pid"])]
+
+
+async def test_a_run_longer_than_its_lease_keeps_the_thread_by_renewing_it(tmp_path: Path) -> None:
+    """The holder renews its lease while a node runs for many lease lengths; a stream left
+    early gives the thread back."""
+    import datetime
+    import sqlite3
+
+    path = tmp_path / "t.db"
+    renewed = asyncio.Event()
+
+    async def slow(state: Ask) -> dict[str, Any]:
+        await renewed.wait()  # until the lease was renewed past three lease lengths
+        return {"answer": "done"}
+
+    async with SqliteSaver(path) as holder, SqliteSaver(path) as other:
+        holder.lease_seconds = 0.3
+        build = StateGraph(Ask).add_node("slow", slow).add_edge(START, "slow")
+        graph, rival = build.compile(checkpointer=holder), build.compile(checkpointer=other)
+        config = {"configurable": {"thread_id": "long"}}
+        running = asyncio.ensure_future(graph.ainvoke({"question": "", "answer": ""}, config))
+        try:
+            with sqlite3.connect(path) as conn:
+
+                def lease() -> tuple[str, float]:
+                    row = conn.execute(
+                        "SELECT since, expires FROM thread_leases WHERE thread_id = 'long'"
+                    ).fetchone()
+                    return ("", 0.0) if row is None else (row[0], row[1])
+
+                deadline = time.monotonic() + 120
+                while not lease()[0]:
+                    assert time.monotonic() < deadline, "the run never took its lease"
+                    await asyncio.sleep(0.02)
+                taken = datetime.datetime.fromisoformat(lease()[0]).timestamp()
+                while lease()[1] <= taken + 4 * 0.3:
+                    assert time.monotonic() < deadline, "the lease was not renewed"
+                    await asyncio.sleep(0.02)
+            with pytest.raises(ThreadBusyError):
+                await rival.ainvoke(None, config)
+        finally:
+            renewed.set()
+            await running
+        assert (await graph.aget_state(config)).values["answer"] == "done"
+
+        stream = rival.astream({"question": "again", "answer": ""}, config)
+        await stream.__anext__()  # the first values event; the run holds the thread
+        with pytest.raises(ThreadBusyError):
+            await graph.ainvoke(None, config)
+        await stream.aclose()  # leaving the stream early ends the run, giving the thread back
+        assert "answer" in await graph.ainvoke(None, config)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as _dt
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -111,23 +111,26 @@ class RunLoop:
 
     # -- driving -----------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[Event]:
+    async def events(self) -> AsyncGenerator[Event, None]:
         """Run to the end, yielding ``(mode, payload)`` for every requested stream mode.
 
         With a checkpointer the run holds its thread's lease throughout (one writer per
         thread): a thread another run holds raises :class:`ThreadBusyError` before anything
         is read, run or written.
         """
-        thread_id = config_thread_id(self.config) if self.saver is not None else None
-        if self.saver is None or thread_id is None:
+        if self.saver is None:
             async for event in self._events():
                 yield event
             return
-        async with thread_lease(self.saver, thread_id, wait=self.wait):
-            async for event in self._events():
-                yield event
+        async with thread_lease(self.saver, config_thread_id(self.config), wait=self.wait):
+            events = self._events()
+            try:
+                async for event in events:
+                    yield event
+            finally:
+                await events.aclose()  # the run ends (if left early) before the lease goes
 
-    async def _events(self) -> AsyncIterator[Event]:
+    async def _events(self) -> AsyncGenerator[Event, None]:
         events: list[Event] = []
         await self._load()
         await self._begin(events)

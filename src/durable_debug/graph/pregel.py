@@ -208,8 +208,14 @@ class CompiledStateGraph:
             interrupt_after=_optional_tuple(interrupt_after),
             wait=wait,
         )
-        async for mode, payload in loop.events():
-            yield payload if single else (mode, payload)
+        events = loop.events()
+        try:
+            async for mode, payload in events:
+                yield payload if single else (mode, payload)
+        finally:
+            # A caller that leaves early ends the run now (giving its thread back), not
+            # whenever the garbage collector finalizes the run's generator.
+            await events.aclose()
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
