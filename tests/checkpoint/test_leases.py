@@ -298,3 +298,29 @@ async def test_a_run_longer_than_its_lease_keeps_the_thread_by_renewing_it(tmp_p
             await graph.ainvoke(None, config)
         await stream.aclose()  # leaving the stream early ends the run, giving the thread back
         assert "answer" in await graph.ainvoke(None, config)
+
+
+def test_busy_errors_survive_pickling_and_a_bad_wait_is_a_clear_error() -> None:
+    import datetime
+    import pickle
+
+    from durable_debug import InvalidConfigError
+
+    since = datetime.datetime(2026, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc)
+    error = ThreadBusyError("t", "host:1", since, waited=2.0)
+    copy = pickle.loads(pickle.dumps(error))
+    assert (copy.thread_id, copy.holder, copy.since, str(copy)) == (
+        "t",
+        "host:1",
+        since,
+        str(error),
+    )
+    assert "(waited 2s)" in str(copy)
+
+    graph = gated_graph(MemorySaver(), asyncio.Event(), asyncio.Event())
+    for bad in (-1, "5", float("nan")):
+        with pytest.raises(InvalidConfigError, match="thread 'x': wait must be a number"):
+            graph.invoke(
+                {"question": "q", "answer": ""}, {"configurable": {"thread_id": "x"}}, wait=bad
+            )
+    assert graph.get_state({"configurable": {"thread_id": "x"}}).values == {}

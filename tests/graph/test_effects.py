@@ -103,3 +103,25 @@ def test_once_outside_a_node_and_with_an_async_function_are_clear_errors() -> No
     graph = StateGraph(Order).add_node("n", node).add_edge(START, "n").compile()
     with pytest.raises(TypeError, match="once\\(\\) in node 'n': .*fetch returned an awaitable"):
         graph.invoke({"receipt": "", "approved": ""})
+
+
+def test_a_replay_from_an_older_checkpoint_makes_its_effects_anew() -> None:
+    charges: list[int] = []
+
+    def charge_customer() -> str:
+        charges.append(1)
+        return f"r{len(charges)}"
+
+    def charge(state: Order) -> dict[str, Any]:
+        return {"receipt": once(charge_customer)}
+
+    graph = (
+        StateGraph(Order)
+        .add_node("charge", charge)
+        .add_edge(START, "charge")
+        .compile(checkpointer=MemorySaver())
+    )
+    graph.invoke({"receipt": "", "approved": ""}, cfg("r"))
+    first = [s for s in graph.get_state_history(cfg("r")) if s.next == ("charge",)][0]
+    replay = graph.invoke(None, first.config)  # time travel: a new branch, new tasks
+    assert charges == [1, 1] and replay["receipt"] == "r2"

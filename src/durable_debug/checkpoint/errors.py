@@ -23,6 +23,7 @@ Each message names where it happened: the thread, and the checkpoint and channel
 from __future__ import annotations
 
 import datetime as _dt
+from typing import Any
 
 __all__ = [
     "CheckpointNotFoundError",
@@ -82,6 +83,7 @@ class ThreadBusyError(DurableDebugError, RuntimeError):
         self.thread_id = thread_id
         self.holder = holder
         self.since = since
+        self._waited = waited
         when = since.isoformat(timespec="seconds") if since is not None else "an unknown time"
         waited_text = f" (waited {waited:g}s)" if waited else ""
         super().__init__(
@@ -89,3 +91,13 @@ class ThreadBusyError(DurableDebugError, RuntimeError):
             f"{when}){waited_text}. Nothing was run or written. Retry later, or pass wait=SECONDS "
             "to invoke/stream/update_state (or compile) to wait for it."
         )
+
+    def __reduce__(self) -> Any:
+        # Picklable (a worker pool sends errors between processes): rebuild from the fields.
+        return (_thread_busy, (self.thread_id, self.holder, self.since, self._waited))
+
+
+def _thread_busy(
+    thread_id: str, holder: str, since: _dt.datetime | None, waited: float
+) -> ThreadBusyError:
+    return ThreadBusyError(thread_id, holder, since, waited=waited)

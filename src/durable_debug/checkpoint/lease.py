@@ -31,7 +31,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from durable_debug.checkpoint._io import io_loop
-from durable_debug.checkpoint.errors import ThreadBusyError
+from durable_debug.checkpoint.errors import InvalidConfigError, ThreadBusyError
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver
@@ -109,6 +109,12 @@ async def thread_lease(
     Raises :class:`ThreadBusyError` when another run holds it and ``wait`` seconds (default:
     none) pass without it being released or expiring. Re-entrant within one run.
     """
+    if wait is not None and (
+        isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait >= 0
+    ):
+        raise InvalidConfigError(
+            f"thread {thread_id!r}: wait must be a number of seconds >= 0 (or None), got {wait!r}"
+        )
     key = (id(saver), thread_id)
     held = _HELD.get()
     if key in held:

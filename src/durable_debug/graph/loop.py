@@ -347,8 +347,8 @@ class RunLoop:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
                 task.resume = record.resume
-            if record.once and not (record.finished and self.reuse_writes):
-                task.once = record.once
+            if record.once and self.reuse_writes and not record.finished:
+                task.once = record.once  # a replay (time travel) makes its effects anew
         to_run = [t for t in tasks if t.status is None]
         if "debug" in self.modes:
             for task in to_run:
