@@ -122,6 +122,6 @@ def test_a_replay_from_an_older_checkpoint_makes_its_effects_anew() -> None:
         .compile(checkpointer=MemorySaver())
     )
     graph.invoke({"receipt": "", "approved": ""}, cfg("r"))
-    first = [s for s in graph.get_state_history(cfg("r")) if s.next == ("charge",)][0]
+    first = next(s for s in graph.get_state_history(cfg("r")) if s.next == ("charge",))
     replay = graph.invoke(None, first.config)  # time travel: a new branch, new tasks
     assert charges == [1, 1] and replay["receipt"] == "r2"
