@@ -324,3 +324,36 @@ def test_busy_errors_survive_pickling_and_a_bad_wait_is_a_clear_error() -> None:
                 {"question": "q", "answer": ""}, {"configurable": {"thread_id": "x"}}, wait=bad
             )
     assert graph.get_state({"configurable": {"thread_id": "x"}}).values == {}
+
+
+class Count(TypedDict):
+    v: int
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+@pytest.mark.parametrize("style", ["sync", "async"])
+def test_a_graph_run_inside_a_node_on_the_same_thread_shares_its_callers_lease(
+    kind: str, style: str, tmp_path: Path
+) -> None:
+    saver = MemorySaver() if kind == "memory" else SqliteSaver(tmp_path / "t.db")
+    inner = StateGraph(Count).add_node("x", lambda s: {"v": s["v"] + 1}).add_edge(START, "x")
+    sub = inner.compile(checkpointer=saver)
+
+    def outer_sync(state: Count, config: dict[str, Any]) -> dict[str, Any]:
+        return sub.invoke(state, config)
+
+    async def outer_async(state: Count, config: dict[str, Any]) -> dict[str, Any]:
+        return await sub.ainvoke(state, config)
+
+    outer = outer_sync if style == "sync" else outer_async
+    graph = (
+        StateGraph(Count)
+        .add_node("o", outer)
+        .add_node("p", lambda s: {"v": s["v"] * 10})
+        .add_edge(START, "o")
+        .add_edge("o", "p")
+        .compile(checkpointer=saver)
+    )
+    assert graph.invoke({"v": 1}, {"configurable": {"thread_id": "nest"}}) == {"v": 20}
+    if kind == "sqlite":
+        saver.close()
