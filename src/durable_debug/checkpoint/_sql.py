@@ -437,8 +437,11 @@ class SqlSaver(ConnectedSaver):
     ) -> tuple[str, Sequence[Any]]:
         """The UPDATE … RETURNING that extends ``token``'s lease."""
 
-    _lease_in_transaction: ClassVar[bool] = True
-    """Whether the single-statement lease writes need a write session (a transaction)."""
+    async def _lease_fetch(self, sql: str, params: Sequence[Any]) -> list[Sequence[Any]]:
+        """Run one lease statement (atomic on its own) and return its rows; on the I/O loop.
+        Default: in a write session."""
+        async with self._session(write=True) as s:
+            return await s.fetch(sql, params)
 
     async def _lease_acquire(
         self, thread_id: str, token: str, holder: str, seconds: float | None
@@ -448,11 +451,9 @@ class SqlSaver(ConnectedSaver):
 
         async def write() -> LeaseInfo:
             while True:
-                async with self._session(write=self._lease_in_transaction) as s:
-                    rows = await s.fetch(sql, params)  # RETURNING: a row when taken
+                rows = await self._lease_fetch(sql, params)  # RETURNING: a row when taken
                 if not rows:  # held: say by whom (a second query only when busy)
-                    async with self._session(write=False) as s:
-                        rows = await s.fetch(select, (thread_id,))
+                    rows = await self._lease_fetch(select, (thread_id,))
                 if rows:  # else released in between: try again
                     break
             token_, holder_, since = rows[0]
@@ -466,17 +467,18 @@ class SqlSaver(ConnectedSaver):
         sql, params = self._lease_renew_sql(thread_id, token, seconds)
 
         async def write() -> bool:
-            async with self._session(write=self._lease_in_transaction) as s:
-                return bool(await s.fetch(sql, params))
+            return bool(await self._lease_fetch(sql, params))
 
         return await self._run(write, where={"thread": thread_id})
 
     async def _lease_release(self, thread_id: str, token: str) -> None:
-        sql = f"DELETE FROM thread_leases WHERE thread_id = {self._P} AND token = {self._P}"
+        sql = (
+            f"DELETE FROM thread_leases WHERE thread_id = {self._P} AND token = {self._P} "
+            "RETURNING thread_id"
+        )
 
         async def write() -> None:
-            async with self._session(write=self._lease_in_transaction) as s:
-                await s.execute(sql, (thread_id, token))
+            await self._lease_fetch(sql, (thread_id, token))
 
         await self._run(write, where={"thread": thread_id})
 

@@ -18,6 +18,7 @@ schema of their own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -204,7 +205,6 @@ class PostgresSaver(SqlSaver):
     :mod:`~durable_debug.checkpoint.compress`).
     """
 
-    _lease_in_transaction = False  # each lease statement is atomic; autocommit saves trips
     _P = "%s"
     _SELECT_CHECKPOINTS = SELECT_CHECKPOINTS
     _INSERT_BLOB = INSERT_BLOB
@@ -238,6 +238,10 @@ class PostgresSaver(SqlSaver):
         """Set when the server went away: the next call opens a fresh pool (which connects
         at once) instead of waiting out the old pool's reconnection back-off."""
         self._replacing: asyncio.Lock | None = None
+        self._lease_conn: psycopg.AsyncConnection[Any] | None = None
+        """A connection of its own for the lease statements (each one atomic, autocommit):
+        outside the pool, so taking and giving back a lease costs one round trip each."""
+        self._lease_lock: asyncio.Lock | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.conn_string)!r})"
@@ -323,16 +327,53 @@ class PostgresSaver(SqlSaver):
 
     async def _disconnect(self) -> None:
         pool, self._pool = self._pool, None
+        lease, self._lease_conn = self._lease_conn, None
+        if lease is not None:
+            await lease.close()
         if pool is not None:
             await pool.close()
 
     def _discard(self) -> None:
         pool, self._pool = self._pool, None
+        lease, self._lease_conn = self._lease_conn, None
+        if lease is not None:
+            run_soon_on_io_loop(lease.close())
         if pool is not None:
             run_soon_on_io_loop(pool.close())
 
     def _forget(self) -> None:
         self._pool = None
+        self._lease_conn, self._lease_lock = None, None
+
+    async def _lease_fetch(self, sql: str, params: Sequence[Any]) -> list[Sequence[Any]]:
+        """On the lease connection, unchecked (one round trip): if it died since its last use
+        (a server restart), the statement is sent once more on a new connection. Each lease
+        statement may be repeated: a repeated take finds its own token."""
+        import psycopg
+
+        if self._lease_lock is None:
+            self._lease_lock = asyncio.Lock()
+        async with self._lease_lock:
+            for attempt in (1, 2):
+                if self._state != "open":
+                    raise StoreClosedError(f"{self!r} is closed")
+                conn, reused = self._lease_conn, True
+                if conn is None or conn.closed:
+                    reused = False
+                    conn = self._lease_conn = await psycopg.AsyncConnection.connect(
+                        self.conn_string,
+                        autocommit=True,
+                        connect_timeout=max(1, round(self.connect_timeout)),
+                    )
+                try:
+                    return await _PgSession(conn).fetch(sql, params)
+                except (psycopg.OperationalError, psycopg.InterfaceError):
+                    self._lease_conn = None
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+                    if not reused or attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
 
     def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
         """A lost connection or a server that went away (``AdminShutdown`` on a restart,
