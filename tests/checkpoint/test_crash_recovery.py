@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from builders import RawDatabase, raw_connection
-from durable_graphs import WORKERS, runs
+from durable_graphs import LEASE_ENV, WORKERS, runs
 from test_cross_process import HERE, SRC, run_graph
 
 from durable_debug.checkpoint.url import saver_from_url
@@ -44,6 +44,7 @@ def durable_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 def start_worker(url: str, thread_id: str, log: Path, block: list[str]) -> subprocess.Popen[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE)])
+    env.update(LEASE_ENV)
     script = str(HERE / "durable_graphs.py")
     return subprocess.Popen(
         [sys.executable, script, "fanout", "start", url, thread_id, str(log), *block],

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import datetime as _dt
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
@@ -40,6 +41,7 @@ from durable_debug.checkpoint.base import (
     new_checkpoint_id,
     replace_checkpoint,
 )
+from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
@@ -52,6 +54,7 @@ from durable_debug.graph.algo import (
     preview_values,
     read_pending_writes,
     restore_channels,
+    task_path_str,
 )
 from durable_debug.graph.calls import Runtime
 from durable_debug.graph.failures import failure_entry, failure_history
@@ -107,8 +110,11 @@ class RunLoop:
         interrupt_before: tuple[str, ...] | None = None,
         interrupt_after: tuple[str, ...] | None = None,
         context: Any = None,
+        wait: float | None = None,
     ) -> None:
         self.graph = graph
+        self.wait = graph.lease_wait if wait is None else wait
+        """Seconds to wait for the thread's lease when another run holds it."""
         self.input = input
         self.config: RunnableConfig = address_config(config)
         self.producers = Producers(modes)
@@ -149,8 +155,26 @@ class RunLoop:
 
     # -- driving -----------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[Event]:
-        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode."""
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode.
+
+        With a checkpointer the run holds its thread's lease throughout (one writer per
+        thread): a thread another run holds raises :class:`ThreadBusyError` before anything
+        is read, run or written.
+        """
+        if self.saver is None:
+            async for event in self._events():
+                yield event
+            return
+        async with thread_lease(self.saver, config_thread_id(self.config), wait=self.wait):
+            events = self._events()
+            try:
+                async for event in events:
+                    yield event
+            finally:
+                await events.aclose()  # the run ends (if left early) before the lease goes
+
+    async def _events(self) -> AsyncGenerator[Event, None]:
         await self._load()
         await self._begin()
         for event in self._drain():
@@ -181,8 +205,9 @@ class RunLoop:
                 for event in self._drain():
                     yield event
                 break
-            async for event in self._run_tasks(tasks):
-                yield event
+            async with contextlib.aclosing(self._run_tasks(tasks)) as step_events:
+                async for event in step_events:  # closed at once when the stream is left
+                    yield event
             self.reuse_writes = True  # only the first step of a replay re-executes
             if self.interrupts:
                 preview = preview_values(self.graph, self.channels, tasks)
@@ -401,7 +426,7 @@ class RunLoop:
 
     # -- steps -------------------------------------------------------------------------------
 
-    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[Event]:
+    async def _run_tasks(self, tasks: list[Task]) -> AsyncGenerator[Event, None]:
         """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
         for task in tasks:
             record = self.pending.get(task.id)
@@ -411,6 +436,8 @@ class RunLoop:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
                 task.resume = record.resume
+            if record.once and self.reuse_writes and not record.finished:
+                task.once = record.once  # a replay (time travel) makes its effects anew
         to_run = [t for t in tasks if t.status is None]
         for task in to_run:
             if task.name != START:
@@ -432,8 +459,10 @@ class RunLoop:
             )
             await self._task_done(to_run[0], defer=True)
         elif to_run:
-            async for event in self._run_concurrently(to_run, step, defer=alone):
-                yield event
+            concurrent = self._run_concurrently(to_run, step, defer=alone)
+            async with contextlib.aclosing(concurrent):  # running nodes cancelled when left
+                async for event in concurrent:
+                    yield event
         failed = [t for t in to_run if t.status == "error"]
         if failed:
             assert failed[0].error is not None
@@ -444,7 +473,7 @@ class RunLoop:
 
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Run tasks as concurrent futures, yielding each one's chunks as it is saved (and
         what running nodes write to the ``custom`` stream as they write it)."""
         self._aio_loop = asyncio.get_running_loop()
@@ -497,9 +526,11 @@ class RunLoop:
                     pending = set()
         finally:
             self._wake = None
-            for future in running:
-                if not future.done():
-                    future.cancel()
+            left = [future for future in running if not future.done()]
+            for future in left:
+                future.cancel()
+            if left:  # the nodes have stopped before the run (and its thread's lease) ends
+                await asyncio.gather(*left, return_exceptions=True)
 
     async def _task_done(self, task: Task, *, defer: bool = False) -> None:
         """Persist one finished task's outcome and report it.
@@ -547,7 +578,7 @@ class RunLoop:
         assert self.saver is not None
         try:
             await self.saver.aput_writes(
-                self.checkpoint_config, writes, task.id, _path_str(task.path)
+                self.checkpoint_config, writes, task.id, task_path_str(task.path)
             )
         except SerdeError as exc:
             task.status, task.error = "error", exc.located(node=task.name)
@@ -613,7 +644,7 @@ class RunLoop:
                 self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
             )
             deferred, self.deferred = self.deferred, []
-            task_writes = [(task.id, writes, _path_str(task.path)) for task, writes in deferred]
+            task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
             started = time.perf_counter()
             try:
                 self.checkpoint_config = await self.saver.aput_step(
@@ -705,10 +736,6 @@ class RunLoop:
 
 def _nothing() -> None:
     return None
-
-
-def _path_str(path: tuple[Any, ...]) -> str:
-    return "|".join(str(p) for p in path)
 
 
 def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug._sync import in_runner_thread
+from durable_debug.checkpoint.base import ONCE, checkpoint_config
 from durable_debug.graph import cache, hooks
-from durable_debug.graph.algo import Task
+from durable_debug.graph.algo import Task, task_path_str
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
 from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
@@ -66,6 +67,16 @@ async def run_task(
     scratchpad = Scratchpad(
         task.id, list(task.resume), can_interrupt=graph.checkpointer is not None, node=spec.name
     )
+    scratchpad.once = list(task.once)
+    saver = graph.checkpointer
+    if saver is not None and thread_id is not None:
+        at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
+        path = task_path_str(task.path)
+
+        async def save_once(results: list[Any]) -> None:
+            await saver.aput_writes(at, [(ONCE, results)], task.id, path)
+
+        scratchpad.save_once = save_once
 
     def event(kind: EventKind, outcome: Outcome | None = None, error: str | None = None) -> None:
         hooks.notify(
@@ -87,7 +98,7 @@ async def run_task(
     try:
         while True:
             attempt += 1
-            scratchpad.counter = 0
+            scratchpad.counter = scratchpad.once_counter = 0
             observed = hooks.has_observers()
             if observed:
                 event("start")

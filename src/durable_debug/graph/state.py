@@ -232,9 +232,14 @@ class StateGraph:
         debug: bool = False,
         cache: Any = None,
         store: Any = None,
+        wait: float | None = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
-        """Check the graph and return a runnable :class:`CompiledStateGraph`."""
+        """Check the graph and return a runnable :class:`CompiledStateGraph`.
+
+        ``wait``: seconds a run waits for its thread when another run holds it, before
+        raising :class:`ThreadBusyError` (default: it raises at once).
+        """
         from durable_debug.graph.pregel import CompiledStateGraph
 
         self._validate(interrupt_before, interrupt_after)
@@ -250,6 +255,7 @@ class StateGraph:
             name=name or "LangGraph",
             cache=cache,
             store=store,
+            lease_wait=wait,
         )
 
     def _validate(

@@ -22,6 +22,7 @@ from durable_debug.checkpoint.base import (
     ERROR,
     FAILURES,
     INTERRUPT,
+    ONCE,
     RESUME,
     CheckpointNotFoundError,
     PendingWrite,
@@ -53,7 +54,7 @@ CheckpointRef = Any
 """What names a checkpoint: its id (or a unique prefix), a config, a snapshot or a record."""
 
 SPECIAL_CHANNELS = frozenset(
-    {ERROR, FAILURES, INTERRUPT, RESUME, "__pregel_tasks", "__no_writes__"}
+    {ERROR, FAILURES, INTERRUPT, RESUME, ONCE, "__pregel_tasks", "__no_writes__"}
 )
 """Write channels that record how a task ended or what it asked for, not state updates."""
 
