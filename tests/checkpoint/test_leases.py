@@ -360,3 +360,37 @@ def test_a_graph_run_inside_a_node_on_the_same_thread_shares_its_callers_lease(
     assert graph.invoke({"v": 1}, {"configurable": {"thread_id": "nest"}}) == {"v": 20}
     if kind == "sqlite":
         saver.close()
+
+
+def test_a_store_made_before_leases_gains_the_lease_table_as_migration_7(tmp_path: Path) -> None:
+    """A SQLite file at schema version 6 (its index migrations 5 and 6 applied, no lease table)
+    is migrated in place: migration 7 adds thread_leases, its threads run and are held."""
+    import sqlite3
+
+    from durable_debug.checkpoint.sqlite import MIGRATIONS
+
+    path = tmp_path / "v6.db"
+    with sqlite3.connect(path) as conn:
+        for version, sql in enumerate(MIGRATIONS[:7]):
+            conn.execute(sql)
+            conn.execute("INSERT INTO checkpoint_migrations (v) VALUES (?)", (version,))
+    assert "thread_leases" in MIGRATIONS[7] and len(MIGRATIONS) == 8
+
+    async def run() -> None:
+        entered, gate = asyncio.Event(), asyncio.Event()
+        async with SqliteSaver(path) as saver:
+            graph = gated_graph(saver, entered, gate)
+            config = {"configurable": {"thread_id": "old"}}
+            await graph.ainvoke({"question": "q", "answer": ""}, config)
+            first = asyncio.ensure_future(graph.ainvoke(Command(resume="yes"), config))
+            await entered.wait()
+            with pytest.raises(ThreadBusyError, match="thread 'old' is busy"):
+                await graph.ainvoke(Command(resume="no"), config)
+            gate.set()
+            assert (await first)["answer"] == "yes"
+
+    asyncio.run(run())
+    with sqlite3.connect(path) as conn:
+        versions = [v for (v,) in conn.execute("SELECT v FROM checkpoint_migrations ORDER BY v")]
+        assert versions == list(range(8))
+        assert conn.execute("SELECT count(*) FROM thread_leases").fetchone() == (0,)  # given back
