@@ -19,11 +19,14 @@ savers' I/O loop (which runs no user code, so a long synchronous node does not s
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import datetime as _dt
 import logging
+import math
 import os
 import socket
+import threading
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -139,11 +142,8 @@ async def thread_lease(
             raise ThreadBusyError(thread_id, info.holder, info.since, waited=round(waited, 1))
         await asyncio.sleep(min(pause, max(wait - waited, 0.0)))
         pause = min(pause * 2, 1.0)
-    renewal = None
     if seconds is not None:
-        renewal = asyncio.run_coroutine_threadsafe(
-            _renew(saver, thread_id, token, seconds), io_loop()
-        )
+        _RENEWER.add(token, saver, thread_id, seconds)
     previous = _HELD.set(held | {key})
     try:
         yield
@@ -152,8 +152,7 @@ async def thread_lease(
             _HELD.reset(previous)
         except ValueError:  # an async generator closed from another context
             _HELD.set(held)
-        if renewal is not None:
-            renewal.cancel()
+        _RENEWER.discard(token)
         try:
             await saver._lease_release(thread_id, token)
         except Exception:
@@ -163,17 +162,92 @@ async def thread_lease(
             logger.warning("could not release the lease on thread %r", thread_id, exc_info=True)
 
 
-async def _renew(saver: BaseCheckpointSaver, thread_id: str, token: str, seconds: float) -> None:
-    """Extend the lease every third of its life until cancelled (runs on the I/O loop)."""
-    while True:
-        await asyncio.sleep(seconds / 3)
+class _Renewer:
+    """Renews every lease this process holds, each a third of its life after it was taken or
+    last renewed, from one task on the savers' I/O loop (which runs no user code, so a long
+    synchronous node does not stop renewal).
+
+    Taking a lease only adds it to a table: the I/O loop is woken only when the new lease is due
+    before everything it already waits for (the first lease, or a shorter lease length), so a
+    run does not pay a thread hop to start and stop a renewal of its own.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._leases: dict[str, tuple[BaseCheckpointSaver, str, float, float]] = {}
+        """token → (saver, thread_id, lease seconds, monotonic time of the next renewal)."""
+        self._wake_at = math.inf
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = 0
+        self._event: asyncio.Event | None = None
+        self._tasks: set[asyncio.Future[None]] = set()
+        """Renewals in flight (kept referenced until done)."""
+
+    def add(self, token: str, saver: BaseCheckpointSaver, thread_id: str, seconds: float) -> None:
+        """Renew ``token``'s lease until :meth:`discard`."""
+        due = time.monotonic() + seconds / 3
+        loop = io_loop()
+        with self._lock:
+            if self._loop is not loop or self._pid != os.getpid():  # first use, or a fork
+                self._loop, self._pid, self._event = loop, os.getpid(), None
+                self._leases.clear()
+                self._wake_at = math.inf
+                asyncio.run_coroutine_threadsafe(self._run(), loop)
+            self._leases[token] = (saver, thread_id, seconds, due)
+            wake = due < self._wake_at
+            if wake:
+                self._wake_at = due
+        if wake:
+            loop.call_soon_threadsafe(self._poke)
+
+    def discard(self, token: str) -> None:
+        """Stop renewing ``token``'s lease (it is being given back)."""
+        with self._lock:
+            self._leases.pop(token, None)
+
+    def _poke(self) -> None:
+        if self._event is not None:
+            self._event.set()
+
+    async def _run(self) -> None:
+        self._event = event = asyncio.Event()
+        while True:
+            now = time.monotonic()
+            with self._lock:
+                due = [(t, v) for t, v in self._leases.items() if v[3] <= now]
+                for token, (saver, thread_id, seconds, _) in due:
+                    self._leases[token] = (saver, thread_id, seconds, now + seconds / 3)
+                self._wake_at = min((v[3] for v in self._leases.values()), default=math.inf)
+                event.clear()
+                wait = self._wake_at - now
+            for token, (saver, thread_id, seconds, _) in due:
+                task = asyncio.ensure_future(self._renew(token, saver, thread_id, seconds))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            if wait == math.inf:
+                await event.wait()
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(event.wait(), max(wait, 0.0))
+
+    async def _renew(
+        self, token: str, saver: BaseCheckpointSaver, thread_id: str, seconds: float
+    ) -> None:
         try:
-            if not await saver._lease_renew(thread_id, token, seconds):
+            renewed = await saver._lease_renew(thread_id, token, seconds)
+        except Exception:  # the store is briefly away: try again next time
+            logger.warning("could not renew the lease on thread %r", thread_id, exc_info=True)
+            return
+        if not renewed:
+            with self._lock:
+                held = self._leases.pop(token, None) is not None
+            if held:
                 logger.warning(
                     "the lease on thread %r expired and was taken by another run; this run "
                     "is no longer the thread's only writer",
                     thread_id,
                 )
-                return
-        except Exception:  # the store is briefly away: try again next time
-            logger.warning("could not renew the lease on thread %r", thread_id, exc_info=True)
+
+
+_RENEWER = _Renewer()
+"""This process's one renewer of the leases it holds."""
