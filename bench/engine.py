@@ -38,6 +38,7 @@ CHAIN_THREADS = 50
 FAN_OUT = 200
 FAN_OUT_RUNS = 5
 CHAT_TURNS = 100
+NESTED_THREADS = 30
 
 
 class ChainState(TypedDict):
@@ -183,11 +184,38 @@ def messages_chat(lib: Library) -> Callable[[], None]:
     return runs
 
 
+def nested_subgraphs(lib: Library) -> Callable[[], None]:
+    """Three levels of subgraphs (each a compiled graph added as a node of the one above,
+    two steps per level) under a graph with a MemorySaver, 30 threads: every level saves
+    its own checkpoints under its namespace."""
+
+    def level(depth: int) -> Any:
+        builder = lib.StateGraph(ChainState)
+        builder.add_node("work", _sync_step(f"work{depth}"))
+        builder.add_edge(lib.START, "work")
+        if depth < 3:
+            builder.add_node("deeper", level(depth + 1))
+            builder.add_edge("work", "deeper")
+        return builder.compile()
+
+    top = lib.StateGraph(ChainState).add_node("sub", level(1)).add_edge(lib.START, "sub")
+    graph = top.compile(checkpointer=lib.MemorySaver())
+
+    def runs() -> None:
+        for thread in range(NESTED_THREADS):
+            cfg = {"configurable": {"thread_id": f"n{thread}"}}
+            out = graph.invoke({"value": 0, "trail": []}, cfg)
+        assert out["value"] == 3, out
+
+    return runs
+
+
 WORKLOADS = [
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
     Workload(f"{FAN_OUT}-way Send fan-out × {FAN_OUT_RUNS} threads, ainvoke", 0.5, send_fan_out),
     Workload(f"messages chat, {CHAT_TURNS} turns, SQLite, invoke", 0.5, messages_chat),
+    Workload(f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.5, nested_subgraphs),
 ]
 
 

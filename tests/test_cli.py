@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import operator
 import os
 import re
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Annotated, TypedDict
 
 import pytest
 
 from durable_debug import SqliteSaver
 from durable_debug.cli import demo_graph, main
+
+
+class Logged(TypedDict):
+    log: Annotated[list, operator.add]
 
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -255,3 +261,32 @@ def test_an_unexpected_error_is_one_line_naming_its_type(
     db = damaged_store(tmp_path)
     code, out, err = run_cli(capsys, "inspect", str(db))
     assert (code, out, err) == (2, "", "durable-debug: error: KeyError: 'surprise'\n")
+
+
+def test_inspect_thread_prints_subgraph_trees_nested(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A thread whose node ran a subgraph (which ran another): each namespace's tree is
+    printed under a header naming its node, indented one level per nesting."""
+    from durable_debug import Command, StateGraph, interrupt
+
+    def ask(state: dict) -> dict:
+        return {"log": [interrupt("ok?")]}
+
+    inner = StateGraph(Logged).add_node("ask", ask).add_edge("__start__", "ask").compile()
+    middle = StateGraph(Logged).add_node("inner", inner).add_edge("__start__", "inner").compile()
+    db = tmp_path / "nested.db"
+    with SqliteSaver(db) as saver:
+        g = StateGraph(Logged).add_node("middle", middle).add_edge("__start__", "middle")
+        g = g.compile(checkpointer=saver)
+        cfg = {"configurable": {"thread_id": "nest"}}
+        g.invoke({"log": []}, cfg)
+        g.invoke(Command(resume="yes"), cfg)
+    code, out, err = run_cli(capsys, "inspect", str(db), "--thread", "nest")
+    assert code == 0, err
+    assert "thread 'nest': 3 checkpoints, 1 branch" in out
+    middle_at = out.index("└─ subgraph 'middle' (task ")
+    inner_at = out.index("    └─ subgraph 'inner' (task ")
+    assert middle_at < inner_at
+    assert "thread 'nest': 3 checkpoints" in out[middle_at:inner_at]
+    assert "        thread 'nest': 3 checkpoints" in out[inner_at:]

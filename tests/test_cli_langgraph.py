@@ -11,7 +11,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from test_cli import embedded_data, run_cli
+from test_cli import Logged, embedded_data, run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "inspect"))
 
@@ -110,3 +110,33 @@ def test_an_empty_postgres_schema_has_no_threads_and_gets_no_tables(
     assert (code, out) == (0, "no threads in this store\n"), err
     with psycopg.connect(postgres_db) as conn:
         assert conn.execute("SELECT to_regclass('checkpoints')").fetchone() == (None,)
+
+
+def test_inspect_shows_the_subgraph_of_a_langgraph_app(tmp_path, capsys):
+    """A LangGraph app whose node is a compiled graph that interrupts: the file its own
+    SqliteSaver wrote shows the subgraph's tree under the thread's, read without LangGraph's
+    classes and without writing the file."""
+    from langgraph.checkpoint.sqlite import SqliteSaver
+    from langgraph.graph import START, StateGraph
+    from langgraph.types import Command, interrupt
+
+    def ask(state: Any) -> dict:
+        return {"log": [interrupt("ok?")]}
+
+    path = tmp_path / "nested.db"
+    conn = sqlite3.connect(path, check_same_thread=False)
+    inner = StateGraph(Logged).add_node("ask", ask).add_edge(START, "ask").compile()
+    app = StateGraph(Logged).add_node("sub", inner).add_edge(START, "sub")
+    app = app.compile(checkpointer=SqliteSaver(conn))
+    cfg = {"configurable": {"thread_id": "lg-nested"}}
+    app.invoke({"log": []}, cfg)
+    app.invoke(Command(resume="yes"), cfg)
+    conn.close()
+    before = path.read_bytes()
+
+    code, out, err = run_cli(capsys, "inspect", str(path), "--thread", "lg-nested")
+    assert code == 0, err
+    head, _, nested = out.partition("└─ subgraph 'sub' (task ")
+    assert "thread 'lg-nested': 3 checkpoints, 1 branch" in head
+    assert "wrote ask" in nested and "next ask" in nested
+    assert path.read_bytes() == before

@@ -69,8 +69,8 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
 
     The coroutine runs on the shared background loop. When the caller *is* that loop's thread
     (a synchronous node that itself calls ``graph.invoke``), a private loop in a fresh thread
-    runs it instead, since waiting on our own loop would deadlock. Either way it runs in a copy
-    of the caller's context variables, as an ``await`` would (a graph run inside a node sees
+    runs it instead, since waiting on our own loop would deadlock. Either way the coroutine
+    sees the caller's context variables (a graph invoked inside a node finds that node, and
     that it is inside its caller's run, which already holds the thread's lease).
     """
     context = contextvars.copy_context()

@@ -240,6 +240,7 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
     from durable_debug.inspect.frames import history_frame_of
     from durable_debug.inspect.stored import SaverView
     from durable_debug.inspect.text import tree_text
+    from durable_debug.inspect.thread import alist_thread
 
     view = SaverView(saver)
     if thread is None:
@@ -252,8 +253,11 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
         known = ", ".join(repr(t) for t in threads[:10]) or "none"
         raise UsageError(f"no thread {thread!r} in this store (threads: {known})")
     _progress_err(f"reading thread {thread!r}…")
-    read = await aread_thread(view, cfg)  # one read: the tree, the table and the page
+    # One read: the tree, the subgraphs' trees, the table and the page.
+    listed = await alist_thread(view, thread)
+    read = await aread_thread(view, cfg, listed=listed)
     print(tree_text(dag_data_of(read)))
+    await _print_subgraphs(view, thread, listed)
     print()
     print(history_text(history_frame_of(read)))
     if html:
@@ -268,6 +272,26 @@ def _flags(interrupts: int, errors: int, failure: str) -> str:
     parts.append(f"{errors} failed" if errors else "")
     parts.append(f"[{failure}]" if failure else "")
     return " ".join(p for p in parts if p)
+
+
+async def _print_subgraphs(view: Any, thread: str, listed: list[Any]) -> None:
+    """Each subgraph namespace of the thread, indented under its parent: a header naming the
+    node, its task and the checkpoint it ran from, then its own checkpoint tree."""
+    from durable_debug.inspect import aread_thread
+    from durable_debug.inspect.dag import dag_data_of
+    from durable_debug.inspect.text import short_id, tree_text
+    from durable_debug.inspect.thread import subgraph_namespaces
+
+    for ns, parent in subgraph_namespaces(listed).items():
+        depth = ns.count("|") + 1
+        node, _, task = ns.rpartition("|")[2].partition(":")
+        where = f", from checkpoint {short_id(parent)}" if parent else ""
+        indent = "    " * depth
+        print(f"\n{indent[2:]}└─ subgraph {node!r} (task {short_id(task)}{where}): {ns}")
+        address = {"configurable": {"thread_id": thread, "checkpoint_ns": ns}}
+        sub = await aread_thread(view, address, listed=listed)
+        for line in tree_text(dag_data_of(sub)).splitlines():
+            print(f"{indent}{line}")
 
 
 def history_text(frame: Any) -> str:

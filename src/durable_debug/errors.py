@@ -8,6 +8,7 @@ from durable_debug.graph.types import (
     GraphRecursionError,
     InvalidUpdateError,
     NodeInterrupt,
+    ParentCommand,
 )
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "GraphRecursionError",
     "InvalidUpdateError",
     "NodeInterrupt",
+    "ParentCommand",
 ]

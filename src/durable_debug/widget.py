@@ -18,6 +18,7 @@ Runs started here are asyncio tasks on the kernel's loop: the kernel stays free 
 from __future__ import annotations
 
 import asyncio
+import datetime
 import json
 import logging
 import time
@@ -57,6 +58,8 @@ logger = logging.getLogger(__name__)
 _ESM, _CSS = widget_asset_paths()
 _REFRESH_EVERY = 0.25
 """Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+_MAX_SLA_S = 1e9
+"""The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
 
 
 class RequestError(Exception):
@@ -165,8 +168,8 @@ class TimeTravel(anywidget.AnyWidget):
             if handler is None:
                 raise RequestError(
                     f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
-                    "preview, rerun, run, resume, stop, watch, refresh, threads, thread and "
-                    "breakpoints; reload the page if its front end is older."
+                    "preview, rerun, run, resume, stop, watch, refresh, threads, thread, "
+                    "breakpoints and health; reload the page if its front end is older."
                 )
             self.send({"uuid": uuid, "result": await handler(request)})
         except RequestError as error:
@@ -430,6 +433,34 @@ class TimeTravel(anywidget.AnyWidget):
             self.set_trait("_detail", None)
         self._mark = None
         return {"thread_id": thread_id}
+
+    async def _do_health(self, request: Mapping[str, Any]) -> Any:
+        """The store's health (``inspect.health``), computed in a worker thread so the kernel's
+        loop stays free; ``sla_s``: seconds an interrupt may wait before its thread is listed."""
+        from durable_debug.inspect.health import health, health_data
+
+        sla_s = request.get("sla_s", 3600)
+        number = isinstance(sla_s, (int, float)) and not isinstance(sla_s, bool)
+        if not number or not 0 <= sla_s < _MAX_SLA_S:
+            raise RequestError(
+                f"The 'health' request's sla_s must be a number of seconds from 0 to "
+                f"{_MAX_SLA_S:.0f} (got {sla_s!r})."
+            )
+        saver = checkpointer_of(self.graph)
+        if not callable(getattr(saver, "alist_threads", None)):
+            raise RequestError(
+                f"This store ({type(saver).__name__}) cannot list its threads, so the widget "
+                "cannot report its health: run durable-debug health on its database instead."
+            )
+        sla = datetime.timedelta(seconds=float(sla_s))
+        try:
+            report = await asyncio.to_thread(health, saver, sla=sla)
+        except NotImplementedError as error:
+            raise RequestError(
+                f"This store ({type(saver).__name__}) cannot report its health ({error}): run "
+                "durable-debug health on its database instead."
+            ) from error
+        return {"sla_s": sla_s, "tables": health_data(report)}
 
     async def _do_refresh(self, _request: Mapping[str, Any]) -> Any:
         await self.arefresh()

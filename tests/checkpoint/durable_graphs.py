@@ -7,6 +7,10 @@ often every node ran, across processes, kills included. Run as a script:
     python durable_graphs.py approval resume <saver-url> <thread> <log> <decision>
     python durable_graphs.py fanout   start  <saver-url> <thread> <log> [node-to-block ...]
     python durable_graphs.py fanout   resume <saver-url> <thread> <log>
+    python durable_graphs.py nested   start  <saver-url> <thread> <log> [node-to-block ...]
+    python durable_graphs.py nested   resume <saver-url> <thread> <log>
+
+(``nested-called`` runs the subgraph from inside a node instead of as the node.)
 
 It prints one JSON object: the run's result, or ``{"error": <exception class name>}``.
 A node named in ``node-to-block`` logs its line, then waits forever (to be killed).
@@ -127,6 +131,42 @@ def fanout_graph(log: Path, block: set[str]) -> Any:
     return builder
 
 
+class Nested(TypedDict):
+    text: str
+    steps: Annotated[list[str], operator.add]
+
+
+def nested_graph(log: Path, block: set[str], *, called: bool) -> Any:
+    """before → sub (s1 → s2 → s3: a compiled graph added as the node, or invoked from the
+    node ``sub`` when ``called``) → after."""
+
+    def step(name: str) -> Any:
+        async def node(state: Nested) -> dict[str, Any]:
+            log_run(log, name)
+            if name in block:
+                await asyncio.sleep(3600)
+            return {"text": state["text"] + f"-{name}", "steps": [name]}
+
+        return node
+
+    inner = StateGraph(Nested)
+    for name in ("s1", "s2", "s3"):
+        inner.add_node(name, step(name))
+    inner.add_edge(START, "s1").add_edge("s1", "s2").add_edge("s2", "s3")
+    sub = inner.compile()
+
+    async def call_sub(state: Nested) -> dict[str, Any]:
+        out = await sub.ainvoke({"text": state["text"], "steps": []})
+        return {"text": out["text"], "steps": out["steps"]}
+
+    builder = StateGraph(Nested)
+    builder.add_node("before", step("before"))
+    builder.add_node("sub", call_sub if called else sub)
+    builder.add_node("after", step("after"))
+    builder.add_edge(START, "before").add_edge("before", "sub").add_edge("sub", "after")
+    return builder
+
+
 def main(argv: list[str]) -> None:
     graph_name, phase, url, thread_id, log_name, *extra = argv
     log = Path(log_name)
@@ -139,6 +179,10 @@ def main(argv: list[str]) -> None:
             if phase == "start"
             else Command(resume=extra[0])
         )
+    elif graph_name in ("nested", "nested-called"):
+        called = graph_name == "nested-called"
+        graph = nested_graph(log, set(extra), called=called).compile(checkpointer=saver)
+        payload = {"text": "t", "steps": []} if phase == "start" else None
     else:
         graph = fanout_graph(log, set(extra)).compile(checkpointer=saver)
         payload = (

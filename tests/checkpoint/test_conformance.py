@@ -537,3 +537,102 @@ def test_async_calls_from_successive_event_loops(saver: BaseCheckpointSaver):
     first = asyncio.run(put_chain(saver, "t", [{"n": 0}]))
     second = asyncio.run(saver.aget_tuple(config_for("t")))
     assert second is not None and second.config == first[0]
+
+
+# --- subgraph namespaces -----------------------------------------------------------------------
+
+
+async def test_nested_namespaces_keep_checkpoints_writes_and_parents_apart(saver):
+    """A subgraph's namespace (``node:task_id``, levels joined by ``|``) is its own history in
+    the thread: its checkpoints, pending writes and ``parents`` metadata round-trip, and
+    deleting the thread removes every namespace."""
+    root = await put_chain(saver, "t", [{"n": 0}, {"n": 1}])
+    outer_ns = "call:0b1d2c3e-aaaa-bbbb-cccc-000000000001"
+    inner_ns = f"{outer_ns}|inner:0b1d2c3e-aaaa-bbbb-cccc-000000000002"
+    parents = {"": root[1]["configurable"]["checkpoint_id"]}
+    cp, versions = child_checkpoint(None, {"y": "a"})
+    outer = await saver.aput(
+        config_for("t", outer_ns), cp, {"source": "input", "step": -1, "parents": parents}, versions
+    )
+    inner_parents = {**parents, outer_ns: outer["configurable"]["checkpoint_id"]}
+    cp2, versions2 = child_checkpoint(None, {"y": "b"})
+    inner = await saver.aput(
+        config_for("t", inner_ns),
+        cp2,
+        {"source": "input", "step": -1, "parents": inner_parents},
+        versions2,
+    )
+    await saver.aput_writes(inner, [(INTERRUPT, [{"id": "i" * 32, "value": "ok?"}])], "task-1")
+
+    got = await saver.aget_tuple(config_for("t", inner_ns))
+    assert got is not None and got.config == inner
+    assert got.metadata["parents"] == inner_parents
+    assert got.pending_writes == [("task-1", INTERRUPT, [{"id": "i" * 32, "value": "ok?"}])]
+    assert [t.config async for t in saver.alist(config_for("t", outer_ns))] == [outer]
+    assert [t.config async for t in saver.alist(config_for("t", ""))] == root[::-1]
+    every = {
+        t.config["configurable"]["checkpoint_ns"]
+        async for t in saver.alist({"configurable": {"thread_id": "t"}})
+    }
+    assert every == {"", outer_ns, inner_ns}
+    root_latest = await saver.aget_tuple(config_for("t", ""))
+    assert root_latest is not None and root_latest.pending_writes == []
+
+    await saver.adelete_thread("t")
+    assert [t async for t in saver.alist({"configurable": {"thread_id": "t"}})] == []
+
+
+async def test_a_subgraph_pauses_and_resumes_through_the_saver(saver):
+    """The engine on this saver: an interrupt two levels down pauses the parent; the resume
+    continues the subgraph from its saved step; every namespace lists as on MemorySaver."""
+    from typing import TypedDict
+
+    from durable_debug import Command, StateGraph, interrupt
+
+    class S(TypedDict):
+        y: str
+
+    ran: list[str] = []
+
+    def first(state: S) -> dict:
+        ran.append("first")
+        return {"y": state["y"] + "1"}
+
+    def ask(state: S) -> dict:
+        ran.append("ask")
+        return {"y": state["y"] + interrupt("more?")}
+
+    inner = (
+        StateGraph(S)
+        .add_node("first", first)
+        .add_node("ask", ask)
+        .add_edge("__start__", "first")
+        .add_edge("first", "ask")
+        .compile()
+    )
+    middle = StateGraph(S).add_node("inner", inner).add_edge("__start__", "inner").compile()
+
+    async def shape(graph_saver: BaseCheckpointSaver) -> tuple[Any, list[tuple[int, str, int]]]:
+        async def call(state: S) -> dict:
+            return await middle.ainvoke(state)
+
+        g = StateGraph(S).add_node("call", call).add_edge("__start__", "call")
+        g = g.compile(checkpointer=graph_saver)
+        cfg = {"configurable": {"thread_id": "nested"}}
+        paused = await g.ainvoke({"y": "x"}, cfg)
+        done = await g.ainvoke(Command(resume="2"), cfg)
+        levels = [
+            (
+                t.config["configurable"]["checkpoint_ns"].count("|"),
+                t.metadata["source"],
+                t.metadata["step"],
+            )
+            async for t in graph_saver.alist(cfg)
+        ]
+        return ([i.value for i in paused["__interrupt__"]], done), sorted(levels)
+
+    ran.clear()
+    ours = await shape(saver)
+    assert ran == ["first", "ask", "ask"]
+    assert ours[0] == (["more?"], {"y": "x12"})
+    assert ours == await shape(MemorySaver())

@@ -41,13 +41,15 @@ def durable_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     return request.getfixturevalue("postgres_db")
 
 
-def start_worker(url: str, thread_id: str, log: Path, block: list[str]) -> subprocess.Popen[str]:
+def start_worker(
+    url: str, thread_id: str, log: Path, block: list[str], graph: str = "fanout"
+) -> subprocess.Popen[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE)])
     env.update(LEASE_ENV)
     script = str(HERE / "durable_graphs.py")
     return subprocess.Popen(
-        [sys.executable, script, "fanout", "start", url, thread_id, str(log), *block],
+        [sys.executable, script, graph, "start", url, thread_id, str(log), *block],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -115,3 +117,43 @@ def test_killed_worker_resumes_without_rerunning_finished_tasks(
     assert result["summary"] == ",".join(f"job!#{i}" for i in range(WORKERS))
     nodes = ["prepare", *ALL_WORKERS, "join"]
     assert runs(log) == {node: 2 if node in block else 1 for node in nodes}
+
+
+def kill_when_started(proc: subprocess.Popen[str], log: Path, node: str) -> None:
+    """SIGKILL ``proc`` once ``node`` has started (and waits forever)."""
+    try:
+        deadline = time.monotonic() + 60
+        while not runs(log).get(node):
+            assert proc.poll() is None, f"the worker exited early: {proc.communicate()}"
+            assert time.monotonic() < deadline, f"{node} never started: {runs(log)}"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+    assert proc.returncode == -signal.SIGKILL
+
+
+@pytest.mark.parametrize("graph", ["nested", "nested-called"])
+def test_killed_inside_a_subgraph_resumes_only_its_unfinished_task(
+    durable_url: str, tmp_path: Path, graph: str
+):
+    """Killed while the subgraph's second step runs: a fresh process resumes the parent,
+    whose task re-enters the subgraph at that step (its first step does not run again)."""
+    log = tmp_path / "runs.log"
+    thread_id = f"crash-{graph}"
+    proc = start_worker(durable_url, thread_id, log, ["s2"], graph=graph)
+    kill_when_started(proc, log, "s2")
+
+    result = run_graph(graph, "resume", durable_url, thread_id, str(log))
+
+    assert result["text"] == "t-before-s1-s2-s3-after"
+    # As the node, the subgraph returns its whole state, so "before" is added again.
+    inside = ["before", "s1", "s2", "s3"] if graph == "nested" else ["s1", "s2", "s3"]
+    assert result["steps"] == ["before", *inside, "after"]
+    assert runs(log) == {"before": 1, "s1": 1, "s2": 2, "s3": 1, "after": 1}

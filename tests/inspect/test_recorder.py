@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import operator
+from typing import Annotated, TypedDict
+
 import pytest
 
+from durable_debug import Command, MemorySaver, StateGraph, interrupt
 from durable_debug.inspect import Recorder
+
+
+class S(TypedDict):
+    log: Annotated[list, operator.add]
 
 
 async def test_resume_after_failure_reruns_only_the_failed_node(seed):
@@ -112,3 +120,35 @@ def test_sync_invoke_is_counted_too(seed):
         assert ns["g"].invoke({"value": ""}, ns["cfg"]) == {"value": "12"}
     assert {n: c.executions for n, c in rec.counts("sync-1").items()} == {"first": 1, "second": 1}
     assert [(e.node, e.outcome) for e in rec.executions] == [("first", "ok"), ("second", "ok")]
+
+
+async def test_subgraph_nodes_are_counted_under_their_parent_path():
+    """A subgraph's nodes count as ``parent/child``; its finished step does not run again when
+    the parent resumes, the interrupted one does."""
+
+    def first(state: S) -> dict:
+        return {"log": ["first"]}
+
+    def ask(state: S) -> dict:
+        return {"log": [interrupt("ok?")]}
+
+    inner = StateGraph(S).add_node("first", first).add_node("ask", ask)
+    inner = inner.add_edge("__start__", "first").add_edge("first", "ask").compile()
+    middle = StateGraph(S).add_node("inner", inner).add_edge("__start__", "inner").compile()
+
+    async def call(state: S) -> dict:
+        return await middle.ainvoke({"log": []})
+
+    g = StateGraph(S).add_node("call", call).add_edge("__start__", "call")
+    g = g.compile(checkpointer=MemorySaver())
+    cfg = {"configurable": {"thread_id": "nested-counts"}}
+    async with Recorder() as rec:
+        await g.ainvoke({"log": []}, cfg)
+        await g.ainvoke(Command(resume="yes"), cfg)
+    counts = {n: (c.executions, c.reruns) for n, c in rec.counts("nested-counts").items()}
+    assert counts == {
+        "call": (2, 1),
+        "call/inner": (2, 1),
+        "call/inner/first": (1, 0),
+        "call/inner/ask": (2, 1),
+    }

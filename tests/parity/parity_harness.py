@@ -253,6 +253,14 @@ class Trace:
             self._labels[key] = f"{kind}{count}"
         return self._labels[key]
 
+    def namespace(self, ns: str) -> str:
+        """A checkpoint namespace (``node:task_id|...``) with its task ids labelled."""
+        parts = []
+        for part in ns.split("|") if ns else ():
+            node, _, task = part.partition(":")
+            parts.append(f"{node}:{self.label('t', task)}" if task else node)
+        return "|".join(parts)
+
     def checkpoint_label(self, config: Mapping[str, Any] | None) -> str | None:
         """Label of the checkpoint a config points to (None when it points to none)."""
         checkpoint_id = _checkpoint_id(config)
@@ -292,6 +300,10 @@ class Trace:
         metadata = dict(snap.metadata or {})
         for key in CHECKPOINT_METADATA_DIFFERENCES:
             metadata.pop(key, None)
+        if metadata.get("parents"):  # a subgraph's checkpoint: namespace → checkpoint id
+            metadata["parents"] = {
+                self.namespace(ns): self.label("c", cid) for ns, cid in metadata["parents"].items()
+            }
         return {
             "step": metadata.pop("step", None),
             "source": metadata.pop("source", None),

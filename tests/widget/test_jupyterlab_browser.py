@@ -46,6 +46,15 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         expect(widget.locator(".dd-thread")).to_contain_text("4 checkpoints · 1 branch")
         page.screenshot(path=str(artifacts / "jupyterlab-1-dag.png"))
 
+        # The store's health (issue 13, item 5): asked of the kernel, drawn as text.
+        widget.locator(".dd-health-button").click()
+        size = widget.locator('.dd-health [data-health="size"] td')
+        expect(size.nth(1)).to_have_text("4", timeout=WAIT_MS)  # checkpoints of the one thread
+        expect(size.nth(0)).to_have_text("1")
+        page.screenshot(path=str(artifacts / "jupyterlab-1b-health.png"))
+        widget.locator('.dd-health [data-health-action="close"]').click()
+        expect(widget.locator(".dd-health")).to_be_hidden()
+
         # Click the checkpoint after node a: its state shows in the detail panel.
         widget.locator(f'.dd-mark[data-id="{after_a}"]').click()
         page.wait_for_selector(f'.dd-detail-head[data-id="{after_a}"]', timeout=WAIT_MS)

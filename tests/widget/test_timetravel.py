@@ -1072,3 +1072,85 @@ async def test_a_fork_while_a_run_holds_the_thread_is_refused_naming_the_holder(
     ), error
     after = await saved(graph, cfg)
     assert len(after) == len(before) + 1  # only the run's own checkpoint
+
+
+# --- the store's health (issue 13 item 5) -------------------------------------------------------
+
+
+async def test_the_health_panel_reports_the_store_without_holding_the_loop(engine, monkeypatch):
+    """The front end's `health` request: every table of inspect.health as rows of cells,
+    computed in a worker thread (the loop answers meanwhile); a store that cannot list its
+    threads (LangGraph's) gets a sentence saying what to do instead."""
+    import threading
+
+    health_module = sys.modules["durable_debug.inspect.health"]  # the name is also a function
+
+    ns = load(engine, "reviews")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"items": ["doc-X", "doc-Y"], "approvals": []}, cfg)
+    widget, front = await open_widget(g, cfg)
+    if engine == "langgraph":
+        error = await front.error("health")
+        assert "cannot list its threads" in error and "durable-debug health" in error
+        return
+
+    entered, released = threading.Event(), threading.Event()
+    where: list[threading.Thread] = []
+    real = health_module.health
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        where.append(threading.current_thread())
+        entered.set()
+        released.wait(WAIT)  # on the loop's thread this would hold the test below for WAIT
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(health_module, "health", held)
+    asking = asyncio.ensure_future(front.request("health", sla_s=0))
+    await until(entered.is_set, "the health report to start")
+    assert where[0] is not threading.current_thread()  # not the loop's thread
+    refresh = await front.request("refresh")  # the loop answers while health is computed
+    assert refresh == {"uuid": refresh["uuid"], "result": {}} and not asking.done()
+    released.set()
+    reply = (await asking)["result"]
+
+    assert reply["sla_s"] == 0
+    tables = {t["name"]: t for t in reply["tables"]}
+    assert tuple(tables) == health_module.HEALTH_TABLES  # every table, in the CLI's order
+    waiting = tables["waiting"]
+    assert waiting["columns"] == ["thread_id", "checkpoint_id", "interrupts", "since", "waiting_s"]
+    [row] = waiting["rows"]
+    assert row[:3] == [cfg["configurable"]["thread_id"], max(ids(widget)), 2]
+    assert isinstance(row[3], str) and row[3][:4].isdigit()  # a time travels as ISO text
+    size = dict(zip(tables["size"]["columns"], tables["size"]["rows"][0], strict=True))
+    assert size["threads"] == 1 and size["checkpoints"] == len(ids(widget))
+    assert size["file_bytes"] is None  # a memory store has no file: null, never NaN
+    latency = dict(zip(tables["latency"]["columns"], tables["latency"]["rows"][0], strict=True))
+    assert latency["samples"] >= 1 and isinstance(latency["p95_ms"], float)
+
+    error = await front.error("health", sla_s="soon")
+    assert "sla_s must be a number of seconds" in error and "'soon'" in error
+    assert "from 0 to" in await front.error("health", sla_s=float("inf"))
+
+
+async def test_the_health_of_a_sqlite_file_counts_its_bytes(engine, tmp_path):
+    """On a real SQLite file the size table carries the file's bytes; LangGraph's SQLite saver,
+    which cannot list threads, is refused with a sentence and nothing drawn empty."""
+    ns = load(engine, "accumulate")
+    database = tmp_path / "health.db"
+    async with sqlite_saver(engine, database) as saver:
+        g = _rebuild(engine, ns, ns["step_b"], saver)
+        for thread in ("one", "two"):
+            await g.ainvoke({"value": "", "log": []}, {"configurable": {"thread_id": thread}})
+        widget, front = await open_widget(g, {"configurable": {"thread_id": "one"}})
+        if engine == "langgraph":
+            assert "AsyncSqliteSaver) cannot list its threads" in await front.error("health")
+            return
+        reply = await front.result("health")
+        assert reply["sla_s"] == 3600
+        tables = {t["name"]: t for t in reply["tables"]}
+        size = dict(zip(tables["size"]["columns"], tables["size"]["rows"][0], strict=True))
+        assert size["threads"] == 2 and size["checkpoints"] == 2 * len(ids(widget))
+        on_disk = sum(p.stat().st_size for p in tmp_path.iterdir() if p.name.startswith("health"))
+        assert 0 < size["file_bytes"] <= on_disk
+        assert [row[0] for row in tables["largest"]["rows"]] == ["one", "two"]
+        assert tables["waiting"]["rows"] == []

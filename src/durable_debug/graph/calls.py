@@ -95,6 +95,9 @@ class Runtime(Generic[ContextT]):
     """The functional API's previous return value; always None for a StateGraph."""
     execution_info: ExecutionInfo | None = None
     """The running task's checkpoint, namespace, task id and attempt (None outside a task)."""
+    server_info: Any = None
+    """Set by LangGraph's server for runs it hosts; always None here (LangGraph's prebuilt
+    ``ToolNode`` reads it)."""
 
     def override(self, **overrides: Any) -> Runtime[ContextT]:
         """A copy with some fields replaced."""
@@ -244,7 +247,12 @@ async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bo
     lc_token = _set_langchain_config(context.config)
     try:
         if style.runnable:
-            return await style.target(state, context.config)
+            config = runnable_config(context)
+            # Named after its node, as LangGraph runs it (events.py tells it from nested runs).
+            node = (config.get("metadata") or {}).get("langgraph_node")
+            if node is not None:
+                config = {**config, "run_name": node}
+            return await style.target(state, config)
         kwargs = _kwargs(style, context) if style.injects else {}
         if style.is_async:
             return await style.target(state, **kwargs)
@@ -261,6 +269,20 @@ async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bo
         if lc_token is not None:
             lc_token[0].reset(lc_token[1])
         _CURRENT.reset(token)
+
+
+LANGGRAPH_RUNTIME_KEY = "__pregel_runtime"
+"""The ``configurable`` key under which LangGraph's own runnables (``ToolNode`` and other
+prebuilt nodes) look for the run's :class:`Runtime` (its ``store``, ``context``,
+``stream_writer``); a runnable node gets ours there."""
+
+
+def runnable_config(context: CallContext) -> RunnableConfig:
+    """The config a runnable node is invoked with: the node's config, with the run's
+    runtime where LangGraph's prebuilt runnables read it."""
+    config = context.config
+    configurable = {**(config.get("configurable") or {}), LANGGRAPH_RUNTIME_KEY: context.runtime}
+    return {**config, "configurable": configurable}
 
 
 def _set_langchain_config(config: RunnableConfig) -> tuple[Any, Any] | None:

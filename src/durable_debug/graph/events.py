@@ -8,9 +8,13 @@
 tasks and their step) chunks of the run, a consumer of the same event sequence as every stream
 mode, and gives, as LangGraph does: ``on_chain_start`` for the graph; per node
 ``on_chain_start`` (input), ``on_chain_stream`` (its output) and ``on_chain_end``; the graph's
-``on_chain_stream`` with each update; ``on_chat_model_stream`` for token chunks; the graph's
+``on_chain_stream`` with each update; ``on_chat_model_stream`` for token chunks;
+``on_chat_model_start`` / ``on_chat_model_end`` and ``on_tool_start`` / ``on_tool_end`` for
+chat models and tools a node calls (under the node's run: ``parent_ids`` are the graph's,
+the node's, then any run between); the graph's
 ``on_chain_end`` with the final state. Every event has ``event``, ``name``, ``run_id``,
-``parent_ids``, ``tags``, ``metadata`` and ``data``.
+``parent_ids``, ``tags``, ``metadata`` and ``data``. :class:`RunEvents` does that for each
+subgraph too (the run is streamed with ``subgraphs=True``), under the node that runs it.
 """
 
 from __future__ import annotations
@@ -20,23 +24,44 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.graph.algo import PULL, PUSH
+from durable_debug.graph.runner import run_metadata
+from durable_debug.graph.streams import EVENTS_MODE
 
-__all__ = ["EventFilter", "GraphEvents"]
+__all__ = ["EventFilter", "GraphEvents", "RunEvents"]
 
 
 class GraphEvents:
     """Turns the chunks of one run into ``astream_events`` v2 events."""
 
-    def __init__(self, name: str, config: RunnableConfig) -> None:
+    def __init__(
+        self,
+        name: str,
+        config: RunnableConfig,
+        *,
+        parents: Sequence[str] = (),
+        namespace: str = "",
+        node_streams: bool = True,
+    ) -> None:
         self.name = name
         self.run_id = str(uuid.uuid4())
+        self.parents = list(parents)
+        """Run ids above this graph's run: none for the graph streamed; for a subgraph, the
+        runs of the graphs and the node that run it."""
+        self.namespace = namespace
+        """The subgraph's namespace ("" for the graph streamed)."""
+        self.node_streams = node_streams
+        """Whether its nodes have ``on_chain_stream`` events: not in a graph a node function
+        runs with ``invoke`` (LangGraph streams only the graphs it streams)."""
         self.tags: list[str] = list(config.get("tags") or [])
-        self.metadata: dict[str, Any] = dict(config.get("metadata") or {})
+        self.metadata: dict[str, Any] = run_metadata(dict(config))
         self.nodes: dict[str, dict[str, Any]] = {}
         """Task id → run id, input, metadata and tags of the node's run."""
         self.updates: list[Any] = []
         """Updates waiting for their task's end event (the graph streams after the node)."""
         self.output: Any = None
+        self.nested: dict[str, str | None] = {}
+        """Run id of a nested run reported → its parent's run id."""
 
     def _event(
         self,
@@ -61,7 +86,13 @@ class GraphEvents:
 
     def _graph(self, kind: str, data: dict[str, Any]) -> dict[str, Any]:
         return self._event(
-            kind, self.name, self.run_id, data, parents=[], tags=self.tags, metadata=self.metadata
+            kind,
+            self.name,
+            self.run_id,
+            data,
+            parents=self.parents,
+            tags=self.tags,
+            metadata=self.metadata,
         )
 
     def graph_start(self, input: Any) -> dict[str, Any]:
@@ -70,7 +101,8 @@ class GraphEvents:
 
     def graph_end(self) -> Iterable[dict[str, Any]]:
         """Updates still waiting, then the graph's ``on_chain_end`` with the final state."""
-        yield from self._flush()
+        if not self.namespace:
+            yield from self._flush()
         yield self._graph("on_chain_end", {"output": self.output})
 
     def _flush(self) -> Iterable[dict[str, Any]]:
@@ -81,7 +113,8 @@ class GraphEvents:
     def on_chunk(self, mode: str, chunk: Any) -> Iterable[dict[str, Any]]:
         """The events one ``(mode, chunk)`` of the run gives."""
         if mode == "updates":
-            self.updates.append(chunk)
+            if not self.namespace:  # a subgraph's run streams no updates of its own
+                self.updates.append(chunk)
             return
         if mode == "debug" and chunk["type"] == "task":
             yield from self._flush()
@@ -92,6 +125,10 @@ class GraphEvents:
             yield from self._flush()
             return
         if mode == "debug":  # checkpoints: no event of their own
+            return
+        if mode == EVENTS_MODE:
+            yield from self._flush()
+            yield self._nested(chunk)
             return
         yield from self._flush()
         if mode == "values":
@@ -109,7 +146,8 @@ class GraphEvents:
                 "langgraph_step": step,
                 "langgraph_node": task["name"],
                 "langgraph_triggers": tuple(task["triggers"]),
-                "langgraph_checkpoint_ns": f"{task['name']}:{task['id']}",
+                **_path_of(task),
+                "langgraph_checkpoint_ns": _joined(self.namespace, f"{task['name']}:{task['id']}"),
             },
         }
         self.nodes[task["id"]] = node
@@ -120,7 +158,8 @@ class GraphEvents:
         if node is None or task["error"] is not None or task["interrupts"]:
             return
         output = task["result"]
-        yield self._node_event("on_chain_stream", task["name"], node, {"chunk": output})
+        if self.node_streams:
+            yield self._node_event("on_chain_stream", task["name"], node, {"chunk": output})
         yield self._node_event(
             "on_chain_end", task["name"], node, {"output": output, "input": node["input"]}
         )
@@ -133,9 +172,31 @@ class GraphEvents:
             name,
             node["run_id"],
             data,
-            parents=[self.run_id],
+            parents=[*self.parents, self.run_id],
             tags=node["tags"],
             metadata=node["metadata"],
+        )
+
+    def _nested(self, reported: dict[str, Any]) -> dict[str, Any]:
+        """An event of a chat model or tool run inside a node (see ``chat_stream.py``)."""
+        run_id = reported["run_id"]
+        self.nested[run_id] = reported.get("parent_run_id")
+        chain: list[str] = []
+        parent = reported.get("parent_run_id")
+        while parent is not None and parent not in chain:
+            chain.insert(0, parent)
+            parent = self.nested.get(parent)
+        ns = str(reported["metadata"].get("langgraph_checkpoint_ns", ""))
+        node = self.nodes.get(ns.rpartition(":")[2])
+        parents = [*self.parents, self.run_id] + ([node["run_id"]] if node else []) + chain
+        return self._event(
+            reported["event"],
+            reported["name"],
+            run_id,
+            reported["data"],
+            parents=parents,
+            tags=reported["tags"],
+            metadata=reported["metadata"],
         )
 
     def _chat_chunk(self, message: Any, metadata: dict[str, Any]) -> Iterable[dict[str, Any]]:
@@ -144,7 +205,7 @@ class GraphEvents:
         ns = str(metadata.get("langgraph_checkpoint_ns", ""))
         task_id = ns.rpartition(":")[2]
         node = self.nodes.get(task_id)
-        parents = [self.run_id] + ([node["run_id"]] if node else [])
+        parents = [*self.parents, self.run_id] + ([node["run_id"]] if node else [])
         name = str(metadata.get("ls_model_name") or metadata.get("ls_provider") or "chat_model")
         yield self._event(
             "on_chat_model_stream",
@@ -155,6 +216,70 @@ class GraphEvents:
             tags=list(metadata.get("tags") or []),
             metadata=metadata,
         )
+
+
+def _path_of(task: dict[str, Any]) -> dict[str, Any]:
+    """``langgraph_path`` of an edge-triggered task (a Send task's index is not in its
+    payload, so its node events go without the key)."""
+    if tuple(task["triggers"]) == (PUSH,):
+        return {}
+    return {"langgraph_path": (PULL, task["name"])}
+
+
+def _joined(namespace: str, own: str) -> str:
+    return f"{namespace}|{own}" if namespace else own
+
+
+class RunEvents:
+    """The events of a run streamed with its subgraphs: one :class:`GraphEvents` per
+    namespace. A subgraph's run starts (``on_chain_start`` under the node that runs it) with
+    its first chunk and ends before that node's own end, as LangGraph reports them."""
+
+    def __init__(self, root: GraphEvents, graph_at: Any) -> None:
+        self.root = root
+        self.graph_at = graph_at
+        """Namespace → (name of the graph that runs there, whether it is the node itself)."""
+        self.levels: dict[tuple[str, ...], GraphEvents] = {(): root}
+
+    def on_item(
+        self, namespace: tuple[str, ...], mode: str, chunk: Any
+    ) -> Iterable[dict[str, Any]]:
+        """The events of one ``(namespace, mode, chunk)`` of the run."""
+        if mode == "debug" and chunk["type"] == "task_result":
+            yield from self._close_under(namespace, chunk["payload"])
+        level = self.levels.get(namespace)
+        if level is None:
+            yield from self._open(namespace)
+            level = self.levels[namespace]
+        yield from level.on_chunk(mode, chunk)
+
+    def _open(self, namespace: tuple[str, ...]) -> Iterable[dict[str, Any]]:
+        parent_ns = namespace[:-1]
+        if parent_ns not in self.levels:
+            yield from self._open(parent_ns)
+        parent = self.levels[parent_ns]
+        task_id = namespace[-1].partition(":")[2]
+        node = parent.nodes.get(task_id, {})
+        name, is_node = self.graph_at("|".join(namespace))
+        level = GraphEvents(
+            name,
+            {"tags": node.get("tags", []), "metadata": node.get("metadata", {})},
+            parents=[*parent.parents, parent.run_id, *([node["run_id"]] if node else [])],
+            namespace="|".join(namespace),
+            node_streams=is_node,
+        )
+        self.levels[namespace] = level
+        yield level.graph_start(node.get("input"))
+
+    def _close_under(
+        self, namespace: tuple[str, ...], task: dict[str, Any]
+    ) -> Iterable[dict[str, Any]]:
+        """End the subgraph runs of a task that finished, deepest first."""
+        own = f"{task['name']}:{task['id']}"
+        for ns in sorted(self.levels, key=len, reverse=True):
+            inside = len(ns) > len(namespace) and ns[: len(namespace)] == namespace
+            if inside and ns[len(namespace)] == own:
+                yield from self.levels.pop(ns).graph_end()
 
 
 class EventFilter:

@@ -18,11 +18,66 @@ import contextvars
 import re
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from durable_debug.graph.types import GraphInterrupt, Interrupt
 
-__all__ = ["Scratchpad", "interrupt", "is_resume_map", "match_resume", "next_interrupt_id"]
+if TYPE_CHECKING:
+    from durable_debug.graph.subgraph import Nesting
+
+__all__ = [
+    "SUBGRAPH_ANSWER",
+    "Answers",
+    "Scratchpad",
+    "interrupt",
+    "is_resume_map",
+    "match_resume",
+    "next_interrupt_id",
+    "own_answers",
+    "subgraph_answer",
+]
+
+
+SUBGRAPH_ANSWER = "__subgraph_answer__"
+"""Marks an entry of a task's saved resume values that answers an interrupt of a subgraph
+the task runs (``{SUBGRAPH_ANSWER: interrupt_id, "value": answer}``), not its own."""
+
+
+def subgraph_answer(interrupt_id: str, value: Any) -> dict[str, Any]:
+    """The saved form of an answer to a subgraph's interrupt ``interrupt_id``."""
+    return {SUBGRAPH_ANSWER: interrupt_id, "value": value}
+
+
+def own_answers(resume: list[Any] | None) -> list[Any]:
+    """A task's saved resume values without those meant for its subgraphs: the answers its
+    own ``interrupt()`` calls return, in order."""
+    return [v for v in resume or () if not (isinstance(v, dict) and SUBGRAPH_ANSWER in v)]
+
+
+@dataclass
+class Answers:
+    """The answers a resumed top-level run hands down to its subgraphs, by interrupt id.
+
+    The subgraph task paused on an interrupt claims its answer when the subgraph resumes; an
+    answer nobody claims (the subgraph's state was updated meanwhile, so the paused task is
+    gone) goes to the first ``interrupt()`` of a subgraph that has no answer of its own.
+    """
+
+    values: dict[str, Any] = field(default_factory=dict)
+    claimed: set[str] = field(default_factory=set)
+
+    def claim(self, interrupt_id: str) -> None:
+        """Mark the answer to ``interrupt_id`` as taken."""
+        self.claimed.add(interrupt_id)
+
+    def take_spare(self) -> tuple[bool, Any]:
+        """``(True, answer)`` for the first answer not claimed yet (now claimed), else
+        ``(False, None)``."""
+        for key, value in self.values.items():
+            if key not in self.claimed:
+                self.claimed.add(key)
+                return True, value
+        return False, None
 
 
 @dataclass
@@ -39,6 +94,15 @@ class Scratchpad:
     once_counter: int = 0
     save_once: Callable[[list[Any]], Coroutine[Any, Any, None]] | None = None
     """Saves the task's ``once`` results durably (None without a checkpointer)."""
+    nesting: Nesting | None = None
+    """What a graph run inside this task inherits (see ``subgraph.py``)."""
+    answers: Answers | None = None
+    """Answers given to the top-level run, handed down to graphs run inside this task."""
+    subgraph_calls: int = 0
+    """Graphs this task has started so far (each saves under its own namespace)."""
+    spare: bool = False
+    """The task belongs to a subgraph: an ``interrupt()`` with no answer of its own takes an
+    answer no paused task claimed (LangGraph's resume of a subgraph that was changed)."""
 
 
 _SCRATCHPAD: contextvars.ContextVar[Scratchpad | None] = contextvars.ContextVar(
@@ -85,6 +149,11 @@ def interrupt(value: Any) -> Any:
     scratchpad.counter += 1
     if index < len(scratchpad.resume):
         return scratchpad.resume[index]
+    if scratchpad.spare and scratchpad.answers is not None:
+        found, answer = scratchpad.answers.take_spare()
+        if found:
+            scratchpad.resume.append(answer)  # saved with the task's outcome
+            return answer
     raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(scratchpad.task_id, index))])
 
 

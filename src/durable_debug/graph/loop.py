@@ -49,6 +49,7 @@ from durable_debug.graph.algo import (
     TaskRecord,
     apply_writes,
     compact_start_writes,
+    interrupt_id,
     make_checkpoint,
     prepare_tasks,
     preview_values,
@@ -58,21 +59,31 @@ from durable_debug.graph.algo import (
 )
 from durable_debug.graph.calls import Runtime
 from durable_debug.graph.failures import failure_entry, failure_history
-from durable_debug.graph.interrupts import match_resume
+from durable_debug.graph.interrupts import (
+    SUBGRAPH_ANSWER,
+    Answers,
+    match_resume,
+    own_answers,
+    subgraph_answer,
+)
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
-from durable_debug.graph.streams import Producers
+from durable_debug.graph.streams import OutputKeys, Producers
+from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
     START,
     Command,
     EmptyInputError,
+    GraphInterrupt,
     GraphRecursionError,
     Interrupt,
+    ParentCommand,
     Send,
 )
 from durable_debug.graph.version import acheck_graph_version, version_metadata
 
 if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -111,13 +122,29 @@ class RunLoop:
         interrupt_after: tuple[str, ...] | None = None,
         context: Any = None,
         wait: float | None = None,
+        nesting: Nesting | None = None,
+        subgraphs: bool = False,
+        saver: BaseCheckpointSaver | None = None,
+        output_keys: OutputKeys = None,
     ) -> None:
         self.graph = graph
         self.wait = graph.lease_wait if wait is None else wait
         """Seconds to wait for the thread's lease when another run holds it."""
+        self.nesting = nesting
+        """Set when this run is a subgraph of a running task (see ``subgraph.py``)."""
         self.input = input
         self.config: RunnableConfig = address_config(config)
-        self.producers = Producers(modes)
+        self.sink: SubgraphStream | None = nesting.stream if nesting else None
+        """Where this run's chunks go when it is a subgraph of a run streaming subgraphs."""
+        if self.sink is not None:
+            modes = self.sink.modes
+        elif subgraphs:
+            self.sink = SubgraphStream(modes, self._forward)
+        self.producers = Producers(modes, output_keys)
+        self.updated: frozenset[str] = frozenset()
+        """The state keys the last saved step wrote (a ``values`` chunk needs an output key)."""
+        self.forwards = subgraphs or self.sink is not None
+        """Subgraphs' chunks arrive while its tasks run (``stream(..., subgraphs=True)``)."""
         self.outbox: list[Event] = []
         """``(mode, chunk)`` pairs produced and not yet yielded."""
         self.held: list[Event] = []
@@ -130,14 +157,23 @@ class RunLoop:
             self.runtime = self.runtime.override(stream_writer=self._write_custom)
         self.message_tap: Any = None
         """Reports chat model output to the ``messages`` stream (see ``chat_stream.py``)."""
-        if self.producers.wants("message"):
+        if self.producers.wants("message") or self.producers.wants("callback"):
             from durable_debug.graph.chat_stream import make_message_tap
 
-            self.message_tap = make_message_tap(self._write_message)
+            sent = self.sink.sent_messages if self.sink is not None else None
+            report = self._write_callback if self.producers.wants("callback") else None
+            self.message_tap = make_message_tap(self._write_message, sent, report)
             callbacks = self.config.get("callbacks")
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
-        self.saver = graph.checkpointer
+        self.saver = graph.checkpointer if nesting is None else nesting.saver
+        if saver is not None:  # a subgraph's namespace run on its own (see pregel._run_loop)
+            self.saver = saver
+        self.answers = nesting.answers if nesting else Answers()
+        """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
+        self.parents = checkpoint_parents(self.config) if nesting else {}
+        self.resuming = False
+        """True while the first step of a resumed run runs (its tasks run again)."""
         self.interrupt_before = (
             graph.interrupt_before if interrupt_before is None else interrupt_before
         )
@@ -146,6 +182,7 @@ class RunLoop:
         self.recursion_limit = DEFAULT_RECURSION_LIMIT if limit is None else int(limit)
         self.thread_id: str | None = None
         self.checkpoint_ns = config_checkpoint_ns(self.config)
+        self.paused = False
         self.interrupts: tuple[Interrupt, ...] = ()
         """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
         self.values: dict[str, Any] = {}
@@ -156,23 +193,43 @@ class RunLoop:
     # -- driving -----------------------------------------------------------------------------
 
     async def events(self) -> AsyncGenerator[Event, None]:
-        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode.
+        """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode; a
+        subgraph's chunks come as ``("subgraph", (namespace, mode, chunk))``.
+
+        A subgraph run of a run streaming subgraphs sends its chunks to that run instead.
 
         With a checkpointer the run holds its thread's lease throughout (one writer per
         thread): a thread another run holds raises :class:`ThreadBusyError` before anything
-        is read, run or written.
+        is read, run or written. A subgraph run inside a task of the run holding the thread
+        shares that lease (the lease is re-entrant within a run's context).
         """
         if self.saver is None:
-            async for event in self._events():
-                yield event
-            return
-        async with thread_lease(self.saver, config_thread_id(self.config), wait=self.wait):
-            events = self._events()
-            try:
+            async with contextlib.aclosing(self._routed()) as events:
                 async for event in events:
                     yield event
-            finally:
-                await events.aclose()  # the run ends (if left early) before the lease goes
+            return
+        lease = thread_lease(self.saver, config_thread_id(self.config), wait=self.wait)
+        # Taken before the run reads anything; the run ends (if left early) before it goes.
+        async with lease, contextlib.aclosing(self._routed()) as events:
+            async for event in events:
+                yield event
+
+    async def _routed(self) -> AsyncGenerator[Event, None]:
+        """The run's events, or, for a subgraph whose parent streams subgraphs, nothing: its
+        chunks go to the parent's stream."""
+        async with contextlib.aclosing(self._events()) as events:
+            if self.nesting is None or self.sink is None:
+                async for event in events:
+                    yield event
+                return
+            namespace = tuple(self.checkpoint_ns.split(NS_SEP))
+            async for mode, chunk in events:
+                self.sink.send(namespace, mode, chunk)
+
+    def _forward(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
+        """A chunk of a subgraph, from the loop or a worker thread."""
+        self.live.append(("subgraph", (namespace, mode, chunk)))
+        self._wake_up()
 
     async def _events(self) -> AsyncGenerator[Event, None]:
         await self._load()
@@ -204,12 +261,15 @@ class RunLoop:
                 self._emit("static_interrupt", _nothing)
                 for event in self._drain():
                     yield event
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())
                 break
             async with contextlib.aclosing(self._run_tasks(tasks)) as step_events:
                 async for event in step_events:  # closed at once when the stream is left
                     yield event
             self.reuse_writes = True  # only the first step of a replay re-executes
-            if self.interrupts:
+            self.resuming = False
+            if self.paused:
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
                 self._emit(
@@ -217,6 +277,8 @@ class RunLoop:
                 )
                 for event in self._drain():
                     yield event
+                if self.nesting is not None:  # the enclosing task pauses on them
+                    raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
             for event in self._drain():
@@ -225,6 +287,8 @@ class RunLoop:
                 self._emit("static_interrupt", _nothing)
                 for event in self._drain():
                     yield event
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())
                 break
         self.values = self.graph.read_state(self.channels)
 
@@ -249,9 +313,16 @@ class RunLoop:
         """A ``(message, metadata)`` pair from a running node (see ``chat_stream.py``)."""
         self._write_live("message", pair)
 
+    def _write_callback(self, event: dict[str, Any]) -> None:
+        """A callback of a runnable nested in a running node (for ``astream_events``)."""
+        self._write_live("callback", event)
+
     def _write_live(self, kind: str, payload: Any) -> None:
         """Report an event of a running node, from the loop or a worker thread."""
         self.live.extend(self.producers.chunks(kind, lambda: payload))
+        self._wake_up()
+
+    def _wake_up(self) -> None:
         wake = self._wake
         if wake is not None:
             loop = self._aio_loop
@@ -293,6 +364,8 @@ class RunLoop:
             self.saved_versions = {}
             self.pending, self.null_writes = {}, []
         self.has_saved = saved is not None
+        if saved is not None and self.nesting is None and self.checkpoint_ns:
+            self.parents = dict(saved.metadata.get("parents") or {})
         self.metadata: CheckpointMetadata = saved.metadata if saved else {}
         self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
         self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
@@ -306,9 +379,39 @@ class RunLoop:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
         if self.input is None or isinstance(self.input, Command):
             await self._resume(self.input)
+        elif self._continues_subgraph():
+            await self._resume(None)
         else:
             await self._start(self.input)
         self.stop = self.step + self.recursion_limit + 1
+
+    def _continues_subgraph(self) -> bool:
+        """A subgraph whose enclosing task runs again continues from its namespace's newest
+        checkpoint (made under the same parent checkpoints) instead of starting over."""
+        return (
+            self.nesting is not None
+            and self.nesting.resuming
+            and self.has_saved
+            and dict(self.metadata.get("parents") or {}) == self.parents
+        )
+
+    async def _apply_answers(self) -> None:
+        """Give the answers handed down by the enclosing run to the tasks of this run
+        paused on those interrupts (each answer once: it must answer the task's next
+        unanswered ``interrupt()`` call)."""
+        for tid, record in self.pending.items():
+            if record.finished or not record.interrupts:
+                continue
+            asked = record.interrupts[-1].id
+            answered = record.resume or []
+            own = len(own_answers(answered))
+            if asked in self.answers.values and interrupt_id(tid, own) == asked:
+                self.answers.claim(asked)
+                record.resume = [*answered, self.answers.values[asked]]
+                if self.saver is not None:
+                    await self.saver.aput_writes(
+                        self.checkpoint_config, [(RESUME, record.resume)], tid
+                    )
 
     async def _start(self, input: Any) -> None:
         # Validate before saving anything: a bad key must not leave an input checkpoint behind.
@@ -362,6 +465,9 @@ class RunLoop:
         if time_travel:
             for record in self.pending.values():
                 record.resume = None
+        self.resuming = self.reuse_writes
+        if self.answers.values and self.reuse_writes:
+            await self._apply_answers()
         if command is not None:
             await self._apply_command(command, save=not forks)
         if self.null_writes:
@@ -388,9 +494,9 @@ class RunLoop:
         if forks:
             await self._save_fork()
             self._emit("checkpoint", self._debug_checkpoint)
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
         else:  # the checkpoint the run resumes from, as LangGraph reports it
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
             self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_fork(self) -> None:
@@ -409,6 +515,9 @@ class RunLoop:
             answers = match_resume(command.resume, pending, thread_id=self.thread_id)
             for tid, value in answers.items():
                 record = self.pending[tid]
+                asked = pending[tid].id
+                if interrupt_id(tid, len(own_answers(record.resume))) != asked:
+                    value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
                 await self.saver.aput_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
         writes: list[tuple[str, Any]] = []
@@ -435,7 +544,12 @@ class RunLoop:
             if record.finished and self.reuse_writes:
                 task.writes, task.status = record.writes, "done"
             elif record.resume:
-                task.resume = record.resume
+                task.resume = own_answers(record.resume)
+                last = record.resume[-1]
+                asked = record.interrupts[-1].id if record.interrupts else None
+                if isinstance(last, dict) and last.get(SUBGRAPH_ANSWER) == asked:
+                    # The answer is for a subgraph the task runs: handed down to it.
+                    self.answers.values[str(asked)] = last["value"]
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
         to_run = [t for t in tasks if t.status is None]
@@ -446,7 +560,7 @@ class RunLoop:
             yield event
         step = self.step + 1
         alone = len(to_run) == 1
-        if alone and not self.producers.live:
+        if alone and not (self.producers.live or self.forwards):
             await run_task(
                 self.graph,
                 to_run[0],
@@ -456,6 +570,7 @@ class RunLoop:
                 checkpoint_id=self.checkpoint["id"],
                 alone=True,
                 runtime=self.runtime,
+                nesting=self._nesting(),
             )
             await self._task_done(to_run[0], defer=True)
         elif to_run:
@@ -468,8 +583,20 @@ class RunLoop:
             assert failed[0].error is not None
             raise failed[0].error
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
+        self.paused = any(t.status == "interrupt" for t in tasks)
+        """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
         for event in self._drain():
             yield event
+
+    def _nesting(self) -> Nesting:
+        """What the tasks of this step hand to the graphs they run."""
+        return Nesting(
+            self.saver,
+            resuming=self.resuming,
+            answers=self.answers,
+            stream=self.sink,
+            spare=self.nesting is not None,
+        )
 
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
@@ -491,6 +618,7 @@ class RunLoop:
                     alone=False,
                     runtime=self.runtime,
                     message_tap=self.message_tap,
+                    nesting=self._nesting(),
                 )
             ): task
             for task in to_run
@@ -551,10 +679,11 @@ class RunLoop:
                     await self._save_task_writes(task, writes)
             elif task.status == "interrupt":
                 payload = [{"id": i.id, "value": i.value} for i in task.interrupts]
+                paused: list[tuple[str, Any]] = [(INTERRUPT, payload)]
+                if task.resume:  # it may have taken an answer meant for its graph's caller
+                    paused.append((RESUME, task.resume))
                 try:
-                    await self.saver.aput_writes(
-                        self.checkpoint_config, [(INTERRUPT, payload)], task.id
-                    )
+                    await self.saver.aput_writes(self.checkpoint_config, paused, task.id)
                 except UnsupportedValueError as exc:
                     task.status, task.error = "error", exc.located(node=task.name)
                     await self._save_error(task)
@@ -587,6 +716,8 @@ class RunLoop:
     async def _save_error(self, task: Task) -> None:
         assert self.saver is not None
         assert task.error is not None
+        if isinstance(task.error, ParentCommand):
+            return  # not a failure: the command goes to the enclosing graph's task
         record = self.pending.get(task.id)
         entry = failure_entry(task.error, task.node.retry)
         failures = (
@@ -601,7 +732,7 @@ class RunLoop:
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
-        self._emit("values", lambda: self.graph.read_state(self.channels))
+        self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
         self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_checkpoint(
@@ -626,6 +757,7 @@ class RunLoop:
                 await self._save_task_writes(task, writes)
             raise
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)
         await self._put(source, versions)
 
@@ -636,7 +768,9 @@ class RunLoop:
         extra = version_metadata(self.graph, self.metadata)
         if self.write_ms is not None:
             extra["parent_write_ms"] = self.write_ms
-        self.metadata = checkpoint_metadata(self.config, source, self.step, **extra)
+        self.metadata = checkpoint_metadata(
+            self.config, source, self.step, parents=self.parents, **extra
+        )
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
@@ -693,8 +827,8 @@ class RunLoop:
             "timestamp": self.checkpoint["ts"],
             "type": "checkpoint",
             "payload": {
-                "config": self.checkpoint_config,
-                "parent_config": self.parent_config,
+                "config": self._mapped(self.checkpoint_config),
+                "parent_config": self._mapped(self.parent_config),
                 "values": self.graph.read_state(self.channels),
                 "metadata": self.metadata,
                 "next": [t.name for t in tasks],
@@ -703,12 +837,30 @@ class RunLoop:
                         "id": t.id,
                         "name": t.name,
                         "interrupts": self._pending_interrupts(t.id),
-                        "state": None,
+                        "state": self._task_state(t),
                     }
                     for t in tasks
                 ],
             },
         }
+
+    def _mapped(self, config: RunnableConfig | None) -> RunnableConfig | None:
+        """A subgraph's checkpoint config with ``checkpoint_map`` (each level's checkpoint),
+        as LangGraph reports it."""
+        if config is None or not self.parents:
+            return config
+        configurable = dict(config["configurable"])
+        own = configurable.get("checkpoint_id")
+        configurable["checkpoint_map"] = {**self.parents, self.checkpoint_ns: own}
+        return {**config, "configurable": configurable}
+
+    def _task_state(self, task: Task) -> RunnableConfig | None:
+        """The namespace config of a task whose node runs a subgraph (else None)."""
+        if self.graph.subgraph_of(task.name) is None:
+            return None
+        own = f"{task.name}{NS_END}{task.id}"
+        namespace = f"{self.checkpoint_ns}{NS_SEP}{own}" if self.checkpoint_ns else own
+        return checkpoint_config(self.thread_id or "", namespace, None)
 
     def _pending_interrupts(self, task_id: str) -> tuple[dict[str, Any], ...]:
         record = self.pending.get(task_id)

@@ -39,12 +39,19 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
-from durable_debug.graph.events import EventFilter, GraphEvents
+from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
-from durable_debug.graph.streams import stream_modes
+from durable_debug.graph.streams import (
+    EVENTS_MODE,
+    OutputKeys,
+    print_chunk,
+    select_output,
+    stream_modes,
+)
+from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
@@ -73,6 +80,7 @@ class CompiledStateGraph:
         store: Any = None,
         config: RunnableConfig | None = None,
         lease_wait: float | None = None,
+        subgraph_checkpointer: bool | None = None,
     ) -> None:
         self.builder = builder
         self.store = store
@@ -82,6 +90,8 @@ class CompiledStateGraph:
         self.schema = schema
         self.nodes = nodes
         self.checkpointer = checkpointer
+        self.subgraph_checkpointer = subgraph_checkpointer
+        """``compile(checkpointer=True/False)``: how the graph saves when run as a subgraph."""
         self.interrupt_before = interrupt_before
         self.interrupt_after = interrupt_after
         self.name = name
@@ -102,6 +112,7 @@ class CompiledStateGraph:
             if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
         )
         """Triggers of deferred nodes, released when nothing else would run."""
+        self._subgraphs: dict[str, CompiledStateGraph | None] = {}
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -187,6 +198,8 @@ class CompiledStateGraph:
         interrupt_after: Sequence[str] | None = None,
         durability: Durability | None = None,
         wait: float | None = None,
+        print_mode: StreamMode | Sequence[StreamMode] = (),
+        output_keys: OutputKeys = None,
         **kwargs: Any,
     ) -> Any:
         """Run the thread to its end (or to an interrupt) and return the final state.
@@ -196,6 +209,8 @@ class CompiledStateGraph:
         the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`. With a
         ``stream_mode`` other than ``"values"``, returns the list of chunks that mode
         streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
+        ``output_keys`` (a state key or a list of them) narrows the result: one key gives its
+        value. ``print_mode`` modes are printed to stdout as the run goes (for debugging).
 
         The run holds its thread (one writer per thread): if another run holds it, this one
         raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
@@ -209,25 +224,32 @@ class CompiledStateGraph:
                     config,
                     context=context,
                     stream_mode=stream_mode,
+                    print_mode=print_mode,
+                    output_keys=output_keys,
                     interrupt_before=interrupt_before,
                     interrupt_after=interrupt_after,
                     durability=durability,
                     wait=wait,
                 )
             ]
+        printed = frozenset(stream_modes(print_mode or ()))
+        self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
             config,
             context,
-            frozenset(),
+            printed,
             interrupt_before,
             interrupt_after,
             durability,
-            wait,
+            output_keys,
+            wait=wait,
         )
-        async for _ in loop.events():
-            pass
-        output = self.output_values(loop.values)
+        async for mode, chunk in loop.events():
+            print_chunk(mode, chunk)
+        if output_keys is not None:
+            return select_output(loop.values, output_keys)
+        output = loop.graph.output_values(loop.values)
         if loop.interrupts:
             output["__interrupt__"] = list(loop.interrupts)
         return output
@@ -245,19 +267,48 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None,
         interrupt_after: Sequence[str] | None,
         durability: Durability | None,
+        output_keys: OutputKeys = None,
+        *,
+        subgraphs: bool = False,
         wait: float | None = None,
     ) -> RunLoop:
         check_durability(durability)
+        nested = nesting_for(self, config)
+        nesting = None
+        graph, saver = self, None
+        if nested is not None:
+            config, nesting = nested
+        elif config_checkpoint_ns(config or {}):
+            # A config naming a subgraph's namespace (a fork made there): run that subgraph
+            # on its own, through this graph's saver.
+            graph = graph_at(self, config_checkpoint_ns(config or {}))
+            saver = self.checkpointer
         return RunLoop(
-            self,
+            graph,
             input,
             merge_configs(self.config, config),
+            nesting=nesting,
+            saver=saver,
+            subgraphs=subgraphs,
             modes=modes,
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
             context=coerce_context(self.builder.context_schema, context),
             wait=wait,
+            output_keys=output_keys,
         )
+
+    def _check_output_keys(self, output_keys: OutputKeys) -> None:
+        """Raise ValueError naming an ``output_keys`` entry that is not a state key."""
+        if output_keys is None:
+            return
+        keys = [output_keys] if isinstance(output_keys, str) else list(output_keys)
+        unknown = [k for k in keys if k not in self.schema.key_set]
+        if unknown:
+            raise ValueError(
+                f"output_keys {unknown!r} are not state keys of this graph; "
+                f"its keys are {sorted(self.schema.key_set)!r}"
+            )
 
     async def astream(
         self,
@@ -271,6 +322,8 @@ class CompiledStateGraph:
         durability: Durability | None = None,
         subgraphs: bool = False,
         wait: float | None = None,
+        print_mode: StreamMode | Sequence[StreamMode] = (),
+        output_keys: OutputKeys = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
@@ -281,26 +334,40 @@ class CompiledStateGraph:
         ``"checkpoints"``, ``"debug"``, or a list of them — then items are ``(mode, chunk)``.
         With ``subgraphs=True`` each item is prefixed by its namespace (``()`` for this
         graph). Every chunk that reports a step comes after the step is saved.
+        ``output_keys`` narrows ``values`` and ``updates`` chunks to those state keys (one key:
+        its value); ``print_mode`` modes are printed to stdout, and yielded only if also in
+        ``stream_mode``.
         ``wait`` as for :meth:`ainvoke`.
         """
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
+        printed = frozenset(stream_modes(print_mode or ()))
+        self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
             config,
             context,
-            frozenset(modes),
+            frozenset(modes) | printed,
             interrupt_before,
             interrupt_after,
             durability,
-            wait,
+            output_keys,
+            subgraphs=subgraphs,
+            wait=wait,
         )
         events = loop.events()
         try:
             async for mode, chunk in events:
+                namespace: tuple[str, ...] = ()
+                if mode == "subgraph":
+                    namespace, mode, chunk = chunk
+                if mode in printed:
+                    print_chunk(mode, chunk)
+                    if mode not in modes:
+                        continue
                 if subgraphs:
-                    yield ((), chunk) if single else ((), mode, chunk)
+                    yield (namespace, chunk) if single else (namespace, mode, chunk)
                 else:
                     yield chunk if single else (mode, chunk)
         finally:
@@ -342,9 +409,9 @@ class CompiledStateGraph:
         ``on_chat_model_stream`` for the token chunks of chat models the nodes call.
 
         ``include_*`` / ``exclude_*`` keep or drop events by name, type (``"chain"``,
-        ``"chat_model"``) or tag, as LangChain's filters do. Conditional edges and runnables
-        nested inside a node have no events of their own (LangGraph reports them too; see
-        docs/engine.md).
+        ``"chat_model"``) or tag, as LangChain's filters do. Chat models, tools and runnables
+        a node calls have start / end events under the node's run; conditional edges have
+        none (LangGraph reports them too; see docs/engine.md).
         """
         if version != "v2":
             raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
@@ -355,9 +422,11 @@ class CompiledStateGraph:
         start = events.graph_start(input)
         if keep(start):
             yield start
-        modes = ["values", "updates", "messages", "debug"]
-        async for mode, chunk in self.astream(input, config, stream_mode=modes, **kwargs):
-            for event in events.on_chunk(mode, chunk):
+        modes = ["values", "updates", "messages", "debug", EVENTS_MODE]
+        run = RunEvents(events, self._subgraph_at)
+        items = self.astream(input, config, stream_mode=modes, subgraphs=True, **kwargs)
+        async for namespace, mode, chunk in items:
+            for event in run.on_item(namespace, mode, chunk):
                 if keep(event):
                     yield event
         for event in events.graph_end():
@@ -413,8 +482,20 @@ class CompiledStateGraph:
     # -- state -------------------------------------------------------------------------------
 
     async def aget_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
-        """The state at the checkpoint ``config`` names, or at the thread's latest one."""
+        """The state at the checkpoint ``config`` names, or at the thread's latest one.
+
+        A ``checkpoint_ns`` in ``config`` reads a subgraph's state (``tasks[i].state`` of
+        the parent gives that config). Each task whose node runs a subgraph has its ``state``:
+        the config of its namespace, or with ``subgraphs=True`` the subgraph's snapshot
+        there (nested levels included) when it has saved one.
+        """
         saver = self._require_saver("get_state")
+        graph = graph_at(self, config_checkpoint_ns(config))
+        return await graph._state(saver, config, subgraphs)
+
+    async def _state(
+        self, saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: bool
+    ) -> StateSnapshot:
         saved = await saver.aget_tuple(config)
         if saved is None:
             return StateSnapshot(
@@ -430,7 +511,50 @@ class CompiledStateGraph:
                 interrupts=(),
             )
         latest = config_checkpoint_id(config) is None
-        return snapshot_from_tuple(self, saved, apply_pending=latest)
+        snapshot = snapshot_from_tuple(self, saved, apply_pending=latest)
+        return await self._task_states(saver, snapshot, subgraphs)
+
+    async def _task_states(
+        self, saver: BaseCheckpointSaver, snapshot: StateSnapshot, subgraphs: bool
+    ) -> StateSnapshot:
+        """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph."""
+        if not any(self.subgraph_of(t.name) for t in snapshot.tasks):
+            return snapshot
+        thread = config_thread_id(snapshot.config)
+        namespace = config_checkpoint_ns(snapshot.config)
+        tasks = []
+        for task in snapshot.tasks:
+            sub = self.subgraph_of(task.name)
+            if sub is None:
+                tasks.append(task)
+                continue
+            own = f"{task.name}{NS_END}{task.id}"
+            where = checkpoint_config(
+                thread, f"{namespace}{NS_SEP}{own}" if namespace else own, None
+            )
+            state: Any = where
+            if subgraphs and await saver.aget_tuple(where) is not None:
+                state = await sub._state(saver, where, True)
+            tasks.append(task._replace(state=state))
+        return snapshot._replace(tasks=tuple(tasks))
+
+    def _subgraph_at(self, namespace: str) -> tuple[str, bool]:
+        """The name of the graph running at ``namespace`` and whether it is its node."""
+        parent, _, own = namespace.rpartition(NS_SEP)
+        try:
+            graph = graph_at(self, parent)
+            node = graph.nodes.get(own.partition(NS_END)[0])
+            sub = graph_at(graph, own)
+        except ValueError:  # a graph its node's function does not name: LangGraph's default
+            return "LangGraph", False
+        return sub.name, node is not None and node.fn is sub
+
+    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+        """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
+        if node not in self._subgraphs:
+            spec = self.nodes.get(node)
+            self._subgraphs[node] = find_subgraph(spec.fn) if spec is not None else None
+        return self._subgraphs[node]
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """Sync twin of :meth:`aget_state`."""
@@ -444,12 +568,16 @@ class CompiledStateGraph:
         before: RunnableConfig | None = None,
         limit: int | None = None,
     ) -> AsyncIterator[StateSnapshot]:
-        """Every checkpoint of the thread, newest first, across all its branches."""
+        """Every checkpoint of the thread, newest first, across all its branches (of a
+        subgraph's namespace when ``config`` has a ``checkpoint_ns``)."""
         saver = self._require_saver("get_state_history")
         check_address(config)
-        thread = checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
+        namespace = config_checkpoint_ns(config)
+        graph = graph_at(self, namespace)
+        thread = checkpoint_config(config_thread_id(config), namespace, None)
         async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):
-            yield snapshot_from_tuple(self, saved, apply_pending=False)
+            snapshot = snapshot_from_tuple(graph, saved, apply_pending=False)
+            yield await graph._task_states(saver, snapshot, False)
 
     def get_state_history(
         self,
@@ -528,6 +656,11 @@ class CompiledStateGraph:
         return run_sync(self.abulk_update_state(config, supersteps, wait=wait))
 
     # -- structure ---------------------------------------------------------------------------
+
+    def get_name(self) -> str:
+        """The graph's name (``compile(name=...)``, default ``"LangGraph"``): what
+        ``add_node(graph)`` names the node."""
+        return self.name
 
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""

@@ -9,6 +9,7 @@ blocked anyway, and the thread hop would only cost time).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
@@ -20,7 +21,14 @@ from durable_debug.graph.algo import Task, task_path_str
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
 from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
-from durable_debug.graph.types import START, GraphInterrupt, RetryPolicy
+from durable_debug.graph.subgraph import Nesting
+from durable_debug.graph.types import (
+    START,
+    Command,
+    GraphInterrupt,
+    ParentCommand,
+    RetryPolicy,
+)
 
 if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
@@ -43,11 +51,13 @@ async def run_task(
     alone: bool,
     runtime: Runtime[Any] | None = None,
     message_tap: Any = None,
+    nesting: Nesting | None = None,
 ) -> None:
     """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
 
     ``runtime`` carries the run's context, store and stream writer; ``message_tap`` (stream
-    mode ``"messages"``) sees the node's input and output. Never raises for the
+    mode ``"messages"``) sees the node's input and output; ``nesting`` is what a graph the
+    node runs inherits (the run's saver, see ``subgraph.py``). Never raises for the
     node's own exceptions; only cancellation propagates.
     """
     spec = task.node
@@ -64,8 +74,15 @@ async def run_task(
         return
     thread_id = (config.get("configurable") or {}).get("thread_id")
     checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns", "")
+    nesting = nesting or Nesting(graph.checkpointer)
     scratchpad = Scratchpad(
-        task.id, list(task.resume), can_interrupt=graph.checkpointer is not None, node=spec.name
+        task.id,
+        list(task.resume),
+        can_interrupt=nesting.saver is not None,
+        node=spec.name,
+        nesting=nesting,
+        answers=nesting.answers,
+        spare=nesting.spare,
     )
     scratchpad.once = list(task.once)
     saver = graph.checkpointer
@@ -98,18 +115,25 @@ async def run_task(
     try:
         while True:
             attempt += 1
-            scratchpad.counter = scratchpad.once_counter = 0
+            scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
             observed = hooks.has_observers()
             if observed:
                 event("start")
             try:
                 info = ExecutionInfo(checkpoint_id, checkpoint_ns, task.id, thread_id, attempt)
-                context = CallContext(node_config(config, task, step), runtime, info)
+                context = CallContext(node_config(config, task, step, checkpoint_id), runtime, info)
                 assert spec.style is not None
                 inline = alone and not spec.style.is_async and in_runner_thread()
                 if message_tap is not None:
                     message_tap.node_input(task.input)
-                result = await call(spec.style, task.input, context, inline=inline)
+                try:
+                    result = await call(spec.style, task.input, context, inline=inline)
+                except ParentCommand as exc:  # from a subgraph this node ran: its own result
+                    result = dataclasses.replace(exc.command, graph=None)
+                finally:
+                    task.resume = list(scratchpad.resume)  # with answers it took as spare
+                if isinstance(result, Command) and result.graph == Command.PARENT:
+                    raise ParentCommand(result)  # for the graph running this one
                 if message_tap is not None:
                     message_tap.node_output(result, context.config["metadata"])
                 task.writes = await node_writes(graph, task, result, channels, context)
@@ -117,6 +141,8 @@ async def run_task(
                 cache.remember(graph, task)
             except GraphInterrupt as exc:
                 task.status, task.interrupts = "interrupt", exc.interrupts
+            except ParentCommand as exc:  # ends this run; never retried
+                task.status, task.error = "error", exc
             except asyncio.CancelledError:
                 task.status = "cancelled"
                 if observed:
@@ -127,7 +153,9 @@ async def run_task(
             if observed:
                 outcome: Outcome = "ok" if task.status == "done" else task.status  # type: ignore[assignment]
                 event("finish", outcome, repr(task.error) if task.error else None)
-            wait = _retry_wait(spec.retry, task.error, attempt) if task.status == "error" else 0
+            wait = 0.0
+            if task.status == "error" and not isinstance(task.error, ParentCommand):
+                wait = _retry_wait(spec.retry, task.error, attempt)
             if not wait:
                 return
             await asyncio.sleep(wait)
@@ -155,21 +183,43 @@ def _retry_wait(policies: Sequence[RetryPolicy], exc: BaseException | None, atte
     return max(wait, 1e-6)
 
 
-def node_config(config: dict[str, Any], task: Task, step: int) -> dict[str, Any]:
-    """The config a node receives as its ``config`` parameter (LangGraph's metadata keys)."""
+def node_config(
+    config: dict[str, Any], task: Task, step: int, checkpoint_id: str | None = None
+) -> dict[str, Any]:
+    """The config a node receives as its ``config`` parameter (LangGraph's metadata keys).
+
+    As in LangGraph, its ``checkpoint_ns`` is the task's own namespace (where a graph the
+    node runs saves its checkpoints) and ``checkpoint_map`` maps each enclosing namespace to
+    the checkpoint its task runs from (a nested graph's ``metadata["parents"]``).
+    """
     configurable = dict(config.get("configurable") or {})
-    metadata = dict(config.get("metadata") or {})
-    for key, value in configurable.items():  # as LangChain's configs do: the run's own keys
-        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
-            metadata.setdefault(key, value)
+    metadata = run_metadata(config)
+    graph_ns = str(configurable.get("checkpoint_ns") or "")
+    own_ns = task_namespace(graph_ns, task)
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
         langgraph_triggers=task.triggers or ("__pregel_push",),
         langgraph_path=task.path,
-        langgraph_checkpoint_ns=task_namespace(configurable.get("checkpoint_ns", ""), task),
+        langgraph_checkpoint_ns=own_ns,
     )
-    return {**config, "configurable": configurable, "metadata": metadata}
+    if checkpoint_id is not None:
+        parents = dict(configurable.get("checkpoint_map") or {})
+        parents[graph_ns] = checkpoint_id
+        configurable.update(checkpoint_map=parents, checkpoint_id=None, checkpoint_ns=own_ns)
+    # a run name given to a runnable node names that run only, not the runs of a graph it is
+    outer = {k: v for k, v in config.items() if k != "run_name"}
+    return {**outer, "configurable": configurable, "metadata": metadata}
+
+
+def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
+    """A run's metadata as LangChain's configs give it: ``metadata`` plus the run's own scalar
+    ``configurable`` keys (``thread_id``)."""
+    metadata = dict(config.get("metadata") or {})
+    for key, value in (config.get("configurable") or {}).items():
+        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
+            metadata.setdefault(key, value)
+    return metadata
 
 
 def task_namespace(parent_ns: str, task: Task) -> str:

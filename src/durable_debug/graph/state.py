@@ -192,9 +192,13 @@ class StateGraph:
         path_map: Mapping[Hashable, str] | Sequence[str] | None = None,
     ) -> StateGraph:
         """After ``source``, call ``path(state)`` to choose what runs next: a node name, a list
-        of names, or ``Send`` objects. ``path_map`` translates its return values to names."""
-        if not callable(path):
-            raise TypeError(f"The conditional edge from {source!r} needs a function")
+        of names, or ``Send`` objects. ``path_map`` translates its return values to names.
+        ``path`` may also be a runnable (an object with ``ainvoke``, e.g. ``RunnableLambda``)."""
+        if not callable(path) and not callable(getattr(path, "ainvoke", None)):
+            raise TypeError(
+                f"The conditional edge from {source!r} needs a function or a runnable, got "
+                f"{type(path).__name__}"
+            )
         mapping: Mapping[Hashable, str] | None
         if path_map is None:
             mapping = None
@@ -224,7 +228,7 @@ class StateGraph:
 
     def compile(
         self,
-        checkpointer: BaseCheckpointSaver | None = None,
+        checkpointer: BaseCheckpointSaver | bool | None = None,
         *,
         interrupt_before: Sequence[str] | str | None = None,
         interrupt_after: Sequence[str] | str | None = None,
@@ -236,6 +240,11 @@ class StateGraph:
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`.
+
+        ``checkpointer`` is a saver, or for a graph used as a subgraph None (use the
+        parent's saver), ``True`` (the parent's saver, one namespace for every call, so the
+        subgraph keeps its state between calls) or ``False`` (save nothing); see
+        ``subgraph.py``.
 
         ``wait``: seconds a run waits for its thread when another run holds it, before
         raising :class:`ThreadBusyError` (default: it raises at once).
@@ -249,7 +258,8 @@ class StateGraph:
             builder=self,
             schema=self.schema,
             nodes=nodes,
-            checkpointer=checkpointer,
+            checkpointer=None if isinstance(checkpointer, bool) else checkpointer,
+            subgraph_checkpointer=checkpointer if isinstance(checkpointer, bool) else None,
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
             name=name or "LangGraph",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
 from durable_debug.checkpoint.serde import register_type
@@ -26,6 +26,7 @@ __all__ = [
     "InvalidUpdateError",
     "NodeInterrupt",
     "Overwrite",
+    "ParentCommand",
     "PregelTask",
     "RetryPolicy",
     "Send",
@@ -80,7 +81,12 @@ class Command:
       or ``{interrupt_id: value}`` to answer several (or some) of them.
     * ``update`` — state writes, applied as if the node (or, as input, the caller) wrote them.
     * ``goto`` — node name(s) or :class:`Send` (s) to run next.
+    * ``graph`` — :attr:`PARENT` sends the command from a subgraph's node to the graph that
+      runs the subgraph: its update and goto become the writes of the parent's task.
     """
+
+    PARENT: ClassVar[str] = "__parent__"
+    """``Command(graph=Command.PARENT, ...)``: the command is for the enclosing graph."""
 
     update: Any = None
     """Writes to apply: a dict of state keys, or None."""
@@ -88,6 +94,8 @@ class Command:
     """Where to go next."""
     resume: Any = _UNSET
     """Resume value (or map of interrupt id → value); unset when not resuming."""
+    graph: str | None = None
+    """None (this graph) or :attr:`PARENT`."""
 
     @property
     def has_resume(self) -> bool:
@@ -102,6 +110,8 @@ class Command:
             parts.append(f"goto={self.goto!r}")
         if self.has_resume:
             parts.append(f"resume={self.resume!r}")
+        if self.graph is not None:
+            parts.append(f"graph={self.graph!r}")
         return f"Command({', '.join(parts)})"
 
 
@@ -232,6 +242,16 @@ class GraphInterrupt(Exception):
     def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
         super().__init__(tuple(interrupts))
         self.interrupts: tuple[Interrupt, ...] = tuple(interrupts)
+
+
+class ParentCommand(Exception):
+    """Raised when a subgraph's node returns ``Command(graph=Command.PARENT, ...)``: it ends
+    the subgraph's run, and the task of the parent graph that ran it takes the command as
+    its own return value."""
+
+    def __init__(self, command: Command) -> None:
+        super().__init__(command)
+        self.command = command
 
 
 class NodeInterrupt(GraphInterrupt):

@@ -85,7 +85,9 @@ from durable_debug.inspect.thread import (
     Thread,
     aread_checkpoint,
     aread_thread,
+    asubgraph_namespaces,
     read_thread,
+    subgraph_namespaces,
 )
 from durable_debug.inspect.topology import (
     GraphTopology,
@@ -141,6 +143,7 @@ __all__ = [
     "aread_checkpoint",
     "aread_thread",
     "astorage_stats",
+    "asubgraph_namespaces",
     "asweep",
     "awrites_frame",
     "blobs_frame",
@@ -165,6 +168,7 @@ __all__ = [
     "prune",
     "read_thread",
     "storage_stats",
+    "subgraph_namespaces",
     "sweep",
     "to_jsonable",
     "topology",

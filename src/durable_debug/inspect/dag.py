@@ -84,6 +84,8 @@ class Dag(TypedDict):
     """A thread's checkpoint tree with its layout, as the widget draws it."""
 
     thread_id: str
+    checkpoint_ns: str
+    """The namespace shown: "" for the thread's own graph, ``node:task_id`` for a subgraph."""
     nodes: list[DagNode]
     depth: int
     lanes: int
@@ -256,12 +258,13 @@ class DagReader:
         again.update(i for i, mark in self._marks.items() if mark["parent"] in again)
         for checkpoint_id in sorted(again):
             self._marks[checkpoint_id] = _marks(thread, self._records[checkpoint_id])
-        return _assemble(self.thread_id, self._marks)
+        return _assemble(self.thread_id, self.checkpoint_ns, self._marks)
 
 
 def dag_data_of(thread: Thread) -> Dag:
     """The protocol's ``Dag`` of an already read :class:`Thread`."""
-    return _assemble(thread.thread_id, {record.id: _marks(thread, record) for record in thread})
+    marks = {record.id: _marks(thread, record) for record in thread}
+    return _assemble(thread.thread_id, thread.checkpoint_ns, marks)
 
 
 def _marks(thread: Thread, record: CheckpointRecord) -> DagNode:
@@ -293,7 +296,7 @@ def _graph_changed(parent: CheckpointRecord, record: CheckpointRecord) -> bool:
     return version is not None and before is not None and version != before
 
 
-def _assemble(thread_id: str, marks: dict[str, DagNode]) -> Dag:
+def _assemble(thread_id: str, checkpoint_ns: str, marks: dict[str, DagNode]) -> Dag:
     """Place the checkpoints (the layout of :func:`dag_layout`, without building a graph)."""
     children: dict[str, list[str]] = {}
     roots: list[str] = []
@@ -330,6 +333,7 @@ def _assemble(thread_id: str, marks: dict[str, DagNode]) -> Dag:
     nodes.sort(key=lambda n: (n["depth"], n["lane"], n["id"]))
     return Dag(
         thread_id=thread_id,
+        checkpoint_ns=checkpoint_ns,
         nodes=nodes,
         depth=1 + max((n["depth"] for n in nodes), default=-1),
         lanes=1 + max((n["lane"] for n in nodes), default=-1),

@@ -100,6 +100,7 @@ def html_data_of(thread: Thread, counts: Any = None) -> dict[str, Any]:
     nodes = node_names(graph)
     return {
         "thread_id": thread.thread_id,
+        "checkpoint_ns": thread.checkpoint_ns,
         "dag": dag_data_of(thread),
         "details": {
             record.id: clip_detail(detail_of(thread, record, nodes=nodes)) for record in thread

@@ -59,6 +59,7 @@ async def ahistory_frame(
     """One row per checkpoint of the thread (every branch), oldest first.
 
     Columns: :data:`HISTORY_COLUMNS`; with ``values=True`` also one column per state channel.
+    ``frame.attrs`` names the thread and the namespace (a subgraph's, or "").
     """
     return history_frame_of(await aread_thread(graph, config), values=values)
 
@@ -100,6 +101,7 @@ def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS + channels)
     for channel in channels:  # keep the values as they are (None stays None, not NaN)
         frame[channel] = pd.Series([row[channel] for row in rows], index=frame.index, dtype=object)
+    frame.attrs.update(thread_id=thread.thread_id, checkpoint_ns=thread.checkpoint_ns)
     return frame
 
 

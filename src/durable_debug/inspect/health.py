@@ -37,7 +37,7 @@ from durable_debug.inspect.thread import CheckpointRecord, Thread, aread_thread,
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["HEALTH_TABLES", "ahealth", "created_at", "health", "record_bytes"]
+__all__ = ["HEALTH_TABLES", "ahealth", "created_at", "health", "health_data", "record_bytes"]
 
 HEALTH_TABLES = ("latency", "waiting", "resumes", "failures", "size", "growth", "largest")
 """The tables :func:`health` returns, in the order the CLI prints them."""
@@ -211,3 +211,31 @@ def health(
 ) -> dict[str, pd.DataFrame]:
     """Sync twin of :func:`ahealth`."""
     return run_sync(ahealth(saver, sla=sla, now=now, top=top, poison_after=poison_after))
+
+
+def _cell(value: Any) -> Any:
+    """One table cell as JSON: missing → None, numpy scalars → Python, times → ISO text."""
+    import pandas as pd
+
+    if value is None or (not isinstance(value, (str, bytes)) and bool(pd.isna(value))):
+        return None
+    if hasattr(value, "isoformat"):
+        return str(value.isoformat())
+    if hasattr(value, "item"):  # numpy scalar
+        value = value.item()
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, (bool, int, str)):
+        return value
+    return str(value)
+
+
+def health_data(report: dict[str, pd.DataFrame]) -> list[dict[str, Any]]:
+    """``report`` (from :func:`health`) as JSON for the widget: one ``{name, columns, rows}``
+    per name of :data:`HEALTH_TABLES`, in that order; cells are numbers, text or None."""
+    tables = []
+    for name in HEALTH_TABLES:
+        frame = report[name]
+        rows = [[_cell(v) for v in row] for row in frame.itertuples(index=False, name=None)]
+        tables.append({"name": name, "columns": [str(c) for c in frame.columns], "rows": rows})
+    return tables

@@ -14,8 +14,8 @@ a node that runs again on a fork. A *re-run* is an execution of a task that had 
 executed (same thread and task id): the re-run rule of seed 000 §8 and retries after a
 failure (§2). Running a node on another branch (a fork) or again in a loop is a new task, so
 it counts as an execution but not as a re-run. Tasks restored from saved writes are not
-executed and are not counted. Only top-level nodes are counted; nested subgraph executions
-are kept in :attr:`Recorder.executions` with their namespace.
+executed and are not counted. A subgraph's node is counted under its path from the top-level
+node that ran it: ``parent/child`` (``call/inner/deep`` two levels down).
 """
 
 from __future__ import annotations
@@ -26,14 +26,23 @@ from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
 from durable_debug.graph.hooks import TaskEvent, add_task_observer
+from durable_debug.graph.subgraph import NS_SEP, recast_namespace
 from durable_debug.inspect.langgraph_hook import add_langgraph_observer
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["COUNT_COLUMNS", "Execution", "NodeCount", "Recorder"]
+__all__ = ["COUNT_COLUMNS", "Execution", "NodeCount", "Recorder", "node_path"]
 
 COUNT_COLUMNS = ["thread", "node", "executions", "reruns", "errors", "interrupts", "summary"]
+
+
+def node_path(checkpoint_ns: str, node: str) -> str:
+    """How a node is named in counts: ``node`` at the top level, ``parent/child`` (the
+    nodes of its namespace, then itself) inside a subgraph."""
+    if not checkpoint_ns:
+        return node
+    return "/".join([*recast_namespace(checkpoint_ns).split(NS_SEP), node])
 
 
 class Execution(NamedTuple):
@@ -205,10 +214,9 @@ class Recorder:
     def _count(executions: list[Execution]) -> dict[tuple[str | None, str], NodeCount]:
         counts: dict[tuple[str | None, str], NodeCount] = {}
         for e in executions:
-            if e.checkpoint_ns:
-                continue  # nested subgraph task: kept in executions, not counted
-            c = counts.get((e.thread_id, e.node), NodeCount(0, 0, 0, 0))
-            counts[(e.thread_id, e.node)] = NodeCount(
+            node = node_path(e.checkpoint_ns, e.node)
+            c = counts.get((e.thread_id, node), NodeCount(0, 0, 0, 0))
+            counts[(e.thread_id, node)] = NodeCount(
                 c.executions + 1,
                 c.reruns + e.rerun,
                 c.errors + (e.outcome == "error"),

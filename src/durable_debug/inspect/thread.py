@@ -25,6 +25,7 @@ from durable_debug.checkpoint.base import (
     ONCE,
     RESUME,
     CheckpointNotFoundError,
+    CheckpointTuple,
     PendingWrite,
     RunnableConfig,
     config_address_value,
@@ -33,6 +34,7 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
+from durable_debug.graph.subgraph import NS_SEP, graph_at
 from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
 
 __all__ = [
@@ -40,11 +42,14 @@ __all__ = [
     "CheckpointRecord",
     "CheckpointRef",
     "Thread",
+    "alist_thread",
     "aread_checkpoint",
     "aread_thread",
+    "asubgraph_namespaces",
     "checkpointer_of",
     "loop_links",
     "read_thread",
+    "subgraph_namespaces",
     "thread_config",
 ]
 
@@ -297,15 +302,22 @@ class Thread:
         return channels
 
 
-async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
+async def aread_thread(
+    graph: Any, config: RunnableConfig, *, listed: Sequence[CheckpointTuple] | None = None
+) -> Thread:
     """Read every checkpoint of the thread ``config`` names (all branches, forks included).
 
-    A thread with no checkpoints yet gives an empty :class:`Thread`.
+    A thread with no checkpoints yet gives an empty :class:`Thread`. ``listed``: the
+    thread's checkpoint tuples when the caller already read them (one read for several
+    namespaces); those of other namespaces are left out.
     """
     thread_id, checkpoint_ns = _thread_of(config, "aread_thread")
     saver = checkpointer_of(graph)
     base = thread_config(thread_id, checkpoint_ns)
-    listed = await alist_checkpoints(saver, base)
+    if listed is None:
+        listed = await alist_checkpoints(saver, base)
+    else:
+        listed = [t for t in listed if _namespace(t) == checkpoint_ns]
     tuples = {str(t.config["configurable"]["checkpoint_id"]): t for t in listed}
     snapshots = await _snapshots(graph, base, listed)
     records: dict[str, CheckpointRecord] = {}
@@ -322,6 +334,37 @@ async def aread_thread(graph: Any, config: RunnableConfig) -> Thread:
             parent,
         )
     return Thread(graph, thread_id, checkpoint_ns, records, broken_links=broken)
+
+
+async def alist_thread(graph: Any, thread_id: str) -> list[CheckpointTuple]:
+    """Every checkpoint tuple of a thread, subgraph namespaces included, newest first."""
+    return await alist_checkpoints(
+        checkpointer_of(graph), {"configurable": {"thread_id": thread_id}}
+    )
+
+
+async def asubgraph_namespaces(graph: Any, thread_id: str) -> dict[str, str | None]:
+    """The subgraph namespaces of a thread (see :func:`subgraph_namespaces`)."""
+    return subgraph_namespaces(await alist_thread(graph, thread_id))
+
+
+def _namespace(saved: CheckpointTuple) -> str:
+    return str(saved.config["configurable"].get("checkpoint_ns") or "")
+
+
+def subgraph_namespaces(listed: Sequence[CheckpointTuple]) -> dict[str, str | None]:
+    """The subgraph namespaces among a thread's checkpoints (``node:task_id``, nested ones
+    ``|``-joined), parents before children, each with the checkpoint of the enclosing
+    namespace its task ran from (``metadata["parents"]``; None when not recorded)."""
+    found: dict[str, str | None] = {}
+    for saved in listed:
+        ns = _namespace(saved)
+        if not ns or ns in found:
+            continue
+        parents = (saved.metadata or {}).get("parents") or {}
+        enclosing = ns.rpartition(NS_SEP)[0]
+        found[ns] = parents.get(enclosing)
+    return {ns: found[ns] for ns in sorted(found, key=lambda n: (n.count(NS_SEP), n))}
 
 
 def loop_links(parents: Mapping[str, str | None]) -> dict[str, str]:
@@ -356,6 +399,8 @@ async def _snapshots(graph: Any, base: RunnableConfig, listed: Sequence[Any]) ->
     from durable_debug.graph.snapshot import snapshot_from_tuple
 
     if isinstance(graph, CompiledStateGraph):
+        # A subgraph's namespace is read through the graph that wrote it.
+        graph = graph_at(graph, config_checkpoint_ns(base))
         return [snapshot_from_tuple(graph, saved, apply_pending=False) for saved in listed]
     own = getattr(graph, "snapshots_of", None)  # SaverView
     if own is not None:

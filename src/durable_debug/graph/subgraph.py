@@ -1,0 +1,198 @@
+"""A compiled graph run inside a running task: a *subgraph*.
+
+LangGraph code composes graphs two ways, and both run nested here:
+
+    builder.add_node("sub", sub_graph)              # the compiled graph is the node
+
+    def call(state):                                # or a node calls one
+        out = other_graph.invoke({"y": state["x"]})
+        return {"x": out["y"]}
+
+A graph is nested when it runs while a task of another graph is running (the task's
+:class:`~durable_debug.graph.interrupts.Scratchpad` is current). It then saves its checkpoints
+in the same thread under the task's namespace, ``node:task_id`` (nested levels joined with
+``|``), through the parent's saver unless compiled otherwise:
+
+* ``compile()`` (no checkpointer): the parent's saver, under the task's namespace;
+* ``compile(checkpointer=True)``: the parent's saver, under the namespace without task ids
+  (``node``), so the subgraph keeps its state from one parent step to the next;
+* ``compile(checkpointer=False)``: nothing saved (``interrupt()`` then cannot be used);
+* ``compile(checkpointer=saver)``: that saver, under the task's namespace.
+
+When the parent re-runs a task (resuming after an interrupt or a crash), the subgraph resumes
+from the newest checkpoint of its namespace instead of starting over, so its finished steps do
+not run again; the answers given to the parent (``Command(resume=...)``) reach the subgraph's
+interrupted task by interrupt id. An interrupt in the subgraph is raised to the parent task as
+:class:`GraphInterrupt`, which pauses the parent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from durable_debug.checkpoint.base import CONFIG_ADDRESS_KEYS, RunnableConfig
+from durable_debug.graph.calls import current_call, merge_configs
+from durable_debug.graph.interrupts import Answers, current_scratchpad
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+__all__ = [
+    "NS_END",
+    "NS_SEP",
+    "Nesting",
+    "SubgraphStream",
+    "find_subgraph",
+    "graph_at",
+    "nesting_for",
+    "recast_namespace",
+]
+
+NS_SEP = "|"
+"""Joins the levels of a nested namespace (``parent:tid|child:tid``)."""
+NS_END = ":"
+"""Separates a level's node name from its task id."""
+
+
+@dataclass(frozen=True)
+class SubgraphStream:
+    """``stream(..., subgraphs=True)``: the modes the top-level run streams, and where a
+    nested run sends its chunks (``send(namespace, mode, chunk)``, from any thread)."""
+
+    modes: frozenset[str]
+    send: Callable[[tuple[str, ...], str, Any], None]
+    sent_messages: set[str] = field(default_factory=set)
+    """Ids of the chat messages streamed so far, at any level (each is streamed once)."""
+
+
+@dataclass
+class Nesting:
+    """What a task of a running graph hands to a graph run inside it (and to its own tasks)."""
+
+    saver: BaseCheckpointSaver | None
+    """The saver the nested run uses (None: it saves nothing)."""
+    resuming: bool = False
+    """The task runs again (resume or recovery): a subgraph with a saved checkpoint in its
+    namespace continues from it instead of starting over."""
+    answers: Answers = field(default_factory=Answers)
+    """The answers given to the top-level run, shared by every level."""
+    spare: bool = False
+    """The tasks belong to a subgraph (see :attr:`Scratchpad.spare`)."""
+    stream: SubgraphStream | None = None
+    """Where a nested run reports its chunks when the top-level run streams subgraphs."""
+
+
+def recast_namespace(namespace: str) -> str:
+    """``a:tid|b:tid`` → ``a|b``: the namespace of a subgraph compiled with
+    ``checkpointer=True``, the same for every task that runs it."""
+    return NS_SEP.join(part.split(NS_END)[0] for part in namespace.split(NS_SEP))
+
+
+def nesting_for(
+    graph: CompiledStateGraph, config: RunnableConfig | None
+) -> tuple[RunnableConfig, Nesting] | None:
+    """When ``graph`` is started inside a running task: the config it runs with (the task's
+    thread and namespace under ``config``) and what the task hands down; else None."""
+    parent = current_scratchpad()
+    call = current_call()
+    if parent is None or parent.nesting is None or call is None:
+        return None
+    merged = merge_configs(call.config, config)
+    configurable: dict[str, Any] = dict(merged.get("configurable") or {})
+    namespace = str(call.config.get("configurable", {}).get("checkpoint_ns") or "")
+    own = graph.checkpointer
+    mode = graph.subgraph_checkpointer
+    saver: BaseCheckpointSaver | None
+    if mode is False:
+        saver = None
+    elif own is not None:
+        saver = own
+    else:
+        saver = parent.nesting.saver
+    if mode is True:
+        namespace = recast_namespace(namespace)
+    calls = parent.subgraph_calls
+    parent.subgraph_calls += 1
+    if calls:  # the task's second (third, …) graph: a namespace of its own, as LangGraph
+        namespace = f"{namespace}{NS_SEP}{calls}"
+    configurable["checkpoint_ns"] = namespace
+    configurable.pop("checkpoint_id", None)
+    merged["configurable"] = configurable
+    callbacks = merged.get("callbacks")
+    if isinstance(callbacks, (list, tuple)):
+        # The parent's "messages" tap reports the parent's nodes only; a subgraph streams
+        # its own chat models' tokens when the run streams subgraphs.
+        merged["callbacks"] = [
+            c for c in callbacks if not getattr(c, "durable_debug_message_tap", False)
+        ]
+    # The task's own metadata keys describe the parent's task, not the subgraph's checkpoints.
+    metadata = merged.get("metadata") or {}
+    merged["metadata"] = {
+        k: v
+        for k, v in metadata.items()
+        if not k.startswith("langgraph_") and k not in CONFIG_ADDRESS_KEYS
+    }
+    nesting = Nesting(
+        saver,
+        resuming=parent.nesting.resuming,
+        answers=parent.answers or Answers(),
+        stream=parent.nesting.stream,
+    )
+    return merged, nesting
+
+
+def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
+    """``metadata["parents"]`` of a nested run's checkpoints: namespace → the checkpoint each
+    enclosing level ran its task from (empty for a top-level run)."""
+    mapping = (config.get("configurable") or {}).get("checkpoint_map") or {}
+    return {str(ns): str(cid) for ns, cid in mapping.items()}
+
+
+def find_subgraph(fn: Any) -> CompiledStateGraph | None:
+    """The compiled graph a node runs: the node itself, or the one graph its function
+    refers to (a closure variable, a default argument or a global it names), as LangGraph
+    finds it; None when there is none or more than one."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+    if isinstance(fn, CompiledStateGraph):
+        return fn
+    func = getattr(fn, "__func__", fn)
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return None
+    candidates: list[Any] = [c.cell_contents for c in (func.__closure__ or ()) if _filled(c)]
+    candidates += list(func.__defaults__ or ())
+    candidates += list((func.__kwdefaults__ or {}).values())
+    globals_ = getattr(func, "__globals__", {})
+    candidates += [globals_[name] for name in code.co_names if name in globals_]
+    found = {id(c): c for c in candidates if isinstance(c, CompiledStateGraph)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _filled(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
+def graph_at(graph: CompiledStateGraph, namespace: str) -> CompiledStateGraph:
+    """The graph whose checkpoints a namespace of ``graph``'s threads holds (``graph`` for
+    ``""``). Raises ValueError naming the namespace and the node when a level's node runs no
+    graph this process can find."""
+    current = graph
+    for part in namespace.split(NS_SEP) if namespace else ():
+        node = part.split(NS_END)[0]
+        found = current.subgraph_of(node)
+        if found is None:
+            raise ValueError(
+                f"Namespace {namespace!r}: node {node!r} of graph {current.name!r} runs no "
+                "subgraph this graph can find (a compiled graph added as the node, or the one "
+                "compiled graph its function refers to)"
+            )
+        current = found
+    return current

@@ -1,0 +1,75 @@
+"""Subgraph behaviour durable_debug has beyond what the parity tests compare: a fork made
+inside a finished subgraph's namespace runs on its own, the inspect layer reads a namespace
+through the graph that wrote it, and a namespace no node can explain is a clear error."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, TypedDict
+
+import pytest
+
+from durable_debug import Command, MemorySaver, StateGraph, interrupt
+from durable_debug import inspect as ddi
+
+
+class Doc(TypedDict):
+    draft: str
+    log: Annotated[list, operator.add]
+
+
+def write(state: Doc) -> dict:
+    return {"draft": "long draft", "log": ["write"]}
+
+
+def ask(state: Doc) -> dict:
+    verdict = interrupt({"draft": state["draft"]})
+    return {"draft": f"{state['draft']} [{verdict}]", "log": ["ask"]}
+
+
+def app() -> object:
+    review = StateGraph(Doc).add_node("write", write).add_node("ask", ask)
+    review = review.add_edge("__start__", "write").add_edge("write", "ask").compile()
+    builder = StateGraph(Doc).add_node("review", review).add_edge("__start__", "review")
+    return builder.compile(checkpointer=MemorySaver())
+
+
+def finished(graph: object) -> str:
+    """Run thread "t" through its interrupt to the end; return the subgraph's namespace."""
+    cfg = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"draft": "", "log": []}, cfg)
+    namespace = graph.get_state(cfg).tasks[0].state["configurable"]["checkpoint_ns"]
+    graph.invoke(Command(resume="ok"), cfg)
+    return namespace
+
+
+def test_a_fork_inside_a_finished_subgraph_runs_that_subgraph():
+    graph = app()
+    namespace = finished(graph)
+    inside = {"configurable": {"thread_id": "t", "checkpoint_ns": namespace}}
+    before_ask = next(s for s in graph.get_state_history(inside) if s.next == ("ask",))
+    fork = graph.update_state(before_ask.config, {"draft": "short draft"})
+
+    paused = graph.invoke(None, fork)
+    assert [i.value for i in paused["__interrupt__"]] == [{"draft": "short draft"}]
+    done = graph.invoke(Command(resume="fine"), fork)
+    assert done == {"draft": "short draft [fine]", "log": ["write", "ask"]}
+    # The parent thread is untouched: its run finished with the first answer.
+    parent = graph.get_state({"configurable": {"thread_id": "t"}}).values
+    assert parent["draft"] == "long draft [ok]"
+    # The fork is a branch of the subgraph's own tree, read through the subgraph.
+    frame = ddi.history_frame(graph, inside)
+    assert frame.attrs == {"thread_id": "t", "checkpoint_ns": namespace}
+    assert ddi.dag_data(graph, inside)["checkpoint_ns"] == namespace
+    assert list(frame["source"]) == ["input", "loop", "loop", "loop", "update", "loop"]
+    assert list(frame["next"])[:3] == [("__start__",), ("write",), ("ask",)]
+
+
+def test_a_namespace_no_node_runs_is_a_clear_error():
+    graph = app()
+    finished(graph)
+    bad = {"configurable": {"thread_id": "t", "checkpoint_ns": "nope:123"}}
+    with pytest.raises(ValueError, match=r"Namespace 'nope:123': node 'nope' of graph"):
+        graph.get_state(bad)
+    with pytest.raises(ValueError, match="runs no subgraph"):
+        graph.invoke(None, bad)
