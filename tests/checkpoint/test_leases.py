@@ -394,3 +394,33 @@ def test_a_store_made_before_leases_gains_the_lease_table_as_migration_7(tmp_pat
         versions = [v for (v,) in conn.execute("SELECT v FROM checkpoint_migrations ORDER BY v")]
         assert versions == list(range(8))
         assert conn.execute("SELECT count(*) FROM thread_leases").fetchone() == (0,)  # given back
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+async def test_a_subgraph_shares_its_parents_lease_and_a_second_writer_is_refused(
+    kind: str, tmp_path: Path
+) -> None:
+    """A compiled graph used as a node saves through its parent's saver on the same thread:
+    it runs under the parent's lease (not refused by it), while another run of the thread is
+    refused until the parent's run ends."""
+    entered, gate = asyncio.Event(), asyncio.Event()
+
+    async def inner(state: Ask) -> dict[str, Any]:
+        entered.set()
+        await gate.wait()
+        return {"answer": "from the subgraph"}
+
+    child = StateGraph(Ask).add_node("inner", inner).add_edge(START, "inner").compile()
+    saver: Any = MemorySaver() if kind == "memory" else SqliteSaver(tmp_path / "sub.db")
+    parent = StateGraph(Ask).add_node("child", child).add_edge(START, "child")
+    graph = parent.compile(checkpointer=saver)
+    config = {"configurable": {"thread_id": "nested"}}
+    run = asyncio.ensure_future(graph.ainvoke({"question": "q", "answer": ""}, config))
+    await entered.wait()  # the subgraph's node runs: the parent's run holds the thread
+    with pytest.raises(ThreadBusyError, match="thread 'nested' is busy"):
+        await graph.aupdate_state(config, {"answer": "meanwhile"})
+    gate.set()
+    assert (await run)["answer"] == "from the subgraph"
+    assert (await graph.aget_state(config)).values["answer"] == "from the subgraph"
+    if kind == "sqlite":
+        await saver.aclose()
