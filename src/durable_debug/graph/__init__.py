@@ -15,7 +15,7 @@ from durable_debug.graph.calls import (
     get_stream_writer,
 )
 from durable_debug.graph.effects import aonce, current_task_id, once
-from durable_debug.graph.interrupts import interrupt
+from durable_debug.graph.interrupts import NodeInterrupt, interrupt
 from durable_debug.graph.message import MessagesState, add_messages
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.recovery import Recovered, arecover, recover
@@ -29,7 +29,6 @@ from durable_debug.graph.types import (
     GraphRecursionError,
     Interrupt,
     InvalidUpdateError,
-    NodeInterrupt,
     Overwrite,
     PregelTask,
     RetryPolicy,

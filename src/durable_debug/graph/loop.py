@@ -189,6 +189,40 @@ class RunLoop:
         """The state when the run stopped."""
         self.write_ms: float | None = None
         """How long saving the last checkpoint took (ms), recorded on the next one."""
+        # The thread where the run stands: as ``_load`` finds it (these defaults are an empty
+        # thread's), then as each saved checkpoint moves it on (``_save_checkpoint``, ``_put``).
+        self.checkpoint: Checkpoint = empty_checkpoint()
+        """The current checkpoint: the loaded one, then each one the run saves."""
+        self.checkpoint_config: RunnableConfig = checkpoint_config("", self.checkpoint_ns)
+        """The config addressing ``checkpoint`` (no id while nothing is saved)."""
+        self.step = -2
+        """Step of ``checkpoint``: -2 for an empty thread, whose input checkpoint is step -1."""
+        self.source = ""
+        """The ``source`` of the loaded checkpoint's metadata (``input``, ``loop``, ``fork``…)."""
+        self.metadata: CheckpointMetadata = {}
+        self.parent_config: RunnableConfig | None = None
+        self.has_saved = False
+        """Whether the thread has a checkpoint (loaded or saved by this run)."""
+        self.superseded = False
+        """Whether the addressed checkpoint is no longer the thread's latest (time travel)."""
+        self.saved_versions: dict[str, str] = {}
+        """Channel versions of the last saved checkpoint: only newer blobs are written."""
+        self.pending: dict[str, TaskRecord] = {}
+        """Saved writes of the current checkpoint's tasks, by task id."""
+        self.null_writes: list[tuple[str, Any]] = []
+        """Saved writes of no task (a ``Command``'s resume values, ``update_state``)."""
+        self.channels: dict[str, Channel] = {}
+        self.candidates: set[str] | None = None
+        """Nodes the last step's writes may trigger (None: look at every node)."""
+        self.reuse_writes = True
+        """Whether tasks that already saved writes are skipped (False when replaying)."""
+        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
+        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
+        self.stop = 0
+        """The last step the recursion limit allows (set by ``_begin``)."""
+        self._aio_loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        """The event loop running concurrent tasks, and its thread (for ``_wake_up``)."""
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -232,10 +266,18 @@ class RunLoop:
         self._wake_up()
 
     async def _events(self) -> AsyncGenerator[Event, None]:
+        """The one place events leave the run. Everything else reports into ``outbox`` (or
+        ``live``, from running nodes) and yields to say "pass on what is there now"."""
+        async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
+            async for _ in run:
+                for event in self._drain():
+                    yield event
+
+    async def _run(self) -> AsyncGenerator[None, None]:
+        """The run itself; yields whenever reported events should go out."""
         await self._load()
         await self._begin()
-        for event in self._drain():
-            yield event
+        yield
         while True:
             tasks = prepare_tasks(
                 self.graph,
@@ -259,14 +301,13 @@ class RunLoop:
                 break
             if self._should_interrupt(self.interrupt_before, tasks):
                 self._emit("static_interrupt", _nothing)
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
-            async with contextlib.aclosing(self._run_tasks(tasks)) as step_events:
-                async for event in step_events:  # closed at once when the stream is left
-                    yield event
+            async with contextlib.aclosing(self._run_tasks(tasks)) as step_run:
+                async for _ in step_run:  # closed at once when the stream is left
+                    yield
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
             if self.paused:
@@ -275,18 +316,15 @@ class RunLoop:
                 self._emit(
                     "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
                 )
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses on them
                     raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
-            for event in self._drain():
-                yield event
+            yield
             if self._should_interrupt(self.interrupt_after, tasks):
                 self._emit("static_interrupt", _nothing)
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
@@ -323,9 +361,8 @@ class RunLoop:
         self._wake_up()
 
     def _wake_up(self) -> None:
-        wake = self._wake
-        if wake is not None:
-            loop = self._aio_loop
+        wake, loop = self._wake, self._aio_loop
+        if wake is not None and loop is not None:
             if threading.get_ident() == self._loop_thread:
                 wake.set()
             else:
@@ -335,7 +372,6 @@ class RunLoop:
 
     async def _load(self) -> None:
         saved = None
-        self.superseded = False
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
             saved = await self.saver.aget_tuple(self.config)
@@ -348,32 +384,20 @@ class RunLoop:
                     latest is not None and latest.checkpoint["id"] != (saved.checkpoint["id"])
                 )
         if saved is not None:
-            self.checkpoint: Checkpoint = saved.checkpoint
-            self.step: int = int(saved.metadata.get("step", -1))
-            self.checkpoint_config: RunnableConfig = saved.config
+            self.checkpoint = saved.checkpoint
+            self.step = int(saved.metadata.get("step", -1))
+            self.checkpoint_config = saved.config
             self.source = str(saved.metadata.get("source", ""))
-            self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
+            self.saved_versions = dict(saved.checkpoint["channel_versions"])
             self.pending, self.null_writes = read_pending_writes(saved)
+            self.has_saved = True
+            self.metadata = saved.metadata
+            self.parent_config = saved.parent_config
+            if self.nesting is None and self.checkpoint_ns:
+                self.parents = dict(saved.metadata.get("parents") or {})
         else:
-            self.checkpoint = empty_checkpoint()
-            self.step = -2
-            self.checkpoint_config = checkpoint_config(
-                self.thread_id or "", self.checkpoint_ns, None
-            )
-            self.source = ""
-            self.saved_versions = {}
-            self.pending, self.null_writes = {}, []
-        self.has_saved = saved is not None
-        if saved is not None and self.nesting is None and self.checkpoint_ns:
-            self.parents = dict(saved.metadata.get("parents") or {})
-        self.metadata: CheckpointMetadata = saved.metadata if saved else {}
-        self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
-        self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
-        self.candidates: set[str] | None = None
-        self.reuse_writes = True
-        """Whether tasks that already saved writes are skipped (False when replaying)."""
-        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
-        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
+            self.checkpoint_config = checkpoint_config(self.thread_id or "", self.checkpoint_ns)
+        self.channels = restore_channels(self.graph, self.checkpoint)
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
@@ -419,7 +443,7 @@ class RunLoop:
         discarded: list[Task] = []
         if self.has_saved:
             # Fresh input discards what the thread still had scheduled (the "classic bug" of
-            # seed 000 §2: passing input again re-runs from the top instead of resuming).
+            # notebook 02: passing input again re-runs from the top instead of resuming).
             discarded = prepare_tasks(
                 self.graph,
                 self.checkpoint,
@@ -535,7 +559,7 @@ class RunLoop:
 
     # -- steps -------------------------------------------------------------------------------
 
-    async def _run_tasks(self, tasks: list[Task]) -> AsyncGenerator[Event, None]:
+    async def _run_tasks(self, tasks: list[Task]) -> AsyncGenerator[None, None]:
         """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
         for task in tasks:
             record = self.pending.get(task.id)
@@ -556,28 +580,18 @@ class RunLoop:
         for task in to_run:
             if task.name != START:
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
-        for event in self._drain():
-            yield event
+        yield
         step = self.step + 1
         alone = len(to_run) == 1
         if alone and not (self.producers.live or self.forwards):
-            await run_task(
-                self.graph,
-                to_run[0],
-                self.channels,
-                step=step,
-                config=self.config,
-                checkpoint_id=self.checkpoint["id"],
-                alone=True,
-                runtime=self.runtime,
-                nesting=self._nesting(),
-            )
+            # No chunk can come while it runs (so a sync node may run inline): just await it.
+            await self._run_one(to_run[0], step, alone=True)
             await self._task_done(to_run[0], defer=True)
         elif to_run:
             concurrent = self._run_concurrently(to_run, step, defer=alone)
             async with contextlib.aclosing(concurrent):  # running nodes cancelled when left
-                async for event in concurrent:
-                    yield event
+                async for _ in concurrent:
+                    yield
         failed = [t for t in to_run if t.status == "error"]
         if failed:
             assert failed[0].error is not None
@@ -585,8 +599,7 @@ class RunLoop:
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
         self.paused = any(t.status == "interrupt" for t in tasks)
         """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
-        for event in self._drain():
-            yield event
+        yield
 
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run."""
@@ -598,30 +611,31 @@ class RunLoop:
             spare=self.nesting is not None,
         )
 
+    async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
+        """Execute one task's node on the current checkpoint (see ``runner.run_task``)."""
+        await run_task(
+            self.graph,
+            task,
+            self.channels,
+            step=step,
+            config=self.config,
+            checkpoint_id=self.checkpoint["id"],
+            alone=alone,
+            runtime=self.runtime,
+            message_tap=self.message_tap,
+            nesting=self._nesting(),
+        )
+
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
-    ) -> AsyncGenerator[Event, None]:
-        """Run tasks as concurrent futures, yielding each one's chunks as it is saved (and
-        what running nodes write to the ``custom`` stream as they write it)."""
+    ) -> AsyncGenerator[None, None]:
+        """Run tasks as concurrent futures, yielding when each one is saved (its chunks go
+        out) and when running nodes wrote to the ``custom``, ``messages`` or subgraph streams."""
         self._aio_loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._wake = asyncio.Event()
         running: dict[asyncio.Future[None], Task] = {
-            asyncio.ensure_future(
-                run_task(
-                    self.graph,
-                    task,
-                    self.channels,
-                    step=step,
-                    config=self.config,
-                    checkpoint_id=self.checkpoint["id"],
-                    alone=False,
-                    runtime=self.runtime,
-                    message_tap=self.message_tap,
-                    nesting=self._nesting(),
-                )
-            ): task
-            for task in to_run
+            asyncio.ensure_future(self._run_one(task, step, alone=False)): task for task in to_run
         }
         try:
             pending: set[asyncio.Future[Any]] = set(running)
@@ -630,15 +644,13 @@ class RunLoop:
                 done, _ = await asyncio.wait({*pending, waker}, return_when=asyncio.FIRST_COMPLETED)
                 waker.cancel()
                 self._wake.clear()
-                while self.live:
-                    yield self.live.popleft()
+                yield  # what running nodes wrote (custom, messages, subgraphs) goes out now
                 done.discard(waker)
                 pending -= done
                 for future in sorted(done, key=lambda f: running[f].sort_key):
                     future.result()
                     await self._task_done(running[future], defer=defer)
-                for event in self._drain():
-                    yield event
+                yield
                 if any(running[f].status == "error" for f in done) and pending:
                     # Fail fast like LangGraph: the siblings still running are cancelled,
                     # recorded as such, and run again on resume.

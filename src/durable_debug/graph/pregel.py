@@ -553,7 +553,9 @@ class CompiledStateGraph:
         """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
         if node not in self._subgraphs:
             spec = self.nodes.get(node)
-            self._subgraphs[node] = find_subgraph(spec.fn) if spec is not None else None
+            self._subgraphs[node] = (
+                find_subgraph(spec.fn, CompiledStateGraph) if spec is not None else None
+            )
         return self._subgraphs[node]
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:

@@ -12,15 +12,22 @@ import asyncio
 import dataclasses
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+import durable_debug.graph.cache as cache
+import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
-from durable_debug.graph import cache, hooks
 from durable_debug.graph.algo import Task, task_path_str
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
-from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
+from durable_debug.graph.nodes import (
+    NO_WRITES,
+    branch_channel,
+    fresh_state,
+    state_writes,
+    targets_to_writes,
+)
 from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.types import (
     START,
@@ -36,8 +43,12 @@ if TYPE_CHECKING:
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
 
-EventKind = Literal["start", "finish"]
-Outcome = Literal["ok", "error", "interrupt", "cancelled"]
+_OUTCOMES: dict[str | None, hooks.Outcome] = {
+    "done": "ok",
+    "error": "error",
+    "interrupt": "interrupt",
+}
+"""A finished task's status → the outcome its ``finish`` event reports."""
 
 
 async def run_task(
@@ -95,7 +106,9 @@ async def run_task(
 
         scratchpad.save_once = save_once
 
-    def event(kind: EventKind, outcome: Outcome | None = None, error: str | None = None) -> None:
+    def event(
+        kind: hooks.EventKind, outcome: hooks.Outcome | None = None, error: str | None = None
+    ) -> None:
         hooks.notify(
             hooks.TaskEvent(
                 kind,
@@ -151,8 +164,7 @@ async def run_task(
             except Exception as exc:
                 task.status, task.error = "error", exc
             if observed:
-                outcome: Outcome = "ok" if task.status == "done" else task.status  # type: ignore[assignment]
-                event("finish", outcome, repr(task.error) if task.error else None)
+                event("finish", _OUTCOMES[task.status], repr(task.error) if task.error else None)
             wait = 0.0
             if task.status == "error" and not isinstance(task.error, ParentCommand):
                 wait = _retry_wait(spec.retry, task.error, attempt)
@@ -257,7 +269,7 @@ async def edge_writes(
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
     ``runtime``), on the event loop's thread."""
     spec = task.node
-    writes: list[tuple[str, Any]] = [(f"branch:to:{dst}", None) for dst in spec.edges_to]
+    writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
         state = fresh_state(graph.schema, channels, updates, spec.input_schema)
