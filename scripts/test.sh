@@ -26,7 +26,7 @@ fi
 # itself without resolving anything again: every machine tests with the same packages.
 "$venv/bin/python" -m pip install -q -r requirements/dev.lock ||
   die "pip install -r requirements/dev.lock failed"
-"$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e . ||
+"$venv/bin/python" -m pip install -q --no-deps -e . ||
   die "pip install --no-deps -e . failed"
 if [ -f package.json ]; then
   npm ci --no-audit --no-fund --silent || die "npm ci failed"
