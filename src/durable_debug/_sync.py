@@ -76,17 +76,51 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     The coroutine runs on the shared background loop. When the caller *is* that loop's thread
     (a synchronous node that itself calls ``graph.invoke``), a private loop in a fresh thread
     runs it instead, since waiting on our own loop would deadlock. Either way the coroutine
-    sees the caller's context variables (a graph invoked inside a node finds that node).
+    sees the caller's context variables (a graph invoked inside a node finds that node, and
+    that it is inside its caller's run, which already holds the thread's lease).
     """
+    context = contextvars.copy_context()
     if in_runner_thread():
-        context = contextvars.copy_context()
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(context.run, asyncio.run, coro).result()
     loop = _runner_loop()
-    future = asyncio.run_coroutine_threadsafe(coro, loop)
+    future = _submit(coro, loop, context)
     try:
         return future.result()
     except BaseException:
         # KeyboardInterrupt in a notebook, or the caller's own cancellation: stop the work too.
         future.cancel()  # propagates to the task on the runner loop
         raise
+
+
+def _submit(
+    coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop, context: contextvars.Context
+) -> concurrent.futures.Future[T]:
+    """``asyncio.run_coroutine_threadsafe`` with the task running in ``context``: cancelling
+    the returned future cancels the task."""
+    result: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def start() -> None:
+        if result.cancelled():
+            coro.close()
+            return
+        task = loop.create_task(coro, context=context)
+
+        def copy(done: asyncio.Task[T]) -> None:
+            try:
+                if done.cancelled():
+                    result.cancel()
+                elif done.exception() is not None:
+                    result.set_exception(done.exception())
+                else:
+                    result.set_result(done.result())
+            except concurrent.futures.InvalidStateError:  # the caller cancelled meanwhile
+                pass
+
+        task.add_done_callback(copy)
+        result.add_done_callback(
+            lambda f: loop.call_soon_threadsafe(task.cancel) if f.cancelled() else None
+        )
+
+    loop.call_soon_threadsafe(start)
+    return result

@@ -5,6 +5,7 @@
     $ durable-debug inspect runs.db            # the threads in a SQLite file
     $ durable-debug inspect runs.db --thread job-7 --html job-7.html
     $ durable-debug inspect postgresql://app@db/agents --thread job-7
+    $ durable-debug recover postgresql://app@db/agents --graph myapp.flows:builder
 
 A path or URL that cannot be used, a store that cannot be read (corrupt rows, a server that
 went away) or any other error of the package gets one line on stderr and exit status 2, never a
@@ -97,6 +98,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.set_defaults(run=_inspect)
     _add_health(commands)
     _add_sweep(commands)
+    _add_recover(commands)
     return parser
 
 
@@ -430,6 +432,71 @@ def _sweep(args: argparse.Namespace) -> int:
         close = getattr(saver, "close", None)
         if close is not None:
             close()
+    return 0
+
+
+# -- recover ----------------------------------------------------------------------------------
+
+
+def _add_recover(commands: Any) -> None:
+    recover = commands.add_parser(
+        "recover",
+        help="resume the threads whose run died mid-step",
+        description="Find the threads of a store whose last run died while it held the thread "
+        "(its lease expired without being given back) and resume each of them once, under "
+        "the thread's lease, with the graph's code. Safe to run on many workers at once.",
+    )
+    recover.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
+    recover.add_argument(
+        "--graph",
+        required=True,
+        metavar="MODULE:NAME",
+        help="the graph to resume them with: a StateGraph, a compiled graph, or a function "
+        "without arguments returning one (it is compiled with the store's saver)",
+    )
+    recover.add_argument("--limit", type=int, help="resume at most this many threads")
+    recover.set_defaults(run=_recover)
+
+
+def _recover(args: argparse.Namespace) -> int:
+    """``durable-debug recover``: one line per thread, ``<thread> <outcome> [error]``."""
+    import importlib
+
+    from durable_debug.graph import CompiledStateGraph, StateGraph, recover
+
+    module_name, _, name = args.graph.partition(":")
+    if not module_name or not name:
+        raise UsageError(f"--graph {args.graph!r}: give it as MODULE:NAME")
+    try:
+        target: Any = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"--graph {args.graph!r}: {exc}") from None
+    if callable(target) and not isinstance(target, (StateGraph, CompiledStateGraph)):
+        target = target()
+    saver = _open_store(args.store)
+    try:
+        if isinstance(target, CompiledStateGraph):
+            graph = target.builder.compile(
+                checkpointer=saver,
+                interrupt_before=list(target.interrupt_before),
+                interrupt_after=list(target.interrupt_after),
+                name=target.name,
+            )
+        elif isinstance(target, StateGraph):
+            graph = target.compile(checkpointer=saver)
+        else:
+            raise UsageError(
+                f"--graph {args.graph!r} is a {type(target).__name__}, not a StateGraph or a "
+                "compiled graph"
+            )
+        done = recover(graph, limit=args.limit)
+    finally:
+        close = getattr(saver, "close", None)
+        if callable(close):
+            close()
+    for item in done:
+        print(" ".join(x for x in (item.thread_id, item.outcome, item.error) if x))
+    print(f"{len(done)} thread(s) recovered", file=sys.stderr)
     return 0
 
 

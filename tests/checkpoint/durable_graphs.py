@@ -31,6 +31,12 @@ from durable_debug.checkpoint.url import saver_from_url
 WORKERS = 4
 """Parallel tasks of the fan-out graph's second step."""
 
+LEASE_ENV = {"DURABLE_DEBUG_LEASE_SECONDS": "1"}
+"""Environment of child processes: thread leases of a killed child expire after a second."""
+
+RESUME_WAIT = 60.0
+"""Seconds a child waits for a thread another (killed) child still holds."""
+
 
 def log_run(log: Path, node: str) -> None:
     """Record that ``node`` started (one short append: atomic between processes)."""
@@ -183,7 +189,9 @@ def main(argv: list[str]) -> None:
             {"job": "job", "item": -1, "results": [], "summary": ""} if phase == "start" else None
         )
     try:
-        result = graph.invoke(payload, config)
+        # A run killed by a test leaves its thread's lease behind: the tests give child
+        # processes a short lease (LEASE_ENV), and a resume waits for the dead one to expire.
+        result = graph.invoke(payload, config, wait=RESUME_WAIT)
     except EmptyInputError as exc:
         result = {"error": type(exc).__name__, "message": str(exc)}
     interrupts = result.pop("__interrupt__", [])

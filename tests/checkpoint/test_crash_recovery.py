@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from builders import RawDatabase, raw_connection
-from durable_graphs import WORKERS, runs
+from durable_graphs import LEASE_ENV, WORKERS, runs
 from test_cross_process import HERE, SRC, run_graph
 
 from durable_debug.checkpoint.url import saver_from_url
@@ -46,6 +46,7 @@ def start_worker(
 ) -> subprocess.Popen[str]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE)])
+    env.update(LEASE_ENV)
     script = str(HERE / "durable_graphs.py")
     return subprocess.Popen(
         [sys.executable, script, graph, "start", url, thread_id, str(log), *block],

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from durable_graphs import runs
+from durable_graphs import LEASE_ENV, runs
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parents[1] / "src"
@@ -25,6 +25,7 @@ def run_graph(*args: str, timeout: float = 120) -> dict[str, Any]:
     """Run ``durable_graphs.py`` in a fresh interpreter and return the JSON it prints."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE)])
+    env.update(LEASE_ENV)
     env.pop("DURABLE_DEBUG_DB", None)
     result = subprocess.run(
         [sys.executable, str(HERE / "durable_graphs.py"), *args],

@@ -77,6 +77,7 @@ def test_tables_are_created_in_the_schema_on_the_search_path(postgres_db: str, p
         "checkpoint_migrations",
         "checkpoint_writes",
         "checkpoints",
+        "thread_leases",
     ]
     assert in_public == (None,)
 

@@ -52,6 +52,7 @@ def test_file_is_created_lazily_and_runs_in_wal_mode(db_path: Path):
             "checkpoint_blobs",
             "checkpoint_writes",
             "checkpoint_migrations",
+            "thread_leases",
         }
     finally:
         saver.close()

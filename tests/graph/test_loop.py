@@ -351,6 +351,10 @@ async def test_a_lone_tasks_writes_and_its_checkpoint_are_one_transaction(tmp_pa
             transactions.append([])
         elif words[0] != "COMMIT":
             transactions[-1].append(" ".join(words[:3]))
+    # taking and giving back the thread's lease are transactions of their own
+    leases = [t for t in transactions if any("thread_leases" in w for w in t)]
+    assert len(leases) == 2 and all(len(t) == 1 for t in leases)
+    transactions = [t for t in transactions if t not in leases]
     # the input checkpoint, then one transaction per step: the task's writes with its checkpoint
     assert len(transactions) == 3
     for step in transactions[1:]:

@@ -100,3 +100,32 @@ def test_unknown_durability_and_get_config_outside_a_node_are_refused() -> None:
         g.invoke({"value": "", "log": []}, cfg("d"), durability="eventually")
     with pytest.raises(RuntimeError, match="get_config\\(\\) was called outside a running node"):
         get_config()
+
+
+async def test_leaving_a_stream_mid_step_stops_the_node_before_the_thread_is_given_back() -> None:
+    """One writer per thread: a consumer that leaves while a node still runs ends the run at
+    once; the node is cancelled by the time ``aclose()`` returns, so the next run of the
+    thread never overlaps it."""
+    stopped: list[str] = []
+
+    async def slow(state: LogState, writer) -> dict:
+        writer("slow started")
+        try:
+            await asyncio.Event().wait()  # until cancelled
+        except asyncio.CancelledError:
+            stopped.append("cancelled")
+            raise
+        return {"log": ["never"]}
+
+    g = (
+        StateGraph(LogState)
+        .add_node("slow", slow)
+        .add_edge(START, "slow")
+        .compile(checkpointer=MemorySaver())
+    )
+    stream = g.astream({"value": "", "log": []}, cfg("left"), stream_mode="custom")
+    assert await stream.__anext__() == "slow started"
+    await stream.aclose()
+    assert stopped == ["cancelled"]
+    state = await g.aupdate_state(cfg("left"), {"value": "next"})  # refused if still held
+    assert (await g.aget_state(state)).values["value"] == "next"

@@ -3,6 +3,7 @@ widget's detail and the CLI's history."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -184,12 +185,15 @@ CRASHING = textwrap.dedent(
 
 def test_a_process_that_died_mid_step_is_a_crash(tmp_path: Path) -> None:
     db = tmp_path / "crash.db"
-    done = subprocess.run([sys.executable, "-c", CRASHING, str(db)], check=False)
+    env = {**os.environ, "DURABLE_DEBUG_LEASE_SECONDS": "1"}  # the dead run's lease expires soon
+    done = subprocess.run([sys.executable, "-c", CRASHING, str(db)], check=False, env=env)
     assert done.returncode == 3
     graph = _graph(SqliteSaver(str(db)), _raising())
     assert _failure(graph, CFG) == ["", "", "crash"]
     assert "[crash]" in history_text(history_frame(graph, CFG))
-    graph.invoke(None, CFG)  # recovered: the crashed step now has a child
+    # Recovered once the dead run's lease on the thread expired (one writer per thread): the
+    # crashed step now has a child.
+    graph.invoke(None, CFG, wait=60)
     assert _failure(graph, CFG) == ["", "", "", ""]
 
 

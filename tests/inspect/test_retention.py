@@ -15,10 +15,27 @@ from typing import Any
 import pytest
 from typing_extensions import TypedDict
 
-from durable_debug import END, START, Command, MemorySaver, SqliteSaver, StateGraph, interrupt
+from durable_debug import (
+    END,
+    START,
+    Command,
+    MemorySaver,
+    SqliteSaver,
+    StateGraph,
+    ThreadBusyError,
+    interrupt,
+)
+from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.cli import main
 from durable_debug.inspect import health
-from durable_debug.inspect.retention import delete_thread, kept_checkpoints, prune, sweep
+from durable_debug.inspect.retention import (
+    adelete_thread,
+    asweep,
+    delete_thread,
+    kept_checkpoints,
+    prune,
+    sweep,
+)
 
 
 class S(TypedDict, total=False):
@@ -179,6 +196,43 @@ def test_sweep_fails_deletes_or_escalates_stuck_threads(saver: Any) -> None:
 
     delete_thread(saver, "old-2")
     assert sorted(saver.list_threads()) == ["answered", "old-1"]
+
+
+async def test_sweep_skips_a_thread_a_run_holds_and_delete_thread_waits_for_no_one(
+    tmp_path: Path,
+) -> None:
+    """One writer per thread: sweeping and deleting write to the thread, so they hold its
+    lease; a thread someone's run holds right now is left alone, named with its holder."""
+    import asyncio
+    import socket
+
+    saver = SqliteSaver(str(tmp_path / "store.db"))
+    gate = _gate(saver)
+    for name in ("held", "free"):
+        await gate.ainvoke({"n": 0}, {"configurable": {"thread_id": name}})
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def hold() -> None:  # what a run answering the thread holds while it runs
+        async with thread_lease(saver, "held"):
+            entered.set()
+            await release.wait()
+
+    holder = asyncio.ensure_future(hold())
+    await entered.wait()
+    later = dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=2)
+    swept = await asweep(saver, older_than=dt.timedelta(days=1), policy="delete", now=later)
+    with pytest.raises(ThreadBusyError, match="thread 'held' is busy"):
+        await adelete_thread(saver, "held")
+    release.set()
+    await holder
+    assert dict(zip(swept["thread_id"], swept["action"], strict=True)) == {
+        "held": f"skipped: a run holds it ({socket.gethostname()}:{os.getpid()})",
+        "free": "deleted",
+    }
+    assert await saver.alist_threads() == ["held"]
+    await adelete_thread(saver, "held")  # given back: now it goes
+    assert await saver.alist_threads() == []
+    await saver.aclose()
 
 
 def test_sweep_refuses_a_bad_policy() -> None:

@@ -1071,6 +1071,46 @@ async def test_a_new_run_from_the_widget_with_a_typed_input(accumulate):
     assert len(ids(widget)) == before + 4
 
 
+async def test_a_fork_while_a_run_holds_the_thread_is_refused_naming_the_holder():
+    """One writer per thread (issue 13): the widget's fork goes through update_state, so it
+    waits for no one and writes nothing while a run holds the thread."""
+    import socket
+    from typing import TypedDict
+
+    from durable_debug import START, MemorySaver, StateGraph
+
+    class Gate(TypedDict):
+        value: str
+
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def hold(state: Gate) -> dict[str, str]:
+        entered.set()
+        await release.wait()
+        return {"value": state["value"] + "!"}
+
+    g = StateGraph(Gate).add_node("hold", hold).add_edge(START, "hold")
+    graph = g.compile(checkpointer=MemorySaver(), interrupt_before=["hold"])
+    cfg = {"configurable": {"thread_id": "w"}}
+    await graph.ainvoke({"value": "x"}, cfg)
+    widget, front = await open_widget(graph, cfg)
+    paused = ids(widget)[-1]
+    before = await saved(graph, cfg)
+
+    running = asyncio.ensure_future(graph.ainvoke(None, cfg))
+    await entered.wait()
+    error = await front.error("fork", checkpoint_id=paused, edits={"value": '"y"'})
+    release.set()
+    await running
+
+    assert error.startswith(
+        "The fork was refused, nothing was written: ThreadBusyError: thread 'w' is busy: "
+        f"another run holds it (holder {socket.gethostname()}:{os.getpid()}, since "
+    ), error
+    after = await saved(graph, cfg)
+    assert len(after) == len(before) + 1  # only the run's own checkpoint
+
+
 # --- the store's health (issue 13 item 5) -------------------------------------------------------
 
 

@@ -19,6 +19,7 @@ from durable_debug.checkpoint.errors import (
     InvalidConfigError,
     StoreClosedError,
     StoreUnavailableError,
+    ThreadBusyError,
 )
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
 from durable_debug.checkpoint.objects import allow_types
@@ -57,6 +58,7 @@ __all__ = [
     "SqliteSaver",
     "StoreClosedError",
     "StoreUnavailableError",
+    "ThreadBusyError",
     "UnsupportedValueError",
     "allow_types",
     "register_type",

@@ -30,6 +30,7 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint._io import on_io_loop
 from durable_debug.checkpoint.base import BaseCheckpointSaver, Completed, SerializerProtocol
 from durable_debug.checkpoint.errors import DurableDebugError, StoreClosedError
+from durable_debug.checkpoint.lease import default_lease_seconds
 from durable_debug.checkpoint.serde import MsgpackSerializer
 
 __all__ = ["ConnectedSaver"]
@@ -47,6 +48,9 @@ class ConnectedSaver(BaseCheckpointSaver):
         self._state = "new"  # "new" → "open" → "closed"
         self._open_lock: asyncio.Lock | None = None
         self._pid = os.getpid()
+        self.lease_seconds: float | None = default_lease_seconds()
+        """How long a thread's lease lives without renewal (see
+        :mod:`durable_debug.checkpoint.lease`): a run that dies frees its thread after it."""
 
     @classmethod
     def from_conn_string(cls, conn_string: str, **kwargs: Any) -> Self:

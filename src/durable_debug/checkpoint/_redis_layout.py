@@ -93,6 +93,18 @@ class Keys:
         """The common start of a thread's key names (ends with ``:``)."""
         return f"{self.prefix}:thread:{key_part(thread_id)}:"
 
+    @property
+    def leased(self) -> str:
+        """The set of thread ids whose lease was taken and not given back: a member whose lease
+        key has expired is a thread whose run died (``alist_abandoned_threads``)."""
+        return f"{self.prefix}:leased"
+
+    def lease(self, thread_id: str) -> str:
+        """The thread's lease (one writer per thread): ``token\\nholder\\nsince``, set with
+        ``SET NX PX`` so it expires when its holder stops renewing it. Outside the thread's
+        own keys, so deleting a thread's checkpoints leaves a running holder's lease alone."""
+        return f"{self.prefix}:lease:{key_part(thread_id)}"
+
     def namespaces(self, thread_id: str) -> str:
         """The set of a thread's namespaces."""
         return self.thread(thread_id) + "namespaces"

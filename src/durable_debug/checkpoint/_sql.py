@@ -14,6 +14,7 @@ twins), opens the database lazily, and lists history in pages with a bounded num
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import logging
 from abc import abstractmethod
@@ -54,6 +55,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.errors import InvalidConfigError
+from durable_debug.checkpoint.lease import LeaseInfo
 
 __all__ = ["Session", "SqlSaver"]
 
@@ -468,6 +470,83 @@ class SqlSaver(ConnectedSaver):
                 await s.execute(self._UPSERT_CHECKPOINT, row)
 
         await self._in_session(write, True)
+
+    # -- leases (durable_debug.checkpoint.lease) -----------------------------------------------
+
+    @abstractmethod
+    def _lease_acquire_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        """The upsert that takes ``thread_id``'s lease unless a live lease holds it."""
+
+    @abstractmethod
+    def _lease_renew_sql(
+        self, thread_id: str, token: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        """The UPDATE … RETURNING that extends ``token``'s lease."""
+
+    async def _lease_fetch(self, sql: str, params: Sequence[Any]) -> list[Sequence[Any]]:
+        """Run one lease statement (atomic on its own) and return its rows, from
+        :meth:`_run`. Default: in one write transaction of :meth:`_in_session` (on SQLite, one
+        call on the connection's thread)."""
+
+        async def fetch(s: Session) -> list[Sequence[Any]]:
+            return await s.fetch(sql, params)
+
+        return await self._in_session(fetch, True)
+
+    async def _lease_acquire(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo:
+        sql, params = self._lease_acquire_sql(thread_id, token, holder, seconds or 30.0)
+        select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
+
+        async def write() -> LeaseInfo:
+            while True:
+                rows = await self._lease_fetch(sql, params)  # RETURNING: a row when taken
+                if not rows:  # held: say by whom (a second query only when busy)
+                    rows = await self._lease_fetch(select, (thread_id,))
+                if rows:  # else released in between: try again
+                    break
+            token_, holder_, since = rows[0]
+            if isinstance(since, str):
+                since = _dt.datetime.fromisoformat(since)
+            return LeaseInfo(str(token_), str(holder_), since)
+
+        return await self._run(write, where={"thread": thread_id})
+
+    async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
+        sql, params = self._lease_renew_sql(thread_id, token, seconds)
+
+        async def write() -> bool:
+            return bool(await self._lease_fetch(sql, params))
+
+        return await self._run(write, where={"thread": thread_id})
+
+    async def _lease_release(self, thread_id: str, token: str) -> None:
+        sql = (
+            f"DELETE FROM thread_leases WHERE thread_id = {self._P} AND token = {self._P} "
+            "RETURNING thread_id"
+        )
+
+        async def write() -> None:
+            await self._lease_fetch(sql, (thread_id, token))
+
+        await self._run(write, where={"thread": thread_id})
+
+    @abstractmethod
+    def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
+        """SELECT thread_id FROM thread_leases whose lease has expired, oldest first."""
+
+    async def alist_abandoned_threads(self) -> list[str]:
+        """Threads with an expired lease row: the run holding them died (see
+        :meth:`BaseCheckpointSaver.alist_abandoned_threads`)."""
+        sql, params = self._abandoned_sql()
+
+        async def read(s: Session) -> list[str]:
+            return [str(row[0]) for row in await s.fetch(sql, params)]
+
+        return await self._run(self._in_session, read, False)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""

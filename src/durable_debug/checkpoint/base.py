@@ -34,7 +34,8 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConfigError
-from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, RESUME
+from durable_debug.checkpoint.lease import LeaseInfo
+from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, ONCE, RESUME
 
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
@@ -42,6 +43,7 @@ __all__ = [
     "FAILURES",
     "INTERRUPT",
     "NULL_TASK_ID",
+    "ONCE",
     "RESUME",
     "SPECIAL_WRITE_IDX",
     "BaseCheckpointSaver",
@@ -89,7 +91,13 @@ TaskWrites = tuple[str, Sequence[tuple[str, Any]], str]
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""
 
-SPECIAL_WRITE_IDX: Mapping[str, int] = {ERROR: -1, INTERRUPT: -3, RESUME: -4, FAILURES: -5}
+SPECIAL_WRITE_IDX: Mapping[str, int] = {
+    ERROR: -1,
+    INTERRUPT: -3,
+    RESUME: -4,
+    FAILURES: -5,
+    ONCE: -6,
+}
 """Fixed ``idx`` for special writes: saving one again *replaces* the previous one, while
 ordinary writes (idx 0, 1, 2… in the order the task produced them) are written once."""
 
@@ -391,6 +399,9 @@ def empty_checkpoint() -> Checkpoint:
 # --- the saver base class ------------------------------------------------------------------
 
 
+_PROCESS_LEASES_LOCK = threading.Lock()
+
+
 class BaseCheckpointSaver(ABC):
     """Base of every saver. Subclasses implement the async methods; sync twins come free.
 
@@ -481,6 +492,47 @@ class BaseCheckpointSaver(ABC):
             await self.aput_writes(config, writes, task_id, task_path)
         return await self.aput(config, checkpoint, metadata, new_versions)
 
+    # -- one writer per thread (see durable_debug.checkpoint.lease) ---------------------------
+
+    lease_seconds: float | None = None
+    """How long a thread's lease lives without renewal, so a dead holder's threads are free
+    again after it; None: leases live in this process only and never expire (the memory
+    saver, whose threads die with the process). Set it on a saver to change it."""
+
+    async def _lease_acquire(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo:
+        """Take ``thread_id``'s lease for ``token`` unless a live lease of another token holds
+        it; return the lease as it now is (ours when its token is ``token``). The default keeps
+        leases in this process, which is right for a saver whose threads live in it."""
+        with _PROCESS_LEASES_LOCK:
+            leases = self.__dict__.setdefault("_process_leases", {})
+            info = leases.get(thread_id)
+            if info is None:
+                info = leases[thread_id] = LeaseInfo(
+                    token, holder, _dt.datetime.now(_dt.timezone.utc)
+                )
+            return cast(LeaseInfo, info)
+
+    async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
+        """Extend ``token``'s lease on ``thread_id``; False when it is no longer ours."""
+        return True
+
+    async def _lease_release(self, thread_id: str, token: str) -> None:
+        """Give ``token``'s lease on ``thread_id`` back (nothing when it is not ours)."""
+        with _PROCESS_LEASES_LOCK:
+            leases = self.__dict__.get("_process_leases", {})
+            if thread_id in leases and leases[thread_id].token == token:
+                del leases[thread_id]
+
+    async def alist_abandoned_threads(self) -> builtins.list[str]:
+        """Threads whose last run started and never ended: its process died (or lost the store)
+        while holding the thread, and the lease it left behind has expired. A run that ends —
+        finished, interrupted or failed with its error saved — gives its lease back, so those
+        threads are not listed. Savers whose leases do not outlive their holder (the memory
+        saver) list none."""
+        return []
+
     async def alist_threads(self) -> builtins.list[str]:
         """Return the ids of every thread that has at least one checkpoint."""
         seen: dict[str, None] = {}
@@ -542,3 +594,7 @@ class BaseCheckpointSaver(ABC):
     def list_threads(self) -> builtins.list[str]:
         """Sync twin of :meth:`alist_threads`."""
         return run_sync(self.alist_threads())
+
+    def list_abandoned_threads(self) -> builtins.list[str]:
+        """Sync twin of :meth:`alist_abandoned_threads`."""
+        return run_sync(self.alist_abandoned_threads())

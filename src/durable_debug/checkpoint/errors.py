@@ -14,6 +14,7 @@ unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)
     ├── CheckpointNotFoundError (LookupError)    a pinned checkpoint the store does not hold
     ├── StoreUnavailableError (ConnectionError)  the server went away mid-call
     ├── StoreClosedError (RuntimeError)          the saver was closed
+    ├── ThreadBusyError (RuntimeError)           another run holds the thread's lease
     ├── DatabaseSetupError (RuntimeError)        a store that cannot be opened or migrated
     └── GraphChangedError (RuntimeError)         a thread saved by a graph of another
                                                  structure (graph/version.py)
@@ -23,6 +24,9 @@ Each message names where it happened: the thread, and the checkpoint and channel
 
 from __future__ import annotations
 
+import datetime as _dt
+from typing import Any
+
 __all__ = [
     "CheckpointNotFoundError",
     "DurableDebugError",
@@ -30,6 +34,7 @@ __all__ = [
     "InvalidConfigError",
     "StoreClosedError",
     "StoreUnavailableError",
+    "ThreadBusyError",
 ]
 
 
@@ -89,3 +94,36 @@ class GraphChangedError(DurableDebugError, RuntimeError):
         self.old_version = old_version
         self.new_version = new_version
         self.changes = changes
+
+
+class ThreadBusyError(DurableDebugError, RuntimeError):
+    """Another run holds the thread: one writer per thread (see docs/production.md).
+
+    Raised before any node runs and before anything is written. ``holder`` is
+    ``"host:pid"`` of the run that holds the thread, ``since`` when it took it (UTC).
+    """
+
+    def __init__(
+        self, thread_id: str, holder: str, since: _dt.datetime | None, *, waited: float = 0.0
+    ) -> None:
+        self.thread_id = thread_id
+        self.holder = holder
+        self.since = since
+        self._waited = waited
+        when = since.isoformat(timespec="seconds") if since is not None else "an unknown time"
+        waited_text = f" (waited {waited:g}s)" if waited else ""
+        super().__init__(
+            f"thread {thread_id!r} is busy: another run holds it (holder {holder}, since "
+            f"{when}){waited_text}. Nothing was run or written. Retry later, or pass wait=SECONDS "
+            "to invoke/stream/update_state (or compile) to wait for it."
+        )
+
+    def __reduce__(self) -> Any:
+        # Picklable (a worker pool sends errors between processes): rebuild from the fields.
+        return (_thread_busy, (self.thread_id, self.holder, self.since, self._waited))
+
+
+def _thread_busy(
+    thread_id: str, holder: str, since: _dt.datetime | None, waited: float
+) -> ThreadBusyError:
+    return ThreadBusyError(thread_id, holder, since, waited=waited)

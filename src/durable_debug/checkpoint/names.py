@@ -24,6 +24,7 @@ __all__ = [
     "INTERRUPT",
     "JOIN_PREFIX",
     "NO_WRITES",
+    "ONCE",
     "RESUME",
     "SPECIAL_WRITES",
     "SPECIAL_WRITES_SQL",
@@ -57,6 +58,9 @@ RESUME = "__resume__"
 FAILURES = "__failures__"
 """Write channel holding every failure of a task on this checkpoint, oldest first
 (durable_debug only; see ``durable_debug.graph.failures``)."""
+ONCE = "__once__"
+"""Write channel holding the results of the ``once()`` effects a task has completed so far,
+in call order (durable_debug only; see ``durable_debug.graph.effects``)."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
 SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)

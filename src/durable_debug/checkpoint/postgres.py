@@ -18,6 +18,7 @@ schema of their own.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -100,8 +101,34 @@ MIGRATIONS: list[str] = [
     """CREATE INDEX checkpoints_thread_order ON checkpoints
         (thread_id, checkpoint_id, checkpoint_ns)""",
     """CREATE INDEX checkpoints_order ON checkpoints (checkpoint_id, thread_id, checkpoint_ns)""",
+    # 7 (issue 13, one writer per thread): who holds each thread, until when (server clock)
+    """CREATE TABLE thread_leases (
+        thread_id TEXT COLLATE "C" PRIMARY KEY,
+        token TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        since TIMESTAMPTZ NOT NULL,
+        expires TIMESTAMPTZ NOT NULL
+    )""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
+
+LEASE_ACQUIRE = """INSERT INTO thread_leases (thread_id, token, holder, since, expires)
+VALUES (%s, %s, %s, clock_timestamp(), clock_timestamp() + make_interval(secs => %s::float8))
+ON CONFLICT (thread_id) DO UPDATE SET
+    token = EXCLUDED.token, holder = EXCLUDED.holder,
+    since = EXCLUDED.since, expires = EXCLUDED.expires
+WHERE thread_leases.expires < clock_timestamp()
+RETURNING token, holder, since"""
+"""Take a thread's lease unless a live one holds it; times are the server's, so the clocks of
+the worker machines do not matter. Concurrent takers queue on the row, and the loser's WHERE is
+evaluated against the winner's committed row."""
+
+LEASE_RENEW = """UPDATE thread_leases
+SET expires = clock_timestamp() + make_interval(secs => %s::float8)
+WHERE thread_id = %s AND token = %s RETURNING thread_id"""
+
+LEASE_ABANDONED = """SELECT thread_id FROM thread_leases WHERE expires < clock_timestamp()
+ORDER BY expires, thread_id"""
 
 SETUP_LOCK = 0x64645F636B7074  # pg_advisory_xact_lock key: one migrating worker at a time
 MIGRATIONS_TABLE_EXISTS = "SELECT 1 WHERE to_regclass('checkpoint_migrations') IS NOT NULL"
@@ -322,6 +349,10 @@ class PostgresSaver(SqlSaver):
         """Set when the server went away: the next call opens a fresh pool (which connects
         at once) instead of waiting out the old pool's reconnection back-off."""
         self._replacing: asyncio.Lock | None = None
+        self._lease_conn: psycopg.AsyncConnection[Any] | None = None
+        """A connection of its own for the lease statements (each one atomic, autocommit):
+        outside the pool, so taking and giving back a lease costs one round trip each."""
+        self._lease_lock: asyncio.Lock | None = None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.conn_string)!r})"
@@ -407,16 +438,53 @@ class PostgresSaver(SqlSaver):
 
     async def _disconnect(self) -> None:
         pool, self._pool = self._pool, None
+        lease, self._lease_conn = self._lease_conn, None
+        if lease is not None:
+            await lease.close()
         if pool is not None:
             await pool.close()
 
     def _discard(self) -> None:
         pool, self._pool = self._pool, None
+        lease, self._lease_conn = self._lease_conn, None
+        if lease is not None:
+            run_soon_on_io_loop(lease.close())
         if pool is not None:
             run_soon_on_io_loop(pool.close())
 
     def _forget(self) -> None:
         self._pool = None
+        self._lease_conn, self._lease_lock = None, None
+
+    async def _lease_fetch(self, sql: str, params: Sequence[Any]) -> list[Sequence[Any]]:
+        """On the lease connection, unchecked (one round trip): if it died since its last use
+        (a server restart), the statement is sent once more on a new connection. Each lease
+        statement may be repeated: a repeated take finds its own token."""
+        import psycopg
+
+        if self._lease_lock is None:
+            self._lease_lock = asyncio.Lock()
+        async with self._lease_lock:
+            for attempt in (1, 2):
+                if self._state != "open":
+                    raise StoreClosedError(f"{self!r} is closed")
+                conn, reused = self._lease_conn, True
+                if conn is None or conn.closed:
+                    reused = False
+                    conn = self._lease_conn = await psycopg.AsyncConnection.connect(
+                        self.conn_string,
+                        autocommit=True,
+                        connect_timeout=max(1, round(self.connect_timeout)),
+                    )
+                try:
+                    return await _PgSession(conn).fetch(sql, params)
+                except (psycopg.OperationalError, psycopg.InterfaceError):
+                    self._lease_conn = None
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+                    if not reused or attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
 
     @staticmethod
     def _lost(exc: Exception) -> bool:
@@ -503,6 +571,19 @@ class PostgresSaver(SqlSaver):
         return _Page([parsed], blobs, {ids: writes} if writes else {}, None, True)
 
     # -- dialect -------------------------------------------------------------------------------
+
+    def _lease_acquire_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_ACQUIRE, (thread_id, token, holder, seconds)
+
+    def _lease_renew_sql(
+        self, thread_id: str, token: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_RENEW, (seconds, thread_id, token)
+
+    def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
+        return LEASE_ABANDONED, ()
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         return SELECT_BLOBS, [list(column) for column in zip(*keys, strict=True)]

@@ -26,6 +26,7 @@ standalone or replicated (not Redis Cluster: scripts name a thread's keys themse
 
 from __future__ import annotations
 
+import datetime as _dt
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
@@ -83,6 +84,7 @@ from durable_debug.checkpoint.errors import (
     StoreClosedError,
     StoreUnavailableError,
 )
+from durable_debug.checkpoint.lease import LeaseInfo
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
@@ -374,6 +376,63 @@ class RedisSaver(ConnectedSaver):
                     args += [write_field(cid, task, idx), pack_value([type_, channel, path], blob)]
                     args.append(replace)
         return args
+
+    # -- leases (durable_debug.checkpoint.lease) -----------------------------------------------
+
+    async def _lease_acquire(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo:
+        key = self._keys.lease(thread_id)
+        ms = max(1, round((seconds or 30.0) * 1000))
+
+        async def take() -> LeaseInfo:
+            client = self._redis()
+            while True:
+                since = _dt.datetime.now(_dt.timezone.utc)
+                value = f"{token}\n{holder}\n{since.isoformat()}"
+                if await client.set(key, value, nx=True, px=ms):
+                    await client.sadd(self._keys.leased, thread_id)
+                    return LeaseInfo(token, holder, since)
+                raw = await client.get(key)
+                if raw is not None:  # else it expired just now: try again
+                    held, who, when = _text(raw).split("\n", 2)
+                    return LeaseInfo(held, who, _dt.datetime.fromisoformat(when))
+
+        return await self._run(take, where={"thread": thread_id})
+
+    async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
+        key = self._keys.lease(thread_id)
+        ms = max(1, round(seconds * 1000))
+
+        async def renew() -> bool:
+            done = await self._redis().eval(_LEASE_RENEW, 1, key, token, ms)
+            return bool(done)
+
+        return await self._run(renew, where={"thread": thread_id})
+
+    async def _lease_release(self, thread_id: str, token: str) -> None:
+        key = self._keys.lease(thread_id)
+
+        async def release() -> None:
+            await self._redis().eval(_LEASE_RELEASE, 2, key, self._keys.leased, token, thread_id)
+
+        await self._run(release, where={"thread": thread_id})
+
+    async def alist_abandoned_threads(self) -> list[str]:
+        """Threads marked leased whose lease key has expired: the run holding them died."""
+
+        async def read() -> list[str]:
+            client = self._redis()
+            threads = sorted(_text(t) for t in await client.smembers(self._keys.leased))
+            if not threads:
+                return []
+            pipe = client.pipeline(transaction=False)
+            for thread_id in threads:
+                pipe.exists(self._keys.lease(thread_id))
+            alive = await pipe.execute()
+            return [t for t, live in zip(threads, alive, strict=True) if not live]
+
+        return await self._run(read)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
@@ -682,6 +741,23 @@ def _split_options(url: str) -> tuple[str, dict[str, str]]:
     if not options:
         return url, options
     return base + ("?" + urlencode(rest) if rest else ""), options
+
+
+_LEASE_RENEW = """local v = redis.call('GET', KEYS[1])
+if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0"""
+"""Extend a lease only if the caller's token still holds it."""
+
+_LEASE_RELEASE = """local v = redis.call('GET', KEYS[1])
+if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then
+  redis.call('SREM', KEYS[2], ARGV[2])
+  return redis.call('DEL', KEYS[1])
+end
+return 0"""
+"""Delete a lease (and its thread's mark in the leased set) only if the caller's token still
+holds it."""
 
 
 async def _load_scripts(client: Redis) -> dict[str, str]:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as _dt
 import json
 import logging
 import math
@@ -101,6 +102,14 @@ MIGRATIONS: list[str] = [
     """CREATE INDEX checkpoints_thread_order ON checkpoints
         (thread_id, checkpoint_id, checkpoint_ns)""",
     """CREATE INDEX checkpoints_order ON checkpoints (checkpoint_id, thread_id, checkpoint_ns)""",
+    # 7 (issue 13, one writer per thread): who holds each thread, until when (Unix seconds)
+    """CREATE TABLE thread_leases (
+        thread_id TEXT PRIMARY KEY,
+        token TEXT NOT NULL,
+        holder TEXT NOT NULL,
+        since TEXT NOT NULL,
+        expires REAL NOT NULL
+    )""",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
@@ -194,6 +203,22 @@ them. Parameters: thread_id, checkpoint_ns, ids (and ids again for the blobs).""
 
 LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
+
+LEASE_ACQUIRE = """INSERT INTO thread_leases (thread_id, token, holder, since, expires)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (thread_id) DO UPDATE SET
+    token = excluded.token, holder = excluded.holder,
+    since = excluded.since, expires = excluded.expires
+WHERE thread_leases.expires < ?
+RETURNING token, holder, since"""
+"""Take a thread's lease unless a live one holds it: one statement in an immediate
+transaction (BEGIN IMMEDIATE); no row returned means another run holds it."""
+
+LEASE_RENEW = """UPDATE thread_leases SET expires = ?
+WHERE thread_id = ? AND token = ? RETURNING thread_id"""
+
+LEASE_ABANDONED = """SELECT thread_id FROM thread_leases WHERE expires < ?
+ORDER BY expires, thread_id"""
 
 _INT64 = 2**63
 _GIVEN_ASYNC = "<aiosqlite.Connection>"
@@ -413,6 +438,21 @@ class SqliteSaver(SqlSaver):
         return await conn._execute(_transact, raw, fn, write)
 
     # -- dialect -------------------------------------------------------------------------------
+
+    def _lease_acquire_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        now = time.time()
+        since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
+        return LEASE_ACQUIRE, (thread_id, token, holder, since, now + seconds, now)
+
+    def _lease_renew_sql(
+        self, thread_id: str, token: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_RENEW, (time.time() + seconds, thread_id, token)
+
+    def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
+        return LEASE_ABANDONED, (time.time(),)
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         nested: dict[str, dict[str, dict[str, list[str]]]] = {}

@@ -14,9 +14,11 @@ from durable_debug.graph.calls import (
     get_store,
     get_stream_writer,
 )
+from durable_debug.graph.effects import aonce, current_task_id, once
 from durable_debug.graph.interrupts import NodeInterrupt, interrupt
 from durable_debug.graph.message import MessagesState, add_messages
 from durable_debug.graph.pregel import CompiledStateGraph
+from durable_debug.graph.recovery import Recovered, arecover, recover
 from durable_debug.graph.state import StateGraph
 from durable_debug.graph.types import (
     END,
@@ -51,6 +53,7 @@ __all__ = [
     "NodeInterrupt",
     "Overwrite",
     "PregelTask",
+    "Recovered",
     "RetryPolicy",
     "Runtime",
     "Send",
@@ -59,9 +62,14 @@ __all__ = [
     "StateUpdate",
     "StreamWriter",
     "add_messages",
+    "aonce",
+    "arecover",
+    "current_task_id",
     "get_config",
     "get_runtime",
     "get_store",
     "get_stream_writer",
     "interrupt",
+    "once",
+    "recover",
 ]

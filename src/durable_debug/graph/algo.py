@@ -22,6 +22,7 @@ from durable_debug.checkpoint.base import (
     FAILURES,
     INTERRUPT,
     NULL_TASK_ID,
+    ONCE,
     RESUME,
     Checkpoint,
     CheckpointTuple,
@@ -51,6 +52,7 @@ __all__ = [
     "read_pending_writes",
     "restore_channels",
     "task_id",
+    "task_path_str",
 ]
 
 PULL = "__pregel_pull"
@@ -96,6 +98,8 @@ class Task:
     writes: list[tuple[str, Any]] = field(default_factory=list)
     """Its writes once it finished (or as restored from pending writes)."""
     resume: list[Any] = field(default_factory=list)
+    once: list[Any] = field(default_factory=list)
+    """Results of ``once()`` effects the task completed in an earlier try (saved writes)."""
     """Resume values for its ``interrupt()`` calls, in order."""
     status: str | None = None
     """None (not run), "done", "error", "interrupt" or "cancelled"."""
@@ -110,6 +114,11 @@ class Task:
         return (self.path[0] != PULL, self.path[1])
 
 
+def task_path_str(path: tuple[Any, ...]) -> str:
+    """A task's path as savers store it with its writes (``task_path``)."""
+    return "|".join(str(p) for p in path)
+
+
 @dataclass
 class TaskRecord:
     """What the pending writes of a checkpoint say about one task."""
@@ -121,6 +130,7 @@ class TaskRecord:
     resume: list[Any] | None = None
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Every failure of the task on this checkpoint (see ``graph/failures.py``)."""
+    once: list[Any] | None = None
 
 
 def read_pending_writes(
@@ -146,6 +156,8 @@ def read_pending_writes(
             record.resume = list(value)
         elif channel == FAILURES:
             record.failures = list(value or ())
+        elif channel == ONCE:
+            record.once = list(value)
         elif channel == NO_WRITES:
             record.finished = True
         else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -90,6 +90,11 @@ class Scratchpad:
     counter: int = 0
     can_interrupt: bool = True
     node: str = ""
+    once: list[Any] = field(default_factory=list)
+    """Results of the ``once()`` effects this task completed before, in call order."""
+    once_counter: int = 0
+    save_once: Callable[[list[Any]], Coroutine[Any, Any, None]] | None = None
+    """Saves the task's ``once`` results durably (None without a checkpointer)."""
     nesting: Nesting | None = None
     """What a graph run inside this task inherits (see ``subgraph.py``)."""
     answers: Answers | None = None

@@ -19,7 +19,7 @@ import contextlib
 import datetime as _dt
 import threading
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
@@ -41,6 +41,7 @@ from durable_debug.checkpoint.base import (
     new_checkpoint_id,
     replace_checkpoint,
 )
+from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
@@ -54,6 +55,7 @@ from durable_debug.graph.algo import (
     preview_values,
     read_pending_writes,
     restore_channels,
+    task_path_str,
 )
 from durable_debug.graph.calls import Runtime
 from durable_debug.graph.failures import failure_entry, failure_history
@@ -119,12 +121,15 @@ class RunLoop:
         interrupt_before: tuple[str, ...] | None = None,
         interrupt_after: tuple[str, ...] | None = None,
         context: Any = None,
+        wait: float | None = None,
         nesting: Nesting | None = None,
         subgraphs: bool = False,
         saver: BaseCheckpointSaver | None = None,
         output_keys: OutputKeys = None,
     ) -> None:
         self.graph = graph
+        self.wait = graph.lease_wait if wait is None else wait
+        """Seconds to wait for the thread's lease when another run holds it."""
         self.nesting = nesting
         """Set when this run is a subgraph of a running task (see ``subgraph.py``)."""
         self.input = input
@@ -221,25 +226,46 @@ class RunLoop:
 
     # -- driving -----------------------------------------------------------------------------
 
-    async def events(self) -> AsyncIterator[Event]:
+    async def events(self) -> AsyncGenerator[Event, None]:
         """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode; a
         subgraph's chunks come as ``("subgraph", (namespace, mode, chunk))``.
 
-        A subgraph run of a run streaming subgraphs sends its chunks to that run instead."""
-        if self.nesting is None or self.sink is None:
-            async for event in self._events():
-                yield event
+        A subgraph run of a run streaming subgraphs sends its chunks to that run instead.
+
+        With a checkpointer the run holds its thread's lease throughout (one writer per
+        thread): a thread another run holds raises :class:`ThreadBusyError` before anything
+        is read, run or written. A subgraph run inside a task of the run holding the thread
+        shares that lease (the lease is re-entrant within a run's context).
+        """
+        if self.saver is None:
+            async with contextlib.aclosing(self._routed()) as events:
+                async for event in events:
+                    yield event
             return
-        namespace = tuple(self.checkpoint_ns.split(NS_SEP))
-        async for mode, chunk in self._events():
-            self.sink.send(namespace, mode, chunk)
+        lease = thread_lease(self.saver, config_thread_id(self.config), wait=self.wait)
+        # Taken before the run reads anything; the run ends (if left early) before it goes.
+        async with lease, contextlib.aclosing(self._routed()) as events:
+            async for event in events:
+                yield event
+
+    async def _routed(self) -> AsyncGenerator[Event, None]:
+        """The run's events, or, for a subgraph whose parent streams subgraphs, nothing: its
+        chunks go to the parent's stream."""
+        async with contextlib.aclosing(self._events()) as events:
+            if self.nesting is None or self.sink is None:
+                async for event in events:
+                    yield event
+                return
+            namespace = tuple(self.checkpoint_ns.split(NS_SEP))
+            async for mode, chunk in events:
+                self.sink.send(namespace, mode, chunk)
 
     def _forward(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
         """A chunk of a subgraph, from the loop or a worker thread."""
         self.live.append(("subgraph", (namespace, mode, chunk)))
         self._wake_up()
 
-    async def _events(self) -> AsyncIterator[Event]:
+    async def _events(self) -> AsyncGenerator[Event, None]:
         """The one place events leave the run. Everything else reports into ``outbox`` (or
         ``live``, from running nodes) and yields to say "pass on what is there now"."""
         async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
@@ -279,8 +305,9 @@ class RunLoop:
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
-            async for _ in self._run_tasks(tasks):
-                yield
+            async with contextlib.aclosing(self._run_tasks(tasks)) as step_run:
+                async for _ in step_run:  # closed at once when the stream is left
+                    yield
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
             if self.paused:
@@ -532,7 +559,7 @@ class RunLoop:
 
     # -- steps -------------------------------------------------------------------------------
 
-    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[None]:
+    async def _run_tasks(self, tasks: list[Task]) -> AsyncGenerator[None, None]:
         """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
         for task in tasks:
             record = self.pending.get(task.id)
@@ -547,6 +574,8 @@ class RunLoop:
                 if isinstance(last, dict) and last.get(SUBGRAPH_ANSWER) == asked:
                     # The answer is for a subgraph the task runs: handed down to it.
                     self.answers.values[str(asked)] = last["value"]
+            if record.once and self.reuse_writes and not record.finished:
+                task.once = record.once  # a replay (time travel) makes its effects anew
         to_run = [t for t in tasks if t.status is None]
         for task in to_run:
             if task.name != START:
@@ -559,8 +588,10 @@ class RunLoop:
             await self._run_one(to_run[0], step, alone=True)
             await self._task_done(to_run[0], defer=True)
         elif to_run:
-            async for _ in self._run_concurrently(to_run, step, defer=alone):
-                yield
+            concurrent = self._run_concurrently(to_run, step, defer=alone)
+            async with contextlib.aclosing(concurrent):  # running nodes cancelled when left
+                async for _ in concurrent:
+                    yield
         failed = [t for t in to_run if t.status == "error"]
         if failed:
             assert failed[0].error is not None
@@ -597,7 +628,7 @@ class RunLoop:
 
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
-    ) -> AsyncIterator[None]:
+    ) -> AsyncGenerator[None, None]:
         """Run tasks as concurrent futures, yielding when each one is saved (its chunks go
         out) and when running nodes wrote to the ``custom``, ``messages`` or subgraph streams."""
         self._aio_loop = asyncio.get_running_loop()
@@ -635,9 +666,11 @@ class RunLoop:
                     pending = set()
         finally:
             self._wake = None
-            for future in running:
-                if not future.done():
-                    future.cancel()
+            left = [future for future in running if not future.done()]
+            for future in left:
+                future.cancel()
+            if left:  # the nodes have stopped before the run (and its thread's lease) ends
+                await asyncio.gather(*left, return_exceptions=True)
 
     async def _task_done(self, task: Task, *, defer: bool = False) -> None:
         """Persist one finished task's outcome and report it.
@@ -686,7 +719,7 @@ class RunLoop:
         assert self.saver is not None
         try:
             await self.saver.aput_writes(
-                self.checkpoint_config, writes, task.id, _path_str(task.path)
+                self.checkpoint_config, writes, task.id, task_path_str(task.path)
             )
         except SerdeError as exc:
             task.status, task.error = "error", exc.located(node=task.name)
@@ -757,7 +790,7 @@ class RunLoop:
                 self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
             )
             deferred, self.deferred = self.deferred, []
-            task_writes = [(task.id, writes, _path_str(task.path)) for task, writes in deferred]
+            task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
             started = time.perf_counter()
             try:
                 self.checkpoint_config = await self.saver.aput_step(
@@ -867,10 +900,6 @@ class RunLoop:
 
 def _nothing() -> None:
     return None
-
-
-def _path_str(path: tuple[Any, ...]) -> str:
-    return "|".join(str(p) for p in path)
 
 
 def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:

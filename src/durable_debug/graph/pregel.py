@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
 )
+from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.graph.calls import coerce_context, merge_configs
 from durable_debug.graph.channels import (
     Channel,
@@ -78,6 +79,7 @@ class CompiledStateGraph:
         cache: Any = None,
         store: Any = None,
         config: RunnableConfig | None = None,
+        lease_wait: float | None = None,
         subgraph_checkpointer: bool | None = None,
     ) -> None:
         self.builder = builder
@@ -95,6 +97,9 @@ class CompiledStateGraph:
         self.name = name
         self.cache = cache
         """The cache given to ``compile(cache=...)`` for nodes with a ``cache_policy``."""
+        self.lease_wait = lease_wait
+        """Default seconds a run waits for its thread when another run holds it (``wait=`` of
+        ``compile``); None: refuse at once with ThreadBusyError."""
         self.node_order: list[str] = list(nodes)
         """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()
@@ -192,6 +197,7 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         durability: Durability | None = None,
+        wait: float | None = None,
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
         **kwargs: Any,
@@ -205,6 +211,10 @@ class CompiledStateGraph:
         streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
         ``output_keys`` (a state key or a list of them) narrows the result: one key gives its
         value. ``print_mode`` modes are printed to stdout as the run goes (for debugging).
+
+        The run holds its thread (one writer per thread): if another run holds it, this one
+        raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
+        seconds (default: the ``wait=`` given to ``compile``) for it to be released.
         """
         if stream_mode != "values":
             return [
@@ -219,6 +229,7 @@ class CompiledStateGraph:
                     interrupt_before=interrupt_before,
                     interrupt_after=interrupt_after,
                     durability=durability,
+                    wait=wait,
                 )
             ]
         printed = frozenset(stream_modes(print_mode or ()))
@@ -232,6 +243,7 @@ class CompiledStateGraph:
             interrupt_after,
             durability,
             output_keys,
+            wait=wait,
         )
         async for mode, chunk in loop.events():
             print_chunk(mode, chunk)
@@ -258,6 +270,7 @@ class CompiledStateGraph:
         output_keys: OutputKeys = None,
         *,
         subgraphs: bool = False,
+        wait: float | None = None,
     ) -> RunLoop:
         check_durability(durability)
         nested = nesting_for(self, config)
@@ -281,6 +294,7 @@ class CompiledStateGraph:
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
             context=coerce_context(self.builder.context_schema, context),
+            wait=wait,
             output_keys=output_keys,
         )
 
@@ -307,6 +321,7 @@ class CompiledStateGraph:
         interrupt_after: Sequence[str] | None = None,
         durability: Durability | None = None,
         subgraphs: bool = False,
+        wait: float | None = None,
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
         **kwargs: Any,
@@ -322,6 +337,7 @@ class CompiledStateGraph:
         ``output_keys`` narrows ``values`` and ``updates`` chunks to those state keys (one key:
         its value); ``print_mode`` modes are printed to stdout, and yielded only if also in
         ``stream_mode``.
+        ``wait`` as for :meth:`ainvoke`.
         """
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
@@ -338,19 +354,26 @@ class CompiledStateGraph:
             durability,
             output_keys,
             subgraphs=subgraphs,
+            wait=wait,
         )
-        async for mode, chunk in loop.events():
-            namespace: tuple[str, ...] = ()
-            if mode == "subgraph":
-                namespace, mode, chunk = chunk
-            if mode in printed:
-                print_chunk(mode, chunk)
-                if mode not in modes:
-                    continue
-            if subgraphs:
-                yield (namespace, chunk) if single else (namespace, mode, chunk)
-            else:
-                yield chunk if single else (mode, chunk)
+        events = loop.events()
+        try:
+            async for mode, chunk in events:
+                namespace: tuple[str, ...] = ()
+                if mode == "subgraph":
+                    namespace, mode, chunk = chunk
+                if mode in printed:
+                    print_chunk(mode, chunk)
+                    if mode not in modes:
+                        continue
+                if subgraphs:
+                    yield (namespace, chunk) if single else (namespace, mode, chunk)
+                else:
+                    yield chunk if single else (mode, chunk)
+        finally:
+            # A caller that leaves early ends the run now (giving its thread back), not
+            # whenever the garbage collector finalizes the run's generator.
+            await events.aclose()
 
     def stream(
         self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
@@ -579,31 +602,60 @@ class CompiledStateGraph:
         return iter(run_sync(collect()))
 
     async def aupdate_state(
-        self, config: RunnableConfig, values: Any, as_node: str | None = None, **kwargs: Any
+        self,
+        config: RunnableConfig,
+        values: Any,
+        as_node: str | None = None,
+        *,
+        wait: float | None = None,
+        **kwargs: Any,
     ) -> RunnableConfig:
         """Write ``values`` onto a checkpoint as node ``as_node`` would (default: the node
-        that ran last). On an old checkpoint this forks; returns the new checkpoint's config."""
-        return await aupdate_state(self, config, values, as_node)
+        that ran last). On an old checkpoint this forks; returns the new checkpoint's config.
+        Holds the thread like a run (``wait`` as for :meth:`ainvoke`)."""
+        saver = self._require_saver("update_state")
+        async with thread_lease(
+            saver, config_thread_id(config), wait=self.lease_wait if wait is None else wait
+        ):
+            return await aupdate_state(self, config, values, as_node)
 
     def update_state(
-        self, config: RunnableConfig, values: Any, as_node: str | None = None, **kwargs: Any
+        self,
+        config: RunnableConfig,
+        values: Any,
+        as_node: str | None = None,
+        *,
+        wait: float | None = None,
+        **kwargs: Any,
     ) -> RunnableConfig:
         """Sync twin of :meth:`aupdate_state`."""
-        return run_sync(self.aupdate_state(config, values, as_node))
+        return run_sync(self.aupdate_state(config, values, as_node, wait=wait))
 
     async def abulk_update_state(
-        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+        self,
+        config: RunnableConfig,
+        supersteps: Sequence[Sequence[Any]],
+        *,
+        wait: float | None = None,
     ) -> RunnableConfig:
         """Apply updates in supersteps: each superstep is a list of ``StateUpdate(values,
-        as_node)`` applied together as one checkpoint. Returns the last checkpoint's config."""
-        self._require_saver("bulk_update_state")
-        return await abulk_update_state(self, config, supersteps)
+        as_node)`` applied together as one checkpoint. Returns the last checkpoint's config.
+        Holds the thread like a run (``wait`` as for :meth:`ainvoke`)."""
+        saver = self._require_saver("bulk_update_state")
+        async with thread_lease(
+            saver, config_thread_id(config), wait=self.lease_wait if wait is None else wait
+        ):
+            return await abulk_update_state(self, config, supersteps)
 
     def bulk_update_state(
-        self, config: RunnableConfig, supersteps: Sequence[Sequence[Any]]
+        self,
+        config: RunnableConfig,
+        supersteps: Sequence[Sequence[Any]],
+        *,
+        wait: float | None = None,
     ) -> RunnableConfig:
         """Sync twin of :meth:`abulk_update_state`."""
-        return run_sync(self.abulk_update_state(config, supersteps))
+        return run_sync(self.abulk_update_state(config, supersteps, wait=wait))
 
     # -- structure ---------------------------------------------------------------------------
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
-from durable_debug.graph.algo import Task
+from durable_debug.checkpoint.base import ONCE, checkpoint_config
+from durable_debug.graph.algo import Task, task_path_str
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
 from durable_debug.graph.nodes import (
@@ -94,6 +95,16 @@ async def run_task(
         answers=nesting.answers,
         spare=nesting.spare,
     )
+    scratchpad.once = list(task.once)
+    saver = graph.checkpointer
+    if saver is not None and thread_id is not None:
+        at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
+        path = task_path_str(task.path)
+
+        async def save_once(results: list[Any]) -> None:
+            await saver.aput_writes(at, [(ONCE, results)], task.id, path)
+
+        scratchpad.save_once = save_once
 
     def event(
         kind: hooks.EventKind, outcome: hooks.Outcome | None = None, error: str | None = None
@@ -117,7 +128,7 @@ async def run_task(
     try:
         while True:
             attempt += 1
-            scratchpad.counter = scratchpad.subgraph_calls = 0
+            scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
             observed = hooks.has_observers()
             if observed:
                 event("start")

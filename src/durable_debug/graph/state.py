@@ -237,6 +237,7 @@ class StateGraph:
         debug: bool = False,
         cache: Any = None,
         store: Any = None,
+        wait: float | None = None,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`.
@@ -245,6 +246,9 @@ class StateGraph:
         parent's saver), ``True`` (the parent's saver, one namespace for every call, so the
         subgraph keeps its state between calls) or ``False`` (save nothing); see
         ``subgraph.py``.
+
+        ``wait``: seconds a run waits for its thread when another run holds it, before
+        raising :class:`ThreadBusyError` (default: it raises at once).
         """
         from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -262,6 +266,7 @@ class StateGraph:
             name=name or "LangGraph",
             cache=cache,
             store=store,
+            lease_wait=wait,
         )
 
     def _validate(

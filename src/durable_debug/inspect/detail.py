@@ -18,7 +18,7 @@ from typing import Any
 from typing_extensions import NotRequired, TypedDict
 
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint.base import ERROR, FAILURES, INTERRUPT, RESUME, RunnableConfig
+from durable_debug.checkpoint.base import ERROR, FAILURES, INTERRUPT, ONCE, RESUME, RunnableConfig
 from durable_debug.inspect.failures import failure_classes
 from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.thread import (
@@ -255,9 +255,13 @@ def writes_of(record: CheckpointRecord) -> list[Write]:
 
 def write_kind(channel: str) -> str:
     """What a write records: ``"write"`` (a state update) or error / interrupt / resume / …"""
-    return {ERROR: "error", FAILURES: "failures", INTERRUPT: "interrupt", RESUME: "resume"}.get(
-        channel, "internal" if channel.startswith("__") or ":" in channel else "write"
-    )
+    return {
+        ERROR: "error",
+        FAILURES: "failures",
+        INTERRUPT: "interrupt",
+        RESUME: "resume",
+        ONCE: "once",
+    }.get(channel, "internal" if channel.startswith("__") or ":" in channel else "write")
 
 
 def _interrupt(task: Any, interrupt: Any) -> InterruptInfo:

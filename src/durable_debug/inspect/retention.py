@@ -17,6 +17,11 @@ recorded on them) for longer than ``older_than``. The policies:
 ``escalate``
     Call ``escalate(stuck)`` with a :class:`StuckThread` for each one and change nothing.
 
+``fail`` and ``delete`` write to the thread, so each holds the thread's lease as a run does
+(one writer per thread, docs/production.md): a thread a run holds right now (someone is
+answering it) is skipped, and so is one that moved on between the listing and the lease.
+:func:`delete_thread` holds the lease too and raises ``ThreadBusyError`` while a run holds it.
+
 :func:`prune` keeps, in each thread, the last ``keep_last`` checkpoints of every branch
 (counted back from each head), every fork point and every head, and deletes the others with
 their pending writes and the blobs no kept checkpoint points at
@@ -37,6 +42,8 @@ from typing import TYPE_CHECKING, Any
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, BaseCheckpointSaver, CheckpointTuple
+from durable_debug.checkpoint.errors import ThreadBusyError
+from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.inspect.health import created_at
 from durable_debug.inspect.stored import SaverView
 from durable_debug.inspect.thread import aread_thread, thread_config
@@ -82,6 +89,26 @@ class StuckThread:
     """What each interrupt asked (its value)."""
 
 
+async def _sweep_one(
+    saver: BaseCheckpointSaver, stuck: StuckThread, policy: str, older_than: _dt.timedelta
+) -> str | None:
+    """Fail or delete ``stuck`` under its lease; a reason it was skipped, or None when done."""
+    latest = await saver.aget_tuple(thread_config(stuck.thread_id))
+    if latest is None or latest.checkpoint["id"] != stuck.checkpoint_id:
+        return "skipped: it moved on"
+    if policy == "delete":
+        await saver.adelete_thread(stuck.thread_id)
+        return None
+    message = (
+        f"waited {stuck.waited.total_seconds():.0f} s for an answer (longer than "
+        f"{older_than.total_seconds():.0f} s); failed by sweep"
+    )
+    config = thread_config(stuck.thread_id, "", stuck.checkpoint_id)
+    for task_id in stuck.task_ids:
+        await saver.aput_writes(config, [(ERROR, f"InterruptExpired({message!r})")], task_id)
+    return None
+
+
 async def astuck_threads(
     saver: BaseCheckpointSaver, *, older_than: _dt.timedelta, now: _dt.datetime | None = None
 ) -> list[StuckThread]:
@@ -113,8 +140,10 @@ async def astuck_threads(
 
 
 async def adelete_thread(saver: BaseCheckpointSaver, thread_id: str) -> None:
-    """Delete every checkpoint, blob and write of ``thread_id`` (all namespaces)."""
-    await saver.adelete_thread(thread_id)
+    """Delete every checkpoint, blob and write of ``thread_id`` (all namespaces), holding
+    the thread's lease (:class:`ThreadBusyError` while a run holds it)."""
+    async with thread_lease(saver, thread_id):
+        await saver.adelete_thread(thread_id)
 
 
 def delete_thread(saver: BaseCheckpointSaver, thread_id: str) -> None:
@@ -146,21 +175,15 @@ async def asweep(
     for stuck in await astuck_threads(saver, older_than=older_than, now=now):
         action = {"fail": "failed", "delete": "deleted", "escalate": "escalated"}[policy]
         if not dry_run:
-            if policy == "delete":
-                await saver.adelete_thread(stuck.thread_id)
-            elif policy == "fail":
-                message = (
-                    f"waited {stuck.waited.total_seconds():.0f} s for an answer (longer than "
-                    f"{older_than.total_seconds():.0f} s); failed by sweep"
-                )
-                config = thread_config(stuck.thread_id, "", stuck.checkpoint_id)
-                for task_id in stuck.task_ids:
-                    await saver.aput_writes(
-                        config, [(ERROR, f"InterruptExpired({message!r})")], task_id
-                    )
-            else:
+            if policy == "escalate":
                 assert escalate is not None
                 escalate(stuck)
+            else:
+                try:
+                    async with thread_lease(saver, stuck.thread_id):
+                        action = await _sweep_one(saver, stuck, policy, older_than) or action
+                except ThreadBusyError as busy:
+                    action = f"skipped: a run holds it ({busy.holder})"
         rows.append(
             {
                 "thread_id": stuck.thread_id,

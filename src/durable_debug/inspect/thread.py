@@ -22,6 +22,7 @@ from durable_debug.checkpoint.base import (
     ERROR,
     FAILURES,
     INTERRUPT,
+    ONCE,
     RESUME,
     CheckpointNotFoundError,
     CheckpointTuple,
@@ -59,7 +60,7 @@ logger = logging.getLogger(__name__)
 CheckpointRef = Any
 """What names a checkpoint: its id (or a unique prefix), a config, a snapshot or a record."""
 
-SPECIAL_CHANNELS = frozenset({ERROR, FAILURES, INTERRUPT, RESUME, TASKS, NO_WRITES})
+SPECIAL_CHANNELS = frozenset({ERROR, FAILURES, INTERRUPT, RESUME, ONCE, TASKS, NO_WRITES})
 """Write channels that record how a task ended or what it asked for, not state updates."""
 
 START_NODE = START
