@@ -1040,13 +1040,14 @@ function hideTooltip(view) {
  * @param {View} view
  * @param {string} id
  */
-function selectCheckpoint(view, id) {
+function selectCheckpoint(view, id, namespace) {
   view.diffTarget = "";
   showSelected(view, id, false);
   const ticket = ++view.selectTicket;
   view.selecting = id;
   view.parts.detail.classList.add("dd-loading");
-  view.requests.request("select", { checkpoint_id: id }).then(
+  const where = namespace === undefined ? {} : { checkpoint_ns: namespace };
+  view.requests.request("select", { checkpoint_id: id, ...where }).then(
     () => {
       if (ticket !== view.selectTicket) return; // the user has moved on
       view.selecting = "";
@@ -1225,6 +1226,7 @@ function drawDetail(view, detail, force = false) {
       "dd-tasks",
       drawTasks(view, detail.tasks || [], detail.writes || []),
     ),
+    ...drawSubgraphSections(view, detail),
     section(
       h,
       "Metadata",
@@ -1520,6 +1522,149 @@ function drawTasks(view, tasks, writes) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Subgraph namespaces (issue 11): a subgraph's checkpoints, nested under the task that ran it
+
+/**
+ * The namespace fields of a request about the selected checkpoint: none for the widget's own
+ * namespace, `checkpoint_ns` when the selection is inside a subgraph.
+ * @param {View} view
+ */
+function inNamespace(view) {
+  const namespace = view.model.get("_selected_ns");
+  return namespace ? { checkpoint_ns: namespace } : {};
+}
+
+/**
+ * The detail's subgraph sections: where the selected checkpoint lives (inside a subgraph, with
+ * a way back to the task's checkpoint), and one collapsed toggle per subgraph a task of this
+ * checkpoint ran. The namespaces are asked for once the section is drawn.
+ * @param {View} view @param {Detail} detail
+ */
+function drawSubgraphSections(view, detail) {
+  if (isReadonly(view)) return []; // an export holds one namespace; subgraphs open in Jupyter
+  const h = hyperscript(view.doc);
+  const here = view.model.get("_selected_ns") || "";
+  const list = h("div", { class: "dd-subgraph-list" }, h("span", { class: "dd-muted" }, "reading…"));
+  const sections = [];
+  if (here) {
+    const back = h("button", { type: "button", class: "dd-subgraph-up" }, "↑ the task's checkpoint");
+    const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
+    back.addEventListener("click", () => upFromSubgraph(view, here));
+    sections.push(section(h, "Subgraph", "dd-subgraph-here", where));
+  }
+  sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
+  view.requests.request("subgraphs").then(
+    (reply) => fillSubgraphs(view, list, detail.id, here, reply.namespaces || []),
+    (error) => list.replaceChildren(h("span", { class: "dd-error-inline" }, error.message)),
+  );
+  return sections;
+}
+
+/**
+ * @param {View} view @param {Element} list @param {string} id @param {string} here
+ * @param {{checkpoint_ns: string, enclosing: string, node: string, parent: string | null}[]} namespaces
+ */
+function fillSubgraphs(view, list, id, here, namespaces) {
+  const h = hyperscript(view.doc);
+  const mine = namespaces.filter((ns) => ns.enclosing === here && ns.parent === id);
+  if (!mine.length) {
+    list.replaceChildren(h("span", { class: "dd-empty" }, "no task of this checkpoint ran a subgraph"));
+    return;
+  }
+  list.replaceChildren(
+    ...mine.map((ns) => {
+      const task = ns.checkpoint_ns.split("|").pop() || "";
+      const toggle = h(
+        "button",
+        {
+          type: "button",
+          class: "dd-subgraph-toggle",
+          "aria-expanded": "false",
+          "data-ns": ns.checkpoint_ns,
+        },
+        `▸ ${ns.node}`,
+      );
+      const tree = h("div", { class: "dd-subgraph-tree", hidden: "" });
+      toggle.addEventListener("click", () => toggleSubgraph(view, toggle, tree, ns));
+      return h(
+        "div",
+        { class: "dd-subgraph" },
+        toggle,
+        h("code", { class: "dd-muted", title: ns.checkpoint_ns }, ` …${shortId(task)}`),
+        tree,
+      );
+    }),
+  );
+}
+
+/**
+ * Expand (reading that namespace's checkpoints) or collapse one subgraph.
+ * @param {View} view @param {Element} toggle @param {HTMLElement} tree
+ * @param {{checkpoint_ns: string, node: string}} ns
+ */
+function toggleSubgraph(view, toggle, tree, ns) {
+  const h = hyperscript(view.doc);
+  const open = toggle.getAttribute("aria-expanded") === "true";
+  toggle.setAttribute("aria-expanded", open ? "false" : "true");
+  toggle.textContent = `${open ? "▸" : "▾"} ${ns.node}`;
+  tree.hidden = open;
+  if (open) return;
+  tree.replaceChildren(h("span", { class: "dd-muted" }, "reading…"));
+  view.requests.request("subgraph", { checkpoint_ns: ns.checkpoint_ns }).then(
+    (reply) => tree.replaceChildren(drawSubgraphTree(view, ns.checkpoint_ns, reply.dag.nodes || [])),
+    (error) => tree.replaceChildren(h("span", { class: "dd-error-inline" }, error.message)),
+  );
+}
+
+/**
+ * One namespace's checkpoints as a small tree (children indented under their parent, oldest
+ * first); clicking one selects it like any checkpoint.
+ * @param {View} view @param {string} namespace @param {DagNode[]} nodes
+ */
+function drawSubgraphTree(view, namespace, nodes) {
+  const h = hyperscript(view.doc);
+  const ids = new Set(nodes.map((node) => node.id));
+  /** @type {Map<string, DagNode[]>} */
+  const children = new Map();
+  for (const node of [...nodes].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    const parent = node.parent && ids.has(node.parent) ? node.parent : "";
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent).push(node);
+  }
+  /** @param {string} parent @returns {HTMLElement} */
+  const branch = (parent) =>
+    h(
+      "ul",
+      { class: "dd-subgraph-branch" },
+      ...(children.get(parent) || []).map((node) => {
+        const next = node.next && node.next.length ? node.next.join(", ") : "end";
+        const pick = h(
+          "button",
+          { type: "button", class: "dd-subgraph-checkpoint", "data-checkpoint": node.id, title: node.id },
+          `step ${node.step} · next: ${next}`,
+        );
+        pick.addEventListener("click", () => selectCheckpoint(view, node.id, namespace));
+        return h("li", {}, pick, children.has(node.id) ? branch(node.id) : "");
+      }),
+    );
+  return branch("");
+}
+
+/**
+ * Select the checkpoint of the enclosing namespace that the subgraph's task ran from.
+ * @param {View} view @param {string} namespace
+ */
+function upFromSubgraph(view, namespace) {
+  view.requests.request("subgraphs").then(
+    (reply) => {
+      const found = (reply.namespaces || []).find((ns) => ns.checkpoint_ns === namespace);
+      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
+    },
+    (error) => showRequestError(view, error),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
 // Actions: fork, rerun, resume, stop, copy (one delegated click handler on the root)
 
 /** @param {View} view @param {MouseEvent} event */
@@ -1650,7 +1795,13 @@ function previewEdit(view, channel) {
   const slot = box.querySelector(".dd-preview");
   const mode = view.editModes.get(channel) || "append";
   view.requests
-    .request("preview", { checkpoint_id: detail.id, channel, text: editor.value, modes: { [channel]: mode } })
+    .request("preview", {
+      checkpoint_id: detail.id,
+      ...inNamespace(view),
+      channel,
+      text: editor.value,
+      modes: { [channel]: mode },
+    })
     .then(
       (reply) => {
         if (view.detail !== detail || !slot) return;
@@ -1672,11 +1823,13 @@ function previewEdit(view, channel) {
 function fetchFullValue(view, channel) {
   const detail = view.detail;
   if (!detail) return Promise.resolve(false);
-  return view.requests.request("value", { checkpoint_id: detail.id, channel }).then((reply) => {
-    if (view.detail !== detail) return false;
-    view.fullValues.set(channel, reply.value);
-    return true;
-  });
+  return view.requests
+    .request("value", { checkpoint_id: detail.id, ...inNamespace(view), channel })
+    .then((reply) => {
+      if (view.detail !== detail) return false;
+      view.fullValues.set(channel, reply.value);
+      return true;
+    });
 }
 
 /**
@@ -1730,14 +1883,19 @@ function fork(view) {
     const mode = view.editModes.get(channel);
     if (mode) modes[channel] = mode;
   }
-  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode, modes }, errorSlot);
+  runAction(
+    view,
+    "fork",
+    { checkpoint_id: detail.id, ...inNamespace(view), edits, as_node: asNode, modes },
+    errorSlot,
+  );
 }
 
 /** @param {View} view */
 function rerun(view) {
   if (!view.detail) return;
   const slot = view.parts.detail.querySelector(".dd-rerun-error");
-  runAction(view, "rerun", { checkpoint_id: view.detail.id }, slot);
+  runAction(view, "rerun", { checkpoint_id: view.detail.id, ...inNamespace(view) }, slot);
 }
 
 /** Send one answer per filled interrupt box. @param {View} view */
@@ -1753,7 +1911,7 @@ function resume(view) {
   if (!Object.keys(answers).length) {
     return setInline(slot, "Type an answer (JSON) for at least one interrupt, then press Resume.");
   }
-  runAction(view, "resume", { checkpoint_id: view.detail.id, answers }, slot);
+  runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
 
 /**
