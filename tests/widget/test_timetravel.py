@@ -1198,8 +1198,26 @@ async def test_a_subgraph_namespace_opens_under_its_task_and_forks_and_reruns_in
     assert widget._error == "", widget._error
     assert "interrupted at ask" in widget._status, widget._status
     assert widget._selected_ns == namespace
-    asked = widget._detail["interrupts"]
+    paused = widget._detail
+    asked = paused["interrupts"]
     assert [item["value"] for item in asked] == [{"draft": "short draft"}]
+
+    # Resume there, inside the namespace: the subgraph ends with the answer; the parent's
+    # thread still waits on its own interrupt.
+    resumed = await front.result(
+        "resume",
+        checkpoint_id=paused["id"],
+        checkpoint_ns=namespace,
+        answers={asked[0]["id"]: '"fine"'},
+    )
+    assert repr(namespace) in resumed["code"] and "Command(resume=" in resumed["code"]
+    await until(lambda: not widget._running, "the resume to end")
+    assert widget._error == "", widget._error
+    assert widget._status.endswith("done"), widget._status
+    assert widget._selected_ns == namespace
+    assert widget._detail["values"]["draft"] == "short draft [fine]"
+    parent = await graph.aget_state(cfg)
+    assert parent.values["draft"] == "" and parent.next == ("review",)
 
 
 async def test_a_subgraph_request_without_a_known_namespace_is_refused_in_one_sentence():
