@@ -1571,29 +1571,34 @@ function fillSubgraphs(view, list, id, here, namespaces) {
     list.replaceChildren(h("span", { class: "dd-empty" }, "no task of this checkpoint ran a subgraph"));
     return;
   }
+  /** @type {Map<string, Element>} */
+  const taskRows = new Map();
+  for (const row of view.parts.detail.querySelectorAll(".dd-task[data-task-id]"))
+    taskRows.set(row.getAttribute("data-task-id") || "", row);
+  const loose = [];
+  for (const ns of mine) {
+    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
+    const toggle = h(
+      "button",
+      { type: "button", class: "dd-subgraph-toggle", "aria-expanded": "false", "data-ns": ns.checkpoint_ns },
+      `▸ ${ns.node}`,
+    );
+    const tree = h("div", { class: "dd-subgraph-tree", hidden: "" });
+    toggle.addEventListener("click", () => toggleSubgraph(view, toggle, tree, ns));
+    const item = h(
+      "div",
+      { class: "dd-subgraph", title: ns.checkpoint_ns },
+      h("span", { class: "dd-subhead" }, "subgraph "),
+      toggle,
+      tree,
+    );
+    // Under the task that ran it when the detail lists that task, else in this section.
+    const row = taskRows.get(task);
+    if (row) row.append(item);
+    else loose.push(item);
+  }
   list.replaceChildren(
-    ...mine.map((ns) => {
-      const task = ns.checkpoint_ns.split("|").pop() || "";
-      const toggle = h(
-        "button",
-        {
-          type: "button",
-          class: "dd-subgraph-toggle",
-          "aria-expanded": "false",
-          "data-ns": ns.checkpoint_ns,
-        },
-        `▸ ${ns.node}`,
-      );
-      const tree = h("div", { class: "dd-subgraph-tree", hidden: "" });
-      toggle.addEventListener("click", () => toggleSubgraph(view, toggle, tree, ns));
-      return h(
-        "div",
-        { class: "dd-subgraph" },
-        toggle,
-        h("code", { class: "dd-muted", title: ns.checkpoint_ns }, ` …${shortId(task)}`),
-        tree,
-      );
-    }),
+    ...(loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]),
   );
 }
 

@@ -45,11 +45,11 @@ const inner = (id, parent, step, next) => ({
 });
 
 /** Open the widget, select c2 and answer its "subgraphs" request: review ran from c2. */
-async function openAtC2() {
+async function openAtC2(tasks = []) {
   model = createFakeModel();
   cleanup = widget.render({ model, el: dom.el });
   click(dom.window, mark(dom.el, "c2"));
-  model.answerSelect(model.last("select"), detailOf("c2"));
+  model.answerSelect(model.last("select"), { ...detailOf("c2"), tasks });
   await settle();
   const asked = model.last("subgraphs");
   assert.ok(asked, "the detail asks which subgraphs ran here");
@@ -63,8 +63,8 @@ async function openAtC2() {
   return dom.el;
 }
 
-test("a task's subgraph shows under the checkpoint it ran from, collapsed by default", async () => {
-  const el = await openAtC2();
+test("a task's subgraph shows under that task of the checkpoint it ran from, collapsed", async () => {
+  const el = await openAtC2([{ id: "task-7", name: "review", error: null, interrupts: [], result: null }]);
   const toggles = [...el.querySelectorAll(".dd-subgraph-toggle")];
   assert.deepEqual(
     toggles.map((t) => t.textContent),
@@ -72,6 +72,8 @@ test("a task's subgraph shows under the checkpoint it ran from, collapsed by def
     "only the subgraph run from c2, not the one run from c1",
   );
   assert.equal(toggles[0].getAttribute("aria-expanded"), "false");
+  assert.equal(toggles[0].closest(".dd-task")?.getAttribute("data-task-id"), "task-7", "on the task's row");
+  assert.match(el.querySelector(".dd-subgraphs").textContent, /shown under their tasks above/);
   assert.equal(model.last("subgraph"), undefined, "nothing is read until expanded");
 
   click(dom.window, toggles[0]);
@@ -106,7 +108,8 @@ test("a task's subgraph shows under the checkpoint it ran from, collapsed by def
 });
 
 test("selecting a subgraph checkpoint sends its namespace, and so does a rerun from it", async () => {
-  const el = await openAtC2();
+  const el = await openAtC2(); // the detail lists no task: the toggle sits in the section
+  assert.ok(el.querySelector(".dd-subgraphs .dd-subgraph-toggle"));
   click(dom.window, el.querySelector(".dd-subgraph-toggle"));
   model.reply(model.last("subgraph"), {
     checkpoint_ns: NS,
