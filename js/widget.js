@@ -1,265 +1,82 @@
-/**
- * durable_debug's time-travel widget: the front end of `durable_debug.TimeTravel`.
- *
- * One plain ES module following anywidget's contract — `export default { render }`, where
- * `render({ model, el })` draws into `el` and returns the cleanup that removes every handler it
- * added. State arrives in traitlets (`_dag`, `_detail`, …); actions go to Python as `msg:custom`
- * requests `{uuid, kind, ...}` answered by `{uuid, result}` or `{uuid, error}`. The contract is
- * docs/widget-protocol.md. The same module runs in a standalone HTML export against
- * `createStaticModel(data)`, an in-page model that answers from embedded data.
- *
- *     import widget, { createStaticModel } from "./widget.js";
- *     const cleanup = widget.render({ model: createStaticModel(data), el: document.body });
- *
- * No framework, no bundler, no network. The file reads top-down: types, the anywidget entry
- * point, the request plumbing, the in-page model, then one `draw*` function per panel and the
- * pure helpers they use (exported for the tests).
- */
+// durable_debug's time-travel widget, bundled from js/src/ by js/build.mjs (esbuild).
+// Do not edit: change js/src/ and run `npm run build`.
 
-// ---------------------------------------------------------------------------------------------
-// Types (docs/widget-protocol.md)
+// js/src/types.js
+var REQUEST_TIMEOUT_MS = 3e4;
+var WATCH_EVERY_MS = 2e3;
+var DAG_GEOMETRY = { col: 64, row: 80, pad: 46, radius: 10 };
+var SVG_NS = "http://www.w3.org/2000/svg";
+var SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
+var JSON_ROW_LIMIT = 200;
+var TYPE_KEY = "__type__";
 
-/**
- * @typedef {"input" | "loop" | "update" | "fork"} Source
- * @typedef {{ id: string, parent: string | null, step: number, source: Source, next: string[],
- *   writers: string[], interrupts: number, errors: number, is_head: boolean, is_latest: boolean,
- *   depth: number, lane: number, created_at: string }} DagNode
- * @typedef {{ thread_id: string, nodes: DagNode[], depth: number, lanes: number }} Dag
- * @typedef {{ channel: string, version: string, status: "new" | "shared", size: number | null }} Blob
- * @typedef {{ id: string, value: any, node: string, task_id: string }} InterruptInfo
- * @typedef {{ id: string, name: string, error: string | null, interrupts: InterruptInfo[],
- *   result: any }} Task
- * @typedef {{ task_id: string, node: string, channel: string, value: any }} Write
- * @typedef {{ id: string, parent: string | null, step: number, source: string, next: string[],
- *   created_at: string, metadata: object, config: object, values: Record<string, any>,
- *   blobs: Blob[], tasks: Task[], writes: Write[], interrupts: InterruptInfo[],
- *   editable: string[], nodes: string[] }} Detail
- * @typedef {{ id: string, x: number, y: number, count: number, reruns: number }} TopologyNode
- * @typedef {{ source: string, target: string, conditional: boolean }} TopologyEdge
- * @typedef {{ nodes: TopologyNode[], edges: TopologyEdge[], width: number, height: number,
- *   svg: string | null }} Topology
- * @typedef {{ action: "fork" | "rerun" | "resume", code: string }} CodeEntry
- * @typedef {{ channel: string, change: "added" | "removed" | "changed", old: any, new: any }} DiffEntry
- * @typedef {{ thread_id: string, dag: Dag, details: Record<string, Detail>,
- *   topology: Topology | null }} ExportData
- *
- * The part of anywidget's model this module uses.
- * @typedef {{ get(name: string): any, set(name: string, value: any): void,
- *   on(name: string, fn: Function): void, off(name?: string | null, fn?: Function | null): void,
- *   send(content: object, callbacks?: any, buffers?: any[]): void,
- *   save_changes(): void }} Model
- *
- * Where each checkpoint sits in the DAG's SVG, and who its neighbours are.
- * @typedef {{ byId: Map<string, DagNode>, pos: Map<string, {x: number, y: number}>,
- *   children: Map<string, DagNode[]>, lanes: Map<number, DagNode[]>, columns: DagNode[][],
- *   edgePath: string, forkPath: string, width: number, height: number }} DagLayout
- *
- * A rectangle of the DAG's SVG, in SVG pixels.
- * @typedef {{ left: number, top: number, right: number, bottom: number }} Area
- */
-
-/** How long a request may go unanswered before the widget says so. */
-export const REQUEST_TIMEOUT_MS = 30_000;
-/** While a view is shown, it asks Python this often whether the thread changed (`watch`). */
-export const WATCH_EVERY_MS = 2_000;
-
-/** DAG geometry in SVG pixels: column and row pitch, margin, mark radius. */
-export const DAG_GEOMETRY = { col: 64, row: 80, pad: 46, radius: 10 };
-
-const SVG_NS = "http://www.w3.org/2000/svg";
-const SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
-/** Arrays and objects longer than this show their first items and a "… N more" line. */
-const JSON_ROW_LIMIT = 200;
-/** Key of the class name in an object the kernel loaded without its class (docs/storage.md). */
-const TYPE_KEY = "__type__";
-
-// ---------------------------------------------------------------------------------------------
-// anywidget entry point
-
-export default { render };
-
-/**
- * Draw the widget into `el` and keep it in sync with `model`.
- * @param {{ model: Model, el: HTMLElement }} context
- * @returns {() => void} cleanup: removes every model handler, DOM listener and timer it added
- */
-function render({ model, el }) {
-  const view = createView(model, el);
-  drawAll(view);
-  return () => disposeView(view);
+// js/src/helpers.js
+function formatVersion(version) {
+  if (version === null || version === void 0) return "—";
+  const text = String(version);
+  const match = /^0*(\d+)\.(.+)$/.exec(text);
+  if (match) return `${match[1]} · ${truncate(match[2], 8)}`;
+  if (/^0+\d/.test(text)) return text.replace(/^0+(?=\d)/, "");
+  return truncate(text, 16);
 }
-
-/** @typedef {ReturnType<typeof hyperscript>} H */
-
-/**
- * Everything one rendered view holds. Python owns the state (traitlets); the view only keeps
- * what the user is pointing at and what it drew.
- * @typedef {{
- *   model: Model, doc: Document, root: HTMLElement, parts: Record<string, HTMLElement>,
- *   requests: ReturnType<typeof createRequester>, cleanups: Array<() => void>,
- *   layout: DagLayout | null, svg: SVGSVGElement | null,
- *   selected: string, diffTarget: string, selectTicket: number, diffTicket: number,
- *   selecting: string,
- *   requestError: string, pendingScroll: string, drawnArea: Area | null,
- *   frame: { cancel: () => void } | null,
- *   detail: Detail | null, detailKey: string, editors: Map<string, HTMLTextAreaElement>,
- *   fullValues: Map<string, any>, editBoxes: Map<string, HTMLElement>,
- *   editModes: Map<string, string>,
- *   lazyJson: WeakMap<Element, any>, uid: string, timers: Set<any>, closed: boolean,
- * }} View
- */
-
-let viewCount = 0;
-
-/**
- * Build the skeleton, register handlers, and return the view.
- * @param {Model} model
- * @param {HTMLElement} el
- * @returns {View}
- */
-function createView(model, el) {
-  const doc = el.ownerDocument;
-  const { root, parts } = buildSkeleton(doc);
-  el.appendChild(root);
-  /** @type {View} */
-  const view = {
-    model,
-    doc,
-    root,
-    parts,
-    requests: createRequester(model),
-    cleanups: [],
-    layout: null,
-    svg: null,
-    selected: model.get("_selected") || "",
-    diffTarget: "",
-    selectTicket: 0,
-    selecting: "",
-    diffTicket: 0,
-    requestError: "",
-    pendingScroll: "",
-    drawnArea: null,
-    frame: null,
-    detail: null,
-    detailKey: "",
-    editors: new Map(),
-    editBoxes: new Map(),
-    editModes: new Map(),
-    fullValues: new Map(),
-    lazyJson: new WeakMap(),
-    uid: `dd${++viewCount}`,
-    timers: new Set(),
-    closed: false,
+function formatBytes(bytes) {
+  if (bytes === null || bytes === void 0 || Number.isNaN(bytes)) return "—";
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+function shortId(id) {
+  const text = String(id || "");
+  const hex = text.replace(/-/g, "");
+  if (/^[0-9a-f]{32}$/i.test(hex) && hex[12] === "6") return (hex.slice(0, 12) + hex.slice(13, 16)).slice(-8);
+  return text.length > 8 ? text.slice(-8) : text;
+}
+function plural(n, word) {
+  if (n === 1) return `${n} ${word}`;
+  return `${n} ${word}${/(s|sh|ch|x)$/.test(word) ? "es" : "s"}`;
+}
+function truncate(text, max) {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+function compactJson(value) {
+  const text = JSON.stringify(value, null, 1) ?? "null";
+  return text.length > 2e3 ? `${text.slice(0, 2e3)}…` : text;
+}
+function round1(n) {
+  return Math.round(n * 10) / 10;
+}
+function table(h, cls, headers, rows) {
+  const head = headers ? h("thead", {}, h("tr", {}, ...headers.map((title) => h("th", {}, title)))) : "";
+  return h("table", { class: `dd-table ${cls}` }, head, h("tbody", {}, ...rows));
+}
+function cell(h, content, cls) {
+  return h("td", cls ? { class: cls } : {}, content);
+}
+function hyperscript(doc) {
+  return function h(tag, attrs = {}, ...children) {
+    const el = doc.createElement(tag);
+    for (const [name, value] of Object.entries(attrs)) {
+      if (value === true) el.setAttribute(name, "");
+      else if (value !== false && value != null) el.setAttribute(name, value);
+    }
+    for (const child of children) {
+      if (child === "" || child == null) continue;
+      el.append(typeof child === "string" ? doc.createTextNode(child) : child);
+    }
+    return el;
   };
-  view.cleanups.push(
-    () => view.requests.dispose(),
-    () => root.remove(),
-  );
-
-  watch(view, "change:_dag", () => drawDag(view));
-  watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
-  watch(view, "change:_detail", () => {
-    const detail = model.get("_detail");
-    // While a click waits for its answer, a detail of another checkpoint is an older answer.
-    if (view.selecting && detail && detail.id !== view.selecting) return;
-    drawDetail(view, detail);
-  });
-  watch(view, "change:_topology", () => drawTopology(view, model.get("_topology")));
-  watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
-  for (const name of ["_running", "_status", "_error", "_thread_id"]) {
-    watch(view, `change:${name}`, () => drawStatus(view));
-  }
-  watch(view, "change:_readonly", () => drawAll(view));
-
-  listen(view, parts.dagScroll, "click", (event) => onDagClick(view, /** @type {MouseEvent} */ (event)));
-  listen(view, parts.dagScroll, "keydown", (event) => onDagKey(view, /** @type {KeyboardEvent} */ (event)));
-  listen(view, parts.dagScroll, "mouseover", (event) => showTooltip(view, event.target));
-  listen(view, parts.dagScroll, "mouseleave", () => hideTooltip(view));
-  listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
-  listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
-  listen(view, parts.find, "keydown", (event) => onFindKey(view, /** @type {KeyboardEvent} */ (event)));
-  listen(view, parts.threadList, "change", () => switchThread(view));
-  listen(view, parts.find, "input", () => {
-    parts.findCount.textContent = "";
-  });
-  // Keys typed in the widget are the widget's. JupyterLab and Notebook 7 (Lumino) skip their
-  // shortcuts when the key's target carries `data-lm-suppress-shortcuts` — the target itself:
-  // a command-mode selector like `.jp-mod-commandMode :focus` matches the focused element
-  // before Lumino looks at its ancestors — so whatever takes focus in the widget gets it. No
-  // host that listens after the widget (bubbling) sees the keys either.
-  listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
-  for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
-  observeSize(view);
-  mountHealth(view);
-  scheduleWatch(view);
-  // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
-  listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
-  return view;
 }
-
-/**
- * Mark an element of the widget so that the notebook runs no shortcut for keys typed in it.
- * @param {EventTarget | null} target
- */
-function suppressShortcuts(target) {
-  const el = /** @type {Element | null} */ (target);
-  if (el && typeof el.setAttribute === "function") el.setAttribute("data-lm-suppress-shortcuts", "true");
+function svgHyperscript(doc) {
+  return function s(tag, attrs = {}, ...children) {
+    const el = (
+      /** @type {SVGElement} */
+      doc.createElementNS(SVG_NS, tag)
+    );
+    for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+    for (const child of children) el.append(typeof child === "string" ? doc.createTextNode(child) : child);
+    return el;
+  };
 }
-
-/**
- * Stop a key event at the widget's root, once the widget's own handlers have seen it.
- * @param {Event} event
- */
-function keepKey(event) {
-  event.stopPropagation();
-}
-
-/**
- * In a notebook, `el` is often attached after render: once the DAG has a size (and whenever it
- * changes), scroll to the checkpoint waiting for it and draw the marks now in view.
- * @param {View} view
- */
-function observeSize(view) {
-  const Observer = view.doc.defaultView && view.doc.defaultView.ResizeObserver;
-  if (typeof Observer !== "function") return;
-  const observer = new Observer(() => {
-    if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
-    drawMarks(view);
-  });
-  observer.observe(view.parts.dagScroll);
-  view.cleanups.push(() => observer.disconnect());
-}
-
-/** @param {View} view */
-function disposeView(view) {
-  view.closed = true;
-  if (view.frame) view.frame.cancel();
-  view.frame = null;
-  for (const timer of view.timers) clearTimeout(timer);
-  view.timers.clear();
-  for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
-}
-
-/**
- * Subscribe to a model event for the lifetime of the view.
- * @param {View} view @param {string} name @param {Function} fn
- */
-function watch(view, name, fn) {
-  view.model.on(name, fn);
-  view.cleanups.push(() => view.model.off(name, fn));
-}
-
-/**
- * Add a DOM listener for the lifetime of the view.
- * @param {View} view @param {EventTarget} target @param {string} type
- * @param {(event: Event) => void} fn @param {boolean} [capture]
- */
-function listen(view, target, type, fn, capture = false) {
-  target.addEventListener(type, fn, capture);
-  view.cleanups.push(() => target.removeEventListener(type, fn, capture));
-}
-
-/** A timer that cleanup clears. @param {View} view @param {() => void} fn @param {number} ms */
 function later(view, fn, ms) {
   const timer = setTimeout(() => {
     view.timers.delete(timer);
@@ -267,305 +84,901 @@ function later(view, fn, ms) {
   }, ms);
   view.timers.add(timer);
 }
-
-/** @param {View} view */
-function drawAll(view) {
-  view.root.classList.toggle("dd-readonly", isReadonly(view));
-  drawStatus(view);
-  drawDag(view);
-  drawDetail(view, view.model.get("_detail") || view.detail, true);
-  drawTopology(view, view.model.get("_topology"));
-  drawCode(view, view.model.get("_code") || []);
-}
-
-/** @param {View} view */
 function isReadonly(view) {
   return Boolean(view.model.get("_readonly"));
 }
+function listen(view, target, type, fn, capture = false) {
+  target.addEventListener(type, fn, capture);
+  view.cleanups.push(() => target.removeEventListener(type, fn, capture));
+}
+function watch(view, name, fn) {
+  view.model.on(name, fn);
+  view.cleanups.push(() => view.model.off(name, fn));
+}
 
-/**
- * The static frame of the widget; every panel is filled by its own draw function.
- * @param {Document} doc
- */
-function buildSkeleton(doc) {
-  const h = hyperscript(doc);
-  const parts = {
-    thread: h("span", { class: "dd-thread" }),
-    running: h("span", { class: "dd-running", role: "status", hidden: true }, "running…"),
-    stop: h(
+// js/src/json-tree.js
+function drawJson(view, value, openDepth, depth = 0) {
+  const h = hyperscript(view.doc);
+  if (value === null || value === void 0) return h("span", { class: "dd-json dd-json-null" }, "null");
+  if (typeof value === "string") return h("span", { class: "dd-json dd-json-string" }, JSON.stringify(value));
+  if (typeof value === "number") return h("span", { class: "dd-json dd-json-number" }, String(value));
+  if (typeof value === "boolean") return h("span", { class: "dd-json dd-json-boolean" }, String(value));
+  const isArray = Array.isArray(value);
+  const size = isArray ? value.length : Object.keys(value).length;
+  if (!size) return h("span", { class: "dd-json" }, isArray ? "[]" : "{}");
+  const tree = (
+    /** @type {HTMLDetailsElement} */
+    h(
+      "details",
+      { class: "dd-json dd-json-tree" },
+      h("summary", {}, isArray ? `[${plural(size, "item")}]` : objectSummary(value))
+    )
+  );
+  tree.dataset.depth = String(depth);
+  tree.dataset.openDepth = String(openDepth);
+  if (depth < openDepth) {
+    tree.open = true;
+    fillJson(view, tree, value);
+  } else {
+    view.lazyJson.set(tree, value);
+  }
+  return tree;
+}
+function fillJson(view, tree, value) {
+  const h = hyperscript(view.doc);
+  const entries = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+  const depth = Number(tree.dataset.depth);
+  const openDepth = Number(tree.dataset.openDepth);
+  for (const [key, item] of entries.slice(0, JSON_ROW_LIMIT)) {
+    tree.append(
+      h(
+        "div",
+        { class: "dd-json-row" },
+        h("span", { class: "dd-json-key" }, `${key}: `),
+        drawJson(view, item, openDepth, depth + 1)
+      )
+    );
+  }
+  if (entries.length > JSON_ROW_LIMIT) {
+    tree.append(h("div", { class: "dd-json-row dd-muted" }, `… ${entries.length - JSON_ROW_LIMIT} more`));
+  }
+}
+function fillLazyJson(view, target) {
+  const tree = (
+    /** @type {HTMLDetailsElement} */
+    target
+  );
+  if (!tree || !tree.open || !view.lazyJson.has(tree)) return;
+  const value = view.lazyJson.get(tree);
+  view.lazyJson.delete(tree);
+  fillJson(view, tree, value);
+}
+function objectSummary(value) {
+  const name = value[TYPE_KEY];
+  if (typeof name !== "string") return `{${previewKeys(value)}}`;
+  const fields = Object.fromEntries(Object.entries(value).filter(([key]) => key !== TYPE_KEY));
+  return `${name} {${previewKeys(fields)}}`;
+}
+function previewKeys(value) {
+  const keys = Object.keys(value);
+  const shown = keys.slice(0, 3).join(", ");
+  return keys.length > 3 ? `${shown}, … ${keys.length - 3} more` : shown;
+}
+
+// js/src/subgraph.js
+function inNamespace(view) {
+  const namespace = view.model.get("_selected_ns");
+  return namespace ? { checkpoint_ns: namespace } : {};
+}
+function drawSubgraphSections(view, detail) {
+  if (isReadonly(view)) return [];
+  const h = hyperscript(view.doc);
+  const here = view.model.get("_selected_ns") || "";
+  const list = h("div", { class: "dd-subgraph-list" }, h("span", { class: "dd-muted" }, "reading…"));
+  const sections = [];
+  if (here) {
+    const back = h(
       "button",
-      { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true },
-      "Stop",
+      { type: "button", class: "dd-subgraph-up", "data-action": "subgraph-up", "data-ns": here },
+      "↑ the task's checkpoint"
+    );
+    const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
+    sections.push(section(h, "Subgraph", "dd-subgraph-here", where));
+  }
+  sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
+  view.requests.request("subgraphs").then(
+    (reply) => fillSubgraphs(view, list, detail.id, here, reply.namespaces || []),
+    (error) => list.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
+  );
+  return sections;
+}
+function fillSubgraphs(view, list, id, here, namespaces) {
+  const h = hyperscript(view.doc);
+  const mine = namespaces.filter((ns) => ns.enclosing === here && ns.parent === id);
+  if (!mine.length) {
+    list.replaceChildren(h("span", { class: "dd-empty" }, "no task of this checkpoint ran a subgraph"));
+    return;
+  }
+  const taskRows = /* @__PURE__ */ new Map();
+  for (const row of view.parts.detail.querySelectorAll(".dd-task[data-task-id]"))
+    taskRows.set(row.getAttribute("data-task-id") || "", row);
+  const loose = [];
+  for (const ns of mine) {
+    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
+    const item = h(
+      "div",
+      { class: "dd-subgraph", title: ns.checkpoint_ns },
+      h("span", { class: "dd-subhead" }, "subgraph "),
+      h(
+        "button",
+        {
+          type: "button",
+          class: "dd-subgraph-toggle",
+          "data-action": "subgraph-toggle",
+          "aria-expanded": "false",
+          "data-ns": ns.checkpoint_ns,
+          "data-node": ns.node
+        },
+        `▸ ${ns.node}`
+      ),
+      h("div", { class: "dd-subgraph-tree", hidden: "" })
+    );
+    const row = taskRows.get(task);
+    if (row) row.append(item);
+    else loose.push(item);
+  }
+  list.replaceChildren(
+    ...loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]
+  );
+}
+function toggleSubgraph(view, toggle) {
+  const h = hyperscript(view.doc);
+  const tree = (
+    /** @type {HTMLElement | null} */
+    toggle.parentElement?.querySelector(".dd-subgraph-tree")
+  );
+  if (!tree) return;
+  const namespace = toggle.getAttribute("data-ns") || "";
+  const node = toggle.getAttribute("data-node") || "";
+  const open = toggle.getAttribute("aria-expanded") === "true";
+  toggle.setAttribute("aria-expanded", open ? "false" : "true");
+  toggle.textContent = `${open ? "▸" : "▾"} ${node}`;
+  tree.hidden = open;
+  if (open) return;
+  tree.replaceChildren(h("span", { class: "dd-muted" }, "reading…"));
+  view.requests.request("subgraph", { checkpoint_ns: namespace }).then(
+    (reply) => tree.replaceChildren(drawSubgraphTree(view, namespace, reply.dag.nodes || [])),
+    (error) => tree.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
+  );
+}
+function drawSubgraphTree(view, namespace, nodes) {
+  const h = hyperscript(view.doc);
+  const ids = new Set(nodes.map((node) => node.id));
+  const children = /* @__PURE__ */ new Map();
+  for (const node of [...nodes].sort((a, b) => a.id < b.id ? -1 : 1)) {
+    const parent = node.parent && ids.has(node.parent) ? node.parent : "";
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)?.push(node);
+  }
+  const branch = (parent) => h(
+    "ul",
+    { class: "dd-subgraph-branch" },
+    ...(children.get(parent) || []).map((node) => {
+      const next = node.next && node.next.length ? node.next.join(", ") : "end";
+      return h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: "dd-subgraph-checkpoint",
+            "data-action": "subgraph-select",
+            "data-checkpoint": node.id,
+            "data-ns": namespace,
+            title: node.id
+          },
+          `step ${node.step} · next: ${next}`
+        ),
+        children.has(node.id) ? branch(node.id) : ""
+      );
+    })
+  );
+  return branch("");
+}
+function selectInSubgraph(view, button) {
+  selectCheckpoint(view, button.getAttribute("data-checkpoint") || "", button.getAttribute("data-ns") || "");
+}
+function upFromSubgraph(view, namespace) {
+  view.requests.request("subgraphs").then(
+    (reply) => {
+      const listed = reply.namespaces || [];
+      const found = listed.find((ns) => ns.checkpoint_ns === namespace);
+      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
+    },
+    (error) => showRequestError(view, error)
+  );
+}
+
+// js/src/detail.js
+function drawDetail(view, detail, force = false) {
+  const box = view.parts.detail;
+  const drawn = box.childElementCount > 0;
+  if (!force && drawn && detail === view.detail) return;
+  const key = detail ? JSON.stringify(detail) : "";
+  if (!force && drawn && key === view.detailKey) return;
+  view.detail = detail || null;
+  view.detailKey = key;
+  view.editors.clear();
+  view.editBoxes.clear();
+  view.editModes.clear();
+  view.fullValues = /* @__PURE__ */ new Map();
+  const h = hyperscript(view.doc);
+  if (!detail) {
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Click a checkpoint to see its state. Shift-click another to diff the two."
+      )
+    );
+    return;
+  }
+  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id))
+    showSelected(view, detail.id);
+  const readonly = isReadonly(view);
+  box.replaceChildren(
+    drawDetailHeader(view, detail, readonly),
+    section(h, "State", "dd-state", drawValues(view, detail, readonly)),
+    section(
+      h,
+      "Next",
+      "dd-next",
+      detail.next && detail.next.length ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name)))) : h("span", { class: "dd-empty" }, "nothing: the run ends here")
     ),
-    find: h("input", {
-      class: "dd-find",
-      type: "search",
-      placeholder: "go to: step 12, a node, error, interrupt, fork",
-      "aria-label":
-        "Go to a checkpoint: a step number, a node name, error, interrupt or fork; Enter for the next",
-      "data-lm-suppress-shortcuts": "true",
-    }),
-    findCount: h("span", { class: "dd-find-count dd-muted", "aria-live": "polite" }),
-    newRun: h(
-      "button",
-      { class: "dd-button dd-small dd-new-run-button", type: "button", "data-action": "new-run" },
-      "New run",
+    ...detail.interrupts && detail.interrupts.length ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))] : [],
+    section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
+    section(
+      h,
+      "Tasks and pending writes",
+      "dd-tasks",
+      drawTasks(view, detail.tasks || [], detail.writes || [])
     ),
-    runForm: h("div", { class: "dd-run-form", hidden: true }),
-    threads: h(
-      "button",
-      { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
-      "Threads",
+    ...drawSubgraphSections(view, detail),
+    section(
+      h,
+      "Metadata",
+      "dd-metadata",
+      drawJson(view, detail.metadata || {}, 1),
+      h("div", { class: "dd-subhead" }, "config"),
+      drawJson(view, detail.config || {}, 0)
+    )
+  );
+}
+function section(h, title, cls, ...body) {
+  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
+}
+function drawDetailHeader(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const header = h(
+    "header",
+    { class: "dd-detail-head", "data-id": detail.id },
+    h(
+      "div",
+      { class: "dd-detail-title" },
+      h("span", { class: `dd-pill dd-src-${detail.source}` }, detail.source),
+      h("strong", {}, `step ${detail.step}`),
+      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id)
     ),
-    threadList: h("select", {
-      class: "dd-threads",
-      "aria-label": "show another thread of this store",
-      hidden: true,
-    }),
-    refresh: h(
-      "button",
-      {
-        class: "dd-button dd-small dd-refresh",
-        type: "button",
-        "data-action": "refresh",
-        title: "Read the thread again (runs from a cell or another process show by themselves)",
-      },
-      "Refresh",
-    ),
-    status: h("span", { class: "dd-status" }),
-    error: h("div", { class: "dd-error", role: "alert", hidden: true }),
-    dagScroll: h("div", {
-      class: "dd-dag-scroll",
-      tabindex: "0",
-      "data-lm-suppress-shortcuts": "true",
-      role: "application",
-      "aria-label":
-        "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",
-    }),
-    dagCanvas: h("div", { class: "dd-dag-canvas" }),
-    tooltip: h("div", { class: "dd-tooltip", hidden: true }),
-    topology: h("div", { class: "dd-topology" }),
-    detail: h("div", { class: "dd-detail" }),
-    diff: h("section", { class: "dd-panel dd-diff", hidden: true }),
-    code: h("div", { class: "dd-code" }),
-    codePanel: h("section", { class: "dd-panel dd-code-panel" }),
-  };
-  parts.dagCanvas.append(parts.tooltip);
-  parts.codePanel.append(h("h4", {}, "Code"), parts.code);
-  parts.dagScroll.append(parts.dagCanvas);
-  const root = h(
+    h(
+      "div",
+      { class: "dd-detail-sub" },
+      detail.created_at || "",
+      detail.parent ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`)) : ""
+    )
+  );
+  if (!readonly) {
+    header.append(
+      h(
+        "div",
+        { class: "dd-actions" },
+        h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
+        h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true })
+      )
+    );
+  }
+  return header;
+}
+function drawValues(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const values = detail.values || {};
+  const reducers = detail.reducers || {};
+  const editable = readonly ? [] : detail.editable || [];
+  const channels = [.../* @__PURE__ */ new Set([...Object.keys(values), ...editable])];
+  const rows = channels.map((channel) => {
+    const has = Object.prototype.hasOwnProperty.call(values, channel);
+    return h(
+      "div",
+      { class: "dd-channel-row", "data-channel": channel },
+      h(
+        "div",
+        { class: "dd-channel-head" },
+        h("span", { class: "dd-channel" }, channel),
+        reducers[channel] ? h(
+          "span",
+          {
+            class: "dd-reducer",
+            title: "an edit goes through this reducer unless you replace the value"
+          },
+          `reducer: ${reducers[channel]}`
+        ) : "",
+        (detail.clipped || []).includes(channel) ? h(
+          "span",
+          { class: "dd-clipped" },
+          h("span", { class: "dd-muted" }, "shown in part "),
+          readonly ? "" : h(
+            "button",
+            {
+              class: "dd-button dd-small",
+              type: "button",
+              "data-action": "show-all",
+              "data-channel": channel
+            },
+            "Show all"
+          )
+        ) : "",
+        editable.includes(channel) ? h(
+          "button",
+          { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel },
+          "Edit"
+        ) : ""
+      ),
+      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)")
+    );
+  });
+  const list = h(
     "div",
-    { class: "dd-root", "data-lm-suppress-shortcuts": "true" },
-    h(
-      "div",
-      { class: "dd-toolbar" },
-      parts.thread,
-      legend(h),
-      parts.running,
-      parts.status,
-      parts.stop,
-      parts.find,
-      parts.findCount,
-      parts.threads,
-      parts.threadList,
-      parts.newRun,
-      parts.refresh,
-    ),
-    parts.runForm,
-    parts.error,
-    h(
-      "div",
-      { class: "dd-top" },
-      h("section", { class: "dd-panel dd-dag-panel" }, parts.dagScroll),
-      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology),
-    ),
-    h(
-      "div",
-      { class: "dd-bottom" },
-      h("section", { class: "dd-panel dd-detail-panel" }, parts.detail),
-      h("div", { class: "dd-side" }, parts.diff, parts.codePanel),
-    ),
+    { class: "dd-values" },
+    ...rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]
   );
-  return { root, parts };
-}
-
-/** The key to the DAG's marks. @param {ReturnType<typeof hyperscript>} h */
-function legend(h) {
-  const item = (cls, glyph, label) =>
-    h("span", { class: `dd-legend-item ${cls}` }, h("span", { class: "dd-legend-glyph" }, glyph), label);
+  if (readonly || !editable.length) return list;
+  const asNode = h(
+    "select",
+    { class: "dd-as-node", "aria-label": "as node" },
+    h("option", { value: "" }, "(no node)"),
+    ...(detail.nodes || []).map((name) => h("option", { value: name }, name))
+  );
   return h(
-    "span",
-    { class: "dd-legend", "aria-hidden": "true" },
-    item("dd-src-input", "■", "input"),
-    item("dd-src-loop", "●", "loop"),
-    item("dd-src-update", "◆", "update"),
-    item("dd-src-fork", "▲", "fork"),
-    item("dd-legend-interrupt", "●", "interrupt"),
-    item("dd-legend-error", "●", "error"),
-    item("dd-legend-head", "◯", "branch head"),
+    "div",
+    {},
+    list,
+    h(
+      "div",
+      { class: "dd-fork-bar" },
+      h("label", {}, "as node ", asNode),
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
+      h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true })
+    )
   );
 }
-
-// ---------------------------------------------------------------------------------------------
-// Requests: msg:custom with a uuid, answered by {uuid, result} or {uuid, error}
-
-/**
- * Send requests over `msg:custom` and match answers to them by uuid.
- * @param {Model} model
- * @param {{ timeoutMs?: number, newId?: () => string }} [options]
- */
-export function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUuid } = {}) {
-  /** @type {Map<string, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
-  const pending = new Map();
-
-  /** @param {any} message */
-  const onMessage = (message) => {
-    const entry = message && typeof message === "object" ? pending.get(message.uuid) : undefined;
-    if (!entry) return; // another view's answer, or one that already timed out
-    pending.delete(message.uuid);
-    clearTimeout(entry.timer);
-    if (message.error != null) entry.reject(new Error(String(message.error)));
-    else entry.resolve(message.result);
-  };
-  model.on("msg:custom", onMessage);
-
-  return {
-    /**
-     * @param {string} kind
-     * @param {object} [fields]
-     * @returns {Promise<any>}
-     */
-    request(kind, fields = {}) {
-      const uuid = newId();
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          pending.delete(uuid);
-          reject(
-            new Error(
-              `No answer to '${kind}' after ${timeoutMs / 1000} s: the kernel may be busy or gone. ` +
-                "Wait for the running cell, or re-run the cell that shows this widget.",
-            ),
-          );
-        }, timeoutMs);
-        pending.set(uuid, { resolve, reject, timer });
-        model.send({ uuid, kind, ...fields });
-      });
-    },
-    /** Number of requests still waiting for an answer. */
-    get pending() {
-      return pending.size;
-    },
-    /** Stop listening; pending requests never settle, so no callback touches a removed view. */
-    dispose() {
-      model.off("msg:custom", onMessage);
-      for (const entry of pending.values()) clearTimeout(entry.timer);
-      pending.clear();
-    },
-  };
+function drawInterrupts(view, interrupts, readonly) {
+  const h = hyperscript(view.doc);
+  const items = interrupts.map(
+    (item) => h(
+      "div",
+      { class: "dd-interrupt", "data-interrupt-id": item.id },
+      h(
+        "div",
+        { class: "dd-interrupt-head" },
+        h("code", { class: "dd-interrupt-id" }, item.id),
+        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : ""
+      ),
+      drawJson(view, item.value, 2),
+      readonly ? "" : h("textarea", {
+        class: "dd-answer",
+        rows: "2",
+        spellcheck: "false",
+        "data-interrupt-id": item.id,
+        placeholder: 'answer as JSON, e.g. "yes" or {"approved": true}',
+        "aria-label": `answer to interrupt ${item.id}`
+      })
+    )
+  );
+  if (readonly) return h("div", {}, ...items);
+  return h(
+    "div",
+    {},
+    ...items,
+    h(
+      "div",
+      { class: "dd-resume-bar" },
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
+      h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true })
+    )
+  );
+}
+function drawBlobs(view, blobs) {
+  const h = hyperscript(view.doc);
+  if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
+  const fresh = blobs.filter((blob) => blob.status === "new").length;
+  const rows = blobs.map(
+    (blob) => h(
+      "tr",
+      { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
+      cell(h, blob.channel, "dd-channel"),
+      cell(h, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
+      cell(
+        h,
+        h(
+          "span",
+          { class: `dd-pill dd-blob-${blob.status}` },
+          blob.status === "new" ? "new here" : "shared with parent"
+        )
+      ),
+      cell(h, formatBytes(blob.size), "dd-num")
+    )
+  );
+  return h(
+    "div",
+    {},
+    table(h, "dd-blob-table", ["channel", "version", "blob", "size"], rows),
+    h(
+      "p",
+      { class: "dd-muted dd-blob-summary" },
+      `${fresh} of ${plural(blobs.length, "blob")} written at this checkpoint`
+    )
+  );
+}
+function drawTasks(view, tasks, writes) {
+  const h = hyperscript(view.doc);
+  const byTask = /* @__PURE__ */ new Map();
+  for (const write of writes) {
+    if (!byTask.has(write.task_id)) byTask.set(write.task_id, []);
+    byTask.get(write.task_id).push(write);
+  }
+  const known = new Set(tasks.map((task) => task.id));
+  const orphans = [...byTask.keys()].filter((id) => !known.has(id));
+  if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
+  const writesTable = (list) => list && list.length ? table(
+    h,
+    "dd-writes-table",
+    null,
+    list.map(
+      (write) => h(
+        "tr",
+        { "data-channel": write.channel },
+        cell(h, write.channel, "dd-channel"),
+        cell(h, drawJson(view, write.value, 0))
+      )
+    )
+  ) : h("div", { class: "dd-muted" }, "no pending writes");
+  const items = tasks.map(
+    (task) => h(
+      "div",
+      { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
+      h(
+        "div",
+        { class: "dd-task-head" },
+        h("strong", {}, task.name),
+        h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
+        task.interrupts && task.interrupts.length ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt")) : "",
+        task.error || task.failure ? h("span", { class: "dd-pill dd-pill-error" }, task.failure || "error") : ""
+      ),
+      task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
+      task.result != null ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0)) : "",
+      writesTable(byTask.get(task.id))
+    )
+  );
+  for (const id of orphans) {
+    items.push(
+      h(
+        "div",
+        { class: "dd-task", "data-task-id": id },
+        h(
+          "div",
+          { class: "dd-task-head" },
+          h("strong", {}, byTask.get(id)[0].node || "task"),
+          h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`)
+        ),
+        writesTable(byTask.get(id))
+      )
+    );
+  }
+  return h("div", { class: "dd-task-list" }, ...items);
 }
 
-function newUuid() {
-  const c = globalThis.crypto;
-  if (c && typeof c.randomUUID === "function") return c.randomUUID();
-  return `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The standalone export's in-page model
-
-/**
- * A read-only model holding an export's data: answers `select` from `details` and `diff` by
- * comparing two details' values; every other request is refused.
- * @param {ExportData} data
- * @returns {Model}
- */
-export function createStaticModel(data) {
-  const details = data.details || {};
-  /** @type {Record<string, any>} */
-  const state = {
-    _thread_id: data.thread_id || (data.dag && data.dag.thread_id) || "",
-    _dag: data.dag || { thread_id: "", nodes: [], depth: 0, lanes: 0 },
-    _selected: "",
-    _detail: null,
-    _topology: data.topology || null,
-    _running: false,
-    _status: "",
-    _error: "",
-    _code: [],
-    _readonly: true,
-  };
-  /** @type {Map<string, Set<Function>>} */
-  const handlers = new Map();
-  const emit = (name, ...args) => {
-    for (const fn of [...(handlers.get(name) || [])]) fn(...args);
-  };
-  const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
-
-  /** @param {any} message @returns {{result?: any, error?: string}} */
-  const answer = (message) => {
-    if (message.kind === "select") {
-      const detail = details[message.checkpoint_id];
-      if (!detail) return { error: missing(message.checkpoint_id) };
-      model.set("_selected", message.checkpoint_id);
-      model.set("_detail", detail);
-      return { result: { checkpoint_id: message.checkpoint_id } };
+// js/src/select.js
+function selectCheckpoint(view, id, namespace) {
+  view.diffTarget = "";
+  showSelected(view, id, false);
+  const ticket = ++view.selectTicket;
+  view.selecting = id;
+  view.parts.detail.classList.add("dd-loading");
+  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
+  view.requests.request("select", { checkpoint_id: id, ...where }).then(
+    () => {
+      if (ticket !== view.selectTicket) return;
+      view.selecting = "";
+      view.parts.detail.classList.remove("dd-loading");
+      clearRequestError(view);
+      drawDetail(view, view.model.get("_detail"));
+    },
+    (error) => {
+      if (ticket !== view.selectTicket) return;
+      view.selecting = "";
+      view.parts.detail.classList.remove("dd-loading");
+      showRequestError(view, error);
     }
-    if (message.kind === "diff") {
-      const a = details[message.a];
-      const b = details[message.b];
-      if (!a || !b) return { error: missing(a ? message.b : message.a) };
-      return { result: diffValues(a.values, b.values) };
+  );
+}
+function showSelected(view, id, scroll = true) {
+  if (view.selected === id) return;
+  view.selected = id;
+  placeRings(view);
+  if (id && scroll) scrollToCheckpoint(view, id);
+}
+function requestDiff(view, a, b) {
+  view.diffTarget = b;
+  placeRings(view);
+  const ticket = ++view.diffTicket;
+  view.requests.request("diff", { a, b }).then(
+    (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
+    (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error)
+  );
+}
+function diffValues(a, b) {
+  const before = a || {};
+  const after = b || {};
+  const channels = [.../* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const entries = [];
+  for (const channel of channels) {
+    const inA = Object.prototype.hasOwnProperty.call(before, channel);
+    const inB = Object.prototype.hasOwnProperty.call(after, channel);
+    if (inA && !inB) entries.push({ channel, change: "removed", old: before[channel], new: null });
+    else if (!inA && inB) entries.push({ channel, change: "added", old: null, new: after[channel] });
+    else if (!sameJson(before[channel], after[channel])) {
+      entries.push({ channel, change: "changed", old: before[channel], new: after[channel] });
     }
-    return {
-      error:
-        `'${message.kind}' is not available in a read-only export: open the thread in ` +
-        "Jupyter with durable_debug.TimeTravel(graph, config) to fork, rerun or resume.",
-    };
-  };
-
-  /** @type {Model} */
-  const model = {
-    get: (name) => state[name],
-    set(name, value) {
-      if (state[name] === value) return;
-      state[name] = value;
-      emit(`change:${name}`, model, value);
-    },
-    on(name, fn) {
-      if (!handlers.has(name)) handlers.set(name, new Set());
-      handlers.get(name).add(fn);
-    },
-    off(name, fn) {
-      if (name == null) handlers.clear();
-      else if (fn == null) handlers.delete(name);
-      else handlers.get(name)?.delete(fn);
-    },
-    send(message) {
-      // Answer asynchronously, like a kernel would.
-      setTimeout(() => emit("msg:custom", { uuid: message.uuid, ...answer(message) }, []), 0);
-    },
-    save_changes() {},
-  };
-  return model;
+  }
+  return entries;
+}
+function sameJson(x, y) {
+  if (x === y) return true;
+  if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+  if (Array.isArray(x) !== Array.isArray(y)) return false;
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  if (kx.length !== ky.length) return false;
+  return kx.every((k) => Object.prototype.hasOwnProperty.call(y, k) && sameJson(x[k], y[k]));
+}
+function drawDiff(view, a, b, entries, error) {
+  const h = hyperscript(view.doc);
+  const box = view.parts.diff;
+  box.hidden = false;
+  const title = h(
+    "div",
+    { class: "dd-panel-head" },
+    h(
+      "h4",
+      {},
+      "Diff ",
+      h("code", { title: a }, `…${shortId(a)}`),
+      " → ",
+      h("code", { title: b }, `…${shortId(b)}`)
+    ),
+    h("button", { class: "dd-button dd-small", type: "button", "data-action": "close-diff" }, "Close")
+  );
+  if (error) {
+    box.replaceChildren(title, h("p", { class: "dd-inline-error", role: "alert" }, error.message));
+    return;
+  }
+  if (!entries || !entries.length) {
+    box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
+    return;
+  }
+  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
+  const rows = entries.map(
+    (entry) => h(
+      "tr",
+      { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
+      cell(h, entry.channel, "dd-channel"),
+      cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
+      cell(h, json(entry.old, entry.change !== "added")),
+      cell(h, json(entry.new, entry.change !== "removed"))
+    )
+  );
+  box.replaceChildren(title, table(h, "dd-diff-table", ["channel", "change", "old", "new"], rows));
 }
 
-// ---------------------------------------------------------------------------------------------
-// The checkpoint DAG
+// js/src/status.js
+function drawStatus(view) {
+  const { parts, model } = view;
+  const dag = model.get("_dag");
+  const count = dag && dag.nodes ? dag.nodes.length : 0;
+  const lanes = dag && dag.lanes ? dag.lanes : 0;
+  const thread = model.get("_thread_id") || dag && dag.thread_id || "?";
+  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  const running = Boolean(model.get("_running"));
+  parts.running.hidden = !running;
+  parts.stop.hidden = !running || isReadonly(view);
+  parts.refresh.hidden = isReadonly(view);
+  parts.threads.hidden = isReadonly(view);
+  parts.newRun.hidden = isReadonly(view);
+  parts.status.textContent = model.get("_status") || "";
+  const messages = [model.get("_error"), view.requestError].filter(Boolean);
+  parts.error.textContent = messages.join("\n");
+  parts.error.hidden = !messages.length;
+}
+function drawTopology(view, topology) {
+  const h = hyperscript(view.doc);
+  const box = view.parts.topology;
+  if (!topology || !topology.nodes) {
+    box.replaceChildren(h("span", { class: "dd-empty" }, "no topology"));
+    return;
+  }
+  const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
+  const picture = h(
+    "div",
+    { class: "dd-topology-picture" },
+    drawn || topologyDrawing(view.doc, topology, view.uid)
+  );
+  const ran = topology.nodes.filter((node) => node.count || node.reruns);
+  const counts = table(
+    h,
+    "dd-count-table",
+    null,
+    ran.map(
+      (node) => h(
+        "tr",
+        { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
+        cell(h, node.id),
+        cell(h, `×${node.count}`, "dd-num"),
+        cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted")
+      )
+    )
+  );
+  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+}
+function drawBreakpoints(view, topology) {
+  const h = hyperscript(view.doc);
+  const set = view.model.get("_breakpoints") || { before: [], after: [] };
+  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
+  const toggle = (node, when) => {
+    const input = h("input", {
+      type: "checkbox",
+      "data-node": node,
+      "data-when": when,
+      "aria-label": `pause ${when} ${node}`
+    });
+    input.checked = (set[when] || []).includes(node);
+    input.addEventListener("change", () => sendBreakpoints(view));
+    return h("label", { class: "dd-break" }, input, ` ${when}`);
+  };
+  return h(
+    "details",
+    { class: "dd-breakpoints" },
+    h("summary", {}, "Breakpoints (pause the next rerun or resume)"),
+    table(
+      h,
+      "dd-break-table",
+      null,
+      nodes.map(
+        (node) => h(
+          "tr",
+          { "data-node": node },
+          cell(h, node),
+          h("td", {}, toggle(node, "before"), toggle(node, "after"))
+        )
+      )
+    )
+  );
+}
+function sendBreakpoints(view) {
+  const chosen = { before: [], after: [] };
+  for (const box of view.parts.topology.querySelectorAll(".dd-breakpoints input[data-when]")) {
+    const input = (
+      /** @type {HTMLInputElement} */
+      box
+    );
+    const when = (
+      /** @type {"before" | "after"} */
+      input.getAttribute("data-when")
+    );
+    if (input.checked) chosen[when].push(input.getAttribute("data-node") || "");
+  }
+  view.requests.request("breakpoints", chosen).then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error)
+  );
+}
+function topologyDrawing(doc, topology, uid = "dd") {
+  const s = svgHyperscript(doc);
+  const size = new Map(
+    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }])
+  );
+  const at = new Map(topology.nodes.map((node) => [node.id, node]));
+  const marker = `${uid}-arrow`;
+  const edges = [];
+  for (const edge of topology.edges) {
+    const a = at.get(edge.source);
+    const b = at.get(edge.target);
+    if (!a || !b) continue;
+    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
+    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
+    const cls = `dd-topo-edge${edge.conditional ? " dd-conditional" : ""}`;
+    edges.push(s("line", { class: cls, x1, y1, x2, y2, "marker-end": `url(#${marker})` }));
+  }
+  const nodes = topology.nodes.map((node) => {
+    const { w, h } = size.get(node.id);
+    const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
+    const label = node.count ? `${node.id} ×${node.count}` : node.id;
+    return s(
+      "g",
+      { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
+      s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
+      s("text", { dy: "0.35em" }, label)
+    );
+  });
+  const width = Math.max(topology.width || 0, 1);
+  const height = Math.max(topology.height || 0, 1);
+  const arrow = s(
+    "marker",
+    { id: marker, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" },
+    s("path", { d: "M0 0L10 5L0 10z" })
+  );
+  return (
+    /** @type {SVGSVGElement} */
+    s(
+      "svg",
+      { class: "dd-topology-svg", viewBox: `0 0 ${width} ${height}`, width, height },
+      s("defs", {}, arrow),
+      ...edges,
+      ...nodes
+    )
+  );
+}
+var SVG_ELEMENTS = /* @__PURE__ */ new Set([
+  "svg",
+  "g",
+  "polygon",
+  "polyline",
+  "ellipse",
+  "circle",
+  "rect",
+  "line",
+  "path",
+  "text"
+]);
+var SVG_ATTRIBUTES = new Set(
+  "width height viewBox preserveAspectRatio transform class fill fill-opacity stroke stroke-width stroke-opacity stroke-dasharray points d cx cy r rx ry x y x1 y1 x2 y2 text-anchor font-family font-size font-weight font-style data-node".split(" ")
+);
+var UNSAFE_VALUE = /[:<>\\]|url\(|expression\(/i;
+function importSvg(doc, text) {
+  const Parser = doc.defaultView && doc.defaultView.DOMParser;
+  if (!Parser) return null;
+  const parsed = new Parser().parseFromString(text, "image/svg+xml").documentElement;
+  if (!parsed || parsed.namespaceURI !== SVG_NS || parsed.localName !== "svg") return null;
+  if (parsed.getElementsByTagName("parsererror").length) return null;
+  return (
+    /** @type {SVGSVGElement | null} */
+    copySvg(doc, parsed)
+  );
+}
+function copySvg(doc, source) {
+  if (source.namespaceURI !== SVG_NS || !SVG_ELEMENTS.has(source.localName)) return null;
+  const copy = (
+    /** @type {SVGElement} */
+    doc.createElementNS(SVG_NS, source.localName)
+  );
+  for (const attr of source.attributes) {
+    if (attr.namespaceURI || !SVG_ATTRIBUTES.has(attr.name)) continue;
+    if (attr.name !== "data-node" && UNSAFE_VALUE.test(attr.value.replace(/\s+/g, ""))) continue;
+    copy.setAttribute(attr.name, attr.value);
+  }
+  for (const child of source.childNodes) {
+    if (child.nodeType === 3 && source.localName === "text")
+      copy.append(doc.createTextNode(child.nodeValue || ""));
+    else if (child.nodeType === 1) {
+      const inner = copySvg(
+        doc,
+        /** @type {Element} */
+        child
+      );
+      if (inner) copy.append(inner);
+    }
+  }
+  return copy;
+}
+function clipToBox(x0, y0, x, y, box) {
+  const dx = x0 - x;
+  const dy = y0 - y;
+  if (!dx && !dy) return [x, y];
+  const scale = 1 / Math.max(Math.abs(dx) / (box.w / 2), Math.abs(dy) / (box.h / 2));
+  return [round1(x + dx * Math.min(scale, 1)), round1(y + dy * Math.min(scale, 1))];
+}
+function drawCode(view, entries) {
+  const h = hyperscript(view.doc);
+  view.parts.codePanel.hidden = isReadonly(view) && !entries.length;
+  if (view.parts.codePanel.hidden) {
+    view.parts.code.replaceChildren();
+    return;
+  }
+  if (!entries.length) {
+    view.parts.code.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Each fork, rerun and resume shows its Python here, to replay a session as code."
+      )
+    );
+    return;
+  }
+  view.parts.code.replaceChildren(
+    ...entries.map(
+      (entry, index) => h(
+        "div",
+        { class: "dd-code-entry", "data-index": String(index) },
+        h(
+          "div",
+          { class: "dd-code-head" },
+          h("span", { class: "dd-pill" }, entry.action),
+          h(
+            "button",
+            {
+              class: "dd-button dd-small",
+              type: "button",
+              "data-action": "copy",
+              "data-index": String(index)
+            },
+            "Copy"
+          )
+        ),
+        h("pre", { class: "dd-code-text" }, entry.code)
+      )
+    )
+  );
+}
+function copyCode(view, button) {
+  const entries = view.model.get("_code") || [];
+  const entry = entries[Number(button.getAttribute("data-index"))];
+  if (!entry) return;
+  const done = (label) => {
+    button.textContent = label;
+    later(
+      view,
+      () => {
+        button.textContent = "Copy";
+      },
+      1500
+    );
+  };
+  const clipboard = globalThis.navigator && globalThis.navigator.clipboard;
+  if (clipboard && typeof clipboard.writeText === "function") {
+    clipboard.writeText(entry.code).then(
+      () => done("Copied"),
+      () => selectCode(view, button, done)
+    );
+  } else {
+    selectCode(view, button, done);
+  }
+}
+function selectCode(view, button, done) {
+  const pre = button.closest(".dd-code-entry")?.querySelector("pre");
+  const selection = view.doc.getSelection && view.doc.getSelection();
+  if (pre && selection) {
+    selection.selectAllChildren(pre);
+    done("Selected: press Ctrl+C");
+  }
+}
 
-/**
- * Positions, edges and neighbour maps for a Dag: columns are depths, rows are lanes.
- * @param {Dag} dag
- * @param {typeof DAG_GEOMETRY} [geometry]
- * @returns {DagLayout}
- */
-export function layoutDag(dag, geometry = DAG_GEOMETRY) {
+// js/src/dag.js
+function layoutDag(dag, geometry = DAG_GEOMETRY) {
   const { col, row, pad } = geometry;
-  const nodes = (dag && dag.nodes) || [];
+  const nodes = dag && dag.nodes || [];
   const byId = new Map(nodes.map((node) => [node.id, node]));
-  const pos = new Map();
-  const children = new Map();
-  const lanes = new Map();
-  /** @type {DagNode[][]} */
+  const pos = /* @__PURE__ */ new Map();
+  const children = /* @__PURE__ */ new Map();
+  const lanes = /* @__PURE__ */ new Map();
   const columns = [];
   let maxDepth = 0;
   let maxLane = 0;
@@ -582,11 +995,10 @@ export function layoutDag(dag, geometry = DAG_GEOMETRY) {
     }
   }
   for (const laneNodes of lanes.values()) laneNodes.sort((a, b) => a.depth - b.depth);
-
   const edges = [];
   const forks = [];
   for (const node of nodes) {
-    const from = node.parent != null ? pos.get(node.parent) : undefined;
+    const from = node.parent != null ? pos.get(node.parent) : void 0;
     if (!from) continue;
     const to = pos.get(node.id);
     if (from.y === to.y) {
@@ -607,27 +1019,21 @@ export function layoutDag(dag, geometry = DAG_GEOMETRY) {
     edgePath: edges.join(""),
     forkPath: forks.join(""),
     width: pad * 2 + Math.max(depth - 1, 0) * col,
-    height: pad * 2 + Math.max(laneCount - 1, 0) * row,
+    height: pad * 2 + Math.max(laneCount - 1, 0) * row
   };
 }
-
-/**
- * Draw `_dag` as one SVG: the edges as two paths, then the marks of the checkpoints near the
- * visible area (`drawMarks`), so a thread of any length costs the same to show. Clicks and
- * hovers are handled by delegation on the scroll container, never per mark.
- * @param {View} view
- */
 function drawDag(view) {
-  /** @type {Dag} */
   const dag = view.model.get("_dag") || { thread_id: "", nodes: [], depth: 0, lanes: 0 };
   const layout = layoutDag(dag);
   const { radius } = DAG_GEOMETRY;
-  const svg = /** @type {SVGSVGElement} */ (view.doc.createElementNS(SVG_NS, "svg"));
+  const svg = (
+    /** @type {SVGSVGElement} */
+    view.doc.createElementNS(SVG_NS, "svg")
+  );
   svg.setAttribute("class", "dd-dag");
   svg.setAttribute("width", String(layout.width));
   svg.setAttribute("height", String(dag.nodes.length ? layout.height : 0));
   svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
-  // Exposed for tools that scroll to a checkpoint that is not drawn yet (bench/widget_render.py).
   for (const [name, value] of Object.entries(DAG_GEOMETRY)) svg.dataset[name] = String(value);
   const s = svgHyperscript(view.doc);
   svg.append(
@@ -635,9 +1041,8 @@ function drawDag(view) {
     s("path", { class: "dd-edges dd-fork-edges", d: layout.forkPath }),
     s("g", { class: "dd-marks" }),
     s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
-    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
+    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" })
   );
-
   const canvas = view.parts.dagCanvas;
   canvas.style.width = `${layout.width}px`;
   canvas.style.height = `${dag.nodes.length ? layout.height : 0}px`;
@@ -648,26 +1053,16 @@ function drawDag(view) {
   view.layout = layout;
   view.drawnArea = null;
   hideTooltip(view);
-
   view.parts.dagScroll.dataset.empty = dag.nodes.length ? "false" : "true";
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
-  // At first show the selection (else the latest checkpoint); follow new ones while a rerun runs.
   const latest = dag.nodes.find((node) => node.is_latest);
   const latestId = latest ? latest.id : "";
   const focus = view.model.get("_running") ? latestId : firstDraw ? view.selected || latestId : view.selected;
-  // The first view without a selection shows the path that leads to the latest checkpoint:
-  // the latest near the right edge, as much of its history as fits to its left.
   if (focus) scrollToCheckpoint(view, focus, firstDraw && !view.selected && focus === latestId);
   drawMarks(view);
 }
-
-/**
- * (Re)draw the marks around the visible part of the DAG: the visible area plus one screen on
- * every side, so scrolling redraws only once the user leaves that margin.
- * @param {View} view
- */
 function drawMarks(view) {
   if (!view.svg || !view.layout) return;
   const visible = visibleArea(view);
@@ -678,24 +1073,17 @@ function drawMarks(view) {
     left: visible.left - width,
     right: visible.right + width,
     top: visible.top - height,
-    bottom: visible.bottom + height,
+    bottom: visible.bottom + height
   };
   const { radius } = DAG_GEOMETRY;
   const s = svgHyperscript(view.doc);
-  const marks = nodesInArea(view.layout, area).map((node) =>
-    markDrawing(s, node, view.layout.pos.get(node.id), radius),
+  const marks = nodesInArea(view.layout, area).map(
+    (node) => markDrawing(s, node, view.layout.pos.get(node.id), radius)
   );
   view.svg.querySelector(".dd-marks").replaceChildren(...marks);
   view.drawnArea = area;
   placeRings(view);
 }
-
-/**
- * The part of the DAG the user can see. Before the browser has laid the widget out (or in a
- * DOM without layout), assume a large screen at the current scroll position.
- * @param {View} view
- * @returns {Area}
- */
 function visibleArea(view) {
   const box = view.parts.dagScroll;
   const width = box.clientWidth || 1600;
@@ -704,17 +1092,10 @@ function visibleArea(view) {
     left: box.scrollLeft,
     top: box.scrollTop,
     right: box.scrollLeft + width,
-    bottom: box.scrollTop + height,
+    bottom: box.scrollTop + height
   };
 }
-
-/**
- * The checkpoints whose marks fall inside an area of the SVG.
- * @param {DagLayout} layout
- * @param {Area} area
- * @returns {DagNode[]}
- */
-export function nodesInArea(layout, area) {
+function nodesInArea(layout, area) {
   const { col, pad } = DAG_GEOMETRY;
   const first = Math.max(0, Math.floor((area.left - pad) / col) - 1);
   const last = Math.min(layout.columns.length - 1, Math.ceil((area.right - pad) / col) + 1);
@@ -727,46 +1108,20 @@ export function nodesInArea(layout, area) {
   }
   return out;
 }
-
-/** @param {Area} outer @param {Area} inner */
 function contains(outer, inner) {
-  return (
-    inner.left >= outer.left &&
-    inner.right <= outer.right &&
-    inner.top >= outer.top &&
-    inner.bottom <= outer.bottom
-  );
+  return inner.left >= outer.left && inner.right <= outer.right && inner.top >= outer.top && inner.bottom <= outer.bottom;
 }
-
-/** Redraw marks at most once per frame while the user scrolls. @param {View} view */
 function scheduleMarks(view) {
   if (view.frame) return;
   const win = view.doc.defaultView;
-  const raf =
-    win && typeof win.requestAnimationFrame === "function"
-      ? (fn) => win.requestAnimationFrame(fn)
-      : (fn) => setTimeout(fn, 16);
-  const cancel =
-    win && typeof win.cancelAnimationFrame === "function"
-      ? (id) => win.cancelAnimationFrame(id)
-      : (id) => clearTimeout(id);
+  const raf = win && typeof win.requestAnimationFrame === "function" ? (fn) => win.requestAnimationFrame(fn) : (fn) => setTimeout(fn, 16);
+  const cancel = win && typeof win.cancelAnimationFrame === "function" ? (id2) => win.cancelAnimationFrame(id2) : (id2) => clearTimeout(id2);
   const id = raf(() => {
     view.frame = null;
     drawMarks(view);
   });
   view.frame = { cancel: () => cancel(id) };
 }
-
-/**
- * One checkpoint's mark: a shape per source with its letter, the step above, the writers below,
- * badges for interrupts and errors, a ring on branch heads. Built as elements: ids and node
- * names are text and attribute values, never markup.
- * @param {S} s
- * @param {DagNode} node
- * @param {{x: number, y: number}} at
- * @param {number} r
- * @returns {SVGElement}
- */
 function markDrawing(s, node, at, r) {
   const classes = ["dd-mark", `dd-src-${SOURCE_LETTER[node.source] ? node.source : "loop"}`];
   if (node.interrupts > 0) classes.push("dd-has-interrupt");
@@ -776,13 +1131,13 @@ function markDrawing(s, node, at, r) {
   const mark = s("g", {
     class: classes.join(" "),
     "data-id": node.id,
-    transform: `translate(${at.x} ${at.y})`,
+    transform: `translate(${at.x} ${at.y})`
   });
   if (node.is_head) mark.append(s("circle", { class: "dd-head-ring", r: r + 4 }));
   mark.append(
     shapeDrawing(s, node.source, r),
     s("text", { class: "dd-letter", dy: "0.35em" }, SOURCE_LETTER[node.source] || "?"),
-    s("text", { class: "dd-step", y: -r - 11 }, String(node.step)),
+    s("text", { class: "dd-step", y: -r - 11 }, String(node.step))
   );
   if (node.writers && node.writers.length) {
     mark.append(s("text", { class: "dd-writers", y: r + 19 }, truncate(node.writers.join(","), 10)));
@@ -793,8 +1148,8 @@ function markDrawing(s, node, at, r) {
         "g",
         { class: "dd-badge dd-badge-interrupt", transform: `translate(${r} ${-r})` },
         s("circle", { r: 6 }),
-        s("text", { dy: "0.35em" }, String(node.interrupts)),
-      ),
+        s("text", { dy: "0.35em" }, String(node.interrupts))
+      )
     );
   }
   if (node.errors > 0) {
@@ -803,26 +1158,23 @@ function markDrawing(s, node, at, r) {
         "g",
         { class: "dd-badge dd-badge-error", transform: `translate(${-r} ${-r})` },
         s("circle", { r: 6 }),
-        s("text", { dy: "0.35em" }, "!"),
-      ),
+        s("text", { dy: "0.35em" }, "!")
+      )
     );
   }
   if (node.graph_changed) {
-    // The graph's structure (nodes, edges, channels) differs from the parent checkpoint's.
     mark.append(
       s(
         "text",
         { class: "dd-graph-changed", x: -r - 9, dy: "0.35em" },
         "Δ",
-        s("title", {}, "graph version changed"),
-      ),
+        s("title", {}, "graph version changed")
+      )
     );
   }
   if (node.is_latest) mark.append(s("text", { class: "dd-latest-label", y: r + 31 }, "latest"));
   return mark;
 }
-
-/** @param {S} s @param {string} source @param {number} r */
 function shapeDrawing(s, source, r) {
   if (source === "input")
     return s("rect", { class: "dd-shape", x: -r, y: -r, width: 2 * r, height: 2 * r, rx: 2 });
@@ -832,17 +1184,15 @@ function shapeDrawing(s, source, r) {
     return s("polygon", { class: "dd-shape", points: `0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}` });
   return s("circle", { class: "dd-shape", r });
 }
-
-/** Move the selection and diff rings onto their checkpoints. @param {View} view */
 function placeRings(view) {
   if (!view.svg || !view.layout) return;
   const rings = [
     [view.svg.querySelector(".dd-ring-selected"), view.selected],
-    [view.svg.querySelector(".dd-ring-diff"), view.diffTarget],
+    [view.svg.querySelector(".dd-ring-diff"), view.diffTarget]
   ];
   for (const [ring, id] of rings) {
     if (!ring) continue;
-    const at = id ? view.layout.pos.get(id) : undefined;
+    const at = id ? view.layout.pos.get(id) : void 0;
     ring.setAttribute("visibility", at ? "visible" : "hidden");
     if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
   }
@@ -850,8 +1200,6 @@ function placeRings(view) {
   const mark = view.selected ? markElement(view, view.selected) : null;
   if (mark) mark.setAttribute("aria-current", "true");
 }
-
-/** @param {View} view @param {string} id */
 function markElement(view, id) {
   if (!view.svg) return null;
   for (const mark of view.svg.querySelectorAll(".dd-mark")) {
@@ -859,18 +1207,12 @@ function markElement(view, id) {
   }
   return null;
 }
-
-/**
- * Scroll the DAG so that a checkpoint is in view (centred, or near the right edge with what
- * leads to it on its left when `atEnd`).
- * @param {View} view @param {string} id @param {boolean} [atEnd]
- */
 function scrollToCheckpoint(view, id, atEnd = false) {
   const at = view.layout && view.layout.pos.get(id);
   const box = view.parts.dagScroll;
   if (!at) return;
   if (!box.clientWidth) {
-    view.pendingScroll = id; // not laid out yet: the ResizeObserver scrolls once it is
+    view.pendingScroll = id;
     return;
   }
   view.pendingScroll = "";
@@ -887,37 +1229,26 @@ function scrollToCheckpoint(view, id, atEnd = false) {
     box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
   }
 }
-
-/** The checkpoint id under an event target, if any. @param {EventTarget | null} target */
 function checkpointAt(target) {
-  const el = /** @type {Element | null} */ (target && /** @type {any} */ (target).closest ? target : null);
+  const el = (
+    /** @type {Element | null} */
+    target && /** @type {any} */
+    target.closest ? target : null
+  );
   const mark = el ? el.closest(".dd-mark") : null;
   return mark ? mark.getAttribute("data-id") || "" : "";
 }
-
-/**
- * Click selects; shift-click diffs against the selected checkpoint.
- * @param {View} view @param {MouseEvent} event
- */
 function onDagClick(view, event) {
   const id = checkpointAt(event.target);
   if (!id) return;
   if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
   else selectCheckpoint(view, id);
 }
-
-/**
- * The checkpoints a "go to" query finds, in drawing order (by depth, then lane): a step number
- * (`12` or `step 12`); `error`, `interrupt` (pending ones); `fork` (forks and updates), `input`,
- * `loop`; else a node name, among the nodes that wrote a checkpoint or run next from it.
- * @param {DagNode[]} nodes @param {string} query @returns {string[]}
- */
-export function findCheckpoints(nodes, query) {
+function findCheckpoints(nodes, query) {
   const q = query.trim();
   if (!q) return [];
   const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
   const word = q.toLowerCase().replace(/s$/, "");
-  /** @type {(node: DagNode) => boolean} */
   let test;
   if (step) test = (node) => node.step === Number(step[1]);
   else if (word === "error") test = (node) => node.errors > 0;
@@ -925,35 +1256,28 @@ export function findCheckpoints(nodes, query) {
   else if (word === "fork") test = (node) => node.source === "fork" || node.source === "update";
   else if (word === "input" || word === "loop") test = (node) => node.source === word;
   else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
-  return nodes
-    .filter(test)
-    .sort((a, b) => a.depth - b.depth || a.lane - b.lane)
-    .map((node) => node.id);
+  return nodes.filter(test).sort((a, b) => a.depth - b.depth || a.lane - b.lane).map((node) => node.id);
 }
-
-/**
- * Enter in the "go to" box selects the next checkpoint it finds after the selected one
- * (Shift+Enter the previous), and says which of how many it is.
- * @param {View} view @param {KeyboardEvent} event
- */
 function onFindKey(view, event) {
   if (event.key !== "Enter") return;
   event.preventDefault();
   const dag = view.model.get("_dag") || { nodes: [] };
-  const found = findCheckpoints(dag.nodes, view.parts.find.value);
+  const found = findCheckpoints(
+    dag.nodes,
+    /** @type {HTMLInputElement} */
+    view.parts.find.value
+  );
   if (!found.length) {
     view.parts.findCount.textContent = "no checkpoint";
     return;
   }
   const at = found.indexOf(view.selected);
   const step = event.shiftKey ? -1 : 1;
-  const next = at < 0 ? (event.shiftKey ? found.length - 1 : 0) : (at + step + found.length) % found.length;
+  const next = at < 0 ? event.shiftKey ? found.length - 1 : 0 : (at + step + found.length) % found.length;
   view.parts.findCount.textContent = `${next + 1} of ${found.length}`;
   selectCheckpoint(view, found[next]);
   scrollToCheckpoint(view, found[next]);
 }
-
-/** Arrow keys walk the DAG. @param {View} view @param {KeyboardEvent} event */
 function onDagKey(view, event) {
   if (!view.layout || !event.key.startsWith("Arrow")) return;
   const next = neighbour(view.layout, view.selected, event.key);
@@ -963,17 +1287,7 @@ function onDagKey(view, event) {
     scrollToCheckpoint(view, next);
   }
 }
-
-/**
- * The checkpoint an arrow key leads to: left = parent, right = child (same lane first),
- * up/down = the nearest checkpoint (by depth) in the neighbouring lane. With nothing selected,
- * any arrow picks the latest checkpoint.
- * @param {DagLayout} layout
- * @param {string} id
- * @param {string} key
- * @returns {string} "" when there is nowhere to go
- */
-export function neighbour(layout, id, key) {
+function neighbour(layout, id, key) {
   const node = layout.byId.get(id);
   if (!node) {
     for (const candidate of layout.byId.values()) if (candidate.is_latest) return candidate.id;
@@ -997,20 +1311,15 @@ export function neighbour(layout, id, key) {
   }
   return best.id;
 }
-
-/**
- * Show `next` and the writers of the checkpoint under the pointer.
- * @param {View} view @param {EventTarget | null} target
- */
 function showTooltip(view, target) {
   const id = checkpointAt(target);
-  const node = id && view.layout ? view.layout.byId.get(id) : undefined;
+  const node = id && view.layout ? view.layout.byId.get(id) : void 0;
   if (!node) return hideTooltip(view);
   const at = view.layout.pos.get(id);
   const tip = view.parts.tooltip;
   const lines = [
     `step ${node.step} · ${node.source} · …${shortId(node.id)}`,
-    `next: ${node.next && node.next.length ? node.next.join(", ") : "(end)"}`,
+    `next: ${node.next && node.next.length ? node.next.join(", ") : "(end)"}`
   ];
   if (node.writers && node.writers.length) lines.push(`written by: ${node.writers.join(", ")}`);
   if (node.interrupts) lines.push(`${plural(node.interrupts, "pending interrupt")}`);
@@ -1019,662 +1328,22 @@ function showTooltip(view, target) {
   else if (node.is_head) lines.push("head of its branch");
   tip.textContent = lines.join("\n");
   tip.hidden = false;
-  // Below the mark, unless that would leave the visible part of the graph.
   const box = view.parts.dagScroll;
   const below = at.y + DAG_GEOMETRY.radius + 4;
   const fitsBelow = !box.clientHeight || below + tip.offsetHeight <= box.scrollTop + box.clientHeight;
   tip.style.left = `${at.x + DAG_GEOMETRY.radius + 8}px`;
   tip.style.top = `${fitsBelow ? below : Math.max(0, at.y - DAG_GEOMETRY.radius - 4 - tip.offsetHeight)}px`;
 }
-
-/** @param {View} view */
 function hideTooltip(view) {
   view.parts.tooltip.hidden = true;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Selecting and diffing
-
-/**
- * Highlight a checkpoint at once, then ask Python for its detail.
- * @param {View} view
- * @param {string} id
- */
-function selectCheckpoint(view, id, namespace) {
-  view.diffTarget = "";
-  showSelected(view, id, false);
-  const ticket = ++view.selectTicket;
-  view.selecting = id;
-  view.parts.detail.classList.add("dd-loading");
-  const where = namespace === undefined ? {} : { checkpoint_ns: namespace };
-  view.requests.request("select", { checkpoint_id: id, ...where }).then(
-    () => {
-      if (ticket !== view.selectTicket) return; // the user has moved on
-      view.selecting = "";
-      view.parts.detail.classList.remove("dd-loading");
-      clearRequestError(view);
-      // The detail itself arrives once, as `_detail`; the reply only says it is there.
-      drawDetail(view, view.model.get("_detail"));
-    },
-    (error) => {
-      if (ticket !== view.selectTicket) return;
-      view.selecting = "";
-      view.parts.detail.classList.remove("dd-loading");
-      showRequestError(view, error);
-    },
-  );
-}
-
-/**
- * Move the selection ring; scroll to it unless the user just clicked it (the mouse is there).
- * @param {View} view @param {string} id @param {boolean} [scroll]
- */
-function showSelected(view, id, scroll = true) {
-  if (view.selected === id) return;
-  view.selected = id;
-  placeRings(view);
-  if (id && scroll) scrollToCheckpoint(view, id);
-}
-
-/**
- * Diff two checkpoints and show the per-channel table.
- * @param {View} view @param {string} a @param {string} b
- */
-function requestDiff(view, a, b) {
-  view.diffTarget = b;
-  placeRings(view);
-  const ticket = ++view.diffTicket;
-  view.requests.request("diff", { a, b }).then(
-    (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
-    (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error),
-  );
-}
-
-/**
- * Per-channel changes from `a` to `b`: the standalone page's answer to a `diff` request.
- * @param {Record<string, any>} a
- * @param {Record<string, any>} b
- * @returns {DiffEntry[]}
- */
-export function diffValues(a, b) {
-  const before = a || {};
-  const after = b || {};
-  const channels = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  /** @type {DiffEntry[]} */
-  const entries = [];
-  for (const channel of channels) {
-    const inA = Object.prototype.hasOwnProperty.call(before, channel);
-    const inB = Object.prototype.hasOwnProperty.call(after, channel);
-    if (inA && !inB) entries.push({ channel, change: "removed", old: before[channel], new: null });
-    else if (!inA && inB) entries.push({ channel, change: "added", old: null, new: after[channel] });
-    else if (!sameJson(before[channel], after[channel])) {
-      entries.push({ channel, change: "changed", old: before[channel], new: after[channel] });
-    }
-  }
-  return entries;
-}
-
-/** Deep equality of JSON values (object key order ignored). @param {any} x @param {any} y */
-function sameJson(x, y) {
-  if (x === y) return true;
-  if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
-  if (Array.isArray(x) !== Array.isArray(y)) return false;
-  const kx = Object.keys(x);
-  const ky = Object.keys(y);
-  if (kx.length !== ky.length) return false;
-  return kx.every((k) => Object.prototype.hasOwnProperty.call(y, k) && sameJson(x[k], y[k]));
-}
-
-/**
- * @param {View} view @param {string} a @param {string} b
- * @param {DiffEntry[] | null} entries @param {Error} [error]
- */
-function drawDiff(view, a, b, entries, error) {
-  const h = hyperscript(view.doc);
-  const box = view.parts.diff;
-  box.hidden = false;
-  const title = h(
-    "div",
-    { class: "dd-panel-head" },
-    h(
-      "h4",
-      {},
-      "Diff ",
-      h("code", { title: a }, `…${shortId(a)}`),
-      " → ",
-      h("code", { title: b }, `…${shortId(b)}`),
-    ),
-    h("button", { class: "dd-button dd-small", type: "button", "data-action": "close-diff" }, "Close"),
-  );
-  if (error) {
-    box.replaceChildren(title, h("p", { class: "dd-inline-error", role: "alert" }, error.message));
-    return;
-  }
-  if (!entries || !entries.length) {
-    box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
-    return;
-  }
-  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
-  const rows = entries.map((entry) =>
-    h(
-      "tr",
-      { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
-      cell(h, entry.channel, "dd-channel"),
-      cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
-      cell(h, json(entry.old, entry.change !== "added")),
-      cell(h, json(entry.new, entry.change !== "removed")),
-    ),
-  );
-  box.replaceChildren(title, table(h, "dd-diff-table", ["channel", "change", "old", "new"], rows));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The selected checkpoint's detail
-
-/**
- * Draw a Detail: state, next, interrupts, blob versions, tasks and their writes, metadata, and
- * (unless read-only) the fork and rerun controls. Drawing the same detail twice is a no-op, as
- * Python both answers `select` and sets `_detail`.
- * @param {View} view
- * @param {Detail | null} detail
- * @param {boolean} [force] redraw even if this detail is already shown
- */
-function drawDetail(view, detail, force = false) {
-  const box = view.parts.detail;
-  const drawn = box.childElementCount > 0;
-  if (!force && drawn && detail === view.detail) return;
-  const key = detail ? JSON.stringify(detail) : "";
-  if (!force && drawn && key === view.detailKey) return;
-  view.detail = detail || null;
-  view.detailKey = key;
-  view.editors.clear();
-  view.editBoxes.clear();
-  view.editModes.clear();
-  view.fullValues = new Map();
-  const h = hyperscript(view.doc);
-  if (!detail) {
-    box.replaceChildren(
-      h(
-        "p",
-        { class: "dd-empty" },
-        "Click a checkpoint to see its state. Shift-click another to diff the two.",
-      ),
-    );
-    return;
-  }
-  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id))
-    showSelected(view, detail.id);
-  const readonly = isReadonly(view);
-  box.replaceChildren(
-    drawDetailHeader(view, detail, readonly),
-    section(h, "State", "dd-state", drawValues(view, detail, readonly)),
-    section(
-      h,
-      "Next",
-      "dd-next",
-      detail.next && detail.next.length
-        ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name))))
-        : h("span", { class: "dd-empty" }, "nothing: the run ends here"),
-    ),
-    ...(detail.interrupts && detail.interrupts.length
-      ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))]
-      : []),
-    section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
-    section(
-      h,
-      "Tasks and pending writes",
-      "dd-tasks",
-      drawTasks(view, detail.tasks || [], detail.writes || []),
-    ),
-    ...drawSubgraphSections(view, detail),
-    section(
-      h,
-      "Metadata",
-      "dd-metadata",
-      drawJson(view, detail.metadata || {}, 1),
-      h("div", { class: "dd-subhead" }, "config"),
-      drawJson(view, detail.config || {}, 0),
-    ),
-  );
-}
-
-/**
- * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
- * @param {...Node} body
- */
-function section(h, title, cls, ...body) {
-  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
-}
-
-/** @param {View} view @param {Detail} detail @param {boolean} readonly */
-function drawDetailHeader(view, detail, readonly) {
-  const h = hyperscript(view.doc);
-  const header = h(
-    "header",
-    { class: "dd-detail-head", "data-id": detail.id },
-    h(
-      "div",
-      { class: "dd-detail-title" },
-      h("span", { class: `dd-pill dd-src-${detail.source}` }, detail.source),
-      h("strong", {}, `step ${detail.step}`),
-      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id),
-    ),
-    h(
-      "div",
-      { class: "dd-detail-sub" },
-      detail.created_at || "",
-      detail.parent
-        ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`))
-        : "",
-    ),
-  );
-  if (!readonly) {
-    header.append(
-      h(
-        "div",
-        { class: "dd-actions" },
-        h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
-        h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true }),
-      ),
-    );
-  }
-  return header;
-}
-
-/**
- * The reassembled state: one collapsible JSON tree per channel; editable channels get an Edit
- * button, and the fork bar sends the edited ones.
- * @param {View} view @param {Detail} detail @param {boolean} readonly
- */
-function drawValues(view, detail, readonly) {
-  const h = hyperscript(view.doc);
-  const values = detail.values || {};
-  const reducers = detail.reducers || {};
-  const editable = readonly ? [] : detail.editable || [];
-  const channels = [...new Set([...Object.keys(values), ...editable])];
-  const rows = channels.map((channel) => {
-    const has = Object.prototype.hasOwnProperty.call(values, channel);
-    return h(
-      "div",
-      { class: "dd-channel-row", "data-channel": channel },
-      h(
-        "div",
-        { class: "dd-channel-head" },
-        h("span", { class: "dd-channel" }, channel),
-        reducers[channel]
-          ? h(
-              "span",
-              {
-                class: "dd-reducer",
-                title: "an edit goes through this reducer unless you replace the value",
-              },
-              `reducer: ${reducers[channel]}`,
-            )
-          : "",
-        (detail.clipped || []).includes(channel)
-          ? h(
-              "span",
-              { class: "dd-clipped" },
-              h("span", { class: "dd-muted" }, "shown in part "),
-              readonly
-                ? ""
-                : h(
-                    "button",
-                    {
-                      class: "dd-button dd-small",
-                      type: "button",
-                      "data-action": "show-all",
-                      "data-channel": channel,
-                    },
-                    "Show all",
-                  ),
-            )
-          : "",
-        editable.includes(channel)
-          ? h(
-              "button",
-              { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel },
-              "Edit",
-            )
-          : "",
-      ),
-      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"),
-    );
-  });
-  const list = h(
-    "div",
-    { class: "dd-values" },
-    ...(rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]),
-  );
-  if (readonly || !editable.length) return list;
-  const asNode = h(
-    "select",
-    { class: "dd-as-node", "aria-label": "as node" },
-    h("option", { value: "" }, "(no node)"),
-    ...(detail.nodes || []).map((name) => h("option", { value: name }, name)),
-  );
-  return h(
-    "div",
-    {},
-    list,
-    h(
-      "div",
-      { class: "dd-fork-bar" },
-      h("label", {}, "as node ", asNode),
-      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
-      h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true }),
-    ),
-  );
-}
-
-/**
- * Pending interrupts with their ids and values; unless read-only, one answer box per id.
- * @param {View} view @param {InterruptInfo[]} interrupts @param {boolean} readonly
- */
-function drawInterrupts(view, interrupts, readonly) {
-  const h = hyperscript(view.doc);
-  const items = interrupts.map((item) =>
-    h(
-      "div",
-      { class: "dd-interrupt", "data-interrupt-id": item.id },
-      h(
-        "div",
-        { class: "dd-interrupt-head" },
-        h("code", { class: "dd-interrupt-id" }, item.id),
-        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : "",
-      ),
-      drawJson(view, item.value, 2),
-      readonly
-        ? ""
-        : h("textarea", {
-            class: "dd-answer",
-            rows: "2",
-            spellcheck: "false",
-            "data-interrupt-id": item.id,
-            placeholder: 'answer as JSON, e.g. "yes" or {"approved": true}',
-            "aria-label": `answer to interrupt ${item.id}`,
-          }),
-    ),
-  );
-  if (readonly) return h("div", {}, ...items);
-  return h(
-    "div",
-    {},
-    ...items,
-    h(
-      "div",
-      { class: "dd-resume-bar" },
-      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
-      h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true }),
-    ),
-  );
-}
-
-/**
- * The blob versions table: per channel its version, whether the blob was written here or is
- * shared with the parent, and its size.
- * @param {View} view @param {Blob[]} blobs
- */
-function drawBlobs(view, blobs) {
-  const h = hyperscript(view.doc);
-  if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
-  const fresh = blobs.filter((blob) => blob.status === "new").length;
-  const rows = blobs.map((blob) =>
-    h(
-      "tr",
-      { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
-      cell(h, blob.channel, "dd-channel"),
-      cell(h, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
-      cell(
-        h,
-        h(
-          "span",
-          { class: `dd-pill dd-blob-${blob.status}` },
-          blob.status === "new" ? "new here" : "shared with parent",
-        ),
-      ),
-      cell(h, formatBytes(blob.size), "dd-num"),
-    ),
-  );
-  return h(
-    "div",
-    {},
-    table(h, "dd-blob-table", ["channel", "version", "blob", "size"], rows),
-    h(
-      "p",
-      { class: "dd-muted dd-blob-summary" },
-      `${fresh} of ${plural(blobs.length, "blob")} written at this checkpoint`,
-    ),
-  );
-}
-
-/**
- * The next step's tasks — errors, interrupts, results — each with its pending writes.
- * @param {View} view @param {Task[]} tasks @param {Write[]} writes
- */
-function drawTasks(view, tasks, writes) {
-  const h = hyperscript(view.doc);
-  /** @type {Map<string, Write[]>} */
-  const byTask = new Map();
-  for (const write of writes) {
-    if (!byTask.has(write.task_id)) byTask.set(write.task_id, []);
-    byTask.get(write.task_id).push(write);
-  }
-  const known = new Set(tasks.map((task) => task.id));
-  const orphans = [...byTask.keys()].filter((id) => !known.has(id));
-  if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
-
-  const writesTable = (list) =>
-    list && list.length
-      ? table(
-          h,
-          "dd-writes-table",
-          null,
-          list.map((write) =>
-            h(
-              "tr",
-              { "data-channel": write.channel },
-              cell(h, write.channel, "dd-channel"),
-              cell(h, drawJson(view, write.value, 0)),
-            ),
-          ),
-        )
-      : h("div", { class: "dd-muted" }, "no pending writes");
-  const items = tasks.map((task) =>
-    h(
-      "div",
-      { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
-      h(
-        "div",
-        { class: "dd-task-head" },
-        h("strong", {}, task.name),
-        h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
-        task.interrupts && task.interrupts.length
-          ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt"))
-          : "",
-        task.error || task.failure
-          ? h("span", { class: "dd-pill dd-pill-error" }, task.failure || "error")
-          : "",
-      ),
-      task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
-      task.result != null
-        ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0))
-        : "",
-      writesTable(byTask.get(task.id)),
-    ),
-  );
-  for (const id of orphans) {
-    items.push(
-      h(
-        "div",
-        { class: "dd-task", "data-task-id": id },
-        h(
-          "div",
-          { class: "dd-task-head" },
-          h("strong", {}, byTask.get(id)[0].node || "task"),
-          h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`),
-        ),
-        writesTable(byTask.get(id)),
-      ),
-    );
-  }
-  return h("div", { class: "dd-task-list" }, ...items);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Subgraph namespaces (issue 11): a subgraph's checkpoints, nested under the task that ran it
-
-/**
- * The namespace fields of a request about the selected checkpoint: none for the widget's own
- * namespace, `checkpoint_ns` when the selection is inside a subgraph.
- * @param {View} view
- */
-function inNamespace(view) {
-  const namespace = view.model.get("_selected_ns");
-  return namespace ? { checkpoint_ns: namespace } : {};
-}
-
-/**
- * The detail's subgraph sections: where the selected checkpoint lives (inside a subgraph, with
- * a way back to the task's checkpoint), and one collapsed toggle per subgraph a task of this
- * checkpoint ran. The namespaces are asked for once the section is drawn.
- * @param {View} view @param {Detail} detail
- */
-function drawSubgraphSections(view, detail) {
-  if (isReadonly(view)) return []; // an export holds one namespace; subgraphs open in Jupyter
-  const h = hyperscript(view.doc);
-  const here = view.model.get("_selected_ns") || "";
-  const list = h("div", { class: "dd-subgraph-list" }, h("span", { class: "dd-muted" }, "reading…"));
-  const sections = [];
-  if (here) {
-    const back = h("button", { type: "button", class: "dd-subgraph-up" }, "↑ the task's checkpoint");
-    const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
-    back.addEventListener("click", () => upFromSubgraph(view, here));
-    sections.push(section(h, "Subgraph", "dd-subgraph-here", where));
-  }
-  sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
-  view.requests.request("subgraphs").then(
-    (reply) => fillSubgraphs(view, list, detail.id, here, reply.namespaces || []),
-    (error) => list.replaceChildren(h("span", { class: "dd-error-inline" }, error.message)),
-  );
-  return sections;
-}
-
-/**
- * @param {View} view @param {Element} list @param {string} id @param {string} here
- * @param {{checkpoint_ns: string, enclosing: string, node: string, parent: string | null}[]} namespaces
- */
-function fillSubgraphs(view, list, id, here, namespaces) {
-  const h = hyperscript(view.doc);
-  const mine = namespaces.filter((ns) => ns.enclosing === here && ns.parent === id);
-  if (!mine.length) {
-    list.replaceChildren(h("span", { class: "dd-empty" }, "no task of this checkpoint ran a subgraph"));
-    return;
-  }
-  /** @type {Map<string, Element>} */
-  const taskRows = new Map();
-  for (const row of view.parts.detail.querySelectorAll(".dd-task[data-task-id]"))
-    taskRows.set(row.getAttribute("data-task-id") || "", row);
-  const loose = [];
-  for (const ns of mine) {
-    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
-    const toggle = h(
-      "button",
-      { type: "button", class: "dd-subgraph-toggle", "aria-expanded": "false", "data-ns": ns.checkpoint_ns },
-      `▸ ${ns.node}`,
-    );
-    const tree = h("div", { class: "dd-subgraph-tree", hidden: "" });
-    toggle.addEventListener("click", () => toggleSubgraph(view, toggle, tree, ns));
-    const item = h(
-      "div",
-      { class: "dd-subgraph", title: ns.checkpoint_ns },
-      h("span", { class: "dd-subhead" }, "subgraph "),
-      toggle,
-      tree,
-    );
-    // Under the task that ran it when the detail lists that task, else in this section.
-    const row = taskRows.get(task);
-    if (row) row.append(item);
-    else loose.push(item);
-  }
-  list.replaceChildren(
-    ...(loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]),
-  );
-}
-
-/**
- * Expand (reading that namespace's checkpoints) or collapse one subgraph.
- * @param {View} view @param {Element} toggle @param {HTMLElement} tree
- * @param {{checkpoint_ns: string, node: string}} ns
- */
-function toggleSubgraph(view, toggle, tree, ns) {
-  const h = hyperscript(view.doc);
-  const open = toggle.getAttribute("aria-expanded") === "true";
-  toggle.setAttribute("aria-expanded", open ? "false" : "true");
-  toggle.textContent = `${open ? "▸" : "▾"} ${ns.node}`;
-  tree.hidden = open;
-  if (open) return;
-  tree.replaceChildren(h("span", { class: "dd-muted" }, "reading…"));
-  view.requests.request("subgraph", { checkpoint_ns: ns.checkpoint_ns }).then(
-    (reply) => tree.replaceChildren(drawSubgraphTree(view, ns.checkpoint_ns, reply.dag.nodes || [])),
-    (error) => tree.replaceChildren(h("span", { class: "dd-error-inline" }, error.message)),
-  );
-}
-
-/**
- * One namespace's checkpoints as a small tree (children indented under their parent, oldest
- * first); clicking one selects it like any checkpoint.
- * @param {View} view @param {string} namespace @param {DagNode[]} nodes
- */
-function drawSubgraphTree(view, namespace, nodes) {
-  const h = hyperscript(view.doc);
-  const ids = new Set(nodes.map((node) => node.id));
-  /** @type {Map<string, DagNode[]>} */
-  const children = new Map();
-  for (const node of [...nodes].sort((a, b) => (a.id < b.id ? -1 : 1))) {
-    const parent = node.parent && ids.has(node.parent) ? node.parent : "";
-    if (!children.has(parent)) children.set(parent, []);
-    children.get(parent).push(node);
-  }
-  /** @param {string} parent @returns {HTMLElement} */
-  const branch = (parent) =>
-    h(
-      "ul",
-      { class: "dd-subgraph-branch" },
-      ...(children.get(parent) || []).map((node) => {
-        const next = node.next && node.next.length ? node.next.join(", ") : "end";
-        const pick = h(
-          "button",
-          { type: "button", class: "dd-subgraph-checkpoint", "data-checkpoint": node.id, title: node.id },
-          `step ${node.step} · next: ${next}`,
-        );
-        pick.addEventListener("click", () => selectCheckpoint(view, node.id, namespace));
-        return h("li", {}, pick, children.has(node.id) ? branch(node.id) : "");
-      }),
-    );
-  return branch("");
-}
-
-/**
- * Select the checkpoint of the enclosing namespace that the subgraph's task ran from.
- * @param {View} view @param {string} namespace
- */
-function upFromSubgraph(view, namespace) {
-  view.requests.request("subgraphs").then(
-    (reply) => {
-      const found = (reply.namespaces || []).find((ns) => ns.checkpoint_ns === namespace);
-      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
-    },
-    (error) => showRequestError(view, error),
-  );
-}
-
-// ---------------------------------------------------------------------------------------------
-// Actions: fork, rerun, resume, stop, copy (one delegated click handler on the root)
-
-/** @param {View} view @param {MouseEvent} event */
+// js/src/actions.js
 function onAction(view, event) {
-  const target = /** @type {Element} */ (event.target);
+  const target = (
+    /** @type {Element} */
+    event.target
+  );
   const button = target && target.closest ? target.closest("[data-action]") : null;
   if (!button || !view.root.contains(button)) return;
   const action = button.getAttribute("data-action");
@@ -1691,15 +1360,13 @@ function onAction(view, event) {
   else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
+  else if (action === "subgraph-toggle") toggleSubgraph(view, button);
+  else if (action === "subgraph-select") selectInSubgraph(view, button);
+  else if (action === "subgraph-up") upFromSubgraph(view, button.getAttribute("data-ns") || "");
 }
-
-/**
- * Open (or close) a JSON editor for one channel, prefilled with its current value.
- * @param {View} view @param {string} channel
- */
 function toggleEditor(view, channel) {
   const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
-    (el) => el.getAttribute("data-channel") === channel,
+    (el) => el.getAttribute("data-channel") === channel
   );
   if (!row || !view.detail) return;
   const open = view.editors.get(channel);
@@ -1711,26 +1378,24 @@ function toggleEditor(view, channel) {
     return;
   }
   if ((view.detail.clipped || []).includes(channel) && !view.fullValues.has(channel)) {
-    // The detail holds this value cut short: edit the whole value, never the cut one.
     fetchFullValue(view, channel).then(
       (found) => found && toggleEditor(view, channel),
-      (error) => showRequestError(view, error),
+      (error) => showRequestError(view, error)
     );
     return;
   }
   const values = view.detail.values || {};
-  const text = view.fullValues.has(channel)
-    ? JSON.stringify(view.fullValues.get(channel), null, 2)
-    : Object.prototype.hasOwnProperty.call(values, channel)
-      ? JSON.stringify(values[channel], null, 2)
-      : "";
-  const editor = hyperscript(view.doc)("textarea", {
-    class: "dd-editor",
-    spellcheck: "false",
-    "data-channel": channel,
-    rows: String(Math.min(12, Math.max(2, text.split("\n").length))),
-    "aria-label": `new value of ${channel} as JSON`,
-  });
+  const text = view.fullValues.has(channel) ? JSON.stringify(view.fullValues.get(channel), null, 2) : Object.prototype.hasOwnProperty.call(values, channel) ? JSON.stringify(values[channel], null, 2) : "";
+  const editor = (
+    /** @type {HTMLTextAreaElement} */
+    hyperscript(view.doc)("textarea", {
+      class: "dd-editor",
+      spellcheck: "false",
+      "data-channel": channel,
+      rows: String(Math.min(12, Math.max(2, text.split("\n").length))),
+      "aria-label": `new value of ${channel} as JSON`
+    })
+  );
   editor.value = text;
   editor.defaultValue = text;
   const reducer = (view.detail.reducers || {})[channel];
@@ -1742,24 +1407,19 @@ function toggleEditor(view, channel) {
   view.editors.set(channel, editor);
   editor.focus();
 }
-
-/**
- * For a channel with a reducer: replace the value (Overwrite) or append through the reducer,
- * the editor, and a Preview of the value the fork would give.
- * @param {View} view @param {string} channel @param {string} reducer
- * @param {HTMLTextAreaElement} editor
- */
 function drawModeChoice(view, channel, reducer, editor) {
   const h = hyperscript(view.doc);
   const name = `${view.uid}-mode-${channel}`;
   const current = editor.value;
   view.editModes.set(channel, "replace");
   const radio = (mode, label) => {
-    const input = h("input", { type: "radio", name, value: mode, "data-mode": mode });
+    const input = (
+      /** @type {HTMLInputElement} */
+      h("input", { type: "radio", name, value: mode, "data-mode": mode })
+    );
     input.checked = mode === "replace";
     input.addEventListener("change", () => {
       view.editModes.set(channel, mode);
-      // Replace starts from the whole current value; append from nothing to add.
       editor.value = mode === "replace" ? current : "";
       editor.placeholder = mode === "replace" ? "" : `value to pass through ${reducer}, as JSON`;
       preview.replaceChildren();
@@ -1774,24 +1434,19 @@ function drawModeChoice(view, channel, reducer, editor) {
       "div",
       { class: "dd-modes", role: "radiogroup", "aria-label": `how the fork writes ${channel}` },
       radio("replace", "replace the value (Overwrite)"),
-      radio("append", `append through the reducer (${reducer})`),
+      radio("append", `append through the reducer (${reducer})`)
     ),
     editor,
     h(
       "button",
       { class: "dd-button dd-small", type: "button", "data-action": "preview", "data-channel": channel },
-      "Preview",
+      "Preview"
     ),
-    preview,
+    preview
   );
   view.editBoxes.set(channel, box);
   return box;
 }
-
-/**
- * Ask Python for the value the fork would give a reducer channel, and show it.
- * @param {View} view @param {string} channel
- */
 function previewEdit(view, channel) {
   const editor = view.editors.get(channel);
   const box = view.editBoxes.get(channel);
@@ -1799,54 +1454,39 @@ function previewEdit(view, channel) {
   if (!editor || !box || !detail) return;
   const slot = box.querySelector(".dd-preview");
   const mode = view.editModes.get(channel) || "append";
-  view.requests
-    .request("preview", {
-      checkpoint_id: detail.id,
-      ...inNamespace(view),
-      channel,
-      text: editor.value,
-      modes: { [channel]: mode },
-    })
-    .then(
-      (reply) => {
-        if (view.detail !== detail || !slot) return;
-        const h = hyperscript(view.doc);
-        slot.replaceChildren(
-          h("span", { class: "dd-muted" }, mode === "replace" ? "after the fork: " : "after the reducer: "),
-          drawJson(view, reply.value, 1),
-        );
-      },
-      (error) => slot && setInline(slot, String(error && error.message ? error.message : error)),
-    );
+  view.requests.request("preview", {
+    checkpoint_id: detail.id,
+    ...inNamespace(view),
+    channel,
+    text: editor.value,
+    modes: { [channel]: mode }
+  }).then(
+    (reply) => {
+      if (view.detail !== detail || !slot) return;
+      const h = hyperscript(view.doc);
+      slot.replaceChildren(
+        h("span", { class: "dd-muted" }, mode === "replace" ? "after the fork: " : "after the reducer: "),
+        drawJson(view, reply.value, 1)
+      );
+    },
+    (error) => slot && setInline(slot, String(error && error.message ? error.message : error))
+  );
 }
-
-/**
- * Ask Python for one channel's whole value (the detail holds it cut short); false when the
- * user moved to another checkpoint meanwhile.
- * @param {View} view @param {string} channel @returns {Promise<boolean>}
- */
 function fetchFullValue(view, channel) {
   const detail = view.detail;
   if (!detail) return Promise.resolve(false);
-  return view.requests
-    .request("value", { checkpoint_id: detail.id, ...inNamespace(view), channel })
-    .then((reply) => {
-      if (view.detail !== detail) return false;
-      view.fullValues.set(channel, reply.value);
-      return true;
-    });
+  return view.requests.request("value", { checkpoint_id: detail.id, ...inNamespace(view), channel }).then((reply) => {
+    if (view.detail !== detail) return false;
+    view.fullValues.set(channel, reply.value);
+    return true;
+  });
 }
-
-/**
- * "Show all": replace a channel's cut value with its whole value.
- * @param {View} view @param {string} channel
- */
 function showAll(view, channel) {
   fetchFullValue(view, channel).then(
     (found) => {
       if (!found) return;
       const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
-        (el) => el.getAttribute("data-channel") === channel,
+        (el) => el.getAttribute("data-channel") === channel
       );
       if (!row) return;
       const tree = row.querySelector(".dd-json");
@@ -1856,33 +1496,29 @@ function showAll(view, channel) {
       const note = row.querySelector(".dd-clipped");
       if (note) note.remove();
     },
-    (error) => showRequestError(view, error),
+    (error) => showRequestError(view, error)
   );
 }
-
-/**
- * Send the edited channels as JSON text. Only editors whose text changed are sent.
- * @param {View} view
- */
 function fork(view) {
   const detail = view.detail;
   const errorSlot = view.parts.detail.querySelector(".dd-fork-error");
   if (!detail) return;
-  /** @type {Record<string, string>} */
   const edits = {};
   for (const [channel, editor] of view.editors) {
     if (editor.value !== editor.defaultValue) edits[channel] = editor.value;
   }
-  const select = /** @type {HTMLSelectElement | null} */ (view.parts.detail.querySelector(".dd-as-node"));
+  const select = (
+    /** @type {HTMLSelectElement | null} */
+    view.parts.detail.querySelector(".dd-as-node")
+  );
   const asNode = select && select.value ? select.value : null;
   if (!Object.keys(edits).length && !asNode) {
     return setInline(
       errorSlot,
-      "Nothing to fork: press Edit on a channel and change its value, or choose a node.",
+      "Nothing to fork: press Edit on a channel and change its value, or choose a node."
     );
   }
   setInline(errorSlot, "");
-  /** @type {Record<string, string>} */
   const modes = {};
   for (const channel of Object.keys(edits)) {
     const mode = view.editModes.get(channel);
@@ -1892,25 +1528,23 @@ function fork(view) {
     view,
     "fork",
     { checkpoint_id: detail.id, ...inNamespace(view), edits, as_node: asNode, modes },
-    errorSlot,
+    errorSlot
   );
 }
-
-/** @param {View} view */
 function rerun(view) {
   if (!view.detail) return;
   const slot = view.parts.detail.querySelector(".dd-rerun-error");
   runAction(view, "rerun", { checkpoint_id: view.detail.id, ...inNamespace(view) }, slot);
 }
-
-/** Send one answer per filled interrupt box. @param {View} view */
 function resume(view) {
   if (!view.detail) return;
   const slot = view.parts.detail.querySelector(".dd-resume-error");
-  /** @type {Record<string, string>} */
   const answers = {};
   for (const box of view.parts.detail.querySelectorAll("textarea.dd-answer")) {
-    const text = /** @type {HTMLTextAreaElement} */ (box).value;
+    const text = (
+      /** @type {HTMLTextAreaElement} */
+      box.value
+    );
     if (text.trim()) answers[box.getAttribute("data-interrupt-id") || ""] = text;
   }
   if (!Object.keys(answers).length) {
@@ -1918,39 +1552,29 @@ function resume(view) {
   }
   runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
-
-/**
- * Ask Python for the store's threads (newest first) and offer them in a list.
- * @param {View} view
- */
 function listThreads(view) {
   view.requests.request("threads").then(
     (reply) => {
       const h = hyperscript(view.doc);
       const list = view.parts.threadList;
       list.replaceChildren(
-        ...reply.threads.map((/** @type {any} */ t) => {
-          const steps = t.step === null || t.step === undefined ? "" : ` · step ${t.step}`;
+        ...reply.threads.map((t) => {
+          const steps = t.step === null || t.step === void 0 ? "" : ` · step ${t.step}`;
           const option = h(
             "option",
             { value: t.thread_id },
-            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`,
+            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`
           );
-          /** @type {HTMLOptionElement} */ (option).selected = Boolean(t.current);
+          option.selected = Boolean(t.current);
           return option;
-        }),
+        })
       );
       list.hidden = false;
       clearRequestError(view);
     },
-    (error) => showRequestError(view, error),
+    (error) => showRequestError(view, error)
   );
 }
-
-/**
- * Open (or close) the new-run form: the input as JSON, prefilled with the state's keys.
- * @param {View} view
- */
 function toggleRunForm(view) {
   const form = view.parts.runForm;
   if (!form.hidden) {
@@ -1958,30 +1582,31 @@ function toggleRunForm(view) {
     return;
   }
   const h = hyperscript(view.doc);
-  const keys = (view.detail && view.detail.editable) || [];
+  const keys = view.detail && view.detail.editable || [];
   const input = h("textarea", {
     class: "dd-editor dd-run-input",
     spellcheck: "false",
     rows: String(Math.min(8, keys.length + 2)),
-    "aria-label": "the run's input as a JSON object",
+    "aria-label": "the run's input as a JSON object"
   });
-  /** @type {HTMLTextAreaElement} */ (input).value = JSON.stringify(
+  input.value = JSON.stringify(
     Object.fromEntries(keys.map((key) => [key, null])),
     null,
-    2,
+    2
   );
   form.replaceChildren(
     h("div", { class: "dd-muted" }, "Input of a new run of this thread (JSON), from its latest checkpoint:"),
     input,
     h("button", { class: "dd-button dd-primary", type: "button", "data-action": "start-run" }, "Start"),
-    h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true }),
+    h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true })
   );
   form.hidden = false;
 }
-
-/** Send the typed input as a new run. @param {View} view */
 function startRun(view) {
-  const box = /** @type {HTMLTextAreaElement | null} */ (view.parts.runForm.querySelector(".dd-run-input"));
+  const box = (
+    /** @type {HTMLTextAreaElement | null} */
+    view.parts.runForm.querySelector(".dd-run-input")
+  );
   const slot = view.parts.runForm.querySelector(".dd-run-error");
   if (!box) return;
   view.requests.request("run", { text: box.value }).then(
@@ -1989,34 +1614,26 @@ function startRun(view) {
       setInline(slot, "");
       view.parts.runForm.hidden = true;
     },
-    (error) => setInline(slot, String(error && error.message ? error.message : error)),
+    (error) => setInline(slot, String(error && error.message ? error.message : error))
   );
 }
-
-/** Show the thread chosen in the list. @param {View} view */
 function switchThread(view) {
-  const id = /** @type {HTMLSelectElement} */ (view.parts.threadList).value;
+  const id = (
+    /** @type {HTMLSelectElement} */
+    view.parts.threadList.value
+  );
   if (!id || id === view.model.get("_thread_id")) return;
   view.requests.request("thread", { thread_id: id }).then(
     () => clearRequestError(view),
-    (error) => showRequestError(view, error),
+    (error) => showRequestError(view, error)
   );
 }
-
-/** @param {View} view */
 function refresh(view) {
   view.requests.request("refresh").then(
     () => clearRequestError(view),
-    (error) => showRequestError(view, error),
+    (error) => showRequestError(view, error)
   );
 }
-
-/**
- * Watch the thread while this view is shown: every WATCH_EVERY_MS, unless the page is hidden or
- * the view is read-only or detached, ask Python to look at the thread's newest checkpoint; it
- * reads the thread again only if that changed. One look at a time.
- * @param {View} view
- */
 function scheduleWatch(view) {
   if (view.closed) return;
   later(
@@ -2026,22 +1643,16 @@ function scheduleWatch(view) {
       if (!shown || isReadonly(view)) return scheduleWatch(view);
       view.requests.request("watch").then(
         () => scheduleWatch(view),
-        () => scheduleWatch(view), // a failed look is not the user's error; the next may work
+        () => scheduleWatch(view)
+        // a failed look is not the user's error; the next may work
       );
     },
-    WATCH_EVERY_MS,
+    WATCH_EVERY_MS
   );
 }
-
-/** @param {View} view */
 function stop(view) {
   view.requests.request("stop").catch((error) => showRequestError(view, error));
 }
-
-/**
- * Send an action request; disable its button while it is pending; show a refusal next to it.
- * @param {View} view @param {string} kind @param {object} fields @param {Element | null} errorSlot
- */
 function runAction(view, kind, fields, errorSlot) {
   const button = view.parts.detail.querySelector(`[data-action="${kind}"]`);
   if (button) button.setAttribute("disabled", "");
@@ -2053,52 +1664,84 @@ function runAction(view, kind, fields, errorSlot) {
     (error) => {
       if (button) button.removeAttribute("disabled");
       setInline(errorSlot, error.message);
-    },
+    }
   );
 }
-
-/** @param {Element | null} slot @param {string} message */
 function setInline(slot, message) {
   if (!slot) return;
   slot.textContent = message;
-  /** @type {HTMLElement} */ (slot).hidden = !message;
+  slot.hidden = !message;
 }
-
-/** @param {View} view */
 function closeDiff(view) {
   view.parts.diff.hidden = true;
   view.parts.diff.replaceChildren();
   view.diffTarget = "";
   placeRings(view);
 }
-
-/** @param {View} view @param {Error} error */
 function showRequestError(view, error) {
   view.requestError = error.message;
   drawStatus(view);
 }
-
-/** @param {View} view */
 function clearRequestError(view) {
   if (!view.requestError) return;
   view.requestError = "";
   drawStatus(view);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Health: the store's health tables (`health` request, inspect.health), in a panel of its own
+// js/src/requests.js
+function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUuid } = {}) {
+  const pending = /* @__PURE__ */ new Map();
+  const onMessage = (message) => {
+    const entry = message && typeof message === "object" ? pending.get(message.uuid) : void 0;
+    if (!entry) return;
+    pending.delete(message.uuid);
+    clearTimeout(entry.timer);
+    if (message.error != null) entry.reject(new Error(String(message.error)));
+    else entry.resolve(message.result);
+  };
+  model.on("msg:custom", onMessage);
+  return {
+    /**
+     * @param {string} kind
+     * @param {object} [fields]
+     * @returns {Promise<any>}
+     */
+    request(kind, fields = {}) {
+      const uuid = newId();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(uuid);
+          reject(
+            new Error(
+              `No answer to '${kind}' after ${timeoutMs / 1e3} s: the kernel may be busy or gone. Wait for the running cell, or re-run the cell that shows this widget.`
+            )
+          );
+        }, timeoutMs);
+        pending.set(uuid, { resolve, reject, timer });
+        model.send({ uuid, kind, ...fields });
+      });
+    },
+    /** Number of requests still waiting for an answer. */
+    get pending() {
+      return pending.size;
+    },
+    /** Stop listening; pending requests never settle, so no callback touches a removed view. */
+    dispose() {
+      model.off("msg:custom", onMessage);
+      for (const entry of pending.values()) clearTimeout(entry.timer);
+      pending.clear();
+    }
+  };
+}
+function newUuid() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return c.randomUUID();
+  return `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+}
 
-/** Seconds an interrupt may wait before its thread is listed; the CLI's default too. */
-export const HEALTH_SLA_S = 3600;
-/** How long the panel waits for a report: reading every thread of a big store takes a while. */
-export const HEALTH_TIMEOUT_MS = 300_000;
-
-/**
- * Add the toolbar's **Health** button and its panel: opening it (or its Refresh) asks Python for
- * `health` and draws every table as text; a refusal is shown as its sentence. Hidden in the
- * read-only export, which has no kernel to ask. Everything it adds is removed by cleanup.
- * @param {View} view
- */
+// js/src/health.js
+var HEALTH_SLA_S = 3600;
+var HEALTH_TIMEOUT_MS = 3e5;
 function mountHealth(view) {
   const h = hyperscript(view.doc);
   const button = h(
@@ -2108,9 +1751,9 @@ function mountHealth(view) {
       type: "button",
       "data-health-action": "toggle",
       "aria-expanded": "false",
-      title: "The store's health: write latency, waiting threads, failures, size",
+      title: "The store's health: write latency, waiting threads, failures, size"
     },
-    "Health",
+    "Health"
   );
   const sla = h("input", {
     class: "dd-health-sla",
@@ -2118,7 +1761,7 @@ function mountHealth(view) {
     min: "0",
     step: "60",
     value: String(HEALTH_SLA_S),
-    "aria-label": "list threads waiting on an interrupt longer than this many seconds",
+    "aria-label": "list threads waiting on an interrupt longer than this many seconds"
   });
   const body = h("div", { class: "dd-health-body", "aria-live": "polite" });
   const panel = h(
@@ -2132,11 +1775,11 @@ function mountHealth(view) {
       h(
         "button",
         { class: "dd-button dd-small", type: "button", "data-health-action": "refresh" },
-        "Refresh",
+        "Refresh"
       ),
-      h("button", { class: "dd-button dd-small", type: "button", "data-health-action": "close" }, "Close"),
+      h("button", { class: "dd-button dd-small", type: "button", "data-health-action": "close" }, "Close")
     ),
-    body,
+    body
   );
   view.parts.refresh.before(button);
   view.parts.error.after(panel);
@@ -2150,7 +1793,10 @@ function mountHealth(view) {
   view.cleanups.push(() => requests.dispose());
   let ticket = 0;
   const ask = () => {
-    const seconds = Number(/** @type {HTMLInputElement} */ (sla).value);
+    const seconds = Number(
+      /** @type {HTMLInputElement} */
+      sla.value
+    );
     const mine = ++ticket;
     body.replaceChildren(h("span", { class: "dd-empty" }, "reading the store…"));
     requests.request("health", { sla_s: Number.isFinite(seconds) ? seconds : HEALTH_SLA_S }).then(
@@ -2161,17 +1807,20 @@ function mountHealth(view) {
         if (mine !== ticket) return;
         const message = String(error && error.message ? error.message : error);
         body.replaceChildren(h("div", { class: "dd-inline-error", role: "alert" }, message));
-      },
+      }
     );
   };
   const show = (open) => {
     panel.hidden = !open;
     button.setAttribute("aria-expanded", String(open));
     if (open) ask();
-    else ticket++; // a late answer no longer draws
+    else ticket++;
   };
-  const onClick = (/** @type {Event} */ event) => {
-    const target = /** @type {Element} */ (event.target);
+  const onClick = (event) => {
+    const target = (
+      /** @type {Element} */
+      event.target
+    );
     const hit = target && target.closest ? target.closest("[data-health-action]") : null;
     const action = hit && hit.getAttribute("data-health-action");
     if (action === "toggle") show(panel.hidden);
@@ -2181,7 +1830,10 @@ function mountHealth(view) {
   listen(view, button, "click", onClick);
   listen(view, panel, "click", onClick);
   listen(view, sla, "keydown", (event) => {
-    if (/** @type {KeyboardEvent} */ (event).key === "Enter") ask();
+    if (
+      /** @type {KeyboardEvent} */
+      event.key === "Enter"
+    ) ask();
   });
   const readonly = () => {
     button.hidden = isReadonly(view);
@@ -2190,574 +1842,354 @@ function mountHealth(view) {
   watch(view, "change:_readonly", readonly);
   readonly();
 }
-
-/**
- * One titled table per health table, cells as text; an empty table says "none".
- * @param {H} h @param {{ sla_s: number, tables: { name: string, columns: string[], rows: any[][] }[] }} reply
- */
 function healthTables(h, reply) {
   return (reply.tables || []).map((t) => {
     const title = t.name === "waiting" ? `waiting longer than ${reply.sla_s} s` : t.name;
-    const rows = t.rows.map((row) =>
-      h(
+    const rows = t.rows.map(
+      (row) => h(
         "tr",
         {},
-        ...row.map((value, i) =>
-          cell(h, healthCell(t.columns[i], value), typeof value === "number" ? "dd-num" : ""),
-        ),
-      ),
+        ...row.map(
+          (value, i) => cell(h, healthCell(t.columns[i], value), typeof value === "number" ? "dd-num" : "")
+        )
+      )
     );
-    const content = rows.length
-      ? table(h, `dd-health-table dd-health-${t.name}`, t.columns, rows)
-      : h("div", { class: "dd-empty" }, "none");
+    const content = rows.length ? table(h, `dd-health-table dd-health-${t.name}`, t.columns, rows) : h("div", { class: "dd-empty" }, "none");
     return h("div", { class: "dd-health-item", "data-health": t.name }, h("h5", {}, title), content);
   });
 }
-
-/**
- * A health cell as text: bytes readable, a rate as a percentage, a missing value as "—".
- * @param {string} column @param {any} value
- */
-export function healthCell(column, value) {
-  if (value === null || value === undefined) return "—";
+function healthCell(column, value) {
+  if (value === null || value === void 0) return "—";
   if (typeof value !== "number") return String(value);
   if (/bytes$/.test(column)) return formatBytes(value);
   if (/rate$/.test(column)) return `${round1(value * 100)} %`;
   return String(value);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Status line, topology, code
-
-/** Thread, running indicator, status text, Stop button, errors. @param {View} view */
-function drawStatus(view) {
-  const { parts, model } = view;
-  const dag = model.get("_dag");
-  const count = dag && dag.nodes ? dag.nodes.length : 0;
-  const lanes = dag && dag.lanes ? dag.lanes : 0;
-  const thread = model.get("_thread_id") || (dag && dag.thread_id) || "?";
-  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
-  const running = Boolean(model.get("_running"));
-  parts.running.hidden = !running;
-  parts.stop.hidden = !running || isReadonly(view);
-  parts.refresh.hidden = isReadonly(view);
-  parts.threads.hidden = isReadonly(view);
-  parts.newRun.hidden = isReadonly(view);
-  parts.status.textContent = model.get("_status") || "";
-  const messages = [model.get("_error"), view.requestError].filter(Boolean);
-  parts.error.textContent = messages.join("\n");
-  parts.error.hidden = !messages.length;
-}
-
-/**
- * The graph's nodes and edges with execution counts; re-executed nodes are highlighted. Uses
- * Python's graphviz drawing when there is one, and draws from x/y otherwise.
- * @param {View} view @param {Topology | null} topology
- */
-function drawTopology(view, topology) {
-  const h = hyperscript(view.doc);
-  const box = view.parts.topology;
-  if (!topology || !topology.nodes) {
-    box.replaceChildren(h("span", { class: "dd-empty" }, "no topology"));
-    return;
-  }
-  // graphviz's drawing (sanitized by Python) is copied element by element through an allowlist;
-  // when there is none, or it does not parse, the drawing comes from the x/y positions.
-  const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
-  const picture = h(
-    "div",
-    { class: "dd-topology-picture" },
-    drawn || topologyDrawing(view.doc, topology, view.uid),
-  );
-  const ran = topology.nodes.filter((node) => node.count || node.reruns);
-  const counts = table(
-    h,
-    "dd-count-table",
-    null,
-    ran.map((node) =>
-      h(
-        "tr",
-        { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
-        cell(h, node.id),
-        cell(h, `×${node.count}`, "dd-num"),
-        cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted"),
-      ),
-    ),
-  );
-  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
-}
-
-/**
- * Per node, pause a run started here before it and / or after it (`interrupt_before` /
- * `interrupt_after` of the next reruns and resumes); each change is sent to Python.
- * @param {View} view @param {Topology} topology
- */
-function drawBreakpoints(view, topology) {
-  const h = hyperscript(view.doc);
-  const set = view.model.get("_breakpoints") || { before: [], after: [] };
-  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
-  const toggle = (node, when) => {
-    const input = h("input", {
-      type: "checkbox",
-      "data-node": node,
-      "data-when": when,
-      "aria-label": `pause ${when} ${node}`,
-    });
-    /** @type {HTMLInputElement} */ (input).checked = (set[when] || []).includes(node);
-    input.addEventListener("change", () => sendBreakpoints(view));
-    return h("label", { class: "dd-break" }, input, ` ${when}`);
+// js/src/static-model.js
+function createStaticModel(data) {
+  const details = data.details || {};
+  const state = {
+    _thread_id: data.thread_id || data.dag && data.dag.thread_id || "",
+    _dag: data.dag || { thread_id: "", nodes: [], depth: 0, lanes: 0 },
+    _selected: "",
+    _detail: null,
+    _topology: data.topology || null,
+    _running: false,
+    _status: "",
+    _error: "",
+    _code: [],
+    _readonly: true
   };
-  return h(
-    "details",
-    { class: "dd-breakpoints" },
-    h("summary", {}, "Breakpoints (pause the next rerun or resume)"),
-    table(
-      h,
-      "dd-break-table",
-      null,
-      nodes.map((node) =>
-        h(
-          "tr",
-          { "data-node": node },
-          cell(h, node),
-          h("td", {}, toggle(node, "before"), toggle(node, "after")),
-        ),
-      ),
-    ),
-  );
+  const handlers = /* @__PURE__ */ new Map();
+  const emit = (name, ...args) => {
+    for (const fn of [...handlers.get(name) || []]) fn(...args);
+  };
+  const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
+  const answer = (message) => {
+    if (message.kind === "select") {
+      const detail = details[message.checkpoint_id];
+      if (!detail) return { error: missing(message.checkpoint_id) };
+      model.set("_selected", message.checkpoint_id);
+      model.set("_detail", detail);
+      return { result: { checkpoint_id: message.checkpoint_id } };
+    }
+    if (message.kind === "diff") {
+      const a = details[message.a];
+      const b = details[message.b];
+      if (!a || !b) return { error: missing(a ? message.b : message.a) };
+      return { result: diffValues(a.values, b.values) };
+    }
+    return {
+      error: `'${message.kind}' is not available in a read-only export: open the thread in Jupyter with durable_debug.TimeTravel(graph, config) to fork, rerun or resume.`
+    };
+  };
+  const model = {
+    get: (name) => state[name],
+    set(name, value) {
+      if (state[name] === value) return;
+      state[name] = value;
+      emit(`change:${name}`, model, value);
+    },
+    on(name, fn) {
+      if (!handlers.has(name)) handlers.set(name, /* @__PURE__ */ new Set());
+      handlers.get(name).add(fn);
+    },
+    off(name, fn) {
+      if (name == null) handlers.clear();
+      else if (fn == null) handlers.delete(name);
+      else handlers.get(name)?.delete(fn);
+    },
+    /** @param {any} message */
+    send(message) {
+      setTimeout(() => emit("msg:custom", { uuid: message.uuid, ...answer(message) }, []), 0);
+    },
+    save_changes() {
+    }
+  };
+  return model;
 }
 
-/** Send every checked breakpoint. @param {View} view */
-function sendBreakpoints(view) {
-  /** @type {{before: string[], after: string[]}} */
-  const chosen = { before: [], after: [] };
-  for (const box of view.parts.topology.querySelectorAll(".dd-breakpoints input[data-when]")) {
-    const input = /** @type {HTMLInputElement} */ (box);
-    const when = /** @type {"before" | "after"} */ (input.getAttribute("data-when"));
-    if (input.checked) chosen[when].push(input.getAttribute("data-node") || "");
-  }
-  view.requests.request("breakpoints", chosen).then(
-    () => clearRequestError(view),
-    (error) => showRequestError(view, error),
-  );
+// js/src/index.js
+var index_default = { render };
+function render({ model, el }) {
+  const view = createView(model, el);
+  drawAll(view);
+  return () => disposeView(view);
 }
-
-/**
- * The drawing of a Topology laid out by Python (x, y are node centres), as one SVG element.
- * @param {Document} doc @param {Topology} topology
- * @param {string} uid unique per view, for the arrow marker's id
- * @returns {SVGSVGElement}
- */
-export function topologyDrawing(doc, topology, uid = "dd") {
-  const s = svgHyperscript(doc);
-  const size = new Map(
-    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]),
+var viewCount = 0;
+function createView(model, el) {
+  const doc = el.ownerDocument;
+  const { root, parts } = buildSkeleton(doc);
+  el.appendChild(root);
+  const view = {
+    model,
+    doc,
+    root,
+    parts,
+    requests: createRequester(model),
+    cleanups: [],
+    layout: null,
+    svg: null,
+    selected: model.get("_selected") || "",
+    diffTarget: "",
+    selectTicket: 0,
+    selecting: "",
+    diffTicket: 0,
+    requestError: "",
+    pendingScroll: "",
+    drawnArea: null,
+    frame: null,
+    detail: null,
+    detailKey: "",
+    editors: /* @__PURE__ */ new Map(),
+    editBoxes: /* @__PURE__ */ new Map(),
+    editModes: /* @__PURE__ */ new Map(),
+    fullValues: /* @__PURE__ */ new Map(),
+    lazyJson: /* @__PURE__ */ new WeakMap(),
+    uid: `dd${++viewCount}`,
+    timers: /* @__PURE__ */ new Set(),
+    closed: false
+  };
+  view.cleanups.push(
+    () => view.requests.dispose(),
+    () => root.remove()
   );
-  const at = new Map(topology.nodes.map((node) => [node.id, node]));
-  const marker = `${uid}-arrow`;
-  const edges = [];
-  for (const edge of topology.edges) {
-    const a = at.get(edge.source);
-    const b = at.get(edge.target);
-    if (!a || !b) continue;
-    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
-    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
-    const cls = `dd-topo-edge${edge.conditional ? " dd-conditional" : ""}`;
-    edges.push(s("line", { class: cls, x1, y1, x2, y2, "marker-end": `url(#${marker})` }));
-  }
-  const nodes = topology.nodes.map((node) => {
-    const { w, h } = size.get(node.id);
-    const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
-    const label = node.count ? `${node.id} ×${node.count}` : node.id;
-    return s(
-      "g",
-      { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
-      s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
-      s("text", { dy: "0.35em" }, label),
-    );
+  watch(view, "change:_dag", () => drawDag(view));
+  watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
+  watch(view, "change:_detail", () => {
+    const detail = model.get("_detail");
+    if (view.selecting && detail && detail.id !== view.selecting) return;
+    drawDetail(view, detail);
   });
-  const width = Math.max(topology.width || 0, 1);
-  const height = Math.max(topology.height || 0, 1);
-  const arrow = s(
-    "marker",
-    { id: marker, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" },
-    s("path", { d: "M0 0L10 5L0 10z" }),
+  watch(view, "change:_topology", () => drawTopology(view, model.get("_topology")));
+  watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
+  for (const name of ["_running", "_status", "_error", "_thread_id"]) {
+    watch(view, `change:${name}`, () => drawStatus(view));
+  }
+  watch(view, "change:_readonly", () => drawAll(view));
+  listen(view, parts.dagScroll, "click", (event) => onDagClick(
+    view,
+    /** @type {MouseEvent} */
+    event
+  ));
+  listen(view, parts.dagScroll, "keydown", (event) => onDagKey(
+    view,
+    /** @type {KeyboardEvent} */
+    event
+  ));
+  listen(view, parts.dagScroll, "mouseover", (event) => showTooltip(view, event.target));
+  listen(view, parts.dagScroll, "mouseleave", () => hideTooltip(view));
+  listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
+  listen(view, root, "click", (event) => onAction(
+    view,
+    /** @type {MouseEvent} */
+    event
+  ));
+  listen(view, parts.find, "keydown", (event) => onFindKey(
+    view,
+    /** @type {KeyboardEvent} */
+    event
+  ));
+  listen(view, parts.threadList, "change", () => switchThread(view));
+  listen(view, parts.find, "input", () => {
+    parts.findCount.textContent = "";
+  });
+  listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
+  for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
+  observeSize(view);
+  mountHealth(view);
+  scheduleWatch(view);
+  listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
+  return view;
+}
+function suppressShortcuts(target) {
+  const el = (
+    /** @type {Element | null} */
+    target
   );
-  return /** @type {SVGSVGElement} */ (
-    s(
-      "svg",
-      { class: "dd-topology-svg", viewBox: `0 0 ${width} ${height}`, width, height },
-      s("defs", {}, arrow),
-      ...edges,
-      ...nodes,
+  if (el && typeof el.setAttribute === "function") el.setAttribute("data-lm-suppress-shortcuts", "true");
+}
+function keepKey(event) {
+  event.stopPropagation();
+}
+function observeSize(view) {
+  const Observer = view.doc.defaultView && view.doc.defaultView.ResizeObserver;
+  if (typeof Observer !== "function") return;
+  const observer = new Observer(() => {
+    if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    drawMarks(view);
+  });
+  observer.observe(view.parts.dagScroll);
+  view.cleanups.push(() => observer.disconnect());
+}
+function disposeView(view) {
+  view.closed = true;
+  if (view.frame) view.frame.cancel();
+  view.frame = null;
+  for (const timer of view.timers) clearTimeout(timer);
+  view.timers.clear();
+  for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
+}
+function drawAll(view) {
+  view.root.classList.toggle("dd-readonly", isReadonly(view));
+  drawStatus(view);
+  drawDag(view);
+  drawDetail(view, view.model.get("_detail") || view.detail, true);
+  drawTopology(view, view.model.get("_topology"));
+  drawCode(view, view.model.get("_code") || []);
+}
+function buildSkeleton(doc) {
+  const h = hyperscript(doc);
+  const parts = {
+    thread: h("span", { class: "dd-thread" }),
+    running: h("span", { class: "dd-running", role: "status", hidden: true }, "running…"),
+    stop: h(
+      "button",
+      { class: "dd-button dd-stop", type: "button", "data-action": "stop", hidden: true },
+      "Stop"
+    ),
+    find: h("input", {
+      class: "dd-find",
+      type: "search",
+      placeholder: "go to: step 12, a node, error, interrupt, fork",
+      "aria-label": "Go to a checkpoint: a step number, a node name, error, interrupt or fork; Enter for the next",
+      "data-lm-suppress-shortcuts": "true"
+    }),
+    findCount: h("span", { class: "dd-find-count dd-muted", "aria-live": "polite" }),
+    newRun: h(
+      "button",
+      { class: "dd-button dd-small dd-new-run-button", type: "button", "data-action": "new-run" },
+      "New run"
+    ),
+    runForm: h("div", { class: "dd-run-form", hidden: true }),
+    threads: h(
+      "button",
+      { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
+      "Threads"
+    ),
+    threadList: h("select", {
+      class: "dd-threads",
+      "aria-label": "show another thread of this store",
+      hidden: true
+    }),
+    refresh: h(
+      "button",
+      {
+        class: "dd-button dd-small dd-refresh",
+        type: "button",
+        "data-action": "refresh",
+        title: "Read the thread again (runs from a cell or another process show by themselves)"
+      },
+      "Refresh"
+    ),
+    status: h("span", { class: "dd-status" }),
+    error: h("div", { class: "dd-error", role: "alert", hidden: true }),
+    dagScroll: h("div", {
+      class: "dd-dag-scroll",
+      tabindex: "0",
+      "data-lm-suppress-shortcuts": "true",
+      role: "application",
+      "aria-label": "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move"
+    }),
+    dagCanvas: h("div", { class: "dd-dag-canvas" }),
+    tooltip: h("div", { class: "dd-tooltip", hidden: true }),
+    topology: h("div", { class: "dd-topology" }),
+    detail: h("div", { class: "dd-detail" }),
+    diff: h("section", { class: "dd-panel dd-diff", hidden: true }),
+    code: h("div", { class: "dd-code" }),
+    codePanel: h("section", { class: "dd-panel dd-code-panel" })
+  };
+  parts.dagCanvas.append(parts.tooltip);
+  parts.codePanel.append(h("h4", {}, "Code"), parts.code);
+  parts.dagScroll.append(parts.dagCanvas);
+  const root = h(
+    "div",
+    { class: "dd-root", "data-lm-suppress-shortcuts": "true" },
+    h(
+      "div",
+      { class: "dd-toolbar" },
+      parts.thread,
+      legend(h),
+      parts.running,
+      parts.status,
+      parts.stop,
+      parts.find,
+      parts.findCount,
+      parts.threads,
+      parts.threadList,
+      parts.newRun,
+      parts.refresh
+    ),
+    parts.runForm,
+    parts.error,
+    h(
+      "div",
+      { class: "dd-top" },
+      h("section", { class: "dd-panel dd-dag-panel" }, parts.dagScroll),
+      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology)
+    ),
+    h(
+      "div",
+      { class: "dd-bottom" },
+      h("section", { class: "dd-panel dd-detail-panel" }, parts.detail),
+      h("div", { class: "dd-side" }, parts.diff, parts.codePanel)
     )
   );
+  return { root, parts };
 }
-
-/** SVG elements a drawing from Python may hold; anything else is left out with its content. */
-const SVG_ELEMENTS = new Set([
-  "svg",
-  "g",
-  "polygon",
-  "polyline",
-  "ellipse",
-  "circle",
-  "rect",
-  "line",
-  "path",
-  "text",
-]);
-/** Attributes kept on them (no `on*`, no `href`, no `style`, no `id`). */
-const SVG_ATTRIBUTES = new Set(
-  (
-    "width height viewBox preserveAspectRatio transform class fill fill-opacity stroke stroke-width " +
-    "stroke-opacity stroke-dasharray points d cx cy r rx ry x y x1 y1 x2 y2 text-anchor font-family " +
-    "font-size font-weight font-style data-node"
-  ).split(" "),
-);
-/** A value with a scheme (`javascript:`), markup or a reference is dropped. */
-const UNSAFE_VALUE = /[:<>\\]|url\(|expression\(/i;
-
-/**
- * An SVG drawing given as text (graphviz's, already sanitized in Python), parsed as XML and
- * rebuilt element by element from an allowlist: text stays text, and no link, handler, script,
- * style or foreign content can come through even if the text held one. Null when it does not
- * parse as SVG.
- * @param {Document} doc @param {string} text
- * @returns {SVGSVGElement | null}
- */
-export function importSvg(doc, text) {
-  const Parser = doc.defaultView && doc.defaultView.DOMParser;
-  if (!Parser) return null;
-  const parsed = new Parser().parseFromString(text, "image/svg+xml").documentElement;
-  if (!parsed || parsed.namespaceURI !== SVG_NS || parsed.localName !== "svg") return null;
-  if (parsed.getElementsByTagName("parsererror").length) return null;
-  return /** @type {SVGSVGElement | null} */ (copySvg(doc, parsed));
-}
-
-/** @param {Document} doc @param {Element} source @returns {SVGElement | null} */
-function copySvg(doc, source) {
-  if (source.namespaceURI !== SVG_NS || !SVG_ELEMENTS.has(source.localName)) return null;
-  const copy = /** @type {SVGElement} */ (doc.createElementNS(SVG_NS, source.localName));
-  for (const attr of source.attributes) {
-    if (attr.namespaceURI || !SVG_ATTRIBUTES.has(attr.name)) continue;
-    if (attr.name !== "data-node" && UNSAFE_VALUE.test(attr.value.replace(/\s+/g, ""))) continue;
-    copy.setAttribute(attr.name, attr.value);
-  }
-  for (const child of source.childNodes) {
-    if (child.nodeType === 3 && source.localName === "text")
-      copy.append(doc.createTextNode(child.nodeValue || ""));
-    else if (child.nodeType === 1) {
-      const inner = copySvg(doc, /** @type {Element} */ (child));
-      if (inner) copy.append(inner);
-    }
-  }
-  return copy;
-}
-
-/**
- * Where the segment from (x0, y0) to the centre of a box at (x, y) enters the box.
- * @param {number} x0 @param {number} y0 @param {number} x @param {number} y
- * @param {{w: number, h: number}} box
- * @returns {[number, number]}
- */
-function clipToBox(x0, y0, x, y, box) {
-  const dx = x0 - x;
-  const dy = y0 - y;
-  if (!dx && !dy) return [x, y];
-  const scale = 1 / Math.max(Math.abs(dx) / (box.w / 2), Math.abs(dy) / (box.h / 2));
-  return [round1(x + dx * Math.min(scale, 1)), round1(y + dy * Math.min(scale, 1))];
-}
-
-/**
- * The Python equivalent of every action done in the UI, each with a copy button.
- * @param {View} view @param {CodeEntry[]} entries
- */
-function drawCode(view, entries) {
-  const h = hyperscript(view.doc);
-  // A read-only export can neither fork, rerun nor resume: no code panel to promise that.
-  view.parts.codePanel.hidden = isReadonly(view) && !entries.length;
-  if (view.parts.codePanel.hidden) {
-    view.parts.code.replaceChildren();
-    return;
-  }
-  if (!entries.length) {
-    view.parts.code.replaceChildren(
-      h(
-        "p",
-        { class: "dd-empty" },
-        "Each fork, rerun and resume shows its Python here, to replay a session as code.",
-      ),
-    );
-    return;
-  }
-  view.parts.code.replaceChildren(
-    ...entries.map((entry, index) =>
-      h(
-        "div",
-        { class: "dd-code-entry", "data-index": String(index) },
-        h(
-          "div",
-          { class: "dd-code-head" },
-          h("span", { class: "dd-pill" }, entry.action),
-          h(
-            "button",
-            {
-              class: "dd-button dd-small",
-              type: "button",
-              "data-action": "copy",
-              "data-index": String(index),
-            },
-            "Copy",
-          ),
-        ),
-        h("pre", { class: "dd-code-text" }, entry.code),
-      ),
-    ),
+function legend(h) {
+  const item = (cls, glyph, label) => h("span", { class: `dd-legend-item ${cls}` }, h("span", { class: "dd-legend-glyph" }, glyph), label);
+  return h(
+    "span",
+    { class: "dd-legend", "aria-hidden": "true" },
+    item("dd-src-input", "■", "input"),
+    item("dd-src-loop", "●", "loop"),
+    item("dd-src-update", "◆", "update"),
+    item("dd-src-fork", "▲", "fork"),
+    item("dd-legend-interrupt", "●", "interrupt"),
+    item("dd-legend-error", "●", "error"),
+    item("dd-legend-head", "◯", "branch head")
   );
 }
-
-/** @param {View} view @param {Element} button */
-function copyCode(view, button) {
-  const entries = view.model.get("_code") || [];
-  const entry = entries[Number(button.getAttribute("data-index"))];
-  if (!entry) return;
-  const done = (label) => {
-    button.textContent = label;
-    later(
-      view,
-      () => {
-        button.textContent = "Copy";
-      },
-      1500,
-    );
-  };
-  const clipboard = globalThis.navigator && globalThis.navigator.clipboard;
-  if (clipboard && typeof clipboard.writeText === "function") {
-    clipboard.writeText(entry.code).then(
-      () => done("Copied"),
-      () => selectCode(view, button, done),
-    );
-  } else {
-    selectCode(view, button, done);
-  }
-}
-
-/**
- * No clipboard (e.g. an insecure context): select the code so Ctrl+C copies it.
- * @param {View} view @param {Element} button @param {(label: string) => void} done
- */
-function selectCode(view, button, done) {
-  const pre = button.closest(".dd-code-entry")?.querySelector("pre");
-  const selection = view.doc.getSelection && view.doc.getSelection();
-  if (pre && selection) {
-    selection.selectAllChildren(pre);
-    done("Selected: press Ctrl+C");
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// JSON tree
-
-/**
- * A collapsible tree for a JSON value. Levels below `openDepth` start closed and are built
- * only when opened.
- * @param {View} view @param {any} value @param {number} openDepth @param {number} [depth]
- * @returns {Node}
- */
-function drawJson(view, value, openDepth, depth = 0) {
-  const h = hyperscript(view.doc);
-  if (value === null || value === undefined) return h("span", { class: "dd-json dd-json-null" }, "null");
-  if (typeof value === "string") return h("span", { class: "dd-json dd-json-string" }, JSON.stringify(value));
-  if (typeof value === "number") return h("span", { class: "dd-json dd-json-number" }, String(value));
-  if (typeof value === "boolean") return h("span", { class: "dd-json dd-json-boolean" }, String(value));
-  const isArray = Array.isArray(value);
-  const size = isArray ? value.length : Object.keys(value).length;
-  if (!size) return h("span", { class: "dd-json" }, isArray ? "[]" : "{}");
-  const tree = h(
-    "details",
-    { class: "dd-json dd-json-tree" },
-    h("summary", {}, isArray ? `[${plural(size, "item")}]` : objectSummary(value)),
-  );
-  tree.dataset.depth = String(depth);
-  tree.dataset.openDepth = String(openDepth);
-  if (depth < openDepth) {
-    tree.open = true;
-    fillJson(view, tree, value);
-  } else {
-    view.lazyJson.set(tree, value);
-  }
-  return tree;
-}
-
-/** @param {View} view @param {HTMLElement} tree @param {any} value */
-function fillJson(view, tree, value) {
-  const h = hyperscript(view.doc);
-  const entries = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
-  const depth = Number(tree.dataset.depth);
-  const openDepth = Number(tree.dataset.openDepth);
-  for (const [key, item] of entries.slice(0, JSON_ROW_LIMIT)) {
-    tree.append(
-      h(
-        "div",
-        { class: "dd-json-row" },
-        h("span", { class: "dd-json-key" }, `${key}: `),
-        drawJson(view, item, openDepth, depth + 1),
-      ),
-    );
-  }
-  if (entries.length > JSON_ROW_LIMIT) {
-    tree.append(h("div", { class: "dd-json-row dd-muted" }, `… ${entries.length - JSON_ROW_LIMIT} more`));
-  }
-}
-
-/** @param {View} view @param {EventTarget | null} target */
-function fillLazyJson(view, target) {
-  const tree = /** @type {HTMLDetailsElement} */ (target);
-  if (!tree || !tree.open || !view.lazyJson.has(tree)) return;
-  const value = view.lazyJson.get(tree);
-  view.lazyJson.delete(tree);
-  fillJson(view, tree, value);
-}
-
-/**
- * `{a, b}`; an object a checkpoint holds but the kernel could not rebuild (a class it does not
- * trust) comes as its fields tagged with `__type__`, and shows as that class:
- * `shop.Item {sku, size}`.
- * @param {object} value
- */
-function objectSummary(value) {
-  const name = value[TYPE_KEY];
-  if (typeof name !== "string") return `{${previewKeys(value)}}`;
-  const fields = Object.fromEntries(Object.entries(value).filter(([key]) => key !== TYPE_KEY));
-  return `${name} {${previewKeys(fields)}}`;
-}
-
-/** @param {object} value */
-function previewKeys(value) {
-  const keys = Object.keys(value);
-  const shown = keys.slice(0, 3).join(", ");
-  return keys.length > 3 ? `${shown}, … ${keys.length - 3} more` : shown;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small pure helpers
-
-/**
- * A channel version, shortened: `"00000000000000000000000000000007.0.4123…"` → `"7 · 0.4123…"`
- * (the counter without its zero padding, then the start of the branch suffix).
- * @param {string | number | null | undefined} version
- */
-export function formatVersion(version) {
-  if (version === null || version === undefined) return "—";
-  const text = String(version);
-  const match = /^0*(\d+)\.(.+)$/.exec(text);
-  if (match) return `${match[1]} · ${truncate(match[2], 8)}`;
-  if (/^0+\d/.test(text)) return text.replace(/^0+(?=\d)/, "");
-  return truncate(text, 16);
-}
-
-/** @param {number | null | undefined} bytes */
-export function formatBytes(bytes) {
-  if (bytes === null || bytes === undefined || Number.isNaN(bytes)) return "—";
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/**
- * The part of an id that tells neighbours apart. Checkpoint ids are version-6 UUIDs: their
- * first 15 hex digits (skipping the version digit) are a timestamp, and the last block is the
- * same for every checkpoint one process writes, so the last timestamp digits are shown. Other
- * ids (task ids, random UUIDs) show their last 8 characters.
- * @param {string} id
- */
-export function shortId(id) {
-  const text = String(id || "");
-  const hex = text.replace(/-/g, "");
-  if (/^[0-9a-f]{32}$/i.test(hex) && hex[12] === "6") return (hex.slice(0, 12) + hex.slice(13, 16)).slice(-8);
-  return text.length > 8 ? text.slice(-8) : text;
-}
-
-/** `plural(1, "blob")` → "1 blob", `plural(3, "branch")` → "3 branches". @param {number} n @param {string} word */
-function plural(n, word) {
-  if (n === 1) return `${n} ${word}`;
-  return `${n} ${word}${/(s|sh|ch|x)$/.test(word) ? "es" : "s"}`;
-}
-
-/** @param {string} text @param {number} max */
-function truncate(text, max) {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-
-/** JSON for a table cell, cut short when huge. @param {any} value */
-function compactJson(value) {
-  const text = JSON.stringify(value, null, 1) ?? "null";
-  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text;
-}
-
-/** @param {number} n */
-function round1(n) {
-  return Math.round(n * 10) / 10;
-}
-
-/**
- * A table with an optional header row.
- * @param {H} h @param {string} cls @param {string[] | null} headers @param {HTMLElement[]} rows
- */
-function table(h, cls, headers, rows) {
-  const head = headers ? h("thead", {}, h("tr", {}, ...headers.map((title) => h("th", {}, title)))) : "";
-  return h("table", { class: `dd-table ${cls}` }, head, h("tbody", {}, ...rows));
-}
-
-/** A table cell. @param {H} h @param {Node | string} content @param {string} [cls] */
-function cell(h, content, cls) {
-  return h("td", cls ? { class: cls } : {}, content);
-}
-
-/**
- * `h(tag, attrs, ...children)` for one document: text children are set as text, never parsed.
- * @param {Document} doc
- */
-function hyperscript(doc) {
-  /**
-   * @param {string} tag
-   * @param {Record<string, string | boolean>} [attrs]
-   * @param {...(Node | string)} children
-   * @returns {HTMLElement}
-   */
-  return function h(tag, attrs = {}, ...children) {
-    const el = doc.createElement(tag);
-    for (const [name, value] of Object.entries(attrs)) {
-      if (value === true) el.setAttribute(name, "");
-      else if (value !== false && value != null) el.setAttribute(name, value);
-    }
-    for (const child of children) {
-      if (child === "" || child == null) continue;
-      el.append(typeof child === "string" ? doc.createTextNode(child) : child);
-    }
-    return el;
-  };
-}
-
-/** @typedef {ReturnType<typeof svgHyperscript>} S */
-
-/**
- * `s(tag, attrs, ...children)` for SVG elements of one document: values are set as attributes
- * and text children as text, never parsed as markup.
- * @param {Document} doc
- */
-function svgHyperscript(doc) {
-  /**
-   * @param {string} tag
-   * @param {Record<string, string | number>} [attrs]
-   * @param {...(Node | string)} children
-   * @returns {SVGElement}
-   */
-  return function s(tag, attrs = {}, ...children) {
-    const el = /** @type {SVGElement} */ (doc.createElementNS(SVG_NS, tag));
-    for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
-    for (const child of children) el.append(typeof child === "string" ? doc.createTextNode(child) : child);
-    return el;
-  };
-}
+export {
+  DAG_GEOMETRY,
+  HEALTH_SLA_S,
+  HEALTH_TIMEOUT_MS,
+  REQUEST_TIMEOUT_MS,
+  WATCH_EVERY_MS,
+  createRequester,
+  createStaticModel,
+  index_default as default,
+  diffValues,
+  findCheckpoints,
+  formatBytes,
+  formatVersion,
+  healthCell,
+  importSvg,
+  layoutDag,
+  neighbour,
+  nodesInArea,
+  shortId,
+  topologyDrawing
+};

@@ -22,7 +22,12 @@ if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv" || die "creating the virtualenv $venv failed"
 fi
 "$venv/bin/python" -m pip install -q --upgrade pip || die "upgrading pip failed"
-"$venv/bin/python" -m pip install -q -e '.[dev]' || die "pip install -e '.[dev]' failed"
+# The exact packages of requirements/dev.lock (written by scripts/lock.sh), then this checkout
+# itself without resolving anything again: every machine tests with the same packages.
+"$venv/bin/python" -m pip install -q -r requirements/dev.lock ||
+  die "pip install -r requirements/dev.lock failed"
+"$venv/bin/python" -m pip install -q --no-deps --no-build-isolation -e . ||
+  die "pip install --no-deps -e . failed"
 if [ -f package.json ]; then
   npm ci --no-audit --no-fund --silent || die "npm ci failed"
 fi
@@ -42,7 +47,8 @@ stage() {  # stage NAME COMMAND...: run one stage, remember it if it fails, go o
 stage "ruff check" ruff check src tests bench
 stage "ruff format" ruff format --check src tests bench
 stage "mypy" mypy
-stage "pytest" python -m pytest "$@"
+# Coverage of the lines run in the pytest process; the floor is fail_under in pyproject.toml.
+stage "pytest" python -m pytest --cov=durable_debug --cov-report=term:skip-covered "$@"
 stage "node tests" node --test tests/js/
 stage "npm lint" npm run --silent lint
 

@@ -290,3 +290,12 @@ def test_inspect_thread_prints_subgraph_trees_nested(
     assert middle_at < inner_at
     assert "thread 'nest': 3 checkpoints" in out[middle_at:inner_at]
     assert "        thread 'nest': 3 checkpoints" in out[inner_at:]
+
+
+def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) -> None:
+    import durable_debug
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out == f"durable-debug {durable_debug.__version__}\n"

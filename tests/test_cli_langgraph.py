@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
 import msgpack
 import pytest
 
+from support.langgraph_app import THREAD, build_app, run_app
 from test_cli import Logged, embedded_data, run_cli
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "inspect"))
-
-from langgraph_app import THREAD, build_app, run_app
 
 
 @pytest.fixture

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from durable_debug._version import __version__ as __version__
 from durable_debug.checkpoint import (
     AsyncPostgresSaver,
     AsyncRedisSaver,
@@ -69,8 +70,6 @@ from durable_debug.graph import (
 )
 from durable_debug.graph.message import REMOVE_ALL_MESSAGES, MessagesState, add_messages
 from durable_debug.store.memory import InMemoryStore
-
-__version__ = "0.1.0"
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -22,7 +22,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["in_runner_thread", "run_sync", "start_loop_thread"]
+__all__ = ["in_runner_thread", "run_in_background", "run_sync", "start_loop_thread"]
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +57,12 @@ def _runner_loop() -> asyncio.AbstractEventLoop:
         if _loop is None or _thread is None or not _thread.is_alive():
             _loop, _thread = start_loop_thread("durable-debug-sync")
         return _loop
+
+
+def run_in_background(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+    """Start ``coro`` on the shared background loop and return at once (for a caller with no
+    running event loop of its own, such as a plain script showing a widget)."""
+    return asyncio.run_coroutine_threadsafe(coro, _runner_loop())
 
 
 def in_runner_thread() -> bool:

@@ -71,6 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="durable-debug",
         description="Time-travel debugging for durable graph execution.",
     )
+    from durable_debug._version import __version__
+
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
     demo = commands.add_parser(
         "demo",
@@ -115,7 +118,7 @@ def demo_graph(saver: Any) -> Any:
 
     The first attempt at the "body" section fails, as a flaky model call would.
     """
-    from durable_debug import START, Send, StateGraph, interrupt
+    from durable_debug.graph import START, Send, StateGraph, interrupt
 
     failed: set[str] = set()
 
@@ -167,7 +170,8 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 async def _run_demo(db: Path, html: Path) -> int:
-    from durable_debug import Command, SqliteSaver
+    from durable_debug.checkpoint import SqliteSaver
+    from durable_debug.graph import Command
     from durable_debug.inspect import Recorder, adag_data, aexport_html
     from durable_debug.inspect.text import tree_text
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from durable_debug.graph.interrupts import NodeInterrupt
 from durable_debug.graph.types import (
     EmptyInputError,
     GraphInterrupt,
     GraphRecursionError,
     InvalidUpdateError,
-    NodeInterrupt,
     ParentCommand,
 )
 

@@ -34,6 +34,7 @@ The logic lives in :class:`GraphSession` (no IPython needed); the rest only wire
 from __future__ import annotations
 
 import ast
+import asyncio
 import inspect
 import logging
 from collections.abc import Callable, Iterator, MutableMapping
@@ -119,6 +120,8 @@ class GraphSession:
         self.display = display
         self.recorder = Recorder()
         self.last_thread: str | None = None
+        self.current: GraphCell | None = None
+        """The ``%%graph`` cell running now (it holds the cell's last value until shown)."""
         self._widget_class = widget_class or time_travel_class
 
     def cell(self, options: CellOptions) -> GraphCell:
@@ -232,7 +235,7 @@ class GraphCell:
     def __enter__(self) -> GraphCell:
         self._mark = len(self.session.recorder.executions)
         self.session.recorder.start()
-        _CURRENT[0] = self
+        self.session.current = self
         return self
 
     def __exit__(
@@ -242,7 +245,7 @@ class GraphCell:
         tb: TracebackType | None,
     ) -> None:
         self.session.recorder.stop()
-        self._show(lambda: run_sync(self.session.areport(self._mark, self.options)), exc)
+        self._report(lambda: run_sync(self.session.areport(self._mark, self.options)), exc)
 
     async def __aenter__(self) -> GraphCell:
         return self.__enter__()
@@ -254,16 +257,14 @@ class GraphCell:
         tb: TracebackType | None,
     ) -> None:
         self.session.recorder.stop()
-        try:
-            report = await self.session.areport(self._mark, self.options)
-        except Exception as error:
-            if exc is None:
-                raise
-            self.session.display(Note(f"durable_debug: cannot show the counts: {error!r}"))
-            return
-        self.session.show(report, self.options)
+        built = asyncio.ensure_future(self.session.areport(self._mark, self.options))
+        await asyncio.wait([built])  # its outcome, an error included, is read by _report
+        self._report(built.result, exc)
 
-    def _show(self, build: Callable[[], CellReport], exc: BaseException | None) -> None:
+    def _report(self, build: Callable[[], CellReport], exc: BaseException | None) -> None:
+        """Show the counts and the view ``build`` returns. If building fails, the error
+        propagates, unless the cell itself raised: then say so in one line and let the
+        cell's exception go on."""
         try:
             report = build()
         except Exception as error:
@@ -278,7 +279,7 @@ class GraphCell:
 def time_travel_class() -> Any:
     """``durable_debug.TimeTravel`` when the widget is installed, else None."""
     try:
-        from durable_debug import TimeTravel
+        from durable_debug.widget import TimeTravel
     except ImportError:
         return None
     return TimeTravel
@@ -304,7 +305,6 @@ def _make_widget(
 
 # --- the IPython wiring ---------------------------------------------------------------------
 
-_CURRENT: list[GraphCell | None] = [None]
 _SESSIONS: dict[int, tuple[GraphSession, Any, Any, Any]] = {}
 
 
@@ -389,24 +389,34 @@ class GraphCellTransformer(ast.NodeTransformer):
         return ast.fix_missing_locations(node)
 
 
-def _graph_cell(args: str) -> GraphCell:
-    """Called by a rewritten cell: the recorder context for this shell and these options."""
+def _shell_session() -> tuple[GraphSession, Any]:
+    """The session and magics of the running shell."""
     from IPython import get_ipython
 
     entry = _SESSIONS.get(id(get_ipython()))
     if entry is None:
         raise RuntimeError("durable_debug is not loaded in this shell: %load_ext durable_debug")
     session, magics, _, _ = entry
+    return session, magics
+
+
+def _graph_cell(args: str) -> GraphCell:
+    """Called by a rewritten cell: the recorder context for this shell and these options."""
+    session, magics = _shell_session()
     return session.cell(magics.cell_options(args))
 
 
 def _graph_cell_keep(value: Any) -> None:
-    if _CURRENT[0] is not None:
-        _CURRENT[0].keep(value)
+    """Called by a rewritten cell with its last expression's value."""
+    cell = _shell_session()[0].current
+    if cell is not None:
+        cell.keep(value)
 
 
 def _graph_cell_result() -> Any:
-    cell, _CURRENT[0] = _CURRENT[0], None
+    """Called at the end of a rewritten cell: the value to display, once the counts are."""
+    session = _shell_session()[0]
+    cell, session.current = session.current, None
     return None if cell is None else cell.result()
 
 

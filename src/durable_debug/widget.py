@@ -22,13 +22,13 @@ import datetime
 import json
 import logging
 import time
-from collections.abc import Coroutine, Mapping
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any, cast
 
 import anywidget
 import traitlets
 
-from durable_debug._sync import _runner_loop
+from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
 from durable_debug.graph.subgraph import NS_SEP
 from durable_debug.inspect.access import astream, aupdate_state
@@ -52,7 +52,7 @@ from durable_debug.inspect.thread import (
     checkpointer_of,
     thread_config,
 )
-from durable_debug.inspect.topology import node_names, topology_data
+from durable_debug.inspect.topology import atopology_data, node_names
 
 __all__ = ["TimeTravel"]
 
@@ -131,7 +131,7 @@ class TimeTravel(anywidget.AnyWidget):
         """Re-read the thread: the DAG, the topology and the selected checkpoint's detail."""
         self._reader.forget()
         await self._refresh_dag()
-        self._topology = dict(topology_data(self.graph, self._all_counts()))
+        self._topology = dict(await atopology_data(self.graph, self._all_counts()))
         if self._selected:
             await self._show(self._selected, self._selected_ns)
 
@@ -167,16 +167,14 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def _answer(self, request: dict[str, Any]) -> None:
         uuid, kind = request.get("uuid"), request.get("kind")
-        handler = getattr(self, f"_do_{kind}", None) if isinstance(kind, str) else None
+        handler = REQUESTS.get(kind) if isinstance(kind, str) else None
         try:
             if handler is None:
                 raise RequestError(
-                    f"Unknown request {kind!r}: the widget answers select, value, diff, fork, "
-                    "preview, rerun, run, resume, stop, watch, refresh, threads, thread, "
-                    "breakpoints, health, subgraphs and subgraph; reload the page if its front end "
-                    "is older."
+                    f"Unknown request {kind!r}: the widget answers {', '.join(REQUESTS)}; "
+                    "reload the page if its front end is older."
                 )
-            self.send({"uuid": uuid, "result": await handler(request)})
+            self.send({"uuid": uuid, "result": await handler(self, request)})
         except RequestError as error:
             self.send({"uuid": uuid, "error": str(error)})
         except Exception as error:  # anything the engine or saver raised: say it as it is
@@ -574,7 +572,7 @@ class TimeTravel(anywidget.AnyWidget):
                 outcome, error_text = "failed", f"{type(failure).__name__}: {failure}"
             status, error = f"run from step {start.step} {outcome}", error_text
             await self._refresh_dag()
-            self._topology = dict(topology_data(self.graph, self._all_counts()))
+            self._topology = dict(await atopology_data(self.graph, self._all_counts()))
             written = sorted(await self._ids_in(namespace) - before)
             status, error = await self._finish(start, written, outcome, error_text)
         except (Exception, asyncio.CancelledError) as failure:
@@ -686,10 +684,32 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             task: Any = asyncio.get_running_loop().create_task(coro)
         except RuntimeError:  # a plain script: no loop runs in this thread
-            task = asyncio.run_coroutine_threadsafe(coro, _runner_loop())
+            task = run_in_background(coro)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
+
+
+REQUESTS: dict[str, Callable[[TimeTravel, Mapping[str, Any]], Awaitable[Any]]] = {
+    "select": TimeTravel._do_select,
+    "value": TimeTravel._do_value,
+    "diff": TimeTravel._do_diff,
+    "fork": TimeTravel._do_fork,
+    "preview": TimeTravel._do_preview,
+    "rerun": TimeTravel._do_rerun,
+    "resume": TimeTravel._do_resume,
+    "stop": TimeTravel._do_stop,
+    "refresh": TimeTravel._do_refresh,
+    "threads": TimeTravel._do_threads,
+    "thread": TimeTravel._do_thread,
+    "run": TimeTravel._do_run,
+    "breakpoints": TimeTravel._do_breakpoints,
+    "health": TimeTravel._do_health,
+    "subgraphs": TimeTravel._do_subgraphs,
+    "subgraph": TimeTravel._do_subgraph,
+    "watch": TimeTravel._do_watch,
+}
+"""The requests the front end sends (``kind``, see docs/widget-protocol.md) and their handlers."""
 
 
 def _field(request: Mapping[str, Any], name: str) -> str:

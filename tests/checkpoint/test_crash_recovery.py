@@ -1,4 +1,4 @@
-"""A worker killed with SIGKILL mid-step loses nothing it saved (seed 000 §4).
+"""A worker killed with SIGKILL mid-step loses nothing it saved (notebook 04).
 
 The fan-out graph runs ``prepare``, then four ``worker`` tasks in parallel, then ``join``. A
 child process runs it until chosen nodes are blocked (and the other workers have saved their

@@ -1,4 +1,4 @@
-"""A thread paused in one process is resumed by another (seed 000 §6 and §9).
+"""A thread paused in one process is resumed by another (notebooks 06 and 09).
 
 Process 1 runs ``prepare → gate`` to the interrupt and exits; process 2, a fresh interpreter,
 resumes the thread by its id with ``Command(resume=...)``. ``prepare`` is not run again (only

@@ -328,6 +328,41 @@ async def test_redis_cli_commands_of_the_docs_show_the_thread(saver: RedisSaver,
     assert seen == {*expected, ("HGET", "checkpoint")}  # every documented command was run
 
 
+@pytest.mark.redis
+async def test_the_docs_shell_loop_prints_each_checkpoints_step_and_source(
+    saver: RedisSaver, redis_url: str, tmp_path: Path
+):
+    """docs/storage.md's ``for id in …`` loop, run by bash with the ``redis-cli`` it names
+    pointed at the test server."""
+    from servers import services_required
+
+    tools = {name: shutil.which(name) for name in ("redis-cli", "jq")}
+    missing = [name for name, path in tools.items() if path is None]
+    if missing:
+        message = f"{', '.join(missing)} not found: install Debian's redis-tools and jq"
+        if services_required():
+            pytest.fail(message)
+        pytest.skip(message)
+    await put_two(saver, "job-1")
+    block = DOC.read_text().split("<!-- redis-cli: steps -->", 1)[1]
+    block = block.split("```sh\n", 1)[1].split("```", 1)[0]
+    wrapper = tmp_path / "redis-cli"
+    wrapper.write_text(
+        f'#!/bin/sh\nexec {shlex.quote(str(tools["redis-cli"]))} -u {shlex.quote(redis_url)} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    proc = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block.replace("durable_debug:", f"{saver.prefix}:")],
+        env={**os.environ, "PATH": f"{tmp_path}{os.pathsep}{os.environ['PATH']}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    steps = ['{"step":-1,"source":"input"}', '{"step":0,"source":"loop"}']
+    assert proc.stdout.splitlines() == steps
+
+
 # --- ttl ---------------------------------------------------------------------------------------
 
 

@@ -152,6 +152,7 @@ WRITER = textwrap.dedent(
     from durable_debug.checkpoint.sqlite import SqliteSaver
 
     path, thread, count, go = sys.argv[1], sys.argv[2], int(sys.argv[3]), Path(sys.argv[4])
+    (go.parent / f"ready-{thread}").touch()  # imported: waiting for the start signal
     while not go.exists():
         time.sleep(0.005)
     saver = SqliteSaver(path)
@@ -179,7 +180,11 @@ def test_two_processes_write_one_file_at_once(db_path: Path, tmp_path: Path):
         )
         for thread in ("p1", "p2")
     ]
-    time.sleep(0.3)  # both interpreters are up and waiting
+    ready = [tmp_path / f"ready-{thread}" for thread in ("p1", "p2")]
+    while not all(r.exists() for r in ready):  # both interpreters are up and waiting
+        dead = [p for p in procs if p.poll() is not None]
+        assert not dead, dead[0].communicate()[1]
+        time.sleep(0.01)
     go.touch()
     results = [p.communicate(timeout=240) for p in procs]
     for proc, (_out, err) in zip(procs, results, strict=True):

@@ -11,7 +11,7 @@ from durable_debug import MemorySaver
 
 
 class LogState(TypedDict):
-    """A plain key and an append-only key, as in seed 000 §1."""
+    """A plain key and an append-only key, as in notebook 01."""
 
     value: str
     log: Annotated[list, operator.add]

@@ -98,16 +98,20 @@ def test_parallel_branches_merge_by_node_name_not_completion_order(saver: Memory
 def test_failure_cancels_running_siblings_which_rerun_on_resume(saver: MemorySaver) -> None:
     runs: list[str] = []
     state = {"fail": True}
+    slow_started, never = asyncio.Event(), asyncio.Event()
 
     async def fails(s: Out) -> dict:
         runs.append("fails")
         if state["fail"]:
+            await slow_started.wait()  # the sibling is running when this one fails
             raise KeyError("missing")
         return {"out": ["fails"]}
 
     async def slow(s: Out) -> dict:
         runs.append("slow")
-        await asyncio.sleep(0.5)
+        if state["fail"]:
+            slow_started.set()
+            await never.wait()  # still running: only its sibling's failure ends it
         return {"out": ["slow"]}
 
     g = (

@@ -1,9 +1,10 @@
-"""Every code sample of seed 000 §1–§8 and seed 004's interrupt_before sample, run as a notebook
-would run it (top-level ``await``), with only the imports changed to durable_debug.
+"""Every code sample of the scenarios of notebooks 01–08 and the production notebook's
+interrupt_before sample, run as a notebook would run it (top-level ``await``), with only the
+imports changed to durable_debug.
 
-The samples live in ``seed_samples/``, copied from the seeds; lines the seed leaves out (the
-graph around a fragment, counters) are marked ``# scaffolding``. Each test asserts on what
-the seed says the sample prints or leaves behind.
+The samples live in ``seed_samples/``, the example code the notebooks teach with;
+lines a fragment needs around it (the graph, counters) are marked ``# scaffolding``. Each test
+asserts on what the sample prints or leaves behind.
 """
 
 from __future__ import annotations

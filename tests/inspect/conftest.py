@@ -1,4 +1,4 @@
-"""Fixtures for the inspect tests: seed 000's graphs on every engine available."""
+"""Fixtures for the inspect tests: the notebooks' example graphs on every engine available."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from seed_graphs import ENGINES, load
+
+from support.seed_graphs import ENGINES, load
 
 
 @pytest.fixture(params=ENGINES)

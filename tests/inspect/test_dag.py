@@ -19,7 +19,7 @@ from durable_debug.inspect import (
 
 
 async def _forked(seed, forks=1):
-    """Seed §3: run a → b, then fork from step 1 (value="FORKED") and run forward."""
+    """Notebook 03: run a → b, then fork from step 1 (value="FORKED") and run forward."""
     ns = seed("accumulate")
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"value": "", "log": []}, cfg)

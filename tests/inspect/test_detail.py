@@ -27,7 +27,7 @@ DETAIL_KEYS = {
 
 
 async def test_detail_of_a_checkpoint_paused_on_parallel_interrupts(seed):
-    """Seed §7 (b): three pending interrupts, each with its id, node and task."""
+    """Notebook 07 (b): three pending interrupts, each with its id, node and task."""
     ns = seed("reviews")
     g, cfg = ns["g"], ns["cfg"]
     first = await g.ainvoke({"items": ["doc-X", "doc-Y", "doc-Z"], "approvals": []}, cfg)

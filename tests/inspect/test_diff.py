@@ -44,7 +44,7 @@ async def test_diff_across_branches_by_id(seed):
 
 
 async def test_nested_reducer_values_diff_by_path(seed):
-    """Seed §5: the fan-out's merged dict and collected list, path by path."""
+    """Notebook 05: the fan-out's merged dict and collected list, path by path."""
     ns = seed("fanout")
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"items": ["x", "y", "z"], "merged": {}, "collected": []}, cfg)

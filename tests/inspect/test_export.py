@@ -1,4 +1,4 @@
-"""export_jsonl for trace diffing (seed 004), and the data of the standalone HTML page."""
+"""export_jsonl for trace diffing (notebook 10), and the data of the standalone HTML page."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ async def _fork(ns):
 
 
 async def test_update_writes_a_blob_only_for_the_changed_channel(seed):
-    """Seed §1/§3: the fork's checkpoint has a new blob for value, and shares log's."""
+    """Notebook 01/notebook 03: the fork's checkpoint has a new blob for value, and shares log's."""
     ns = seed("accumulate")
     target, fork = await _fork(ns)
     blobs = await ablobs_frame(ns["g"], ns["cfg"])
@@ -34,7 +34,7 @@ async def test_update_writes_a_blob_only_for_the_changed_channel(seed):
 
 
 async def test_unchanged_channels_keep_one_version_for_the_whole_run(seed):
-    """Seed §4: query and options never change, so every checkpoint shares their blob."""
+    """Notebook 04: query and options never change, so every checkpoint shares their blob."""
     ns = seed("pointers")
     await ns["g"].ainvoke(ns["first_input"], ns["cfg"])
     blobs = await ablobs_frame(ns["g"], ns["cfg"])
@@ -68,7 +68,7 @@ async def test_history_frame_lists_every_checkpoint_of_every_branch(seed):
 
 
 async def test_writes_frame_shows_the_failed_task(seed):
-    """Seed §2: the failed task leaves an error write; a and b left their updates."""
+    """Notebook 02: the failed task leaves an error write; a and b left their updates."""
     ns = seed("resume")
     with contextlib.suppress(RuntimeError):
         await ns["g"].ainvoke({"log": []}, ns["cfg"])

@@ -15,7 +15,6 @@ from typing import Any
 
 import msgpack
 import pytest
-from langgraph_app import CONFIG, THREAD, build_app, run_app
 
 from durable_debug import inspect as ddi
 from durable_debug.checkpoint import CorruptPayloadError, DatabaseSetupError
@@ -25,6 +24,7 @@ from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
 from durable_debug.checkpoint.serde import Limits
 from durable_debug.inspect.listing import athread_listing
 from durable_debug.inspect.stored import SaverView
+from support.langgraph_app import CONFIG, THREAD, build_app, run_app
 
 
 @pytest.fixture

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph_app import CONFIG, THREAD, arun_app, build_app, run_app
 
 from durable_debug import inspect as ddi
 from durable_debug.inspect.locate import afind_graph
+from support.langgraph_app import CONFIG, THREAD, arun_app, build_app, run_app
 
 SAVERS = ["memory", "sqlite", "aiosqlite", "postgres", "apostgres"]
 

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langgraph_app import build_app, run_app
 
 from durable_debug import Command, SqliteSaver
 from durable_debug.checkpoint.errors import StoreClosedError
@@ -17,6 +16,7 @@ from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
 from durable_debug.checkpoint.latest import alatest_rows
 from durable_debug.cli import demo_graph
 from durable_debug.inspect.listing import _athread_by_thread, athread_listing
+from support.langgraph_app import build_app, run_app
 
 
 def threads(config_ids: list[str]) -> list[dict[str, Any]]:

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from seed_graphs import source
 
 from durable_debug.inspect.dag import DagReader, dag_data_of
 from durable_debug.inspect.thread import aread_thread
+from support.seed_graphs import source
 
 
 def on_sqlite(name: str, path: Path) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The recorder counts node executions per (thread, node), as seed 000's counters do."""
+"""The recorder counts node executions per (thread, node), as the notebooks' counters do."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ class S(TypedDict):
 
 
 async def test_resume_after_failure_reruns_only_the_failed_node(seed):
-    """Seed §2: a and b run once; c runs twice (it failed, then the thread resumed)."""
+    """Notebook 02: a and b run once; c runs twice (it failed, then the thread resumed)."""
     ns = seed("resume")
     g, cfg = ns["g"], ns["cfg"]
     async with Recorder() as rec:
@@ -34,7 +34,7 @@ async def test_resume_after_failure_reruns_only_the_failed_node(seed):
 
 
 async def test_sequential_interrupts_rerun_the_node_once_per_resume(seed):
-    """Seed §7 (a): three ainvoke calls, the node executes three times."""
+    """Notebook 07 (a): three ainvoke calls, the node executes three times."""
     ns = seed("two_gates")
     g, cfg, Command = ns["g"], ns["cfg"], ns["Command"]
     with Recorder() as rec:
@@ -48,7 +48,7 @@ async def test_sequential_interrupts_rerun_the_node_once_per_resume(seed):
 
 
 async def test_parallel_interrupts_rerun_every_branch_once(seed):
-    """Seed §7 (b): three reviews interrupt together, one resume keyed by id answers all."""
+    """Notebook 07 (b): three reviews interrupt together, one resume keyed by id answers all."""
     ns = seed("reviews")
     g, cfg, Command = ns["g"], ns["cfg"], ns["Command"]
     async with Recorder() as rec:
@@ -63,7 +63,7 @@ async def test_parallel_interrupts_rerun_every_branch_once(seed):
 
 
 async def test_rerun_rule_counts(seed):
-    """Seed §8: naive node 2 (its side effect too); interrupt first: the node still executes
+    """Notebook 08: naive node 2 (its side effect too); interrupt first: the node still executes
     twice but its side effect once; fix B: prepare 1, gate 2."""
     ns = seed("rerun_rule")
     Command, charges = ns["Command"], ns["charges"]
@@ -85,7 +85,7 @@ async def test_rerun_rule_counts(seed):
 
 
 async def test_fork_executions_count_but_are_not_reruns(seed):
-    """Seed §3: running forward from a fork executes b again, as a new task."""
+    """Notebook 03: running forward from a fork executes b again, as a new task."""
     ns = seed("accumulate")
     g, cfg = ns["g"], ns["cfg"]
     with Recorder() as rec:

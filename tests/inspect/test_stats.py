@@ -1,4 +1,4 @@
-"""storage_stats: seed §4's de-duplication in numbers, checked against the saver's own store."""
+"""storage_stats: notebook 04's de-duplication in numbers, checked against the saver's own store."""
 
 from __future__ import annotations
 

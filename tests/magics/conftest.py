@@ -1,17 +1,14 @@
-"""Fixtures for the magics tests: a real in-process IPython shell, and seed 000's graphs."""
+"""Fixtures for the magics tests: a real in-process IPython shell, and the notebooks'
+example graphs."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 # The seed scenarios are shared with the inspect tests.
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
-
-from seed_graphs import ENGINES
+from support.seed_graphs import ENGINES
 
 EXTENSION = "durable_debug"
 

@@ -1,5 +1,5 @@
 """The extension in a real Jupyter kernel (nbclient): top-level await inside %%graph, the
-counts display, and seed 000's counters for §2, §7 and §8 exactly."""
+counts display, and the notebooks' counters for notebook 02, notebook 07 and notebook 08 exactly."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from seed_graphs import source
+
+from support.seed_graphs import source
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
@@ -122,12 +123,12 @@ def test_counts_are_the_seed_counters(notebook):
     (report,) = [text for kind, text in texts(notebook["report"]) if kind == "stream"]
     data = json.loads(report)
     assert data["summaries"] == {
-        "fix_b": ["prepare 1", "gate 2 (re-ran 1×)"],  # §8 fix B
-        "naive": ["node 2 (re-ran 1×)"],  # §8: the naive node runs twice
-        "interrupt_first": ["node 2 (re-ran 1×)"],  # §8 fix A: the node still re-runs…
-        "s2": ["a 1", "b 1", "c 2 (re-ran 1×)"],  # §2
-        "s7a": ["two_gates 3 (re-ran 2×)"],  # §7 (a): two resumes
-        "s7b": ["review 6 (re-ran 3×)"],  # §7 (b): three branches, one resume
+        "fix_b": ["prepare 1", "gate 2 (re-ran 1×)"],  # notebook 08 fix B
+        "naive": ["node 2 (re-ran 1×)"],  # notebook 08: the naive node runs twice
+        "interrupt_first": ["node 2 (re-ran 1×)"],  # notebook 08 fix A: the node still re-runs…
+        "s2": ["a 1", "b 1", "c 2 (re-ran 1×)"],  # notebook 02
+        "s7a": ["two_gates 3 (re-ran 2×)"],  # notebook 07 (a): two resumes
+        "s7b": ["review 6 (re-ran 3×)"],  # notebook 07 (b): three branches, one resume
     }
     # …but only the naive node's side effect doubles; fix A's runs once, fix B's once.
     assert data["charges"] == {"naive": 2, "interrupt_first": 1, "prepare": 1}

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from test_magics_shell import EXTENSION, run
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
 
 
 def app_cell(db: Path) -> str:
@@ -15,7 +12,7 @@ def app_cell(db: Path) -> str:
         "import sqlite3\n"
         "from langgraph.checkpoint.sqlite import SqliteSaver\n"
         "from langgraph.types import Command\n"
-        "from langgraph_app import CONFIG, FIRST_INPUT, build_app\n"
+        "from support.langgraph_app import CONFIG, FIRST_INPUT, build_app\n"
         f"conn = sqlite3.connect({str(db)!r}, check_same_thread=False)\n"
         "g = build_app(SqliteSaver(conn))\n"
     )

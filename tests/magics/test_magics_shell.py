@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 from IPython.utils.capture import capture_output
-from seed_graphs import source
 
 import durable_debug
 from durable_debug.magics import GraphSession, time_travel_class
+from support.seed_graphs import source
 
 EXTENSION = "durable_debug"
 
@@ -50,7 +50,7 @@ def test_load_and_unload_leave_no_trace(ip):
 
 
 def test_graph_cell_awaits_defines_names_and_shows_counts(ip, engine):
-    """Seed §8 fix B in one cell: prepare 1, gate 2 (re-ran 1×); then the checkpoint table."""
+    """Notebook 08 fix B in one cell: prepare 1, gate 2 (re-ran 1×); then the checkpoint table."""
     ip.run_line_magic("load_ext", EXTENSION)
     ip.run_cell(source(engine, "rerun_rule"))
     result, printed = run(
@@ -73,7 +73,7 @@ def test_graph_cell_awaits_defines_names_and_shows_counts(ip, engine):
 
 
 def test_counts_accumulate_over_cells(ip, engine):
-    """Seed §7 (a): invoke, then one resume per cell; the table shows all executions."""
+    """Notebook 07 (a): invoke, then one resume per cell; the table shows all executions."""
     ip.run_line_magic("load_ext", EXTENSION)
     ip.run_cell(source(engine, "two_gates"))
     run(ip, '%%graph\nawait g.ainvoke({"a": "", "b": ""}, cfg)\n')
@@ -85,7 +85,7 @@ def test_counts_accumulate_over_cells(ip, engine):
 
 
 def test_failing_cell_shows_counts_then_the_exception(ip, engine):
-    """Seed §2: c raises; the counts up to the failure show, then the traceback."""
+    """Notebook 02: c raises; the counts up to the failure show, then the traceback."""
     ip.run_line_magic("load_ext", EXTENSION)
     ip.run_cell(source(engine, "resume"))
     result, printed = run(ip, '%%graph --counts runs\nawait g.ainvoke({"log": []}, cfg)\n')
@@ -173,3 +173,33 @@ def test_calling_the_cell_magic_directly_also_records(ip, engine):
         ip.run_cell_magic("graph", "--counts direct --no-widget", 'g.invoke({"value": ""}, cfg)')
     assert ip.user_ns["direct"].summary.tolist() == ["first 1", "second 1"]
     assert "second 1" in out.stdout
+
+
+def test_each_session_holds_its_own_running_cell(engine):
+    """A cell's state lives on its session: a cell running in one shell's session is not seen
+    by another's, and leaving the cell shows its counts whether it ran sync or async."""
+    import asyncio
+
+    from durable_debug._sync import run_sync
+    from durable_debug.magics import GraphSession
+
+    shown: list[object] = []
+    ns: dict[str, object] = {}
+    exec(compile(source(engine, "accumulate"), "<seed>", "exec", dont_inherit=True), ns)
+    one = GraphSession(ns, shown.append, widget_class=lambda: None)
+    other = GraphSession({}, shown.append, widget_class=lambda: None)
+    with one.cell(session_options()) as cell:
+        assert one.current is cell and other.current is None
+        run_sync(ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"]))
+
+    async def async_cell() -> None:
+        async with one.cell(session_options()) as cell:
+            assert one.current is cell and other.current is None
+            await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
+
+    asyncio.run(async_cell())
+    counts = [item for item in shown if hasattr(item, "summary")]
+    assert [c.summary.tolist() for c in counts] == [
+        ["a 1", "b 1"],
+        ["a 2", "b 2"],
+    ]  # a thread's total

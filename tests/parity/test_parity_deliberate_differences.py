@@ -364,3 +364,41 @@ async def test_durability_exit_still_saves_every_step():
     assert ours["unknown"]["raised"] == "ValueError"
     assert "Unknown durability 'bogus'" in ours["unknown"]["message"]
     assert theirs["unknown"] == {"n": 11}
+
+
+async def test_an_unknown_print_mode_is_refused():
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = gate_graph(api, trace)
+        cfg = {"configurable": {"thread_id": "print"}}
+        await trace.run("run", g.ainvoke({"value": "", "log": []}, cfg, print_mode="udpates"))
+
+    ours, theirs = await both(scenario)
+    assert ours["run"]["raised"] == "ValueError"
+    assert "'udpates'" in ours["run"]["message"]
+    assert ours["executions"].get("work", 0) == 0
+    # LangGraph prints nothing for the misspelt mode and runs
+    assert theirs["executions"]["work"] == 1
+
+
+async def test_a_store_embedding_of_the_wrong_size_is_refused():
+    def two_dims(texts: list[str]) -> list[list[float]]:
+        return [[1.0, float(len(t))] for t in texts]
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        if api.name == "langgraph":
+            from langgraph.store.memory import InMemoryStore
+        else:
+            from durable_debug.store.memory import InMemoryStore
+        store = InMemoryStore(index={"dims": 3, "embed": two_dims})
+        try:
+            store.put(("n",), "k", {"text": "hello"})
+            trace.note("put", "stored")
+        except ValueError as exc:
+            trace.note("put", str(exc))
+        trace.note("stored", store.get(("n",), "k") is not None)
+
+    ours, theirs = await both(scenario)
+    assert "index dims is 3" in ours["put"]
+    assert ours["stored"] is False
+    # LangGraph stores the item with its 2-dimensional vector
+    assert theirs["put"] == "stored" and theirs["stored"] is True

@@ -1,4 +1,5 @@
-"""Seed 000 §1–§8 on both libraries: history, resume, fork, pending writes, Send, interrupts.
+"""The scenarios of notebooks 01–08 on both libraries: history, resume, fork, pending writes,
+Send, interrupts.
 
 Each test runs one scenario on durable_debug and on LangGraph and compares the outputs, the
 whole checkpoint history (all branches), the snapshots and the node execution counters.
@@ -51,7 +52,7 @@ async def history(graph, config) -> list:
     return [s async for s in graph.aget_state_history(config)]
 
 
-# -- §1 the checkpoint model ------------------------------------------------------------------
+# -- notebook 01 the checkpoint model --------------------------------------------------------------
 
 
 async def test_history_accumulates_log_and_overwrites_value():
@@ -67,7 +68,7 @@ async def test_history_accumulates_log_and_overwrites_value():
     assert steps == [(2, ()), (1, ("b",)), (0, ("a",)), (-1, ("__start__",))]
 
 
-# -- §2 resume -------------------------------------------------------------------------------
+# -- notebook 02 resume ----------------------------------------------------------------------------
 
 
 async def test_resume_after_failure_runs_only_the_failed_node():
@@ -86,7 +87,7 @@ async def test_resume_after_failure_runs_only_the_failed_node():
 
 
 async def test_fresh_input_on_a_failed_thread_reruns_from_the_top():
-    """The "classic bug" of §2, and the right pattern next to it."""
+    """The "classic bug" of notebook 02, and the right pattern next to it."""
 
     async def scenario(api: Api, trace: Trace) -> None:
         g = chain(api, trace, "abc", fail_once="c")
@@ -114,7 +115,7 @@ async def test_fresh_input_on_a_failed_thread_reruns_from_the_top():
     assert ours["executions"] == {"a": 3, "b": 3, "c": 4}
 
 
-# -- §3 time travel: forking ----------------------------------------------------------------
+# -- notebook 03 time travel: forking --------------------------------------------------------------
 
 
 async def test_fork_from_step_one_grows_a_second_branch():
@@ -142,7 +143,7 @@ async def test_fork_from_step_one_grows_a_second_branch():
     assert ours["executions"] == {"a": 1, "b": 2, "c": 2}
 
 
-# -- §4 pending writes of parallel tasks ------------------------------------------------------
+# -- notebook 04 pending writes of parallel tasks --------------------------------------------------
 
 
 class ParallelState(TypedDict):
@@ -214,7 +215,7 @@ async def test_resume_a_failed_step_through_its_checkpoint_config():
     await acheck_parity(scenario)
 
 
-# -- §5 Send fan-out and reducers -----------------------------------------------------------
+# -- notebook 05 Send fan-out and reducers ---------------------------------------------------------
 
 
 def _merge(left: dict | None, right: dict | None) -> dict:
@@ -287,7 +288,7 @@ async def test_parallel_writes_to_a_plain_key_raise_invalid_update():
     }
 
 
-# -- §6 human in the loop --------------------------------------------------------------------
+# -- notebook 06 human in the loop -----------------------------------------------------------------
 
 
 class PlanState(TypedDict):
@@ -323,7 +324,7 @@ async def test_interrupt_pauses_at_gate_and_resume_continues():
     assert ours["r2"]["approved"] == "APPROVED"
 
 
-# -- §7 multiple interrupts ------------------------------------------------------------------
+# -- notebook 07 multiple interrupts ---------------------------------------------------------------
 
 
 class GatesState(TypedDict):
@@ -422,7 +423,7 @@ async def test_partial_resume_map_leaves_the_rest_pending_with_the_same_ids():
     assert ours["rest"]["approvals"] == ["doc-X=APPROVE", "doc-Y=OK", "doc-Z=REJECT"]
 
 
-# -- §8 the re-run rule ----------------------------------------------------------------------
+# -- notebook 08 the re-run rule -------------------------------------------------------------------
 
 
 class DecisionState(TypedDict):

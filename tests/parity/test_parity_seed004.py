@@ -1,5 +1,5 @@
-"""Seed 004's human review gate with the sync API: interrupt_before, update_state, resume;
-and the same gate placed after a node (interrupt_after)."""
+"""The production notebook's human review gate with the sync API: interrupt_before,
+update_state, resume; and the same gate placed after a node (interrupt_after)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,6 @@ through ``SaverView``), as ``durable-debug inspect FILE --thread T --html OUT`` 
 from __future__ import annotations
 
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +16,7 @@ from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
 from durable_debug.inspect import read_thread
 from durable_debug.inspect.export import write_html
 from durable_debug.inspect.stored import SaverView
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
-
-from langgraph_app import CONFIG, build_app, run_app
+from support.langgraph_app import CONFIG, build_app, run_app
 
 pytestmark = pytest.mark.browser
 

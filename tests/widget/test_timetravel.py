@@ -12,6 +12,7 @@ import asyncio
 import copy
 import operator
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -23,12 +24,9 @@ from typing import Annotated, Any, TypedDict
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "inspect"))
-
-from seed_graphs import ENGINES, load
-
 from durable_debug import MemorySaver, StateGraph, TimeTravel, interrupt
 from durable_debug.magics import CellOptions, GraphSession
+from support.seed_graphs import ENGINES, load
 
 WAIT = 60.0
 """Seconds to wait for a condition: generous, the test machine is small and shared."""
@@ -139,12 +137,12 @@ def engine(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def accumulate(engine: str) -> dict[str, Any]:
-    """Seed §1's graph (a → b) on the current engine, not run yet."""
+    """Notebook 01's graph (a → b) on the current engine, not run yet."""
     return load(engine, "accumulate")
 
 
 async def ran(ns: dict[str, Any]) -> dict[str, Any]:
-    """Run seed §1 once: checkpoints input, step 0 (next a), after a (next b), after b."""
+    """Run notebook 01 once: checkpoints input, step 0 (next a), after a (next b), after b."""
     await ns["g"].ainvoke({"value": "", "log": []}, ns["cfg"])
     return ns
 
@@ -378,6 +376,32 @@ async def test_rerun_does_not_block_the_loop(engine):
     assert widget._status.endswith("done")
 
 
+async def test_drawing_the_graph_with_dot_leaves_the_event_loop_free(accumulate, monkeypatch):
+    """graphviz's ``dot`` runs in a worker thread: while it draws, other coroutines run."""
+    import importlib
+    import threading
+
+    # (``durable_debug.inspect.topology`` the attribute is the function of that name)
+    topology = importlib.import_module("durable_debug.inspect.topology")
+
+    drawing, release = threading.Event(), threading.Event()
+
+    def slow_dot(*_args: Any) -> str:
+        drawing.set()
+        release.wait(timeout=20)  # a blocked loop would sit here until the timeout
+        return "<svg>drawn</svg>"
+
+    monkeypatch.setattr(topology, "_use_graphviz", lambda _renderer: True)
+    monkeypatch.setattr(topology, "_graphviz_svg", slow_dot)
+    ns = await ran(accumulate)
+    widget = TimeTravel(ns["g"], ns["cfg"])
+    await asyncio.to_thread(drawing.wait, 60)
+    assert not widget._loaded.done()  # still drawing, and this coroutine got to run
+    release.set()
+    await widget.aready()
+    assert widget._topology["svg"] == "<svg>drawn</svg>"
+
+
 async def test_stop_cancels_the_running_rerun(engine):
     ns = load(engine, "accumulate")
     entered, never = asyncio.Event(), asyncio.Event()
@@ -407,7 +431,7 @@ async def test_stop_cancels_the_running_rerun(engine):
 
 
 async def test_a_failing_node_shows_in_error_and_in_the_dag(engine):
-    """Seed §2: c raises. Rerun from step 0 in the widget: a and b run on a new branch, c fails,
+    """Notebook 02: c raises. Rerun from step 0 in the widget: a and b run on a new branch, c fails,
     the error shows, and the checkpoint before c carries it in the DAG."""
     ns = load(engine, "resume")
     g, cfg = ns["g"], ns["cfg"]
@@ -448,7 +472,7 @@ async def test_rerun_of_a_finished_checkpoint_is_refused(accumulate):
 
 
 async def test_resume_answers_parallel_interrupts_by_id(engine):
-    """Seed §7 (b): three Send reviews interrupt; one resume answers all three by id."""
+    """Notebook 07 (b): three Send reviews interrupt; one resume answers all three by id."""
     ns = load(engine, "reviews")
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"items": ["doc-X", "doc-Y", "doc-Z"], "approvals": []}, cfg)
@@ -492,7 +516,7 @@ async def test_resume_with_an_unknown_or_invalid_answer_writes_nothing(engine):
 
 
 async def test_interrupted_run_reports_where_it_paused(engine):
-    """Seed §8: rerun from the input checkpoint stops at gate; the status says so."""
+    """Notebook 08: rerun from the input checkpoint stops at gate; the status says so."""
     ns = load(engine, "rerun_rule")
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"prep": "", "decision": ""}, cfg)
@@ -524,10 +548,23 @@ async def test_refresh_rereads_a_thread_that_ran_elsewhere(accumulate):
     assert len(ids(widget)) == 8
 
 
+def test_the_protocol_doc_lists_every_request_the_widget_answers() -> None:
+    from durable_debug.widget import REQUESTS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "widget-protocol.md").read_text()
+    table = doc.split("\n## Requests", 1)[1].split("\n## ", 1)[0]
+    assert re.findall(r"^\| `(\w+)` \|", table, re.M) == list(REQUESTS)
+
+
 async def test_unknown_requests_and_missing_fields_are_refused_in_one_sentence(accumulate):
     ns = await ran(accumulate)
     _, front = await open_widget(ns["g"], ns["cfg"])
-    assert "Unknown request 'teleport'" in await front.error("teleport")
+    refused = await front.error("teleport")
+    assert "Unknown request 'teleport'" in refused
+    assert (
+        "answers select, value, diff, fork, preview, rerun, resume, stop, refresh, threads"
+        in refused
+    )
     assert "needs 'checkpoint_id'" in await front.error("select")
     assert "needs 'b'" in await front.error("diff", a="x")
 
@@ -661,7 +698,7 @@ def _command(engine: str) -> Any:
 
 
 def _rebuild(engine: str, ns: dict[str, Any], b: Any, saver: Any = None) -> Any:
-    """Seed §1's graph with node b replaced (same engine; a fresh MemorySaver by default)."""
+    """Notebook 01's graph with node b replaced (same engine; a fresh MemorySaver by default)."""
     builder = ns["StateGraph"](ns["State"])
     builder.add_node("a", ns["step_a"]).add_node("b", b)
     builder.add_edge(ns["START"], "a").add_edge("a", "b").add_edge("b", ns["END"])
@@ -785,7 +822,7 @@ async def test_a_click_on_a_big_state_sends_it_cut_once_and_show_all_sends_it_wh
 async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_path):
     """The front end's periodic ``watch``: nothing read when nothing changed; a run elsewhere
     (a cell on this loop, another process on the same SQLite file) appears without a refresh."""
-    from seed_graphs import source
+    from support.seed_graphs import source
 
     database = tmp_path / "live.db"
     text = "from durable_debug import SqliteSaver\n" + source("durable_debug", "accumulate")

@@ -123,6 +123,11 @@ class ParsedCheckpoint(NamedTuple):
     metadata: dict[str, Any]
     """The decoded metadata."""
 
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """``(thread_id, checkpoint_ns, checkpoint_id)``: the checkpoint's primary key."""
+        return (self.thread_id, self.checkpoint_ns, self.checkpoint_id)
+
 
 # --- versions ----------------------------------------------------------------------------------
 

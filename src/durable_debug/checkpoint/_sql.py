@@ -93,7 +93,7 @@ class _Page(NamedTuple):
 
 
 class SqlSaver(ConnectedSaver):
-    """Base of the SQL savers: the saver protocol over the four tables of DESIGN.md.
+    """Base of the SQL savers: the saver protocol over the four tables of docs/storage.md.
 
     The connection's life (lazy open on the savers' I/O loop, ``with``/``async with``,
     ``setup()``/``close()``, forks, leaks) is :class:`ConnectedSaver`'s; ``_open`` also
@@ -169,7 +169,7 @@ class SqlSaver(ConnectedSaver):
                 raise not_found(thread_id, checkpoint_ns, checkpoint_id)
             return None
         parsed = page.checkpoints[0]
-        writes = page.writes.get(_ids(parsed), [])
+        writes = page.writes.get(parsed.key, [])
         return to_tuple(parsed, page.blobs, writes, self._blob_serde)
 
     async def alist(
@@ -215,7 +215,7 @@ class SqlSaver(ConnectedSaver):
                 where={"thread": thread_id},
             )
             for parsed in page.checkpoints:
-                writes = page.writes.get(_ids(parsed), [])
+                writes = page.writes.get(parsed.key, [])
                 yield to_tuple(parsed, page.blobs, writes, serde, shared)
                 if remaining is not None:
                     remaining -= 1
@@ -356,7 +356,7 @@ class SqlSaver(ConnectedSaver):
             for t, n, channel, version, type_, blob in await s.fetch(sql, params):
                 blobs[(t, n, channel, version)] = (type_, blob)
         if checkpoints:
-            sql, params = self._writes_query([_ids(c) for c in checkpoints])
+            sql, params = self._writes_query([c.key for c in checkpoints])
             for t, n, c, task_id, channel, type_, blob in await s.fetch(sql, params):
                 writes.setdefault((t, n, c), []).append((task_id, channel, type_, blob))
         return _Page(checkpoints, blobs, writes, last, exhausted)
@@ -492,7 +492,3 @@ class SqlSaver(ConnectedSaver):
                 await s.execute(sql, (thread_id, checkpoint_ns, ids))
 
         await self._run(self._in_session, write, True, where={"thread": thread_id})
-
-
-def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:
-    return (c.thread_id, c.checkpoint_ns, c.checkpoint_id)

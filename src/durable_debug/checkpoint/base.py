@@ -34,6 +34,7 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConfigError
+from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, RESUME
 
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
@@ -85,16 +86,6 @@ TaskWrites = tuple[str, Sequence[tuple[str, Any]], str]
 """One task's writes as :meth:`BaseCheckpointSaver.aput_step` takes them:
 ``(task_id, [(channel, value), ...], task_path)``."""
 
-# Channels of the special writes a task can leave behind instead of (or besides) its output.
-ERROR = "__error__"
-"""Write channel holding the exception text of a task that failed."""
-INTERRUPT = "__interrupt__"
-"""Write channel holding the list of interrupts a task raised."""
-RESUME = "__resume__"
-"""Write channel holding the resume values a task has received so far."""
-FAILURES = "__failures__"
-"""Write channel holding every failure of a task on this checkpoint, oldest first
-(durable_debug only; see ``durable_debug.graph.failures``)."""
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""
 
@@ -285,9 +276,10 @@ def address_config(config: Mapping[str, Any] | None) -> RunnableConfig:
 
 
 def checkpoint_config(
-    thread_id: str, checkpoint_ns: str, checkpoint_id: str | None
+    thread_id: str, checkpoint_ns: str = "", checkpoint_id: str | None = None
 ) -> RunnableConfig:
-    """Build the config that addresses one checkpoint (or a thread, when id is None)."""
+    """Build the config that addresses one checkpoint, or a thread (its latest checkpoint)
+    when ``checkpoint_id`` is None."""
     configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns}
     if checkpoint_id is not None:
         configurable["checkpoint_id"] = checkpoint_id

@@ -18,6 +18,7 @@ from typing import Any
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
+from durable_debug.checkpoint.names import SPECIAL_WRITES_SQL
 from durable_debug.checkpoint.serde import SerdeError, with_location
 
 __all__ = ["LangGraphPostgresReader", "postgres_layout"]
@@ -41,7 +42,7 @@ FROM checkpoints c
 _LATEST = f"""
 SELECT latest.thread_id, latest.n, x.*,
        (SELECT array_agg(array[w.task_id::bytea, w.channel::bytea, w.type::bytea,
-                               CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
+                               CASE WHEN w.channel IN {SPECIAL_WRITES_SQL}
                                     THEN w.blob END,
                                convert_to(w.task_path, 'UTF8')] ORDER BY w.task_id, w.idx)
           FROM checkpoint_writes w

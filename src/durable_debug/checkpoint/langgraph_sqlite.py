@@ -22,7 +22,8 @@ from urllib.parse import quote
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
-from durable_debug.checkpoint.latest import bulk_decoding, is_trigger_channel, split_writes
+from durable_debug.checkpoint.latest import bulk_decoding, split_writes
+from durable_debug.checkpoint.names import SPECIAL_WRITES_SQL, is_trigger_channel
 from durable_debug.checkpoint.serde import SerdeError
 
 __all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
@@ -202,12 +203,12 @@ class LangGraphSqliteReader(LangGraphReader):
         return (str(thread_id), str(ns or ""), str(checkpoint_id), parent_id, checkpoint, metadata)
 
 
-LATEST_SQL = """
+LATEST_SQL = f"""
 SELECT latest.thread_id, latest.n,
        c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
        c.checkpoint, json_extract(c.metadata, '$.step'), json_extract(c.metadata, '$.source'),
        (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
-                   CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
+                   CASE WHEN w.channel IN {SPECIAL_WRITES_SQL}
                         THEN hex(w.value) END, w.task_path))
           FROM writes w
          WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''

@@ -22,6 +22,11 @@ from typing import Any, NamedTuple
 
 from durable_debug.checkpoint._rows import ParsedCheckpoint
 from durable_debug.checkpoint.base import CheckpointTuple
+from durable_debug.checkpoint.names import (
+    SPECIAL_WRITES_SQL,
+    is_trigger_channel,
+    trigger_channel_sql,
+)
 from durable_debug.checkpoint.serde import SerdeError
 
 __all__ = [
@@ -47,19 +52,6 @@ class LatestRow(NamedTuple):
     """Why it could not be decoded."""
 
 
-SPECIAL_WRITES = ("__error__", "__interrupt__", "__resume__")
-"""The write channels a status needs."""
-
-TRIGGER_CHANNELS = ("__start__", "__pregel_tasks")
-TRIGGER_PREFIXES = ("branch:to:", "join:")
-
-
-def is_trigger_channel(name: str) -> bool:
-    """True for the channels that decide which nodes run next (the run input, Send packets,
-    edges and joins): the engine's own channels, not state."""
-    return name in TRIGGER_CHANNELS or name.startswith(TRIGGER_PREFIXES)
-
-
 def triggers_only(parsed: ParsedCheckpoint) -> ParsedCheckpoint:
     """``parsed`` with a pointer map of its trigger channels only: what a listing selected the
     blobs of, so reassembling it reads no state and misses no blob."""
@@ -71,7 +63,7 @@ def triggers_only(parsed: ParsedCheckpoint) -> ParsedCheckpoint:
     return parsed._replace(pointers=triggers)
 
 
-OWN_SQLITE_LATEST = """
+OWN_SQLITE_LATEST = f"""
 SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
        c.checkpoint,
        json_object('step', json_extract(c.metadata, '$.step'),
@@ -82,10 +74,9 @@ SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpo
           LEFT JOIN checkpoint_blobs b
             ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = ch.value
            AND b.version = v.key
-         WHERE b.type IS NULL OR ch.value = '__start__' OR ch.value = '__pregel_tasks'
-            OR ch.value LIKE 'branch:to:%' OR ch.value LIKE 'join:%'),
+         WHERE b.type IS NULL OR {trigger_channel_sql("ch.value")}),
        (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
-                   CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__')
+                   CASE WHEN w.channel IN {SPECIAL_WRITES_SQL}
                         THEN hex(w.blob) END, w.task_path))
           FROM checkpoint_writes w
          WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''

@@ -440,7 +440,7 @@ class RedisSaver(ConnectedSaver):
             details = await self._run(self._read_details, kept, where=where)
             shared: dict[BlobKey, Any] = {}
             for parsed in kept:
-                if _ids(parsed) in details.gone:
+                if parsed.key in details.gone:
                     continue
                 yield self._tuple(parsed, details, shared)
                 if remaining is not None:
@@ -554,7 +554,7 @@ class RedisSaver(ConnectedSaver):
                 if value is not None:
                     key = (source.thread_id, source.checkpoint_ns, channel, version)
                     details.blobs[key] = value
-        details.writes[_ids(parsed)] = [
+        details.writes[parsed.key] = [
             (write_pairs[i], write_pairs[i + 1]) for i in range(0, len(write_pairs), 2)
         ]
         return [parsed], details
@@ -614,9 +614,9 @@ class RedisSaver(ConnectedSaver):
         ):
             for c, exists, flat in zip(group, present, writes, strict=True):
                 if not exists:
-                    details.gone.add(_ids(c))
+                    details.gone.add(c.key)
                 pairs = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
-                details.writes[_ids(c)] = pairs
+                details.writes[c.key] = pairs
             for key, value in zip(blob_keys, blobs, strict=True):
                 if value is not None:
                     details.blobs[key] = value
@@ -643,7 +643,7 @@ class RedisSaver(ConnectedSaver):
                         decoded = details.decoded[key] = (type_, payload)
                     if decoded is not None:
                         blobs[key] = decoded
-            for field, raw in details.writes.get(_ids(parsed), []):
+            for field, raw in details.writes.get(parsed.key, []):
                 where = {"write": field.decode(errors="replace")}
                 task_id, idx = parse_write_field(field)
                 if raw is None:
@@ -682,10 +682,6 @@ def _split_options(url: str) -> tuple[str, dict[str, str]]:
     if not options:
         return url, options
     return base + ("?" + urlencode(rest) if rest else ""), options
-
-
-def _ids(c: ParsedCheckpoint) -> tuple[str, str, str]:
-    return (c.thread_id, c.checkpoint_ns, c.checkpoint_id)
 
 
 async def _load_scripts(client: Redis) -> dict[str, str]:

@@ -439,7 +439,7 @@ class MsgpackSerializer:
             return str(obj)
         if isinstance(obj, float):
             return float(obj)
-        if isinstance(obj, set) and not isinstance(obj, frozenset):
+        if isinstance(obj, set):
             return ext(_SET, pack(_sorted_if_possible(obj)))
         if isinstance(obj, frozenset):
             return ext(_FROZENSET, pack(_sorted_if_possible(obj)))
@@ -608,13 +608,13 @@ class _Encoding:
 
     def pack(self, obj: Any, *, top: bool = False) -> bytes:
         """Pack the whole value (``top``), or the payload of an extension type."""
-        if top:
-            return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
-        self.below.append(0)
+        if not top:
+            self.below.append(0)
         try:
             return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
         finally:
-            self.last = self.below.pop()
+            if not top:
+                self.last = self.below.pop()
 
     def ext(self, code: int, payload: bytes) -> msgpack.ExtType:
         """The extension value ``code`` around ``payload`` (just packed, or plain bytes)."""
@@ -666,7 +666,7 @@ class _Decoding:
         return {"max_array_len": items, "max_map_len": min(items, size // 2)}
 
     def top(self, payload: bytes) -> Any:
-        """Unpack a whole blob."""
+        """Unpack a whole blob (or, on the C stack, one short extension payload)."""
         return msgpack.unpackb(
             payload,
             ext_hook=self.ext,
@@ -681,7 +681,7 @@ class _Decoding:
         size = len(payload)
         if self.depth <= _STACK_LEVELS and size <= self.limits.max_items:
             # The common case, quicker; msgpack bounds declared lengths by the size itself.
-            return msgpack.unpackb(payload, ext_hook=self.ext, raw=False, strict_map_key=False)
+            return self.top(payload)
         unpacker = msgpack.Unpacker(
             ext_hook=self.ext,
             raw=False,

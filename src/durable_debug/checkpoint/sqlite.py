@@ -1,10 +1,11 @@
 """SqliteSaver: checkpoints in a SQLite file (the embedded default), on aiosqlite.
 
-The four tables of DESIGN.md's storage layout: ``checkpoints`` (pointer map and metadata as
-JSON), ``checkpoint_blobs`` (one row per channel version, shared by every checkpoint pointing at
-it), ``checkpoint_writes`` and ``checkpoint_migrations``. The file runs in WAL mode, so several
-processes can resume threads from one file; each write is one short ``BEGIN IMMEDIATE``
-transaction, waiting up to ``busy_timeout`` seconds for another process's write to finish.
+The four tables of the storage layout (docs/storage.md): ``checkpoints`` (pointer map and
+metadata as JSON), ``checkpoint_blobs`` (one row per channel version, shared by every checkpoint
+pointing at it), ``checkpoint_writes`` and ``checkpoint_migrations``. The file runs in WAL mode,
+so several processes can resume threads from one file; each write is one short
+``BEGIN IMMEDIATE`` transaction, waiting up to ``busy_timeout`` seconds for another
+process's write to finish.
 
     saver = SqliteSaver("checkpoints.db")          # opened on first use
     graph = builder.compile(checkpointer=saver)

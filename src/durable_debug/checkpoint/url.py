@@ -1,4 +1,4 @@
-"""saver_from_url: choose where checkpoints live by configuration, not by code (seed 000 §9).
+"""saver_from_url: choose where checkpoints live by configuration, not by code (notebook 09).
 
     saver = saver_from_url()                       # $DURABLE_DEBUG_DB, else memory://
     saver = saver_from_url("sqlite:///runs.db")    # ./runs.db

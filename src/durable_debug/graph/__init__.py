@@ -14,7 +14,7 @@ from durable_debug.graph.calls import (
     get_store,
     get_stream_writer,
 )
-from durable_debug.graph.interrupts import interrupt
+from durable_debug.graph.interrupts import NodeInterrupt, interrupt
 from durable_debug.graph.message import MessagesState, add_messages
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.state import StateGraph
@@ -27,7 +27,6 @@ from durable_debug.graph.types import (
     GraphRecursionError,
     Interrupt,
     InvalidUpdateError,
-    NodeInterrupt,
     Overwrite,
     PregelTask,
     RetryPolicy,

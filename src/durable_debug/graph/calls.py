@@ -247,7 +247,12 @@ async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bo
     lc_token = _set_langchain_config(context.config)
     try:
         if style.runnable:
-            return await style.target(state, runnable_config(context))
+            config = runnable_config(context)
+            # Named after its node, as LangGraph runs it (events.py tells it from nested runs).
+            node = (config.get("metadata") or {}).get("langgraph_node")
+            if node is not None:
+                config = {**config, "run_name": node}
+            return await style.target(state, config)
         kwargs = _kwargs(style, context) if style.injects else {}
         if style.is_async:
             return await style.target(state, **kwargs)

@@ -12,7 +12,13 @@ node's config LangChain's current config (``calls.call`` does that); the config 
 * after the node returns, sends the messages of its return value it has not sent yet and the
   node did not receive in its input, with the node's metadata.
 
-Nothing here imports LangChain unless a run streams ``"messages"``.
+For ``astream_events`` the tap also *reports* what chat models and tools nested in a node do
+(``on_chat_model_start`` / ``on_chat_model_end``, ``on_tool_start`` / ``on_tool_end``,
+``on_chain_start`` / ``on_chain_end`` of a runnable the node invokes, with
+their run id, parent run id, name, tags, metadata and data), which ``events.py`` turns into
+events under the node's run.
+
+Nothing here imports LangChain unless a run streams ``"messages"`` or events.
 """
 
 from __future__ import annotations
@@ -24,6 +30,19 @@ from uuid import UUID, uuid4
 __all__ = ["make_message_tap", "messages_in"]
 
 Emit = Callable[[tuple[Any, dict[str, Any]]], None]
+Report = Callable[[dict[str, Any]], None]
+
+
+def _run_name(name: str | None, serialized: dict[str, Any] | None) -> str:
+    """A callback's run name: the one given, else the serialized object's name or class."""
+    if name:
+        return name
+    if serialized:
+        if serialized.get("name"):
+            return str(serialized["name"])
+        if serialized.get("id"):
+            return str(serialized["id"][-1])
+    return "Unnamed"
 
 
 def messages_in(value: Any) -> Iterable[Any]:
@@ -60,8 +79,10 @@ def messages_in(value: Any) -> Iterable[Any]:
             yield from (item for item in field if isinstance(item, BaseMessage))
 
 
-def make_message_tap(emit: Emit, sent: set[str] | None = None) -> Any:
-    """A LangChain callback handler that sends ``(message, metadata)`` pairs to ``emit``.
+def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | None = None) -> Any:
+    """A LangChain callback handler that sends ``(message, metadata)`` pairs to ``emit`` and,
+    if ``report`` is given, the start and end of the chat model, tool and chain runs nested in
+    a node to it.
 
     ``sent``: ids of messages already streamed, shared with the taps of the run's subgraphs
     (a message a subgraph streamed is not streamed again when its parent node returns it).
@@ -94,6 +115,106 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None) -> Any:
             """Chat model run id → metadata of that call."""
             self.sent: set[str] = shared
             """Ids of messages already sent (or received by a node as input)."""
+            self.runs: dict[UUID, dict[str, Any]] = {}
+            """Reported run id → its start event (name, tags, metadata, parent, input)."""
+            self.node_runs: set[UUID] = set()
+            """Run ids of runnables that are nodes themselves (called by the engine)."""
+
+        def _start(
+            self,
+            kind: str,
+            run_id: UUID,
+            parent_run_id: UUID | None,
+            name: str,
+            tags: list[str] | None,
+            metadata: dict[str, Any] | None,
+            data: dict[str, Any],
+        ) -> None:
+            if report is None:
+                return
+            event = {
+                "event": f"on_{kind}_start",
+                "name": name,
+                "run_id": str(run_id),
+                "parent_run_id": None if parent_run_id is None else str(parent_run_id),
+                "tags": list(tags or ()),
+                "metadata": dict(metadata or {}),
+                "data": data,
+            }
+            self.runs[run_id] = event
+            report(event)
+
+        def _end(self, kind: str, run_id: UUID, output: Any) -> None:
+            start = self.runs.pop(run_id, None)
+            if report is None or start is None:
+                return
+            data = {"output": output, "input": start["data"].get("input")}
+            report({**start, "event": f"on_{kind}_end", "data": data})
+
+        def on_tool_start(
+            self,
+            serialized: dict[str, Any],
+            input_str: str,
+            *,
+            run_id: UUID,
+            parent_run_id: UUID | None = None,
+            tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None,
+            name: str | None = None,
+            inputs: dict[str, Any] | None = None,
+            **kwargs: Any,
+        ) -> None:
+            self._start(
+                "tool",
+                run_id,
+                parent_run_id,
+                _run_name(name, serialized),
+                tags,
+                metadata,
+                {"input": inputs or {}},
+            )
+
+        def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
+            self._end("tool", run_id, output)
+
+        def on_tool_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+            self.runs.pop(run_id, None)
+
+        def on_chain_start(
+            self,
+            serialized: dict[str, Any] | None,
+            inputs: Any,
+            *,
+            run_id: UUID,
+            parent_run_id: UUID | None = None,
+            tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None,
+            name: str | None = None,
+            **kwargs: Any,
+        ) -> None:
+            if report is None:
+                return
+            run_name = _run_name(name, serialized)
+            if parent_run_id is None and run_name == (metadata or {}).get("langgraph_node"):
+                self.node_runs.add(run_id)  # a runnable node itself: its events are the node's
+                return
+            if parent_run_id in self.node_runs:
+                parent_run_id = None
+            data = {} if inputs == {"input": ""} else {"input": inputs}
+            self._start("chain", run_id, parent_run_id, run_name, tags, metadata, data)
+
+        def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
+            if run_id in self.node_runs:
+                self.node_runs.discard(run_id)
+                return
+            start = self.runs.get(run_id)
+            if start is not None and "inputs" in kwargs and "input" not in start["data"]:
+                start["data"] = {"input": kwargs["inputs"]}
+            self._end("chain", run_id, outputs)
+
+        def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+            self.runs.pop(run_id, None)
+            self.node_runs.discard(run_id)
 
         def send(self, message: Any, metadata: dict[str, Any], *, once: bool) -> None:
             if once and message.id in self.sent:
@@ -109,12 +230,23 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None) -> Any:
             messages: list[list[Any]],
             *,
             run_id: UUID,
+            parent_run_id: UUID | None = None,
             tags: list[str] | None = None,
             metadata: dict[str, Any] | None = None,
+            name: str | None = None,
             **kwargs: Any,
         ) -> None:
             if metadata and "nostream" not in (tags or ()):
                 self.calls[run_id] = metadata
+            self._start(
+                "chat_model",
+                run_id,
+                parent_run_id,
+                _run_name(name, serialized),
+                tags,
+                metadata,
+                {"input": {"messages": messages}},
+            )
 
         def on_llm_new_token(
             self, token: Any, *, chunk: Any = None, run_id: UUID, **kwargs: Any
@@ -124,6 +256,10 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None) -> Any:
                 self.send(chunk.message, metadata, once=False)
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
+            if run_id in self.runs:
+                generations = response.generations[0] if response.generations else []
+                message = getattr(generations[0], "message", None) if generations else None
+                self._end("chat_model", run_id, message)
             metadata = self.calls.pop(run_id, None)
             if metadata is None or not response.generations or not response.generations[0]:
                 return
@@ -133,6 +269,7 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None) -> Any:
 
         def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
             self.calls.pop(run_id, None)
+            self.runs.pop(run_id, None)
 
         def node_input(self, state: Any) -> None:
             """Messages a node receives are not news when it returns them."""

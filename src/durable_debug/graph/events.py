@@ -8,7 +8,10 @@
 tasks and their step) chunks of the run, a consumer of the same event sequence as every stream
 mode, and gives, as LangGraph does: ``on_chain_start`` for the graph; per node
 ``on_chain_start`` (input), ``on_chain_stream`` (its output) and ``on_chain_end``; the graph's
-``on_chain_stream`` with each update; ``on_chat_model_stream`` for token chunks; the graph's
+``on_chain_stream`` with each update; ``on_chat_model_stream`` for token chunks;
+``on_chat_model_start`` / ``on_chat_model_end`` and ``on_tool_start`` / ``on_tool_end`` for
+chat models and tools a node calls (under the node's run: ``parent_ids`` are the graph's,
+the node's, then any run between); the graph's
 ``on_chain_end`` with the final state. Every event has ``event``, ``name``, ``run_id``,
 ``parent_ids``, ``tags``, ``metadata`` and ``data``. :class:`RunEvents` does that for each
 subgraph too (the run is streamed with ``subgraphs=True``), under the node that runs it.
@@ -21,6 +24,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.graph.algo import PULL, PUSH
+from durable_debug.graph.runner import run_metadata
+from durable_debug.graph.streams import EVENTS_MODE
 
 __all__ = ["EventFilter", "GraphEvents", "RunEvents"]
 
@@ -48,12 +54,14 @@ class GraphEvents:
         """Whether its nodes have ``on_chain_stream`` events: not in a graph a node function
         runs with ``invoke`` (LangGraph streams only the graphs it streams)."""
         self.tags: list[str] = list(config.get("tags") or [])
-        self.metadata: dict[str, Any] = dict(config.get("metadata") or {})
+        self.metadata: dict[str, Any] = run_metadata(dict(config))
         self.nodes: dict[str, dict[str, Any]] = {}
         """Task id → run id, input, metadata and tags of the node's run."""
         self.updates: list[Any] = []
         """Updates waiting for their task's end event (the graph streams after the node)."""
         self.output: Any = None
+        self.nested: dict[str, str | None] = {}
+        """Run id of a nested run reported → its parent's run id."""
 
     def _event(
         self,
@@ -118,6 +126,10 @@ class GraphEvents:
             return
         if mode == "debug":  # checkpoints: no event of their own
             return
+        if mode == EVENTS_MODE:
+            yield from self._flush()
+            yield self._nested(chunk)
+            return
         yield from self._flush()
         if mode == "values":
             self.output = chunk
@@ -134,6 +146,7 @@ class GraphEvents:
                 "langgraph_step": step,
                 "langgraph_node": task["name"],
                 "langgraph_triggers": tuple(task["triggers"]),
+                **_path_of(task),
                 "langgraph_checkpoint_ns": _joined(self.namespace, f"{task['name']}:{task['id']}"),
             },
         }
@@ -164,6 +177,28 @@ class GraphEvents:
             metadata=node["metadata"],
         )
 
+    def _nested(self, reported: dict[str, Any]) -> dict[str, Any]:
+        """An event of a chat model or tool run inside a node (see ``chat_stream.py``)."""
+        run_id = reported["run_id"]
+        self.nested[run_id] = reported.get("parent_run_id")
+        chain: list[str] = []
+        parent = reported.get("parent_run_id")
+        while parent is not None and parent not in chain:
+            chain.insert(0, parent)
+            parent = self.nested.get(parent)
+        ns = str(reported["metadata"].get("langgraph_checkpoint_ns", ""))
+        node = self.nodes.get(ns.rpartition(":")[2])
+        parents = [*self.parents, self.run_id] + ([node["run_id"]] if node else []) + chain
+        return self._event(
+            reported["event"],
+            reported["name"],
+            run_id,
+            reported["data"],
+            parents=parents,
+            tags=reported["tags"],
+            metadata=reported["metadata"],
+        )
+
     def _chat_chunk(self, message: Any, metadata: dict[str, Any]) -> Iterable[dict[str, Any]]:
         if not type(message).__name__.endswith("Chunk"):
             return  # a whole message a node returned: not a chat model event
@@ -181,6 +216,14 @@ class GraphEvents:
             tags=list(metadata.get("tags") or []),
             metadata=metadata,
         )
+
+
+def _path_of(task: dict[str, Any]) -> dict[str, Any]:
+    """``langgraph_path`` of an edge-triggered task (a Send task's index is not in its
+    payload, so its node events go without the key)."""
+    if tuple(task["triggers"]) == (PUSH,):
+        return {}
+    return {"langgraph_path": (PULL, task["name"])}
 
 
 def _joined(namespace: str, own: str) -> str:

@@ -17,15 +17,28 @@ import logging
 from collections.abc import Callable
 from typing import Literal, NamedTuple
 
-__all__ = ["TaskEvent", "TaskObserver", "add_task_observer", "has_observers", "notify"]
+__all__ = [
+    "EventKind",
+    "Outcome",
+    "TaskEvent",
+    "TaskObserver",
+    "add_task_observer",
+    "has_observers",
+    "notify",
+]
 
 logger = logging.getLogger(__name__)
+
+EventKind = Literal["start", "finish"]
+"""When a task event is reported: before the node's function is called, or after."""
+Outcome = Literal["ok", "error", "interrupt", "cancelled"]
+"""How a node's execution ended."""
 
 
 class TaskEvent(NamedTuple):
     """One execution of a node, reported when it starts and when it ends."""
 
-    kind: Literal["start", "finish"]
+    kind: EventKind
     """``"start"`` before the node's function is called, ``"finish"`` after it returns/raises."""
     thread_id: str | None
     """Thread of the run (None for a graph without a checkpointer)."""
@@ -39,7 +52,7 @@ class TaskEvent(NamedTuple):
     """Name of the node."""
     task_id: str
     """Deterministic id of the task."""
-    outcome: Literal["ok", "error", "interrupt", "cancelled"] | None
+    outcome: Outcome | None
     """How the execution ended (None for ``"start"`` events)."""
     error: str | None
     """``repr`` of the exception for ``"error"`` outcomes."""

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SUBGRAPH_ANSWER",
     "Answers",
+    "NodeInterrupt",
     "Scratchpad",
     "interrupt",
     "is_resume_map",
@@ -216,3 +217,19 @@ def match_resume(
         )
     (tid,) = pending
     return {tid: resume}
+
+
+class NodeInterrupt(GraphInterrupt):
+    """Raised inside a node to pause the run with ``value`` (LangGraph's older form of
+    ``interrupt()``, deprecated there but still in use).
+
+    The run stops as on ``interrupt()``: the task shows the interrupt, the caller gets it under
+    ``"__interrupt__"``. Unlike ``interrupt()``, nothing is answered: resuming (with None)
+    runs the node again from its top, typically after ``update_state`` changed what made it
+    stop.
+    """
+
+    def __init__(self, value: Any, id: str | None = None) -> None:
+        if id is None:
+            id = next_interrupt_id()
+        super().__init__([Interrupt(value=value, id=id)])

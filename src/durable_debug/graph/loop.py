@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import datetime as _dt
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
@@ -65,7 +66,7 @@ from durable_debug.graph.interrupts import (
 )
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
-from durable_debug.graph.streams import Producers
+from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
     START,
@@ -121,6 +122,7 @@ class RunLoop:
         nesting: Nesting | None = None,
         subgraphs: bool = False,
         saver: BaseCheckpointSaver | None = None,
+        output_keys: OutputKeys = None,
     ) -> None:
         self.graph = graph
         self.nesting = nesting
@@ -133,7 +135,9 @@ class RunLoop:
             modes = self.sink.modes
         elif subgraphs:
             self.sink = SubgraphStream(modes, self._forward)
-        self.producers = Producers(modes)
+        self.producers = Producers(modes, output_keys)
+        self.updated: frozenset[str] = frozenset()
+        """The state keys the last saved step wrote (a ``values`` chunk needs an output key)."""
         self.forwards = subgraphs or self.sink is not None
         """Subgraphs' chunks arrive while its tasks run (``stream(..., subgraphs=True)``)."""
         self.outbox: list[Event] = []
@@ -148,11 +152,12 @@ class RunLoop:
             self.runtime = self.runtime.override(stream_writer=self._write_custom)
         self.message_tap: Any = None
         """Reports chat model output to the ``messages`` stream (see ``chat_stream.py``)."""
-        if self.producers.wants("message"):
+        if self.producers.wants("message") or self.producers.wants("callback"):
             from durable_debug.graph.chat_stream import make_message_tap
 
             sent = self.sink.sent_messages if self.sink is not None else None
-            self.message_tap = make_message_tap(self._write_message, sent)
+            report = self._write_callback if self.producers.wants("callback") else None
+            self.message_tap = make_message_tap(self._write_message, sent, report)
             callbacks = self.config.get("callbacks")
             others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
             self.config["callbacks"] = [*others, self.message_tap]
@@ -179,6 +184,40 @@ class RunLoop:
         """The state when the run stopped."""
         self.write_ms: float | None = None
         """How long saving the last checkpoint took (ms), recorded on the next one."""
+        # The thread where the run stands: as ``_load`` finds it (these defaults are an empty
+        # thread's), then as each saved checkpoint moves it on (``_save_checkpoint``, ``_put``).
+        self.checkpoint: Checkpoint = empty_checkpoint()
+        """The current checkpoint: the loaded one, then each one the run saves."""
+        self.checkpoint_config: RunnableConfig = checkpoint_config("", self.checkpoint_ns)
+        """The config addressing ``checkpoint`` (no id while nothing is saved)."""
+        self.step = -2
+        """Step of ``checkpoint``: -2 for an empty thread, whose input checkpoint is step -1."""
+        self.source = ""
+        """The ``source`` of the loaded checkpoint's metadata (``input``, ``loop``, ``fork``…)."""
+        self.metadata: CheckpointMetadata = {}
+        self.parent_config: RunnableConfig | None = None
+        self.has_saved = False
+        """Whether the thread has a checkpoint (loaded or saved by this run)."""
+        self.superseded = False
+        """Whether the addressed checkpoint is no longer the thread's latest (time travel)."""
+        self.saved_versions: dict[str, str] = {}
+        """Channel versions of the last saved checkpoint: only newer blobs are written."""
+        self.pending: dict[str, TaskRecord] = {}
+        """Saved writes of the current checkpoint's tasks, by task id."""
+        self.null_writes: list[tuple[str, Any]] = []
+        """Saved writes of no task (a ``Command``'s resume values, ``update_state``)."""
+        self.channels: dict[str, Channel] = {}
+        self.candidates: set[str] | None = None
+        """Nodes the last step's writes may trigger (None: look at every node)."""
+        self.reuse_writes = True
+        """Whether tasks that already saved writes are skipped (False when replaying)."""
+        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
+        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
+        self.stop = 0
+        """The last step the recursion limit allows (set by ``_begin``)."""
+        self._aio_loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        """The event loop running concurrent tasks, and its thread (for ``_wake_up``)."""
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -201,10 +240,18 @@ class RunLoop:
         self._wake_up()
 
     async def _events(self) -> AsyncIterator[Event]:
+        """The one place events leave the run. Everything else reports into ``outbox`` (or
+        ``live``, from running nodes) and yields to say "pass on what is there now"."""
+        async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
+            async for _ in run:
+                for event in self._drain():
+                    yield event
+
+    async def _run(self) -> AsyncGenerator[None, None]:
+        """The run itself; yields whenever reported events should go out."""
         await self._load()
         await self._begin()
-        for event in self._drain():
-            yield event
+        yield
         while True:
             tasks = prepare_tasks(
                 self.graph,
@@ -228,13 +275,12 @@ class RunLoop:
                 break
             if self._should_interrupt(self.interrupt_before, tasks):
                 self._emit("static_interrupt", _nothing)
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
-            async for event in self._run_tasks(tasks):
-                yield event
+            async for _ in self._run_tasks(tasks):
+                yield
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
             if self.paused:
@@ -243,18 +289,15 @@ class RunLoop:
                 self._emit(
                     "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
                 )
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses on them
                     raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
-            for event in self._drain():
-                yield event
+            yield
             if self._should_interrupt(self.interrupt_after, tasks):
                 self._emit("static_interrupt", _nothing)
-                for event in self._drain():
-                    yield event
+                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
@@ -281,15 +324,18 @@ class RunLoop:
         """A ``(message, metadata)`` pair from a running node (see ``chat_stream.py``)."""
         self._write_live("message", pair)
 
+    def _write_callback(self, event: dict[str, Any]) -> None:
+        """A callback of a runnable nested in a running node (for ``astream_events``)."""
+        self._write_live("callback", event)
+
     def _write_live(self, kind: str, payload: Any) -> None:
         """Report an event of a running node, from the loop or a worker thread."""
         self.live.extend(self.producers.chunks(kind, lambda: payload))
         self._wake_up()
 
     def _wake_up(self) -> None:
-        wake = self._wake
-        if wake is not None:
-            loop = self._aio_loop
+        wake, loop = self._wake, self._aio_loop
+        if wake is not None and loop is not None:
             if threading.get_ident() == self._loop_thread:
                 wake.set()
             else:
@@ -299,7 +345,6 @@ class RunLoop:
 
     async def _load(self) -> None:
         saved = None
-        self.superseded = False
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
             saved = await self.saver.aget_tuple(self.config)
@@ -312,32 +357,20 @@ class RunLoop:
                     latest is not None and latest.checkpoint["id"] != (saved.checkpoint["id"])
                 )
         if saved is not None:
-            self.checkpoint: Checkpoint = saved.checkpoint
-            self.step: int = int(saved.metadata.get("step", -1))
-            self.checkpoint_config: RunnableConfig = saved.config
+            self.checkpoint = saved.checkpoint
+            self.step = int(saved.metadata.get("step", -1))
+            self.checkpoint_config = saved.config
             self.source = str(saved.metadata.get("source", ""))
-            self.saved_versions: dict[str, str] = dict(saved.checkpoint["channel_versions"])
+            self.saved_versions = dict(saved.checkpoint["channel_versions"])
             self.pending, self.null_writes = read_pending_writes(saved)
+            self.has_saved = True
+            self.metadata = saved.metadata
+            self.parent_config = saved.parent_config
+            if self.nesting is None and self.checkpoint_ns:
+                self.parents = dict(saved.metadata.get("parents") or {})
         else:
-            self.checkpoint = empty_checkpoint()
-            self.step = -2
-            self.checkpoint_config = checkpoint_config(
-                self.thread_id or "", self.checkpoint_ns, None
-            )
-            self.source = ""
-            self.saved_versions = {}
-            self.pending, self.null_writes = {}, []
-        self.has_saved = saved is not None
-        if saved is not None and self.nesting is None and self.checkpoint_ns:
-            self.parents = dict(saved.metadata.get("parents") or {})
-        self.metadata: CheckpointMetadata = saved.metadata if saved else {}
-        self.parent_config: RunnableConfig | None = saved.parent_config if saved else None
-        self.channels: dict[str, Channel] = restore_channels(self.graph, self.checkpoint)
-        self.candidates: set[str] | None = None
-        self.reuse_writes = True
-        """Whether tasks that already saved writes are skipped (False when replaying)."""
-        self.deferred: list[tuple[Task, list[tuple[str, Any]]]] = []
-        """Writes of a step's lone task, saved with the step's checkpoint (see _task_done)."""
+            self.checkpoint_config = checkpoint_config(self.thread_id or "", self.checkpoint_ns)
+        self.channels = restore_channels(self.graph, self.checkpoint)
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
@@ -383,7 +416,7 @@ class RunLoop:
         discarded: list[Task] = []
         if self.has_saved:
             # Fresh input discards what the thread still had scheduled (the "classic bug" of
-            # seed 000 §2: passing input again re-runs from the top instead of resuming).
+            # notebook 02: passing input again re-runs from the top instead of resuming).
             discarded = prepare_tasks(
                 self.graph,
                 self.checkpoint,
@@ -458,9 +491,9 @@ class RunLoop:
         if forks:
             await self._save_fork()
             self._emit("checkpoint", self._debug_checkpoint)
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
         else:  # the checkpoint the run resumes from, as LangGraph reports it
-            self._emit("values", lambda: self.graph.read_state(self.channels))
+            self._emit("values", lambda: (self.graph.read_state(self.channels), None))
             self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_fork(self) -> None:
@@ -499,7 +532,7 @@ class RunLoop:
 
     # -- steps -------------------------------------------------------------------------------
 
-    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[Event]:
+    async def _run_tasks(self, tasks: list[Task]) -> AsyncIterator[None]:
         """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
         for task in tasks:
             record = self.pending.get(task.id)
@@ -518,26 +551,16 @@ class RunLoop:
         for task in to_run:
             if task.name != START:
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
-        for event in self._drain():
-            yield event
+        yield
         step = self.step + 1
         alone = len(to_run) == 1
         if alone and not (self.producers.live or self.forwards):
-            await run_task(
-                self.graph,
-                to_run[0],
-                self.channels,
-                step=step,
-                config=self.config,
-                checkpoint_id=self.checkpoint["id"],
-                alone=True,
-                runtime=self.runtime,
-                nesting=self._nesting(),
-            )
+            # No chunk can come while it runs (so a sync node may run inline): just await it.
+            await self._run_one(to_run[0], step, alone=True)
             await self._task_done(to_run[0], defer=True)
         elif to_run:
-            async for event in self._run_concurrently(to_run, step, defer=alone):
-                yield event
+            async for _ in self._run_concurrently(to_run, step, defer=alone):
+                yield
         failed = [t for t in to_run if t.status == "error"]
         if failed:
             assert failed[0].error is not None
@@ -545,8 +568,7 @@ class RunLoop:
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
         self.paused = any(t.status == "interrupt" for t in tasks)
         """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
-        for event in self._drain():
-            yield event
+        yield
 
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run."""
@@ -558,30 +580,31 @@ class RunLoop:
             spare=self.nesting is not None,
         )
 
+    async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
+        """Execute one task's node on the current checkpoint (see ``runner.run_task``)."""
+        await run_task(
+            self.graph,
+            task,
+            self.channels,
+            step=step,
+            config=self.config,
+            checkpoint_id=self.checkpoint["id"],
+            alone=alone,
+            runtime=self.runtime,
+            message_tap=self.message_tap,
+            nesting=self._nesting(),
+        )
+
     async def _run_concurrently(
         self, to_run: list[Task], step: int, *, defer: bool
-    ) -> AsyncIterator[Event]:
-        """Run tasks as concurrent futures, yielding each one's chunks as it is saved (and
-        what running nodes write to the ``custom`` stream as they write it)."""
+    ) -> AsyncIterator[None]:
+        """Run tasks as concurrent futures, yielding when each one is saved (its chunks go
+        out) and when running nodes wrote to the ``custom``, ``messages`` or subgraph streams."""
         self._aio_loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._wake = asyncio.Event()
         running: dict[asyncio.Future[None], Task] = {
-            asyncio.ensure_future(
-                run_task(
-                    self.graph,
-                    task,
-                    self.channels,
-                    step=step,
-                    config=self.config,
-                    checkpoint_id=self.checkpoint["id"],
-                    alone=False,
-                    runtime=self.runtime,
-                    message_tap=self.message_tap,
-                    nesting=self._nesting(),
-                )
-            ): task
-            for task in to_run
+            asyncio.ensure_future(self._run_one(task, step, alone=False)): task for task in to_run
         }
         try:
             pending: set[asyncio.Future[Any]] = set(running)
@@ -590,15 +613,13 @@ class RunLoop:
                 done, _ = await asyncio.wait({*pending, waker}, return_when=asyncio.FIRST_COMPLETED)
                 waker.cancel()
                 self._wake.clear()
-                while self.live:
-                    yield self.live.popleft()
+                yield  # what running nodes wrote (custom, messages, subgraphs) goes out now
                 done.discard(waker)
                 pending -= done
                 for future in sorted(done, key=lambda f: running[f].sort_key):
                     future.result()
                     await self._task_done(running[future], defer=defer)
-                for event in self._drain():
-                    yield event
+                yield
                 if any(running[f].status == "error" for f in done) and pending:
                     # Fail fast like LangGraph: the siblings still running are cancelled,
                     # recorded as such, and run again on resume.
@@ -690,7 +711,7 @@ class RunLoop:
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
-        self._emit("values", lambda: self.graph.read_state(self.channels))
+        self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
         self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_checkpoint(
@@ -715,6 +736,7 @@ class RunLoop:
                 await self._save_task_writes(task, writes)
             raise
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)
         await self._put(source, versions)
 

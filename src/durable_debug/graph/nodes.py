@@ -13,6 +13,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from durable_debug.checkpoint.names import NO_WRITES, TASKS, branch_channel, join_channel
 from durable_debug.graph.calls import CallStyle
 from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
 from durable_debug.graph.schema import StateSchema
@@ -28,24 +29,10 @@ __all__ = [
     "join_channel",
 ]
 
-TASKS = "__pregel_tasks"
-"""Channel holding the Send packets to run in the next step, as ``[node, arg]`` pairs."""
-NO_WRITES = "__no_writes__"
-"""Marker write saved for a task that finished without writing anything."""
 INPUT_KEYS = "__input_keys__"
 """Marker write saved by the START task in place of its state writes: the keys it took from
 the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
 the input is stored once instead of twice."""
-
-
-def branch_channel(node: str) -> str:
-    """Name of the trigger channel an edge writes to run ``node`` next."""
-    return f"branch:to:{node}"
-
-
-def join_channel(sources: Sequence[str], target: str) -> str:
-    """Name of the barrier channel of a join ``sources → target``."""
-    return f"join:{'+'.join(sources)}:{target}"
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,13 @@ from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
-from durable_debug.graph.streams import stream_modes
+from durable_debug.graph.streams import (
+    EVENTS_MODE,
+    OutputKeys,
+    print_chunk,
+    select_output,
+    stream_modes,
+)
 from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
@@ -186,6 +192,8 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None = None,
         interrupt_after: Sequence[str] | None = None,
         durability: Durability | None = None,
+        print_mode: StreamMode | Sequence[StreamMode] = (),
+        output_keys: OutputKeys = None,
         **kwargs: Any,
     ) -> Any:
         """Run the thread to its end (or to an interrupt) and return the final state.
@@ -195,6 +203,8 @@ class CompiledStateGraph:
         the result has ``"__interrupt__"``: the list of pending :class:`Interrupt`. With a
         ``stream_mode`` other than ``"values"``, returns the list of chunks that mode
         streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
+        ``output_keys`` (a state key or a list of them) narrows the result: one key gives its
+        value. ``print_mode`` modes are printed to stdout as the run goes (for debugging).
         """
         if stream_mode != "values":
             return [
@@ -204,16 +214,29 @@ class CompiledStateGraph:
                     config,
                     context=context,
                     stream_mode=stream_mode,
+                    print_mode=print_mode,
+                    output_keys=output_keys,
                     interrupt_before=interrupt_before,
                     interrupt_after=interrupt_after,
                     durability=durability,
                 )
             ]
+        printed = frozenset(stream_modes(print_mode or ()))
+        self._check_output_keys(output_keys)
         loop = self._run_loop(
-            input, config, context, frozenset(), interrupt_before, interrupt_after, durability
+            input,
+            config,
+            context,
+            printed,
+            interrupt_before,
+            interrupt_after,
+            durability,
+            output_keys,
         )
-        async for _ in loop.events():
-            pass
+        async for mode, chunk in loop.events():
+            print_chunk(mode, chunk)
+        if output_keys is not None:
+            return select_output(loop.values, output_keys)
         output = loop.graph.output_values(loop.values)
         if loop.interrupts:
             output["__interrupt__"] = list(loop.interrupts)
@@ -232,6 +255,7 @@ class CompiledStateGraph:
         interrupt_before: Sequence[str] | None,
         interrupt_after: Sequence[str] | None,
         durability: Durability | None,
+        output_keys: OutputKeys = None,
         *,
         subgraphs: bool = False,
     ) -> RunLoop:
@@ -257,7 +281,20 @@ class CompiledStateGraph:
             interrupt_before=_optional_tuple(interrupt_before),
             interrupt_after=_optional_tuple(interrupt_after),
             context=coerce_context(self.builder.context_schema, context),
+            output_keys=output_keys,
         )
+
+    def _check_output_keys(self, output_keys: OutputKeys) -> None:
+        """Raise ValueError naming an ``output_keys`` entry that is not a state key."""
+        if output_keys is None:
+            return
+        keys = [output_keys] if isinstance(output_keys, str) else list(output_keys)
+        unknown = [k for k in keys if k not in self.schema.key_set]
+        if unknown:
+            raise ValueError(
+                f"output_keys {unknown!r} are not state keys of this graph; "
+                f"its keys are {sorted(self.schema.key_set)!r}"
+            )
 
     async def astream(
         self,
@@ -270,6 +307,8 @@ class CompiledStateGraph:
         interrupt_after: Sequence[str] | None = None,
         durability: Durability | None = None,
         subgraphs: bool = False,
+        print_mode: StreamMode | Sequence[StreamMode] = (),
+        output_keys: OutputKeys = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
@@ -280,24 +319,34 @@ class CompiledStateGraph:
         ``"checkpoints"``, ``"debug"``, or a list of them — then items are ``(mode, chunk)``.
         With ``subgraphs=True`` each item is prefixed by its namespace (``()`` for this
         graph). Every chunk that reports a step comes after the step is saved.
+        ``output_keys`` narrows ``values`` and ``updates`` chunks to those state keys (one key:
+        its value); ``print_mode`` modes are printed to stdout, and yielded only if also in
+        ``stream_mode``.
         """
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
+        printed = frozenset(stream_modes(print_mode or ()))
+        self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
             config,
             context,
-            frozenset(modes),
+            frozenset(modes) | printed,
             interrupt_before,
             interrupt_after,
             durability,
+            output_keys,
             subgraphs=subgraphs,
         )
         async for mode, chunk in loop.events():
             namespace: tuple[str, ...] = ()
             if mode == "subgraph":
                 namespace, mode, chunk = chunk
+            if mode in printed:
+                print_chunk(mode, chunk)
+                if mode not in modes:
+                    continue
             if subgraphs:
                 yield (namespace, chunk) if single else (namespace, mode, chunk)
             else:
@@ -337,9 +386,9 @@ class CompiledStateGraph:
         ``on_chat_model_stream`` for the token chunks of chat models the nodes call.
 
         ``include_*`` / ``exclude_*`` keep or drop events by name, type (``"chain"``,
-        ``"chat_model"``) or tag, as LangChain's filters do. Conditional edges and runnables
-        nested inside a node have no events of their own (LangGraph reports them too; see
-        docs/engine.md).
+        ``"chat_model"``) or tag, as LangChain's filters do. Chat models, tools and runnables
+        a node calls have start / end events under the node's run; conditional edges have
+        none (LangGraph reports them too; see docs/engine.md).
         """
         if version != "v2":
             raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
@@ -350,7 +399,7 @@ class CompiledStateGraph:
         start = events.graph_start(input)
         if keep(start):
             yield start
-        modes = ["values", "updates", "messages", "debug"]
+        modes = ["values", "updates", "messages", "debug", EVENTS_MODE]
         run = RunEvents(events, self._subgraph_at)
         items = self.astream(input, config, stream_mode=modes, subgraphs=True, **kwargs)
         async for namespace, mode, chunk in items:
@@ -481,7 +530,9 @@ class CompiledStateGraph:
         """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
         if node not in self._subgraphs:
             spec = self.nodes.get(node)
-            self._subgraphs[node] = find_subgraph(spec.fn) if spec is not None else None
+            self._subgraphs[node] = (
+                find_subgraph(spec.fn, CompiledStateGraph) if spec is not None else None
+            )
         return self._subgraphs[node]
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:

@@ -12,14 +12,21 @@ import asyncio
 import dataclasses
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
+import durable_debug.graph.cache as cache
+import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
-from durable_debug.graph import cache, hooks
 from durable_debug.graph.algo import Task
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
-from durable_debug.graph.nodes import NO_WRITES, fresh_state, state_writes, targets_to_writes
+from durable_debug.graph.nodes import (
+    NO_WRITES,
+    branch_channel,
+    fresh_state,
+    state_writes,
+    targets_to_writes,
+)
 from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.types import (
     START,
@@ -35,8 +42,12 @@ if TYPE_CHECKING:
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
 
-EventKind = Literal["start", "finish"]
-Outcome = Literal["ok", "error", "interrupt", "cancelled"]
+_OUTCOMES: dict[str | None, hooks.Outcome] = {
+    "done": "ok",
+    "error": "error",
+    "interrupt": "interrupt",
+}
+"""A finished task's status → the outcome its ``finish`` event reports."""
 
 
 async def run_task(
@@ -84,7 +95,9 @@ async def run_task(
         spare=nesting.spare,
     )
 
-    def event(kind: EventKind, outcome: Outcome | None = None, error: str | None = None) -> None:
+    def event(
+        kind: hooks.EventKind, outcome: hooks.Outcome | None = None, error: str | None = None
+    ) -> None:
         hooks.notify(
             hooks.TaskEvent(
                 kind,
@@ -140,8 +153,7 @@ async def run_task(
             except Exception as exc:
                 task.status, task.error = "error", exc
             if observed:
-                outcome: Outcome = "ok" if task.status == "done" else task.status  # type: ignore[assignment]
-                event("finish", outcome, repr(task.error) if task.error else None)
+                event("finish", _OUTCOMES[task.status], repr(task.error) if task.error else None)
             wait = 0.0
             if task.status == "error" and not isinstance(task.error, ParentCommand):
                 wait = _retry_wait(spec.retry, task.error, attempt)
@@ -182,10 +194,7 @@ def node_config(
     the checkpoint its task runs from (a nested graph's ``metadata["parents"]``).
     """
     configurable = dict(config.get("configurable") or {})
-    metadata = dict(config.get("metadata") or {})
-    for key, value in configurable.items():  # as LangChain's configs do: the run's own keys
-        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
-            metadata.setdefault(key, value)
+    metadata = run_metadata(config)
     graph_ns = str(configurable.get("checkpoint_ns") or "")
     own_ns = task_namespace(graph_ns, task)
     metadata.update(
@@ -199,7 +208,19 @@ def node_config(
         parents = dict(configurable.get("checkpoint_map") or {})
         parents[graph_ns] = checkpoint_id
         configurable.update(checkpoint_map=parents, checkpoint_id=None, checkpoint_ns=own_ns)
-    return {**config, "configurable": configurable, "metadata": metadata}
+    # a run name given to a runnable node names that run only, not the runs of a graph it is
+    outer = {k: v for k, v in config.items() if k != "run_name"}
+    return {**outer, "configurable": configurable, "metadata": metadata}
+
+
+def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
+    """A run's metadata as LangChain's configs give it: ``metadata`` plus the run's own scalar
+    ``configurable`` keys (``thread_id``)."""
+    metadata = dict(config.get("metadata") or {})
+    for key, value in (config.get("configurable") or {}).items():
+        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
+            metadata.setdefault(key, value)
+    return metadata
 
 
 def task_namespace(parent_ns: str, task: Task) -> str:
@@ -237,7 +258,7 @@ async def edge_writes(
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
     ``runtime``), on the event loop's thread."""
     spec = task.node
-    writes: list[tuple[str, Any]] = [(f"branch:to:{dst}", None) for dst in spec.edges_to]
+    writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
         state = fresh_state(graph.schema, channels, updates, spec.input_schema)

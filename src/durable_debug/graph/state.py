@@ -16,6 +16,7 @@ import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.checkpoint.names import ERROR, INTERRUPT, RESUME
 from durable_debug.graph.calls import call_style, callable_name
 from durable_debug.graph.nodes import (
     TASKS,
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = ["StateGraph"]
 
-_RESERVED = {START, END, TASKS, "__interrupt__", "__resume__", "__error__", "__copy__", "__input__"}
+_RESERVED = {START, END, TASKS, INTERRUPT, RESUME, ERROR, "__copy__", "__input__"}
 
 
 class StateGraph:

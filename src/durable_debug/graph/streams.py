@@ -8,7 +8,8 @@ chunks LangGraph yields for that mode:
 ======================  ================================================================
 mode                    events it reads → what it yields
 ======================  ================================================================
-``values``              ``values`` (the state after a step, or on resume), ``interrupt``
+``values``              ``values`` (the state after a step that wrote an output key, or on
+                        resume), ``interrupt``
 ``updates``             ``task_result`` of a task that finished → ``{node: writes}``
                         (with ``"__metadata__": {"cached": True}`` for a cache hit);
                         ``interrupt`` / ``static_interrupt`` → ``{"__interrupt__": ...}``
@@ -18,7 +19,13 @@ mode                    events it reads → what it yields
 ``checkpoints``         ``checkpoint`` payloads
 ``debug``               ``task``, ``task_result`` and ``checkpoint``, wrapped with type,
                         step and timestamp
+``__events__``          ``callback``: what runnables nested in a node report (chat model and
+                        tool start / end); internal, read by ``astream_events`` only
 ======================  ================================================================
+
+``output_keys`` (a run argument) narrows ``values`` and ``updates`` as LangGraph does: one
+key gives that key's value instead of a dict, a list gives a dict of those keys; a step (or
+task) that wrote none of them gives no ``values`` chunk (``None`` as its ``updates``).
 
 An event's payload is built only when some requested mode reads that event (the loop hands a
 function that builds it), so a run that streams nothing builds nothing.
@@ -31,15 +38,28 @@ results): a consumer that stops on one cancels the node, which then runs again o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
-__all__ = ["EVENT_KINDS", "LIVE_MODES", "STREAM_MODES", "Producers", "stream_modes"]
+__all__ = [
+    "EVENTS_MODE",
+    "EVENT_KINDS",
+    "LIVE_MODES",
+    "STREAM_MODES",
+    "OutputKeys",
+    "Producers",
+    "print_chunk",
+    "select_output",
+    "stream_modes",
+]
 
 STREAM_MODES = ("values", "updates", "custom", "messages", "tasks", "checkpoints", "debug")
 """Every stream mode, in the order their chunks are given for one event."""
 
-LIVE_MODES = frozenset({"custom", "messages"})
+EVENTS_MODE = "__events__"
+"""The internal mode of ``astream_events``: nested runnables' callbacks (not a user mode)."""
+
+LIVE_MODES = frozenset({"custom", "messages", EVENTS_MODE})
 """Modes whose chunks come while a node runs (so sync nodes run in a worker thread)."""
 
 EVENT_KINDS = (
@@ -51,29 +71,69 @@ EVENT_KINDS = (
     "checkpoint",
     "custom",
     "message",
+    "callback",
 )
 """What a run emits (see the module docstring)."""
 
 Produce = Callable[[Any], Iterable[Any]]
 
+OutputKeys = str | Sequence[str] | None
+"""A run's ``output_keys``: one state key, a list of them, or None for the whole state."""
 
-def _updates_of(result: tuple[dict[str, Any], bool]) -> Iterable[Any]:
-    event, cached = result
-    payload = event["payload"]
-    if payload["error"] is None and not payload["interrupts"]:
-        chunk: dict[str, Any] = {payload["name"]: payload["result"] or None}
-        if cached:
-            chunk["__metadata__"] = {"cached": True}
-        yield chunk
+
+def select_output(values: dict[str, Any], keys: OutputKeys) -> Any:
+    """``values`` as ``output_keys`` shows them: one key's value, or a dict of the keys set."""
+    if keys is None:
+        return values
+    if isinstance(keys, str):
+        return values.get(keys)
+    return {k: values[k] for k in keys if k in values}
+
+
+def _touches(written: Collection[str], keys: OutputKeys) -> bool:
+    if keys is None:
+        return bool(written)
+    if isinstance(keys, str):
+        return keys in written
+    return any(k in written for k in keys)
+
+
+def _values_of(keys: OutputKeys) -> Produce:
+    """The ``values`` producer: ``(state, written)`` → the state, if an output key was
+    written (``written`` None: always, as on resume)."""
+
+    def produce(event: tuple[dict[str, Any], Collection[str] | None]) -> Iterable[Any]:
+        values, written = event
+        if written is None or _touches(written, keys):
+            yield select_output(values, keys)
+
+    return produce
+
+
+def _updates_of(keys: OutputKeys) -> Produce:
+    """The ``updates`` producer: a finished task → ``{node: its writes of output keys}``."""
+
+    def produce(result: tuple[dict[str, Any], bool]) -> Iterable[Any]:
+        event, cached = result
+        payload = event["payload"]
+        if payload["error"] is None and not payload["interrupts"]:
+            writes = payload["result"] or {}
+            shown = select_output(writes, keys) if _touches(writes, keys) else None
+            chunk: dict[str, Any] = {payload["name"]: shown or None if keys is None else shown}
+            if cached:
+                chunk["__metadata__"] = {"cached": True}
+            yield chunk
+
+    return produce
 
 
 _PRODUCERS: dict[str, dict[str, Produce]] = {
     "values": {
-        "values": lambda values: (values,),
+        "values": _values_of(None),
         "interrupt": lambda p: ({**p["values"], "__interrupt__": p["interrupts"]},),
     },
     "updates": {
-        "task_result": _updates_of,
+        "task_result": _updates_of(None),
         "interrupt": lambda p: ({"__interrupt__": p["interrupts"]},),
         "static_interrupt": lambda _: ({"__interrupt__": ()},),
     },
@@ -89,6 +149,7 @@ _PRODUCERS: dict[str, dict[str, Produce]] = {
         "task_result": lambda result: (result[0],),
         "checkpoint": lambda event: (event,),
     },
+    EVENTS_MODE: {"callback": lambda event: (event,)},
 }
 
 
@@ -103,15 +164,25 @@ def stream_modes(stream_mode: str | Sequence[str]) -> list[str]:
     return modes
 
 
+def print_chunk(mode: str, chunk: Any) -> None:
+    """Print one chunk of a ``print_mode`` mode to stdout: the mode in bold, then the chunk."""
+    print(f"\033[1m[{mode}]\033[0m {chunk!r}")
+
+
 class Producers:
     """The producers of the requested modes: turn one event into ``(mode, chunk)`` pairs."""
 
-    def __init__(self, modes: Iterable[str]) -> None:
+    def __init__(self, modes: Iterable[str], output_keys: OutputKeys = None) -> None:
         requested = set(modes)
-        self.modes = tuple(m for m in STREAM_MODES if m in requested)
+        self.modes = tuple(m for m in (*STREAM_MODES, EVENTS_MODE) if m in requested)
         self._by_kind: dict[str, list[tuple[str, Produce]]] = {}
+        narrowed: dict[str, Produce] = {}
+        if output_keys is not None:
+            narrowed = {"values": _values_of(output_keys), "task_result": _updates_of(output_keys)}
         for mode in self.modes:
             for kind, produce in _PRODUCERS[mode].items():
+                if mode in ("values", "updates"):
+                    produce = narrowed.get(kind, produce)
                 self._by_kind.setdefault(kind, []).append((mode, produce))
         self.live = bool(requested & LIVE_MODES)
         """True when chunks must come while nodes run (``custom``, ``messages``)."""

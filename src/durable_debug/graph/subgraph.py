@@ -151,13 +151,12 @@ def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
     return {str(ns): str(cid) for ns, cid in mapping.items()}
 
 
-def find_subgraph(fn: Any) -> CompiledStateGraph | None:
+def find_subgraph(fn: Any, compiled: type[CompiledStateGraph]) -> CompiledStateGraph | None:
     """The compiled graph a node runs: the node itself, or the one graph its function
     refers to (a closure variable, a default argument or a global it names), as LangGraph
-    finds it; None when there is none or more than one."""
-    from durable_debug.graph.pregel import CompiledStateGraph
-
-    if isinstance(fn, CompiledStateGraph):
+    finds it; None when there is none or more than one. ``compiled`` is the class of
+    compiled graphs (passed in: this module sits below ``pregel``, which uses it)."""
+    if isinstance(fn, compiled):
         return fn
     func = getattr(fn, "__func__", fn)
     code = getattr(func, "__code__", None)
@@ -168,7 +167,7 @@ def find_subgraph(fn: Any) -> CompiledStateGraph | None:
     candidates += list((func.__kwdefaults__ or {}).values())
     globals_ = getattr(func, "__globals__", {})
     candidates += [globals_[name] for name in code.co_names if name in globals_]
-    found = {id(c): c for c in candidates if isinstance(c, CompiledStateGraph)}
+    found = {id(c): c for c in candidates if isinstance(c, compiled)}
     return next(iter(found.values())) if len(found) == 1 else None
 
 

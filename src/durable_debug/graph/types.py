@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
+from durable_debug.checkpoint import names
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
 from durable_debug.checkpoint.serde import register_type
 
@@ -24,7 +25,6 @@ __all__ = [
     "GraphRecursionError",
     "Interrupt",
     "InvalidUpdateError",
-    "NodeInterrupt",
     "Overwrite",
     "ParentCommand",
     "PregelTask",
@@ -34,7 +34,7 @@ __all__ = [
     "default_retry_on",
 ]
 
-START = "__start__"
+START = names.START
 """The virtual first node: edges from START say where a run begins."""
 END = "__end__"
 """The virtual last node: an edge to END finishes that branch."""
@@ -252,21 +252,3 @@ class ParentCommand(Exception):
     def __init__(self, command: Command) -> None:
         super().__init__(command)
         self.command = command
-
-
-class NodeInterrupt(GraphInterrupt):
-    """Raised inside a node to pause the run with ``value`` (LangGraph's older form of
-    ``interrupt()``, deprecated there but still in use).
-
-    The run stops as on ``interrupt()``: the task shows the interrupt, the caller gets it under
-    ``"__interrupt__"``. Unlike ``interrupt()``, nothing is answered: resuming (with None)
-    runs the node again from its top, typically after ``update_state`` changed what made it
-    stop.
-    """
-
-    def __init__(self, value: Any, id: str | None = None) -> None:
-        if id is None:
-            from durable_debug.graph.interrupts import next_interrupt_id
-
-            id = next_interrupt_id()
-        super().__init__([Interrupt(value=value, id=id)])

@@ -30,12 +30,13 @@ from durable_debug.graph.algo import (
     apply_writes,
     make_checkpoint,
     prepare_tasks,
+    read_pending_writes,
     restore_channels,
     task_id,
 )
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import edge_writes
-from durable_debug.graph.types import START, Command, InvalidUpdateError, Send
+from durable_debug.graph.types import END, START, Command, InvalidUpdateError, Send
 from durable_debug.graph.version import version_metadata
 
 if TYPE_CHECKING:
@@ -80,7 +81,9 @@ async def abulk_update_state(
 ) -> RunnableConfig:
     """Apply several updates, one checkpoint per superstep; each superstep is a list of
     ``(values, as_node)`` pairs (or :class:`StateUpdate`) applied together, as if those nodes
-    had run in one step. Returns the config of the last checkpoint."""
+    had run in one step. ``StateUpdate(None, END)`` alone in a superstep clears the tasks the
+    checkpoint scheduled (see :func:`aupdate_step`). Returns the config of the last
+    checkpoint."""
     if len(supersteps) == 0:
         raise ValueError("bulk_update_state needs at least one superstep (got an empty list)")
     for index, updates in enumerate(supersteps):
@@ -93,8 +96,10 @@ async def abulk_update_state(
                     f"bulk_update_state: superstep {index} holds {update!r:.80}; each update is "
                     "a StateUpdate(values, as_node) or a (values, as_node) pair"
                 )
-        pairs = [(u[0], u[1] if len(u) > 1 else None) for u in updates]
-        config = await aupdate_step(graph, config, pairs)
+        triples = [
+            (u[0], u[1] if len(u) > 1 else None, u[2] if len(u) > 2 else None) for u in updates
+        ]
+        config = await aupdate_step(graph, config, triples)
     return config
 
 
@@ -106,18 +111,36 @@ class StateUpdate(NamedTuple):
     as_node: str | None = None
     """The node the update is attributed to."""
     task_id: str | None = None
-    """Accepted for LangGraph compatibility; the engine derives task ids itself."""
+    """The id of the scheduled task the update answers (its writes show as that task's
+    result); by default the next scheduled task of ``as_node``."""
+
+
+Update = tuple[Any, str | None] | tuple[Any, str | None, str | None]
+"""``(values, as_node)`` or ``(values, as_node, task_id)``."""
 
 
 async def aupdate_step(
     graph: CompiledStateGraph,
     config: RunnableConfig,
-    updates: Sequence[tuple[Any, str | None]],
+    updates: Sequence[Update],
 ) -> RunnableConfig:
-    """Apply ``updates`` (values, as_node) to one checkpoint as one step; a new checkpoint."""
+    """Apply ``updates`` to one checkpoint as one step; a new checkpoint.
+
+    ``(None, END)`` as the only update *clears* the checkpoint's scheduled tasks: what its
+    finished tasks wrote is applied, the others are dropped, and the new checkpoint has
+    nothing next (as LangGraph does).
+    """
     as_node = updates[0][1]
+    if updates[0][0] is None and as_node == END:
+        if len(updates) > 1:
+            raise InvalidUpdateError(
+                "bulk_update_state: a (None, END) update clears the scheduled tasks and must be "
+                f"the only update of its superstep (got {len(updates)})"
+            )
+        return await _clear_tasks(graph, config)
     if len(updates) > 1:
-        for _, node in updates:
+        for update in updates:
+            node = update[1]
             if node is None or node in (COPY, INPUT):
                 raise InvalidUpdateError(
                     "update_state with several updates in one step needs as_node on each, "
@@ -173,8 +196,9 @@ async def aupdate_step(
     new_id = new_checkpoint_id()
     prepared = await _prepared_task_ids(saver, graph, saved, channels, step, checkpoint_ns)
     tasks = []
-    for index, (update, name) in enumerate(updates):
+    for index, (update, name, *given) in enumerate(updates):
         name = node if index == 0 else str(name)
+        given_id = given[0] if given else None
         if name not in graph.nodes:
             raise InvalidUpdateError(
                 f"update_state(as_node={name!r}): no such node in this graph "
@@ -191,11 +215,12 @@ async def aupdate_step(
         task.writes = await _update_writes(graph, task, update, channels, where)
         task.status = "done"
         tasks.append(task)
-        if prepared.get(name):
+        answered = _answered_task(prepared, name, given_id)
+        if answered is not None:
             # Saved as the result of the task the checkpoint had scheduled for this node, so
             # its snapshot in the history shows what the update wrote (as LangGraph does).
             assert saved is not None and saver is not None
-            await saver.aput_writes(saved.config, task.writes, prepared[name].pop(0))
+            await saver.aput_writes(saved.config, task.writes, answered)
     versions, seen, updated = apply_writes(graph, checkpoint, channels, tasks, new_id)
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
     extra: dict[str, Any] = {"as_node": node} if source == "update" else {}
@@ -203,6 +228,60 @@ async def aupdate_step(
     if saved is not None and saved.metadata.get("parents"):  # a subgraph's checkpoint
         extra["parents"] = dict(saved.metadata["parents"])
     metadata = checkpoint_metadata(config, source, step + 1, **extra)
+    old_versions = checkpoint["channel_versions"]
+    new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
+    return await saver.aput(parent_config, new_checkpoint, metadata, new_versions)
+
+
+def _answered_task(prepared: dict[str, list[str]], node: str, given: str | None) -> str | None:
+    """The scheduled task an update of ``node`` answers: ``given`` if it is one of the
+    checkpoint's unfinished tasks, else the next one of ``node``; taken off ``prepared``."""
+    if given is not None:
+        for scheduled in prepared.values():
+            if given in scheduled:
+                scheduled.remove(given)
+                return given
+        return None
+    ids = prepared.get(node)
+    return ids.pop(0) if ids else None
+
+
+async def _clear_tasks(graph: CompiledStateGraph, config: RunnableConfig) -> RunnableConfig:
+    """Save a checkpoint after ``config``'s where its scheduled tasks are done with: the
+    writes its finished tasks saved are applied, the unfinished ones dropped."""
+    saver = graph.checkpointer
+    if saver is None:
+        raise ValueError("update_state needs a checkpointer: compile(checkpointer=MemorySaver())")
+    thread_id = config_thread_id(config)
+    checkpoint_ns = config_checkpoint_ns(config)
+    saved = await saver.aget_tuple(config)
+    tasks: list[Task] = []
+    null_writes: list[tuple[str, Any]] = []
+    if saved is None:
+        checkpoint, step = empty_checkpoint(), -1
+        parent_config = checkpoint_config(thread_id, checkpoint_ns, None)
+    else:
+        checkpoint, step, parent_config = (
+            saved.checkpoint,
+            int(saved.metadata.get("step", -1)),
+            saved.config,
+        )
+    channels = restore_channels(graph, checkpoint)
+    if saved is not None:
+        records, null_writes = read_pending_writes(saved)
+        tasks = prepare_tasks(graph, checkpoint, channels, step, checkpoint_ns=checkpoint_ns)
+        for task in tasks:
+            record = records.get(task.id)
+            if record is not None and record.finished and record.error is None:
+                task.writes = list(record.writes)
+    new_id = new_checkpoint_id()
+    versions, seen, updated = apply_writes(
+        graph, checkpoint, channels, tasks, new_id, extra_writes=null_writes
+    )
+    new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
+    extra: dict[str, Any] = {"as_node": END}
+    extra.update(version_metadata(graph, saved.metadata if saved else None))
+    metadata = checkpoint_metadata(config, "update", step + 1, **extra)
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
     return await saver.aput(parent_config, new_checkpoint, metadata, new_versions)

@@ -2,7 +2,7 @@
 
     export_jsonl(graph, config, "run-a.jsonl")                # one line per checkpoint
     export_jsonl(graph, config, "run-b.jsonl", stable=True)   # ids → #0, #1…, no timestamps
-    # $ diff run-a.jsonl run-b.jsonl   -- which step wrote something different (seed 004)
+    # $ diff run-a.jsonl run-b.jsonl   -- which step wrote something different (notebook 10)
     export_html(graph, config, "thread.html")                 # the widget, read-only, offline
 
 Lines are in checkpoint order (oldest first, every branch) with sorted keys, so two runs of the

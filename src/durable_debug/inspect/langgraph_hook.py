@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
 
+from durable_debug.checkpoint.names import START
 from durable_debug.graph.hooks import TaskEvent, TaskObserver
 
 __all__ = ["add_langgraph_observer", "langgraph_available"]
@@ -132,7 +133,7 @@ def _task_event(
     step = meta.get("langgraph_step")
     if node is None or name != node or f"graph:step:{step}" not in (tags or ()):
         return None
-    if node == "__start__":
+    if node == START:
         # LangGraph runs the input as a task when START has conditional edges (a Send
         # fan-out); it is the graph's entry, not a user's node, and durable_debug's engine
         # does not report it either.

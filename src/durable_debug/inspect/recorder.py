@@ -11,9 +11,9 @@
 Every *execution* counts, through the engine's task hook (durable_debug) or LangGraph's
 callbacks: a node that interrupts and runs again on resume, a task that failed and ran again,
 a node that runs again on a fork. A *re-run* is an execution of a task that had already
-executed (same thread and task id): the re-run rule of seed 000 §8 and retries after a
-failure (§2). Running a node on another branch (a fork) or again in a loop is a new task, so
-it counts as an execution but not as a re-run. Tasks restored from saved writes are not
+executed (same thread and task id): the re-run rule of notebook 08 and retries after a
+failure (notebook 02). Running a node on another branch (a fork) or again in a loop is a new
+task, so it counts as an execution but not as a re-run. Tasks restored from saved writes are not
 executed and are not counted. A subgraph's node is counted under its path from the top-level
 node that ran it: ``parent/child`` (``call/inner/deep`` two levels down).
 """

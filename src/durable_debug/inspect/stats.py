@@ -1,4 +1,4 @@
-"""How much a thread costs to store: seed 000 §4's de-duplication, in numbers.
+"""How much a thread costs to store: notebook 04's de-duplication, in numbers.
 
     stats = storage_stats(graph, {"configurable": {"thread_id": "demo-1"}})
     stats.blob_bytes, stats.naive_bytes, round(stats.savings, 2)    # (118, 307, 0.62)

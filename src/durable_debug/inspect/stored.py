@@ -31,15 +31,12 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
-from durable_debug.checkpoint.latest import is_trigger_channel
+from durable_debug.checkpoint.names import TASKS, is_trigger_channel, parse_trigger
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
 
 __all__ = ["SaverView", "is_internal_channel"]
-
-_TASKS = "__pregel_tasks"
-_START = "__start__"
 
 
 def is_internal_channel(name: str) -> bool:
@@ -121,7 +118,7 @@ def snapshot_of(
     scheduled: list[tuple[str, tuple[Any, ...]]] = []
     for node in sorted(_triggered_nodes(values_all, versions, seen_by)):
         scheduled.append((node, (PULL, node)))
-    for index, packet in enumerate(values_all.get(_TASKS) or ()):
+    for index, packet in enumerate(values_all.get(TASKS) or ()):
         scheduled.append((_packet_node(packet), (PUSH, index)))
     records, _ = read_pending_writes(saved)
     tasks: list[PregelTask] = []
@@ -175,16 +172,12 @@ def _triggered_nodes(
     """Nodes whose trigger channel holds a version they have not seen."""
     nodes: set[str] = set()
     for channel in values:
-        if channel == _START:
-            node = _START
-        elif channel.startswith("branch:to:"):
-            node = channel[len("branch:to:") :]
-        elif channel.startswith("join:"):
-            _, sources, node = channel.split(":", 2)
-            if set(values[channel] or ()) < set(sources.split("+")):
-                continue  # the join is still waiting for some of its sources
-        else:
+        trigger = parse_trigger(channel)
+        if trigger is None:
             continue
+        node = trigger.node
+        if trigger.sources and set(values[channel] or ()) < set(trigger.sources):
+            continue  # the join is still waiting for some of its sources
         if versions.get(channel, "") > seen_by.get(node, {}).get(channel, ""):
             nodes.add(node)
     return nodes

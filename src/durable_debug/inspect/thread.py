@@ -27,10 +27,12 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
     PendingWrite,
     RunnableConfig,
+    checkpoint_config,
     config_address_value,
     config_checkpoint_ns,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
+from durable_debug.checkpoint.names import NO_WRITES, START, TASKS
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
 from durable_debug.graph.subgraph import NS_SEP, graph_at
@@ -57,12 +59,10 @@ logger = logging.getLogger(__name__)
 CheckpointRef = Any
 """What names a checkpoint: its id (or a unique prefix), a config, a snapshot or a record."""
 
-SPECIAL_CHANNELS = frozenset(
-    {ERROR, FAILURES, INTERRUPT, RESUME, "__pregel_tasks", "__no_writes__"}
-)
+SPECIAL_CHANNELS = frozenset({ERROR, FAILURES, INTERRUPT, RESUME, TASKS, NO_WRITES})
 """Write channels that record how a task ended or what it asked for, not state updates."""
 
-START_NODE = "__start__"
+START_NODE = START
 
 
 @dataclass(frozen=True)
@@ -470,14 +470,9 @@ def checkpointer_of(graph: Any) -> Any:
     return saver
 
 
-def thread_config(
-    thread_id: str, checkpoint_ns: str = "", checkpoint_id: str | None = None
-) -> RunnableConfig:
-    """The config addressing a thread (its latest checkpoint) or one of its checkpoints."""
-    configurable: dict[str, Any] = {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns}
-    if checkpoint_id is not None:
-        configurable["checkpoint_id"] = checkpoint_id
-    return {"configurable": configurable}
+thread_config = checkpoint_config
+"""The config addressing a thread (its latest checkpoint) or one of its checkpoints:
+``thread_config("job-1")``, ``thread_config("job-1", "", checkpoint_id)``."""
 
 
 # --- helpers --------------------------------------------------------------------------------

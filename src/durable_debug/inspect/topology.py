@@ -4,6 +4,7 @@
     [e for e in topo.edges if e.conditional]      # [TopologyEdge('gate', 'deploy', True, None)]
     svg = topology_svg(graph, counts={"gate": 2})  # graphviz when `dot` exists, else pure Python
     topology_data(graph, counts)                   # the protocol's Topology for the widget
+    await atopology_data(graph, counts)            # the same, graphviz run in a worker thread
 
 A fresh machine has no graphviz ``dot`` binary, so the drawing falls back to a layered layout
 written in Python (:mod:`durable_debug.inspect.layout`); ``renderer="python"`` forces it.
@@ -11,6 +12,7 @@ written in Python (:mod:`durable_debug.inspect.layout`); ``renderer="python"`` f
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import shutil
@@ -22,6 +24,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from typing_extensions import TypedDict
 
+from durable_debug.graph.types import END, START
 from durable_debug.inspect.layout import NodeBox, layered_layout, render_svg
 
 __all__ = [
@@ -36,6 +39,7 @@ __all__ = [
     "Topology",
     "TopologyEdge",
     "TopologyNode",
+    "atopology_data",
     "dot_available",
     "node_names",
     "sanitize_svg",
@@ -46,8 +50,8 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-START_NODE = "__start__"
-END_NODE = "__end__"
+START_NODE = START
+END_NODE = END
 
 Renderer = Literal["auto", "graphviz", "python"]
 """How to draw: graphviz when ``dot`` exists ("auto"), always graphviz, or always Python."""
@@ -233,6 +237,14 @@ def topology_data(
         height=round(height + 20, 1),
         svg=svg,
     )
+
+
+async def atopology_data(
+    graph: Any, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
+) -> Topology:
+    """:func:`topology_data` in a worker thread: graphviz's ``dot`` runs as a subprocess that
+    takes a while on a large graph, and the caller's event loop (a kernel's) stays free."""
+    return await asyncio.to_thread(topology_data, graph, counts, renderer=renderer)
 
 
 # --- helpers --------------------------------------------------------------------------------

@@ -11,8 +11,10 @@
 
 Unlike the state, the store is shared by every thread and is not versioned by checkpoints.
 The API is the part of LangGraph's ``BaseStore`` nodes use: ``put`` / ``get`` / ``search`` /
-``delete`` / ``list_namespaces`` and their ``a``-prefixed async twins. ``search`` ignores
-``query=`` (there is no embedding index): it filters by namespace prefix and ``filter``.
+``delete`` / ``list_namespaces`` and their ``a``-prefixed async twins. ``search`` filters by
+namespace prefix and ``filter``; with ``InMemoryStore(index={"dims": n, "embed": e})`` (a
+LangChain ``Embeddings`` or a function from texts to vectors) ``search(..., query=...)`` also
+ranks by cosine similarity, as LangGraph's does.
 """
 
 from __future__ import annotations

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import datetime as _dt
+import inspect
+import json
+import math
+import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = ["InMemoryStore", "InvalidNamespaceError", "Item", "SearchItem"]
@@ -68,14 +72,15 @@ class Item:
 
 
 class SearchItem(Item):
-    """An item found by :meth:`InMemoryStore.search`; ``score`` is None (no ranking)."""
+    """An item found by :meth:`InMemoryStore.search`; ``score`` is its similarity to the
+    query (None without a query, an index, or a vector of its own)."""
 
     __slots__ = ("score",)
 
     def __init__(self, *, score: float | None = None, **fields: Any) -> None:
         super().__init__(**fields)
         self.score = score
-        """Relevance score of a ranked search (always None here)."""
+        """Cosine similarity to the query of a ranked search (its best field), or None."""
 
     def dict(self) -> dict[str, Any]:
         """The item as plain data, with its score."""
@@ -86,16 +91,20 @@ class InMemoryStore:
     """A store kept in memory: fast, shared by every graph given it, gone with the process.
 
     Values are dicts; ``put(namespace, key, None)`` deletes like ``delete``.
+
+    ``index={"dims": n, "embed": e, "fields": ["$"]}`` turns on semantic search: ``e`` is a
+    LangChain ``Embeddings`` (anything with ``embed_documents`` / ``embed_query``) or a
+    function from a list of texts to their vectors (sync or async). ``put`` embeds the text at
+    each of ``fields`` (``"$"``: the whole value as JSON; ``"a.b"``, ``"a[0]"``, ``"a[*]"``,
+    ``"*"``; ``put(..., index=[...])`` overrides them, ``index=False`` embeds nothing), and
+    ``search(..., query=...)`` ranks items by the cosine similarity of their best field.
     """
 
-    def __init__(self, **options: Any) -> None:
-        if options.get("index") is not None:
-            raise NotImplementedError(
-                "InMemoryStore(index=...) (semantic search with embeddings) is not supported; "
-                "search filters by namespace prefix and filter= instead"
-            )
+    def __init__(self, *, index: Mapping[str, Any] | None = None) -> None:
         self._data: dict[Namespace, dict[str, Item]] = {}
+        self._vectors: dict[tuple[Namespace, str], list[list[float]]] = {}
         self._lock = threading.Lock()
+        self._index: _Index | None = None if index is None else _Index(index)
 
     # -- writing -----------------------------------------------------------------------------
 
@@ -120,16 +129,34 @@ class InMemoryStore:
                 f"store values are dicts; got {type(value).__name__} for key {key!r} in "
                 f"namespace {namespace}"
             )
+        vectors = None
+        if self._index is not None:
+            texts = self._index.texts(value, index, namespace, key)
+            vectors = self._index.embed_documents(texts, namespace, key) if texts else []
+        self._write(namespace, key, value, vectors)
+
+    def _write(
+        self,
+        namespace: Namespace,
+        key: str,
+        value: Mapping[str, Any],
+        vectors: list[list[float]] | None,
+    ) -> None:
         now = _dt.datetime.now(_dt.timezone.utc)
         item = Item(value=dict(value), key=key, namespace=namespace, created_at=now, updated_at=now)
         with self._lock:
             self._data.setdefault(namespace, {})[key] = item
+            if vectors:
+                self._vectors[(namespace, key)] = vectors
+            else:
+                self._vectors.pop((namespace, key), None)
 
     def delete(self, namespace: Namespace, key: str) -> None:
         """Remove ``key`` from ``namespace`` (nothing happens if it is not there)."""
         namespace = _checked(namespace)
         with self._lock:
             items = self._data.get(namespace)
+            self._vectors.pop((namespace, key), None)
             if items is not None:
                 items.pop(key, None)
                 if not items:
@@ -156,25 +183,46 @@ class InMemoryStore:
     ) -> list[SearchItem]:
         """Items whose namespace starts with ``namespace_prefix`` and whose value matches
         ``filter`` (``{"field": value}`` or ``{"field": {"$gt": 3}}``; also ``$eq``, ``$ne``,
-        ``$gte``, ``$lt``, ``$lte``), in the order they were first stored."""
+        ``$gte``, ``$lt``, ``$lte``), in the order they were first stored. With ``query=``
+        and an ``index``, ranked by similarity to the query (best first; items with no vector
+        of their own come last, unscored)."""
+        vector = None
+        if query and self._index is not None:
+            vector = self._index.embed_query(query)
+        return self._search(namespace_prefix, vector, filter, limit, offset)
+
+    def _search(
+        self,
+        namespace_prefix: Namespace,
+        vector: list[float] | None,
+        filter: Mapping[str, Any] | None,
+        limit: int,
+        offset: int,
+    ) -> list[SearchItem]:
         prefix = tuple(namespace_prefix)
         found = []
         with self._lock:
             snapshot = [(ns, list(items.values())) for ns, items in self._data.items()]
+            vectors = dict(self._vectors) if vector is not None else {}
         for namespace, items in snapshot:
             if namespace[: len(prefix)] != prefix:
                 continue
             found += [item for item in items if _matches(item.value, filter or {})]
-        return [
-            SearchItem(
-                value=item.value,
-                key=item.key,
-                namespace=item.namespace,
-                created_at=item.created_at,
-                updated_at=item.updated_at,
-            )
-            for item in found[offset : offset + limit]
-        ]
+        if vector is None:
+            return [_search_item(item, None) for item in found[offset : offset + limit]]
+        scored = []
+        unscored = []
+        for item in found:
+            own = vectors.get((item.namespace, item.key))
+            if own:
+                scored.append((max(_cosine(vector, v) for v in own), item))
+            else:
+                unscored.append(item)
+        scored.sort(key=lambda pair: pair[0], reverse=True)
+        kept: list[tuple[float | None, Item]] = list(scored[offset : offset + limit])
+        if len(kept) < limit:
+            kept += [(None, item) for item in unscored[: limit - len(kept)]]
+        return [_search_item(item, score) for score, item in kept]
 
     def list_namespaces(
         self,
@@ -212,8 +260,16 @@ class InMemoryStore:
         *,
         ttl: float | None = None,
     ) -> None:
-        """Async twin of :meth:`put`."""
-        self.put(namespace, key, value, index, ttl=ttl)
+        """Async twin of :meth:`put` (an async embedding function is awaited)."""
+        if self._index is None or value is None or not isinstance(value, Mapping):
+            self.put(namespace, key, value, index, ttl=ttl)
+            return
+        namespace = _checked(namespace)
+        if not isinstance(key, str):
+            raise TypeError(f"store key must be a string, got {key!r} (namespace {namespace})")
+        texts = self._index.texts(value, index, namespace, key)
+        vectors = await self._index.aembed_documents(texts, namespace, key) if texts else []
+        self._write(namespace, key, value, vectors)
 
     async def aget(
         self, namespace: Namespace, key: str, *, refresh_ttl: bool | None = None
@@ -236,8 +292,11 @@ class InMemoryStore:
         offset: int = 0,
         refresh_ttl: bool | None = None,
     ) -> list[SearchItem]:
-        """Async twin of :meth:`search`."""
-        return self.search(namespace_prefix, query=query, filter=filter, limit=limit, offset=offset)
+        """Async twin of :meth:`search` (an async embedding function is awaited)."""
+        vector = None
+        if query and self._index is not None:
+            vector = await self._index.aembed_query(query)
+        return self._search(namespace_prefix, vector, filter, limit, offset)
 
     async def alist_namespaces(
         self,
@@ -256,6 +315,177 @@ class InMemoryStore:
     def __repr__(self) -> str:
         count = sum(len(items) for items in self._data.values())
         return f"<InMemoryStore {len(self._data)} namespaces, {count} items>"
+
+
+def _search_item(item: Item, score: float | None) -> SearchItem:
+    return SearchItem(
+        value=item.value,
+        key=item.key,
+        namespace=item.namespace,
+        created_at=item.created_at,
+        updated_at=item.updated_at,
+        score=score,
+    )
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors (0.0 when either is all zeros)."""
+    dot = math.fsum(x * y for x, y in zip(a, b, strict=False))
+    norms = math.sqrt(math.fsum(x * x for x in a)) * math.sqrt(math.fsum(y * y for y in b))
+    return dot / norms if norms else 0.0
+
+
+_PATH_TOKEN = re.compile(r"\[[^\]]*\]|[^.\[\]]+")
+
+
+class _Index:
+    """A store's embedding index settings: the fields to embed and how to embed texts."""
+
+    def __init__(self, config: Mapping[str, Any]) -> None:
+        if not isinstance(config, Mapping) or "embed" not in config or "dims" not in config:
+            raise ValueError(
+                'InMemoryStore(index=...) takes {"dims": n, "embed": embeddings or function, '
+                f'"fields": [...]}}; got {config!r:.120}'
+            )
+        self.dims = int(config["dims"])
+        embed = config["embed"]
+        if isinstance(embed, str):
+            raise TypeError(
+                f"InMemoryStore(index=...): embed={embed!r} names a provider model; pass the "
+                "Embeddings object (e.g. langchain's init_embeddings(...)) or a function"
+            )
+        if not callable(embed) and not hasattr(embed, "embed_documents"):
+            raise TypeError(
+                "InMemoryStore(index=...): embed must be a LangChain Embeddings or a function "
+                f"from a list of texts to vectors, got {type(embed).__name__}"
+            )
+        self.embed = embed
+        self.fields = [str(f) for f in config.get("fields") or ["$"]]
+        for field in self.fields:
+            _path_tokens(field)
+
+    def texts(
+        self, value: Mapping[str, Any], index: Any, namespace: Namespace, key: str
+    ) -> list[str]:
+        """The texts of ``value`` to embed (``index``: None, False or a list of paths)."""
+        if index is False:
+            return []
+        if index is None or index is True:
+            fields = self.fields
+        elif isinstance(index, (list, tuple)):
+            fields = [str(f) for f in index]
+        else:
+            raise TypeError(
+                f"store put index= must be None, False or a list of paths, got {index!r} "
+                f"(namespace {namespace}, key {key!r})"
+            )
+        return [text for field in fields for text in _texts_at(value, field)]
+
+    def _checked(
+        self, vectors: Any, count: int, namespace: Namespace | None, key: str | None
+    ) -> list[list[float]]:
+        rows = [list(map(float, v)) for v in vectors]
+        where = "the query" if namespace is None else f"namespace {namespace}, key {key!r}"
+        if len(rows) != count:
+            raise ValueError(
+                f"The store's embed function returned {len(rows)} vectors for {count} texts "
+                f"({where})"
+            )
+        for row in rows:
+            if len(row) != self.dims:
+                raise ValueError(
+                    f"The store's embed function returned a vector of {len(row)} dimensions; "
+                    f"index dims is {self.dims} ({where})"
+                )
+        return rows
+
+    def embed_documents(
+        self, texts: list[str], namespace: Namespace | None = None, key: str | None = None
+    ) -> list[list[float]]:
+        """The vectors of ``texts``, from a sync call."""
+        if hasattr(self.embed, "embed_documents"):
+            vectors = self.embed.embed_documents(texts)
+        else:
+            vectors = self.embed(texts)
+            if inspect.isawaitable(vectors):
+                vectors.close()  # type: ignore[attr-defined]
+                raise TypeError(
+                    "The store's embed function is async: use aput / asearch (namespace "
+                    f"{namespace}, key {key!r})"
+                )
+        return self._checked(vectors, len(texts), namespace, key)
+
+    async def aembed_documents(
+        self, texts: list[str], namespace: Namespace | None = None, key: str | None = None
+    ) -> list[list[float]]:
+        """The vectors of ``texts``, awaiting an async embedding function."""
+        if hasattr(self.embed, "aembed_documents"):
+            vectors = await self.embed.aembed_documents(texts)
+        else:
+            vectors = self.embed(texts)
+            if inspect.isawaitable(vectors):
+                vectors = await vectors
+        return self._checked(vectors, len(texts), namespace, key)
+
+    def embed_query(self, query: str) -> list[float]:
+        """The vector of a search query."""
+        if hasattr(self.embed, "embed_query"):
+            return self._checked([self.embed.embed_query(query)], 1, None, None)[0]
+        return self.embed_documents([query])[0]
+
+    async def aembed_query(self, query: str) -> list[float]:
+        """The vector of a search query, awaiting an async embedding function."""
+        if hasattr(self.embed, "aembed_query"):
+            return self._checked([await self.embed.aembed_query(query)], 1, None, None)[0]
+        return (await self.aembed_documents([query]))[0]
+
+
+def _path_tokens(path: str) -> list[str]:
+    """``"a.b[0]"`` → ``["a", "b", "[0]"]``; raises ValueError for a form not supported."""
+    if "{" in path or "}" in path:
+        raise ValueError(
+            f"Store index field {path!r}: multi-field selection {{a,b}} is not supported; "
+            "list the fields separately"
+        )
+    return _PATH_TOKEN.findall(path)
+
+
+def _leaf_text(value: Any) -> list[str]:
+    if isinstance(value, (str, int, float, bool)):
+        return [str(value)]
+    if isinstance(value, (list, dict)):
+        return [json.dumps(value, sort_keys=True, ensure_ascii=False)]
+    return []
+
+
+def _texts_at(value: Any, path: str) -> list[str]:
+    """The texts at ``path`` in ``value`` (``"$"``: the whole value as JSON)."""
+    if not path or path == "$":
+        return [json.dumps(dict(value), sort_keys=True, ensure_ascii=False)]
+    nodes = [value]
+    for token in _path_tokens(path):
+        following: list[Any] = []
+        for node in nodes:
+            if token.startswith("["):
+                if not isinstance(node, list):
+                    continue
+                inner = token[1:-1]
+                if inner == "*":
+                    following += node
+                else:
+                    try:
+                        following.append(node[int(inner)])
+                    except (ValueError, IndexError):
+                        continue
+            elif token == "*":
+                if isinstance(node, dict):
+                    following += list(node.values())
+                elif isinstance(node, list):
+                    following += node
+            elif isinstance(node, dict) and token in node:
+                following.append(node[token])
+        nodes = following
+    return [text for node in nodes for text in _leaf_text(node)]
 
 
 def _checked(namespace: Iterable[str]) -> Namespace:

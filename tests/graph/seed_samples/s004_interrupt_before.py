@@ -1,4 +1,4 @@
-# Seed 004 "Human-in-the-Loop: Interrupt, Review, Resume" with the sync API. Scaffolding: the
+# The production notebook's "Human-in-the-Loop: Interrupt, Review, Resume" with the sync API. Scaffolding: the
 # state, the two nodes, the builder, the ticket, the checkpointer and the config (the seed's
 # checkpointer comes from PostgresSaver; any saver does here).
 from typing_extensions import TypedDict                               # scaffolding

@@ -1,4 +1,4 @@
-# Seed 000 §1 "watch state accumulate" — verbatim but for the import lines.
+# Notebook 01 "watch state accumulate" — verbatim but for the import lines.
 from typing import Annotated
 from typing_extensions import TypedDict
 import operator
@@ -7,7 +7,7 @@ from durable_debug import MemorySaver
 
 class State(TypedDict):
     value: str
-    log: Annotated[list, operator.add]   # append-only (see §5)
+    log: Annotated[list, operator.add]   # append-only (see notebook 05)
 
 async def step_a(state): return {"value": "A", "log": ["ran A"]}
 async def step_b(state): return {"value": "B", "log": ["ran B"]}

@@ -1,4 +1,4 @@
-# Seed 000 §2 "resume (partial replay)": the scenario (a ok -> b ok -> c raises, fix, resume)
+# Notebook 02 "resume (partial replay)": the scenario (a ok -> b ok -> c raises, fix, resume)
 # and the classic bug. The seed shows fragments; lines marked "scaffolding" complete them.
 import operator                                                       # scaffolding
 from typing import Annotated                                          # scaffolding

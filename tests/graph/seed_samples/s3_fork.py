@@ -1,4 +1,4 @@
-# Seed 000 §3 "forking", run on the graph of §1 (scaffolding: that graph and one run).
+# Notebook 03 "forking", run on the graph of notebook 01 (scaffolding: that graph and one run).
 from typing import Annotated                                          # scaffolding
 from typing_extensions import TypedDict                               # scaffolding
 import operator                                                       # scaffolding

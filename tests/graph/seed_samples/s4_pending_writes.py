@@ -1,4 +1,4 @@
-# Seed 000 §4 "checkpoint_writes and crash recovery": parallel tasks A and B where A finished
+# Notebook 04 "checkpoint_writes and crash recovery": parallel tasks A and B where A finished
 # and B did not; only B re-runs. The seed describes it in prose; this is its smallest program.
 import asyncio, operator                                              # scaffolding
 from typing import Annotated                                          # scaffolding

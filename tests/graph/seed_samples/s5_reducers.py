@@ -1,4 +1,4 @@
-# Seed 000 §5 "concurrency and reducers" (scaffolding: the graph around route/worker, and the
+# Notebook 05 "concurrency and reducers" (scaffolding: the graph around route/worker, and the
 # variant that writes the plain key from parallel tasks).
 import asyncio                                                        # scaffolding
 from typing import Annotated

@@ -1,4 +1,4 @@
-# Seed 000 §6 "human-in-the-loop with interrupt" (scaffolding: the graph around gate).
+# Notebook 06 "human-in-the-loop with interrupt" (scaffolding: the graph around gate).
 from typing_extensions import TypedDict                               # scaffolding
 from durable_debug import StateGraph, START, MemorySaver              # scaffolding
 from durable_debug import interrupt, Command

@@ -1,4 +1,4 @@
-# Seed 000 §7 "multiple interrupts and id matching" (a) sequential and (b) parallel via Send.
+# Notebook 07 "multiple interrupts and id matching" (a) sequential and (b) parallel via Send.
 # Scaffolding: the graphs, and reading the ids the first invoke returns (the seed writes
 # 'id-x' for them).
 import operator                                                       # scaffolding

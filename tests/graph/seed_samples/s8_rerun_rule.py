@@ -1,4 +1,4 @@
-# Seed 000 §8 "the re-run rule": the naive node, Fix A and Fix B, with the seed's counters.
+# Notebook 08 "the re-run rule": the naive node, Fix A and Fix B, with the seed's counters.
 # Scaffolding: counters standing in for the side effects, and the graphs.
 from typing_extensions import TypedDict                               # scaffolding
 from durable_debug import StateGraph, START, END, MemorySaver, interrupt, Command  # scaffolding

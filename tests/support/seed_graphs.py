@@ -1,4 +1,4 @@
-"""Seed 000's graphs as source text, run on either engine.
+"""The notebooks' example graphs as source text, run on either engine.
 
 The same text is executed in-process by the inspect tests and sent to a real IPython shell or
 Jupyter kernel by the magics tests, so every scenario is written once. Each snippet defines the
@@ -31,7 +31,7 @@ COMMON = """
 """
 
 SOURCES = {
-    # §1: value is overwritten, log accumulates.
+    # notebook 01: value is overwritten, log accumulates.
     "accumulate": """
         class State(TypedDict):
             value: str
@@ -46,7 +46,7 @@ SOURCES = {
              .compile(checkpointer=MemorySaver()))
         cfg = {"configurable": {"thread_id": "demo-1"}}
     """,
-    # §2: c fails on the first run, is fixed, and the thread resumes with None.
+    # notebook 02: c fails on the first run, is fixed, and the thread resumes with None.
     "resume": """
         class State(TypedDict):
             log: Annotated[list, operator.add]
@@ -72,7 +72,7 @@ SOURCES = {
              .compile(checkpointer=MemorySaver()))
         cfg = {"configurable": {"thread_id": "resume-1"}}
     """,
-    # §4: query and options never change, partial and result are written once each.
+    # notebook 04: query and options never change, partial and result are written once each.
     "pointers": """
         class State(TypedDict):
             query: str
@@ -94,7 +94,7 @@ SOURCES = {
         first_input = {"query": "find x" * 20, "options": {"k": 3, "deep": True},
                        "partial": "", "result": "", "log": []}
     """,
-    # §5: Send fan-out, reducers merge deterministically.
+    # notebook 05: Send fan-out, reducers merge deterministically.
     "fanout": """
         class State(TypedDict):
             items: list
@@ -114,7 +114,7 @@ SOURCES = {
              .compile(checkpointer=MemorySaver()))
         cfg = {"configurable": {"thread_id": "fanout-1"}}
     """,
-    # §7 (a): two sequential interrupts in one node.
+    # notebook 07 (a): two sequential interrupts in one node.
     "two_gates": """
         class State(TypedDict):
             a: str
@@ -130,7 +130,7 @@ SOURCES = {
              .compile(checkpointer=MemorySaver()))
         cfg = {"configurable": {"thread_id": "gates-1"}}
     """,
-    # §7 (b): parallel interrupts through Send, answered in one resume keyed by id.
+    # notebook 07 (b): parallel interrupts through Send, answered in one resume keyed by id.
     "reviews": """
         class State(TypedDict):
             items: list
@@ -148,7 +148,7 @@ SOURCES = {
              .compile(checkpointer=MemorySaver()))
         cfg = {"configurable": {"thread_id": "reviews-1"}}
     """,
-    # §8: the re-run rule; naive, interrupt first (fix A), own upstream node (fix B).
+    # notebook 08: the re-run rule; naive, interrupt first (fix A), own upstream node (fix B).
     "rerun_rule": """
         class State(TypedDict):
             prep: str

@@ -1,0 +1,372 @@
+// @ts-check
+// The selected checkpoint's detail
+
+import {
+  cell,
+  formatBytes,
+  formatVersion,
+  hyperscript,
+  isReadonly,
+  plural,
+  shortId,
+  table,
+} from "./helpers.js";
+import { drawJson } from "./json-tree.js";
+import { showSelected } from "./select.js";
+import { drawSubgraphSections } from "./subgraph.js";
+
+/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./types.js").Blob} Blob */
+/** @typedef {import("./types.js").Detail} Detail */
+/** @typedef {import("./types.js").InterruptInfo} InterruptInfo */
+/** @typedef {import("./types.js").Task} Task */
+/** @typedef {import("./types.js").Write} Write */
+/**
+ * Draw a Detail: state, next, interrupts, blob versions, tasks and their writes, metadata, and
+ * (unless read-only) the fork and rerun controls. Drawing the same detail twice is a no-op, as
+ * Python both answers `select` and sets `_detail`.
+ * @param {View} view
+ * @param {Detail | null} detail
+ * @param {boolean} [force] redraw even if this detail is already shown
+ */
+export function drawDetail(view, detail, force = false) {
+  const box = view.parts.detail;
+  const drawn = box.childElementCount > 0;
+  if (!force && drawn && detail === view.detail) return;
+  const key = detail ? JSON.stringify(detail) : "";
+  if (!force && drawn && key === view.detailKey) return;
+  view.detail = detail || null;
+  view.detailKey = key;
+  view.editors.clear();
+  view.editBoxes.clear();
+  view.editModes.clear();
+  view.fullValues = new Map();
+  const h = hyperscript(view.doc);
+  if (!detail) {
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Click a checkpoint to see its state. Shift-click another to diff the two.",
+      ),
+    );
+    return;
+  }
+  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id))
+    showSelected(view, detail.id);
+  const readonly = isReadonly(view);
+  box.replaceChildren(
+    drawDetailHeader(view, detail, readonly),
+    section(h, "State", "dd-state", drawValues(view, detail, readonly)),
+    section(
+      h,
+      "Next",
+      "dd-next",
+      detail.next && detail.next.length
+        ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name))))
+        : h("span", { class: "dd-empty" }, "nothing: the run ends here"),
+    ),
+    ...(detail.interrupts && detail.interrupts.length
+      ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))]
+      : []),
+    section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
+    section(
+      h,
+      "Tasks and pending writes",
+      "dd-tasks",
+      drawTasks(view, detail.tasks || [], detail.writes || []),
+    ),
+    ...drawSubgraphSections(view, detail),
+    section(
+      h,
+      "Metadata",
+      "dd-metadata",
+      drawJson(view, detail.metadata || {}, 1),
+      h("div", { class: "dd-subhead" }, "config"),
+      drawJson(view, detail.config || {}, 0),
+    ),
+  );
+}
+
+/**
+ * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
+ * @param {...Node} body
+ */
+export function section(h, title, cls, ...body) {
+  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
+}
+
+/** @param {View} view @param {Detail} detail @param {boolean} readonly */
+function drawDetailHeader(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const header = h(
+    "header",
+    { class: "dd-detail-head", "data-id": detail.id },
+    h(
+      "div",
+      { class: "dd-detail-title" },
+      h("span", { class: `dd-pill dd-src-${detail.source}` }, detail.source),
+      h("strong", {}, `step ${detail.step}`),
+      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id),
+    ),
+    h(
+      "div",
+      { class: "dd-detail-sub" },
+      detail.created_at || "",
+      detail.parent
+        ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`))
+        : "",
+    ),
+  );
+  if (!readonly) {
+    header.append(
+      h(
+        "div",
+        { class: "dd-actions" },
+        h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
+        h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true }),
+      ),
+    );
+  }
+  return header;
+}
+
+/**
+ * The reassembled state: one collapsible JSON tree per channel; editable channels get an Edit
+ * button, and the fork bar sends the edited ones.
+ * @param {View} view @param {Detail} detail @param {boolean} readonly
+ */
+function drawValues(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const values = detail.values || {};
+  const reducers = detail.reducers || {};
+  const editable = readonly ? [] : detail.editable || [];
+  const channels = [...new Set([...Object.keys(values), ...editable])];
+  const rows = channels.map((channel) => {
+    const has = Object.prototype.hasOwnProperty.call(values, channel);
+    return h(
+      "div",
+      { class: "dd-channel-row", "data-channel": channel },
+      h(
+        "div",
+        { class: "dd-channel-head" },
+        h("span", { class: "dd-channel" }, channel),
+        reducers[channel]
+          ? h(
+              "span",
+              {
+                class: "dd-reducer",
+                title: "an edit goes through this reducer unless you replace the value",
+              },
+              `reducer: ${reducers[channel]}`,
+            )
+          : "",
+        (detail.clipped || []).includes(channel)
+          ? h(
+              "span",
+              { class: "dd-clipped" },
+              h("span", { class: "dd-muted" }, "shown in part "),
+              readonly
+                ? ""
+                : h(
+                    "button",
+                    {
+                      class: "dd-button dd-small",
+                      type: "button",
+                      "data-action": "show-all",
+                      "data-channel": channel,
+                    },
+                    "Show all",
+                  ),
+            )
+          : "",
+        editable.includes(channel)
+          ? h(
+              "button",
+              { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel },
+              "Edit",
+            )
+          : "",
+      ),
+      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"),
+    );
+  });
+  const list = h(
+    "div",
+    { class: "dd-values" },
+    ...(rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]),
+  );
+  if (readonly || !editable.length) return list;
+  const asNode = h(
+    "select",
+    { class: "dd-as-node", "aria-label": "as node" },
+    h("option", { value: "" }, "(no node)"),
+    ...(detail.nodes || []).map((name) => h("option", { value: name }, name)),
+  );
+  return h(
+    "div",
+    {},
+    list,
+    h(
+      "div",
+      { class: "dd-fork-bar" },
+      h("label", {}, "as node ", asNode),
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
+      h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true }),
+    ),
+  );
+}
+
+/**
+ * Pending interrupts with their ids and values; unless read-only, one answer box per id.
+ * @param {View} view @param {InterruptInfo[]} interrupts @param {boolean} readonly
+ */
+function drawInterrupts(view, interrupts, readonly) {
+  const h = hyperscript(view.doc);
+  const items = interrupts.map((item) =>
+    h(
+      "div",
+      { class: "dd-interrupt", "data-interrupt-id": item.id },
+      h(
+        "div",
+        { class: "dd-interrupt-head" },
+        h("code", { class: "dd-interrupt-id" }, item.id),
+        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : "",
+      ),
+      drawJson(view, item.value, 2),
+      readonly
+        ? ""
+        : h("textarea", {
+            class: "dd-answer",
+            rows: "2",
+            spellcheck: "false",
+            "data-interrupt-id": item.id,
+            placeholder: 'answer as JSON, e.g. "yes" or {"approved": true}',
+            "aria-label": `answer to interrupt ${item.id}`,
+          }),
+    ),
+  );
+  if (readonly) return h("div", {}, ...items);
+  return h(
+    "div",
+    {},
+    ...items,
+    h(
+      "div",
+      { class: "dd-resume-bar" },
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
+      h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true }),
+    ),
+  );
+}
+
+/**
+ * The blob versions table: per channel its version, whether the blob was written here or is
+ * shared with the parent, and its size.
+ * @param {View} view @param {Blob[]} blobs
+ */
+function drawBlobs(view, blobs) {
+  const h = hyperscript(view.doc);
+  if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
+  const fresh = blobs.filter((blob) => blob.status === "new").length;
+  const rows = blobs.map((blob) =>
+    h(
+      "tr",
+      { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
+      cell(h, blob.channel, "dd-channel"),
+      cell(h, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
+      cell(
+        h,
+        h(
+          "span",
+          { class: `dd-pill dd-blob-${blob.status}` },
+          blob.status === "new" ? "new here" : "shared with parent",
+        ),
+      ),
+      cell(h, formatBytes(blob.size), "dd-num"),
+    ),
+  );
+  return h(
+    "div",
+    {},
+    table(h, "dd-blob-table", ["channel", "version", "blob", "size"], rows),
+    h(
+      "p",
+      { class: "dd-muted dd-blob-summary" },
+      `${fresh} of ${plural(blobs.length, "blob")} written at this checkpoint`,
+    ),
+  );
+}
+
+/**
+ * The next step's tasks — errors, interrupts, results — each with its pending writes.
+ * @param {View} view @param {Task[]} tasks @param {Write[]} writes
+ */
+function drawTasks(view, tasks, writes) {
+  const h = hyperscript(view.doc);
+  /** @type {Map<string, Write[]>} */
+  const byTask = new Map();
+  for (const write of writes) {
+    if (!byTask.has(write.task_id)) byTask.set(write.task_id, []);
+    byTask.get(write.task_id).push(write);
+  }
+  const known = new Set(tasks.map((task) => task.id));
+  const orphans = [...byTask.keys()].filter((id) => !known.has(id));
+  if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
+
+  const writesTable = (list) =>
+    list && list.length
+      ? table(
+          h,
+          "dd-writes-table",
+          null,
+          list.map((write) =>
+            h(
+              "tr",
+              { "data-channel": write.channel },
+              cell(h, write.channel, "dd-channel"),
+              cell(h, drawJson(view, write.value, 0)),
+            ),
+          ),
+        )
+      : h("div", { class: "dd-muted" }, "no pending writes");
+  const items = tasks.map((task) =>
+    h(
+      "div",
+      { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
+      h(
+        "div",
+        { class: "dd-task-head" },
+        h("strong", {}, task.name),
+        h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
+        task.interrupts && task.interrupts.length
+          ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt"))
+          : "",
+        task.error || task.failure
+          ? h("span", { class: "dd-pill dd-pill-error" }, task.failure || "error")
+          : "",
+      ),
+      task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
+      task.result != null
+        ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0))
+        : "",
+      writesTable(byTask.get(task.id)),
+    ),
+  );
+  for (const id of orphans) {
+    items.push(
+      h(
+        "div",
+        { class: "dd-task", "data-task-id": id },
+        h(
+          "div",
+          { class: "dd-task-head" },
+          h("strong", {}, byTask.get(id)[0].node || "task"),
+          h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`),
+        ),
+        writesTable(byTask.get(id)),
+      ),
+    );
+  }
+  return h("div", { class: "dd-task-list" }, ...items);
+}

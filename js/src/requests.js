@@ -1,0 +1,66 @@
+// @ts-check
+// Requests: msg:custom with a uuid, answered by {uuid, result} or {uuid, error}
+
+import { REQUEST_TIMEOUT_MS } from "./types.js";
+
+/** @typedef {import("./types.js").Model} Model */
+/**
+ * Send requests over `msg:custom` and match answers to them by uuid.
+ * @param {Model} model
+ * @param {{ timeoutMs?: number, newId?: () => string }} [options]
+ */
+export function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUuid } = {}) {
+  /** @type {Map<string, {resolve: (v: any) => void, reject: (e: Error) => void, timer: any}>} */
+  const pending = new Map();
+
+  /** @param {any} message */
+  const onMessage = (message) => {
+    const entry = message && typeof message === "object" ? pending.get(message.uuid) : undefined;
+    if (!entry) return; // another view's answer, or one that already timed out
+    pending.delete(message.uuid);
+    clearTimeout(entry.timer);
+    if (message.error != null) entry.reject(new Error(String(message.error)));
+    else entry.resolve(message.result);
+  };
+  model.on("msg:custom", onMessage);
+
+  return {
+    /**
+     * @param {string} kind
+     * @param {object} [fields]
+     * @returns {Promise<any>}
+     */
+    request(kind, fields = {}) {
+      const uuid = newId();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          pending.delete(uuid);
+          reject(
+            new Error(
+              `No answer to '${kind}' after ${timeoutMs / 1000} s: the kernel may be busy or gone. ` +
+                "Wait for the running cell, or re-run the cell that shows this widget.",
+            ),
+          );
+        }, timeoutMs);
+        pending.set(uuid, { resolve, reject, timer });
+        model.send({ uuid, kind, ...fields });
+      });
+    },
+    /** Number of requests still waiting for an answer. */
+    get pending() {
+      return pending.size;
+    },
+    /** Stop listening; pending requests never settle, so no callback touches a removed view. */
+    dispose() {
+      model.off("msg:custom", onMessage);
+      for (const entry of pending.values()) clearTimeout(entry.timer);
+      pending.clear();
+    },
+  };
+}
+
+function newUuid() {
+  const c = globalThis.crypto;
+  if (c && typeof c.randomUUID === "function") return c.randomUUID();
+  return `${Date.now().toString(16)}-${Math.random().toString(16).slice(2)}`;
+}

@@ -1,0 +1,336 @@
+// @ts-check
+// Status line, topology, code
+
+import { clearRequestError, showRequestError } from "./actions.js";
+import { cell, hyperscript, isReadonly, later, plural, round1, svgHyperscript, table } from "./helpers.js";
+import { SVG_NS } from "./types.js";
+
+/** @typedef {import("./index.js").View} View */
+/** @typedef {import("./types.js").CodeEntry} CodeEntry */
+/** @typedef {import("./types.js").Topology} Topology */
+/** Thread, running indicator, status text, Stop button, errors. @param {View} view */
+export function drawStatus(view) {
+  const { parts, model } = view;
+  const dag = model.get("_dag");
+  const count = dag && dag.nodes ? dag.nodes.length : 0;
+  const lanes = dag && dag.lanes ? dag.lanes : 0;
+  const thread = model.get("_thread_id") || (dag && dag.thread_id) || "?";
+  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  const running = Boolean(model.get("_running"));
+  parts.running.hidden = !running;
+  parts.stop.hidden = !running || isReadonly(view);
+  parts.refresh.hidden = isReadonly(view);
+  parts.threads.hidden = isReadonly(view);
+  parts.newRun.hidden = isReadonly(view);
+  parts.status.textContent = model.get("_status") || "";
+  const messages = [model.get("_error"), view.requestError].filter(Boolean);
+  parts.error.textContent = messages.join("\n");
+  parts.error.hidden = !messages.length;
+}
+
+/**
+ * The graph's nodes and edges with execution counts; re-executed nodes are highlighted. Uses
+ * Python's graphviz drawing when there is one, and draws from x/y otherwise.
+ * @param {View} view @param {Topology | null} topology
+ */
+export function drawTopology(view, topology) {
+  const h = hyperscript(view.doc);
+  const box = view.parts.topology;
+  if (!topology || !topology.nodes) {
+    box.replaceChildren(h("span", { class: "dd-empty" }, "no topology"));
+    return;
+  }
+  // graphviz's drawing (sanitized by Python) is copied element by element through an allowlist;
+  // when there is none, or it does not parse, the drawing comes from the x/y positions.
+  const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
+  const picture = h(
+    "div",
+    { class: "dd-topology-picture" },
+    drawn || topologyDrawing(view.doc, topology, view.uid),
+  );
+  const ran = topology.nodes.filter((node) => node.count || node.reruns);
+  const counts = table(
+    h,
+    "dd-count-table",
+    null,
+    ran.map((node) =>
+      h(
+        "tr",
+        { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
+        cell(h, node.id),
+        cell(h, `×${node.count}`, "dd-num"),
+        cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted"),
+      ),
+    ),
+  );
+  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+}
+
+/**
+ * Per node, pause a run started here before it and / or after it (`interrupt_before` /
+ * `interrupt_after` of the next reruns and resumes); each change is sent to Python.
+ * @param {View} view @param {Topology} topology
+ */
+function drawBreakpoints(view, topology) {
+  const h = hyperscript(view.doc);
+  const set = view.model.get("_breakpoints") || { before: [], after: [] };
+  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
+  const toggle = (node, when) => {
+    const input = h("input", {
+      type: "checkbox",
+      "data-node": node,
+      "data-when": when,
+      "aria-label": `pause ${when} ${node}`,
+    });
+    /** @type {HTMLInputElement} */ (input).checked = (set[when] || []).includes(node);
+    input.addEventListener("change", () => sendBreakpoints(view));
+    return h("label", { class: "dd-break" }, input, ` ${when}`);
+  };
+  return h(
+    "details",
+    { class: "dd-breakpoints" },
+    h("summary", {}, "Breakpoints (pause the next rerun or resume)"),
+    table(
+      h,
+      "dd-break-table",
+      null,
+      nodes.map((node) =>
+        h(
+          "tr",
+          { "data-node": node },
+          cell(h, node),
+          h("td", {}, toggle(node, "before"), toggle(node, "after")),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Send every checked breakpoint. @param {View} view */
+function sendBreakpoints(view) {
+  /** @type {{before: string[], after: string[]}} */
+  const chosen = { before: [], after: [] };
+  for (const box of view.parts.topology.querySelectorAll(".dd-breakpoints input[data-when]")) {
+    const input = /** @type {HTMLInputElement} */ (box);
+    const when = /** @type {"before" | "after"} */ (input.getAttribute("data-when"));
+    if (input.checked) chosen[when].push(input.getAttribute("data-node") || "");
+  }
+  view.requests.request("breakpoints", chosen).then(
+    () => clearRequestError(view),
+    (error) => showRequestError(view, error),
+  );
+}
+
+/**
+ * The drawing of a Topology laid out by Python (x, y are node centres), as one SVG element.
+ * @param {Document} doc @param {Topology} topology
+ * @param {string} uid unique per view, for the arrow marker's id
+ * @returns {SVGSVGElement}
+ */
+export function topologyDrawing(doc, topology, uid = "dd") {
+  const s = svgHyperscript(doc);
+  const size = new Map(
+    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]),
+  );
+  const at = new Map(topology.nodes.map((node) => [node.id, node]));
+  const marker = `${uid}-arrow`;
+  const edges = [];
+  for (const edge of topology.edges) {
+    const a = at.get(edge.source);
+    const b = at.get(edge.target);
+    if (!a || !b) continue;
+    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
+    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
+    const cls = `dd-topo-edge${edge.conditional ? " dd-conditional" : ""}`;
+    edges.push(s("line", { class: cls, x1, y1, x2, y2, "marker-end": `url(#${marker})` }));
+  }
+  const nodes = topology.nodes.map((node) => {
+    const { w, h } = size.get(node.id);
+    const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
+    const label = node.count ? `${node.id} ×${node.count}` : node.id;
+    return s(
+      "g",
+      { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
+      s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
+      s("text", { dy: "0.35em" }, label),
+    );
+  });
+  const width = Math.max(topology.width || 0, 1);
+  const height = Math.max(topology.height || 0, 1);
+  const arrow = s(
+    "marker",
+    { id: marker, viewBox: "0 0 10 10", refX: 10, refY: 5, markerWidth: 7, markerHeight: 7, orient: "auto" },
+    s("path", { d: "M0 0L10 5L0 10z" }),
+  );
+  return /** @type {SVGSVGElement} */ (
+    s(
+      "svg",
+      { class: "dd-topology-svg", viewBox: `0 0 ${width} ${height}`, width, height },
+      s("defs", {}, arrow),
+      ...edges,
+      ...nodes,
+    )
+  );
+}
+
+/** SVG elements a drawing from Python may hold; anything else is left out with its content. */
+const SVG_ELEMENTS = new Set([
+  "svg",
+  "g",
+  "polygon",
+  "polyline",
+  "ellipse",
+  "circle",
+  "rect",
+  "line",
+  "path",
+  "text",
+]);
+/** Attributes kept on them (no `on*`, no `href`, no `style`, no `id`). */
+const SVG_ATTRIBUTES = new Set(
+  (
+    "width height viewBox preserveAspectRatio transform class fill fill-opacity stroke stroke-width " +
+    "stroke-opacity stroke-dasharray points d cx cy r rx ry x y x1 y1 x2 y2 text-anchor font-family " +
+    "font-size font-weight font-style data-node"
+  ).split(" "),
+);
+/** A value with a scheme (`javascript:`), markup or a reference is dropped. */
+const UNSAFE_VALUE = /[:<>\\]|url\(|expression\(/i;
+
+/**
+ * An SVG drawing given as text (graphviz's, already sanitized in Python), parsed as XML and
+ * rebuilt element by element from an allowlist: text stays text, and no link, handler, script,
+ * style or foreign content can come through even if the text held one. Null when it does not
+ * parse as SVG.
+ * @param {Document} doc @param {string} text
+ * @returns {SVGSVGElement | null}
+ */
+export function importSvg(doc, text) {
+  const Parser = doc.defaultView && doc.defaultView.DOMParser;
+  if (!Parser) return null;
+  const parsed = new Parser().parseFromString(text, "image/svg+xml").documentElement;
+  if (!parsed || parsed.namespaceURI !== SVG_NS || parsed.localName !== "svg") return null;
+  if (parsed.getElementsByTagName("parsererror").length) return null;
+  return /** @type {SVGSVGElement | null} */ (copySvg(doc, parsed));
+}
+
+/** @param {Document} doc @param {Element} source @returns {SVGElement | null} */
+function copySvg(doc, source) {
+  if (source.namespaceURI !== SVG_NS || !SVG_ELEMENTS.has(source.localName)) return null;
+  const copy = /** @type {SVGElement} */ (doc.createElementNS(SVG_NS, source.localName));
+  for (const attr of source.attributes) {
+    if (attr.namespaceURI || !SVG_ATTRIBUTES.has(attr.name)) continue;
+    if (attr.name !== "data-node" && UNSAFE_VALUE.test(attr.value.replace(/\s+/g, ""))) continue;
+    copy.setAttribute(attr.name, attr.value);
+  }
+  for (const child of source.childNodes) {
+    if (child.nodeType === 3 && source.localName === "text")
+      copy.append(doc.createTextNode(child.nodeValue || ""));
+    else if (child.nodeType === 1) {
+      const inner = copySvg(doc, /** @type {Element} */ (child));
+      if (inner) copy.append(inner);
+    }
+  }
+  return copy;
+}
+
+/**
+ * Where the segment from (x0, y0) to the centre of a box at (x, y) enters the box.
+ * @param {number} x0 @param {number} y0 @param {number} x @param {number} y
+ * @param {{w: number, h: number}} box
+ * @returns {[number, number]}
+ */
+function clipToBox(x0, y0, x, y, box) {
+  const dx = x0 - x;
+  const dy = y0 - y;
+  if (!dx && !dy) return [x, y];
+  const scale = 1 / Math.max(Math.abs(dx) / (box.w / 2), Math.abs(dy) / (box.h / 2));
+  return [round1(x + dx * Math.min(scale, 1)), round1(y + dy * Math.min(scale, 1))];
+}
+
+/**
+ * The Python equivalent of every action done in the UI, each with a copy button.
+ * @param {View} view @param {CodeEntry[]} entries
+ */
+export function drawCode(view, entries) {
+  const h = hyperscript(view.doc);
+  // A read-only export can neither fork, rerun nor resume: no code panel to promise that.
+  view.parts.codePanel.hidden = isReadonly(view) && !entries.length;
+  if (view.parts.codePanel.hidden) {
+    view.parts.code.replaceChildren();
+    return;
+  }
+  if (!entries.length) {
+    view.parts.code.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Each fork, rerun and resume shows its Python here, to replay a session as code.",
+      ),
+    );
+    return;
+  }
+  view.parts.code.replaceChildren(
+    ...entries.map((entry, index) =>
+      h(
+        "div",
+        { class: "dd-code-entry", "data-index": String(index) },
+        h(
+          "div",
+          { class: "dd-code-head" },
+          h("span", { class: "dd-pill" }, entry.action),
+          h(
+            "button",
+            {
+              class: "dd-button dd-small",
+              type: "button",
+              "data-action": "copy",
+              "data-index": String(index),
+            },
+            "Copy",
+          ),
+        ),
+        h("pre", { class: "dd-code-text" }, entry.code),
+      ),
+    ),
+  );
+}
+
+/** @param {View} view @param {Element} button */
+export function copyCode(view, button) {
+  const entries = view.model.get("_code") || [];
+  const entry = entries[Number(button.getAttribute("data-index"))];
+  if (!entry) return;
+  const done = (label) => {
+    button.textContent = label;
+    later(
+      view,
+      () => {
+        button.textContent = "Copy";
+      },
+      1500,
+    );
+  };
+  const clipboard = globalThis.navigator && globalThis.navigator.clipboard;
+  if (clipboard && typeof clipboard.writeText === "function") {
+    clipboard.writeText(entry.code).then(
+      () => done("Copied"),
+      () => selectCode(view, button, done),
+    );
+  } else {
+    selectCode(view, button, done);
+  }
+}
+
+/**
+ * No clipboard (e.g. an insecure context): select the code so Ctrl+C copies it.
+ * @param {View} view @param {Element} button @param {(label: string) => void} done
+ */
+function selectCode(view, button, done) {
+  const pre = button.closest(".dd-code-entry")?.querySelector("pre");
+  const selection = view.doc.getSelection && view.doc.getSelection();
+  if (pre && selection) {
+    selection.selectAllChildren(pre);
+    done("Selected: press Ctrl+C");
+  }
+}

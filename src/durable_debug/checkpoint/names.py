@@ -1,0 +1,116 @@
+"""The names the engine gives its own channels and special writes, each with its parser.
+
+They live here, in the lowest layer that needs them: a saver or a stored-layout reader tells
+the engine's channels from state (to list a thread without decoding state), the engine writes
+them, and the inspectors read them back. LangGraph names its channels the same way, which is
+what lets the debugger read a thread a LangGraph app saved.
+
+    branch_channel("b")                   # "branch:to:b": an edge to b ran, b runs next
+    join_channel(["a", "b"], "c")         # "join:a+b:c": the barrier c waits on
+    parse_trigger("join:a+b:c")           # Trigger(node="c", sources=("a", "b"))
+    is_trigger_channel("branch:to:b")     # True: the engine's, not state
+    trigger_channel_sql("ch.value")       # the same test as SQL, for the listing queries
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = [
+    "BRANCH_PREFIX",
+    "ERROR",
+    "FAILURES",
+    "INTERRUPT",
+    "JOIN_PREFIX",
+    "NO_WRITES",
+    "RESUME",
+    "SPECIAL_WRITES",
+    "SPECIAL_WRITES_SQL",
+    "START",
+    "TASKS",
+    "TRIGGER_CHANNELS",
+    "Trigger",
+    "branch_channel",
+    "is_trigger_channel",
+    "join_channel",
+    "parse_trigger",
+    "trigger_channel_sql",
+]
+
+START = "__start__"
+"""The virtual first node, and the channel holding a run's input."""
+TASKS = "__pregel_tasks"
+"""Channel holding the Send packets to run in the next step, as ``[node, arg]`` pairs."""
+BRANCH_PREFIX = "branch:to:"
+"""Prefix of the trigger channel an edge writes to run a node next."""
+JOIN_PREFIX = "join:"
+"""Prefix of the barrier channel of a join (several sources, one target)."""
+
+# Channels of the special writes a task can leave behind instead of (or besides) its output.
+ERROR = "__error__"
+"""Write channel holding the exception text of a task that failed."""
+INTERRUPT = "__interrupt__"
+"""Write channel holding the list of interrupts a task raised."""
+RESUME = "__resume__"
+"""Write channel holding the resume values a task has received so far."""
+FAILURES = "__failures__"
+"""Write channel holding every failure of a task on this checkpoint, oldest first
+(durable_debug only; see ``durable_debug.graph.failures``)."""
+NO_WRITES = "__no_writes__"
+"""Marker write saved for a task that finished without writing anything."""
+SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)
+"""The write channels whose values say how a task ended (a listing's status needs them)."""
+SPECIAL_WRITES_SQL = "(" + ", ".join(f"'{name}'" for name in SPECIAL_WRITES) + ")"
+""":data:`SPECIAL_WRITES` as a SQL list, for ``channel IN …`` (SQLite and PostgreSQL)."""
+
+TRIGGER_CHANNELS = (START, TASKS)
+"""The trigger channels with fixed names; edges and joins have a prefix and a node."""
+
+
+def branch_channel(node: str) -> str:
+    """Name of the trigger channel an edge writes to run ``node`` next."""
+    return f"{BRANCH_PREFIX}{node}"
+
+
+def join_channel(sources: Sequence[str], target: str) -> str:
+    """Name of the barrier channel of a join ``sources → target``."""
+    return f"{JOIN_PREFIX}{'+'.join(sources)}:{target}"
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """What a trigger channel's name says: the node it runs, and for a join its sources."""
+
+    node: str
+    sources: tuple[str, ...] = ()
+
+
+def parse_trigger(channel: str) -> Trigger | None:
+    """The node a trigger channel runs (``__start__`` for the input, the target of an edge or
+    a join), or None for any other channel (state, Send packets)."""
+    if channel == START:
+        return Trigger(START)
+    if channel.startswith(BRANCH_PREFIX):
+        return Trigger(channel[len(BRANCH_PREFIX) :])
+    if channel.startswith(JOIN_PREFIX):
+        sources, _, node = channel[len(JOIN_PREFIX) :].partition(":")
+        return Trigger(node, tuple(sources.split("+")))
+    return None
+
+
+def is_trigger_channel(name: str) -> bool:
+    """True for the channels that decide which nodes run next (the run input, Send packets,
+    edges and joins): the engine's own channels, not state."""
+    return name in TRIGGER_CHANNELS or name.startswith((BRANCH_PREFIX, JOIN_PREFIX))
+
+
+def trigger_channel_sql(column: str) -> str:
+    """:func:`is_trigger_channel` as a SQL condition on ``column`` (SQLite and PostgreSQL).
+
+    The names are constants of this module: none holds a quote and the prefixes hold no
+    ``LIKE`` wildcard, so they are written into the query as literals.
+    """
+    fixed = " OR ".join(f"{column} = '{name}'" for name in TRIGGER_CHANNELS)
+    prefixes = " OR ".join(f"{column} LIKE '{p}%'" for p in (BRANCH_PREFIX, JOIN_PREFIX))
+    return f"({fixed} OR {prefixes})"
