@@ -437,7 +437,8 @@ class TimeTravel(anywidget.AnyWidget):
             return {"changed": False}
         await self._refresh_dag()
         if self._selected and self._selected == mark[0]:
-            await self._show(self._selected)  # its writes changed: an error or an interrupt
+            # its writes changed: an error or an interrupt
+            await self._show(self._selected, self._selected_ns)
         return {"changed": True}
 
     async def _do_threads(self, _request: Mapping[str, Any]) -> Any:
