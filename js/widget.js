@@ -183,7 +183,14 @@ function drawSubgraphSections(view, detail) {
       "↑ the task's checkpoint"
     );
     const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
-    sections.push(section(h, "Subgraph", "dd-subgraph-here", where));
+    const node = (here.split("|").pop() || "").split(":")[0];
+    const own = subgraphItem(h, here, node);
+    sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
+    toggleSubgraph(
+      view,
+      /** @type {Element} */
+      own.querySelector(".dd-subgraph-toggle")
+    );
   }
   sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
   view.requests.request("subgraphs").then(
@@ -205,30 +212,33 @@ function fillSubgraphs(view, list, id, here, namespaces) {
   const loose = [];
   for (const ns of mine) {
     const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
-    const item = h(
-      "div",
-      { class: "dd-subgraph", title: ns.checkpoint_ns },
-      h("span", { class: "dd-subhead" }, "subgraph "),
-      h(
-        "button",
-        {
-          type: "button",
-          class: "dd-subgraph-toggle",
-          "data-action": "subgraph-toggle",
-          "aria-expanded": "false",
-          "data-ns": ns.checkpoint_ns,
-          "data-node": ns.node
-        },
-        `▸ ${ns.node}`
-      ),
-      h("div", { class: "dd-subgraph-tree", hidden: "" })
-    );
+    const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
     const row = taskRows.get(task);
     if (row) row.append(item);
     else loose.push(item);
   }
   list.replaceChildren(
     ...loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]
+  );
+}
+function subgraphItem(h, namespace, node) {
+  return h(
+    "div",
+    { class: "dd-subgraph", title: namespace },
+    h("span", { class: "dd-subhead" }, "subgraph "),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "dd-subgraph-toggle",
+        "data-action": "subgraph-toggle",
+        "aria-expanded": "false",
+        "data-ns": namespace,
+        "data-node": node
+      },
+      `▸ ${node}`
+    ),
+    h("div", { class: "dd-subgraph-tree", hidden: "" })
   );
 }
 function toggleSubgraph(view, toggle) {
@@ -286,8 +296,13 @@ function drawSubgraphTree(view, namespace, nodes) {
   );
   return branch("");
 }
-function selectInSubgraph(view, button) {
-  selectCheckpoint(view, button.getAttribute("data-checkpoint") || "", button.getAttribute("data-ns") || "");
+function selectInSubgraph(view, button, event) {
+  const id = button.getAttribute("data-checkpoint") || "";
+  const namespace = button.getAttribute("data-ns") || "";
+  const selected = view.model.get("_selected");
+  if (event.shiftKey && selected && selected !== id && view.model.get("_selected_ns") === namespace)
+    requestDiff(view, selected, id, namespace);
+  else selectCheckpoint(view, id, namespace);
 }
 function upFromSubgraph(view, namespace) {
   view.requests.request("subgraphs").then(
@@ -617,11 +632,12 @@ function showSelected(view, id, scroll = true) {
   placeRings(view);
   if (id && scroll) scrollToCheckpoint(view, id);
 }
-function requestDiff(view, a, b) {
+function requestDiff(view, a, b, namespace) {
   view.diffTarget = b;
   placeRings(view);
   const ticket = ++view.diffTicket;
-  view.requests.request("diff", { a, b }).then(
+  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
+  view.requests.request("diff", { a, b, ...where }).then(
     (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
     (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error)
   );
@@ -1361,7 +1377,7 @@ function onAction(view, event) {
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
   else if (action === "subgraph-toggle") toggleSubgraph(view, button);
-  else if (action === "subgraph-select") selectInSubgraph(view, button);
+  else if (action === "subgraph-select") selectInSubgraph(view, button, event);
   else if (action === "subgraph-up") upFromSubgraph(view, button.getAttribute("data-ns") || "");
 }
 function toggleEditor(view, channel) {

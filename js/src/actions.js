@@ -29,7 +29,7 @@ export function onAction(view, event) {
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
   else if (action === "subgraph-toggle") toggleSubgraph(view, button);
-  else if (action === "subgraph-select") selectInSubgraph(view, button);
+  else if (action === "subgraph-select") selectInSubgraph(view, button, event);
   else if (action === "subgraph-up") upFromSubgraph(view, button.getAttribute("data-ns") || "");
 }
 

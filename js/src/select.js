@@ -53,12 +53,14 @@ export function showSelected(view, id, scroll = true) {
 /**
  * Diff two checkpoints and show the per-channel table.
  * @param {View} view @param {string} a @param {string} b
+ * @param {string} [namespace] the namespace of both (a subgraph's), when not the widget's own
  */
-export function requestDiff(view, a, b) {
+export function requestDiff(view, a, b, namespace) {
   view.diffTarget = b;
   placeRings(view);
   const ticket = ++view.diffTicket;
-  view.requests.request("diff", { a, b }).then(
+  const where = namespace === undefined ? {} : { checkpoint_ns: namespace };
+  view.requests.request("diff", { a, b, ...where }).then(
     (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
     (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error),
   );

@@ -8,7 +8,7 @@
 import { showRequestError } from "./actions.js";
 import { section } from "./detail.js";
 import { hyperscript, isReadonly } from "./helpers.js";
-import { selectCheckpoint } from "./select.js";
+import { requestDiff, selectCheckpoint } from "./select.js";
 
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").Detail} Detail */
@@ -46,7 +46,11 @@ export function drawSubgraphSections(view, detail) {
       "↑ the task's checkpoint",
     );
     const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
-    sections.push(section(h, "Subgraph", "dd-subgraph-here", where));
+    // This namespace's own tree, open: its other checkpoints one click (or Shift-click) away.
+    const node = (here.split("|").pop() || "").split(":")[0];
+    const own = subgraphItem(h, here, node);
+    sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
+    toggleSubgraph(view, /** @type {Element} */ (own.querySelector(".dd-subgraph-toggle")));
   }
   sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
   view.requests.request("subgraphs").then(
@@ -76,30 +80,39 @@ function fillSubgraphs(view, list, id, here, namespaces) {
   const loose = [];
   for (const ns of mine) {
     const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
-    const item = h(
-      "div",
-      { class: "dd-subgraph", title: ns.checkpoint_ns },
-      h("span", { class: "dd-subhead" }, "subgraph "),
-      h(
-        "button",
-        {
-          type: "button",
-          class: "dd-subgraph-toggle",
-          "data-action": "subgraph-toggle",
-          "aria-expanded": "false",
-          "data-ns": ns.checkpoint_ns,
-          "data-node": ns.node,
-        },
-        `▸ ${ns.node}`,
-      ),
-      h("div", { class: "dd-subgraph-tree", hidden: "" }),
-    );
+    const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
     const row = taskRows.get(task);
     if (row) row.append(item);
     else loose.push(item);
   }
   list.replaceChildren(
     ...(loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]),
+  );
+}
+
+/**
+ * A subgraph's collapsed toggle and the (empty, hidden) place of its tree.
+ * @param {ReturnType<typeof hyperscript>} h @param {string} namespace @param {string} node
+ * @returns {HTMLElement}
+ */
+function subgraphItem(h, namespace, node) {
+  return h(
+    "div",
+    { class: "dd-subgraph", title: namespace },
+    h("span", { class: "dd-subhead" }, "subgraph "),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "dd-subgraph-toggle",
+        "data-action": "subgraph-toggle",
+        "aria-expanded": "false",
+        "data-ns": namespace,
+        "data-node": node,
+      },
+      `▸ ${node}`,
+    ),
+    h("div", { class: "dd-subgraph-tree", hidden: "" }),
   );
 }
 
@@ -170,11 +183,17 @@ function drawSubgraphTree(view, namespace, nodes) {
 }
 
 /**
- * Select a checkpoint of a subgraph (a `subgraph-select` button).
- * @param {View} view @param {Element} button
+ * Select a checkpoint of a subgraph (a `subgraph-select` button); with Shift, diff it against
+ * the selected checkpoint of the same namespace instead.
+ * @param {View} view @param {Element} button @param {MouseEvent} event
  */
-export function selectInSubgraph(view, button) {
-  selectCheckpoint(view, button.getAttribute("data-checkpoint") || "", button.getAttribute("data-ns") || "");
+export function selectInSubgraph(view, button, event) {
+  const id = button.getAttribute("data-checkpoint") || "";
+  const namespace = button.getAttribute("data-ns") || "";
+  const selected = view.model.get("_selected");
+  if (event.shiftKey && selected && selected !== id && view.model.get("_selected_ns") === namespace)
+    requestDiff(view, selected, id, namespace);
+  else selectCheckpoint(view, id, namespace);
 }
 
 /**

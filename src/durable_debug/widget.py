@@ -257,7 +257,8 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
-        return diff_data(await adiff(a, b, self.graph, self.config))
+        config = self._ns_config(self._ns_of(request))
+        return diff_data(await adiff(a, b, self.graph, config))
 
     async def _do_fork(self, request: Mapping[str, Any]) -> Any:
         namespace = self._ns_of(request)

@@ -128,6 +128,23 @@ test("selecting a subgraph checkpoint sends its namespace, and so does a rerun f
   model.answerSelect(select, { ...detailOf("c2"), id: "s2", next: ["ask"] });
   await settle();
   assert.match(el.querySelector(".dd-subgraph-where").textContent, /in subgraph review:task-7/);
+  // The namespace's own tree opens with it, so its other checkpoints stay one click away.
+  const own = model.last("subgraph");
+  assert.equal(own.checkpoint_ns, NS);
+  model.reply(own, {
+    checkpoint_ns: NS,
+    dag: {
+      thread_id: "t1",
+      depth: 2,
+      lanes: 1,
+      nodes: [inner("s0", null, -1, ["__start__"]), inner("s2", "s0", 1, ["ask"])],
+    },
+  });
+  await settle();
+
+  click(dom.window, el.querySelector('[data-checkpoint="s0"]'), { shiftKey: true });
+  const diff = model.last("diff");
+  assert.deepEqual([diff.a, diff.b, diff.checkpoint_ns], ["s2", "s0", NS], "Shift-click diffs inside");
 
   click(dom.window, el.querySelector('[data-action="rerun"]'));
   const rerun = model.last("rerun");

@@ -1211,6 +1211,9 @@ async def test_a_subgraph_namespace_opens_under_its_task_and_forks_and_reruns_in
         "value", checkpoint_id=before_ask, checkpoint_ns=namespace, channel="draft"
     )
     assert value["value"] == "long draft"
+    first = inner[0]["id"]
+    changed = await front.result("diff", a=first, b=before_ask, checkpoint_ns=namespace)
+    assert {entry["channel"] for entry in changed} >= {"draft", "log"}
 
     # Fork inside the namespace: the write lands there, the code names the namespace.
     fork = await front.result(
