@@ -165,6 +165,156 @@ function previewKeys(value) {
   return keys.length > 3 ? `${shown}, … ${keys.length - 3} more` : shown;
 }
 
+// js/src/subgraph.js
+function inNamespace(view) {
+  const namespace = view.model.get("_selected_ns");
+  return namespace ? { checkpoint_ns: namespace } : {};
+}
+function drawSubgraphSections(view, detail) {
+  if (isReadonly(view)) return [];
+  const h = hyperscript(view.doc);
+  const here = view.model.get("_selected_ns") || "";
+  const list = h("div", { class: "dd-subgraph-list" }, h("span", { class: "dd-muted" }, "reading…"));
+  const sections = [];
+  if (here) {
+    const back = h(
+      "button",
+      { type: "button", class: "dd-subgraph-up", "data-action": "subgraph-up", "data-ns": here },
+      "↑ the task's checkpoint"
+    );
+    const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
+    const node = (here.split("|").pop() || "").split(":")[0];
+    const own = subgraphItem(h, here, node);
+    sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
+    toggleSubgraph(
+      view,
+      /** @type {Element} */
+      own.querySelector(".dd-subgraph-toggle")
+    );
+  }
+  sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
+  view.requests.request("subgraphs").then(
+    (reply) => fillSubgraphs(view, list, detail.id, here, reply.namespaces || []),
+    (error) => list.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
+  );
+  return sections;
+}
+function fillSubgraphs(view, list, id, here, namespaces) {
+  const h = hyperscript(view.doc);
+  const mine = namespaces.filter((ns) => ns.enclosing === here && ns.parent === id);
+  if (!mine.length) {
+    list.replaceChildren(h("span", { class: "dd-empty" }, "no task of this checkpoint ran a subgraph"));
+    return;
+  }
+  const taskRows = /* @__PURE__ */ new Map();
+  for (const row of view.parts.detail.querySelectorAll(".dd-task[data-task-id]"))
+    taskRows.set(row.getAttribute("data-task-id") || "", row);
+  const loose = [];
+  for (const ns of mine) {
+    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
+    const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
+    const row = taskRows.get(task);
+    if (row) row.append(item);
+    else loose.push(item);
+  }
+  list.replaceChildren(
+    ...loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]
+  );
+}
+function subgraphItem(h, namespace, node) {
+  return h(
+    "div",
+    { class: "dd-subgraph", title: namespace },
+    h("span", { class: "dd-subhead" }, "subgraph "),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "dd-subgraph-toggle",
+        "data-action": "subgraph-toggle",
+        "aria-expanded": "false",
+        "data-ns": namespace,
+        "data-node": node
+      },
+      `▸ ${node}`
+    ),
+    h("div", { class: "dd-subgraph-tree", hidden: "" })
+  );
+}
+function toggleSubgraph(view, toggle) {
+  const h = hyperscript(view.doc);
+  const tree = (
+    /** @type {HTMLElement | null} */
+    toggle.parentElement?.querySelector(".dd-subgraph-tree")
+  );
+  if (!tree) return;
+  const namespace = toggle.getAttribute("data-ns") || "";
+  const node = toggle.getAttribute("data-node") || "";
+  const open = toggle.getAttribute("aria-expanded") === "true";
+  toggle.setAttribute("aria-expanded", open ? "false" : "true");
+  toggle.textContent = `${open ? "▸" : "▾"} ${node}`;
+  tree.hidden = open;
+  if (open) return;
+  tree.replaceChildren(h("span", { class: "dd-muted" }, "reading…"));
+  view.requests.request("subgraph", { checkpoint_ns: namespace }).then(
+    (reply) => tree.replaceChildren(drawSubgraphTree(view, namespace, reply.dag.nodes || [])),
+    (error) => tree.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
+  );
+}
+function drawSubgraphTree(view, namespace, nodes) {
+  const h = hyperscript(view.doc);
+  const ids = new Set(nodes.map((node) => node.id));
+  const children = /* @__PURE__ */ new Map();
+  for (const node of [...nodes].sort((a, b) => a.id < b.id ? -1 : 1)) {
+    const parent = node.parent && ids.has(node.parent) ? node.parent : "";
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)?.push(node);
+  }
+  const branch = (parent) => h(
+    "ul",
+    { class: "dd-subgraph-branch" },
+    ...(children.get(parent) || []).map((node) => {
+      const next = node.next && node.next.length ? node.next.join(", ") : "end";
+      return h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: "dd-subgraph-checkpoint",
+            "data-action": "subgraph-select",
+            "data-checkpoint": node.id,
+            "data-ns": namespace,
+            title: node.id
+          },
+          `step ${node.step} · next: ${next}`
+        ),
+        children.has(node.id) ? branch(node.id) : ""
+      );
+    })
+  );
+  return branch("");
+}
+function selectInSubgraph(view, button, event) {
+  const id = button.getAttribute("data-checkpoint") || "";
+  const namespace = button.getAttribute("data-ns") || "";
+  const selected = view.model.get("_selected");
+  if (event.shiftKey && selected && selected !== id && view.model.get("_selected_ns") === namespace)
+    requestDiff(view, selected, id, namespace);
+  else selectCheckpoint(view, id, namespace);
+}
+function upFromSubgraph(view, namespace) {
+  view.requests.request("subgraphs").then(
+    (reply) => {
+      const listed = reply.namespaces || [];
+      const found = listed.find((ns) => ns.checkpoint_ns === namespace);
+      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
+    },
+    (error) => showRequestError(view, error)
+  );
+}
+
 // js/src/detail.js
 function drawDetail(view, detail, force = false) {
   const box = view.parts.detail;
@@ -209,6 +359,7 @@ function drawDetail(view, detail, force = false) {
       "dd-tasks",
       drawTasks(view, detail.tasks || [], detail.writes || [])
     ),
+    ...drawSubgraphSections(view, detail),
     section(
       h,
       "Metadata",
@@ -452,13 +603,14 @@ function drawTasks(view, tasks, writes) {
 }
 
 // js/src/select.js
-function selectCheckpoint(view, id) {
+function selectCheckpoint(view, id, namespace) {
   view.diffTarget = "";
   showSelected(view, id, false);
   const ticket = ++view.selectTicket;
   view.selecting = id;
   view.parts.detail.classList.add("dd-loading");
-  view.requests.request("select", { checkpoint_id: id }).then(
+  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
+  view.requests.request("select", { checkpoint_id: id, ...where }).then(
     () => {
       if (ticket !== view.selectTicket) return;
       view.selecting = "";
@@ -480,11 +632,12 @@ function showSelected(view, id, scroll = true) {
   placeRings(view);
   if (id && scroll) scrollToCheckpoint(view, id);
 }
-function requestDiff(view, a, b) {
+function requestDiff(view, a, b, namespace) {
   view.diffTarget = b;
   placeRings(view);
   const ticket = ++view.diffTicket;
-  view.requests.request("diff", { a, b }).then(
+  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
+  view.requests.request("diff", { a, b, ...where }).then(
     (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
     (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error)
   );
@@ -1223,6 +1376,9 @@ function onAction(view, event) {
   else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
+  else if (action === "subgraph-toggle") toggleSubgraph(view, button);
+  else if (action === "subgraph-select") selectInSubgraph(view, button, event);
+  else if (action === "subgraph-up") upFromSubgraph(view, button.getAttribute("data-ns") || "");
 }
 function toggleEditor(view, channel) {
   const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
@@ -1314,7 +1470,13 @@ function previewEdit(view, channel) {
   if (!editor || !box || !detail) return;
   const slot = box.querySelector(".dd-preview");
   const mode = view.editModes.get(channel) || "append";
-  view.requests.request("preview", { checkpoint_id: detail.id, channel, text: editor.value, modes: { [channel]: mode } }).then(
+  view.requests.request("preview", {
+    checkpoint_id: detail.id,
+    ...inNamespace(view),
+    channel,
+    text: editor.value,
+    modes: { [channel]: mode }
+  }).then(
     (reply) => {
       if (view.detail !== detail || !slot) return;
       const h = hyperscript(view.doc);
@@ -1329,7 +1491,7 @@ function previewEdit(view, channel) {
 function fetchFullValue(view, channel) {
   const detail = view.detail;
   if (!detail) return Promise.resolve(false);
-  return view.requests.request("value", { checkpoint_id: detail.id, channel }).then((reply) => {
+  return view.requests.request("value", { checkpoint_id: detail.id, ...inNamespace(view), channel }).then((reply) => {
     if (view.detail !== detail) return false;
     view.fullValues.set(channel, reply.value);
     return true;
@@ -1378,12 +1540,17 @@ function fork(view) {
     const mode = view.editModes.get(channel);
     if (mode) modes[channel] = mode;
   }
-  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode, modes }, errorSlot);
+  runAction(
+    view,
+    "fork",
+    { checkpoint_id: detail.id, ...inNamespace(view), edits, as_node: asNode, modes },
+    errorSlot
+  );
 }
 function rerun(view) {
   if (!view.detail) return;
   const slot = view.parts.detail.querySelector(".dd-rerun-error");
-  runAction(view, "rerun", { checkpoint_id: view.detail.id }, slot);
+  runAction(view, "rerun", { checkpoint_id: view.detail.id, ...inNamespace(view) }, slot);
 }
 function resume(view) {
   if (!view.detail) return;
@@ -1399,7 +1566,7 @@ function resume(view) {
   if (!Object.keys(answers).length) {
     return setInline(slot, "Type an answer (JSON) for at least one interrupt, then press Resume.");
   }
-  runAction(view, "resume", { checkpoint_id: view.detail.id, answers }, slot);
+  runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
 function listThreads(view) {
   view.requests.request("threads").then(

@@ -5,6 +5,7 @@ import { placeRings } from "./dag.js";
 import { hyperscript, isReadonly, later, plural } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
 import { copyCode, drawStatus } from "./status.js";
+import { inNamespace, selectInSubgraph, toggleSubgraph, upFromSubgraph } from "./subgraph.js";
 import { WATCH_EVERY_MS } from "./types.js";
 
 /** @typedef {import("./index.js").View} View */
@@ -27,6 +28,9 @@ export function onAction(view, event) {
   else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
+  else if (action === "subgraph-toggle") toggleSubgraph(view, button);
+  else if (action === "subgraph-select") selectInSubgraph(view, button, event);
+  else if (action === "subgraph-up") upFromSubgraph(view, button.getAttribute("data-ns") || "");
 }
 
 /**
@@ -140,7 +144,13 @@ function previewEdit(view, channel) {
   const slot = box.querySelector(".dd-preview");
   const mode = view.editModes.get(channel) || "append";
   view.requests
-    .request("preview", { checkpoint_id: detail.id, channel, text: editor.value, modes: { [channel]: mode } })
+    .request("preview", {
+      checkpoint_id: detail.id,
+      ...inNamespace(view),
+      channel,
+      text: editor.value,
+      modes: { [channel]: mode },
+    })
     .then(
       (reply) => {
         if (view.detail !== detail || !slot) return;
@@ -162,11 +172,13 @@ function previewEdit(view, channel) {
 function fetchFullValue(view, channel) {
   const detail = view.detail;
   if (!detail) return Promise.resolve(false);
-  return view.requests.request("value", { checkpoint_id: detail.id, channel }).then((reply) => {
-    if (view.detail !== detail) return false;
-    view.fullValues.set(channel, reply.value);
-    return true;
-  });
+  return view.requests
+    .request("value", { checkpoint_id: detail.id, ...inNamespace(view), channel })
+    .then((reply) => {
+      if (view.detail !== detail) return false;
+      view.fullValues.set(channel, reply.value);
+      return true;
+    });
 }
 
 /**
@@ -220,14 +232,19 @@ function fork(view) {
     const mode = view.editModes.get(channel);
     if (mode) modes[channel] = mode;
   }
-  runAction(view, "fork", { checkpoint_id: detail.id, edits, as_node: asNode, modes }, errorSlot);
+  runAction(
+    view,
+    "fork",
+    { checkpoint_id: detail.id, ...inNamespace(view), edits, as_node: asNode, modes },
+    errorSlot,
+  );
 }
 
 /** @param {View} view */
 function rerun(view) {
   if (!view.detail) return;
   const slot = view.parts.detail.querySelector(".dd-rerun-error");
-  runAction(view, "rerun", { checkpoint_id: view.detail.id }, slot);
+  runAction(view, "rerun", { checkpoint_id: view.detail.id, ...inNamespace(view) }, slot);
 }
 
 /** Send one answer per filled interrupt box. @param {View} view */
@@ -243,7 +260,7 @@ function resume(view) {
   if (!Object.keys(answers).length) {
     return setInline(slot, "Type an answer (JSON) for at least one interrupt, then press Resume.");
   }
-  runAction(view, "resume", { checkpoint_id: view.detail.id, answers }, slot);
+  runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
 
 /**

@@ -13,6 +13,7 @@ import {
 } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
 import { showSelected } from "./select.js";
+import { drawSubgraphSections } from "./subgraph.js";
 
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").Blob} Blob */
@@ -75,6 +76,7 @@ export function drawDetail(view, detail, force = false) {
       "dd-tasks",
       drawTasks(view, detail.tasks || [], detail.writes || []),
     ),
+    ...drawSubgraphSections(view, detail),
     section(
       h,
       "Metadata",
@@ -90,7 +92,7 @@ export function drawDetail(view, detail, force = false) {
  * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
  * @param {...Node} body
  */
-function section(h, title, cls, ...body) {
+export function section(h, title, cls, ...body) {
   return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
 }
 

@@ -23,6 +23,7 @@
  *   detail.js        the detail pane of the selected checkpoint
  *   actions.js       fork, rerun, resume, stop, copy
  *   health.js        the Health panel: the store's health tables
+ *   subgraph.js      a subgraph's checkpoints, nested under the task that ran it
  *   status.js        the status line, the topology and the code panel
  *   json-tree.js     the collapsible JSON tree
  *   helpers.js       small pure helpers (exported for the tests)

@@ -12,14 +12,16 @@ import { cell, compactJson, hyperscript, shortId, table } from "./helpers.js";
  * Highlight a checkpoint at once, then ask Python for its detail.
  * @param {View} view
  * @param {string} id
+ * @param {string} [namespace] the checkpoint's namespace (a subgraph's), when not the widget's own
  */
-export function selectCheckpoint(view, id) {
+export function selectCheckpoint(view, id, namespace) {
   view.diffTarget = "";
   showSelected(view, id, false);
   const ticket = ++view.selectTicket;
   view.selecting = id;
   view.parts.detail.classList.add("dd-loading");
-  view.requests.request("select", { checkpoint_id: id }).then(
+  const where = namespace === undefined ? {} : { checkpoint_ns: namespace };
+  view.requests.request("select", { checkpoint_id: id, ...where }).then(
     () => {
       if (ticket !== view.selectTicket) return; // the user has moved on
       view.selecting = "";
@@ -51,12 +53,14 @@ export function showSelected(view, id, scroll = true) {
 /**
  * Diff two checkpoints and show the per-channel table.
  * @param {View} view @param {string} a @param {string} b
+ * @param {string} [namespace] the namespace of both (a subgraph's), when not the widget's own
  */
-export function requestDiff(view, a, b) {
+export function requestDiff(view, a, b, namespace) {
   view.diffTarget = b;
   placeRings(view);
   const ticket = ++view.diffTicket;
-  view.requests.request("diff", { a, b }).then(
+  const where = namespace === undefined ? {} : { checkpoint_ns: namespace };
+  view.requests.request("diff", { a, b, ...where }).then(
     (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
     (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error),
   );

@@ -29,6 +29,8 @@ import anywidget
 import traitlets
 
 from durable_debug._sync import run_in_background
+from durable_debug.checkpoint.base import config_checkpoint_ns
+from durable_debug.graph.subgraph import NS_SEP
 from durable_debug.inspect.access import astream, aupdate_state
 from durable_debug.inspect.dag import Dag, DagReader
 from durable_debug.inspect.detail import (
@@ -46,6 +48,7 @@ from durable_debug.inspect.thread import (
     CheckpointRecord,
     Thread,
     aread_checkpoint,
+    asubgraph_namespaces,
     checkpointer_of,
     thread_config,
 )
@@ -80,6 +83,7 @@ class TimeTravel(anywidget.AnyWidget):
         sync=True
     )
     _selected = traitlets.Unicode("").tag(sync=True)
+    _selected_ns = traitlets.Unicode("").tag(sync=True)
     _detail = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
     _topology = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
     _running = traitlets.Bool(False).tag(sync=True)
@@ -129,7 +133,7 @@ class TimeTravel(anywidget.AnyWidget):
         await self._refresh_dag()
         self._topology = dict(await atopology_data(self.graph, self._all_counts()))
         if self._selected:
-            await self._show(self._selected)
+            await self._show(self._selected, self._selected_ns)
 
     async def _aload(self) -> None:
         """The first read; a failure is shown in the widget (and raised by ``aready``)."""
@@ -178,12 +182,66 @@ class TimeTravel(anywidget.AnyWidget):
             self.send({"uuid": uuid, "error": f"{kind} failed: {type(error).__name__}: {error}"})
 
     async def _do_select(self, request: Mapping[str, Any]) -> Any:
-        detail = await self._show(_field(request, "checkpoint_id"))
+        detail = await self._show(_field(request, "checkpoint_id"), self._ns_of(request))
         return {"checkpoint_id": detail["id"]}  # the detail itself travels once, as _detail
+
+    # -- subgraphs (issue 11) ------------------------------------------------------------------
+
+    async def _do_subgraphs(self, _request: Mapping[str, Any]) -> Any:
+        """The thread's subgraph namespaces, parents first: each with the node that ran it and
+        the checkpoint of the enclosing namespace its task ran from (None if not recorded)."""
+        found = await asubgraph_namespaces(self.graph, self._thread_id)
+        return {
+            "namespaces": [
+                {
+                    "checkpoint_ns": ns,
+                    "enclosing": ns.rpartition(NS_SEP)[0],
+                    "node": ns.rpartition(NS_SEP)[2].partition(":")[0],
+                    "parent": parent,
+                }
+                for ns, parent in found.items()
+            ]
+        }
+
+    async def _do_subgraph(self, request: Mapping[str, Any]) -> Any:
+        """One subgraph namespace's own checkpoint DAG (collapsed under its task until asked)."""
+        namespace = self._ns_of(request)
+        if not namespace:
+            raise RequestError(
+                "The 'subgraph' request needs 'checkpoint_ns' (a subgraph namespace, "
+                '"node:task_id").'
+            )
+        dag = await DagReader(self.graph, self._ns_config(namespace)).aread()
+        if not dag["nodes"]:
+            raise RequestError(
+                f"Thread {self._thread_id!r} has no checkpoint in namespace {namespace!r}."
+            )
+        return {"checkpoint_ns": namespace, "dag": dict(dag)}
+
+    def _ns_of(self, request: Mapping[str, Any]) -> str:
+        """The namespace a request names (``checkpoint_ns``), else the widget's own."""
+        namespace = request.get("checkpoint_ns")
+        if namespace is None:
+            return str(self.config["configurable"].get("checkpoint_ns") or "")
+        if not isinstance(namespace, str):
+            raise RequestError(
+                f'\'checkpoint_ns\' must be a string ("" or "node:task_id"), not {namespace!r}.'
+            )
+        return namespace
+
+    def _ns_config(self, namespace: str) -> dict[str, Any]:
+        return dict(thread_config(self._thread_id, namespace))
+
+    async def _ids_in(self, namespace: str) -> set[str]:
+        """The checkpoint ids of one namespace of the thread (the widget's own: its DAG)."""
+        if namespace == str(self.config["configurable"].get("checkpoint_ns") or ""):
+            return self._checkpoint_ids()
+        dag = await DagReader(self.graph, self._ns_config(namespace)).aread()
+        return {str(node["id"]) for node in dag["nodes"]}
 
     async def _do_value(self, request: Mapping[str, Any]) -> Any:
         """One channel's whole value ("show all" on a value the detail shows cut)."""
-        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"), self._ns_of(request))
         channel = request.get("channel")
         values = record.values
         if not isinstance(channel, str) or channel not in values:
@@ -199,10 +257,12 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
-        return diff_data(await adiff(a, b, self.graph, self.config))
+        config = self._ns_config(self._ns_of(request))
+        return diff_data(await adiff(a, b, self.graph, config))
 
     async def _do_fork(self, request: Mapping[str, Any]) -> Any:
-        thread, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        namespace = self._ns_of(request)
+        thread, record = await self._checkpoint(_field(request, "checkpoint_id"), namespace)
         edits = request.get("edits") or {}
         as_node = request.get("as_node") or None
         if not edits and as_node is None:
@@ -235,12 +295,12 @@ class TimeTravel(anywidget.AnyWidget):
         )
         self._add_code("fork", code)
         await self._refresh_dag()
-        await self._show(new_id)
-        return {"checkpoint_id": new_id, "code": code}
+        await self._show(new_id, self._ns_of(request))
+        return {"checkpoint_id": new_id, "checkpoint_ns": self._ns_of(request), "code": code}
 
     async def _do_preview(self, request: Mapping[str, Any]) -> Any:
         """The value a channel would have after the fork: through its reducer, or replaced."""
-        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"), self._ns_of(request))
         channel = request.get("channel")
         if not isinstance(channel, str) or not channel:
             raise RequestError("The 'preview' request needs 'channel' (a state channel's name).")
@@ -285,7 +345,7 @@ class TimeTravel(anywidget.AnyWidget):
         return replace
 
     async def _do_rerun(self, request: Mapping[str, Any]) -> Any:
-        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"), self._ns_of(request))
         if not record.next:
             raise RequestError(
                 f"Checkpoint {record.id} has nothing left to run (its next is empty): pick an "
@@ -299,7 +359,7 @@ class TimeTravel(anywidget.AnyWidget):
         )
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
-        _, record = await self._checkpoint(_field(request, "checkpoint_id"))
+        _, record = await self._checkpoint(_field(request, "checkpoint_id"), self._ns_of(request))
         answers = request.get("answers") or {}
         pending = [str(interrupt.id) for _, interrupt in record.pending_interrupts()]
         unknown = [i for i in answers if i not in pending]
@@ -378,7 +438,8 @@ class TimeTravel(anywidget.AnyWidget):
             return {"changed": False}
         await self._refresh_dag()
         if self._selected and self._selected == mark[0]:
-            await self._show(self._selected)  # its writes changed: an error or an interrupt
+            # its writes changed: an error or an interrupt
+            await self._show(self._selected, self._selected_ns)
         return {"changed": True}
 
     async def _do_threads(self, _request: Mapping[str, Any]) -> Any:
@@ -429,6 +490,7 @@ class TimeTravel(anywidget.AnyWidget):
             self._thread_id, self.config, self._reader = thread_id, config, reader
             self._dag = dict(dag)
             self._selected, self._status, self._error = "", "", ""
+            self._selected_ns = namespace
             self.set_trait("_detail", None)
         self._mark = None
         return {"thread_id": thread_id}
@@ -487,7 +549,8 @@ class TimeTravel(anywidget.AnyWidget):
     ) -> None:
         """Stream the run, then say how it ended. However it ends (done, failed, stopped, or an
         error while reading where it ended) ``_end_run`` clears "running" with the status."""
-        before = self._checkpoint_ids()
+        namespace = config_checkpoint_ns(start.config)
+        before = await self._ids_in(namespace)
         # The first checkpoint shows at once; later ones at most every _REFRESH_EVERY seconds,
         # and one skipped so is shown by the front end's next watch, not the step after it.
         outcome, error_text, last_refresh = "done", "", 0.0
@@ -512,7 +575,7 @@ class TimeTravel(anywidget.AnyWidget):
             status, error = f"run from step {start.step} {outcome}", error_text
             await self._refresh_dag()
             self._topology = dict(await atopology_data(self.graph, self._all_counts()))
-            written = sorted(self._checkpoint_ids() - before)
+            written = sorted(await self._ids_in(namespace) - before)
             status, error = await self._finish(start, written, outcome, error_text)
         except (Exception, asyncio.CancelledError) as failure:
             logger.debug("reading where the run ended failed", exc_info=True)
@@ -542,7 +605,8 @@ class TimeTravel(anywidget.AnyWidget):
         """The status line and error for a run from ``start`` that wrote ``written``; shows
         where it ended if the user still looks at where it started."""
         last = written[-1] if written else start.id
-        detail = await acheckpoint_detail(self.graph, self.config, last)
+        namespace = config_checkpoint_ns(start.config)
+        detail = await acheckpoint_detail(self.graph, self._ns_config(namespace), last)
         count = len(written)
         ran = f"wrote {count} checkpoint{'' if count == 1 else 's'} from step {start.step}"
         error = ""
@@ -565,9 +629,9 @@ class TimeTravel(anywidget.AnyWidget):
             status = f"{ran}; " + (f"next: {left}" if left else "done")
         if self._selected in ("", start.id):
             self._select_seq += 1
-            self._set_selected(last, detail)
+            self._set_selected(last, detail, namespace)
         elif self._selected:
-            await self._show(self._selected)
+            await self._show(self._selected, self._selected_ns)
         return status, error
 
     # -- helpers -----------------------------------------------------------------------------
@@ -578,26 +642,33 @@ class TimeTravel(anywidget.AnyWidget):
         self._dag = dict(await self._reader.aread())
         self._mark = mark
 
-    async def _show(self, checkpoint_id: str) -> Any:
-        """Select a checkpoint: set ``_selected`` and ``_detail`` (unless a newer select came
-        in meanwhile), then return the detail."""
+    async def _show(self, checkpoint_id: str, namespace: str | None = None) -> Any:
+        """Select a checkpoint (of ``namespace``, default the widget's own): set ``_selected``,
+        ``_selected_ns`` and ``_detail`` (unless a newer select came in meanwhile), then return
+        the detail."""
         self._select_seq += 1
         ticket = self._select_seq
-        detail = await acheckpoint_detail(self.graph, self.config, checkpoint_id)
+        if namespace is None:
+            namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
+        detail = await acheckpoint_detail(self.graph, self._ns_config(namespace), checkpoint_id)
         if ticket == self._select_seq:
-            self._set_selected(detail["id"], clip_detail(detail))
+            self._set_selected(detail["id"], clip_detail(detail), namespace)
         return detail
 
-    def _set_selected(self, checkpoint_id: str, detail: Detail) -> None:
+    def _set_selected(self, checkpoint_id: str, detail: Detail, namespace: str = "") -> None:
         with self.hold_sync():
             self._selected = checkpoint_id
+            self._selected_ns = namespace
             self._detail = dict(detail)
 
     def _checkpoint_ids(self) -> set[str]:
         return {str(node["id"]) for node in cast(Dag, self._dag)["nodes"]}
 
-    async def _checkpoint(self, checkpoint_id: str) -> tuple[Thread, CheckpointRecord]:
-        return await aread_checkpoint(self.graph, self.config, checkpoint_id, with_parent=False)
+    async def _checkpoint(
+        self, checkpoint_id: str, namespace: str | None = None
+    ) -> tuple[Thread, CheckpointRecord]:
+        config = self.config if namespace is None else self._ns_config(namespace)
+        return await aread_checkpoint(self.graph, config, checkpoint_id, with_parent=False)
 
     def _add_code(self, action: str, code: str) -> None:
         self._code = [*self._code, {"action": action, "code": code}]
@@ -636,6 +707,8 @@ REQUESTS: dict[str, Callable[[TimeTravel, Mapping[str, Any]], Awaitable[Any]]] =
     "run": TimeTravel._do_run,
     "breakpoints": TimeTravel._do_breakpoints,
     "health": TimeTravel._do_health,
+    "subgraphs": TimeTravel._do_subgraphs,
+    "subgraph": TimeTravel._do_subgraph,
     "watch": TimeTravel._do_watch,
 }
 """The requests the front end sends (``kind``, see docs/widget-protocol.md) and their handlers."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import operator
 import os
 import re
 import sqlite3
@@ -19,11 +20,11 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, closing
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypedDict
 
 import pytest
 
-from durable_debug import TimeTravel
+from durable_debug import MemorySaver, StateGraph, TimeTravel, interrupt
 from durable_debug.magics import CellOptions, GraphSession
 from support.seed_graphs import ENGINES, load
 
@@ -1191,3 +1192,121 @@ async def test_the_health_of_a_sqlite_file_counts_its_bytes(engine, tmp_path):
         assert 0 < size["file_bytes"] <= on_disk
         assert [row[0] for row in tables["largest"]["rows"]] == ["one", "two"]
         assert tables["waiting"]["rows"] == []
+
+
+# --- subgraph namespaces (issue 11) ------------------------------------------------------------
+
+
+class Doc(TypedDict):
+    """The review graph's state (module level: the schema's hints are resolved by name)."""
+
+    draft: str
+    log: Annotated[list, operator.add]
+
+
+def review_app() -> Any:
+    """A parent whose node ``review`` is a subgraph: write, then ask (which interrupts)."""
+
+    def write(state: Doc) -> dict:
+        return {"draft": "long draft", "log": ["write"]}
+
+    def ask(state: Doc) -> dict:
+        verdict = interrupt({"draft": state["draft"]})
+        return {"draft": f"{state['draft']} [{verdict}]", "log": ["ask"]}
+
+    review = StateGraph(Doc).add_node("write", write).add_node("ask", ask)
+    review = review.add_edge("__start__", "write").add_edge("write", "ask").compile()
+    builder = StateGraph(Doc).add_node("review", review).add_edge("__start__", "review")
+    return builder.compile(checkpointer=MemorySaver())
+
+
+async def test_a_subgraph_namespace_opens_under_its_task_and_forks_and_reruns_inside():
+    graph, cfg = review_app(), {"configurable": {"thread_id": "sub-1"}}
+    await graph.ainvoke({"draft": "", "log": []}, cfg)  # paused inside the subgraph
+    widget, front = await open_widget(graph, cfg, graph_name="app")
+    main_ids = set(ids(widget))
+    assert all(n.get("checkpoint_ns", "") == "" for n in widget._dag["nodes"])
+
+    listed = (await front.result("subgraphs"))["namespaces"]
+    assert len(listed) == 1
+    sub = listed[0]
+    namespace = sub["checkpoint_ns"]
+    assert sub["node"] == "review" and namespace.startswith("review:")
+    assert sub["enclosing"] == "" and sub["parent"] in main_ids  # nested under the parent's task
+
+    tree = await front.result("subgraph", checkpoint_ns=namespace)
+    inner = sorted(tree["dag"]["nodes"], key=lambda n: n["id"])
+    assert tree["checkpoint_ns"] == namespace and not {n["id"] for n in inner} & main_ids
+    before_ask = next(n["id"] for n in inner if n["next"] == ["ask"])
+
+    # Selecting one shows its own state, like any checkpoint.
+    reply = await front.result("select", checkpoint_id=before_ask, checkpoint_ns=namespace)
+    assert reply == {"checkpoint_id": before_ask}
+    detail = front.updates("_detail")[-1]
+    assert widget._selected == before_ask and widget._selected_ns == namespace
+    assert detail["id"] == before_ask and detail["next"] == ["ask"]
+    assert detail["values"]["draft"] == "long draft" and detail["blobs"]  # its blob versions
+    assert detail["config"]["configurable"]["checkpoint_ns"] == namespace
+    value = await front.result(
+        "value", checkpoint_id=before_ask, checkpoint_ns=namespace, channel="draft"
+    )
+    assert value["value"] == "long draft"
+    first = inner[0]["id"]
+    changed = await front.result("diff", a=first, b=before_ask, checkpoint_ns=namespace)
+    assert {entry["channel"] for entry in changed} >= {"draft", "log"}
+
+    # Fork inside the namespace: the write lands there, the code names the namespace.
+    fork = await front.result(
+        "fork", checkpoint_id=before_ask, checkpoint_ns=namespace, edits={"draft": '"short draft"'}
+    )
+    assert fork["checkpoint_ns"] == namespace and repr(namespace) in fork["code"]
+    assert fork["code"].startswith(
+        "await app.aupdate_state({'configurable': {'thread_id': 'sub-1', 'checkpoint_ns': "
+    )
+    inside = await saved(
+        graph, {"configurable": {"thread_id": "sub-1", "checkpoint_ns": namespace}}
+    )
+    assert fork["checkpoint_id"] in inside and fork["checkpoint_id"] not in set(ids(widget))
+    assert widget._selected == fork["checkpoint_id"] and widget._selected_ns == namespace
+
+    # Rerun from the fork runs the subgraph to its interrupt, with the forked draft.
+    started = await front.result(
+        "rerun", checkpoint_id=fork["checkpoint_id"], checkpoint_ns=namespace
+    )
+    assert repr(namespace) in started["code"]
+    await until(lambda: not widget._running, "the rerun to end")
+    assert widget._error == "", widget._error
+    assert "interrupted at ask" in widget._status, widget._status
+    assert widget._selected_ns == namespace
+    paused = widget._detail
+    asked = paused["interrupts"]
+    assert [item["value"] for item in asked] == [{"draft": "short draft"}]
+
+    # Resume there, inside the namespace: the subgraph ends with the answer; the parent's
+    # thread still waits on its own interrupt.
+    resumed = await front.result(
+        "resume",
+        checkpoint_id=paused["id"],
+        checkpoint_ns=namespace,
+        answers={asked[0]["id"]: '"fine"'},
+    )
+    assert repr(namespace) in resumed["code"] and "Command(resume=" in resumed["code"]
+    await until(lambda: not widget._running, "the resume to end")
+    assert widget._error == "", widget._error
+    assert widget._status.endswith("done"), widget._status
+    assert widget._selected_ns == namespace
+    assert widget._detail["values"]["draft"] == "short draft [fine]"
+    parent = await graph.aget_state(cfg)
+    assert parent.values["draft"] == "" and parent.next == ("review",)
+
+
+async def test_a_subgraph_request_without_a_known_namespace_is_refused_in_one_sentence():
+    graph, cfg = review_app(), {"configurable": {"thread_id": "sub-2"}}
+    await graph.ainvoke({"draft": "", "log": []}, cfg)
+    _, front = await open_widget(graph, cfg)
+    assert "needs 'checkpoint_ns'" in await front.error("subgraph")
+    unknown = await front.error("subgraph", checkpoint_ns="nowhere:1")
+    assert "Namespace 'nowhere:1': node 'nowhere'" in unknown and "runs no subgraph" in unknown
+    empty = await front.error("subgraph", checkpoint_ns="review:no-such-task")
+    assert "no checkpoint in namespace 'review:no-such-task'" in empty
+    assert "must be a string" in await front.error("select", checkpoint_id="x", checkpoint_ns=3)
