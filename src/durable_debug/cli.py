@@ -232,9 +232,7 @@ def _inspect(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_run_inspect(saver, args.thread, args.html))
     finally:
-        close = getattr(saver, "close", None)
-        if close is not None:
-            close()
+        _close(saver)
 
 
 async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
@@ -371,9 +369,7 @@ def _health(args: argparse.Namespace) -> int:
     try:
         report = health(saver, sla=dt.timedelta(seconds=args.sla), top=args.top)
     finally:
-        close = getattr(saver, "close", None)
-        if close is not None:
-            close()
+        _close(saver)
     for i, name in enumerate(HEALTH_TABLES):
         frame = report[name]
         print(("\n" if i else "") + f"== {name} ==")
@@ -429,9 +425,7 @@ def _sweep(args: argparse.Namespace) -> int:
             verb = "would free" if args.dry_run else "freed"
             print(f"{len(frame)} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
     finally:
-        close = getattr(saver, "close", None)
-        if close is not None:
-            close()
+        _close(saver)
     return 0
 
 
@@ -491,9 +485,7 @@ def _recover(args: argparse.Namespace) -> int:
             )
         done = recover(graph, limit=args.limit)
     finally:
-        close = getattr(saver, "close", None)
-        if callable(close):
-            close()
+        _close(saver)
     for item in done:
         print(" ".join(x for x in (item.thread_id, item.outcome, item.error) if x))
     print(f"{len(done)} thread(s) recovered", file=sys.stderr)
@@ -502,6 +494,13 @@ def _recover(args: argparse.Namespace) -> int:
 
 def _progress_err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
+
+
+def _close(saver: Any) -> None:
+    """Close what :func:`_open_store` opened (a reader without ``close`` holds nothing)."""
+    close = getattr(saver, "close", None)
+    if callable(close):
+        close()
 
 
 def _open_store(target: str) -> Any:
