@@ -22,8 +22,13 @@ from urllib.parse import quote
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
-from durable_debug.checkpoint.latest import bulk_decoding, split_writes
-from durable_debug.checkpoint.names import SPECIAL_WRITES_SQL, is_trigger_channel
+from durable_debug.checkpoint.latest import (
+    LATEST_PER_THREAD_SQL,
+    bulk_decoding,
+    latest_writes_sql,
+    split_writes,
+)
+from durable_debug.checkpoint.names import is_trigger_channel
 from durable_debug.checkpoint.serde import SerdeError
 
 __all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
@@ -207,17 +212,8 @@ LATEST_SQL = f"""
 SELECT latest.thread_id, latest.n,
        c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
        c.checkpoint, json_extract(c.metadata, '$.step'), json_extract(c.metadata, '$.source'),
-       (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
-                   CASE WHEN w.channel IN {SPECIAL_WRITES_SQL}
-                        THEN hex(w.value) END, w.task_path))
-          FROM writes w
-         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''
-           AND w.checkpoint_id = c.checkpoint_id)
-FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
-        FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
-JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
- AND c.checkpoint_id = latest.checkpoint_id
-"""
+       {latest_writes_sql("writes", "value")}
+{LATEST_PER_THREAD_SQL}"""
 """Each thread's newest top-level checkpoint, its checkpoint count, and the writes saved on
 it: the values of the special ones (errors, interrupts, resumes), only the channel of the
 others (enough to know the task finished). Sorted in Python: no temporary B-tree."""

@@ -63,6 +63,28 @@ def triggers_only(parsed: ParsedCheckpoint) -> ParsedCheckpoint:
     return parsed._replace(pointers=triggers)
 
 
+def latest_writes_sql(table: str, value_column: str) -> str:
+    """A listing's subquery of the writes saved on checkpoint ``c`` (a ``group_concat`` of
+    JSON arrays ``[task, channel, type, hex or null, path]``, read by :func:`split_writes`):
+    the value of each special write, only the channel of the others. ``table`` and
+    ``value_column`` name the writes table of a layout (ours, or LangGraph's)."""
+    return f"""(SELECT group_concat(json_array(w.task_id, w.channel, w.type,
+                   CASE WHEN w.channel IN {SPECIAL_WRITES_SQL}
+                        THEN hex(w.{value_column}) END, w.task_path))
+          FROM {table} w
+         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''
+           AND w.checkpoint_id = c.checkpoint_id)"""
+
+
+LATEST_PER_THREAD_SQL = """FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id,
+               count(*) AS n
+        FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
+JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
+ AND c.checkpoint_id = latest.checkpoint_id"""
+"""The tail of a listing query: each thread's newest top-level checkpoint as ``c``, and its
+checkpoint count as ``latest.n`` (the same in both layouts' ``checkpoints`` tables)."""
+
+
 OWN_SQLITE_LATEST = f"""
 SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
        c.checkpoint,
@@ -75,17 +97,8 @@ SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpo
             ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = ch.value
            AND b.version = v.key
          WHERE b.type IS NULL OR {trigger_channel_sql("ch.value")}),
-       (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
-                   CASE WHEN w.channel IN {SPECIAL_WRITES_SQL}
-                        THEN hex(w.blob) END, w.task_path))
-          FROM checkpoint_writes w
-         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = ''
-           AND w.checkpoint_id = c.checkpoint_id)
-FROM (SELECT thread_id, max(checkpoint_id) AS checkpoint_id, count(*) AS n
-        FROM checkpoints WHERE checkpoint_ns = '' GROUP BY thread_id) AS latest
-JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
- AND c.checkpoint_id = latest.checkpoint_id
-"""
+       {latest_writes_sql("checkpoint_writes", "blob")}
+{LATEST_PER_THREAD_SQL}"""
 """durable_debug's SQLite layout: per thread, its count, newest checkpoint row (its metadata
 reduced to ``step`` and ``source``), one pass over its pointer map that looks up each entry's
 blob and keeps the trigger channels' blobs and every entry whose blob is not stored (type
