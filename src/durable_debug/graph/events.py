@@ -4,17 +4,18 @@
         if event["event"] == "on_chat_model_stream":
             print(event["data"]["chunk"].content, end="")
 
-:class:`GraphEvents` reads the ``values``, ``updates``, ``messages`` and ``debug`` (for the
-tasks and their step) chunks of the run, a consumer of the same event sequence as every stream
-mode, and gives, as LangGraph does: ``on_chain_start`` for the graph; per node
-``on_chain_start`` (input), ``on_chain_stream`` (its output) and ``on_chain_end``; the graph's
-``on_chain_stream`` with each update; ``on_chat_model_stream`` for token chunks;
-``on_chat_model_start`` / ``on_chat_model_end`` and ``on_tool_start`` / ``on_tool_end`` for
-chat models and tools a node calls (under the node's run: ``parent_ids`` are the graph's,
-the node's, then any run between); the graph's
-``on_chain_end`` with the final state. Every event has ``event``, ``name``, ``run_id``,
-``parent_ids``, ``tags``, ``metadata`` and ``data``. :class:`RunEvents` does that for each
-subgraph too (the run is streamed with ``subgraphs=True``), under the node that runs it.
+:class:`GraphEvents` reads the ``values``, ``updates`` and ``debug`` (for the tasks and their
+step) chunks of the run, a consumer of the same event sequence as every stream mode, and
+gives, as LangGraph does: ``on_chain_start`` for the graph; per node ``on_chain_start``
+(input), ``on_chain_stream`` (its output) and ``on_chain_end``; the graph's
+``on_chain_stream`` with each update; the graph's ``on_chain_end`` with the final state. The
+runs under a node — its conditional edges, a runnable node's steps, the chat models, tools,
+prompts and runnables it calls, with their ``_stream`` events — come as ``__events__`` chunks
+from the run's callback tap (``chat_stream.py``) and are placed under the node's run
+(``parent_ids``: the graph's, the node's, then any run between). Every event has ``event``,
+``name``, ``run_id``, ``parent_ids``, ``tags``, ``metadata`` and ``data``. :class:`RunEvents`
+does that for each subgraph too (the run is streamed with ``subgraphs=True``), under the node
+that runs it.
 """
 
 from __future__ import annotations
@@ -133,8 +134,6 @@ class GraphEvents:
         yield from self._flush()
         if mode == "values":
             self.output = chunk
-        elif mode == "messages":
-            yield from self._chat_chunk(*chunk)
 
     def _node_start(self, task: dict[str, Any], step: int) -> dict[str, Any]:
         node = {
@@ -197,24 +196,6 @@ class GraphEvents:
             parents=parents,
             tags=reported["tags"],
             metadata=reported["metadata"],
-        )
-
-    def _chat_chunk(self, message: Any, metadata: dict[str, Any]) -> Iterable[dict[str, Any]]:
-        if not type(message).__name__.endswith("Chunk"):
-            return  # a whole message a node returned: not a chat model event
-        ns = str(metadata.get("langgraph_checkpoint_ns", ""))
-        task_id = ns.rpartition(":")[2]
-        node = self.nodes.get(task_id)
-        parents = [*self.parents, self.run_id] + ([node["run_id"]] if node else [])
-        name = str(metadata.get("ls_model_name") or metadata.get("ls_provider") or "chat_model")
-        yield self._event(
-            "on_chat_model_stream",
-            name,
-            str(message.id or "").removeprefix("lc_run--"),  # the model call's run id
-            {"chunk": message},
-            parents=parents,
-            tags=list(metadata.get("tags") or []),
-            metadata=metadata,
         )
 
 
