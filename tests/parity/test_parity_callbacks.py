@@ -265,3 +265,45 @@ def test_parallel_tasks_each_have_a_run_under_the_graph():
         trace.note("runs", (starts, ends))
 
     check_parity(scenario)
+
+
+def test_a_react_agent_with_langgraphs_tool_node():
+    from langchain_core.messages import HumanMessage
+    from langgraph.prebuilt import ToolNode, tools_condition
+    from test_parity_messages import names
+    from test_parity_runnables import add, scripted_model, shout
+
+    class ToolRecorder(Recorder):
+        def on_tool_start(
+            self,
+            serialized: Any,
+            input_str: str,
+            *,
+            run_id: UUID,
+            parent_run_id: UUID | None = None,
+            tags: list[str] | None = None,
+            **kwargs: Any,
+        ) -> None:
+            self.events.append(("tool", self.run(run_id), self.run(parent_run_id), tags))
+
+    def scenario(api: Api, trace: Trace) -> None:
+        lib = names(api)
+        llm = scripted_model().bind_tools([add, shout])
+
+        def agent(state: Any) -> dict:
+            return {"messages": [llm.invoke(state["messages"])]}
+
+        builder = api.StateGraph(lib.MessagesState).add_node("agent", agent)
+        builder.add_node("tools", ToolNode([add, shout]))
+        builder.add_edge(api.START, "agent").add_conditional_edges("agent", tools_condition)
+        builder.add_edge("tools", "agent")
+        g = builder.compile(checkpointer=api.MemorySaver())
+        recorder = ToolRecorder()
+        cfg = {"configurable": {"thread_id": "agent"}, "callbacks": [recorder]}
+        g.invoke({"messages": [HumanMessage("2+3, loudly?", id="q")]}, cfg)
+        # inputs and outputs hold message objects: compare the shape of the run tree
+        trace.note("runs", [e[:5] if e[0] == "start" else e[:3] for e in recorder.events])
+
+    ours = check_parity(scenario)
+    tools = [e for e in ours["runs"] if e[0] == "tool"]
+    assert len(tools) == 2 and all(e[2] == tools[0][2] for e in tools)  # both under "tools"
