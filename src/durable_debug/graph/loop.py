@@ -809,8 +809,11 @@ class RunLoop:
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
+            # An engine-made config (checked when the run began): read, not validated again.
             parent = (
-                self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
+                self.checkpoint_config
+                if self.checkpoint_config["configurable"].get("checkpoint_id")
+                else None
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]

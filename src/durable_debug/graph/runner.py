@@ -111,11 +111,10 @@ async def run_task(
     scratchpad.once = list(task.once)
     saver = graph.checkpointer
     if saver is not None and thread_id is not None:
-        at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
-        path = task_path_str(task.path)
 
         async def save_once(results: list[Any]) -> None:
-            await saver.aput_writes(at, [(ONCE, results)], task.id, path)
+            at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
+            await saver.aput_writes(at, [(ONCE, results)], task.id, task_path_str(task.path))
 
         scratchpad.save_once = save_once
 
@@ -247,8 +246,11 @@ def node_config(
         parents[graph_ns] = checkpoint_id
         configurable.update(checkpoint_map=parents, checkpoint_id=None, checkpoint_ns=own_ns)
     # a run name given to a runnable node names that run only, not the runs of a graph it is
-    outer = {k: v for k, v in config.items() if k != "run_name"}
-    return {**outer, "configurable": configurable, "metadata": metadata}
+    outer = dict(config)
+    outer.pop("run_name", None)
+    outer["configurable"] = configurable
+    outer["metadata"] = metadata
+    return outer
 
 
 def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
