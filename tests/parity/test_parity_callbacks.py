@@ -15,7 +15,7 @@ import pytest
 from langchain_core.callbacks import AsyncCallbackHandler, BaseCallbackHandler
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
-from langchain_core.runnables import RunnableLambda
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 from parity_harness import Api, Trace, acheck_parity, check_parity
 from typing_extensions import TypedDict
 
@@ -307,3 +307,23 @@ def test_a_react_agent_with_langgraphs_tool_node():
     ours = check_parity(scenario)
     tools = [e for e in ours["runs"] if e[0] == "tool"]
     assert len(tools) == 2 and all(e[2] == tools[0][2] for e in tools)  # both under "tools"
+
+
+def test_a_run_id_in_the_config_names_the_graph_run_only():
+    run_id = UUID("01234567-89ab-4def-8123-456789abcdef")
+
+    def scenario(api: Api, trace: Trace) -> None:
+        double = RunnableLambda(lambda n: n * 2, name="double")
+
+        def node(state: State, config: RunnableConfig) -> dict:
+            return {"log": [double.invoke(state["n"], config)]}
+
+        g = api.StateGraph(State).add_node("node", node).add_edge(api.START, "node").compile()
+        recorder = Recorder()
+        g.invoke({"log": [], "n": 4}, {"callbacks": [recorder], "run_id": run_id})
+        trace.note("graph run", recorder.run(run_id))
+        trace.note("runs", recorder.events)
+
+    ours = check_parity(scenario)
+    assert ours["graph run"] == "r0"
+    assert [e[2] for e in ours["runs"] if e[0] == "start"] == ["r0", "r1", "r2"]

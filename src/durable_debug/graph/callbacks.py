@@ -30,6 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 from langchain_core.callbacks.manager import AsyncCallbackManager, BaseCallbackManager
 
+try:  # time-ordered run ids, as LangChain gives its runs
+    from langchain_core.utils.uuid import uuid7 as _new_run_id
+except ImportError:  # pragma: no cover - older langchain-core
+    _new_run_id = uuid.uuid4  # type: ignore[assignment]
+
 from durable_debug._sync import in_runner_thread
 
 if TYPE_CHECKING:
@@ -128,7 +133,7 @@ class GraphRun:
             inheritable_tags=config.get("tags"),
             inheritable_metadata=metadata,
         )
-        run_id = config.get("run_id") or uuid.uuid4()
+        run_id = config.get("run_id") or _new_run_id()
         _mark_engine_run(manager, run_id)
         run = await manager.on_chain_start(
             None, input, name=config.get("run_name") or name, run_id=run_id
@@ -153,7 +158,7 @@ class GraphRun:
             return None
         tags = [*(config.get("tags") or ()), *((HIDDEN_TAG,) if hidden else ())]
         manager = _manager({**config, "tags": tags}, self.run.get_child(f"graph:step:{step}"))
-        run_id = uuid.uuid4()
+        run_id = _new_run_id()
         _mark_engine_run(manager, run_id)
         run = await manager.on_chain_start(None, input, name=spec.name, run_id=run_id)
         return NodeRun(run, spec, tags)
@@ -169,8 +174,11 @@ class NodeRun:
         """The node's config tags (the run's, plus ``langsmith:hidden`` for START)."""
 
     def child_config(self, config: dict[str, Any], step: int = 1) -> dict[str, Any]:
-        """``config`` with the node run's child manager (tag ``seq:step:<step>``)."""
-        return {**config, "tags": self.tags, "callbacks": self.run.get_child(f"seq:step:{step}")}
+        """``config`` with the node run's child manager (tag ``seq:step:<step>``); the run's
+        ``run_id`` (the graph run's own) is not passed on, as LangChain's ``patch_config``."""
+        child = {**config, "tags": self.tags, "callbacks": self.run.get_child(f"seq:step:{step}")}
+        child.pop("run_id", None)
+        return child
 
     def branch_step(self, index: int) -> int:
         """LangGraph's ``seq:step`` of the node's ``index``-th conditional edge."""
