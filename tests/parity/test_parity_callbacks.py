@@ -327,3 +327,32 @@ def test_a_run_id_in_the_config_names_the_graph_run_only():
     ours = check_parity(scenario)
     assert ours["graph run"] == "r0"
     assert [e[2] for e in ours["runs"] if e[0] == "start"] == ["r0", "r1", "r2"]
+
+
+async def test_a_sibling_cancelled_by_a_failure_ends_its_run_with_the_cancellation():
+    import asyncio
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        slow_started = asyncio.Event()
+
+        async def slow(state: State) -> dict:
+            slow_started.set()
+            await asyncio.Event().wait()  # until cancelled
+            return {"log": ["never"]}
+
+        async def bad(state: State) -> dict:
+            await slow_started.wait()
+            raise ValueError("bad input")
+
+        builder = api.StateGraph(State).add_node("slow", slow).add_node("bad", bad)
+        builder.add_edge(api.START, "slow").add_edge(api.START, "bad")
+        g = builder.compile(checkpointer=api.MemorySaver())
+        recorder = Recorder()
+        cfg = {"configurable": {"thread_id": "cancel"}, "callbacks": [recorder]}
+        await trace.run("failed", g.ainvoke({"log": [], "n": 0}, cfg))
+        starts = sorted(e[1] for e in recorder.events if e[0] == "start")
+        ends = [e[3] for e in recorder.events if e[0] != "start"]  # the error types, in order
+        trace.note("runs", (starts, ends))
+
+    ours = await acheck_parity(scenario)
+    assert ours["runs"][1] == ["ValueError", "CancelledError", "ValueError"]

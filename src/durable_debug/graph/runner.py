@@ -169,7 +169,7 @@ async def run_task(
                     if message_tap is not None:
                         message_tap.node_output(result, context.config["metadata"])
                     writes = await node_writes(graph, task, result, channels, context, node_run)
-                except Exception as exc:
+                except (Exception, asyncio.CancelledError) as exc:  # cancelled: a sibling failed
                     if node_run is not None:
                         await node_run.error(exc)
                     raise
