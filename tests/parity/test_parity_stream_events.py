@@ -191,3 +191,31 @@ async def test_a_runnable_nodes_chat_model_tokens_reach_stream_mode_messages():
 
     ours = await acheck_parity(scenario)
     assert [m[0] for m in ours["messages"]] == ["hi", " ", "there"]
+
+
+async def test_start_with_a_conditional_edge_and_a_run_that_pauses():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def ask(state: State) -> dict:
+            return {"log": [api.interrupt("go on?")]}
+
+        builder = api.StateGraph(State).add_node("plan", lambda s: {"log": ["plan"]})
+        builder.add_node("ask", ask).add_conditional_edges(api.START, lambda s: "plan")
+        builder.add_edge("plan", "ask")
+        g = builder.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "pause"}}
+        runs: dict[str, str] = {}
+        shown = []
+        async for event in g.astream_events({"log": [], "reply": ""}, cfg, version="v2"):
+            run = runs.setdefault(event["run_id"], f"run{len(runs)}")
+            parents = [runs.get(p, "unknown") for p in event["parent_ids"]]
+            kind, name, tags = event["event"], event["name"], event["tags"]
+            shown.append((kind, name, run, parents, tags, event["data"]))
+        trace.note("events", shown)
+
+    ours = await acheck_parity(scenario)
+    hidden = [e for e in ours["events"] if "langsmith:hidden" in e[4]]
+    assert [(e[0], e[1]) for e in hidden][:2] == [
+        ("on_chain_start", "__start__"),
+        ("on_chain_start", "Unnamed"),  # the lambda: a run without a name in an async run
+    ]
+    assert ours["events"][-1][5] == {"output": {"log": ["plan"], "reply": ""}}

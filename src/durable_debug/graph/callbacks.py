@@ -159,7 +159,8 @@ class GraphRun:
         tags = [*(config.get("tags") or ()), *((HIDDEN_TAG,) if hidden else ())]
         manager = _manager({**config, "tags": tags}, self.run.get_child(f"graph:step:{step}"))
         run_id = _new_run_id()
-        _mark_engine_run(manager, run_id)
+        if not hidden:  # START's run is reported by the taps like a nested one
+            _mark_engine_run(manager, run_id)
         run = await manager.on_chain_start(None, input, name=spec.name, run_id=run_id)
         return NodeRun(run, spec, tags)
 
@@ -189,7 +190,15 @@ class NodeRun:
         return steps + 1 + len(spec.edges_to) + len(spec.joins) + index + 1
 
     async def end(self, output: Any) -> None:
-        """The node returned ``output``."""
+        """The node returned ``output``: streaming handlers see it as the run's one chunk (as
+        LangGraph streams a node's output when a handler streams), then the run ends."""
+        for handler in self.run.handlers:
+            if _is_tap(handler) and not handler.durable_debug_streams_nodes:
+                continue
+            tap = getattr(handler, "tap_output_aiter", None)
+            if callable(tap):
+                async for _ in tap(self.run.run_id, _one(output)):
+                    pass
         await self.run.on_chain_end(output)
 
     async def error(self, exc: BaseException) -> None:
@@ -214,6 +223,10 @@ class NodeRun:
             raise
         await run.on_chain_end(result)
         return result
+
+
+async def _one(value: Any) -> AsyncIterator[Any]:
+    yield value
 
 
 def runnable_steps(runnable: Any) -> list[Any]:

@@ -132,7 +132,9 @@ class GraphEvents:
             yield self._nested(chunk)
             return
         yield from self._flush()
-        if mode == "values":
+        if mode == "values":  # the graph's output: the state, without the pending interrupts
+            if isinstance(chunk, dict) and "__interrupt__" in chunk:
+                chunk = {k: v for k, v in chunk.items() if k != "__interrupt__"}
             self.output = chunk
 
     def _node_start(self, task: dict[str, Any], step: int) -> dict[str, Any]:
