@@ -144,7 +144,7 @@ async def test_a_runnable_node_is_streamed_and_conditional_edges_have_events():
         builder.add_edge(api.START, "plan").add_edge("act", "plan")
         builder.add_conditional_edges("plan", route, ["act", api.END])
         g = builder.compile(checkpointer=api.MemorySaver())
-        cfg = {"configurable": {"thread_id": "runnable"}}
+        cfg = {"configurable": {"thread_id": "runnable"}, "tags": ["mine"]}
         runs: dict[str, str] = {}
         shown = []
         async for event in g.astream_events({"log": [], "reply": ""}, cfg, version="v2"):
@@ -169,7 +169,7 @@ async def test_a_runnable_node_is_streamed_and_conditional_edges_have_events():
     assert ("on_prompt_start", "ChatPromptTemplate") in kinds
     tokens = [e for e in ours["events"] if e[0] == "on_chat_model_stream"]
     assert [e[6]["chunk"] for e in tokens] == ["hi", " ", "there"]
-    assert all(e[1] == "GenericFakeChatModel" and e[4] == ["seq:step:2"] for e in tokens)
+    assert all(e[1] == "GenericFakeChatModel" and e[4] == ["seq:step:2", "mine"] for e in tokens)
 
 
 async def test_a_runnable_nodes_chat_model_tokens_reach_stream_mode_messages():
@@ -202,7 +202,7 @@ async def test_start_with_a_conditional_edge_and_a_run_that_pauses():
         builder.add_node("ask", ask).add_conditional_edges(api.START, lambda s: "plan")
         builder.add_edge("plan", "ask")
         g = builder.compile(checkpointer=api.MemorySaver())
-        cfg = {"configurable": {"thread_id": "pause"}}
+        cfg = {"configurable": {"thread_id": "pause"}, "tags": ["mine"]}
         runs: dict[str, str] = {}
         shown = []
         async for event in g.astream_events({"log": [], "reply": ""}, cfg, version="v2"):
@@ -219,3 +219,33 @@ async def test_start_with_a_conditional_edge_and_a_run_that_pauses():
         ("on_chain_start", "Unnamed"),  # the lambda: a run without a name in an async run
     ]
     assert ours["events"][-1][5] == {"output": {"log": ["plan"], "reply": ""}}
+
+
+async def test_a_subgraph_node_with_a_chat_model_and_a_conditional_edge():
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        model = GenericFakeChatModel(messages=itertools.cycle([AIMessage(content="yo")]))
+
+        def ask(state: State) -> dict:
+            return {"log": [model.invoke("question").content]}
+
+        inner = api.StateGraph(State).add_node("ask", ask).add_edge(api.START, "ask")
+        inner = inner.add_conditional_edges("ask", lambda s: api.END).compile()
+        g = api.StateGraph(State).add_node("sub", inner).add_edge(api.START, "sub")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "sub"}, "tags": ["mine"]}
+        runs: dict[str, str] = {}
+        shown = []
+        async for event in g.astream_events({"log": [], "reply": ""}, cfg, version="v2"):
+            run = runs.setdefault(event["run_id"], f"run{len(runs)}")
+            parents = [runs.get(p, "unknown") for p in event["parent_ids"]]
+            node = event["metadata"].get("langgraph_node")
+            data = _brief(event["data"])
+            shown.append((event["event"], event["name"], run, parents, event["tags"], node, data))
+        trace.note("events", shown)
+
+    ours = await acheck_parity(scenario)
+    inner_run = next(e for e in ours["events"] if e[1] == "LangGraph" and e[2] != "run0")
+    assert inner_run[4] == ["seq:step:1", "mine"]  # a child of the node's run

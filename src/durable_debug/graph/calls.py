@@ -320,15 +320,15 @@ def coerce_context(schema: Any, context: Any) -> Any:
 
 def merge_configs(base: RunnableConfig | None, config: RunnableConfig | None) -> RunnableConfig:
     """``config`` over ``base``: ``configurable`` and ``metadata`` merged key by key, ``tags``
-    concatenated, any other key of ``config`` wins."""
+    concatenated (each once), any other key of ``config`` wins."""
     if not base:
         return dict(config or {})
     merged: dict[str, Any] = dict(base)
     for key, value in (config or {}).items():
         if key in ("configurable", "metadata") and isinstance(value, Mapping):
             merged[key] = {**(merged.get(key) or {}), **value}
-        elif key == "tags":
-            merged[key] = [*(merged.get(key) or []), *value]
+        elif key == "tags":  # each tag once, as LangChain merges them
+            merged[key] = list(dict.fromkeys([*(merged.get(key) or []), *value]))
         else:
             merged[key] = value
     return merged

@@ -43,6 +43,7 @@ class GraphEvents:
         parents: Sequence[str] = (),
         namespace: str = "",
         node_streams: bool = True,
+        own_tags: Sequence[str] = (),
     ) -> None:
         self.name = name
         self.run_id = str(uuid.uuid4())
@@ -54,13 +55,17 @@ class GraphEvents:
         self.node_streams = node_streams
         """Whether its nodes have ``on_chain_stream`` events: not in a graph a node function
         runs with ``invoke`` (LangGraph streams only the graphs it streams)."""
-        self.tags: list[str] = list(config.get("tags") or [])
+        self.inherited: list[str] = list(config.get("tags") or [])
+        """The run's tags, which every run under this graph's carries too."""
+        self.tags: list[str] = [*own_tags, *self.inherited]
+        """This graph's run's tags: its own (a subgraph's ``seq:step:1``), then the run's."""
         self.metadata: dict[str, Any] = run_metadata(dict(config))
         self.nodes: dict[str, dict[str, Any]] = {}
         """Task id → run id, input, metadata and tags of the node's run."""
         self.updates: list[Any] = []
         """Updates waiting for their task's end event (the graph streams after the node)."""
         self.output: Any = None
+        self.input: Any = None
         self.nested: dict[str, str | None] = {}
         """Run id of a nested run reported → its parent's run id."""
 
@@ -98,13 +103,17 @@ class GraphEvents:
 
     def graph_start(self, input: Any) -> dict[str, Any]:
         """The graph's ``on_chain_start``."""
+        self.input = input
         return self._graph("on_chain_start", {"input": input})
 
     def graph_end(self) -> Iterable[dict[str, Any]]:
-        """Updates still waiting, then the graph's ``on_chain_end`` with the final state."""
+        """Updates still waiting, then the graph's ``on_chain_end`` with the final state (and,
+        for a subgraph, its input, as a nested run's end carries it)."""
         if not self.namespace:
             yield from self._flush()
-        yield self._graph("on_chain_end", {"output": self.output})
+            yield self._graph("on_chain_end", {"output": self.output})
+            return
+        yield self._graph("on_chain_end", {"output": self.output, "input": self.input})
 
     def _flush(self) -> Iterable[dict[str, Any]]:
         updates, self.updates = self.updates, []
@@ -141,7 +150,7 @@ class GraphEvents:
         node = {
             "run_id": str(uuid.uuid4()),
             "input": task["input"],
-            "tags": [f"graph:step:{step}"],
+            "tags": [f"graph:step:{step}", *self.inherited],
             "metadata": {
                 **self.metadata,
                 "langgraph_step": step,
@@ -246,10 +255,11 @@ class RunEvents:
         name, is_node = self.graph_at("|".join(namespace))
         level = GraphEvents(
             name,
-            {"tags": node.get("tags", []), "metadata": node.get("metadata", {})},
+            {"tags": parent.inherited, "metadata": node.get("metadata", {})},
             parents=[*parent.parents, parent.run_id, *([node["run_id"]] if node else [])],
             namespace="|".join(namespace),
             node_streams=is_node,
+            own_tags=("seq:step:1",),  # a child run of the node's run (its first step)
         )
         self.levels[namespace] = level
         yield level.graph_start(node.get("input"))
