@@ -210,6 +210,28 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
                 {"input": inputs or {}},
             )
 
+        def on_retriever_start(
+            self,
+            serialized: dict[str, Any],
+            query: str,
+            *,
+            run_id: UUID,
+            parent_run_id: UUID | None = None,
+            tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None,
+            name: str | None = None,
+            **kwargs: Any,
+        ) -> None:
+            name = _run_name(name, serialized)
+            data = {"input": {"query": query}}
+            self._start("retriever", run_id, parent_run_id, name, tags, metadata, data)
+
+        def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
+            self._end("retriever", run_id, documents)
+
+        def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+            self.runs.pop(run_id, None)
+
         def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
             self._end("tool", run_id, output)
 
