@@ -9,7 +9,7 @@ what lets the debugger read a thread a LangGraph app saved.
     join_channel(["a", "b"], "c")         # "join:a+b:c": the barrier c waits on
     parse_trigger("join:a+b:c")           # Trigger(node="c", sources=("a", "b"))
     is_trigger_channel("branch:to:b")     # True: the engine's, not state
-    trigger_channel_sql("ch.value")       # the same test as SQL, for the listing queries
+    trigger_channel_sql("ch.value")       # the same test in SQLite, for the listing queries
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ __all__ = [
     "join_channel",
     "parse_trigger",
     "trigger_channel_sql",
+    "valued_trigger_sql",
 ]
 
 START = "__start__"
@@ -109,12 +110,28 @@ def is_trigger_channel(name: str) -> bool:
     return name in TRIGGER_CHANNELS or name.startswith((BRANCH_PREFIX, JOIN_PREFIX))
 
 
-def trigger_channel_sql(column: str) -> str:
-    """:func:`is_trigger_channel` as a SQL condition on ``column`` (SQLite and PostgreSQL).
+def _prefix_sql(column: str, prefix: str) -> str:
+    """``column`` starts with ``prefix``, as a range of SQLite's BINARY collation (exact and
+    case-sensitive like :meth:`str.startswith`, which ``LIKE`` is not; no function call per
+    row). ``prefix`` ends in ``:``, so its successor ends in ``;``."""
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    return f"({column} >= '{prefix}' AND {column} < '{upper}')"
 
-    The names are constants of this module: none holds a quote and the prefixes hold no
-    ``LIKE`` wildcard, so they are written into the query as literals.
+
+def trigger_channel_sql(column: str) -> str:
+    """:func:`is_trigger_channel` as a SQLite condition on ``column``, for the listing
+    queries.
+
+    The names are constants of this module: none holds a quote, so they are written into the
+    query as literals.
     """
-    fixed = " OR ".join(f"{column} = '{name}'" for name in TRIGGER_CHANNELS)
-    prefixes = " OR ".join(f"{column} LIKE '{p}%'" for p in (BRANCH_PREFIX, JOIN_PREFIX))
-    return f"({fixed} OR {prefixes})"
+    fixed = ", ".join(f"'{name}'" for name in TRIGGER_CHANNELS)
+    prefixes = " OR ".join(_prefix_sql(column, p) for p in (BRANCH_PREFIX, JOIN_PREFIX))
+    return f"({column} IN ({fixed}) OR {prefixes})"
+
+
+def valued_trigger_sql(column: str) -> str:
+    """SQLite condition: ``column`` names a trigger channel whose *value* decides which nodes
+    run (a join's sources heard so far, the Send packets); for the others holding a value at
+    all is enough, so a listing reads only these values."""
+    return f"({column} = '{TASKS}' OR {_prefix_sql(column, JOIN_PREFIX)})"

@@ -4,9 +4,15 @@
     rows[0]          # ThreadRow(thread_id='job-1', checkpoints=7, step=3, status='done', ...)
 
 A store whose every thread's newest checkpoint comes from one query
-(:func:`~durable_debug.checkpoint.latest.alatest_rows`: durable_debug's SQLite layout and
-LangGraph's layouts) is asked once; any other saver is read thread by thread. A thread whose
-newest checkpoint cannot be decoded is listed with the reason, not dropped.
+(:func:`~durable_debug.checkpoint.latest.alatest_heads`: durable_debug's SQLite layout and
+LangGraph's layouts) is asked once, for what the status needs and no state: the trigger
+channels that hold a value, what each node has seen, the pending writes. The status is then
+worked out as :func:`status_of` would from the checkpoint's snapshot — the same tasks
+(:func:`~durable_debug.inspect.stored.scheduled_tasks`), the same reading of their writes —
+without building it; a thread whose newest checkpoint holds a run-input write (its keys are
+read from the run input, a state value) is read in full instead. Any other saver is read
+thread by thread. A thread whose newest checkpoint cannot be decoded is listed with the
+reason, not dropped.
 """
 
 from __future__ import annotations
@@ -14,9 +20,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from durable_debug.checkpoint.base import CheckpointTuple, PendingWrite
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
-from durable_debug.checkpoint.latest import LatestRow, alatest_rows, bulk_decoding
-from durable_debug.inspect.stored import SaverView, snapshot_of
+from durable_debug.checkpoint.latest import LatestHead, alatest_heads, bulk_decoding
+from durable_debug.checkpoint.names import SPECIAL_WRITES
+from durable_debug.graph.algo import TaskRecord, read_pending_writes, task_id
+from durable_debug.graph.nodes import INPUT_KEYS
+from durable_debug.inspect.stored import SaverView, scheduled_tasks
 
 __all__ = ["ThreadRow", "athread_listing", "listing_text", "status_of"]
 
@@ -58,34 +68,97 @@ def status_of(snapshot: Any) -> str:
 async def athread_listing(saver: Any) -> list[ThreadRow]:
     """Every thread of ``saver`` with its checkpoint count, latest step and status."""
     # One pause of the cyclic collector from the query to the last status: the decoded
-    # checkpoints are freed before it runs again, so it never walks them (it would walk
-    # every one of them once when turned back on in between).
+    # values are freed before it runs again, so it never walks them (it would walk every one
+    # of them once when turned back on in between).
     with bulk_decoding():
-        latest = await alatest_rows(saver)
-        if latest is not None:
-            rows = _rows_of(latest, getattr(saver, "task_ids_of", None))
-            del latest
-            return rows
-    return await _athread_by_thread(saver)
-
-
-def _rows_of(latest: list[LatestRow], lookup: Any) -> list[ThreadRow]:
-    """Thread rows from each thread's newest checkpoint (``lookup``: task ids by path)."""
+        heads = await alatest_heads(saver)
+        if heads is None:
+            return await _athread_by_thread(saver)
+        found = [_row_of(head) for head in heads]
+        del heads
     rows: list[ThreadRow] = []
-    for row in latest:
-        if row.tuple is None:
-            rows.append(ThreadRow(row.thread_id, row.checkpoints, None, BROKEN + str(row.error)))
-            continue
-        task_ids = None if lookup is None else lookup(row.tuple.config)
-        try:
-            snapshot = snapshot_of(row.tuple, latest=True, task_ids=task_ids)
-        except Exception as exc:  # a malformed checkpoint: listed with the reason
-            rows.append(ThreadRow(row.thread_id, row.checkpoints, None, BROKEN + str(exc)))
-            continue
-        step = int(row.tuple.metadata.get("step", -1))
-        latest_id = str(row.tuple.config["configurable"]["checkpoint_id"])
-        rows.append(ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot), latest_id))
+    for row in found:
+        rows.append(row if isinstance(row, ThreadRow) else await _aread_whole(saver, row))
     return rows
+
+
+def _row_of(head: LatestHead) -> ThreadRow | LatestHead:
+    """The thread's row, from its head alone; the head itself when only reading the whole
+    checkpoint can tell (a run-input write, whose keys the run input in the state holds)."""
+    if head.error is not None:
+        return ThreadRow(head.thread_id, head.checkpoints, None, BROKEN + head.error)
+    try:
+        step = None if head.step is None else int(head.step)
+        if not head.triggers:  # schedules nothing
+            return ThreadRow(head.thread_id, head.checkpoints, step, "done", head.checkpoint_id)
+        if any(channel == INPUT_KEYS for _, channel, _ in head.writes):
+            return head
+        status = _status(head, -1 if step is None else step)
+    except Exception as exc:  # a malformed checkpoint: listed with the reason
+        return ThreadRow(head.thread_id, head.checkpoints, None, BROKEN + _reason(exc))
+    return ThreadRow(head.thread_id, head.checkpoints, step, status, head.checkpoint_id)
+
+
+def _status(head: LatestHead, step: int) -> str:
+    """:func:`status_of` the snapshot of ``head``'s checkpoint, without building it."""
+    scheduled = scheduled_tasks(head.triggers, head.versions, head.seen)
+    if not scheduled:
+        return "done"
+    records = _records(head.writes) if head.writes else {}
+    known = head.task_ids or {}
+    waiting: list[str] = []
+    interrupts = 0
+    failed = False
+    for name, path in scheduled:
+        tid = known.get(path) or task_id(head.checkpoint_id, "", step + 1, name, path)
+        record = records.get(tid)
+        if record is not None and record.finished:
+            continue  # the latest snapshot leaves finished tasks out of next
+        waiting.append(name)
+        if record is not None:
+            interrupts += len(record.interrupts)
+            failed = failed or bool(record.error)
+    at = ", ".join(waiting)
+    if interrupts:
+        return f"paused on {interrupts} interrupt(s) at {at}"
+    if failed:
+        return f"failed at {at}"
+    return f"next {at}" if waiting else "done"
+
+
+def _records(writes: Sequence[PendingWrite]) -> dict[str, TaskRecord]:
+    """What the pending writes say about each task, read as a snapshot reads them. A write
+    whose value the listing did not load (it is not a special write) stands as an empty
+    tuple: its channel alone says the task finished (or, for the records a task keeps of its
+    failures and effects, nothing the status needs)."""
+    pending = [
+        (task, channel, () if value is None and channel not in SPECIAL_WRITES else value)
+        for task, channel, value in writes
+    ]
+    saved = CheckpointTuple({}, {"channel_values": {}}, {}, None, pending)  # type: ignore[typeddict-item]
+    return read_pending_writes(saved)[0]
+
+
+async def _aread_whole(saver: Any, head: LatestHead) -> ThreadRow:
+    """The row of a thread whose head could not say its status: its newest top-level
+    checkpoint read in full."""
+    cfg = {"configurable": {"thread_id": head.thread_id, "checkpoint_ns": ""}}
+    try:
+        snapshot = await SaverView(saver).aget_state(cfg)
+        step = (snapshot.metadata or {}).get("step")
+        step = None if step is None else int(step)
+        status = status_of(snapshot)
+    except StoreUnavailableError:
+        raise
+    except Exception as exc:  # one broken thread does not hide the others
+        return ThreadRow(head.thread_id, head.checkpoints, None, BROKEN + _reason(exc))
+    latest_id = str((snapshot.config.get("configurable") or {}).get("checkpoint_id") or "")
+    return ThreadRow(head.thread_id, head.checkpoints, step, status, latest_id)
+
+
+def _reason(exc: BaseException) -> str:
+    """An error as a broken row shows it (our own errors say where; others name their type)."""
+    return str(exc) if isinstance(exc, DurableDebugError) else f"{type(exc).__name__}: {exc}"
 
 
 async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
@@ -101,9 +174,7 @@ async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
         except StoreUnavailableError:
             raise  # the store itself is gone: the other threads cannot be read either
         except Exception as exc:  # one broken thread does not hide the others
-            known = isinstance(exc, DurableDebugError)
-            reason = str(exc) if known else f"{type(exc).__name__}: {exc}"
-            rows.append(ThreadRow(thread, 0, None, BROKEN + reason))
+            rows.append(ThreadRow(thread, 0, None, BROKEN + _reason(exc)))
             continue
         step = (snapshot.metadata or {}).get("step")
         latest_id = str((snapshot.config.get("configurable") or {}).get("checkpoint_id") or "")
