@@ -27,12 +27,20 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from durable_debug.checkpoint._rows import ParsedCheckpoint
+from durable_debug.checkpoint._rows import (
+    _SPECIAL_SHAPES,
+    ParsedCheckpoint,
+    _check_special_write,
+    full_version,
+    missing_blob,
+    ungroup_versions,
+)
 from durable_debug.checkpoint.base import NULL_TASK_ID, CheckpointTuple, PendingWrite
 from durable_debug.checkpoint.names import (
     SPECIAL_WRITES,
     SPECIAL_WRITES_SQL,
     is_trigger_channel,
+    parse_trigger,
     trigger_channel_sql,
     valued_trigger_sql,
 )
@@ -78,8 +86,8 @@ class LatestHead(NamedTuple):
     versions: Mapping[str, str] = {}
     """The versions of :attr:`triggers` (comparable with :attr:`seen`'s)."""
     seen: Mapping[str, Mapping[str, str]] = {}
-    """``versions_seen``: node → channel → version (decoded only when a trigger holds a
-    value)."""
+    """``versions_seen``: node → channel → version, for (at least) the nodes the triggers
+    name: what decides whether each has seen its trigger's version."""
     writes: Sequence[PendingWrite] = ()
     """Its pending writes ``(task_id, channel, value)``: the value of each special write
     (error, interrupt, resume), None for the others (their channel says the task finished)."""
@@ -154,7 +162,7 @@ SELECT latest.n, c.thread_id, c.checkpoint_id, json_extract(c.metadata, '$.step'
                  || '],' || coalesce(json_extract(c.checkpoint, '$.versions_seen'), 'null')
                  || ',[' || coalesce({latest_writes_sql("checkpoint_writes", "blob")}, '') || ']'
                END
-          FROM json_each(c.checkpoint, '$.channel_versions') AS v
+          FROM json_each(json_extract(c.checkpoint, '$.channel_versions')) AS v
          CROSS JOIN json_each(v.value) AS ch
           LEFT JOIN checkpoint_blobs b
             ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = ch.value
@@ -218,13 +226,12 @@ def _heads_of_rows(rows: Sequence[LatestRow], lookup: Any) -> list[LatestHead]:
 
 
 def _own_heads(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestHead]:
-    from durable_debug.checkpoint._rows import full_version, missing_blob, ungroup_versions
-
     loads = saver._blob_serde.loads_typed
     heads: list[LatestHead] = []
+    append = heads.append
     for count, thread_id, checkpoint_id, step, facts in rows:
         if facts is None:  # no trigger channel holds a value: it schedules nothing
-            heads.append(LatestHead(thread_id, count, checkpoint_id, step))
+            append(LatestHead(thread_id, count, checkpoint_id, step))
             continue
         channel = None
         try:
@@ -232,27 +239,30 @@ def _own_heads(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestHead]:
                 entries, seen_stored, writes_stored = json.loads(f"[{facts}]")
             except (ValueError, RecursionError) as exc:
                 raise CorruptPayloadError(f"the stored checkpoint is malformed ({exc})") from None
+            if type(seen_stored) is not dict:
+                raise CorruptPayloadError("the stored versions_seen is not a JSON object")
             triggers: dict[str, Any] = {}
             versions: dict[str, str] = {}
+            seen: dict[str, dict[str, str]] = {}
             for channel, version, kind, data in entries:
                 if kind is None:
                     raise missing_blob(channel, version)
                 triggers[channel] = None if data is None else loads((kind, bytes.fromhex(data)))
                 versions[channel] = full_version(version)
+                trigger = parse_trigger(channel)
+                if trigger is not None and trigger.node not in seen:
+                    node_seen = seen_stored.get(trigger.node)
+                    if node_seen is not None:
+                        seen[trigger.node] = ungroup_versions(node_seen)
             channel = None
-            if type(seen_stored) is not dict:
-                raise CorruptPayloadError("the stored versions_seen is not a JSON object")
-            seen = {node: ungroup_versions(v) for node, v in seen_stored.items()}
-            writes = _special_writes(writes_stored, loads)
+            writes = _special_writes(writes_stored, loads) if writes_stored else []
         except SerdeError as exc:
             where = exc.located(thread=thread_id, checkpoint=checkpoint_id)
             if channel is not None:
                 where = where.located(channel=channel)
-            heads.append(LatestHead(thread_id, count, error=str(where)))
+            append(LatestHead(thread_id, count, error=str(where)))
             continue
-        heads.append(
-            LatestHead(thread_id, count, checkpoint_id, step, triggers, versions, seen, writes)
-        )
+        append(LatestHead(thread_id, count, checkpoint_id, step, triggers, versions, seen, writes))
     heads.sort(key=lambda h: h.thread_id)
     return heads
 
@@ -261,8 +271,6 @@ def _special_writes(stored: list[Any], loads: Any) -> list[PendingWrite]:
     """The writes of a listing query (JSON arrays ``[task, channel, type, hex or null, path]``),
     each special write's value loaded and its shape checked (as reading the checkpoint checks
     it), None for the value of the others."""
-    from durable_debug.checkpoint._rows import _SPECIAL_SHAPES, _check_special_write
-
     writes: list[PendingWrite] = []
     for task, channel, kind, data, _ in stored:
         if data is None:
