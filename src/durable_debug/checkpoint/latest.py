@@ -257,9 +257,10 @@ def _own_heads(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestHead]:
             channel = None
             writes = _special_writes(writes_stored, loads) if writes_stored else []
         except SerdeError as exc:
-            where = exc.located(thread=thread_id, checkpoint=checkpoint_id)
+            place = {"thread": thread_id, "checkpoint": checkpoint_id}
             if channel is not None:
-                where = where.located(channel=channel)
+                place["channel"] = channel
+            where = exc.located(**place)
             append(LatestHead(thread_id, count, error=str(where)))
             continue
         append(LatestHead(thread_id, count, checkpoint_id, step, triggers, versions, seen, writes))
