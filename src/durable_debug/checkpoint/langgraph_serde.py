@@ -30,6 +30,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import msgpack
+
 from durable_debug.checkpoint.serde import (
     CorruptPayloadError,
     Limits,
@@ -133,6 +135,64 @@ class LangGraphLoader:
         raise UnsupportedValueError("LangGraph's values are read here, never written")
 
     # -- msgpack -----------------------------------------------------------------------------
+
+    def checkpoint_parts(
+        self, payload: bytes, keep: Callable[[str], bool], load: Callable[[str], bool]
+    ) -> tuple[dict[str, Any], Any, Any]:
+        """From a checkpoint stored as one msgpack map: ``(values, channel_versions,
+        versions_seen)``, ``values`` holding only the channels whose name ``keep`` accepts,
+        decoded where ``load`` accepts the name too (None otherwise). Every other value — the
+        state — is skipped over by msgpack without being decoded, so a big state costs little
+        more than its bytes. The two version maps are decoded as they are stored (None when
+        absent): the caller checks their shape. Within the same limits as :meth:`loads_typed`.
+        """
+        limits = self.limits
+        if len(payload) > limits.max_bytes:
+            raise CorruptPayloadError(
+                f"the value holds {len(payload)} bytes, more than the limit of "
+                f"{limits.max_bytes}; {limits.hint('max_bytes')} if it is genuine"
+            )
+        values: dict[str, Any] = {}
+        parts: dict[str, Any] = {"channel_versions": None, "versions_seen": None}
+        reader = msgpack.Unpacker(
+            raw=False,
+            strict_map_key=False,
+            max_buffer_size=max(len(payload), 1),  # which also bounds every declared length
+            max_array_len=limits.max_items,
+            max_map_len=limits.max_items,
+        )
+        reader.feed(payload)
+        has_values = False
+        try:
+            for _ in range(reader.read_map_header()):
+                key = reader.unpack()
+                if key == "channel_values":
+                    has_values = True
+                    for _ in range(reader.read_map_header()):
+                        channel = reader.unpack()
+                        if type(channel) is not str or not keep(channel):
+                            reader.skip()
+                        elif load(channel):
+                            start = reader.tell()
+                            reader.skip()
+                            values[channel] = self._msgpack(payload[start : reader.tell()])
+                        else:
+                            reader.skip()
+                            values[channel] = None
+                elif key in parts:
+                    start = reader.tell()
+                    reader.skip()
+                    parts[key] = self._msgpack(payload[start : reader.tell()], scan=False)
+                else:
+                    reader.skip()
+        except SerdeError:
+            raise
+        except Exception as exc:  # msgpack raises several unrelated types for bad input
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
+        if not has_values:
+            raise CorruptPayloadError("not a LangGraph checkpoint (a map without channel_values)")
+        return values, parts["channel_versions"], parts["versions_seen"]
 
     def _msgpack(self, payload: bytes, *, scan: bool = True) -> Any:
         """Decode within the limits, the way durable_debug's serializer does: nested extension

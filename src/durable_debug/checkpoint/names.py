@@ -34,6 +34,7 @@ __all__ = [
     "Trigger",
     "branch_channel",
     "is_trigger_channel",
+    "is_valued_trigger",
     "join_channel",
     "parse_trigger",
     "trigger_channel_sql",
@@ -110,6 +111,12 @@ def is_trigger_channel(name: str) -> bool:
     return name in TRIGGER_CHANNELS or name.startswith((BRANCH_PREFIX, JOIN_PREFIX))
 
 
+def is_valued_trigger(name: str) -> bool:
+    """True for the trigger channels whose *value* decides which nodes run (a join's sources
+    heard so far, the Send packets); for the others holding a value at all is enough."""
+    return name == TASKS or name.startswith(JOIN_PREFIX)
+
+
 def _prefix_sql(column: str, prefix: str) -> str:
     """``column`` starts with ``prefix``, as a range of SQLite's BINARY collation (exact and
     case-sensitive like :meth:`str.startswith`, which ``LIKE`` is not; no function call per
@@ -131,7 +138,6 @@ def trigger_channel_sql(column: str) -> str:
 
 
 def valued_trigger_sql(column: str) -> str:
-    """SQLite condition: ``column`` names a trigger channel whose *value* decides which nodes
-    run (a join's sources heard so far, the Send packets); for the others holding a value at
-    all is enough, so a listing reads only these values."""
+    """:func:`is_valued_trigger` as a SQLite condition on ``column``: a listing reads only
+    these trigger channels' values."""
     return f"({column} = '{TASKS}' OR {_prefix_sql(column, JOIN_PREFIX)})"
