@@ -279,7 +279,10 @@ class LangGraphReader(BaseCheckpointSaver):
                 versions, seen = loaded["channel_versions"], loaded["versions_seen"]
             if not values:  # no trigger channel holds a value: it schedules nothing
                 return LatestHead(thread_id, count, checkpoint_id, step)
-            versions = _version_map(versions, "channel_versions")
+            if versions is None:
+                versions = {}
+            elif type(versions) is not dict:
+                raise CorruptPayloadError("the checkpoint's channel_versions is not a map")
             if seen is None:
                 seen = {}
             elif type(seen) is not dict:
@@ -305,7 +308,7 @@ class LangGraphReader(BaseCheckpointSaver):
             checkpoint_id,
             step,
             values,
-            {k: versions.get(k, "") for k in values},
+            {k: str(versions.get(k, "")) for k in values},
             seen,
             pending,
             paths,

@@ -42,11 +42,15 @@ from durable_debug.checkpoint.serde import (
     nesting_depth,
 )
 
-__all__ = ["TYPE_KEY", "LangGraphLoader", "loads_langgraph"]
+__all__ = ["TYPE_KEY", "WHOLE_CHECKPOINT_BYTES", "LangGraphLoader", "loads_langgraph"]
 
 TYPE_KEY = "__type__"
 """Key of the class path in the dict an object loads as (the shape durable_debug uses for
 every object it does not rebuild)."""
+
+WHOLE_CHECKPOINT_BYTES = 4096
+"""Up to this size a thread list decodes a LangGraph checkpoint whole (one C call); a larger
+one is walked, its state skipped over undecoded (:meth:`LangGraphLoader.checkpoint_parts`)."""
 
 # LangGraph's msgpack extension codes (its serializer's wire format).
 _EXT_CONSTRUCTOR_SINGLE_ARG = 0
@@ -152,8 +156,12 @@ class LangGraphLoader:
                 f"the value holds {len(payload)} bytes, more than the limit of "
                 f"{limits.max_bytes}; {limits.hint('max_bytes')} if it is genuine"
             )
+        if len(payload) <= WHOLE_CHECKPOINT_BYTES:
+            parts = self._small_checkpoint_parts(payload, keep, load)
+            if parts is not None:
+                return parts
         values: dict[str, Any] = {}
-        parts: dict[str, Any] = {"channel_versions": None, "versions_seen": None}
+        parts_of: dict[str, Any] = {"channel_versions": None, "versions_seen": None}
         reader = msgpack.Unpacker(
             raw=False,
             strict_map_key=False,
@@ -179,10 +187,10 @@ class LangGraphLoader:
                         else:
                             reader.skip()
                             values[channel] = None
-                elif key in parts:
+                elif key in parts_of:
                     start = reader.tell()
                     reader.skip()
-                    parts[key] = self._msgpack(payload[start : reader.tell()], scan=False)
+                    parts_of[key] = self._msgpack(payload[start : reader.tell()], scan=False)
                 else:
                     reader.skip()
         except SerdeError:
@@ -192,7 +200,37 @@ class LangGraphLoader:
             raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
         if not has_values:
             raise CorruptPayloadError("not a LangGraph checkpoint (a map without channel_values)")
-        return values, parts["channel_versions"], parts["versions_seen"]
+        return values, parts_of["channel_versions"], parts_of["versions_seen"]
+
+    def _small_checkpoint_parts(
+        self, payload: bytes, keep: Callable[[str], bool], load: Callable[[str], bool]
+    ) -> tuple[dict[str, Any], Any, Any] | None:
+        """:meth:`checkpoint_parts` of a small checkpoint, decoded whole by msgpack's C code
+        in one call (quicker than walking it when there is little to skip). Extension values
+        stay msgpack's inert ``ExtType`` (nothing is imported or called); None when a value
+        to load is kept (a join or Send packets: walked instead, so their objects are read)."""
+        limits = self.limits
+        try:
+            whole = msgpack.unpackb(
+                payload,
+                raw=False,
+                strict_map_key=False,
+                max_array_len=limits.max_items,
+                max_map_len=limits.max_items,
+            )
+        except Exception as exc:  # msgpack raises several unrelated types for bad input
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
+        stored = whole.get("channel_values") if type(whole) is dict else None
+        if type(stored) is not dict:
+            raise CorruptPayloadError("not a LangGraph checkpoint (a map without channel_values)")
+        values: dict[str, Any] = {}
+        for channel in stored:
+            if type(channel) is str and keep(channel):
+                if load(channel):
+                    return None
+                values[channel] = None
+        return values, whole.get("channel_versions"), whole.get("versions_seen")
 
     def _msgpack(self, payload: bytes, *, scan: bool = True) -> Any:
         """Decode within the limits, the way durable_debug's serializer does: nested extension
