@@ -40,16 +40,49 @@ _LG_WRITES = {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "
 
 
 def open_read_only(path: str | Path) -> sqlite3.Connection:
-    """Open an existing SQLite file read-only (a missing file is an error, never created)."""
+    """Open an existing SQLite file for reading only: a missing file is an error (never
+    created), and the file is left as it was found — no write, no journal mode switch, no
+    ``-wal`` / ``-shm`` file left behind.
+
+    The connection refuses every write (``PRAGMA query_only``). A file in WAL mode needs
+    ``-wal`` and ``-shm`` files to be read, and SQLite creates them when absent; a connection
+    opened read-only (``mode=ro``) cannot remove them when it closes, so when they are absent
+    (no other connection has the file open, everything is in the file itself) the file is
+    opened read-write and SQLite removes them on close, as it does for its last connection;
+    an empty ``-wal`` leaves the file untouched. When a ``-wal`` or ``-journal`` file is
+    present (a writer has the file open, or crashed), it is opened ``mode=ro``: the files
+    were there already, and a read-only connection never moves their content into the file.
+    """
     file = Path(path)
     if not file.is_file():
         raise DatabaseSetupError(f"no such SQLite file: {path}")
-    uri = f"file:{quote(str(file.resolve()))}?mode=ro"
+    resolved = str(file.resolve())
+    busy = any(Path(resolved + suffix).exists() for suffix in ("-wal", "-journal"))
+    # In a directory SQLite cannot create the -wal / -shm files in, mode=ro reads without.
+    failure: sqlite3.Error | None = None
+    for mode in ("ro",) if busy else ("rw", "ro"):
+        try:
+            return _connect_read_only(resolved, mode)
+        except sqlite3.OperationalError as exc:  # cannot open or lock it
+            failure = exc
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseSetupError(f"{path} is not a SQLite database ({exc})") from None
+    raise DatabaseSetupError(f"cannot read {path} ({failure})")
+
+
+def _connect_read_only(resolved: str, mode: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        f"file:{quote(resolved)}?mode={mode}",
+        uri=True,
+        check_same_thread=False,
+        isolation_level=None,
+    )
     try:
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseSetupError(f"{path} is not a SQLite database ({exc})") from None
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
