@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import re
 import sqlite3
 from pathlib import Path
 from typing import Annotated, Any
@@ -160,13 +161,23 @@ EXPECTED = {
     "chain-edited": "next b",
     "chain-big": "failed at b",
     "fan_out-done": "done",
-    "fan_out-pause": "paused on 1 interrupt(s) at item",
-    "fan_out-fail": "failed at item",
+    "fan_out-pause": r"paused on 1 interrupt\(s\) at item",
+    # A failing task may cancel siblings that had not saved yet (LangGraph does, depending
+    # on timing): those are still waiting too.
+    "fan_out-fail": "failed at item(, item){0,2}",
     "join-done": "done",
-    "join-pause": "paused on 2 interrupt(s) at left, right",
-    "join-fail": "failed at right",
+    "join-pause": r"paused on 2 interrupt\(s\) at left, right",
+    "join-fail": "failed at (left, )?right",
 }
-"""What both engines leave each thread as (the listing must agree with reading it)."""
+"""What both engines leave each thread as, as patterns (the listing must agree with reading
+it, which :func:`_compare` checks exactly)."""
+
+
+def _check_statuses(rows: list[ThreadRow]) -> None:
+    statuses = {row.thread_id: row.status for row in rows}
+    assert sorted(statuses) == sorted(EXPECTED)
+    for thread, pattern in EXPECTED.items():
+        assert re.fullmatch(pattern, statuses[thread]), (thread, statuses[thread])
 
 
 async def _compare(saver: Any) -> list[ThreadRow]:
@@ -180,7 +191,7 @@ async def test_own_layout_statuses_match_reading_each_thread(tmp_path: Path) -> 
     with SqliteSaver(str(tmp_path / "own.db")) as saver:
         _run_scenarios("durable_debug", saver)
         rows = await _compare(saver)
-    assert {row.thread_id: row.status for row in rows} == EXPECTED
+    _check_statuses(rows)
 
 
 @pytest.mark.parametrize("walk", [False, True], ids=["decoded-whole", "walked"])
@@ -200,7 +211,7 @@ async def test_langgraph_layout_statuses_match_reading_each_thread(
         rows = await _compare(reader)
     finally:
         reader.close()
-    assert {row.thread_id: row.status for row in rows} == EXPECTED
+    _check_statuses(rows)
 
 
 async def test_a_task_that_saved_a_once_result_then_failed_is_listed_failed(
