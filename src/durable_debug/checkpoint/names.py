@@ -14,6 +14,7 @@ what lets the debugger read a thread a LangGraph app saved.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -92,9 +93,11 @@ class Trigger:
     sources: tuple[str, ...] = ()
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_trigger(channel: str) -> Trigger | None:
     """The node a trigger channel runs (``__start__`` for the input, the target of an edge or
-    a join), or None for any other channel (state, Send packets)."""
+    a join), or None for any other channel (state, Send packets). Cached: a graph has few
+    channel names, and a thread list asks about them once per thread."""
     if channel == START:
         return Trigger(START)
     if channel.startswith(BRANCH_PREFIX):

@@ -91,20 +91,23 @@ def _row_of(head: LatestHead) -> ThreadRow | LatestHead:
         step = None if head.step is None else int(head.step)
         if not head.triggers:  # schedules nothing
             return ThreadRow(head.thread_id, head.checkpoints, step, "done", head.checkpoint_id)
-        if any(channel == INPUT_KEYS for _, channel, _ in head.writes):
-            return head
         status = _status(head, -1 if step is None else step)
     except Exception as exc:  # a malformed checkpoint: listed with the reason
         return ThreadRow(head.thread_id, head.checkpoints, None, BROKEN + _reason(exc))
+    if status is None:
+        return head
     return ThreadRow(head.thread_id, head.checkpoints, step, status, head.checkpoint_id)
 
 
-def _status(head: LatestHead, step: int) -> str:
-    """:func:`status_of` the snapshot of ``head``'s checkpoint, without building it."""
+def _status(head: LatestHead, step: int) -> str | None:
+    """:func:`status_of` the snapshot of ``head``'s checkpoint, without building it; None
+    when a run-input write needs the whole checkpoint."""
     scheduled = scheduled_tasks(head.triggers, head.versions, head.seen)
     if not scheduled:
         return "done"
     records = _records(head.writes) if head.writes else {}
+    if records is None:
+        return None
     known = head.task_ids or {}
     waiting: list[str] = []
     interrupts = 0
@@ -126,15 +129,19 @@ def _status(head: LatestHead, step: int) -> str:
     return f"next {at}" if waiting else "done"
 
 
-def _records(writes: Sequence[PendingWrite]) -> dict[str, TaskRecord]:
-    """What the pending writes say about each task, read as a snapshot reads them. A write
+def _records(writes: Sequence[PendingWrite]) -> dict[str, TaskRecord] | None:
+    """What the pending writes say about each task, read as a snapshot reads them; None if
+    one is a run-input write (its keys are read from the run input, a state value). A write
     whose value the listing did not load (it is not a special write) stands as an empty
     tuple: its channel alone says the task finished (or, for the records a task keeps of its
     failures and effects, nothing the status needs)."""
-    pending = [
-        (task, channel, () if value is None and channel not in SPECIAL_WRITES else value)
-        for task, channel, value in writes
-    ]
+    pending: list[PendingWrite] = []
+    for task, channel, value in writes:
+        if value is None and channel not in SPECIAL_WRITES:
+            if channel == INPUT_KEYS:
+                return None
+            value = ()
+        pending.append((task, channel, value))
     saved = CheckpointTuple({}, {"channel_values": {}}, {}, None, pending)  # type: ignore[typeddict-item]
     return read_pending_writes(saved)[0]
 
