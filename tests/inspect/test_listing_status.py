@@ -279,3 +279,39 @@ async def test_a_newest_checkpoint_with_a_run_input_write_is_read_in_full(
     assert rows[1].thread_id == "cut-bad" and rows[1].broken
     assert "take key 'nope' from the run input" in rows[1].status
     assert rows[1].status == slow["cut-bad"].status
+
+
+@pytest.mark.parametrize("walk", [False, True], ids=["decoded-whole", "walked"])
+@pytest.mark.parametrize(
+    ("bad", "reason"),
+    [
+        (b"\x91" * 200_000 + b"\xc0", "StackError"),  # nested deeper than msgpack's stack
+        # declares 4 billion items: refused (decoded whole) or found missing (walked)
+        (b"\xdd\xff\xff\xff\xff", "exceeds max_array_len|OutOfData"),
+    ],
+    ids=["deep", "huge"],
+)
+def test_a_hostile_state_value_in_a_langgraph_checkpoint_is_an_error_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, walk: bool, bad: bytes, reason: str
+) -> None:
+    """The listing never decodes the state, but it must still step over it: a value nested
+    too deep or declaring more items than the limits is a clear error, on both paths."""
+    import msgpack
+
+    from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
+    from durable_debug.checkpoint.names import is_trigger_channel, is_valued_trigger
+    from durable_debug.checkpoint.serde import CorruptPayloadError
+
+    if walk:
+        monkeypatch.setattr(langgraph_serde, "WHOLE_CHECKPOINT_BYTES", 0)
+    blob = (
+        b"\x81"
+        + msgpack.packb("channel_values")
+        + b"\x82"
+        + msgpack.packb("branch:to:a")
+        + msgpack.packb(None)
+        + msgpack.packb("state")
+        + bad
+    )
+    with pytest.raises(CorruptPayloadError, match=f"not a LangGraph msgpack value.*({reason})"):
+        LangGraphLoader().checkpoint_parts(blob, is_trigger_channel, is_valued_trigger)
