@@ -5,7 +5,7 @@ every ``inspect`` function what it needs from a graph — ``aget_state_history``
 and ``checkpointer`` — working out each checkpoint's ``next`` and tasks from the trigger
 channels the engine stores (``branch:to:<node>``, joins, Send packets) and its pending writes.
 
-    view = SaverView(SqliteSaver("prod.db"))
+    view = SaverView(ReadOnlySqliteSaver("prod.db"))   # checkpoint.readonly: never writes
     await view.alist_threads()                      # ['job-1', 'job-2']
     history_frame(view, {"configurable": {"thread_id": "job-1"}})
 
