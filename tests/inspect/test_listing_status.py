@@ -315,3 +315,38 @@ def test_a_hostile_state_value_in_a_langgraph_checkpoint_is_an_error_not_a_crash
     )
     with pytest.raises(CorruptPayloadError, match=f"not a LangGraph msgpack value.*({reason})"):
         LangGraphLoader().checkpoint_parts(blob, is_trigger_channel, is_valued_trigger)
+
+
+@pytest.mark.parametrize("layout", ["durable_debug", "langgraph"])
+async def test_a_json_text_sqlite_cannot_parse_marks_its_thread_not_the_listing(
+    tmp_path: Path, layout: str
+) -> None:
+    """SQLite fails a whole query on one malformed JSON text: the listing then reads thread
+    by thread, and only the damaged thread is marked broken, with where and why."""
+    db = tmp_path / "store.db"
+    if layout == "durable_debug":
+        with SqliteSaver(str(db)) as saver:
+            _run_scenarios("durable_debug", saver)
+        column = "checkpoint"
+    else:
+        from langgraph.checkpoint.sqlite import SqliteSaver as LangGraphSqliteSaver
+
+        conn = sqlite3.connect(db, check_same_thread=False)
+        _run_scenarios("langgraph", LangGraphSqliteSaver(conn))
+        conn.close()
+        column = "metadata"
+    with contextlib.closing(sqlite3.connect(db)) as conn, conn:
+        conn.execute(
+            f"UPDATE checkpoints SET {column} = '{{not json' WHERE thread_id = 'chain-done' "
+            "AND checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints "
+            "WHERE thread_id = 'chain-done')"
+        )
+    reader: Any = SqliteSaver(str(db)) if layout == "durable_debug" else LangGraphSqliteReader(db)
+    try:
+        rows = await athread_listing(reader)
+    finally:
+        reader.close()
+    broken = [row for row in rows if row.broken]
+    assert [row.thread_id for row in broken] == ["chain-done"]
+    assert "thread 'chain-done'" in broken[0].status and "JSON" in broken[0].status
+    assert len(rows) == len(EXPECTED)

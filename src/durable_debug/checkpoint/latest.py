@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -36,6 +37,7 @@ from durable_debug.checkpoint._rows import (
     ungroup_versions,
 )
 from durable_debug.checkpoint.base import NULL_TASK_ID, CheckpointTuple, PendingWrite
+from durable_debug.checkpoint.errors import StoreUnavailableError
 from durable_debug.checkpoint.names import (
     SPECIAL_WRITES,
     SPECIAL_WRITES_SQL,
@@ -197,20 +199,33 @@ def bulk_decoding() -> Iterator[None]:
 
 async def alatest_heads(saver: Any) -> list[LatestHead] | None:
     """Each thread's newest top-level checkpoint as a :class:`LatestHead` (in one query where
-    the store allows it), sorted by thread id; None if ``saver`` cannot list them so."""
-    own = getattr(saver, "alatest_heads", None)
-    if own is not None:
-        return list(await own())
-    whole = getattr(saver, "alatest_rows", None)
-    if whole is not None:
-        return _heads_of_rows(await whole(), getattr(saver, "task_ids_of", None))
-    from durable_debug.checkpoint.sqlite import SqliteSaver
+    the store allows it), sorted by thread id; None if ``saver`` cannot list them so.
 
-    if not isinstance(saver, SqliteSaver):
-        return None
-    rows = await saver.aquery(OWN_SQLITE_HEADS)
+    Also None when a stored JSON text SQLite cannot parse stops the query (SQLite fails the
+    whole query, not the row): read thread by thread, the damaged thread is named.
+    """
+    try:
+        own = getattr(saver, "alatest_heads", None)
+        if own is not None:
+            return list(await own())
+        whole = getattr(saver, "alatest_rows", None)
+        if whole is not None:
+            return _heads_of_rows(await whole(), getattr(saver, "task_ids_of", None))
+        from durable_debug.checkpoint.sqlite import SqliteSaver
+
+        if not isinstance(saver, SqliteSaver):
+            return None
+        rows = await saver.aquery(OWN_SQLITE_HEADS)
+    except (sqlite3.OperationalError, StoreUnavailableError) as exc:
+        if MALFORMED_JSON in str(exc):
+            return None
+        raise
     with bulk_decoding():
         return _own_heads(rows, saver)
+
+
+MALFORMED_JSON = "malformed JSON"
+"""What SQLite's JSON functions say of a text they cannot parse."""
 
 
 def _heads_of_rows(rows: Sequence[LatestRow], lookup: Any) -> list[LatestHead]:
