@@ -350,3 +350,46 @@ async def test_a_json_text_sqlite_cannot_parse_marks_its_thread_not_the_listing(
     assert [row.thread_id for row in broken] == ["chain-done"]
     assert "thread 'chain-done'" in broken[0].status and "JSON" in broken[0].status
     assert len(rows) == len(EXPECTED)
+
+
+def test_the_listing_reads_every_write_channel_as_a_snapshot_does() -> None:
+    """``task_states`` (the listing's cut-down reading of pending writes) says, for every
+    write channel the engine names and an ordinary state channel, in every pair, what
+    ``read_pending_writes`` (the snapshot's reading) says: finished, error, interrupts."""
+    import itertools
+
+    from durable_debug.checkpoint import names
+    from durable_debug.checkpoint.base import NULL_TASK_ID, CheckpointTuple
+    from durable_debug.graph.algo import read_pending_writes
+    from durable_debug.inspect.listing import task_states
+
+    values = {
+        names.ERROR: "RuntimeError('x')",
+        names.INTERRUPT: [{"id": "i1", "value": "?"}, {"id": "i2", "value": "!"}],
+        names.RESUME: ["yes"],
+        names.FAILURES: [{"error": "x"}],
+        names.ONCE: ["charged"],
+        names.NO_WRITES: None,
+        "state_key": 1,
+        names.branch_channel("b"): None,
+    }
+    special = {v for k, v in vars(names).items() if k.isupper() and isinstance(v, str)}
+    assert {c for c in special if c.startswith("__") and c.endswith("__")} <= set(values) | {
+        names.START
+    }, "a write channel the engine names is missing from this test"
+    for first, second in itertools.product(values, repeat=2):
+        writes = [
+            ("t", first, values[first]),
+            ("t", second, values[second]),
+            ("u", second, values[second]),
+            (NULL_TASK_ID, "state_key", 2),
+        ]
+        saved = CheckpointTuple({}, {"channel_values": {}}, {}, None, writes)  # type: ignore[typeddict-item]
+        expected = {
+            task: (record.finished, bool(record.error), len(record.interrupts))
+            for task, record in read_pending_writes(saved)[0].items()
+        }
+        listed = task_states(writes)
+        assert listed is not None
+        got = {task: (s.finished, bool(s.error), s.interrupts) for task, s in listed.items()}
+        assert got == expected, (first, second)

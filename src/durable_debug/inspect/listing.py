@@ -20,11 +20,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from durable_debug.checkpoint.base import CheckpointTuple, PendingWrite
+from durable_debug.checkpoint.base import NULL_TASK_ID, PendingWrite
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
 from durable_debug.checkpoint.latest import LatestHead, alatest_heads, bulk_decoding
-from durable_debug.checkpoint.names import SPECIAL_WRITES
-from durable_debug.graph.algo import TaskRecord, read_pending_writes, task_id
+from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, ONCE, RESUME
+from durable_debug.graph.algo import task_id
 from durable_debug.graph.nodes import INPUT_KEYS
 from durable_debug.inspect.stored import SaverView, scheduled_tasks
 
@@ -105,8 +105,8 @@ def _status(head: LatestHead, step: int) -> str | None:
     scheduled = scheduled_tasks(head.triggers, head.versions, head.seen)
     if not scheduled:
         return "done"
-    records = _records(head.writes) if head.writes else {}
-    if records is None:
+    states = task_states(head.writes) if head.writes else {}
+    if states is None:
         return None
     known = head.task_ids or {}
     waiting: list[str] = []
@@ -114,13 +114,13 @@ def _status(head: LatestHead, step: int) -> str | None:
     failed = False
     for name, path in scheduled:
         tid = known.get(path) or task_id(head.checkpoint_id, "", step + 1, name, path)
-        record = records.get(tid)
-        if record is not None and record.finished:
+        state = states.get(tid)
+        if state is not None and state.finished:
             continue  # the latest snapshot leaves finished tasks out of next
         waiting.append(name)
-        if record is not None:
-            interrupts += len(record.interrupts)
-            failed = failed or bool(record.error)
+        if state is not None:
+            interrupts += state.interrupts
+            failed = failed or bool(state.error)
     at = ", ".join(waiting)
     if interrupts:
         return f"paused on {interrupts} interrupt(s) at {at}"
@@ -129,21 +129,54 @@ def _status(head: LatestHead, step: int) -> str | None:
     return f"next {at}" if waiting else "done"
 
 
-def _records(writes: Sequence[PendingWrite]) -> dict[str, TaskRecord] | None:
-    """What the pending writes say about each task, read as a snapshot reads them; None if
-    one is a run-input write (its keys are read from the run input, a state value). A write
-    whose value the listing did not load (it is not a special write) stands as an empty
-    tuple: its channel alone says the task finished (or, for the records a task keeps of its
-    failures and effects, nothing the status needs)."""
-    pending: list[PendingWrite] = []
+class TaskState(NamedTuple):
+    """What a status needs of a task's pending writes (a :class:`TaskRecord`, cut down)."""
+
+    finished: bool = False
+    """It saved a result: a write to a channel, or the marker of a task that wrote nothing."""
+    error: Any = None
+    """The value of its error write, if any."""
+    interrupts: int = 0
+    """How many interrupts its interrupt write holds."""
+
+
+NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE})
+"""Write channels that do not say a task finished (see ``graph.algo.read_pending_writes``)."""
+
+
+def task_states(writes: Sequence[PendingWrite]) -> dict[str, TaskState] | None:
+    """Each task's :class:`TaskState` from a checkpoint's pending writes, as
+    ``read_pending_writes`` reads them (``tests/inspect/test_listing_status.py`` checks every
+    write channel against it); None if one is a run-input write, whose keys are read from the
+    run input, a state value. Only the values of errors and interrupts are read."""
+    states: dict[str, TaskState] = {}
     for task, channel, value in writes:
-        if value is None and channel not in SPECIAL_WRITES:
-            if channel == INPUT_KEYS:
-                return None
-            value = ()
-        pending.append((task, channel, value))
-    saved = CheckpointTuple({}, {"channel_values": {}}, {}, None, pending)  # type: ignore[typeddict-item]
-    return read_pending_writes(saved)[0]
+        if task == NULL_TASK_ID:
+            continue
+        if channel == INPUT_KEYS:
+            return None
+        state = states.get(task) or _UNSEEN
+        if channel == ERROR:
+            state = state._replace(error=value)
+        elif channel == INTERRUPT:
+            state = state._replace(interrupts=_interrupt_count(value))
+        elif channel not in NOT_FINISHING:
+            state = state._replace(finished=True)
+        states[task] = state
+    return states
+
+
+_UNSEEN = TaskState()
+
+
+def _interrupt_count(value: Any) -> int:
+    """How many interrupts an interrupt write holds; a malformed one fails as reading it
+    does (each interrupt has a value and an id)."""
+    count = 0
+    for interrupt in value or ():
+        _ = (interrupt["value"], interrupt["id"])
+        count += 1
+    return count
 
 
 async def _aread_whole(saver: Any, head: LatestHead) -> ThreadRow:
