@@ -411,7 +411,7 @@ def _sweep(args: argparse.Namespace) -> int:
         raise UsageError("--older-than must not be negative")
     if args.keep_last is not None and args.keep_last < 1:
         raise UsageError("--keep-last must be at least 1")
-    saver = _open_store(args.store)
+    saver = _open_store(args.store, write=True)
     try:
         if args.policy is not None:
             age = dt.timedelta(seconds=args.older_than)
@@ -467,7 +467,7 @@ def _recover(args: argparse.Namespace) -> int:
         raise UsageError(f"--graph {args.graph!r}: {exc}") from None
     if callable(target) and not isinstance(target, (StateGraph, CompiledStateGraph)):
         target = target()
-    saver = _open_store(args.store)
+    saver = _open_store(args.store, write=True)
     try:
         if isinstance(target, CompiledStateGraph):
             graph = target.builder.compile(
@@ -503,12 +503,14 @@ def _close(saver: Any) -> None:
         close()
 
 
-def _open_store(target: str) -> Any:
+def _open_store(target: str, *, write: bool = False) -> Any:
     """A reader for a path or URL (None for a database without checkpoint tables), or
     :class:`UsageError`.
 
     A SQLite file or PostgreSQL schema is read in the layout its tables have: durable_debug's
-    own, or LangGraph's (read without LangGraph, read-only).
+    own, or LangGraph's (read without LangGraph, read-only). A SQLite file is opened without
+    being changed (no journal mode switch, no migration, no file left beside it) unless the
+    command ``write``s (sweep, recover).
     """
     from durable_debug.checkpoint import saver_from_url
     from durable_debug.checkpoint.url import sqlite_url_path
@@ -520,25 +522,26 @@ def _open_store(target: str) -> Any:
                 path = sqlite_url_path(target)
                 if path == ":memory:":
                     raise UsageError(f"{target} is an empty in-memory database: no threads")
-                return _open_sqlite_file(Path(path), target)
+                return _open_sqlite_file(Path(path), target, write=write)
             if scheme in ("postgresql", "postgres"):
                 return _open_postgres(target)
             return saver_from_url(target)
         except (ValueError, ImportError) as exc:
             raise UsageError(str(exc)) from None
-    return _open_sqlite_file(Path(target), target)
+    return _open_sqlite_file(Path(target), target, write=write)
 
 
-def _open_sqlite_file(path: Path, shown: str) -> Any:
+def _open_sqlite_file(path: Path, shown: str, *, write: bool) -> Any:
     from durable_debug.checkpoint import SqliteSaver
     from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
+    from durable_debug.checkpoint.readonly import ReadOnlySqliteSaver
 
     layout = _sqlite_layout(path, shown)
     if layout == "langgraph":
         return LangGraphSqliteReader(path)
     if layout == "empty":
         return None
-    return SqliteSaver(str(path))
+    return SqliteSaver(str(path)) if write else ReadOnlySqliteSaver(path)
 
 
 def _open_postgres(url: str) -> Any:
