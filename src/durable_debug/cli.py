@@ -423,7 +423,8 @@ def _sweep(args: argparse.Namespace) -> int:
             print("== pruned checkpoints ==")
             print(frame.to_string(index=False) if len(frame) else "(none)")
             verb = "would free" if args.dry_run else "freed"
-            print(f"{len(frame)} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
+            count = int(frame["checkpoint_id"].notna().sum())  # skipped threads have none
+            print(f"{count} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
     finally:
         _close(saver)
     return 0
