@@ -87,9 +87,13 @@ def wait_until(condition: Any, what: str, timeout: float = 120) -> None:
         time.sleep(0.02)
 
 
-def start_paused_thread(url: str, thread_id: str, log: Path) -> str:
-    """Run the thread to its interrupt; return the paused checkpoint's id."""
-    finish(worker("start", url, thread_id, str(log), lease="5"))
+def start_paused_thread(url: str, thread_id: str, log: Path, *, failing: bool = False) -> str:
+    """Run the thread to its interrupt (``failing``: to its node's failure); return the id
+    of the checkpoint it stopped at."""
+    out = finish(
+        worker("start-failing" if failing else "start", url, thread_id, str(log), lease="5")
+    )
+    assert out.get("error") == ("the service is down" if failing else None)
     with saver_from_url(url) as saver:
         paused = saver.get_tuple({"configurable": {"thread_id": thread_id}})
     assert paused is not None
@@ -106,11 +110,16 @@ def children_of(url: str, thread_id: str, checkpoint_id: str) -> int:
     )
 
 
-def test_eight_concurrent_resumes_run_the_node_once(durable_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["command", "none"])
+def test_eight_concurrent_resumes_run_the_node_once(
+    durable_url: str, tmp_path: Path, how: str
+) -> None:
+    """With Command(resume=...) after an interrupt, and with invoke(None) after a failure."""
     log, go, release = tmp_path / "runs.log", tmp_path / "go", tmp_path / "release"
-    paused = start_paused_thread(durable_url, "pay-1", log)
+    paused = start_paused_thread(durable_url, "pay-1", log, failing=how == "none")
 
-    args = ("resume", durable_url, "pay-1", str(log), str(go), str(release), "0")
+    phase = "resume" if how == "command" else "resume-none"
+    args = (phase, durable_url, "pay-1", str(log), str(go), str(release), "0")
     procs = [worker(*args, lease="5") for _ in range(PROCESSES)]
     try:
         wait_until(lambda: len(lines(log, "ready")) == PROCESSES, "every worker to be ready")
@@ -134,7 +143,8 @@ def test_eight_concurrent_resumes_run_the_node_once(durable_url: str, tmp_path: 
     ran = [r for r in results if "result" in r]
     busy = [r for r in results if "busy" in r]
     assert len(ran) == 1 and len(busy) == PROCESSES - 1
-    assert ran[0]["result"] == {"question": "charge?", "answer": "yes"}
+    answer = "yes" if how == "command" else "done"
+    assert ran[0]["result"] == {"question": "charge?", "answer": answer}
     assert lines(log, "effect") == [str(ran[0]["pid"])]
     holder = f"{socket.gethostname()}:{ran[0]['pid']}"
     for r in busy:
