@@ -20,6 +20,7 @@ import random
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -27,8 +28,9 @@ from typing import Any
 import pytest
 from recovery_workers import STEPS, job_graph, thread_name
 from test_cross_process import HERE, SRC
+from typing_extensions import TypedDict
 
-from durable_debug import Command, SqliteSaver, StateGraph, interrupt, recover
+from durable_debug import END, START, Command, SqliteSaver, StateGraph, arecover, interrupt, recover
 from durable_debug.checkpoint.url import saver_from_url
 
 THREADS = 200
@@ -316,3 +318,99 @@ def test_the_recover_command_resumes_dead_threads_with_the_named_graph(tmp_path:
     assert bad.stderr == (
         "durable-debug: error: --graph 'recovery_workers': give it as MODULE:NAME\n"
     )
+
+
+HANGING = textwrap.dedent(
+    """
+    import asyncio, sys
+    from test_recovery import two_threads
+
+    async def main():
+        started = {"t1": asyncio.Event(), "t2": asyncio.Event()}
+        graph = two_threads(sys.argv[1], started=started)
+        config = lambda t: {"configurable": {"thread_id": t}}
+        first = asyncio.ensure_future(graph.ainvoke({"n": 0}, config("t1")))
+        await started["t1"].wait()  # t1's lease is the older one: listed first
+        second = asyncio.ensure_future(graph.ainvoke({"n": 0}, config("t2")))
+        await started["t2"].wait()
+        print("hanging", flush=True)
+        await asyncio.gather(first, second)
+
+    asyncio.run(main())
+    """
+)
+
+
+def two_threads(
+    url: str,
+    *,
+    started: dict[str, Any] | None = None,
+    calls: list[str] | None = None,
+    release: Any = None,
+) -> Any:
+    """START → step → END. In the seeder (``started``) the step hangs; in the test, t1's
+    step waits for ``release`` and t2's asks a question with ``interrupt()``."""
+    import asyncio
+
+    class N(TypedDict):
+        n: int
+
+    async def step(state: N, config: dict[str, Any]) -> dict[str, Any]:
+        thread = config["configurable"]["thread_id"]
+        if started is not None:
+            started[thread].set()
+            await asyncio.sleep(3600)
+        assert calls is not None and release is not None
+        calls.append(thread)
+        if thread == "t1":
+            await release.wait()
+            return {"n": 1}
+        return {"n": interrupt("ok?")}
+
+    builder = StateGraph(N).add_node("step", step).add_edge(START, "step").add_edge("step", END)
+    return builder.compile(checkpointer=saver_from_url(url))
+
+
+async def test_a_thread_another_worker_recovered_meanwhile_is_not_resumed_again(
+    durable_url: str,
+) -> None:
+    """Worker A lists t1 and t2 as crashed and works on t1; meanwhile worker B recovers t2,
+    which now waits on an interrupt. When A reaches t2 its list is stale: t2 is no longer a
+    crashed run (its lease was given back), so A leaves it alone instead of running its node
+    again."""
+    import asyncio
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(SRC), str(HERE)])
+    env["DURABLE_DEBUG_LEASE_SECONDS"] = "1"
+    seeder = subprocess.Popen(
+        [sys.executable, "-c", HANGING, durable_url], env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert seeder.stdout is not None and seeder.stdout.readline() == "hanging\n"
+    finally:
+        seeder.kill()
+        seeder.communicate()
+
+    calls: list[str] = []
+    release = asyncio.Event()
+    graph = two_threads(durable_url, calls=calls, release=release)
+    saver = graph.checkpointer
+    deadline = time.monotonic() + 120
+    while await saver.alist_abandoned_threads() != ["t1", "t2"]:
+        assert time.monotonic() < deadline, "the dead run's leases never expired"
+        await asyncio.sleep(0.05)
+
+    worker_a = asyncio.ensure_future(arecover(graph))
+    while calls != ["t1"]:  # A works on t1 (and holds it)
+        assert time.monotonic() < deadline, "worker A never started t1"
+        await asyncio.sleep(0.01)
+    worker_b = await arecover(graph)
+    assert [(r.thread_id, r.outcome) for r in worker_b] == [("t2", "interrupted")]
+    release.set()
+    done = await worker_a
+
+    assert [(r.thread_id, r.outcome) for r in done] == [("t1", "finished")]
+    assert calls == ["t1", "t2"]  # t2's node ran once, in B
+    assert await saver.alist_abandoned_threads() == []
+    await saver.aclose()

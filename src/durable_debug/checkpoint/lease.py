@@ -43,6 +43,7 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "LEASE_SECONDS_ENV",
     "LeaseInfo",
+    "NoAbandonedLeaseError",
     "ThreadBusyError",
     "default_lease_seconds",
     "holder_name",
@@ -71,6 +72,18 @@ class LeaseInfo(NamedTuple):
     """``host:pid`` of the holding process."""
     since: _dt.datetime | None
     """When the holder took the lease (UTC)."""
+
+
+class NoAbandonedLeaseError(LookupError):
+    """``thread_lease(..., only_abandoned=True)``: the thread has no lease left behind by a
+    dead holder (its last run gave the lease back): there is no crashed run to take over."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"thread {thread_id!r} has no lease left behind by a dead run: its last run ended "
+            "and gave the thread back"
+        )
+        self.thread_id = thread_id
 
 
 DEFAULT_LEASE_SECONDS = 30.0
@@ -105,12 +118,20 @@ def holder_name() -> str:
 
 @asynccontextmanager
 async def thread_lease(
-    saver: BaseCheckpointSaver, thread_id: str, *, wait: float | None = None
+    saver: BaseCheckpointSaver,
+    thread_id: str,
+    *,
+    wait: float | None = None,
+    only_abandoned: bool = False,
 ) -> AsyncIterator[None]:
     """Hold ``thread_id``'s lease on ``saver`` for the body of the ``async with``.
 
     Raises :class:`ThreadBusyError` when another run holds it and ``wait`` seconds (default:
     none) pass without it being released or expiring. Re-entrant within one run.
+
+    ``only_abandoned`` (recovery): take the lease only if a dead holder left it behind
+    (expired, never given back), in one statement; :class:`NoAbandonedLeaseError` when the
+    thread has no such lease (its run ended, or another worker recovered it meanwhile).
     """
     if wait is not None and (
         isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait >= 0
@@ -129,7 +150,13 @@ async def thread_lease(
     started = time.monotonic()
     pause = 0.02
     while True:
-        info = await saver._lease_acquire(thread_id, token, holder, seconds)
+        if only_abandoned:
+            found = await saver._lease_take_abandoned(thread_id, token, holder, seconds)
+            if found is None:
+                raise NoAbandonedLeaseError(thread_id)
+            info = found
+        else:
+            info = await saver._lease_acquire(thread_id, token, holder, seconds)
         if info.token == token:
             break
         if (key, info.token) in _UNRELEASED:
