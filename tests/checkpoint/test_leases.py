@@ -262,6 +262,55 @@ def test_once_charges_once_across_interrupt_resume_kill_and_another_process(
     assert lines(log, "after") == [str(hanging.pid), str(done["pid"])]
 
 
+async def test_a_run_whose_lease_another_run_took_stops_before_saving_its_step(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A holder that stalled past its lease (here: the row is taken over by hand, as another
+    worker would after expiry) learns it when renewing, and its run stops with LeaseLostError
+    before saving its next checkpoint: the thread gets no second branch."""
+    import logging
+    import sqlite3
+
+    from durable_debug.checkpoint.lease import LeaseLostError
+
+    path = tmp_path / "t.db"
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def slow(state: Ask) -> dict[str, Any]:
+        entered.set()
+        await release.wait()
+        return {"answer": "late"}
+
+    caplog.set_level(logging.WARNING, logger="durable_debug.checkpoint.lease")
+    async with SqliteSaver(path) as holder:
+        holder.lease_seconds = 0.3
+        graph = StateGraph(Ask).add_node("slow", slow).add_edge(START, "slow")
+        graph = graph.compile(checkpointer=holder)
+        config = {"configurable": {"thread_id": "stalled"}}
+        running = asyncio.ensure_future(graph.ainvoke({"question": "q", "answer": ""}, config))
+        try:
+            await entered.wait()
+            saved = [t.checkpoint["id"] async for t in holder.alist(config)]
+            with sqlite3.connect(path) as conn:  # another worker took the thread
+                conn.execute(
+                    "UPDATE thread_leases SET token = 'other', holder = 'worker-2:7', "
+                    "expires = 1e12 WHERE thread_id = 'stalled'"
+                )
+            conn.close()
+            deadline = time.monotonic() + 120
+            while "taken by another run" not in caplog.text:  # found at the next renewal
+                assert time.monotonic() < deadline, "the holder never noticed"
+                await asyncio.sleep(0.02)
+        finally:
+            release.set()
+        with pytest.raises(LeaseLostError, match="thread 'stalled': this run's lease expired"):
+            await running
+        assert [t.checkpoint["id"] async for t in holder.alist(config)] == saved
+    with sqlite3.connect(path) as conn:  # the other worker's lease is left alone
+        assert conn.execute("SELECT holder FROM thread_leases").fetchall() == [("worker-2:7",)]
+    conn.close()
+
+
 async def test_a_run_longer_than_its_lease_keeps_the_thread_by_renewing_it(tmp_path: Path) -> None:
     """The holder renews its lease while a node runs for many lease lengths; a stream left
     early gives the thread back."""
