@@ -340,11 +340,11 @@ async def _print_threads(saver: Any) -> int:
 def _add_health(commands: Any) -> None:
     health = commands.add_parser(
         "health",
-        help="print a store's health: write latency, stuck threads, failures, size",
+        help="print a store's health: write latency, stuck and crashed threads, failures, size",
         description="Read a checkpoint store without the graph's code and print its health: "
         "checkpoint write latency p50/p95, threads waiting on an interrupt longer than the "
-        "SLA, resume-after-failure success rate, failures by class, growth per day and the "
-        "largest threads.",
+        "SLA, runs that died mid-step, resume-after-failure success rate, failures by class, "
+        "growth per day and the largest threads.",
     )
     health.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
     health.add_argument(
