@@ -340,11 +340,11 @@ async def _print_threads(saver: Any) -> int:
 def _add_health(commands: Any) -> None:
     health = commands.add_parser(
         "health",
-        help="print a store's health: write latency, stuck threads, failures, size",
+        help="print a store's health: write latency, stuck and crashed threads, failures, size",
         description="Read a checkpoint store without the graph's code and print its health: "
         "checkpoint write latency p50/p95, threads waiting on an interrupt longer than the "
-        "SLA, resume-after-failure success rate, failures by class, growth per day and the "
-        "largest threads.",
+        "SLA, runs that died mid-step, resume-after-failure success rate, failures by class, "
+        "growth per day and the largest threads.",
     )
     health.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
     health.add_argument(
@@ -423,7 +423,8 @@ def _sweep(args: argparse.Namespace) -> int:
             print("== pruned checkpoints ==")
             print(frame.to_string(index=False) if len(frame) else "(none)")
             verb = "would free" if args.dry_run else "freed"
-            print(f"{len(frame)} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
+            count = int(frame["checkpoint_id"].notna().sum())  # skipped threads have none
+            print(f"{count} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
     finally:
         _close(saver)
     return 0
@@ -435,15 +436,21 @@ def _sweep(args: argparse.Namespace) -> int:
 def _add_recover(commands: Any) -> None:
     recover = commands.add_parser(
         "recover",
-        help="resume the threads whose run died mid-step",
+        help="resume (or list) the threads whose run died mid-step",
         description="Find the threads of a store whose last run died while it held the thread "
         "(its lease expired without being given back) and resume each of them once, under "
-        "the thread's lease, with the graph's code. Safe to run on many workers at once.",
+        "the thread's lease, with the graph's code. Safe to run on many workers at once. "
+        "With --list, only list them (no graph code needed): each with the checkpoint and "
+        "step its run had reached and the tasks that were running.",
     )
     recover.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
     recover.add_argument(
+        "--list",
+        action="store_true",
+        help="list the crashed threads instead of resuming them (no --graph needed)",
+    )
+    recover.add_argument(
         "--graph",
-        required=True,
         metavar="MODULE:NAME",
         help="the graph to resume them with: a StateGraph, a compiled graph, or a function "
         "without arguments returning one (it is compiled with the store's saver)",
@@ -458,6 +465,10 @@ def _recover(args: argparse.Namespace) -> int:
 
     from durable_debug.graph import CompiledStateGraph, StateGraph, recover
 
+    if args.list:
+        return _list_crashed(args.store)
+    if args.graph is None:
+        raise UsageError("give --graph MODULE:NAME to resume the crashed threads, or --list")
     module_name, _, name = args.graph.partition(":")
     if not module_name or not name:
         raise UsageError(f"--graph {args.graph!r}: give it as MODULE:NAME")
@@ -489,6 +500,32 @@ def _recover(args: argparse.Namespace) -> int:
     for item in done:
         print(" ".join(x for x in (item.thread_id, item.outcome, item.error) if x))
     print(f"{len(done)} thread(s) recovered", file=sys.stderr)
+    return 0
+
+
+def _list_crashed(store: str) -> int:
+    """``durable-debug recover --list``: one line per crashed thread, from the store alone."""
+    from durable_debug.inspect.health import crashed_threads
+
+    saver = _open_store(store)
+    if saver is None:
+        print("0 crashed thread(s)", file=sys.stderr)
+        return 0
+    try:
+        frame = crashed_threads(saver)
+    finally:
+        _close(saver)
+    for row in frame.to_dict("records"):
+        if row["checkpoint_id"] is None:
+            print(f"{row['thread_id']} crashed before its first checkpoint")
+            continue
+        since = row["since"].isoformat(timespec="seconds") if row["since"] is not None else "?"
+        print(
+            f"{row['thread_id']} crashed in step {int(row['step']) + 1} "
+            f"({row['tasks'] or 'nothing left to run'}), checkpoint {row['checkpoint_id']} "
+            f"saved {since}"
+        )
+    print(f"{len(frame)} crashed thread(s)", file=sys.stderr)
     return 0
 
 

@@ -41,7 +41,7 @@ from durable_debug.checkpoint.base import (
     new_checkpoint_id,
     replace_checkpoint,
 )
-from durable_debug.checkpoint.lease import thread_lease
+from durable_debug.checkpoint.lease import check_lease, thread_lease
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
@@ -817,6 +817,7 @@ class RunLoop:
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
+            check_lease(self.saver, config_thread_id(self.config))  # another run took it: stop
             started = time.perf_counter()
             try:
                 self.checkpoint_config = await self.saver.aput_step(

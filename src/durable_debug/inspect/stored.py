@@ -49,6 +49,18 @@ class SaverView:
 
     def __init__(self, saver: BaseCheckpointSaver) -> None:
         self.checkpointer = saver
+        self._abandoned: frozenset[str] | None = None
+
+    async def aabandoned_threads(self) -> frozenset[str] | None:
+        """Threads whose last run died holding them (an expired lease never given back), read
+        from the store's lease rows once per view; None when the store keeps no leases (a
+        LangGraph saver)."""
+        if self._abandoned is None:
+            listing = getattr(self.checkpointer, "alist_abandoned_threads", None)
+            if listing is None:
+                return None
+            self._abandoned = frozenset(await listing())
+        return self._abandoned
 
     async def alist_threads(self) -> list[str]:
         """Ids of every thread in the store."""

@@ -174,6 +174,11 @@ class Thread:
     """Checkpoint id → the parent id it names, for parent links that close a loop (a
     checkpoint that is its own ancestor: a damaged store). :meth:`parent` ignores them, so
     nothing that walks the tree loops; see :func:`loop_links`."""
+    abandoned: bool | None = None
+    """Read without the graph's code (a :class:`~durable_debug.inspect.stored.SaverView`):
+    whether the thread's last run died while it held the thread (its lease expired without
+    being given back), from the store's lease rows; None when not known (read through a
+    graph, or a store without leases)."""
     _blob_sizes: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
 
     def __len__(self) -> int:
@@ -333,7 +338,14 @@ async def aread_thread(
             child,
             parent,
         )
-    return Thread(graph, thread_id, checkpoint_ns, records, broken_links=broken)
+    abandoned = None
+    dead = getattr(graph, "aabandoned_threads", None)  # a store read without the graph
+    if dead is not None:
+        threads = await dead()
+        abandoned = None if threads is None else thread_id in threads
+    return Thread(
+        graph, thread_id, checkpoint_ns, records, broken_links=broken, abandoned=abandoned
+    )
 
 
 async def alist_thread(graph: Any, thread_id: str) -> list[CheckpointTuple]:
