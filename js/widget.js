@@ -1,6 +1,77 @@
 // durable_debug's time-travel widget, bundled from js/src/ by js/build.mjs (esbuild).
 // Do not edit: change js/src/ and run `npm run build`.
 
+// js/src/dag-wire.js
+var DAG_WIRE_FORMAT = "dag-columns-1";
+var decoded = /* @__PURE__ */ new WeakMap();
+function emptyDag() {
+  return { thread_id: "", checkpoint_ns: "", nodes: [], depth: 0, lanes: 0 };
+}
+function readDag(model) {
+  return decodeDag(model.get("_dag"));
+}
+function decodeDag(wire) {
+  if (!wire || typeof wire !== "object") return emptyDag();
+  if (wire.format !== DAG_WIRE_FORMAT) return Array.isArray(wire.nodes) ? wire : emptyDag();
+  const known = decoded.get(wire);
+  if (known) return known;
+  const dag = decodeColumns(wire);
+  decoded.set(wire, dag);
+  return dag;
+}
+function decodeColumns(wire) {
+  const ids = (
+    /** @type {string[]} */
+    wire.id || []
+  );
+  const count = ids.length;
+  const parent = wire.parent || [];
+  const strings = wire.strings || [];
+  const lists = (wire.lists || []).map((names) => names.map((n) => strings[n]));
+  const hasChild = new Uint8Array(count);
+  for (let i = 0; i < count; i++) if (parent[i] >= 0) hasChild[parent[i]] = 1;
+  const interrupts = pairs(wire.interrupts);
+  const errors = pairs(wire.errors);
+  const broken = pairs(wire.broken_parent);
+  const missing = pairs(wire.missing_parent);
+  const changed = new Set(wire.graph_changed || []);
+  const nodes = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const p = parent[i];
+    nodes[i] = {
+      id: ids[i],
+      parent: p >= 0 ? ids[p] : missing.get(i) ?? null,
+      broken_parent: broken.get(i) ?? null,
+      step: wire.step[i],
+      source: strings[wire.source[i]],
+      next: lists[wire.next[i]],
+      writers: lists[wire.writers[i]],
+      interrupts: interrupts.get(i) || 0,
+      errors: errors.get(i) || 0,
+      graph_changed: changed.has(i),
+      is_head: !hasChild[i],
+      is_latest: i === count - 1,
+      depth: wire.node_depth[i],
+      lane: wire.lane[i],
+      created_at: wire.created_at[i]
+    };
+  }
+  const order = Array.from({ length: count }, (_, i) => i);
+  order.sort((a, b) => nodes[a].depth - nodes[b].depth || nodes[a].lane - nodes[b].lane || a - b);
+  return {
+    thread_id: wire.thread_id || "",
+    checkpoint_ns: wire.checkpoint_ns || "",
+    nodes: order.map((i) => nodes[i]),
+    depth: wire.depth || 0,
+    lanes: wire.lanes || 0
+  };
+}
+function pairs(flat) {
+  const map = /* @__PURE__ */ new Map();
+  for (let i = 0; flat && i + 1 < flat.length; i += 2) map.set(flat[i], flat[i + 1]);
+  return map;
+}
+
 // js/src/types.js
 var REQUEST_TIMEOUT_MS = 3e4;
 var WATCH_EVERY_MS = 2e3;
@@ -709,7 +780,7 @@ function drawDiff(view, a, b, entries, error) {
 // js/src/status.js
 function drawStatus(view) {
   const { parts, model } = view;
-  const dag = model.get("_dag");
+  const dag = readDag(model);
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
   const thread = model.get("_thread_id") || dag && dag.thread_id || "?";
@@ -1039,7 +1110,7 @@ function layoutDag(dag, geometry = DAG_GEOMETRY) {
   };
 }
 function drawDag(view) {
-  const dag = view.model.get("_dag") || { thread_id: "", nodes: [], depth: 0, lanes: 0 };
+  const dag = readDag(view.model);
   const layout = layoutDag(dag);
   const { radius } = DAG_GEOMETRY;
   const svg = (
@@ -1277,7 +1348,7 @@ function findCheckpoints(nodes, query) {
 function onFindKey(view, event) {
   if (event.key !== "Enter") return;
   event.preventDefault();
-  const dag = view.model.get("_dag") || { nodes: [] };
+  const dag = readDag(view.model);
   const found = findCheckpoints(
     dag.nodes,
     /** @type {HTMLInputElement} */

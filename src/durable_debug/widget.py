@@ -23,7 +23,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import Any, cast
+from typing import Any
 
 import anywidget
 import traitlets
@@ -32,7 +32,7 @@ from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
 from durable_debug.graph.subgraph import NS_SEP
 from durable_debug.inspect.access import astream, aupdate_state
-from durable_debug.inspect.dag import Dag, DagReader
+from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire
 from durable_debug.inspect.detail import (
     Detail,
     acheckpoint_detail,
@@ -82,6 +82,7 @@ class TimeTravel(anywidget.AnyWidget):
     _dag = traitlets.Dict(default_value={"thread_id": "", "nodes": [], "depth": 0, "lanes": 0}).tag(
         sync=True
     )
+    """The thread's tree in the compact form ``inspect.dag.DAG_WIRE_FORMAT`` (see :attr:`dag`)."""
     _selected = traitlets.Unicode("").tag(sync=True)
     _selected_ns = traitlets.Unicode("").tag(sync=True)
     _detail = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -147,6 +148,12 @@ class TimeTravel(anywidget.AnyWidget):
         """Wait until the thread has been read once (the constructor starts that read)."""
         loaded = self._loaded
         await (loaded if isinstance(loaded, asyncio.Future) else asyncio.wrap_future(loaded))
+
+    @property
+    def dag(self) -> Dag:
+        """The thread's checkpoint tree as shown: the protocol's ``Dag`` (``_dag`` travels in
+        a compact form, see ``inspect.dag.DAG_WIRE_FORMAT``)."""
+        return dag_from_wire(self._dag)
 
     @property
     def code(self) -> str:
@@ -483,12 +490,12 @@ class TimeTravel(anywidget.AnyWidget):
         namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
         config = thread_config(thread_id, namespace)
         reader = DagReader(self.graph, config)
-        dag = await reader.aread()
-        if not dag["nodes"]:
+        await reader.arefresh()
+        if not reader.ids():
             raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
         with self.hold_sync():
             self._thread_id, self.config, self._reader = thread_id, config, reader
-            self._dag = dict(dag)
+            self._dag = reader.wire()
             self._selected, self._status, self._error = "", "", ""
             self._selected_ns = namespace
             self.set_trait("_detail", None)
@@ -639,7 +646,8 @@ class TimeTravel(anywidget.AnyWidget):
     async def _refresh_dag(self) -> None:
         """Read what the thread holds now (after the first read, only the newer checkpoints)."""
         mark = await self._reader.alatest_mark()  # before the read: a later change shows next
-        self._dag = dict(await self._reader.aread())
+        await self._reader.arefresh()
+        self._dag = self._reader.wire()
         self._mark = mark
 
     async def _show(self, checkpoint_id: str, namespace: str | None = None) -> Any:
@@ -662,7 +670,7 @@ class TimeTravel(anywidget.AnyWidget):
             self._detail = dict(detail)
 
     def _checkpoint_ids(self) -> set[str]:
-        return {str(node["id"]) for node in cast(Dag, self._dag)["nodes"]}
+        return set(self._reader.ids())
 
     async def _checkpoint(
         self, checkpoint_id: str, namespace: str | None = None

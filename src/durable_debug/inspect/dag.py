@@ -18,7 +18,9 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
-from durable_debug.checkpoint.outline import alatest_mark, alist_outline
+from durable_debug.checkpoint.latest import bulk_decoding
+from durable_debug.checkpoint.outline import alatest_mark
+from durable_debug.graph.algo import PULL, PUSH, task_id
 from durable_debug.graph.version import GRAPH_VERSION_KEY
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     import networkx as nx
 
 __all__ = [
+    "DAG_WIRE_FORMAT",
     "Dag",
     "DagNode",
     "DagPosition",
@@ -44,7 +47,9 @@ __all__ = [
     "dag_data",
     "dag_data_of",
     "dag_from_thread",
+    "dag_from_wire",
     "dag_layout",
+    "dag_wire_of",
 ]
 
 
@@ -89,6 +94,14 @@ class Dag(TypedDict):
     nodes: list[DagNode]
     depth: int
     lanes: int
+
+
+DAG_WIRE_FORMAT = "dag-columns-1"
+"""The ``format`` of the compact ``_dag`` (docs/widget-protocol.md, "The DAG on the wire"):
+one array per field in checkpoint id order, a parent as its index, node names and name lists
+interned, rare marks as sparse ``[index, value, …]`` pairs; ``is_head`` and ``is_latest``
+follow from the parents and the order. ``js/src/dag-wire.js`` decodes it, as does
+:func:`dag_from_wire`."""
 
 
 async def acheckpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
@@ -176,26 +189,29 @@ def dag_data(graph: Any, config: RunnableConfig) -> Dag:
 class DagReader:
     """Reads one thread's ``Dag`` again and again, as a view that refreshes does.
 
-    On durable_debug's SQLite saver the tree comes from checkpoint rows and metadata only
-    (:func:`~durable_debug.checkpoint.outline.alist_outline`: no state value is decoded), one
-    query per read, and each read after the first asks only for the checkpoints from the
-    newest one seen on (plus the parents of newer ones, whose writes grew). Any other saver
-    is read in full each time (:func:`~durable_debug.inspect.thread.aread_thread`).
+    On durable_debug's SQLite saver the tree comes from checkpoint rows, metadata, trigger
+    channels and the writes' channels only (:func:`~durable_debug.checkpoint.outline.aread_outline`:
+    no state value is decoded), in one read session, and each read after the first asks only
+    for the checkpoints from the newest one seen on (plus the parents of newer ones, whose
+    writes grew). Any other saver is read in full each time
+    (:func:`~durable_debug.inspect.thread.aread_thread`). The tree is kept as one column per
+    field in id order, so checkpoints newer than every one read are appended and placed
+    without touching the others, and :meth:`wire` hands the columns out as they are.
 
         reader = DagReader(graph, {"configurable": {"thread_id": "job-1"}})
         dag = await reader.aread()          # the whole tree
         dag = await reader.aread()          # only what was written since
+        wire = reader.wire()                # the same tree in the widget's compact form
     """
 
     def __init__(self, graph: Any, config: RunnableConfig) -> None:
         self.graph = graph
         self.thread_id, self.checkpoint_ns = _thread_of(config, "DagReader")
-        self._records: dict[str, CheckpointRecord] = {}
-        self._marks: dict[str, DagNode] = {}
         self.reads = 0
         """Reads of the store so far (one per :meth:`aread`)."""
         self.last_read = 0
         """Checkpoints the last read returned (the whole thread, or only the newer ones)."""
+        self.forget()
 
     async def alatest_mark(self) -> tuple[str, int]:
         """``(newest checkpoint id, its pending writes)``: a cheap mark of the thread's progress
@@ -214,51 +230,313 @@ class DagReader:
 
     def forget(self) -> None:
         """Drop what was read: the next :meth:`aread` reads the whole thread again."""
-        self._records, self._marks = {}, {}
+        self._rows: dict[str, _Row] = {}
+        self._order: list[str] = []
+        """Every checkpoint id read, ascending (creation order)."""
+        self._index: dict[str, int] = {}
+        self._children: dict[str, list[str]] = {}
+        self._broken: dict[str, str] = {}
+        self._lanes = 0
+        self._strings: dict[str, int] = {}
+        self._lists: dict[tuple[str, ...], int] = {}
+        self._col: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
 
     async def aread(self) -> Dag:
         """The thread's ``Dag`` as it is now."""
-        saver = checkpointer_of(self.graph)
-        since = (
-            thread_config(self.thread_id, self.checkpoint_ns, max(self._records))
-            if self._records
-            else None
-        )
-        self.reads += 1
-        listed = await alist_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
-        if listed is None:
-            thread = await aread_thread(
-                self.graph, thread_config(self.thread_id, self.checkpoint_ns)
-            )
-            self.last_read = len(thread)
-            return dag_data_of(thread)
-        from durable_debug.inspect.stored import snapshot_of
+        await self.arefresh()
+        return self.dag()
 
-        read: list[str] = []
-        for saved in listed:
-            parent = saved.parent_config
-            record = CheckpointRecord(
-                snapshot=snapshot_of(saved, latest=False),
-                checkpoint=saved.checkpoint,
-                # Only the special writes' values were read: the others are known by channel.
-                pending_writes=tuple((str(t), str(c), v) for t, c, v in saved.pending_writes or ()),
-                parent_id=config_checkpoint_id(parent) if parent else None,
-            )
-            self._records[record.id] = record
-            read.append(record.id)
-        self.last_read = len(listed)
-        # Only what was read is marked again (a child's writers come from its parent's
-        # writes, and a re-read parent comes before its new children in id order).
-        broken = loop_links({cid: r.parent_id for cid, r in self._records.items()})
-        thread = Thread(
-            self.graph, self.thread_id, self.checkpoint_ns, self._records, broken_links=broken
+    async def arefresh(self) -> None:
+        """Read what was written since the last read (everything, the first time)."""
+        from durable_debug.checkpoint.outline import aread_outline
+
+        saver = checkpointer_of(self.graph)
+        since = self._order[-1] if self._order else None
+        self.reads += 1
+        with bulk_decoding():  # many small containers, no cycles: no collection meanwhile
+            listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
+            if listed is not None:
+                self.last_read = len(listed)
+                self._take([_row_of_outline(row, self.checkpoint_ns) for row in listed])
+                return
+        thread = await aread_thread(self.graph, thread_config(self.thread_id, self.checkpoint_ns))
+        self.last_read = len(thread)
+        with bulk_decoding():
+            self._rows = {}
+            self._take([_row_of(record) for record in thread])
+
+    def _take(self, read: list[_Row]) -> None:
+        """Merge the rows of one read: append and place the checkpoints newer than every one
+        read before (the usual case), else lay the whole tree out again."""
+        rows, newest = self._rows, self._order[-1] if self._order else ""
+        added = [row.id for row in read if row.id not in rows]
+        for row in read:
+            rows[row.id] = row
+        # A loop of parent links needs a link to a newer checkpoint (a damaged store), and
+        # a checkpoint older than the newest one read means the columns must be rebuilt.
+        appending = (
+            not self._broken
+            and (not added or added[0] > newest)
+            and all((rows[cid].parent_id or "") < cid for cid in added)
         )
-        again = set(read)
-        # Known children of a re-read checkpoint too: their writers come from its writes.
-        again.update(i for i, mark in self._marks.items() if mark["parent"] in again)
-        for checkpoint_id in sorted(again):
-            self._marks[checkpoint_id] = _marks(thread, self._records[checkpoint_id])
-        return _assemble(self.thread_id, self.checkpoint_ns, self._marks)
+        if not appending:
+            self._rebuild()
+            return
+        order, index, children = self._order, self._index, self._children
+        for column in self._col.values():
+            column.extend([None] * len(added))
+        for cid in added:
+            index[cid] = len(order)
+            order.append(cid)
+            self._place(cid, rows[cid].parent_id)
+        again = {row.id for row in read}
+        for row in read:  # their children's writers come from their writes
+            again.update(children.get(row.id, ()))
+        self._mark(sorted(again))
+
+    def _rebuild(self) -> None:
+        """Lay every checkpoint read out again, in id order."""
+        rows = self._rows
+        self._order = sorted(rows)
+        self._index = {cid: i for i, cid in enumerate(self._order)}
+        self._broken = loop_links({cid: r.parent_id for cid, r in rows.items()})
+        count = len(self._order)
+        self._col = {name: [None] * count for name in _COLUMNS}
+        self._children, self._lanes = {}, 0
+        parents = {cid: None if cid in self._broken else rows[cid].parent_id for cid in self._order}
+        if all((parent or "") < cid for cid, parent in parents.items()):
+            for cid in self._order:  # parents come first: place as they come
+                self._place(cid, parents[cid])
+        else:
+            children, place, self._lanes = _placement(parents)
+            self._children = children
+            depth, lane = self._col["node_depth"], self._col["lane"]
+            for cid, (d, n) in place.items():
+                depth[self._index[cid]], lane[self._index[cid]] = d, n
+        self._mark(self._order)
+
+    def _place(self, cid: str, parent: str | None) -> None:
+        """Place a checkpoint whose parent (if read) is placed: the oldest child of a
+        checkpoint continues its lane, a younger one (or a root after the first) starts the
+        next lane (the layout of :func:`dag_layout`)."""
+        i = self._index[cid]
+        at = None if parent is None else self._index.get(parent)
+        if at is None or parent in self._broken or cid in self._broken:
+            depth, lane = 0, self._lanes
+            self._lanes += 1
+        else:
+            siblings = self._children.setdefault(parent, [])  # type: ignore[arg-type]
+            depth, lane = self._col["node_depth"][at] + 1, self._col["lane"][at]
+            if siblings:
+                lane = self._lanes
+                self._lanes += 1
+            siblings.append(cid)
+        self._col["node_depth"][i], self._col["lane"][i] = depth, lane
+
+    def _mark(self, cids: list[str]) -> None:
+        """Fill the columns of checkpoints from their rows and their parents' (what
+        :func:`_marks` gives for a full read)."""
+        rows, index, broken_links = self._rows, self._index, self._broken
+        strings, listed = self._strings, self._list
+        col = self._col
+        parents, broken_col, steps = col["parent"], col["broken_parent"], col["step"]
+        sources, nexts, writers_col = col["source"], col["next"], col["writers"]
+        interrupts, errors, changed = col["interrupts"], col["errors"], col["graph_changed"]
+        times = col["created_at"]
+        for cid in cids:
+            i = index[cid]
+            row = rows[cid]
+            broken = cid in broken_links
+            parent = None if broken or not row.parent_id else rows.get(row.parent_id)
+            metadata = row.metadata
+            if row.source == "input":
+                writers: tuple[str, ...] = ()
+            elif metadata.get("as_node"):
+                writers = (str(metadata["as_node"]),)
+            elif isinstance(metadata.get("writes"), dict):
+                writers = tuple(str(node) for node in metadata["writes"])
+            elif row.source != "loop" or parent is None:
+                writers = ()
+            else:
+                writers = parent.done
+            version = metadata.get(GRAPH_VERSION_KEY)
+            before = None if parent is None else parent.metadata.get(GRAPH_VERSION_KEY)
+            parents[i] = None if broken else row.parent_id
+            broken_col[i] = broken_links.get(cid) if broken else None
+            steps[i] = row.step
+            sources[i] = _intern(strings, row.source)
+            nexts[i] = listed(row.next)
+            writers_col[i] = listed(writers)
+            interrupts[i] = row.interrupts
+            errors[i] = row.errors
+            changed[i] = version is not None and before is not None and version != before
+            times[i] = row.created_at
+
+    def _list(self, names: tuple[str, ...]) -> int:
+        found = self._lists.get(names)
+        if found is None:
+            for name in names:
+                _intern(self._strings, name)
+            found = self._lists[names] = len(self._lists)
+        return found
+
+    def ids(self) -> list[str]:
+        """Every checkpoint id read, oldest first."""
+        return list(self._order)
+
+    def dag(self) -> Dag:
+        """The protocol's ``Dag`` of what was read (nodes sorted by depth, lane)."""
+        return dag_from_wire(self.wire())
+
+    def wire(self) -> dict[str, Any]:
+        """The tree in the widget's compact form (see :data:`DAG_WIRE_FORMAT`): fresh lists,
+        so a traitlet holding the previous one sees a change."""
+        col, index, order = self._col, self._index, self._order
+        parents: list[int] = []
+        orphans: list[Any] = []
+        for i, parent in enumerate(col["parent"]):
+            at = -1 if parent is None else index.get(parent, -1)
+            parents.append(at)
+            if at < 0 and parent is not None:
+                orphans += (i, parent)
+        strings = list(self._strings)
+        return {
+            "format": DAG_WIRE_FORMAT,
+            "thread_id": self.thread_id,
+            "checkpoint_ns": self.checkpoint_ns,
+            "count": len(order),
+            "depth": 1 + max(col["node_depth"], default=-1),
+            "lanes": self._lanes,
+            "strings": strings,
+            "lists": [[self._strings[n] for n in key] for key in self._lists],
+            "id": list(order),
+            "parent": parents,
+            "step": list(col["step"]),
+            "source": list(col["source"]),
+            "next": list(col["next"]),
+            "writers": list(col["writers"]),
+            "node_depth": list(col["node_depth"]),
+            "lane": list(col["lane"]),
+            "created_at": list(col["created_at"]),
+            "interrupts": _sparse(col["interrupts"]),
+            "errors": _sparse(col["errors"]),
+            "graph_changed": [i for i, changed in enumerate(col["graph_changed"]) if changed],
+            "broken_parent": _sparse(col["broken_parent"]),
+            "missing_parent": orphans,
+        }
+
+
+_COLUMNS = (
+    "parent",
+    "broken_parent",
+    "step",
+    "source",
+    "next",
+    "writers",
+    "interrupts",
+    "errors",
+    "graph_changed",
+    "created_at",
+    "node_depth",
+    "lane",
+)
+"""The per-checkpoint columns a :class:`DagReader` keeps (in id order)."""
+
+
+def _intern(strings: dict[str, int], name: str) -> int:
+    found = strings.get(name)
+    if found is None:
+        found = strings[name] = len(strings)
+    return found
+
+
+def _sparse(column: list[Any]) -> list[Any]:
+    """``[index, value, index, value…]`` of the entries that are set (not 0, None)."""
+    return [x for i, value in enumerate(column) if value for x in (i, value)]
+
+
+class _Row(NamedTuple):
+    """What a checkpoint's mark, and the marks of its children, need."""
+
+    id: str
+    parent_id: str | None
+    step: int
+    source: str
+    next: tuple[str, ...]
+    interrupts: int
+    errors: int
+    done: tuple[str, ...]
+    """The nodes a loop child of this checkpoint was written by (its finished tasks)."""
+    metadata: dict[str, Any]
+    created_at: str
+
+
+def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
+    """A :class:`_Row` from an outline row: the tasks are matched to their writes by the ids
+    the engine gives them (:func:`~durable_debug.graph.algo.task_id`)."""
+    metadata = row.metadata
+    step = int(metadata.get("step", -1))
+    names = list(row.pull)
+    if row.packets:
+        from durable_debug.inspect.stored import _packet_node
+
+        names += [_packet_node(p) for p in row.packets]
+    interrupts = errors = 0
+    done: list[str] = []
+    if row.tasks:
+        paths = [(PULL, n) for n in row.pull] + [(PUSH, i) for i in range(len(row.packets))]
+        failed_done: list[str] = []
+        for name, path in zip(names, paths, strict=True):
+            tid = task_id(row.checkpoint_id, checkpoint_ns, step + 1, name, path)
+            task = row.tasks.get(tid)
+            if task is None:
+                continue
+            if not task.finished:
+                interrupts += task.interrupts
+            if task.failed:
+                errors += 1
+                if task.finished and name not in failed_done:
+                    failed_done.append(name)
+            elif (task.finished or not task.interrupts) and name not in done:
+                done.append(name)
+        done += [name for name in failed_done if name not in done]
+    return _Row(
+        row.checkpoint_id,
+        row.parent_id,
+        step,
+        str(metadata.get("source", "")),
+        tuple(names),
+        interrupts,
+        errors,
+        tuple(done),
+        metadata,
+        row.ts,
+    )
+
+
+def _row_of(record: CheckpointRecord) -> _Row:
+    """A :class:`_Row` from a full read's record."""
+    written = {task_id for task_id, _, _ in record.pending_writes}
+    done: list[str] = []
+    for task in record.tasks:
+        finished = task.result is not None or (task.id in written and not task.interrupts)
+        if finished and not task.error and task.name not in done:
+            done.append(str(task.name))
+    for task in record.tasks:
+        if task.error and task.result is not None and task.name not in done:
+            done.append(str(task.name))
+    return _Row(
+        record.id,
+        record.parent_id,
+        record.step,
+        record.source,
+        tuple(record.next),
+        len(record.pending_interrupts()),
+        len(record.failed_tasks()),
+        tuple(done),
+        record.metadata,
+        record.created_at,
+    )
 
 
 def dag_data_of(thread: Thread) -> Dag:
@@ -298,35 +576,12 @@ def _graph_changed(parent: CheckpointRecord, record: CheckpointRecord) -> bool:
 
 def _assemble(thread_id: str, checkpoint_ns: str, marks: dict[str, DagNode]) -> Dag:
     """Place the checkpoints (the layout of :func:`dag_layout`, without building a graph)."""
-    children: dict[str, list[str]] = {}
-    roots: list[str] = []
-    for node_id, mark in marks.items():
-        parent = mark["parent"]
-        if parent is not None and parent in marks:
-            children.setdefault(parent, []).append(node_id)
-        else:
-            roots.append(node_id)
-    depth: dict[str, int] = {}
-    branch_of: dict[str, str] = {}
-    branch_starts: list[str] = []
-    for root in sorted(roots):
-        branch_starts.append(root)
-        stack = [(root, 0, root)]
-        while stack:
-            node_id, d, branch = stack.pop()
-            depth[node_id] = d
-            branch_of[node_id] = branch
-            for i, child in enumerate(sorted(children.get(node_id, ()))):
-                if i > 0:
-                    branch_starts.append(child)
-                stack.append((child, d + 1, branch if i == 0 else child))
-    lanes = {start: i for i, start in enumerate(branch_starts[:1] + sorted(branch_starts[1:]))}
+    children, place, lanes = _placement({cid: mark["parent"] for cid, mark in marks.items()})
     latest = max(marks) if marks else None
     nodes: list[DagNode] = []
     for node_id, mark in marks.items():
         node = DagNode(**mark)
-        node["depth"] = depth[node_id]
-        node["lane"] = lanes[branch_of[node_id]]
+        node["depth"], node["lane"] = place[node_id]
         node["is_head"] = node_id not in children
         node["is_latest"] = node_id == latest
         nodes.append(node)
@@ -336,5 +591,134 @@ def _assemble(thread_id: str, checkpoint_ns: str, marks: dict[str, DagNode]) -> 
         checkpoint_ns=checkpoint_ns,
         nodes=nodes,
         depth=1 + max((n["depth"] for n in nodes), default=-1),
-        lanes=1 + max((n["lane"] for n in nodes), default=-1),
+        lanes=lanes,
+    )
+
+
+def _placement(
+    parents: dict[str, str | None],
+) -> tuple[dict[str, list[str]], dict[str, tuple[int, int]], int]:
+    """``(children, checkpoint id → (depth, lane), lanes)``: a column per depth, a lane per
+    branch; the oldest child continues its parent's lane, each younger child (and each root
+    after the first) starts a branch, and branches get lanes in the order they were created."""
+    children: dict[str, list[str]] = {}
+    roots: list[str] = []
+    for node_id in sorted(parents):
+        parent = parents[node_id]
+        if parent is not None and parent in parents:
+            children.setdefault(parent, []).append(node_id)
+        else:
+            roots.append(node_id)
+    depth: dict[str, int] = {}
+    branch_of: dict[str, str] = {}
+    branch_starts: list[str] = []
+    for root in roots:
+        branch_starts.append(root)
+        stack = [(root, 0, root)]
+        while stack:
+            node_id, d, branch = stack.pop()
+            depth[node_id] = d
+            branch_of[node_id] = branch
+            for i, child in enumerate(children.get(node_id, ())):
+                if i > 0:
+                    branch_starts.append(child)
+                stack.append((child, d + 1, branch if i == 0 else child))
+    lanes = {start: i for i, start in enumerate(branch_starts[:1] + sorted(branch_starts[1:]))}
+    place = {node_id: (depth[node_id], lanes[branch_of[node_id]]) for node_id in parents}
+    return children, place, len(lanes)
+
+
+def dag_wire_of(dag: Dag) -> dict[str, Any]:
+    """The compact form of a protocol ``Dag`` (as :meth:`DagReader.wire` gives it)."""
+    marks: dict[str, dict[str, Any]] = {node["id"]: dict(node) for node in dag["nodes"]}
+    order = sorted(marks)
+    index = {cid: i for i, cid in enumerate(order)}
+    strings: dict[str, int] = {}
+    lists: dict[tuple[str, ...], int] = {}
+
+    def listed(names: list[str]) -> int:
+        key = tuple(names)
+        if key not in lists:
+            for name in key:
+                _intern(strings, name)
+            lists[key] = len(lists)
+        return lists[key]
+
+    column = {name: [marks[cid][name] for cid in order] for name in DagNode.__annotations__}
+    parents = [-1 if p is None else index.get(p, -1) for p in column["parent"]]
+    return {
+        "format": DAG_WIRE_FORMAT,
+        "thread_id": dag["thread_id"],
+        "checkpoint_ns": dag["checkpoint_ns"],
+        "count": len(order),
+        "depth": dag["depth"],
+        "lanes": dag["lanes"],
+        "id": order,
+        "parent": parents,
+        "step": column["step"],
+        "source": [_intern(strings, s) for s in column["source"]],
+        "next": [listed(n) for n in column["next"]],
+        "writers": [listed(n) for n in column["writers"]],
+        "node_depth": column["depth"],
+        "lane": column["lane"],
+        "created_at": column["created_at"],
+        "interrupts": _sparse(column["interrupts"]),
+        "errors": _sparse(column["errors"]),
+        "graph_changed": [i for i, changed in enumerate(column["graph_changed"]) if changed],
+        "broken_parent": _sparse(column["broken_parent"]),
+        "missing_parent": [
+            x
+            for i, p in enumerate(column["parent"])
+            if p is not None and parents[i] < 0
+            for x in (i, p)
+        ],
+        "strings": list(strings),
+        "lists": [[strings[n] for n in key] for key in lists],
+    }
+
+
+def dag_from_wire(wire: dict[str, Any]) -> Dag:
+    """The protocol's ``Dag`` from its compact form (what ``js/src/dag-wire.js`` does); a
+    ``Dag`` already plain (``{"nodes": [...]}``) is returned as it is."""
+    if isinstance(wire, dict) and "format" not in wire and isinstance(wire.get("nodes"), list):
+        return wire  # type: ignore[return-value]
+    if not isinstance(wire, dict) or wire.get("format") != DAG_WIRE_FORMAT:
+        got = wire.get("format") if isinstance(wire, dict) else type(wire).__name__
+        raise ValueError(f"Not a DAG in the {DAG_WIRE_FORMAT!r} form (format {got!r}).")
+    ids, parents, strings = wire["id"], wire["parent"], wire["strings"]
+    lists = [[strings[n] for n in names] for names in wire["lists"]]
+    has_child = {p for p in parents if p >= 0}
+    sparse = {
+        key: dict(zip(wire[key][::2], wire[key][1::2], strict=True))
+        for key in ("interrupts", "errors", "broken_parent", "missing_parent")
+    }
+    changed = set(wire["graph_changed"])
+    last = len(ids) - 1
+    nodes = [
+        DagNode(
+            id=cid,
+            parent=ids[parents[i]] if parents[i] >= 0 else sparse["missing_parent"].get(i),
+            broken_parent=sparse["broken_parent"].get(i),
+            step=wire["step"][i],
+            source=strings[wire["source"][i]],
+            next=list(lists[wire["next"][i]]),
+            writers=list(lists[wire["writers"][i]]),
+            interrupts=sparse["interrupts"].get(i, 0),
+            errors=sparse["errors"].get(i, 0),
+            graph_changed=i in changed,
+            is_head=i not in has_child,
+            is_latest=i == last,
+            depth=wire["node_depth"][i],
+            lane=wire["lane"][i],
+            created_at=wire["created_at"][i],
+        )
+        for i, cid in enumerate(ids)
+    ]
+    nodes.sort(key=lambda n: (n["depth"], n["lane"], n["id"]))
+    return Dag(
+        thread_id=wire["thread_id"],
+        checkpoint_ns=wire["checkpoint_ns"],
+        nodes=nodes,
+        depth=wire["depth"],
+        lanes=wire["lanes"],
     )
