@@ -1972,13 +1972,20 @@ function createStaticModel(data) {
   const emit = (name, ...args) => {
     for (const fn of [...handlers.get(name) || []]) fn(...args);
   };
+  const defaults = data.detail_defaults || {};
+  const namespace = data.checkpoint_ns || data.dag && data.dag.checkpoint_ns || "";
+  const fullDetail = (id, detail) => ({
+    ...defaults,
+    config: { configurable: { thread_id: state._thread_id, checkpoint_ns: namespace, checkpoint_id: id } },
+    ...detail
+  });
   const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
   const answer = (message) => {
     if (message.kind === "select") {
       const detail = details[message.checkpoint_id];
       if (!detail) return { error: missing(message.checkpoint_id) };
       model.set("_selected", message.checkpoint_id);
-      model.set("_detail", detail);
+      model.set("_detail", fullDetail(message.checkpoint_id, detail));
       return { result: { checkpoint_id: message.checkpoint_id } };
     }
     if (message.kind === "diff") {

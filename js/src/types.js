@@ -24,8 +24,8 @@
  *   svg: string | null }} Topology
  * @typedef {{ action: "fork" | "rerun" | "resume", code: string }} CodeEntry
  * @typedef {{ channel: string, change: "added" | "removed" | "changed", old: any, new: any }} DiffEntry
- * @typedef {{ thread_id: string, dag: Dag, details: Record<string, Detail>,
- *   topology: Topology | null }} ExportData
+ * @typedef {{ thread_id: string, checkpoint_ns?: string, dag: any, details: Record<string, Detail>,
+ *   detail_defaults?: { editable?: string[], nodes?: string[] }, topology: Topology | null }} ExportData
  *
  * The part of anywidget's model this module uses.
  * @typedef {{ get(name: string): any, set(name: string, value: any): void,
