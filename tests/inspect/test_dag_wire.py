@@ -74,8 +74,9 @@ async def test_the_wire_decodes_to_the_full_tree(tmp_path, store):
     assert len(json.dumps(wire)) < len(json.dumps(expected)) / 2
 
 
-async def test_new_checkpoints_are_appended_and_placed_as_a_full_read_places_them(tmp_path):
-    ns = seed("accumulate", tmp_path / "t.db")
+@pytest.mark.parametrize("store", ["sqlite", "memory"])
+async def test_new_checkpoints_are_appended_and_placed_as_a_full_read_places_them(tmp_path, store):
+    ns = seed("accumulate", tmp_path / "t.db" if store == "sqlite" else None)
     g, cfg = ns["g"], ns["cfg"]
     await g.ainvoke({"value": "", "log": []}, cfg)
     reader = DagReader(g, cfg)

@@ -259,11 +259,45 @@ class DagReader:
                 self.last_read = len(listed)
                 self._take([_row_of_outline(row, self.checkpoint_ns) for row in listed])
                 return
+        if self._order:
+            read = await self._aread_since(saver, self._order[-1])
+            self.last_read = len(read)
+            with bulk_decoding():
+                self._take([_row_of(record) for record in read])
+            return
         thread = await aread_thread(self.graph, thread_config(self.thread_id, self.checkpoint_ns))
         self.last_read = len(thread)
         with bulk_decoding():
             self._rows = {}
             self._take([_row_of(record) for record in thread])
+
+    async def _aread_since(self, saver: Any, newest: str) -> list[CheckpointRecord]:
+        """Through the saver protocol: the checkpoints from ``newest`` on (the listing stops at
+        the first older one), and the parents of the new ones again (their writes grew), each
+        with its snapshot (the graph's own ``get_state`` for a LangGraph graph)."""
+        from durable_debug.inspect.access import aget_checkpoint, alist_since, astate
+        from durable_debug.inspect.thread import _record, _snapshots
+
+        base = thread_config(self.thread_id, self.checkpoint_ns)
+        listed = await alist_since(saver, base, newest)
+        have = {str(config_checkpoint_id(t.config)) for t in listed}
+        for tup in list(listed):
+            parent = config_checkpoint_id(tup.parent_config) if tup.parent_config else None
+            if parent and parent not in have and parent in self._rows:
+                have.add(parent)
+                again = await aget_checkpoint(saver, thread_config(*_address(base, parent)))
+                if again is not None:
+                    listed.append(again)
+        by_id = {str(config_checkpoint_id(t.config)): t for t in listed}
+        if _reads_history(self.graph):
+            snapshots = [await astate(self.graph, t.config) for t in by_id.values()]
+        else:
+            snapshots = await _snapshots(self.graph, base, list(by_id.values()))
+        records = []
+        for snapshot in snapshots:
+            checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
+            records.append(_record(snapshot, by_id.get(checkpoint_id)))
+        return sorted(records, key=lambda r: r.id)
 
     def _take(self, read: list[_Row]) -> None:
         """Merge the rows of one read: append and place the checkpoints newer than every one
@@ -453,6 +487,25 @@ def _intern(strings: dict[str, int], name: str) -> int:
 def _sparse(column: list[Any]) -> list[Any]:
     """``[index, value, index, value…]`` of the entries that are set (not 0, None)."""
     return [x for i, value in enumerate(column) if value for x in (i, value)]
+
+
+def _reads_history(graph: Any) -> bool:
+    """True for a graph whose snapshots only it can build (a LangGraph compiled graph): not
+    durable_debug's engine, nor a saver seen as a graph."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+    return (
+        not isinstance(graph, CompiledStateGraph) and getattr(graph, "snapshots_of", None) is None
+    )
+
+
+def _address(base: RunnableConfig, checkpoint_id: str) -> tuple[str, str, str]:
+    configurable = base["configurable"]
+    return (
+        str(configurable["thread_id"]),
+        str(configurable.get("checkpoint_ns") or ""),
+        checkpoint_id,
+    )
 
 
 class _Row(NamedTuple):
