@@ -4,20 +4,37 @@
 // js/src/dag-wire.js
 var DAG_WIRE_FORMAT = "dag-columns-1";
 var decoded = /* @__PURE__ */ new WeakMap();
+var COLUMNS = ["id", "parent", "step", "source", "next", "writers", "node_depth", "lane", "created_at"];
+var SPARSE = ["interrupts", "errors", "broken_parent", "missing_parent"];
 function emptyDag() {
   return { thread_id: "", checkpoint_ns: "", nodes: [], depth: 0, lanes: 0 };
 }
 function readDag(model) {
-  return decodeDag(model.get("_dag"));
+  return decodeDag(model.get("_dag"), model.get("_dag_tail"));
 }
-function decodeDag(wire) {
+function decodeDag(wire, tail) {
   if (!wire || typeof wire !== "object") return emptyDag();
   if (wire.format !== DAG_WIRE_FORMAT) return Array.isArray(wire.nodes) ? wire : emptyDag();
   const known = decoded.get(wire);
-  if (known) return known;
-  const dag = decodeColumns(wire);
-  decoded.set(wire, dag);
+  if (known && known.tail === tail) return known.dag;
+  const dag = decodeColumns(mergeTail(wire, tail));
+  decoded.set(wire, { tail, dag });
   return dag;
+}
+function mergeTail(wire, tail) {
+  if (!tail || tail.format !== DAG_WIRE_FORMAT) return wire;
+  const start = tail.start || 0;
+  if (tail.epoch !== wire.epoch || start < 0 || start > (wire.id || []).length) return wire;
+  const merged = { ...tail, start: 0 };
+  for (const key of COLUMNS) merged[key] = wire[key].slice(0, start).concat(tail[key]);
+  for (const key of SPARSE) {
+    const kept = [];
+    const pairs2 = wire[key] || [];
+    for (let i = 0; i + 1 < pairs2.length; i += 2) if (pairs2[i] < start) kept.push(pairs2[i], pairs2[i + 1]);
+    merged[key] = kept.concat(tail[key] || []);
+  }
+  merged.graph_changed = (wire.graph_changed || []).filter((i) => i < start).concat(tail.graph_changed || []);
+  return merged;
 }
 function decodeColumns(wire) {
   const ids = (
@@ -2069,7 +2086,15 @@ function createView(model, el) {
     () => view.requests.dispose(),
     () => root.remove()
   );
-  watch(view, "change:_dag", () => drawDag(view));
+  let dagDrawn = null;
+  const redrawDag = () => {
+    const dag = readDag(model);
+    if (dag === dagDrawn) return;
+    dagDrawn = dag;
+    drawDag(view);
+  };
+  watch(view, "change:_dag", redrawDag);
+  watch(view, "change:_dag_tail", redrawDag);
   watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
   watch(view, "change:_detail", () => {
     const detail = model.get("_detail");

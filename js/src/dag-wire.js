@@ -12,8 +12,12 @@
  */
 export const DAG_WIRE_FORMAT = "dag-columns-1";
 
-/** @type {WeakMap<object, Dag>} */
+/** @type {WeakMap<object, {tail: any, dag: Dag}>} */
 const decoded = new WeakMap();
+
+/** Per-checkpoint columns, and sparse `[index, value, …]` lists, of the compact form. */
+const COLUMNS = ["id", "parent", "step", "source", "next", "writers", "node_depth", "lane", "created_at"];
+const SPARSE = ["interrupts", "errors", "broken_parent", "missing_parent"];
 
 /** @returns {Dag} */
 function emptyDag() {
@@ -26,24 +30,49 @@ function emptyDag() {
  * @returns {Dag}
  */
 export function readDag(model) {
-  return decodeDag(model.get("_dag"));
+  return decodeDag(model.get("_dag"), model.get("_dag_tail"));
 }
 
 /**
  * The protocol's `Dag` (nodes sorted by depth, then lane) from `_dag` in either form: the
  * compact one Python sends, or a plain `{nodes: [...]}` (as older exports hold), returned as
- * it is. Decoded once per object; anything else is an empty DAG.
+ * it is. `tail` (`_dag_tail`): the checkpoints appended or marked again since `wire` was sent,
+ * from its `start` on; a tail of another `epoch` is ignored. Decoded once per pair of
+ * objects; anything else is an empty DAG.
  * @param {any} wire
+ * @param {any} [tail]
  * @returns {Dag}
  */
-export function decodeDag(wire) {
+export function decodeDag(wire, tail) {
   if (!wire || typeof wire !== "object") return emptyDag();
   if (wire.format !== DAG_WIRE_FORMAT) return Array.isArray(wire.nodes) ? wire : emptyDag();
   const known = decoded.get(wire);
-  if (known) return known;
-  const dag = decodeColumns(wire);
-  decoded.set(wire, dag);
+  if (known && known.tail === tail) return known.dag;
+  const dag = decodeColumns(mergeTail(wire, tail));
+  decoded.set(wire, { tail, dag });
   return dag;
+}
+
+/**
+ * `wire` with `tail`'s checkpoints in place of those from its start on (as Python's
+ * `inspect.dag.merge_wire`); `wire` itself when the tail is empty or belongs to another wire.
+ * @param {any} wire @param {any} tail
+ */
+export function mergeTail(wire, tail) {
+  if (!tail || tail.format !== DAG_WIRE_FORMAT) return wire;
+  const start = tail.start || 0;
+  if (tail.epoch !== wire.epoch || start < 0 || start > (wire.id || []).length) return wire;
+  /** @type {any} */
+  const merged = { ...tail, start: 0 };
+  for (const key of COLUMNS) merged[key] = wire[key].slice(0, start).concat(tail[key]);
+  for (const key of SPARSE) {
+    const kept = [];
+    const pairs = wire[key] || [];
+    for (let i = 0; i + 1 < pairs.length; i += 2) if (pairs[i] < start) kept.push(pairs[i], pairs[i + 1]);
+    merged[key] = kept.concat(tail[key] || []);
+  }
+  merged.graph_changed = (wire.graph_changed || []).filter((i) => i < start).concat(tail.graph_changed || []);
+  return merged;
 }
 
 /**

@@ -61,6 +61,9 @@ logger = logging.getLogger(__name__)
 _ESM, _CSS = widget_asset_paths()
 _REFRESH_EVERY = 0.25
 """Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+_TAIL_MAX = 2_000
+"""Checkpoints a refresh sends as ``_dag_tail`` at most (or a quarter of the tree, if more)
+before it sends the whole tree again."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
 
@@ -83,6 +86,9 @@ class TimeTravel(anywidget.AnyWidget):
         sync=True
     )
     """The thread's tree in the compact form ``inspect.dag.DAG_WIRE_FORMAT`` (see :attr:`dag`)."""
+    _dag_tail = traitlets.Dict(default_value={}).tag(sync=True)
+    """The checkpoints appended (or marked again) since ``_dag`` was sent, from index
+    ``start`` on; ``{}`` when none: a refresh during a run sends only them."""
     _selected = traitlets.Unicode("").tag(sync=True)
     _selected_ns = traitlets.Unicode("").tag(sync=True)
     _detail = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -118,6 +124,7 @@ class TimeTravel(anywidget.AnyWidget):
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
         self._reader = DagReader(graph, self.config)
+        self._tail_start = 0
         self._mark: tuple[str, int] | None = None
         self._recorder = Recorder()
         self._tasks: set[Any] = set()
@@ -153,7 +160,7 @@ class TimeTravel(anywidget.AnyWidget):
     def dag(self) -> Dag:
         """The thread's checkpoint tree as shown: the protocol's ``Dag`` (``_dag`` travels in
         a compact form, see ``inspect.dag.DAG_WIRE_FORMAT``)."""
-        return dag_from_wire(self._dag)
+        return dag_from_wire(self._dag, self._dag_tail)
 
     @property
     def code(self) -> str:
@@ -495,7 +502,7 @@ class TimeTravel(anywidget.AnyWidget):
             raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
         with self.hold_sync():
             self._thread_id, self.config, self._reader = thread_id, config, reader
-            self._dag = reader.wire()
+            self._send_dag(reader)
             self._selected, self._status, self._error = "", "", ""
             self._selected_ns = namespace
             self.set_trait("_detail", None)
@@ -645,10 +652,26 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def _refresh_dag(self) -> None:
         """Read what the thread holds now (after the first read, only the newer checkpoints)."""
-        mark = await self._reader.alatest_mark()  # before the read: a later change shows next
-        await self._reader.arefresh()
-        self._dag = self._reader.wire()
+        reader = self._reader
+        mark = await reader.alatest_mark()  # before the read: a later change shows next
+        await reader.arefresh()
+        count = len(reader.ids())
+        start = min(self._tail_start, reader.low)
+        if self._dag.get("epoch") == reader.epoch and count - start <= max(
+            _TAIL_MAX, count // 4
+        ):
+            self._tail_start = start
+            self._dag_tail = reader.wire(start)
+        else:  # a new layout, or too much changed: the whole tree once more
+            self._send_dag(reader)
         self._mark = mark
+
+    def _send_dag(self, reader: DagReader) -> None:
+        """Send the whole tree of ``reader`` as ``_dag`` (no tail)."""
+        with self.hold_sync():
+            self._dag = reader.wire()
+            self._dag_tail = {}
+        self._tail_start = len(reader.ids())
 
     async def _show(self, checkpoint_id: str, namespace: str | None = None) -> Any:
         """Select a checkpoint (of ``namespace``, default the widget's own): set ``_selected``,

@@ -146,15 +146,23 @@ async def test_the_front_end_decodes_the_wire_to_the_same_tree(tmp_path):
     g, cfg = ns["g"], ns["cfg"]
     reader = DagReader(g, cfg)
     await reader.arefresh()
-    (tmp_path / "wire.json").write_text(json.dumps(reader.wire()), "utf-8")
+    base = reader.wire()
+    g2 = ns["g"]  # one more run: a tail from the newest checkpoint seen on
+    await g2.ainvoke({"value": "", "log": []}, cfg)
+    await reader.arefresh()
+    tail = reader.wire(reader.low)
+    assert 0 < tail["start"] < len(base["id"]) and tail["epoch"] == base["epoch"]
+    pair = {"base": base, "tail": tail, "stale": {**tail, "epoch": -1}}
+    (tmp_path / "wire.json").write_text(json.dumps(pair), "utf-8")
     module = (REPO / "js" / "src" / "dag-wire.js").as_uri()
     script = (
         f"import {{ decodeDag, DAG_WIRE_FORMAT }} from {json.dumps(module)};"
         "import { readFileSync } from 'node:fs';"
-        "const wire = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
-        "const dag = decodeDag(wire);"
-        "if (decodeDag(wire) !== dag) throw new Error('decoded twice');"
-        "process.stdout.write(JSON.stringify({ format: DAG_WIRE_FORMAT, dag }));"
+        "const pair = JSON.parse(readFileSync(process.argv[1], 'utf8'));"
+        "const dag = decodeDag(pair.base, pair.tail);"
+        "if (decodeDag(pair.base, pair.tail) !== dag) throw new Error('decoded twice');"
+        "const stale = decodeDag(pair.base, pair.stale).nodes.length;"
+        "process.stdout.write(JSON.stringify({ format: DAG_WIRE_FORMAT, dag, stale }));"
     )
     done = subprocess.run(
         ["node", "--input-type=module", "-e", script, str(tmp_path / "wire.json")],
@@ -165,4 +173,25 @@ async def test_the_front_end_decodes_the_wire_to_the_same_tree(tmp_path):
     )
     out = json.loads(done.stdout)
     assert out["format"] == DAG_WIRE_FORMAT
-    assert out["dag"] == json.loads(json.dumps(await full_dag(g, cfg)))
+    expected = await full_dag(g, cfg)
+    assert out["dag"] == json.loads(json.dumps(expected))
+    assert dag_from_wire(base, tail) == expected  # Python merges the same way
+    assert out["stale"] == len(base["id"])  # a tail of another epoch is ignored
+
+
+async def test_a_tail_extends_only_the_wire_it_follows(tmp_path):
+    ns = seed("accumulate", tmp_path / "t.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    reader = DagReader(g, cfg)
+    await reader.arefresh()
+    base = reader.wire()
+    target = await anext(s async for s in g.aget_state_history(cfg) if s.metadata["step"] == 1)
+    await g.ainvoke(None, await g.aupdate_state(target.config, {"value": "F"}))
+    await reader.arefresh()  # a fork from step 1: its parent is marked again
+    assert reader.low == 2 and reader.epoch == base["epoch"]
+    assert dag_from_wire(base, reader.wire(reader.low)) == await full_dag(g, cfg)
+    reader.forget()
+    await reader.arefresh()  # laid out anew: a new epoch, an old wire takes no tail of it
+    assert reader.epoch != base["epoch"] and reader.low == 0
+    assert dag_from_wire(base, reader.wire(2)) == dag_from_wire(base)

@@ -25,6 +25,8 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 from durable_debug import MemorySaver, StateGraph, TimeTravel, interrupt
+from durable_debug.inspect.dag import dag_data_of
+from durable_debug.inspect.thread import aread_thread
 from durable_debug.magics import CellOptions, GraphSession
 from support.seed_graphs import ENGINES, load
 
@@ -837,9 +839,14 @@ async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_pa
     assert await front.result("watch") == {"changed": False}
     assert widget._reader.reads == reads  # nothing new: the thread is not read again
 
+    base = widget._dag
     await g.ainvoke({"value": "", "log": []}, cfg)  # a cell, not the widget
     assert await front.result("watch") == {"changed": True}
     assert len(ids(widget)) == 8
+    # only what was new travels: the tree sent before, and a tail from the newest seen on
+    assert widget._dag is base and widget._dag_tail["start"] == 3
+    assert widget._dag_tail["id"] == sorted(ids(widget))[3:]
+    assert widget.dag == dag_data_of(await aread_thread(g, cfg))
 
     script = text + "import asyncio\nasyncio.run(g.ainvoke({'value': '', 'log': []}, cfg))\n"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
@@ -848,6 +855,11 @@ async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_pa
     )
     assert await front.result("watch") == {"changed": True}
     assert len(ids(widget)) == 12 and widget._reader.last_read < 12  # only what was new
+    assert widget._dag is base and widget._dag_tail["start"] == 3  # the tail grows
+    assert widget.dag == dag_data_of(await aread_thread(g, cfg))
+    await front.result("refresh")  # the Refresh button: the whole tree again, no tail
+    assert widget._dag is not base and widget._dag_tail == {}
+    assert widget.dag == dag_data_of(await aread_thread(g, cfg))
 
 
 async def test_watch_on_a_memory_saver_sees_a_cell_run(accumulate):

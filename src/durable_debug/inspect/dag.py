@@ -12,6 +12,7 @@ younger child starts a new branch; branches get lanes in the order they were cre
 
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typing_extensions import TypedDict
@@ -50,6 +51,7 @@ __all__ = [
     "dag_from_wire",
     "dag_layout",
     "dag_wire_of",
+    "merge_wire",
 ]
 
 
@@ -240,6 +242,13 @@ class DagReader:
         self._strings: dict[str, int] = {}
         self._lists: dict[tuple[str, ...], int] = {}
         self._col: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
+        self.epoch = next(_EPOCHS)
+        """Changes whenever the columns are laid out anew (a first read, or a checkpoint older
+        than the newest one read): a tail (:meth:`wire` with ``start``) extends only a wire
+        of the same epoch."""
+        self.low = 0
+        """The lowest index the last read marked again or added (the whole tree after a new
+        layout): a wire sent before it and a tail from it make the tree."""
 
     async def aread(self) -> Dag:
         """The thread's ``Dag`` as it is now."""
@@ -315,6 +324,8 @@ class DagReader:
         )
         if not appending:
             self._rebuild()
+            self.epoch = next(_EPOCHS)
+            self.low = 0
             return
         order, index, children = self._order, self._index, self._children
         for column in self._col.values():
@@ -326,7 +337,9 @@ class DagReader:
         again = {row.id for row in read}
         for row in read:  # their children's writers come from their writes
             again.update(children.get(row.id, ()))
-        self._mark(sorted(again))
+        marked = sorted(again)
+        self._mark(marked)
+        self.low = index[marked[0]] if marked else len(order)
 
     def _rebuild(self) -> None:
         """Lay every checkpoint read out again, in id order."""
@@ -422,13 +435,21 @@ class DagReader:
         """The protocol's ``Dag`` of what was read (nodes sorted by depth, lane)."""
         return dag_from_wire(self.wire())
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self, start: int = 0) -> dict[str, Any]:
         """The tree in the widget's compact form (see :data:`DAG_WIRE_FORMAT`): fresh lists,
-        so a traitlet holding the previous one sees a change."""
+        so a traitlet holding the previous one sees a change.
+
+        ``start`` > 0: only the checkpoints from that index on (a *tail*, ``"start"`` says
+        where it begins; parents are still indices into the whole tree), to send after a
+        refresh that appended checkpoints and re-marked none before ``start``
+        (:attr:`low`). A tail carries the :attr:`epoch` of the columns: it extends only a
+        wire of the same epoch.
+        """
         col, index, order = self._col, self._index, self._order
         parents: list[int] = []
         orphans: list[Any] = []
-        for i, parent in enumerate(col["parent"]):
+        for i in range(start, len(order)):
+            parent = col["parent"][i]
             at = -1 if parent is None else index.get(parent, -1)
             parents.append(at)
             if at < 0 and parent is not None:
@@ -438,27 +459,32 @@ class DagReader:
             "format": DAG_WIRE_FORMAT,
             "thread_id": self.thread_id,
             "checkpoint_ns": self.checkpoint_ns,
+            "epoch": self.epoch,
+            "start": start,
             "count": len(order),
             "depth": 1 + max(col["node_depth"], default=-1),
             "lanes": self._lanes,
             "strings": strings,
             "lists": [[self._strings[n] for n in key] for key in self._lists],
-            "id": list(order),
+            "id": order[start:],
             "parent": parents,
-            "step": list(col["step"]),
-            "source": list(col["source"]),
-            "next": list(col["next"]),
-            "writers": list(col["writers"]),
-            "node_depth": list(col["node_depth"]),
-            "lane": list(col["lane"]),
-            "created_at": list(col["created_at"]),
-            "interrupts": _sparse(col["interrupts"]),
-            "errors": _sparse(col["errors"]),
-            "graph_changed": [i for i, changed in enumerate(col["graph_changed"]) if changed],
-            "broken_parent": _sparse(col["broken_parent"]),
+            "step": col["step"][start:],
+            "source": col["source"][start:],
+            "next": col["next"][start:],
+            "writers": col["writers"][start:],
+            "node_depth": col["node_depth"][start:],
+            "lane": col["lane"][start:],
+            "created_at": col["created_at"][start:],
+            "interrupts": _sparse(col["interrupts"], start),
+            "errors": _sparse(col["errors"], start),
+            "graph_changed": [i for i in range(start, len(order)) if col["graph_changed"][i]],
+            "broken_parent": _sparse(col["broken_parent"], start),
             "missing_parent": orphans,
         }
 
+
+_EPOCHS = itertools.count(1)
+"""Epochs of every reader's columns, never reused: a tail never extends another's wire."""
 
 _COLUMNS = (
     "parent",
@@ -484,9 +510,10 @@ def _intern(strings: dict[str, int], name: str) -> int:
     return found
 
 
-def _sparse(column: list[Any]) -> list[Any]:
-    """``[index, value, index, value…]`` of the entries that are set (not 0, None)."""
-    return [x for i, value in enumerate(column) if value for x in (i, value)]
+def _sparse(column: list[Any], start: int = 0) -> list[Any]:
+    """``[index, value, index, value…]`` of the entries from ``start`` on that are set (not
+    0, None)."""
+    return [x for i in range(start, len(column)) if (value := column[i]) for x in (i, value)]
 
 
 def _reads_history(graph: Any) -> bool:
@@ -730,14 +757,53 @@ def dag_wire_of(dag: Dag) -> dict[str, Any]:
     }
 
 
-def dag_from_wire(wire: dict[str, Any]) -> Dag:
-    """The protocol's ``Dag`` from its compact form (what ``js/src/dag-wire.js`` does); a
-    ``Dag`` already plain (``{"nodes": [...]}``) is returned as it is."""
+_WIRE_COLUMNS = (
+    "id",
+    "parent",
+    "step",
+    "source",
+    "next",
+    "writers",
+    "node_depth",
+    "lane",
+    "created_at",
+)
+_WIRE_SPARSE = ("interrupts", "errors", "broken_parent", "missing_parent")
+
+
+def merge_wire(wire: dict[str, Any], tail: dict[str, Any] | None) -> dict[str, Any]:
+    """``wire`` extended by ``tail`` (:meth:`DagReader.wire` with ``start``): the tail's
+    checkpoints replace those from its start on. A tail of another epoch, or one that starts
+    past the wire's end, is ignored (it belongs to another wire)."""
+    if not tail or tail.get("format") != DAG_WIRE_FORMAT:
+        return wire
+    start = tail.get("start", 0)
+    if tail.get("epoch") != wire.get("epoch") or not 0 <= start <= len(wire.get("id", ())):
+        return wire
+    merged = dict(tail)
+    for key in _WIRE_COLUMNS:
+        merged[key] = wire[key][:start] + tail[key]
+    for key in _WIRE_SPARSE:
+        pairs = wire[key]
+        kept = [x for i in range(0, len(pairs), 2) if pairs[i] < start for x in pairs[i : i + 2]]
+        merged[key] = kept + tail[key]
+    merged["graph_changed"] = [i for i in wire["graph_changed"] if i < start] + tail[
+        "graph_changed"
+    ]
+    merged["start"] = 0
+    return merged
+
+
+def dag_from_wire(wire: dict[str, Any], tail: dict[str, Any] | None = None) -> Dag:
+    """The protocol's ``Dag`` from its compact form, extended by ``tail`` when given
+    (:func:`merge_wire`; what ``js/src/dag-wire.js`` does); a ``Dag`` already plain
+    (``{"nodes": [...]}``) is returned as it is."""
     if isinstance(wire, dict) and "format" not in wire and isinstance(wire.get("nodes"), list):
         return wire  # type: ignore[return-value]
     if not isinstance(wire, dict) or wire.get("format") != DAG_WIRE_FORMAT:
         got = wire.get("format") if isinstance(wire, dict) else type(wire).__name__
         raise ValueError(f"Not a DAG in the {DAG_WIRE_FORMAT!r} form (format {got!r}).")
+    wire = merge_wire(wire, tail)
     ids, parents, strings = wire["id"], wire["parent"], wire["strings"]
     lists = [[strings[n] for n in names] for names in wire["lists"]]
     has_child = {p for p in parents if p >= 0}
