@@ -657,9 +657,7 @@ class TimeTravel(anywidget.AnyWidget):
         await reader.arefresh()
         count = len(reader.ids())
         start = min(self._tail_start, reader.low)
-        if self._dag.get("epoch") == reader.epoch and count - start <= max(
-            _TAIL_MAX, count // 4
-        ):
+        if self._dag.get("epoch") == reader.epoch and count - start <= max(_TAIL_MAX, count // 4):
             self._tail_start = start
             self._dag_tail = reader.wire(start)
         else:  # a new layout, or too much changed: the whole tree once more
