@@ -66,24 +66,27 @@ async def alatest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[
 
 # --- the lean outline: rows, writes and trigger blobs in three plain queries ------------------
 
-_OUTLINE_WHERE = """thread_id = ? AND checkpoint_ns = ?
-  AND (checkpoint_id >= ? OR checkpoint_id IN (
-        SELECT p.parent_checkpoint_id FROM checkpoints p
-         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id > ?))"""
+_SINCE = """checkpoint_id IN (
+        SELECT p.checkpoint_id FROM checkpoints p
+         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id >= ?
+        UNION SELECT p.parent_checkpoint_id FROM checkpoints p
+         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id > ?)"""
+"""The checkpoints from a given id on and the parents of the newer ones (two index ranges:
+an ``OR`` of the two would scan the whole thread)."""
 
-OWN_SQLITE_OUTLINE_ROWS = f"""
+OWN_SQLITE_OUTLINE_ROWS = """
 SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints
-WHERE {_OUTLINE_WHERE}
+WHERE thread_id = ? AND checkpoint_ns = ?{since}
 ORDER BY checkpoint_id
 """
-"""durable_debug's SQLite layout: a thread's checkpoint rows from a given id on, and the
-parents of the newer ones (their writes grow while the next step runs)."""
+"""durable_debug's SQLite layout: a thread's checkpoint rows (``since``: ``""``, or ``AND``
+:data:`_SINCE` for a later read)."""
 
-OWN_SQLITE_OUTLINE_WRITES = f"""
+OWN_SQLITE_OUTLINE_WRITES = """
 SELECT checkpoint_id, task_id, channel, type,
        CASE WHEN channel IN ('__error__', '__interrupt__', '__input_keys__') THEN blob END
 FROM checkpoint_writes
-WHERE {_OUTLINE_WHERE}
+WHERE thread_id = ? AND checkpoint_ns = ?{since}
 ORDER BY checkpoint_id, task_id, idx
 """
 """The writes of the same checkpoints: the value only where a tree needs it (an error's text,
@@ -103,13 +106,10 @@ SELECT DISTINCT b.channel, b.version, b.type, b.blob
  CROSS JOIN checkpoint_blobs b
     ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
    AND b.channel = ch.value AND b.version = v.key
- WHERE c.thread_id = ? AND c.checkpoint_ns = ?
-   AND (c.checkpoint_id >= ? OR c.checkpoint_id IN (
-        SELECT p.parent_checkpoint_id FROM checkpoints p
-         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id > ?))
+ WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.{_SINCE}
    AND {trigger_channel_sql("ch.value")}
 """
-"""The trigger blobs the selected rows point at (a later read: few rows)."""
+"""The trigger blobs the rows of a later read point at (few rows)."""
 
 
 class TaskWrites(NamedTuple):
@@ -153,14 +153,15 @@ async def aread_outline(
 
     if not isinstance(saver, SqliteSaver):
         return None
-    start = since or ""
-    where = (thread_id, checkpoint_ns, start, thread_id, checkpoint_ns, start)
+    thread = (thread_id, checkpoint_ns)
+    where = thread if since is None else (*thread, *thread, since, *thread, since)
+    clause = "" if since is None else f" AND {_SINCE}"
 
     async def read(s: Any) -> tuple[list[Any], list[Any], list[Any]]:
-        rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS, where)
-        writes = await s.fetch(OWN_SQLITE_OUTLINE_WRITES, where)
+        rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause), where)
+        writes = await s.fetch(OWN_SQLITE_OUTLINE_WRITES.format(since=clause), where)
         if since is None:
-            blobs = await s.fetch(OWN_SQLITE_TRIGGER_BLOBS, (thread_id, checkpoint_ns))
+            blobs = await s.fetch(OWN_SQLITE_TRIGGER_BLOBS, thread)
         else:
             blobs = await s.fetch(OWN_SQLITE_ROW_TRIGGER_BLOBS, where)
         return rows, writes, blobs
