@@ -15,10 +15,11 @@ function readDag(model) {
 function decodeDag(wire, tail) {
   if (!wire || typeof wire !== "object") return emptyDag();
   if (wire.format !== DAG_WIRE_FORMAT) return Array.isArray(wire.nodes) ? wire : emptyDag();
+  const usable = tail && tail.format === DAG_WIRE_FORMAT ? tail : null;
   const known = decoded.get(wire);
-  if (known && known.tail === tail) return known.dag;
-  const dag = decodeColumns(mergeTail(wire, tail));
-  decoded.set(wire, { tail, dag });
+  if (known && known.tail === usable) return known.dag;
+  const dag = decodeColumns(mergeTail(wire, usable));
+  decoded.set(wire, { tail: usable, dag });
   return dag;
 }
 function mergeTail(wire, tail) {

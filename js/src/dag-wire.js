@@ -46,10 +46,11 @@ export function readDag(model) {
 export function decodeDag(wire, tail) {
   if (!wire || typeof wire !== "object") return emptyDag();
   if (wire.format !== DAG_WIRE_FORMAT) return Array.isArray(wire.nodes) ? wire : emptyDag();
+  const usable = tail && tail.format === DAG_WIRE_FORMAT ? tail : null; // `{}`: no tail
   const known = decoded.get(wire);
-  if (known && known.tail === tail) return known.dag;
-  const dag = decodeColumns(mergeTail(wire, tail));
-  decoded.set(wire, { tail, dag });
+  if (known && known.tail === usable) return known.dag;
+  const dag = decodeColumns(mergeTail(wire, usable));
+  decoded.set(wire, { tail: usable, dag });
   return dag;
 }
 
