@@ -256,7 +256,8 @@ def outline_rows(
                 from durable_debug.checkpoint.serde import CorruptPayloadError
 
                 raise CorruptPayloadError("the stored checkpoint is not a JSON object")
-            _check_record(record, checkpoint_id)
+            if record.get("id") != checkpoint_id or type(record.get("ts")) is not str:
+                _check_record(record, checkpoint_id)  # raises, naming what is wrong
             field = "metadata"
             metadata = _fast_json(metadata_text, serde)
             if type(metadata) is not dict:

@@ -330,10 +330,15 @@ class DagReader:
         order, index, children = self._order, self._index, self._children
         for column in self._col.values():
             column.extend([None] * len(added))
+        place = self._place
         for cid in added:
             index[cid] = len(order)
             order.append(cid)
-            self._place(cid, rows[cid].parent_id)
+            place(cid, rows[cid].parent_id)
+        if not newest:  # the first read: every checkpoint, in order
+            self._mark(order)
+            self.low = 0
+            return
         again = {row.id for row in read}
         for row in read:  # their children's writers come from their writes
             again.update(children.get(row.id, ()))
@@ -366,19 +371,22 @@ class DagReader:
         """Place a checkpoint whose parent (if read) is placed: the oldest child of a
         checkpoint continues its lane, a younger one (or a root after the first) starts the
         next lane (the layout of :func:`dag_layout`)."""
-        i = self._index[cid]
-        at = None if parent is None else self._index.get(parent)
-        if at is None or parent in self._broken or cid in self._broken:
+        index, depths, lanes = self._index, self._col["node_depth"], self._col["lane"]
+        at = None if parent is None else index.get(parent)
+        if at is None or (self._broken and (parent in self._broken or cid in self._broken)):
             depth, lane = 0, self._lanes
             self._lanes += 1
         else:
-            siblings = self._children.setdefault(parent, [])  # type: ignore[arg-type]
-            depth, lane = self._col["node_depth"][at] + 1, self._col["lane"][at]
-            if siblings:
+            siblings = self._children.get(parent)  # type: ignore[arg-type]
+            depth, lane = depths[at] + 1, lanes[at]
+            if siblings is None:
+                self._children[parent] = [cid]  # type: ignore[index]
+            else:
                 lane = self._lanes
                 self._lanes += 1
-            siblings.append(cid)
-        self._col["node_depth"][i], self._col["lane"][i] = depth, lane
+                siblings.append(cid)
+        i = index[cid]
+        depths[i], lanes[i] = depth, lane
 
     def _mark(self, cids: list[str]) -> None:
         """Fill the columns of checkpoints from their rows and their parents' (what
