@@ -152,7 +152,7 @@ async def test_the_widget_reads_forks_and_reruns_on_a_sync_sqlite_saver(tmp_path
     await asyncio.to_thread(run_app, graph)
     widget = TimeTravel(graph, CONFIG)
     await widget.aready()
-    before = {n["id"] for n in widget._dag["nodes"]}
+    before = {n["id"] for n in widget.dag["nodes"]}
     assert len(before) == len(list(graph.get_state_history(CONFIG)))
     after_chat = next(s for s in graph.get_state_history(CONFIG) if s.next == ("research",) * 3)
     cid = after_chat.config["configurable"]["checkpoint_id"]
