@@ -18,9 +18,23 @@ function decodeDag(wire, tail) {
   const usable = tail && tail.format === DAG_WIRE_FORMAT ? tail : null;
   const known = decoded.get(wire);
   if (known && known.tail === usable) return known.dag;
-  const dag = decodeColumns(mergeTail(wire, usable));
+  const dag = decodeColumns(mergeTail(unpack(wire), usable && unpack(usable)));
   decoded.set(wire, { tail: usable, dag });
   return dag;
+}
+var unpacked = /* @__PURE__ */ new WeakMap();
+function unpack(value) {
+  const packed = value.packed;
+  if (packed == null) return value;
+  let found = unpacked.get(value);
+  if (!found) {
+    const text = typeof packed === "string" ? packed : new TextDecoder().decode(
+      ArrayBuffer.isView(packed) || packed instanceof ArrayBuffer ? packed : new Uint8Array(0)
+    );
+    found = JSON.parse(text);
+    unpacked.set(value, found);
+  }
+  return found;
 }
 function mergeTail(wire, tail) {
   if (!tail || tail.format !== DAG_WIRE_FORMAT) return wire;

@@ -49,9 +49,34 @@ export function decodeDag(wire, tail) {
   const usable = tail && tail.format === DAG_WIRE_FORMAT ? tail : null; // `{}`: no tail
   const known = decoded.get(wire);
   if (known && known.tail === usable) return known.dag;
-  const dag = decodeColumns(mergeTail(wire, usable));
+  const dag = decodeColumns(mergeTail(unpack(wire), usable && unpack(usable)));
   decoded.set(wire, { tail: usable, dag });
   return dag;
+}
+
+/** @type {WeakMap<object, any>} */
+const unpacked = new WeakMap();
+
+/**
+ * The compact form itself: Python packs it as UTF-8 JSON in `packed` (one binary buffer,
+ * arriving as a DataView; a string too is read), unpacked once per object.
+ * @param {any} value
+ */
+export function unpack(value) {
+  const packed = value.packed;
+  if (packed == null) return value;
+  let found = unpacked.get(value);
+  if (!found) {
+    const text =
+      typeof packed === "string"
+        ? packed
+        : new TextDecoder().decode(
+            ArrayBuffer.isView(packed) || packed instanceof ArrayBuffer ? packed : new Uint8Array(0),
+          );
+    found = JSON.parse(text);
+    unpacked.set(value, found);
+  }
+  return found;
 }
 
 /**

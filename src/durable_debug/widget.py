@@ -32,7 +32,7 @@ from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
 from durable_debug.graph.subgraph import NS_SEP
 from durable_debug.inspect.access import astream, aupdate_state
-from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire
+from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire, pack_wire
 from durable_debug.inspect.detail import (
     Detail,
     acheckpoint_detail,
@@ -85,10 +85,12 @@ class TimeTravel(anywidget.AnyWidget):
     _dag = traitlets.Dict(default_value={"thread_id": "", "nodes": [], "depth": 0, "lanes": 0}).tag(
         sync=True
     )
-    """The thread's tree in the compact form ``inspect.dag.DAG_WIRE_FORMAT`` (see :attr:`dag`)."""
+    """The thread's tree in the compact form ``inspect.dag.DAG_WIRE_FORMAT``, packed as one
+    binary buffer (``inspect.dag.pack_wire``; see :attr:`dag`)."""
     _dag_tail = traitlets.Dict(default_value={}).tag(sync=True)
     """The checkpoints appended (or marked again) since ``_dag`` was sent, from index
-    ``start`` on; ``{}`` when none: a refresh during a run sends only them."""
+    ``start`` on, packed the same way; ``{}`` when none: a refresh during a run sends only
+    them."""
     _selected = traitlets.Unicode("").tag(sync=True)
     _selected_ns = traitlets.Unicode("").tag(sync=True)
     _detail = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -659,7 +661,7 @@ class TimeTravel(anywidget.AnyWidget):
         start = min(self._tail_start, reader.low)
         if self._dag.get("epoch") == reader.epoch and count - start <= max(_TAIL_MAX, count // 4):
             self._tail_start = start
-            self._dag_tail = reader.wire(start)
+            self._dag_tail = pack_wire(reader.wire(start))
         else:  # a new layout, or too much changed: the whole tree once more
             self._send_dag(reader)
         self._mark = mark
@@ -667,7 +669,7 @@ class TimeTravel(anywidget.AnyWidget):
     def _send_dag(self, reader: DagReader) -> None:
         """Send the whole tree of ``reader`` as ``_dag`` (no tail)."""
         with self.hold_sync():
-            self._dag = reader.wire()
+            self._dag = pack_wire(reader.wire())
             self._dag_tail = {}
         self._tail_start = len(reader.ids())
 

@@ -24,6 +24,8 @@ from durable_debug.inspect.dag import (
     dag_data_of,
     dag_from_wire,
     dag_wire_of,
+    pack_wire,
+    unpack_wire,
 )
 from durable_debug.inspect.thread import aread_thread
 from support.seed_graphs import source
@@ -69,9 +71,12 @@ async def test_the_wire_decodes_to_the_full_tree(tmp_path, store):
     expected = await full_dag(g, cfg)
     assert dag_from_wire(wire) == expected
     assert dag_from_wire(dag_wire_of(expected)) == expected
-    # the wire is plain JSON, smaller than the protocol's nodes
+    # the wire is plain JSON, smaller than the protocol's nodes; the widget packs it as bytes
     assert json.loads(json.dumps(wire)) == wire
     assert len(json.dumps(wire)) < len(json.dumps(expected)) / 2
+    packed = pack_wire(wire)
+    assert isinstance(packed["packed"], bytes) and packed["epoch"] == wire["epoch"]
+    assert unpack_wire(packed) == wire and dag_from_wire(packed) == expected
 
 
 @pytest.mark.parametrize("store", ["sqlite", "memory"])

@@ -120,3 +120,18 @@ test("a tail replaces the checkpoints from its start on; one of another epoch is
   assert.equal(decodeDag(base, { ...tail, epoch: 8 }).nodes.length, 4);
   assert.equal(decodeDag(base, { ...tail, start: 9 }).nodes.length, 4);
 });
+
+test("a packed value (UTF-8 JSON bytes, as Python sends it) decodes to the same tree", () => {
+  const plain = wire();
+  const bytes = new TextEncoder().encode(JSON.stringify(plain));
+  const packed = { format: DAG_WIRE_FORMAT, epoch: 7, start: 0, packed: new DataView(bytes.buffer) };
+  assert.deepEqual(decodeDag(packed), decodeDag(plain));
+  const tail = { ...plain, start: 3, id: ["f1"], parent: [1], step: [1], source: [4], next: [2] };
+  Object.assign(tail, { writers: [1], node_depth: [2], lane: [1], created_at: ["t3"] });
+  Object.assign(tail, { interrupts: [], graph_changed: [] });
+  const tailBytes = new TextEncoder().encode(JSON.stringify(tail));
+  const packedTail = { format: DAG_WIRE_FORMAT, epoch: 7, start: 3, packed: tailBytes };
+  const dag = decodeDag(packed, packedTail);
+  assert.equal(dag.nodes.find((n) => n.id === "f1").interrupts, 0); // the tail's marks win
+  assert.equal(decodeDag(packed, packedTail), dag);
+});

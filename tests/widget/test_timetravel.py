@@ -25,7 +25,7 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 from durable_debug import MemorySaver, StateGraph, TimeTravel, interrupt
-from durable_debug.inspect.dag import dag_data_of
+from durable_debug.inspect.dag import dag_data_of, unpack_wire
 from durable_debug.inspect.thread import aread_thread
 from durable_debug.magics import CellOptions, GraphSession
 from support.seed_graphs import ENGINES, load
@@ -845,7 +845,8 @@ async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_pa
     assert len(ids(widget)) == 8
     # only what was new travels: the tree sent before, and a tail from the newest seen on
     assert widget._dag is base and widget._dag_tail["start"] == 3
-    assert widget._dag_tail["id"] == sorted(ids(widget))[3:]
+    assert unpack_wire(widget._dag_tail)["id"] == sorted(ids(widget))[3:]
+    assert isinstance(widget._dag["packed"], bytes)  # one binary buffer on the wire
     assert widget.dag == dag_data_of(await aread_thread(g, cfg))
 
     script = text + "import asyncio\nasyncio.run(g.ainvoke({'value': '', 'log': []}, cfg))\n"

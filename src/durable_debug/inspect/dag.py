@@ -13,6 +13,7 @@ younger child starts a new branch; branches get lanes in the order they were cre
 from __future__ import annotations
 
 import itertools
+import json
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typing_extensions import TypedDict
@@ -52,6 +53,8 @@ __all__ = [
     "dag_layout",
     "dag_wire_of",
     "merge_wire",
+    "pack_wire",
+    "unpack_wire",
 ]
 
 
@@ -765,6 +768,27 @@ def dag_wire_of(dag: Dag) -> dict[str, Any]:
     }
 
 
+def pack_wire(wire: dict[str, Any]) -> dict[str, Any]:
+    """``wire`` as the widget's traitlet holds it: ``{format, epoch, start, packed}`` with the
+    compact form as UTF-8 JSON bytes, which ipywidgets sends as one binary buffer (it walks
+    every list item of a plain value looking for buffers, and the comm encodes each one)."""
+    text = json.dumps(wire, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return {
+        "format": wire["format"],
+        "epoch": wire.get("epoch"),
+        "start": wire.get("start", 0),
+        "packed": text.encode(),
+    }
+
+
+def unpack_wire(value: dict[str, Any]) -> dict[str, Any]:
+    """The compact form from :func:`pack_wire`'s value (anything else as it is)."""
+    packed = value.get("packed") if isinstance(value, dict) else None
+    if isinstance(packed, (bytes, bytearray, memoryview)):
+        return dict(json.loads(bytes(packed)))
+    return value
+
+
 _WIRE_COLUMNS = (
     "id",
     "parent",
@@ -811,7 +835,7 @@ def dag_from_wire(wire: dict[str, Any], tail: dict[str, Any] | None = None) -> D
     if not isinstance(wire, dict) or wire.get("format") != DAG_WIRE_FORMAT:
         got = wire.get("format") if isinstance(wire, dict) else type(wire).__name__
         raise ValueError(f"Not a DAG in the {DAG_WIRE_FORMAT!r} form (format {got!r}).")
-    wire = merge_wire(wire, tail)
+    wire = merge_wire(unpack_wire(wire), unpack_wire(tail) if tail else tail)
     ids, parents, strings = wire["id"], wire["parent"], wire["strings"]
     lists = [[strings[n] for n in names] for names in wire["lists"]]
     has_child = {p for p in parents if p >= 0}
