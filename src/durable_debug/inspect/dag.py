@@ -406,19 +406,16 @@ class DagReader:
             row = rows[cid]
             broken = cid in broken_links
             parent = None if broken or not row.parent_id else rows.get(row.parent_id)
-            metadata = row.metadata
             if row.source == "input":
                 writers: tuple[str, ...] = ()
-            elif metadata.get("as_node"):
-                writers = (str(metadata["as_node"]),)
-            elif isinstance(metadata.get("writes"), dict):
-                writers = tuple(str(node) for node in metadata["writes"])
+            elif row.named is not None:
+                writers = row.named
             elif row.source != "loop" or parent is None:
                 writers = ()
             else:
                 writers = parent.done
-            version = metadata.get(GRAPH_VERSION_KEY)
-            before = None if parent is None else parent.metadata.get(GRAPH_VERSION_KEY)
+            version = row.version
+            before = None if parent is None else parent.version
             parents[i] = None if broken else row.parent_id
             broken_col[i] = broken_links.get(cid) if broken else None
             steps[i] = row.step
@@ -558,8 +555,20 @@ class _Row(NamedTuple):
     errors: int
     done: tuple[str, ...]
     """The nodes a loop child of this checkpoint was written by (its finished tasks)."""
-    metadata: dict[str, Any]
+    named: tuple[str, ...] | None
+    """The writers its metadata names (``as_node``, or the keys of ``writes``); None if none."""
+    version: Any
+    """The graph version its metadata records (None if none)."""
     created_at: str
+
+
+def _named_writers(metadata: dict[str, Any]) -> tuple[str, ...] | None:
+    """The nodes a checkpoint's metadata says wrote it (see :meth:`Thread.writers`)."""
+    if metadata.get("as_node"):
+        return (str(metadata["as_node"]),)
+    if isinstance(metadata.get("writes"), dict):
+        return tuple(str(node) for node in metadata["writes"])
+    return None
 
 
 def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
@@ -600,13 +609,15 @@ def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
         interrupts,
         errors,
         tuple(done),
-        metadata,
+        _named_writers(metadata),
+        metadata.get(GRAPH_VERSION_KEY),
         row.ts,
     )
 
 
 def _row_of(record: CheckpointRecord) -> _Row:
     """A :class:`_Row` from a full read's record."""
+    metadata = record.metadata
     written = {task_id for task_id, _, _ in record.pending_writes}
     done: list[str] = []
     for task in record.tasks:
@@ -625,7 +636,8 @@ def _row_of(record: CheckpointRecord) -> _Row:
         len(record.pending_interrupts()),
         len(record.failed_tasks()),
         tuple(done),
-        record.metadata,
+        _named_writers(metadata),
+        metadata.get(GRAPH_VERSION_KEY),
         record.created_at,
     )
 
