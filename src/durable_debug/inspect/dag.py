@@ -280,7 +280,6 @@ class DagReader:
         thread = await aread_thread(self.graph, thread_config(self.thread_id, self.checkpoint_ns))
         self.last_read = len(thread)
         with bulk_decoding():
-            self._rows = {}
             self._take([_row_of(record) for record in thread])
 
     async def _aread_since(self, saver: Any, newest: str) -> list[CheckpointRecord]:
