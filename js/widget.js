@@ -110,72 +110,89 @@ function layoutDag(dag, options = {}) {
   const geometry = options.geometry || DAG_GEOMETRY;
   const { col, row: rowPitch, pad } = geometry;
   const nodes = dag && dag.nodes || [];
-  const byId = /* @__PURE__ */ new Map();
-  for (const node of nodes) byId.set(node.id, node);
-  const children = /* @__PURE__ */ new Map();
-  const roots = [];
-  for (const node of nodes) {
-    if (node.parent != null && node.parent !== node.id && byId.has(node.parent)) {
-      const kids = children.get(node.parent);
-      if (kids) kids.push(node);
-      else children.set(node.parent, [node]);
-    } else roots.push(node);
+  const n = nodes.length;
+  const index = /* @__PURE__ */ new Map();
+  const skip = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (index.has(nodes[i].id)) skip[i] = 1;
+    else index.set(nodes[i].id, i);
   }
-  const byAge = (a, b) => a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  for (const kids of children.values()) if (kids.length > 1) kids.sort(byAge);
-  roots.sort(byAge);
-  const depthOf = /* @__PURE__ */ new Map();
+  const parentOf = new Int32Array(n).fill(-1);
+  const kidCount = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (skip[i]) continue;
+    const p = nodes[i].parent != null ? index.get(nodes[i].parent) : void 0;
+    if (p !== void 0 && p !== i) {
+      parentOf[i] = p;
+      kidCount[p]++;
+    }
+  }
+  const kidStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) kidStart[i + 1] = kidStart[i] + kidCount[i];
+  const kids = new Int32Array(kidStart[n]);
+  const fill = kidStart.slice(0, n);
+  for (let i = 0; i < n; i++) if (parentOf[i] >= 0) kids[fill[parentOf[i]]++] = i;
+  const older = (a, b) => nodes[a].id < nodes[b].id ? -1 : nodes[a].id > nodes[b].id ? 1 : 0;
+  for (let i = 0; i < n; i++) {
+    if (kidCount[i] > 1) kids.subarray(kidStart[i], kidStart[i + 1]).sort(older);
+  }
+  const roots = [];
+  for (let i = 0; i < n; i++) if (!skip[i] && parentOf[i] < 0) roots.push(i);
+  roots.sort(older);
+  const depth = new Int32Array(n).fill(-1);
   const branches = [];
-  const branchOf = /* @__PURE__ */ new Map();
-  const starts = roots.map((root) => (
-    /** @type {[DagNode, number, DagNode | null]} */
-    [root, -1, null]
-  ));
-  starts.reverse();
+  const starts = [];
+  for (let r = roots.length - 1; r >= 0; r--) starts.push(roots[r], -1, -1);
   let maxDepth = -1;
+  const walk = (start, parentBranch, fork2) => {
+    const b = branches.length;
+    const branch = {
+      nodes: (
+        /** @type {DagNode[]} */
+        []
+      ),
+      members: (
+        /** @type {number[]} */
+        []
+      ),
+      parent: parentBranch,
+      fork: fork2,
+      kids: (
+        /** @type {number[]} */
+        []
+      )
+    };
+    branches.push(branch);
+    if (parentBranch >= 0) branches[parentBranch].kids.push(b);
+    let d = fork2 >= 0 ? depth[fork2] + 1 : 0;
+    for (let current = start; current >= 0 && depth[current] < 0; d++) {
+      depth[current] = d;
+      branch.nodes.push(nodes[current]);
+      branch.members.push(current);
+      for (let k = kidStart[current + 1] - 1; k > kidStart[current]; k--) starts.push(kids[k], b, current);
+      current = kidCount[current] ? kids[kidStart[current]] : -1;
+    }
+    maxDepth = Math.max(maxDepth, d - 1);
+  };
   while (starts.length) {
-    const [start, parentBranch, fork2] = (
-      /** @type {[DagNode, number, DagNode | null]} */
+    const fork2 = (
+      /** @type {number} */
       starts.pop()
     );
-    const index = branches.length;
-    const branch = { nodes: (
-      /** @type {DagNode[]} */
-      []
-    ), parent: parentBranch, fork: fork2, kids: [] };
-    branches.push(branch);
-    if (parentBranch >= 0) branches[parentBranch].kids.push(index);
-    let depth = fork2 ? (
+    const parentBranch = (
       /** @type {number} */
-      depthOf.get(fork2.id) + 1
-    ) : 0;
-    let current = start;
-    while (current && !depthOf.has(current.id)) {
-      depthOf.set(current.id, depth);
-      branchOf.set(current.id, index);
-      branch.nodes.push(current);
-      const kids = children.get(current.id) || [];
-      for (let k = kids.length - 1; k >= 1; k--) starts.push([kids[k], index, current]);
-      current = kids[0];
-      depth++;
-    }
-    maxDepth = Math.max(maxDepth, depth - 1);
-  }
-  for (const node of nodes) {
-    if (depthOf.has(node.id)) continue;
-    depthOf.set(node.id, 0);
-    branchOf.set(node.id, branches.length);
-    branches.push({ nodes: [node], parent: -1, fork: null, kids: [] });
-    maxDepth = Math.max(maxDepth, 0);
-  }
-  const forkDepth = (b) => {
-    const fork2 = branches[b].fork;
-    return fork2 ? (
+      starts.pop()
+    );
+    walk(
       /** @type {number} */
-      depthOf.get(fork2.id)
-    ) : -1;
-  };
-  const rowOfBranch = new Array(branches.length);
+      starts.pop(),
+      parentBranch,
+      fork2
+    );
+  }
+  for (let i = 0; i < n; i++) if (!skip[i] && depth[i] < 0) walk(i, -1, -1);
+  const forkDepth = (b) => branches[b].fork >= 0 ? depth[branches[b].fork] : -1;
+  const rowOfBranch = new Int32Array(branches.length);
   const stack = [];
   for (let b = branches.length - 1; b >= 0; b--) if (branches[b].parent < 0) stack.push(b);
   let rowCount = 0;
@@ -185,37 +202,34 @@ function layoutDag(dag, options = {}) {
       stack.pop()
     );
     rowOfBranch[b] = rowCount++;
-    const kids = branches[b].kids.slice();
-    kids.sort((x, y) => forkDepth(y) - forkDepth(x) || byAge(branches[y].nodes[0], branches[x].nodes[0]));
-    for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+    const order = branches[b].kids.slice();
+    order.sort(
+      (x, y) => forkDepth(y) - forkDepth(x) || older(branches[y].members[0], branches[x].members[0])
+    );
+    for (let k = order.length - 1; k >= 0; k--) stack.push(order[k]);
   }
   const shown = new Uint8Array(maxDepth + 1);
-  const showAround = (depth) => {
-    for (let d = Math.max(0, depth - CONTEXT); d <= Math.min(maxDepth, depth + CONTEXT); d++) shown[d] = 1;
+  const showAround = (d) => {
+    for (let k = Math.max(0, d - CONTEXT); k <= Math.min(maxDepth, d + CONTEXT); k++) shown[k] = 1;
   };
-  let latest = null;
-  for (const node of nodes) if (node.is_latest) latest = node;
-  if (!latest) {
-    for (const node of nodes) if (!latest || node.id > latest.id) latest = node;
+  let latest = -1;
+  for (let i = 0; i < n; i++) if (!skip[i] && nodes[i].is_latest) latest = i;
+  if (latest < 0) {
+    for (let i = 0; i < n; i++) if (!skip[i] && (latest < 0 || nodes[i].id > nodes[latest].id)) latest = i;
   }
   if (options.collapse === false) shown.fill(1);
   else {
-    for (const node of nodes) {
-      const kids = children.get(node.id);
-      if (!kids || kids.length !== 1 || node.parent == null || !byId.has(node.parent) || node.errors > 0 || node.interrupts > 0 || node.source !== "loop" || node.graph_changed || node === latest) {
-        showAround(
-          /** @type {number} */
-          depthOf.get(node.id)
-        );
+    for (let i = 0; i < n; i++) {
+      if (skip[i]) continue;
+      const node = nodes[i];
+      if (kidCount[i] !== 1 || parentOf[i] < 0 || node.errors > 0 || node.interrupts > 0 || node.source !== "loop" || node.graph_changed || i === latest) {
+        showAround(depth[i]);
       }
     }
-    for (const branch of branches) showAround(
-      /** @type {number} */
-      depthOf.get(branch.nodes[0].id)
-    );
+    for (const branch of branches) showAround(depth[branch.members[0]]);
     for (const id of options.reveal || []) {
-      const depth = depthOf.get(id);
-      if (depth !== void 0) showAround(depth);
+      const i = index.get(id);
+      if (i !== void 0) showAround(depth[i]);
     }
     for (const [from, to] of options.expanded || []) {
       for (let d = Math.max(0, from); d <= Math.min(maxDepth, to); d++) shown[d] = 1;
@@ -244,7 +258,7 @@ function layoutDag(dag, options = {}) {
   const items = [];
   const slots = Array.from({ length: slotCount }, () => []);
   const pos = /* @__PURE__ */ new Map();
-  const itemOf = /* @__PURE__ */ new Map();
+  const itemAtNode = new Array(n);
   const rows = new Array(rowCount);
   const rowNodes = new Array(rowCount);
   const edges = [];
@@ -253,20 +267,17 @@ function layoutDag(dag, options = {}) {
     const y = pad + r * rowPitch;
     const rowItems = [];
     let run = null;
-    for (const node of branches[b].nodes) {
-      const depth = (
-        /** @type {number} */
-        depthOf.get(node.id)
-      );
-      const gap = gapOfDepth[depth];
-      const slot = slotOfDepth[depth];
-      const x = pad + slot * col;
+    for (const i of branches[b].members) {
+      const node = nodes[i];
+      const gap = gapOfDepth[depth[i]];
       if (gap >= 0 && run && run.gap === gap) {
         run.count++;
         run.last = node;
-        itemOf.set(node.id, run);
+        itemAtNode[i] = run;
         continue;
       }
+      const slot = slotOfDepth[depth[i]];
+      const x = pad + slot * col;
       const item = gap >= 0 ? {
         kind: "run",
         id: `run:${r}:${gaps[gap].from}`,
@@ -281,7 +292,7 @@ function layoutDag(dag, options = {}) {
       } : { kind: "node", id: node.id, node, last: node, count: 1, gap: -1, slot, row: r, x, y };
       run = gap >= 0 ? item : null;
       rowItems.push(item);
-      itemOf.set(node.id, item);
+      itemAtNode[i] = item;
     }
     for (const item of rowItems) {
       if (item.kind === "run" && item.count === 1) {
@@ -297,49 +308,57 @@ function layoutDag(dag, options = {}) {
     if (rowItems.length > 1) edges.push(`M${rowItems[0].x} ${y}H${rowItems[rowItems.length - 1].x}`);
   }
   const forks = [];
-  for (let b = 0; b < branches.length; b++) {
-    const fork2 = branches[b].fork;
-    if (!fork2) continue;
-    const from = (
-      /** @type {DagItem} */
-      itemOf.get(fork2.id)
-    );
-    const to = (
-      /** @type {DagItem} */
-      itemOf.get(branches[b].nodes[0].id)
-    );
-    forks.push(forkCurve(from, to));
+  for (const branch of branches) {
+    if (branch.fork >= 0) forks.push(forkCurve(itemAtNode[branch.fork], itemAtNode[branch.members[0]]));
   }
   const path = /* @__PURE__ */ new Set();
   const pathEdges = [];
-  for (let node = latest; node && !path.has(node.id); node = node.parent != null ? byId.get(node.parent) : void 0) {
-    path.add(node.id);
-    const parent = node.parent != null ? byId.get(node.parent) : void 0;
-    if (!parent) break;
-    const from = (
-      /** @type {DagItem} */
-      itemOf.get(parent.id)
-    );
-    const to = (
-      /** @type {DagItem} */
-      itemOf.get(node.id)
-    );
+  for (let i = latest; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
+    path.add(nodes[i].id);
+    const p = parentOf[i];
+    if (p < 0) break;
+    const from = itemAtNode[p];
+    const to = itemAtNode[i];
     if (from === to) continue;
     pathEdges.push(from.y === to.y ? `M${from.x} ${from.y}H${to.x}` : forkCurve(from, to));
   }
+  const at = (id) => index.get(id);
   return {
-    byId,
-    children,
-    depthOf,
+    byId: {
+      get: (id) => index.has(id) ? nodes[
+        /** @type {number} */
+        at(id)
+      ] : void 0,
+      has: (id) => index.has(id),
+      size: index.size,
+      values: () => nodes.filter((_, i) => !skip[i]).values()
+    },
+    children: {
+      get: (id) => {
+        const i = at(id);
+        if (i === void 0 || !kidCount[i]) return void 0;
+        return Array.from(kids.subarray(kidStart[i], kidStart[i + 1]), (k) => nodes[k]);
+      }
+    },
+    depthOf: { get: (id) => index.has(id) ? depth[
+      /** @type {number} */
+      at(id)
+    ] : void 0 },
+    itemOf: {
+      get: (id) => index.has(id) ? itemAtNode[
+        /** @type {number} */
+        at(id)
+      ] : void 0,
+      size: index.size
+    },
     pos,
-    itemOf,
     items,
     slots,
     rows,
     rowNodes,
     gaps,
     path,
-    latest: latest ? latest.id : "",
+    latest: latest >= 0 ? nodes[latest].id : "",
     edgePath: edges.join(""),
     forkPath: forks.join(""),
     pathPath: pathEdges.join(""),
@@ -1741,6 +1760,7 @@ function openOnPath(view) {
   const wide = at.x + 2 * col;
   const tall = bottom - top + row;
   setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  sizeCanvas(view);
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);
   const fits = tall * zoom <= box.clientHeight;

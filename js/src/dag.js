@@ -139,6 +139,7 @@ export function openOnPath(view) {
   const wide = at.x + 2 * col;
   const tall = bottom - top + row;
   setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  sizeCanvas(view);
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);
   const fits = tall * zoom <= box.clientHeight;

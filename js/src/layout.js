@@ -54,6 +54,8 @@ export const MIN_RUN = 3;
 
 /**
  * Place a Dag in O(n log n): rows, columns, run marks, edges and the lookups the view needs.
+ * Checkpoints are numbered once (one Map from id to number) and everything after that works
+ * on typed arrays of those numbers. A repeated id is drawn once (its first occurrence).
  * @param {Dag | null | undefined} dag
  * @param {LayoutOptions} [options]
  * @returns {DagLayout}
@@ -62,73 +64,85 @@ export function layoutDag(dag, options = {}) {
   const geometry = options.geometry || DAG_GEOMETRY;
   const { col, row: rowPitch, pad } = geometry;
   const nodes = (dag && dag.nodes) || [];
-  /** @type {Map<string, DagNode>} */
-  const byId = new Map();
-  for (const node of nodes) byId.set(node.id, node);
-  /** @type {Map<string, DagNode[]>} */
-  const children = new Map();
-  /** @type {DagNode[]} */
-  const roots = [];
-  for (const node of nodes) {
-    if (node.parent != null && node.parent !== node.id && byId.has(node.parent)) {
-      const kids = children.get(node.parent);
-      if (kids) kids.push(node);
-      else children.set(node.parent, [node]);
-    } else roots.push(node);
+  const n = nodes.length;
+  /** @type {Map<string, number>} */
+  const index = new Map();
+  const skip = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (index.has(nodes[i].id)) skip[i] = 1;
+    else index.set(nodes[i].id, i);
   }
-  const byAge = (/** @type {DagNode} */ a, /** @type {DagNode} */ b) =>
-    a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-  for (const kids of children.values()) if (kids.length > 1) kids.sort(byAge);
-  roots.sort(byAge);
+  const parentOf = new Int32Array(n).fill(-1);
+  const kidCount = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (skip[i]) continue;
+    const p = nodes[i].parent != null ? index.get(nodes[i].parent) : undefined;
+    if (p !== undefined && p !== i) {
+      parentOf[i] = p;
+      kidCount[p]++;
+    }
+  }
+  // Children as one array, each checkpoint's slice oldest first.
+  const kidStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) kidStart[i + 1] = kidStart[i] + kidCount[i];
+  const kids = new Int32Array(kidStart[n]);
+  const fill = kidStart.slice(0, n);
+  for (let i = 0; i < n; i++) if (parentOf[i] >= 0) kids[fill[parentOf[i]]++] = i;
+  const older = (/** @type {number} */ a, /** @type {number} */ b) =>
+    nodes[a].id < nodes[b].id ? -1 : nodes[a].id > nodes[b].id ? 1 : 0;
+  for (let i = 0; i < n; i++) {
+    if (kidCount[i] > 1) kids.subarray(kidStart[i], kidStart[i + 1]).sort(older);
+  }
+  /** @type {number[]} */
+  const roots = [];
+  for (let i = 0; i < n; i++) if (!skip[i] && parentOf[i] < 0) roots.push(i);
+  roots.sort(older);
 
   // Branches: walk each chain from its start; younger children start branches of their own.
-  /** @type {Map<string, number>} */
-  const depthOf = new Map();
-  /** @type {Array<{ nodes: DagNode[], parent: number, fork: DagNode | null, kids: number[] }>} */
+  const depth = new Int32Array(n).fill(-1);
+  /** @type {Array<{ nodes: DagNode[], members: number[], parent: number, fork: number, kids: number[] }>} */
   const branches = [];
-  /** @type {Map<string, number>} */
-  const branchOf = new Map();
-  /** @type {Array<[DagNode, number, DagNode | null]>} start, parent branch, fork point */
-  const starts = roots.map((root) => /** @type {[DagNode, number, DagNode | null]} */ ([root, -1, null]));
-  starts.reverse();
+  /** @type {number[]} start, parent branch, fork point (triples) */
+  const starts = [];
+  for (let r = roots.length - 1; r >= 0; r--) starts.push(roots[r], -1, -1);
   let maxDepth = -1;
-  while (starts.length) {
-    const [start, parentBranch, fork] = /** @type {[DagNode, number, DagNode | null]} */ (starts.pop());
-    const index = branches.length;
-    const branch = { nodes: /** @type {DagNode[]} */ ([]), parent: parentBranch, fork, kids: [] };
+  const walk = (
+    /** @type {number} */ start,
+    /** @type {number} */ parentBranch,
+    /** @type {number} */ fork,
+  ) => {
+    const b = branches.length;
+    const branch = {
+      nodes: /** @type {DagNode[]} */ ([]),
+      members: /** @type {number[]} */ ([]),
+      parent: parentBranch,
+      fork,
+      kids: /** @type {number[]} */ ([]),
+    };
     branches.push(branch);
-    if (parentBranch >= 0) branches[parentBranch].kids.push(index);
-    let depth = fork ? /** @type {number} */ (depthOf.get(fork.id)) + 1 : 0;
-    /** @type {DagNode | undefined} */
-    let current = start;
-    while (current && !depthOf.has(current.id)) {
-      depthOf.set(current.id, depth);
-      branchOf.set(current.id, index);
-      branch.nodes.push(current);
-      const kids = children.get(current.id) || [];
-      for (let k = kids.length - 1; k >= 1; k--) starts.push([kids[k], index, current]);
-      current = kids[0];
-      depth++;
+    if (parentBranch >= 0) branches[parentBranch].kids.push(b);
+    let d = fork >= 0 ? depth[fork] + 1 : 0;
+    for (let current = start; current >= 0 && depth[current] < 0; d++) {
+      depth[current] = d;
+      branch.nodes.push(nodes[current]);
+      branch.members.push(current);
+      for (let k = kidStart[current + 1] - 1; k > kidStart[current]; k--) starts.push(kids[k], b, current);
+      current = kidCount[current] ? kids[kidStart[current]] : -1;
     }
-    maxDepth = Math.max(maxDepth, depth - 1);
+    maxDepth = Math.max(maxDepth, d - 1);
+  };
+  while (starts.length) {
+    const fork = /** @type {number} */ (starts.pop());
+    const parentBranch = /** @type {number} */ (starts.pop());
+    walk(/** @type {number} */ (starts.pop()), parentBranch, fork);
   }
-  // A node on a parent cycle is unreachable from a root: give it a branch of its own so that
-  // bad input still draws (and says nothing wrong about the rest).
-  for (const node of nodes) {
-    if (depthOf.has(node.id)) continue;
-    depthOf.set(node.id, 0);
-    branchOf.set(node.id, branches.length);
-    branches.push({ nodes: [node], parent: -1, fork: null, kids: [] });
-    maxDepth = Math.max(maxDepth, 0);
-  }
+  // A checkpoint on a parent cycle is unreachable from a root: it gets a branch of its own, so
+  // that bad input still draws (and says nothing wrong about the rest).
+  for (let i = 0; i < n; i++) if (!skip[i] && depth[i] < 0) walk(i, -1, -1);
 
   // Rows: depth-first over the branch tree, the child that leaves latest next to its parent.
-  const forkDepth = (/** @type {number} */ b) => {
-    const fork = branches[b].fork;
-    return fork ? /** @type {number} */ (depthOf.get(fork.id)) : -1;
-  };
-  /** @type {number[]} */
-  const rowOfBranch = new Array(branches.length);
+  const forkDepth = (/** @type {number} */ b) => (branches[b].fork >= 0 ? depth[branches[b].fork] : -1);
+  const rowOfBranch = new Int32Array(branches.length);
   /** @type {number[]} */
   const stack = [];
   for (let b = branches.length - 1; b >= 0; b--) if (branches[b].parent < 0) stack.push(b);
@@ -136,43 +150,44 @@ export function layoutDag(dag, options = {}) {
   while (stack.length) {
     const b = /** @type {number} */ (stack.pop());
     rowOfBranch[b] = rowCount++;
-    const kids = branches[b].kids.slice();
+    const order = branches[b].kids.slice();
     // Latest fork first (nearest); among forks at one depth, the younger branch first.
-    kids.sort((x, y) => forkDepth(y) - forkDepth(x) || byAge(branches[y].nodes[0], branches[x].nodes[0]));
-    for (let k = kids.length - 1; k >= 0; k--) stack.push(kids[k]);
+    order.sort(
+      (x, y) => forkDepth(y) - forkDepth(x) || older(branches[y].members[0], branches[x].members[0]),
+    );
+    for (let k = order.length - 1; k >= 0; k--) stack.push(order[k]);
   }
 
   // Which depths are shown.
   const shown = new Uint8Array(maxDepth + 1);
-  const showAround = (/** @type {number} */ depth) => {
-    for (let d = Math.max(0, depth - CONTEXT); d <= Math.min(maxDepth, depth + CONTEXT); d++) shown[d] = 1;
+  const showAround = (/** @type {number} */ d) => {
+    for (let k = Math.max(0, d - CONTEXT); k <= Math.min(maxDepth, d + CONTEXT); k++) shown[k] = 1;
   };
-  /** @type {DagNode | null} */
-  let latest = null;
-  for (const node of nodes) if (node.is_latest) latest = node;
-  if (!latest) for (const node of nodes) if (!latest || node.id > latest.id) latest = node;
+  let latest = -1;
+  for (let i = 0; i < n; i++) if (!skip[i] && nodes[i].is_latest) latest = i;
+  if (latest < 0)
+    for (let i = 0; i < n; i++) if (!skip[i] && (latest < 0 || nodes[i].id > nodes[latest].id)) latest = i;
   if (options.collapse === false) shown.fill(1);
   else {
-    for (const node of nodes) {
-      const kids = children.get(node.id);
+    for (let i = 0; i < n; i++) {
+      if (skip[i]) continue;
+      const node = nodes[i];
       if (
-        !kids ||
-        kids.length !== 1 ||
-        node.parent == null ||
-        !byId.has(node.parent) ||
+        kidCount[i] !== 1 ||
+        parentOf[i] < 0 ||
         node.errors > 0 ||
         node.interrupts > 0 ||
         node.source !== "loop" ||
         node.graph_changed ||
-        node === latest
+        i === latest
       ) {
-        showAround(/** @type {number} */ (depthOf.get(node.id)));
+        showAround(depth[i]);
       }
     }
-    for (const branch of branches) showAround(/** @type {number} */ (depthOf.get(branch.nodes[0].id)));
+    for (const branch of branches) showAround(depth[branch.members[0]]);
     for (const id of options.reveal || []) {
-      const depth = depthOf.get(id);
-      if (depth !== undefined) showAround(depth);
+      const i = index.get(id);
+      if (i !== undefined) showAround(depth[i]);
     }
     for (const [from, to] of options.expanded || []) {
       for (let d = Math.max(0, from); d <= Math.min(maxDepth, to); d++) shown[d] = 1;
@@ -209,8 +224,8 @@ export function layoutDag(dag, options = {}) {
   const slots = Array.from({ length: slotCount }, () => []);
   /** @type {Map<string, {x: number, y: number}>} */
   const pos = new Map();
-  /** @type {Map<string, DagItem>} */
-  const itemOf = new Map();
+  /** @type {DagItem[]} */
+  const itemAtNode = new Array(n);
   /** @type {DagItem[][]} */
   const rows = new Array(rowCount);
   /** @type {DagNode[][]} */
@@ -223,17 +238,17 @@ export function layoutDag(dag, options = {}) {
     const rowItems = [];
     /** @type {DagItem | null} */
     let run = null;
-    for (const node of branches[b].nodes) {
-      const depth = /** @type {number} */ (depthOf.get(node.id));
-      const gap = gapOfDepth[depth];
-      const slot = slotOfDepth[depth];
-      const x = pad + slot * col;
+    for (const i of branches[b].members) {
+      const node = nodes[i];
+      const gap = gapOfDepth[depth[i]];
       if (gap >= 0 && run && run.gap === gap) {
         run.count++;
         run.last = node;
-        itemOf.set(node.id, run);
+        itemAtNode[i] = run;
         continue;
       }
+      const slot = slotOfDepth[depth[i]];
+      const x = pad + slot * col;
       /** @type {DagItem} */
       const item =
         gap >= 0
@@ -252,7 +267,7 @@ export function layoutDag(dag, options = {}) {
           : { kind: "node", id: node.id, node, last: node, count: 1, gap: -1, slot, row: r, x, y };
       run = gap >= 0 ? item : null;
       rowItems.push(item);
-      itemOf.set(node.id, item);
+      itemAtNode[i] = item;
     }
     for (const item of rowItems) {
       // A one-checkpoint run is just that checkpoint.
@@ -269,45 +284,52 @@ export function layoutDag(dag, options = {}) {
     if (rowItems.length > 1) edges.push(`M${rowItems[0].x} ${y}H${rowItems[rowItems.length - 1].x}`);
   }
   const forks = [];
-  for (let b = 0; b < branches.length; b++) {
-    const fork = branches[b].fork;
-    if (!fork) continue;
-    const from = /** @type {DagItem} */ (itemOf.get(fork.id));
-    const to = /** @type {DagItem} */ (itemOf.get(branches[b].nodes[0].id));
-    forks.push(forkCurve(from, to));
+  for (const branch of branches) {
+    if (branch.fork >= 0) forks.push(forkCurve(itemAtNode[branch.fork], itemAtNode[branch.members[0]]));
   }
 
   // The path from the root to the latest checkpoint.
   /** @type {Set<string>} */
   const path = new Set();
   const pathEdges = [];
-  for (
-    let node = latest;
-    node && !path.has(node.id);
-    node = node.parent != null ? byId.get(node.parent) : undefined
-  ) {
-    path.add(node.id);
-    const parent = node.parent != null ? byId.get(node.parent) : undefined;
-    if (!parent) break;
-    const from = /** @type {DagItem} */ (itemOf.get(parent.id));
-    const to = /** @type {DagItem} */ (itemOf.get(node.id));
+  for (let i = latest; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
+    path.add(nodes[i].id);
+    const p = parentOf[i];
+    if (p < 0) break;
+    const from = itemAtNode[p];
+    const to = itemAtNode[i];
     if (from === to) continue;
     pathEdges.push(from.y === to.y ? `M${from.x} ${from.y}H${to.x}` : forkCurve(from, to));
   }
 
+  const at = (/** @type {string} */ id) => index.get(id);
   return {
-    byId,
-    children,
-    depthOf,
+    byId: {
+      get: (id) => (index.has(id) ? nodes[/** @type {number} */ (at(id))] : undefined),
+      has: (id) => index.has(id),
+      size: index.size,
+      values: () => nodes.filter((_, i) => !skip[i]).values(),
+    },
+    children: {
+      get: (id) => {
+        const i = at(id);
+        if (i === undefined || !kidCount[i]) return undefined;
+        return Array.from(kids.subarray(kidStart[i], kidStart[i + 1]), (k) => nodes[k]);
+      },
+    },
+    depthOf: { get: (id) => (index.has(id) ? depth[/** @type {number} */ (at(id))] : undefined) },
+    itemOf: {
+      get: (id) => (index.has(id) ? itemAtNode[/** @type {number} */ (at(id))] : undefined),
+      size: index.size,
+    },
     pos,
-    itemOf,
     items,
     slots,
     rows,
     rowNodes,
     gaps,
     path,
-    latest: latest ? latest.id : "",
+    latest: latest >= 0 ? nodes[latest].id : "",
     edgePath: edges.join(""),
     forkPath: forks.join(""),
     pathPath: pathEdges.join(""),

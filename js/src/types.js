@@ -42,9 +42,12 @@
  * checkpoints drawn as their own mark, `itemOf` every checkpoint's mark (its run's when
  * collapsed), `slots` the marks by column, `rows` by row, `rowNodes` each row's checkpoints by
  * depth, `gaps` the collapsed depth ranges, `path` the ids from the root to `latest`.
- * @typedef {{ byId: Map<string, DagNode>, children: Map<string, DagNode[]>,
- *   depthOf: Map<string, number>, pos: Map<string, {x: number, y: number}>,
- *   itemOf: Map<string, DagItem>, items: DagItem[], slots: DagItem[][], rows: DagItem[][],
+ * @typedef {{ byId: { get(id: string): DagNode | undefined, has(id: string): boolean, size: number,
+ *     values(): IterableIterator<DagNode> },
+ *   children: { get(id: string): DagNode[] | undefined },
+ *   depthOf: { get(id: string): number | undefined },
+ *   pos: Map<string, {x: number, y: number}>,
+ *   itemOf: { get(id: string): DagItem | undefined, size: number }, items: DagItem[], slots: DagItem[][], rows: DagItem[][],
  *   rowNodes: DagNode[][], gaps: Array<{ from: number, to: number, slot: number }>,
  *   path: Set<string>, latest: string, edgePath: string, forkPath: string, pathPath: string,
  *   rowCount: number, width: number, height: number,
