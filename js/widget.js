@@ -521,7 +521,6 @@ function setZoom(view, zoom, at) {
   box.scrollTop = Math.max(0, layoutY * view.nav.zoom - point.y);
   view.drawnArea = null;
   drawMarks(view);
-  placeViewport(view);
 }
 function keyZoom(view, key) {
   if (key === "+" || key === "=") setZoom(view, view.nav.zoom * ZOOM.step);
@@ -538,7 +537,6 @@ function fitAll(view) {
   box.scrollTop = 0;
   view.drawnArea = null;
   drawMarks(view);
-  placeViewport(view);
 }
 function onWheel(view, event) {
   if (!(event.ctrlKey || event.metaKey) || !view.layout) return;
@@ -707,6 +705,8 @@ function drawOverview(view) {
     if (item) ticks.match.push(`M${item.x} ${item.y}h0`);
   }
   const latest = layout.itemOf.get(layout.latest);
+  const kept = svg.querySelector(".dd-overview-view");
+  const rect = kept || s("rect", { class: "dd-overview-view" });
   svg.replaceChildren(
     s("path", { class: "dd-overview-lines", d: layout.edgePath + layout.forkPath }),
     s("path", { class: "dd-overview-path", d: layout.pathPath }),
@@ -717,23 +717,20 @@ function drawOverview(view) {
       class: "dd-overview-tick dd-overview-latest",
       d: latest ? `M${latest.x} ${latest.y}h0` : ""
     }),
-    s("rect", { class: "dd-overview-view" })
+    rect
   );
   svg.classList.toggle("dd-overview-empty", layout.items.length === 0);
-  placeViewport(view);
+  if (!kept) placeViewport(view);
 }
-function placeViewport(view) {
+function placeViewport(view, visible) {
   const svg = view.parts.overview;
   const rect = svg && svg.querySelector(".dd-overview-view");
   if (!rect || !view.layout) return;
-  const box = view.parts.dagScroll;
-  const zoom = view.nav.zoom;
-  const width = Math.min(view.layout.width, (box.clientWidth || 1600) / zoom);
-  const height = Math.min(view.layout.height, (box.clientHeight || 800) / zoom);
-  rect.setAttribute("x", String(box.scrollLeft / zoom));
-  rect.setAttribute("y", String(box.scrollTop / zoom));
-  rect.setAttribute("width", String(width));
-  rect.setAttribute("height", String(height));
+  const area = visible || visibleArea(view);
+  rect.setAttribute("x", String(area.left));
+  rect.setAttribute("y", String(area.top));
+  rect.setAttribute("width", String(Math.min(view.layout.width, area.right - area.left)));
+  rect.setAttribute("height", String(Math.min(view.layout.height, area.bottom - area.top)));
 }
 function onOverviewPointer(view, event) {
   if (event.type === "pointerdown") {
@@ -766,7 +763,6 @@ function onOverviewPointer(view, event) {
   box.scrollTop = Math.max(0, y * zoom - box.clientHeight / 2);
   view.drawnArea = null;
   drawMarks(view);
-  placeViewport(view);
 }
 
 // js/src/json-tree.js
@@ -1770,9 +1766,10 @@ function openOnPath(view) {
 function drawMarks(view) {
   if (!view.svg || !view.layout) return;
   const visible = visibleArea(view);
+  placeViewport(view, visible);
   if (view.drawnArea && contains(view.drawnArea, visible)) return;
-  const width = visible.right - visible.left;
-  const height = visible.bottom - visible.top;
+  const width = (visible.right - visible.left) / 2;
+  const height = (visible.bottom - visible.top) / 2;
   const area = {
     left: visible.left - width,
     right: visible.right + width,
@@ -1849,7 +1846,6 @@ function scheduleMarks(view) {
   const id = raf(() => {
     view.frame = null;
     drawMarks(view);
-    placeViewport(view);
   });
   view.frame = { cancel: () => cancel(id) };
 }
@@ -1985,7 +1981,6 @@ function scrollToCheckpoint(view, id) {
     box.scrollTop = Math.max(0, y - box.clientHeight / 2);
   }
   drawMarks(view);
-  placeViewport(view);
 }
 function targetOf(view, event) {
   const el = (

@@ -148,17 +148,19 @@ export function openOnPath(view) {
 }
 
 /**
- * (Re)draw the marks around the visible part of the DAG: the visible area plus one screen on
- * every side, so scrolling redraws only once the user leaves that margin. Past MARK_LIMIT
+ * (Re)draw the marks around the visible part of the DAG: the visible area plus half a screen
+ * on every side, so scrolling redraws only once the user leaves that margin. Past MARK_LIMIT
  * marks (zoomed far out), checkpoints are dots of one path per kind instead.
  * @param {View} view
  */
 export function drawMarks(view) {
   if (!view.svg || !view.layout) return;
+  // Read the geometry before writing to the DOM: a read after a write forces a layout.
   const visible = visibleArea(view);
+  placeViewport(view, visible);
   if (view.drawnArea && contains(view.drawnArea, visible)) return;
-  const width = visible.right - visible.left;
-  const height = visible.bottom - visible.top;
+  const width = (visible.right - visible.left) / 2;
+  const height = (visible.bottom - visible.top) / 2;
   const area = {
     left: visible.left - width,
     right: visible.right + width,
@@ -261,7 +263,6 @@ export function scheduleMarks(view) {
   const id = raf(() => {
     view.frame = null;
     drawMarks(view);
-    placeViewport(view);
   });
   view.frame = { cancel: () => cancel(id) };
 }
@@ -434,7 +435,6 @@ export function scrollToCheckpoint(view, id) {
     box.scrollTop = Math.max(0, y - box.clientHeight / 2);
   }
   drawMarks(view);
-  placeViewport(view);
 }
 
 /**

@@ -3,7 +3,7 @@
 // strip with the viewport on it, filters by kind (error, interrupt, fork) combined with the
 // "go to" box, and stepping through what they match.
 
-import { drawMarks, findCheckpoints, goTo, relayout, sizeCanvas } from "./dag.js";
+import { drawMarks, findCheckpoints, goTo, relayout, sizeCanvas, visibleArea } from "./dag.js";
 import { svgHyperscript } from "./helpers.js";
 import { FILTERS } from "./layout.js";
 import { SVG_NS, ZOOM } from "./types.js";
@@ -132,7 +132,6 @@ export function setZoom(view, zoom, at) {
   box.scrollTop = Math.max(0, layoutY * view.nav.zoom - point.y);
   view.drawnArea = null;
   drawMarks(view);
-  placeViewport(view);
 }
 
 /**
@@ -156,7 +155,6 @@ export function fitAll(view) {
   box.scrollTop = 0;
   view.drawnArea = null;
   drawMarks(view);
-  placeViewport(view);
 }
 
 /**
@@ -364,6 +362,9 @@ export function drawOverview(view) {
     if (item) ticks.match.push(`M${item.x} ${item.y}h0`);
   }
   const latest = layout.itemOf.get(layout.latest);
+  // The viewport's rectangle is kept (drawMarks places it); a new one is placed here.
+  const kept = svg.querySelector(".dd-overview-view");
+  const rect = kept || s("rect", { class: "dd-overview-view" });
   svg.replaceChildren(
     s("path", { class: "dd-overview-lines", d: layout.edgePath + layout.forkPath }),
     s("path", { class: "dd-overview-path", d: layout.pathPath }),
@@ -374,25 +375,26 @@ export function drawOverview(view) {
       class: "dd-overview-tick dd-overview-latest",
       d: latest ? `M${latest.x} ${latest.y}h0` : "",
     }),
-    s("rect", { class: "dd-overview-view" }),
+    rect,
   );
   svg.classList.toggle("dd-overview-empty", layout.items.length === 0);
-  placeViewport(view);
+  if (!kept) placeViewport(view);
 }
 
-/** Move the overview's rectangle onto what the DAG's box shows. @param {View} view */
-export function placeViewport(view) {
+/**
+ * Move the overview's rectangle onto what the DAG's box shows (`visible`, in layout pixels,
+ * when the caller has read it already).
+ * @param {View} view @param {import("./types.js").Area} [visible]
+ */
+export function placeViewport(view, visible) {
   const svg = view.parts.overview;
   const rect = svg && svg.querySelector(".dd-overview-view");
   if (!rect || !view.layout) return;
-  const box = view.parts.dagScroll;
-  const zoom = view.nav.zoom;
-  const width = Math.min(view.layout.width, (box.clientWidth || 1600) / zoom);
-  const height = Math.min(view.layout.height, (box.clientHeight || 800) / zoom);
-  rect.setAttribute("x", String(box.scrollLeft / zoom));
-  rect.setAttribute("y", String(box.scrollTop / zoom));
-  rect.setAttribute("width", String(width));
-  rect.setAttribute("height", String(height));
+  const area = visible || visibleArea(view);
+  rect.setAttribute("x", String(area.left));
+  rect.setAttribute("y", String(area.top));
+  rect.setAttribute("width", String(Math.min(view.layout.width, area.right - area.left)));
+  rect.setAttribute("height", String(Math.min(view.layout.height, area.bottom - area.top)));
 }
 
 /**
@@ -428,5 +430,4 @@ export function onOverviewPointer(view, event) {
   box.scrollTop = Math.max(0, y * zoom - box.clientHeight / 2);
   view.drawnArea = null;
   drawMarks(view);
-  placeViewport(view);
 }
