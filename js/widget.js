@@ -445,7 +445,8 @@ function createNav() {
     drag: null,
     dragged: false,
     overviewDrag: false,
-    matchLayout: null
+    matchLayout: null,
+    thread: ""
   };
 }
 function navParts(h, doc) {
@@ -1661,6 +1662,13 @@ function drawDag(view, anchor) {
   const dag = view.model.get("_dag") || { thread_id: "", nodes: [], depth: 0, lanes: 0 };
   const nodes = dag.nodes || [];
   const box = view.parts.dagScroll;
+  const thread = `${dag.thread_id || ""}\0${dag.checkpoint_ns || ""}`;
+  if (view.nav.thread !== thread) {
+    view.nav.thread = thread;
+    view.nav.opened = false;
+    view.nav.revealed.clear();
+    view.nav.expanded = [];
+  }
   const zoom = view.nav.zoom;
   const before = anchor && view.layout ? placeOf(view.layout, anchor) : void 0;
   const offset = before ? { x: before.x * zoom - box.scrollLeft, y: before.y * zoom - box.scrollTop } : null;

@@ -36,6 +36,14 @@ export function drawDag(view, anchor) {
   const dag = view.model.get("_dag") || { thread_id: "", nodes: [], depth: 0, lanes: 0 };
   const nodes = dag.nodes || [];
   const box = view.parts.dagScroll;
+  const thread = `${dag.thread_id || ""}\u0000${dag.checkpoint_ns || ""}`;
+  if (view.nav.thread !== thread) {
+    // Another thread (or namespace): open it afresh, on its own latest checkpoint.
+    view.nav.thread = thread;
+    view.nav.opened = false;
+    view.nav.revealed.clear();
+    view.nav.expanded = [];
+  }
   const zoom = view.nav.zoom;
   const before = anchor && view.layout ? placeOf(view.layout, anchor) : undefined;
   const offset = before ? { x: before.x * zoom - box.scrollLeft, y: before.y * zoom - box.scrollTop } : null;

@@ -19,7 +19,7 @@ import { SVG_NS, ZOOM } from "./types.js";
  *   expanded: Array<[number, number]>, filters: Set<string>, matches: string[] | null,
  *   matchSet: Set<string> | null, matchRuns: Set<string>, query: string,
  *   drag: { x: number, y: number, left: number, top: number, moved: boolean } | null,
- *   dragged: boolean, overviewDrag: boolean, matchLayout: DagLayout | null,
+ *   dragged: boolean, overviewDrag: boolean, matchLayout: DagLayout | null, thread: string,
  * }} Nav
  */
 
@@ -40,6 +40,7 @@ export function createNav() {
     dragged: false,
     overviewDrag: false,
     matchLayout: null,
+    thread: "",
   };
 }
 

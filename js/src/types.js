@@ -5,7 +5,7 @@
  * @typedef {{ id: string, parent: string | null, step: number, source: Source, next: string[],
  *   writers: string[], interrupts: number, errors: number, is_head: boolean, is_latest: boolean,
  *   depth: number, lane: number, created_at: string, graph_changed: boolean }} DagNode
- * @typedef {{ thread_id: string, nodes: DagNode[], depth: number, lanes: number }} Dag
+ * @typedef {{ thread_id: string, checkpoint_ns?: string, nodes: DagNode[], depth: number, lanes: number }} Dag
  * @typedef {{ channel: string, version: string, status: "new" | "shared", size: number | null }} Blob
  * @typedef {{ id: string, value: any, node: string, task_id: string }} InterruptInfo
  * @typedef {{ id: string, name: string, error: string | null, interrupts: InterruptInfo[],

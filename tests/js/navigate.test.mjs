@@ -199,3 +199,21 @@ test("the overview strip draws every branch and the viewport on it", () => {
     check();
   });
 });
+
+test("another thread's DAG opens afresh: its latest checkpoint is selected, its runs folded", () => {
+  const first = generatedDag({ length: 300, forks: 2, seed: 1 });
+  const el = show({ _dag: first });
+  click(dom.window, el.querySelector(".dd-run .dd-run-shape"));
+  const second = generatedDag({ length: 500, forks: 3, seed: 2 });
+  second.thread_id = "other";
+  for (const n of second.nodes) n.id = `o${n.id}`;
+  for (const n of second.nodes) if (n.parent) n.parent = `o${n.parent}`;
+  model.set("_selected", "");
+  model.set("_dag", second);
+  assert.equal(model.last("select").checkpoint_id, second.nodes[second.nodes.length - 1].id);
+  assert.ok(el.querySelectorAll(".dd-run").length > 0);
+  // The same thread again (a refresh) keeps the user's place: nothing new is selected.
+  const selects = model.sent.filter((m) => m.kind === "select").length;
+  model.set("_dag", structuredClone(second));
+  assert.equal(model.sent.filter((m) => m.kind === "select").length, selects);
+});
