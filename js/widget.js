@@ -446,7 +446,8 @@ function createNav() {
     dragged: false,
     overviewDrag: false,
     matchLayout: null,
-    thread: ""
+    thread: "",
+    overviewWidth: 1e3
   };
 }
 function navParts(h, doc) {
@@ -685,6 +686,7 @@ function onNavClick(view, event) {
     relayout(view);
   }
 }
+var OVERVIEW_HEIGHT = 44;
 function drawOverview(view) {
   const svg = (
     /** @type {SVGSVGElement | undefined} */
@@ -694,30 +696,52 @@ function drawOverview(view) {
   const layout = view.layout;
   if (!svg || !layout) return;
   const s = svgHyperscript(view.doc);
-  svg.setAttribute("viewBox", `0 0 ${Math.max(1, layout.width)} ${Math.max(1, layout.height)}`);
-  const ticks = { error: [], interrupt: [], match: [] };
+  const width = svg.clientWidth || 1e3;
+  const height = OVERVIEW_HEIGHT;
+  view.nav.overviewWidth = width;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const { pad } = layout.geometry;
+  const sx = (width - 8) / Math.max(1, layout.width - 2 * pad);
+  const sy = (height - 8) / Math.max(1, layout.height - 2 * pad);
+  const px = (x) => Math.round((4 + (x - pad) * sx) * 10) / 10;
+  const py = (y) => Math.round((4 + (y - pad) * sy) * 10) / 10;
+  const lines = [];
+  for (const row of layout.rows) {
+    if (!row.length) continue;
+    const first = row[0];
+    const parent = first.node.parent != null ? layout.itemOf.get(first.node.parent) : void 0;
+    const start = parent && parent.row !== first.row ? parent : first;
+    lines.push(`M${px(start.x)} ${py(start.y)}L${px(first.x)} ${py(first.y)}H${px(row[row.length - 1].x)}`);
+  }
+  const ticks = { error: /* @__PURE__ */ new Set(), interrupt: /* @__PURE__ */ new Set(), match: /* @__PURE__ */ new Set() };
+  const tick = (item) => `M${Math.round(px(item.x))} ${Math.round(py(item.y))}h0`;
   for (const item of layout.items) {
     if (item.kind !== "node") continue;
-    if (item.node.errors > 0) ticks.error.push(`M${item.x} ${item.y}h0`);
-    else if (item.node.interrupts > 0) ticks.interrupt.push(`M${item.x} ${item.y}h0`);
+    if (item.node.errors > 0) ticks.error.add(tick(item));
+    else if (item.node.interrupts > 0) ticks.interrupt.add(tick(item));
   }
   for (const id of view.nav.matches || []) {
     const item = layout.itemOf.get(id);
-    if (item) ticks.match.push(`M${item.x} ${item.y}h0`);
+    if (item) ticks.match.add(tick(item));
+  }
+  const path = [];
+  let previous = null;
+  for (const id of layout.path) {
+    const item = layout.itemOf.get(id);
+    if (item && previous && item !== previous)
+      path.push(`M${px(previous.x)} ${py(previous.y)}L${px(item.x)} ${py(item.y)}`);
+    previous = item;
   }
   const latest = layout.itemOf.get(layout.latest);
   const kept = svg.querySelector(".dd-overview-view");
   const rect = kept || s("rect", { class: "dd-overview-view" });
   svg.replaceChildren(
-    s("path", { class: "dd-overview-lines", d: layout.edgePath + layout.forkPath }),
-    s("path", { class: "dd-overview-path", d: layout.pathPath }),
-    s("path", { class: "dd-overview-tick dd-overview-error", d: ticks.error.join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-interrupt", d: ticks.interrupt.join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-match", d: ticks.match.join("") }),
-    s("path", {
-      class: "dd-overview-tick dd-overview-latest",
-      d: latest ? `M${latest.x} ${latest.y}h0` : ""
-    }),
+    s("path", { class: "dd-overview-lines", d: lines.join("") }),
+    s("path", { class: "dd-overview-path", d: path.join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-error", d: [...ticks.error].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-interrupt", d: [...ticks.interrupt].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-match", d: [...ticks.match].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-latest", d: latest ? tick(latest) : "" }),
     rect
   );
   svg.classList.toggle("dd-overview-empty", layout.items.length === 0);
@@ -726,12 +750,20 @@ function drawOverview(view) {
 function placeViewport(view, visible) {
   const svg = view.parts.overview;
   const rect = svg && svg.querySelector(".dd-overview-view");
-  if (!rect || !view.layout) return;
+  const layout = view.layout;
+  if (!rect || !layout) return;
   const area = visible || visibleArea(view);
-  rect.setAttribute("x", String(area.left));
-  rect.setAttribute("y", String(area.top));
-  rect.setAttribute("width", String(Math.min(view.layout.width, area.right - area.left)));
-  rect.setAttribute("height", String(Math.min(view.layout.height, area.bottom - area.top)));
+  const { pad } = layout.geometry;
+  const sx = (view.nav.overviewWidth - 8) / Math.max(1, layout.width - 2 * pad);
+  const sy = (OVERVIEW_HEIGHT - 8) / Math.max(1, layout.height - 2 * pad);
+  const left = Math.max(0, 4 + (area.left - pad) * sx);
+  const top = Math.max(0, 4 + (area.top - pad) * sy);
+  const right = Math.min(view.nav.overviewWidth, 4 + (area.right - pad) * sx);
+  const bottom = Math.min(OVERVIEW_HEIGHT, 4 + (area.bottom - pad) * sy);
+  rect.setAttribute("x", left.toFixed(1));
+  rect.setAttribute("y", top.toFixed(1));
+  rect.setAttribute("width", Math.max(2, right - left).toFixed(1));
+  rect.setAttribute("height", Math.max(2, bottom - top).toFixed(1));
 }
 function onOverviewPointer(view, event) {
   if (event.type === "pointerdown") {
@@ -756,8 +788,9 @@ function onOverviewPointer(view, event) {
   event.preventDefault();
   const rect = view.parts.overview.getBoundingClientRect();
   if (!rect.width || !rect.height) return;
-  const x = (event.clientX - rect.left) / rect.width * layout.width;
-  const y = (event.clientY - rect.top) / rect.height * layout.height;
+  const { pad } = layout.geometry;
+  const x = pad + (event.clientX - rect.left - 4) / Math.max(1, rect.width - 8) * (layout.width - 2 * pad);
+  const y = pad + (event.clientY - rect.top - 4) / Math.max(1, rect.height - 8) * (layout.height - 2 * pad);
   const box = view.parts.dagScroll;
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, x * zoom - box.clientWidth / 2);
@@ -2870,10 +2903,14 @@ function observeSize(view) {
   const observer = new Observer(() => {
     if (view.pendingOpen) openOnPath(view);
     else if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    if (view.parts.overview.clientWidth && view.parts.overview.clientWidth !== view.nav.overviewWidth) {
+      drawOverview(view);
+    }
     view.drawnArea = null;
     drawMarks(view);
   });
   observer.observe(view.parts.dagScroll);
+  observer.observe(view.parts.overview);
   view.cleanups.push(() => observer.disconnect());
 }
 function disposeView(view) {

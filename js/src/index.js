@@ -57,6 +57,7 @@ import { fillLazyJson } from "./json-tree.js";
 import { createRequester } from "./requests.js";
 import {
   createNav,
+  drawOverview,
   navParts,
   onNavClick,
   onOverviewPointer,
@@ -240,10 +241,14 @@ function observeSize(view) {
   const observer = new Observer(() => {
     if (view.pendingOpen) openOnPath(view);
     else if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    if (view.parts.overview.clientWidth && view.parts.overview.clientWidth !== view.nav.overviewWidth) {
+      drawOverview(view);
+    }
     view.drawnArea = null;
     drawMarks(view);
   });
   observer.observe(view.parts.dagScroll);
+  observer.observe(view.parts.overview);
   view.cleanups.push(() => observer.disconnect());
 }
 

@@ -20,6 +20,7 @@ import { SVG_NS, ZOOM } from "./types.js";
  *   matchSet: Set<string> | null, matchRuns: Set<string>, query: string,
  *   drag: { x: number, y: number, left: number, top: number, moved: boolean } | null,
  *   dragged: boolean, overviewDrag: boolean, matchLayout: DagLayout | null, thread: string,
+ *   overviewWidth: number,
  * }} Nav
  */
 
@@ -41,6 +42,7 @@ export function createNav() {
     overviewDrag: false,
     matchLayout: null,
     thread: "",
+    overviewWidth: 1000,
   };
 }
 
@@ -340,9 +342,13 @@ export function onNavClick(view, event) {
   }
 }
 
+/** The overview strip's height in pixels (widget.css gives it the same). */
+const OVERVIEW_HEIGHT = 44;
+
 /**
  * The overview strip: every branch as a line, errors, interrupts and matches as ticks, the
- * latest checkpoint, and the rectangle the DAG's box shows.
+ * latest checkpoint, and the rectangle the DAG's box shows. Drawn in the strip's own pixels
+ * (a stroke scaled by the SVG would cost every repaint), each tick once per pixel.
  * @param {View} view
  */
 export function drawOverview(view) {
@@ -350,32 +356,55 @@ export function drawOverview(view) {
   const layout = view.layout;
   if (!svg || !layout) return;
   const s = svgHyperscript(view.doc);
-  svg.setAttribute("viewBox", `0 0 ${Math.max(1, layout.width)} ${Math.max(1, layout.height)}`);
-  /** @type {Record<string, string[]>} */
-  const ticks = { error: [], interrupt: [], match: [] };
+  const width = svg.clientWidth || 1000;
+  const height = OVERVIEW_HEIGHT;
+  view.nav.overviewWidth = width;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const { pad } = layout.geometry;
+  const sx = (width - 8) / Math.max(1, layout.width - 2 * pad);
+  const sy = (height - 8) / Math.max(1, layout.height - 2 * pad);
+  const px = (/** @type {number} */ x) => Math.round((4 + (x - pad) * sx) * 10) / 10;
+  const py = (/** @type {number} */ y) => Math.round((4 + (y - pad) * sy) * 10) / 10;
+  const lines = [];
+  for (const row of layout.rows) {
+    if (!row.length) continue;
+    const first = row[0];
+    const parent = first.node.parent != null ? layout.itemOf.get(first.node.parent) : undefined;
+    const start = parent && parent.row !== first.row ? parent : first;
+    lines.push(`M${px(start.x)} ${py(start.y)}L${px(first.x)} ${py(first.y)}H${px(row[row.length - 1].x)}`);
+  }
+  /** @type {Record<string, Set<string>>} */
+  const ticks = { error: new Set(), interrupt: new Set(), match: new Set() };
+  const tick = (/** @type {import("./types.js").DagItem} */ item) =>
+    `M${Math.round(px(item.x))} ${Math.round(py(item.y))}h0`;
   for (const item of layout.items) {
     if (item.kind !== "node") continue;
-    if (item.node.errors > 0) ticks.error.push(`M${item.x} ${item.y}h0`);
-    else if (item.node.interrupts > 0) ticks.interrupt.push(`M${item.x} ${item.y}h0`);
+    if (item.node.errors > 0) ticks.error.add(tick(item));
+    else if (item.node.interrupts > 0) ticks.interrupt.add(tick(item));
   }
   for (const id of view.nav.matches || []) {
     const item = layout.itemOf.get(id);
-    if (item) ticks.match.push(`M${item.x} ${item.y}h0`);
+    if (item) ticks.match.add(tick(item));
+  }
+  const path = [];
+  let previous = null;
+  for (const id of layout.path) {
+    const item = layout.itemOf.get(id);
+    if (item && previous && item !== previous)
+      path.push(`M${px(previous.x)} ${py(previous.y)}L${px(item.x)} ${py(item.y)}`);
+    previous = item;
   }
   const latest = layout.itemOf.get(layout.latest);
   // The viewport's rectangle is kept (drawMarks places it); a new one is placed here.
   const kept = svg.querySelector(".dd-overview-view");
   const rect = kept || s("rect", { class: "dd-overview-view" });
   svg.replaceChildren(
-    s("path", { class: "dd-overview-lines", d: layout.edgePath + layout.forkPath }),
-    s("path", { class: "dd-overview-path", d: layout.pathPath }),
-    s("path", { class: "dd-overview-tick dd-overview-error", d: ticks.error.join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-interrupt", d: ticks.interrupt.join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-match", d: ticks.match.join("") }),
-    s("path", {
-      class: "dd-overview-tick dd-overview-latest",
-      d: latest ? `M${latest.x} ${latest.y}h0` : "",
-    }),
+    s("path", { class: "dd-overview-lines", d: lines.join("") }),
+    s("path", { class: "dd-overview-path", d: path.join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-error", d: [...ticks.error].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-interrupt", d: [...ticks.interrupt].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-match", d: [...ticks.match].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-latest", d: latest ? tick(latest) : "" }),
     rect,
   );
   svg.classList.toggle("dd-overview-empty", layout.items.length === 0);
@@ -390,12 +419,20 @@ export function drawOverview(view) {
 export function placeViewport(view, visible) {
   const svg = view.parts.overview;
   const rect = svg && svg.querySelector(".dd-overview-view");
-  if (!rect || !view.layout) return;
+  const layout = view.layout;
+  if (!rect || !layout) return;
   const area = visible || visibleArea(view);
-  rect.setAttribute("x", String(area.left));
-  rect.setAttribute("y", String(area.top));
-  rect.setAttribute("width", String(Math.min(view.layout.width, area.right - area.left)));
-  rect.setAttribute("height", String(Math.min(view.layout.height, area.bottom - area.top)));
+  const { pad } = layout.geometry;
+  const sx = (view.nav.overviewWidth - 8) / Math.max(1, layout.width - 2 * pad);
+  const sy = (OVERVIEW_HEIGHT - 8) / Math.max(1, layout.height - 2 * pad);
+  const left = Math.max(0, 4 + (area.left - pad) * sx);
+  const top = Math.max(0, 4 + (area.top - pad) * sy);
+  const right = Math.min(view.nav.overviewWidth, 4 + (area.right - pad) * sx);
+  const bottom = Math.min(OVERVIEW_HEIGHT, 4 + (area.bottom - pad) * sy);
+  rect.setAttribute("x", left.toFixed(1));
+  rect.setAttribute("y", top.toFixed(1));
+  rect.setAttribute("width", Math.max(2, right - left).toFixed(1));
+  rect.setAttribute("height", Math.max(2, bottom - top).toFixed(1));
 }
 
 /**
@@ -423,8 +460,9 @@ export function onOverviewPointer(view, event) {
   event.preventDefault();
   const rect = view.parts.overview.getBoundingClientRect();
   if (!rect.width || !rect.height) return;
-  const x = ((event.clientX - rect.left) / rect.width) * layout.width;
-  const y = ((event.clientY - rect.top) / rect.height) * layout.height;
+  const { pad } = layout.geometry;
+  const x = pad + ((event.clientX - rect.left - 4) / Math.max(1, rect.width - 8)) * (layout.width - 2 * pad);
+  const y = pad + ((event.clientY - rect.top - 4) / Math.max(1, rect.height - 8)) * (layout.height - 2 * pad);
   const box = view.parts.dagScroll;
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, x * zoom - box.clientWidth / 2);

@@ -141,8 +141,9 @@ test("filters count each kind, highlight what they match and step through it", a
   for (const m of el.querySelectorAll(".dd-mark.dd-match")) {
     assert.ok(errors.includes(m.getAttribute("data-id")), "only errors match");
   }
+  // A tick per match on the overview (matches within one pixel share it).
   const ticks = el.querySelector(".dd-overview-match").getAttribute("d").match(/M/g).length;
-  assert.equal(ticks, errors.length, "each match is a tick on the overview");
+  assert.ok(ticks > 1 && ticks <= errors.length, `${ticks} ticks for ${errors.length} errors`);
   const layout = layoutDag(dag);
   const order = matchCheckpoints(layout, new Set(["error"]), "");
   assert.deepEqual([...order].sort(), [...errors].sort());
@@ -181,19 +182,21 @@ test("the overview strip draws every branch and the viewport on it", () => {
   const el = show({ _dag: dag });
   const overview = el.querySelector("svg.dd-overview");
   const layout = layoutDag(dag);
-  assert.equal(overview.getAttribute("viewBox"), `0 0 ${layout.width} ${layout.height}`);
+  // Drawn in the strip's own pixels (happy-dom has no layout: 1000 wide), a line per branch.
+  assert.equal(overview.getAttribute("viewBox"), "0 0 1000 44");
   assert.equal(
-    overview.querySelector(".dd-overview-lines").getAttribute("d"),
-    layout.edgePath + layout.forkPath,
+    overview.querySelector(".dd-overview-lines").getAttribute("d").match(/M/g).length,
+    layout.rowCount,
   );
   const view = overview.querySelector(".dd-overview-view");
   assert.ok(Number(view.getAttribute("width")) > 0);
   const graph = el.querySelector(".dd-dag-scroll");
-  graph.scrollLeft = 640;
+  const before = Number(view.getAttribute("x"));
+  graph.scrollLeft = before + 5000;
   graph.dispatchEvent(new dom.window.Event("scroll"));
   return new Promise((resolve) => {
     const check = () => {
-      if (view.getAttribute("x") === "640") resolve(undefined);
+      if (Number(view.getAttribute("x")) > before) resolve(undefined);
       else setTimeout(check, 10);
     };
     check();
