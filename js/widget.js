@@ -9,7 +9,7 @@ var SVG_NS = "http://www.w3.org/2000/svg";
 var SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
 var JSON_ROW_LIMIT = 200;
 var TYPE_KEY = "__type__";
-var ZOOM = { min: 0.02, max: 2, text: 0.6, step: 1.25 };
+var ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25 };
 var MARK_LIMIT = 1500;
 
 // js/src/helpers.js
@@ -384,15 +384,26 @@ function itemsInArea(layout, area) {
   }
   return out;
 }
-function itemAt(layout, x, y) {
+function itemAt(layout, x, y, reach) {
   const { col, row, pad, radius } = layout.geometry;
-  const slot = Math.round((x - pad) / col);
-  const r = Math.round((y - pad) / row);
-  for (const item of layout.slots[slot] || []) {
-    if (item.row === r && Math.abs(item.x - x) <= radius + 8 && Math.abs(item.y - y) <= radius + 8)
-      return item;
+  const within = Math.max(reach || 0, radius + 8);
+  const first = Math.max(0, Math.floor((x - within - pad) / col));
+  const last = Math.min(layout.slots.length - 1, Math.ceil((x + within - pad) / col));
+  const top = Math.floor((y - within - pad) / row);
+  const bottom = Math.ceil((y + within - pad) / row);
+  let best = null;
+  let distance = Infinity;
+  for (let slot = first; slot <= last; slot++) {
+    for (const item of layout.slots[slot]) {
+      if (item.row < top || item.row > bottom) continue;
+      const d = Math.hypot(item.x - x, item.y - y);
+      if (d <= within && d < distance) {
+        best = item;
+        distance = d;
+      }
+    }
   }
-  return null;
+  return best;
 }
 function placeOf(layout, id) {
   const item = layout.itemOf.get(id);
@@ -1767,6 +1778,7 @@ function sizeCanvas(view) {
   view.svg.setAttribute("width", String(width));
   view.svg.setAttribute("height", String(height));
   view.svg.classList.toggle("dd-zoom-far", view.nav.zoom < ZOOM.text);
+  view.svg.style.setProperty("--dd-zoom", String(view.nav.zoom));
   view.parts.dagCanvas.style.width = `${width}px`;
   view.parts.dagCanvas.style.height = `${height}px`;
 }
@@ -1820,7 +1832,7 @@ function drawMarks(view) {
   const layout = view.layout;
   const s = svgHyperscript(view.doc);
   let items = itemsInArea(layout, area);
-  const dots = items.length > MARK_LIMIT;
+  const dots = items.length > MARK_LIMIT || view.nav.zoom < ZOOM.dots;
   if (dots) {
     items = itemsInArea(layout, visible);
     area.left = visible.left;
@@ -2043,10 +2055,12 @@ function targetOf(view, event) {
       /** @type {MouseEvent} */
       event
     );
+    const zoom = view.nav.zoom;
     const item = itemAt(
       layout,
-      (mouse.clientX - box.left) / view.nav.zoom,
-      (mouse.clientY - box.top) / view.nav.zoom
+      (mouse.clientX - box.left) / zoom,
+      (mouse.clientY - box.top) / zoom,
+      8 / zoom
     );
     if (item) return item.kind === "run" ? { id: "", run: item } : { id: item.id, run: null };
   }

@@ -116,6 +116,8 @@ export function sizeCanvas(view) {
   view.svg.setAttribute("width", String(width));
   view.svg.setAttribute("height", String(height));
   view.svg.classList.toggle("dd-zoom-far", view.nav.zoom < ZOOM.text);
+  // Far out, edges and dots keep their on-screen width (widget.css divides by the zoom).
+  view.svg.style.setProperty("--dd-zoom", String(view.nav.zoom));
   view.parts.dagCanvas.style.width = `${width}px`;
   view.parts.dagCanvas.style.height = `${height}px`;
 }
@@ -158,7 +160,7 @@ export function openOnPath(view) {
 /**
  * (Re)draw the marks around the visible part of the DAG: the visible area plus half a screen
  * on every side, so scrolling redraws only once the user leaves that margin. Past MARK_LIMIT
- * marks (zoomed far out), checkpoints are dots of one path per kind instead.
+ * marks, or below ZOOM.dots (zoomed far out), checkpoints are dots of one path per kind instead.
  * @param {View} view
  */
 export function drawMarks(view) {
@@ -178,7 +180,7 @@ export function drawMarks(view) {
   const layout = view.layout;
   const s = svgHyperscript(view.doc);
   let items = itemsInArea(layout, area);
-  const dots = items.length > MARK_LIMIT;
+  const dots = items.length > MARK_LIMIT || view.nav.zoom < ZOOM.dots;
   if (dots) {
     items = itemsInArea(layout, visible);
     area.left = visible.left;
@@ -466,10 +468,12 @@ function targetOf(view, event) {
   if (el && el.classList && el.classList.contains("dd-dot") && layout && view.svg) {
     const box = view.svg.getBoundingClientRect();
     const mouse = /** @type {MouseEvent} */ (event);
+    const zoom = view.nav.zoom;
     const item = itemAt(
       layout,
-      (mouse.clientX - box.left) / view.nav.zoom,
-      (mouse.clientY - box.top) / view.nav.zoom,
+      (mouse.clientX - box.left) / zoom,
+      (mouse.clientY - box.top) / zoom,
+      8 / zoom,
     );
     if (item) return item.kind === "run" ? { id: "", run: item } : { id: item.id, run: null };
   }

@@ -367,19 +367,32 @@ export function itemsInArea(layout, area) {
 }
 
 /**
- * The mark at a point of the SVG (within a mark's reach), if any.
- * @param {DagLayout} layout @param {number} x @param {number} y
+ * The mark nearest a point of the SVG within `reach` layout pixels (default: a mark's own
+ * reach; more when zoomed far out, so that a dot a few screen pixels wide can be hit).
+ * @param {DagLayout} layout @param {number} x @param {number} y @param {number} [reach]
  * @returns {DagItem | null}
  */
-export function itemAt(layout, x, y) {
+export function itemAt(layout, x, y, reach) {
   const { col, row, pad, radius } = layout.geometry;
-  const slot = Math.round((x - pad) / col);
-  const r = Math.round((y - pad) / row);
-  for (const item of layout.slots[slot] || []) {
-    if (item.row === r && Math.abs(item.x - x) <= radius + 8 && Math.abs(item.y - y) <= radius + 8)
-      return item;
+  const within = Math.max(reach || 0, radius + 8);
+  const first = Math.max(0, Math.floor((x - within - pad) / col));
+  const last = Math.min(layout.slots.length - 1, Math.ceil((x + within - pad) / col));
+  const top = Math.floor((y - within - pad) / row);
+  const bottom = Math.ceil((y + within - pad) / row);
+  /** @type {DagItem | null} */
+  let best = null;
+  let distance = Infinity;
+  for (let slot = first; slot <= last; slot++) {
+    for (const item of layout.slots[slot]) {
+      if (item.row < top || item.row > bottom) continue;
+      const d = Math.hypot(item.x - x, item.y - y);
+      if (d <= within && d < distance) {
+        best = item;
+        distance = d;
+      }
+    }
   }
-  return null;
+  return best;
 }
 
 /**

@@ -71,7 +71,10 @@ export const SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
 export const JSON_ROW_LIMIT = 200;
 /** Key of the class name in an object the kernel loaded without its class (docs/storage.md). */
 export const TYPE_KEY = "__type__";
-/** The DAG's zoom range (1 = DAG_GEOMETRY's pixels); below ZOOM_TEXT its marks drop their labels. */
-export const ZOOM = { min: 0.02, max: 2, text: 0.6, step: 1.25 };
+/**
+ * The DAG's zoom range (1 = DAG_GEOMETRY's pixels); below `text` its marks drop their labels,
+ * below `dots` checkpoints are dots; `step` is one zoom in or out.
+ */
+export const ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25 };
 /** Above this many marks near the view, the DAG draws dots instead of marks. */
 export const MARK_LIMIT = 1500;

@@ -117,7 +117,9 @@ def test_the_first_view_shows_the_path_to_the_latest_checkpoint_selected(
     page.screenshot(path=str(artifacts / "navigation-first-view.png"))
 
 
-def test_zoom_with_buttons_keys_and_ctrl_wheel(page: Any, artifacts: Path) -> None:
+def test_zoom_with_buttons_keys_and_ctrl_wheel(
+    page: Any, big: dict[str, Any], artifacts: Path
+) -> None:
     before = zoom_level(page)
     width = float(page.get_attribute("svg.dd-dag", "width") or 0)
     page.click('[data-nav="zoom-out"]')
@@ -146,6 +148,16 @@ def test_zoom_with_buttons_keys_and_ctrl_wheel(page: Any, artifacts: Path) -> No
         timeout=10_000,
     )
     page.screenshot(path=str(artifacts / "navigation-fit.png"))
+    # That far out, checkpoints are dots; a click on one selects it (here the thread's root,
+    # where the first branch's edge starts).
+    expect(page.locator("svg.dd-dag.dd-dots")).to_have_count(1)
+    zoom = float(zoom_level(page).rstrip("%")) / 100
+    svg = page.locator("svg.dd-dag").bounding_box()
+    start = re.match(r"M([\d.]+) ([\d.]+)", page.get_attribute(".dd-edges", "d") or "")
+    assert start, "no edge drawn"
+    page.mouse.click(svg["x"] + float(start[1]) * zoom, svg["y"] + float(start[2]) * zoom)
+    root = big["dag"]["nodes"][0]["id"]
+    expect(page.locator(f'.dd-detail-head[data-id="{root}"]')).to_be_visible()
 
 
 def test_drag_pans_and_the_overview_moves_the_view(page: Any, big: dict[str, Any]) -> None:
