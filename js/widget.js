@@ -619,12 +619,14 @@ function updateMatches(view) {
   const matches = matchCheckpoints(layout, view.nav.filters, query);
   const changed = !sameList(matches, view.nav.matches) || query !== view.nav.query || view.nav.matchLayout !== layout;
   view.nav.query = query;
-  view.nav.matches = matches;
-  view.nav.matchSet = matches ? new Set(matches) : null;
-  view.nav.matchRuns = /* @__PURE__ */ new Set();
-  for (const id of matches || []) {
-    const item = layout.itemOf.get(id);
-    if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
+  if (changed) {
+    view.nav.matches = matches;
+    view.nav.matchSet = matches ? new Set(matches) : null;
+    view.nav.matchRuns = /* @__PURE__ */ new Set();
+    for (const id of matches || []) {
+      const item = layout.itemOf.get(id);
+      if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
+    }
   }
   const counted = view.nav.matchLayout === layout;
   view.nav.matchLayout = layout;
@@ -1848,15 +1850,22 @@ function drawMarks(view) {
   if (dots) group.replaceChildren(...dotsDrawing(s, items, view));
   else {
     const { radius } = layout.geometry;
+    const cache = view.marks.matches === matches ? view.marks.byItem : /* @__PURE__ */ new Map();
+    const kept = /* @__PURE__ */ new Map();
     group.replaceChildren(
       ...items.map((item) => {
-        const mark = item.kind === "run" ? runDrawing(s, item, radius) : markDrawing(s, item.node, item, radius);
-        if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
-          mark.classList.add("dd-match");
-        if (item.kind === "node" && layout.path.has(item.id)) mark.classList.add("dd-on-path");
+        let mark = cache.get(item);
+        if (!mark) {
+          mark = item.kind === "run" ? runDrawing(s, item, radius) : markDrawing(s, item.node, item, radius);
+          if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
+            mark.classList.add("dd-match");
+          if (item.kind === "node" && layout.path.has(item.id)) mark.classList.add("dd-on-path");
+        }
+        kept.set(item, mark);
         return mark;
       })
     );
+    view.marks = { byItem: kept, matches };
   }
   view.svg.classList.toggle("dd-dots", dots);
   view.svg.classList.toggle("dd-filtering", Boolean(matches));
@@ -2794,6 +2803,7 @@ function createView(model, el) {
     pendingScroll: "",
     pendingOpen: false,
     nav: createNav(),
+    marks: { byItem: /* @__PURE__ */ new Map(), matches: null },
     drawnArea: null,
     frame: null,
     detail: null,

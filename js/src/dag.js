@@ -192,17 +192,26 @@ export function drawMarks(view) {
   const matches = view.nav.matchSet;
   if (dots) group.replaceChildren(...dotsDrawing(s, items, view));
   else {
+    // Marks still near the view are moved, not rebuilt. A mark depends on its item (a new
+    // layout makes new items) and on the matches (a new set when they change).
     const { radius } = layout.geometry;
+    const cache = view.marks.matches === matches ? view.marks.byItem : new Map();
+    /** @type {Map<DagItem, SVGElement>} */
+    const kept = new Map();
     group.replaceChildren(
       ...items.map((item) => {
-        const mark =
-          item.kind === "run" ? runDrawing(s, item, radius) : markDrawing(s, item.node, item, radius);
-        if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
-          mark.classList.add("dd-match");
-        if (item.kind === "node" && layout.path.has(item.id)) mark.classList.add("dd-on-path");
+        let mark = cache.get(item);
+        if (!mark) {
+          mark = item.kind === "run" ? runDrawing(s, item, radius) : markDrawing(s, item.node, item, radius);
+          if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
+            mark.classList.add("dd-match");
+          if (item.kind === "node" && layout.path.has(item.id)) mark.classList.add("dd-on-path");
+        }
+        kept.set(item, mark);
         return mark;
       }),
     );
+    view.marks = { byItem: kept, matches };
   }
   view.svg.classList.toggle("dd-dots", dots);
   view.svg.classList.toggle("dd-filtering", Boolean(matches));

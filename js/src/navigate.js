@@ -251,12 +251,14 @@ export function updateMatches(view) {
   const changed =
     !sameList(matches, view.nav.matches) || query !== view.nav.query || view.nav.matchLayout !== layout;
   view.nav.query = query;
-  view.nav.matches = matches;
-  view.nav.matchSet = matches ? new Set(matches) : null;
-  view.nav.matchRuns = new Set();
-  for (const id of matches || []) {
-    const item = layout.itemOf.get(id);
-    if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
+  if (changed) {
+    view.nav.matches = matches;
+    view.nav.matchSet = matches ? new Set(matches) : null;
+    view.nav.matchRuns = new Set();
+    for (const id of matches || []) {
+      const item = layout.itemOf.get(id);
+      if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
+    }
   }
   const counted = view.nav.matchLayout === layout;
   view.nav.matchLayout = layout;
