@@ -22,6 +22,8 @@ pytestmark = pytest.mark.browser
 
 CHECKPOINTS = 6000
 FORKS = 12
+# Generous: the page holds 6,000 checkpoints and the suite runs on a loaded two-core machine.
+WAIT_MS = 30_000
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +79,7 @@ def wait_in_view(page: Any, selector: str) -> None:
              return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
            }""",
         arg=selector,
-        timeout=10_000,
+        timeout=WAIT_MS,
     )
 
 
@@ -89,7 +91,7 @@ def selected_detail(page: Any) -> Any:
              const mark = document.querySelector('.dd-mark[aria-current]');
              return head && mark && head.dataset.id === mark.dataset.id;
            }""",
-        timeout=10_000,
+        timeout=WAIT_MS,
     )
     return page.locator(".dd-detail-head")
 
@@ -106,7 +108,9 @@ def test_the_first_view_shows_the_path_to_the_latest_checkpoint_selected(
     page: Any, big: dict[str, Any], artifacts: Path
 ) -> None:
     latest = next(node for node in big["dag"]["nodes"] if node["is_latest"])
-    expect(page.locator(f'.dd-detail-head[data-id="{latest["id"]}"]')).to_be_visible()
+    expect(page.locator(f'.dd-detail-head[data-id="{latest["id"]}"]')).to_be_visible(
+        timeout=WAIT_MS
+    )
     wait_in_view(page, f'.dd-mark[data-id="{latest["id"]}"][aria-current]')
     # Its history leads in from the left along the highlighted path, runs folded on the way.
     on_path = page.locator(".dd-mark.dd-on-path")
@@ -123,13 +127,13 @@ def test_zoom_with_buttons_keys_and_ctrl_wheel(
     before = zoom_level(page)
     width = float(page.get_attribute("svg.dd-dag", "width") or 0)
     page.click('[data-nav="zoom-out"]')
-    expect(page.locator(".dd-zoom-level")).not_to_have_text(before)
+    expect(page.locator(".dd-zoom-level")).not_to_have_text(before, timeout=WAIT_MS)
     assert float(page.get_attribute("svg.dd-dag", "width") or 0) < width
 
     page.focus(".dd-dag-scroll")
     after_button = zoom_level(page)
     page.keyboard.press("+")
-    expect(page.locator(".dd-zoom-level")).not_to_have_text(after_button)
+    expect(page.locator(".dd-zoom-level")).not_to_have_text(after_button, timeout=WAIT_MS)
     after_key = zoom_level(page)
 
     box = page.locator(".dd-dag-scroll").bounding_box()
@@ -137,7 +141,7 @@ def test_zoom_with_buttons_keys_and_ctrl_wheel(
     page.keyboard.down("Control")
     page.mouse.wheel(0, 400)
     page.keyboard.up("Control")
-    expect(page.locator(".dd-zoom-level")).not_to_have_text(after_key)
+    expect(page.locator(".dd-zoom-level")).not_to_have_text(after_key, timeout=WAIT_MS)
 
     page.click('[data-nav="fit"]')
     page.wait_for_function(
@@ -145,19 +149,19 @@ def test_zoom_with_buttons_keys_and_ctrl_wheel(
                    const box = document.querySelector('.dd-dag-scroll');
                    return +svg.getAttribute('width') <= box.clientWidth + 1
                        || +svg.getAttribute('height') <= box.clientHeight + 1; }""",
-        timeout=10_000,
+        timeout=WAIT_MS,
     )
     page.screenshot(path=str(artifacts / "navigation-fit.png"))
     # That far out, checkpoints are dots; a click on one selects it (here the thread's root,
     # where the first branch's edge starts).
-    expect(page.locator("svg.dd-dag.dd-dots")).to_have_count(1)
+    expect(page.locator("svg.dd-dag.dd-dots")).to_have_count(1, timeout=WAIT_MS)
     zoom = float(zoom_level(page).rstrip("%")) / 100
     svg = page.locator("svg.dd-dag").bounding_box()
     start = re.match(r"M([\d.]+) ([\d.]+)", page.get_attribute(".dd-edges", "d") or "")
     assert start, "no edge drawn"
     page.mouse.click(svg["x"] + float(start[1]) * zoom, svg["y"] + float(start[2]) * zoom)
     root = big["dag"]["nodes"][0]["id"]
-    expect(page.locator(f'.dd-detail-head[data-id="{root}"]')).to_be_visible()
+    expect(page.locator(f'.dd-detail-head[data-id="{root}"]')).to_be_visible(timeout=WAIT_MS)
 
 
 def test_drag_pans_and_the_overview_moves_the_view(page: Any, big: dict[str, Any]) -> None:
@@ -173,7 +177,7 @@ def test_drag_pans_and_the_overview_moves_the_view(page: Any, big: dict[str, Any
     page.wait_for_function(
         "(start) => document.querySelector('.dd-dag-scroll').scrollLeft <= start - 250",
         arg=start,
-        timeout=10_000,
+        timeout=WAIT_MS,
     )
     assert page.get_attribute(".dd-detail-head", "data-id") == selected, "a drag selects nothing"
 
@@ -190,10 +194,10 @@ def test_jump_to_a_step_inside_a_folded_run(page: Any, big: dict[str, Any]) -> N
     page.fill(".dd-find", "step 1234")
     page.press(".dd-find", "Enter")
     head = selected_detail(page)
-    expect(head).to_contain_text("step 1234")
+    expect(head).to_contain_text("step 1234", timeout=WAIT_MS)
     checkpoint = head.get_attribute("data-id")
     wait_in_view(page, f'.dd-mark[data-id="{checkpoint}"]')
-    expect(page.locator(".dd-find-count")).to_have_text("1 of 1")
+    expect(page.locator(".dd-find-count")).to_have_text("1 of 1", timeout=WAIT_MS)
 
 
 def test_search_by_node_steps_through_its_checkpoints(page: Any, big: dict[str, Any]) -> None:
@@ -202,15 +206,21 @@ def test_search_by_node_steps_through_its_checkpoints(page: Any, big: dict[str, 
     ]
     page.fill(".dd-find", "agent")
     # The latest checkpoint (selected) is one of them: the count says which.
-    expect(page.locator(".dd-find-count")).to_have_text(re.compile(rf"^\d+ of {len(wanted)}$"))
+    expect(page.locator(".dd-find-count")).to_have_text(
+        re.compile(rf"^\d+ of {len(wanted)}$"), timeout=WAIT_MS
+    )
     at = int(page.inner_text(".dd-find-count").split()[0])
     page.press(".dd-find", "Enter")
     following = at % len(wanted) + 1
-    expect(page.locator(".dd-find-count")).to_have_text(f"{following} of {len(wanted)}")
+    expect(page.locator(".dd-find-count")).to_have_text(
+        f"{following} of {len(wanted)}", timeout=WAIT_MS
+    )
     first = selected_detail(page).get_attribute("data-id")
     page.press(".dd-find", "Shift+Enter")
     page.press(".dd-find", "Shift+Enter")
-    expect(page.locator(".dd-find-count")).to_have_text(f"{at - 1} of {len(wanted)}")
+    expect(page.locator(".dd-find-count")).to_have_text(
+        f"{at - 1} of {len(wanted)}", timeout=WAIT_MS
+    )
     second = selected_detail(page).get_attribute("data-id")
     assert first != second and {first, second} <= set(wanted)
     wait_in_view(page, f'.dd-mark[data-id="{second}"]')
@@ -222,21 +232,21 @@ def test_filter_errors_and_step_through_them(
     errors = [n for n in big["dag"]["nodes"] if n["errors"] > 0]
     assert errors
     button = page.locator('[data-filter="error"]')
-    expect(button.locator(".dd-filter-count")).to_have_text(f" {len(errors)}")
+    expect(button.locator(".dd-filter-count")).to_have_text(f" {len(errors)}", timeout=WAIT_MS)
     button.click()
-    expect(button).to_have_attribute("aria-pressed", "true")
-    expect(page.locator(".dd-find-count")).to_have_text(f"{len(errors)} found")
+    expect(button).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
+    expect(page.locator(".dd-find-count")).to_have_text(f"{len(errors)} found", timeout=WAIT_MS)
     page.click('[data-nav="next"]')
-    expect(page.locator(".dd-find-count")).to_have_text(f"1 of {len(errors)}")
+    expect(page.locator(".dd-find-count")).to_have_text(f"1 of {len(errors)}", timeout=WAIT_MS)
     page.click('[data-nav="next"]')
-    expect(page.locator(".dd-find-count")).to_have_text(f"2 of {len(errors)}")
+    expect(page.locator(".dd-find-count")).to_have_text(f"2 of {len(errors)}", timeout=WAIT_MS)
     checkpoint = selected_detail(page).get_attribute("data-id")
     assert checkpoint in {n["id"] for n in errors}
     mark = f'.dd-mark[data-id="{checkpoint}"]'
     wait_in_view(page, mark)
     assert "dd-match" in (page.get_attribute(mark, "class") or "")
     assert "dd-has-error" in (page.get_attribute(mark, "class") or "")
-    expect(page.locator(".dd-detail")).to_contain_text("TimeoutError")
+    expect(page.locator(".dd-detail")).to_contain_text("TimeoutError", timeout=WAIT_MS)
     # The others fade; the overview shows a tick per error.
     assert page.locator("svg.dd-dag.dd-filtering").count() == 1
     ticks = (page.get_attribute(".dd-overview-match", "d") or "").count("M")
@@ -263,7 +273,7 @@ def test_clicking_a_run_expands_it(page: Any) -> None:
     assert count >= 3
     marks = page.locator(".dd-mark").count()
     run.locator(".dd-run-shape").click()
-    expect(page.locator(f'.dd-run[data-run="{run_id}"]')).to_have_count(0)
+    expect(page.locator(f'.dd-run[data-run="{run_id}"]')).to_have_count(0, timeout=WAIT_MS)
     page.wait_for_function(
-        "(n) => document.querySelectorAll('.dd-mark').length > n", arg=marks, timeout=10_000
+        "(n) => document.querySelectorAll('.dd-mark').length > n", arg=marks, timeout=WAIT_MS
     )
