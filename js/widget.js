@@ -458,7 +458,8 @@ function createNav() {
     overviewDrag: false,
     matchLayout: null,
     thread: "",
-    overviewWidth: 1e3
+    overviewWidth: 1e3,
+    countedDag: null
   };
 }
 function navParts(h, doc) {
@@ -628,7 +629,9 @@ function updateMatches(view) {
       if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
     }
   }
-  const counted = view.nav.matchLayout === layout;
+  const dag = view.model.get("_dag");
+  const counted = view.nav.countedDag === dag;
+  view.nav.countedDag = dag;
   view.nav.matchLayout = layout;
   for (const button of view.parts.nav.querySelectorAll(".dd-filter")) {
     const kind = button.getAttribute("data-filter") || "";

@@ -20,7 +20,7 @@ import { SVG_NS, ZOOM } from "./types.js";
  *   matchSet: Set<string> | null, matchRuns: Set<string>, query: string,
  *   drag: { x: number, y: number, left: number, top: number, moved: boolean } | null,
  *   dragged: boolean, overviewDrag: boolean, matchLayout: DagLayout | null, thread: string,
- *   overviewWidth: number,
+ *   overviewWidth: number, countedDag: any,
  * }} Nav
  */
 
@@ -43,6 +43,7 @@ export function createNav() {
     matchLayout: null,
     thread: "",
     overviewWidth: 1000,
+    countedDag: null,
   };
 }
 
@@ -260,7 +261,10 @@ export function updateMatches(view) {
       if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
     }
   }
-  const counted = view.nav.matchLayout === layout;
+  // The filters' counts depend on the checkpoints only: counted once per `_dag`.
+  const dag = view.model.get("_dag");
+  const counted = view.nav.countedDag === dag;
+  view.nav.countedDag = dag;
   view.nav.matchLayout = layout;
   for (const button of view.parts.nav.querySelectorAll(".dd-filter")) {
     const kind = button.getAttribute("data-filter") || "";
