@@ -335,7 +335,8 @@ function buildSkeleton(doc) {
       "data-lm-suppress-shortcuts": "true",
       role: "application",
       "aria-label":
-        "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",
+        "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move; " +
+        "+ and - zoom, 0 fits, Home and End go to the first and the latest checkpoint, n and N to the next and previous match; drag to pan",
     }),
     dagCanvas: h("div", { class: "dd-dag-canvas" }),
     tooltip: h("div", { class: "dd-tooltip", hidden: true }),
@@ -398,6 +399,7 @@ function legend(h) {
     item("dd-legend-interrupt", "●", "interrupt"),
     item("dd-legend-error", "●", "error"),
     item("dd-legend-head", "◯", "branch head"),
+    item("dd-legend-run", "⬭", "folded run"),
   );
 }
 
