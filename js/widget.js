@@ -3075,7 +3075,7 @@ function legend(h) {
     item("dd-legend-interrupt", "●", "interrupt"),
     item("dd-legend-error", "●", "error"),
     item("dd-legend-head", "◯", "branch head"),
-    item("dd-legend-run", "⬭", "folded run")
+    item("dd-legend-run", "⋯", "folded run")
   );
 }
 export {
