@@ -2861,6 +2861,15 @@ function createView(model, el) {
     event
   ));
   listen(view, parts.threadList, "change", () => switchThread(view));
+  listen(
+    view,
+    root,
+    "dd-show",
+    (event) => scrollToCheckpoint(view, String(
+      /** @type {CustomEvent} */
+      event.detail || ""
+    ))
+  );
   listen(view, parts.find, "input", () => updateMatches(view));
   listen(view, parts.nav, "click", (event) => onNavClick(
     view,

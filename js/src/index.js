@@ -183,6 +183,11 @@ function createView(model, el) {
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
   listen(view, parts.find, "keydown", (event) => onFindKey(view, /** @type {KeyboardEvent} */ (event)));
   listen(view, parts.threadList, "change", () => switchThread(view));
+  // For tools (bench/widget_live.py): `root.dispatchEvent(new CustomEvent("dd-show", {detail:
+  // id}))` brings a checkpoint into view (unfolded from its run) without selecting it.
+  listen(view, root, "dd-show", (event) =>
+    scrollToCheckpoint(view, String(/** @type {CustomEvent} */ (event).detail || "")),
+  );
   listen(view, parts.find, "input", () => updateMatches(view));
   listen(view, parts.nav, "click", (event) => onNavClick(view, /** @type {MouseEvent} */ (event)));
   listen(view, parts.dagScroll, "wheel", (event) => onWheel(view, /** @type {WheelEvent} */ (event)));

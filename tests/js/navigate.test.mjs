@@ -220,3 +220,14 @@ test("another thread's DAG opens afresh: its latest checkpoint is selected, its 
   model.set("_dag", structuredClone(second));
   assert.equal(model.sent.filter((m) => m.kind === "select").length, selects);
 });
+
+test("a dd-show event brings a checkpoint into view, unfolded, without selecting it", () => {
+  const dag = generatedDag({ length: 2000, forks: 0 });
+  const el = show({ _dag: dag });
+  const target = dag.nodes[1000].id;
+  assert.equal(el.querySelector(`.dd-mark[data-id="${target}"]`), null);
+  const selects = model.sent.filter((m) => m.kind === "select").length;
+  el.querySelector(".dd-root").dispatchEvent(new dom.window.CustomEvent("dd-show", { detail: target }));
+  assert.ok(el.querySelector(`.dd-mark[data-id="${target}"]`));
+  assert.equal(model.sent.filter((m) => m.kind === "select").length, selects);
+});
