@@ -103,11 +103,9 @@ async (index) => {
 # Runs in the page: scroll a checkpoint into view (not timed), click it, resolve with the
 # milliseconds until the frame after its detail was drawn.
 CLICK_TO_DETAIL = """
-async ([id, depth, lane]) => {
-  const box = document.querySelector(".dd-root .dd-dag-scroll");
-  const geometry = document.querySelector(".dd-root svg.dd-dag").dataset;
-  box.scrollLeft = Math.max(0, +geometry.pad + depth * geometry.col - box.clientWidth / 2);
-  box.scrollTop = Math.max(0, +geometry.pad + lane * geometry.row - box.clientHeight / 2);
+async ([id]) => {
+  // The widget brings it into view (unfolded from a run of the DAG's layout if need be).
+  document.querySelector(".dd-root").dispatchEvent(new CustomEvent("dd-show", { detail: id }));
   const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
   await frame();
   await frame();

@@ -112,6 +112,8 @@ var SVG_NS = "http://www.w3.org/2000/svg";
 var SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
 var JSON_ROW_LIMIT = 200;
 var TYPE_KEY = "__type__";
+var ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25 };
+var MARK_LIMIT = 1500;
 
 // js/src/helpers.js
 function formatVersion(version) {
@@ -197,6 +199,723 @@ function listen(view, target, type, fn, capture = false) {
 function watch(view, name, fn) {
   view.model.on(name, fn);
   view.cleanups.push(() => view.model.off(name, fn));
+}
+
+// js/src/layout.js
+var FILTERS = {
+  error: (node) => node.errors > 0,
+  interrupt: (node) => node.interrupts > 0,
+  fork: (node) => node.source === "fork" || node.source === "update"
+};
+var CONTEXT = 1;
+var MIN_RUN = 3;
+function layoutDag(dag, options = {}) {
+  const geometry = options.geometry || DAG_GEOMETRY;
+  const { col, row: rowPitch, pad } = geometry;
+  const nodes = dag && dag.nodes || [];
+  const n = nodes.length;
+  const index = /* @__PURE__ */ new Map();
+  const skip = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    if (index.has(nodes[i].id)) skip[i] = 1;
+    else index.set(nodes[i].id, i);
+  }
+  const parentOf = new Int32Array(n).fill(-1);
+  const kidCount = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (skip[i]) continue;
+    const p = nodes[i].parent != null ? index.get(nodes[i].parent) : void 0;
+    if (p !== void 0 && p !== i) {
+      parentOf[i] = p;
+      kidCount[p]++;
+    }
+  }
+  const kidStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) kidStart[i + 1] = kidStart[i] + kidCount[i];
+  const kids = new Int32Array(kidStart[n]);
+  const fill = kidStart.slice(0, n);
+  for (let i = 0; i < n; i++) if (parentOf[i] >= 0) kids[fill[parentOf[i]]++] = i;
+  const older = (a, b) => nodes[a].id < nodes[b].id ? -1 : nodes[a].id > nodes[b].id ? 1 : 0;
+  for (let i = 0; i < n; i++) {
+    if (kidCount[i] > 1) kids.subarray(kidStart[i], kidStart[i + 1]).sort(older);
+  }
+  const roots = [];
+  for (let i = 0; i < n; i++) if (!skip[i] && parentOf[i] < 0) roots.push(i);
+  roots.sort(older);
+  const depth = new Int32Array(n).fill(-1);
+  const branches = [];
+  const starts = [];
+  for (let r = roots.length - 1; r >= 0; r--) starts.push(roots[r], -1, -1);
+  let maxDepth = -1;
+  const walk = (start, parentBranch, fork2) => {
+    const b = branches.length;
+    const branch = {
+      nodes: (
+        /** @type {DagNode[]} */
+        []
+      ),
+      members: (
+        /** @type {number[]} */
+        []
+      ),
+      parent: parentBranch,
+      fork: fork2,
+      kids: (
+        /** @type {number[]} */
+        []
+      )
+    };
+    branches.push(branch);
+    if (parentBranch >= 0) branches[parentBranch].kids.push(b);
+    let d = fork2 >= 0 ? depth[fork2] + 1 : 0;
+    for (let current = start; current >= 0 && depth[current] < 0; d++) {
+      depth[current] = d;
+      branch.nodes.push(nodes[current]);
+      branch.members.push(current);
+      for (let k = kidStart[current + 1] - 1; k > kidStart[current]; k--) starts.push(kids[k], b, current);
+      current = kidCount[current] ? kids[kidStart[current]] : -1;
+    }
+    maxDepth = Math.max(maxDepth, d - 1);
+  };
+  while (starts.length) {
+    const fork2 = (
+      /** @type {number} */
+      starts.pop()
+    );
+    const parentBranch = (
+      /** @type {number} */
+      starts.pop()
+    );
+    walk(
+      /** @type {number} */
+      starts.pop(),
+      parentBranch,
+      fork2
+    );
+  }
+  for (let i = 0; i < n; i++) if (!skip[i] && depth[i] < 0) walk(i, -1, -1);
+  const forkDepth = (b) => branches[b].fork >= 0 ? depth[branches[b].fork] : -1;
+  const rowOfBranch = new Int32Array(branches.length);
+  const stack = [];
+  for (let b = branches.length - 1; b >= 0; b--) if (branches[b].parent < 0) stack.push(b);
+  let rowCount = 0;
+  while (stack.length) {
+    const b = (
+      /** @type {number} */
+      stack.pop()
+    );
+    rowOfBranch[b] = rowCount++;
+    const order = branches[b].kids.slice();
+    order.sort(
+      (x, y) => forkDepth(y) - forkDepth(x) || older(branches[y].members[0], branches[x].members[0])
+    );
+    for (let k = order.length - 1; k >= 0; k--) stack.push(order[k]);
+  }
+  const shown = new Uint8Array(maxDepth + 1);
+  const showAround = (d) => {
+    for (let k = Math.max(0, d - CONTEXT); k <= Math.min(maxDepth, d + CONTEXT); k++) shown[k] = 1;
+  };
+  let latest = -1;
+  for (let i = 0; i < n; i++) if (!skip[i] && nodes[i].is_latest) latest = i;
+  if (latest < 0) {
+    for (let i = 0; i < n; i++) if (!skip[i] && (latest < 0 || nodes[i].id > nodes[latest].id)) latest = i;
+  }
+  if (options.collapse === false) shown.fill(1);
+  else {
+    for (let i = 0; i < n; i++) {
+      if (skip[i]) continue;
+      const node = nodes[i];
+      if (kidCount[i] !== 1 || parentOf[i] < 0 || node.errors > 0 || node.interrupts > 0 || node.source !== "loop" || node.graph_changed || i === latest) {
+        showAround(depth[i]);
+      }
+    }
+    for (const branch of branches) showAround(depth[branch.members[0]]);
+    for (const id of options.reveal || []) {
+      const i = index.get(id);
+      if (i !== void 0) showAround(depth[i]);
+    }
+    for (const [from, to] of options.expanded || []) {
+      for (let d = Math.max(0, from); d <= Math.min(maxDepth, to); d++) shown[d] = 1;
+    }
+  }
+  const slotOfDepth = new Int32Array(maxDepth + 1);
+  const gaps = [];
+  const gapOfDepth = new Int32Array(maxDepth + 1).fill(-1);
+  let slotCount = 0;
+  for (let d = 0; d <= maxDepth; ) {
+    let end = d;
+    if (!shown[d]) while (end + 1 <= maxDepth && !shown[end + 1]) end++;
+    if (!shown[d] && end - d + 1 >= MIN_RUN) {
+      gaps.push({ from: d, to: end, slot: slotCount });
+      for (let k = d; k <= end; k++) {
+        slotOfDepth[k] = slotCount;
+        gapOfDepth[k] = gaps.length - 1;
+      }
+      slotCount++;
+      d = end + 1;
+    } else {
+      slotOfDepth[d] = slotCount++;
+      d++;
+    }
+  }
+  const items = [];
+  const slots = Array.from({ length: slotCount }, () => []);
+  const pos = /* @__PURE__ */ new Map();
+  const itemAtNode = new Array(n);
+  const rows = new Array(rowCount);
+  const rowNodes = new Array(rowCount);
+  const edges = [];
+  for (let b = 0; b < branches.length; b++) {
+    const r = rowOfBranch[b];
+    const y = pad + r * rowPitch;
+    const rowItems = [];
+    let run = null;
+    for (const i of branches[b].members) {
+      const node = nodes[i];
+      const gap = gapOfDepth[depth[i]];
+      if (gap >= 0 && run && run.gap === gap) {
+        run.count++;
+        run.last = node;
+        itemAtNode[i] = run;
+        continue;
+      }
+      const slot = slotOfDepth[depth[i]];
+      const x = pad + slot * col;
+      const item = gap >= 0 ? {
+        kind: "run",
+        id: `run:${r}:${gaps[gap].from}`,
+        node,
+        last: node,
+        count: 1,
+        gap,
+        slot,
+        row: r,
+        x,
+        y
+      } : { kind: "node", id: node.id, node, last: node, count: 1, gap: -1, slot, row: r, x, y };
+      run = gap >= 0 ? item : null;
+      rowItems.push(item);
+      itemAtNode[i] = item;
+    }
+    for (const item of rowItems) {
+      if (item.kind === "run" && item.count === 1) {
+        item.kind = "node";
+        item.id = item.node.id;
+      }
+      if (item.kind === "node") pos.set(item.node.id, { x: item.x, y: item.y });
+      items.push(item);
+      slots[item.slot].push(item);
+    }
+    rows[r] = rowItems;
+    rowNodes[r] = branches[b].nodes;
+    if (rowItems.length > 1) edges.push(`M${rowItems[0].x} ${y}H${rowItems[rowItems.length - 1].x}`);
+  }
+  const forks = [];
+  for (const branch of branches) {
+    if (branch.fork >= 0) forks.push(forkCurve(itemAtNode[branch.fork], itemAtNode[branch.members[0]]));
+  }
+  const path = /* @__PURE__ */ new Set();
+  const pathEdges = [];
+  for (let i = latest; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
+    path.add(nodes[i].id);
+    const p = parentOf[i];
+    if (p < 0) break;
+    const from = itemAtNode[p];
+    const to = itemAtNode[i];
+    if (from === to) continue;
+    pathEdges.push(from.y === to.y ? `M${from.x} ${from.y}H${to.x}` : forkCurve(from, to));
+  }
+  const at = (id) => index.get(id);
+  return {
+    byId: {
+      get: (id) => index.has(id) ? nodes[
+        /** @type {number} */
+        at(id)
+      ] : void 0,
+      has: (id) => index.has(id),
+      size: index.size,
+      values: () => nodes.filter((_, i) => !skip[i]).values()
+    },
+    children: {
+      get: (id) => {
+        const i = at(id);
+        if (i === void 0 || !kidCount[i]) return void 0;
+        return Array.from(kids.subarray(kidStart[i], kidStart[i + 1]), (k) => nodes[k]);
+      }
+    },
+    depthOf: { get: (id) => index.has(id) ? depth[
+      /** @type {number} */
+      at(id)
+    ] : void 0 },
+    itemOf: {
+      get: (id) => index.has(id) ? itemAtNode[
+        /** @type {number} */
+        at(id)
+      ] : void 0,
+      size: index.size
+    },
+    pos,
+    items,
+    slots,
+    rows,
+    rowNodes,
+    gaps,
+    path,
+    latest: latest >= 0 ? nodes[latest].id : "",
+    edgePath: edges.join(""),
+    forkPath: forks.join(""),
+    pathPath: pathEdges.join(""),
+    rowCount,
+    width: pad * 2 + Math.max(slotCount - 1, 0) * col,
+    height: pad * 2 + Math.max(rowCount - 1, 0) * rowPitch,
+    geometry
+  };
+}
+function forkCurve(from, to) {
+  const bend = (to.x - from.x) / 2;
+  return `M${from.x} ${from.y}C${from.x + bend} ${from.y} ${to.x - bend} ${to.y} ${to.x} ${to.y}`;
+}
+function itemsInArea(layout, area) {
+  const { col, pad } = layout.geometry;
+  const first = Math.max(0, Math.floor((area.left - pad) / col) - 1);
+  const last = Math.min(layout.slots.length - 1, Math.ceil((area.right - pad) / col) + 1);
+  const out = [];
+  for (let slot = first; slot <= last; slot++) {
+    for (const item of layout.slots[slot]) {
+      if (item.y >= area.top - pad && item.y <= area.bottom + pad) out.push(item);
+    }
+  }
+  return out;
+}
+function itemAt(layout, x, y, reach) {
+  const { col, row, pad, radius } = layout.geometry;
+  const within = Math.max(reach || 0, radius + 8);
+  const first = Math.max(0, Math.floor((x - within - pad) / col));
+  const last = Math.min(layout.slots.length - 1, Math.ceil((x + within - pad) / col));
+  const top = Math.floor((y - within - pad) / row);
+  const bottom = Math.ceil((y + within - pad) / row);
+  let best = null;
+  let distance = Infinity;
+  for (let slot = first; slot <= last; slot++) {
+    for (const item of layout.slots[slot]) {
+      if (item.row < top || item.row > bottom) continue;
+      const d = Math.hypot(item.x - x, item.y - y);
+      if (d <= within && d < distance) {
+        best = item;
+        distance = d;
+      }
+    }
+  }
+  return best;
+}
+function placeOf(layout, id) {
+  const item = layout.itemOf.get(id);
+  return item ? { x: item.x, y: item.y } : void 0;
+}
+function neighbour(layout, id, key) {
+  const node = layout.byId.get(id);
+  if (!node) return layout.latest;
+  if (key === "ArrowLeft") return node.parent != null && layout.byId.has(node.parent) ? node.parent : "";
+  const item = (
+    /** @type {DagItem} */
+    layout.itemOf.get(id)
+  );
+  if (key === "ArrowRight") {
+    const kids = layout.children.get(node.id) || [];
+    const sameRow = kids.find((kid) => layout.itemOf.get(kid.id)?.row === item.row);
+    return (sameRow || kids[0] || { id: "" }).id;
+  }
+  if (key !== "ArrowUp" && key !== "ArrowDown") return "";
+  const chain = layout.rowNodes[item.row + (key === "ArrowUp" ? -1 : 1)];
+  if (!chain || !chain.length) return "";
+  const depth = (
+    /** @type {number} */
+    layout.depthOf.get(id)
+  );
+  const first = (
+    /** @type {number} */
+    layout.depthOf.get(chain[0].id)
+  );
+  return chain[Math.max(0, Math.min(chain.length - 1, depth - first))].id;
+}
+function runRange(layout, run) {
+  const gap = layout.gaps[run.gap];
+  return [gap.from, gap.to];
+}
+
+// js/src/navigate.js
+function createNav() {
+  return {
+    zoom: 1,
+    opened: false,
+    collapse: true,
+    revealed: /* @__PURE__ */ new Set(),
+    expanded: [],
+    filters: /* @__PURE__ */ new Set(),
+    matches: null,
+    matchSet: null,
+    matchRuns: /* @__PURE__ */ new Set(),
+    query: "",
+    drag: null,
+    dragged: false,
+    overviewDrag: false,
+    matchLayout: null,
+    thread: "",
+    overviewWidth: 1e3,
+    countedDag: null
+  };
+}
+function navParts(h, doc) {
+  const button = (nav2, label, title, extra = {}) => h(
+    "button",
+    { class: "dd-button dd-small dd-nav-button", type: "button", "data-nav": nav2, title, ...extra },
+    label
+  );
+  const zoomLabel = h("span", { class: "dd-zoom-level dd-muted", "aria-live": "polite" }, "100%");
+  const filter = (kind, label) => h(
+    "button",
+    {
+      class: `dd-button dd-small dd-filter dd-filter-${kind}`,
+      type: "button",
+      "data-nav": "filter",
+      "data-filter": kind,
+      "aria-pressed": "false",
+      title: `Highlight the ${label} and step through them (n / N)`
+    },
+    label,
+    h("span", { class: "dd-filter-count" }, "")
+  );
+  const overview = (
+    /** @type {SVGSVGElement} */
+    doc.createElementNS(SVG_NS, "svg")
+  );
+  overview.setAttribute("class", "dd-overview");
+  overview.setAttribute("preserveAspectRatio", "none");
+  overview.setAttribute("role", "img");
+  overview.setAttribute("aria-label", "Overview of the whole thread; click or drag to move the view");
+  const nav = h(
+    "div",
+    { class: "dd-nav", role: "toolbar", "aria-label": "Zoom, filter and move around the checkpoints" },
+    button("zoom-out", "−", "Zoom out (-)"),
+    zoomLabel,
+    button("zoom-in", "+", "Zoom in (+)"),
+    button("fit", "Fit", "Show the whole thread (0)"),
+    button("latest", "Latest", "Go to the latest checkpoint (End)"),
+    h("span", { class: "dd-nav-sep" }),
+    filter("error", "errors"),
+    filter("interrupt", "interrupts"),
+    filter("fork", "forks"),
+    button("prev", "◀", "Previous match (N)", { "aria-label": "previous match" }),
+    button("next", "▶", "Next match (n)", { "aria-label": "next match" }),
+    h("span", { class: "dd-nav-sep" }),
+    button("collapse", "Expand runs", "Show every checkpoint of the linear runs, or fold them again")
+  );
+  return { nav, zoomLabel, overview };
+}
+function setZoomValue(view, zoom) {
+  const clamped = Math.min(ZOOM.max, Math.max(minZoom(view), zoom));
+  view.nav.zoom = Number.isFinite(clamped) ? clamped : 1;
+  view.parts.zoomLabel.textContent = `${Math.round(view.nav.zoom * 100)}%`;
+}
+function minZoom(view) {
+  const layout = view.layout;
+  const box = view.parts.dagScroll;
+  if (!layout || !box.clientWidth) return ZOOM.min;
+  return Math.min(
+    1,
+    Math.max(ZOOM.min, Math.min(box.clientWidth / layout.width, box.clientHeight / layout.height))
+  );
+}
+function setZoom(view, zoom, at) {
+  const box = view.parts.dagScroll;
+  const old = view.nav.zoom;
+  const point = at || { x: (box.clientWidth || 0) / 2, y: (box.clientHeight || 0) / 2 };
+  const layoutX = (box.scrollLeft + point.x) / old;
+  const layoutY = (box.scrollTop + point.y) / old;
+  setZoomValue(view, zoom);
+  sizeCanvas(view);
+  box.scrollLeft = Math.max(0, layoutX * view.nav.zoom - point.x);
+  box.scrollTop = Math.max(0, layoutY * view.nav.zoom - point.y);
+  view.drawnArea = null;
+  drawMarks(view);
+}
+function keyZoom(view, key) {
+  if (key === "+" || key === "=") setZoom(view, view.nav.zoom * ZOOM.step);
+  else if (key === "-" || key === "_") setZoom(view, view.nav.zoom / ZOOM.step);
+  else if (key === "0") fitAll(view);
+  else if (key === "1") setZoom(view, 1);
+  else return false;
+  return true;
+}
+function fitAll(view) {
+  setZoom(view, 0);
+  const box = view.parts.dagScroll;
+  box.scrollLeft = 0;
+  box.scrollTop = 0;
+  view.drawnArea = null;
+  drawMarks(view);
+}
+function onWheel(view, event) {
+  if (!(event.ctrlKey || event.metaKey) || !view.layout) return;
+  event.preventDefault();
+  const rect = view.parts.dagScroll.getBoundingClientRect();
+  const factor = Math.exp(-Math.max(-300, Math.min(300, event.deltaY)) * 2e-3);
+  setZoom(view, view.nav.zoom * factor, { x: event.clientX - rect.left, y: event.clientY - rect.top });
+}
+function onPanStart(view, event) {
+  if (event.button !== 0) return;
+  const box = view.parts.dagScroll;
+  view.nav.dragged = false;
+  view.nav.drag = {
+    x: event.clientX,
+    y: event.clientY,
+    left: box.scrollLeft,
+    top: box.scrollTop,
+    moved: false
+  };
+}
+function onPanMove(view, event) {
+  const drag = view.nav.drag;
+  if (!drag) return;
+  const dx = event.clientX - drag.x;
+  const dy = event.clientY - drag.y;
+  if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 5) return;
+  if (!drag.moved) {
+    drag.moved = true;
+    view.parts.dagScroll.classList.add("dd-panning");
+    const target = (
+      /** @type {any} */
+      view.parts.dagScroll
+    );
+    if (typeof target.setPointerCapture === "function") {
+      try {
+        target.setPointerCapture(event.pointerId);
+      } catch {
+      }
+    }
+  }
+  const box = view.parts.dagScroll;
+  box.scrollLeft = Math.max(0, drag.left - dx);
+  box.scrollTop = Math.max(0, drag.top - dy);
+}
+function onPanEnd(view) {
+  const drag = view.nav.drag;
+  view.nav.drag = null;
+  if (!drag) return;
+  view.parts.dagScroll.classList.remove("dd-panning");
+  view.nav.dragged = drag.moved;
+}
+function matchCheckpoints(layout, filters, query) {
+  const q = query.trim();
+  if (!filters.size && !q) return null;
+  const tests = [...filters].map((kind) => FILTERS[kind]).filter(Boolean);
+  const nodes = [...layout.byId.values()];
+  const kept = tests.length ? nodes.filter((node) => tests.some((test) => test(node))) : nodes;
+  return findCheckpoints(kept, q || "*", layout);
+}
+function updateMatches(view) {
+  const layout = view.layout;
+  if (!layout) return;
+  const query = (
+    /** @type {HTMLInputElement} */
+    view.parts.find.value || ""
+  );
+  const matches = matchCheckpoints(layout, view.nav.filters, query);
+  const changed = !sameList(matches, view.nav.matches) || query !== view.nav.query || view.nav.matchLayout !== layout;
+  view.nav.query = query;
+  if (changed) {
+    view.nav.matches = matches;
+    view.nav.matchSet = matches ? new Set(matches) : null;
+    view.nav.matchRuns = /* @__PURE__ */ new Set();
+    for (const id of matches || []) {
+      const item = layout.itemOf.get(id);
+      if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
+    }
+  }
+  const dag = readDag(view.model);
+  const counted = view.nav.countedDag === dag;
+  view.nav.countedDag = dag;
+  view.nav.matchLayout = layout;
+  for (const button of view.parts.nav.querySelectorAll(".dd-filter")) {
+    const kind = button.getAttribute("data-filter") || "";
+    button.setAttribute("aria-pressed", view.nav.filters.has(kind) ? "true" : "false");
+    const label = button.querySelector(".dd-filter-count");
+    if (counted || !label) continue;
+    const test = FILTERS[kind];
+    let count = 0;
+    for (const node of layout.byId.values()) if (test(node)) count++;
+    label.textContent = ` ${count}`;
+  }
+  countLine(view);
+  if (changed) {
+    view.drawnArea = null;
+    drawMarks(view);
+    drawOverview(view);
+  }
+}
+function sameList(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+function countLine(view) {
+  const matches = view.nav.matches;
+  const line = view.parts.findCount;
+  if (!matches) line.textContent = "";
+  else if (!matches.length) line.textContent = "no checkpoint";
+  else {
+    const at = matches.indexOf(view.selected);
+    line.textContent = at >= 0 ? `${at + 1} of ${matches.length}` : `${matches.length} found`;
+  }
+}
+function stepMatch(view, direction) {
+  updateMatches(view);
+  const matches = view.nav.matches;
+  if (!matches || !matches.length || !view.layout) return;
+  const at = matches.indexOf(view.selected);
+  let next;
+  if (at >= 0) next = (at + direction + matches.length) % matches.length;
+  else next = direction > 0 ? 0 : matches.length - 1;
+  goTo(view, matches[next]);
+  countLine(view);
+}
+function onNavClick(view, event) {
+  const el = (
+    /** @type {Element | null} */
+    event.target
+  );
+  const button = el && el.closest ? el.closest("[data-nav]") : null;
+  if (!button || !view.layout) return;
+  const what = button.getAttribute("data-nav");
+  if (what === "zoom-in") setZoom(view, view.nav.zoom * ZOOM.step);
+  else if (what === "zoom-out") setZoom(view, view.nav.zoom / ZOOM.step);
+  else if (what === "fit") fitAll(view);
+  else if (what === "latest") goTo(view, view.layout.latest);
+  else if (what === "next" || what === "prev") stepMatch(view, what === "next" ? 1 : -1);
+  else if (what === "filter") {
+    const kind = button.getAttribute("data-filter") || "";
+    if (view.nav.filters.has(kind)) view.nav.filters.delete(kind);
+    else view.nav.filters.add(kind);
+    updateMatches(view);
+  } else if (what === "collapse") {
+    view.nav.collapse = !view.nav.collapse;
+    view.nav.expanded = [];
+    button.textContent = view.nav.collapse ? "Expand runs" : "Collapse runs";
+    relayout(view);
+  }
+}
+var OVERVIEW_HEIGHT = 44;
+function drawOverview(view) {
+  const svg = (
+    /** @type {SVGSVGElement | undefined} */
+    /** @type {unknown} */
+    view.parts.overview
+  );
+  const layout = view.layout;
+  if (!svg || !layout) return;
+  const s = svgHyperscript(view.doc);
+  const width = svg.clientWidth || 1e3;
+  const height = OVERVIEW_HEIGHT;
+  view.nav.overviewWidth = width;
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  const { pad } = layout.geometry;
+  const sx = (width - 8) / Math.max(1, layout.width - 2 * pad);
+  const sy = (height - 8) / Math.max(1, layout.height - 2 * pad);
+  const px = (x) => Math.round((4 + (x - pad) * sx) * 10) / 10;
+  const py = (y) => Math.round((4 + (y - pad) * sy) * 10) / 10;
+  const lines = [];
+  for (const row of layout.rows) {
+    if (!row.length) continue;
+    const first = row[0];
+    const parent = first.node.parent != null ? layout.itemOf.get(first.node.parent) : void 0;
+    const start = parent && parent.row !== first.row ? parent : first;
+    lines.push(`M${px(start.x)} ${py(start.y)}L${px(first.x)} ${py(first.y)}H${px(row[row.length - 1].x)}`);
+  }
+  const ticks = { error: /* @__PURE__ */ new Set(), interrupt: /* @__PURE__ */ new Set(), match: /* @__PURE__ */ new Set() };
+  const tick = (item) => `M${Math.round(px(item.x))} ${Math.round(py(item.y))}h0`;
+  for (const item of layout.items) {
+    if (item.kind !== "node") continue;
+    if (item.node.errors > 0) ticks.error.add(tick(item));
+    else if (item.node.interrupts > 0) ticks.interrupt.add(tick(item));
+  }
+  for (const id of view.nav.matches || []) {
+    const item = layout.itemOf.get(id);
+    if (item) ticks.match.add(tick(item));
+  }
+  const path = [];
+  let previous = null;
+  for (const id of layout.path) {
+    const item = layout.itemOf.get(id);
+    if (item && previous && item !== previous)
+      path.push(`M${px(previous.x)} ${py(previous.y)}L${px(item.x)} ${py(item.y)}`);
+    previous = item;
+  }
+  const latest = layout.itemOf.get(layout.latest);
+  const kept = svg.querySelector(".dd-overview-view");
+  const rect = kept || s("rect", { class: "dd-overview-view" });
+  svg.replaceChildren(
+    s("path", { class: "dd-overview-lines", d: lines.join("") }),
+    s("path", { class: "dd-overview-path", d: path.join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-error", d: [...ticks.error].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-interrupt", d: [...ticks.interrupt].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-match", d: [...ticks.match].join("") }),
+    s("path", { class: "dd-overview-tick dd-overview-latest", d: latest ? tick(latest) : "" }),
+    rect
+  );
+  svg.classList.toggle("dd-overview-empty", layout.items.length === 0);
+  if (!kept) placeViewport(view);
+}
+function placeViewport(view, visible) {
+  const svg = view.parts.overview;
+  const rect = svg && svg.querySelector(".dd-overview-view");
+  const layout = view.layout;
+  if (!rect || !layout) return;
+  const area = visible || visibleArea(view);
+  const { pad } = layout.geometry;
+  const sx = (view.nav.overviewWidth - 8) / Math.max(1, layout.width - 2 * pad);
+  const sy = (OVERVIEW_HEIGHT - 8) / Math.max(1, layout.height - 2 * pad);
+  const left = Math.max(0, 4 + (area.left - pad) * sx);
+  const top = Math.max(0, 4 + (area.top - pad) * sy);
+  const right = Math.min(view.nav.overviewWidth, 4 + (area.right - pad) * sx);
+  const bottom = Math.min(OVERVIEW_HEIGHT, 4 + (area.bottom - pad) * sy);
+  rect.setAttribute("x", left.toFixed(1));
+  rect.setAttribute("y", top.toFixed(1));
+  rect.setAttribute("width", Math.max(2, right - left).toFixed(1));
+  rect.setAttribute("height", Math.max(2, bottom - top).toFixed(1));
+}
+function onOverviewPointer(view, event) {
+  if (event.type === "pointerdown") {
+    if (event.button !== 0) return;
+    view.nav.overviewDrag = true;
+    const target = (
+      /** @type {any} */
+      view.parts.overview
+    );
+    if (typeof target.setPointerCapture === "function") {
+      try {
+        target.setPointerCapture(event.pointerId);
+      } catch {
+      }
+    }
+  } else if (event.type === "pointerup" || event.type === "pointercancel") {
+    view.nav.overviewDrag = false;
+    return;
+  } else if (!view.nav.overviewDrag) return;
+  const layout = view.layout;
+  if (!layout) return;
+  event.preventDefault();
+  const rect = view.parts.overview.getBoundingClientRect();
+  if (!rect.width || !rect.height) return;
+  const { pad } = layout.geometry;
+  const x = pad + (event.clientX - rect.left - 4) / Math.max(1, rect.width - 8) * (layout.width - 2 * pad);
+  const y = pad + (event.clientY - rect.top - 4) / Math.max(1, rect.height - 8) * (layout.height - 2 * pad);
+  const box = view.parts.dagScroll;
+  const zoom = view.nav.zoom;
+  box.scrollLeft = Math.max(0, x * zoom - box.clientWidth / 2);
+  box.scrollTop = Math.max(0, y * zoom - box.clientHeight / 2);
+  view.drawnArea = null;
+  drawMarks(view);
 }
 
 // js/src/json-tree.js
@@ -1091,141 +1810,198 @@ function selectCode(view, button, done) {
 }
 
 // js/src/dag.js
-function layoutDag(dag, geometry = DAG_GEOMETRY) {
-  const { col, row, pad } = geometry;
-  const nodes = dag && dag.nodes || [];
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  const pos = /* @__PURE__ */ new Map();
-  const children = /* @__PURE__ */ new Map();
-  const lanes = /* @__PURE__ */ new Map();
-  const columns = [];
-  let maxDepth = 0;
-  let maxLane = 0;
-  for (const node of nodes) {
-    pos.set(node.id, { x: pad + node.depth * col, y: pad + node.lane * row });
-    maxDepth = Math.max(maxDepth, node.depth);
-    maxLane = Math.max(maxLane, node.lane);
-    if (!lanes.has(node.lane)) lanes.set(node.lane, []);
-    lanes.get(node.lane).push(node);
-    (columns[node.depth] ||= []).push(node);
-    if (node.parent != null && byId.has(node.parent)) {
-      if (!children.has(node.parent)) children.set(node.parent, []);
-      children.get(node.parent).push(node);
-    }
-  }
-  for (const laneNodes of lanes.values()) laneNodes.sort((a, b) => a.depth - b.depth);
-  const edges = [];
-  const forks = [];
-  for (const node of nodes) {
-    const from = node.parent != null ? pos.get(node.parent) : void 0;
-    if (!from) continue;
-    const to = pos.get(node.id);
-    if (from.y === to.y) {
-      edges.push(`M${from.x} ${from.y}H${to.x}`);
-    } else {
-      const bend = (to.x - from.x) / 2;
-      forks.push(`M${from.x} ${from.y}C${from.x + bend} ${from.y} ${to.x - bend} ${to.y} ${to.x} ${to.y}`);
-    }
-  }
-  const depth = Math.max(dag?.depth || 0, nodes.length ? maxDepth + 1 : 0);
-  const laneCount = Math.max(dag?.lanes || 0, nodes.length ? maxLane + 1 : 0);
-  return {
-    byId,
-    pos,
-    children,
-    lanes,
-    columns,
-    edgePath: edges.join(""),
-    forkPath: forks.join(""),
-    width: pad * 2 + Math.max(depth - 1, 0) * col,
-    height: pad * 2 + Math.max(laneCount - 1, 0) * row
-  };
-}
-function drawDag(view) {
+function drawDag(view, anchor) {
   const dag = readDag(view.model);
-  const layout = layoutDag(dag);
-  const { radius } = DAG_GEOMETRY;
+  const nodes = dag.nodes || [];
+  const box = view.parts.dagScroll;
+  const thread = `${dag.thread_id || ""}\0${dag.checkpoint_ns || ""}`;
+  if (view.nav.thread !== thread) {
+    view.nav.thread = thread;
+    view.nav.opened = false;
+    view.nav.revealed.clear();
+    view.nav.expanded = [];
+  }
+  const zoom = view.nav.zoom;
+  const before = anchor && view.layout ? placeOf(view.layout, anchor) : void 0;
+  const offset = before ? { x: before.x * zoom - box.scrollLeft, y: before.y * zoom - box.scrollTop } : null;
+  const kept = { left: box.scrollLeft, top: box.scrollTop };
+  const layout = layoutDag(dag, {
+    collapse: view.nav.collapse,
+    reveal: view.selected ? [...view.nav.revealed, view.selected] : view.nav.revealed,
+    expanded: view.nav.expanded
+  });
+  const { radius } = layout.geometry;
   const svg = (
     /** @type {SVGSVGElement} */
     view.doc.createElementNS(SVG_NS, "svg")
   );
   svg.setAttribute("class", "dd-dag");
-  svg.setAttribute("width", String(layout.width));
-  svg.setAttribute("height", String(dag.nodes.length ? layout.height : 0));
   svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
-  for (const [name, value] of Object.entries(DAG_GEOMETRY)) svg.dataset[name] = String(value);
+  svg.setAttribute("preserveAspectRatio", "none");
   const s = svgHyperscript(view.doc);
   svg.append(
     s("path", { class: "dd-edges", d: layout.edgePath }),
     s("path", { class: "dd-edges dd-fork-edges", d: layout.forkPath }),
+    s("path", { class: "dd-path-edges", d: layout.pathPath }),
     s("g", { class: "dd-marks" }),
     s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
     s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" })
   );
-  const canvas = view.parts.dagCanvas;
-  canvas.style.width = `${layout.width}px`;
-  canvas.style.height = `${dag.nodes.length ? layout.height : 0}px`;
   if (view.svg) view.svg.replaceWith(svg);
-  else canvas.prepend(svg);
-  const firstDraw = view.layout === null;
+  else view.parts.dagCanvas.prepend(svg);
   view.svg = svg;
   view.layout = layout;
   view.drawnArea = null;
   hideTooltip(view);
-  view.parts.dagScroll.dataset.empty = dag.nodes.length ? "false" : "true";
+  sizeCanvas(view);
+  box.dataset.empty = nodes.length ? "false" : "true";
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
-  const latest = dag.nodes.find((node) => node.is_latest);
-  const latestId = latest ? latest.id : "";
-  const focus = view.model.get("_running") ? latestId : firstDraw ? view.selected || latestId : view.selected;
-  if (focus) scrollToCheckpoint(view, focus, firstDraw && !view.selected && focus === latestId);
+  updateMatches(view);
+  const opening = !view.nav.opened && nodes.length > 0;
+  if (opening) {
+    view.nav.opened = true;
+    openOnPath(view);
+  } else if (anchor !== void 0) {
+    const after = anchor ? placeOf(layout, anchor) : void 0;
+    box.scrollLeft = after && offset ? Math.max(0, after.x * zoom - offset.x) : kept.left;
+    box.scrollTop = after && offset ? Math.max(0, after.y * zoom - offset.y) : kept.top;
+  } else {
+    const focus = view.model.get("_running") ? layout.latest : view.selected;
+    if (focus) scrollToCheckpoint(view, focus);
+  }
   drawMarks(view);
+  drawOverview(view);
+  if (opening && !view.selected && layout.latest) selectCheckpoint(view, layout.latest);
+}
+function relayout(view, anchor = view.selected) {
+  drawDag(view, anchor || "");
+}
+function sizeCanvas(view) {
+  if (!view.svg || !view.layout) return;
+  const empty = view.layout.items.length === 0;
+  const width = Math.round(view.layout.width * view.nav.zoom);
+  const height = empty ? 0 : Math.round(view.layout.height * view.nav.zoom);
+  view.svg.setAttribute("width", String(width));
+  view.svg.setAttribute("height", String(height));
+  view.svg.classList.toggle("dd-zoom-far", view.nav.zoom < ZOOM.text);
+  view.svg.style.setProperty("--dd-zoom", String(view.nav.zoom));
+  view.parts.dagCanvas.style.width = `${width}px`;
+  view.parts.dagCanvas.style.height = `${height}px`;
+}
+function openOnPath(view) {
+  const layout = (
+    /** @type {DagLayout} */
+    view.layout
+  );
+  const box = view.parts.dagScroll;
+  const at = placeOf(layout, layout.latest);
+  if (!at) return;
+  if (!box.clientWidth) {
+    view.pendingOpen = true;
+    return;
+  }
+  view.pendingOpen = false;
+  let top = at.y;
+  let bottom = at.y;
+  for (const id of layout.path) {
+    const place = (
+      /** @type {{x: number, y: number}} */
+      placeOf(layout, id)
+    );
+    top = Math.min(top, place.y);
+    bottom = Math.max(bottom, place.y);
+  }
+  const { col, row } = layout.geometry;
+  const wide = at.x + 2 * col;
+  const tall = bottom - top + row;
+  setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  sizeCanvas(view);
+  const zoom = view.nav.zoom;
+  box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);
+  const fits = tall * zoom <= box.clientHeight;
+  const middle = fits ? (top + bottom) / 2 : at.y;
+  box.scrollTop = Math.max(0, middle * zoom - box.clientHeight / 2);
 }
 function drawMarks(view) {
   if (!view.svg || !view.layout) return;
   const visible = visibleArea(view);
+  placeViewport(view, visible);
   if (view.drawnArea && contains(view.drawnArea, visible)) return;
-  const width = visible.right - visible.left;
-  const height = visible.bottom - visible.top;
+  const width = (visible.right - visible.left) / 2;
+  const height = (visible.bottom - visible.top) / 2;
   const area = {
     left: visible.left - width,
     right: visible.right + width,
     top: visible.top - height,
     bottom: visible.bottom + height
   };
-  const { radius } = DAG_GEOMETRY;
+  const layout = view.layout;
   const s = svgHyperscript(view.doc);
-  const marks = nodesInArea(view.layout, area).map(
-    (node) => markDrawing(s, node, view.layout.pos.get(node.id), radius)
+  let items = itemsInArea(layout, area);
+  const dots = items.length > MARK_LIMIT || view.nav.zoom < ZOOM.dots;
+  if (dots) {
+    items = itemsInArea(layout, visible);
+    area.left = visible.left;
+    area.right = visible.right;
+    area.top = visible.top;
+    area.bottom = visible.bottom;
+  }
+  const group = (
+    /** @type {Element} */
+    view.svg.querySelector(".dd-marks")
   );
-  view.svg.querySelector(".dd-marks").replaceChildren(...marks);
+  const matches = view.nav.matchSet;
+  if (dots) group.replaceChildren(...dotsDrawing(s, items, view));
+  else {
+    const { radius } = layout.geometry;
+    const cache = view.marks.matches === matches ? view.marks.byItem : /* @__PURE__ */ new Map();
+    const kept = /* @__PURE__ */ new Map();
+    group.replaceChildren(
+      ...items.map((item) => {
+        let mark = cache.get(item);
+        if (!mark) {
+          mark = item.kind === "run" ? runDrawing(s, item, radius) : markDrawing(s, item.node, item, radius);
+          if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
+            mark.classList.add("dd-match");
+          if (item.kind === "node" && layout.path.has(item.id)) mark.classList.add("dd-on-path");
+        }
+        kept.set(item, mark);
+        return mark;
+      })
+    );
+    view.marks = { byItem: kept, matches };
+  }
+  view.svg.classList.toggle("dd-dots", dots);
+  view.svg.classList.toggle("dd-filtering", Boolean(matches));
   view.drawnArea = area;
   placeRings(view);
 }
+function dotsDrawing(s, items, view) {
+  const kinds = { plain: [], run: [], interrupt: [], error: [], match: [] };
+  const matches = view.nav.matchSet;
+  for (const item of items) {
+    const dot = `M${item.x} ${item.y}h0`;
+    if (item.kind === "run") kinds.run.push(dot);
+    else if (item.node.errors > 0) kinds.error.push(dot);
+    else if (item.node.interrupts > 0) kinds.interrupt.push(dot);
+    else kinds.plain.push(dot);
+    if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
+      kinds.match.push(dot);
+  }
+  return Object.entries(kinds).map(
+    ([kind, parts]) => s("path", { class: `dd-dot dd-dot-${kind}`, d: parts.join("") })
+  );
+}
 function visibleArea(view) {
   const box = view.parts.dagScroll;
-  const width = box.clientWidth || 1600;
-  const height = box.clientHeight || 800;
-  return {
-    left: box.scrollLeft,
-    top: box.scrollTop,
-    right: box.scrollLeft + width,
-    bottom: box.scrollTop + height
-  };
-}
-function nodesInArea(layout, area) {
-  const { col, pad } = DAG_GEOMETRY;
-  const first = Math.max(0, Math.floor((area.left - pad) / col) - 1);
-  const last = Math.min(layout.columns.length - 1, Math.ceil((area.right - pad) / col) + 1);
-  const out = [];
-  for (let depth = first; depth <= last; depth++) {
-    for (const node of layout.columns[depth] || []) {
-      const at = layout.pos.get(node.id);
-      if (at.y >= area.top - pad && at.y <= area.bottom + pad) out.push(node);
-    }
-  }
-  return out;
+  const zoom = view.nav.zoom;
+  const width = (box.clientWidth || 1600) / zoom;
+  const height = (box.clientHeight || 800) / zoom;
+  const left = box.scrollLeft / zoom;
+  const top = box.scrollTop / zoom;
+  return { left, top, right: left + width, bottom: top + height };
 }
 function contains(outer, inner) {
   return inner.left >= outer.left && inner.right <= outer.right && inner.top >= outer.top && inner.bottom <= outer.bottom;
@@ -1303,6 +2079,25 @@ function shapeDrawing(s, source, r) {
     return s("polygon", { class: "dd-shape", points: `0 ${-r - 2} ${r + 2} ${r} ${-r - 2} ${r}` });
   return s("circle", { class: "dd-shape", r });
 }
+function runDrawing(s, run, r) {
+  const label = String(run.count);
+  const half = Math.max(r + 4, 4 + label.length * 3.5);
+  const steps = run.node.step === run.last.step ? `step ${run.node.step}` : `steps ${run.node.step}–${run.last.step}`;
+  return s(
+    "g",
+    {
+      class: "dd-run",
+      "data-run": run.id,
+      transform: `translate(${run.x} ${run.y})`,
+      role: "button",
+      "aria-label": `${run.count} checkpoints, ${steps}: expand`
+    },
+    s("rect", { class: "dd-run-shape", x: -half, y: -r + 1, width: 2 * half, height: 2 * r - 2, rx: r - 1 }),
+    s("text", { class: "dd-run-count", dy: "0.35em" }, label),
+    s("text", { class: "dd-step", y: -r - 11 }, steps.replace("steps ", "").replace("step ", "")),
+    s("title", {}, `${plural(run.count, "checkpoint")} in a row, ${steps}: click to expand`)
+  );
+}
 function placeRings(view) {
   if (!view.svg || !view.layout) return;
   const rings = [
@@ -1311,7 +2106,7 @@ function placeRings(view) {
   ];
   for (const [ring, id] of rings) {
     if (!ring) continue;
-    const at = id ? view.layout.pos.get(id) : void 0;
+    const at = id ? placeOf(view.layout, id) : void 0;
     ring.setAttribute("visibility", at ? "visible" : "hidden");
     if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
   }
@@ -1326,8 +2121,16 @@ function markElement(view, id) {
   }
   return null;
 }
-function scrollToCheckpoint(view, id, atEnd = false) {
-  const at = view.layout && view.layout.pos.get(id);
+function reveal(view, id) {
+  const item = view.layout && view.layout.itemOf.get(id);
+  if (!item || item.kind !== "run") return;
+  view.nav.revealed.add(id);
+  relayout(view, "");
+}
+function scrollToCheckpoint(view, id) {
+  if (!view.layout) return;
+  reveal(view, id);
+  const at = placeOf(view.layout, id);
   const box = view.parts.dagScroll;
   if (!at) return;
   if (!box.clientWidth) {
@@ -1335,106 +2138,123 @@ function scrollToCheckpoint(view, id, atEnd = false) {
     return;
   }
   view.pendingScroll = "";
-  const margin = DAG_GEOMETRY.col;
-  if (atEnd) {
-    box.scrollLeft = Math.max(0, at.x - box.clientWidth + 2 * margin);
-    box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
-    return;
+  const zoom = view.nav.zoom;
+  const x = at.x * zoom;
+  const y = at.y * zoom;
+  const margin = view.layout.geometry.col * Math.max(zoom, 0.5);
+  if (x < box.scrollLeft + margin || x > box.scrollLeft + box.clientWidth - margin) {
+    box.scrollLeft = Math.max(0, x - box.clientWidth / 2);
   }
-  if (at.x < box.scrollLeft + margin || at.x > box.scrollLeft + box.clientWidth - margin) {
-    box.scrollLeft = Math.max(0, at.x - box.clientWidth / 2);
+  if (y < box.scrollTop + margin / 2 || y > box.scrollTop + box.clientHeight - margin / 2) {
+    box.scrollTop = Math.max(0, y - box.clientHeight / 2);
   }
-  if (at.y < box.scrollTop + margin / 2 || at.y > box.scrollTop + box.clientHeight - margin / 2) {
-    box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
-  }
+  drawMarks(view);
 }
-function checkpointAt(target) {
+function targetOf(view, event) {
   const el = (
     /** @type {Element | null} */
-    target && /** @type {any} */
-    target.closest ? target : null
+    event.target && /** @type {any} */
+    event.target.closest ? event.target : null
   );
   const mark = el ? el.closest(".dd-mark") : null;
-  return mark ? mark.getAttribute("data-id") || "" : "";
+  if (mark) return { id: mark.getAttribute("data-id") || "", run: null };
+  const runMark = el ? el.closest(".dd-run") : null;
+  const layout = view.layout;
+  if (runMark && layout) {
+    const id = runMark.getAttribute("data-run") || "";
+    return { id: "", run: layout.items.find((item) => item.id === id) || null };
+  }
+  if (el && el.classList && el.classList.contains("dd-dot") && layout && view.svg) {
+    const box = view.svg.getBoundingClientRect();
+    const mouse = (
+      /** @type {MouseEvent} */
+      event
+    );
+    const zoom = view.nav.zoom;
+    const item = itemAt(
+      layout,
+      (mouse.clientX - box.left) / zoom,
+      (mouse.clientY - box.top) / zoom,
+      8 / zoom
+    );
+    if (item) return item.kind === "run" ? { id: "", run: item } : { id: item.id, run: null };
+  }
+  return { id: "", run: null };
 }
 function onDagClick(view, event) {
-  const id = checkpointAt(event.target);
+  if (view.nav.dragged) {
+    view.nav.dragged = false;
+    return;
+  }
+  const { id, run } = targetOf(view, event);
+  if (run && view.layout) {
+    view.nav.expanded.push(runRange(view.layout, run));
+    relayout(view, run.node.id);
+    return;
+  }
   if (!id) return;
   if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
   else selectCheckpoint(view, id);
 }
-function findCheckpoints(nodes, query) {
+function findCheckpoints(nodes, query, layout) {
   const q = query.trim();
   if (!q) return [];
   const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
   const word = q.toLowerCase().replace(/s$/, "");
   let test;
   if (step) test = (node) => node.step === Number(step[1]);
-  else if (word === "error") test = (node) => node.errors > 0;
-  else if (word === "interrupt") test = (node) => node.interrupts > 0;
-  else if (word === "fork") test = (node) => node.source === "fork" || node.source === "update";
+  else if (q === "*") test = () => true;
+  else if (FILTERS[word]) test = FILTERS[word];
   else if (word === "input" || word === "loop") test = (node) => node.source === word;
   else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
-  return nodes.filter(test).sort((a, b) => a.depth - b.depth || a.lane - b.lane).map((node) => node.id);
+  const found = nodes.filter(test);
+  if (layout) {
+    const depth = (node) => layout.depthOf.get(node.id) || 0;
+    const row = (node) => layout.itemOf.get(node.id)?.row || 0;
+    found.sort((a, b) => depth(a) - depth(b) || row(a) - row(b));
+  } else found.sort((a, b) => a.depth - b.depth || a.lane - b.lane);
+  return found.map((node) => node.id);
 }
 function onFindKey(view, event) {
   if (event.key !== "Enter") return;
   event.preventDefault();
-  const dag = readDag(view.model);
-  const found = findCheckpoints(
-    dag.nodes,
-    /** @type {HTMLInputElement} */
-    view.parts.find.value
-  );
-  if (!found.length) {
-    view.parts.findCount.textContent = "no checkpoint";
-    return;
-  }
-  const at = found.indexOf(view.selected);
-  const step = event.shiftKey ? -1 : 1;
-  const next = at < 0 ? event.shiftKey ? found.length - 1 : 0 : (at + step + found.length) % found.length;
-  view.parts.findCount.textContent = `${next + 1} of ${found.length}`;
-  selectCheckpoint(view, found[next]);
-  scrollToCheckpoint(view, found[next]);
+  stepMatch(view, event.shiftKey ? -1 : 1);
 }
 function onDagKey(view, event) {
-  if (!view.layout || !event.key.startsWith("Arrow")) return;
-  const next = neighbour(view.layout, view.selected, event.key);
+  if (!view.layout || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (keyZoom(view, event.key)) {
+    event.preventDefault();
+    return;
+  }
+  if (event.key === "n" || event.key === "N" || event.key === "p") {
+    event.preventDefault();
+    stepMatch(view, event.key === "n" ? 1 : -1);
+    return;
+  }
+  let next = "";
+  if (event.key === "End") next = view.layout.latest;
+  else if (event.key === "Home") {
+    const first = view.layout.rowNodes[0];
+    next = first && first.length ? first[0].id : "";
+  } else if (event.key.startsWith("Arrow")) next = neighbour(view.layout, view.selected, event.key);
+  else return;
   event.preventDefault();
-  if (next && next !== view.selected) {
-    selectCheckpoint(view, next);
-    scrollToCheckpoint(view, next);
-  }
+  goTo(view, next);
 }
-function neighbour(layout, id, key) {
-  const node = layout.byId.get(id);
-  if (!node) {
-    for (const candidate of layout.byId.values()) if (candidate.is_latest) return candidate.id;
-    const first = layout.byId.keys().next();
-    return first.done ? "" : first.value;
-  }
-  if (key === "ArrowLeft") return node.parent != null && layout.byId.has(node.parent) ? node.parent : "";
-  if (key === "ArrowRight") {
-    const kids = layout.children.get(node.id) || [];
-    const sameLane = kids.find((kid) => kid.lane === node.lane);
-    return (sameLane || kids[0] || { id: "" }).id;
-  }
-  if (key !== "ArrowUp" && key !== "ArrowDown") return "";
-  const laneNumbers = [...layout.lanes.keys()].sort((a, b) => a - b);
-  const at = laneNumbers.indexOf(node.lane) + (key === "ArrowUp" ? -1 : 1);
-  const lane = layout.lanes.get(laneNumbers[at]);
-  if (!lane) return "";
-  let best = lane[0];
-  for (const candidate of lane) {
-    if (Math.abs(candidate.depth - node.depth) < Math.abs(best.depth - node.depth)) best = candidate;
-  }
-  return best.id;
+function goTo(view, id) {
+  if (!id || id === view.selected) return;
+  selectCheckpoint(view, id);
+  scrollToCheckpoint(view, id);
 }
 function showTooltip(view, target) {
-  const id = checkpointAt(target);
+  const id = markIdOf(target);
   const node = id && view.layout ? view.layout.byId.get(id) : void 0;
   if (!node) return hideTooltip(view);
-  const at = view.layout.pos.get(id);
+  const at = (
+    /** @type {{x: number, y: number}} */
+    view.layout.pos.get(id)
+  );
+  const zoom = view.nav.zoom;
   const tip = view.parts.tooltip;
   const lines = [
     `step ${node.step} · ${node.source} · …${shortId(node.id)}`,
@@ -1448,13 +2268,23 @@ function showTooltip(view, target) {
   tip.textContent = lines.join("\n");
   tip.hidden = false;
   const box = view.parts.dagScroll;
-  const below = at.y + DAG_GEOMETRY.radius + 4;
+  const { radius } = view.layout.geometry;
+  const below = (at.y + radius) * zoom + 4;
   const fitsBelow = !box.clientHeight || below + tip.offsetHeight <= box.scrollTop + box.clientHeight;
-  tip.style.left = `${at.x + DAG_GEOMETRY.radius + 8}px`;
-  tip.style.top = `${fitsBelow ? below : Math.max(0, at.y - DAG_GEOMETRY.radius - 4 - tip.offsetHeight)}px`;
+  tip.style.left = `${(at.x + radius) * zoom + 8}px`;
+  tip.style.top = `${fitsBelow ? below : Math.max(0, (at.y - radius) * zoom - 4 - tip.offsetHeight)}px`;
 }
 function hideTooltip(view) {
   view.parts.tooltip.hidden = true;
+}
+function markIdOf(target) {
+  const el = (
+    /** @type {Element | null} */
+    target && /** @type {any} */
+    target.closest ? target : null
+  );
+  const mark = el ? el.closest(".dd-mark") : null;
+  return mark ? mark.getAttribute("data-id") || "" : "";
 }
 
 // js/src/actions.js
@@ -2084,6 +2914,9 @@ function createView(model, el) {
     diffTicket: 0,
     requestError: "",
     pendingScroll: "",
+    pendingOpen: false,
+    nav: createNav(),
+    marks: { byItem: /* @__PURE__ */ new Map(), matches: null },
     drawnArea: null,
     frame: null,
     detail: null,
@@ -2146,9 +2979,60 @@ function createView(model, el) {
     event
   ));
   listen(view, parts.threadList, "change", () => switchThread(view));
-  listen(view, parts.find, "input", () => {
-    parts.findCount.textContent = "";
-  });
+  listen(
+    view,
+    root,
+    "dd-show",
+    (event) => scrollToCheckpoint(view, String(
+      /** @type {CustomEvent} */
+      event.detail || ""
+    ))
+  );
+  listen(view, parts.find, "input", () => updateMatches(view));
+  listen(view, parts.nav, "click", (event) => onNavClick(
+    view,
+    /** @type {MouseEvent} */
+    event
+  ));
+  listen(view, parts.dagScroll, "wheel", (event) => onWheel(
+    view,
+    /** @type {WheelEvent} */
+    event
+  ));
+  listen(
+    view,
+    parts.dagScroll,
+    "pointerdown",
+    (event) => onPanStart(
+      view,
+      /** @type {PointerEvent} */
+      event
+    )
+  );
+  listen(
+    view,
+    parts.dagScroll,
+    "pointermove",
+    (event) => onPanMove(
+      view,
+      /** @type {PointerEvent} */
+      event
+    )
+  );
+  for (const type of ["pointerup", "pointercancel"])
+    listen(view, parts.dagScroll, type, () => onPanEnd(view));
+  for (const type of ["pointerdown", "pointermove", "pointerup", "pointercancel"]) {
+    listen(
+      view,
+      parts.overview,
+      type,
+      (event) => onOverviewPointer(
+        view,
+        /** @type {PointerEvent} */
+        event
+      )
+    );
+  }
   listen(view, root, "focusin", (event) => suppressShortcuts(event.target));
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
@@ -2171,10 +3055,16 @@ function observeSize(view) {
   const Observer = view.doc.defaultView && view.doc.defaultView.ResizeObserver;
   if (typeof Observer !== "function") return;
   const observer = new Observer(() => {
-    if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    if (view.pendingOpen) openOnPath(view);
+    else if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    if (view.parts.overview.clientWidth && view.parts.overview.clientWidth !== view.nav.overviewWidth) {
+      drawOverview(view);
+    }
+    view.drawnArea = null;
     drawMarks(view);
   });
   observer.observe(view.parts.dagScroll);
+  observer.observe(view.parts.overview);
   view.cleanups.push(() => observer.disconnect());
 }
 function disposeView(view) {
@@ -2195,7 +3085,15 @@ function drawAll(view) {
 }
 function buildSkeleton(doc) {
   const h = hyperscript(doc);
+  const { nav, zoomLabel, overview } = navParts(h, doc);
   const parts = {
+    nav,
+    zoomLabel,
+    overview: (
+      /** @type {HTMLElement} */
+      /** @type {unknown} */
+      overview
+    ),
     thread: h("span", { class: "dd-thread" }),
     running: h("span", { class: "dd-running", role: "status", hidden: true }, "running…"),
     stop: h(
@@ -2244,7 +3142,7 @@ function buildSkeleton(doc) {
       tabindex: "0",
       "data-lm-suppress-shortcuts": "true",
       role: "application",
-      "aria-label": "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move"
+      "aria-label": "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move; + and - zoom, 0 fits, Home and End go to the first and the latest checkpoint, n and N to the next and previous match; drag to pan"
     }),
     dagCanvas: h("div", { class: "dd-dag-canvas" }),
     tooltip: h("div", { class: "dd-tooltip", hidden: true }),
@@ -2280,7 +3178,7 @@ function buildSkeleton(doc) {
     h(
       "div",
       { class: "dd-top" },
-      h("section", { class: "dd-panel dd-dag-panel" }, parts.dagScroll),
+      h("section", { class: "dd-panel dd-dag-panel" }, parts.nav, parts.dagScroll, parts.overview),
       h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology)
     ),
     h(
@@ -2303,15 +3201,21 @@ function legend(h) {
     item("dd-src-fork", "▲", "fork"),
     item("dd-legend-interrupt", "●", "interrupt"),
     item("dd-legend-error", "●", "error"),
-    item("dd-legend-head", "◯", "branch head")
+    item("dd-legend-head", "◯", "branch head"),
+    item("dd-legend-run", "⋯", "folded run")
   );
 }
 export {
+  CONTEXT,
   DAG_GEOMETRY,
+  FILTERS,
   HEALTH_SLA_S,
   HEALTH_TIMEOUT_MS,
+  MARK_LIMIT,
+  MIN_RUN,
   REQUEST_TIMEOUT_MS,
   WATCH_EVERY_MS,
+  ZOOM,
   createRequester,
   createStaticModel,
   index_default as default,
@@ -2321,9 +3225,11 @@ export {
   formatVersion,
   healthCell,
   importSvg,
+  itemAt,
+  itemsInArea,
   layoutDag,
+  matchCheckpoints,
   neighbour,
-  nodesInArea,
   shortId,
   topologyDrawing
 };

@@ -1,193 +1,261 @@
 // @ts-check
-// The checkpoint DAG
+// Drawing the checkpoint DAG; its keyboard and pointer handling (layout.js places it,
+// navigate.js zooms, pans, filters and draws the overview strip)
 
 import { readDag } from "./dag-wire.js";
 import { plural, shortId, svgHyperscript, truncate } from "./helpers.js";
+import { FILTERS, itemAt, itemsInArea, layoutDag, neighbour, placeOf, runRange } from "./layout.js";
+import { drawOverview, keyZoom, placeViewport, setZoomValue, stepMatch, updateMatches } from "./navigate.js";
 import { requestDiff, selectCheckpoint } from "./select.js";
 import { drawStatus } from "./status.js";
-import { DAG_GEOMETRY, SOURCE_LETTER, SVG_NS } from "./types.js";
+import { MARK_LIMIT, SOURCE_LETTER, SVG_NS, ZOOM } from "./types.js";
 
 /** @typedef {import("./helpers.js").S} S */
-/** @typedef {import("./index.js").H} H */
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").Area} Area */
 /** @typedef {import("./types.js").Dag} Dag */
+/** @typedef {import("./types.js").DagItem} DagItem */
 /** @typedef {import("./types.js").DagLayout} DagLayout */
 /** @typedef {import("./types.js").DagNode} DagNode */
-/**
- * Positions, edges and neighbour maps for a Dag: columns are depths, rows are lanes.
- * @param {Dag} dag
- * @param {typeof DAG_GEOMETRY} [geometry]
- * @returns {DagLayout}
- */
-export function layoutDag(dag, geometry = DAG_GEOMETRY) {
-  const { col, row, pad } = geometry;
-  const nodes = (dag && dag.nodes) || [];
-  const byId = new Map(nodes.map((node) => [node.id, node]));
-  const pos = new Map();
-  const children = new Map();
-  const lanes = new Map();
-  /** @type {DagNode[][]} */
-  const columns = [];
-  let maxDepth = 0;
-  let maxLane = 0;
-  for (const node of nodes) {
-    pos.set(node.id, { x: pad + node.depth * col, y: pad + node.lane * row });
-    maxDepth = Math.max(maxDepth, node.depth);
-    maxLane = Math.max(maxLane, node.lane);
-    if (!lanes.has(node.lane)) lanes.set(node.lane, []);
-    lanes.get(node.lane).push(node);
-    (columns[node.depth] ||= []).push(node);
-    if (node.parent != null && byId.has(node.parent)) {
-      if (!children.has(node.parent)) children.set(node.parent, []);
-      children.get(node.parent).push(node);
-    }
-  }
-  for (const laneNodes of lanes.values()) laneNodes.sort((a, b) => a.depth - b.depth);
-
-  const edges = [];
-  const forks = [];
-  for (const node of nodes) {
-    const from = node.parent != null ? pos.get(node.parent) : undefined;
-    if (!from) continue;
-    const to = pos.get(node.id);
-    if (from.y === to.y) {
-      edges.push(`M${from.x} ${from.y}H${to.x}`);
-    } else {
-      const bend = (to.x - from.x) / 2;
-      forks.push(`M${from.x} ${from.y}C${from.x + bend} ${from.y} ${to.x - bend} ${to.y} ${to.x} ${to.y}`);
-    }
-  }
-  const depth = Math.max(dag?.depth || 0, nodes.length ? maxDepth + 1 : 0);
-  const laneCount = Math.max(dag?.lanes || 0, nodes.length ? maxLane + 1 : 0);
-  return {
-    byId,
-    pos,
-    children,
-    lanes,
-    columns,
-    edgePath: edges.join(""),
-    forkPath: forks.join(""),
-    width: pad * 2 + Math.max(depth - 1, 0) * col,
-    height: pad * 2 + Math.max(laneCount - 1, 0) * row,
-  };
-}
 
 /**
- * Draw `_dag` as one SVG: the edges as two paths, then the marks of the checkpoints near the
- * visible area (`drawMarks`), so a thread of any length costs the same to show. Clicks and
- * hovers are handled by delegation on the scroll container, never per mark.
+ * Draw `_dag` as one SVG: the edges as a few paths (one segment per branch), then the marks
+ * near the visible area (`drawMarks`), so a thread of any length costs the same to show. The
+ * SVG keeps layout pixels in its viewBox and is zoomed by its size. Clicks and hovers are
+ * handled by delegation on the scroll container, never per mark.
+ *
+ * The first time the thread has checkpoints, the view opens on the path from the root to the
+ * latest checkpoint (as much of it as fits, the latest near the right edge) and selects the
+ * latest checkpoint, unless something is selected already. Later draws keep the selection in
+ * view (the newest checkpoint while a run goes on); `anchor` (from `relayout`) instead keeps
+ * that checkpoint where it was on the screen.
  * @param {View} view
+ * @param {string} [anchor]
  */
-export function drawDag(view) {
+export function drawDag(view, anchor) {
   /** @type {Dag} */
   const dag = readDag(view.model);
-  const layout = layoutDag(dag);
-  const { radius } = DAG_GEOMETRY;
+  const nodes = dag.nodes || [];
+  const box = view.parts.dagScroll;
+  const thread = `${dag.thread_id || ""}\u0000${dag.checkpoint_ns || ""}`;
+  if (view.nav.thread !== thread) {
+    // Another thread (or namespace): open it afresh, on its own latest checkpoint.
+    view.nav.thread = thread;
+    view.nav.opened = false;
+    view.nav.revealed.clear();
+    view.nav.expanded = [];
+  }
+  const zoom = view.nav.zoom;
+  const before = anchor && view.layout ? placeOf(view.layout, anchor) : undefined;
+  const offset = before ? { x: before.x * zoom - box.scrollLeft, y: before.y * zoom - box.scrollTop } : null;
+  const kept = { left: box.scrollLeft, top: box.scrollTop };
+
+  const layout = layoutDag(dag, {
+    collapse: view.nav.collapse,
+    reveal: view.selected ? [...view.nav.revealed, view.selected] : view.nav.revealed,
+    expanded: view.nav.expanded,
+  });
+  const { radius } = layout.geometry;
   const svg = /** @type {SVGSVGElement} */ (view.doc.createElementNS(SVG_NS, "svg"));
   svg.setAttribute("class", "dd-dag");
-  svg.setAttribute("width", String(layout.width));
-  svg.setAttribute("height", String(dag.nodes.length ? layout.height : 0));
   svg.setAttribute("viewBox", `0 0 ${layout.width} ${layout.height}`);
-  // Exposed for tools that scroll to a checkpoint that is not drawn yet (bench/widget_render.py).
-  for (const [name, value] of Object.entries(DAG_GEOMETRY)) svg.dataset[name] = String(value);
+  svg.setAttribute("preserveAspectRatio", "none");
   const s = svgHyperscript(view.doc);
   svg.append(
     s("path", { class: "dd-edges", d: layout.edgePath }),
     s("path", { class: "dd-edges dd-fork-edges", d: layout.forkPath }),
+    s("path", { class: "dd-path-edges", d: layout.pathPath }),
     s("g", { class: "dd-marks" }),
     s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
     s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
   );
-
-  const canvas = view.parts.dagCanvas;
-  canvas.style.width = `${layout.width}px`;
-  canvas.style.height = `${dag.nodes.length ? layout.height : 0}px`;
   if (view.svg) view.svg.replaceWith(svg);
-  else canvas.prepend(svg);
-  const firstDraw = view.layout === null;
+  else view.parts.dagCanvas.prepend(svg);
   view.svg = svg;
   view.layout = layout;
   view.drawnArea = null;
   hideTooltip(view);
+  sizeCanvas(view);
 
-  view.parts.dagScroll.dataset.empty = dag.nodes.length ? "false" : "true";
+  box.dataset.empty = nodes.length ? "false" : "true";
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
-  // At first show the selection (else the latest checkpoint); follow new ones while a rerun runs.
-  const latest = dag.nodes.find((node) => node.is_latest);
-  const latestId = latest ? latest.id : "";
-  const focus = view.model.get("_running") ? latestId : firstDraw ? view.selected || latestId : view.selected;
-  // The first view without a selection shows the path that leads to the latest checkpoint:
-  // the latest near the right edge, as much of its history as fits to its left.
-  if (focus) scrollToCheckpoint(view, focus, firstDraw && !view.selected && focus === latestId);
+  updateMatches(view);
+  const opening = !view.nav.opened && nodes.length > 0;
+  if (opening) {
+    view.nav.opened = true;
+    openOnPath(view);
+  } else if (anchor !== undefined) {
+    const after = anchor ? placeOf(layout, anchor) : undefined;
+    box.scrollLeft = after && offset ? Math.max(0, after.x * zoom - offset.x) : kept.left;
+    box.scrollTop = after && offset ? Math.max(0, after.y * zoom - offset.y) : kept.top;
+  } else {
+    const focus = view.model.get("_running") ? layout.latest : view.selected;
+    if (focus) scrollToCheckpoint(view, focus);
+  }
   drawMarks(view);
+  drawOverview(view);
+  if (opening && !view.selected && layout.latest) selectCheckpoint(view, layout.latest);
 }
 
 /**
- * (Re)draw the marks around the visible part of the DAG: the visible area plus one screen on
- * every side, so scrolling redraws only once the user leaves that margin.
+ * Lay the DAG out again (a run expanded, a checkpoint revealed, runs collapsed or not),
+ * keeping `anchor` where it is on the screen.
+ * @param {View} view @param {string} [anchor] a checkpoint id (default: the selected one)
+ */
+export function relayout(view, anchor = view.selected) {
+  drawDag(view, anchor || "");
+}
+
+/** Size the SVG and its canvas for the current zoom. @param {View} view */
+export function sizeCanvas(view) {
+  if (!view.svg || !view.layout) return;
+  const empty = view.layout.items.length === 0;
+  const width = Math.round(view.layout.width * view.nav.zoom);
+  const height = empty ? 0 : Math.round(view.layout.height * view.nav.zoom);
+  view.svg.setAttribute("width", String(width));
+  view.svg.setAttribute("height", String(height));
+  view.svg.classList.toggle("dd-zoom-far", view.nav.zoom < ZOOM.text);
+  // Far out, edges and dots keep their on-screen width (widget.css divides by the zoom).
+  view.svg.style.setProperty("--dd-zoom", String(view.nav.zoom));
+  view.parts.dagCanvas.style.width = `${width}px`;
+  view.parts.dagCanvas.style.height = `${height}px`;
+}
+
+/**
+ * The first view of a thread: the zoom at which the root-to-latest path fits (between the
+ * zoom where labels still show and 1), the latest checkpoint near the right edge with its
+ * history to the left, the path's rows in view.
+ * @param {View} view
+ */
+export function openOnPath(view) {
+  const layout = /** @type {DagLayout} */ (view.layout);
+  const box = view.parts.dagScroll;
+  const at = placeOf(layout, layout.latest);
+  if (!at) return;
+  if (!box.clientWidth) {
+    view.pendingOpen = true; // not laid out yet: the ResizeObserver opens it once it is
+    return;
+  }
+  view.pendingOpen = false;
+  let top = at.y;
+  let bottom = at.y;
+  for (const id of layout.path) {
+    const place = /** @type {{x: number, y: number}} */ (placeOf(layout, id));
+    top = Math.min(top, place.y);
+    bottom = Math.max(bottom, place.y);
+  }
+  const { col, row } = layout.geometry;
+  const wide = at.x + 2 * col;
+  const tall = bottom - top + row;
+  setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  sizeCanvas(view);
+  const zoom = view.nav.zoom;
+  box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);
+  const fits = tall * zoom <= box.clientHeight;
+  const middle = fits ? (top + bottom) / 2 : at.y;
+  box.scrollTop = Math.max(0, middle * zoom - box.clientHeight / 2);
+}
+
+/**
+ * (Re)draw the marks around the visible part of the DAG: the visible area plus half a screen
+ * on every side, so scrolling redraws only once the user leaves that margin. Past MARK_LIMIT
+ * marks, or below ZOOM.dots (zoomed far out), checkpoints are dots of one path per kind instead.
  * @param {View} view
  */
 export function drawMarks(view) {
   if (!view.svg || !view.layout) return;
+  // Read the geometry before writing to the DOM: a read after a write forces a layout.
   const visible = visibleArea(view);
+  placeViewport(view, visible);
   if (view.drawnArea && contains(view.drawnArea, visible)) return;
-  const width = visible.right - visible.left;
-  const height = visible.bottom - visible.top;
+  const width = (visible.right - visible.left) / 2;
+  const height = (visible.bottom - visible.top) / 2;
   const area = {
     left: visible.left - width,
     right: visible.right + width,
     top: visible.top - height,
     bottom: visible.bottom + height,
   };
-  const { radius } = DAG_GEOMETRY;
+  const layout = view.layout;
   const s = svgHyperscript(view.doc);
-  const marks = nodesInArea(view.layout, area).map((node) =>
-    markDrawing(s, node, view.layout.pos.get(node.id), radius),
-  );
-  view.svg.querySelector(".dd-marks").replaceChildren(...marks);
+  let items = itemsInArea(layout, area);
+  const dots = items.length > MARK_LIMIT || view.nav.zoom < ZOOM.dots;
+  if (dots) {
+    items = itemsInArea(layout, visible);
+    area.left = visible.left;
+    area.right = visible.right;
+    area.top = visible.top;
+    area.bottom = visible.bottom;
+  }
+  const group = /** @type {Element} */ (view.svg.querySelector(".dd-marks"));
+  const matches = view.nav.matchSet;
+  if (dots) group.replaceChildren(...dotsDrawing(s, items, view));
+  else {
+    // Marks still near the view are moved, not rebuilt. A mark depends on its item (a new
+    // layout makes new items) and on the matches (a new set when they change).
+    const { radius } = layout.geometry;
+    const cache = view.marks.matches === matches ? view.marks.byItem : new Map();
+    /** @type {Map<DagItem, SVGElement>} */
+    const kept = new Map();
+    group.replaceChildren(
+      ...items.map((item) => {
+        let mark = cache.get(item);
+        if (!mark) {
+          mark = item.kind === "run" ? runDrawing(s, item, radius) : markDrawing(s, item.node, item, radius);
+          if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
+            mark.classList.add("dd-match");
+          if (item.kind === "node" && layout.path.has(item.id)) mark.classList.add("dd-on-path");
+        }
+        kept.set(item, mark);
+        return mark;
+      }),
+    );
+    view.marks = { byItem: kept, matches };
+  }
+  view.svg.classList.toggle("dd-dots", dots);
+  view.svg.classList.toggle("dd-filtering", Boolean(matches));
   view.drawnArea = area;
   placeRings(view);
 }
 
 /**
- * The part of the DAG the user can see. Before the browser has laid the widget out (or in a
- * DOM without layout), assume a large screen at the current scroll position.
- * @param {View} view
- * @returns {Area}
+ * Far out: every checkpoint a dot, one path per kind (plain, error, interrupt, match, run).
+ * @param {S} s @param {DagItem[]} items @param {View} view
  */
-function visibleArea(view) {
-  const box = view.parts.dagScroll;
-  const width = box.clientWidth || 1600;
-  const height = box.clientHeight || 800;
-  return {
-    left: box.scrollLeft,
-    top: box.scrollTop,
-    right: box.scrollLeft + width,
-    bottom: box.scrollTop + height,
-  };
+function dotsDrawing(s, items, view) {
+  /** @type {Record<string, string[]>} */
+  const kinds = { plain: [], run: [], interrupt: [], error: [], match: [] };
+  const matches = view.nav.matchSet;
+  for (const item of items) {
+    const dot = `M${item.x} ${item.y}h0`;
+    if (item.kind === "run") kinds.run.push(dot);
+    else if (item.node.errors > 0) kinds.error.push(dot);
+    else if (item.node.interrupts > 0) kinds.interrupt.push(dot);
+    else kinds.plain.push(dot);
+    if (matches && (item.kind === "run" ? view.nav.matchRuns.has(item.id) : matches.has(item.id)))
+      kinds.match.push(dot);
+  }
+  return Object.entries(kinds).map(([kind, parts]) =>
+    s("path", { class: `dd-dot dd-dot-${kind}`, d: parts.join("") }),
+  );
 }
 
 /**
- * The checkpoints whose marks fall inside an area of the SVG.
- * @param {DagLayout} layout
- * @param {Area} area
- * @returns {DagNode[]}
+ * The part of the DAG the user can see, in layout pixels. Before the browser has laid the
+ * widget out (or in a DOM without layout), assume a large screen at the current scroll position.
+ * @param {View} view
+ * @returns {Area}
  */
-export function nodesInArea(layout, area) {
-  const { col, pad } = DAG_GEOMETRY;
-  const first = Math.max(0, Math.floor((area.left - pad) / col) - 1);
-  const last = Math.min(layout.columns.length - 1, Math.ceil((area.right - pad) / col) + 1);
-  const out = [];
-  for (let depth = first; depth <= last; depth++) {
-    for (const node of layout.columns[depth] || []) {
-      const at = layout.pos.get(node.id);
-      if (at.y >= area.top - pad && at.y <= area.bottom + pad) out.push(node);
-    }
-  }
-  return out;
+export function visibleArea(view) {
+  const box = view.parts.dagScroll;
+  const zoom = view.nav.zoom;
+  const width = (box.clientWidth || 1600) / zoom;
+  const height = (box.clientHeight || 800) / zoom;
+  const left = box.scrollLeft / zoom;
+  const top = box.scrollTop / zoom;
+  return { left, top, right: left + width, bottom: top + height };
 }
 
 /** @param {Area} outer @param {Area} inner */
@@ -200,7 +268,7 @@ function contains(outer, inner) {
   );
 }
 
-/** Redraw marks at most once per frame while the user scrolls. @param {View} view */
+/** Redraw marks (and the overview's viewport) at most once per frame while the user scrolls. @param {View} view */
 export function scheduleMarks(view) {
   if (view.frame) return;
   const win = view.doc.defaultView;
@@ -295,7 +363,33 @@ function shapeDrawing(s, source, r) {
   return s("circle", { class: "dd-shape", r });
 }
 
-/** Move the selection and diff rings onto their checkpoints. @param {View} view */
+/**
+ * A collapsed linear run: a pill with its count. Clicking it expands its depths.
+ * @param {S} s @param {DagItem} run @param {number} r
+ * @returns {SVGElement}
+ */
+function runDrawing(s, run, r) {
+  const label = String(run.count);
+  const half = Math.max(r + 4, 4 + label.length * 3.5);
+  const steps =
+    run.node.step === run.last.step ? `step ${run.node.step}` : `steps ${run.node.step}–${run.last.step}`;
+  return s(
+    "g",
+    {
+      class: "dd-run",
+      "data-run": run.id,
+      transform: `translate(${run.x} ${run.y})`,
+      role: "button",
+      "aria-label": `${run.count} checkpoints, ${steps}: expand`,
+    },
+    s("rect", { class: "dd-run-shape", x: -half, y: -r + 1, width: 2 * half, height: 2 * r - 2, rx: r - 1 }),
+    s("text", { class: "dd-run-count", dy: "0.35em" }, label),
+    s("text", { class: "dd-step", y: -r - 11 }, steps.replace("steps ", "").replace("step ", "")),
+    s("title", {}, `${plural(run.count, "checkpoint")} in a row, ${steps}: click to expand`),
+  );
+}
+
+/** Move the selection and diff rings onto their checkpoints (or the runs that hold them). @param {View} view */
 export function placeRings(view) {
   if (!view.svg || !view.layout) return;
   /** @type {Array<[Element | null, string]>} */
@@ -305,7 +399,7 @@ export function placeRings(view) {
   ];
   for (const [ring, id] of rings) {
     if (!ring) continue;
-    const at = id ? view.layout.pos.get(id) : undefined;
+    const at = id ? placeOf(view.layout, id) : undefined;
     ring.setAttribute("visibility", at ? "visible" : "hidden");
     if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
   }
@@ -324,12 +418,25 @@ function markElement(view, id) {
 }
 
 /**
- * Scroll the DAG so that a checkpoint is in view (centred, or near the right edge with what
- * leads to it on its left when `atEnd`).
- * @param {View} view @param {string} id @param {boolean} [atEnd]
+ * Show a checkpoint inside a collapsed run as its own mark (the run splits around it).
+ * @param {View} view @param {string} id
  */
-export function scrollToCheckpoint(view, id, atEnd = false) {
-  const at = view.layout && view.layout.pos.get(id);
+export function reveal(view, id) {
+  const item = view.layout && view.layout.itemOf.get(id);
+  if (!item || item.kind !== "run") return;
+  view.nav.revealed.add(id);
+  relayout(view, "");
+}
+
+/**
+ * Scroll the DAG so that a checkpoint is in view (centred when it was not), first revealing
+ * it when it sits inside a collapsed run.
+ * @param {View} view @param {string} id
+ */
+export function scrollToCheckpoint(view, id) {
+  if (!view.layout) return;
+  reveal(view, id);
+  const at = placeOf(view.layout, id);
   const box = view.parts.dagScroll;
   if (!at) return;
   if (!box.clientWidth) {
@@ -337,45 +444,82 @@ export function scrollToCheckpoint(view, id, atEnd = false) {
     return;
   }
   view.pendingScroll = "";
-  const margin = DAG_GEOMETRY.col;
-  if (atEnd) {
-    box.scrollLeft = Math.max(0, at.x - box.clientWidth + 2 * margin);
-    box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
-    return;
+  const zoom = view.nav.zoom;
+  const x = at.x * zoom;
+  const y = at.y * zoom;
+  const margin = view.layout.geometry.col * Math.max(zoom, 0.5);
+  if (x < box.scrollLeft + margin || x > box.scrollLeft + box.clientWidth - margin) {
+    box.scrollLeft = Math.max(0, x - box.clientWidth / 2);
   }
-  if (at.x < box.scrollLeft + margin || at.x > box.scrollLeft + box.clientWidth - margin) {
-    box.scrollLeft = Math.max(0, at.x - box.clientWidth / 2);
+  if (y < box.scrollTop + margin / 2 || y > box.scrollTop + box.clientHeight - margin / 2) {
+    box.scrollTop = Math.max(0, y - box.clientHeight / 2);
   }
-  if (at.y < box.scrollTop + margin / 2 || at.y > box.scrollTop + box.clientHeight - margin / 2) {
-    box.scrollTop = Math.max(0, at.y - box.clientHeight / 2);
-  }
-}
-
-/** The checkpoint id under an event target, if any. @param {EventTarget | null} target */
-function checkpointAt(target) {
-  const el = /** @type {Element | null} */ (target && /** @type {any} */ (target).closest ? target : null);
-  const mark = el ? el.closest(".dd-mark") : null;
-  return mark ? mark.getAttribute("data-id") || "" : "";
+  drawMarks(view);
 }
 
 /**
- * Click selects; shift-click diffs against the selected checkpoint.
+ * What is under a pointer event: a checkpoint's mark, a run, or (dots drawn far out) the
+ * nearest mark at that point.
+ * @param {View} view @param {Event} event
+ * @returns {{ id: string, run: DagItem | null }}
+ */
+function targetOf(view, event) {
+  const el = /** @type {Element | null} */ (
+    event.target && /** @type {any} */ (event.target).closest ? event.target : null
+  );
+  const mark = el ? el.closest(".dd-mark") : null;
+  if (mark) return { id: mark.getAttribute("data-id") || "", run: null };
+  const runMark = el ? el.closest(".dd-run") : null;
+  const layout = view.layout;
+  if (runMark && layout) {
+    const id = runMark.getAttribute("data-run") || "";
+    return { id: "", run: layout.items.find((item) => item.id === id) || null };
+  }
+  if (el && el.classList && el.classList.contains("dd-dot") && layout && view.svg) {
+    const box = view.svg.getBoundingClientRect();
+    const mouse = /** @type {MouseEvent} */ (event);
+    const zoom = view.nav.zoom;
+    const item = itemAt(
+      layout,
+      (mouse.clientX - box.left) / zoom,
+      (mouse.clientY - box.top) / zoom,
+      8 / zoom,
+    );
+    if (item) return item.kind === "run" ? { id: "", run: item } : { id: item.id, run: null };
+  }
+  return { id: "", run: null };
+}
+
+/**
+ * Click selects; shift-click diffs against the selected checkpoint; a click on a run
+ * expands it. The click that ends a drag (a pan) does nothing.
  * @param {View} view @param {MouseEvent} event
  */
 export function onDagClick(view, event) {
-  const id = checkpointAt(event.target);
+  if (view.nav.dragged) {
+    view.nav.dragged = false;
+    return;
+  }
+  const { id, run } = targetOf(view, event);
+  if (run && view.layout) {
+    view.nav.expanded.push(runRange(view.layout, run));
+    relayout(view, run.node.id);
+    return;
+  }
   if (!id) return;
   if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
   else selectCheckpoint(view, id);
 }
 
 /**
- * The checkpoints a "go to" query finds, in drawing order (by depth, then lane): a step number
- * (`12` or `step 12`); `error`, `interrupt` (pending ones); `fork` (forks and updates), `input`,
- * `loop`; else a node name, among the nodes that wrote a checkpoint or run next from it.
- * @param {DagNode[]} nodes @param {string} query @returns {string[]}
+ * The checkpoints a "go to" query finds, in drawing order (by depth, then row; by the
+ * protocol's depth and lane without a layout): a step number (`12` or `step 12`); `error`,
+ * `interrupt` (pending ones); `fork` (forks and updates), `input`, `loop`; `*` every one;
+ * else a node name, among the nodes that wrote a checkpoint or run next from it.
+ * @param {DagNode[]} nodes @param {string} query @param {DagLayout} [layout]
+ * @returns {string[]}
  */
-export function findCheckpoints(nodes, query) {
+export function findCheckpoints(nodes, query, layout) {
   const q = query.trim();
   if (!q) return [];
   const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
@@ -383,15 +527,17 @@ export function findCheckpoints(nodes, query) {
   /** @type {(node: DagNode) => boolean} */
   let test;
   if (step) test = (node) => node.step === Number(step[1]);
-  else if (word === "error") test = (node) => node.errors > 0;
-  else if (word === "interrupt") test = (node) => node.interrupts > 0;
-  else if (word === "fork") test = (node) => node.source === "fork" || node.source === "update";
+  else if (q === "*") test = () => true;
+  else if (FILTERS[word]) test = FILTERS[word];
   else if (word === "input" || word === "loop") test = (node) => node.source === word;
   else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
-  return nodes
-    .filter(test)
-    .sort((a, b) => a.depth - b.depth || a.lane - b.lane)
-    .map((node) => node.id);
+  const found = nodes.filter(test);
+  if (layout) {
+    const depth = (/** @type {DagNode} */ node) => layout.depthOf.get(node.id) || 0;
+    const row = (/** @type {DagNode} */ node) => layout.itemOf.get(node.id)?.row || 0;
+    found.sort((a, b) => depth(a) - depth(b) || row(a) - row(b));
+  } else found.sort((a, b) => a.depth - b.depth || a.lane - b.lane);
+  return found.map((node) => node.id);
 }
 
 /**
@@ -402,63 +548,45 @@ export function findCheckpoints(nodes, query) {
 export function onFindKey(view, event) {
   if (event.key !== "Enter") return;
   event.preventDefault();
-  const dag = readDag(view.model);
-  const found = findCheckpoints(dag.nodes, /** @type {HTMLInputElement} */ (view.parts.find).value);
-  if (!found.length) {
-    view.parts.findCount.textContent = "no checkpoint";
-    return;
-  }
-  const at = found.indexOf(view.selected);
-  const step = event.shiftKey ? -1 : 1;
-  const next = at < 0 ? (event.shiftKey ? found.length - 1 : 0) : (at + step + found.length) % found.length;
-  view.parts.findCount.textContent = `${next + 1} of ${found.length}`;
-  selectCheckpoint(view, found[next]);
-  scrollToCheckpoint(view, found[next]);
-}
-
-/** Arrow keys walk the DAG. @param {View} view @param {KeyboardEvent} event */
-export function onDagKey(view, event) {
-  if (!view.layout || !event.key.startsWith("Arrow")) return;
-  const next = neighbour(view.layout, view.selected, event.key);
-  event.preventDefault();
-  if (next && next !== view.selected) {
-    selectCheckpoint(view, next);
-    scrollToCheckpoint(view, next);
-  }
+  stepMatch(view, event.shiftKey ? -1 : 1);
 }
 
 /**
- * The checkpoint an arrow key leads to: left = parent, right = child (same lane first),
- * up/down = the nearest checkpoint (by depth) in the neighbouring lane. With nothing selected,
- * any arrow picks the latest checkpoint.
- * @param {DagLayout} layout
- * @param {string} id
- * @param {string} key
- * @returns {string} "" when there is nowhere to go
+ * Keys on the DAG: arrows walk it; + and - zoom, 0 fits the whole thread; Home and End go to
+ * the root and the latest checkpoint; n / N (or p) step through the matches.
+ * @param {View} view @param {KeyboardEvent} event
  */
-export function neighbour(layout, id, key) {
-  const node = layout.byId.get(id);
-  if (!node) {
-    for (const candidate of layout.byId.values()) if (candidate.is_latest) return candidate.id;
-    const first = layout.byId.keys().next();
-    return first.done ? "" : first.value;
+export function onDagKey(view, event) {
+  if (!view.layout || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (keyZoom(view, event.key)) {
+    event.preventDefault();
+    return;
   }
-  if (key === "ArrowLeft") return node.parent != null && layout.byId.has(node.parent) ? node.parent : "";
-  if (key === "ArrowRight") {
-    const kids = layout.children.get(node.id) || [];
-    const sameLane = kids.find((kid) => kid.lane === node.lane);
-    return (sameLane || kids[0] || { id: "" }).id;
+  if (event.key === "n" || event.key === "N" || event.key === "p") {
+    event.preventDefault();
+    stepMatch(view, event.key === "n" ? 1 : -1);
+    return;
   }
-  if (key !== "ArrowUp" && key !== "ArrowDown") return "";
-  const laneNumbers = [...layout.lanes.keys()].sort((a, b) => a - b);
-  const at = laneNumbers.indexOf(node.lane) + (key === "ArrowUp" ? -1 : 1);
-  const lane = layout.lanes.get(laneNumbers[at]);
-  if (!lane) return "";
-  let best = lane[0];
-  for (const candidate of lane) {
-    if (Math.abs(candidate.depth - node.depth) < Math.abs(best.depth - node.depth)) best = candidate;
-  }
-  return best.id;
+  /** @type {string} */
+  let next = "";
+  if (event.key === "End") next = view.layout.latest;
+  else if (event.key === "Home") {
+    const first = view.layout.rowNodes[0];
+    next = first && first.length ? first[0].id : "";
+  } else if (event.key.startsWith("Arrow")) next = neighbour(view.layout, view.selected, event.key);
+  else return;
+  event.preventDefault();
+  goTo(view, next);
+}
+
+/**
+ * Select a checkpoint and bring it into view (revealing it from its run).
+ * @param {View} view @param {string} id
+ */
+export function goTo(view, id) {
+  if (!id || id === view.selected) return;
+  selectCheckpoint(view, id);
+  scrollToCheckpoint(view, id);
 }
 
 /**
@@ -466,10 +594,11 @@ export function neighbour(layout, id, key) {
  * @param {View} view @param {EventTarget | null} target
  */
 export function showTooltip(view, target) {
-  const id = checkpointAt(target);
+  const id = markIdOf(target);
   const node = id && view.layout ? view.layout.byId.get(id) : undefined;
   if (!node) return hideTooltip(view);
-  const at = view.layout.pos.get(id);
+  const at = /** @type {{x: number, y: number}} */ (view.layout.pos.get(id));
+  const zoom = view.nav.zoom;
   const tip = view.parts.tooltip;
   const lines = [
     `step ${node.step} · ${node.source} · …${shortId(node.id)}`,
@@ -484,13 +613,21 @@ export function showTooltip(view, target) {
   tip.hidden = false;
   // Below the mark, unless that would leave the visible part of the graph.
   const box = view.parts.dagScroll;
-  const below = at.y + DAG_GEOMETRY.radius + 4;
+  const { radius } = view.layout.geometry;
+  const below = (at.y + radius) * zoom + 4;
   const fitsBelow = !box.clientHeight || below + tip.offsetHeight <= box.scrollTop + box.clientHeight;
-  tip.style.left = `${at.x + DAG_GEOMETRY.radius + 8}px`;
-  tip.style.top = `${fitsBelow ? below : Math.max(0, at.y - DAG_GEOMETRY.radius - 4 - tip.offsetHeight)}px`;
+  tip.style.left = `${(at.x + radius) * zoom + 8}px`;
+  tip.style.top = `${fitsBelow ? below : Math.max(0, (at.y - radius) * zoom - 4 - tip.offsetHeight)}px`;
 }
 
 /** @param {View} view */
 export function hideTooltip(view) {
   view.parts.tooltip.hidden = true;
+}
+
+/** The checkpoint id of the mark under an event target, if any. @param {EventTarget | null} target */
+function markIdOf(target) {
+  const el = /** @type {Element | null} */ (target && /** @type {any} */ (target).closest ? target : null);
+  const mark = el ? el.closest(".dd-mark") : null;
+  return mark ? mark.getAttribute("data-id") || "" : "";
 }

@@ -18,7 +18,9 @@
  *   types.js         the protocol's types (JSDoc) and the constants
  *   requests.js      the request layer: msg:custom requests and their answers
  *   static-model.js  the standalone page's in-page model
+ *   layout.js        placing the DAG: a row per branch, linear runs collapsed, no crossings
  *   dag.js           drawing the checkpoint DAG, its keyboard and pointer handling
+ *   navigate.js      zoom, pan, the overview strip, filters and stepping through matches
  *   select.js        selecting a checkpoint and diffing two
  *   detail.js        the detail pane of the selected checkpoint
  *   actions.js       fork, rerun, resume, stop, copy
@@ -43,6 +45,7 @@ import {
   onDagClick,
   onDagKey,
   onFindKey,
+  openOnPath,
   scheduleMarks,
   scrollToCheckpoint,
   showTooltip,
@@ -53,6 +56,18 @@ import { mountHealth } from "./health.js";
 import { hyperscript, isReadonly, listen, watch } from "./helpers.js";
 import { fillLazyJson } from "./json-tree.js";
 import { createRequester } from "./requests.js";
+import {
+  createNav,
+  drawOverview,
+  navParts,
+  onNavClick,
+  onOverviewPointer,
+  onPanEnd,
+  onPanMove,
+  onPanStart,
+  onWheel,
+  updateMatches,
+} from "./navigate.js";
 import { showSelected } from "./select.js";
 import { drawCode, drawStatus, drawTopology } from "./status.js";
 
@@ -85,7 +100,9 @@ function render({ model, el }) {
  *   layout: DagLayout | null, svg: SVGSVGElement | null,
  *   selected: string, diffTarget: string, selectTicket: number, diffTicket: number,
  *   selecting: string,
- *   requestError: string, pendingScroll: string, drawnArea: Area | null,
+ *   requestError: string, pendingScroll: string, pendingOpen: boolean, drawnArea: Area | null,
+ *   nav: import("./navigate.js").Nav,
+ *   marks: { byItem: Map<import("./types.js").DagItem, SVGElement>, matches: Set<string> | null },
  *   frame: { cancel: () => void } | null,
  *   detail: Detail | null, detailKey: string, editors: Map<string, HTMLTextAreaElement>,
  *   fullValues: Map<string, any>, editBoxes: Map<string, HTMLElement>,
@@ -123,6 +140,9 @@ function createView(model, el) {
     diffTicket: 0,
     requestError: "",
     pendingScroll: "",
+    pendingOpen: false,
+    nav: createNav(),
+    marks: { byItem: new Map(), matches: null },
     drawnArea: null,
     frame: null,
     detail: null,
@@ -174,9 +194,27 @@ function createView(model, el) {
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
   listen(view, parts.find, "keydown", (event) => onFindKey(view, /** @type {KeyboardEvent} */ (event)));
   listen(view, parts.threadList, "change", () => switchThread(view));
-  listen(view, parts.find, "input", () => {
-    parts.findCount.textContent = "";
-  });
+  // For tools (bench/widget_live.py): `root.dispatchEvent(new CustomEvent("dd-show", {detail:
+  // id}))` brings a checkpoint into view (unfolded from its run) without selecting it.
+  listen(view, root, "dd-show", (event) =>
+    scrollToCheckpoint(view, String(/** @type {CustomEvent} */ (event).detail || "")),
+  );
+  listen(view, parts.find, "input", () => updateMatches(view));
+  listen(view, parts.nav, "click", (event) => onNavClick(view, /** @type {MouseEvent} */ (event)));
+  listen(view, parts.dagScroll, "wheel", (event) => onWheel(view, /** @type {WheelEvent} */ (event)));
+  listen(view, parts.dagScroll, "pointerdown", (event) =>
+    onPanStart(view, /** @type {PointerEvent} */ (event)),
+  );
+  listen(view, parts.dagScroll, "pointermove", (event) =>
+    onPanMove(view, /** @type {PointerEvent} */ (event)),
+  );
+  for (const type of ["pointerup", "pointercancel"])
+    listen(view, parts.dagScroll, type, () => onPanEnd(view));
+  for (const type of ["pointerdown", "pointermove", "pointerup", "pointercancel"]) {
+    listen(view, parts.overview, type, (event) =>
+      onOverviewPointer(view, /** @type {PointerEvent} */ (event)),
+    );
+  }
   // Keys typed in the widget are the widget's. JupyterLab and Notebook 7 (Lumino) skip their
   // shortcuts when the key's target carries `data-lm-suppress-shortcuts` — the target itself:
   // a command-mode selector like `.jp-mod-commandMode :focus` matches the focused element
@@ -211,17 +249,24 @@ function keepKey(event) {
 
 /**
  * In a notebook, `el` is often attached after render: once the DAG has a size (and whenever it
- * changes), scroll to the checkpoint waiting for it and draw the marks now in view.
+ * changes), open the first view or scroll to the checkpoint waiting for it, and draw the marks
+ * now in view.
  * @param {View} view
  */
 function observeSize(view) {
   const Observer = view.doc.defaultView && view.doc.defaultView.ResizeObserver;
   if (typeof Observer !== "function") return;
   const observer = new Observer(() => {
-    if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    if (view.pendingOpen) openOnPath(view);
+    else if (view.pendingScroll) scrollToCheckpoint(view, view.pendingScroll);
+    if (view.parts.overview.clientWidth && view.parts.overview.clientWidth !== view.nav.overviewWidth) {
+      drawOverview(view);
+    }
+    view.drawnArea = null;
     drawMarks(view);
   });
   observer.observe(view.parts.dagScroll);
+  observer.observe(view.parts.overview);
   view.cleanups.push(() => observer.disconnect());
 }
 
@@ -251,7 +296,11 @@ function drawAll(view) {
  */
 function buildSkeleton(doc) {
   const h = hyperscript(doc);
+  const { nav, zoomLabel, overview } = navParts(h, doc);
   const parts = {
+    nav,
+    zoomLabel,
+    overview: /** @type {HTMLElement} */ (/** @type {unknown} */ (overview)),
     thread: h("span", { class: "dd-thread" }),
     running: h("span", { class: "dd-running", role: "status", hidden: true }, "running…"),
     stop: h(
@@ -302,7 +351,8 @@ function buildSkeleton(doc) {
       "data-lm-suppress-shortcuts": "true",
       role: "application",
       "aria-label":
-        "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move",
+        "Checkpoint graph: click a checkpoint to inspect it, shift-click another to diff, arrow keys move; " +
+        "+ and - zoom, 0 fits, Home and End go to the first and the latest checkpoint, n and N to the next and previous match; drag to pan",
     }),
     dagCanvas: h("div", { class: "dd-dag-canvas" }),
     tooltip: h("div", { class: "dd-tooltip", hidden: true }),
@@ -338,7 +388,7 @@ function buildSkeleton(doc) {
     h(
       "div",
       { class: "dd-top" },
-      h("section", { class: "dd-panel dd-dag-panel" }, parts.dagScroll),
+      h("section", { class: "dd-panel dd-dag-panel" }, parts.nav, parts.dagScroll, parts.overview),
       h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology),
     ),
     h(
@@ -365,15 +415,18 @@ function legend(h) {
     item("dd-legend-interrupt", "●", "interrupt"),
     item("dd-legend-error", "●", "error"),
     item("dd-legend-head", "◯", "branch head"),
+    item("dd-legend-run", "⋯", "folded run"),
   );
 }
 
 // The names the tests and the standalone page import.
-export { layoutDag, nodesInArea, findCheckpoints, neighbour } from "./dag.js";
+export { findCheckpoints } from "./dag.js";
+export { layoutDag, itemsInArea, itemAt, neighbour, FILTERS, CONTEXT, MIN_RUN } from "./layout.js";
+export { matchCheckpoints } from "./navigate.js";
 export { HEALTH_SLA_S, HEALTH_TIMEOUT_MS, healthCell } from "./health.js";
 export { formatVersion, formatBytes, shortId } from "./helpers.js";
 export { createRequester } from "./requests.js";
 export { diffValues } from "./select.js";
 export { createStaticModel } from "./static-model.js";
 export { topologyDrawing, importSvg } from "./status.js";
-export { REQUEST_TIMEOUT_MS, WATCH_EVERY_MS, DAG_GEOMETRY } from "./types.js";
+export { REQUEST_TIMEOUT_MS, WATCH_EVERY_MS, DAG_GEOMETRY, MARK_LIMIT, ZOOM } from "./types.js";

@@ -33,10 +33,27 @@
  *   send(content: object, callbacks?: any, buffers?: any[]): void,
  *   save_changes(): void }} Model
  *
- * Where each checkpoint sits in the DAG's SVG, and who its neighbours are.
- * @typedef {{ byId: Map<string, DagNode>, pos: Map<string, {x: number, y: number}>,
- *   children: Map<string, DagNode[]>, lanes: Map<number, DagNode[]>, columns: DagNode[][],
- *   edgePath: string, forkPath: string, width: number, height: number }} DagLayout
+ * One mark of the DAG (js/src/layout.js): a checkpoint (`kind` "node", `id` its id) or a
+ * collapsed linear run of `count` checkpoints from `node` to `last` (`kind` "run", `gap` the
+ * index of its depth range in `DagLayout.gaps`); `slot` is its column, `row` its branch's row,
+ * `x`/`y` its centre in SVG pixels.
+ * @typedef {{ kind: "node" | "run", id: string, node: DagNode, last: DagNode, count: number,
+ *   gap: number, slot: number, row: number, x: number, y: number }} DagItem
+ *
+ * Where each checkpoint sits in the DAG's SVG, and who its neighbours are: `pos` holds the
+ * checkpoints drawn as their own mark, `itemOf` every checkpoint's mark (its run's when
+ * collapsed), `slots` the marks by column, `rows` by row, `rowNodes` each row's checkpoints by
+ * depth, `gaps` the collapsed depth ranges, `path` the ids from the root to `latest`.
+ * @typedef {{ byId: { get(id: string): DagNode | undefined, has(id: string): boolean, size: number,
+ *     values(): IterableIterator<DagNode> },
+ *   children: { get(id: string): DagNode[] | undefined },
+ *   depthOf: { get(id: string): number | undefined },
+ *   pos: Map<string, {x: number, y: number}>,
+ *   itemOf: { get(id: string): DagItem | undefined, size: number }, items: DagItem[], slots: DagItem[][], rows: DagItem[][],
+ *   rowNodes: DagNode[][], gaps: Array<{ from: number, to: number, slot: number }>,
+ *   path: Set<string>, latest: string, edgePath: string, forkPath: string, pathPath: string,
+ *   rowCount: number, width: number, height: number,
+ *   geometry: { col: number, row: number, pad: number, radius: number } }} DagLayout
  *
  * A rectangle of the DAG's SVG, in SVG pixels.
  * @typedef {{ left: number, top: number, right: number, bottom: number }} Area
@@ -56,3 +73,10 @@ export const SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
 export const JSON_ROW_LIMIT = 200;
 /** Key of the class name in an object the kernel loaded without its class (docs/storage.md). */
 export const TYPE_KEY = "__type__";
+/**
+ * The DAG's zoom range (1 = DAG_GEOMETRY's pixels); below `text` its marks drop their labels,
+ * below `dots` checkpoints are dots; `step` is one zoom in or out.
+ */
+export const ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25 };
+/** Above this many marks near the view, the DAG draws dots instead of marks. */
+export const MARK_LIMIT = 1500;

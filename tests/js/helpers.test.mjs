@@ -1,88 +1,10 @@
-// The widget's pure helpers: DAG layout, windowing, keyboard moves, diff, formatting.
+// The widget's pure helpers: diff, formatting, the topology drawing (the DAG's layout: layout.test.mjs).
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import {
-  DAG_GEOMETRY,
-  diffValues,
-  formatBytes,
-  formatVersion,
-  layoutDag,
-  neighbour,
-  nodesInArea,
-  shortId,
-  topologyDrawing,
-} from "../../js/widget.js";
-import { setupDom, smallDag } from "./support.mjs";
-
-const { col, row, pad } = DAG_GEOMETRY;
-
-test("layoutDag places checkpoints by depth (columns) and lane (rows)", () => {
-  const layout = layoutDag(smallDag());
-  assert.deepEqual(layout.pos.get("c0"), { x: pad, y: pad });
-  assert.deepEqual(layout.pos.get("c3"), { x: pad + 3 * col, y: pad });
-  assert.deepEqual(layout.pos.get("f1"), { x: pad + 3 * col, y: pad + row });
-  assert.equal(layout.width, pad * 2 + 3 * col);
-  assert.equal(layout.height, pad * 2 + row);
-});
-
-test("layoutDag draws a fork as a curve into its own lane and the rest as straight edges", () => {
-  const layout = layoutDag(smallDag());
-  assert.equal((layout.edgePath.match(/M/g) || []).length, 3);
-  assert.equal((layout.forkPath.match(/M/g) || []).length, 1);
-  assert.match(layout.forkPath, /^M\d+ \d+C/);
-  assert.deepEqual(
-    layout.children.get("c2").map((n) => n.id),
-    ["c3", "f1"],
-  );
-});
-
-test("layoutDag of an empty thread has no edges", () => {
-  const layout = layoutDag({ thread_id: "t", nodes: [], depth: 0, lanes: 0 });
-  assert.equal(layout.byId.size, 0);
-  assert.equal(layout.edgePath, "");
-});
-
-test("nodesInArea keeps the checkpoints near a window of a long thread", () => {
-  const nodes = Array.from({ length: 2000 }, (_, i) => ({
-    id: `c${i}`,
-    parent: i ? `c${i - 1}` : null,
-    step: i - 1,
-    source: i ? "loop" : "input",
-    next: [],
-    writers: [],
-    interrupts: 0,
-    errors: 0,
-    is_head: i === 1999,
-    is_latest: i === 1999,
-    depth: i,
-    lane: 0,
-    created_at: "",
-  }));
-  const layout = layoutDag({ thread_id: "t", nodes, depth: 2000, lanes: 1 });
-  const left = pad + 1000 * col;
-  const shown = nodesInArea(layout, { left, right: left + 10 * col, top: 0, bottom: 200 });
-  const depths = shown.map((n) => n.depth);
-  assert.ok(depths.includes(1000) && depths.includes(1010), String(depths));
-  assert.ok(shown.length < 20, `${shown.length} marks drawn for a 10-column window`);
-});
-
-test("neighbour: left is the parent, right the child in the same lane, up/down changes lane", () => {
-  const layout = layoutDag(smallDag());
-  assert.equal(neighbour(layout, "c2", "ArrowLeft"), "c1");
-  assert.equal(neighbour(layout, "c2", "ArrowRight"), "c3");
-  assert.equal(neighbour(layout, "c3", "ArrowDown"), "f1");
-  assert.equal(neighbour(layout, "f1", "ArrowUp"), "c3");
-  assert.equal(neighbour(layout, "f1", "ArrowLeft"), "c2");
-  assert.equal(neighbour(layout, "c0", "ArrowLeft"), "");
-  assert.equal(neighbour(layout, "c3", "ArrowRight"), "");
-  assert.equal(neighbour(layout, "c0", "ArrowUp"), "");
-});
-
-test("neighbour with nothing selected starts at the latest checkpoint", () => {
-  assert.equal(neighbour(layoutDag(smallDag()), "", "ArrowLeft"), "f1");
-});
+import { diffValues, formatBytes, formatVersion, shortId, topologyDrawing } from "../../js/widget.js";
+import { setupDom } from "./support.mjs";
 
 test("diffValues reports added, removed and changed channels, ignoring key order", () => {
   const entries = diffValues(

@@ -194,3 +194,40 @@ export function detailOf(id) {
     nodes: ["agent", "tools", "gate"],
   };
 }
+
+/**
+ * A generated thread: a first run of `length` checkpoints, then `forks` branches, each leaving a
+ * random earlier checkpoint (of any branch) and running on for a random length; ids sort by
+ * creation. Deterministic for a seed. Every `errorEvery`-th checkpoint has a failed task.
+ * @param {{ length?: number, forks?: number, branch?: number, seed?: number, errorEvery?: number }} [options]
+ */
+export function generatedDag({ length = 200, forks = 12, branch = 40, seed = 1, errorEvery = 0 } = {}) {
+  let state = seed >>> 0 || 1;
+  const random = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const nodes = [];
+  const make = (parent, source) => {
+    const n = nodes.length;
+    const step = parent ? parent.step + 1 : -1;
+    const made = node(`n${String(n).padStart(7, "0")}`, parent ? parent.id : null, step, source, 0, 0, {
+      writers: parent ? [step % 2 ? "agent" : "tools"] : [],
+      next: [step % 2 ? "tools" : "agent"],
+      errors: errorEvery && n % errorEvery === errorEvery - 1 ? 1 : 0,
+    });
+    nodes.push(made);
+    return made;
+  };
+  let last = make(null, "input");
+  for (let i = 1; i < length; i++) last = make(last, "loop");
+  for (let f = 0; f < forks; f++) {
+    let at = make(nodes[Math.floor(random() * nodes.length)], "fork");
+    const run = 1 + Math.floor(random() * branch);
+    for (let i = 0; i < run; i++) at = make(at, "loop");
+  }
+  const parents = new Set(nodes.map((n) => n.parent));
+  for (const n of nodes) n.is_head = !parents.has(n.id);
+  nodes[nodes.length - 1].is_latest = true;
+  return { thread_id: "generated", nodes, depth: 0, lanes: forks + 1 };
+}
