@@ -118,8 +118,8 @@ class WireCounter:
         back = asyncio.ensure_future(_pipe(up_reader, writer))
         try:
             await self._client_to_server(reader, up_writer)
-        except (OSError, asyncio.IncompleteReadError):
-            pass
+        except (OSError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass  # the client or the server hung up, or the proxy is stopping
         finally:
             up_writer.close()
             with contextlib.suppress(Exception):

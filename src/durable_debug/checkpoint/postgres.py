@@ -1,16 +1,20 @@
 """PostgresSaver: checkpoints in PostgreSQL, for many workers and machines (psycopg 3).
 
 The same four tables as :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`, with the
-checkpoint and metadata columns as ``jsonb``. Every write is one transaction on a connection
-from an ``AsyncConnectionPool``; setup takes an advisory lock, so many workers may start at
-once. Needs the ``postgres`` extra: ``pip install 'durable-debug[postgres]'``.
+checkpoint and metadata columns as ``jsonb``. A step (its tasks' writes, the new blobs, the
+checkpoint row) is written in one statement, and a checkpoint is read with its blobs and
+pending writes in one query; setup takes an advisory lock, so many workers may start at once.
+Needs the ``postgres`` extra: ``pip install 'durable-debug[postgres]'``.
 
     with PostgresSaver.from_conn_string("postgresql://localhost/app") as saver:
         graph = builder.compile(checkpointer=saver)
         graph.invoke(inputs, config)          # or: async with …: await graph.ainvoke(…)
 
-The pool lives on the savers' I/O loop (:mod:`durable_debug.checkpoint._io`), not on the
-caller's loop, so one saver serves sync code, ``asyncio.run`` scripts and notebook cells alike.
+Connections: a pool that lives on the savers' I/O loop (:mod:`durable_debug.checkpoint._io`),
+not on the caller's loop, so one saver serves sync code, ``asyncio.run`` scripts and notebook
+cells alike; besides it, one connection that reads and writes straight from whichever loop
+calls, one call at a time, so the usual sequence of steps costs no hand-off between threads
+(a call that finds it busy takes a pooled one); and one for the thread leases.
 The connection string may carry ``options=-csearch_path=myschema`` to keep the tables in a
 schema of their own.
 """
@@ -168,9 +172,9 @@ _UPDATE_WRITE = """ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id
     blob = excluded.blob,
     task_path = excluded.task_path"""
 
-_WRITES_FROM = """SELECT %s::text, %s::text, %s::text, w.*
-FROM unnest(%s::text[], %s::int[], %s::text[], %s::text[], %s::bytea[], %s::text[])
-    AS w(task_id, idx, channel, type, blob, task_path)"""
+_WRITES_FROM = """SELECT %s::text, %s::text, %s::text, w.row ->> 0, (w.row ->> 1)::int,
+    w.row ->> 2, w.row ->> 3, w.blob, w.row ->> 4
+FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS w(row, blob)"""
 
 _STEP_PARTS = {
     "ordinary": f"""INSERT INTO checkpoint_writes
@@ -183,8 +187,8 @@ ON CONFLICT DO NOTHING""",
 {_UPDATE_WRITE}""",
     "blobs": """INSERT INTO checkpoint_blobs
     (thread_id, checkpoint_ns, channel, version, type, blob)
-SELECT %s::text, %s::text, b.*
-FROM unnest(%s::text[], %s::text[], %s::text[], %s::bytea[]) AS b
+SELECT %s::text, %s::text, b.row ->> 0, b.row ->> 1, b.row ->> 2, b.blob
+FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS b(row, blob)
 ON CONFLICT DO NOTHING""",
     "checkpoint": """INSERT INTO checkpoints
     (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
@@ -197,10 +201,11 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
 """The parts of a step's statement: the ordinary writes (kept if present), the special writes
 (replacing), the new blobs and the checkpoint row. Every row of a step belongs to one thread and
 namespace, and every write to one checkpoint (the new checkpoint's parent), so those are single
-parameters; the columns that vary come as one array each. Parameters: writes — thread_id,
-checkpoint_ns, checkpoint_id, then arrays of task_id, idx, channel, type, blob, task_path;
-blobs — thread_id, checkpoint_ns, then arrays of channel, version, type, blob; the checkpoint —
-its row's six columns."""
+parameters; the columns that vary come as a JSON array of rows and the blobs as one ``bytea[]``
+(see :func:`_rows_params`), which the client encodes several times faster than one array per
+column. Parameters: writes — thread_id, checkpoint_ns, checkpoint_id, ``[[task_id, idx,
+channel, type, task_path], …]``, their blobs; new blobs — thread_id, checkpoint_ns,
+``[[channel, version, type], …]``, their blobs; the checkpoint — its row's six columns."""
 
 
 @functools.cache
@@ -383,7 +388,11 @@ class PostgresSaver(SqlSaver):
             min_size=1,
             max_size=max(1, self.pool_size),
             open=False,
-            kwargs={"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))},
+            kwargs={
+                "autocommit": True,
+                "connect_timeout": max(1, round(self.connect_timeout)),
+                "context": _adapters(),
+            },
             # A call after a server restart gets a fresh connection instead of failing on one
             # the old server closed, and the check costs no round trip.
             check=_check_idle_connection,
@@ -562,6 +571,7 @@ class PostgresSaver(SqlSaver):
                 self.conn_string,
                 autocommit=True,
                 connect_timeout=max(1, round(self.connect_timeout)),
+                context=_adapters(),
             )
         return conn
 
@@ -618,11 +628,11 @@ class PostgresSaver(SqlSaver):
                     writes = list({w[:5]: w for w in writes}.values())
                 parts.append(name)
                 params += writes[0][:3]
-                params += [list(column) for column in zip(*writes, strict=True)][3:]
+                params += _rows_params([(w[3], w[4], w[5], w[6], w[8]) for w in writes], writes, 7)
         if blobs:
             parts.append("blobs")
             params += blobs[0][:2]
-            params += [list(column) for column in zip(*blobs, strict=True)][2:]
+            params += _rows_params([b[2:5] for b in blobs], blobs, 5)
         if row is not None:
             parts.append("checkpoint")
             params += row
@@ -706,6 +716,50 @@ class _PgSession:
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         async with self.conn.cursor() as cur:
             await cur.executemany(sql, rows)
+
+
+class _Blobs(list):
+    """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` by :class:`_BlobsDumper`."""
+
+
+def _rows_params(
+    fields: Sequence[Sequence[Any]], rows: Sequence[Sequence[Any]], blob: int
+) -> tuple[str, _Blobs]:
+    """A part's parameters: its rows' ``fields`` as JSON text (one C call to encode) and the
+    ``blob`` column of ``rows``."""
+    return json.dumps(fields, ensure_ascii=False), _Blobs(row[blob] for row in rows)
+
+
+@functools.cache
+def _adapters() -> psycopg.adapt.AdaptersMap:
+    """psycopg's adapters with :class:`_Blobs` as ``bytea[]`` in the binary format, written
+    in one ``join`` (psycopg's generic list dumper inspects every element in Python), for every
+    connection that writes steps."""
+    import struct
+
+    import psycopg
+    from psycopg.adapt import AdaptersMap, Dumper
+    from psycopg.pq import Format
+
+    head, length = struct.Struct("!iiiii"), struct.Struct("!i")
+    null = length.pack(-1)
+
+    class _BlobsDumper(Dumper):
+        format = Format.BINARY
+        oid = 1001  # bytea[]; its elements are bytea (oid 17)
+
+        def dump(self, obj: Any) -> bytes:
+            parts = [head.pack(1, 1, 17, len(obj), 1)]  # one dimension, may hold NULLs
+            for blob in obj:
+                if blob is None:
+                    parts.append(null)
+                else:
+                    parts += (length.pack(len(blob)), blob)
+            return b"".join(parts)
+
+    adapters = AdaptersMap(psycopg.adapters)
+    adapters.register_dumper(_Blobs, _BlobsDumper)
+    return adapters
 
 
 def redact(conn_string: str) -> str:
