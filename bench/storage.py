@@ -18,7 +18,10 @@ Workloads (issue 3):
   ≤ 0.5×);
 * PostgreSQL against LangGraph's AsyncPostgresSaver (issue 16), one local server, a schema
   each: a 10-node chain on 200 threads (50 with ``--quick``; target ≤ 0.5×) and ``aget_state``
-  p50 (target ≤ 0.7×);
+  p50 (target ≤ 0.7×) on the tests' server (``fsync=off``, ``synchronous_commit=off``: no side
+  waits for the disk); the statements and round trips each side sends per checkpoint, counted
+  on the wire; the chain again on 50 threads (20) on a server with PostgreSQL's default
+  durability, where each commit waits for the disk;
 * SQLite write against its floor (issue 16): the p50 of ``aput_step`` against the p50 of the
   very same transactions replayed in plain sqlite3 (target ≤ 3×; both WAL with
   ``synchronous=NORMAL``, so each side syncs the same: the WAL at checkpoints, not per commit);
