@@ -310,7 +310,9 @@ class PostgresSaver(SqlSaver):
     """A saver that stores checkpoints in a PostgreSQL database.
 
     ``conn_string`` is a libpq URL or key=value string. The database is reached on first use;
-    ``pool_size`` bounds the connections (parallel tasks save their writes concurrently).
+    ``pool_size`` bounds the pooled connections (parallel tasks save their writes concurrently);
+    besides them the saver holds one connection for calls from the caller's loop and one for
+    thread leases.
     ``compress=False`` stores new blobs uncompressed (see
     :mod:`~durable_debug.checkpoint.compress`).
     """
