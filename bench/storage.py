@@ -3,6 +3,7 @@
     python bench/storage.py            # all workloads, 5 alternating rounds
     python bench/storage.py --quick    # 3 rounds
     python bench/storage.py --no-postgres --no-redis
+    python bench/storage.py --servers-only    # only the PostgreSQL and Redis rows
 
 Workloads (issue 3):
 
@@ -297,6 +298,9 @@ async def main() -> int:
     parser.add_argument("--quick", action="store_true", help="3 rounds instead of 5")
     parser.add_argument("--no-postgres", action="store_true", help="skip PostgreSQL latency")
     parser.add_argument("--no-redis", action="store_true", help="skip Redis latency")
+    parser.add_argument(
+        "--servers-only", action="store_true", help="only the PostgreSQL and Redis rows"
+    )
     args = parser.parse_args()
     rounds = 3 if args.quick else 5
     import langgraph.version
@@ -309,6 +313,12 @@ async def main() -> int:
     )
     print(f"{'workload':<44} {'durable':>14} {'langgraph':>14} {'ratio':>6}  target")
     print("-" * 96)
+    if args.servers_only:
+        if not args.no_postgres:
+            await postgres_vs_langgraph(rounds, 50 if args.quick else 200, 20 if args.quick else 50)
+        print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
+        await server_latencies(args)
+        return 0
 
     async def wide(lib: str, path: Path) -> tuple[float, int]:
         seconds = await wide_run(lib, path)
@@ -395,6 +405,12 @@ async def main() -> int:
         ).replace("langgraph", "raw")
         + "  (floor: plain sqlite3; both WAL, synchronous=NORMAL)"
     )
+    await server_latencies(args)
+    return 0
+
+
+async def server_latencies(args: argparse.Namespace) -> None:
+    """Per-checkpoint write latency on PostgreSQL and Redis (unless skipped)."""
     if not args.no_postgres:
         from durable_debug import PostgresSaver
         from servers import ServerUnavailable, postgres_server
@@ -409,7 +425,6 @@ async def main() -> int:
             print(f"  PostgreSQL  not measured: {exc}")
     if not args.no_redis:
         await redis_latencies()
-    return 0
 
 
 async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
