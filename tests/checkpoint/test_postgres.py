@@ -215,7 +215,8 @@ async def test_every_write_shape_is_one_statement_and_one_round_trip(postgres_db
     assert all(statements == 1 for _, statements, _ in counted), counted
     extra = [(name, trips) for name, _, trips in counted if trips != 1]
     assert len(extra) <= len(shapes) and all(trips == 2 for _, trips in extra), counted
-    assert tup is not None and len(tup.pending_writes or []) == 7 * 4 + 1  # one error kept
+    # 7 of each aput_writes shape (both: two rows), and the steps' one write, kept once
+    assert tup is not None and len(tup.pending_writes or []) == 7 * 4 + 1
 
 
 async def test_a_graph_run_sends_one_statement_per_checkpoint(postgres_db: str):
