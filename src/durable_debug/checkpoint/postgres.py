@@ -166,25 +166,21 @@ JOIN checkpoint_writes AS w
  AND w.checkpoint_id = k.checkpoint_id COLLATE "C"
 ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_path, w.task_id, w.idx"""
 
-_UPDATE_WRITE = """ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
-    channel = excluded.channel,
-    type = excluded.type,
-    blob = excluded.blob,
-    task_path = excluded.task_path"""
-
-_WRITES_FROM = """SELECT %s::text, %s::text, %s::text, w.row ->> 0, (w.row ->> 1)::int,
+_WRITES_INTO = """INSERT INTO checkpoint_writes
+    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
+SELECT %s::text, %s::text, %s::text, w.row ->> 0, (w.row ->> 1)::int,
     w.row ->> 2, w.row ->> 3, w.blob, w.row ->> 4
 FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS w(row, blob)"""
 
 _STEP_PARTS = {
-    "ordinary": f"""INSERT INTO checkpoint_writes
-    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
-{_WRITES_FROM}
+    "ordinary": f"""{_WRITES_INTO}
 ON CONFLICT DO NOTHING""",
-    "special": f"""INSERT INTO checkpoint_writes
-    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
-{_WRITES_FROM}
-{_UPDATE_WRITE}""",
+    "special": f"""{_WRITES_INTO}
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+    channel = excluded.channel,
+    type = excluded.type,
+    blob = excluded.blob,
+    task_path = excluded.task_path""",
     "blobs": """INSERT INTO checkpoint_blobs
     (thread_id, checkpoint_ns, channel, version, type, blob)
 SELECT %s::text, %s::text, b.row ->> 0, b.row ->> 1, b.row ->> 2, b.blob
