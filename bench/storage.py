@@ -548,7 +548,8 @@ async def postgres_vs_langgraph(rounds: int, threads: int, synced_threads: int) 
     waits for its WAL to reach the disk), where the number of commits per checkpoint counts.
     LangGraph runs with its default durability (saving in the background while the next step
     runs: the target rows) and with ``durability="sync"`` (every step saved before the next
-    starts, as ours always does)."""
+    starts, as ours always does). In each round the three savers are open side by side and take
+    turns, ``PG_BATCH`` threads at a time, so a load spike on the machine hits all three."""
     from servers import ServerUnavailable, postgres_server, postgres_server_control
 
     try:
@@ -586,24 +587,28 @@ async def _pg_scoped(url: str, schema: str) -> str:
     return f"{url}{sep}options=-csearch_path%3D{schema}"
 
 
-async def _pg_run(lib: str, url: str, threads: int) -> tuple[float, list[float]]:
-    """The chain on ``threads`` threads with ``lib``'s saver (``sync``: LangGraph with
-    ``durability="sync"``): seconds, and the milliseconds of each ``aget_state``."""
+async def _pg_savers(stack: contextlib.AsyncExitStack, url: str, suffix: str) -> dict[str, Any]:
+    """One open saver per variant (``sync``: LangGraph's, run with ``durability="sync"``),
+    each in a fresh schema of its own."""
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
     from durable_debug import PostgresSaver
 
-    if lib == "durable_debug":
-        saver: Any = PostgresSaver(url)
-        await saver.asetup()
-        try:
-            return await _pg_workload(lib, saver, threads)
-        finally:
-            await saver.aclose()
-    durability = "sync" if lib == "sync" else None
-    async with AsyncPostgresSaver.from_conn_string(url) as saver:
-        await saver.setup()
-        return await _pg_workload("langgraph", saver, threads, durability)
+    savers: dict[str, Any] = {}
+    for lib in ("durable_debug", "langgraph", "sync"):
+        scoped = await _pg_scoped(url, f"{lib}_{suffix}")
+        if lib == "durable_debug":
+            savers[lib] = await stack.enter_async_context(PostgresSaver(scoped))
+        else:
+            saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(scoped))
+            await saver.setup()
+            savers[lib] = saver
+    return savers
+
+
+PG_BATCH = 10
+"""Threads each variant runs before the next one takes its turn: on a shared machine whose load
+moves from second to second, every variant sees the same moments."""
 
 
 async def _postgres_rounds(
@@ -612,11 +617,23 @@ async def _postgres_rounds(
     times: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
     gets: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
     for r in range(rounds):
-        for lib in times:
-            scoped = await _pg_scoped(url, f"{lib}_{r}")
-            elapsed, get_ms = await _pg_run(lib, scoped, threads)
-            times[lib].append(elapsed)
-            gets[lib].extend(get_ms)
+        async with contextlib.AsyncExitStack() as stack:
+            savers = await _pg_savers(stack, url, str(r))
+            spent = dict.fromkeys(savers, 0.0)
+            for n, start in enumerate(range(0, threads, PG_BATCH)):
+                order = list(savers)[n % 3 :] + list(savers)[: n % 3]  # who goes first rotates
+                for lib in order:
+                    elapsed, get_ms = await _pg_workload(
+                        "durable_debug" if lib == "durable_debug" else "langgraph",
+                        savers[lib],
+                        min(PG_BATCH, threads - start),
+                        "sync" if lib == "sync" else None,
+                        start=start,
+                    )
+                    spent[lib] += elapsed
+                    gets[lib].extend(get_ms)
+            for lib, seconds in spent.items():
+                times[lib].append(seconds)
     ours = statistics.median(times["durable_debug"]) * 1000
     print(
         row(
@@ -688,17 +705,19 @@ async def _postgres_statements(url: str, threads: int = 5) -> None:
 
 
 async def _pg_workload(
-    lib: str, saver: Any, threads: int, durability: str | None = None
+    lib: str, saver: Any, threads: int, durability: str | None = None, *, start: int = 0
 ) -> tuple[float, list[float]]:
+    """Run the chain on threads ``t{start}`` … once each, then ``aget_state`` each: seconds
+    of the runs, milliseconds of each read."""
     graph = chain(lib, saver, PG_CHAIN)
     options = {} if durability is None else {"durability": durability}
     t0 = time.perf_counter()
-    for i in range(threads):
+    for i in range(start, start + threads):
         cfg = {"configurable": {"thread_id": f"t{i}"}}
         await graph.ainvoke({"n": 0, "log": []}, cfg, **options)
     elapsed = time.perf_counter() - t0
     get_ms: list[float] = []
-    for i in range(threads):
+    for i in range(start, start + threads):
         t0 = time.perf_counter()
         await graph.aget_state({"configurable": {"thread_id": f"t{i}"}})
         get_ms.append((time.perf_counter() - t0) * 1000)
