@@ -220,11 +220,11 @@ SELECT_ONE = """WITH c AS (
     SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
     FROM checkpoints
     WHERE thread_id = %s AND checkpoint_ns = %s{})
-SELECT 0, 0::bigint, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
-    checkpoint::text, metadata::text, NULL::bytea
+SELECT 0, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+    checkpoint::text, metadata::text, NULL::bytea, NULL::int
 FROM c
 UNION ALL
-SELECT 1, 0, p.channel, p.version, b.type, NULL, NULL, NULL, b.blob
+SELECT 1, p.channel, p.version, b.type, NULL, NULL, NULL, b.blob, NULL
 FROM c
 CROSS JOIN LATERAL (
     SELECT ch.channel,
@@ -239,16 +239,15 @@ CROSS JOIN LATERAL (
       AND b.channel = p.channel COLLATE "C" AND b.version = p.version COLLATE "C"
     LIMIT 1) AS b  -- LIMIT: a primary-key lookup per pointer, never a scan of the thread
 UNION ALL
-SELECT 2, row_number() OVER (ORDER BY w.task_path, w.task_id, w.idx),
-    w.task_id, w.channel, w.type, NULL, NULL, NULL, w.blob
+SELECT 2, w.task_id, w.channel, w.type, w.task_path, NULL, NULL, w.blob, w.idx
 FROM c
 JOIN checkpoint_writes AS w
   ON w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
- AND w.checkpoint_id = c.checkpoint_id
-ORDER BY 1, 2"""
+ AND w.checkpoint_id = c.checkpoint_id"""
 """One checkpoint with its blobs and pending writes, in one query: a ``kind`` column says what
-each row is (0 the checkpoint, 1 a blob: channel, version, type, blob; 2 a pending write:
-task_id, channel, type, blob, in order). Format with the rest of the clause naming the
+each row is (0 the checkpoint: its six columns; 1 a blob: channel, version, type, blob; 2 a
+pending write: task_id, channel, type, task_path, blob, idx), in no order (the reader sorts the
+writes, so the server runs no sort). Format with the rest of the clause naming the
 checkpoint."""
 
 SELECT_LATEST = SELECT_ONE.format(" ORDER BY checkpoint_id DESC LIMIT 1")
@@ -654,18 +653,21 @@ class PostgresSaver(SqlSaver):
             return await s.fetch(sql, params)
 
         rows = await self._in_session(read, False)
-        if not rows or rows[0][0] != 0:
+        found = [row[1:7] for row in rows if row[0] == 0]
+        if not found:
             return _Page([], {}, {}, None, True)
-        parsed = parse_checkpoint_row(rows[0][2:8], self.serde)
-        ids = (parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id)
+        parsed = parse_checkpoint_row(found[0], self.serde)
+        thread, namespace = parsed.thread_id, parsed.checkpoint_ns
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
-        writes: list[WriteValues] = []
-        for kind, _order, a, b, type_, _p, _c, _m, blob in rows[1:]:
+        pending: list[tuple[str, str, int, WriteValues]] = []
+        for kind, a, b, type_, path, _c, _m, blob, idx in rows:
             if kind == 1:
-                blobs[(ids[0], ids[1], a, b)] = (type_, blob)
-            else:
-                writes.append((a, b, type_, blob))
-        return _Page([parsed], blobs, {ids: writes} if writes else {}, None, True)
+                blobs[(thread, namespace, a, b)] = (type_, blob)
+            elif kind == 2:  # ordered as every saver orders them: task_path, task_id, idx
+                pending.append((path, a, idx, (a, b, type_, blob)))
+        pending.sort(key=lambda w: w[:3])  # str order is the "C" collation's (UTF-8 bytes)
+        writes = {parsed.key: [w[3] for w in pending]} if pending else {}
+        return _Page([parsed], blobs, writes, None, True)
 
     # -- dialect -------------------------------------------------------------------------------
 
