@@ -28,7 +28,9 @@ import asyncio
 import json
 import os
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +46,7 @@ from typing_extensions import TypedDict  # noqa: E402
 
 from durable_debug import END, START, SqliteSaver, StateGraph  # noqa: E402
 from durable_debug.inspect import DagReader, adag_data, export_html  # noqa: E402
+from durable_debug.inspect.dag import pack_wire  # noqa: E402
 from durable_debug.inspect.detail import acheckpoint_detail, clip_detail  # noqa: E402
 
 
@@ -122,10 +125,16 @@ async def big_state(path: Path, steps: int, rounds: int) -> None:
     cfg = {"configurable": {"thread_id": "big-state"}}
     count = len((await DagReader(g, cfg).aread())["nodes"])
     print(f"big state: {count} checkpoints, each with a 2 MB string and a 10,000-item list")
-    seconds, _ = await timed(lambda: DagReader(g, cfg).aread(), rounds)
-    _, peak = await peak_mb(lambda: DagReader(g, cfg).aread())
+
+    async def open_thread() -> str:
+        fresh = DagReader(g, cfg)
+        await fresh.arefresh()
+        return json.dumps(fresh.wire())
+
+    seconds, _ = await timed(open_thread, rounds)
+    _, peak = await peak_mb(open_thread)
     row(
-        "open (DagReader, rows and metadata)",
+        "open (DagReader, rows and metadata; the _dag)",
         f"{seconds * 1000:.0f} ms, peak +{peak:.0f} MB",
         "< 1 s, < +150 MB",
     )
@@ -173,23 +182,53 @@ async def big_tree(path: Path, checkpoints: int, forks: int, rounds: int, export
     print(
         f"big tree: {len(dag['nodes'])} checkpoints, {dag['lanes']} lanes (built in {built:.0f} s)"
     )
-    seconds, _ = await timed(lambda: DagReader(g, cfg).aread(), rounds)
-    _, peak = await peak_mb(lambda: DagReader(g, cfg).aread())
-    size = len(json.dumps(dag)) / 1e6
+
+    async def open_thread() -> bytes:
+        """What the kernel does before the first marks: read, the packed _dag, and the comm
+        message ipywidgets would send (its walk for buffers, jupyter_client's JSON)."""
+        fresh = DagReader(g, cfg)
+        await fresh.arefresh()
+        return comm_message({"_dag": pack_wire(fresh.wire())})
+
+    seconds, packed = await timed(open_thread, rounds)
+    cpu = time.process_time()
+    await open_thread()
+    cpu = time.process_time() - cpu
+    floor = bare_rows_s(path, "big-tree", rounds)
+    _, peak = await peak_mb(open_thread)
+    decode = js_decode_ms(packed, rounds, path.with_suffix(".json"))
     row(
-        "open (DagReader): the _dag",
-        f"{seconds * 1000:.0f} ms, peak +{peak:.0f} MB, {size:.1f} MB",
-        "< 1.5 s to first marks",
+        "open (kernel): read, packed _dag, comm msg",
+        f"{seconds * 1000:.0f} ms ({cpu * 1000:.0f} ms CPU), peak +{peak:.0f} MB",
+        "",
+    )
+    row(
+        "  the bare SQL floor (rows, plain sqlite3)",
+        f"{floor * 1000:.0f} ms: open is {seconds / floor:.1f}x the floor",
+        "",
+    )
+    row(
+        "  + front end (node): unpack, parse, decode",
+        f"{decode:.0f} ms; {len(packed) / 1e6:.1f} MB (plain: {len(json.dumps(dag)) / 1e6:.1f})",
+        f"sum {seconds * 1000 + decode:.0f} ms < 1.5 s to first marks",
     )
 
-    async def one_more() -> Any:
-        configs.append(await g.aupdate_state(configs[-1], {"n": -1}, as_node="step"))
-        return await reader.aread()
+    sent = [0]
 
-    seconds, _ = await timed(one_more, rounds)
+    async def one_more() -> Any:
+        """A refresh during a run, as the widget does it: read, then only the tail's JSON."""
+        configs.append(await g.aupdate_state(configs[-1], {"n": -1}, as_node="step"))
+        started = time.perf_counter()
+        await reader.arefresh()
+        sent[0] = len(json.dumps(reader.wire(reader.low)))
+        return time.perf_counter() - started
+
+    await reader.arefresh()
+    times = [await one_more() for _ in range(rounds)]
     row(
-        "refresh after one more checkpoint",
-        f"{seconds * 1000:.0f} ms (read {reader.last_read})",
+        "refresh after one more checkpoint (+ its tail)",
+        f"{statistics.median(times) * 1000:.1f} ms (read {reader.last_read}, "
+        f"sent {sent[0] / 1000:.1f} KB)",
         "(was the full read)",
     )
     picks = [n["id"] for n in dag["nodes"][:: max(1, len(dag["nodes"]) // 20)]]
@@ -215,6 +254,61 @@ async def big_tree(path: Path, checkpoints: int, forks: int, rounds: int, export
         f"{seconds:.1f} s, {out.stat().st_size / 1e6:.1f} MB",
         "< 5 s, < 4 MB",
     )
+
+
+def bare_rows_s(path: Path, thread_id: str, rounds: int) -> float:
+    """Median seconds plain ``sqlite3`` takes to fetch a thread's checkpoint rows (ids,
+    parents, the checkpoint and metadata JSON): the floor of any read of the tree."""
+    import sqlite3
+    from contextlib import closing
+
+    times = []
+    with closing(sqlite3.connect(path)) as db:
+        for _ in range(rounds):
+            started = time.perf_counter()
+            db.execute(
+                "SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM "
+                "checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id",
+                (thread_id,),
+            ).fetchall()
+            times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def comm_message(state: dict[str, Any]) -> bytes:
+    """What the kernel does to send a widget state update: ipywidgets' walk for binary
+    buffers, then jupyter_client's JSON of the message; returns the (largest) buffer."""
+    from ipywidgets.widgets.widget import _remove_buffers
+    from jupyter_client.session import json_packer
+
+    plain, _, buffers = _remove_buffers(state)
+    json_packer({"data": {"method": "update", "state": plain}})
+    return bytes(max(buffers, key=len)) if buffers else b""
+
+
+def js_decode_ms(packed: bytes, rounds: int, scratch: Path) -> float:
+    """Median ms node takes to unpack a packed ``_dag`` (UTF-8 JSON bytes), parse and decode
+    it (js/src/dag-wire.js); NaN without node."""
+    if shutil.which("node") is None:
+        return float("nan")
+    scratch.write_bytes(packed)
+    module = (REPO / "js" / "src" / "dag-wire.js").as_uri()
+    script = (
+        f"import {{ decodeDag, DAG_WIRE_FORMAT }} from {json.dumps(module)};"
+        "import { readFileSync } from 'node:fs';"
+        "const bytes = new Uint8Array(readFileSync(process.argv[1])); const times = [];"
+        f"for (let i = 0; i < {rounds}; i++) {{ const t = performance.now();"
+        " decodeDag({ format: DAG_WIRE_FORMAT, packed: new DataView(bytes.buffer) });"
+        " times.push(performance.now() - t); }"
+        "times.sort((a, b) => a - b); process.stdout.write(String(times[times.length >> 1]));"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script, str(scratch)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return float(done.stdout)
 
 
 async def main() -> None:

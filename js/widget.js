@@ -1,6 +1,109 @@
 // durable_debug's time-travel widget, bundled from js/src/ by js/build.mjs (esbuild).
 // Do not edit: change js/src/ and run `npm run build`.
 
+// js/src/dag-wire.js
+var DAG_WIRE_FORMAT = "dag-columns-1";
+var decoded = /* @__PURE__ */ new WeakMap();
+var COLUMNS = ["id", "parent", "step", "source", "next", "writers", "node_depth", "lane", "created_at"];
+var SPARSE = ["interrupts", "errors", "broken_parent", "missing_parent"];
+function emptyDag() {
+  return { thread_id: "", checkpoint_ns: "", nodes: [], depth: 0, lanes: 0 };
+}
+function readDag(model) {
+  return decodeDag(model.get("_dag"), model.get("_dag_tail"));
+}
+function decodeDag(wire, tail) {
+  if (!wire || typeof wire !== "object") return emptyDag();
+  if (wire.format !== DAG_WIRE_FORMAT) return Array.isArray(wire.nodes) ? wire : emptyDag();
+  const usable = tail && tail.format === DAG_WIRE_FORMAT ? tail : null;
+  const known = decoded.get(wire);
+  if (known && known.tail === usable) return known.dag;
+  const dag = decodeColumns(mergeTail(unpack(wire), usable && unpack(usable)));
+  decoded.set(wire, { tail: usable, dag });
+  return dag;
+}
+var unpacked = /* @__PURE__ */ new WeakMap();
+function unpack(value) {
+  const packed = value.packed;
+  if (packed == null) return value;
+  let found = unpacked.get(value);
+  if (!found) {
+    const text = typeof packed === "string" ? packed : new TextDecoder().decode(
+      ArrayBuffer.isView(packed) || packed instanceof ArrayBuffer ? packed : new Uint8Array(0)
+    );
+    found = JSON.parse(text);
+    unpacked.set(value, found);
+  }
+  return found;
+}
+function mergeTail(wire, tail) {
+  if (!tail || tail.format !== DAG_WIRE_FORMAT) return wire;
+  const start = tail.start || 0;
+  if (tail.epoch !== wire.epoch || start < 0 || start > (wire.id || []).length) return wire;
+  const merged = { ...tail, start: 0 };
+  for (const key of COLUMNS) merged[key] = wire[key].slice(0, start).concat(tail[key]);
+  for (const key of SPARSE) {
+    const kept = [];
+    const pairs2 = wire[key] || [];
+    for (let i = 0; i + 1 < pairs2.length; i += 2) if (pairs2[i] < start) kept.push(pairs2[i], pairs2[i + 1]);
+    merged[key] = kept.concat(tail[key] || []);
+  }
+  merged.graph_changed = (wire.graph_changed || []).filter((i) => i < start).concat(tail.graph_changed || []);
+  return merged;
+}
+function decodeColumns(wire) {
+  const ids = (
+    /** @type {string[]} */
+    wire.id || []
+  );
+  const count = ids.length;
+  const parent = wire.parent || [];
+  const strings = wire.strings || [];
+  const lists = (wire.lists || []).map((names) => names.map((n) => strings[n]));
+  const hasChild = new Uint8Array(count);
+  for (let i = 0; i < count; i++) if (parent[i] >= 0) hasChild[parent[i]] = 1;
+  const interrupts = pairs(wire.interrupts);
+  const errors = pairs(wire.errors);
+  const broken = pairs(wire.broken_parent);
+  const missing = pairs(wire.missing_parent);
+  const changed = new Set(wire.graph_changed || []);
+  const nodes = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const p = parent[i];
+    nodes[i] = {
+      id: ids[i],
+      parent: p >= 0 ? ids[p] : missing.get(i) ?? null,
+      broken_parent: broken.get(i) ?? null,
+      step: wire.step[i],
+      source: strings[wire.source[i]],
+      next: lists[wire.next[i]],
+      writers: lists[wire.writers[i]],
+      interrupts: interrupts.get(i) || 0,
+      errors: errors.get(i) || 0,
+      graph_changed: changed.has(i),
+      is_head: !hasChild[i],
+      is_latest: i === count - 1,
+      depth: wire.node_depth[i],
+      lane: wire.lane[i],
+      created_at: wire.created_at[i]
+    };
+  }
+  const order = Array.from({ length: count }, (_, i) => i);
+  order.sort((a, b) => nodes[a].depth - nodes[b].depth || nodes[a].lane - nodes[b].lane || a - b);
+  return {
+    thread_id: wire.thread_id || "",
+    checkpoint_ns: wire.checkpoint_ns || "",
+    nodes: order.map((i) => nodes[i]),
+    depth: wire.depth || 0,
+    lanes: wire.lanes || 0
+  };
+}
+function pairs(flat) {
+  const map = /* @__PURE__ */ new Map();
+  for (let i = 0; flat && i + 1 < flat.length; i += 2) map.set(flat[i], flat[i + 1]);
+  return map;
+}
+
 // js/src/types.js
 var REQUEST_TIMEOUT_MS = 3e4;
 var WATCH_EVERY_MS = 2e3;
@@ -709,7 +812,7 @@ function drawDiff(view, a, b, entries, error) {
 // js/src/status.js
 function drawStatus(view) {
   const { parts, model } = view;
-  const dag = model.get("_dag");
+  const dag = readDag(model);
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
   const thread = model.get("_thread_id") || dag && dag.thread_id || "?";
@@ -1039,7 +1142,7 @@ function layoutDag(dag, geometry = DAG_GEOMETRY) {
   };
 }
 function drawDag(view) {
-  const dag = view.model.get("_dag") || { thread_id: "", nodes: [], depth: 0, lanes: 0 };
+  const dag = readDag(view.model);
   const layout = layoutDag(dag);
   const { radius } = DAG_GEOMETRY;
   const svg = (
@@ -1277,7 +1380,7 @@ function findCheckpoints(nodes, query) {
 function onFindKey(view, event) {
   if (event.key !== "Enter") return;
   event.preventDefault();
-  const dag = view.model.get("_dag") || { nodes: [] };
+  const dag = readDag(view.model);
   const found = findCheckpoints(
     dag.nodes,
     /** @type {HTMLInputElement} */
@@ -1901,13 +2004,20 @@ function createStaticModel(data) {
   const emit = (name, ...args) => {
     for (const fn of [...handlers.get(name) || []]) fn(...args);
   };
+  const defaults = data.detail_defaults || {};
+  const namespace = data.checkpoint_ns || data.dag && data.dag.checkpoint_ns || "";
+  const fullDetail = (id, detail) => ({
+    ...defaults,
+    config: { configurable: { thread_id: state._thread_id, checkpoint_ns: namespace, checkpoint_id: id } },
+    ...detail
+  });
   const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
   const answer = (message) => {
     if (message.kind === "select") {
       const detail = details[message.checkpoint_id];
       if (!detail) return { error: missing(message.checkpoint_id) };
       model.set("_selected", message.checkpoint_id);
-      model.set("_detail", detail);
+      model.set("_detail", fullDetail(message.checkpoint_id, detail));
       return { result: { checkpoint_id: message.checkpoint_id } };
     }
     if (message.kind === "diff") {
@@ -1991,7 +2101,15 @@ function createView(model, el) {
     () => view.requests.dispose(),
     () => root.remove()
   );
-  watch(view, "change:_dag", () => drawDag(view));
+  let dagDrawn = null;
+  const redrawDag = () => {
+    const dag = readDag(model);
+    if (dag === dagDrawn) return;
+    dagDrawn = dag;
+    drawDag(view);
+  };
+  watch(view, "change:_dag", redrawDag);
+  watch(view, "change:_dag_tail", redrawDag);
   watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
   watch(view, "change:_detail", () => {
     const detail = model.get("_detail");

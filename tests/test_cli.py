@@ -16,6 +16,7 @@ import pytest
 
 from durable_debug import SqliteSaver
 from durable_debug.cli import demo_graph, main
+from durable_debug.inspect.dag import dag_from_wire
 
 
 class Logged(TypedDict):
@@ -48,7 +49,7 @@ def test_demo_runs_on_sqlite_prints_the_tree_and_writes_a_page(
     assert "branch 1, forked from step 1" in out
     assert "write 6 (re-ran 1×)" in out and "review 4 (re-ran 2×)" in out
     data = embedded_data(html)
-    assert data["thread_id"] == "demo" and len(data["dag"]["nodes"]) == 10
+    assert data["thread_id"] == "demo" and len(dag_from_wire(data["dag"])["nodes"]) == 10
     with SqliteSaver(db) as saver:
         history = list(saver.list({"configurable": {"thread_id": "demo"}}))
     assert len(history) == 10
@@ -77,7 +78,7 @@ def test_inspect_lists_threads_and_shows_one(
     assert "thread 'job-1': 4 checkpoints, 1 branch" in out
     assert "⏸ 1 interrupt" in out and "✗ 1 failed" in out
     assert "step source checkpoint" in out
-    assert embedded_data(html)["dag"]["nodes"][-1]["interrupts"] == 1
+    assert dag_from_wire(embedded_data(html)["dag"])["nodes"][-1]["interrupts"] == 1
 
 
 def test_inspect_reads_postgresql_by_url(

@@ -10,6 +10,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from durable_debug.inspect.dag import dag_from_wire
 from support.langgraph_app import THREAD, build_app, run_app
 from test_cli import Logged, embedded_data, run_cli
 
@@ -38,7 +39,7 @@ def test_inspect_lists_and_shows_a_langgraph_sqlite_file(lg_db, tmp_path, capsys
     assert "✗ 1 failed" in out and "⏸ 1 interrupt" in out
     assert "branch 1, forked from step 1" in out
     data = embedded_data(html)
-    assert len(data["dag"]["nodes"]) == 7
+    assert len(dag_from_wire(data["dag"])["nodes"]) == 7
     code, out, _ = run_cli(capsys, "inspect", f"sqlite:///{lg_db}", "--thread", THREAD)
     assert code == 0 and "2 branches" in out
     assert lg_db.read_bytes() == before  # read, never written

@@ -1,6 +1,7 @@
 // @ts-check
 // The checkpoint DAG
 
+import { readDag } from "./dag-wire.js";
 import { plural, shortId, svgHyperscript, truncate } from "./helpers.js";
 import { requestDiff, selectCheckpoint } from "./select.js";
 import { drawStatus } from "./status.js";
@@ -80,7 +81,7 @@ export function layoutDag(dag, geometry = DAG_GEOMETRY) {
  */
 export function drawDag(view) {
   /** @type {Dag} */
-  const dag = view.model.get("_dag") || { thread_id: "", nodes: [], depth: 0, lanes: 0 };
+  const dag = readDag(view.model);
   const layout = layoutDag(dag);
   const { radius } = DAG_GEOMETRY;
   const svg = /** @type {SVGSVGElement} */ (view.doc.createElementNS(SVG_NS, "svg"));
@@ -401,7 +402,7 @@ export function findCheckpoints(nodes, query) {
 export function onFindKey(view, event) {
   if (event.key !== "Enter") return;
   event.preventDefault();
-  const dag = view.model.get("_dag") || { nodes: [] };
+  const dag = readDag(view.model);
   const found = findCheckpoints(dag.nodes, /** @type {HTMLInputElement} */ (view.parts.find).value);
   if (!found.length) {
     view.parts.findCount.textContent = "no checkpoint";

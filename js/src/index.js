@@ -47,6 +47,7 @@ import {
   scrollToCheckpoint,
   showTooltip,
 } from "./dag.js";
+import { readDag } from "./dag-wire.js";
 import { drawDetail } from "./detail.js";
 import { mountHealth } from "./health.js";
 import { hyperscript, isReadonly, listen, watch } from "./helpers.js";
@@ -140,7 +141,17 @@ function createView(model, el) {
     () => root.remove(),
   );
 
-  watch(view, "change:_dag", () => drawDag(view));
+  // `_dag` and `_dag_tail` often change in one update: draw the tree they make once.
+  /** @type {import("./types.js").Dag | null} */
+  let dagDrawn = null;
+  const redrawDag = () => {
+    const dag = readDag(model);
+    if (dag === dagDrawn) return;
+    dagDrawn = dag;
+    drawDag(view);
+  };
+  watch(view, "change:_dag", redrawDag);
+  watch(view, "change:_dag_tail", redrawDag);
   watch(view, "change:_selected", () => showSelected(view, model.get("_selected") || ""));
   watch(view, "change:_detail", () => {
     const detail = model.get("_detail");

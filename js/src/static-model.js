@@ -31,6 +31,18 @@ export function createStaticModel(data) {
   const emit = (name, ...args) => {
     for (const fn of [...(handlers.get(name) || [])]) fn(...args);
   };
+  const defaults = data.detail_defaults || {};
+  const namespace = data.checkpoint_ns || (data.dag && data.dag.checkpoint_ns) || "";
+  /**
+   * A detail as the kernel sends it: the export leaves out what every detail shares
+   * (`detail_defaults`) and its config, rebuilt here.
+   * @param {string} id @param {any} detail
+   */
+  const fullDetail = (id, detail) => ({
+    ...defaults,
+    config: { configurable: { thread_id: state._thread_id, checkpoint_ns: namespace, checkpoint_id: id } },
+    ...detail,
+  });
   const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
 
   /** @param {any} message @returns {{result?: any, error?: string}} */
@@ -39,7 +51,7 @@ export function createStaticModel(data) {
       const detail = details[message.checkpoint_id];
       if (!detail) return { error: missing(message.checkpoint_id) };
       model.set("_selected", message.checkpoint_id);
-      model.set("_detail", detail);
+      model.set("_detail", fullDetail(message.checkpoint_id, detail));
       return { result: { checkpoint_id: message.checkpoint_id } };
     }
     if (message.kind === "diff") {

@@ -2,6 +2,7 @@
 // Status line, topology, code
 
 import { clearRequestError, showRequestError } from "./actions.js";
+import { readDag } from "./dag-wire.js";
 import { cell, hyperscript, isReadonly, later, plural, round1, svgHyperscript, table } from "./helpers.js";
 import { SVG_NS } from "./types.js";
 
@@ -11,7 +12,7 @@ import { SVG_NS } from "./types.js";
 /** Thread, running indicator, status text, Stop button, errors. @param {View} view */
 export function drawStatus(view) {
   const { parts, model } = view;
-  const dag = model.get("_dag");
+  const dag = readDag(model);
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
   const thread = model.get("_thread_id") || (dag && dag.thread_id) || "?";

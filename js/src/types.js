@@ -4,8 +4,10 @@
  * @typedef {"input" | "loop" | "update" | "fork"} Source
  * @typedef {{ id: string, parent: string | null, step: number, source: Source, next: string[],
  *   writers: string[], interrupts: number, errors: number, is_head: boolean, is_latest: boolean,
- *   depth: number, lane: number, created_at: string, graph_changed: boolean }} DagNode
- * @typedef {{ thread_id: string, nodes: DagNode[], depth: number, lanes: number }} Dag
+ *   depth: number, lane: number, created_at: string, graph_changed: boolean,
+ *   broken_parent?: string | null }} DagNode
+ * @typedef {{ thread_id: string, checkpoint_ns?: string, nodes: DagNode[], depth: number,
+ *   lanes: number }} Dag
  * @typedef {{ channel: string, version: string, status: "new" | "shared", size: number | null }} Blob
  * @typedef {{ id: string, value: any, node: string, task_id: string }} InterruptInfo
  * @typedef {{ id: string, name: string, error: string | null, interrupts: InterruptInfo[],
@@ -22,8 +24,8 @@
  *   svg: string | null }} Topology
  * @typedef {{ action: "fork" | "rerun" | "resume", code: string }} CodeEntry
  * @typedef {{ channel: string, change: "added" | "removed" | "changed", old: any, new: any }} DiffEntry
- * @typedef {{ thread_id: string, dag: Dag, details: Record<string, Detail>,
- *   topology: Topology | null }} ExportData
+ * @typedef {{ thread_id: string, checkpoint_ns?: string, dag: any, details: Record<string, Detail>,
+ *   detail_defaults?: { editable?: string[], nodes?: string[] }, topology: Topology | null }} ExportData
  *
  * The part of anywidget's model this module uses.
  * @typedef {{ get(name: string): any, set(name: string, value: any): void,

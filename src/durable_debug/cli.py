@@ -340,11 +340,11 @@ async def _print_threads(saver: Any) -> int:
 def _add_health(commands: Any) -> None:
     health = commands.add_parser(
         "health",
-        help="print a store's health: write latency, stuck threads, failures, size",
+        help="print a store's health: write latency, stuck and crashed threads, failures, size",
         description="Read a checkpoint store without the graph's code and print its health: "
         "checkpoint write latency p50/p95, threads waiting on an interrupt longer than the "
-        "SLA, resume-after-failure success rate, failures by class, growth per day and the "
-        "largest threads.",
+        "SLA, runs that died mid-step, resume-after-failure success rate, failures by class, "
+        "growth per day and the largest threads.",
     )
     health.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
     health.add_argument(
@@ -411,7 +411,7 @@ def _sweep(args: argparse.Namespace) -> int:
         raise UsageError("--older-than must not be negative")
     if args.keep_last is not None and args.keep_last < 1:
         raise UsageError("--keep-last must be at least 1")
-    saver = _open_store(args.store)
+    saver = _open_store(args.store, write=True)
     try:
         if args.policy is not None:
             age = dt.timedelta(seconds=args.older_than)
@@ -423,7 +423,8 @@ def _sweep(args: argparse.Namespace) -> int:
             print("== pruned checkpoints ==")
             print(frame.to_string(index=False) if len(frame) else "(none)")
             verb = "would free" if args.dry_run else "freed"
-            print(f"{len(frame)} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
+            count = int(frame["checkpoint_id"].notna().sum())  # skipped threads have none
+            print(f"{count} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
     finally:
         _close(saver)
     return 0
@@ -435,15 +436,21 @@ def _sweep(args: argparse.Namespace) -> int:
 def _add_recover(commands: Any) -> None:
     recover = commands.add_parser(
         "recover",
-        help="resume the threads whose run died mid-step",
+        help="resume (or list) the threads whose run died mid-step",
         description="Find the threads of a store whose last run died while it held the thread "
         "(its lease expired without being given back) and resume each of them once, under "
-        "the thread's lease, with the graph's code. Safe to run on many workers at once.",
+        "the thread's lease, with the graph's code. Safe to run on many workers at once. "
+        "With --list, only list them (no graph code needed): each with the checkpoint and "
+        "step its run had reached and the tasks that were running.",
     )
     recover.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
     recover.add_argument(
+        "--list",
+        action="store_true",
+        help="list the crashed threads instead of resuming them (no --graph needed)",
+    )
+    recover.add_argument(
         "--graph",
-        required=True,
         metavar="MODULE:NAME",
         help="the graph to resume them with: a StateGraph, a compiled graph, or a function "
         "without arguments returning one (it is compiled with the store's saver)",
@@ -458,6 +465,10 @@ def _recover(args: argparse.Namespace) -> int:
 
     from durable_debug.graph import CompiledStateGraph, StateGraph, recover
 
+    if args.list:
+        return _list_crashed(args.store)
+    if args.graph is None:
+        raise UsageError("give --graph MODULE:NAME to resume the crashed threads, or --list")
     module_name, _, name = args.graph.partition(":")
     if not module_name or not name:
         raise UsageError(f"--graph {args.graph!r}: give it as MODULE:NAME")
@@ -467,7 +478,7 @@ def _recover(args: argparse.Namespace) -> int:
         raise UsageError(f"--graph {args.graph!r}: {exc}") from None
     if callable(target) and not isinstance(target, (StateGraph, CompiledStateGraph)):
         target = target()
-    saver = _open_store(args.store)
+    saver = _open_store(args.store, write=True)
     try:
         if isinstance(target, CompiledStateGraph):
             graph = target.builder.compile(
@@ -492,6 +503,32 @@ def _recover(args: argparse.Namespace) -> int:
     return 0
 
 
+def _list_crashed(store: str) -> int:
+    """``durable-debug recover --list``: one line per crashed thread, from the store alone."""
+    from durable_debug.inspect.health import crashed_threads
+
+    saver = _open_store(store)
+    if saver is None:
+        print("0 crashed thread(s)", file=sys.stderr)
+        return 0
+    try:
+        frame = crashed_threads(saver)
+    finally:
+        _close(saver)
+    for row in frame.to_dict("records"):
+        if row["checkpoint_id"] is None:
+            print(f"{row['thread_id']} crashed before its first checkpoint")
+            continue
+        since = row["since"].isoformat(timespec="seconds") if row["since"] is not None else "?"
+        print(
+            f"{row['thread_id']} crashed in step {int(row['step']) + 1} "
+            f"({row['tasks'] or 'nothing left to run'}), checkpoint {row['checkpoint_id']} "
+            f"saved {since}"
+        )
+    print(f"{len(frame)} crashed thread(s)", file=sys.stderr)
+    return 0
+
+
 def _progress_err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
@@ -503,12 +540,14 @@ def _close(saver: Any) -> None:
         close()
 
 
-def _open_store(target: str) -> Any:
+def _open_store(target: str, *, write: bool = False) -> Any:
     """A reader for a path or URL (None for a database without checkpoint tables), or
     :class:`UsageError`.
 
     A SQLite file or PostgreSQL schema is read in the layout its tables have: durable_debug's
-    own, or LangGraph's (read without LangGraph, read-only).
+    own, or LangGraph's (read without LangGraph, read-only). A SQLite file is opened without
+    being changed (no journal mode switch, no migration, no file left beside it) unless the
+    command ``write``s (sweep, recover).
     """
     from durable_debug.checkpoint import saver_from_url
     from durable_debug.checkpoint.url import sqlite_url_path
@@ -520,25 +559,26 @@ def _open_store(target: str) -> Any:
                 path = sqlite_url_path(target)
                 if path == ":memory:":
                     raise UsageError(f"{target} is an empty in-memory database: no threads")
-                return _open_sqlite_file(Path(path), target)
+                return _open_sqlite_file(Path(path), target, write=write)
             if scheme in ("postgresql", "postgres"):
                 return _open_postgres(target)
             return saver_from_url(target)
         except (ValueError, ImportError) as exc:
             raise UsageError(str(exc)) from None
-    return _open_sqlite_file(Path(target), target)
+    return _open_sqlite_file(Path(target), target, write=write)
 
 
-def _open_sqlite_file(path: Path, shown: str) -> Any:
+def _open_sqlite_file(path: Path, shown: str, *, write: bool) -> Any:
     from durable_debug.checkpoint import SqliteSaver
     from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
+    from durable_debug.checkpoint.readonly import ReadOnlySqliteSaver
 
     layout = _sqlite_layout(path, shown)
     if layout == "langgraph":
         return LangGraphSqliteReader(path)
     if layout == "empty":
         return None
-    return SqliteSaver(str(path))
+    return SqliteSaver(str(path)) if write else ReadOnlySqliteSaver(path)
 
 
 def _open_postgres(url: str) -> Any:

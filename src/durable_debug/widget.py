@@ -23,7 +23,7 @@ import json
 import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
-from typing import Any, cast
+from typing import Any
 
 import anywidget
 import traitlets
@@ -32,7 +32,7 @@ from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
 from durable_debug.graph.subgraph import NS_SEP
 from durable_debug.inspect.access import astream, aupdate_state
-from durable_debug.inspect.dag import Dag, DagReader
+from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire, pack_wire
 from durable_debug.inspect.detail import (
     Detail,
     acheckpoint_detail,
@@ -61,6 +61,9 @@ logger = logging.getLogger(__name__)
 _ESM, _CSS = widget_asset_paths()
 _REFRESH_EVERY = 0.25
 """Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+_TAIL_MAX = 2_000
+"""Checkpoints a refresh sends as ``_dag_tail`` at most (or a quarter of the tree, if more)
+before it sends the whole tree again."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
 
@@ -82,6 +85,12 @@ class TimeTravel(anywidget.AnyWidget):
     _dag = traitlets.Dict(default_value={"thread_id": "", "nodes": [], "depth": 0, "lanes": 0}).tag(
         sync=True
     )
+    """The thread's tree in the compact form ``inspect.dag.DAG_WIRE_FORMAT``, packed as one
+    binary buffer (``inspect.dag.pack_wire``; see :attr:`dag`)."""
+    _dag_tail = traitlets.Dict(default_value={}).tag(sync=True)
+    """The checkpoints appended (or marked again) since ``_dag`` was sent, from index
+    ``start`` on, packed the same way; ``{}`` when none: a refresh during a run sends only
+    them."""
     _selected = traitlets.Unicode("").tag(sync=True)
     _selected_ns = traitlets.Unicode("").tag(sync=True)
     _detail = traitlets.Dict(default_value=None, allow_none=True).tag(sync=True)
@@ -117,6 +126,7 @@ class TimeTravel(anywidget.AnyWidget):
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
         self._reader = DagReader(graph, self.config)
+        self._tail_start = 0
         self._mark: tuple[str, int] | None = None
         self._recorder = Recorder()
         self._tasks: set[Any] = set()
@@ -147,6 +157,12 @@ class TimeTravel(anywidget.AnyWidget):
         """Wait until the thread has been read once (the constructor starts that read)."""
         loaded = self._loaded
         await (loaded if isinstance(loaded, asyncio.Future) else asyncio.wrap_future(loaded))
+
+    @property
+    def dag(self) -> Dag:
+        """The thread's checkpoint tree as shown: the protocol's ``Dag`` (``_dag`` travels in
+        a compact form, see ``inspect.dag.DAG_WIRE_FORMAT``)."""
+        return dag_from_wire(self._dag, self._dag_tail)
 
     @property
     def code(self) -> str:
@@ -483,12 +499,12 @@ class TimeTravel(anywidget.AnyWidget):
         namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
         config = thread_config(thread_id, namespace)
         reader = DagReader(self.graph, config)
-        dag = await reader.aread()
-        if not dag["nodes"]:
+        await reader.arefresh()
+        if not reader.ids():
             raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
         with self.hold_sync():
             self._thread_id, self.config, self._reader = thread_id, config, reader
-            self._dag = dict(dag)
+            self._send_dag(reader)
             self._selected, self._status, self._error = "", "", ""
             self._selected_ns = namespace
             self.set_trait("_detail", None)
@@ -638,9 +654,24 @@ class TimeTravel(anywidget.AnyWidget):
 
     async def _refresh_dag(self) -> None:
         """Read what the thread holds now (after the first read, only the newer checkpoints)."""
-        mark = await self._reader.alatest_mark()  # before the read: a later change shows next
-        self._dag = dict(await self._reader.aread())
+        reader = self._reader
+        mark = await reader.alatest_mark()  # before the read: a later change shows next
+        await reader.arefresh()
+        count = len(reader.ids())
+        start = min(self._tail_start, reader.low)
+        if self._dag.get("epoch") == reader.epoch and count - start <= max(_TAIL_MAX, count // 4):
+            self._tail_start = start
+            self._dag_tail = pack_wire(reader.wire(start))
+        else:  # a new layout, or too much changed: the whole tree once more
+            self._send_dag(reader)
         self._mark = mark
+
+    def _send_dag(self, reader: DagReader) -> None:
+        """Send the whole tree of ``reader`` as ``_dag`` (no tail)."""
+        with self.hold_sync():
+            self._dag = pack_wire(reader.wire())
+            self._dag_tail = {}
+        self._tail_start = len(reader.ids())
 
     async def _show(self, checkpoint_id: str, namespace: str | None = None) -> Any:
         """Select a checkpoint (of ``namespace``, default the widget's own): set ``_selected``,
@@ -662,7 +693,7 @@ class TimeTravel(anywidget.AnyWidget):
             self._detail = dict(detail)
 
     def _checkpoint_ids(self) -> set[str]:
-        return {str(node["id"]) for node in cast(Dag, self._dag)["nodes"]}
+        return set(self._reader.ids())
 
     async def _checkpoint(
         self, checkpoint_id: str, namespace: str | None = None

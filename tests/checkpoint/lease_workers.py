@@ -10,6 +10,8 @@ the test looks), and returns. Run as a script:
 ``resume`` appends ``ready <pid>`` to the log once its saver is open, waits for the go file,
 then resumes with ``Command(resume="yes")``, waiting up to ``wait`` seconds for the thread.
 It prints one JSON object: ``{"pid", "result"}`` or ``{"pid", "busy": {thread, holder, since}}``.
+``start-failing`` and ``resume-none`` do the same with the *work* graph, whose node fails in
+``start-failing`` and is resumed with ``invoke(None)``.
 
 The *charge* graph (``once`` across processes) charges a customer with ``once()``, then asks
 for approval with ``interrupt()``; after the answer it logs ``after <pid>`` and, in phase
@@ -60,6 +62,21 @@ def ask_graph(log: Path, release: Path | None) -> Any:
         return {"answer": answer}
 
     return StateGraph(Ask).add_node("ask", ask).add_edge(START, "ask").add_edge("ask", END)
+
+
+def work_graph(log: Path, release: Path | None, *, fail: bool) -> Any:
+    """START → work (the side effect, then hold the thread until *release*) → END; with
+    ``fail`` the node raises first, leaving a failed step that ``invoke(None)`` resumes."""
+
+    def work(state: Ask) -> dict[str, Any]:
+        if fail:
+            raise RuntimeError("the service is down")
+        append(log, f"effect {os.getpid()}")
+        if release is not None:
+            wait_for(release)
+        return {"answer": "done"}
+
+    return StateGraph(Ask).add_node("work", work).add_edge(START, "work").add_edge("work", END)
 
 
 class Charge(TypedDict):
@@ -113,13 +130,25 @@ def main(argv: list[str]) -> None:
     if phase == "start":
         graph = ask_graph(log, None).compile(checkpointer=saver)
         graph.invoke({"question": "charge?", "answer": ""}, config)
+    elif phase == "start-failing":
+        graph = work_graph(log, None, fail=True).compile(checkpointer=saver)
+        try:
+            graph.invoke({"question": "charge?", "answer": ""}, config)
+        except RuntimeError as exc:
+            out["error"] = str(exc)
     else:
         go, release, wait = Path(extra[0]), Path(extra[1]), float(extra[2])
-        graph = ask_graph(log, release).compile(checkpointer=saver)
+        if phase == "resume":
+            graph, payload = (
+                ask_graph(log, release).compile(checkpointer=saver),
+                Command(resume="yes"),
+            )
+        else:  # "resume-none": invoke(None) after the failure
+            graph, payload = work_graph(log, release, fail=False).compile(checkpointer=saver), None
         append(log, f"ready {os.getpid()}")
         wait_for(go)
         try:
-            out["result"] = graph.invoke(Command(resume="yes"), config, wait=wait)
+            out["result"] = graph.invoke(payload, config, wait=wait)
         except ThreadBusyError as exc:
             since = exc.since.isoformat() if exc.since else None
             out["busy"] = {"thread": exc.thread_id, "holder": exc.holder, "since": since}

@@ -87,9 +87,13 @@ def wait_until(condition: Any, what: str, timeout: float = 120) -> None:
         time.sleep(0.02)
 
 
-def start_paused_thread(url: str, thread_id: str, log: Path) -> str:
-    """Run the thread to its interrupt; return the paused checkpoint's id."""
-    finish(worker("start", url, thread_id, str(log), lease="5"))
+def start_paused_thread(url: str, thread_id: str, log: Path, *, failing: bool = False) -> str:
+    """Run the thread to its interrupt (``failing``: to its node's failure); return the id
+    of the checkpoint it stopped at."""
+    out = finish(
+        worker("start-failing" if failing else "start", url, thread_id, str(log), lease="5")
+    )
+    assert out.get("error") == ("the service is down" if failing else None)
     with saver_from_url(url) as saver:
         paused = saver.get_tuple({"configurable": {"thread_id": thread_id}})
     assert paused is not None
@@ -106,11 +110,16 @@ def children_of(url: str, thread_id: str, checkpoint_id: str) -> int:
     )
 
 
-def test_eight_concurrent_resumes_run_the_node_once(durable_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", ["command", "none"])
+def test_eight_concurrent_resumes_run_the_node_once(
+    durable_url: str, tmp_path: Path, how: str
+) -> None:
+    """With Command(resume=...) after an interrupt, and with invoke(None) after a failure."""
     log, go, release = tmp_path / "runs.log", tmp_path / "go", tmp_path / "release"
-    paused = start_paused_thread(durable_url, "pay-1", log)
+    paused = start_paused_thread(durable_url, "pay-1", log, failing=how == "none")
 
-    args = ("resume", durable_url, "pay-1", str(log), str(go), str(release), "0")
+    phase = "resume" if how == "command" else "resume-none"
+    args = (phase, durable_url, "pay-1", str(log), str(go), str(release), "0")
     procs = [worker(*args, lease="5") for _ in range(PROCESSES)]
     try:
         wait_until(lambda: len(lines(log, "ready")) == PROCESSES, "every worker to be ready")
@@ -134,7 +143,8 @@ def test_eight_concurrent_resumes_run_the_node_once(durable_url: str, tmp_path: 
     ran = [r for r in results if "result" in r]
     busy = [r for r in results if "busy" in r]
     assert len(ran) == 1 and len(busy) == PROCESSES - 1
-    assert ran[0]["result"] == {"question": "charge?", "answer": "yes"}
+    answer = "yes" if how == "command" else "done"
+    assert ran[0]["result"] == {"question": "charge?", "answer": answer}
     assert lines(log, "effect") == [str(ran[0]["pid"])]
     holder = f"{socket.gethostname()}:{ran[0]['pid']}"
     for r in busy:
@@ -250,6 +260,55 @@ def test_once_charges_once_across_interrupt_resume_kill_and_another_process(
     assert done["result"] == {"receipt": f"receipt-{first['pid']}-42", "approved": "yes"}
     assert lines(log, "charged") == [str(first["pid"])]  # never charged again
     assert lines(log, "after") == [str(hanging.pid), str(done["pid"])]
+
+
+async def test_a_run_whose_lease_another_run_took_stops_before_saving_its_step(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A holder that stalled past its lease (here: the row is taken over by hand, as another
+    worker would after expiry) learns it when renewing, and its run stops with LeaseLostError
+    before saving its next checkpoint: the thread gets no second branch."""
+    import logging
+    import sqlite3
+
+    from durable_debug.checkpoint.lease import LeaseLostError
+
+    path = tmp_path / "t.db"
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def slow(state: Ask) -> dict[str, Any]:
+        entered.set()
+        await release.wait()
+        return {"answer": "late"}
+
+    caplog.set_level(logging.WARNING, logger="durable_debug.checkpoint.lease")
+    async with SqliteSaver(path) as holder:
+        holder.lease_seconds = 0.3
+        graph = StateGraph(Ask).add_node("slow", slow).add_edge(START, "slow")
+        graph = graph.compile(checkpointer=holder)
+        config = {"configurable": {"thread_id": "stalled"}}
+        running = asyncio.ensure_future(graph.ainvoke({"question": "q", "answer": ""}, config))
+        try:
+            await entered.wait()
+            saved = [t.checkpoint["id"] async for t in holder.alist(config)]
+            with sqlite3.connect(path) as conn:  # another worker took the thread
+                conn.execute(
+                    "UPDATE thread_leases SET token = 'other', holder = 'worker-2:7', "
+                    "expires = 1e12 WHERE thread_id = 'stalled'"
+                )
+            conn.close()
+            deadline = time.monotonic() + 120
+            while "taken by another run" not in caplog.text:  # found at the next renewal
+                assert time.monotonic() < deadline, "the holder never noticed"
+                await asyncio.sleep(0.02)
+        finally:
+            release.set()
+        with pytest.raises(LeaseLostError, match="thread 'stalled': this run's lease expired"):
+            await running
+        assert [t.checkpoint["id"] async for t in holder.alist(config)] == saved
+    with sqlite3.connect(path) as conn:  # the other worker's lease is left alone
+        assert conn.execute("SELECT holder FROM thread_leases").fetchall() == [("worker-2:7",)]
+    conn.close()
 
 
 async def test_a_run_longer_than_its_lease_keeps_the_thread_by_renewing_it(tmp_path: Path) -> None:

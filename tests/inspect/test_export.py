@@ -8,6 +8,7 @@ import json
 import re
 
 from durable_debug.inspect import aexport_html, aexport_jsonl, ahtml_data
+from durable_debug.inspect.dag import adag_data, dag_from_wire
 from durable_debug.inspect.html import DATA_ELEMENT_ID
 
 
@@ -57,7 +58,12 @@ async def test_html_data_holds_the_dag_every_detail_and_the_topology(seed):
     data = await ahtml_data(ns["g"], ns["cfg"], {"a": 1, "b": 1})
     json.dumps(data, allow_nan=False)
     assert data["thread_id"] == "demo-1"
-    assert set(data["details"]) == {n["id"] for n in data["dag"]["nodes"]}
+    dag = dag_from_wire(data["dag"])  # the compact form the widget gets as _dag
+    assert dag == await adag_data(ns["g"], ns["cfg"])
+    assert set(data["details"]) == {n["id"] for n in dag["nodes"]}
+    # what every detail shares travels once; the config is rebuilt by the page
+    assert data["detail_defaults"] == {"editable": ["value", "log"], "nodes": ["a", "b"]}
+    assert not any({"config", "editable", "nodes"} & set(d) for d in data["details"].values())
     assert {n["id"]: n["count"] for n in data["topology"]["nodes"]}["b"] == 1
 
 
@@ -72,7 +78,7 @@ async def test_export_html_embeds_the_thread_in_one_page(seed, tmp_path):
     assert match is not None
     data = json.loads(match.group(1))
     assert data == json.loads(json.dumps(await ahtml_data(ns["g"], ns["cfg"], {"gate": 1})))
-    paused = [n for n in data["dag"]["nodes"] if n["interrupts"]]
+    paused = [n for n in dag_from_wire(data["dag"])["nodes"] if n["interrupts"]]
     assert [n["next"] for n in paused] == [["gate"]]
     assert "http://" not in page.replace("http://www.w3.org", "")  # no network
 

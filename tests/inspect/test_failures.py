@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -213,3 +214,67 @@ def test_a_langgraph_thread_is_classified_too() -> None:
     with pytest.raises(TimeoutError):
         graph.invoke({"n": 1}, CFG)
     assert _failure(graph, CFG) == ["", "transient"]
+
+
+def test_without_the_graph_the_lease_rows_tell_a_crash_from_an_interrupt_and_a_pause(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Read from the store alone (the CLI, health, crashed_threads): a run that died in a
+    one-task step left its lease behind, so it is a crash; a thread paused before that node,
+    one waiting on interrupt(), one that failed and one that finished gave theirs back."""
+    import datetime as dt
+
+    from durable_debug import interrupt
+    from durable_debug.cli import main
+    from durable_debug.inspect import crashed_threads, health
+    from durable_debug.inspect.stored import SaverView
+
+    db = tmp_path / "crash.db"
+    env = {**os.environ, "DURABLE_DEBUG_LEASE_SECONDS": "1"}  # the dead run's lease expires soon
+    done = subprocess.run([sys.executable, "-c", CRASHING, str(db)], check=False, env=env)
+    assert done.returncode == 3
+    saver = SqliteSaver(str(db))
+    _graph(saver, _raising(), interrupt_before=["call"]).invoke({"n": 0}, _cfg("paused"))
+    _graph(saver, lambda s: {"n": interrupt("ok?")}).invoke({"n": 0}, _cfg("asking"))
+    _fail(_graph(saver, _raising(ValueError("x"))), _cfg("failed"), 1)
+    _graph(saver, _raising()).invoke({"n": 0}, _cfg("finished"))
+    deadline = time.monotonic() + 120
+    while saver.list_abandoned_threads() != ["t"]:  # the dead run's lease expires
+        assert time.monotonic() < deadline, "the dead run's lease never expired"
+        time.sleep(0.05)
+
+    view = SaverView(saver)
+    classes = {t: _failure(view, _cfg(t)) for t in ("t", "paused", "asking", "failed", "finished")}
+    assert classes == {
+        "t": ["", "", "crash"],  # a one-task step: no finished sibling shows it started
+        "paused": ["", "", ""],
+        "asking": ["", "", ""],
+        "failed": ["", "", "failed"],
+        "finished": ["", "", "", ""],
+    }
+    crashed = crashed_threads(saver)
+    assert list(crashed["thread_id"]) == ["t"] and list(crashed["tasks"]) == ["call"]
+    assert list(crashed["step"]) == [1]
+    report = health(saver, sla=dt.timedelta(0))
+    assert report["crashed"].to_dict("records") == crashed.to_dict("records")
+    assert list(report["waiting"]["thread_id"]) == ["asking"]
+    counts = dict(zip(report["failures"]["class"], report["failures"]["tasks"], strict=True))
+    assert (counts["crash"], counts["failed"]) == (1, 1)
+
+    assert main(["recover", str(db), "--list"]) == 0
+    out, err = capsys.readouterr()
+    checkpoint = crashed["checkpoint_id"].iloc[0]
+    assert out.startswith(f"t crashed in step 2 (call), checkpoint {checkpoint} saved 20")
+    assert out.count("\n") == 1 and err == "1 crashed thread(s)\n"
+    assert main(["inspect", str(db), "--thread", "t"]) == 0
+    assert "[crash]" in capsys.readouterr().out
+    assert main(["recover", str(db)]) == 2
+    assert "give --graph MODULE:NAME" in capsys.readouterr().err
+
+    _graph(saver, _raising()).invoke(None, CFG)  # recovered: no longer crashed
+    assert crashed_threads(saver).empty and _failure(SaverView(saver), CFG) == ["", "", "", ""]
+    saver.close()
+
+
+def _cfg(thread: str) -> dict[str, Any]:
+    return {"configurable": {"thread_id": thread}}

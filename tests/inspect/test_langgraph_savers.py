@@ -152,7 +152,7 @@ async def test_the_widget_reads_forks_and_reruns_on_a_sync_sqlite_saver(tmp_path
     await asyncio.to_thread(run_app, graph)
     widget = TimeTravel(graph, CONFIG)
     await widget.aready()
-    before = {n["id"] for n in widget._dag["nodes"]}
+    before = {n["id"] for n in widget.dag["nodes"]}
     assert len(before) == len(list(graph.get_state_history(CONFIG)))
     after_chat = next(s for s in graph.get_state_history(CONFIG) if s.next == ("research",) * 3)
     cid = after_chat.config["configurable"]["checkpoint_id"]
@@ -198,3 +198,24 @@ async def test_the_sync_api_works_inside_a_running_loop_as_in_a_notebook_cell(ap
     frame = ddi.history_frame(graph, CONFIG)  # blocks this loop, as a cell does
     assert fork["configurable"]["checkpoint_id"] in set(frame["checkpoint_id"])
     assert ddi.storage_stats(graph, CONFIG).checkpoints == len(frame)
+
+
+async def test_a_dag_refresh_reads_only_what_was_written_since(app):
+    """Issue 14: on LangGraph's savers too, a refresh lists only the checkpoints from the
+    newest one seen on (and the parents of new ones), and the tree equals a full read's."""
+    from durable_debug.inspect.dag import DagReader, dag_data_of, dag_from_wire
+
+    graph, fork = app
+    reader = DagReader(graph, CONFIG)
+    await reader.arefresh()
+    before = len(reader.ids())
+    assert dag_from_wire(reader.wire()) == dag_data_of(await ddi.aread_thread(graph, CONFIG))
+    try:
+        await graph.ainvoke(None, fork)  # the fork runs on: research twice, then review
+    except NotImplementedError:  # a sync-only saver
+        await asyncio.to_thread(graph.invoke, None, fork)
+    await reader.arefresh()
+    added = len(reader.ids()) - before
+    assert added >= 2
+    assert reader.last_read <= added + 2  # the new ones, the newest seen, the fork's parent
+    assert dag_from_wire(reader.wire()) == dag_data_of(await ddi.aread_thread(graph, CONFIG))

@@ -13,7 +13,7 @@ import pytest
 from durable_debug import Command, SqliteSaver
 from durable_debug.checkpoint.errors import StoreClosedError
 from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
-from durable_debug.checkpoint.latest import alatest_rows
+from durable_debug.checkpoint.latest import alatest_heads
 from durable_debug.cli import demo_graph
 from durable_debug.inspect.listing import _athread_by_thread, athread_listing
 from support.langgraph_app import build_app, run_app
@@ -36,7 +36,7 @@ async def test_own_layout_listing_matches_reading_each_thread(tmp_path: Path) ->
         await graph.ainvoke(None, paused)
         await graph.aupdate_state(updated, {"topic": "t", "sections": ["a", "b"]}, as_node="plan")
         fast = await athread_listing(saver)
-        assert await alatest_rows(saver) is not None  # the one-query path was taken
+        assert await alatest_heads(saver) is not None  # the one-query path was taken
         slow = await _athread_by_thread(saver)
     assert fast == sorted(slow)
     assert [(row.thread_id, row.checkpoints, row.step, row.status) for row in fast] == [

@@ -132,3 +132,35 @@ async def test_the_protocol_layout_is_dag_layout(tmp_path):
     placed = {n["id"]: (n["depth"], n["lane"]) for n in dag_data_of(thread)["nodes"]}
     assert placed == dict(dag_layout(dag_from_thread(thread)))
     assert len(set(placed.values())) == len(placed) and max(p[1] for p in placed.values()) == 2
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("UPDATE checkpoints SET checkpoint = '{\"v\": 1, ' WHERE checkpoint_id = ?", "malformed"),
+        ('UPDATE checkpoints SET metadata = \'{"step": "two"}\' WHERE checkpoint_id = ?', "step"),
+        (
+            "DELETE FROM checkpoint_blobs WHERE channel LIKE 'branch:to:%' AND version IN "
+            "(SELECT key FROM checkpoints, json_each(checkpoint, '$.channel_versions') "
+            "WHERE checkpoint_id = ?)",
+            "no blob of that version",
+        ),
+    ],
+)
+async def test_a_damaged_row_is_named_not_skipped(tmp_path, change, said):
+    """Bad rows give an error naming the thread and the checkpoint (never a crash, never a
+    tree that silently lacks a mark)."""
+    database = tmp_path / "t.db"
+    ns = on_sqlite("accumulate", database)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    with closing(sqlite3.connect(database)) as db, db:
+        newest = db.execute("SELECT max(checkpoint_id) FROM checkpoints").fetchone()[0]
+        second = db.execute(
+            "SELECT checkpoint_id FROM checkpoints ORDER BY checkpoint_id LIMIT 1 OFFSET 1"
+        ).fetchone()[0]
+        db.execute(change, (second if "branch" in change else newest,))
+    with pytest.raises(Exception, match=said) as raised:
+        await DagReader(g, cfg).aread()
+    assert "demo-1" in str(raised.value)
+    assert (second if "branch" in change else newest) in str(raised.value)

@@ -30,6 +30,7 @@ from durable_debug.cli import main
 from durable_debug.inspect import health
 from durable_debug.inspect.retention import (
     adelete_thread,
+    aprune,
     asweep,
     delete_thread,
     kept_checkpoints,
@@ -145,6 +146,68 @@ def test_prune_keeps_every_kept_checkpoint_exact_and_frees_blobs(saver: Any) -> 
     assert done["bytes"].sum() > 40_000 * (len(gone) - 2)
     # The graph still runs on from the head.
     assert graph.invoke({"n": 0}, cfg)["n"] == 6
+
+
+async def test_prune_leaves_a_thread_a_run_holds_or_waits_for_it(saver: Any) -> None:
+    """A replay from step 2 (which points at blobs prune would delete) holds its thread:
+    prune skips it, naming the holder; prune(wait=...) waits for the run, then prunes what
+    the run left, and every kept checkpoint, the replay's included, reassembles exactly."""
+    import asyncio
+    import socket
+
+    entered, release, block = asyncio.Event(), asyncio.Event(), [False]
+
+    async def step(state: S) -> S:
+        if block[0]:
+            entered.set()
+            await release.wait()
+        return _step(state)
+
+    builder = StateGraph(S)
+    names = [f"s{i}" for i in range(6)]
+    for name in names:
+        builder.add_node(name, step)
+    builder.add_edge(START, names[0])
+    for a, b in itertools.pairwise(names):
+        builder.add_edge(a, b)
+    builder.add_edge(names[-1], END)
+    graph = builder.compile(checkpointer=saver)
+    cfg, other = {"configurable": {"thread_id": "t"}}, {"configurable": {"thread_id": "u"}}
+    await graph.ainvoke({"n": 0}, cfg)
+    await graph.ainvoke({"n": 0}, other)
+    (at,) = [s async for s in graph.aget_state_history(cfg) if s.metadata["step"] == 2]
+    before = {c: v async for c, v in _astates(graph, cfg)}
+
+    block[0] = True
+    replay = asyncio.ensure_future(graph.ainvoke(None, at.config))
+    await entered.wait()
+    skipped = await aprune(saver, keep_last=1)
+    holder = f"{socket.gethostname()}:{os.getpid()}"
+    rows = skipped[skipped["thread_id"] == "t"]
+    assert list(rows["action"]) == [f"skipped: a run holds it ({holder})"]
+    assert rows["checkpoint_id"].isna().all() and list(rows["bytes"]) == [0]
+    assert set(skipped[skipped["thread_id"] == "u"]["action"]) == {"deleted"}
+    held = {c: v async for c, v in _astates(graph, cfg)}
+    assert before.items() <= held.items()  # nothing of t went
+
+    waiting = asyncio.ensure_future(aprune(saver, keep_last=1, wait=60))
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert not waiting.done()
+    release.set()
+    assert (await replay)["n"] == 6
+    done = await waiting
+    assert set(done["action"]) == {"deleted"} and set(done["thread_id"]) == {"t"}
+    after = {c: v async for c, v in _astates(graph, cfg)}
+    # Kept: the fork point (step 2, where the replay branched off) and each branch's head.
+    assert at.config["configurable"]["checkpoint_id"] in after and len(after) == 3
+    assert {c: held.get(c) for c in after if c in held} == {c: after[c] for c in after if c in held}
+    assert [v[0]["n"] for c, v in after.items() if c not in held] == [6]  # the replay's head
+
+
+async def _astates(graph: Any, cfg: Any) -> Any:
+    async for s in graph.aget_state_history(cfg):
+        yield s.config["configurable"]["checkpoint_id"], (s.values, s.next, s.metadata["step"])
 
 
 def test_a_sqlite_file_shrinks_after_prune_and_vacuum(tmp_path: Path) -> None:

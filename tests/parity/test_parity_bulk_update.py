@@ -4,6 +4,7 @@ that clears the tasks a checkpoint scheduled."""
 from __future__ import annotations
 
 import operator
+import time
 from typing import Annotated, Any
 
 import pytest
@@ -76,8 +77,20 @@ def test_clearing_keeps_what_finished_tasks_wrote():
             trace.ran("ok")
             return {"log": ["ok"]}
 
+        saver = api.MemorySaver()
+        cfg = thread("partial")
+
         def bad(state: State) -> dict:
             trace.ran("bad")
+            # Fail only once "ok" has saved its write: otherwise which of the two wins is up to
+            # the scheduler (LangGraph drops a write still on its way when the run fails).
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                saved = saver.get_tuple(cfg)
+                writes = saved.pending_writes if saved is not None else []
+                if any(channel == "log" and value == ["ok"] for _, channel, value in writes):
+                    break
+                time.sleep(0.005)
             raise RuntimeError("bad failed")
 
         g = (
@@ -86,9 +99,8 @@ def test_clearing_keeps_what_finished_tasks_wrote():
             .add_node("bad", bad)
             .add_edge(api.START, "ok")
             .add_edge(api.START, "bad")
-            .compile(checkpointer=api.MemorySaver())
+            .compile(checkpointer=saver)
         )
-        cfg = thread("partial")
         with pytest.raises(RuntimeError):
             g.invoke({"value": "", "log": []}, cfg)
         g.bulk_update_state(cfg, [[StateUpdate(None, api.END)]])

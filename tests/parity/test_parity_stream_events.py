@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import operator
-from typing import Annotated
+from typing import Annotated, Any
 
 import pytest
 from parity_harness import Api, Trace, acheck_parity
@@ -108,3 +108,144 @@ async def test_astream_events_filters():
         ("on_chain_stream", "act"),
         ("on_chain_end", "act"),
     ]
+
+
+def _brief(value: Any) -> Any:
+    """Event data as users read it: messages and prompt values by their text."""
+    if isinstance(value, dict):
+        return {k: _brief(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_brief(v) for v in value]
+    if hasattr(value, "content"):
+        return value.content
+    if hasattr(value, "to_string"):
+        return value.to_string()
+    return value
+
+
+async def test_a_runnable_node_is_streamed_and_conditional_edges_have_events():
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.runnables import RunnableLambda
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        model = GenericFakeChatModel(messages=itertools.cycle([AIMessage(content="hi there")]))
+        wrap = RunnableLambda(lambda m: {"log": [m.content]}, name="wrap")
+        chain = ChatPromptTemplate.from_messages([("human", "{reply}")]) | model | wrap
+
+        def plan(state: State) -> dict:
+            return {"log": ["plan"], "reply": state["reply"] + "!"}
+
+        def route(state: State) -> str:
+            return "act" if len(state["reply"]) < 2 else api.END
+
+        builder = api.StateGraph(State).add_node("plan", plan).add_node("act", chain)
+        builder.add_edge(api.START, "plan").add_edge("act", "plan")
+        builder.add_conditional_edges("plan", route, ["act", api.END])
+        g = builder.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "runnable"}, "tags": ["mine"]}
+        runs: dict[str, str] = {}
+        shown = []
+        async for event in g.astream_events({"log": [], "reply": ""}, cfg, version="v2"):
+            run = runs.setdefault(event["run_id"], f"run{len(runs)}")
+            shown.append(
+                (
+                    event["event"],
+                    event["name"],
+                    run,
+                    [runs.get(p, "unknown") for p in event["parent_ids"]],
+                    event["tags"],
+                    event["metadata"].get("langgraph_node"),
+                    _brief(event["data"]),
+                )
+            )
+        trace.note("events", shown)
+
+    ours = await acheck_parity(scenario)
+    kinds = [(e[0], e[1]) for e in ours["events"]]
+    assert ("on_chain_start", "route") in kinds  # the conditional edge, under plan's run
+    assert ("on_chain_stream", "wrap") in kinds  # the runnable node was streamed
+    assert ("on_prompt_start", "ChatPromptTemplate") in kinds
+    tokens = [e for e in ours["events"] if e[0] == "on_chat_model_stream"]
+    assert [e[6]["chunk"] for e in tokens] == ["hi", " ", "there"]
+    assert all(e[1] == "GenericFakeChatModel" and e[4] == ["seq:step:2", "mine"] for e in tokens)
+
+
+async def test_a_runnable_nodes_chat_model_tokens_reach_stream_mode_messages():
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.prompts import ChatPromptTemplate
+    from langchain_core.runnables import RunnableLambda
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        model = GenericFakeChatModel(messages=itertools.cycle([AIMessage(content="hi there")]))
+        wrap = RunnableLambda(lambda m: {"reply": m.content}, name="wrap")
+        chain = ChatPromptTemplate.from_messages([("human", "hello")]) | model | wrap
+        g = api.StateGraph(State).add_node("chat", chain).add_edge(api.START, "chat").compile()
+        items = [i async for i in g.astream({"log": []}, stream_mode="messages")]
+        trace.note(
+            "messages",
+            [(m.content, type(m).__name__, meta["langgraph_node"]) for m, meta in items],
+        )
+
+    ours = await acheck_parity(scenario)
+    assert [m[0] for m in ours["messages"]] == ["hi", " ", "there"]
+
+
+async def test_start_with_a_conditional_edge_and_a_run_that_pauses():
+    async def scenario(api: Api, trace: Trace) -> None:
+        def ask(state: State) -> dict:
+            return {"log": [api.interrupt("go on?")]}
+
+        builder = api.StateGraph(State).add_node("plan", lambda s: {"log": ["plan"]})
+        builder.add_node("ask", ask).add_conditional_edges(api.START, lambda s: "plan")
+        builder.add_edge("plan", "ask")
+        g = builder.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "pause"}, "tags": ["mine"]}
+        runs: dict[str, str] = {}
+        shown = []
+        async for event in g.astream_events({"log": [], "reply": ""}, cfg, version="v2"):
+            run = runs.setdefault(event["run_id"], f"run{len(runs)}")
+            parents = [runs.get(p, "unknown") for p in event["parent_ids"]]
+            kind, name, tags = event["event"], event["name"], event["tags"]
+            shown.append((kind, name, run, parents, tags, event["data"]))
+        trace.note("events", shown)
+
+    ours = await acheck_parity(scenario)
+    hidden = [e for e in ours["events"] if "langsmith:hidden" in e[4]]
+    assert [(e[0], e[1]) for e in hidden][:2] == [
+        ("on_chain_start", "__start__"),
+        ("on_chain_start", "Unnamed"),  # the lambda: a run without a name in an async run
+    ]
+    assert ours["events"][-1][5] == {"output": {"log": ["plan"], "reply": ""}}
+
+
+async def test_a_subgraph_node_with_a_chat_model_and_a_conditional_edge():
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        model = GenericFakeChatModel(messages=itertools.cycle([AIMessage(content="yo")]))
+
+        def ask(state: State) -> dict:
+            return {"log": [model.invoke("question").content]}
+
+        inner = api.StateGraph(State).add_node("ask", ask).add_edge(api.START, "ask")
+        inner = inner.add_conditional_edges("ask", lambda s: api.END).compile()
+        g = api.StateGraph(State).add_node("sub", inner).add_edge(api.START, "sub")
+        g = g.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "sub"}, "tags": ["mine"]}
+        runs: dict[str, str] = {}
+        shown = []
+        async for event in g.astream_events({"log": [], "reply": ""}, cfg, version="v2"):
+            run = runs.setdefault(event["run_id"], f"run{len(runs)}")
+            parents = [runs.get(p, "unknown") for p in event["parent_ids"]]
+            node = event["metadata"].get("langgraph_node")
+            data = _brief(event["data"])
+            shown.append((event["event"], event["name"], run, parents, event["tags"], node, data))
+        trace.note("events", shown)
+
+    ours = await acheck_parity(scenario)
+    inner_run = next(e for e in ours["events"] if e[1] == "LangGraph" and e[2] != "run0")
+    assert inner_run[4] == ["seq:step:1", "mine"]  # a child of the node's run

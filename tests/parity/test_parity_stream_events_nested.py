@@ -127,3 +127,38 @@ async def test_runnables_a_node_invokes_have_their_own_events():
     assert [e[0] for e in nested] == ["on_chain_start", "on_chain_end"] * 2
     assert nested[1][4] == {"output": 42, "input": 21}
     assert all(e[3] == ["run0", "run1"] and e[5] == "node" for e in nested)
+
+
+async def test_a_retriever_a_node_calls_has_its_events():
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+
+    class Shelf(BaseRetriever):
+        """Finds the documents whose text contains the query."""
+
+        def _get_relevant_documents(self, query: str, *, run_manager: Any) -> list[Document]:
+            texts = ["durable graphs", "time travel", "graphs in notebooks"]
+            return [Document(page_content=t) for t in texts if query in t]
+
+    shelf = Shelf()
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        async def look_up(state: State) -> dict:
+            found = await shelf.ainvoke("graphs")
+            return {"log": [d.page_content for d in found]}
+
+        g = api.StateGraph(State).add_node("look_up", look_up).add_edge(api.START, "look_up")
+        runs: dict[str, str] = {}
+        shown = []
+        async for event in g.compile().astream_events({"log": []}, version="v2"):
+            run = runs.setdefault(event["run_id"], f"run{len(runs)}")
+            data = event["data"]
+            if "output" in data and isinstance(data["output"], list):
+                data = {**data, "output": [getattr(d, "page_content", d) for d in data["output"]]}
+            parents = [runs.get(p, "unknown") for p in event["parent_ids"]]
+            shown.append((event["event"], event["name"], run, parents, event["tags"], data))
+        trace.note("events", shown)
+
+    ours = await acheck_parity(scenario)
+    ends = [e for e in ours["events"] if e[0] == "on_retriever_end"]
+    assert [e[5]["output"] for e in ends] == [["durable graphs", "graphs in notebooks"]]

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from durable_debug.inspect.dag import dag_from_wire
 from durable_debug.inspect.html import render_html
 
 pytestmark = pytest.mark.browser
@@ -187,7 +188,7 @@ def test_large_thread_renders_and_answers_clicks(
     data = widget_fixtures.large_export(2000, forks=5)
     page = open_export(data)
     assert "2000 checkpoints · 6 branches" in page.inner_text(".dd-thread")
-    latest = next(node for node in data["dag"]["nodes"] if node["is_latest"])
+    latest = next(node for node in dag_from_wire(data["dag"])["nodes"] if node["is_latest"])
     page.click(mark(latest["id"]))
     detail = detail_of(page, latest["id"])
     assert f"step {latest['step']}" in detail.locator(".dd-detail-head").inner_text()
@@ -195,7 +196,7 @@ def test_large_thread_renders_and_answers_clicks(
 
     # Scroll back to the start of the thread: the first checkpoints are drawn and clickable.
     page.eval_on_selector(".dd-dag-scroll", "box => { box.scrollLeft = 0; box.scrollTop = 0; }")
-    first = data["dag"]["nodes"][0]
+    first = dag_from_wire(data["dag"])["nodes"][0]
     page.click(mark(first["id"]))
     assert "step -1" in detail_of(page, first["id"]).locator(".dd-detail-head").inner_text()
 

@@ -25,6 +25,8 @@ from typing import Annotated, Any, TypedDict
 import pytest
 
 from durable_debug import MemorySaver, StateGraph, TimeTravel, interrupt
+from durable_debug.inspect.dag import dag_data_of, unpack_wire
+from durable_debug.inspect.thread import aread_thread
 from durable_debug.magics import CellOptions, GraphSession
 from support.seed_graphs import ENGINES, load
 
@@ -106,12 +108,12 @@ async def open_widget(graph: Any, config: dict[str, Any], **kwargs: Any) -> tupl
 
 def ids(widget: TimeTravel) -> list[str]:
     """Checkpoint ids in the widget's DAG, oldest first."""
-    return sorted(node["id"] for node in widget._dag["nodes"])
+    return sorted(node["id"] for node in widget.dag["nodes"])
 
 
 def node(widget: TimeTravel, checkpoint_id: str) -> dict[str, Any]:
     """The DAG node the widget sent for a checkpoint."""
-    return next(n for n in widget._dag["nodes"] if n["id"] == checkpoint_id)
+    return next(n for n in widget.dag["nodes"] if n["id"] == checkpoint_id)
 
 
 async def saved(graph: Any, config: dict[str, Any]) -> dict[str, Any]:
@@ -154,7 +156,7 @@ async def test_the_widget_opens_on_the_thread_dag_and_topology(accumulate):
     ns = await ran(accumulate)
     widget, _ = await open_widget(ns["g"], ns["cfg"])
     assert widget._thread_id == "demo-1"
-    assert [n["step"] for n in sorted(widget._dag["nodes"], key=lambda n: n["id"])] == [-1, 0, 1, 2]
+    assert [n["step"] for n in sorted(widget.dag["nodes"], key=lambda n: n["id"])] == [-1, 0, 1, 2]
     assert {n["id"] for n in widget._topology["nodes"]} >= {"a", "b"}
     assert widget._selected == "" and widget._detail is None
     assert widget._readonly is False and widget._running is False
@@ -223,7 +225,7 @@ async def test_fork_writes_one_checkpoint_with_the_right_parent_and_values(accum
     assert state.next == ("b",)
     # The DAG shows the new branch, and the new checkpoint is selected.
     assert new_id in ids(widget) and node(widget, new_id)["parent"] == after_a
-    assert widget._dag["lanes"] == 2
+    assert widget.dag["lanes"] == 2
     assert widget._selected == new_id and widget._detail["values"]["value"] == "edited"
     assert widget._code[-1] == {"action": "fork", "code": result["code"]}
     assert result["code"] == (
@@ -438,7 +440,7 @@ async def test_a_failing_node_shows_in_error_and_in_the_dag(engine):
     with pytest.raises(RuntimeError, match="c is broken"):
         await g.ainvoke({"log": []}, cfg)
     widget, front = await open_widget(g, cfg)
-    step0 = next(n["id"] for n in widget._dag["nodes"] if n["step"] == 0)
+    step0 = next(n["id"] for n in widget.dag["nodes"] if n["step"] == 0)
     await front.select(step0)
 
     before = await saved(g, cfg)
@@ -576,9 +578,9 @@ def test_a_widget_in_a_plain_script_answers_on_the_background_loop(accumulate):
     widget = TimeTravel(ns["g"], ns["cfg"])
     front = FrontEnd(widget)
     deadline = time.monotonic() + WAIT
-    while len(widget._dag["nodes"]) < 4 and time.monotonic() < deadline:
+    while len(widget.dag["nodes"]) < 4 and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert len(widget._dag["nodes"]) == 4
+    assert len(widget.dag["nodes"]) == 4
     content = {"uuid": "u1", "kind": "select", "checkpoint_id": ids(widget)[2]}
     widget._handle_msg(
         {"content": {"data": {"method": "custom", "content": content}}, "buffers": []}
@@ -837,9 +839,15 @@ async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_pa
     assert await front.result("watch") == {"changed": False}
     assert widget._reader.reads == reads  # nothing new: the thread is not read again
 
+    base = widget._dag
     await g.ainvoke({"value": "", "log": []}, cfg)  # a cell, not the widget
     assert await front.result("watch") == {"changed": True}
     assert len(ids(widget)) == 8
+    # only what was new travels: the tree sent before, and a tail from the newest seen on
+    assert widget._dag is base and widget._dag_tail["start"] == 3
+    assert unpack_wire(widget._dag_tail)["id"] == sorted(ids(widget))[3:]
+    assert isinstance(widget._dag["packed"], bytes)  # one binary buffer on the wire
+    assert widget.dag == dag_data_of(await aread_thread(g, cfg))
 
     script = text + "import asyncio\nasyncio.run(g.ainvoke({'value': '', 'log': []}, cfg))\n"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2] / "src")}
@@ -848,6 +856,11 @@ async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_pa
     )
     assert await front.result("watch") == {"changed": True}
     assert len(ids(widget)) == 12 and widget._reader.last_read < 12  # only what was new
+    assert widget._dag is base and widget._dag_tail["start"] == 3  # the tail grows
+    assert widget.dag == dag_data_of(await aread_thread(g, cfg))
+    await front.result("refresh")  # the Refresh button: the whole tree again, no tail
+    assert widget._dag is not base and widget._dag_tail == {}
+    assert widget.dag == dag_data_of(await aread_thread(g, cfg))
 
 
 async def test_watch_on_a_memory_saver_sees_a_cell_run(accumulate):
@@ -873,12 +886,12 @@ async def test_a_run_shows_its_checkpoints_while_a_slow_node_still_runs(engine):
     await g.ainvoke({"value": "", "log": []}, ns["cfg"])
     widget, front = await open_widget(g, ns["cfg"])
     old = set(ids(widget))
-    first_step = next(n for n in widget._dag["nodes"] if n["step"] == 0)["id"]
+    first_step = next(n for n in widget.dag["nodes"] if n["step"] == 0)["id"]
     release.clear()
     await front.result("rerun", checkpoint_id=first_step)
 
     def new() -> list[list[str]]:
-        return [n["writers"] for n in widget._dag["nodes"] if n["id"] not in old]
+        return [n["writers"] for n in widget.dag["nodes"] if n["id"] not in old]
 
     deadline = time.monotonic() + WAIT
     while ["a"] not in new() and time.monotonic() < deadline:
@@ -1035,7 +1048,7 @@ async def test_breakpoints_pause_a_rerun_before_and_after_the_chosen_nodes(accum
         "after": [],
     }
     assert widget._breakpoints == {"before": ["b"], "after": []}
-    start = next(n for n in widget._dag["nodes"] if n["step"] == 0)["id"]
+    start = next(n for n in widget.dag["nodes"] if n["step"] == 0)["id"]
     run = await front.result("rerun", checkpoint_id=start)
     assert run["code"].endswith(", interrupt_before=['b'])")
     await until(lambda: not widget._running, "the rerun")
@@ -1225,7 +1238,7 @@ async def test_a_subgraph_namespace_opens_under_its_task_and_forks_and_reruns_in
     await graph.ainvoke({"draft": "", "log": []}, cfg)  # paused inside the subgraph
     widget, front = await open_widget(graph, cfg, graph_name="app")
     main_ids = set(ids(widget))
-    assert all(n.get("checkpoint_ns", "") == "" for n in widget._dag["nodes"])
+    assert all(n.get("checkpoint_ns", "") == "" for n in widget.dag["nodes"])
 
     listed = (await front.result("subgraphs"))["namespaces"]
     assert len(listed) == 1

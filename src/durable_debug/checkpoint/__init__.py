@@ -21,6 +21,7 @@ from durable_debug.checkpoint.errors import (
     StoreUnavailableError,
     ThreadBusyError,
 )
+from durable_debug.checkpoint.lease import LeaseLostError
 from durable_debug.checkpoint.memory import InMemorySaver, MemorySaver
 from durable_debug.checkpoint.objects import allow_types
 from durable_debug.checkpoint.postgres import AsyncPostgresSaver, PostgresSaver
@@ -50,6 +51,7 @@ __all__ = [
     "GraphChangedError",
     "InMemorySaver",
     "InvalidConfigError",
+    "LeaseLostError",
     "MemorySaver",
     "MsgpackSerializer",
     "PostgresSaver",

@@ -515,6 +515,31 @@ class SqlSaver(ConnectedSaver):
 
         return await self._run(write, where={"thread": thread_id})
 
+    @abstractmethod
+    def _lease_take_abandoned_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        """The UPDATE … RETURNING that takes ``thread_id``'s lease only if it has expired."""
+
+    async def _lease_take_abandoned(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo | None:
+        sql, params = self._lease_take_abandoned_sql(thread_id, token, holder, seconds or 30.0)
+        select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
+
+        async def write() -> LeaseInfo | None:
+            rows = await self._lease_fetch(sql, params)  # RETURNING: a row when taken
+            if not rows:  # a live holder (say who), or no lease left (None)
+                rows = await self._lease_fetch(select, (thread_id,))
+            if not rows:
+                return None
+            token_, holder_, since = rows[0]
+            if isinstance(since, str):
+                since = _dt.datetime.fromisoformat(since)
+            return LeaseInfo(str(token_), str(holder_), since)
+
+        return await self._run(write, where={"thread": thread_id})
+
     async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
         sql, params = self._lease_renew_sql(thread_id, token, seconds)
 

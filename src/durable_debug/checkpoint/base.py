@@ -518,6 +518,17 @@ class BaseCheckpointSaver(ABC):
         """Extend ``token``'s lease on ``thread_id``; False when it is no longer ours."""
         return True
 
+    async def _lease_take_abandoned(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo | None:
+        """Take ``thread_id``'s lease for ``token`` only if its holder left it behind (it
+        expired without being given back: the holder died); otherwise return the live lease
+        that holds it, or None when no lease is left (given back: no dead run to take over).
+        The default keeps leases in this process, where none is ever left behind."""
+        with _PROCESS_LEASES_LOCK:
+            leases = self.__dict__.get("_process_leases", {})
+            return cast("LeaseInfo | None", leases.get(thread_id))
+
     async def _lease_release(self, thread_id: str, token: str) -> None:
         """Give ``token``'s lease on ``thread_id`` back (nothing when it is not ours)."""
         with _PROCESS_LEASES_LOCK:

@@ -29,7 +29,13 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
 )
 from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
-from durable_debug.checkpoint.latest import LatestRow
+from durable_debug.checkpoint.latest import LatestHead, LatestRow
+from durable_debug.checkpoint.names import (
+    SPECIAL_WRITES,
+    is_trigger_channel,
+    is_valued_trigger,
+    parse_trigger,
+)
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
 
 __all__ = ["LangGraphReader", "LatestRow", "ReadOnlyStoreError"]
@@ -246,6 +252,68 @@ class LangGraphReader(BaseCheckpointSaver):
             pending_writes=pending,
         )
 
+    def _head(
+        self,
+        thread_id: str,
+        count: int,
+        checkpoint_id: str,
+        step: Any,
+        stored: tuple[str, bytes],
+        writes: Sequence[Sequence[Any]],
+    ) -> LatestHead:
+        """A thread's newest checkpoint as a thread list reads it: from a msgpack checkpoint
+        only the trigger channels (the values of joins and Send packets), the version maps
+        and the special writes are decoded; the state is skipped over. ``writes`` are the
+        listing query's ``[task, channel, type, hex or null, task_path]`` arrays."""
+        kind, blob = stored
+        try:
+            if (kind or "msgpack") == "msgpack":
+                values, versions, seen = self.loader.checkpoint_parts(
+                    bytes(blob), is_trigger_channel, is_valued_trigger
+                )
+            else:
+                loaded = self._checkpoint(thread_id, checkpoint_id, self.loader.loads_typed(stored))
+                values = {
+                    k: v for k, v in loaded["channel_values"].items() if is_trigger_channel(k)
+                }
+                versions, seen = loaded["channel_versions"], loaded["versions_seen"]
+            if not values:  # no trigger channel holds a value: it schedules nothing
+                return LatestHead(thread_id, count, checkpoint_id, step)
+            if versions is None:
+                versions = {}
+            elif type(versions) is not dict:
+                raise CorruptPayloadError("the checkpoint's channel_versions is not a map")
+            if seen is None:
+                seen = {}
+            elif type(seen) is not dict:
+                raise CorruptPayloadError("the checkpoint's versions_seen is not a map")
+            nodes = {trigger.node for channel in values if (trigger := parse_trigger(channel))}
+            seen = {node: _version_map(seen[node], "versions_seen") for node in nodes & seen.keys()}
+            pending: list[PendingWrite] = []
+            paths: dict[tuple[str, Any], str] = {}
+            for task, channel, write_kind, data, task_path in writes:
+                value = None
+                if data is not None and channel in SPECIAL_WRITES:
+                    value = self.loader.loads_typed((write_kind or "null", bytes.fromhex(data)))
+                pending.append((task, channel, value))
+                path = _parse_task_path(task_path or "")
+                if path is not None:
+                    paths.setdefault(path, task)
+        except SerdeError as exc:
+            where = exc.located(thread=thread_id, checkpoint=checkpoint_id)
+            return LatestHead(thread_id, count, error=str(where))
+        return LatestHead(
+            thread_id,
+            count,
+            checkpoint_id,
+            step,
+            values,
+            {k: str(versions.get(k, "")) for k in values},
+            seen,
+            pending,
+            paths,
+        )
+
     def _checkpoint(self, thread_id: str, checkpoint_id: str, loaded: Any) -> Checkpoint:
         """Check the loaded checkpoint's shape; fill what older formats lack."""
         if not isinstance(loaded, dict) or not isinstance(loaded.get("channel_values"), dict):
@@ -282,6 +350,18 @@ class LangGraphReader(BaseCheckpointSaver):
             with with_location(thread=thread_id, checkpoint=checkpoint_id):
                 raise CorruptPayloadError(f"its metadata is a {type(value).__name__}, not a map")
         return value
+
+
+def _version_map(stored: Any, what: str) -> dict[str, str]:
+    """A stored version map (channel → version) with string versions, as
+    :meth:`LangGraphReader._checkpoint` makes it; None is an empty map."""
+    if stored is None:
+        return {}
+    if type(stored) is not dict:
+        raise CorruptPayloadError(f"the checkpoint's {what} is not a map")
+    if any(type(v) is not str for v in stored.values()):
+        return {str(k): str(v) for k, v in stored.items()}
+    return stored
 
 
 def _parse_task_path(text: str) -> tuple[str, Any] | None:

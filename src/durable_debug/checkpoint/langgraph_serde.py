@@ -30,6 +30,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import msgpack
+
 from durable_debug.checkpoint.serde import (
     CorruptPayloadError,
     Limits,
@@ -40,11 +42,15 @@ from durable_debug.checkpoint.serde import (
     nesting_depth,
 )
 
-__all__ = ["TYPE_KEY", "LangGraphLoader", "loads_langgraph"]
+__all__ = ["TYPE_KEY", "WHOLE_CHECKPOINT_BYTES", "LangGraphLoader", "loads_langgraph"]
 
 TYPE_KEY = "__type__"
 """Key of the class path in the dict an object loads as (the shape durable_debug uses for
 every object it does not rebuild)."""
+
+WHOLE_CHECKPOINT_BYTES = 4096
+"""Up to this size a thread list decodes a LangGraph checkpoint whole (one C call); a larger
+one is walked, its state skipped over undecoded (:meth:`LangGraphLoader.checkpoint_parts`)."""
 
 # LangGraph's msgpack extension codes (its serializer's wire format).
 _EXT_CONSTRUCTOR_SINGLE_ARG = 0
@@ -133,6 +139,98 @@ class LangGraphLoader:
         raise UnsupportedValueError("LangGraph's values are read here, never written")
 
     # -- msgpack -----------------------------------------------------------------------------
+
+    def checkpoint_parts(
+        self, payload: bytes, keep: Callable[[str], bool], load: Callable[[str], bool]
+    ) -> tuple[dict[str, Any], Any, Any]:
+        """From a checkpoint stored as one msgpack map: ``(values, channel_versions,
+        versions_seen)``, ``values`` holding only the channels whose name ``keep`` accepts,
+        decoded where ``load`` accepts the name too (None otherwise). Every other value — the
+        state — is skipped over by msgpack without being decoded, so a big state costs little
+        more than its bytes. The two version maps are decoded as they are stored (None when
+        absent): the caller checks their shape. Within the same limits as :meth:`loads_typed`.
+        """
+        limits = self.limits
+        if len(payload) > limits.max_bytes:
+            raise CorruptPayloadError(
+                f"the value holds {len(payload)} bytes, more than the limit of "
+                f"{limits.max_bytes}; {limits.hint('max_bytes')} if it is genuine"
+            )
+        if len(payload) <= WHOLE_CHECKPOINT_BYTES:
+            parts = self._small_checkpoint_parts(payload, keep, load)
+            if parts is not None:
+                return parts
+        values: dict[str, Any] = {}
+        parts_of: dict[str, Any] = {"channel_versions": None, "versions_seen": None}
+        reader = msgpack.Unpacker(
+            raw=False,
+            strict_map_key=False,
+            max_buffer_size=max(len(payload), 1),  # which also bounds every declared length
+            max_array_len=limits.max_items,
+            max_map_len=limits.max_items,
+        )
+        reader.feed(payload)
+        has_values = False
+        try:
+            for _ in range(reader.read_map_header()):
+                key = reader.unpack()
+                if key == "channel_values":
+                    has_values = True
+                    for _ in range(reader.read_map_header()):
+                        channel = reader.unpack()
+                        if type(channel) is not str or not keep(channel):
+                            reader.skip()
+                        elif load(channel):
+                            start = reader.tell()
+                            reader.skip()
+                            values[channel] = self._msgpack(payload[start : reader.tell()])
+                        else:
+                            reader.skip()
+                            values[channel] = None
+                elif key in parts_of:
+                    start = reader.tell()
+                    reader.skip()
+                    parts_of[key] = self._msgpack(payload[start : reader.tell()], scan=False)
+                else:
+                    reader.skip()
+        except SerdeError:
+            raise
+        except Exception as exc:  # msgpack raises several unrelated types for bad input
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
+        if not has_values:
+            raise CorruptPayloadError("not a LangGraph checkpoint (a map without channel_values)")
+        return values, parts_of["channel_versions"], parts_of["versions_seen"]
+
+    def _small_checkpoint_parts(
+        self, payload: bytes, keep: Callable[[str], bool], load: Callable[[str], bool]
+    ) -> tuple[dict[str, Any], Any, Any] | None:
+        """:meth:`checkpoint_parts` of a small checkpoint, decoded whole by msgpack's C code
+        in one call (quicker than walking it when there is little to skip). Extension values
+        stay msgpack's inert ``ExtType`` (nothing is imported or called); None when a value
+        to load is kept (a join or Send packets: walked instead, so their objects are read)."""
+        limits = self.limits
+        try:
+            whole = msgpack.unpackb(
+                payload,
+                raw=False,
+                strict_map_key=False,
+                max_array_len=limits.max_items,
+                max_map_len=limits.max_items,
+            )
+        except Exception as exc:  # msgpack raises several unrelated types for bad input
+            detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+            raise CorruptPayloadError(f"not a LangGraph msgpack value ({detail})") from None
+        stored = whole.get("channel_values") if type(whole) is dict else None
+        if type(stored) is not dict:
+            raise CorruptPayloadError("not a LangGraph checkpoint (a map without channel_values)")
+        values: dict[str, Any] = {}
+        for channel in stored:
+            if type(channel) is str and keep(channel):
+                if load(channel):
+                    return None
+                values[channel] = None
+        return values, whole.get("channel_versions"), whole.get("versions_seen")
 
     def _msgpack(self, payload: bytes, *, scan: bool = True) -> Any:
         """Decode within the limits, the way durable_debug's serializer does: nested extension

@@ -13,6 +13,8 @@ reader never creates, locks for writing or changes it.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -21,14 +23,13 @@ from typing import Any
 from urllib.parse import quote
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
-from durable_debug.checkpoint.langgraph_layout import LangGraphReader, LatestRow, WriteRow
+from durable_debug.checkpoint.langgraph_layout import LangGraphReader, WriteRow
 from durable_debug.checkpoint.latest import (
     LATEST_PER_THREAD_SQL,
+    LatestHead,
     bulk_decoding,
     latest_writes_sql,
-    split_writes,
 )
-from durable_debug.checkpoint.names import is_trigger_channel
 from durable_debug.checkpoint.serde import SerdeError
 
 __all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
@@ -39,16 +40,49 @@ _LG_WRITES = {"thread_id", "checkpoint_ns", "checkpoint_id", "task_id", "idx", "
 
 
 def open_read_only(path: str | Path) -> sqlite3.Connection:
-    """Open an existing SQLite file read-only (a missing file is an error, never created)."""
+    """Open an existing SQLite file for reading only: a missing file is an error (never
+    created), and the file is left as it was found — no write, no journal mode switch, no
+    ``-wal`` / ``-shm`` file left behind.
+
+    The connection refuses every write (``PRAGMA query_only``). A file in WAL mode needs
+    ``-wal`` and ``-shm`` files to be read, and SQLite creates them when absent; a connection
+    opened read-only (``mode=ro``) cannot remove them when it closes, so when they are absent
+    (no other connection has the file open, everything is in the file itself) the file is
+    opened read-write and SQLite removes them on close, as it does for its last connection;
+    an empty ``-wal`` leaves the file untouched. When a ``-wal`` or ``-journal`` file is
+    present (a writer has the file open, or crashed), it is opened ``mode=ro``: the files
+    were there already, and a read-only connection never moves their content into the file.
+    """
     file = Path(path)
     if not file.is_file():
         raise DatabaseSetupError(f"no such SQLite file: {path}")
-    uri = f"file:{quote(str(file.resolve()))}?mode=ro"
+    resolved = str(file.resolve())
+    busy = any(Path(resolved + suffix).exists() for suffix in ("-wal", "-journal"))
+    # In a directory SQLite cannot create the -wal / -shm files in, mode=ro reads without.
+    failure: sqlite3.Error | None = None
+    for mode in ("ro",) if busy else ("rw", "ro"):
+        try:
+            return _connect_read_only(resolved, mode)
+        except sqlite3.OperationalError as exc:  # cannot open or lock it
+            failure = exc
+        except sqlite3.DatabaseError as exc:
+            raise DatabaseSetupError(f"{path} is not a SQLite database ({exc})") from None
+    raise DatabaseSetupError(f"cannot read {path} ({failure})")
+
+
+def _connect_read_only(resolved: str, mode: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(
+        f"file:{quote(resolved)}?mode={mode}",
+        uri=True,
+        check_same_thread=False,
+        isolation_level=None,
+    )
     try:
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        conn.execute("PRAGMA query_only = 1")
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise DatabaseSetupError(f"{path} is not a SQLite database ({exc})") from None
+    except BaseException:
+        conn.close()
+        raise
     return conn
 
 
@@ -165,55 +199,35 @@ class LangGraphSqliteReader(LangGraphReader):
             str(r[0]) for r in self._fetch("SELECT DISTINCT thread_id FROM checkpoints ORDER BY 1")
         ]
 
-    def _latest_rows(self) -> list[LatestRow]:
+    def latest_heads(self) -> list[LatestHead]:
+        """Each thread's newest top-level checkpoint, as a thread list reads it
+        (:class:`~durable_debug.checkpoint.latest.LatestHead`), in one query."""
         rows = self._fetch(LATEST_SQL)
         with bulk_decoding():
-            return self._decode_latest(rows)
+            heads = [
+                self._head(
+                    str(thread_id),
+                    int(count),
+                    str(checkpoint_id),
+                    step,
+                    (kind, blob),
+                    json.loads(f"[{writes}]") if writes else (),
+                )
+                for thread_id, count, checkpoint_id, kind, blob, step, writes in rows
+            ]
+        heads.sort(key=lambda h: h.thread_id)
+        return heads
 
-    def _decode_latest(self, rows: list[Any]) -> list[LatestRow]:
-        found: list[LatestRow] = []
-        for thread_id, count, *row in rows:
-            try:
-                checkpoint_row = self._listing_row(row[:8])
-                writes = [
-                    (str(row[2]), str(t), str(ch), str(k or "null"), v, str(p or ""))
-                    for t, ch, k, v, p in split_writes(row[8])
-                ]
-                tup = self._tuple(checkpoint_row, writes)
-                found.append(LatestRow(str(thread_id), int(count), tup))
-            except SerdeError as exc:
-                found.append(LatestRow(str(thread_id), int(count), None, str(exc)))
-        found.sort(key=lambda r: r.thread_id)
-        return found
-
-    def _listing_row(self, row: Sequence[Any]) -> tuple[Any, ...]:
-        """A listing row: the checkpoint with only its trigger channels, metadata with only
-        ``step`` and ``source`` (read by SQL, not decoded)."""
-        thread_id, ns, checkpoint_id, parent_id, kind, blob, step, source = row
-        try:
-            if (kind or "msgpack") != "msgpack":
-                loaded = self.serde.loads_typed((kind, blob))
-            else:
-                loaded = self.loader._msgpack(bytes(blob), scan=False)
-        except SerdeError as exc:
-            raise exc.located(
-                thread=thread_id, checkpoint=checkpoint_id, field="checkpoint"
-            ) from None
-        checkpoint = self._checkpoint(thread_id, checkpoint_id, loaded)
-        values = checkpoint["channel_values"]
-        checkpoint["channel_values"] = {k: v for k, v in values.items() if is_trigger_channel(k)}
-        metadata: dict[str, Any] = {} if step is None else {"step": step}
-        if source is not None:
-            metadata["source"] = source
-        return (str(thread_id), str(ns or ""), str(checkpoint_id), parent_id, checkpoint, metadata)
+    async def alatest_heads(self) -> list[LatestHead]:
+        """Async twin of :meth:`latest_heads` (runs in a worker thread)."""
+        return await asyncio.to_thread(self.latest_heads)
 
 
 LATEST_SQL = f"""
-SELECT latest.thread_id, latest.n,
-       c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.type,
-       c.checkpoint, json_extract(c.metadata, '$.step'), json_extract(c.metadata, '$.source'),
+SELECT latest.thread_id, latest.n, c.checkpoint_id, c.type, c.checkpoint,
+       json_extract(c.metadata, '$.step'),
        {latest_writes_sql("writes", "value")}
 {LATEST_PER_THREAD_SQL}"""
-"""Each thread's newest top-level checkpoint, its checkpoint count, and the writes saved on
-it: the values of the special ones (errors, interrupts, resumes), only the channel of the
-others (enough to know the task finished). Sorted in Python: no temporary B-tree."""
+"""Each thread's newest top-level checkpoint, its checkpoint count, its step and the writes
+saved on it: the values of the special ones (errors, interrupts, resumes), only the channel
+of the others (enough to know the task finished). Sorted in Python: no temporary B-tree."""

@@ -5,11 +5,18 @@ from the newest top-level checkpoint's trigger channels (which nodes run next: `
 ``branch:to:*``, ``join:*``, the Send packets of ``__pregel_tasks``) and its special writes
 (errors, interrupts, resumes) — not from its state values, which are never loaded here.
 
-    rows = await alatest_rows(sqlite_saver)   # [LatestRow('job-1', 5, CheckpointTuple(...)), …]
+    heads = await alatest_heads(sqlite_saver)  # [LatestHead('job-1', 5, '1ef…', 3, …), …]
 
-:func:`alatest_rows` answers for durable_debug's :class:`SqliteSaver` (one query on its
-connection) and for any saver with an ``alatest_rows`` method (the LangGraph layout readers);
-None for the others, which are then read thread by thread.
+:func:`alatest_heads` answers for durable_debug's :class:`SqliteSaver` (one query on its
+connection), for any saver with an ``alatest_heads`` method (LangGraph's SQLite layout) and
+for any saver with an ``alatest_rows`` method (LangGraph's PostgreSQL layout: whole newest
+checkpoints, cut down here); None for the others, which are then read thread by thread.
+
+A head holds raw facts only (which trigger channels hold a value, at which version, what each
+node has seen, the writes); which tasks they schedule and what the writes say about them is
+the inspect layer's reading (:mod:`durable_debug.inspect.listing`). A thread whose newest
+checkpoint holds no trigger channel with a value schedules nothing, so its versions_seen is not
+even decoded.
 """
 
 from __future__ import annotations
@@ -17,22 +24,36 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from durable_debug.checkpoint._rows import ParsedCheckpoint
-from durable_debug.checkpoint.base import CheckpointTuple
+from durable_debug.checkpoint._rows import (
+    _SPECIAL_SHAPES,
+    ParsedCheckpoint,
+    _check_special_write,
+    full_version,
+    missing_blob,
+    ungroup_versions,
+)
+from durable_debug.checkpoint.base import NULL_TASK_ID, CheckpointTuple, PendingWrite
+from durable_debug.checkpoint.errors import StoreUnavailableError
 from durable_debug.checkpoint.names import (
+    SPECIAL_WRITES,
     SPECIAL_WRITES_SQL,
     is_trigger_channel,
+    parse_trigger,
     trigger_channel_sql,
+    valued_trigger_sql,
 )
-from durable_debug.checkpoint.serde import SerdeError
+from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
 __all__ = [
+    "LatestHead",
     "LatestRow",
-    "alatest_rows",
+    "alatest_heads",
     "bulk_decoding",
+    "head_of",
     "is_trigger_channel",
     "split_writes",
 ]
@@ -50,6 +71,56 @@ class LatestRow(NamedTuple):
     None when it could not be decoded."""
     error: str | None = None
     """Why it could not be decoded."""
+
+
+class LatestHead(NamedTuple):
+    """What a thread list reads of a thread's newest top-level checkpoint: no state values."""
+
+    thread_id: str
+    checkpoints: int
+    """Checkpoints of the thread (top-level namespace)."""
+    checkpoint_id: str = ""
+    step: Any = None
+    """``metadata["step"]`` as stored (None when absent)."""
+    triggers: Mapping[str, Any] = {}
+    """The trigger channels that hold a value: channel → value, loaded only where the value
+    decides which nodes run (a join's sources, the Send packets); None for the others."""
+    versions: Mapping[str, str] = {}
+    """The versions of :attr:`triggers` (comparable with :attr:`seen`'s)."""
+    seen: Mapping[str, Mapping[str, str]] = {}
+    """``versions_seen``: node → channel → version, for (at least) the nodes the triggers
+    name: what decides whether each has seen its trigger's version."""
+    writes: Sequence[PendingWrite] = ()
+    """Its pending writes ``(task_id, channel, value)``: the value of each special write
+    (error, interrupt, resume), None for the others (their channel says the task finished)."""
+    task_ids: Mapping[tuple[str, Any], str] | None = None
+    """Task path → task id where the store says it (LangGraph's layouts), else None."""
+    error: str | None = None
+    """Why the checkpoint could not be read (the other fields are then empty)."""
+
+
+def head_of(
+    thread_id: str,
+    checkpoints: int,
+    saved: CheckpointTuple,
+    task_ids: Mapping[tuple[str, Any], str] | None = None,
+) -> LatestHead:
+    """A head cut from a whole checkpoint (a saver that returns whole newest checkpoints)."""
+    checkpoint = saved.checkpoint
+    values = checkpoint["channel_values"]
+    versions = checkpoint["channel_versions"]
+    triggers = {k: v for k, v in values.items() if is_trigger_channel(k)}
+    return LatestHead(
+        thread_id,
+        checkpoints,
+        str(saved.config["configurable"]["checkpoint_id"]),
+        saved.metadata.get("step"),
+        triggers,
+        {k: versions.get(k, "") for k in triggers},
+        checkpoint["versions_seen"],
+        [(t, c, v if c in SPECIAL_WRITES else None) for t, c, v in saved.pending_writes or ()],
+        task_ids,
+    )
 
 
 def triggers_only(parsed: ParsedCheckpoint) -> ParsedCheckpoint:
@@ -85,26 +156,28 @@ JOIN checkpoints c ON c.thread_id = latest.thread_id AND c.checkpoint_ns = ''
 checkpoint count as ``latest.n`` (the same in both layouts' ``checkpoints`` tables)."""
 
 
-OWN_SQLITE_LATEST = f"""
-SELECT latest.n, c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id,
-       c.checkpoint,
-       json_object('step', json_extract(c.metadata, '$.step'),
-                   'source', json_extract(c.metadata, '$.source')),
-       (SELECT group_concat(json_array(ch.value, v.key, b.type, hex(b.blob)))
-          FROM json_each(c.checkpoint, '$.channel_versions') AS v
+OWN_SQLITE_HEADS = f"""
+SELECT latest.n, c.thread_id, c.checkpoint_id, json_extract(c.metadata, '$.step'),
+       (SELECT CASE WHEN count(*) THEN
+                 '[' || group_concat(json_array(ch.value, v.key, b.type,
+                          CASE WHEN {valued_trigger_sql("ch.value")} THEN hex(b.blob) END))
+                 || '],' || coalesce(json_extract(c.checkpoint, '$.versions_seen'), 'null')
+                 || ',[' || coalesce({latest_writes_sql("checkpoint_writes", "blob")}, '') || ']'
+               END
+          FROM json_each(json_extract(c.checkpoint, '$.channel_versions')) AS v
          CROSS JOIN json_each(v.value) AS ch
           LEFT JOIN checkpoint_blobs b
             ON b.thread_id = c.thread_id AND b.checkpoint_ns = '' AND b.channel = ch.value
            AND b.version = v.key
-         WHERE b.type IS NULL OR {trigger_channel_sql("ch.value")}),
-       {latest_writes_sql("checkpoint_writes", "blob")}
+         WHERE {trigger_channel_sql("ch.value")} AND (b.type IS NULL OR b.type != 'empty'))
 {LATEST_PER_THREAD_SQL}"""
-"""durable_debug's SQLite layout: per thread, its count, newest checkpoint row (its metadata
-reduced to ``step`` and ``source``), one pass over its pointer map that looks up each entry's
-blob and keeps the trigger channels' blobs and every entry whose blob is not stored (type
-null: a lost row breaks the thread even though the listing decodes no state), and its writes
-(the values of the special ones, only the channel of the others: enough to know the task
-finished)."""
+"""durable_debug's SQLite layout: per thread, its count, newest checkpoint id and step, and —
+only when some trigger channel of its pointer map holds a value — one text of three JSON
+values: those trigger channels (``[channel, stored version, type, hex or null]``: the value
+only where it decides which nodes run; type null for an entry whose blob row is lost, which
+breaks the thread), the checkpoint's versions_seen, and its writes (as
+:func:`latest_writes_sql` reads them). A thread with no trigger holding a value schedules
+nothing, so nothing else of it is read. State blobs are never looked up."""
 
 
 @contextlib.contextmanager
@@ -124,47 +197,106 @@ def bulk_decoding() -> Iterator[None]:
             gc.enable()
 
 
-async def alatest_rows(saver: Any) -> list[LatestRow] | None:
-    """Each thread's newest top-level checkpoint in one query, or None if ``saver`` cannot."""
-    own = getattr(saver, "alatest_rows", None)
-    if own is not None:
-        return list(await own())
-    from durable_debug.checkpoint.sqlite import SqliteSaver
+async def alatest_heads(saver: Any) -> list[LatestHead] | None:
+    """Each thread's newest top-level checkpoint as a :class:`LatestHead` (in one query where
+    the store allows it), sorted by thread id; None if ``saver`` cannot list them so.
 
-    if not isinstance(saver, SqliteSaver):
-        return None
+    Also None when a stored JSON text SQLite cannot parse stops the query (SQLite fails the
+    whole query, not the row): read thread by thread, the damaged thread is named.
+    """
+    try:
+        own = getattr(saver, "alatest_heads", None)
+        if own is not None:
+            return list(await own())
+        whole = getattr(saver, "alatest_rows", None)
+        if whole is not None:
+            return _heads_of_rows(await whole(), getattr(saver, "task_ids_of", None))
+        from durable_debug.checkpoint.sqlite import SqliteSaver
 
-    rows = await saver.aquery(OWN_SQLITE_LATEST)
+        if not isinstance(saver, SqliteSaver):
+            return None
+        rows = await saver.aquery(OWN_SQLITE_HEADS)
+    except (sqlite3.OperationalError, StoreUnavailableError) as exc:
+        if MALFORMED_JSON in str(exc):
+            return None
+        raise
     with bulk_decoding():
-        return _own_rows(rows, saver)
+        return _own_heads(rows, saver)
 
 
-def _own_rows(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestRow]:
-    from durable_debug.checkpoint._rows import missing_blob, parse_checkpoint_row, to_tuple
+MALFORMED_JSON = "malformed JSON"
+"""What SQLite's JSON functions say of a text they cannot parse."""
 
-    listing_serde = _ListingSerde(saver._blob_serde)
-    found: list[LatestRow] = []
-    for count, *row in rows:
-        thread_id = str(row[0])
+
+def _heads_of_rows(rows: Sequence[LatestRow], lookup: Any) -> list[LatestHead]:
+    heads = []
+    for row in rows:
+        if row.tuple is None:
+            heads.append(LatestHead(row.thread_id, row.checkpoints, error=row.error))
+            continue
+        task_ids = None if lookup is None else lookup(row.tuple.config)
+        heads.append(head_of(row.thread_id, row.checkpoints, row.tuple, task_ids))
+    heads.sort(key=lambda h: h.thread_id)
+    return heads
+
+
+def _own_heads(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestHead]:
+    loads = saver._blob_serde.loads_typed
+    heads: list[LatestHead] = []
+    append = heads.append
+    for count, thread_id, checkpoint_id, step, facts in rows:
+        if facts is None:  # no trigger channel holds a value: it schedules nothing
+            append(LatestHead(thread_id, count, checkpoint_id, step))
+            continue
+        channel = None
         try:
-            parsed = parse_checkpoint_row(row[:6], saver.serde)
-            blobs: dict[tuple[str, str, str, str], tuple[str, bytes]] = {}
-            for channel, version, kind, data in json.loads(f"[{row[6]}]") if row[6] else ():
+            try:
+                entries, seen_stored, writes_stored = json.loads(f"[{facts}]")
+            except (ValueError, RecursionError) as exc:
+                raise CorruptPayloadError(f"the stored checkpoint is malformed ({exc})") from None
+            if type(seen_stored) is not dict:
+                raise CorruptPayloadError("the stored versions_seen is not a JSON object")
+            triggers: dict[str, Any] = {}
+            versions: dict[str, str] = {}
+            seen: dict[str, dict[str, str]] = {}
+            for channel, version, kind, data in entries:
                 if kind is None:
-                    raise missing_blob(channel, version).located(
-                        thread=thread_id, checkpoint=parsed.checkpoint_id, channel=channel
-                    )
-                blobs[(thread_id, "", channel, version)] = (kind, bytes.fromhex(data or ""))
-            writes = [
-                (task, channel, kind, data or b"")
-                for task, channel, kind, data, _ in split_writes(row[7])
-            ]
-            tup = to_tuple(triggers_only(parsed), blobs, writes, listing_serde)
-            found.append(LatestRow(thread_id, int(count), tup))
+                    raise missing_blob(channel, version)
+                triggers[channel] = None if data is None else loads((kind, bytes.fromhex(data)))
+                versions[channel] = full_version(version)
+                trigger = parse_trigger(channel)
+                if trigger is not None and trigger.node not in seen:
+                    node_seen = seen_stored.get(trigger.node)
+                    if node_seen is not None:
+                        seen[trigger.node] = ungroup_versions(node_seen)
+            channel = None
+            writes = _special_writes(writes_stored, loads) if writes_stored else []
         except SerdeError as exc:
-            found.append(LatestRow(thread_id, int(count), None, str(exc)))
-    found.sort(key=lambda r: r.thread_id)
-    return found
+            place = {"thread": thread_id, "checkpoint": checkpoint_id}
+            if channel is not None:
+                place["channel"] = channel
+            where = exc.located(**place)
+            append(LatestHead(thread_id, count, error=str(where)))
+            continue
+        append(LatestHead(thread_id, count, checkpoint_id, step, triggers, versions, seen, writes))
+    heads.sort(key=lambda h: h.thread_id)
+    return heads
+
+
+def _special_writes(stored: list[Any], loads: Any) -> list[PendingWrite]:
+    """The writes of a listing query (JSON arrays ``[task, channel, type, hex or null, path]``),
+    each special write's value loaded and its shape checked (as reading the checkpoint checks
+    it), None for the value of the others."""
+    writes: list[PendingWrite] = []
+    for task, channel, kind, data, _ in stored:
+        if data is None:
+            writes.append((task, channel, None))
+            continue
+        value = loads((kind, bytes.fromhex(data)))
+        if channel in _SPECIAL_SHAPES and task != NULL_TASK_ID:
+            _check_special_write(task, channel, value)
+        writes.append((task, channel, value))
+    return writes
 
 
 def split_writes(text: Any) -> list[tuple[str, str, str, bytes | None, str]]:

@@ -34,7 +34,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, NamedTuple
 
 from durable_debug.checkpoint._io import io_loop
-from durable_debug.checkpoint.errors import InvalidConfigError, ThreadBusyError
+from durable_debug.checkpoint.errors import DurableDebugError, InvalidConfigError, ThreadBusyError
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver
@@ -43,7 +43,10 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "LEASE_SECONDS_ENV",
     "LeaseInfo",
+    "LeaseLostError",
+    "NoAbandonedLeaseError",
     "ThreadBusyError",
+    "check_lease",
     "default_lease_seconds",
     "holder_name",
     "thread_lease",
@@ -56,6 +59,12 @@ _HELD: contextvars.ContextVar[frozenset[tuple[int, str]]] = contextvars.ContextV
 )
 """(id(saver), thread_id) of the leases this context already holds: a graph run inside a node
 of a run on the same thread (a subgraph) does not wait for its own caller."""
+
+
+_TOKENS: contextvars.ContextVar[frozenset[tuple[tuple[int, str], str]]] = contextvars.ContextVar(
+    "durable_debug_lease_tokens", default=frozenset()
+)
+"""((id(saver), thread_id), token) of each lease this context holds."""
 
 
 _UNRELEASED: set[tuple[tuple[int, str], str]] = set()
@@ -71,6 +80,45 @@ class LeaseInfo(NamedTuple):
     """``host:pid`` of the holding process."""
     since: _dt.datetime | None
     """When the holder took the lease (UTC)."""
+
+
+class LeaseLostError(DurableDebugError, RuntimeError):
+    """This run's lease on its thread expired without being renewed (the process stalled,
+    or lost the store, for longer than the lease) and another run took the thread. The run
+    stops before it saves anything more, so the thread does not fork; what it saved before
+    stays."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"thread {thread_id!r}: this run's lease expired and another run took the thread; "
+            "the run stopped before saving its next checkpoint, so the thread has one writer. "
+            "A longer lease (saver.lease_seconds or DURABLE_DEBUG_LEASE_SECONDS) avoids this "
+            "when a process can stall that long."
+        )
+        self.thread_id = thread_id
+
+    def __reduce__(self) -> tuple[type[LeaseLostError], tuple[str]]:
+        return (LeaseLostError, (self.thread_id,))
+
+
+def check_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
+    """Raise :class:`LeaseLostError` if the lease this run holds on ``thread_id`` was found
+    taken by another run when it was last renewed; nothing when it holds none."""
+    key = (id(saver), thread_id)
+    if any(k == key and token in _RENEWER.lost for k, token in _TOKENS.get()):
+        raise LeaseLostError(thread_id)
+
+
+class NoAbandonedLeaseError(LookupError):
+    """``thread_lease(..., only_abandoned=True)``: the thread has no lease left behind by a
+    dead holder (its last run gave the lease back): there is no crashed run to take over."""
+
+    def __init__(self, thread_id: str) -> None:
+        super().__init__(
+            f"thread {thread_id!r} has no lease left behind by a dead run: its last run ended "
+            "and gave the thread back"
+        )
+        self.thread_id = thread_id
 
 
 DEFAULT_LEASE_SECONDS = 30.0
@@ -105,12 +153,20 @@ def holder_name() -> str:
 
 @asynccontextmanager
 async def thread_lease(
-    saver: BaseCheckpointSaver, thread_id: str, *, wait: float | None = None
+    saver: BaseCheckpointSaver,
+    thread_id: str,
+    *,
+    wait: float | None = None,
+    only_abandoned: bool = False,
 ) -> AsyncIterator[None]:
     """Hold ``thread_id``'s lease on ``saver`` for the body of the ``async with``.
 
     Raises :class:`ThreadBusyError` when another run holds it and ``wait`` seconds (default:
     none) pass without it being released or expiring. Re-entrant within one run.
+
+    ``only_abandoned`` (recovery): take the lease only if a dead holder left it behind
+    (expired, never given back), in one statement; :class:`NoAbandonedLeaseError` when the
+    thread has no such lease (its run ended, or another worker recovered it meanwhile).
     """
     if wait is not None and (
         isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait >= 0
@@ -129,7 +185,13 @@ async def thread_lease(
     started = time.monotonic()
     pause = 0.02
     while True:
-        info = await saver._lease_acquire(thread_id, token, holder, seconds)
+        if only_abandoned:
+            found = await saver._lease_take_abandoned(thread_id, token, holder, seconds)
+            if found is None:
+                raise NoAbandonedLeaseError(thread_id)
+            info = found
+        else:
+            info = await saver._lease_acquire(thread_id, token, holder, seconds)
         if info.token == token:
             break
         if (key, info.token) in _UNRELEASED:
@@ -145,13 +207,17 @@ async def thread_lease(
     if seconds is not None:
         _RENEWER.add(token, saver, thread_id, seconds)
     previous = _HELD.set(held | {key})
+    tokens = _TOKENS.get()
+    previous_tokens = _TOKENS.set(tokens | {(key, token)})
     try:
         yield
     finally:
         try:
             _HELD.reset(previous)
+            _TOKENS.reset(previous_tokens)
         except ValueError:  # an async generator closed from another context
             _HELD.set(held)
+            _TOKENS.set(tokens)
         _RENEWER.discard(token)
         try:
             await saver._lease_release(thread_id, token)
@@ -182,6 +248,8 @@ class _Renewer:
         self._event: asyncio.Event | None = None
         self._tasks: set[asyncio.Future[None]] = set()
         """Renewals in flight (kept referenced until done)."""
+        self.lost: set[str] = set()
+        """Tokens of held leases another run took (found when renewing them)."""
 
     def add(self, token: str, saver: BaseCheckpointSaver, thread_id: str, seconds: float) -> None:
         """Renew ``token``'s lease until :meth:`discard`."""
@@ -204,6 +272,7 @@ class _Renewer:
         """Stop renewing ``token``'s lease (it is being given back)."""
         with self._lock:
             self._leases.pop(token, None)
+            self.lost.discard(token)
 
     def _poke(self) -> None:
         if self._event is not None:
@@ -241,10 +310,12 @@ class _Renewer:
         if not renewed:
             with self._lock:
                 held = self._leases.pop(token, None) is not None
+                if held:
+                    self.lost.add(token)
             if held:
                 logger.warning(
                     "the lease on thread %r expired and was taken by another run; this run "
-                    "is no longer the thread's only writer",
+                    "stops before saving its next checkpoint",
                     thread_id,
                 )
 

@@ -9,11 +9,12 @@ what lets the debugger read a thread a LangGraph app saved.
     join_channel(["a", "b"], "c")         # "join:a+b:c": the barrier c waits on
     parse_trigger("join:a+b:c")           # Trigger(node="c", sources=("a", "b"))
     is_trigger_channel("branch:to:b")     # True: the engine's, not state
-    trigger_channel_sql("ch.value")       # the same test as SQL, for the listing queries
+    trigger_channel_sql("ch.value")       # the same test in SQLite, for the listing queries
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,9 +35,11 @@ __all__ = [
     "Trigger",
     "branch_channel",
     "is_trigger_channel",
+    "is_valued_trigger",
     "join_channel",
     "parse_trigger",
     "trigger_channel_sql",
+    "valued_trigger_sql",
 ]
 
 START = "__start__"
@@ -90,9 +93,11 @@ class Trigger:
     sources: tuple[str, ...] = ()
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_trigger(channel: str) -> Trigger | None:
     """The node a trigger channel runs (``__start__`` for the input, the target of an edge or
-    a join), or None for any other channel (state, Send packets)."""
+    a join), or None for any other channel (state, Send packets). Cached: a graph has few
+    channel names, and a thread list asks about them once per thread."""
     if channel == START:
         return Trigger(START)
     if channel.startswith(BRANCH_PREFIX):
@@ -109,12 +114,33 @@ def is_trigger_channel(name: str) -> bool:
     return name in TRIGGER_CHANNELS or name.startswith((BRANCH_PREFIX, JOIN_PREFIX))
 
 
-def trigger_channel_sql(column: str) -> str:
-    """:func:`is_trigger_channel` as a SQL condition on ``column`` (SQLite and PostgreSQL).
+def is_valued_trigger(name: str) -> bool:
+    """True for the trigger channels whose *value* decides which nodes run (a join's sources
+    heard so far, the Send packets); for the others holding a value at all is enough."""
+    return name == TASKS or name.startswith(JOIN_PREFIX)
 
-    The names are constants of this module: none holds a quote and the prefixes hold no
-    ``LIKE`` wildcard, so they are written into the query as literals.
+
+def _prefix_sql(column: str, prefix: str) -> str:
+    """``column`` starts with ``prefix``, as a range of SQLite's BINARY collation (exact and
+    case-sensitive like :meth:`str.startswith`, which ``LIKE`` is not; no function call per
+    row). ``prefix`` ends in ``:``, so its successor ends in ``;``."""
+    upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+    return f"({column} >= '{prefix}' AND {column} < '{upper}')"
+
+
+def trigger_channel_sql(column: str) -> str:
+    """:func:`is_trigger_channel` as a SQLite condition on ``column``, for the listing
+    queries.
+
+    The names are constants of this module: none holds a quote, so they are written into the
+    query as literals.
     """
-    fixed = " OR ".join(f"{column} = '{name}'" for name in TRIGGER_CHANNELS)
-    prefixes = " OR ".join(f"{column} LIKE '{p}%'" for p in (BRANCH_PREFIX, JOIN_PREFIX))
-    return f"({fixed} OR {prefixes})"
+    fixed = ", ".join(f"'{name}'" for name in TRIGGER_CHANNELS)
+    prefixes = " OR ".join(_prefix_sql(column, p) for p in (BRANCH_PREFIX, JOIN_PREFIX))
+    return f"({column} IN ({fixed}) OR {prefixes})"
+
+
+def valued_trigger_sql(column: str) -> str:
+    """:func:`is_valued_trigger` as a SQLite condition on ``column``: a listing reads only
+    these trigger channels' values."""
+    return f"({column} = '{TASKS}' OR {_prefix_sql(column, JOIN_PREFIX)})"

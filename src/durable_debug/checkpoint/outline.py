@@ -4,92 +4,38 @@ The widget's DAG shows each checkpoint's id, parent, step, source, the nodes tha
 the nodes whose writes made it, and whether it holds an interrupt or an error. None of that
 needs the state values: the next nodes come from the trigger channels (the same reduction
 as :mod:`durable_debug.checkpoint.latest`) and the rest from metadata and the pending writes'
-channels. So one query per thread reads the rows, the trigger channels' blobs and the writes
-(with the value only for errors, interrupts, resumes and the run input's key names), and no
-state blob is loaded.
+channels. So one read session of three plain queries reads a thread's rows, its writes (the
+value only for errors, interrupts and the run input's key names) and its trigger channels'
+blobs, and no state blob is loaded.
 
-    tuples = await alist_outline(sqlite_saver, "job-1", "")            # oldest first
-    newer = await alist_outline(sqlite_saver, "job-1", "", since=tuples[-1].config)
+    rows = await aread_outline(sqlite_saver, "job-1", "")                   # oldest first
+    newer = await aread_outline(sqlite_saver, "job-1", "", since=rows[-1].checkpoint_id)
 
 With ``since``, only checkpoints from that one on are read, plus the parents of the newer
 ones (their writes grow while the next step runs). None when the saver cannot (any saver
 other than durable_debug's :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`): the caller
-then reads the thread in full.
+then reads the thread through the saver protocol.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import json.scanner
+from typing import Any, NamedTuple, cast
 
-from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig, config_checkpoint_id
-from durable_debug.checkpoint.latest import _ListingSerde, split_writes, triggers_only
+from durable_debug.checkpoint.names import trigger_channel_sql
 
-__all__ = ["OWN_SQLITE_LATEST_MARK", "OWN_SQLITE_OUTLINE", "alatest_mark", "alist_outline"]
-
-OWN_SQLITE_OUTLINE = """
-SELECT c.thread_id, c.checkpoint_ns, c.checkpoint_id, c.parent_checkpoint_id, c.checkpoint,
-       c.metadata,
-       (SELECT group_concat(json_array(b.channel, b.version, b.type, hex(b.blob)))
-          FROM json_each(c.checkpoint, '$.channel_versions') AS v
-         CROSS JOIN json_each(v.value) AS ch
-         CROSS JOIN checkpoint_blobs b
-            ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-           AND b.channel = ch.value AND b.version = v.key
-         WHERE ch.value = '__start__' OR ch.value = '__pregel_tasks'
-            OR ch.value LIKE 'branch:to:%' OR ch.value LIKE 'join:%'),
-       (SELECT group_concat(json_array(w.task_id, w.channel, w.type,
-                   CASE WHEN w.channel IN ('__error__', '__interrupt__', '__resume__',
-                                           '__input_keys__')
-                        THEN hex(w.blob) END, w.task_path))
-          FROM checkpoint_writes w
-         WHERE w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
-           AND w.checkpoint_id = c.checkpoint_id)
-FROM checkpoints c
-WHERE c.thread_id = ? AND c.checkpoint_ns = ?
-  AND (c.checkpoint_id >= ? OR c.checkpoint_id IN (
-        SELECT p.parent_checkpoint_id FROM checkpoints p
-         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id > ?))
-ORDER BY c.checkpoint_id
-"""
-"""durable_debug's SQLite layout: a thread's checkpoint rows from a given id on (and the
-parents of the newer ones), each with its trigger channels' blobs (found through its pointer
-map) and its writes (values only for the special channels, as the thread listing reads them,
-and for the run input's key list the engine saves in place of the input's state writes)."""
-
-
-async def alist_outline(
-    saver: Any, thread_id: str, checkpoint_ns: str, *, since: RunnableConfig | None = None
-) -> list[CheckpointTuple] | None:
-    """The checkpoints of one thread without their state values, oldest first; None when
-    ``saver`` cannot read them so (see the module docstring)."""
-    from durable_debug.checkpoint.sqlite import SqliteSaver
-
-    if not isinstance(saver, SqliteSaver):
-        return None
-    from durable_debug.checkpoint._rows import parse_checkpoint_row, to_tuple
-
-    start = config_checkpoint_id(since) or ""
-    params = (thread_id, checkpoint_ns, start, thread_id, checkpoint_ns, start)
-    rows = await saver.aquery(OWN_SQLITE_OUTLINE, params)
-    serde = _ListingSerde(saver._blob_serde)
-    found: list[CheckpointTuple] = []
-    for row in rows:
-        parsed = parse_checkpoint_row(row[:6], saver.serde)
-        blobs = {
-            (parsed.thread_id, parsed.checkpoint_ns, channel, version): (
-                kind,
-                bytes.fromhex(data or ""),
-            )
-            for channel, version, kind, data in (json.loads(f"[{row[6]}]") if row[6] else ())
-        }
-        writes = [
-            (task, channel, kind, data or b"")
-            for task, channel, kind, data, _ in split_writes(row[7])
-        ]
-        found.append(to_tuple(triggers_only(parsed), blobs, writes, serde))
-    return found
-
+__all__ = [
+    "OWN_SQLITE_LATEST_MARK",
+    "OWN_SQLITE_OUTLINE_ROWS",
+    "OWN_SQLITE_OUTLINE_WRITES",
+    "OWN_SQLITE_TRIGGER_BLOBS",
+    "OutlineRow",
+    "TaskWrites",
+    "alatest_mark",
+    "aread_outline",
+    "outline_rows",
+]
 
 OWN_SQLITE_LATEST_MARK = """
 SELECT c.checkpoint_id,
@@ -116,3 +62,285 @@ async def alatest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[
         return None
     rows = await saver.aquery(OWN_SQLITE_LATEST_MARK, (thread_id, checkpoint_ns))
     return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)
+
+
+# --- the lean outline: rows, writes and trigger blobs in three plain queries ------------------
+
+_SINCE = """checkpoint_id IN (
+        SELECT p.checkpoint_id FROM checkpoints p
+         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id >= ?
+        UNION SELECT p.parent_checkpoint_id FROM checkpoints p
+         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id > ?)"""
+"""The checkpoints from a given id on and the parents of the newer ones (two index ranges:
+an ``OR`` of the two would scan the whole thread)."""
+
+OWN_SQLITE_OUTLINE_ROWS = """
+SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints
+WHERE thread_id = ? AND checkpoint_ns = ?{since}
+ORDER BY checkpoint_id
+"""
+"""durable_debug's SQLite layout: a thread's checkpoint rows (``since``: ``""``, or ``AND``
+:data:`_SINCE` for a later read)."""
+
+OWN_SQLITE_OUTLINE_WRITES = """
+SELECT checkpoint_id, task_id, channel, type,
+       CASE WHEN channel IN ('__error__', '__interrupt__', '__input_keys__') THEN blob END
+FROM checkpoint_writes
+WHERE thread_id = ? AND checkpoint_ns = ?{since}
+ORDER BY checkpoint_id, task_id, idx
+"""
+"""The writes of the same checkpoints: the value only where a tree needs it (an error's text,
+the interrupts, the run input's key list), else the channel alone."""
+
+OWN_SQLITE_TRIGGER_BLOBS = f"""
+SELECT channel, version, type, blob FROM checkpoint_blobs
+WHERE thread_id = ? AND checkpoint_ns = ? AND {trigger_channel_sql("channel")}
+"""
+"""Every trigger channel's blob of a thread (the first read: one pass, no JSON in SQL)."""
+
+OWN_SQLITE_ROW_TRIGGER_BLOBS = f"""
+SELECT DISTINCT b.channel, b.version, b.type, b.blob
+  FROM checkpoints c
+ CROSS JOIN json_each(c.checkpoint, '$.channel_versions') AS v
+ CROSS JOIN json_each(v.value) AS ch
+ CROSS JOIN checkpoint_blobs b
+    ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+   AND b.channel = ch.value AND b.version = v.key
+ WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.{_SINCE}
+   AND {trigger_channel_sql("ch.value")}
+"""
+"""The trigger blobs the rows of a later read point at (few rows)."""
+
+
+class TaskWrites(NamedTuple):
+    """What one task's saved writes say, as a tree shows it."""
+
+    finished: bool
+    """It wrote its output (or said it writes nothing)."""
+    failed: bool
+    """Its last error write holds a message."""
+    interrupts: int
+    """How many interrupts its last interrupt write holds."""
+
+
+class OutlineRow(NamedTuple):
+    """One checkpoint of :func:`aread_outline`: what its tree mark needs, no state value."""
+
+    checkpoint_id: str
+    parent_id: str | None
+    metadata: dict[str, Any]
+    ts: str
+    pull: tuple[str, ...]
+    """The nodes its trigger channels schedule next, sorted (before any Send task)."""
+    packets: tuple[Any, ...]
+    """The Send packets it holds (each a later task of the next step, in order)."""
+    tasks: dict[str, TaskWrites]
+    """Task id → what its writes say, for the tasks with writes saved on this checkpoint."""
+
+
+async def aread_outline(
+    saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+) -> list[OutlineRow] | None:
+    """The checkpoints of one thread as a tree needs them, oldest first, in one read session
+    of three plain queries (rows, writes, trigger blobs); None when ``saver`` is not
+    durable_debug's :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`.
+
+    ``since``: a checkpoint id; only the checkpoints from it on are read, plus the parents of
+    newer ones. A damaged row raises a located
+    :class:`~durable_debug.checkpoint.serde.CorruptPayloadError`.
+    """
+    from durable_debug.checkpoint.sqlite import SqliteSaver
+
+    if not isinstance(saver, SqliteSaver):
+        return None
+    thread = (thread_id, checkpoint_ns)
+    where = thread if since is None else (*thread, *thread, since, *thread, since)
+    clause = "" if since is None else f" AND {_SINCE}"
+
+    async def read(s: Any) -> tuple[list[Any], list[Any], list[Any]]:
+        rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause), where)
+        writes = await s.fetch(OWN_SQLITE_OUTLINE_WRITES.format(since=clause), where)
+        if since is None:
+            blobs = await s.fetch(OWN_SQLITE_TRIGGER_BLOBS, thread)
+        else:
+            blobs = await s.fetch(OWN_SQLITE_ROW_TRIGGER_BLOBS, where)
+        return rows, writes, blobs
+
+    rows, writes, blobs = await saver._run(saver._in_session, read, False)
+    return outline_rows(rows, writes, blobs, saver, thread_id)
+
+
+_SCAN: Any = cast(Any, json.scanner).make_scanner(json.JSONDecoder())
+"""The C JSON scanner: ``json.loads`` minus its whitespace handling, for the stored columns
+``encode_json`` writes compactly."""
+
+
+def _fast_json(text: Any, serde: Any) -> Any:
+    """A stored JSON column: the C scanner when the text is plain compact JSON, else
+    ``decode_json`` (wrapped values, or an error that names what is wrong)."""
+    if type(text) is str and "$serde" not in text:
+        try:
+            value, end = _SCAN(text, 0)
+            if end == len(text):
+                return value
+        except (StopIteration, ValueError, RecursionError):
+            pass
+    from durable_debug.checkpoint._rows import decode_json
+
+    return decode_json(text, serde)
+
+
+_NO_PARENTS: dict[str, Any] = {}
+
+
+def outline_rows(
+    rows: list[Any], writes: list[Any], blobs: list[Any], saver: Any, thread_id: str
+) -> list[OutlineRow]:
+    """Turn the three queries of :func:`aread_outline` into :class:`OutlineRow` s."""
+    from durable_debug.checkpoint._rows import (
+        EMPTY,
+        _check_metadata,
+        _check_record,
+        _check_special_write,
+        full_version,
+        missing_blob,
+    )
+    from durable_debug.checkpoint.base import NULL_TASK_ID
+    from durable_debug.checkpoint.names import (
+        BRANCH_PREFIX,
+        ERROR,
+        FAILURES,
+        INTERRUPT,
+        JOIN_PREFIX,
+        ONCE,
+        RESUME,
+        TASKS,
+        TRIGGER_CHANNELS,
+        parse_trigger,
+    )
+    from durable_debug.checkpoint.serde import SerdeError
+
+    serde, loads = saver.serde, saver._blob_serde.loads_typed
+    stored = {(str(c), str(v)): (str(t), b) for c, v, t, b in blobs}
+    decoded: dict[tuple[str, str], Any] = {}
+    full: dict[str, str] = {}
+    triggers: dict[str, Any] = {}
+    prefixes = (BRANCH_PREFIX, JOIN_PREFIX)
+    per_checkpoint: dict[str, dict[str, list[Any]]] = {}
+    checkpoint_id = channel = ""
+    try:
+        for checkpoint_id, task, channel, kind, data in writes:
+            if task == NULL_TASK_ID:
+                continue
+            state = per_checkpoint.setdefault(checkpoint_id, {}).setdefault(task, [False, 0, 0])
+            if channel == ERROR:
+                state[1] = 1 if loads((kind, data or b"")) else 0
+            elif channel == INTERRUPT:
+                value = loads((kind, data or b""))
+                _check_special_write(task, channel, value)
+                state[2] = len(value or ())
+            elif channel == "__input_keys__":  # stands for the run input's state writes
+                if loads((kind, data or b"")):
+                    state[0] = True
+            elif channel not in (RESUME, FAILURES, ONCE):
+                state[0] = True
+    except SerdeError as exc:
+        raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
+    found: list[OutlineRow] = []
+    field = "checkpoint"
+    for checkpoint_id, parent_id, checkpoint_text, metadata_text in rows:
+        try:
+            field = "checkpoint"
+            record = _fast_json(checkpoint_text, serde)
+            if type(record) is not dict:
+                from durable_debug.checkpoint.serde import CorruptPayloadError
+
+                raise CorruptPayloadError("the stored checkpoint is not a JSON object")
+            if record.get("id") != checkpoint_id or type(record.get("ts")) is not str:
+                _check_record(record, checkpoint_id)  # raises, naming what is wrong
+            field = "metadata"
+            metadata = _fast_json(metadata_text, serde)
+            if type(metadata) is not dict:
+                from durable_debug.checkpoint.serde import CorruptPayloadError
+
+                raise CorruptPayloadError("the stored metadata is not a JSON object")
+            if not (
+                type(metadata.get("step", 0)) is int
+                and type(metadata.get("source", "")) is str
+                and type(metadata.get("parents", _NO_PARENTS)) is dict
+            ):
+                _check_metadata(metadata)  # raises, naming the key
+            field = "checkpoint"
+            present: list[tuple[str, str]] = []
+            versions = record.get("channel_versions")
+            for key, value in versions.items() if type(versions) is dict else ():
+                for name in value if type(value) is list else (key,):
+                    if name in TRIGGER_CHANNELS or name.startswith(prefixes):
+                        version = key if type(value) is list else str(value)
+                        blob = stored.get((name, version))
+                        if blob is None:
+                            raise missing_blob(name, version)
+                        if blob[0] != EMPTY:
+                            present.append((name, version))
+            pull: set[str] = set()
+            packets: tuple[Any, ...] = ()
+            seen_by = record.get("versions_seen")
+            for name, version in present:
+                if name == TASKS:
+                    packets = tuple(_blob_value(decoded, stored, loads, name, version) or ())
+                    continue
+                trigger = triggers.get(name)
+                if trigger is None:
+                    trigger = triggers[name] = parse_trigger(name)
+                if trigger is None:
+                    continue
+                if trigger.sources:
+                    got = _blob_value(decoded, stored, loads, name, version)
+                    if set(got or ()) < set(trigger.sources):
+                        continue
+                seen = _seen_version(seen_by, trigger.node, name)
+                mine = full.get(version) or full.setdefault(version, full_version(version))
+                if seen is None or mine > (
+                    full.get(seen) or full.setdefault(seen, full_version(seen))
+                ):
+                    pull.add(trigger.node)
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, field=field) from None
+        tasks = per_checkpoint.get(checkpoint_id)
+        found.append(
+            OutlineRow(
+                checkpoint_id,
+                parent_id or None,
+                metadata,
+                record["ts"],
+                tuple(sorted(pull)),
+                packets,
+                {t: TaskWrites(s[0], bool(s[1]), s[2]) for t, s in tasks.items()} if tasks else {},
+            )
+        )
+    return found
+
+
+def _blob_value(
+    decoded: dict[tuple[str, str], Any], stored: Any, loads: Any, channel: str, version: str
+) -> Any:
+    """A trigger blob's value, decoded once per read."""
+    key = (channel, version)
+    if key not in decoded:
+        kind, data = stored[key]
+        decoded[key] = loads((kind, data or b""))
+    return decoded[key]
+
+
+def _seen_version(seen_by: Any, node: str, channel: str) -> str | None:
+    """The stored version of ``channel`` that ``node`` last saw, None if it saw none."""
+    seen = seen_by.get(node) if type(seen_by) is dict else None
+    if type(seen) is not dict:
+        return None
+    for key, value in seen.items():
+        if type(value) is list:
+            if channel in value:
+                return key
+        elif key == channel:
+            return str(value)
+    return None

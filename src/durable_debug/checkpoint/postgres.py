@@ -131,6 +131,13 @@ RETURNING token, holder, since"""
 the worker machines do not matter. Concurrent takers queue on the row, and the loser's WHERE is
 evaluated against the winner's committed row."""
 
+LEASE_TAKE_ABANDONED = """UPDATE thread_leases
+SET token = %s, holder = %s, since = clock_timestamp(),
+    expires = clock_timestamp() + make_interval(secs => %s::float8)
+WHERE thread_id = %s AND expires < clock_timestamp()
+RETURNING token, holder, since"""
+"""Take a thread's lease only if the one there expired (its holder died): recovery."""
+
 LEASE_RENEW = """UPDATE thread_leases
 SET expires = clock_timestamp() + make_interval(secs => %s::float8)
 WHERE thread_id = %s AND token = %s RETURNING thread_id"""
@@ -680,6 +687,11 @@ class PostgresSaver(SqlSaver):
         self, thread_id: str, token: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
         return LEASE_RENEW, (seconds, thread_id, token)
+
+    def _lease_take_abandoned_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_TAKE_ABANDONED, (token, holder, seconds, thread_id)
 
     def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
         return LEASE_ABANDONED, ()

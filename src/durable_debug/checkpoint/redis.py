@@ -400,6 +400,27 @@ class RedisSaver(ConnectedSaver):
 
         return await self._run(take, where={"thread": thread_id})
 
+    async def _lease_take_abandoned(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo | None:
+        key = self._keys.lease(thread_id)
+        ms = max(1, round((seconds or 30.0) * 1000))
+
+        async def take() -> LeaseInfo | None:
+            client = self._redis()
+            since = _dt.datetime.now(_dt.timezone.utc)
+            value = f"{token}\n{holder}\n{since.isoformat()}"
+            keys = (key, self._keys.leased)
+            if await client.eval(_LEASE_TAKE_ABANDONED, 2, *keys, value, ms, thread_id):
+                return LeaseInfo(token, holder, since)
+            raw = await client.get(key)
+            if raw is None:  # given back (no mark left), or it expired just now
+                return None
+            held, who, when = _text(raw).split("\n", 2)
+            return LeaseInfo(held, who, _dt.datetime.fromisoformat(when))
+
+        return await self._run(take, where={"thread": thread_id})
+
     async def _lease_renew(self, thread_id: str, token: str, seconds: float) -> bool:
         key = self._keys.lease(thread_id)
         ms = max(1, round(seconds * 1000))
@@ -749,6 +770,13 @@ if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then
 end
 return 0"""
 """Extend a lease only if the caller's token still holds it."""
+
+_LEASE_TAKE_ABANDONED = """if redis.call('SISMEMBER', KEYS[2], ARGV[3]) == 1 and
+   redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return 1
+end
+return 0"""
+"""Take a lease only if its thread is marked leased and the key expired (its holder died)."""
 
 _LEASE_RELEASE = """local v = redis.call('GET', KEYS[1])
 if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then

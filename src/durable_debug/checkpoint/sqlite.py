@@ -214,6 +214,11 @@ RETURNING token, holder, since"""
 """Take a thread's lease unless a live one holds it: one statement in an immediate
 transaction (BEGIN IMMEDIATE); no row returned means another run holds it."""
 
+LEASE_TAKE_ABANDONED = """UPDATE thread_leases SET token = ?, holder = ?, since = ?, expires = ?
+WHERE thread_id = ? AND expires < ?
+RETURNING token, holder, since"""
+"""Take a thread's lease only if the one there expired (its holder died): recovery."""
+
 LEASE_RENEW = """UPDATE thread_leases SET expires = ?
 WHERE thread_id = ? AND token = ? RETURNING thread_id"""
 
@@ -450,6 +455,13 @@ class SqliteSaver(SqlSaver):
         self, thread_id: str, token: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
         return LEASE_RENEW, (time.time() + seconds, thread_id, token)
+
+    def _lease_take_abandoned_sql(
+        self, thread_id: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        now = time.time()
+        since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
+        return LEASE_TAKE_ABANDONED, (token, holder, since, now + seconds, thread_id, now)
 
     def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
         return LEASE_ABANDONED, (time.time(),)

@@ -120,6 +120,11 @@ class CallContext:
         self._runtime = runtime or Runtime()
         self._info = execution_info
 
+    def with_config(self, config: RunnableConfig) -> CallContext:
+        """The same runtime and task, another config (a conditional edge's run)."""
+        context = CallContext(config, self._runtime, self._info)
+        return context
+
     @property
     def runtime(self) -> Runtime[Any]:
         """The run's runtime, with this task's ``execution_info``."""
@@ -237,21 +242,26 @@ def _kwargs(style: CallStyle, context: CallContext) -> dict[str, Any]:
     return {name: values[name] for name in style.injects}
 
 
-async def call(style: CallStyle, state: Any, context: CallContext, *, inline: bool) -> Any:
+async def call(
+    style: CallStyle, state: Any, context: CallContext, *, inline: bool, node_run: Any = None
+) -> Any:
     """Call the function with ``state`` and what it takes by name; await what it returns.
 
     A sync function runs in a worker thread (the event loop stays free) unless ``inline``.
     ``context`` is current while it runs, so ``get_config()`` and friends work inside it.
+    ``node_run`` (a ``callbacks.NodeRun``, when the run reports to callback handlers) is the
+    run a runnable node's steps run under.
     """
     token = _CURRENT.set(context)
     lc_token = _set_langchain_config(context.config)
     try:
         if style.runnable:
             config = runnable_config(context)
-            # Named after its node, as LangGraph runs it (events.py tells it from nested runs).
-            node = (config.get("metadata") or {}).get("langgraph_node")
-            if node is not None:
-                config = {**config, "run_name": node}
+            if node_run is not None:
+                from durable_debug.graph.callbacks import run_runnable_node
+
+                runnable = getattr(style.target, "__self__", style.target)
+                return await run_runnable_node(runnable, state, node_run, config)
             return await style.target(state, config)
         kwargs = _kwargs(style, context) if style.injects else {}
         if style.is_async:
@@ -310,15 +320,15 @@ def coerce_context(schema: Any, context: Any) -> Any:
 
 def merge_configs(base: RunnableConfig | None, config: RunnableConfig | None) -> RunnableConfig:
     """``config`` over ``base``: ``configurable`` and ``metadata`` merged key by key, ``tags``
-    concatenated, any other key of ``config`` wins."""
+    concatenated (each once), any other key of ``config`` wins."""
     if not base:
         return dict(config or {})
     merged: dict[str, Any] = dict(base)
     for key, value in (config or {}).items():
         if key in ("configurable", "metadata") and isinstance(value, Mapping):
             merged[key] = {**(merged.get(key) or {}), **value}
-        elif key == "tags":
-            merged[key] = [*(merged.get(key) or []), *value]
+        elif key == "tags":  # each tag once, as LangChain merges them
+            merged[key] = list(dict.fromkeys([*(merged.get(key) or []), *value]))
         else:
             merged[key] = value
     return merged

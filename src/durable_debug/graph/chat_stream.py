@@ -12,11 +12,12 @@ node's config LangChain's current config (``calls.call`` does that); the config 
 * after the node returns, sends the messages of its return value it has not sent yet and the
   node did not receive in its input, with the node's metadata.
 
-For ``astream_events`` the tap also *reports* what chat models and tools nested in a node do
-(``on_chat_model_start`` / ``on_chat_model_end``, ``on_tool_start`` / ``on_tool_end``,
-``on_chain_start`` / ``on_chain_end`` of a runnable the node invokes, with
-their run id, parent run id, name, tags, metadata and data), which ``events.py`` turns into
-events under the node's run.
+For ``astream_events`` the tap also *reports* the runs under a node (``on_chat_model_start`` /
+``_stream`` / ``_end``, ``on_tool_start`` / ``_end``, ``on_chain_start`` / ``_stream`` /
+``_end`` of conditional edges and runnables, ``on_prompt_*``…, with their run id, parent run
+id, name, tags, metadata and data), which ``events.py`` turns into events under the node's
+run. The graph's and the nodes' own runs (``callbacks.py`` marks them in ``engine_runs``) are
+not reported: ``events.py`` builds their events from the run's chunks.
 
 Nothing here imports LangChain unless a run streams ``"messages"`` or events.
 """
@@ -104,11 +105,40 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
         durable_debug_message_tap = True
         """Marks the tap, so a subgraph's config can leave its parent's tap out."""
 
-        def tap_output_iter(self, run_id: UUID, output: Iterator[Any]) -> Iterator[Any]:
-            return output
+        durable_debug_streams_nodes = report is not None
+        """Under ``astream_events`` runnable nodes are streamed (see ``callbacks.py``)."""
 
-        def tap_output_aiter(self, run_id: UUID, output: AsyncIterator[Any]) -> AsyncIterator[Any]:
-            return output
+        def _streamed(self, run_id: UUID) -> dict[str, Any] | None:
+            """The start event of a reported run whose chunks are to be reported (once:
+            a run tapped twice reports through its first tap only)."""
+            start = self.runs.get(run_id)
+            if report is None or start is None or run_id in self.tapped:
+                return None
+            self.tapped.add(run_id)
+            return start
+
+        def _chunk(self, start: dict[str, Any], chunk: Any) -> None:
+            assert report is not None
+            kind = start["event"][3:].rpartition("_")[0]
+            report({**start, "event": f"on_{kind}_stream", "data": {"chunk": chunk}})
+
+        def tap_output_iter(self, run_id: UUID, output: Iterator[Any]) -> Iterator[Any]:
+            start = self._streamed(run_id)
+            if start is None:
+                yield from output
+                return
+            for chunk in output:
+                self._chunk(start, chunk)
+                yield chunk
+
+        async def tap_output_aiter(
+            self, run_id: UUID, output: AsyncIterator[Any]
+        ) -> AsyncIterator[Any]:
+            start = self._streamed(run_id)
+            async for chunk in output:
+                if start is not None:
+                    self._chunk(start, chunk)
+                yield chunk
 
         def __init__(self) -> None:
             self.calls: dict[UUID, dict[str, Any]] = {}
@@ -117,8 +147,12 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
             """Ids of messages already sent (or received by a node as input)."""
             self.runs: dict[UUID, dict[str, Any]] = {}
             """Reported run id → its start event (name, tags, metadata, parent, input)."""
-            self.node_runs: set[UUID] = set()
-            """Run ids of runnables that are nodes themselves (called by the engine)."""
+            self.engine_runs: set[UUID] = set()
+            """Run ids of the engine's own runs (graphs, nodes: see ``callbacks.py``), whose
+            events ``astream_events`` builds itself; their children are reported as the
+            node's (no parent run id)."""
+            self.tapped: set[UUID] = set()
+            """Runs whose streamed chunks are reported."""
 
         def _start(
             self,
@@ -132,6 +166,8 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
         ) -> None:
             if report is None:
                 return
+            if parent_run_id in self.engine_runs:
+                parent_run_id = None
             event = {
                 "event": f"on_{kind}_start",
                 "name": name,
@@ -174,6 +210,28 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
                 {"input": inputs or {}},
             )
 
+        def on_retriever_start(
+            self,
+            serialized: dict[str, Any],
+            query: str,
+            *,
+            run_id: UUID,
+            parent_run_id: UUID | None = None,
+            tags: list[str] | None = None,
+            metadata: dict[str, Any] | None = None,
+            name: str | None = None,
+            **kwargs: Any,
+        ) -> None:
+            name = _run_name(name, serialized)
+            data = {"input": {"query": query}}
+            self._start("retriever", run_id, parent_run_id, name, tags, metadata, data)
+
+        def on_retriever_end(self, documents: Any, *, run_id: UUID, **kwargs: Any) -> None:
+            self._end("retriever", run_id, documents)
+
+        def on_retriever_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+            self.runs.pop(run_id, None)
+
         def on_tool_end(self, output: Any, *, run_id: UUID, **kwargs: Any) -> None:
             self._end("tool", run_id, output)
 
@@ -192,29 +250,27 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
             name: str | None = None,
             **kwargs: Any,
         ) -> None:
-            if report is None:
+            if report is None or run_id in self.engine_runs:
                 return
-            run_name = _run_name(name, serialized)
-            if parent_run_id is None and run_name == (metadata or {}).get("langgraph_node"):
-                self.node_runs.add(run_id)  # a runnable node itself: its events are the node's
-                return
-            if parent_run_id in self.node_runs:
-                parent_run_id = None
+            kind = kwargs.get("run_type") or "chain"
             data = {} if inputs == {"input": ""} else {"input": inputs}
-            self._start("chain", run_id, parent_run_id, run_name, tags, metadata, data)
+            self._start(
+                kind, run_id, parent_run_id, _run_name(name, serialized), tags, metadata, data
+            )
 
         def on_chain_end(self, outputs: Any, *, run_id: UUID, **kwargs: Any) -> None:
-            if run_id in self.node_runs:
-                self.node_runs.discard(run_id)
+            if run_id in self.engine_runs:
+                self.engine_runs.discard(run_id)
                 return
             start = self.runs.get(run_id)
             if start is not None and "inputs" in kwargs and "input" not in start["data"]:
                 start["data"] = {"input": kwargs["inputs"]}
-            self._end("chain", run_id, outputs)
+            if start is not None:
+                self._end(start["event"][3:].rpartition("_")[0], run_id, outputs)
 
         def on_chain_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
             self.runs.pop(run_id, None)
-            self.node_runs.discard(run_id)
+            self.engine_runs.discard(run_id)
 
         def send(self, message: Any, metadata: dict[str, Any], *, once: bool) -> None:
             if once and message.id in self.sent:
@@ -254,6 +310,11 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
             metadata = self.calls.get(run_id)
             if metadata is not None and isinstance(chunk, ChatGenerationChunk):
                 self.send(chunk.message, metadata, once=False)
+            start = self.runs.get(run_id)
+            if report is not None and start is not None and run_id not in self.tapped:
+                message = chunk.message if isinstance(chunk, ChatGenerationChunk) else token
+                kind = start["event"][3:].rpartition("_")[0]
+                report({**start, "event": f"on_{kind}_stream", "data": {"chunk": message}})
 
         def on_llm_end(self, response: Any, *, run_id: UUID, **kwargs: Any) -> None:
             if run_id in self.runs:

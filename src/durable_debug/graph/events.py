@@ -4,17 +4,18 @@
         if event["event"] == "on_chat_model_stream":
             print(event["data"]["chunk"].content, end="")
 
-:class:`GraphEvents` reads the ``values``, ``updates``, ``messages`` and ``debug`` (for the
-tasks and their step) chunks of the run, a consumer of the same event sequence as every stream
-mode, and gives, as LangGraph does: ``on_chain_start`` for the graph; per node
-``on_chain_start`` (input), ``on_chain_stream`` (its output) and ``on_chain_end``; the graph's
-``on_chain_stream`` with each update; ``on_chat_model_stream`` for token chunks;
-``on_chat_model_start`` / ``on_chat_model_end`` and ``on_tool_start`` / ``on_tool_end`` for
-chat models and tools a node calls (under the node's run: ``parent_ids`` are the graph's,
-the node's, then any run between); the graph's
-``on_chain_end`` with the final state. Every event has ``event``, ``name``, ``run_id``,
-``parent_ids``, ``tags``, ``metadata`` and ``data``. :class:`RunEvents` does that for each
-subgraph too (the run is streamed with ``subgraphs=True``), under the node that runs it.
+:class:`GraphEvents` reads the ``values``, ``updates`` and ``debug`` (for the tasks and their
+step) chunks of the run, a consumer of the same event sequence as every stream mode, and
+gives, as LangGraph does: ``on_chain_start`` for the graph; per node ``on_chain_start``
+(input), ``on_chain_stream`` (its output) and ``on_chain_end``; the graph's
+``on_chain_stream`` with each update; the graph's ``on_chain_end`` with the final state. The
+runs under a node — its conditional edges, a runnable node's steps, the chat models, tools,
+prompts and runnables it calls, with their ``_stream`` events — come as ``__events__`` chunks
+from the run's callback tap (``chat_stream.py``) and are placed under the node's run
+(``parent_ids``: the graph's, the node's, then any run between). Every event has ``event``,
+``name``, ``run_id``, ``parent_ids``, ``tags``, ``metadata`` and ``data``. :class:`RunEvents`
+does that for each subgraph too (the run is streamed with ``subgraphs=True``), under the node
+that runs it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ class GraphEvents:
         parents: Sequence[str] = (),
         namespace: str = "",
         node_streams: bool = True,
+        own_tags: Sequence[str] = (),
     ) -> None:
         self.name = name
         self.run_id = str(uuid.uuid4())
@@ -53,13 +55,17 @@ class GraphEvents:
         self.node_streams = node_streams
         """Whether its nodes have ``on_chain_stream`` events: not in a graph a node function
         runs with ``invoke`` (LangGraph streams only the graphs it streams)."""
-        self.tags: list[str] = list(config.get("tags") or [])
+        self.inherited: list[str] = list(config.get("tags") or [])
+        """The run's tags, which every run under this graph's carries too."""
+        self.tags: list[str] = [*own_tags, *self.inherited]
+        """This graph's run's tags: its own (a subgraph's ``seq:step:1``), then the run's."""
         self.metadata: dict[str, Any] = run_metadata(dict(config))
         self.nodes: dict[str, dict[str, Any]] = {}
         """Task id → run id, input, metadata and tags of the node's run."""
         self.updates: list[Any] = []
         """Updates waiting for their task's end event (the graph streams after the node)."""
         self.output: Any = None
+        self.input: Any = None
         self.nested: dict[str, str | None] = {}
         """Run id of a nested run reported → its parent's run id."""
 
@@ -97,13 +103,17 @@ class GraphEvents:
 
     def graph_start(self, input: Any) -> dict[str, Any]:
         """The graph's ``on_chain_start``."""
+        self.input = input
         return self._graph("on_chain_start", {"input": input})
 
     def graph_end(self) -> Iterable[dict[str, Any]]:
-        """Updates still waiting, then the graph's ``on_chain_end`` with the final state."""
+        """Updates still waiting, then the graph's ``on_chain_end`` with the final state (and,
+        for a subgraph, its input, as a nested run's end carries it)."""
         if not self.namespace:
             yield from self._flush()
-        yield self._graph("on_chain_end", {"output": self.output})
+            yield self._graph("on_chain_end", {"output": self.output})
+            return
+        yield self._graph("on_chain_end", {"output": self.output, "input": self.input})
 
     def _flush(self) -> Iterable[dict[str, Any]]:
         updates, self.updates = self.updates, []
@@ -131,16 +141,16 @@ class GraphEvents:
             yield self._nested(chunk)
             return
         yield from self._flush()
-        if mode == "values":
+        if mode == "values":  # the graph's output: the state, without the pending interrupts
+            if isinstance(chunk, dict) and "__interrupt__" in chunk:
+                chunk = {k: v for k, v in chunk.items() if k != "__interrupt__"}
             self.output = chunk
-        elif mode == "messages":
-            yield from self._chat_chunk(*chunk)
 
     def _node_start(self, task: dict[str, Any], step: int) -> dict[str, Any]:
         node = {
             "run_id": str(uuid.uuid4()),
             "input": task["input"],
-            "tags": [f"graph:step:{step}"],
+            "tags": [f"graph:step:{step}", *self.inherited],
             "metadata": {
                 **self.metadata,
                 "langgraph_step": step,
@@ -199,24 +209,6 @@ class GraphEvents:
             metadata=reported["metadata"],
         )
 
-    def _chat_chunk(self, message: Any, metadata: dict[str, Any]) -> Iterable[dict[str, Any]]:
-        if not type(message).__name__.endswith("Chunk"):
-            return  # a whole message a node returned: not a chat model event
-        ns = str(metadata.get("langgraph_checkpoint_ns", ""))
-        task_id = ns.rpartition(":")[2]
-        node = self.nodes.get(task_id)
-        parents = [*self.parents, self.run_id] + ([node["run_id"]] if node else [])
-        name = str(metadata.get("ls_model_name") or metadata.get("ls_provider") or "chat_model")
-        yield self._event(
-            "on_chat_model_stream",
-            name,
-            str(message.id or "").removeprefix("lc_run--"),  # the model call's run id
-            {"chunk": message},
-            parents=parents,
-            tags=list(metadata.get("tags") or []),
-            metadata=metadata,
-        )
-
 
 def _path_of(task: dict[str, Any]) -> dict[str, Any]:
     """``langgraph_path`` of an edge-triggered task (a Send task's index is not in its
@@ -263,10 +255,11 @@ class RunEvents:
         name, is_node = self.graph_at("|".join(namespace))
         level = GraphEvents(
             name,
-            {"tags": node.get("tags", []), "metadata": node.get("metadata", {})},
+            {"tags": parent.inherited, "metadata": node.get("metadata", {})},
             parents=[*parent.parents, parent.run_id, *([node["run_id"]] if node else [])],
             namespace="|".join(namespace),
             node_streams=is_node,
+            own_tags=("seq:step:1",),  # a child run of the node's run (its first step)
         )
         self.levels[namespace] = level
         yield level.graph_start(node.get("input"))

@@ -41,7 +41,7 @@ from durable_debug.checkpoint.base import (
     new_checkpoint_id,
     replace_checkpoint,
 )
-from durable_debug.checkpoint.lease import thread_lease
+from durable_debug.checkpoint.lease import check_lease, thread_lease
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
@@ -163,9 +163,12 @@ class RunLoop:
             sent = self.sink.sent_messages if self.sink is not None else None
             report = self._write_callback if self.producers.wants("callback") else None
             self.message_tap = make_message_tap(self._write_message, sent, report)
-            callbacks = self.config.get("callbacks")
-            others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
-            self.config["callbacks"] = [*others, self.message_tap]
+            from durable_debug.graph.callbacks import with_handler
+
+            self.config["callbacks"] = with_handler(self.config.get("callbacks"), self.message_tap)
+        self.graph_run: Any = None
+        """The run's LangChain callback run (``callbacks.GraphRun``) when its config has
+        callback handlers: its nodes and conditional edges report under it."""
         self.saver = graph.checkpointer if nesting is None else nesting.saver
         if saver is not None:  # a subgraph's namespace run on its own (see pregel._run_loop)
             self.saver = saver
@@ -268,10 +271,29 @@ class RunLoop:
     async def _events(self) -> AsyncGenerator[Event, None]:
         """The one place events leave the run. Everything else reports into ``outbox`` (or
         ``live``, from running nodes) and yields to say "pass on what is there now"."""
-        async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
-            async for _ in run:
-                for event in self._drain():
-                    yield event
+        if self.config.get("callbacks"):
+            await self._start_graph_run()
+        try:
+            async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
+                async for _ in run:
+                    for event in self._drain():
+                        yield event
+        except Exception as exc:
+            if self.graph_run is not None:
+                await self.graph_run.error(exc)
+            raise
+        if self.graph_run is not None:
+            await self.graph_run.end(self.graph.output_values(self.values))
+
+    async def _start_graph_run(self) -> None:
+        """Open the graph's callback run (see ``callbacks.py``) when handlers are given."""
+        from durable_debug.graph.callbacks import GraphRun, has_callbacks
+        from durable_debug.graph.runner import run_metadata
+
+        if has_callbacks(self.config):
+            self.graph_run = await GraphRun.start(
+                self.config, self.graph.name, self.input, run_metadata(self.config)
+            )
 
     async def _run(self) -> AsyncGenerator[None, None]:
         """The run itself; yields whenever reported events should go out."""
@@ -624,6 +646,7 @@ class RunLoop:
             runtime=self.runtime,
             message_tap=self.message_tap,
             nesting=self._nesting(),
+            graph_run=self.graph_run,
         )
 
     async def _run_concurrently(
@@ -786,11 +809,15 @@ class RunLoop:
         self.pending = {}
         if self.saver is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
+            # An engine-made config (checked when the run began): read, not validated again.
             parent = (
-                self.checkpoint_config if config_checkpoint_id(self.checkpoint_config) else None
+                self.checkpoint_config
+                if self.checkpoint_config["configurable"].get("checkpoint_id")
+                else None
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
+            check_lease(self.saver, config_thread_id(self.config))  # another run took it: stop
             started = time.perf_counter()
             try:
                 self.checkpoint_config = await self.saver.aput_step(

@@ -422,7 +422,7 @@ class CompiledStateGraph:
         start = events.graph_start(input)
         if keep(start):
             yield start
-        modes = ["values", "updates", "messages", "debug", EVENTS_MODE]
+        modes = ["values", "updates", "debug", EVENTS_MODE]
         run = RunEvents(events, self._subgraph_at)
         items = self.astream(input, config, stream_mode=modes, subgraphs=True, **kwargs)
         async for namespace, mode, chunk in items:

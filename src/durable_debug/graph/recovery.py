@@ -4,8 +4,9 @@ A run holds its thread's lease (:mod:`durable_debug.checkpoint.lease`) and gives
 ends — finished, stopped on an interrupt, or failed with its error saved. A lease whose holder
 died (SIGKILL, a lost machine, a lost database connection) is left behind and expires; those
 threads are the ones to recover. :func:`recover` resumes each one with ``invoke(None)`` under a
-fresh lease, so many workers may call it at once: each abandoned thread is resumed by exactly
-one of them, the others see it busy and skip it.
+fresh lease, taken only while the dead run's lease is still there (one conditional statement),
+so many workers may call it at once: each abandoned thread is resumed by exactly one of them;
+the others see it busy, or already recovered, and skip it.
 
     graph = builder.compile(checkpointer=PostgresSaver(url))
     for item in recover(graph):          # at worker start, or in a loop
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import ThreadBusyError
+from durable_debug.checkpoint.lease import NoAbandonedLeaseError, thread_lease
 from durable_debug.graph.types import EmptyInputError
 
 if TYPE_CHECKING:
@@ -51,10 +53,17 @@ async def arecover(graph: CompiledStateGraph, *, limit: int | None = None) -> li
     saver = graph._require_saver("recover")
     threads = await saver.alist_abandoned_threads()
     done: list[Recovered] = []
-    for thread_id in threads[:limit]:
+    for thread_id in threads:
+        if limit is not None and len(done) >= limit:
+            break
         config = {"configurable": {"thread_id": thread_id}}
         try:
-            out = await graph.ainvoke(None, config, wait=0.0)
+            # Only a lease still left behind: the list may be stale, and a thread another
+            # worker recovered meanwhile (now finished, waiting or failed) is not run again.
+            async with thread_lease(saver, thread_id, wait=0.0, only_abandoned=True):
+                out = await graph.ainvoke(None, config)  # shares the lease taken above
+        except NoAbandonedLeaseError:
+            continue
         except ThreadBusyError:
             done.append(Recovered(thread_id, "busy"))
         except EmptyInputError:

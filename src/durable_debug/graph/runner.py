@@ -63,20 +63,33 @@ async def run_task(
     runtime: Runtime[Any] | None = None,
     message_tap: Any = None,
     nesting: Nesting | None = None,
+    graph_run: Any = None,
 ) -> None:
     """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
 
     ``runtime`` carries the run's context, store and stream writer; ``message_tap`` (stream
     mode ``"messages"``) sees the node's input and output; ``nesting`` is what a graph the
-    node runs inherits (the run's saver, see ``subgraph.py``). Never raises for the
-    node's own exceptions; only cancellation propagates.
+    node runs inherits (the run's saver, see ``subgraph.py``); ``graph_run`` (a
+    ``callbacks.GraphRun``) is the run's callback run, when its config has callbacks: each
+    attempt of the node is a child run of it. Never raises for the node's own exceptions;
+    only cancellation propagates.
     """
     spec = task.node
     runtime = runtime or Runtime()
     if spec.name == START:  # the virtual START node: not a user function, not observed
         try:
             context = CallContext(node_config(config, task, step), runtime)
-            task.writes = await _start_writes(graph, task, channels, context)
+            node_run = None
+            if graph_run is not None:
+                node_run = await graph_run.node(spec, task.input, step, context.config)
+            try:
+                task.writes = await _start_writes(graph, task, channels, context, node_run)
+            except Exception as exc:
+                if node_run is not None:
+                    await node_run.error(exc)
+                raise
+            if node_run is not None:
+                await node_run.end(task.input)
             task.status = "done"
         except Exception as exc:
             task.status, task.error = "error", exc
@@ -98,11 +111,10 @@ async def run_task(
     scratchpad.once = list(task.once)
     saver = graph.checkpointer
     if saver is not None and thread_id is not None:
-        at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
-        path = task_path_str(task.path)
 
         async def save_once(results: list[Any]) -> None:
-            await saver.aput_writes(at, [(ONCE, results)], task.id, path)
+            at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
+            await saver.aput_writes(at, [(ONCE, results)], task.id, task_path_str(task.path))
 
         scratchpad.save_once = save_once
 
@@ -139,17 +151,31 @@ async def run_task(
                 inline = alone and not spec.style.is_async and in_runner_thread()
                 if message_tap is not None:
                     message_tap.node_input(task.input)
+                node_run = None
+                if graph_run is not None:
+                    node_run = await graph_run.node(spec, task.input, step, context.config)
+                    context.config = node_run.child_config(context.config)
                 try:
-                    result = await call(spec.style, task.input, context, inline=inline)
-                except ParentCommand as exc:  # from a subgraph this node ran: its own result
-                    result = dataclasses.replace(exc.command, graph=None)
-                finally:
-                    task.resume = list(scratchpad.resume)  # with answers it took as spare
-                if isinstance(result, Command) and result.graph == Command.PARENT:
-                    raise ParentCommand(result)  # for the graph running this one
-                if message_tap is not None:
-                    message_tap.node_output(result, context.config["metadata"])
-                task.writes = await node_writes(graph, task, result, channels, context)
+                    try:
+                        result = await call(
+                            spec.style, task.input, context, inline=inline, node_run=node_run
+                        )
+                    except ParentCommand as exc:  # from a subgraph this node ran: its result
+                        result = dataclasses.replace(exc.command, graph=None)
+                    finally:
+                        task.resume = list(scratchpad.resume)  # with answers it took as spare
+                    if isinstance(result, Command) and result.graph == Command.PARENT:
+                        raise ParentCommand(result)  # for the graph running this one
+                    if message_tap is not None:
+                        message_tap.node_output(result, context.config["metadata"])
+                    writes = await node_writes(graph, task, result, channels, context, node_run)
+                except (Exception, asyncio.CancelledError) as exc:  # cancelled: a sibling failed
+                    if node_run is not None:
+                        await node_run.error(exc)
+                    raise
+                if node_run is not None:
+                    await node_run.end(result)
+                task.writes = writes
                 task.status = "done"
                 cache.remember(graph, task)
             except GraphInterrupt as exc:
@@ -220,8 +246,11 @@ def node_config(
         parents[graph_ns] = checkpoint_id
         configurable.update(checkpoint_map=parents, checkpoint_id=None, checkpoint_ns=own_ns)
     # a run name given to a runnable node names that run only, not the runs of a graph it is
-    outer = {k: v for k, v in config.items() if k != "run_name"}
-    return {**outer, "configurable": configurable, "metadata": metadata}
+    outer = dict(config)
+    outer.pop("run_name", None)
+    outer["configurable"] = configurable
+    outer["metadata"] = metadata
+    return outer
 
 
 def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
@@ -246,13 +275,14 @@ async def node_writes(
     result: Any,
     channels: dict[str, Channel],
     context: CallContext,
+    node_run: Any = None,
 ) -> list[tuple[str, Any]]:
     """A node's return value plus its outgoing edges, as ``(channel, value)`` writes."""
     spec = task.node
     updates, goto = state_writes(graph.schema, spec.name, result)
     writes: list[tuple[str, Any]] = list(updates.items())
     writes += targets_to_writes(spec.name, goto, graph.nodes)
-    writes += await edge_writes(graph, task, updates, channels, context)
+    writes += await edge_writes(graph, task, updates, channels, context, node_run)
     return writes or [(NO_WRITES, None)]
 
 
@@ -262,27 +292,41 @@ async def edge_writes(
     updates: dict[str, Any],
     channels: dict[str, Channel],
     context: CallContext | None = None,
+    node_run: Any = None,
 ) -> list[tuple[str, Any]]:
     """Writes made by the node's edges: triggers for plain edges, barrier entries for joins,
     and whatever its conditional edges pick on the state including ``updates``.
 
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
-    ``runtime``), on the event loop's thread."""
+    ``runtime``), on the event loop's thread; each is a child run of ``node_run`` when the
+    run reports to callback handlers."""
     spec = task.node
     writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
         state = fresh_state(graph.schema, channels, updates, spec.input_schema)
         context = context or CallContext({})
-        for branch in spec.branches:
-            result = await call(branch.style, state, context, inline=True)
+        for index, branch in enumerate(spec.branches):
+            if node_run is None:
+                result = await call(branch.style, state, context, inline=True)
+            else:
+
+                async def evaluate(config: dict[str, Any], branch: Any = branch) -> Any:
+                    return await call(branch.style, state, context.with_config(config), inline=True)
+
+                result = await node_run.branch(branch, index, state, evaluate, context.config)
             writes += targets_to_writes(spec.name, branch.resolve(result), graph.nodes)
     return writes
 
 
 async def _start_writes(
-    graph: CompiledStateGraph, task: Task, channels: dict[str, Channel], context: CallContext
+    graph: CompiledStateGraph,
+    task: Task,
+    channels: dict[str, Channel],
+    context: CallContext,
+    node_run: Any = None,
 ) -> list[tuple[str, Any]]:
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
     updates = graph.input_updates(task.input)
-    return list(updates.items()) + await edge_writes(graph, task, updates, channels, context)
+    edges = await edge_writes(graph, task, updates, channels, context, node_run)
+    return list(updates.items()) + edges

@@ -121,13 +121,12 @@ def nesting_for(
     configurable["checkpoint_ns"] = namespace
     configurable.pop("checkpoint_id", None)
     merged["configurable"] = configurable
-    callbacks = merged.get("callbacks")
-    if isinstance(callbacks, (list, tuple)):
+    if merged.get("callbacks"):
+        from durable_debug.graph.callbacks import without_taps
+
         # The parent's "messages" tap reports the parent's nodes only; a subgraph streams
         # its own chat models' tokens when the run streams subgraphs.
-        merged["callbacks"] = [
-            c for c in callbacks if not getattr(c, "durable_debug_message_tap", False)
-        ]
+        merged["callbacks"] = without_taps(merged["callbacks"])
     # The task's own metadata keys describe the parent's task, not the subgraph's checkpoints.
     metadata = merged.get("metadata") or {}
     merged["metadata"] = {

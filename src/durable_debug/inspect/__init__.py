@@ -66,7 +66,13 @@ from durable_debug.inspect.frames import (
     history_frame,
     writes_frame,
 )
-from durable_debug.inspect.health import HEALTH_TABLES, ahealth, health
+from durable_debug.inspect.health import (
+    HEALTH_TABLES,
+    acrashed_threads,
+    ahealth,
+    crashed_threads,
+    health,
+)
 from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.locate import afind_graph, find_graph
 from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
@@ -130,6 +136,7 @@ __all__ = [
     "achanges",
     "acheckpoint_dag",
     "acheckpoint_detail",
+    "acrashed_threads",
     "adag_data",
     "adelete_thread",
     "adiff",
@@ -153,6 +160,7 @@ __all__ = [
     "checkpoint_dag",
     "checkpoint_detail",
     "clip",
+    "crashed_threads",
     "dag_data",
     "dag_layout",
     "delete_thread",

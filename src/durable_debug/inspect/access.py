@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig
 __all__ = [
     "aget_checkpoint",
     "alist_checkpoints",
+    "alist_since",
     "astate",
     "astate_history",
     "astream",
@@ -106,6 +107,30 @@ async def alist_checkpoints(saver: Any, config: RunnableConfig | None) -> list[C
     return await _either(
         saver, lambda: _collect(saver.alist(config)), lambda: list(saver.list(config))
     )
+
+
+async def alist_since(saver: Any, config: RunnableConfig, since: str) -> list[CheckpointTuple]:
+    """The saver's checkpoint tuples for ``config`` from checkpoint id ``since`` on, newest
+    first: the listing (newest first, as every saver lists) stops at the first older one, so
+    only what is new is read."""
+
+    async def run_async() -> list[CheckpointTuple]:
+        found: list[CheckpointTuple] = []
+        async for tup in saver.alist(config):
+            if str(tup.config["configurable"]["checkpoint_id"]) < since:
+                break
+            found.append(tup)
+        return found
+
+    def run_sync() -> list[CheckpointTuple]:
+        found: list[CheckpointTuple] = []
+        for tup in saver.list(config):
+            if str(tup.config["configurable"]["checkpoint_id"]) < since:
+                break
+            found.append(tup)
+        return found
+
+    return await _either(saver, run_async, run_sync)
 
 
 async def aget_checkpoint(saver: Any, config: RunnableConfig) -> CheckpointTuple | None:

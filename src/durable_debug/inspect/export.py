@@ -18,7 +18,7 @@ from typing import Any
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
-from durable_debug.inspect.dag import dag_data_of
+from durable_debug.inspect.dag import dag_data_of, dag_wire_of
 from durable_debug.inspect.detail import clip_detail, detail_of, writes_of
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.thread import Thread, aread_thread
@@ -95,18 +95,30 @@ async def ahtml_data(graph: Any, config: RunnableConfig, counts: Any = None) -> 
 
 
 def html_data_of(thread: Thread, counts: Any = None) -> dict[str, Any]:
-    """The data of :func:`ahtml_data` for an already read thread."""
+    """The data of :func:`ahtml_data` for an already read thread: the DAG in the widget's
+    compact form, and each checkpoint's detail cut as the widget shows it, without what every
+    detail shares (``detail_defaults``: the editable channels and the graph's nodes) or can be
+    rebuilt (its ``config``); the page's model puts them back."""
     graph = thread.graph
     nodes = node_names(graph)
+    details: dict[str, Any] = {}
+    for record in thread:
+        detail: dict[str, Any] = dict(clip_detail(detail_of(thread, record, nodes=nodes)))
+        for shared in _SHARED_DETAIL_KEYS:
+            del detail[shared]
+        details[record.id] = detail
     return {
         "thread_id": thread.thread_id,
         "checkpoint_ns": thread.checkpoint_ns,
-        "dag": dag_data_of(thread),
-        "details": {
-            record.id: clip_detail(detail_of(thread, record, nodes=nodes)) for record in thread
-        },
-        "topology": topology_data(graph, counts) if node_names(graph) else None,
+        "dag": dag_wire_of(dag_data_of(thread)),
+        "details": details,
+        "detail_defaults": {"editable": thread.state_channels(), "nodes": list(nodes)},
+        "topology": topology_data(graph, counts) if nodes else None,
     }
+
+
+_SHARED_DETAIL_KEYS = ("config", "editable", "nodes")
+"""Detail fields the export leaves out of each detail (``detail_defaults``, or rebuilt)."""
 
 
 def html_data(graph: Any, config: RunnableConfig, counts: Any = None) -> dict[str, Any]:

@@ -18,8 +18,10 @@ A task is classified from what its checkpoint holds (see ``durable_debug.graph.f
     The task is scheduled at the head of its branch and recorded neither writes, an error
     nor an interrupt, while the graph does not pause before it and no interrupt_after
     pause explains it: the process running the step died (or is still running it). Read
-    without the graph (the CLI, :func:`~durable_debug.inspect.health.health`), only a step
-    whose sibling finished shows that it started.
+    without the graph (the CLI, :func:`~durable_debug.inspect.health.health`), the store's
+    lease rows say it: the unfinished tasks at the head of a thread whose run died holding
+    its lease (``Thread.abandoned``) crashed; a pause before a node gave its lease back. A
+    store without leases shows only a step whose sibling finished.
 ``failed``
     One failure that is none of the above yet: resume once to know whether it repeats.
 """
@@ -118,9 +120,12 @@ def failure_classes(
     after = _paused_nodes(thread.graph, "interrupt_after")
     silent = [t for t in record.tasks if not t.error and not t.interrupts and t.result is None]
     if before is None or after is None:
-        # Without the graph, a pause before a node looks the same as a crash: only a step
+        # Without the graph, a pause before a node looks the same as a crash, but the store's
+        # lease rows tell: a run that died left its lease behind. Without them, only a step
         # that is partly done (a sibling finished) shows that it started.
-        if any(t.result is not None for t in record.tasks):
+        if (thread.abandoned and record is thread.latest) or any(
+            t.result is not None for t in record.tasks
+        ):
             classes.update({str(t.id): "crash" for t in silent})
         return classes
     if "*" in after or after & set(thread.writers(record)):

@@ -3,6 +3,7 @@
     report = health(saver, sla=timedelta(hours=4))
     report["latency"]      # samples, p50_ms, p95_ms: how long saving a checkpoint takes
     report["waiting"]      # threads waiting on an interrupt for longer than the SLA
+    report["crashed"]      # threads whose run died mid-step (recover() resumes them)
     report["resumes"]      # failed steps, how many were resumed, how many then succeeded
     report["failures"]     # failed tasks by class (see durable_debug.inspect.failures)
     report["size"]         # threads, checkpoints, bytes; the file's size for SQLite
@@ -37,10 +38,34 @@ from durable_debug.inspect.thread import CheckpointRecord, Thread, aread_thread,
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["HEALTH_TABLES", "ahealth", "created_at", "health", "health_data", "record_bytes"]
+__all__ = [
+    "CRASHED_COLUMNS",
+    "HEALTH_TABLES",
+    "acrashed_threads",
+    "ahealth",
+    "crashed_threads",
+    "created_at",
+    "health",
+    "health_data",
+    "record_bytes",
+]
 
-HEALTH_TABLES = ("latency", "waiting", "resumes", "failures", "size", "growth", "largest")
+HEALTH_TABLES = (
+    "latency",
+    "waiting",
+    "crashed",
+    "resumes",
+    "failures",
+    "size",
+    "growth",
+    "largest",
+)
 """The tables :func:`health` returns, in the order the CLI prints them."""
+
+CRASHED_COLUMNS = ["thread_id", "checkpoint_id", "step", "tasks", "since"]
+"""Columns of :func:`crashed_threads` (and of health's ``crashed`` table): the thread, the
+checkpoint its dead run had reached and its step, the tasks of the next step that recorded
+nothing (comma-separated node names), and when that checkpoint was saved."""
 
 
 def created_at(record: CheckpointRecord) -> _dt.datetime | None:
@@ -71,6 +96,45 @@ def _file_bytes(saver: BaseCheckpointSaver) -> int | None:
     if not isinstance(path, str) or path == ":memory:" or not os.path.exists(path):
         return None
     return sum(os.path.getsize(p) for p in (path, f"{path}-wal") if os.path.exists(p))
+
+
+def _crashed(thread: Thread) -> dict[str, Any] | None:
+    """The thread's row of :data:`CRASHED_COLUMNS` when its last run died holding it."""
+    if not thread.abandoned:
+        return None
+    if not len(thread):  # died before its first checkpoint was saved
+        return dict.fromkeys(CRASHED_COLUMNS) | {"thread_id": thread.thread_id, "tasks": ""}
+    latest = thread.latest
+    found = failure_classes(thread, latest)
+    names = sorted({str(t.name) for t in latest.tasks if found.get(str(t.id)) == "crash"})
+    return {
+        "thread_id": thread.thread_id,
+        "checkpoint_id": latest.id,
+        "step": latest.step,
+        "tasks": ", ".join(names),
+        "since": created_at(latest),
+    }
+
+
+async def acrashed_threads(saver: BaseCheckpointSaver) -> pd.DataFrame:
+    """The threads whose last run died while it held the thread (its lease expired without
+    being given back), told from interrupted, failed and finished threads by the store's
+    rows alone (no graph code): one row each (:data:`CRASHED_COLUMNS`), oldest lease first.
+    These are the threads :func:`durable_debug.graph.recovery.recover` resumes."""
+    import pandas as pd
+
+    view = SaverView(saver)
+    rows = []
+    for thread_id in sorted(await view.aabandoned_threads() or ()):
+        row = _crashed(await aread_thread(view, thread_config(thread_id)))
+        if row is not None:
+            rows.append(row)
+    return pd.DataFrame(rows, columns=CRASHED_COLUMNS)
+
+
+def crashed_threads(saver: BaseCheckpointSaver) -> pd.DataFrame:
+    """Sync twin of :func:`acrashed_threads`."""
+    return run_sync(acrashed_threads(saver))
 
 
 def _waiting(thread: Thread) -> tuple[CheckpointRecord, int] | None:
@@ -104,6 +168,7 @@ async def ahealth(
     classes: Counter[str] = Counter()
     per_day: dict[str, list[int]] = {}
     sizes: list[dict[str, Any]] = []
+    crashed_rows: list[dict[str, Any]] = []
     for thread_id in await view.alist_threads():
         thread = await aread_thread(view, thread_config(thread_id))
         if not len(thread):
@@ -130,6 +195,9 @@ async def ahealth(
                 if any(child.source == "loop" for child in children):
                     succeeded += 1
         sizes.append({"thread_id": thread_id, "checkpoints": len(thread), "bytes": total})
+        crashed = _crashed(thread)
+        if crashed is not None:
+            crashed_rows.append(crashed)
         stuck = _waiting(thread)
         if stuck is not None:
             record, count = stuck
@@ -193,6 +261,7 @@ async def ahealth(
     return {
         "latency": latency,
         "waiting": waiting.reset_index(drop=True),
+        "crashed": pd.DataFrame(crashed_rows, columns=CRASHED_COLUMNS),
         "resumes": resumes,
         "failures": failures,
         "size": store,

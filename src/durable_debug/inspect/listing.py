@@ -4,9 +4,15 @@
     rows[0]          # ThreadRow(thread_id='job-1', checkpoints=7, step=3, status='done', ...)
 
 A store whose every thread's newest checkpoint comes from one query
-(:func:`~durable_debug.checkpoint.latest.alatest_rows`: durable_debug's SQLite layout and
-LangGraph's layouts) is asked once; any other saver is read thread by thread. A thread whose
-newest checkpoint cannot be decoded is listed with the reason, not dropped.
+(:func:`~durable_debug.checkpoint.latest.alatest_heads`: durable_debug's SQLite layout and
+LangGraph's layouts) is asked once, for what the status needs and no state: the trigger
+channels that hold a value, what each node has seen, the pending writes. The status is then
+worked out as :func:`status_of` would from the checkpoint's snapshot — the same tasks
+(:func:`~durable_debug.inspect.stored.scheduled_tasks`), the same reading of their writes —
+without building it; a thread whose newest checkpoint holds a run-input write (its keys are
+read from the run input, a state value) is read in full instead. Any other saver is read
+thread by thread. A thread whose newest checkpoint cannot be decoded is listed with the
+reason, not dropped.
 """
 
 from __future__ import annotations
@@ -14,9 +20,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from durable_debug.checkpoint.base import NULL_TASK_ID, PendingWrite
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
-from durable_debug.checkpoint.latest import LatestRow, alatest_rows, bulk_decoding
-from durable_debug.inspect.stored import SaverView, snapshot_of
+from durable_debug.checkpoint.latest import LatestHead, alatest_heads, bulk_decoding
+from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, ONCE, RESUME
+from durable_debug.graph.algo import task_id
+from durable_debug.graph.nodes import INPUT_KEYS
+from durable_debug.inspect.stored import SaverView, scheduled_tasks
 
 __all__ = ["ThreadRow", "athread_listing", "listing_text", "status_of"]
 
@@ -58,34 +68,137 @@ def status_of(snapshot: Any) -> str:
 async def athread_listing(saver: Any) -> list[ThreadRow]:
     """Every thread of ``saver`` with its checkpoint count, latest step and status."""
     # One pause of the cyclic collector from the query to the last status: the decoded
-    # checkpoints are freed before it runs again, so it never walks them (it would walk
-    # every one of them once when turned back on in between).
+    # values are freed before it runs again, so it never walks them (it would walk every one
+    # of them once when turned back on in between).
     with bulk_decoding():
-        latest = await alatest_rows(saver)
-        if latest is not None:
-            rows = _rows_of(latest, getattr(saver, "task_ids_of", None))
-            del latest
-            return rows
-    return await _athread_by_thread(saver)
-
-
-def _rows_of(latest: list[LatestRow], lookup: Any) -> list[ThreadRow]:
-    """Thread rows from each thread's newest checkpoint (``lookup``: task ids by path)."""
+        heads = await alatest_heads(saver)
+        if heads is None:
+            return await _athread_by_thread(saver)
+        found = [_row_of(head) for head in heads]
+        del heads
     rows: list[ThreadRow] = []
-    for row in latest:
-        if row.tuple is None:
-            rows.append(ThreadRow(row.thread_id, row.checkpoints, None, BROKEN + str(row.error)))
-            continue
-        task_ids = None if lookup is None else lookup(row.tuple.config)
-        try:
-            snapshot = snapshot_of(row.tuple, latest=True, task_ids=task_ids)
-        except Exception as exc:  # a malformed checkpoint: listed with the reason
-            rows.append(ThreadRow(row.thread_id, row.checkpoints, None, BROKEN + str(exc)))
-            continue
-        step = int(row.tuple.metadata.get("step", -1))
-        latest_id = str(row.tuple.config["configurable"]["checkpoint_id"])
-        rows.append(ThreadRow(row.thread_id, row.checkpoints, step, status_of(snapshot), latest_id))
+    for row in found:
+        rows.append(row if isinstance(row, ThreadRow) else await _aread_whole(saver, row))
     return rows
+
+
+def _row_of(head: LatestHead) -> ThreadRow | LatestHead:
+    """The thread's row, from its head alone; the head itself when only reading the whole
+    checkpoint can tell (a run-input write, whose keys the run input in the state holds)."""
+    if head.error is not None:
+        return ThreadRow(head.thread_id, head.checkpoints, None, BROKEN + head.error)
+    try:
+        step = None if head.step is None else int(head.step)
+        if not head.triggers:  # schedules nothing
+            return ThreadRow(head.thread_id, head.checkpoints, step, "done", head.checkpoint_id)
+        status = _status(head, -1 if step is None else step)
+    except Exception as exc:  # a malformed checkpoint: listed with the reason
+        return ThreadRow(head.thread_id, head.checkpoints, None, BROKEN + _reason(exc))
+    if status is None:
+        return head
+    return ThreadRow(head.thread_id, head.checkpoints, step, status, head.checkpoint_id)
+
+
+def _status(head: LatestHead, step: int) -> str | None:
+    """:func:`status_of` the snapshot of ``head``'s checkpoint, without building it; None
+    when a run-input write needs the whole checkpoint."""
+    scheduled = scheduled_tasks(head.triggers, head.versions, head.seen)
+    if not scheduled:
+        return "done"
+    states = task_states(head.writes) if head.writes else {}
+    if states is None:
+        return None
+    known = head.task_ids or {}
+    waiting: list[str] = []
+    interrupts = 0
+    failed = False
+    for name, path in scheduled:
+        tid = known.get(path) or task_id(head.checkpoint_id, "", step + 1, name, path)
+        state = states.get(tid)
+        if state is not None and state.finished:
+            continue  # the latest snapshot leaves finished tasks out of next
+        waiting.append(name)
+        if state is not None:
+            interrupts += state.interrupts
+            failed = failed or bool(state.error)
+    at = ", ".join(waiting)
+    if interrupts:
+        return f"paused on {interrupts} interrupt(s) at {at}"
+    if failed:
+        return f"failed at {at}"
+    return f"next {at}" if waiting else "done"
+
+
+class TaskState(NamedTuple):
+    """What a status needs of a task's pending writes (a :class:`TaskRecord`, cut down)."""
+
+    finished: bool = False
+    """It saved a result: a write to a channel, or the marker of a task that wrote nothing."""
+    error: Any = None
+    """The value of its error write, if any."""
+    interrupts: int = 0
+    """How many interrupts its interrupt write holds."""
+
+
+NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE})
+"""Write channels that do not say a task finished (see ``graph.algo.read_pending_writes``)."""
+
+
+def task_states(writes: Sequence[PendingWrite]) -> dict[str, TaskState] | None:
+    """Each task's :class:`TaskState` from a checkpoint's pending writes, as
+    ``read_pending_writes`` reads them (``tests/inspect/test_listing_status.py`` checks every
+    write channel against it); None if one is a run-input write, whose keys are read from the
+    run input, a state value. Only the values of errors and interrupts are read."""
+    states: dict[str, TaskState] = {}
+    for task, channel, value in writes:
+        if task == NULL_TASK_ID:
+            continue
+        if channel == INPUT_KEYS:
+            return None
+        state = states.get(task) or _UNSEEN
+        if channel == ERROR:
+            state = state._replace(error=value)
+        elif channel == INTERRUPT:
+            state = state._replace(interrupts=_interrupt_count(value))
+        elif channel not in NOT_FINISHING:
+            state = state._replace(finished=True)
+        states[task] = state
+    return states
+
+
+_UNSEEN = TaskState()
+
+
+def _interrupt_count(value: Any) -> int:
+    """How many interrupts an interrupt write holds; a malformed one fails as reading it
+    does (each interrupt has a value and an id)."""
+    count = 0
+    for interrupt in value or ():
+        _ = (interrupt["value"], interrupt["id"])
+        count += 1
+    return count
+
+
+async def _aread_whole(saver: Any, head: LatestHead) -> ThreadRow:
+    """The row of a thread whose head could not say its status: its newest top-level
+    checkpoint read in full."""
+    cfg = {"configurable": {"thread_id": head.thread_id, "checkpoint_ns": ""}}
+    try:
+        snapshot = await SaverView(saver).aget_state(cfg)
+        step = (snapshot.metadata or {}).get("step")
+        step = None if step is None else int(step)
+        status = status_of(snapshot)
+    except StoreUnavailableError:
+        raise
+    except Exception as exc:  # one broken thread does not hide the others
+        return ThreadRow(head.thread_id, head.checkpoints, None, BROKEN + _reason(exc))
+    latest_id = str((snapshot.config.get("configurable") or {}).get("checkpoint_id") or "")
+    return ThreadRow(head.thread_id, head.checkpoints, step, status, latest_id)
+
+
+def _reason(exc: BaseException) -> str:
+    """An error as a broken row shows it (our own errors say where; others name their type)."""
+    return str(exc) if isinstance(exc, DurableDebugError) else f"{type(exc).__name__}: {exc}"
 
 
 async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
@@ -101,9 +214,7 @@ async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
         except StoreUnavailableError:
             raise  # the store itself is gone: the other threads cannot be read either
         except Exception as exc:  # one broken thread does not hide the others
-            known = isinstance(exc, DurableDebugError)
-            reason = str(exc) if known else f"{type(exc).__name__}: {exc}"
-            rows.append(ThreadRow(thread, 0, None, BROKEN + reason))
+            rows.append(ThreadRow(thread, 0, None, BROKEN + _reason(exc)))
             continue
         step = (snapshot.metadata or {}).get("step")
         latest_id = str((snapshot.config.get("configurable") or {}).get("checkpoint_id") or "")

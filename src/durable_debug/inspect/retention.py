@@ -28,7 +28,8 @@ their pending writes and the blobs no kept checkpoint points at
 (:meth:`~durable_debug.checkpoint.base.BaseCheckpointSaver.adelete_checkpoints`): every kept
 checkpoint still reassembles exactly. A kept checkpoint whose parent went is drawn as a root.
 Only the top-level namespace is pruned (a subgraph's checkpoints are left as they are). On
-SQLite, run ``VACUUM`` afterwards to give the freed pages back to the file system.
+SQLite, run ``VACUUM`` afterwards to give the freed pages back to the file system. Each thread
+is pruned under its lease: a thread a run holds is skipped (or waited for, ``wait=seconds``).
 
 Every function returns a DataFrame of what it did (or, with ``dry_run=True``, would do).
 """
@@ -238,54 +239,84 @@ async def aprune(
     keep_last: int,
     thread_ids: Sequence[str] | None = None,
     dry_run: bool = False,
+    wait: float | None = None,
 ) -> pd.DataFrame:
     """Delete all but the last ``keep_last`` checkpoints of every branch (fork points and
     heads stay) in ``thread_ids`` (default: every thread); one row per deleted checkpoint
-    (:data:`PRUNE_COLUMNS`). With ``dry_run``, nothing is deleted."""
+    (:data:`PRUNE_COLUMNS`). With ``dry_run``, nothing is deleted.
+
+    Each thread is read and pruned under its lease, as a run holds it: a thread a run holds
+    (which may be saving a checkpoint that points at what prune would delete) is waited for
+    up to ``wait`` seconds (default: not at all), then left alone with one row whose
+    ``action`` is ``skipped: a run holds it (host:pid)`` and no checkpoint id."""
     import pandas as pd
 
     if keep_last < 1:
         raise ValueError(f"prune keep_last must be at least 1 (got {keep_last})")
-    serde = saver.serde
     rows: list[dict[str, Any]] = []
     threads = list(thread_ids) if thread_ids is not None else await saver.alist_threads()
     for thread_id in threads:
-        tuples = [
-            t
-            async for t in saver.alist(thread_config(thread_id))
-            if t.config["configurable"].get("checkpoint_ns", "") == ""
-        ]
-        by_id = {str(t.config["configurable"]["checkpoint_id"]): t for t in tuples}
-        parents = {
-            cid: (t.parent_config or {}).get("configurable", {}).get("checkpoint_id")
-            for cid, t in by_id.items()
-        }
-        kept = kept_checkpoints(parents, keep_last)
-        doomed = sorted(set(by_id) - kept)
-        if not doomed:
+        if dry_run:  # reads only: no lease
+            rows += await _prune_one(saver, thread_id, keep_last, dry_run=True)
             continue
-        still_used = _pointers(by_id, kept)
-        for cid in doomed:
-            item = by_id[cid]
-            size = _size(serde, item.metadata)
-            size += sum(_size(serde, value) for _, _, value in item.pending_writes or ())
-            values = item.checkpoint["channel_values"]
-            for channel, version in _pointers(by_id, [cid]) - still_used:
-                if channel in values:
-                    size += _size(serde, values[channel])
-                still_used.add((channel, version))  # count a shared blob once
+        try:
+            async with thread_lease(saver, thread_id, wait=wait):
+                rows += await _prune_one(saver, thread_id, keep_last, dry_run=False)
+        except ThreadBusyError as busy:
             rows.append(
                 {
                     "thread_id": thread_id,
-                    "checkpoint_id": cid,
-                    "step": item.metadata.get("step"),
-                    "bytes": size,
-                    "action": "would be deleted" if dry_run else "deleted",
+                    "checkpoint_id": None,
+                    "step": None,
+                    "bytes": 0,
+                    "action": f"skipped: a run holds it ({busy.holder})",
                 }
             )
-        if not dry_run:
-            await saver.adelete_checkpoints(thread_id, "", doomed)
     return pd.DataFrame(rows, columns=PRUNE_COLUMNS)
+
+
+async def _prune_one(
+    saver: BaseCheckpointSaver, thread_id: str, keep_last: int, *, dry_run: bool
+) -> list[dict[str, Any]]:
+    """Prune one thread (the caller holds its lease unless ``dry_run``); its rows."""
+    serde = saver.serde
+    tuples = [
+        t
+        async for t in saver.alist(thread_config(thread_id))
+        if t.config["configurable"].get("checkpoint_ns", "") == ""
+    ]
+    by_id = {str(t.config["configurable"]["checkpoint_id"]): t for t in tuples}
+    parents = {
+        cid: (t.parent_config or {}).get("configurable", {}).get("checkpoint_id")
+        for cid, t in by_id.items()
+    }
+    kept = kept_checkpoints(parents, keep_last)
+    doomed = sorted(set(by_id) - kept)
+    if not doomed:
+        return []
+    rows: list[dict[str, Any]] = []
+    still_used = _pointers(by_id, kept)
+    for cid in doomed:
+        item = by_id[cid]
+        size = _size(serde, item.metadata)
+        size += sum(_size(serde, value) for _, _, value in item.pending_writes or ())
+        values = item.checkpoint["channel_values"]
+        for channel, version in _pointers(by_id, [cid]) - still_used:
+            if channel in values:
+                size += _size(serde, values[channel])
+            still_used.add((channel, version))  # count a shared blob once
+        rows.append(
+            {
+                "thread_id": thread_id,
+                "checkpoint_id": cid,
+                "step": item.metadata.get("step"),
+                "bytes": size,
+                "action": "would be deleted" if dry_run else "deleted",
+            }
+        )
+    if not dry_run:
+        await saver.adelete_checkpoints(thread_id, "", doomed)
+    return rows
 
 
 def prune(
@@ -294,9 +325,12 @@ def prune(
     keep_last: int,
     thread_ids: Sequence[str] | None = None,
     dry_run: bool = False,
+    wait: float | None = None,
 ) -> pd.DataFrame:
     """Sync twin of :func:`aprune`."""
-    return run_sync(aprune(saver, keep_last=keep_last, thread_ids=thread_ids, dry_run=dry_run))
+    return run_sync(
+        aprune(saver, keep_last=keep_last, thread_ids=thread_ids, dry_run=dry_run, wait=wait)
+    )
 
 
 def _pointers(by_id: Mapping[str, CheckpointTuple], ids: Iterable[str]) -> set[tuple[str, str]]:

@@ -5,7 +5,7 @@ every ``inspect`` function what it needs from a graph — ``aget_state_history``
 and ``checkpointer`` — working out each checkpoint's ``next`` and tasks from the trigger
 channels the engine stores (``branch:to:<node>``, joins, Send packets) and its pending writes.
 
-    view = SaverView(SqliteSaver("prod.db"))
+    view = SaverView(ReadOnlySqliteSaver("prod.db"))   # checkpoint.readonly: never writes
     await view.alist_threads()                      # ['job-1', 'job-2']
     history_frame(view, {"configurable": {"thread_id": "job-1"}})
 
@@ -36,7 +36,7 @@ from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
 
-__all__ = ["SaverView", "is_internal_channel"]
+__all__ = ["SaverView", "is_internal_channel", "scheduled_tasks", "snapshot_of"]
 
 
 def is_internal_channel(name: str) -> bool:
@@ -49,6 +49,18 @@ class SaverView:
 
     def __init__(self, saver: BaseCheckpointSaver) -> None:
         self.checkpointer = saver
+        self._abandoned: frozenset[str] | None = None
+
+    async def aabandoned_threads(self) -> frozenset[str] | None:
+        """Threads whose last run died holding them (an expired lease never given back), read
+        from the store's lease rows once per view; None when the store keeps no leases (a
+        LangGraph saver)."""
+        if self._abandoned is None:
+            listing = getattr(self.checkpointer, "alist_abandoned_threads", None)
+            if listing is None:
+                return None
+            self._abandoned = frozenset(await listing())
+        return self._abandoned
 
     async def alist_threads(self) -> list[str]:
         """Ids of every thread in the store."""
@@ -115,15 +127,10 @@ def snapshot_of(
     seen_by = checkpoint["versions_seen"]
     step = int(saved.metadata.get("step", -1))
     ns = config_checkpoint_ns(saved.config)
-    scheduled: list[tuple[str, tuple[Any, ...]]] = []
-    for node in sorted(_triggered_nodes(values_all, versions, seen_by)):
-        scheduled.append((node, (PULL, node)))
-    for index, packet in enumerate(values_all.get(TASKS) or ()):
-        scheduled.append((_packet_node(packet), (PUSH, index)))
     records, _ = read_pending_writes(saved)
     tasks: list[PregelTask] = []
     finished: set[str] = set()
-    for name, path in scheduled:
+    for name, path in scheduled_tasks(values_all, versions, seen_by):
         known = (task_ids or {}).get(path)
         tid = known or task_id(checkpoint["id"], ns, step + 1, name, path)
         record = records.get(tid)
@@ -145,6 +152,25 @@ def snapshot_of(
         tasks=tuple(tasks),
         interrupts=waiting,
     )
+
+
+def scheduled_tasks(
+    values: Mapping[str, Any],
+    versions: Mapping[str, str],
+    seen_by: Mapping[str, Mapping[str, str]],
+) -> list[tuple[str, tuple[Any, ...]]]:
+    """The tasks a checkpoint schedules for the next step, as ``(node, path)``: the nodes its
+    trigger channels run (by name), then one task per Send packet.
+
+    ``values`` may hold only the trigger channels, and of those only the values of joins and
+    of the Send packets are read (a thread list loads no more).
+    """
+    scheduled: list[tuple[str, tuple[Any, ...]]] = [
+        (node, (PULL, node)) for node in sorted(_triggered_nodes(values, versions, seen_by))
+    ]
+    for index, packet in enumerate(values.get(TASKS) or ()):
+        scheduled.append((_packet_node(packet), (PUSH, index)))
+    return scheduled
 
 
 def _packet_node(packet: Any) -> str:

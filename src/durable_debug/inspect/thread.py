@@ -174,7 +174,16 @@ class Thread:
     """Checkpoint id → the parent id it names, for parent links that close a loop (a
     checkpoint that is its own ancestor: a damaged store). :meth:`parent` ignores them, so
     nothing that walks the tree loops; see :func:`loop_links`."""
+    abandoned: bool | None = None
+    """Read without the graph's code (a :class:`~durable_debug.inspect.stored.SaverView`):
+    whether the thread's last run died while it held the thread (its lease expired without
+    being given back), from the store's lease rows; None when not known (read through a
+    graph, or a store without leases)."""
     _blob_sizes: dict[tuple[str, str], int | None] = field(default_factory=dict, repr=False)
+    _children_index: dict[str, list[CheckpointRecord]] = field(default_factory=dict, repr=False)
+    _index_key: tuple[int, int, int] | None = field(default=None, repr=False)
+    _channels: list[str] = field(default_factory=list, repr=False)
+    _channels_key: tuple[int, int] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.records)
@@ -203,11 +212,14 @@ class Thread:
 
     def children(self, record: CheckpointRecord) -> list[CheckpointRecord]:
         """The children of ``record``, oldest first."""
-        return [
-            r
-            for r in self.records.values()
-            if r.parent_id == record.id and r.id not in self.broken_links
-        ]
+        key = (id(self.records), len(self.records), len(self.broken_links))
+        if self._index_key != key:  # built once per set of records, not once per call
+            index: dict[str, list[CheckpointRecord]] = {}
+            for r in self.records.values():
+                if r.parent_id and r.id not in self.broken_links:
+                    index.setdefault(r.parent_id, []).append(r)
+            self._children_index, self._index_key = index, key
+        return list(self._children_index.get(record.id, ()))
 
     def resolve(self, ref: CheckpointRef) -> CheckpointRecord:
         """Find a checkpoint by id, unique id prefix, config, snapshot or record.
@@ -294,12 +306,17 @@ class Thread:
 
     def state_channels(self) -> list[str]:
         """The state's channels: the schema's keys, then any other key found in values."""
-        channels = list(_schema_channels(self.graph))
-        for record in self.records.values():
-            for key in record.values:
-                if key not in channels:
-                    channels.append(key)
-        return channels
+        key = (id(self.records), len(self.records))
+        if self._channels_key != key:  # found once per set of records, not once per call
+            channels = list(_schema_channels(self.graph))
+            known = set(channels)
+            for record in self.records.values():
+                for name in record.snapshot.values or ():
+                    if name not in known:
+                        known.add(name)
+                        channels.append(name)
+            self._channels, self._channels_key = channels, key
+        return list(self._channels)
 
 
 async def aread_thread(
@@ -333,7 +350,14 @@ async def aread_thread(
             child,
             parent,
         )
-    return Thread(graph, thread_id, checkpoint_ns, records, broken_links=broken)
+    abandoned = None
+    dead = getattr(graph, "aabandoned_threads", None)  # a store read without the graph
+    if dead is not None:
+        threads = await dead()
+        abandoned = None if threads is None else thread_id in threads
+    return Thread(
+        graph, thread_id, checkpoint_ns, records, broken_links=broken, abandoned=abandoned
+    )
 
 
 async def alist_thread(graph: Any, thread_id: str) -> list[CheckpointTuple]:

@@ -1,0 +1,164 @@
+// @ts-check
+// The DAG as it arrives: `_dag` in its compact form, decoded once into the protocol's Dag
+
+/** @typedef {import("./types.js").Dag} Dag */
+/** @typedef {import("./types.js").DagNode} DagNode */
+/** @typedef {import("./types.js").Model} Model */
+
+/**
+ * The `format` of a compact `_dag` (docs/widget-protocol.md, "The DAG on the wire"): one array
+ * per field in checkpoint id order, a parent as its index, node names and name lists interned,
+ * rare marks as sparse `[index, value, …]` pairs. Python's `inspect.dag.DAG_WIRE_FORMAT`.
+ */
+export const DAG_WIRE_FORMAT = "dag-columns-1";
+
+/** @type {WeakMap<object, {tail: any, dag: Dag}>} */
+const decoded = new WeakMap();
+
+/** Per-checkpoint columns, and sparse `[index, value, …]` lists, of the compact form. */
+const COLUMNS = ["id", "parent", "step", "source", "next", "writers", "node_depth", "lane", "created_at"];
+const SPARSE = ["interrupts", "errors", "broken_parent", "missing_parent"];
+
+/** @returns {Dag} */
+function emptyDag() {
+  return { thread_id: "", checkpoint_ns: "", nodes: [], depth: 0, lanes: 0 };
+}
+
+/**
+ * The widget's DAG now: `_dag` decoded (once per value the model holds).
+ * @param {Model} model
+ * @returns {Dag}
+ */
+export function readDag(model) {
+  return decodeDag(model.get("_dag"), model.get("_dag_tail"));
+}
+
+/**
+ * The protocol's `Dag` (nodes sorted by depth, then lane) from `_dag` in either form: the
+ * compact one Python sends, or a plain `{nodes: [...]}` (as older exports hold), returned as
+ * it is. `tail` (`_dag_tail`): the checkpoints appended or marked again since `wire` was sent,
+ * from its `start` on; a tail of another `epoch` is ignored. Decoded once per pair of
+ * objects; anything else is an empty DAG.
+ * @param {any} wire
+ * @param {any} [tail]
+ * @returns {Dag}
+ */
+export function decodeDag(wire, tail) {
+  if (!wire || typeof wire !== "object") return emptyDag();
+  if (wire.format !== DAG_WIRE_FORMAT) return Array.isArray(wire.nodes) ? wire : emptyDag();
+  const usable = tail && tail.format === DAG_WIRE_FORMAT ? tail : null; // `{}`: no tail
+  const known = decoded.get(wire);
+  if (known && known.tail === usable) return known.dag;
+  const dag = decodeColumns(mergeTail(unpack(wire), usable && unpack(usable)));
+  decoded.set(wire, { tail: usable, dag });
+  return dag;
+}
+
+/** @type {WeakMap<object, any>} */
+const unpacked = new WeakMap();
+
+/**
+ * The compact form itself: Python packs it as UTF-8 JSON in `packed` (one binary buffer,
+ * arriving as a DataView; a string too is read), unpacked once per object.
+ * @param {any} value
+ */
+export function unpack(value) {
+  const packed = value.packed;
+  if (packed == null) return value;
+  let found = unpacked.get(value);
+  if (!found) {
+    const text =
+      typeof packed === "string"
+        ? packed
+        : new TextDecoder().decode(
+            ArrayBuffer.isView(packed) || packed instanceof ArrayBuffer ? packed : new Uint8Array(0),
+          );
+    found = JSON.parse(text);
+    unpacked.set(value, found);
+  }
+  return found;
+}
+
+/**
+ * `wire` with `tail`'s checkpoints in place of those from its start on (as Python's
+ * `inspect.dag.merge_wire`); `wire` itself when the tail is empty or belongs to another wire.
+ * @param {any} wire @param {any} tail
+ */
+export function mergeTail(wire, tail) {
+  if (!tail || tail.format !== DAG_WIRE_FORMAT) return wire;
+  const start = tail.start || 0;
+  if (tail.epoch !== wire.epoch || start < 0 || start > (wire.id || []).length) return wire;
+  /** @type {any} */
+  const merged = { ...tail, start: 0 };
+  for (const key of COLUMNS) merged[key] = wire[key].slice(0, start).concat(tail[key]);
+  for (const key of SPARSE) {
+    const kept = [];
+    const pairs = wire[key] || [];
+    for (let i = 0; i + 1 < pairs.length; i += 2) if (pairs[i] < start) kept.push(pairs[i], pairs[i + 1]);
+    merged[key] = kept.concat(tail[key] || []);
+  }
+  merged.graph_changed = (wire.graph_changed || []).filter((i) => i < start).concat(tail.graph_changed || []);
+  return merged;
+}
+
+/**
+ * @param {any} wire a `_dag` in the compact form
+ * @returns {Dag}
+ */
+function decodeColumns(wire) {
+  const ids = /** @type {string[]} */ (wire.id || []);
+  const count = ids.length;
+  const parent = wire.parent || [];
+  const strings = wire.strings || [];
+  const lists = (wire.lists || []).map((/** @type {number[]} */ names) => names.map((n) => strings[n]));
+  const hasChild = new Uint8Array(count);
+  for (let i = 0; i < count; i++) if (parent[i] >= 0) hasChild[parent[i]] = 1;
+  const interrupts = pairs(wire.interrupts);
+  const errors = pairs(wire.errors);
+  const broken = pairs(wire.broken_parent);
+  const missing = pairs(wire.missing_parent);
+  const changed = new Set(wire.graph_changed || []);
+  /** @type {DagNode[]} */
+  const nodes = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const p = parent[i];
+    nodes[i] = {
+      id: ids[i],
+      parent: p >= 0 ? ids[p] : (missing.get(i) ?? null),
+      broken_parent: broken.get(i) ?? null,
+      step: wire.step[i],
+      source: strings[wire.source[i]],
+      next: lists[wire.next[i]],
+      writers: lists[wire.writers[i]],
+      interrupts: interrupts.get(i) || 0,
+      errors: errors.get(i) || 0,
+      graph_changed: changed.has(i),
+      is_head: !hasChild[i],
+      is_latest: i === count - 1,
+      depth: wire.node_depth[i],
+      lane: wire.lane[i],
+      created_at: wire.created_at[i],
+    };
+  }
+  // Ids sort by creation, and the columns come in id order: sort by depth, lane, then position.
+  const order = Array.from({ length: count }, (_, i) => i);
+  order.sort((a, b) => nodes[a].depth - nodes[b].depth || nodes[a].lane - nodes[b].lane || a - b);
+  return {
+    thread_id: wire.thread_id || "",
+    checkpoint_ns: wire.checkpoint_ns || "",
+    nodes: order.map((i) => nodes[i]),
+    depth: wire.depth || 0,
+    lanes: wire.lanes || 0,
+  };
+}
+
+/**
+ * `[index, value, index, value, …]` as a Map.
+ * @param {any[] | undefined} flat
+ * @returns {Map<number, any>}
+ */
+function pairs(flat) {
+  const map = new Map();
+  for (let i = 0; flat && i + 1 < flat.length; i += 2) map.set(flat[i], flat[i + 1]);
+  return map;
+}

@@ -1,0 +1,281 @@
+"""LangChain callback runs of a graph run, its nodes and its conditional edges.
+
+A run whose config has ``callbacks`` (LangChain handlers, or a callback manager) reports to
+them the way LangGraph 1.2 does:
+
+* the graph's chain run (named after the graph, or the config's ``run_name``; its input, then
+  its output state, or the error);
+* under it, one chain run per node task and attempt, named after the node, tagged
+  ``graph:step:N``, with the node's ``langgraph_*`` metadata; it ends with what the node
+  returned, or with the error (a ``GraphInterrupt`` too). The virtual START node has a run
+  (tagged ``langsmith:hidden``) only when it has a conditional edge;
+* under a node's run, one run per conditional edge the node evaluates, named after the path
+  function (``RunnableCallable`` for a lambda), tagged ``seq:step:K`` where K counts the
+  node's function, its state writer, one writer per plain edge or join, then the branches in
+  the order they were added (LangGraph's step numbers);
+* a runnable node runs under the node's run: a ``RunnableSequence``'s steps are children of
+  the node's run (``seq:step:1``, ``seq:step:2``, …), any other runnable is one child run.
+
+A node function gets a config whose ``callbacks`` is the node run's child manager (tag
+``seq:step:1``), so chat models, tools and runnables it calls are children of its run.
+
+Only imported when a run's config has callbacks: LangChain is then installed.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator, Iterable
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.callbacks.manager import AsyncCallbackManager, BaseCallbackManager
+
+try:  # time-ordered run ids, as LangChain gives its runs
+    from langchain_core.utils.uuid import uuid7 as _new_run_id
+except ImportError:  # pragma: no cover - older langchain-core
+    _new_run_id = uuid.uuid4  # type: ignore[assignment]
+
+from durable_debug._sync import in_runner_thread
+
+if TYPE_CHECKING:
+    from durable_debug.graph.nodes import Branch, NodeSpec
+
+__all__ = [
+    "GraphRun",
+    "NodeRun",
+    "branch_run_name",
+    "has_callbacks",
+    "with_handler",
+    "without_taps",
+]
+
+HIDDEN_TAG = "langsmith:hidden"
+"""LangGraph's tag for runs tracers hide (the START node's)."""
+
+
+def has_callbacks(config: dict[str, Any]) -> bool:
+    """True when ``config`` carries callback handlers (a list, or a manager with some)."""
+    callbacks = config.get("callbacks")
+    if not callbacks:
+        return False
+    if isinstance(callbacks, (list, tuple)):
+        return True
+    return bool(getattr(callbacks, "handlers", None))
+
+
+def _is_tap(handler: Any) -> bool:
+    return bool(getattr(handler, "durable_debug_message_tap", False))
+
+
+def with_handler(callbacks: Any, handler: Any) -> Any:
+    """``callbacks`` (None, a list or a manager) plus ``handler``, inherited by child runs."""
+    if isinstance(callbacks, BaseCallbackManager):
+        manager = callbacks.copy()
+        manager.add_handler(handler, inherit=True)
+        return manager
+    others = list(callbacks) if isinstance(callbacks, (list, tuple)) else []
+    return [*others, handler]
+
+
+def without_taps(callbacks: Any) -> Any:
+    """``callbacks`` without the ``messages`` taps of enclosing runs (see ``subgraph.py``)."""
+    if isinstance(callbacks, BaseCallbackManager):
+        manager = callbacks.copy()
+        for handler in [*manager.handlers, *manager.inheritable_handlers]:
+            if _is_tap(handler):
+                manager.remove_handler(handler)
+        return manager
+    if isinstance(callbacks, (list, tuple)):
+        return [c for c in callbacks if not _is_tap(c)]
+    return callbacks
+
+
+def _mark_engine_run(manager: Any, run_id: uuid.UUID) -> None:
+    """Tell the run's taps that ``run_id`` is the engine's own run (a graph or a node), whose
+    events ``astream_events`` builds itself (see ``chat_stream.py``)."""
+    for handler in manager.handlers:
+        if _is_tap(handler):
+            handler.engine_runs.add(run_id)
+
+
+def _manager(config: dict[str, Any], callbacks: Any) -> AsyncCallbackManager:
+    return AsyncCallbackManager.configure(
+        inheritable_callbacks=callbacks,
+        inheritable_tags=config.get("tags"),
+        inheritable_metadata=config.get("metadata"),
+    )
+
+
+def branch_run_name(path: Any, *, sync: bool) -> str | None:
+    """The name of a conditional edge's run, as LangGraph gives it: the path function's
+    ``__name__``; for a lambda (or a callable without a name) ``RunnableCallable`` in a sync
+    run and no name (None) in an async one. None too for a runnable, which names its own run
+    (see :meth:`NodeRun.branch`)."""
+    name = getattr(path, "__name__", None)
+    if name and name != "<lambda>":
+        return str(name)
+    return "RunnableCallable" if sync else None
+
+
+class GraphRun:
+    """The graph's own callback run."""
+
+    def __init__(self, run: Any) -> None:
+        self.run = run
+
+    @classmethod
+    async def start(
+        cls, config: dict[str, Any], name: str, input: Any, metadata: dict[str, Any]
+    ) -> GraphRun:
+        """Start the graph's run under ``config["callbacks"]``."""
+        manager = AsyncCallbackManager.configure(
+            inheritable_callbacks=config.get("callbacks"),
+            inheritable_tags=config.get("tags"),
+            inheritable_metadata=metadata,
+        )
+        run_id = config.get("run_id") or _new_run_id()
+        _mark_engine_run(manager, run_id)
+        run = await manager.on_chain_start(
+            None, input, name=config.get("run_name") or name, run_id=run_id
+        )
+        return cls(run)
+
+    async def end(self, output: Any) -> None:
+        """The graph's run ended with ``output`` (its state)."""
+        await self.run.on_chain_end(output)
+
+    async def error(self, exc: BaseException) -> None:
+        """The graph's run failed (or paused inside an enclosing run) with ``exc``."""
+        await self.run.on_chain_error(exc)
+
+    async def node(
+        self, spec: NodeSpec, input: Any, step: int, config: dict[str, Any]
+    ) -> NodeRun | None:
+        """Start the run of one attempt of a node task (None: the START node has none
+        unless it has a conditional edge)."""
+        hidden = spec.fn is None
+        if hidden and not spec.branches:
+            return None
+        tags = [*(config.get("tags") or ()), *((HIDDEN_TAG,) if hidden else ())]
+        manager = _manager({**config, "tags": tags}, self.run.get_child(f"graph:step:{step}"))
+        run_id = _new_run_id()
+        if not hidden:  # START's run is reported by the taps like a nested one
+            _mark_engine_run(manager, run_id)
+        run = await manager.on_chain_start(None, input, name=spec.name, run_id=run_id)
+        return NodeRun(run, spec, tags)
+
+
+class NodeRun:
+    """The callback run of one attempt of a node task."""
+
+    def __init__(self, run: Any, spec: NodeSpec, tags: list[str]) -> None:
+        self.run = run
+        self.spec = spec
+        self.tags = tags
+        """The node's config tags (the run's, plus ``langsmith:hidden`` for START)."""
+
+    def child_config(self, config: dict[str, Any], step: int = 1) -> dict[str, Any]:
+        """``config`` with the node run's child manager (tag ``seq:step:<step>``); the run's
+        ``run_id`` (the graph run's own) is not passed on, as LangChain's ``patch_config``."""
+        child = {**config, "tags": self.tags, "callbacks": self.run.get_child(f"seq:step:{step}")}
+        child.pop("run_id", None)
+        return child
+
+    def branch_step(self, index: int) -> int:
+        """LangGraph's ``seq:step`` of the node's ``index``-th conditional edge."""
+        spec = self.spec
+        if spec.fn is None:  # START: its input writer, then its edges and branches
+            return 1 + len(spec.edges_to) + len(spec.joins) + index + 1
+        steps = len(runnable_steps(spec.fn)) if spec.style and spec.style.runnable else 1
+        return steps + 1 + len(spec.edges_to) + len(spec.joins) + index + 1
+
+    async def end(self, output: Any) -> None:
+        """The node returned ``output``: streaming handlers see it as the run's one chunk (as
+        LangGraph streams a node's output when a handler streams), then the run ends."""
+        for handler in self.run.handlers:
+            if _is_tap(handler) and not handler.durable_debug_streams_nodes:
+                continue
+            tap = getattr(handler, "tap_output_aiter", None)
+            if callable(tap):
+                async for _ in tap(self.run.run_id, _one(output)):
+                    pass
+        await self.run.on_chain_end(output)
+
+    async def error(self, exc: BaseException) -> None:
+        """The node raised ``exc`` (or paused on an interrupt)."""
+        await self.run.on_chain_error(exc)
+
+    async def branch(
+        self, branch: Branch, index: int, state: Any, call: Any, config: dict[str, Any]
+    ) -> Any:
+        """Evaluate a conditional edge under this node's run: ``call(config)`` with the
+        edge's config; a function path gets a run of its own around the call."""
+        child = self.child_config(config, self.branch_step(index))
+        if branch.style.runnable:  # its own run is the branch's
+            return await call(child)
+        manager = _manager(child, child["callbacks"])
+        name = branch_run_name(branch.path, sync=in_runner_thread())
+        run = await manager.on_chain_start(None, state, name=name)
+        try:
+            result = await call({**child, "callbacks": run.get_child()})
+        except BaseException as exc:
+            await run.on_chain_error(exc)
+            raise
+        await run.on_chain_end(result)
+        return result
+
+
+async def _one(value: Any) -> AsyncIterator[Any]:
+    yield value
+
+
+def runnable_steps(runnable: Any) -> list[Any]:
+    """A runnable node's steps as LangGraph runs them: a ``RunnableSequence``'s steps, else
+    the runnable itself."""
+    from langchain_core.runnables import RunnableSequence
+
+    if isinstance(runnable, RunnableSequence):
+        return list(runnable.steps)
+    return [runnable]
+
+
+def wants_stream(config: dict[str, Any]) -> bool:
+    """True when a handler streams runs (``astream_events``): runnable nodes are then
+    streamed, as LangGraph does, so their steps report their chunks."""
+    callbacks = config.get("callbacks")
+    handlers: Iterable[Any] = getattr(callbacks, "handlers", None) or ()
+    return any(getattr(h, "durable_debug_streams_nodes", False) for h in handlers) or any(
+        callable(getattr(h, "tap_output_aiter", None)) and not _is_tap(h) for h in handlers
+    )
+
+
+async def run_runnable_node(
+    runnable: Any, state: Any, node_run: NodeRun, config: dict[str, Any]
+) -> Any:
+    """Run a runnable node's steps under its node run, streamed when a handler wants it."""
+    steps = runnable_steps(runnable)
+    configs = [node_run.child_config(config, i + 1) for i in range(len(steps))]
+    streamed = all(callable(getattr(step, "atransform", None)) for step in steps)
+    if not (streamed and wants_stream(configs[0])):  # a compiled graph streams on its own
+        value = state
+        for step, step_config in zip(steps, configs, strict=True):
+            value = await step.ainvoke(value, step_config)
+        return value
+
+    async def first() -> AsyncIterator[Any]:
+        yield state
+
+    chunks: AsyncIterator[Any] = first()
+    for step, step_config in zip(steps, configs, strict=True):
+        chunks = step.atransform(chunks, step_config)
+    final: Any = None
+    started = False
+    async for chunk in chunks:
+        if not started:
+            final, started = chunk, True
+            continue
+        try:
+            final = final + chunk
+        except TypeError:
+            final = chunk
+    return final
