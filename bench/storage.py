@@ -3,6 +3,7 @@
     python bench/storage.py            # all workloads, 5 alternating rounds
     python bench/storage.py --quick    # 3 rounds
     python bench/storage.py --no-postgres --no-redis
+    python bench/storage.py --servers-only    # only the PostgreSQL and Redis rows
 
 Workloads (issue 3):
 
@@ -18,7 +19,10 @@ Workloads (issue 3):
   ≤ 0.5×);
 * PostgreSQL against LangGraph's AsyncPostgresSaver (issue 16), one local server, a schema
   each: a 10-node chain on 200 threads (50 with ``--quick``; target ≤ 0.5×) and ``aget_state``
-  p50 (target ≤ 0.7×);
+  p50 (target ≤ 0.7×) on the tests' server (``fsync=off``, ``synchronous_commit=off``: no side
+  waits for the disk); the statements and round trips each side sends per checkpoint, counted
+  on the wire; the chain again on 50 threads (20) on a server with PostgreSQL's default
+  durability, where each commit waits for the disk;
 * SQLite write against its floor (issue 16): the p50 of ``aput_step`` against the p50 of the
   very same transactions replayed in plain sqlite3 (target ≤ 3×; both WAL with
   ``synchronous=NORMAL``, so each side syncs the same: the WAL at checkpoints, not per commit);
@@ -294,6 +298,9 @@ async def main() -> int:
     parser.add_argument("--quick", action="store_true", help="3 rounds instead of 5")
     parser.add_argument("--no-postgres", action="store_true", help="skip PostgreSQL latency")
     parser.add_argument("--no-redis", action="store_true", help="skip Redis latency")
+    parser.add_argument(
+        "--servers-only", action="store_true", help="only the PostgreSQL and Redis rows"
+    )
     args = parser.parse_args()
     rounds = 3 if args.quick else 5
     import langgraph.version
@@ -306,6 +313,12 @@ async def main() -> int:
     )
     print(f"{'workload':<44} {'durable':>14} {'langgraph':>14} {'ratio':>6}  target")
     print("-" * 96)
+    if args.servers_only:
+        if not args.no_postgres:
+            await postgres_vs_langgraph(rounds, 50 if args.quick else 200, 20 if args.quick else 50)
+        print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
+        await server_latencies(args)
+        return 0
 
     async def wide(lib: str, path: Path) -> tuple[float, int]:
         seconds = await wide_run(lib, path)
@@ -377,7 +390,7 @@ async def main() -> int:
     else:
         await listing_vs_langgraph(rounds, 50_000, 10_000)
     if not args.no_postgres:
-        await postgres_vs_langgraph(rounds, 50 if args.quick else 200)
+        await postgres_vs_langgraph(rounds, 50 if args.quick else 200, 20 if args.quick else 50)
     print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
     with tempfile.TemporaryDirectory() as tmp:
         p50, p95, raw50 = await sqlite_write_floor(Path(tmp))
@@ -392,6 +405,12 @@ async def main() -> int:
         ).replace("langgraph", "raw")
         + "  (floor: plain sqlite3; both WAL, synchronous=NORMAL)"
     )
+    await server_latencies(args)
+    return 0
+
+
+async def server_latencies(args: argparse.Namespace) -> None:
+    """Per-checkpoint write latency on PostgreSQL and Redis (unless skipped)."""
     if not args.no_postgres:
         from durable_debug import PostgresSaver
         from servers import ServerUnavailable, postgres_server
@@ -406,7 +425,6 @@ async def main() -> int:
             print(f"  PostgreSQL  not measured: {exc}")
     if not args.no_redis:
         await redis_latencies()
-    return 0
 
 
 async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
@@ -520,70 +538,124 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
 PG_CHAIN = 10  # nodes
 
 
-async def postgres_vs_langgraph(rounds: int, threads: int) -> None:
-    """PostgreSQL against LangGraph's AsyncPostgresSaver on one local server, each in a schema
-    of its own: a 10-node chain run once on each of ``threads`` threads, then ``aget_state`` of
-    each thread (p50). Both run in autocommit; the server's settings (fsync on, Debian's
-    defaults) are shared, so each commit is as durable on both sides. LangGraph runs twice:
-    with its default durability (saving in the background) for the target row, and with
-    ``durability="sync"`` (every step saved before the next starts, as ours always does)."""
+async def postgres_vs_langgraph(rounds: int, threads: int, synced_threads: int) -> None:
+    """PostgreSQL against LangGraph's AsyncPostgresSaver, each in a schema of its own on one
+    local server: a 10-node chain run once on each of ``threads`` threads, then ``aget_state``
+    of each thread (p50), and the statements each side sends per checkpoint (counted on the
+    wire). Both run in autocommit. The test server runs with ``fsync=off`` and
+    ``synchronous_commit=off``, so a commit costs neither side a disk flush; the chain is then
+    run again on ``synced_threads`` threads on a server with PostgreSQL's defaults (every commit
+    waits for its WAL to reach the disk), where the number of commits per checkpoint counts.
+    LangGraph runs with its default durability (saving in the background while the next step
+    runs: the target rows) and with ``durability="sync"`` (every step saved before the next
+    starts, as ours always does). In each round the three savers are open side by side and take
+    turns, ``PG_BATCH`` threads at a time, so a load spike on the machine hits all three."""
+    from servers import ServerUnavailable, postgres_server, postgres_server_control
+
+    try:
+        with postgres_server() as url:
+            await _postgres_rounds(url, rounds, threads, with_gets=True, label="")
+            await _postgres_statements(url)
+        if synced_threads:
+            with postgres_server_control() as server:
+                _sync_every_commit(server)
+                await _postgres_rounds(
+                    server.url, rounds, synced_threads, with_gets=False, label=", fsync on"
+                )
+    except ServerUnavailable as exc:
+        print(f"  PostgreSQL vs LangGraph not measured: {exc}")
+
+
+def _sync_every_commit(server: Any) -> None:
+    """Restart the test server with PostgreSQL's default durability (the tests turn off
+    ``fsync``, ``synchronous_commit`` and ``full_page_writes`` for speed)."""
+    server.stop()
+    server._start = [
+        part.replace("-c fsync=off -c synchronous_commit=off -c full_page_writes=off", "")
+        for part in server._start
+    ]
+    server.start()
+
+
+async def _pg_scoped(url: str, schema: str) -> str:
+    """``url`` with a fresh schema first on its search_path."""
     import psycopg
+
+    with psycopg.connect(url, autocommit=True) as admin:
+        admin.execute(f'CREATE SCHEMA "{schema}"')
+    sep = "&" if "?" in url else "?"
+    return f"{url}{sep}options=-csearch_path%3D{schema}"
+
+
+async def _pg_savers(stack: contextlib.AsyncExitStack, url: str, suffix: str) -> dict[str, Any]:
+    """One open saver per variant (``sync``: LangGraph's, run with ``durability="sync"``),
+    each in a fresh schema of its own."""
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
 
     from durable_debug import PostgresSaver
-    from servers import ServerUnavailable, postgres_server
 
-    try:
-        server = postgres_server()
-        url = server.__enter__()
-    except ServerUnavailable as exc:
-        print(f"  PostgreSQL vs LangGraph not measured: {exc}")
-        return
-    try:
-        times: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
-        gets: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
-        for r in range(rounds):
-            for lib in ("durable_debug", "langgraph", "sync"):
-                schema = f"{lib}_{r}"
-                with psycopg.connect(url, autocommit=True) as admin:
-                    admin.execute(f'CREATE SCHEMA "{schema}"')
-                sep = "&" if "?" in url else "?"
-                scoped = f"{url}{sep}options=-csearch_path%3D{schema}"
-                if lib == "durable_debug":
-                    saver: Any = PostgresSaver(scoped)
-                    await saver.asetup()
-                    elapsed, get_ms = await _pg_workload(lib, saver, threads)
-                    await saver.aclose()
-                else:  # "sync": LangGraph saving each step before the next, as ours does
-                    durability = "sync" if lib == "sync" else None
-                    async with AsyncPostgresSaver.from_conn_string(scoped) as saver:
-                        await saver.setup()
-                        elapsed, get_ms = await _pg_workload(
-                            "langgraph", saver, threads, durability
-                        )
-                times[lib].append(elapsed)
-                gets[lib].extend(get_ms)
-        ours, theirs = times["durable_debug"], times["langgraph"]
-        print(
-            row(
-                f"PostgreSQL {PG_CHAIN}-node chain × {threads} threads",
-                statistics.median(ours) * 1000,
-                statistics.median(theirs) * 1000,
-                "ms",
-                0.5,
-            )
-            + "  (LangGraph's default durability: saves in the background)"
+    savers: dict[str, Any] = {}
+    for lib in ("durable_debug", "langgraph", "sync"):
+        scoped = await _pg_scoped(url, f"{lib}_{suffix}")
+        if lib == "durable_debug":
+            savers[lib] = await stack.enter_async_context(PostgresSaver(scoped))
+        else:
+            saver = await stack.enter_async_context(AsyncPostgresSaver.from_conn_string(scoped))
+            await saver.setup()
+            savers[lib] = saver
+    return savers
+
+
+PG_BATCH = 10
+"""Threads each variant runs before the next one takes its turn: on a shared machine whose load
+moves from second to second, every variant sees the same moments."""
+
+
+async def _postgres_rounds(
+    url: str, rounds: int, threads: int, *, with_gets: bool, label: str
+) -> None:
+    times: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
+    gets: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
+    for r in range(rounds):
+        async with contextlib.AsyncExitStack() as stack:
+            savers = await _pg_savers(stack, url, str(r))
+            spent = dict.fromkeys(savers, 0.0)
+            for n, start in enumerate(range(0, threads, PG_BATCH)):
+                order = list(savers)[n % 3 :] + list(savers)[: n % 3]  # who goes first rotates
+                for lib in order:
+                    elapsed, get_ms = await _pg_workload(
+                        "durable_debug" if lib == "durable_debug" else "langgraph",
+                        savers[lib],
+                        min(PG_BATCH, threads - start),
+                        "sync" if lib == "sync" else None,
+                        start=start,
+                    )
+                    spent[lib] += elapsed
+                    gets[lib].extend(get_ms)
+            for lib, seconds in spent.items():
+                times[lib].append(seconds)
+    ours = statistics.median(times["durable_debug"]) * 1000
+    print(
+        row(
+            f"PostgreSQL {PG_CHAIN}-node chain × {threads} threads{label}",
+            ours,
+            statistics.median(times["langgraph"]) * 1000,
+            "ms",
+            0.5,
         )
-        print(
-            row(
-                "PostgreSQL chain, LangGraph durability=sync",
-                statistics.median(ours) * 1000,
-                statistics.median(times["sync"]) * 1000,
-                "ms",
-                None,
-            )
-            + "  (each side saves every step before the next starts)"
+        + "  (LangGraph's default durability: saves in the background)"
+    )
+    print(
+        row(
+            f"PostgreSQL chain{label}, LangGraph durability=sync",
+            ours,
+            statistics.median(times["sync"]) * 1000,
+            "ms",
+            None,
         )
+        + "  (each side saves every step before the next starts)"
+    )
+    if with_gets:
         print(
             row(
                 "PostgreSQL get_state p50",
@@ -593,22 +665,59 @@ async def postgres_vs_langgraph(rounds: int, threads: int) -> None:
                 0.7,
             )
         )
-    finally:
-        server.__exit__(None, None, None)
+
+
+async def _postgres_statements(url: str, threads: int = 5) -> None:
+    """Statements and round trips per checkpoint over the chain, counted on the wire (every
+    connection of each saver goes through a counting proxy), after setup and one warm-up run;
+    ours includes taking and giving back the thread's lease and reading its latest checkpoint,
+    once per run."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from pg_wire import WireCounter
+
+    from durable_debug import PostgresSaver
+
+    counted: dict[str, tuple[float, float]] = {}
+    for lib in ("durable_debug", "langgraph"):
+        with WireCounter(await _pg_scoped(url, f"{lib}_wire")) as wire:
+            async with contextlib.AsyncExitStack() as stack:
+                if lib == "durable_debug":
+                    saver: Any = await stack.enter_async_context(PostgresSaver(wire.url))
+                else:
+                    saver = await stack.enter_async_context(
+                        AsyncPostgresSaver.from_conn_string(wire.url)
+                    )
+                    await saver.setup()
+                graph = chain(lib, saver, PG_CHAIN)
+                await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": "warm"}})
+                wire.reset()
+                for i in range(threads):
+                    cfg = {"configurable": {"thread_id": f"t{i}"}}
+                    await graph.ainvoke({"n": 0, "log": []}, cfg)
+                checkpoints = threads * (PG_CHAIN + 2)
+                counted[lib] = (wire.statements() / checkpoints, wire.round_trips() / checkpoints)
+    ours, theirs = counted["durable_debug"], counted["langgraph"]
+    print(
+        f"{'PostgreSQL statements per checkpoint':<44} {ours[0]:>10.2f}     {theirs[0]:>10.2f}"
+        f"     {ours[0] / theirs[0]:>6.2f}  ≤ 3    {'met' if ours[0] <= 3 else 'MISSED'}"
+        f"  (round trips {ours[1]:.2f} vs {theirs[1]:.2f}; lease and reads included)"
+    )
 
 
 async def _pg_workload(
-    lib: str, saver: Any, threads: int, durability: str | None = None
+    lib: str, saver: Any, threads: int, durability: str | None = None, *, start: int = 0
 ) -> tuple[float, list[float]]:
+    """Run the chain on threads ``t{start}`` … once each, then ``aget_state`` each: seconds
+    of the runs, milliseconds of each read."""
     graph = chain(lib, saver, PG_CHAIN)
     options = {} if durability is None else {"durability": durability}
     t0 = time.perf_counter()
-    for i in range(threads):
+    for i in range(start, start + threads):
         cfg = {"configurable": {"thread_id": f"t{i}"}}
         await graph.ainvoke({"n": 0, "log": []}, cfg, **options)
     elapsed = time.perf_counter() - t0
     get_ms: list[float] = []
-    for i in range(threads):
+    for i in range(start, start + threads):
         t0 = time.perf_counter()
         await graph.aget_state({"configurable": {"thread_id": f"t{i}"}})
         get_ms.append((time.perf_counter() - t0) * 1000)

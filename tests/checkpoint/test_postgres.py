@@ -15,8 +15,15 @@ from typing import Any
 import psycopg  # the dev extra installs it; without it this module fails loudly
 import pytest
 from builders import child_checkpoint, config_for
+from pg_wire import WireCounter
+from typing_extensions import TypedDict
 
-from durable_debug.checkpoint.postgres import AsyncPostgresSaver, DatabaseSetupError, PostgresSaver
+from durable_debug.checkpoint.postgres import (
+    SELECT_LATEST,
+    AsyncPostgresSaver,
+    DatabaseSetupError,
+    PostgresSaver,
+)
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 
@@ -136,72 +143,35 @@ def test_one_saver_serves_several_threads_and_loops_at_once(postgres_db: str):
         saver.close()
 
 
-class _Statements:
-    """Counts the statements a saver sends, from libpq's protocol trace of its one pooled
-    connection: every simple Query message and every Bind (one per extended-protocol
-    execution, including BEGIN and COMMIT)."""
-
-    def __init__(self, saver: PostgresSaver, path: Path) -> None:
-        self.saver, self.path = saver, path
-        self.file = open(path, "w")  # noqa: SIM115 - closed by stop()
-
-    async def _with_connection(self, fn: Any) -> None:
-        from durable_debug.checkpoint._io import on_io_loop
-
-        async def run() -> None:
-            pool = self.saver._pool
-            assert pool is not None
-            async with pool.connection() as conn:
-                fn(conn.pgconn)
-
-        await on_io_loop(run())
-
-    async def start(self) -> None:
-        await self._with_connection(lambda pgconn: pgconn.trace(self.file.fileno()))
-
-    async def stop(self) -> list[str]:
-        await self._with_connection(lambda pgconn: pgconn.untrace())
-        self.file.close()
-        kinds = []
-        for line in self.path.read_text().splitlines():
-            fields = line.split("\t")  # [timestamp,] direction, length, message type, …
-            if "F" in fields[:2]:  # sent by the client
-                start = fields.index("F")
-                kinds.append(fields[start + 2] if len(fields) > start + 2 else "")
-        return [kind for kind in kinds if kind in ("Query", "Bind")]
-
-
-async def test_a_step_is_written_in_one_statement_and_read_in_one_query(
-    postgres_db: str, tmp_path: Path
-):
-    async with PostgresSaver(postgres_db, pool_size=1) as saver:
-        cp, versions = child_checkpoint(None, {"a": 1, "b": 2})
-        config = await saver.aput(config_for("t"), cp, {}, versions)
-        counter = _Statements(saver, tmp_path / "trace.txt")
-        await counter.start()
-        cp2, versions2 = child_checkpoint(cp, {"a": 3, "c": 4})
-        step = [
-            ("task-1", [("a", 3), ("__error__", "first")], ""),
-            (
-                "task-2",
-                [
-                    ("c", 4),
-                    ("b", 5),
-                    ("__interrupt__", [_interrupt(1)]),
-                    ("__interrupt__", [_interrupt(2)]),
-                ],
-                "",
-            ),
-        ]
-        config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
-        written = await counter.stop()
-        counter = _Statements(saver, tmp_path / "trace2.txt")
-        await counter.start()
-        tup = await saver.aget_tuple(config)
-        latest = await saver.aget_tuple(config_for("t"))
-        read = await counter.stop()
-    assert written == ["Bind"]  # writes, blobs and the checkpoint row: one statement
-    assert read == ["Bind", "Bind"]  # two reads, one query each
+async def test_a_step_is_written_in_one_statement_and_read_in_one_query(postgres_db: str):
+    with WireCounter(postgres_db) as wire:
+        async with PostgresSaver(wire.url, pool_size=1) as saver:
+            cp, versions = child_checkpoint(None, {"a": 1, "b": 2})
+            config = await saver.aput(config_for("t"), cp, {}, versions)
+            wire.reset()
+            cp2, versions2 = child_checkpoint(cp, {"a": 3, "c": 4})
+            step = [
+                ("task-1", [("a", 3), ("__error__", "first")], ""),
+                (
+                    "task-2",
+                    [
+                        ("c", 4),
+                        ("b", 5),
+                        ("__interrupt__", [_interrupt(1)]),
+                        ("__interrupt__", [_interrupt(2)]),
+                    ],
+                    "",
+                ),
+            ]
+            config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
+            # writes (ordinary and special), blobs and the checkpoint row: one statement
+            written = (wire.statements(), wire.round_trips())
+            wire.reset()
+            tup = await saver.aget_tuple(config)
+            latest = await saver.aget_tuple(config_for("t"))
+            read = (wire.statements(), wire.round_trips())
+    assert written == (1, 1)
+    assert read == (2, 2)  # two reads, one query each
     # Each task's special writes (negative idx) first, as every saver orders them.
     assert tup is not None and tup.pending_writes == [
         ("task-1", "__error__", "first"),
@@ -213,6 +183,70 @@ async def test_a_step_is_written_in_one_statement_and_read_in_one_query(
     assert latest is not None and latest.config == config2
     assert latest.checkpoint["channel_values"] == {"a": 3, "b": 2, "c": 4}
     assert latest.pending_writes == []
+
+
+async def test_every_write_shape_is_one_statement_and_one_round_trip(postgres_db: str):
+    # Each combination of parts (ordinary writes, special writes, blobs, the checkpoint row) is
+    # its own statement; psycopg prepares a statement on its fifth run on a connection, which
+    # costs one extra round trip once.
+    with WireCounter(postgres_db) as wire:
+        async with PostgresSaver(wire.url, pool_size=1) as saver:
+            cp, versions = child_checkpoint(None, {"a": 0})
+            config = await saver.aput(config_for("t"), cp, {}, versions)
+            counted: list[tuple[str, int, int]] = []
+            for i in range(7):
+                shapes: dict[str, Any] = {
+                    "ordinary": ([("task", [("a", i)], "")], False),
+                    "special": ([("task", [("__error__", f"e{i}")], "")], False),
+                    "both": ([("task", [("a", i), ("__error__", f"e{i}")], "")], False),
+                    "checkpoint only": ([], True),
+                    "step": ([("task", [("a", i)], "")], True),
+                }
+                for name, (task_writes, with_checkpoint) in shapes.items():
+                    wire.reset()
+                    if with_checkpoint:
+                        child, new = child_checkpoint(cp, {"a": i + 1})
+                        await saver.aput_step(config, task_writes, child, {"step": i}, new)
+                    else:
+                        task_id, writes, _ = task_writes[0]
+                        await saver.aput_writes(config, writes, f"{task_id}-{name}-{i}")
+                    counted.append((name, wire.statements(), wire.round_trips()))
+            tup = await saver.aget_tuple(config)
+    assert all(statements == 1 for _, statements, _ in counted), counted
+    extra = [(name, trips) for name, _, trips in counted if trips != 1]
+    assert len(extra) <= len(shapes) and all(trips == 2 for _, trips in extra), counted
+    # 7 of each aput_writes shape (both: two rows), and the steps' one write, kept once
+    assert tup is not None and len(tup.pending_writes or []) == 7 * 4 + 1
+
+
+async def test_a_graph_run_sends_one_statement_per_checkpoint(postgres_db: str):
+    # A 10-node chain on a fresh thread: the thread's lease taken and given back, its latest
+    # checkpoint read once, then one statement per checkpoint written.
+    from durable_debug import START, StateGraph
+
+    class State(TypedDict):
+        n: int
+
+    builder = StateGraph(State)
+    for i in range(10):
+        builder.add_node(f"n{i}", lambda s: {"n": s["n"] + 1})
+    builder.add_edge(START, "n0")
+    for i in range(9):
+        builder.add_edge(f"n{i}", f"n{i + 1}")
+    with WireCounter(postgres_db) as wire:
+        async with PostgresSaver(wire.url) as saver:
+            graph = builder.compile(checkpointer=saver)
+            await graph.ainvoke({"n": 0}, {"configurable": {"thread_id": "warm"}})
+            per_run = []
+            for t in range(3):
+                wire.reset()
+                config = {"configurable": {"thread_id": f"t{t}"}}
+                assert await graph.ainvoke({"n": 0}, config) == {"n": 10}
+                statements = wire.statements()
+                checkpoints = len([c async for c in saver.alist(config)])
+                per_run.append((statements, checkpoints))
+    assert all(checkpoints == 12 for _, checkpoints in per_run), per_run
+    assert all(statements <= checkpoints + 3 for statements, checkpoints in per_run), per_run
 
 
 async def test_every_history_page_is_an_index_range_scan_on_a_large_table(postgres_db: str):
@@ -242,8 +276,47 @@ async def test_every_history_page_is_an_index_range_scan_on_a_large_table(postgr
             plan = "\n".join(row[0] for row in conn.execute("EXPLAIN " + sql, params))
             assert "Seq Scan" not in plan and "Sort" not in plan, (name, plan)
             assert "Index Scan Backward" in plan, (name, plan)
+        # The latest checkpoint of a thread: one step back on the primary key, not an aggregate
+        # over every key of the thread.
+        plan = "\n".join(row[0] for row in conn.execute("EXPLAIN " + SELECT_LATEST, ("t3", "")))
+        assert "Aggregate" not in plan and "Seq Scan" not in plan, plan
+        assert "Limit" in plan and "Index Scan Backward using checkpoints_pkey" in plan, plan
 
 
 def _interrupt(n: int) -> dict[str, object]:
     """A pending ``__interrupt__`` write's item, in the shape the row reader checks."""
     return {"id": f"interrupt-{n}", "value": n}
+
+
+async def test_a_cancelled_write_leaves_the_saver_usable(postgres_db: str):
+    # A step's write waiting on a lock is cancelled (a timeout around the run): the statement
+    # is cancelled on the server, nothing of it is kept, and the next calls work.
+    async with PostgresSaver(postgres_db) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        with psycopg.connect(postgres_db) as blocker:
+            blocker.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
+            child, new = child_checkpoint(cp, {"a": 2})
+            task = asyncio.ensure_future(saver.aput(config, child, {}, new))
+            with psycopg.connect(postgres_db, autocommit=True) as watcher:
+                deadline = asyncio.get_running_loop().time() + 60
+                while not watcher.execute(
+                    "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    " AND query LIKE '%INSERT INTO checkpoints%'"
+                ).fetchall():
+                    assert asyncio.get_running_loop().time() < deadline, "the write never blocked"
+                    await asyncio.sleep(0.02)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            blocker.rollback()
+        assert [c.config for c in await _alist(saver, config_for("t"))] == [config]
+        child, new = child_checkpoint(cp, {"a": 3})
+        config3 = await saver.aput(config, child, {}, new)
+        latest = await saver.aget_tuple(config_for("t"))
+        assert latest is not None and latest.config == config3
+        assert latest.checkpoint["channel_values"] == {"a": 3}
+
+
+async def _alist(saver: PostgresSaver, config: Any) -> list[Any]:
+    return [tup async for tup in saver.alist(config)]

@@ -766,3 +766,52 @@ async def test_a_step_is_one_script_call_and_get_state_another(
         ("task-1", "a", 4),
         ("task-2", "c", "new"),
     ]
+
+
+async def test_a_graph_run_sends_one_command_per_checkpoint(saver: RedisSaver, client: redis.Redis):
+    # A 10-node chain on a fresh thread, seen by the server (MONITOR, which also shows the
+    # commands scripts run, marked "lua"): its latest checkpoint read once, then one command —
+    # a script call — per checkpoint; besides, the thread's lease taken (SET NX, SADD) and given
+    # back (a script).
+    from typing_extensions import TypedDict
+
+    from durable_debug import START, StateGraph
+
+    class State(TypedDict):
+        n: int
+
+    builder = StateGraph(State)
+    for i in range(10):
+        builder.add_node(f"n{i}", lambda s: {"n": s["n"] + 1})
+    builder.add_edge(START, "n0")
+    for i in range(9):
+        builder.add_edge(f"n{i}", f"n{i + 1}")
+    graph = builder.compile(checkpointer=saver)
+    await graph.ainvoke({"n": 0}, {"configurable": {"thread_id": "warm"}})
+
+    with client.monitor() as monitor:
+        events = monitor.listen()
+
+        def until(marker: str) -> list[dict[str, Any]]:
+            """The commands the server ran before ``ECHO marker``, which is sent now."""
+            client.echo(marker)
+            seen = []
+            for event in events:
+                if event["command"] == f"ECHO {marker}":
+                    return seen
+                seen.append(event)
+            raise AssertionError("MONITOR ended")
+
+        until("start")
+        per_run = []
+        for t in range(3):
+            config = {"configurable": {"thread_id": f"t{t}"}}
+            assert await graph.ainvoke({"n": 0}, config) == {"n": 10}
+            sent = [e["command"].split()[0] for e in until(f"run-{t}") if e["client_type"] != "lua"]
+            checkpoints = len([c async for c in saver.alist(config)])
+            until(f"listed-{t}")
+            per_run.append((len(sent), checkpoints, sent))
+    assert all(checkpoints == 12 for _, checkpoints, _ in per_run), per_run
+    for _, checkpoints, sent in per_run:
+        assert sent.count("EVALSHA") == checkpoints + 1, sent  # the steps, the one read
+        assert len(sent) <= checkpoints + 4, sent  # and the lease

@@ -3,9 +3,11 @@
 Database clients are bound to the event loop they were opened on: an ``asyncio.Lock`` guarding
 a SQLite transaction, a psycopg connection pool and its worker tasks. A saver, however, is used
 from many loops: a notebook's loop, a fresh ``asyncio.run`` per script or test, and the
-background loop behind every sync twin (:mod:`durable_debug._sync`). So every saver runs its
-database work on *this* loop, in a daemon thread that runs nothing else, and callers on any loop
-await the result:
+background loop behind every sync twin (:mod:`durable_debug._sync`). So every saver opens its
+connections and runs its loop-bound database work on *this* loop, in a daemon thread that runs
+nothing else, and callers on any loop await the result (once open, ``SqliteSaver`` and
+``PostgresSaver`` run their reads and writes from the caller's loop instead, over connections
+that keep no loop-bound state; see their ``_call``):
 
     rows = await on_io_loop(fetch_rows())   # from any loop, any thread
 

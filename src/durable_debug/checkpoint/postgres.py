@@ -1,16 +1,20 @@
 """PostgresSaver: checkpoints in PostgreSQL, for many workers and machines (psycopg 3).
 
 The same four tables as :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`, with the
-checkpoint and metadata columns as ``jsonb``. Every write is one transaction on a connection
-from an ``AsyncConnectionPool``; setup takes an advisory lock, so many workers may start at
-once. Needs the ``postgres`` extra: ``pip install 'durable-debug[postgres]'``.
+checkpoint and metadata columns as ``jsonb``. A step (its tasks' writes, the new blobs, the
+checkpoint row) is written in one statement, and a checkpoint is read with its blobs and
+pending writes in one query; setup takes an advisory lock, so many workers may start at once.
+Needs the ``postgres`` extra: ``pip install 'durable-debug[postgres]'``.
 
     with PostgresSaver.from_conn_string("postgresql://localhost/app") as saver:
         graph = builder.compile(checkpointer=saver)
         graph.invoke(inputs, config)          # or: async with …: await graph.ainvoke(…)
 
-The pool lives on the savers' I/O loop (:mod:`durable_debug.checkpoint._io`), not on the
-caller's loop, so one saver serves sync code, ``asyncio.run`` scripts and notebook cells alike.
+Connections: a pool that lives on the savers' I/O loop (:mod:`durable_debug.checkpoint._io`),
+not on the caller's loop, so one saver serves sync code, ``asyncio.run`` scripts and notebook
+cells alike; besides it, one connection that reads and writes straight from whichever loop
+calls, one call at a time, so the usual sequence of steps costs no hand-off between threads
+(a call that finds it busy takes a pooled one); and one for the thread leases.
 The connection string may carry ``options=-csearch_path=myschema`` to keep the tables in a
 schema of their own.
 """
@@ -19,12 +23,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+import functools
 import json
 import logging
+import os
 import re
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
@@ -165,83 +173,65 @@ JOIN checkpoint_writes AS w
  AND w.checkpoint_id = k.checkpoint_id COLLATE "C"
 ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_path, w.task_id, w.idx"""
 
-INSERT_BLOB = """INSERT INTO checkpoint_blobs
-    (thread_id, checkpoint_ns, channel, version, type, blob)
-VALUES (%s, %s, %s, %s, %s, %s)
-ON CONFLICT DO NOTHING"""
+_WRITES_INTO = """INSERT INTO checkpoint_writes
+    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
+SELECT %s::text, %s::text, %s::text, w.row ->> 0, (w.row ->> 1)::int,
+    w.row ->> 2, w.row ->> 3, w.blob, w.row ->> 4
+FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS w(row, blob)"""
 
-UPSERT_CHECKPOINT = """INSERT INTO checkpoints
+_STEP_PARTS = {
+    "ordinary": f"""{_WRITES_INTO}
+ON CONFLICT DO NOTHING""",
+    "special": f"""{_WRITES_INTO}
+ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
+    channel = excluded.channel,
+    type = excluded.type,
+    blob = excluded.blob,
+    task_path = excluded.task_path""",
+    "blobs": """INSERT INTO checkpoint_blobs
+    (thread_id, checkpoint_ns, channel, version, type, blob)
+SELECT %s::text, %s::text, b.row ->> 0, b.row ->> 1, b.row ->> 2, b.blob
+FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS b(row, blob)
+ON CONFLICT DO NOTHING""",
+    "checkpoint": """INSERT INTO checkpoints
     (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
 VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
     parent_checkpoint_id = excluded.parent_checkpoint_id,
     checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata"""
+    metadata = excluded.metadata""",
+}
+"""The parts of a step's statement: the ordinary writes (kept if present), the special writes
+(replacing), the new blobs and the checkpoint row. Every row of a step belongs to one thread and
+namespace, and every write to one checkpoint (the new checkpoint's parent), so those are single
+parameters; the columns that vary come as a JSON array of rows and the blobs as one ``bytea[]``
+(see :func:`_rows_params`), which the client encodes several times faster than one array per
+column. Parameters: writes — thread_id, checkpoint_ns, checkpoint_id, ``[[task_id, idx,
+channel, type, task_path], …]``, their blobs; new blobs — thread_id, checkpoint_ns,
+``[[channel, version, type], …]``, their blobs; the checkpoint — its row's six columns."""
 
-INSERT_WRITE = """INSERT INTO checkpoint_writes
-    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT DO NOTHING"""
 
-UPSERT_WRITE = """INSERT INTO checkpoint_writes
-    (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
-    channel = excluded.channel,
-    type = excluded.type,
-    blob = excluded.blob,
-    task_path = excluded.task_path"""
+@functools.cache
+def store_step_sql(parts: tuple[str, ...]) -> str:
+    """The statement that writes the non-empty ``parts`` of a step (names of ``_STEP_PARTS``):
+    the last is the statement itself, the others data-modifying CTEs before it. One statement is
+    atomic on its own, so it needs no BEGIN/COMMIT; leaving out the empty parts saves the server
+    planning and the client encoding them (psycopg prepares each shape once per connection)."""
+    *ctes, last = (_STEP_PARTS[part] for part in parts)
+    if not ctes:
+        return last
+    return "WITH " + ",\n".join(f"p{i} AS (\n{sql})" for i, sql in enumerate(ctes)) + "\n" + last
 
-_WRITE_COLUMNS = (
-    "(thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)"
-)
-_WRITE_ARRAYS = """unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::int[], %s::text[],
-    %s::text[], %s::bytea[], %s::text[])"""
-
-STORE_WRITES = f"""WITH ordinary AS (
-    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
-    SELECT * FROM {_WRITE_ARRAYS}
-    ON CONFLICT DO NOTHING)
-INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
-SELECT * FROM {_WRITE_ARRAYS}
-ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
-    channel = excluded.channel,
-    type = excluded.type,
-    blob = excluded.blob,
-    task_path = excluded.task_path"""
-"""A task's writes as one statement: ordinary rows (kept if present) and special rows
-(replacing), each passed as one array per column."""
-
-STORE_STEP = f"""WITH ordinary AS (
-    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
-    SELECT * FROM {_WRITE_ARRAYS}
-    ON CONFLICT DO NOTHING),
-special AS (
-    INSERT INTO checkpoint_writes {_WRITE_COLUMNS}
-    SELECT * FROM {_WRITE_ARRAYS}
-    ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SET
-        channel = excluded.channel,
-        type = excluded.type,
-        blob = excluded.blob,
-        task_path = excluded.task_path),
-blobs AS (
-    INSERT INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, blob)
-    SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], %s::text[],
-        %s::bytea[])
-    ON CONFLICT DO NOTHING)
-{UPSERT_CHECKPOINT}"""
-"""A whole step as one statement (atomic on its own, so without BEGIN/COMMIT): the tasks'
-writes, the new blobs and the checkpoint row."""
 
 SELECT_ONE = """WITH c AS (
     SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
     FROM checkpoints
-    WHERE thread_id = %s AND checkpoint_ns = %s AND ({}))
-SELECT 0, 0::bigint, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
-    checkpoint::text, metadata::text, NULL::bytea
+    WHERE thread_id = %s AND checkpoint_ns = %s{})
+SELECT 0, thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id,
+    checkpoint::text, metadata::text, NULL::bytea, NULL::int
 FROM c
 UNION ALL
-SELECT 1, 0, p.channel, p.version, b.type, NULL, NULL, NULL, b.blob
+SELECT 1, p.channel, p.version, b.type, NULL, NULL, NULL, b.blob, NULL
 FROM c
 CROSS JOIN LATERAL (
     SELECT ch.channel,
@@ -256,22 +246,21 @@ CROSS JOIN LATERAL (
       AND b.channel = p.channel COLLATE "C" AND b.version = p.version COLLATE "C"
     LIMIT 1) AS b  -- LIMIT: a primary-key lookup per pointer, never a scan of the thread
 UNION ALL
-SELECT 2, row_number() OVER (ORDER BY w.task_path, w.task_id, w.idx),
-    w.task_id, w.channel, w.type, NULL, NULL, NULL, w.blob
+SELECT 2, w.task_id, w.channel, w.type, w.task_path, NULL, NULL, w.blob, w.idx
 FROM c
 JOIN checkpoint_writes AS w
   ON w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
- AND w.checkpoint_id = c.checkpoint_id
-ORDER BY 1, 2"""
+ AND w.checkpoint_id = c.checkpoint_id"""
 """One checkpoint with its blobs and pending writes, in one query: a ``kind`` column says what
-each row is (0 the checkpoint, 1 a blob: channel, version, type, blob; 2 a pending write:
-task_id, channel, type, blob, in order). Format with the condition naming the checkpoint."""
+each row is (0 the checkpoint: its six columns; 1 a blob: channel, version, type, blob; 2 a
+pending write: task_id, channel, type, task_path, blob, idx), in no order (the reader sorts the
+writes, so the server runs no sort). Format with the rest of the clause naming the
+checkpoint."""
 
-SELECT_LATEST = SELECT_ONE.format(
-    "checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints"
-    " WHERE thread_id = %s AND checkpoint_ns = %s)"
-)
-SELECT_BY_ID = SELECT_ONE.format("checkpoint_id = %s")
+SELECT_LATEST = SELECT_ONE.format(" ORDER BY checkpoint_id DESC LIMIT 1")
+"""The newest checkpoint of a namespace: one backward step on the primary key, however long
+the thread (``max(checkpoint_id)`` would read every key of the thread)."""
+SELECT_BY_ID = SELECT_ONE.format(" AND checkpoint_id = %s")
 
 DELETE_THREAD = (
     "DELETE FROM checkpoint_writes WHERE thread_id = %s",
@@ -312,22 +301,26 @@ _UNREACHABLE_SQLSTATES = ("08", "57P")
 
 _INSTALL_HINT = "pip install 'durable-debug[postgres]'"
 
+_DIRECT: contextvars.ContextVar[psycopg.AsyncConnection[Any] | None] = contextvars.ContextVar(
+    "durable_debug_postgres_direct", default=None
+)
+"""The connection of a call running on the caller's loop (``PostgresSaver._call``), for the
+sessions it opens; unset on the I/O loop, whose calls take a pooled connection."""
+
 
 class PostgresSaver(SqlSaver):
     """A saver that stores checkpoints in a PostgreSQL database.
 
     ``conn_string`` is a libpq URL or key=value string. The database is reached on first use;
-    ``pool_size`` bounds the connections (parallel tasks save their writes concurrently).
+    ``pool_size`` bounds the pooled connections (parallel tasks save their writes concurrently);
+    besides them the saver holds one connection for calls from the caller's loop and one for
+    thread leases.
     ``compress=False`` stores new blobs uncompressed (see
     :mod:`~durable_debug.checkpoint.compress`).
     """
 
     _P = "%s"
     _SELECT_CHECKPOINTS = SELECT_CHECKPOINTS
-    _INSERT_BLOB = INSERT_BLOB
-    _UPSERT_CHECKPOINT = UPSERT_CHECKPOINT
-    _INSERT_WRITE = INSERT_WRITE
-    _UPSERT_WRITE = UPSERT_WRITE
     _DELETE_THREAD = DELETE_THREAD
     _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
@@ -360,6 +353,10 @@ class PostgresSaver(SqlSaver):
         """A connection of its own for the lease statements (each one atomic, autocommit):
         outside the pool, so taking and giving back a lease costs one round trip each."""
         self._lease_lock: asyncio.Lock | None = None
+        self._direct: psycopg.AsyncConnection[Any] | None = None
+        """The connection of the calls that run on the caller's loop (see ``_call``)."""
+        self._direct_lock = threading.Lock()
+        """Held by the one call using ``_direct``; taken without waiting, from any thread."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.conn_string)!r})"
@@ -395,7 +392,11 @@ class PostgresSaver(SqlSaver):
             min_size=1,
             max_size=max(1, self.pool_size),
             open=False,
-            kwargs={"autocommit": True, "connect_timeout": max(1, round(self.connect_timeout))},
+            kwargs={
+                "autocommit": True,
+                "connect_timeout": max(1, round(self.connect_timeout)),
+                "context": _adapters(),
+            },
             # A call after a server restart gets a fresh connection instead of failing on one
             # the old server closed, and the check costs no round trip.
             check=_check_idle_connection,
@@ -444,6 +445,7 @@ class PostgresSaver(SqlSaver):
                 ) from None
 
     async def _disconnect(self) -> None:
+        await self._close_direct()
         pool, self._pool = self._pool, None
         lease, self._lease_conn = self._lease_conn, None
         if lease is not None:
@@ -452,6 +454,9 @@ class PostgresSaver(SqlSaver):
             await pool.close()
 
     def _discard(self) -> None:
+        direct, self._direct = self._direct, None
+        if direct is not None:
+            run_soon_on_io_loop(direct.close())
         pool, self._pool = self._pool, None
         lease, self._lease_conn = self._lease_conn, None
         if lease is not None:
@@ -461,6 +466,7 @@ class PostgresSaver(SqlSaver):
 
     def _forget(self) -> None:
         self._pool = None
+        self._direct, self._direct_lock = None, threading.Lock()
         self._lease_conn, self._lease_lock = None, None
 
     async def _lease_fetch(self, sql: str, params: Sequence[Any]) -> list[Sequence[Any]]:
@@ -513,8 +519,86 @@ class PostgresSaver(SqlSaver):
             return StoreUnavailableError.at(what, exc, **where)
         return None
 
+    # -- the caller's loop ----------------------------------------------------------------------
+
+    _DIRECT_CALLS: ClassVar[frozenset[str]] = frozenset(
+        {"_in_session", "_read_one", "_read_page", "_store"}
+    )
+    """The methods that reach the database only through ``_in_session``: once the saver is
+    open, they may run on the caller's loop (``_call``)."""
+
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        # Once open, a write or read skips the savers' I/O loop: it runs on the caller's loop
+        # over a connection of its own (psycopg's async connection keeps no loop-bound state
+        # while unused, and only one call at a time uses it), so a step costs no thread
+        # hand-off there and back. A call that finds that connection busy — parallel tasks
+        # saving at once, another thread — takes a pooled one on the I/O loop, as before.
+        if (
+            self._state == "open"
+            and self._pid == os.getpid()
+            and getattr(fn, "__self__", None) is self
+            and getattr(fn, "__name__", "") in self._DIRECT_CALLS
+            and self._direct_lock.acquire(blocking=False)
+        ):
+            try:
+                conn = await self._direct_connection()
+                token = _DIRECT.set(conn)
+                try:
+                    return await fn(*args)
+                except BaseException:
+                    from psycopg.pq import TransactionStatus
+
+                    if conn.broken or conn.info.transaction_status != TransactionStatus.IDLE:
+                        self._direct = None
+                        await conn.close()
+                    raise
+                finally:
+                    _DIRECT.reset(token)
+            finally:
+                self._direct_lock.release()
+                if self._state != "open":  # closed while this call ran: close its connection
+                    await self._close_direct()
+        return await super()._call(fn, *args)
+
+    async def _direct_connection(self) -> psycopg.AsyncConnection[Any]:
+        """``_direct``, connected afresh if there is none yet or the server closed it (as
+        ``_check_idle_connection`` tells, without a round trip); under ``_direct_lock``."""
+        import psycopg
+
+        conn = self._direct
+        if conn is not None and _server_closed(conn):
+            self._direct = None
+            await conn.close()
+            conn = None
+        if conn is None:
+            conn = self._direct = await psycopg.AsyncConnection.connect(
+                self.conn_string,
+                autocommit=True,
+                connect_timeout=max(1, round(self.connect_timeout)),
+                context=_adapters(),
+            )
+        return conn
+
+    async def _close_direct(self) -> None:
+        """Close ``_direct`` unless a call is using it (that call closes it when it ends)."""
+        if self._direct_lock.acquire(blocking=False):
+            try:
+                direct, self._direct = self._direct, None
+                if direct is not None:
+                    await direct.close()
+            finally:
+                self._direct_lock.release()
+
     @asynccontextmanager
     async def _session(self, *, write: bool) -> AsyncIterator[Session]:
+        conn = _DIRECT.get()
+        if conn is not None:  # a call on the caller's loop (_call)
+            if write:
+                async with conn.transaction():
+                    yield _PgSession(conn)
+            else:
+                yield _PgSession(conn)
+            return
         pool = await self._fresh_pool()
         if pool is None:
             raise StoreClosedError(f"{self!r} is closed")
@@ -538,15 +622,27 @@ class PostgresSaver(SqlSaver):
         blobs: Sequence[BlobRow],
         row: Sequence[Any] | None,
     ) -> None:
-        # Two special writes of one key in one statement would make ON CONFLICT DO UPDATE
-        # touch a row twice: keep the last, as upserting them one after another would.
-        special = list({r[:5]: r for r in special}.values())
-        params = [*_columns(ordinary, 9), *_columns(special, 9)]
-        if row is None:
-            sql = STORE_WRITES
-        else:
-            sql = STORE_STEP
-            params += [*_columns(blobs, 6), *row]
+        parts: list[str] = []
+        params: list[Any] = []
+        for name, writes in (("ordinary", ordinary), ("special", special)):
+            if writes:
+                if name == "special":
+                    # Two special writes of one key in one statement would make ON CONFLICT DO
+                    # UPDATE touch a row twice: keep the last, as one upsert after another would.
+                    writes = list({w[:5]: w for w in writes}.values())
+                parts.append(name)
+                params += writes[0][:3]
+                params += _rows_params([(w[3], w[4], w[5], w[6], w[8]) for w in writes], writes, 7)
+        if blobs:
+            parts.append("blobs")
+            params += blobs[0][:2]
+            params += _rows_params([b[2:5] for b in blobs], blobs, 5)
+        if row is not None:
+            parts.append("checkpoint")
+            params += row
+        if not parts:
+            return
+        sql = store_step_sql(tuple(parts))
 
         async def write(s: Session) -> None:
             await s.execute(sql, params)
@@ -556,7 +652,7 @@ class PostgresSaver(SqlSaver):
     async def _read_one(self, thread_id: str, ns: str, checkpoint_id: str | None) -> _Page:
         params: tuple[str, ...]
         if checkpoint_id is None:
-            sql, params = SELECT_LATEST, (thread_id, ns, thread_id, ns)
+            sql, params = SELECT_LATEST, (thread_id, ns)
         else:
             sql, params = SELECT_BY_ID, (thread_id, ns, checkpoint_id)
 
@@ -564,18 +660,21 @@ class PostgresSaver(SqlSaver):
             return await s.fetch(sql, params)
 
         rows = await self._in_session(read, False)
-        if not rows or rows[0][0] != 0:
+        found = [row[1:7] for row in rows if row[0] == 0]
+        if not found:
             return _Page([], {}, {}, None, True)
-        parsed = parse_checkpoint_row(rows[0][2:8], self.serde)
-        ids = (parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id)
+        parsed = parse_checkpoint_row(found[0], self.serde)
+        thread, namespace = parsed.thread_id, parsed.checkpoint_ns
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
-        writes: list[WriteValues] = []
-        for kind, _order, a, b, type_, _p, _c, _m, blob in rows[1:]:
+        pending: list[tuple[str, str, int, WriteValues]] = []
+        for kind, a, b, type_, path, _c, _m, blob, idx in rows:
             if kind == 1:
-                blobs[(ids[0], ids[1], a, b)] = (type_, blob)
-            else:
-                writes.append((a, b, type_, blob))
-        return _Page([parsed], blobs, {ids: writes} if writes else {}, None, True)
+                blobs[(thread, namespace, a, b)] = (type_, blob)
+            elif kind == 2:  # ordered as every saver orders them: task_path, task_id, idx
+                pending.append((path, a, idx, (a, b, type_, blob)))
+        pending.sort(key=lambda w: w[:3])  # str order is the "C" collation's (UTF-8 bytes)
+        writes = {parsed.key: [w[3] for w in pending]} if pending else {}
+        return _Page([parsed], blobs, writes, None, True)
 
     # -- dialect -------------------------------------------------------------------------------
 
@@ -631,11 +730,48 @@ class _PgSession:
             await cur.executemany(sql, rows)
 
 
-def _columns(rows: Sequence[Sequence[Any]], width: int) -> list[list[Any]]:
-    """``rows`` as one list per column (``width`` empty lists when there are no rows)."""
-    if not rows:
-        return [[] for _ in range(width)]
-    return [list(column) for column in zip(*rows, strict=True)]
+class _Blobs(list):
+    """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` by :class:`_BlobsDumper`."""
+
+
+def _rows_params(
+    fields: Sequence[Sequence[Any]], rows: Sequence[Sequence[Any]], blob: int
+) -> tuple[str, _Blobs]:
+    """A part's parameters: its rows' ``fields`` as JSON text (one C call to encode) and the
+    ``blob`` column of ``rows``."""
+    return json.dumps(fields, ensure_ascii=False), _Blobs(row[blob] for row in rows)
+
+
+@functools.cache
+def _adapters() -> psycopg.adapt.AdaptersMap:
+    """psycopg's adapters with :class:`_Blobs` as ``bytea[]`` in the binary format, written
+    in one ``join`` (psycopg's generic list dumper inspects every element in Python), for every
+    connection that writes steps."""
+    import struct
+
+    import psycopg
+    from psycopg.adapt import AdaptersMap, Dumper
+    from psycopg.pq import Format
+
+    head, length = struct.Struct("!iiiii"), struct.Struct("!i")
+    null = length.pack(-1)
+
+    class _BlobsDumper(Dumper):
+        format = Format.BINARY
+        oid = 1001  # bytea[]; its elements are bytea (oid 17)
+
+        def dump(self, obj: Any) -> bytes:
+            parts = [head.pack(1, 1, 17, len(obj), 1)]  # one dimension, may hold NULLs
+            for blob in obj:
+                if blob is None:
+                    parts.append(null)
+                else:
+                    parts += (length.pack(len(blob)), blob)
+            return b"".join(parts)
+
+    adapters = AdaptersMap(psycopg.adapters)
+    adapters.register_dumper(_Blobs, _BlobsDumper)
+    return adapters
 
 
 def redact(conn_string: str) -> str:
@@ -655,17 +791,23 @@ def _require_psycopg() -> None:
         ) from exc
 
 
-async def _check_idle_connection(conn: psycopg.AsyncConnection[Any]) -> None:
-    """Refuse a pooled connection that the server closed while it sat idle (the pool then
-    opens another). Such a socket is readable — the server's shutdown notice or end of file —
-    while a live idle connection has nothing to read, so no round trip is needed."""
+def _server_closed(conn: psycopg.AsyncConnection[Any]) -> bool:
+    """Whether an idle connection is closed or the server closed it. Such a socket is readable
+    — the server's shutdown notice or end of file — while a live idle connection has nothing
+    to read, so no round trip is needed."""
     import select
 
+    if conn.closed or conn.broken:
+        return True
+    readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    return bool(readable)
+
+
+async def _check_idle_connection(conn: psycopg.AsyncConnection[Any]) -> None:
+    """Refuse a pooled connection that the server closed while it sat idle (the pool then
+    opens another), see :func:`_server_closed`."""
     import psycopg
 
-    if conn.closed or conn.broken:
-        raise psycopg.OperationalError("the pooled connection is closed")
-    readable, _, _ = select.select([conn.fileno()], [], [], 0)
-    if readable:
+    if _server_closed(conn):
         await conn.close()  # so the pool discards it rather than handing it out again
         raise psycopg.OperationalError("the server closed the pooled connection")
