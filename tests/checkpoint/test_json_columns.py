@@ -135,3 +135,30 @@ def test_a_channel_name_with_nul_in_a_version_map_is_refused(saver: SqliteSaver)
     config = saver.put(config_for("t"), cp, {"source": "input", "step": -1}, versions)
     tup = saver.get_tuple(config)  # wrapped, so it reads back exactly
     assert tup is not None and tup.checkpoint["versions_seen"] == cp["versions_seen"]
+
+
+@pytest.mark.parametrize(
+    ("stored", "error"),
+    [
+        ("not json", "malformed"),
+        ('{"source": "input"} trailing', "malformed"),
+        ('{"source": "input"', "malformed"),
+        ("", "malformed"),
+        (' \n{"source": "input", "step": -1}\t', None),  # written by hand: still read
+    ],
+    ids=["garbage", "trailing", "truncated", "empty", "whitespace"],
+)
+def test_a_hand_edited_metadata_text_is_read_or_refused_clearly(
+    saver: SqliteSaver, stored: str, error: str | None
+) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    config = saver.put(config_for("t"), cp, {"source": "input", "step": -1}, versions)
+    with raw_connection(saver) as db:
+        db.conn.execute("UPDATE checkpoints SET metadata = ?", (stored,))
+        db.conn.commit()
+    if error is None:
+        tup = saver.get_tuple(config)
+        assert tup is not None and tup.metadata == {"source": "input", "step": -1}
+    else:
+        with pytest.raises(CorruptPayloadError, match=f"field 'metadata'.*{error}"):
+            saver.get_tuple(config)

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -133,13 +134,15 @@ async def test_each_write_is_one_immediate_transaction(db_path: Path):
         await saver.aput_writes(config, [("a", 3)], "task")
         await saver._conn.set_trace_callback(None)
     words = [" ".join(sql.split()[:3]) for sql in statements]
+    # Run on the caller's thread, a write asks for the lock without waiting (see below).
+    try_lock = ["PRAGMA busy_timeout =", "BEGIN IMMEDIATE", "PRAGMA busy_timeout ="]
     assert words == [
-        "BEGIN IMMEDIATE",
+        *try_lock,
         "INSERT INTO checkpoint_blobs",
         "INSERT INTO checkpoint_blobs",
         "INSERT INTO checkpoints",
         "COMMIT",
-        "BEGIN IMMEDIATE",
+        *try_lock,
         "INSERT INTO checkpoint_writes",
         "COMMIT",
     ]
@@ -231,7 +234,7 @@ def test_script_that_never_closes_its_saver_exits_and_keeps_its_data(db_path: Pa
     assert tup is not None and tup.checkpoint["channel_values"] == {"a": 1}
 
 
-async def test_a_write_and_a_read_are_one_call_on_the_connection_thread(
+async def test_a_write_runs_on_the_callers_thread_and_a_read_is_one_call_on_the_connection_thread(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     import aiosqlite
@@ -250,13 +253,74 @@ async def test_a_write_and_a_read_are_one_call_on_the_connection_thread(
         cp2, versions2 = child_checkpoint(cp, {"a": 3, "c": 4})
         step = [("task-1", [("a", 3)], ""), ("task-2", [("c", 4), ("b", 5)], "")]
         config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
-        assert len(calls) == 1  # three writes, two blobs and the checkpoint row: one hand-off
+        assert calls == []  # three writes, two blobs and the checkpoint row: no hand-off
         tup = await saver.aget_tuple(config)
-        assert len(calls) == 2  # the checkpoint, its blobs and its writes: one hand-off
+        assert len(calls) == 1  # the checkpoint, its blobs and its writes: one hand-off
         assert tup is not None and len(tup.pending_writes or []) == 3
         latest = await saver.aget_tuple(config_for("t"))
         assert latest is not None and latest.config == config2
         assert latest.checkpoint["channel_values"] == {"a": 3, "b": 2, "c": 4}
+
+
+async def test_a_write_waits_for_another_writer_off_the_event_loop(db_path: Path):
+    async with SqliteSaver(db_path, busy_timeout=60) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        other = sqlite3.connect(db_path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            cp2, versions2 = child_checkpoint(cp, {"a": 2})
+            write = asyncio.ensure_future(saver.aput(config, cp2, {}, versions2))
+            ticks = 0
+            while ticks < 50:  # the loop keeps running while the write waits
+                await asyncio.sleep(0.001)
+                ticks += 1
+            assert not write.done()
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        await asyncio.wait_for(write, timeout=60)
+        latest = await saver.aget_tuple(config_for("t"))
+    assert latest is not None and latest.checkpoint["channel_values"] == {"a": 2}
+
+
+def test_writes_from_several_threads_and_loops_never_interleave(db_path: Path):
+    count, threads = 40, 4
+    with SqliteSaver(db_path) as saver:
+        saver.setup()
+
+        async def work(thread: str) -> None:
+            config, parent = config_for(thread), None
+            for i in range(count):
+                cp, versions = child_checkpoint(parent, {"n": i})
+                config = await saver.aput(config, cp, {"step": i}, versions)
+                await saver.aput_writes(config, [("n", i + 1)], f"task-{i}")
+                latest = await saver.aget_tuple(config_for(thread))
+                assert latest is not None and latest.checkpoint["id"] == cp["id"]
+                parent = cp
+
+        errors: list[BaseException] = []
+
+        def run(thread: str) -> None:
+            try:
+                asyncio.run(work(thread))
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        workers = [threading.Thread(target=run, args=(f"w{i}",)) for i in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=240)
+        assert not errors, errors
+        for i in range(threads):
+            history = list(saver.list(config_for(f"w{i}")))
+            assert [t.checkpoint["channel_values"]["n"] for t in history] == list(
+                range(count - 1, -1, -1)
+            )
+            assert all(len(t.pending_writes or []) == 1 for t in history)
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
 def _counter_graph(saver: Any) -> Any:

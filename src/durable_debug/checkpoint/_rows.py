@@ -263,8 +263,16 @@ def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
         wrapped = _WRAPPED in text if isinstance(text, str) else _WRAPPED_BYTES in text
         if not wrapped:
             # Nothing to unwrap (encode_json never escapes the marker's characters), so the
-            # C decoder can skip the per-object hook.
-            value = json.loads(text)
+            # C decoder can skip the per-object hook; a text encode_json wrote has no
+            # surrounding whitespace, so its scanner reads it whole without json.loads' layers.
+            end = -1
+            if isinstance(text, str):
+                try:
+                    value, end = _scan(text, 0)
+                except StopIteration:  # no value at the start: json.loads says what is wrong
+                    end = -1
+            if end != len(text):
+                value = json.loads(text)
         else:
             value = json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
     except CorruptPayloadError:
@@ -276,10 +284,17 @@ def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
     limit = limits_of(serde).max_depth
     # Each level of nesting takes at least one character, and without wrapped values an
     # opening bracket: a text with few of them cannot be too deep.
-    too_many = wrapped or _brackets(text) > limit
-    if len(text) > limit and too_many and nesting_depth(value, limit) > limit:
+    if (
+        len(text) > limit
+        and (wrapped or _brackets(text) > limit)
+        and nesting_depth(value, limit) > limit
+    ):
         raise _too_deep(serde)
     return value
+
+
+_scan: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
+"""The C scanner of ``json.loads``: a value and where it ends."""
 
 
 def _brackets(text: str | bytes) -> int:
@@ -600,6 +615,8 @@ def blob_keys(checkpoints: Sequence[ParsedCheckpoint]) -> list[BlobKey]:
 
 _IMMUTABLE = (str, int, float, bool, bytes, type(None))
 _NOT_LOADED = object()
+_SHARED_PAYLOAD = 64
+"""Pending writes up to this many bytes are looked up in ``to_tuple``'s ``shared`` cache."""
 
 
 def to_tuple(
@@ -607,13 +624,14 @@ def to_tuple(
     blobs: Mapping[BlobKey, tuple[str, bytes | None]],
     writes: Sequence[tuple[str, str, str, bytes]],
     serde: SerializerProtocol,
-    shared: dict[BlobKey, Any] | None = None,
+    shared: dict[Any, Any] | None = None,
 ) -> CheckpointTuple:
     """Reassemble a checkpoint from its row, the blobs it points at and its pending writes.
 
     ``writes`` are ``(task_id, channel, type, blob)`` rows. ``shared`` caches loaded values
-    of immutable types between checkpoints of one listing; every mutable value is loaded
-    afresh, so two tuples never share a list a caller might mutate.
+    of immutable types between checkpoints of one listing (by blob key, and small pending
+    writes by their payload); every mutable value is loaded afresh, so two tuples never share
+    a list a caller might mutate.
     """
     thread_id, ns, checkpoint_id = parsed.thread_id, parsed.checkpoint_ns, parsed.checkpoint_id
     shared = {} if shared is None else shared
@@ -637,7 +655,14 @@ def to_tuple(
                         shared[key] = value
                 values[channel] = value
         for task_id, channel, type_, payload in writes:
-            value = loads((type_, payload))
+            # Small payloads repeat across a listing (a None, a step counter, a route): an
+            # immutable value is loaded once per (type, payload).
+            small = type(payload) is bytes and len(payload) <= _SHARED_PAYLOAD
+            value = shared.get((type_, payload), _NOT_LOADED) if small else _NOT_LOADED
+            if value is _NOT_LOADED:
+                value = loads((type_, payload))
+                if small and type(value) in _IMMUTABLE:
+                    shared[(type_, payload)] = value
             if channel in _SPECIAL_SHAPES and task_id != NULL_TASK_ID:
                 _check_special_write(task_id, channel, value)
             pending.append((task_id, channel, value))
