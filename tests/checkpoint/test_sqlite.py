@@ -371,37 +371,75 @@ def test_a_sqlite3_memory_connection_needs_check_same_thread_false():
     saver.close()
 
 
-async def test_every_history_page_is_an_index_range_scan_without_a_sort(db_path: Path):
+async def test_every_listing_query_is_an_index_range_scan_without_a_sort(db_path: Path):
     async with SqliteSaver(db_path) as saver:
         saver.page_size = 3  # several pages, so the queries after the first are checked too
         for thread in ("a", "b"):
             for ns in ("", "sub:1"):
-                parent = None
+                config, parent = config_for(thread, ns), None
                 for i in range(4):
                     cp, versions = child_checkpoint(parent, {"n": i})
-                    await saver.aput(config_for(thread, ns), cp, {"step": i}, versions)
+                    config = await saver.aput(config, cp, {"step": i}, versions)
+                    await saver.aput_writes(config, [("n", i), ("m", -i)], f"task-{i}", "~x")
                     parent = cp
         statements: list[str] = []
         assert saver._conn is not None
         await saver._conn.set_trace_callback(statements.append)
+        every_ns = {"configurable": {"thread_id": "a"}}
         listed = {
             "one namespace": [t async for t in saver.alist(config_for("a"))],
-            "every namespace": [t async for t in saver.alist({"configurable": {"thread_id": "a"}})],
+            "every namespace": [t async for t in saver.alist(every_ns)],
             "every thread": [t async for t in saver.alist(None)],
+            "filtered": [t async for t in saver.alist(every_ns, filter={"step": 1})],
+            "before": [t async for t in saver.alist(None, before=config)],
+            "limited": [t async for t in saver.alist(config_for("b"), limit=2)],
         }
+        latest = await saver.aget_tuple(config_for("a"))
+        pinned = await saver.aget_tuple(config)
         await saver._conn.set_trace_callback(None)
     assert {k: len(v) for k, v in listed.items()} == {
         "one namespace": 4,
         "every namespace": 8,
         "every thread": 16,
+        "filtered": 2,
+        "before": 15,
+        "limited": 2,
     }
-    pages = [sql for sql in statements if sql.lstrip().startswith("SELECT thread_id")]
-    assert len(pages) >= 2 + 3 + 6
+    assert latest is not None and pinned is not None
+    assert all(len(t.pending_writes or []) == 2 for v in listed.values() for t in v)
+    selects = [sql for sql in statements if sql.lstrip().startswith("SELECT")]
+    kinds = {" ".join(sql.split()[:2]) for sql in selects}
+    assert kinds == {"SELECT thread_id,", "SELECT b.thread_id,", "SELECT w.thread_id,"}
+    pages = [sql for sql in selects if sql.lstrip().startswith("SELECT thread_id")]
+    assert len(pages) >= 2 + 3 + 6 + 1 + 5 + 1 + 2  # each page, and the two reads
     with sqlite3.connect(db_path) as conn:
-        for sql in pages:
-            plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
-            assert "TEMP B-TREE" not in plan, (sql, plan)
-            assert "USING INDEX" in plan or "USING PRIMARY KEY" in plan, (sql, plan)
+        for sql in selects:
+            plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+            assert not any("TEMP B-TREE" in step for step in plan), (sql, plan)
+            for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "b", "w"):
+                # a full scan of a table (an ordered scan of an index, with LIMIT, is fine)
+                assert f"SCAN {table}" not in plan, (sql, plan)
+            assert any("USING INDEX" in s or "USING PRIMARY KEY" in s for s in plan), (sql, plan)
+
+
+def test_a_tasks_writes_keep_their_order_across_task_paths(db_path: Path):
+    with SqliteSaver(db_path) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = saver.put(config_for("t"), cp, {}, versions)
+        saver.put_writes(config, [("a", "z-2"), ("b", "z-1")], "task-z", "~b")
+        saver.put_writes(config, [("a", "y-2"), ("b", "y-1")], "task-y", "~c")
+        saver.put_writes(config, [("a", "x-1")], "task-x", "~a")
+        tup = saver.get_tuple(config)
+        listed = next(iter(saver.list(config_for("t"))))
+    expected = [
+        ("task-x", "a", "x-1"),
+        ("task-z", "a", "z-2"),
+        ("task-z", "b", "z-1"),
+        ("task-y", "a", "y-2"),
+        ("task-y", "b", "y-1"),
+    ]
+    assert tup is not None and tup.pending_writes == expected
+    assert listed.pending_writes == expected
 
 
 def test_a_closed_sqlite3_connection_is_a_clear_error():

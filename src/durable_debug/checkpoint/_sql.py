@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+import operator
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
@@ -65,6 +66,11 @@ T = TypeVar("T")
 
 WriteValues = tuple[str, str, str, bytes]
 """A pending write as selected: task_id, channel, type, blob."""
+
+
+_WRITE_ORDER = operator.itemgetter(0, 1, 2, 7, 3, 8)
+"""Sort key of a writes row with task_path and idx at its end: checkpoint, task_path, task_id,
+idx."""
 
 
 class Session(Protocol):
@@ -120,6 +126,9 @@ class SqlSaver(ConnectedSaver):
     """Blobs, writes, checkpoints; parameters thread_id, checkpoint_ns, ids JSON (twice for
     the blobs)."""
     _LIST_THREADS: ClassVar[str]
+    _WRITES_ORDERED: ClassVar[bool] = True
+    """Whether :meth:`_writes_query` returns rows in (task_path, task_id, idx) order; when
+    False its rows end with task_path and idx and are put in order here."""
 
     def __init__(self, *, serde: SerializerProtocol | None = None, compress: bool = True) -> None:
         super().__init__(serde=serde)
@@ -150,7 +159,8 @@ class SqlSaver(ConnectedSaver):
     @abstractmethod
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
         """SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, channel, type, blob of the
-        writes of these checkpoints, in (task_path, task_id, idx) order."""
+        writes of these checkpoints, in (task_path, task_id, idx) order (or, when
+        ``_WRITES_ORDERED`` is False, in any order followed by task_path and idx)."""
 
     @abstractmethod
     def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
@@ -359,7 +369,10 @@ class SqlSaver(ConnectedSaver):
                 blobs[(t, n, channel, version)] = (type_, blob)
         if checkpoints:
             sql, params = self._writes_query([c.key for c in checkpoints])
-            for t, n, c, task_id, channel, type_, blob in await s.fetch(sql, params):
+            rows = await s.fetch(sql, params)
+            if not self._WRITES_ORDERED:  # in a checkpoint: by task_path, task_id, idx
+                rows = sorted(rows, key=_WRITE_ORDER)
+            for t, n, c, task_id, channel, type_, blob, *_ in rows:
                 writes.setdefault((t, n, c), []).append((task_id, channel, type_, blob))
         return _Page(checkpoints, blobs, writes, last, exhausted)
 

@@ -136,13 +136,16 @@ pointer maps), so a page of history needs one query however many channels it has
 fixes the join order: keys first, then one primary-key lookup per key."""
 
 SELECT_WRITES = """SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id, w.channel,
-    w.type, w.blob
+    w.type, w.blob, w.task_path, w.idx
 FROM json_each(?) AS k
 JOIN checkpoint_writes AS w
   ON w.thread_id = json_extract(k.value, '$[0]')
  AND w.checkpoint_ns = json_extract(k.value, '$[1]')
- AND w.checkpoint_id = json_extract(k.value, '$[2]')
-ORDER BY w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_path, w.task_id, w.idx"""
+ AND w.checkpoint_id = json_extract(k.value, '$[2]')"""
+"""The pending writes of many checkpoints (their keys as one JSON array): a primary-key range
+per checkpoint. No ORDER BY: ``task_path`` is not in the key, so SQL would sort every page's
+writes in a temporary B-tree; the rows carry ``task_path`` and ``idx`` and the saver puts them
+in order (SqlSaver._complete)."""
 
 INSERT_BLOB = """INSERT INTO checkpoint_blobs
     (thread_id, checkpoint_ns, channel, version, type, blob)
@@ -243,6 +246,7 @@ class SqliteSaver(SqlSaver):
     _DELETE_THREAD = DELETE_THREAD
     _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
+    _WRITES_ORDERED = False
 
     def __init__(
         self,
