@@ -16,6 +16,11 @@ Workloads (issue 3):
   ``--quick``; target ≤ 0.5× LangGraph), its per-checkpoint cost against a thread of 1,000
   (flat: ≈ 1), and ``alist(None)`` over 10,000 threads of 5 (2,000 with ``--quick``; target
   ≤ 0.5×);
+* the inspect layer (issue 16): the read sessions and ``to_tuple`` calls of ``durable-debug
+  inspect DB --thread T --html`` on the long thread (floor: one pass, one ``to_tuple`` per
+  checkpoint), and ``durable-debug inspect DB`` over 10,000 threads of 5 (2,000 with
+  ``--quick``; CPU seconds, target ≤ 5× the bare latest-row SQL; bench/listing.py also runs
+  LangGraph's layout) with the time ``import durable_debug.inspect`` takes;
 * PostgreSQL against LangGraph's AsyncPostgresSaver (issue 16), one local server, a schema
   each: a 10-node chain on 200 threads (50 with ``--quick``; target ≤ 0.5×) and ``aget_state``
   p50 (target ≤ 0.7×);
@@ -380,6 +385,8 @@ async def main() -> int:
         await listing_vs_langgraph(rounds, 10_000, 2_000)
     else:
         await listing_vs_langgraph(rounds, 50_000, 10_000)
+    await inspect_reads()
+    inspect_listing(rounds, 2_000 if args.quick else 10_000)
     if not args.no_postgres:
         await postgres_vs_langgraph(rounds, 50 if args.quick else 200)
     print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
@@ -519,6 +526,99 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
             0.5,
         )
     )
+
+
+async def inspect_reads() -> None:
+    """``durable-debug inspect DB --thread T --html`` on a thread of 660 checkpoints (the long
+    thread): how many read sessions it opens on the saver (each one call on the connection's
+    thread: a page of up to ``page_size`` checkpoints with their blobs and writes) and how many
+    checkpoints it decodes (``to_tuple``), against the floor of one listing: the pages of one
+    pass and one ``to_tuple`` per checkpoint."""
+    import io
+    import math
+
+    from durable_debug import SqliteSaver
+    from durable_debug.checkpoint import _sql
+    from durable_debug.cli import main as cli
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "thread.db"
+        saver = SqliteSaver(str(path))
+        graph = chain("durable_debug", saver)
+        for _ in range(RUNS):
+            await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": "long"}})
+        await saver.aclose()
+        sessions: list[bool] = []
+        decoded = 0
+        real_session, real_to_tuple = SqliteSaver._in_session, _sql.to_tuple
+
+        async def in_session(self: Any, fn: Any, write: bool) -> Any:
+            sessions.append(write)
+            return await real_session(self, fn, write)
+
+        def to_tuple(*args: Any, **kwargs: Any) -> Any:
+            nonlocal decoded
+            decoded += 1
+            return real_to_tuple(*args, **kwargs)
+
+        SqliteSaver._in_session = in_session  # type: ignore[method-assign]
+        _sql.to_tuple = to_tuple
+        try:
+            with (
+                contextlib.redirect_stdout(io.StringIO()),
+                contextlib.redirect_stderr(io.StringIO()),
+            ):
+                code = await asyncio.to_thread(
+                    cli,
+                    ["inspect", str(path), "--thread", "long", "--html", str(Path(tmp) / "t.html")],
+                )
+        finally:
+            SqliteSaver._in_session = real_session  # type: ignore[method-assign]
+            _sql.to_tuple = real_to_tuple
+    assert code == 0
+    checkpoints = RUNS * (CHAIN + 2)
+    pages = math.ceil((checkpoints + 1) / SqliteSaver.page_size)  # the last page is seen empty
+    reads = len(sessions)
+    print(
+        f"{'inspect --thread, ' + f'{checkpoints}' + ' checkpoints: reads':<44} "
+        f"{reads:>10} {'':<3} {pages:>10} {'':<3} {reads / pages:>6.2f}  "
+        f"= 1 pass ({'met' if reads == pages and not any(sessions) else 'MISSED'})"
+    )
+    print(
+        f"{'  to_tuple calls':<44} {decoded:>10} {'':<3} {checkpoints:>10} {'':<3} "
+        f"{decoded / checkpoints:>6.2f}  = 1 per checkpoint "
+        f"({'met' if decoded == checkpoints else 'MISSED'})"
+    )
+
+
+def inspect_listing(rounds: int, threads: int) -> None:
+    """``durable-debug inspect DB`` over ``threads`` threads of 5 checkpoints in our layout,
+    against the bare SQL selecting each thread's latest row (bench/listing.py, which also
+    measures LangGraph's layout), in CPU seconds; and ``import durable_debug.inspect``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import listing
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "own.db"
+        with contextlib.redirect_stdout(sys.stderr):
+            listing.make_own_file(path, threads)
+        floor_fn, command_fn = listing.floor(path), listing.command(path)
+        listing.timed(floor_fn), listing.timed(command_fn)  # warm the page cache and imports
+        floors, commands = [], []
+        for _ in range(rounds):
+            floors.append(listing.timed(floor_fn)[0])
+            commands.append(listing.timed(command_fn)[0])
+    print(
+        row(
+            f"inspect DB, {threads:,} threads (CPU)",
+            statistics.median(commands) * 1000,
+            statistics.median(floors) * 1000,
+            "ms",
+            5.0,
+        )
+        + "  (floor: the bare latest-row query)"
+    )
+    print(f"  import durable_debug.inspect: {listing.import_time()}  (target ≤ 0.3 s, no pandas)")
 
 
 PG_CHAIN = 10  # nodes
