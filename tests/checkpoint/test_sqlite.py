@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sqlite3
 import subprocess
@@ -16,6 +17,7 @@ from typing import Any
 import pytest
 from builders import child_checkpoint, config_for
 
+from durable_debug.checkpoint.serde import CorruptPayloadError
 from durable_debug.checkpoint.sqlite import AsyncSqliteSaver, DatabaseSetupError, SqliteSaver
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -461,3 +463,36 @@ async def test_an_aiosqlite_connection_is_used_and_left_open(db_path: Path):
         assert saver.path == str(db_path)
         await saver.aclose()
         assert await conn.execute_fetchall("SELECT count(*) FROM checkpoints") == [(3,)]
+
+
+async def test_a_listing_reads_its_next_page_ahead_and_drops_it_when_stopped(
+    db_path: Path, recwarn: pytest.WarningsRecorder
+):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 2
+        config, parent = config_for("t"), None
+        for i in range(7):
+            cp, versions = child_checkpoint(parent, {"n": i})
+            config = await saver.aput(config, cp, {"step": i}, versions)
+            parent = cp
+        listed = [t.checkpoint["channel_values"]["n"] async for t in saver.alist(config_for("t"))]
+        assert listed == [6, 5, 4, 3, 2, 1, 0]
+        assert [t.metadata["step"] async for t in saver.alist(config_for("t"), limit=3)] == [
+            6,
+            5,
+            4,
+        ]
+        # the third page holds a damaged row: read ahead, its error waits for the caller
+        with sqlite3.connect(db_path) as conn:
+            conn.execute("UPDATE checkpoints SET metadata = 'x' WHERE metadata LIKE '%\"step\":2%'")
+        stopped = saver.alist(config_for("t"))
+        async for tup in stopped:
+            if tup.metadata["step"] == 4:  # the damaged page has been asked for by now
+                break
+        await stopped.aclose()
+        with pytest.raises(CorruptPayloadError, match="field 'metadata'"):
+            [t async for t in saver.alist(config_for("t"))]
+        # the saver is still usable, with no read left behind
+        assert (await saver.aget_tuple(config_for("t"))) is not None
+    gc.collect()
+    assert not [w for w in recwarn if "never retrieved" in str(w.message)]

@@ -14,6 +14,7 @@ twins), opens the database lazily, and lists history in pages with a bounded num
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import json
 import logging
@@ -126,6 +127,8 @@ class SqlSaver(ConnectedSaver):
     """Blobs, writes, checkpoints; parameters thread_id, checkpoint_ns, ids JSON (twice for
     the blobs)."""
     _LIST_THREADS: ClassVar[str]
+    _PREFETCH: ClassVar[bool] = False
+    """Whether a listing reads its next page while the caller consumes the current one."""
     _WRITES_ORDERED: ClassVar[bool] = True
     """Whether :meth:`_writes_query` returns rows in (task_path, task_id, idx) order; when
     False its rows end with task_path and idx and are put in order here."""
@@ -209,12 +212,12 @@ class SqlSaver(ConnectedSaver):
         pushed = [c for c in conditions if c is not None]
         exact = len(pushed) == len(conditions)
         remaining = limit
-        after: tuple[str, str, str] | None = None
         shared: dict[BlobKey, Any] = {}
         serde = self._blob_serde
-        while True:
-            size = remaining if remaining is not None and exact else self.page_size
-            page = await self._run(
+
+        def read(after: tuple[str, str, str] | None, want: int | None) -> Awaitable[_Page]:
+            size = want if want is not None and exact else self.page_size
+            return self._run(
                 self._read_page,
                 thread_id,
                 ns,
@@ -223,19 +226,40 @@ class SqlSaver(ConnectedSaver):
                 filter,
                 pushed,
                 size,
-                remaining,
+                want,
                 where={"thread": thread_id},
             )
-            for parsed in page.checkpoints:
-                writes = page.writes.get(parsed.key, [])
-                yield to_tuple(parsed, page.blobs, writes, serde, shared)
-                if remaining is not None:
-                    remaining -= 1
-                    if remaining <= 0:
-                        return
-            if page.exhausted:
-                return
-            after = page.last
+
+        # With _PREFETCH, the next page is read (on the connection's thread) while this one's
+        # checkpoints are rebuilt and consumed, so the two overlap instead of taking turns.
+        pending: asyncio.Future[_Page] | None = None
+        page = await read(None, remaining)
+        try:
+            while True:
+                left = None if remaining is None else remaining - len(page.checkpoints)
+                more = not page.exhausted and (left is None or left > 0)
+                if more and self._PREFETCH:
+                    pending = asyncio.ensure_future(read(page.last, left))
+                for parsed in page.checkpoints:
+                    writes = page.writes.get(parsed.key, [])
+                    yield to_tuple(parsed, page.blobs, writes, serde, shared)
+                    if remaining is not None:
+                        remaining -= 1
+                        if remaining <= 0:
+                            return
+                if not more:
+                    return
+                if pending is None:
+                    page = await read(page.last, remaining)
+                else:
+                    page, pending = await pending, None
+        finally:
+            if pending is not None:  # the caller stopped early: drop the page read ahead
+                if pending.done():
+                    if not pending.cancelled():
+                        pending.exception()  # retrieved, so it is not reported as lost
+                else:
+                    pending.cancel()
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint, oldest thread first."""

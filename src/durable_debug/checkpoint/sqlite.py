@@ -247,6 +247,7 @@ class SqliteSaver(SqlSaver):
     _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
     _WRITES_ORDERED = False
+    _PREFETCH = True
 
     def __init__(
         self,
