@@ -496,3 +496,22 @@ async def test_a_listing_reads_its_next_page_ahead_and_drops_it_when_stopped(
         assert (await saver.aget_tuple(config_for("t"))) is not None
     gc.collect()
     assert not [w for w in recwarn if "never retrieved" in str(w.message)]
+
+
+async def test_a_listing_leaves_the_garbage_collector_as_it_found_it(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 2
+        config, parent = config_for("t"), None
+        for i in range(5):
+            cp, versions = child_checkpoint(parent, {"n": i})
+            config = await saver.aput(config, cp, {}, versions)
+            parent = cp
+        assert gc.isenabled()
+        assert len([t async for t in saver.alist(config_for("t"))]) == 5
+        assert gc.isenabled()
+        gc.disable()  # the caller's choice is kept
+        try:
+            assert len([t async for t in saver.alist(config_for("t"))]) == 5
+            assert not gc.isenabled()
+        finally:
+            gc.enable()

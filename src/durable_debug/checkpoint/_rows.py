@@ -27,11 +27,13 @@ Two encodings matter to anyone reading the tables in plain SQL:
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
+import gc
 import json
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import (
@@ -67,6 +69,7 @@ __all__ = [
     "blob_keys",
     "blob_rows",
     "checkpoint_record",
+    "collector_paused",
     "compact_version",
     "decode_json",
     "encode_json",
@@ -544,6 +547,26 @@ def write_rows(
 
 
 # --- reading -----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a page of checkpoints is decoded.
+
+    A page outlives many automatic collections while its caller consumes it, so objects
+    allocated under an active collector get promoted to the oldest generation and soon trigger
+    a full collection of the whole heap (measured: one in two listings of 5,000 checkpoints,
+    a third of their CPU time in a process that has imported LangGraph too). Decoded rows hold
+    no cycles. The collector is turned back on (if it was on) when the block ends.
+    (checkpoint.latest.bulk_decoding does the same for the thread listing.)
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> ParsedCheckpoint:

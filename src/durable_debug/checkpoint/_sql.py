@@ -33,6 +33,7 @@ from durable_debug.checkpoint._rows import (
     blob_keys,
     blob_rows,
     checkpoint_record,
+    collector_paused,
     metadata_text,
     not_found,
     parse_checkpoint_row,
@@ -316,7 +317,8 @@ class SqlSaver(ConnectedSaver):
 
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
-            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            with collector_paused():  # the page lives on while it is consumed
+                parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
             kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
             if want is not None:
                 kept = kept[:want]
