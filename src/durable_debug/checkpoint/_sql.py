@@ -213,7 +213,6 @@ class SqlSaver(ConnectedSaver):
         pushed = [c for c in conditions if c is not None]
         exact = len(pushed) == len(conditions)
         remaining = limit
-        shared: dict[BlobKey, Any] = {}
         serde = self._blob_serde
 
         def read(after: tuple[str, str, str] | None, want: int | None) -> Awaitable[_Page]:
@@ -241,6 +240,7 @@ class SqlSaver(ConnectedSaver):
                 more = not page.exhausted and (left is None or left > 0)
                 if more and self._PREFETCH:
                     pending = asyncio.ensure_future(read(page.last, left))
+                shared: dict[BlobKey, Any] = {}  # values loaded once per page: bounded memory
                 for parsed in page.checkpoints:
                     writes = page.writes.get(parsed.key, [])
                     yield to_tuple(parsed, page.blobs, writes, serde, shared)
