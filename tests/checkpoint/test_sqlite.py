@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from builders import child_checkpoint, config_for
 
+from durable_debug.checkpoint.errors import StoreClosedError
 from durable_debug.checkpoint.serde import CorruptPayloadError
 from durable_debug.checkpoint.sqlite import AsyncSqliteSaver, DatabaseSetupError, SqliteSaver
 
@@ -515,3 +516,39 @@ async def test_a_listing_leaves_the_garbage_collector_as_it_found_it(db_path: Pa
             assert not gc.isenabled()
         finally:
             gc.enable()
+
+
+def test_closing_while_other_threads_write_leaves_a_sound_file(db_path: Path):
+    saver = SqliteSaver(db_path)
+    saver.setup()
+    stop = threading.Event()
+    started = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    async def write(thread: str) -> None:
+        config, parent = config_for(thread), None
+        started.wait(timeout=60)
+        for i in range(10_000):
+            cp, versions = child_checkpoint(parent, {"n": i})
+            try:
+                config = await saver.aput(config, cp, {}, versions)
+            except StoreClosedError:
+                outcomes.append("closed")
+                return
+            parent = cp
+            if stop.is_set():
+                break
+        outcomes.append("done")
+
+    workers = [threading.Thread(target=lambda t=f"w{i}": asyncio.run(write(t))) for i in range(3)]
+    for w in workers:
+        w.start()
+    started.wait(timeout=60)
+    saver.close()  # while the three write
+    stop.set()
+    for w in workers:
+        w.join(timeout=120)
+        assert not w.is_alive()
+    assert len(outcomes) == 3 and "closed" in outcomes
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)

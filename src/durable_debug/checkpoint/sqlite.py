@@ -406,6 +406,11 @@ class SqliteSaver(SqlSaver):
 
     async def _disconnect(self) -> None:
         conn, self._conn, self._raw, self._inline = self._conn, None, None, False
+        # A write another thread is running on the connection right now finishes first; later
+        # ones see the saver closed (a lock held across the await below could deadlock with
+        # sessions queued on aiosqlite's thread, which take it too).
+        with self._busy:
+            pass
         if conn is not None and conn is not self._given_async:
             await conn.close()
 
@@ -455,8 +460,9 @@ class SqliteSaver(SqlSaver):
             raise StoreClosedError(f"{self!r} is closed")
         busy = self._busy
         if write and self._inline and busy.acquire(blocking=False):
-            try:
-                done, result = _transact_now(raw, fn, self.busy_timeout)
+            try:  # still open, on the same connection, now that no one else is using it
+                ready = self._inline and self._raw is raw
+                done, result = _transact_now(raw, fn, self.busy_timeout) if ready else (False, None)
             finally:
                 busy.release()
             if done:
