@@ -160,6 +160,14 @@ class SqlSaver(ConnectedSaver):
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         """SELECT thread_id, checkpoint_ns, channel, version, type, blob of these blob keys."""
 
+    def _blobs_query_of(
+        self, checkpoints: Sequence[ParsedCheckpoint]
+    ) -> tuple[str, Sequence[Any]] | None:
+        """The query of the blobs ``checkpoints`` point at, or None when they point at none.
+        A dialect may build it from the pointer maps without listing the keys one by one."""
+        keys = blob_keys(checkpoints)
+        return self._blobs_query(keys) if keys else None
+
     @abstractmethod
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
         """SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, channel, type, blob of the
@@ -388,9 +396,9 @@ class SqlSaver(ConnectedSaver):
         """Fetch the blobs and pending writes of ``checkpoints``: two queries at most."""
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
         writes: dict[tuple[str, str, str], list[WriteValues]] = {}
-        keys = blob_keys(checkpoints)
-        if keys:
-            sql, params = self._blobs_query(keys)
+        query = self._blobs_query_of(checkpoints)
+        if query is not None:
+            sql, params = query
             for t, n, channel, version, type_, blob in await s.fetch(sql, params):
                 blobs[(t, n, channel, version)] = (type_, blob)
         if checkpoints:

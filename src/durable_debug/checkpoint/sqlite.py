@@ -34,7 +34,7 @@ from typing import Any, TypeVar, cast
 import aiosqlite
 
 from durable_debug.checkpoint._io import run_soon_on_io_loop
-from durable_debug.checkpoint._rows import BlobKey
+from durable_debug.checkpoint._rows import BlobKey, ParsedCheckpoint
 from durable_debug.checkpoint._schema import (
     DatabaseSetupError,
     apply_migrations,
@@ -492,6 +492,33 @@ class SqliteSaver(SqlSaver):
             nested.setdefault(thread_id, {}).setdefault(checkpoint_ns, {}).setdefault(
                 version, []
             ).append(channel)
+        return SELECT_BLOBS, (json.dumps(nested),)
+
+    def _blobs_query_of(
+        self, checkpoints: Sequence[ParsedCheckpoint]
+    ) -> tuple[str, Sequence[Any]] | None:
+        # Straight from the stored pointer maps (already {version: [channel, ...]}), merged per
+        # thread and namespace: a page's checkpoints share most of their entries.
+        merged: dict[str, dict[str, dict[str, dict[str, None]]]] = {}
+        for c in checkpoints:
+            by_version = merged.setdefault(c.thread_id, {}).setdefault(c.checkpoint_ns, {})
+            for version, channels in c.pointers.items():
+                have = by_version.get(version)
+                if have is None:
+                    by_version[version] = dict.fromkeys(channels)
+                else:
+                    have.update(dict.fromkeys(channels))
+        nested = {
+            thread_id: {
+                ns: {
+                    version: list(channels) for version, channels in by_version.items() if channels
+                }
+                for ns, by_version in by_ns.items()
+            }
+            for thread_id, by_ns in merged.items()
+        }
+        if not any(by_version for by_ns in nested.values() for by_version in by_ns.values()):
+            return None
         return SELECT_BLOBS, (json.dumps(nested),)
 
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
