@@ -17,6 +17,11 @@ Workloads (issue 3):
   ``--quick``; target ≤ 0.5× LangGraph), its per-checkpoint cost against a thread of 1,000
   (flat: ≈ 1), and ``alist(None)`` over 10,000 threads of 5 (2,000 with ``--quick``; target
   ≤ 0.5×);
+* the inspect layer (issue 16): the read sessions and ``to_tuple`` calls of ``durable-debug
+  inspect DB --thread T --html`` on the long thread (floor: one pass, one ``to_tuple`` per
+  checkpoint), and ``durable-debug inspect DB`` over 10,000 threads of 5 (2,000 with
+  ``--quick``; CPU seconds, target ≤ 5× the bare latest-row SQL; bench/listing.py also runs
+  LangGraph's layout) with the time ``import durable_debug.inspect`` takes;
 * PostgreSQL against LangGraph's AsyncPostgresSaver (issue 16), one local server, a schema
   each: a 10-node chain on 200 threads (50 with ``--quick``; target ≤ 0.5×) and ``aget_state``
   p50 (target ≤ 0.7×) on the tests' server (``fsync=off``, ``synchronous_commit=off``: no side
@@ -133,9 +138,18 @@ async def wide_run(lib: str, path: Path, *, incompressible: bool = False) -> flo
         await saver.aclose()
     else:
         async with a["saver"](str(path)) as saver:
+            await same_sync(saver)
             graph = builder.compile(checkpointer=saver)
             await graph.ainvoke(start_values, cfg)
     return time.perf_counter() - t0
+
+
+async def same_sync(saver: Any) -> None:
+    """Give LangGraph's AsyncSqliteSaver our durability: its ``setup()`` switches to WAL but
+    leaves ``synchronous`` at SQLite's default FULL, which fsyncs the WAL at every commit; ours
+    runs ``synchronous=NORMAL`` (the WAL is synced at checkpoints). Like for like, both NORMAL."""
+    await saver.setup()
+    await saver.conn.execute("PRAGMA synchronous = NORMAL")
 
 
 def disk_bytes(path: Path) -> int:
@@ -187,6 +201,7 @@ async def long_thread(lib: str, path: Path) -> tuple[float, float, int, float]:
         await saver.aclose()
         return result
     async with a["saver"](str(path)) as saver:
+        await same_sync(saver)
         return await work(saver)
 
 
@@ -224,7 +239,7 @@ async def sqlite_write_floor(tmp: Path) -> tuple[float, float, float]:
     transactions: list[list[tuple[str, Any, bool]]] = []
     session = dd_sqlite._ThreadSession
     real_execute, real_many = session.execute, session.executemany
-    real_transact = dd_sqlite._transact
+    real_transact, real_now = dd_sqlite._transact, dd_sqlite._transact_now
 
     async def execute(self: Any, sql: str, params: Any = ()) -> None:
         transactions[-1].append((sql, params, False))
@@ -239,15 +254,19 @@ async def sqlite_write_floor(tmp: Path) -> tuple[float, float, float]:
             transactions.append([])
         return real_transact(raw, fn, write)
 
+    def transact_now(raw: Any, fn: Any, busy_timeout: float) -> Any:
+        transactions.append([])  # left empty (and skipped) when the write lock was taken
+        return real_now(raw, fn, busy_timeout)
+
     saver = SqliteSaver(str(tmp / "latency.db"))
     await saver.asetup()
     session.execute, session.executemany = execute, executemany  # type: ignore[method-assign]
-    dd_sqlite._transact = transact
+    dd_sqlite._transact, dd_sqlite._transact_now = transact, transact_now
     try:
         p50, p95 = await put_latencies(saver, "sqlite")
     finally:
         session.execute, session.executemany = real_execute, real_many  # type: ignore[method-assign]
-        dd_sqlite._transact = real_transact
+        dd_sqlite._transact, dd_sqlite._transact_now = real_transact, real_now
         await saver.aclose()
     floor = SqliteSaver(str(tmp / "floor.db"))  # the same schema, then plain sqlite3
     floor.setup()
@@ -389,6 +408,9 @@ async def main() -> int:
         await listing_vs_langgraph(rounds, 10_000, 2_000)
     else:
         await listing_vs_langgraph(rounds, 50_000, 10_000)
+    await inspect_reads()
+    # in a thread of its own: the command runs its own event loop, as from a shell
+    await asyncio.to_thread(inspect_listing, rounds, 2_000 if args.quick else 10_000)
     if not args.no_postgres:
         await postgres_vs_langgraph(rounds, 50 if args.quick else 200, 20 if args.quick else 50)
     print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
@@ -514,6 +536,15 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
             0.5,
         )
     )
+    print(
+        row(
+            f"alist(thread) at {big:,}, CPU seconds",
+            med_cpu[("durable_debug", "big")] * 1000,
+            med_cpu[("langgraph", "big")] * 1000,
+            "ms",
+            0.5,
+        )
+    )
     # CPU time (the process's, both threads): wall time on a loaded machine drifts too much to
     # compare two sizes.
     per = {
@@ -533,6 +564,108 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
             0.5,
         )
     )
+    print(
+        row(
+            f"alist(None) over {threads:,} × 5, CPU seconds",
+            med_cpu[("durable_debug", "all")] * 1000,
+            med_cpu[("langgraph", "all")] * 1000,
+            "ms",
+            0.5,
+        )
+    )
+
+
+async def inspect_reads() -> None:
+    """``durable-debug inspect DB --thread T --html`` on a thread of 660 checkpoints (the long
+    thread): how many read sessions it opens on the saver (each one call on the connection's
+    thread: a page of up to ``page_size`` checkpoints with their blobs and writes) and how many
+    checkpoints it decodes (``to_tuple``), against the floor of one listing: the pages of one
+    pass and one ``to_tuple`` per checkpoint."""
+    import io
+    import math
+
+    from durable_debug import SqliteSaver
+    from durable_debug.checkpoint import _sql
+    from durable_debug.cli import main as cli
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "thread.db"
+        saver = SqliteSaver(str(path))
+        graph = chain("durable_debug", saver)
+        for _ in range(RUNS):
+            await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": "long"}})
+        await saver.aclose()
+        sessions: list[bool] = []
+        decoded = 0
+        real_session, real_to_tuple = SqliteSaver._in_session, _sql.to_tuple
+
+        async def in_session(self: Any, fn: Any, write: bool) -> Any:
+            sessions.append(write)
+            return await real_session(self, fn, write)
+
+        def to_tuple(*args: Any, **kwargs: Any) -> Any:
+            nonlocal decoded
+            decoded += 1
+            return real_to_tuple(*args, **kwargs)
+
+        SqliteSaver._in_session = in_session  # type: ignore[method-assign]
+        _sql.to_tuple = to_tuple
+        try:
+            with (
+                contextlib.redirect_stdout(io.StringIO()),
+                contextlib.redirect_stderr(io.StringIO()),
+            ):
+                code = await asyncio.to_thread(
+                    cli,
+                    ["inspect", str(path), "--thread", "long", "--html", str(Path(tmp) / "t.html")],
+                )
+        finally:
+            SqliteSaver._in_session = real_session  # type: ignore[method-assign]
+            _sql.to_tuple = real_to_tuple
+    assert code == 0
+    checkpoints = RUNS * (CHAIN + 2)
+    pages = math.ceil((checkpoints + 1) / SqliteSaver.page_size)  # the last page is seen empty
+    reads = len(sessions)
+    print(
+        f"{'inspect --thread, ' + f'{checkpoints}' + ' checkpoints: reads':<44} "
+        f"{reads:>10} {'':<3} {pages:>10} {'':<3} {reads / pages:>6.2f}  "
+        f"= 1 pass ({'met' if reads == pages and not any(sessions) else 'MISSED'})"
+    )
+    print(
+        f"{'  to_tuple calls':<44} {decoded:>10} {'':<3} {checkpoints:>10} {'':<3} "
+        f"{decoded / checkpoints:>6.2f}  = 1 per checkpoint "
+        f"({'met' if decoded == checkpoints else 'MISSED'})"
+    )
+
+
+def inspect_listing(rounds: int, threads: int) -> None:
+    """``durable-debug inspect DB`` over ``threads`` threads of 5 checkpoints in our layout,
+    against the bare SQL selecting each thread's latest row (bench/listing.py, which also
+    measures LangGraph's layout), in CPU seconds; and ``import durable_debug.inspect``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import listing
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "own.db"
+        with contextlib.redirect_stdout(sys.stderr):
+            listing.make_own_file(path, threads)
+        floor_fn, command_fn = listing.floor(path), listing.command(path)
+        listing.timed(floor_fn), listing.timed(command_fn)  # warm the page cache and imports
+        floors, commands = [], []
+        for _ in range(rounds):
+            floors.append(listing.timed(floor_fn)[0])
+            commands.append(listing.timed(command_fn)[0])
+    print(
+        row(
+            f"inspect DB, {threads:,} threads (CPU)",
+            statistics.median(commands) * 1000,
+            statistics.median(floors) * 1000,
+            "ms",
+            5.0,
+        )
+        + "  (floor: the bare latest-row query)"
+    )
+    print(f"  import durable_debug.inspect: {listing.import_time()}  (target ≤ 0.3 s, no pandas)")
 
 
 PG_CHAIN = 10  # nodes

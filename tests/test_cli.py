@@ -137,9 +137,12 @@ def test_inspect_thread_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str
     db = tmp_path / "demo.db"
     assert run_cli(capsys, "demo", "--db", str(db), "--html", str(tmp_path / "d.html"))[0] == 0
     code, _, err = run_cli(capsys, "inspect", str(db), "--thread", "nope")
-    assert (code, err.strip()) == (
+    assert (code, err.strip().splitlines()) == (
         2,
-        "durable-debug: error: no thread 'nope' in this store (threads: 'demo')",
+        [
+            "reading thread 'nope'…",  # the one read of the thread is also the existence check
+            "durable-debug: error: no thread 'nope' in this store (threads: 'demo')",
+        ],
     )
     code, _, err = run_cli(capsys, "inspect", str(db), "--html", "x.html")
     assert code == 2 and "--html needs --thread" in err

@@ -250,13 +250,14 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
             raise UsageError("--html needs --thread: say which thread to export")
         return await _print_threads(saver)
     cfg = {"configurable": {"thread_id": thread}}
-    if await saver.aget_tuple(cfg) is None:
+    _progress_err(f"reading thread {thread!r}…")
+    # One read: the tree, the subgraphs' trees, the table and the page (and whether the
+    # thread exists: no checkpoint read, decoded and dropped first to ask).
+    listed = await alist_thread(view, thread)
+    if not listed:
         threads = await view.alist_threads()
         known = ", ".join(repr(t) for t in threads[:10]) or "none"
         raise UsageError(f"no thread {thread!r} in this store (threads: {known})")
-    _progress_err(f"reading thread {thread!r}…")
-    # One read: the tree, the subgraphs' trees, the table and the page.
-    listed = await alist_thread(view, thread)
     read = await aread_thread(view, cfg, listed=listed)
     print(tree_text(dag_data_of(read)))
     await _print_subgraphs(view, thread, listed)

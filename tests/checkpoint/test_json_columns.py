@@ -91,3 +91,74 @@ def test_a_deep_text_with_few_characters_to_spare_is_still_refused(saver: Sqlite
         db.conn.commit()
     with pytest.raises(CorruptPayloadError, match="field 'metadata'.*deeper than the limit"):
         saver.get_tuple(config)
+
+
+@pytest.mark.parametrize(
+    "seen",
+    [
+        {"$serde": {"a": "x"}},  # a node whose name is the wrapping marker
+        {"node": {"é": "x"}, "ñode": {"a": "x"}},  # non-ASCII node and channel names
+        {},
+    ],
+    ids=["marker-node", "non-ascii", "none-seen"],
+)
+def test_a_checkpoint_record_round_trips_whatever_its_node_names(
+    saver: SqliteSaver, seen: dict[str, dict[str, str]]
+) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    cp["versions_seen"] = {
+        node: {ch: cp["channel_versions"]["a"]} for node, m in seen.items() for ch in m
+    }
+    cp["extra"] = (1, 2)  # a field beside the version maps that JSON cannot hold exactly
+    config = saver.put(config_for("t"), cp, {"source": "input", "step": -1}, versions)
+    tup = saver.get_tuple(config)
+    assert tup is not None
+    assert tup.checkpoint["versions_seen"] == cp["versions_seen"]
+    assert tup.checkpoint["extra"] == (1, 2)
+
+
+def test_a_record_deeper_than_the_limit_is_refused_beside_the_version_maps(
+    saver: SqliteSaver,
+) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    deep: Any = []
+    for _ in range(MAX_DEPTH + 1):
+        deep = [deep]
+    cp["extra"] = deep
+    with pytest.raises(Exception, match="field 'checkpoint'.*deeper than the limit"):
+        saver.put(config_for("t"), cp, {"source": "input", "step": -1}, versions)
+
+
+def test_a_channel_name_with_nul_in_a_version_map_is_refused(saver: SqliteSaver) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    cp["versions_seen"] = {"node": {"a\x00b": cp["channel_versions"]["a"]}}
+    config = saver.put(config_for("t"), cp, {"source": "input", "step": -1}, versions)
+    tup = saver.get_tuple(config)  # wrapped, so it reads back exactly
+    assert tup is not None and tup.checkpoint["versions_seen"] == cp["versions_seen"]
+
+
+@pytest.mark.parametrize(
+    ("stored", "error"),
+    [
+        ("not json", "malformed"),
+        ('{"source": "input"} trailing', "malformed"),
+        ('{"source": "input"', "malformed"),
+        ("", "malformed"),
+        (' \n{"source": "input", "step": -1}\t', None),  # written by hand: still read
+    ],
+    ids=["garbage", "trailing", "truncated", "empty", "whitespace"],
+)
+def test_a_hand_edited_metadata_text_is_read_or_refused_clearly(
+    saver: SqliteSaver, stored: str, error: str | None
+) -> None:
+    cp, versions = child_checkpoint(None, {"a": 1})
+    config = saver.put(config_for("t"), cp, {"source": "input", "step": -1}, versions)
+    with raw_connection(saver) as db:
+        db.conn.execute("UPDATE checkpoints SET metadata = ?", (stored,))
+        db.conn.commit()
+    if error is None:
+        tup = saver.get_tuple(config)
+        assert tup is not None and tup.metadata == {"source": "input", "step": -1}
+    else:
+        with pytest.raises(CorruptPayloadError, match=f"field 'metadata'.*{error}"):
+            saver.get_tuple(config)

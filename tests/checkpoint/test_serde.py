@@ -244,3 +244,26 @@ def test_bytearrays_inside_containers_and_dataclasses_keep_their_type() -> None:
     assert type(loaded[0]["k"][0]) is bytearray and type(loaded[1].tags[0]) is bytearray
     assert type(loaded[1].tags[1]) is bytes
     assert type(value[0]["k"][0]) is bytearray  # the saved value is left as it was
+
+
+@pytest.mark.parametrize(
+    ("payload", "detail"),
+    [
+        (b"\xa5ab", "incomplete input"),  # a 5-byte string cut after 2
+        (b"\x01\x02", "extra data"),  # a scalar, then more bytes
+        (b"\xd9\x02\xff\xfe", "utf-8"),  # a string that is not UTF-8
+        (b"\xcd\x01", "incomplete input"),  # a uint16 cut short
+    ],
+    ids=["cut-string", "trailing", "not-utf8", "cut-int"],
+)
+def test_a_damaged_scalar_blob_is_a_clear_error(payload: bytes, detail: str) -> None:
+    serde = SqliteSaver().serde
+    with pytest.raises(CorruptPayloadError, match=f"(?i)not valid serialized data.*{detail}"):
+        serde.loads_typed(("msgpack", payload))
+
+
+@pytest.mark.parametrize("value", [0, 127, -32, -(2**63), 2**64 - 1, 0.5, "", "é" * 40, None, True])
+def test_a_scalar_blob_loads_as_the_value_it_was(value: object) -> None:
+    serde = SqliteSaver().serde
+    loaded = serde.loads_typed(serde.dumps_typed(value))
+    assert loaded == value and type(loaded) is type(value)

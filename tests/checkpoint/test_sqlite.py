@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sqlite3
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,8 @@ from typing import Any
 import pytest
 from builders import child_checkpoint, config_for
 
+from durable_debug.checkpoint.errors import StoreClosedError
+from durable_debug.checkpoint.serde import CorruptPayloadError
 from durable_debug.checkpoint.sqlite import AsyncSqliteSaver, DatabaseSetupError, SqliteSaver
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -133,13 +137,15 @@ async def test_each_write_is_one_immediate_transaction(db_path: Path):
         await saver.aput_writes(config, [("a", 3)], "task")
         await saver._conn.set_trace_callback(None)
     words = [" ".join(sql.split()[:3]) for sql in statements]
+    # Run on the caller's thread, a write asks for the lock without waiting (see below).
+    try_lock = ["PRAGMA busy_timeout =", "BEGIN IMMEDIATE", "PRAGMA busy_timeout ="]
     assert words == [
-        "BEGIN IMMEDIATE",
+        *try_lock,
         "INSERT INTO checkpoint_blobs",
         "INSERT INTO checkpoint_blobs",
         "INSERT INTO checkpoints",
         "COMMIT",
-        "BEGIN IMMEDIATE",
+        *try_lock,
         "INSERT INTO checkpoint_writes",
         "COMMIT",
     ]
@@ -231,7 +237,7 @@ def test_script_that_never_closes_its_saver_exits_and_keeps_its_data(db_path: Pa
     assert tup is not None and tup.checkpoint["channel_values"] == {"a": 1}
 
 
-async def test_a_write_and_a_read_are_one_call_on_the_connection_thread(
+async def test_a_write_runs_on_the_callers_thread_and_a_read_is_one_call_on_the_connection_thread(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     import aiosqlite
@@ -250,13 +256,74 @@ async def test_a_write_and_a_read_are_one_call_on_the_connection_thread(
         cp2, versions2 = child_checkpoint(cp, {"a": 3, "c": 4})
         step = [("task-1", [("a", 3)], ""), ("task-2", [("c", 4), ("b", 5)], "")]
         config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
-        assert len(calls) == 1  # three writes, two blobs and the checkpoint row: one hand-off
+        assert calls == []  # three writes, two blobs and the checkpoint row: no hand-off
         tup = await saver.aget_tuple(config)
-        assert len(calls) == 2  # the checkpoint, its blobs and its writes: one hand-off
+        assert len(calls) == 1  # the checkpoint, its blobs and its writes: one hand-off
         assert tup is not None and len(tup.pending_writes or []) == 3
         latest = await saver.aget_tuple(config_for("t"))
         assert latest is not None and latest.config == config2
         assert latest.checkpoint["channel_values"] == {"a": 3, "b": 2, "c": 4}
+
+
+async def test_a_write_waits_for_another_writer_off_the_event_loop(db_path: Path):
+    async with SqliteSaver(db_path, busy_timeout=60) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        other = sqlite3.connect(db_path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        try:
+            cp2, versions2 = child_checkpoint(cp, {"a": 2})
+            write = asyncio.ensure_future(saver.aput(config, cp2, {}, versions2))
+            ticks = 0
+            while ticks < 50:  # the loop keeps running while the write waits
+                await asyncio.sleep(0.001)
+                ticks += 1
+            assert not write.done()
+        finally:
+            other.execute("COMMIT")
+            other.close()
+        await asyncio.wait_for(write, timeout=60)
+        latest = await saver.aget_tuple(config_for("t"))
+    assert latest is not None and latest.checkpoint["channel_values"] == {"a": 2}
+
+
+def test_writes_from_several_threads_and_loops_never_interleave(db_path: Path):
+    count, threads = 40, 4
+    with SqliteSaver(db_path) as saver:
+        saver.setup()
+
+        async def work(thread: str) -> None:
+            config, parent = config_for(thread), None
+            for i in range(count):
+                cp, versions = child_checkpoint(parent, {"n": i})
+                config = await saver.aput(config, cp, {"step": i}, versions)
+                await saver.aput_writes(config, [("n", i + 1)], f"task-{i}")
+                latest = await saver.aget_tuple(config_for(thread))
+                assert latest is not None and latest.checkpoint["id"] == cp["id"]
+                parent = cp
+
+        errors: list[BaseException] = []
+
+        def run(thread: str) -> None:
+            try:
+                asyncio.run(work(thread))
+            except BaseException as exc:  # reported below
+                errors.append(exc)
+
+        workers = [threading.Thread(target=run, args=(f"w{i}",)) for i in range(threads)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join(timeout=240)
+        assert not errors, errors
+        for i in range(threads):
+            history = list(saver.list(config_for(f"w{i}")))
+            assert [t.checkpoint["channel_values"]["n"] for t in history] == list(
+                range(count - 1, -1, -1)
+            )
+            assert all(len(t.pending_writes or []) == 1 for t in history)
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
 
 
 def _counter_graph(saver: Any) -> Any:
@@ -307,37 +374,75 @@ def test_a_sqlite3_memory_connection_needs_check_same_thread_false():
     saver.close()
 
 
-async def test_every_history_page_is_an_index_range_scan_without_a_sort(db_path: Path):
+async def test_every_listing_query_is_an_index_range_scan_without_a_sort(db_path: Path):
     async with SqliteSaver(db_path) as saver:
         saver.page_size = 3  # several pages, so the queries after the first are checked too
         for thread in ("a", "b"):
             for ns in ("", "sub:1"):
-                parent = None
+                config, parent = config_for(thread, ns), None
                 for i in range(4):
                     cp, versions = child_checkpoint(parent, {"n": i})
-                    await saver.aput(config_for(thread, ns), cp, {"step": i}, versions)
+                    config = await saver.aput(config, cp, {"step": i}, versions)
+                    await saver.aput_writes(config, [("n", i), ("m", -i)], f"task-{i}", "~x")
                     parent = cp
         statements: list[str] = []
         assert saver._conn is not None
         await saver._conn.set_trace_callback(statements.append)
+        every_ns = {"configurable": {"thread_id": "a"}}
         listed = {
             "one namespace": [t async for t in saver.alist(config_for("a"))],
-            "every namespace": [t async for t in saver.alist({"configurable": {"thread_id": "a"}})],
+            "every namespace": [t async for t in saver.alist(every_ns)],
             "every thread": [t async for t in saver.alist(None)],
+            "filtered": [t async for t in saver.alist(every_ns, filter={"step": 1})],
+            "before": [t async for t in saver.alist(None, before=config)],
+            "limited": [t async for t in saver.alist(config_for("b"), limit=2)],
         }
+        latest = await saver.aget_tuple(config_for("a"))
+        pinned = await saver.aget_tuple(config)
         await saver._conn.set_trace_callback(None)
     assert {k: len(v) for k, v in listed.items()} == {
         "one namespace": 4,
         "every namespace": 8,
         "every thread": 16,
+        "filtered": 2,
+        "before": 15,
+        "limited": 2,
     }
-    pages = [sql for sql in statements if sql.lstrip().startswith("SELECT thread_id")]
-    assert len(pages) >= 2 + 3 + 6
+    assert latest is not None and pinned is not None
+    assert all(len(t.pending_writes or []) == 2 for v in listed.values() for t in v)
+    selects = [sql for sql in statements if sql.lstrip().startswith("SELECT")]
+    kinds = {" ".join(sql.split()[:2]) for sql in selects}
+    assert kinds == {"SELECT thread_id,", "SELECT b.thread_id,", "SELECT w.thread_id,"}
+    pages = [sql for sql in selects if sql.lstrip().startswith("SELECT thread_id")]
+    assert len(pages) >= 2 + 3 + 6 + 1 + 5 + 1 + 2  # each page, and the two reads
     with sqlite3.connect(db_path) as conn:
-        for sql in pages:
-            plan = " | ".join(row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql))
-            assert "TEMP B-TREE" not in plan, (sql, plan)
-            assert "USING INDEX" in plan or "USING PRIMARY KEY" in plan, (sql, plan)
+        for sql in selects:
+            plan = [row[3] for row in conn.execute("EXPLAIN QUERY PLAN " + sql)]
+            assert not any("TEMP B-TREE" in step for step in plan), (sql, plan)
+            for table in ("checkpoints", "checkpoint_blobs", "checkpoint_writes", "b", "w"):
+                # a full scan of a table (an ordered scan of an index, with LIMIT, is fine)
+                assert f"SCAN {table}" not in plan, (sql, plan)
+            assert any("USING INDEX" in s or "USING PRIMARY KEY" in s for s in plan), (sql, plan)
+
+
+def test_a_tasks_writes_keep_their_order_across_task_paths(db_path: Path):
+    with SqliteSaver(db_path) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = saver.put(config_for("t"), cp, {}, versions)
+        saver.put_writes(config, [("a", "z-2"), ("b", "z-1")], "task-z", "~b")
+        saver.put_writes(config, [("a", "y-2"), ("b", "y-1")], "task-y", "~c")
+        saver.put_writes(config, [("a", "x-1")], "task-x", "~a")
+        tup = saver.get_tuple(config)
+        listed = next(iter(saver.list(config_for("t"))))
+    expected = [
+        ("task-x", "a", "x-1"),
+        ("task-z", "a", "z-2"),
+        ("task-z", "b", "z-1"),
+        ("task-y", "a", "y-2"),
+        ("task-y", "b", "y-1"),
+    ]
+    assert tup is not None and tup.pending_writes == expected
+    assert listed.pending_writes == expected
 
 
 def test_a_closed_sqlite3_connection_is_a_clear_error():
@@ -359,3 +464,91 @@ async def test_an_aiosqlite_connection_is_used_and_left_open(db_path: Path):
         assert saver.path == str(db_path)
         await saver.aclose()
         assert await conn.execute_fetchall("SELECT count(*) FROM checkpoints") == [(3,)]
+
+
+async def test_a_listing_reads_its_next_page_ahead_and_drops_it_when_stopped(
+    db_path: Path, recwarn: pytest.WarningsRecorder
+):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 2
+        config, parent = config_for("t"), None
+        for i in range(7):
+            cp, versions = child_checkpoint(parent, {"n": i})
+            config = await saver.aput(config, cp, {"step": i}, versions)
+            parent = cp
+        listed = [t.checkpoint["channel_values"]["n"] async for t in saver.alist(config_for("t"))]
+        assert listed == [6, 5, 4, 3, 2, 1, 0]
+        assert [t.metadata["step"] async for t in saver.alist(config_for("t"), limit=3)] == [
+            6,
+            5,
+            4,
+        ]
+        # the third page holds a damaged row: read ahead, its error waits for the caller
+        with sqlite3.connect(db_path) as conn:
+            conn.execute("UPDATE checkpoints SET metadata = 'x' WHERE metadata LIKE '%\"step\":2%'")
+        stopped = saver.alist(config_for("t"))
+        async for tup in stopped:
+            if tup.metadata["step"] == 4:  # the damaged page has been asked for by now
+                break
+        await stopped.aclose()
+        with pytest.raises(CorruptPayloadError, match="field 'metadata'"):
+            [t async for t in saver.alist(config_for("t"))]
+        # the saver is still usable, with no read left behind
+        assert (await saver.aget_tuple(config_for("t"))) is not None
+    gc.collect()
+    assert not [w for w in recwarn if "never retrieved" in str(w.message)]
+
+
+async def test_a_listing_leaves_the_garbage_collector_as_it_found_it(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 2
+        config, parent = config_for("t"), None
+        for i in range(5):
+            cp, versions = child_checkpoint(parent, {"n": i})
+            config = await saver.aput(config, cp, {}, versions)
+            parent = cp
+        assert gc.isenabled()
+        assert len([t async for t in saver.alist(config_for("t"))]) == 5
+        assert gc.isenabled()
+        gc.disable()  # the caller's choice is kept
+        try:
+            assert len([t async for t in saver.alist(config_for("t"))]) == 5
+            assert not gc.isenabled()
+        finally:
+            gc.enable()
+
+
+def test_closing_while_other_threads_write_leaves_a_sound_file(db_path: Path):
+    saver = SqliteSaver(db_path)
+    saver.setup()
+    stop = threading.Event()
+    started = threading.Barrier(4)
+    outcomes: list[str] = []
+
+    async def write(thread: str) -> None:
+        config, parent = config_for(thread), None
+        started.wait(timeout=60)
+        for i in range(10_000):
+            cp, versions = child_checkpoint(parent, {"n": i})
+            try:
+                config = await saver.aput(config, cp, {}, versions)
+            except StoreClosedError:
+                outcomes.append("closed")
+                return
+            parent = cp
+            if stop.is_set():
+                break
+        outcomes.append("done")
+
+    workers = [threading.Thread(target=lambda t=f"w{i}": asyncio.run(write(t))) for i in range(3)]
+    for w in workers:
+        w.start()
+    started.wait(timeout=60)
+    saver.close()  # while the three write
+    stop.set()
+    for w in workers:
+        w.join(timeout=120)
+        assert not w.is_alive()
+    assert len(outcomes) == 3 and "closed" in outcomes
+    with sqlite3.connect(db_path) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)

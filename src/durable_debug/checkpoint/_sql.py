@@ -14,9 +14,11 @@ twins), opens the database lazily, and lists history in pages with a bounded num
 
 from __future__ import annotations
 
+import asyncio
 import datetime as _dt
 import json
 import logging
+import operator
 from abc import abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
@@ -31,6 +33,7 @@ from durable_debug.checkpoint._rows import (
     blob_keys,
     blob_rows,
     checkpoint_record,
+    collector_paused,
     metadata_text,
     not_found,
     parse_checkpoint_row,
@@ -65,6 +68,11 @@ T = TypeVar("T")
 
 WriteValues = tuple[str, str, str, bytes]
 """A pending write as selected: task_id, channel, type, blob."""
+
+
+_WRITE_ORDER = operator.itemgetter(0, 1, 2, 7, 3, 8)
+"""Sort key of a writes row with task_path and idx at its end: checkpoint, task_path, task_id,
+idx."""
 
 
 class Session(Protocol):
@@ -120,6 +128,11 @@ class SqlSaver(ConnectedSaver):
     """Blobs, writes, checkpoints; parameters thread_id, checkpoint_ns, ids JSON (twice for
     the blobs)."""
     _LIST_THREADS: ClassVar[str]
+    _PREFETCH: ClassVar[bool] = False
+    """Whether a listing reads its next page while the caller consumes the current one."""
+    _WRITES_ORDERED: ClassVar[bool] = True
+    """Whether :meth:`_writes_query` returns rows in (task_path, task_id, idx) order; when
+    False its rows end with task_path and idx and are put in order here."""
 
     def __init__(self, *, serde: SerializerProtocol | None = None, compress: bool = True) -> None:
         super().__init__(serde=serde)
@@ -147,10 +160,19 @@ class SqlSaver(ConnectedSaver):
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         """SELECT thread_id, checkpoint_ns, channel, version, type, blob of these blob keys."""
 
+    def _blobs_query_of(
+        self, checkpoints: Sequence[ParsedCheckpoint]
+    ) -> tuple[str, Sequence[Any]] | None:
+        """The query of the blobs ``checkpoints`` point at, or None when they point at none.
+        A dialect may build it from the pointer maps without listing the keys one by one."""
+        keys = blob_keys(checkpoints)
+        return self._blobs_query(keys) if keys else None
+
     @abstractmethod
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
         """SELECT thread_id, checkpoint_ns, checkpoint_id, task_id, channel, type, blob of the
-        writes of these checkpoints, in (task_path, task_id, idx) order."""
+        writes of these checkpoints, in (task_path, task_id, idx) order (or, when
+        ``_WRITES_ORDERED`` is False, in any order followed by task_path and idx)."""
 
     @abstractmethod
     def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
@@ -199,12 +221,11 @@ class SqlSaver(ConnectedSaver):
         pushed = [c for c in conditions if c is not None]
         exact = len(pushed) == len(conditions)
         remaining = limit
-        after: tuple[str, str, str] | None = None
-        shared: dict[BlobKey, Any] = {}
         serde = self._blob_serde
-        while True:
-            size = remaining if remaining is not None and exact else self.page_size
-            page = await self._run(
+
+        def read(after: tuple[str, str, str] | None, want: int | None) -> Awaitable[_Page]:
+            size = want if want is not None and exact else self.page_size
+            return self._run(
                 self._read_page,
                 thread_id,
                 ns,
@@ -213,19 +234,41 @@ class SqlSaver(ConnectedSaver):
                 filter,
                 pushed,
                 size,
-                remaining,
+                want,
                 where={"thread": thread_id},
             )
-            for parsed in page.checkpoints:
-                writes = page.writes.get(parsed.key, [])
-                yield to_tuple(parsed, page.blobs, writes, serde, shared)
-                if remaining is not None:
-                    remaining -= 1
-                    if remaining <= 0:
-                        return
-            if page.exhausted:
-                return
-            after = page.last
+
+        # With _PREFETCH, the next page is read (on the connection's thread) while this one's
+        # checkpoints are rebuilt and consumed, so the two overlap instead of taking turns.
+        pending: asyncio.Future[_Page] | None = None
+        page = await read(None, remaining)
+        try:
+            while True:
+                left = None if remaining is None else remaining - len(page.checkpoints)
+                more = not page.exhausted and (left is None or left > 0)
+                if more and self._PREFETCH:
+                    pending = asyncio.ensure_future(read(page.last, left))
+                shared: dict[BlobKey, Any] = {}  # values loaded once per page: bounded memory
+                for parsed in page.checkpoints:
+                    writes = page.writes.get(parsed.key, [])
+                    yield to_tuple(parsed, page.blobs, writes, serde, shared)
+                    if remaining is not None:
+                        remaining -= 1
+                        if remaining <= 0:
+                            return
+                if not more:
+                    return
+                if pending is None:
+                    page = await read(page.last, remaining)
+                else:
+                    page, pending = await pending, None
+        finally:
+            if pending is not None:  # the caller stopped early: drop the page read ahead
+                if pending.done():
+                    if not pending.cancelled():
+                        pending.exception()  # retrieved, so it is not reported as lost
+                else:
+                    pending.cancel()
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint, oldest thread first."""
@@ -282,7 +325,8 @@ class SqlSaver(ConnectedSaver):
 
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
-            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            with collector_paused():  # the page lives on while it is consumed
+                parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
             kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
             if want is not None:
                 kept = kept[:want]
@@ -352,14 +396,17 @@ class SqlSaver(ConnectedSaver):
         """Fetch the blobs and pending writes of ``checkpoints``: two queries at most."""
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
         writes: dict[tuple[str, str, str], list[WriteValues]] = {}
-        keys = blob_keys(checkpoints)
-        if keys:
-            sql, params = self._blobs_query(keys)
+        query = self._blobs_query_of(checkpoints)
+        if query is not None:
+            sql, params = query
             for t, n, channel, version, type_, blob in await s.fetch(sql, params):
                 blobs[(t, n, channel, version)] = (type_, blob)
         if checkpoints:
             sql, params = self._writes_query([c.key for c in checkpoints])
-            for t, n, c, task_id, channel, type_, blob in await s.fetch(sql, params):
+            rows = await s.fetch(sql, params)
+            if not self._WRITES_ORDERED:  # in a checkpoint: by task_path, task_id, idx
+                rows = sorted(rows, key=_WRITE_ORDER)
+            for t, n, c, task_id, channel, type_, blob, *_ in rows:
                 writes.setdefault((t, n, c), []).append((task_id, channel, type_, blob))
         return _Page(checkpoints, blobs, writes, last, exhausted)
 

@@ -199,6 +199,14 @@ def config_address_value(config: Mapping[str, Any] | None, key: str) -> str | No
     or a lone surrogate (no store can keep those exactly), raises :class:`InvalidConfigError`
     naming the key, before anything is written.
     """
+    if type(config) is dict:  # the common case, without the ABC checks below (a hot path)
+        configurable = config.get("configurable")
+        if type(configurable) is dict:
+            value = configurable.get(key)
+            if value is None:
+                return None
+            if type(value) is str and value.isascii() and "\x00" not in value:
+                return value
     if config is not None and not isinstance(config, Mapping):
         raise InvalidConfigError(f"config must be a dict, got {type(config).__name__}")
     configurable = (config or {}).get("configurable") or {}

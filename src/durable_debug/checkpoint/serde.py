@@ -200,6 +200,18 @@ def limits_of(serde: Any) -> Limits:
     return Limits.from_env()
 
 
+_SCALAR_HEADS = frozenset(
+    [
+        *range(0x00, 0x80),  # positive fixint
+        *range(0xE0, 0x100),  # negative fixint
+        *range(0xA0, 0xC0),  # fixstr
+        *(0xC0, 0xC2, 0xC3, 0xCA, 0xCB, 0xD9, 0xDA, 0xDB),  # nil, bools, floats, str 8/16/32
+        *range(0xCC, 0xD4),  # uint and int 8 to 64
+    ]
+)
+"""First bytes of a msgpack payload that is one scalar: :meth:`MsgpackSerializer.loads`
+unpacks those without the extension hook and depth checks."""
+
 _SCALARS = frozenset({str, int, float, bool, bytes, type(None)})
 """Types :func:`nesting_depth` never looks into."""
 
@@ -518,6 +530,13 @@ class MsgpackSerializer:
             raise CorruptPayloadError(f"blob payload must be bytes, got {type(payload).__name__}")
         limits = self.limits
         size = len(payload)
+        if size and payload[0] in _SCALAR_HEADS and size <= limits.max_bytes:
+            # One scalar (a number, a string, None, a bool): nothing to nest or extend, so
+            # msgpack reads it as it is; anything it refuses takes the full path for its error.
+            try:
+                return msgpack.unpackb(payload, raw=False)
+            except Exception:  # reported by the full path below, which says what is wrong
+                pass
         if size > limits.max_bytes:
             raise CorruptPayloadError(
                 f"the blob holds {size} bytes, more than the limit of {limits.max_bytes}; "
