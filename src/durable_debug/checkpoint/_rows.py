@@ -558,7 +558,7 @@ def collector_paused() -> Iterator[None]:
     a full collection of the whole heap (measured: one in two listings of 5,000 checkpoints,
     a third of their CPU time in a process that has imported LangGraph too). Decoded rows hold
     no cycles. The collector is turned back on (if it was on) when the block ends.
-    (checkpoint.latest.bulk_decoding does the same for the thread listing.)
+    The thread listing (checkpoint.latest) decodes under it too.
     """
     was_enabled = gc.isenabled()
     gc.disable()

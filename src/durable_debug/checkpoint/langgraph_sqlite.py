@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from durable_debug.checkpoint._rows import collector_paused
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, WriteRow
 from durable_debug.checkpoint.latest import (
     LATEST_PER_THREAD_SQL,
     LatestHead,
-    bulk_decoding,
     latest_writes_sql,
 )
 from durable_debug.checkpoint.serde import SerdeError
@@ -203,7 +203,7 @@ class LangGraphSqliteReader(LangGraphReader):
         """Each thread's newest top-level checkpoint, as a thread list reads it
         (:class:`~durable_debug.checkpoint.latest.LatestHead`), in one query."""
         rows = self._fetch(LATEST_SQL)
-        with bulk_decoding():
+        with collector_paused():
             heads = [
                 self._head(
                     str(thread_id),

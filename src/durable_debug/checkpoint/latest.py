@@ -21,17 +21,16 @@ even decoded.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint._rows import (
     _SPECIAL_SHAPES,
     ParsedCheckpoint,
     _check_special_write,
+    collector_paused,
     full_version,
     missing_blob,
     ungroup_versions,
@@ -52,7 +51,7 @@ __all__ = [
     "LatestHead",
     "LatestRow",
     "alatest_heads",
-    "bulk_decoding",
+    "collector_paused",
     "head_of",
     "is_trigger_channel",
     "split_writes",
@@ -180,23 +179,6 @@ breaks the thread), the checkpoint's versions_seen, and its writes (as
 nothing, so nothing else of it is read. State blobs are never looked up."""
 
 
-@contextlib.contextmanager
-def bulk_decoding() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a listing decodes every thread's checkpoint.
-
-    Decoding allocates many small containers and frees none, so every automatic collection
-    would walk all of them again for nothing; the values hold no cycles. The collector is
-    turned back on (if it was on) when the block ends.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 async def alatest_heads(saver: Any) -> list[LatestHead] | None:
     """Each thread's newest top-level checkpoint as a :class:`LatestHead` (in one query where
     the store allows it), sorted by thread id; None if ``saver`` cannot list them so.
@@ -220,7 +202,7 @@ async def alatest_heads(saver: Any) -> list[LatestHead] | None:
         if MALFORMED_JSON in str(exc):
             return None
         raise
-    with bulk_decoding():
+    with collector_paused():
         return _own_heads(rows, saver)
 
 

@@ -20,7 +20,7 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
-from durable_debug.checkpoint.latest import bulk_decoding
+from durable_debug.checkpoint.latest import collector_paused
 from durable_debug.checkpoint.outline import alatest_mark
 from durable_debug.graph.algo import PULL, PUSH, task_id
 from durable_debug.graph.version import GRAPH_VERSION_KEY
@@ -265,7 +265,7 @@ class DagReader:
         saver = checkpointer_of(self.graph)
         since = self._order[-1] if self._order else None
         self.reads += 1
-        with bulk_decoding():  # many small containers, no cycles: no collection meanwhile
+        with collector_paused():  # many small containers, no cycles: no collection meanwhile
             listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
             if listed is not None:
                 self.last_read = len(listed)
@@ -274,12 +274,12 @@ class DagReader:
         if self._order:
             read = await self._aread_since(saver, self._order[-1])
             self.last_read = len(read)
-            with bulk_decoding():
+            with collector_paused():
                 self._take([_row_of(record) for record in read])
             return
         thread = await aread_thread(self.graph, thread_config(self.thread_id, self.checkpoint_ns))
         self.last_read = len(thread)
-        with bulk_decoding():
+        with collector_paused():
             self._take([_row_of(record) for record in thread])
 
     async def _aread_since(self, saver: Any, newest: str) -> list[CheckpointRecord]:

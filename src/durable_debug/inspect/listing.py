@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 
 from durable_debug.checkpoint.base import NULL_TASK_ID, PendingWrite
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
-from durable_debug.checkpoint.latest import LatestHead, alatest_heads, bulk_decoding
+from durable_debug.checkpoint.latest import LatestHead, alatest_heads, collector_paused
 from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, ONCE, RESUME
 from durable_debug.graph.algo import task_id
 from durable_debug.graph.nodes import INPUT_KEYS
@@ -70,7 +70,7 @@ async def athread_listing(saver: Any) -> list[ThreadRow]:
     # One pause of the cyclic collector from the query to the last status: the decoded
     # values are freed before it runs again, so it never walks them (it would walk every one
     # of them once when turned back on in between).
-    with bulk_decoding():
+    with collector_paused():
         heads = await alatest_heads(saver)
         if heads is None:
             return await _athread_by_thread(saver)
