@@ -64,6 +64,29 @@ async def alatest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[
     return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)
 
 
+OWN_SQLITE_SUBGRAPH_HEADS = """
+SELECT c.checkpoint_ns, c.metadata
+FROM (SELECT checkpoint_ns, max(checkpoint_id) AS newest FROM checkpoints
+       WHERE thread_id = ? AND checkpoint_ns <> '' GROUP BY checkpoint_ns) AS n
+JOIN checkpoints c
+  ON c.thread_id = ? AND c.checkpoint_ns = n.checkpoint_ns AND c.checkpoint_id = n.newest
+"""
+"""durable_debug's SQLite layout: each subgraph namespace of a thread with its newest
+checkpoint's metadata (the primary key's range for the thread; no state is read)."""
+
+
+async def asubgraph_heads(saver: Any, thread_id: str) -> list[tuple[str, Any]] | None:
+    """``(namespace, metadata of its newest checkpoint)`` for every subgraph namespace of a
+    thread, in one query that decodes no state; None when ``saver`` cannot say so cheaply
+    (then the caller lists the thread's checkpoints)."""
+    from durable_debug.checkpoint.sqlite import SqliteSaver
+
+    if not isinstance(saver, SqliteSaver):
+        return None
+    rows = await saver.aquery(OWN_SQLITE_SUBGRAPH_HEADS, (thread_id, thread_id))
+    return [(str(ns), _fast_json(metadata, saver.serde)) for ns, metadata in rows]
+
+
 # --- the lean outline: rows, writes and trigger blobs in three plain queries ------------------
 
 _SINCE = """checkpoint_id IN (

@@ -13,7 +13,7 @@ compiled-graph API (``aget_state_history``, ``aget_state``) and its saver (``ali
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.names import NO_WRITES, START, TASKS
+from durable_debug.checkpoint.outline import asubgraph_heads
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
 from durable_debug.graph.subgraph import NS_SEP, graph_at
@@ -368,8 +369,13 @@ async def alist_thread(graph: Any, thread_id: str) -> list[CheckpointTuple]:
 
 
 async def asubgraph_namespaces(graph: Any, thread_id: str) -> dict[str, str | None]:
-    """The subgraph namespaces of a thread (see :func:`subgraph_namespaces`)."""
-    return subgraph_namespaces(await alist_thread(graph, thread_id))
+    """The subgraph namespaces of a thread (see :func:`subgraph_namespaces`): on
+    durable_debug's SQLite saver from one query over the checkpoint rows (the widget asks on
+    every click), else from the thread's listed checkpoints."""
+    heads = await asubgraph_heads(checkpointer_of(graph), thread_id)
+    if heads is None:
+        return subgraph_namespaces(await alist_thread(graph, thread_id))
+    return _namespaces_of(heads)
 
 
 def _namespace(saved: CheckpointTuple) -> str:
@@ -380,14 +386,19 @@ def subgraph_namespaces(listed: Sequence[CheckpointTuple]) -> dict[str, str | No
     """The subgraph namespaces among a thread's checkpoints (``node:task_id``, nested ones
     ``|``-joined), parents before children, each with the checkpoint of the enclosing
     namespace its task ran from (``metadata["parents"]``; None when not recorded)."""
+    return _namespaces_of((_namespace(saved), saved.metadata) for saved in listed)
+
+
+def _namespaces_of(heads: Iterable[tuple[str, Any]]) -> dict[str, str | None]:
+    """:func:`subgraph_namespaces` from ``(namespace, metadata)`` pairs, newest first (the
+    first pair of a namespace decides)."""
     found: dict[str, str | None] = {}
-    for saved in listed:
-        ns = _namespace(saved)
+    for ns, metadata in heads:
         if not ns or ns in found:
             continue
-        parents = (saved.metadata or {}).get("parents") or {}
+        parents = (metadata if isinstance(metadata, Mapping) else {}).get("parents") or {}
         enclosing = ns.rpartition(NS_SEP)[0]
-        found[ns] = parents.get(enclosing)
+        found[ns] = parents.get(enclosing) if isinstance(parents, Mapping) else None
     return {ns: found[ns] for ns in sorted(found, key=lambda n: (n.count(NS_SEP), n))}
 
 
