@@ -1,7 +1,8 @@
 """The widget asks for a thread's subgraph namespaces on every click (issue 14).
 
-On durable_debug's SQLite saver they come from one query over the checkpoint rows, which
-decodes no state: it must give what listing every checkpoint of the thread gives.
+On durable_debug's SQLite saver they come from one query over the checkpoint rows (on its
+memory saver from its rows in memory), which decodes no state: it must give what listing
+every checkpoint of the thread gives.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 import pytest
 from typing_extensions import TypedDict
 
-from durable_debug import END, START, Command, SqliteSaver, StateGraph, interrupt
+from durable_debug import END, START, Command, MemorySaver, SqliteSaver, StateGraph, interrupt
 from durable_debug.inspect.thread import alist_thread, asubgraph_namespaces, subgraph_namespaces
 
 
@@ -21,7 +22,7 @@ class S(TypedDict, total=False):
     text: str
 
 
-def nested_app(saver: SqliteSaver) -> Any:
+def nested_app(saver: Any) -> Any:
     """parent → mid (a subgraph) → inner (a subgraph of it) that asks a question."""
 
     def ask(state: S) -> S:
@@ -69,3 +70,13 @@ async def test_namespaces_from_the_rows_equal_those_of_the_full_listing(tmp_path
         assert await asubgraph_namespaces(app, "a") == full
         with pytest.raises(Exception, match="blob"):
             await alist_thread(app, "a")
+
+
+async def test_namespaces_on_the_memory_saver_equal_those_of_the_full_listing():
+    app = nested_app(MemorySaver())
+    cfg = {"configurable": {"thread_id": "m"}}
+    await app.ainvoke({"text": "m"}, cfg)
+    await app.ainvoke(Command(resume="yes"), cfg)
+    fast = await asubgraph_namespaces(app, "m")
+    assert fast == subgraph_namespaces(await alist_thread(app, "m"))
+    assert len(fast) == 2 and await asubgraph_namespaces(app, "none") == {}

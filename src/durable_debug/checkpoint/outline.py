@@ -77,10 +77,17 @@ checkpoint's metadata (the primary key's range for the thread; no state is read)
 
 async def asubgraph_heads(saver: Any, thread_id: str) -> list[tuple[str, Any]] | None:
     """``(namespace, metadata of its newest checkpoint)`` for every subgraph namespace of a
-    thread, in one query that decodes no state; None when ``saver`` cannot say so cheaply
-    (then the caller lists the thread's checkpoints)."""
+    thread (on our SQLite saver in one query, on our memory saver from its rows), decoding no
+    state; None when ``saver`` cannot say so cheaply (then the caller lists the thread's
+    checkpoints)."""
+    from durable_debug.checkpoint.memory import MemorySaver
     from durable_debug.checkpoint.sqlite import SqliteSaver
 
+    if isinstance(saver, MemorySaver):
+        namespaces = list(saver.storage.get(thread_id, {}).items())
+        return [
+            (ns, dict(stored[max(stored)].metadata)) for ns, stored in namespaces if ns and stored
+        ]
     if not isinstance(saver, SqliteSaver):
         return None
     rows = await saver.aquery(OWN_SQLITE_SUBGRAPH_HEADS, (thread_id, thread_id))
