@@ -245,6 +245,9 @@ async def test_a_graph_run_sends_one_statement_per_checkpoint(postgres_db: str):
                 statements = wire.statements()
                 checkpoints = len([c async for c in saver.alist(config)])
                 per_run.append((statements, checkpoints))
+            # The lease's take and give-back went over the caller-loop connection too: the
+            # separate lease connection (for renewals from the I/O loop) was never opened.
+            assert saver._lease_conn is None
     assert all(checkpoints == 12 for _, checkpoints in per_run), per_run
     assert all(statements <= checkpoints + 3 for statements, checkpoints in per_run), per_run
 

@@ -38,6 +38,20 @@ __all__ = ["ConnectedSaver"]
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def statements_only(fn: F) -> F:
+    """Mark ``fn`` as reaching the database only through the saver's own statement methods
+    (``_in_session``, ``_lease_fetch``): a saver that can run such calls on the caller's loop
+    (:meth:`ConnectedSaver._call`) may run it there instead of on the I/O loop."""
+    fn.statements_only = True  # type: ignore[attr-defined]
+    return fn
+
+
+def is_statements_only(fn: Any) -> bool:
+    """Whether ``fn`` was marked by :func:`statements_only`."""
+    return getattr(fn, "statements_only", False) is True
 
 
 class ConnectedSaver(BaseCheckpointSaver):

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint._connected import ConnectedSaver
+from durable_debug.checkpoint._connected import ConnectedSaver, statements_only
 from durable_debug.checkpoint._rows import (
     BlobKey,
     BlobRow,
@@ -548,6 +548,7 @@ class SqlSaver(ConnectedSaver):
         sql, params = self._lease_acquire_sql(thread_id, token, holder, seconds or 30.0)
         select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
 
+        @statements_only
         async def write() -> LeaseInfo:
             while True:
                 rows = await self._lease_fetch(sql, params)  # RETURNING: a row when taken
@@ -574,6 +575,7 @@ class SqlSaver(ConnectedSaver):
         sql, params = self._lease_take_abandoned_sql(thread_id, token, holder, seconds or 30.0)
         select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
 
+        @statements_only
         async def write() -> LeaseInfo | None:
             rows = await self._lease_fetch(sql, params)  # RETURNING: a row when taken
             if not rows:  # a live holder (say who), or no lease left (None)
@@ -601,6 +603,7 @@ class SqlSaver(ConnectedSaver):
             "RETURNING thread_id"
         )
 
+        @statements_only
         async def write() -> None:
             await self._lease_fetch(sql, (thread_id, token))
 

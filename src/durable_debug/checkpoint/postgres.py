@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from durable_debug.checkpoint._connected import is_statements_only
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
 from durable_debug.checkpoint._schema import (
@@ -470,11 +471,16 @@ class PostgresSaver(SqlSaver):
         self._lease_conn, self._lease_lock = None, None
 
     async def _lease_fetch(self, sql: str, params: Sequence[Any]) -> list[Sequence[Any]]:
-        """On the lease connection, unchecked (one round trip): if it died since its last use
-        (a server restart), the statement is sent once more on a new connection. Each lease
-        statement may be repeated: a repeated take finds its own token."""
+        """On the caller's loop, on the saver's own connection when the call runs there
+        (``_call``: a run's take and give-back); else (renewals, a busy connection) on the
+        lease connection, unchecked (one round trip): if it died since its last use (a server
+        restart), the statement is sent once more on a new connection. Each lease statement
+        may be repeated: a repeated take finds its own token."""
         import psycopg
 
+        direct = _DIRECT.get()
+        if direct is not None:  # a take or give-back on the caller's loop (_call): autocommit
+            return await _PgSession(direct).fetch(sql, params)
         if self._lease_lock is None:
             self._lease_lock = asyncio.Lock()
         async with self._lease_lock:
@@ -536,8 +542,10 @@ class PostgresSaver(SqlSaver):
         if (
             self._state == "open"
             and self._pid == os.getpid()
-            and getattr(fn, "__self__", None) is self
-            and getattr(fn, "__name__", "") in self._DIRECT_CALLS
+            and (
+                (getattr(fn, "__self__", None) is self and fn.__name__ in self._DIRECT_CALLS)
+                or is_statements_only(fn)  # a lease's take and give-back
+            )
             and self._direct_lock.acquire(blocking=False)
         ):
             try:
