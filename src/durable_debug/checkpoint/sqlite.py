@@ -596,6 +596,12 @@ def _transact(raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], wr
     if not write:
         return _drive(fn(_ThreadSession(raw)))
     raw.execute("BEGIN IMMEDIATE")
+    return _finish(raw, fn)
+
+
+def _finish(raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]]) -> T:
+    """Run the write session ``fn`` in the transaction just begun on ``raw``, then commit it;
+    roll it back if ``fn`` raises."""
     try:
         result = _drive(fn(_ThreadSession(raw)))
         raw.execute("COMMIT")
@@ -638,14 +644,7 @@ def _transact_now(
         raise
     finally:
         raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-    try:
-        result = _drive(fn(_ThreadSession(raw)))
-        raw.execute("COMMIT")
-    except BaseException:
-        if raw.in_transaction:
-            raw.rollback()
-        raise
-    return True, result
+    return True, _finish(raw, fn)
 
 
 def _drive(awaitable: Awaitable[T]) -> T:
