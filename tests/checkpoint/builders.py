@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import unquote
 
 import msgpack
+from typing_extensions import TypedDict
 
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
@@ -40,6 +41,27 @@ __all__ = [
     "raw_connection",
     "redis_thread_keys",
 ]
+
+
+class Counter(TypedDict):
+    """The state of :func:`chain_builder`'s graph."""
+
+    n: int
+
+
+def chain_builder(length: int = 10) -> Any:
+    """A ``StateGraph`` of ``length`` nodes in a row, each adding 1 to ``n`` (the chain the
+    statement- and command-counting tests run: one checkpoint per node, plus input and
+    start)."""
+    from durable_debug import START, StateGraph
+
+    builder = StateGraph(Counter)
+    for i in range(length):
+        builder.add_node(f"n{i}", lambda s: {"n": s["n"] + 1})
+    builder.add_edge(START, "n0")
+    for i in range(length - 1):
+        builder.add_edge(f"n{i}", f"n{i + 1}")
+    return builder
 
 
 def config_for(thread_id: str, checkpoint_ns: str = "", checkpoint_id: str | None = None) -> dict:

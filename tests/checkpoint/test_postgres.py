@@ -14,9 +14,8 @@ from typing import Any
 
 import psycopg  # the dev extra installs it; without it this module fails loudly
 import pytest
-from builders import child_checkpoint, config_for
+from builders import chain_builder, child_checkpoint, config_for
 from pg_wire import WireCounter
-from typing_extensions import TypedDict
 
 from durable_debug.checkpoint.postgres import (
     SELECT_LATEST,
@@ -222,17 +221,7 @@ async def test_every_write_shape_is_one_statement_and_one_round_trip(postgres_db
 async def test_a_graph_run_sends_one_statement_per_checkpoint(postgres_db: str):
     # A 10-node chain on a fresh thread: the thread's lease taken and given back, its latest
     # checkpoint read once, then one statement per checkpoint written.
-    from durable_debug import START, StateGraph
-
-    class State(TypedDict):
-        n: int
-
-    builder = StateGraph(State)
-    for i in range(10):
-        builder.add_node(f"n{i}", lambda s: {"n": s["n"] + 1})
-    builder.add_edge(START, "n0")
-    for i in range(9):
-        builder.add_edge(f"n{i}", f"n{i + 1}")
+    builder = chain_builder(10)
     with WireCounter(postgres_db) as wire:
         async with PostgresSaver(wire.url) as saver:
             graph = builder.compile(checkpointer=saver)

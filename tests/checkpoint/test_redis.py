@@ -23,7 +23,13 @@ from typing import Any
 
 import pytest
 import redis  # the dev extra installs it; without it this module fails loudly
-from builders import child_checkpoint, config_for, hostile_payload, redis_thread_keys
+from builders import (
+    chain_builder,
+    child_checkpoint,
+    config_for,
+    hostile_payload,
+    redis_thread_keys,
+)
 
 from durable_debug.checkpoint._rows import compact_version
 from durable_debug.checkpoint.base import Completed
@@ -773,20 +779,7 @@ async def test_a_graph_run_sends_one_command_per_checkpoint(saver: RedisSaver, c
     # commands scripts run, marked "lua"): its latest checkpoint read once, then one command —
     # a script call — per checkpoint; besides, the thread's lease taken (SET NX, SADD) and given
     # back (a script).
-    from typing_extensions import TypedDict
-
-    from durable_debug import START, StateGraph
-
-    class State(TypedDict):
-        n: int
-
-    builder = StateGraph(State)
-    for i in range(10):
-        builder.add_node(f"n{i}", lambda s: {"n": s["n"] + 1})
-    builder.add_edge(START, "n0")
-    for i in range(9):
-        builder.add_edge(f"n{i}", f"n{i + 1}")
-    graph = builder.compile(checkpointer=saver)
+    graph = chain_builder(10).compile(checkpointer=saver)
     await graph.ainvoke({"n": 0}, {"configurable": {"thread_id": "warm"}})
 
     with client.monitor() as monitor:
