@@ -28,22 +28,14 @@ from durable_debug.inspect.dag import (
     unpack_wire,
 )
 from durable_debug.inspect.thread import aread_thread
-from support.seed_graphs import source
+from support.seed_graphs import load
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def seed(name: str, path: Path | None) -> dict[str, Any]:
     """Seed ``name`` on durable_debug's engine, saving to the SQLite ``path`` (else memory)."""
-    text = source("durable_debug", name)
-    if path is not None:
-        text = text.replace("MemorySaver()", f"SqliteSaver({str(path)!r})")
-    namespace: dict[str, Any] = {"__name__": f"seed_{name}"}
-    code = compile(
-        "from durable_debug import SqliteSaver\n" + text, name, "exec", dont_inherit=True
-    )
-    exec(code, namespace)
-    return namespace
+    return load("durable_debug", name, sqlite=path)
 
 
 async def full_dag(g: Any, cfg: Any) -> Any:

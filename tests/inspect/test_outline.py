@@ -17,18 +17,12 @@ import pytest
 
 from durable_debug.inspect.dag import DagReader, dag_data_of
 from durable_debug.inspect.thread import aread_thread
-from support.seed_graphs import source
+from support.seed_graphs import load
 
 
 def on_sqlite(name: str, path: Path) -> dict[str, Any]:
     """Seed ``name`` on durable_debug's engine with every graph saving to the SQLite ``path``."""
-    text = source("durable_debug", name).replace("MemorySaver()", f"SqliteSaver({str(path)!r})")
-    namespace: dict[str, Any] = {"__name__": f"seed_{name}"}
-    code = compile(
-        "from durable_debug import SqliteSaver\n" + text, name, "exec", dont_inherit=True
-    )
-    exec(code, namespace)
-    return namespace
+    return load("durable_debug", name, sqlite=path)
 
 
 async def full_dag(g: Any, cfg: Any) -> Any:

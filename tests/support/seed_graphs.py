@@ -8,6 +8,7 @@ graph(s), a ``cfg`` and the seed's side-effect counters; the runs themselves are
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 from typing import Any
 
 IMPORTS = {
@@ -226,11 +227,21 @@ def source(engine: str, name: str) -> str:
     return "\n".join(textwrap.dedent(part).strip() for part in parts) + "\n"
 
 
-def load(engine: str, name: str) -> dict[str, Any]:
-    """Execute scenario ``name`` and return its namespace (``g``, ``cfg``, counters…)."""
+def load(engine: str, name: str, sqlite: Path | None = None) -> dict[str, Any]:
+    """Execute scenario ``name`` and return its namespace (``g``, ``cfg``, counters…).
+
+    ``sqlite``: on durable_debug's engine, every graph saves to this SQLite file instead of
+    a ``MemorySaver``."""
+    text = source(engine, name)
+    if sqlite is not None:
+        if engine != "durable_debug":
+            raise ValueError(f"sqlite= is for durable_debug's engine, not {engine!r}")
+        text = "from durable_debug import SqliteSaver\n" + text.replace(
+            "MemorySaver()", f"SqliteSaver({str(sqlite)!r})"
+        )
     namespace: dict[str, Any] = {"__name__": f"seed_{name}"}
     # dont_inherit: this module's `from __future__ import annotations` must not leak into the
     # seed, whose TypedDicts LangGraph reads at run time.
-    code = compile(source(engine, name), f"<seed {name}>", "exec", dont_inherit=True)
+    code = compile(text, f"<seed {name}>", "exec", dont_inherit=True)
     exec(code, namespace)
     return namespace
