@@ -243,13 +243,16 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     while depth <= limit:
         below: dict[int, Any] = {}  # by id: a value shared within a level is walked once
         found = False
+        empty = False
+        """Whether an empty list, dict or tuple is below: one more level, with nothing in it
+        to walk (a chat message holds several)."""
         for obj in level:
             cls = type(obj)
             seq: Any
             if cls is dict or cls is list or cls is tuple:
                 seq = obj.values() if cls is dict else obj
             elif cls in models:  # a model class saved before (chat messages)
-                seq = list(obj.__dict__.values())
+                seq = _model_values(obj)
             elif isinstance(obj, dict):
                 seq = obj.values()
             elif isinstance(obj, (list, tuple, set, frozenset)):
@@ -257,7 +260,7 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
                 seq = [getattr(obj, f.name, None) for f in dataclasses.fields(obj)]
             elif _is_pydantic(cls):
-                seq = list(getattr(obj, "__dict__", {}).values())
+                seq = _model_values(obj)
             else:
                 if cls is bytearray or cls is memoryview:
                     buffer = cls if buffer in (None, bytearray) else buffer
@@ -266,13 +269,32 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             if len(seq) >= _LONG and only_scalars(map(type, seq)):
                 continue
             for item in seq:
-                if type(item) not in scalars:
+                kind = type(item)
+                if kind in scalars:
+                    continue
+                if (kind is list or kind is dict or kind is tuple) and not item:
+                    empty = True
+                else:
                     below[id(item)] = item
         if not found:
             break
         depth += 1
+        if not below:
+            if empty:
+                depth += 1
+            break
         level = below.values()
     return depth, buffer
+
+
+def _model_values(obj: Any) -> list[Any]:
+    """The values a pydantic model is saved with (:func:`objects.model_fields`), extra fields
+    included."""
+    values = list(getattr(obj, "__dict__", {}).values())
+    extra = getattr(obj, "__pydantic_extra__", None)
+    if extra:
+        values += extra.values()
+    return values
 
 
 class TypeRegistry:
@@ -425,9 +447,7 @@ class MsgpackSerializer:
     def _encode(self, obj: Any, enc: _Encoding) -> Any:
         ext = enc.ext
         pack = enc.pack
-        cls = type(obj)
-        if cls in objects.PYDANTIC_CLASSES:  # the common case of chat states: messages
-            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
+        cls = type(obj)  # a model class saved before was packed by _Encoding.encode
         if cls is tuple:
             return ext(_TUPLE, pack(list(obj)))
         if isinstance(obj, enum.Enum):
@@ -612,7 +632,7 @@ class _Encoding:
     payloads nested in each other the way :class:`_Decoding` will count them when loading,
     so that whatever is saved loads back."""
 
-    __slots__ = ("below", "last", "serde")
+    __slots__ = ("below", "last", "names", "packers", "serde")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
@@ -620,20 +640,39 @@ class _Encoding:
         """Per payload being packed: the longest chain of extension payloads inside it."""
         self.last = 0
         """That chain for the payload :meth:`pack` returned last, for :meth:`ext`."""
+        self.packers: list[msgpack.Packer] = []
+        """One packer per level of extension payloads being packed (a packer cannot pack
+        again while it is packing), made on first use and reused for this call's values."""
+        self.names: dict[type, str] = {}
+        """The name each pydantic model class is saved under, looked up once per call."""
 
     def encode(self, obj: Any) -> Any:
         """msgpack's ``default``."""
+        cls = type(obj)
+        if cls in objects.PYDANTIC_CLASSES:  # the common case of chat states: messages
+            name = self.names.get(cls)
+            if name is None:
+                name = self.names[cls] = self.serde._registered(obj)
+            return self.ext(_PYDANTIC, self.pack([name, objects.model_fields(obj)]))
         return self.serde._encode(obj, self)
 
     def pack(self, obj: Any, *, top: bool = False) -> bytes:
         """Pack the whole value (``top``), or the payload of an extension type."""
+        below = self.below
         if not top:
-            self.below.append(0)
+            below.append(0)
+        level = len(below)
+        packers = self.packers
         try:
-            return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
+            if level < len(packers):
+                packer = packers[level]
+            else:  # a new level (a packer resets itself after each value, even a failed one)
+                packer = msgpack.Packer(default=self.encode, use_bin_type=True, strict_types=True)
+                packers.append(packer)
+            return packer.pack(obj)
         finally:
             if not top:
-                self.last = self.below.pop()
+                self.last = below.pop()
 
     def ext(self, code: int, payload: bytes) -> msgpack.ExtType:
         """The extension value ``code`` around ``payload`` (just packed, or plain bytes)."""
@@ -648,7 +687,13 @@ class _Encoding:
             )
         if self.below:
             self.below[-1] = max(self.below[-1], chain)
-        return msgpack.ExtType(code, payload)
+        # ExtType's own constructor checks its arguments in Python; these are known good (a
+        # code of the closed set, bytes).
+        return _new_ext(msgpack.ExtType, (code, payload))
+
+
+_new_ext = tuple.__new__
+"""Makes a :class:`msgpack.ExtType` (a named tuple) without its argument checks."""
 
 
 _STACK_LEVELS = 1
@@ -668,13 +713,15 @@ class _Decoding:
     instead of overflowing the stack.
     """
 
-    __slots__ = ("depth", "held", "limits", "serde")
+    __slots__ = ("depth", "held", "limits", "models", "serde")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
         self.limits = serde.limits
         self.depth = 0
         self.held = 0
+        self.models: dict[str, tuple[type, _ModelPlan | None] | None] = {}
+        """Stored model name → its class to rebuild (and how), looked up once per call."""
 
     def _lengths(self, size: int) -> dict[str, int]:
         # msgpack already refuses a declared length beyond the bytes it was given; only a
@@ -686,6 +733,10 @@ class _Decoding:
 
     def top(self, payload: bytes) -> Any:
         """Unpack a whole blob (or, on the C stack, one short extension payload)."""
+        if len(payload) <= self.limits.max_items:  # see _lengths
+            return msgpack.unpackb(
+                payload, ext_hook=self.ext, raw=False, strict_map_key=False, use_list=True
+            )
         return msgpack.unpackb(
             payload,
             ext_hook=self.ext,
@@ -747,6 +798,18 @@ class _Decoding:
         """The class ``name`` to rebuild a ``kind`` with; None: load it as a tagged dict."""
         return self.serde._user_type(name, expect, kind)
 
+    def model(self, name: Any) -> tuple[type, _ModelPlan | None] | None:
+        """The pydantic model class stored as ``name`` and how to rebuild it (see
+        :func:`_model_plan`); None: load it as a tagged dict."""
+        if type(name) is str:
+            found = self.models.get(name, _UNKNOWN)
+            if found is not _UNKNOWN:
+                return found  # type: ignore[return-value]
+        cls = self.user_type(name, _is_pydantic, "pydantic model")
+        found = None if cls is None else (cls, _model_plan(cls))
+        self.models[name] = found
+        return found
+
 
 def _decode_enum(dec: _Decoding, payload: bytes) -> Any:
     name, value = dec.unpack(payload)
@@ -773,11 +836,54 @@ def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
 
 def _decode_pydantic(dec: _Decoding, payload: bytes) -> Any:
     name, fields = dec.unpack(payload)
-    cls = dec.user_type(name, _is_pydantic, "pydantic model")
-    if cls is None:
+    found = dec.model(name)
+    if found is None:
         return objects.unloaded(name, fields)
+    cls: Any = found[0]
+    plan = found[1]
+    if plan is not None and type(fields) is dict and list(fields) == plan[0]:
+        # Exactly the class's fields, in their order (as saved from a model): what
+        # model_construct would build, without its per-field work.
+        model = cls.__new__(cls)
+        _set_attribute(model, "__dict__", fields)
+        _set_attribute(model, "__pydantic_fields_set__", set(fields))
+        _set_attribute(model, "__pydantic_extra__", {} if plan[1] else None)
+        _set_attribute(model, "__pydantic_private__", None)
+        return model
     # Fields as saved, without running validators: no code of the class runs on load.
-    return cls.model_construct(**fields)  # type: ignore[attr-defined]
+    return cls.model_construct(**fields)
+
+
+_ModelPlan = tuple[list[str], bool]
+"""A model class's field names in order, and whether it keeps extra fields."""
+
+_UNKNOWN = object()
+_set_attribute = object.__setattr__
+
+
+def _model_plan(cls: Any) -> _ModelPlan | None:
+    """How :func:`_decode_pydantic` may rebuild ``cls`` without ``model_construct``: for a
+    plain pydantic v2 model (no field aliases, no ``model_post_init`` or private attributes,
+    not a root model, ``model_construct`` not overridden), given exactly its fields in order,
+    ``model_construct`` only sets the instance's four slots. None for any other class, which
+    ``model_construct`` rebuilds."""
+    try:
+        from pydantic import BaseModel
+
+        fields = cls.__pydantic_fields__
+        if (
+            not issubclass(cls, BaseModel)
+            or getattr(cls.model_construct, "__func__", None)
+            is not BaseModel.model_construct.__func__  # type: ignore[attr-defined]
+            or cls.__pydantic_post_init__
+            or cls.__pydantic_root_model__
+            or type(fields) is not dict
+            or any(f.alias is not None or f.validation_alias is not None for f in fields.values())
+        ):
+            return None
+        return list(fields), cls.model_config.get("extra") == "allow"
+    except Exception:  # not the pydantic this was written for: the general way
+        return None
 
 
 def _decode_text(convert: Callable[[str], Any]) -> Callable[[_Decoding, bytes], Any]:
