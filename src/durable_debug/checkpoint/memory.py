@@ -63,6 +63,10 @@ class _StoredWrite(NamedTuple):
     task_path: str
 
 
+_new_tuple = tuple.__new__
+"""Makes a stored checkpoint or write (named tuples) without their constructor's Python call."""
+
+
 class MemorySaver(BaseCheckpointSaver):
     """A saver that keeps everything in memory (for tests, notebooks and teaching)."""
 
@@ -220,7 +224,8 @@ class MemorySaver(BaseCheckpointSaver):
             self._store_writes(
                 (thread_id, checkpoint_ns, cast(str, parent_id)), task_id, task_path, serialized
             )
-        self.blobs.update(new_blobs)
+        if new_blobs:
+            self.blobs.update(new_blobs)
         # Copy the nested maps too: the caller may keep mutating its own.
         stored = replace_checkpoint(
             checkpoint,
@@ -229,9 +234,10 @@ class MemorySaver(BaseCheckpointSaver):
             versions_seen={n: dict(v) for n, v in checkpoint["versions_seen"].items()},
         )
         self.storage.setdefault(thread_id, {}).setdefault(checkpoint_ns, {})[checkpoint["id"]] = (
-            _StoredCheckpoint(stored, cast(CheckpointMetadata, dict(metadata)), parent_id)
+            _new_tuple(_StoredCheckpoint, (stored, dict(metadata), parent_id))
         )
-        logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint["id"])
 
     async def aput_writes(
@@ -301,7 +307,7 @@ class MemorySaver(BaseCheckpointSaver):
             write_key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))
             if write_key in bucket and channel not in SPECIAL_WRITE_IDX:
                 continue
-            bucket[write_key] = _StoredWrite(task_id, channel, blob, task_path)
+            bucket[write_key] = _new_tuple(_StoredWrite, (task_id, channel, blob, task_path))
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Forget every checkpoint, blob and write of ``thread_id``."""

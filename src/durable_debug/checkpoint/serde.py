@@ -417,7 +417,16 @@ class MsgpackSerializer:
         # msgpack writes a bytearray as bytes without asking: mark them first (rarely needed).
         marked = _mark_buffers(obj) if buffer is not None else obj
         try:
-            payload = _pack_plain(obj) if buffer is None else None
+            payload = None
+            if buffer is None:  # plain data first (see _plain_packer), inline: the common case
+                packer = getattr(_plain, "packer", None) or _plain_packer()
+                try:
+                    payload = packer.pack(obj)  # no hook: nothing can call back into it
+                except (TypeError, ValueError, OverflowError):  # it resets itself on errors
+                    pass
+                else:
+                    if len(payload) > _KEEP_BUFFER:
+                        del _plain.packer
             if payload is None:
                 payload = _Encoding(self).pack(marked, top=True)
         except SerdeError:
@@ -592,31 +601,23 @@ class MsgpackSerializer:
 
 
 _plain = threading.local()
-"""Per thread, a packer without the extension hook, for :func:`_pack_plain`."""
+"""Per thread, a packer without the extension hook (:func:`_plain_packer`)."""
 
 _KEEP_BUFFER = 1 << 20
 """A packer keeps its buffer as large as its largest value: past this many bytes,
-:func:`_pack_plain` drops it rather than hold the memory."""
+:meth:`MsgpackSerializer.dumps_typed` drops it rather than hold the memory."""
 
 
-def _pack_plain(obj: Any) -> bytes | None:
-    """``obj`` packed, if it is plain data only (dicts, lists, str, int in 64 bits, float,
-    bool, None, bytes — those exact types, no bytearray): then the extension hook has
-    nothing to do, and the same bytes come out quicker. None for anything else: a tuple, a
-    model, a subclass… (the packer stops at the first one; the caller packs the whole value
-    the general way)."""
-    packer = getattr(_plain, "packer", None)
-    if packer is None:
-        packer = _plain.packer = msgpack.Packer(
-            use_bin_type=True, strict_types=True, buf_size=_BUF_SIZE
-        )
-    try:
-        payload: bytes = packer.pack(obj)  # no hook: nothing can call back into this packer
-    except (TypeError, ValueError, OverflowError):  # the packer resets itself on errors
-        return None
-    if len(payload) > _KEEP_BUFFER:
-        del _plain.packer
-    return payload
+def _plain_packer() -> msgpack.Packer:
+    """This thread's packer without the extension hook, for :meth:`MsgpackSerializer.dumps`:
+    a value of plain data only (dicts, lists, str, int in 64 bits, float, bool, None, bytes —
+    those exact types, no bytearray) needs no hook, and the same bytes come out quicker; at
+    anything else (a tuple, a model, a subclass…) it stops, and the value is packed the general
+    way."""
+    packer = _plain.packer = msgpack.Packer(
+        use_bin_type=True, strict_types=True, buf_size=_BUF_SIZE
+    )
+    return packer
 
 
 class _Buffer(bytes):

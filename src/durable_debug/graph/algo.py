@@ -328,7 +328,10 @@ def apply_writes(
             updated.add(ch)
     if clear_ephemeral:
         for ch in graph.ephemeral_channels:
-            if ch not in grouped and channels[ch].update(()):
+            channel = channels[ch]
+            # An empty ephemeral channel stays empty (EphemeralValue.update): only those that
+            # hold a value and were not written again are cleared.
+            if channel.value is not MISSING and ch not in grouped and channel.update(()):
                 updated.add(ch)
         if graph.deferred_channels and not _triggers_any(graph, channels, updated):
             # Nothing else would run: release the deferred nodes (LangGraph's "finish").
@@ -357,8 +360,13 @@ def make_checkpoint(
 ) -> Checkpoint:
     """Snapshot ``channels`` as a new checkpoint."""
     values = {}
+    plain = _PLAIN_CHECKPOINT
     for name, channel in channels.items():
-        value = channel.checkpoint()
+        kind = type(channel)
+        own = plain.get(kind)
+        if own is None:
+            own = plain[kind] = kind.checkpoint is Channel.checkpoint
+        value = channel.value if own else channel.checkpoint()
         if value is not MISSING:
             values[name] = value
     return Checkpoint(
@@ -370,6 +378,11 @@ def make_checkpoint(
         versions_seen=versions_seen,
         updated_channels=sorted(updated) if updated is not None else None,
     )
+
+
+_PLAIN_CHECKPOINT: dict[type[Channel], bool] = {}
+"""Per channel class: whether it checkpoints its value as it is (``Channel.checkpoint``), so
+:func:`make_checkpoint` reads the value without a call per channel."""
 
 
 def preview_values(
