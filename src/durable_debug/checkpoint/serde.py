@@ -253,7 +253,10 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             if cls is dict or cls is list or cls is tuple:
                 seq = obj.values() if cls is dict else obj
             elif cls in models:  # a model class saved before (chat messages)
-                seq = _model_values(obj)
+                seq = obj.__dict__.values()  # _model_values, inline (once per message)
+                extra = getattr(obj, "__pydantic_extra__", None)
+                if extra:
+                    seq = [*seq, *extra.values()]
             elif isinstance(obj, dict):
                 seq = obj.values()
             elif isinstance(obj, (list, tuple, set, frozenset)):
@@ -686,7 +689,9 @@ class _Encoding:
             name = self.names.get(cls)
             if name is None:
                 name = self.names[cls] = self.serde._registered(obj)
-            return self.ext(_PYDANTIC, self.pack([name, objects.model_fields(obj)]))
+            fields = obj.__dict__  # objects.model_fields, inline (once per message)
+            extra = getattr(obj, "__pydantic_extra__", None)
+            return self.ext(_PYDANTIC, self.pack([name, {**fields, **extra} if extra else fields]))
         return self.serde._encode(obj, self)
 
     def pack(self, obj: Any, *, top: bool = False) -> bytes:
@@ -756,7 +761,7 @@ class _Decoding:
     instead of overflowing the stack.
     """
 
-    __slots__ = ("depth", "held", "limits", "models", "serde")
+    __slots__ = ("depth", "held", "limits", "models", "serde", "table")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
@@ -765,6 +770,8 @@ class _Decoding:
         self.held = 0
         self.models: dict[str, tuple[type, _ModelPlan | None] | None] = {}
         """Stored model name → its class to rebuild (and how), looked up once per call."""
+        self.table = _DECODERS if type(self).decoder is _Decoding.decoder else None
+        """The decoders by extension code, unless a subclass chooses them (:meth:`decoder`)."""
 
     def _lengths(self, size: int) -> dict[str, int]:
         # msgpack already refuses a declared length beyond the bytes it was given; only a
@@ -776,10 +783,8 @@ class _Decoding:
 
     def top(self, payload: bytes) -> Any:
         """Unpack a whole blob (or, on the C stack, one short extension payload)."""
-        if len(payload) <= self.limits.max_items:  # see _lengths
-            return msgpack.unpackb(
-                payload, ext_hook=self.ext, raw=False, strict_map_key=False, use_list=True
-            )
+        if len(payload) <= self.limits.max_items:  # see _lengths (raw=False, use_list=True)
+            return msgpack.unpackb(payload, ext_hook=self.ext, strict_map_key=False)
         return msgpack.unpackb(
             payload,
             ext_hook=self.ext,
@@ -793,8 +798,9 @@ class _Decoding:
         """Unpack the payload of an extension type: exactly one value."""
         size = len(payload)
         if self.depth <= _STACK_LEVELS and size <= self.limits.max_items:
-            # The common case, quicker; msgpack bounds declared lengths by the size itself.
-            return self.top(payload)
+            # The common case, quicker; msgpack bounds declared lengths by the size itself
+            # (as top() unpacks it; raw=False and use_list=True are msgpack's defaults).
+            return msgpack.unpackb(payload, ext_hook=self.ext, strict_map_key=False)
         unpacker = msgpack.Unpacker(
             ext_hook=self.ext,
             raw=False,
@@ -811,7 +817,8 @@ class _Decoding:
 
     def ext(self, code: int, payload: bytes) -> Any:
         """msgpack's ``ext_hook``: decode one extension value of the closed set."""
-        decoder = self.decoder(code)
+        table = self.table
+        decoder = table.get(code) if table is not None else self.decoder(code)
         if decoder is None:
             raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
         if self.depth >= self.limits.max_depth:
