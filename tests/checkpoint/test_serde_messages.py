@@ -4,6 +4,7 @@ never sharing anything with the value that was saved or with another load."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import msgpack
@@ -195,3 +196,35 @@ def test_the_extra_fields_of_a_model_count_when_saving() -> None:
         s.dumps(Loose(name="x", payload=deep))
     buffer = s.loads(s.dumps([Loose(name="y", data=bytearray(b"\x00"))]))[0]
     assert type(buffer.data) is bytearray and buffer.data == bytearray(b"\x00")
+
+
+class Stamped(pydantic.BaseModel):
+    when: Any
+
+
+def test_a_message_list_is_stored_as_the_general_encoding_stores_it() -> None:
+    registry = TypeRegistry()
+    registry.register(Stamped)
+    s = MsgpackSerializer(registry)
+    messages = chat()
+
+    def by_hand(items: list[Any]) -> bytes:
+        values = []
+        for item in items:
+            name = (
+                registry.name_of(type(item)) or f"{type(item).__module__}:{type(item).__qualname__}"
+            )
+            fields = {**item.__dict__, **(item.__pydantic_extra__ or {})}
+            payload = msgpack.packb([name, fields], use_bin_type=True)
+            values.append(msgpack.ExtType(PYDANTIC, payload))
+        return msgpack.packb(values, use_bin_type=True)
+
+    assert s.dumps(messages) == by_hand(messages)
+    # a field that is not plain data, or an item that is not a model: the general way
+    stamped = [AIMessage("a", id="1"), Stamped(when=dt.date(2026, 12, 2))]
+    assert s.loads(s.dumps(stamped)) == stamped
+    mixed = [AIMessage("a", id="1"), {"role": "user", "content": "b"}, ("t", 1)]
+    assert s.loads(s.dumps(mixed)) == mixed
+    tagged = [AIMessage("a", id="1", additional_kwargs={"raw": bytearray(b"\x01")})]
+    loaded = s.loads(s.dumps(tagged))
+    assert type(loaded[0].additional_kwargs["raw"]) is bytearray

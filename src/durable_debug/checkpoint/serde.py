@@ -424,9 +424,12 @@ class MsgpackSerializer:
             if buffer is None:  # plain data first (see _plain_packer), inline: the common case
                 packer = getattr(_plain, "packer", None) or _plain_packer()
                 try:
-                    payload = packer.pack(obj)  # no hook: nothing can call back into it
+                    if type(obj) is list and obj and type(obj[0]) in objects.PYDANTIC_CLASSES:
+                        payload = self._pack_models(obj, packer)  # a chat's message list
+                    else:
+                        payload = packer.pack(obj)  # no hook: nothing can call back into it
                 except (TypeError, ValueError, OverflowError):  # it resets itself on errors
-                    pass
+                    payload = None
                 else:
                     if len(payload) > _KEEP_BUFFER:
                         del _plain.packer
@@ -448,6 +451,30 @@ class MsgpackSerializer:
                 f"{limits.max_bytes} that loading enforces; {limits.hint('max_bytes')}"
             )
         return TAG, payload
+
+    def _pack_models(self, items: list[Any], packer: msgpack.Packer) -> bytes:
+        """A list of pydantic models (a chat's messages) whose fields are plain data, packed
+        without the extension hook: each model as the extension value the general way makes
+        (the same bytes), its payload packed by ``packer`` too. Raises TypeError when an item
+        is not a model saved before or a field is not plain data (the caller then packs the
+        list the general way). No extension value is nested in another here, so the whole
+        payload's size bounds each one's (checked by the caller)."""
+        models = objects.PYDANTIC_CLASSES
+        names: dict[type, str] = {}
+        pack = packer.pack
+        values = []
+        for item in items:
+            cls = type(item)
+            name = names.get(cls)
+            if name is None:
+                if cls not in models:
+                    raise TypeError(f"{cls.__qualname__} is not a model saved before")
+                name = names[cls] = self._registered(item)
+            fields = item.__dict__
+            extra = getattr(item, "__pydantic_extra__", None)
+            payload = pack([name, {**fields, **extra} if extra else fields])
+            values.append(_new_ext(msgpack.ExtType, (_PYDANTIC, payload)))
+        return pack(values)
 
     def _too_deep(self, error: type[E], what: str) -> E:
         limits = self.limits
