@@ -130,7 +130,16 @@ class OwnConstruct(pydantic.BaseModel):
         return built
 
 
-@pytest.mark.parametrize("cls", [Aliased, WithPostInit, OwnConstruct])
+class OwnNew(pydantic.BaseModel):
+    value: int
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        made = super().__new__(cls)
+        object.__setattr__(made, "__pydantic_private__", None)
+        return made
+
+
+@pytest.mark.parametrize("cls", [Aliased, WithPostInit, OwnConstruct, OwnNew])
 def test_models_with_aliases_post_init_or_their_own_construct_keep_model_construct(
     cls: type[pydantic.BaseModel],
 ) -> None:
