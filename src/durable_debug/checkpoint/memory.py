@@ -175,7 +175,16 @@ class MemorySaver(BaseCheckpointSaver):
                 pending.append((write.task_id, channel, loads(write.blob)))
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
-        checkpoint = replace_checkpoint(stored.checkpoint, channel_values=values)
+        saved = stored.checkpoint
+        updated = saved.get("updated_channels")
+        # Fresh maps: a caller changing what it read must not change what is stored.
+        checkpoint = replace_checkpoint(
+            saved,
+            channel_values=values,
+            channel_versions=dict(saved["channel_versions"]),
+            versions_seen={n: dict(v) for n, v in saved["versions_seen"].items()},
+            updated_channels=list(updated) if updated is not None else None,
+        )
         parent = (
             checkpoint_config(thread_id, checkpoint_ns, stored.parent_id)
             if stored.parent_id
