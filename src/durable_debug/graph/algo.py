@@ -301,16 +301,21 @@ def apply_writes(
     """Apply the writes of ``tasks`` (after ``extra_writes``) to ``channels``.
 
     Returns the next checkpoint's channel versions, its versions_seen, and the set of updated
-    channels. ``checkpoint`` itself is not modified (it may be the saved one). Trigger
+    channels. ``checkpoint`` itself is not modified (it may be the saved one); the returned
+    versions_seen shares the maps of the nodes that did not run with it (never change one in
+    place). Trigger
     channels that nobody wrote are cleared unless ``clear_ephemeral`` is False.
     """
     versions = dict(checkpoint["channel_versions"])
-    seen_by = {node: dict(seen) for node, seen in checkpoint["versions_seen"].items()}
+    # The maps of the nodes that do not run now are shared with ``checkpoint`` (read-only
+    # for everyone: whoever changes a checkpoint's versions_seen copies it first); a node
+    # that runs gets a copy of its own.
+    seen_by = dict(checkpoint["versions_seen"])
     ordered = sorted(tasks, key=lambda t: t.sort_key)
     updated: set[str] = set()
     for task in ordered:
         if task.triggers:
-            seen = seen_by.setdefault(task.name, {})
+            seen = seen_by[task.name] = dict(seen_by.get(task.name, _NOTHING_SEEN))
             for ch in task.triggers:
                 seen[ch] = versions[ch]
                 if channels[ch].consume():
