@@ -60,7 +60,7 @@ from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.lease import LeaseInfo
 
-__all__ = ["Session", "SqlSaver"]
+__all__ = ["Session", "SqlSaver", "is_short_read", "short_read"]
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +89,25 @@ class Session(Protocol):
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each parameter row."""
         ...
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SHORT_READ = "_durable_short_read"
+
+
+def short_read(fn: F) -> F:
+    """Mark a read session function (for :meth:`SqlSaver._in_session`) whose queries are each
+    an index range scan of bounded size: one page of history, one checkpoint. A dialect may run
+    such a read on the caller's thread (SQLite does when its connection is idle); a read of
+    unknown cost (:meth:`SqlSaver.aquery`, a scan of every thread) is left unmarked."""
+    setattr(fn, _SHORT_READ, True)
+    return fn
+
+
+def is_short_read(fn: Callable[..., Any]) -> bool:
+    """Whether :func:`short_read` marked ``fn``."""
+    return getattr(fn, _SHORT_READ, False) is True
 
 
 class _Page(NamedTuple):
@@ -128,8 +147,6 @@ class SqlSaver(ConnectedSaver):
     """Blobs, writes, checkpoints; parameters thread_id, checkpoint_ns, ids JSON (twice for
     the blobs)."""
     _LIST_THREADS: ClassVar[str]
-    _PREFETCH: ClassVar[bool] = False
-    """Whether a listing reads its next page while the caller consumes the current one."""
     _WRITES_ORDERED: ClassVar[bool] = True
     """Whether :meth:`_writes_query` returns rows in (task_path, task_id, idx) order; when
     False its rows end with task_path and idx and are put in order here."""
@@ -153,7 +170,8 @@ class SqlSaver(ConnectedSaver):
         when ``fn`` returns, rolled back when it raises), and return its result.
 
         ``fn`` awaits nothing but its session's methods, so a dialect may run it whole on the
-        connection's own thread (SQLite does: one hand-off per transaction, not per statement).
+        connection's own thread (SQLite does: one hand-off per transaction, not per statement),
+        or, for a write or a :func:`short_read`, on the caller's thread when nothing waits.
         """
 
     @abstractmethod
@@ -178,6 +196,11 @@ class SqlSaver(ConnectedSaver):
     def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
         """A WHERE condition selecting rows whose metadata[key] equals value, or None when the
         dialect cannot say so exactly (the filter is then applied in Python only)."""
+
+    def _reads_ahead(self) -> bool:
+        """Whether a listing reads its next page while the caller consumes the current one
+        (worth it when a page is read on another thread). Default: no."""
+        return False
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -238,15 +261,15 @@ class SqlSaver(ConnectedSaver):
                 where={"thread": thread_id},
             )
 
-        # With _PREFETCH, the next page is read (on the connection's thread) while this one's
-        # checkpoints are rebuilt and consumed, so the two overlap instead of taking turns.
+        # When _reads_ahead(), the next page is read (on the connection's thread) while this
+        # one's checkpoints are rebuilt and consumed, so the two overlap instead of taking turns.
         pending: asyncio.Future[_Page] | None = None
         page = await read(None, remaining)
         try:
             while True:
                 left = None if remaining is None else remaining - len(page.checkpoints)
                 more = not page.exhausted and (left is None or left > 0)
-                if more and self._PREFETCH:
+                if more and self._reads_ahead():
                     pending = asyncio.ensure_future(read(page.last, left))
                 shared: dict[BlobKey, Any] = {}  # values loaded once per page: bounded memory
                 for parsed in page.checkpoints:
@@ -303,6 +326,7 @@ class SqlSaver(ConnectedSaver):
             sql = f"{self._SELECT_CHECKPOINTS} WHERE {where} AND checkpoint_id = {self._P}"
             params.append(checkpoint_id)
 
+        @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
             parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
@@ -323,6 +347,7 @@ class SqlSaver(ConnectedSaver):
     ) -> _Page:
         sql, params = self._page_query(thread_id, ns, before_id, after, pushed, size)
 
+        @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
             with collector_paused():  # the page lives on while it is consumed

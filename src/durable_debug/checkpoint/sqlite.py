@@ -41,7 +41,7 @@ from durable_debug.checkpoint._schema import (
     newer_schema_error,
     schema_version,
 )
-from durable_debug.checkpoint._sql import Session, SqlSaver
+from durable_debug.checkpoint._sql import Session, SqlSaver, is_short_read
 from durable_debug.checkpoint.base import SerializerProtocol
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 from durable_debug.checkpoint.serde import CorruptPayloadError
@@ -252,7 +252,6 @@ class SqliteSaver(SqlSaver):
     _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
     _WRITES_ORDERED = False
-    _PREFETCH = True
 
     def __init__(
         self,
@@ -282,7 +281,8 @@ class SqliteSaver(SqlSaver):
         self._conn: aiosqlite.Connection | None = None
         self._raw: sqlite3.Connection | None = None
         self._inline = False
-        """Whether writes may run on the caller's thread (only on a connection of our own)."""
+        """Whether writes and short reads may run on the caller's thread (only on a connection
+        of our own)."""
         self._busy = threading.Lock()
         """Held while a session runs on ``_raw``, on whichever thread runs it."""
 
@@ -454,25 +454,36 @@ class SqliteSaver(SqlSaver):
         # parsing of their rows) is one call on aiosqlite's connection thread: one thread
         # hand-off per transaction instead of one per statement.
         #
-        # A write goes further when the connection is idle: it runs right here, on the caller's
-        # thread, if it can take the write lock at once (another process writing makes it wait
-        # on aiosqlite's thread instead, so the caller's event loop never waits on a lock). A
-        # step's transaction takes about 40 µs of SQL; the two hand-offs cost as much on an
-        # idle machine and far more on a loaded one, where each waits for the other thread to
-        # be scheduled. ``_busy`` keeps sessions from interleaving on the one connection.
+        # A write, or a short read (one page of history, one checkpoint: _sql.short_read), goes
+        # further when the connection is idle: it runs right here, on the caller's thread,
+        # without waiting for any lock of the file (another process holding one makes it run
+        # on aiosqlite's thread instead, which waits up to busy_timeout, so the caller's event
+        # loop never waits on a lock). A step's transaction takes about 40 µs of SQL; the two
+        # hand-offs cost as much on an idle machine and far more on a loaded one, where each
+        # waits for the other thread to be scheduled, and a page's parsing holds the GIL either
+        # way. ``_busy`` keeps sessions from interleaving on the one connection.
         conn, raw = self._conn, self._raw
         if conn is None or raw is None:
             raise StoreClosedError(f"{self!r} is closed")
         busy = self._busy
-        if write and self._inline and busy.acquire(blocking=False):
+        here = write or is_short_read(fn)
+        if here and self._inline and busy.acquire(blocking=False):
             try:  # still open, on the same connection, now that no one else is using it
-                ready = self._inline and self._raw is raw
-                done, result = _transact_now(raw, fn, self.busy_timeout) if ready else (False, None)
+                if not (self._inline and self._raw is raw):
+                    done, result = False, None
+                elif write:
+                    done, result = _transact_now(raw, fn, self.busy_timeout)
+                else:
+                    done, result = _read_now(raw, fn, self.busy_timeout)
             finally:
                 busy.release()
             if done:
                 return cast("T", result)
         return await conn._execute(_transact_locked, busy, raw, fn, write)
+
+    def _reads_ahead(self) -> bool:
+        # A page read on the caller's thread cannot overlap with anything: read it when asked.
+        return not self._inline
 
     # -- dialect -------------------------------------------------------------------------------
 
@@ -645,6 +656,25 @@ def _transact_now(
     finally:
         raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
     return True, _finish(raw, fn)
+
+
+def _read_now(
+    raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], busy_timeout: float
+) -> tuple[bool, T | None]:
+    """Run the read session ``fn`` on the calling thread without waiting for a lock:
+    ``(True, result)``, or ``(False, None)`` when a query found the file locked (in WAL mode a
+    reader waits only while another connection recovers the WAL or changes the journal mode).
+    A read changes nothing, so the caller then runs ``fn`` again on aiosqlite's thread, which
+    waits up to ``busy_timeout``. The caller holds the saver's ``_busy`` lock."""
+    raw.execute("PRAGMA busy_timeout = 0")
+    try:
+        return True, _drive(fn(_ThreadSession(raw)))
+    except sqlite3.OperationalError as exc:
+        if str(exc) in _LOCKED:
+            return False, None
+        raise
+    finally:
+        raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
 
 
 def _drive(awaitable: Awaitable[T]) -> T:
