@@ -36,7 +36,7 @@ from durable_debug.checkpoint._rows import (
     collector_paused,
     metadata_text,
     not_found,
-    parse_checkpoint_row,
+    parse_checkpoint_rows,
     to_tuple,
     write_rows,
 )
@@ -272,9 +272,10 @@ class SqlSaver(ConnectedSaver):
                 if more and self._reads_ahead():
                     pending = asyncio.ensure_future(read(page.last, left))
                 shared: dict[BlobKey, Any] = {}  # values loaded once per page: bounded memory
+                blobs, writes_of = page.blobs, page.writes
                 for parsed in page.checkpoints:
-                    writes = page.writes.get(parsed.key, [])
-                    yield to_tuple(parsed, page.blobs, writes, serde, shared)
+                    writes = writes_of.get(parsed.key, ())
+                    yield to_tuple(parsed, blobs, writes, serde, shared)
                     if remaining is not None:
                         remaining -= 1
                         if remaining <= 0:
@@ -329,7 +330,7 @@ class SqlSaver(ConnectedSaver):
         @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
-            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            parsed = parse_checkpoint_rows(rows, self.serde)
             return await self._complete(s, parsed, None, exhausted=True)
 
         return await self._in_session(read, write=False)
@@ -351,7 +352,7 @@ class SqlSaver(ConnectedSaver):
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
             with collector_paused():  # the page lives on while it is consumed
-                parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+                parsed = parse_checkpoint_rows(rows, self.serde)
             kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
             if want is not None:
                 kept = kept[:want]

@@ -520,29 +520,31 @@ class SqliteSaver(SqlSaver):
     def _blobs_query_of(
         self, checkpoints: Sequence[ParsedCheckpoint]
     ) -> tuple[str, Sequence[Any]] | None:
-        # Straight from the stored pointer maps (already {version: [channel, ...]}), merged per
-        # thread and namespace: a page's checkpoints share most of their entries.
-        merged: dict[str, dict[str, dict[str, dict[str, None]]]] = {}
+        # Straight from the stored pointer maps (already {version: (channel, ...)}), merged per
+        # thread and namespace: a page's checkpoints share most of their entries, so a group
+        # already listed is compared, not merged, and the maps are dumped as they are.
+        merged: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
+        thread_id = ns = None
+        by_version: dict[str, tuple[str, ...]] = {}
         for c in checkpoints:
-            by_version = merged.setdefault(c.thread_id, {}).setdefault(c.checkpoint_ns, {})
+            if c.thread_id != thread_id or c.checkpoint_ns != ns:
+                thread_id, ns = c.thread_id, c.checkpoint_ns
+                by_version = merged.setdefault(thread_id, {}).setdefault(ns, {})
             for version, channels in c.pointers.items():
                 have = by_version.get(version)
                 if have is None:
-                    by_version[version] = dict.fromkeys(channels)
-                else:
-                    have.update(dict.fromkeys(channels))
-        nested = {
-            thread_id: {
-                ns: {
-                    version: list(channels) for version, channels in by_version.items() if channels
-                }
-                for ns, by_version in by_ns.items()
-            }
-            for thread_id, by_ns in merged.items()
-        }
-        if not any(by_version for by_ns in nested.values() for by_version in by_ns.values()):
+                    by_version[version] = channels
+                elif have != channels:
+                    by_version[version] = tuple(dict.fromkeys((*have, *channels)))
+        selects = False
+        for by_ns in merged.values():
+            for key, grouped in by_ns.items():
+                if not all(grouped.values()):  # a version of no channel selects nothing
+                    by_ns[key] = grouped = {v: chs for v, chs in grouped.items() if chs}
+                selects = selects or bool(grouped)
+        if not selects:
             return None
-        return SELECT_BLOBS, (json.dumps(nested),)
+        return SELECT_BLOBS, (json.dumps(merged),)
 
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
         return SELECT_WRITES, (json.dumps(ids),)
