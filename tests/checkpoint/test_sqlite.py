@@ -459,6 +459,9 @@ async def test_every_listing_query_is_an_index_range_scan_without_a_sort(db_path
     selects = [sql for sql in statements if sql.lstrip().startswith("SELECT")]
     kinds = {" ".join(sql.split()[:2]) for sql in selects}
     assert kinds == {"SELECT thread_id,", "SELECT b.thread_id,", "SELECT w.thread_id,"}
+    # the writes of a filtered page by checkpoint, of an unfiltered one by ranges of ids
+    writes = [sql for sql in selects if sql.lstrip().startswith("SELECT w.")]
+    assert {"BETWEEN" in sql for sql in writes} == {True, False}
     pages = [sql for sql in selects if sql.lstrip().startswith("SELECT thread_id")]
     assert len(pages) >= 2 + 3 + 6 + 1 + 5 + 1 + 2  # each page, and the two reads
     with sqlite3.connect(db_path) as conn:
@@ -543,7 +546,9 @@ async def test_a_listing_stopped_early_leaves_no_read_behind(
         # the third page holds a damaged row: read when asked or ahead, its error waits for
         # the caller
         with sqlite3.connect(db_path) as other:
-            other.execute("UPDATE checkpoints SET metadata = 'x' WHERE metadata LIKE '%\"step\":2%'")
+            other.execute(
+                "UPDATE checkpoints SET metadata = 'x' WHERE metadata LIKE '%\"step\":2%'"
+            )
         stopped = saver.alist(config_for("t"))
         async for tup in stopped:
             if tup.metadata["step"] == 4:  # the damaged page has been asked for by now
@@ -610,3 +615,35 @@ def test_closing_while_other_threads_write_leaves_a_sound_file(db_path: Path):
     assert len(outcomes) == 3 and "closed" in outcomes
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+async def test_every_listing_page_has_the_writes_of_its_own_checkpoints_only(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 3
+        configs: dict[tuple[str, str], Any] = {}
+        parents: dict[tuple[str, str], Any] = {}
+        for i in range(6):  # two threads, two namespaces, their checkpoints interleaved
+            for key in (("a", ""), ("b", ""), ("a", "sub:1"), ("b", "sub:1")):
+                cp, versions = child_checkpoint(parents.get(key), {"n": i})
+                config = configs.get(key, config_for(*key))
+                configs[key] = await saver.aput(config, cp, {"step": i}, versions)
+                await saver.aput_writes(configs[key], [("n", f"{key}-{i}")], f"task-{i}")
+                parents[key] = cp
+        listings = [
+            saver.alist(None),
+            saver.alist({"configurable": {"thread_id": "a"}}),
+            saver.alist(config_for("b", "sub:1")),
+            saver.alist(None, filter={"step": 2}),
+            saver.alist(None, before=configs[("a", "")], limit=5),
+        ]
+        for listing in listings:
+            async for tup in listing:
+                alone = await saver.aget_tuple(tup.config)
+                assert alone is not None
+                assert tup.pending_writes == alone.pending_writes
+                key = (
+                    tup.config["configurable"]["thread_id"],
+                    tup.config["configurable"]["checkpoint_ns"],
+                )
+                step = tup.metadata["step"]
+                assert tup.pending_writes == [(f"task-{step}", "n", f"{key}-{step}")]

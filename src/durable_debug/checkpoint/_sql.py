@@ -192,6 +192,15 @@ class SqlSaver(ConnectedSaver):
         writes of these checkpoints, in (task_path, task_id, idx) order (or, when
         ``_WRITES_ORDERED`` is False, in any order followed by task_path and idx)."""
 
+    def _writes_query_of(
+        self, checkpoints: Sequence[ParsedCheckpoint], contiguous: bool
+    ) -> tuple[str, Sequence[Any]]:
+        """The query of the pending writes of ``checkpoints`` (as :meth:`_writes_query`).
+        ``contiguous`` says that no checkpoint of one of their (thread, namespace) lies between
+        two of them without being one of them (an unfiltered page of history), so a dialect
+        may select the writes of each (thread, namespace) by a range of checkpoint ids."""
+        return self._writes_query([c.key for c in checkpoints])
+
     @abstractmethod
     def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
         """A WHERE condition selecting rows whose metadata[key] equals value, or None when the
@@ -357,7 +366,11 @@ class SqlSaver(ConnectedSaver):
             if want is not None:
                 kept = kept[:want]
             last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
-            return await self._complete(s, kept, last, exhausted=len(rows) < size)
+            # Unfiltered, a page holds every checkpoint of each of its (thread, namespace)
+            # between that one's first and last: its writes may be selected by those ranges.
+            return await self._complete(
+                s, kept, last, exhausted=len(rows) < size, contiguous=not filter
+            )
 
         return await self._in_session(read, write=False)
 
@@ -418,8 +431,10 @@ class SqlSaver(ConnectedSaver):
         last: tuple[str, str, str] | None,
         *,
         exhausted: bool,
+        contiguous: bool = False,
     ) -> _Page:
-        """Fetch the blobs and pending writes of ``checkpoints``: two queries at most."""
+        """Fetch the blobs and pending writes of ``checkpoints``: two queries at most.
+        ``contiguous``: see :meth:`_writes_query_of`."""
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
         writes: dict[tuple[str, str, str], list[WriteValues]] = {}
         query = self._blobs_query_of(checkpoints)
@@ -428,7 +443,7 @@ class SqlSaver(ConnectedSaver):
             for t, n, channel, version, type_, blob in await s.fetch(sql, params):
                 blobs[(t, n, channel, version)] = (type_, blob)
         if checkpoints:
-            sql, params = self._writes_query([c.key for c in checkpoints])
+            sql, params = self._writes_query_of(checkpoints, contiguous)
             rows = await s.fetch(sql, params)
             if not self._WRITES_ORDERED:  # in a checkpoint: by task_path, task_id, idx
                 rows = sorted(rows, key=_WRITE_ORDER)

@@ -147,6 +147,18 @@ per checkpoint. No ORDER BY: ``task_path`` is not in the key, so SQL would sort 
 writes in a temporary B-tree; the rows carry ``task_path`` and ``idx`` and the saver puts them
 in order (SqlSaver._complete)."""
 
+SELECT_WRITES_BETWEEN = """SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id,
+    w.channel, w.type, w.blob, w.task_path, w.idx
+FROM json_each(?) AS k
+JOIN checkpoint_writes AS w
+  ON w.thread_id = json_extract(k.value, '$[0]')
+ AND w.checkpoint_ns = json_extract(k.value, '$[1]')
+ AND w.checkpoint_id BETWEEN json_extract(k.value, '$[2]') AND json_extract(k.value, '$[3]')"""
+"""The pending writes of the checkpoints of a page of history that lie between two ids of one
+(thread_id, checkpoint_ns), for each ``[thread_id, checkpoint_ns, first, last]`` of a JSON
+array: a primary-key range each, fewer keys than :data:`SELECT_WRITES` when a page holds runs
+of one thread's checkpoints (ordered like SELECT_WRITES' rows by the saver)."""
+
 INSERT_BLOB = """INSERT INTO checkpoint_blobs
     (thread_id, checkpoint_ns, channel, version, type, blob)
 VALUES (?, ?, ?, ?, ?, ?)
@@ -548,6 +560,22 @@ class SqliteSaver(SqlSaver):
 
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
         return SELECT_WRITES, (json.dumps(ids),)
+
+    def _writes_query_of(
+        self, checkpoints: Sequence[ParsedCheckpoint], contiguous: bool
+    ) -> tuple[str, Sequence[Any]]:
+        if not contiguous:
+            return super()._writes_query_of(checkpoints, contiguous)
+        ranges: dict[tuple[str, str], list[str]] = {}
+        for c in checkpoints:
+            found = ranges.get((c.thread_id, c.checkpoint_ns))
+            if found is None:
+                ranges[(c.thread_id, c.checkpoint_ns)] = [c.checkpoint_id, c.checkpoint_id]
+            elif c.checkpoint_id < found[0]:
+                found[0] = c.checkpoint_id
+            elif c.checkpoint_id > found[1]:
+                found[1] = c.checkpoint_id
+        return SELECT_WRITES_BETWEEN, (json.dumps([(*k, *r) for k, r in ranges.items()]),)
 
     def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
         if '"' in key or "\\" in key:
