@@ -64,6 +64,8 @@ from typing_extensions import TypedDict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "checkpoint"))
+# this checkout's code, not whichever durable_debug is installed (as the other scripts do)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 FIELDS = 100
 FIELD_BYTES = 1024
@@ -615,11 +617,9 @@ async def inspect_reads() -> None:
 
         SqliteSaver._in_session = in_session  # type: ignore[method-assign]
         _sql.to_tuple = to_tuple
+        said = io.StringIO()
         try:
-            with (
-                contextlib.redirect_stdout(io.StringIO()),
-                contextlib.redirect_stderr(io.StringIO()),
-            ):
+            with contextlib.redirect_stdout(said), contextlib.redirect_stderr(said):
                 code = await asyncio.to_thread(
                     cli,
                     ["inspect", str(path), "--thread", "long", "--html", str(Path(tmp) / "t.html")],
@@ -627,7 +627,7 @@ async def inspect_reads() -> None:
         finally:
             SqliteSaver._in_session = real_session  # type: ignore[method-assign]
             _sql.to_tuple = real_to_tuple
-    assert code == 0
+    assert code == 0, said.getvalue()[-2000:]
     checkpoints = RUNS * (CHAIN + 2)
     pages = math.ceil((checkpoints + 1) / SqliteSaver.page_size)  # the last page is seen empty
     reads = len(sessions)
