@@ -284,10 +284,10 @@ class _LockedOnce:
         return getattr(self.raw, name)
 
     def execute(self, sql: str, params: Any = ()) -> Any:
-        if sql.lstrip().startswith("SELECT") and threading.get_ident() == self.thread:
-            if not self.refused:
-                self.refused += 1
-                raise sqlite3.OperationalError("database is locked")
+        here = threading.get_ident() == self.thread
+        if here and not self.refused and sql.lstrip().startswith("SELECT"):
+            self.refused += 1
+            raise sqlite3.OperationalError("database is locked")
         return self.raw.execute(sql, params)
 
 
