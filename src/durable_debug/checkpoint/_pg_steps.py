@@ -29,8 +29,9 @@ import contextlib
 import functools
 import itertools
 import os
+import struct
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -49,7 +50,10 @@ if TYPE_CHECKING:
 
     from durable_debug.checkpoint.postgres import PostgresSaver
 
-__all__ = ["PgStepQueue"]
+__all__ = ["Blobs", "PgStepQueue", "blobs_array"]
+
+StepStatement = Callable[..., "tuple[str, list[Any]] | None"]
+"""``postgres.step_statement``: a step's rows → the statement writing them, its parameters."""
 
 _BYTEA_ARRAY = 1001
 """The type oid of ``bytea[]``: the blobs of a step go as one binary array."""
@@ -59,6 +63,25 @@ _prepared: weakref.WeakKeyDictionary[Any, dict[str, bytes]] = weakref.WeakKeyDic
 """Per libpq connection, the statements this module prepared on it: SQL → name."""
 
 
+class Blobs(list):
+    """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` (:func:`blobs_array`)."""
+
+
+_ARRAY_HEAD, _LENGTH = struct.Struct("!iiiii"), struct.Struct("!i")
+_NULL = _LENGTH.pack(-1)
+
+
+def blobs_array(blobs: Sequence[bytes | None]) -> bytes:
+    """``blobs`` as one ``bytea[]`` in PostgreSQL's binary format, written in one ``join``."""
+    parts = [_ARRAY_HEAD.pack(1, 1, 17, len(blobs), 1)]  # one dimension, may hold NULLs
+    for blob in blobs:
+        if blob is None:
+            parts.append(_NULL)
+        else:
+            parts += (_LENGTH.pack(len(blob)), blob)
+    return b"".join(parts)
+
+
 class PgStepQueue(StepQueue):
     """One run's steps for a :class:`~durable_debug.checkpoint.postgres.PostgresSaver`: each
     sent when put, its answer read when the next one is put or the queue is drained (see the
@@ -66,8 +89,10 @@ class PgStepQueue(StepQueue):
 
     saver: PostgresSaver
 
-    def __init__(self, saver: PostgresSaver) -> None:
+    def __init__(self, saver: PostgresSaver, statement: StepStatement) -> None:
         super().__init__(saver)
+        self._statement = statement
+        """Builds the statement that writes a step's rows (``postgres.step_statement``)."""
         self._conn: psycopg.AsyncConnection[Any] | None = None
         """The saver's caller-loop connection while this queue holds it (``_direct_lock``)."""
         self._sent: dict[str, str | None] | None = None
@@ -90,8 +115,6 @@ class PgStepQueue(StepQueue):
     ) -> RunnableConfig:
         """Serialize the step, wait for the previous step's answer, send this one's statement
         and return the new checkpoint's config without waiting for its answer."""
-        from durable_debug.checkpoint.postgres import step_statement
-
         if self._error is not None:
             raise self._error
         saver = self.saver
@@ -105,7 +128,7 @@ class PgStepQueue(StepQueue):
         if conn is None:  # the connection is busy elsewhere: saved now, through the pool
             await saver._run(saver._store, *rows, where=where)
         else:
-            statement = step_statement(*rows)
+            statement = self._statement(*rows)
             assert statement is not None  # a checkpoint row is always written
             await self._send(conn, *statement, where)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
@@ -240,13 +263,11 @@ def _numbered(sql: str) -> str:
 def _encode(params: Sequence[Any]) -> tuple[list[bytes | None], list[int], list[int]]:
     """Parameters as libpq takes them: text (type left to the server, as psycopg sends a
     ``str``) or, for the blobs, one binary ``bytea[]``."""
-    from durable_debug.checkpoint.postgres import _Blobs, blobs_array
-
     values: list[bytes | None] = []
     types: list[int] = []
     formats: list[int] = []
     for value in params:
-        if isinstance(value, _Blobs):
+        if isinstance(value, Blobs):
             values.append(blobs_array(value))
             types.append(_BYTEA_ARRAY)
             formats.append(1)

@@ -29,7 +29,6 @@ import json
 import logging
 import os
 import re
-import struct
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -37,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_debug.checkpoint._connected import is_statements_only
 from durable_debug.checkpoint._io import run_soon_on_io_loop
+from durable_debug.checkpoint._pg_steps import Blobs, PgStepQueue, blobs_array
 from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
 from durable_debug.checkpoint._schema import (
     DatabaseSetupError,
@@ -676,9 +676,7 @@ class PostgresSaver(SqlSaver):
         """A queue that sends each step's statement as it is put and reads the server's answer
         when the next step is put (or the queue is drained), so a run's next step runs while
         the server writes the previous one; see :mod:`durable_debug.checkpoint._pg_steps`."""
-        from durable_debug.checkpoint._pg_steps import PgStepQueue
-
-        return PgStepQueue(self)
+        return PgStepQueue(self, step_statement)
 
     async def _read_one(self, thread_id: str, ns: str, checkpoint_id: str | None) -> _Page:
         params: tuple[str, ...]
@@ -761,36 +759,17 @@ class _PgSession:
             await cur.executemany(sql, rows)
 
 
-class _Blobs(list):
-    """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` by :class:`_BlobsDumper`."""
-
-
 def _rows_params(
     fields: Sequence[Sequence[Any]], rows: Sequence[Sequence[Any]], blob: int
-) -> tuple[str, _Blobs]:
+) -> tuple[str, Blobs]:
     """A part's parameters: its rows' ``fields`` as JSON text (one C call to encode) and the
     ``blob`` column of ``rows``."""
-    return json.dumps(fields, ensure_ascii=False), _Blobs(row[blob] for row in rows)
-
-
-_ARRAY_HEAD, _LENGTH = struct.Struct("!iiiii"), struct.Struct("!i")
-_NULL = _LENGTH.pack(-1)
-
-
-def blobs_array(blobs: Sequence[bytes | None]) -> bytes:
-    """``blobs`` as one ``bytea[]`` in PostgreSQL's binary format, written in one ``join``."""
-    parts = [_ARRAY_HEAD.pack(1, 1, 17, len(blobs), 1)]  # one dimension, may hold NULLs
-    for blob in blobs:
-        if blob is None:
-            parts.append(_NULL)
-        else:
-            parts += (_LENGTH.pack(len(blob)), blob)
-    return b"".join(parts)
+    return json.dumps(fields, ensure_ascii=False), Blobs(row[blob] for row in rows)
 
 
 @functools.cache
 def _adapters() -> psycopg.adapt.AdaptersMap:
-    """psycopg's adapters with :class:`_Blobs` as ``bytea[]`` in the binary format (see
+    """psycopg's adapters with :class:`Blobs` as ``bytea[]`` in the binary format (see
     :func:`blobs_array`; psycopg's generic list dumper inspects every element in Python), for
     every connection that writes steps."""
     import psycopg
@@ -805,7 +784,7 @@ def _adapters() -> psycopg.adapt.AdaptersMap:
             return blobs_array(obj)
 
     adapters = AdaptersMap(psycopg.adapters)
-    adapters.register_dumper(_Blobs, _BlobsDumper)
+    adapters.register_dumper(Blobs, _BlobsDumper)
     return adapters
 
 
