@@ -138,8 +138,10 @@ class PgStepQueue(StepQueue):
         failure of a step that could not be saved (once; the queue is then empty)."""
         try:
             await self._collect()
-        except BaseException:
-            pass  # recorded in _error (or a cancellation, re-raised below)
+        except asyncio.CancelledError:
+            raise  # the answer stays unread: _release closes the connection
+        except Exception:
+            pass  # recorded in _error, raised below
         finally:
             self._release()
         error, self._error = self._error, None
