@@ -684,7 +684,8 @@ async def postgres_vs_langgraph(rounds: int, threads: int, synced_threads: int) 
     waits for its WAL to reach the disk), where the number of commits per checkpoint counts.
     LangGraph runs with its default durability (saving in the background while the next step
     runs: the target rows) and with ``durability="sync"`` (every step saved before the next
-    starts, as ours always does). In each round the three savers are open side by side and take
+    starts); ours runs with its default, ``"async"`` (its step queue overlaps each step's write
+    with the next step). In each round the three savers are open side by side and take
     turns, ``PG_BATCH`` threads at a time, so a load spike on the machine hits all three."""
     from servers import ServerUnavailable, postgres_server, postgres_server_control
 
@@ -789,7 +790,7 @@ async def _postgres_rounds(
             "ms",
             None,
         )
-        + "  (each side saves every step before the next starts)"
+        + "  (LangGraph saves every step before the next starts)"
     )
     if with_gets:
         print(
