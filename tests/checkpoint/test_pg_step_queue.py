@@ -170,8 +170,9 @@ async def test_a_chunk_arrives_once_its_step_is_saved_and_leaving_loses_nothing(
     assert (await graph.ainvoke(None, config_for("leave")))["n"] == 4
 
 
+@pytest.mark.parametrize("twin", ["ainvoke", "invoke"])
 async def test_interrupts_errors_once_fan_out_and_subgraphs_land_in_order(
-    saver: PostgresSaver, postgres_db: str
+    saver: PostgresSaver, postgres_db: str, twin: str
 ):
     effects: list[str] = []
     failures = {"flaky": 1}
@@ -192,6 +193,9 @@ async def test_interrupts_errors_once_fan_out_and_subgraphs_land_in_order(
     async def call_inner(state: Log) -> dict:
         return {"log": (await inner.ainvoke({"log": [], "answer": ""}))["log"]}
 
+    def call_inner_sync(state: Log) -> dict:  # in a worker thread: the subgraph on another loop
+        return {"log": inner.invoke({"log": [], "answer": ""})["log"]}
+
     def ask(state: Log) -> dict:
         return {"answer": interrupt("ok?"), "log": [once(effect, "asked")]}
 
@@ -206,24 +210,34 @@ async def test_interrupts_errors_once_fan_out_and_subgraphs_land_in_order(
         .add_node("start", lambda s: {"log": ["start"]})
         .add_node("sub", inner)
         .add_node("called", call_inner)
+        .add_node("called_sync", call_inner_sync)
         .add_node("ask", ask)
         .add_node("worker", lambda s: {"log": ["w"]})
         .add_node("flaky", flaky)
         .add_edge(START, "start")
         .add_edge("start", "sub")
         .add_edge("sub", "called")
-        .add_edge("called", "ask")
+        .add_edge("called", "called_sync")
+        .add_edge("called_sync", "ask")
         .add_conditional_edges("ask", lambda s: [Send("worker", s) for _ in range(3)])
         .add_edge("worker", "flaky")
         .compile(checkpointer=saver)
     )
-    first = await g.ainvoke({"log": [], "answer": ""}, config_for("slow-o"))
+
+    async def run(payload: Any) -> Any:
+        if twin == "ainvoke":
+            return await g.ainvoke(payload, config_for("slow-o"))
+        # the sync twin runs its sync nodes inline on the runner loop
+        return await asyncio.to_thread(g.invoke, payload, config_for("slow-o"))
+
+    first = await run({"log": [], "answer": ""})
     assert first["__interrupt__"][0].value == "ok?"
     with pytest.raises(RuntimeError, match="transient"):
-        await g.ainvoke(Command(resume="yes"), config_for("slow-o"))
-    done = await g.ainvoke(None, config_for("slow-o"))
+        await run(Command(resume="yes"))
+    done = await run(None)
     # as the node, the subgraph returns its whole state, so "start" is added again
-    expected = ["start", "start", "s1", "s2", "s1", "s2", "asked", "w", "w", "w", "flaky"]
+    expected = ["start", "start", "s1", "s2", "s1", "s2", "s1", "s2", "asked", "w", "w", "w"]
+    expected.append("flaky")
     assert done["log"] == expected
     assert effects == ["asked"]
     steps = saved_steps(postgres_db, "slow-o")
