@@ -137,7 +137,8 @@ class PgStepQueue(StepQueue):
         """Read the answer of the step in flight, give the connection back, and raise the
         failure of a step that could not be saved (once; the queue is then empty)."""
         try:
-            await self._collect()
+            if self._error is None:  # after a failure the connection is not read again
+                await self._collect()
         except asyncio.CancelledError:
             raise  # the answer stays unread: _release closes the connection
         except Exception:
