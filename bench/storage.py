@@ -211,7 +211,9 @@ async def put_latencies(saver: Any, label: str) -> tuple[float, float]:
     """p50 and p95 milliseconds per checkpoint write while a chain graph runs 30 times.
 
     A step's checkpoint is saved with its lone task's writes by ``aput_step`` (one
-    transaction on the SQL savers); that call is what is timed, once per step.
+    transaction on the SQL savers); that call is what is timed, once per step, so the runs use
+    ``durability="sync"`` (with ``"async"`` PostgreSQL's step queue sends the statement and
+    reads its answer later, without ``aput_step``).
     """
     seen: list[float] = []
     real = saver.aput_step
@@ -226,7 +228,8 @@ async def put_latencies(saver: Any, label: str) -> tuple[float, float]:
     saver.aput_step = timed
     graph = chain("durable_debug", saver)
     for i in range(30):
-        await graph.ainvoke({"n": 0, "log": []}, {"configurable": {"thread_id": f"{label}-{i}"}})
+        config = {"configurable": {"thread_id": f"{label}-{i}"}}
+        await graph.ainvoke({"n": 0, "log": []}, config, durability="sync")
     seen.sort()
     return statistics.median(seen), seen[int(len(seen) * 0.95) - 1]
 
@@ -687,7 +690,8 @@ async def postgres_vs_langgraph(rounds: int, threads: int, synced_threads: int) 
     waits for its WAL to reach the disk), where the number of commits per checkpoint counts.
     LangGraph runs with its default durability (saving in the background while the next step
     runs: the target rows) and with ``durability="sync"`` (every step saved before the next
-    starts, as ours always does). In each round the three savers are open side by side and take
+    starts); ours runs with its default, ``"async"`` (its step queue overlaps each step's write
+    with the next step). In each round the three savers are open side by side and take
     turns, ``PG_BATCH`` threads at a time, so a load spike on the machine hits all three."""
     from servers import ServerUnavailable, postgres_server, postgres_server_control
 
@@ -792,7 +796,7 @@ async def _postgres_rounds(
             "ms",
             None,
         )
-        + "  (each side saves every step before the next starts)"
+        + "  (LangGraph saves every step before the next starts)"
     )
     if with_gets:
         print(

@@ -60,7 +60,7 @@ from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.lease import LeaseInfo
 
-__all__ = ["Session", "SqlSaver", "is_short_read", "short_read"]
+__all__ = ["Session", "SqlSaver", "StepRows", "is_short_read", "short_read"]
 
 logger = logging.getLogger(__name__)
 
@@ -108,6 +108,17 @@ def short_read(fn: F) -> F:
 def is_short_read(fn: Callable[..., Any]) -> bool:
     """Whether :func:`short_read` marked ``fn``."""
     return getattr(fn, _SHORT_READ, False) is True
+
+
+class StepRows(NamedTuple):
+    """A step as :meth:`SqlSaver._store` writes it: its tasks' writes (ordinary, then special),
+    its new blobs and its checkpoint row (thread_id, checkpoint_ns, checkpoint_id,
+    parent_checkpoint_id, checkpoint, metadata)."""
+
+    ordinary: list[WriteRow]
+    special: list[WriteRow]
+    blobs: list[BlobRow]
+    row: tuple[Any, ...]
 
 
 class _Page(NamedTuple):
@@ -474,10 +485,26 @@ class SqlSaver(ConnectedSaver):
     ) -> RunnableConfig:
         """Save tasks' writes on the checkpoint ``config`` names and ``checkpoint`` as its
         child, all in one transaction (see :meth:`BaseCheckpointSaver.aput_step`)."""
+        # Serialize everything first: a value that cannot be saved leaves the database untouched.
+        rows = self._step_rows(config, task_writes, checkpoint, metadata, new_versions)
+        thread_id, checkpoint_ns, checkpoint_id = rows.row[:3]
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        await self._run(self._store, *rows, where=where)
+        logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
+        return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+
+    def _step_rows(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> StepRows:
+        """A step serialized: the rows :meth:`_store` writes for :meth:`aput_step`."""
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
-        # Serialize everything first: a value that cannot be saved leaves the database untouched.
         ordinary, special = self._write_rows(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self._blob_serde)
         row = (
@@ -488,11 +515,7 @@ class SqlSaver(ConnectedSaver):
             checkpoint_record(thread_id, checkpoint, self.serde),
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
         )
-
-        where = {"thread": thread_id, "checkpoint": checkpoint_id}
-        await self._run(self._store, ordinary, special, blobs, row, where=where)
-        logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
-        return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+        return StepRows(ordinary, special, blobs, row)
 
     async def aput_writes(
         self,

@@ -296,6 +296,7 @@ class CompiledStateGraph:
             context=coerce_context(self.builder.context_schema, context),
             wait=wait,
             output_keys=output_keys,
+            durability=durability,
         )
 
     def _check_output_keys(self, output_keys: OutputKeys) -> None:
