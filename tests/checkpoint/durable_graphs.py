@@ -10,7 +10,8 @@ often every node ran, across processes, kills included. Run as a script:
     python durable_graphs.py nested   start  <saver-url> <thread> <log> [node-to-block ...]
     python durable_graphs.py nested   resume <saver-url> <thread> <log>
 
-(``nested-called`` runs the subgraph from inside a node instead of as the node.)
+(``nested-called`` runs the subgraph from inside a node instead of as the node;
+``chain`` is c0 → c1 → … → c5, with the same arguments as ``fanout``.)
 
 It prints one JSON object: the run's result, or ``{"error": <exception class name>}``.
 A node named in ``node-to-block`` logs its line, then waits forever (to be killed).
@@ -19,6 +20,7 @@ A node named in ``node-to-block`` logs its line, then waits forever (to be kille
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import operator
 import sys
@@ -167,6 +169,36 @@ def nested_graph(log: Path, block: set[str], *, called: bool) -> Any:
     return builder
 
 
+class Chain(TypedDict):
+    steps: Annotated[list[str], operator.add]
+
+
+CHAIN = [f"c{i}" for i in range(6)]
+"""The nodes of the chain graph, in order."""
+
+
+def chain_graph(log: Path, block: set[str]) -> Any:
+    """c0 → c1 → … → c5, each adding its name: a run of lone tasks, whose saves a run with
+    ``durability="async"`` (the default) overlaps with the next node."""
+
+    def step(name: str) -> Any:
+        async def node(state: Chain) -> dict[str, Any]:
+            log_run(log, name)
+            if name in block:
+                await asyncio.sleep(3600)
+            return {"steps": [name]}
+
+        return node
+
+    builder = StateGraph(Chain)
+    for name in CHAIN:
+        builder.add_node(name, step(name))
+    builder.add_edge(START, CHAIN[0])
+    for a, b in itertools.pairwise(CHAIN):
+        builder.add_edge(a, b)
+    return builder
+
+
 def main(argv: list[str]) -> None:
     graph_name, phase, url, thread_id, log_name, *extra = argv
     log = Path(log_name)
@@ -183,6 +215,9 @@ def main(argv: list[str]) -> None:
         called = graph_name == "nested-called"
         graph = nested_graph(log, set(extra), called=called).compile(checkpointer=saver)
         payload = {"text": "t", "steps": []} if phase == "start" else None
+    elif graph_name == "chain":
+        graph = chain_graph(log, set(extra)).compile(checkpointer=saver)
+        payload = {"steps": []} if phase == "start" else None
     else:
         graph = fanout_graph(log, set(extra)).compile(checkpointer=saver)
         payload = (

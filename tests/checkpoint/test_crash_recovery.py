@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from builders import RawDatabase, raw_connection
-from durable_graphs import LEASE_ENV, WORKERS, runs
+from durable_graphs import CHAIN, LEASE_ENV, WORKERS, runs
 from test_cross_process import HERE, SRC, run_graph
 
 from durable_debug.checkpoint.url import saver_from_url
@@ -157,3 +157,50 @@ def test_killed_inside_a_subgraph_resumes_only_its_unfinished_task(
     inside = ["before", "s1", "s2", "s3"] if graph == "nested" else ["s1", "s2", "s3"]
     assert result["steps"] == ["before", *inside, "after"]
     assert runs(log) == {"before": 1, "s1": 1, "s2": 2, "s3": 1, "after": 1}
+
+
+CHAIN_STEPS = """SELECT count(*) FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ''"""
+
+
+def test_killed_during_an_async_run_resumes_from_the_last_step_it_saved(
+    durable_url: str, tmp_path: Path
+):
+    """The chain runs with ``durability="async"`` (the default): c2's checkpoint is saved
+    while c3 runs. Killed there, the thread resumes at c3: nothing before it runs again, and
+    the history has every step, each with its parent."""
+    log = tmp_path / "runs.log"
+    thread_id = "crash-async-chain"
+    handle = saver_from_url(durable_url)  # only to address the database; never opened
+    proc = start_worker(durable_url, thread_id, log, ["c3"], graph="chain")
+    try:
+        with raw_connection(handle) as db:
+            deadline = time.monotonic() + 60
+            # input, START's step, c0, c1, c2: c2's checkpoint has landed while c3 runs
+            while not (runs(log).get("c3") and db.execute(CHAIN_STEPS, (thread_id,))[0][0] == 5):
+                assert proc.poll() is None, f"the worker exited early: {proc.communicate()}"
+                assert time.monotonic() < deadline, f"c3 never started: {runs(log)}"
+                time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream:
+                stream.close()
+    assert proc.returncode == -signal.SIGKILL
+
+    result = run_graph("chain", "resume", durable_url, thread_id, str(log))
+
+    assert result["steps"] == CHAIN
+    assert runs(log) == {node: 2 if node == "c3" else 1 for node in CHAIN}
+    with raw_connection(handle) as db:
+        rows = db.execute(
+            "SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints "
+            "WHERE thread_id = ? AND checkpoint_ns = ''",
+            (thread_id,),
+        )
+    ids = {row[0] for row in rows}
+    assert len(ids) == len(CHAIN) + 2
+    assert all(parent is None or parent in ids for _, parent in rows)

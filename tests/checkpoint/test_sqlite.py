@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import os
 import sqlite3
@@ -237,7 +238,7 @@ def test_script_that_never_closes_its_saver_exits_and_keeps_its_data(db_path: Pa
     assert tup is not None and tup.checkpoint["channel_values"] == {"a": 1}
 
 
-async def test_a_write_runs_on_the_callers_thread_and_a_read_is_one_call_on_the_connection_thread(
+async def test_writes_and_reads_run_on_the_callers_thread_and_a_scan_on_the_connection_thread(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
     import aiosqlite
@@ -258,11 +259,56 @@ async def test_a_write_runs_on_the_callers_thread_and_a_read_is_one_call_on_the_
         config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
         assert calls == []  # three writes, two blobs and the checkpoint row: no hand-off
         tup = await saver.aget_tuple(config)
-        assert len(calls) == 1  # the checkpoint, its blobs and its writes: one hand-off
+        assert calls == []  # the checkpoint, its blobs and its writes: no hand-off either
         assert tup is not None and len(tup.pending_writes or []) == 3
         latest = await saver.aget_tuple(config_for("t"))
         assert latest is not None and latest.config == config2
         assert latest.checkpoint["channel_values"] == {"a": 3, "b": 2, "c": 4}
+        saver.page_size = 1
+        listed = [t.config async for t in saver.alist(None)]
+        assert listed == [config2, config] and calls == []  # each page on the caller's thread
+        # a read of unknown length (every thread, or the caller's own SQL) is one hand-off
+        assert await saver.alist_threads() == ["t"]
+        assert await saver.aquery("SELECT count(*) FROM checkpoints") == [(2,)]
+        assert calls == ["_transact_locked", "_transact_locked"]
+
+
+class _LockedOnce:
+    """A sqlite3 connection whose first query on the thread that made this wrapper finds the
+    file locked, as when another process recovers its WAL at that moment."""
+
+    def __init__(self, raw: sqlite3.Connection) -> None:
+        self.raw, self.thread, self.refused = raw, threading.get_ident(), 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+    def execute(self, sql: str, params: Any = ()) -> Any:
+        here = threading.get_ident() == self.thread
+        if here and not self.refused and sql.lstrip().startswith("SELECT"):
+            self.refused += 1
+            raise sqlite3.OperationalError("database is locked")
+        return self.raw.execute(sql, params)
+
+
+async def test_a_read_that_finds_the_file_locked_waits_off_the_event_loop(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        config, parent = config_for("t"), None
+        for i in range(3):
+            cp, versions = child_checkpoint(parent, {"n": i})
+            config = await saver.aput(config, cp, {"step": i}, versions)
+            await saver.aput_writes(config, [("n", i + 1)], f"task-{i}")
+            parent = cp
+        expected = [t async for t in saver.alist(config_for("t"))]
+        locked = saver._raw = _LockedOnce(saver._raw)  # type: ignore[assignment,arg-type]
+        listed = [t async for t in saver.alist(config_for("t"))]
+        assert locked.refused == 1  # asked on the caller's thread, then read on aiosqlite's
+        assert listed == expected
+        assert [t.checkpoint["channel_values"]["n"] for t in listed] == [2, 1, 0]
+        # the caller's thread again once the file is free; busy_timeout is as it was
+        latest = await saver.aget_tuple(config_for("t"))
+        assert latest == expected[0]
+        assert (await saver.aquery("PRAGMA busy_timeout")) == [(30_000,)]
 
 
 async def test_a_write_waits_for_another_writer_off_the_event_loop(db_path: Path):
@@ -413,6 +459,9 @@ async def test_every_listing_query_is_an_index_range_scan_without_a_sort(db_path
     selects = [sql for sql in statements if sql.lstrip().startswith("SELECT")]
     kinds = {" ".join(sql.split()[:2]) for sql in selects}
     assert kinds == {"SELECT thread_id,", "SELECT b.thread_id,", "SELECT w.thread_id,"}
+    # the writes of a filtered page by checkpoint, of an unfiltered one by ranges of ids
+    writes = [sql for sql in selects if sql.lstrip().startswith("SELECT w.")]
+    assert {"BETWEEN" in sql for sql in writes} == {True, False}
     pages = [sql for sql in selects if sql.lstrip().startswith("SELECT thread_id")]
     assert len(pages) >= 2 + 3 + 6 + 1 + 5 + 1 + 2  # each page, and the two reads
     with sqlite3.connect(db_path) as conn:
@@ -466,10 +515,21 @@ async def test_an_aiosqlite_connection_is_used_and_left_open(db_path: Path):
         assert await conn.execute_fetchall("SELECT count(*) FROM checkpoints") == [(3,)]
 
 
-async def test_a_listing_reads_its_next_page_ahead_and_drops_it_when_stopped(
-    db_path: Path, recwarn: pytest.WarningsRecorder
+@pytest.mark.parametrize("connection", ["own", "aiosqlite"])
+async def test_a_listing_stopped_early_leaves_no_read_behind(
+    db_path: Path, recwarn: pytest.WarningsRecorder, connection: str
 ):
-    async with SqliteSaver(db_path) as saver:
+    """On its own connection the saver reads each page on the caller's thread when asked; on
+    an aiosqlite connection it was given, it reads the next page ahead on aiosqlite's thread
+    and drops it when the caller stops."""
+    import aiosqlite
+
+    async with contextlib.AsyncExitStack() as stack:
+        if connection == "own":
+            saver = await stack.enter_async_context(SqliteSaver(db_path))
+        else:
+            conn = await stack.enter_async_context(aiosqlite.connect(db_path))
+            saver = await stack.enter_async_context(SqliteSaver(conn))
         saver.page_size = 2
         config, parent = config_for("t"), None
         for i in range(7):
@@ -483,9 +543,12 @@ async def test_a_listing_reads_its_next_page_ahead_and_drops_it_when_stopped(
             5,
             4,
         ]
-        # the third page holds a damaged row: read ahead, its error waits for the caller
-        with sqlite3.connect(db_path) as conn:
-            conn.execute("UPDATE checkpoints SET metadata = 'x' WHERE metadata LIKE '%\"step\":2%'")
+        # the third page holds a damaged row: read when asked or ahead, its error waits for
+        # the caller
+        with sqlite3.connect(db_path) as other:
+            other.execute(
+                "UPDATE checkpoints SET metadata = 'x' WHERE metadata LIKE '%\"step\":2%'"
+            )
         stopped = saver.alist(config_for("t"))
         async for tup in stopped:
             if tup.metadata["step"] == 4:  # the damaged page has been asked for by now
@@ -552,3 +615,35 @@ def test_closing_while_other_threads_write_leaves_a_sound_file(db_path: Path):
     assert len(outcomes) == 3 and "closed" in outcomes
     with sqlite3.connect(db_path) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+async def test_every_listing_page_has_the_writes_of_its_own_checkpoints_only(db_path: Path):
+    async with SqliteSaver(db_path) as saver:
+        saver.page_size = 3
+        configs: dict[tuple[str, str], Any] = {}
+        parents: dict[tuple[str, str], Any] = {}
+        for i in range(6):  # two threads, two namespaces, their checkpoints interleaved
+            for key in (("a", ""), ("b", ""), ("a", "sub:1"), ("b", "sub:1")):
+                cp, versions = child_checkpoint(parents.get(key), {"n": i})
+                config = configs.get(key, config_for(*key))
+                configs[key] = await saver.aput(config, cp, {"step": i}, versions)
+                await saver.aput_writes(configs[key], [("n", f"{key}-{i}")], f"task-{i}")
+                parents[key] = cp
+        listings = [
+            saver.alist(None),
+            saver.alist({"configurable": {"thread_id": "a"}}),
+            saver.alist(config_for("b", "sub:1")),
+            saver.alist(None, filter={"step": 2}),
+            saver.alist(None, before=configs[("a", "")], limit=5),
+        ]
+        for listing in listings:
+            async for tup in listing:
+                alone = await saver.aget_tuple(tup.config)
+                assert alone is not None
+                assert tup.pending_writes == alone.pending_writes
+                key = (
+                    tup.config["configurable"]["thread_id"],
+                    tup.config["configurable"]["checkpoint_ns"],
+                )
+                step = tup.metadata["step"]
+                assert tup.pending_writes == [(f"task-{step}", "n", f"{key}-{step}")]

@@ -139,10 +139,14 @@ def check_parity(scenario: Scenario) -> dict[str, Any]:
     return ours
 
 
-async def acheck_parity(scenario: Scenario) -> dict[str, Any]:
-    """Async twin of :func:`check_parity` for scenarios that are coroutine functions."""
+async def acheck_parity(scenario: Scenario, *, api: Api | None = None) -> dict[str, Any]:
+    """Async twin of :func:`check_parity` for scenarios that are coroutine functions.
+
+    ``api``: the durable_debug names to run it with (default :func:`durable_api`), e.g. with
+    another saver as ``MemorySaver``.
+    """
     reference = langgraph_api()
-    ours = await aobserve(scenario, durable_api())
+    ours = await aobserve(scenario, api or durable_api())
     theirs = await aobserve(scenario, reference)
     _assert_same(ours, theirs)
     return ours

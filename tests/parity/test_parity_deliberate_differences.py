@@ -358,7 +358,7 @@ async def test_durability_exit_still_saves_every_step():
 
     ours, theirs = await both(scenario)
     assert ours["run"] == theirs["run"] == {"n": 11}
-    # the debugger needs every step: durability="exit" saves them all, like "sync"
+    # the debugger needs every step: durability="exit" saves them all, as "async" does
     assert ours["checkpoints"] == 4
     assert theirs["checkpoints"] == 1
     assert ours["unknown"]["raised"] == "ValueError"

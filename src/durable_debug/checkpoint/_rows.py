@@ -79,6 +79,7 @@ __all__ = [
     "missing_blob",
     "not_found",
     "parse_checkpoint_row",
+    "parse_checkpoint_rows",
     "stored_pointers",
     "to_tuple",
     "ungroup_versions",
@@ -121,7 +122,7 @@ class ParsedCheckpoint(NamedTuple):
     parent_checkpoint_id: str | None
     record: dict[str, Any]
     """The checkpoint without ``channel_values``, version maps in the engine's format."""
-    pointers: dict[str, list[str]]
+    pointers: dict[str, tuple[str, ...]]
     """The pointer map as stored: version (as in ``checkpoint_blobs.version``) → channels."""
     metadata: dict[str, Any]
     """The decoded metadata."""
@@ -194,17 +195,42 @@ def ungroup_versions(stored: Any) -> dict[str, str]:
     return versions
 
 
-def stored_pointers(stored: dict[str, Any]) -> dict[str, list[str]]:
-    """Return a stored pointer map, checked by :func:`ungroup_versions`, grouped by version."""
-    if all(type(value) is list for value in stored.values()):
-        return stored
-    grouped: dict[str, list[str]] = {}
+def stored_pointers(stored: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """Return a stored pointer map, checked by :func:`ungroup_versions`, grouped by version.
+
+    The channels of each version are a tuple: a page of history holds the pointer maps of all
+    its checkpoints while it is consumed, and tuples of strings are dropped from the garbage
+    collector's lists at its first pass, where lists would stay in them (each collection of
+    the older generations would walk every one of them again).
+    """
+    grouped: dict[str, Any] = {}
     for key, value in stored.items():
         if type(value) is list:
-            grouped.setdefault(key, []).extend(value)
+            have = grouped.get(key)
+            grouped[key] = tuple(value) if have is None else (*have, *value)
         else:
-            grouped.setdefault(value, []).append(key)
+            have = grouped.get(value)
+            grouped[value] = (key,) if have is None else (*have, key)
     return grouped
+
+
+def _pointer_map(stored: Any) -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """:func:`ungroup_versions` and :func:`stored_pointers` of a stored pointer map, in one
+    pass when it is grouped (as this module writes it)."""
+    if type(stored) is not dict:
+        raise CorruptPayloadError(f"a stored version map is not a JSON object: {stored!r:.80}")
+    versions: dict[str, str] = {}
+    pointers: dict[str, tuple[str, ...]] = {}
+    for key, value in stored.items():
+        if type(value) is not list:  # a flat map, as stored before maps were grouped
+            return ungroup_versions(stored), stored_pointers(stored)
+        full = full_version(key)
+        for channel in value:
+            if type(channel) is not str:
+                raise CorruptPayloadError(f"a stored version map names channel {channel!r:.80}")
+            versions[channel] = full
+        pointers[key] = tuple(value)
+    return versions, pointers
 
 
 # --- JSON columns ------------------------------------------------------------------------------
@@ -258,10 +284,11 @@ def _compact_encoder() -> Callable[[Any], str]:
 _dumps = _compact_encoder()
 
 
-def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
+def decode_json(text: str | bytes, serde: SerializerProtocol, max_depth: int | None = None) -> Any:
     """Decode what :func:`encode_json` produced; a malformed text, or one nesting deeper than
     the serializer's :attr:`~durable_debug.checkpoint.serde.Limits.max_depth`, is a
-    CorruptPayloadError."""
+    CorruptPayloadError. ``max_depth``, when given, is that limit, looked up once by a caller
+    decoding many texts."""
     try:
         wrapped = _WRAPPED in text if isinstance(text, str) else _WRAPPED_BYTES in text
         if not wrapped:
@@ -284,7 +311,7 @@ def decode_json(text: str | bytes, serde: SerializerProtocol) -> Any:
         raise _too_deep(serde) from None
     except (ValueError, TypeError) as exc:
         raise CorruptPayloadError(f"the stored JSON is malformed ({exc})") from None
-    limit = limits_of(serde).max_depth
+    limit = limits_of(serde).max_depth if max_depth is None else max_depth
     # Each level of nesting takes at least one character, and without wrapped values an
     # opening bracket: a text with few of them cannot be too deep.
     if (
@@ -569,37 +596,42 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def parse_checkpoint_row(row: Sequence[Any], serde: SerializerProtocol) -> ParsedCheckpoint:
-    """Decode the JSON columns of a ``checkpoints`` row."""
-    r = CheckpointRow(*row)
+def parse_checkpoint_rows(
+    rows: Sequence[Sequence[Any]], serde: SerializerProtocol
+) -> list[ParsedCheckpoint]:
+    """:func:`parse_checkpoint_row` of each of ``rows`` (a page of history)."""
+    limit = limits_of(serde).max_depth
+    return [parse_checkpoint_row(row, serde, limit) for row in rows]
+
+
+def parse_checkpoint_row(
+    row: Sequence[Any], serde: SerializerProtocol, max_depth: int | None = None
+) -> ParsedCheckpoint:
+    """Decode the JSON columns of a ``checkpoints`` row (``max_depth``: see
+    :func:`decode_json`)."""
+    thread_id, checkpoint_ns, checkpoint_id, parent_id, text, metadata_json = row
+    if max_depth is None:
+        max_depth = limits_of(serde).max_depth
     field = "checkpoint"
     try:  # one handler for both columns: a `with with_location(...)` per row costs too much
-        record = decode_json(r.checkpoint, serde)
+        record = decode_json(text, serde, max_depth)
         if not isinstance(record, dict):
             raise CorruptPayloadError("the stored checkpoint is not a JSON object")
-        stored: Any = record.get("channel_versions")
-        record["channel_versions"] = ungroup_versions(stored)
-        pointers = stored_pointers(stored)
+        record["channel_versions"], pointers = _pointer_map(record.get("channel_versions"))
         seen = record.get("versions_seen")
         if type(seen) is not dict:
             raise CorruptPayloadError("the stored versions_seen is not a JSON object")
         record["versions_seen"] = {node: ungroup_versions(v) for node, v in seen.items()}
-        _check_record(record, r.checkpoint_id)
+        _check_record(record, checkpoint_id)
         field = "metadata"
-        metadata = decode_json(r.metadata, serde)
+        metadata = decode_json(metadata_json, serde, max_depth)
         if not isinstance(metadata, dict):
             raise CorruptPayloadError("the stored metadata is not a JSON object")
         _check_metadata(metadata)
     except SerdeError as exc:
-        raise exc.located(thread=r.thread_id, checkpoint=r.checkpoint_id, field=field) from None
+        raise exc.located(thread=thread_id, checkpoint=checkpoint_id, field=field) from None
     return ParsedCheckpoint(
-        r.thread_id,
-        r.checkpoint_ns,
-        r.checkpoint_id,
-        r.parent_checkpoint_id,
-        record,
-        pointers,
-        metadata,
+        thread_id, checkpoint_ns, checkpoint_id, parent_id, record, pointers, metadata
     )
 
 

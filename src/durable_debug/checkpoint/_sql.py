@@ -36,7 +36,7 @@ from durable_debug.checkpoint._rows import (
     collector_paused,
     metadata_text,
     not_found,
-    parse_checkpoint_row,
+    parse_checkpoint_rows,
     to_tuple,
     write_rows,
 )
@@ -60,7 +60,7 @@ from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.lease import LeaseInfo
 
-__all__ = ["Session", "SqlSaver"]
+__all__ = ["Session", "SqlSaver", "StepRows", "is_short_read", "short_read"]
 
 logger = logging.getLogger(__name__)
 
@@ -89,6 +89,36 @@ class Session(Protocol):
     async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         """Run one statement for each parameter row."""
         ...
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+_SHORT_READ = "_durable_short_read"
+
+
+def short_read(fn: F) -> F:
+    """Mark a read session function (for :meth:`SqlSaver._in_session`) whose queries are each
+    an index range scan of bounded size: one page of history, one checkpoint. A dialect may run
+    such a read on the caller's thread (SQLite does when its connection is idle); a read of
+    unknown cost (:meth:`SqlSaver.aquery`, a scan of every thread) is left unmarked."""
+    setattr(fn, _SHORT_READ, True)
+    return fn
+
+
+def is_short_read(fn: Callable[..., Any]) -> bool:
+    """Whether :func:`short_read` marked ``fn``."""
+    return getattr(fn, _SHORT_READ, False) is True
+
+
+class StepRows(NamedTuple):
+    """A step as :meth:`SqlSaver._store` writes it: its tasks' writes (ordinary, then special),
+    its new blobs and its checkpoint row (thread_id, checkpoint_ns, checkpoint_id,
+    parent_checkpoint_id, checkpoint, metadata)."""
+
+    ordinary: list[WriteRow]
+    special: list[WriteRow]
+    blobs: list[BlobRow]
+    row: tuple[Any, ...]
 
 
 class _Page(NamedTuple):
@@ -128,8 +158,6 @@ class SqlSaver(ConnectedSaver):
     """Blobs, writes, checkpoints; parameters thread_id, checkpoint_ns, ids JSON (twice for
     the blobs)."""
     _LIST_THREADS: ClassVar[str]
-    _PREFETCH: ClassVar[bool] = False
-    """Whether a listing reads its next page while the caller consumes the current one."""
     _WRITES_ORDERED: ClassVar[bool] = True
     """Whether :meth:`_writes_query` returns rows in (task_path, task_id, idx) order; when
     False its rows end with task_path and idx and are put in order here."""
@@ -153,7 +181,8 @@ class SqlSaver(ConnectedSaver):
         when ``fn`` returns, rolled back when it raises), and return its result.
 
         ``fn`` awaits nothing but its session's methods, so a dialect may run it whole on the
-        connection's own thread (SQLite does: one hand-off per transaction, not per statement).
+        connection's own thread (SQLite does: one hand-off per transaction, not per statement),
+        or, for a write or a :func:`short_read`, on the caller's thread when nothing waits.
         """
 
     @abstractmethod
@@ -174,10 +203,24 @@ class SqlSaver(ConnectedSaver):
         writes of these checkpoints, in (task_path, task_id, idx) order (or, when
         ``_WRITES_ORDERED`` is False, in any order followed by task_path and idx)."""
 
+    def _writes_query_of(
+        self, checkpoints: Sequence[ParsedCheckpoint], contiguous: bool
+    ) -> tuple[str, Sequence[Any]]:
+        """The query of the pending writes of ``checkpoints`` (as :meth:`_writes_query`).
+        ``contiguous`` says that no checkpoint of one of their (thread, namespace) lies between
+        two of them without being one of them (an unfiltered page of history), so a dialect
+        may select the writes of each (thread, namespace) by a range of checkpoint ids."""
+        return self._writes_query([c.key for c in checkpoints])
+
     @abstractmethod
     def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
         """A WHERE condition selecting rows whose metadata[key] equals value, or None when the
         dialect cannot say so exactly (the filter is then applied in Python only)."""
+
+    def _reads_ahead(self) -> bool:
+        """Whether a listing reads its next page while the caller consumes the current one
+        (worth it when a page is read on another thread). Default: no."""
+        return False
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -238,20 +281,21 @@ class SqlSaver(ConnectedSaver):
                 where={"thread": thread_id},
             )
 
-        # With _PREFETCH, the next page is read (on the connection's thread) while this one's
-        # checkpoints are rebuilt and consumed, so the two overlap instead of taking turns.
+        # When _reads_ahead(), the next page is read (on the connection's thread) while this
+        # one's checkpoints are rebuilt and consumed, so the two overlap instead of taking turns.
         pending: asyncio.Future[_Page] | None = None
         page = await read(None, remaining)
         try:
             while True:
                 left = None if remaining is None else remaining - len(page.checkpoints)
                 more = not page.exhausted and (left is None or left > 0)
-                if more and self._PREFETCH:
+                if more and self._reads_ahead():
                     pending = asyncio.ensure_future(read(page.last, left))
                 shared: dict[BlobKey, Any] = {}  # values loaded once per page: bounded memory
+                blobs, writes_of = page.blobs, page.writes
                 for parsed in page.checkpoints:
-                    writes = page.writes.get(parsed.key, [])
-                    yield to_tuple(parsed, page.blobs, writes, serde, shared)
+                    writes = writes_of.get(parsed.key, ())
+                    yield to_tuple(parsed, blobs, writes, serde, shared)
                     if remaining is not None:
                         remaining -= 1
                         if remaining <= 0:
@@ -303,9 +347,10 @@ class SqlSaver(ConnectedSaver):
             sql = f"{self._SELECT_CHECKPOINTS} WHERE {where} AND checkpoint_id = {self._P}"
             params.append(checkpoint_id)
 
+        @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
-            parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+            parsed = parse_checkpoint_rows(rows, self.serde)
             return await self._complete(s, parsed, None, exhausted=True)
 
         return await self._in_session(read, write=False)
@@ -323,15 +368,20 @@ class SqlSaver(ConnectedSaver):
     ) -> _Page:
         sql, params = self._page_query(thread_id, ns, before_id, after, pushed, size)
 
+        @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
             with collector_paused():  # the page lives on while it is consumed
-                parsed = [parse_checkpoint_row(row, self.serde) for row in rows]
+                parsed = parse_checkpoint_rows(rows, self.serde)
             kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
             if want is not None:
                 kept = kept[:want]
             last = (str(rows[-1][2]), str(rows[-1][0]), str(rows[-1][1])) if rows else None
-            return await self._complete(s, kept, last, exhausted=len(rows) < size)
+            # Unfiltered, a page holds every checkpoint of each of its (thread, namespace)
+            # between that one's first and last: its writes may be selected by those ranges.
+            return await self._complete(
+                s, kept, last, exhausted=len(rows) < size, contiguous=not filter
+            )
 
         return await self._in_session(read, write=False)
 
@@ -392,8 +442,10 @@ class SqlSaver(ConnectedSaver):
         last: tuple[str, str, str] | None,
         *,
         exhausted: bool,
+        contiguous: bool = False,
     ) -> _Page:
-        """Fetch the blobs and pending writes of ``checkpoints``: two queries at most."""
+        """Fetch the blobs and pending writes of ``checkpoints``: two queries at most.
+        ``contiguous``: see :meth:`_writes_query_of`."""
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
         writes: dict[tuple[str, str, str], list[WriteValues]] = {}
         query = self._blobs_query_of(checkpoints)
@@ -402,7 +454,7 @@ class SqlSaver(ConnectedSaver):
             for t, n, channel, version, type_, blob in await s.fetch(sql, params):
                 blobs[(t, n, channel, version)] = (type_, blob)
         if checkpoints:
-            sql, params = self._writes_query([c.key for c in checkpoints])
+            sql, params = self._writes_query_of(checkpoints, contiguous)
             rows = await s.fetch(sql, params)
             if not self._WRITES_ORDERED:  # in a checkpoint: by task_path, task_id, idx
                 rows = sorted(rows, key=_WRITE_ORDER)
@@ -433,10 +485,26 @@ class SqlSaver(ConnectedSaver):
     ) -> RunnableConfig:
         """Save tasks' writes on the checkpoint ``config`` names and ``checkpoint`` as its
         child, all in one transaction (see :meth:`BaseCheckpointSaver.aput_step`)."""
+        # Serialize everything first: a value that cannot be saved leaves the database untouched.
+        rows = self._step_rows(config, task_writes, checkpoint, metadata, new_versions)
+        thread_id, checkpoint_ns, checkpoint_id = rows.row[:3]
+        where = {"thread": thread_id, "checkpoint": checkpoint_id}
+        await self._run(self._store, *rows, where=where)
+        logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
+        return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+
+    def _step_rows(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> StepRows:
+        """A step serialized: the rows :meth:`_store` writes for :meth:`aput_step`."""
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
-        # Serialize everything first: a value that cannot be saved leaves the database untouched.
         ordinary, special = self._write_rows(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self._blob_serde)
         row = (
@@ -447,11 +515,7 @@ class SqlSaver(ConnectedSaver):
             checkpoint_record(thread_id, checkpoint, self.serde),
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
         )
-
-        where = {"thread": thread_id, "checkpoint": checkpoint_id}
-        await self._run(self._store, ordinary, special, blobs, row, where=where)
-        logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
-        return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+        return StepRows(ordinary, special, blobs, row)
 
     async def aput_writes(
         self,

@@ -57,6 +57,7 @@ __all__ = [
     "PendingWrite",
     "RunnableConfig",
     "SerializerProtocol",
+    "StepQueue",
     "TaskWrites",
     "address_config",
     "check_address",
@@ -418,6 +419,48 @@ def empty_checkpoint() -> Checkpoint:
     )
 
 
+# --- a run's steps, saved in order --------------------------------------------------------
+
+
+class StepQueue:
+    """The steps of one run, saved in order (what :meth:`BaseCheckpointSaver.step_queue`
+    returns; the engine uses one per run unless ``durability="sync"``).
+
+    :meth:`put` takes a step as :meth:`BaseCheckpointSaver.aput_step` does and returns the new
+    checkpoint's config; :meth:`drain` returns once every step put so far is saved. A saver
+    whose writes wait on a server may return from :meth:`put` before the step is saved, so
+    that the run's next step runs meanwhile; it must then
+
+    * serialize the step in :meth:`put` (a value that cannot be saved raises there, with
+      nothing written, and a value changed afterwards does not change what is saved);
+    * save the steps in the order they were put, and none after one that failed: the failure
+      is raised by the next :meth:`put` or :meth:`drain`, and every later call raises it too
+      until :meth:`drain` has raised it (then the queue is empty and usable again);
+    * leave the store as :meth:`BaseCheckpointSaver.aput_step` would once :meth:`drain` returns.
+
+    This default saves each step in :meth:`put` (it awaits ``aput_step``), which is right for
+    savers that write on the caller's thread (memory, SQLite): there is no wait to overlap.
+    """
+
+    def __init__(self, saver: BaseCheckpointSaver) -> None:
+        self.saver = saver
+
+    async def put(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save (or start saving) a step, after every step put before it; return the config
+        of ``checkpoint``. Raises the error of an earlier step that failed to save."""
+        return await self.saver.aput_step(config, task_writes, checkpoint, metadata, new_versions)
+
+    async def drain(self) -> None:
+        """Return when every step put so far is saved; raise the error of one that failed."""
+
+
 # --- the saver base class ------------------------------------------------------------------
 
 
@@ -513,6 +556,12 @@ class BaseCheckpointSaver(ABC):
         for task_id, writes, task_path in task_writes:
             await self.aput_writes(config, writes, task_id, task_path)
         return await self.aput(config, checkpoint, metadata, new_versions)
+
+    def step_queue(self) -> StepQueue:
+        """A queue that saves one run's steps in order (see :class:`StepQueue`). The default
+        saves each step as it is put; a saver whose writes wait on a server may overlap them
+        with the run (:class:`~durable_debug.checkpoint.postgres.PostgresSaver` does)."""
+        return StepQueue(self)
 
     # -- one writer per thread (see durable_debug.checkpoint.lease) ---------------------------
 

@@ -128,7 +128,7 @@ def triggers_only(parsed: ParsedCheckpoint) -> ParsedCheckpoint:
     triggers = {
         version: kept
         for version, channels in parsed.pointers.items()
-        if (kept := [c for c in channels if is_trigger_channel(c)])
+        if (kept := tuple([c for c in channels if is_trigger_channel(c)]))
     }
     return parsed._replace(pointers=triggers)
 

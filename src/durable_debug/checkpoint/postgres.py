@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_debug.checkpoint._connected import is_statements_only
 from durable_debug.checkpoint._io import run_soon_on_io_loop
+from durable_debug.checkpoint._pg_steps import Blobs, PgStepQueue, blobs_array
 from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
 from durable_debug.checkpoint._schema import (
     DatabaseSetupError,
@@ -44,7 +45,7 @@ from durable_debug.checkpoint._schema import (
     schema_version,
 )
 from durable_debug.checkpoint._sql import Session, SqlSaver, WriteValues, _Page
-from durable_debug.checkpoint.base import SerializerProtocol
+from durable_debug.checkpoint.base import SerializerProtocol, StepQueue
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 
 if TYPE_CHECKING:
@@ -222,6 +223,37 @@ def store_step_sql(parts: tuple[str, ...]) -> str:
     if not ctes:
         return last
     return "WITH " + ",\n".join(f"p{i} AS (\n{sql})" for i, sql in enumerate(ctes)) + "\n" + last
+
+
+def step_statement(
+    ordinary: Sequence[WriteRow],
+    special: Sequence[WriteRow],
+    blobs: Sequence[BlobRow],
+    row: Sequence[Any] | None,
+) -> tuple[str, list[Any]] | None:
+    """The one statement (and its parameters) that writes a step's rows (see
+    :func:`store_step_sql`), or None when there is nothing to write."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for name, writes in (("ordinary", ordinary), ("special", special)):
+        if writes:
+            if name == "special":
+                # Two special writes of one key in one statement would make ON CONFLICT DO
+                # UPDATE touch a row twice: keep the last, as one upsert after another would.
+                writes = list({w[:5]: w for w in writes}.values())
+            parts.append(name)
+            params += writes[0][:3]
+            params += _rows_params([(w[3], w[4], w[5], w[6], w[8]) for w in writes], writes, 7)
+    if blobs:
+        parts.append("blobs")
+        params += blobs[0][:2]
+        params += _rows_params([b[2:5] for b in blobs], blobs, 5)
+    if row is not None:
+        parts.append("checkpoint")
+        params += row
+    if not parts:
+        return None
+    return store_step_sql(tuple(parts)), params
 
 
 SELECT_ONE = """WITH c AS (
@@ -630,32 +662,21 @@ class PostgresSaver(SqlSaver):
         blobs: Sequence[BlobRow],
         row: Sequence[Any] | None,
     ) -> None:
-        parts: list[str] = []
-        params: list[Any] = []
-        for name, writes in (("ordinary", ordinary), ("special", special)):
-            if writes:
-                if name == "special":
-                    # Two special writes of one key in one statement would make ON CONFLICT DO
-                    # UPDATE touch a row twice: keep the last, as one upsert after another would.
-                    writes = list({w[:5]: w for w in writes}.values())
-                parts.append(name)
-                params += writes[0][:3]
-                params += _rows_params([(w[3], w[4], w[5], w[6], w[8]) for w in writes], writes, 7)
-        if blobs:
-            parts.append("blobs")
-            params += blobs[0][:2]
-            params += _rows_params([b[2:5] for b in blobs], blobs, 5)
-        if row is not None:
-            parts.append("checkpoint")
-            params += row
-        if not parts:
+        statement = step_statement(ordinary, special, blobs, row)
+        if statement is None:
             return
-        sql = store_step_sql(tuple(parts))
+        sql, params = statement
 
         async def write(s: Session) -> None:
             await s.execute(sql, params)
 
         await self._in_session(write, False)  # one statement: atomic without BEGIN/COMMIT
+
+    def step_queue(self) -> StepQueue:
+        """A queue that sends each step's statement as it is put and reads the server's answer
+        when the next step is put (or the queue is drained), so a run's next step runs while
+        the server writes the previous one; see :mod:`durable_debug.checkpoint._pg_steps`."""
+        return PgStepQueue(self, step_statement)
 
     async def _read_one(self, thread_id: str, ns: str, checkpoint_id: str | None) -> _Page:
         params: tuple[str, ...]
@@ -738,47 +759,32 @@ class _PgSession:
             await cur.executemany(sql, rows)
 
 
-class _Blobs(list):
-    """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` by :class:`_BlobsDumper`."""
-
-
 def _rows_params(
     fields: Sequence[Sequence[Any]], rows: Sequence[Sequence[Any]], blob: int
-) -> tuple[str, _Blobs]:
+) -> tuple[str, Blobs]:
     """A part's parameters: its rows' ``fields`` as JSON text (one C call to encode) and the
     ``blob`` column of ``rows``."""
-    return json.dumps(fields, ensure_ascii=False), _Blobs(row[blob] for row in rows)
+    return json.dumps(fields, ensure_ascii=False), Blobs(row[blob] for row in rows)
 
 
 @functools.cache
 def _adapters() -> psycopg.adapt.AdaptersMap:
-    """psycopg's adapters with :class:`_Blobs` as ``bytea[]`` in the binary format, written
-    in one ``join`` (psycopg's generic list dumper inspects every element in Python), for every
-    connection that writes steps."""
-    import struct
-
+    """psycopg's adapters with :class:`Blobs` as ``bytea[]`` in the binary format (see
+    :func:`blobs_array`; psycopg's generic list dumper inspects every element in Python), for
+    every connection that writes steps."""
     import psycopg
     from psycopg.adapt import AdaptersMap, Dumper
     from psycopg.pq import Format
-
-    head, length = struct.Struct("!iiiii"), struct.Struct("!i")
-    null = length.pack(-1)
 
     class _BlobsDumper(Dumper):
         format = Format.BINARY
         oid = 1001  # bytea[]; its elements are bytea (oid 17)
 
         def dump(self, obj: Any) -> bytes:
-            parts = [head.pack(1, 1, 17, len(obj), 1)]  # one dimension, may hold NULLs
-            for blob in obj:
-                if blob is None:
-                    parts.append(null)
-                else:
-                    parts += (length.pack(len(blob)), blob)
-            return b"".join(parts)
+            return blobs_array(obj)
 
     adapters = AdaptersMap(psycopg.adapters)
-    adapters.register_dumper(_Blobs, _BlobsDumper)
+    adapters.register_dumper(Blobs, _BlobsDumper)
     return adapters
 
 

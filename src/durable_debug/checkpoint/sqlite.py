@@ -41,7 +41,7 @@ from durable_debug.checkpoint._schema import (
     newer_schema_error,
     schema_version,
 )
-from durable_debug.checkpoint._sql import Session, SqlSaver
+from durable_debug.checkpoint._sql import Session, SqlSaver, is_short_read
 from durable_debug.checkpoint.base import SerializerProtocol
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 from durable_debug.checkpoint.serde import CorruptPayloadError
@@ -146,6 +146,18 @@ JOIN checkpoint_writes AS w
 per checkpoint. No ORDER BY: ``task_path`` is not in the key, so SQL would sort every page's
 writes in a temporary B-tree; the rows carry ``task_path`` and ``idx`` and the saver puts them
 in order (SqlSaver._complete)."""
+
+SELECT_WRITES_BETWEEN = """SELECT w.thread_id, w.checkpoint_ns, w.checkpoint_id, w.task_id,
+    w.channel, w.type, w.blob, w.task_path, w.idx
+FROM json_each(?) AS k
+JOIN checkpoint_writes AS w
+  ON w.thread_id = json_extract(k.value, '$[0]')
+ AND w.checkpoint_ns = json_extract(k.value, '$[1]')
+ AND w.checkpoint_id BETWEEN json_extract(k.value, '$[2]') AND json_extract(k.value, '$[3]')"""
+"""The pending writes of the checkpoints of a page of history that lie between two ids of one
+(thread_id, checkpoint_ns), for each ``[thread_id, checkpoint_ns, first, last]`` of a JSON
+array: a primary-key range each, fewer keys than :data:`SELECT_WRITES` when a page holds runs
+of one thread's checkpoints (ordered like SELECT_WRITES' rows by the saver)."""
 
 INSERT_BLOB = """INSERT INTO checkpoint_blobs
     (thread_id, checkpoint_ns, channel, version, type, blob)
@@ -252,7 +264,6 @@ class SqliteSaver(SqlSaver):
     _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
     _WRITES_ORDERED = False
-    _PREFETCH = True
 
     def __init__(
         self,
@@ -282,7 +293,8 @@ class SqliteSaver(SqlSaver):
         self._conn: aiosqlite.Connection | None = None
         self._raw: sqlite3.Connection | None = None
         self._inline = False
-        """Whether writes may run on the caller's thread (only on a connection of our own)."""
+        """Whether writes and short reads may run on the caller's thread (only on a connection
+        of our own)."""
         self._busy = threading.Lock()
         """Held while a session runs on ``_raw``, on whichever thread runs it."""
 
@@ -454,25 +466,36 @@ class SqliteSaver(SqlSaver):
         # parsing of their rows) is one call on aiosqlite's connection thread: one thread
         # hand-off per transaction instead of one per statement.
         #
-        # A write goes further when the connection is idle: it runs right here, on the caller's
-        # thread, if it can take the write lock at once (another process writing makes it wait
-        # on aiosqlite's thread instead, so the caller's event loop never waits on a lock). A
-        # step's transaction takes about 40 µs of SQL; the two hand-offs cost as much on an
-        # idle machine and far more on a loaded one, where each waits for the other thread to
-        # be scheduled. ``_busy`` keeps sessions from interleaving on the one connection.
+        # A write, or a short read (one page of history, one checkpoint: _sql.short_read), goes
+        # further when the connection is idle: it runs right here, on the caller's thread,
+        # without waiting for any lock of the file (another process holding one makes it run
+        # on aiosqlite's thread instead, which waits up to busy_timeout, so the caller's event
+        # loop never waits on a lock). A step's transaction takes about 40 µs of SQL; the two
+        # hand-offs cost as much on an idle machine and far more on a loaded one, where each
+        # waits for the other thread to be scheduled, and a page's parsing holds the GIL either
+        # way. ``_busy`` keeps sessions from interleaving on the one connection.
         conn, raw = self._conn, self._raw
         if conn is None or raw is None:
             raise StoreClosedError(f"{self!r} is closed")
         busy = self._busy
-        if write and self._inline and busy.acquire(blocking=False):
+        here = write or is_short_read(fn)
+        if here and self._inline and busy.acquire(blocking=False):
             try:  # still open, on the same connection, now that no one else is using it
-                ready = self._inline and self._raw is raw
-                done, result = _transact_now(raw, fn, self.busy_timeout) if ready else (False, None)
+                if not (self._inline and self._raw is raw):
+                    done, result = False, None
+                elif write:
+                    done, result = _transact_now(raw, fn, self.busy_timeout)
+                else:
+                    done, result = _read_now(raw, fn, self.busy_timeout)
             finally:
                 busy.release()
             if done:
                 return cast("T", result)
         return await conn._execute(_transact_locked, busy, raw, fn, write)
+
+    def _reads_ahead(self) -> bool:
+        # A page read on the caller's thread cannot overlap with anything: read it when asked.
+        return not self._inline
 
     # -- dialect -------------------------------------------------------------------------------
 
@@ -509,32 +532,50 @@ class SqliteSaver(SqlSaver):
     def _blobs_query_of(
         self, checkpoints: Sequence[ParsedCheckpoint]
     ) -> tuple[str, Sequence[Any]] | None:
-        # Straight from the stored pointer maps (already {version: [channel, ...]}), merged per
-        # thread and namespace: a page's checkpoints share most of their entries.
-        merged: dict[str, dict[str, dict[str, dict[str, None]]]] = {}
+        # Straight from the stored pointer maps (already {version: (channel, ...)}), merged per
+        # thread and namespace: a page's checkpoints share most of their entries, so a group
+        # already listed is compared, not merged, and the maps are dumped as they are.
+        merged: dict[str, dict[str, dict[str, tuple[str, ...]]]] = {}
+        thread_id = ns = None
+        by_version: dict[str, tuple[str, ...]] = {}
         for c in checkpoints:
-            by_version = merged.setdefault(c.thread_id, {}).setdefault(c.checkpoint_ns, {})
+            if c.thread_id != thread_id or c.checkpoint_ns != ns:
+                thread_id, ns = c.thread_id, c.checkpoint_ns
+                by_version = merged.setdefault(thread_id, {}).setdefault(ns, {})
             for version, channels in c.pointers.items():
                 have = by_version.get(version)
                 if have is None:
-                    by_version[version] = dict.fromkeys(channels)
-                else:
-                    have.update(dict.fromkeys(channels))
-        nested = {
-            thread_id: {
-                ns: {
-                    version: list(channels) for version, channels in by_version.items() if channels
-                }
-                for ns, by_version in by_ns.items()
-            }
-            for thread_id, by_ns in merged.items()
-        }
-        if not any(by_version for by_ns in nested.values() for by_version in by_ns.values()):
+                    by_version[version] = channels
+                elif have != channels:
+                    by_version[version] = tuple(dict.fromkeys((*have, *channels)))
+        selects = False
+        for by_ns in merged.values():
+            for key, grouped in by_ns.items():
+                if not all(grouped.values()):  # a version of no channel selects nothing
+                    by_ns[key] = grouped = {v: chs for v, chs in grouped.items() if chs}
+                selects = selects or bool(grouped)
+        if not selects:
             return None
-        return SELECT_BLOBS, (json.dumps(nested),)
+        return SELECT_BLOBS, (json.dumps(merged),)
 
     def _writes_query(self, ids: Sequence[tuple[str, str, str]]) -> tuple[str, Sequence[Any]]:
         return SELECT_WRITES, (json.dumps(ids),)
+
+    def _writes_query_of(
+        self, checkpoints: Sequence[ParsedCheckpoint], contiguous: bool
+    ) -> tuple[str, Sequence[Any]]:
+        if not contiguous:
+            return super()._writes_query_of(checkpoints, contiguous)
+        ranges: dict[tuple[str, str], list[str]] = {}
+        for c in checkpoints:
+            found = ranges.get((c.thread_id, c.checkpoint_ns))
+            if found is None:
+                ranges[(c.thread_id, c.checkpoint_ns)] = [c.checkpoint_id, c.checkpoint_id]
+            elif c.checkpoint_id < found[0]:
+                found[0] = c.checkpoint_id
+            elif c.checkpoint_id > found[1]:
+                found[1] = c.checkpoint_id
+        return SELECT_WRITES_BETWEEN, (json.dumps([(*k, *r) for k, r in ranges.items()]),)
 
     def _metadata_condition(self, key: str, value: Any) -> tuple[str, Sequence[Any]] | None:
         if '"' in key or "\\" in key:
@@ -645,6 +686,25 @@ def _transact_now(
     finally:
         raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
     return True, _finish(raw, fn)
+
+
+def _read_now(
+    raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], busy_timeout: float
+) -> tuple[bool, T | None]:
+    """Run the read session ``fn`` on the calling thread without waiting for a lock:
+    ``(True, result)``, or ``(False, None)`` when a query found the file locked (in WAL mode a
+    reader waits only while another connection recovers the WAL or changes the journal mode).
+    A read changes nothing, so the caller then runs ``fn`` again on aiosqlite's thread, which
+    waits up to ``busy_timeout``. The caller holds the saver's ``_busy`` lock."""
+    raw.execute("PRAGMA busy_timeout = 0")
+    try:
+        return True, _drive(fn(_ThreadSession(raw)))
+    except sqlite3.OperationalError as exc:
+        if str(exc) in _LOCKED:
+            return False, None
+        raise
+    finally:
+        raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
 
 
 def _drive(awaitable: Awaitable[T]) -> T:

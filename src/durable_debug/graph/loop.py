@@ -68,6 +68,7 @@ from durable_debug.graph.interrupts import (
 )
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
+from durable_debug.graph.saving import RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
@@ -96,8 +97,12 @@ Event = tuple[str, Any]
 
 Durability = Literal["sync", "async", "exit"]
 DURABILITY: tuple[str, ...] = ("sync", "async", "exit")
-"""LangGraph's ``durability=`` values. Every one saves each step before the next one starts
-(``"async"`` and ``"exit"`` are never weaker than ``"sync"`` here; see docs/engine.md)."""
+"""LangGraph's ``durability=`` values. Every one saves every step, in order, and a run returns,
+raises or pauses only once all its saves have finished. ``"sync"`` saves each step before the
+next one starts; ``"async"`` (the default, ``None``, as in LangGraph) lets a step's save run
+while the next step's lone task runs, where the saver can (``PostgresSaver``: see
+``graph/saving.py``); ``"exit"`` is ``"async"`` here (LangGraph saves only the last
+checkpoint; the debugger needs each step). See docs/engine.md."""
 
 
 def check_durability(durability: str | None) -> None:
@@ -126,6 +131,7 @@ class RunLoop:
         subgraphs: bool = False,
         saver: BaseCheckpointSaver | None = None,
         output_keys: OutputKeys = None,
+        durability: Durability | None = None,
     ) -> None:
         self.graph = graph
         self.wait = graph.lease_wait if wait is None else wait
@@ -172,6 +178,11 @@ class RunLoop:
         self.saver = graph.checkpointer if nesting is None else nesting.saver
         if saver is not None:  # a subgraph's namespace run on its own (see pregel._run_loop)
             self.saver = saver
+        if durability is None and nesting is not None:
+            durability = nesting.durability  # a nested run saves as its enclosing run does
+        self.durability: Durability | None = durability
+        self.saves = RunSaves(self.saver, durability) if self.saver is not None else None
+        """How this run saves its steps (see ``saving.py``); None without a saver."""
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
         self.parents = checkpoint_parents(self.config) if nesting else {}
@@ -274,10 +285,17 @@ class RunLoop:
         if self.config.get("callbacks"):
             await self._start_graph_run()
         try:
-            async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
-                async for _ in run:
-                    for event in self._drain():
-                        yield event
+            try:
+                async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
+                    async for _ in run:
+                        events = self._drain()
+                        if events and self.saves is not None:
+                            await self.saves.settle()  # a chunk reports a saved step
+                        for event in events:
+                            yield event
+            finally:
+                if self.saves is not None:  # the run ends once all it put is saved
+                    await self.saves.settle()
         except Exception as exc:
             if self.graph_run is not None:
                 await self.graph_run.error(exc)
@@ -335,6 +353,8 @@ class RunLoop:
                 await self._run_one(to_run[0], self.step + 1, alone=True)
                 await self._task_done(to_run[0], defer=True)
             elif to_run:
+                if self.saves is not None:  # tasks side by side save their writes as they finish
+                    await self.saves.settle()
                 running = self._run_concurrently(to_run, self.step + 1, defer=len(to_run) == 1)
                 async with contextlib.aclosing(running):  # running nodes cancelled when left
                     async for _ in running:
@@ -413,6 +433,8 @@ class RunLoop:
 
     async def _load(self) -> None:
         saved = None
+        if self.nesting is not None and self.nesting.settle is not None:
+            await self.nesting.settle()  # the enclosing run's checkpoint is saved first
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
             saved = await self.saver.aget_tuple(self.config)
@@ -473,8 +495,8 @@ class RunLoop:
             if asked in self.answers.values and interrupt_id(tid, own) == asked:
                 self.answers.claim(asked)
                 record.resume = [*answered, self.answers.values[asked]]
-                if self.saver is not None:
-                    await self.saver.aput_writes(
+                if self.saves is not None:
+                    await self.saves.put_writes(
                         self.checkpoint_config, [(RESUME, record.resume)], tid
                     )
 
@@ -574,7 +596,7 @@ class RunLoop:
         await self._put("fork", self.checkpoint["channel_versions"])
 
     async def _apply_command(self, command: Command, *, save: bool) -> None:
-        assert self.saver is not None
+        assert self.saves is not None
         if command.has_resume:
             pending = pending_interrupts(self.pending)
             answers = match_resume(command.resume, pending, thread_id=self.thread_id)
@@ -584,7 +606,7 @@ class RunLoop:
                 if interrupt_id(tid, len(own_answers(record.resume))) != asked:
                     value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
-                await self.saver.aput_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
+                await self.saves.put_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
         writes: list[tuple[str, Any]] = []
         if command.update is not None:
             updates = self.graph.schema.updates_from(command.update, where="Command(update=...)")
@@ -595,7 +617,7 @@ class RunLoop:
             writes += targets_to_writes("Command(goto=...)", targets, self.graph.nodes)
         if writes:
             if save:  # when forking, the fork checkpoint carries them instead
-                await self.saver.aput_writes(self.checkpoint_config, writes, NULL_TASK_ID)
+                await self.saves.put_writes(self.checkpoint_config, writes, NULL_TASK_ID)
             self.null_writes.extend(writes)
 
     # -- steps -------------------------------------------------------------------------------
@@ -643,6 +665,8 @@ class RunLoop:
             answers=self.answers,
             stream=self.sink,
             spare=self.nesting is not None,
+            settle=self.saves.settle if self.saves is not None else None,
+            durability=self.durability,
         )
 
     async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
@@ -696,7 +720,7 @@ class RunLoop:
                         cancelled = running[future]
                         cancelled.status = "cancelled"
                         cancelled.error = asyncio.CancelledError()
-                        if self.saver is not None:
+                        if self.saves is not None:
                             await self._save_error(cancelled)
                     pending = set()
         finally:
@@ -716,7 +740,7 @@ class RunLoop:
         are held until then.
         """
         held = False
-        if self.saver is not None:
+        if self.saves is not None:
             if task.status == "done":
                 writes = self._writes_to_save(task)
                 if defer:
@@ -730,7 +754,7 @@ class RunLoop:
                 if task.resume:  # it may have taken an answer meant for its graph's caller
                     paused.append((RESUME, task.resume))
                 try:
-                    await self.saver.aput_writes(self.checkpoint_config, paused, task.id)
+                    await self.saves.put_writes(self.checkpoint_config, paused, task.id)
                 except UnsupportedValueError as exc:
                     task.status, task.error = "error", exc.located(node=task.name)
                     await self._save_error(task)
@@ -751,9 +775,9 @@ class RunLoop:
 
     async def _save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
         """Save a finished task's writes; if they cannot be serialized, the task failed."""
-        assert self.saver is not None
+        assert self.saves is not None
         try:
-            await self.saver.aput_writes(
+            await self.saves.put_writes(
                 self.checkpoint_config, writes, task.id, task_path_str(task.path)
             )
         except SerdeError as exc:
@@ -761,7 +785,7 @@ class RunLoop:
             await self._save_error(task)
 
     async def _save_error(self, task: Task) -> None:
-        assert self.saver is not None
+        assert self.saves is not None
         assert task.error is not None
         if isinstance(task.error, ParentCommand):
             return  # not a failure: the command goes to the enclosing graph's task
@@ -773,7 +797,7 @@ class RunLoop:
         writes: list[tuple[str, Any]] = [(ERROR, repr(task.error))]
         if failures is not None:
             writes.append((FAILURES, failures))
-        await self.saver.aput_writes(self.checkpoint_config, writes, task.id)
+        await self.saves.put_writes(self.checkpoint_config, writes, task.id)
         if record is not None:
             record.error, record.failures = repr(task.error), failures or []
 
@@ -819,7 +843,7 @@ class RunLoop:
             self.config, source, self.step, parents=self.parents, **extra
         )
         self.pending = {}
-        if self.saver is not None:
+        if self.saves is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
             # An engine-made config (checked when the run began): read, not validated again.
             parent = (
@@ -829,10 +853,10 @@ class RunLoop:
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
-            check_lease(self.saver, config_thread_id(self.config))  # another run took it: stop
+            check_lease(self.saves.saver, config_thread_id(self.config))  # another run took it
             started = time.perf_counter()
             try:
-                self.checkpoint_config = await self.saver.aput_step(
+                self.checkpoint_config = await self.saves.put_step(
                     self.checkpoint_config,
                     task_writes,
                     self.checkpoint,

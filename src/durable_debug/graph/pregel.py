@@ -296,6 +296,7 @@ class CompiledStateGraph:
             context=coerce_context(self.builder.context_schema, context),
             wait=wait,
             output_keys=output_keys,
+            durability=durability,
         )
 
     def _check_output_keys(self, output_keys: OutputKeys) -> None:
@@ -577,9 +578,12 @@ class CompiledStateGraph:
         namespace = config_checkpoint_ns(config)
         graph = graph_at(self, namespace)
         thread = checkpoint_config(config_thread_id(config), namespace, None)
+        subgraph_of = graph.subgraph_of
         async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):
             snapshot = snapshot_from_tuple(graph, saved, apply_pending=False)
-            yield await graph._task_states(saver, snapshot, False)
+            if any(subgraph_of(t.name) for t in snapshot.tasks):  # else nothing to add
+                snapshot = await graph._task_states(saver, snapshot, False)
+            yield snapshot
 
     def get_state_history(
         self,

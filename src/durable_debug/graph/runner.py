@@ -111,9 +111,12 @@ async def run_task(
     scratchpad.once = list(task.once)
     saver = graph.checkpointer
     if saver is not None and thread_id is not None:
+        settle = nesting.settle
 
         async def save_once(results: list[Any]) -> None:
             at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
+            if settle is not None:  # the checkpoint the write belongs to is saved first
+                await settle()
             await saver.aput_writes(at, [(ONCE, results)], task.id, task_path_str(task.path))
 
         scratchpad.save_once = save_once

@@ -55,21 +55,23 @@ def snapshot_from_tuple(
     # in LangGraph); the writes of finished tasks only in the thread's latest one.
     preview = preview_values(graph, channels, tasks if apply_pending else (), null_writes)
     if apply_pending and preview is not None:
-        next_names = tuple(t.name for t in tasks if t.status != "done")
+        next_names = tuple([t.name for t in tasks if t.status != "done"])
     else:
         # History, or a step whose writes conflict: every task of the step is still next.
-        next_names = tuple(t.name for t in tasks)
+        next_names = tuple([t.name for t in tasks])
     values = preview if preview is not None else graph.read_state(channels)
-    waiting = tuple(i for t in shown for i in t.interrupts)
+    waiting = tuple([i for t in shown for i in t.interrupts]) if shown else ()
+    # positional (values, next, config, metadata, created_at, parent_config, tasks,
+    # interrupts): a history builds one per checkpoint
     return StateSnapshot(
-        values=values,
-        next=next_names,
-        config=saved.config,
-        metadata=saved.metadata,
-        created_at=checkpoint["ts"],
-        parent_config=saved.parent_config,
-        tasks=tuple(shown),
-        interrupts=waiting,
+        values,
+        next_names,
+        saved.config,
+        saved.metadata,
+        checkpoint["ts"],
+        saved.parent_config,
+        tuple(shown),
+        waiting,
     )
 
 

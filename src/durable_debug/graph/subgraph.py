@@ -28,9 +28,9 @@ interrupted task by interrupt id. An interrupt in the subgraph is raised to the 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import CONFIG_ADDRESS_KEYS, RunnableConfig
 from durable_debug.graph.calls import current_call, merge_configs
@@ -83,6 +83,11 @@ class Nesting:
     """The tasks belong to a subgraph (see :attr:`Scratchpad.spare`)."""
     stream: SubgraphStream | None = None
     """Where a nested run reports its chunks when the top-level run streams subgraphs."""
+    settle: Callable[[], Awaitable[None]] | None = None
+    """Waits until the run whose task this is has saved every step it put (the checkpoint the
+    task runs on, among them): a nested run and a ``once()`` result are saved after it."""
+    durability: Literal["sync", "async", "exit"] | None = None
+    """The enclosing run's ``durability``, which a nested run saves with unless given one."""
 
 
 def recast_namespace(namespace: str) -> str:
@@ -139,6 +144,8 @@ def nesting_for(
         resuming=parent.nesting.resuming,
         answers=parent.answers or Answers(),
         stream=parent.nesting.stream,
+        settle=parent.nesting.settle,
+        durability=parent.nesting.durability,
     )
     return merged, nesting
 
