@@ -463,6 +463,49 @@ async def test_unsupported_value_raises_naming_channel_and_stores_nothing(saver)
     assert latest is not None and latest.config == configs[0]
 
 
+async def test_a_step_that_cannot_be_saved_stores_neither_its_writes_nor_its_checkpoint(saver):
+    configs = await put_chain(saver, "t", [{"n": 0}])
+    parent = await saver.aget_tuple(configs[0])
+    assert parent is not None
+    cp, versions = child_checkpoint(parent.checkpoint, {"n": 1, "handle": object()})
+    with pytest.raises(UnsupportedValueError, match="'handle'"):
+        await saver.aput_step(
+            configs[0], [("task", [("n", 1)], "")], cp, {"source": "loop", "step": 0}, versions
+        )
+    assert await count_rows(saver, "checkpoint_writes") == 0
+    assert await count_rows(saver, "checkpoints") == 1
+    cp, versions = child_checkpoint(parent.checkpoint, {"n": 1})
+    saved = await saver.aput_step(
+        configs[0], [("task", [("n", 1)], "")], cp, {"source": "loop", "step": 0}, versions
+    )
+    latest = await saver.aget_tuple(config_for("t"))
+    assert latest is not None and latest.config == saved
+    assert latest.checkpoint["channel_values"] == {"n": 1}
+    first = await saver.aget_tuple(configs[0])
+    assert first is not None and first.pending_writes == [("task", "n", 1)]
+
+
+async def test_changing_a_checkpoint_read_back_does_not_change_what_is_stored(saver):
+    configs = await put_chain(saver, "t", [{"n": 0}, {"n": 1, "items": [1]}])
+    read = await saver.aget_tuple(configs[1])
+    assert read is not None
+    expected = (
+        dict(read.checkpoint["channel_versions"]),
+        {n: dict(v) for n, v in read.checkpoint["versions_seen"].items()},
+        read.checkpoint["channel_values"]["items"][:],
+    )
+    read.checkpoint["channel_versions"]["n"] = "changed"
+    for seen in read.checkpoint["versions_seen"].values():
+        seen["n"] = "changed"
+    read.checkpoint["versions_seen"]["intruder"] = {}
+    read.checkpoint["channel_values"]["items"].append(2)
+    again = await saver.aget_tuple(configs[1])
+    assert again is not None
+    assert again.checkpoint["channel_versions"] == expected[0]
+    assert again.checkpoint["versions_seen"] == expected[1]
+    assert again.checkpoint["channel_values"]["items"] == expected[2]
+
+
 async def test_delete_thread_removes_only_that_thread(saver: BaseCheckpointSaver):
     doomed = await put_chain(saver, "doomed", [{"n": 0}, {"n": 1}])
     kept = await put_chain(saver, "kept", [{"n": 0}, {"n": 1}])

@@ -291,18 +291,21 @@ class _Crash(Exception):
 
 
 async def test_a_crash_after_start_saved_its_writes_resumes_with_its_input_and_route() -> None:
-    # MemorySaver saves a step's writes, then its checkpoint (the SQL savers do both in one
-    # transaction, so there this window does not exist: see the test below).
+    # A saver without transactions saves a step's writes, then its checkpoint (the SQL savers
+    # and MemorySaver do both at once, so there this window does not exist: see the test
+    # below); the process dies in between.
     saver = MemorySaver()
-    real_aput = saver.aput
+    real_aput_step = saver.aput_step
     crash = True
 
-    async def aput(config, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
+    async def aput_step(config, task_writes, checkpoint, metadata, new_versions):  # type: ignore[no-untyped-def]
         if crash and metadata["step"] == 0:
+            for task_id, writes, task_path in task_writes:
+                await saver.aput_writes(config, writes, task_id, task_path)
             raise _Crash
-        return await real_aput(config, checkpoint, metadata, new_versions)
+        return await real_aput_step(config, task_writes, checkpoint, metadata, new_versions)
 
-    saver.aput = aput  # type: ignore[method-assign]
+    saver.aput_step = aput_step  # type: ignore[method-assign]
     routes: list[str] = []
 
     def route(state: Out) -> str:

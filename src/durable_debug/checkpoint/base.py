@@ -23,6 +23,7 @@ import datetime as _dt
 import hashlib
 import numbers
 import os
+import random
 import threading
 import time
 import uuid
@@ -344,6 +345,19 @@ _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-0
 _id_lock = threading.Lock()
 _last_ticks = 0
 _node = int.from_bytes(os.urandom(6), "big")
+_clock_bits = random.Random(os.urandom(16)).getrandbits
+"""The random bits of each id (its clock sequence): a generator seeded from the system's
+randomness once per process, not a system call per checkpoint."""
+
+
+def _reseed() -> None:
+    global _node, _clock_bits
+    _node = int.from_bytes(os.urandom(6), "big")
+    _clock_bits = random.Random(os.urandom(16)).getrandbits
+
+
+if hasattr(os, "register_at_fork"):  # a forked child's ids draw bits of their own
+    os.register_at_fork(after_in_child=_reseed)
 
 
 def new_checkpoint_id() -> str:
@@ -359,7 +373,7 @@ def new_checkpoint_id() -> str:
         _last_ticks = ticks
     time_high = (ticks >> 12) & 0xFFFF_FFFF_FFFF
     time_low = ticks & 0x0FFF
-    clock_seq = int.from_bytes(os.urandom(2), "big") & 0x3FFF
+    clock_seq = _clock_bits(14)
     value = (time_high << 80) | (0x6 << 76) | (time_low << 64) | (0x2 << 62)
     value |= (clock_seq << 48) | _node
     h = f"{value:032x}"

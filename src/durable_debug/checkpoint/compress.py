@@ -69,13 +69,21 @@ class CompressingSerializer:
             tag = tag[: -len(COMPRESSED)]
         return self.inner.loads_typed((tag, payload))
 
-    def _decompress(self, payload: bytes) -> bytearray:
+    def _decompress(self, payload: bytes) -> bytes | bytearray:
         # In chunks into one growing buffer: memory stays near the output's size even when the
         # stream is cut at the limit (one call with max_length would hold it twice).
         limit = limits_of(self.inner).max_bytes
         stream = zlib.decompressobj()
-        out = bytearray()
-        pending: bytes = payload
+        try:
+            first = stream.decompress(payload, min(_CHUNK, limit + 1))
+        except (zlib.error, TypeError) as exc:
+            raise CorruptPayloadError(f"the compressed blob is corrupt ({exc})") from None
+        if stream.eof and len(first) <= limit:
+            return first  # the whole value in one chunk (most blobs): no copy into a buffer
+        out = bytearray(first)
+        pending: bytes = stream.unconsumed_tail
+        if not first and not pending:  # the input ended before the stream did
+            raise CorruptPayloadError("the compressed blob is corrupt (it is truncated)")
         try:
             while not stream.eof and len(out) <= limit:
                 chunk = stream.decompress(pending, min(_CHUNK, limit + 1 - len(out)))

@@ -27,6 +27,7 @@ from durable_debug.checkpoint.base import (
     PendingWrite,
     RunnableConfig,
     SerializerProtocol,
+    TaskWrites,
     check_address,
     checkpoint_config,
     config_checkpoint_id,
@@ -60,6 +61,10 @@ class _StoredWrite(NamedTuple):
     channel: str
     blob: Blob
     task_path: str
+
+
+_new_tuple = tuple.__new__
+"""Makes a stored checkpoint or write (named tuples) without their constructor's Python call."""
 
 
 class MemorySaver(BaseCheckpointSaver):
@@ -170,7 +175,16 @@ class MemorySaver(BaseCheckpointSaver):
                 pending.append((write.task_id, channel, loads(write.blob)))
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
-        checkpoint = replace_checkpoint(stored.checkpoint, channel_values=values)
+        saved = stored.checkpoint
+        updated = saved.get("updated_channels")
+        # Fresh maps: a caller changing what it read must not change what is stored.
+        checkpoint = replace_checkpoint(
+            saved,
+            channel_values=values,
+            channel_versions=dict(saved["channel_versions"]),
+            versions_seen={n: dict(v) for n, v in saved["versions_seen"].items()},
+            updated_channels=list(updated) if updated is not None else None,
+        )
         parent = (
             checkpoint_config(thread_id, checkpoint_ns, stored.parent_id)
             if stored.parent_id
@@ -194,23 +208,33 @@ class MemorySaver(BaseCheckpointSaver):
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Store ``checkpoint`` as a child of the one ``config`` names; blobs for new versions."""
+        return await self.aput_step(config, (), checkpoint, metadata, new_versions)
+
+    async def aput_step(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Save the writes of a step's last tasks on the checkpoint ``config`` names, and
+        ``checkpoint`` as its child: everything is serialized first, so a value that cannot
+        be saved leaves the store untouched."""
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
-        values = checkpoint["channel_values"]
-        # Serialize everything first: a value that cannot be saved leaves the store untouched.
-        new_blobs: dict[tuple[str, str, str, str], Blob] = {}
-        dumps = self.serde.dumps_typed
-        channel = ""
-        try:
-            for channel, version in new_versions.items():
-                key = (thread_id, checkpoint_ns, channel, version)
-                if key not in self.blobs:
-                    new_blobs[key] = dumps(values[channel]) if channel in values else EMPTY_BLOB
-        except SerdeError as exc:
-            raise exc.located(
-                thread=thread_id, checkpoint=checkpoint["id"], channel=channel
-            ) from None
-        self.blobs.update(new_blobs)
+        parent_id = config_checkpoint_id(config)
+        writes = [
+            (task_id, task_path, self._serialized_writes(thread_id, parent_id, writes))
+            for task_id, writes, task_path in task_writes
+        ]
+        new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
+        for task_id, task_path, serialized in writes:
+            self._store_writes(
+                (thread_id, checkpoint_ns, cast(str, parent_id)), task_id, task_path, serialized
+            )
+        if new_blobs:
+            self.blobs.update(new_blobs)
         # Copy the nested maps too: the caller may keep mutating its own.
         stored = replace_checkpoint(
             checkpoint,
@@ -219,11 +243,10 @@ class MemorySaver(BaseCheckpointSaver):
             versions_seen={n: dict(v) for n, v in checkpoint["versions_seen"].items()},
         )
         self.storage.setdefault(thread_id, {}).setdefault(checkpoint_ns, {})[checkpoint["id"]] = (
-            _StoredCheckpoint(
-                stored, cast(CheckpointMetadata, dict(metadata)), config_checkpoint_id(config)
-            )
+            _new_tuple(_StoredCheckpoint, (stored, dict(metadata), parent_id))
         )
-        logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint["id"])
 
     async def aput_writes(
@@ -237,21 +260,63 @@ class MemorySaver(BaseCheckpointSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = config_checkpoint_id(config)
+        serialized = self._serialized_writes(thread_id, checkpoint_id, writes)
+        self._store_writes(
+            (thread_id, checkpoint_ns, cast(str, checkpoint_id)), task_id, task_path, serialized
+        )
+
+    def _serialized_blobs(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        checkpoint: Checkpoint,
+        new_versions: ChannelVersions,
+    ) -> dict[tuple[str, str, str, str], Blob]:
+        """The blobs of the channels in ``new_versions`` that are not stored yet."""
+        values = checkpoint["channel_values"]
+        new_blobs: dict[tuple[str, str, str, str], Blob] = {}
+        dumps = self.serde.dumps_typed
+        channel = ""
+        try:
+            for channel, version in new_versions.items():
+                key = (thread_id, checkpoint_ns, channel, version)
+                if key not in self.blobs:
+                    new_blobs[key] = dumps(values[channel]) if channel in values else EMPTY_BLOB
+        except SerdeError as exc:
+            raise exc.located(
+                thread=thread_id, checkpoint=checkpoint["id"], channel=channel
+            ) from None
+        return new_blobs
+
+    def _serialized_writes(
+        self, thread_id: str, checkpoint_id: str | None, writes: Sequence[tuple[str, Any]]
+    ) -> list[tuple[int, str, Blob]]:
+        """A task's writes serialized, for the checkpoint ``checkpoint_id`` (which they need)."""
         if checkpoint_id is None:
             raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         serialized = []
+        dumps = self.serde.dumps_typed
         channel = ""
         try:
             for idx, (channel, value) in enumerate(writes):
-                serialized.append((idx, channel, self.serde.dumps_typed(value)))
+                serialized.append((idx, channel, dumps(value)))
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
-        bucket = self.writes.setdefault((thread_id, checkpoint_ns, checkpoint_id), {})
+        return serialized
+
+    def _store_writes(
+        self,
+        key: tuple[str, str, str],
+        task_id: str,
+        task_path: str,
+        serialized: list[tuple[int, str, Blob]],
+    ) -> None:
+        bucket = self.writes.setdefault(key, {})
         for idx, channel, blob in serialized:
-            key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))
-            if key in bucket and channel not in SPECIAL_WRITE_IDX:
+            write_key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))
+            if write_key in bucket and channel not in SPECIAL_WRITE_IDX:
                 continue
-            bucket[key] = _StoredWrite(task_id, channel, blob, task_path)
+            bucket[write_key] = _new_tuple(_StoredWrite, (task_id, channel, blob, task_path))
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Forget every checkpoint, blob and write of ``thread_id``."""

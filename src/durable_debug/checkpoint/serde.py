@@ -34,6 +34,7 @@ import datetime as _dt
 import decimal
 import enum
 import os
+import threading
 import uuid
 import zoneinfo
 from collections.abc import Callable, Iterable, Iterator
@@ -243,13 +244,19 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     while depth <= limit:
         below: dict[int, Any] = {}  # by id: a value shared within a level is walked once
         found = False
+        empty = False
+        """Whether an empty list, dict or tuple is below: one more level, with nothing in it
+        to walk (a chat message holds several)."""
         for obj in level:
             cls = type(obj)
             seq: Any
             if cls is dict or cls is list or cls is tuple:
                 seq = obj.values() if cls is dict else obj
             elif cls in models:  # a model class saved before (chat messages)
-                seq = list(obj.__dict__.values())
+                seq = obj.__dict__.values()  # _model_values, inline (once per message)
+                extra = getattr(obj, "__pydantic_extra__", None)
+                if extra:
+                    seq = [*seq, *extra.values()]
             elif isinstance(obj, dict):
                 seq = obj.values()
             elif isinstance(obj, (list, tuple, set, frozenset)):
@@ -257,7 +264,7 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
                 seq = [getattr(obj, f.name, None) for f in dataclasses.fields(obj)]
             elif _is_pydantic(cls):
-                seq = list(getattr(obj, "__dict__", {}).values())
+                seq = _model_values(obj)
             else:
                 if cls is bytearray or cls is memoryview:
                     buffer = cls if buffer in (None, bytearray) else buffer
@@ -266,13 +273,32 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
             if len(seq) >= _LONG and only_scalars(map(type, seq)):
                 continue
             for item in seq:
-                if type(item) not in scalars:
+                kind = type(item)
+                if kind in scalars:
+                    continue
+                if (kind is list or kind is dict or kind is tuple) and not item:
+                    empty = True
+                else:
                     below[id(item)] = item
         if not found:
             break
         depth += 1
+        if not below:
+            if empty:
+                depth += 1
+            break
         level = below.values()
     return depth, buffer
+
+
+def _model_values(obj: Any) -> list[Any]:
+    """The values a pydantic model is saved with (:func:`objects.model_fields`), extra fields
+    included."""
+    values = list(getattr(obj, "__dict__", {}).values())
+    extra = getattr(obj, "__pydantic_extra__", None)
+    if extra:
+        values += extra.values()
+    return values
 
 
 class TypeRegistry:
@@ -383,7 +409,8 @@ class MsgpackSerializer:
         """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved, or
         could not be loaded back within :attr:`limits`."""
         limits = self.limits
-        depth, buffer = (0, None) if type(obj) in _SCALARS else _scan(obj, limits.max_depth)
+        scalar = type(obj) in _SCALARS
+        depth, buffer = (0, None) if scalar else _scan(obj, limits.max_depth)
         if depth > limits.max_depth:
             raise self._too_deep(UnsupportedValueError, "the value")
         if buffer is memoryview:
@@ -393,7 +420,21 @@ class MsgpackSerializer:
         # msgpack writes a bytearray as bytes without asking: mark them first (rarely needed).
         marked = _mark_buffers(obj) if buffer is not None else obj
         try:
-            payload = _Encoding(self).pack(marked, top=True)
+            payload = None
+            if buffer is None:  # plain data first (see _plain_packer), inline: the common case
+                packer = getattr(_plain, "packer", None) or _plain_packer()
+                try:
+                    if type(obj) is list and obj and type(obj[0]) in objects.PYDANTIC_CLASSES:
+                        payload = self._pack_models(obj, packer)  # a chat's message list
+                    else:
+                        payload = packer.pack(obj)  # no hook: nothing can call back into it
+                except (TypeError, ValueError, OverflowError):  # it resets itself on errors
+                    payload = None
+                else:
+                    if len(payload) > _KEEP_BUFFER:
+                        del _plain.packer
+            if payload is None:
+                payload = _Encoding(self).pack(marked, top=True)
         except SerdeError:
             raise
         except OverflowError:
@@ -411,6 +452,30 @@ class MsgpackSerializer:
             )
         return TAG, payload
 
+    def _pack_models(self, items: list[Any], packer: msgpack.Packer) -> bytes:
+        """A list of pydantic models (a chat's messages) whose fields are plain data, packed
+        without the extension hook: each model as the extension value the general way makes
+        (the same bytes), its payload packed by ``packer`` too. Raises TypeError when an item
+        is not a model saved before or a field is not plain data (the caller then packs the
+        list the general way). No extension value is nested in another here, so the whole
+        payload's size bounds each one's (checked by the caller)."""
+        models = objects.PYDANTIC_CLASSES
+        names: dict[type, str] = {}
+        pack = packer.pack
+        values = []
+        for item in items:
+            cls = type(item)
+            name = names.get(cls)
+            if name is None:
+                if cls not in models:
+                    raise TypeError(f"{cls.__qualname__} is not a model saved before")
+                name = names[cls] = self._registered(item)
+            fields = item.__dict__
+            extra = getattr(item, "__pydantic_extra__", None)
+            payload = pack([name, {**fields, **extra} if extra else fields])
+            values.append(_new_ext(msgpack.ExtType, (_PYDANTIC, payload)))
+        return pack(values)
+
     def _too_deep(self, error: type[E], what: str) -> E:
         limits = self.limits
         return error(
@@ -425,9 +490,7 @@ class MsgpackSerializer:
     def _encode(self, obj: Any, enc: _Encoding) -> Any:
         ext = enc.ext
         pack = enc.pack
-        cls = type(obj)
-        if cls in objects.PYDANTIC_CLASSES:  # the common case of chat states: messages
-            return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
+        cls = type(obj)  # a model class saved before was packed by _Encoding.encode
         if cls is tuple:
             return ext(_TUPLE, pack(list(obj)))
         if isinstance(obj, enum.Enum):
@@ -567,6 +630,26 @@ class MsgpackSerializer:
         return objects.class_for_loading(self.registry, name, expect)
 
 
+_plain = threading.local()
+"""Per thread, a packer without the extension hook (:func:`_plain_packer`)."""
+
+_KEEP_BUFFER = 1 << 20
+"""A packer keeps its buffer as large as its largest value: past this many bytes,
+:meth:`MsgpackSerializer.dumps_typed` drops it rather than hold the memory."""
+
+
+def _plain_packer() -> msgpack.Packer:
+    """This thread's packer without the extension hook, for :meth:`MsgpackSerializer.dumps`:
+    a value of plain data only (dicts, lists, str, int in 64 bits, float, bool, None, bytes —
+    those exact types, no bytearray) needs no hook, and the same bytes come out quicker; at
+    anything else (a tuple, a model, a subclass…) it stops, and the value is packed the general
+    way."""
+    packer = _plain.packer = msgpack.Packer(
+        use_bin_type=True, strict_types=True, buf_size=_BUF_SIZE
+    )
+    return packer
+
+
 class _Buffer(bytes):
     """A bytearray's contents, marked so the encoder (not msgpack) writes it."""
 
@@ -612,7 +695,7 @@ class _Encoding:
     payloads nested in each other the way :class:`_Decoding` will count them when loading,
     so that whatever is saved loads back."""
 
-    __slots__ = ("below", "last", "serde")
+    __slots__ = ("below", "last", "names", "packers", "serde")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
@@ -620,20 +703,45 @@ class _Encoding:
         """Per payload being packed: the longest chain of extension payloads inside it."""
         self.last = 0
         """That chain for the payload :meth:`pack` returned last, for :meth:`ext`."""
+        self.packers: list[msgpack.Packer] = []
+        """One packer per level of extension payloads being packed (a packer cannot pack
+        again while it is packing), made on first use and reused for this call's values."""
+        self.names: dict[type, str] = {}
+        """The name each pydantic model class is saved under, looked up once per call."""
 
     def encode(self, obj: Any) -> Any:
         """msgpack's ``default``."""
+        cls = type(obj)
+        if cls in objects.PYDANTIC_CLASSES:  # the common case of chat states: messages
+            name = self.names.get(cls)
+            if name is None:
+                name = self.names[cls] = self.serde._registered(obj)
+            fields = obj.__dict__  # objects.model_fields, inline (once per message)
+            extra = getattr(obj, "__pydantic_extra__", None)
+            return self.ext(_PYDANTIC, self.pack([name, {**fields, **extra} if extra else fields]))
         return self.serde._encode(obj, self)
 
     def pack(self, obj: Any, *, top: bool = False) -> bytes:
         """Pack the whole value (``top``), or the payload of an extension type."""
+        below = self.below
         if not top:
-            self.below.append(0)
+            below.append(0)
+        level = len(below)
+        packers = self.packers
         try:
-            return msgpack.packb(obj, default=self.encode, use_bin_type=True, strict_types=True)
+            if level < len(packers):
+                packer = packers[level]
+            else:  # a new level (a packer resets itself after each value, even a failed one)
+                packer = msgpack.Packer(
+                    default=self.encode, use_bin_type=True, strict_types=True, buf_size=_BUF_SIZE
+                )
+                packers.append(packer)
+            return packer.pack(obj)
         finally:
-            if not top:
-                self.last = self.below.pop()
+            if top:  # each packer's default refers back to this object: break the cycle
+                packers.clear()
+            else:
+                self.last = below.pop()
 
     def ext(self, code: int, payload: bytes) -> msgpack.ExtType:
         """The extension value ``code`` around ``payload`` (just packed, or plain bytes)."""
@@ -648,7 +756,19 @@ class _Encoding:
             )
         if self.below:
             self.below[-1] = max(self.below[-1], chain)
-        return msgpack.ExtType(code, payload)
+        # ExtType's own constructor checks its arguments in Python; these are known good (a
+        # code of the closed set, bytes).
+        return _new_ext(msgpack.ExtType, (code, payload))
+
+
+_BUF_SIZE = 1 << 14
+"""The first buffer of an encoding's packers (they grow as needed). With msgpack's default,
+256 KiB, and two packers alive at once (an extension value inside the value), every call grew
+and shrank the C heap (three ``brk`` calls, fresh pages to fault in; measured: 14 µs to save
+a tuple of two ints, 3 µs with this size)."""
+
+_new_ext = tuple.__new__
+"""Makes a :class:`msgpack.ExtType` (a named tuple) without its argument checks."""
 
 
 _STACK_LEVELS = 1
@@ -668,13 +788,17 @@ class _Decoding:
     instead of overflowing the stack.
     """
 
-    __slots__ = ("depth", "held", "limits", "serde")
+    __slots__ = ("depth", "held", "limits", "models", "serde", "table")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
         self.limits = serde.limits
         self.depth = 0
         self.held = 0
+        self.models: dict[str, tuple[type, _ModelPlan | None] | None] = {}
+        """Stored model name → its class to rebuild (and how), looked up once per call."""
+        self.table = _DECODERS if type(self).decoder is _Decoding.decoder else None
+        """The decoders by extension code, unless a subclass chooses them (:meth:`decoder`)."""
 
     def _lengths(self, size: int) -> dict[str, int]:
         # msgpack already refuses a declared length beyond the bytes it was given; only a
@@ -686,6 +810,8 @@ class _Decoding:
 
     def top(self, payload: bytes) -> Any:
         """Unpack a whole blob (or, on the C stack, one short extension payload)."""
+        if len(payload) <= self.limits.max_items:  # see _lengths (raw=False, use_list=True)
+            return msgpack.unpackb(payload, ext_hook=self.ext, strict_map_key=False)
         return msgpack.unpackb(
             payload,
             ext_hook=self.ext,
@@ -699,8 +825,9 @@ class _Decoding:
         """Unpack the payload of an extension type: exactly one value."""
         size = len(payload)
         if self.depth <= _STACK_LEVELS and size <= self.limits.max_items:
-            # The common case, quicker; msgpack bounds declared lengths by the size itself.
-            return self.top(payload)
+            # The common case, quicker; msgpack bounds declared lengths by the size itself
+            # (as top() unpacks it; raw=False and use_list=True are msgpack's defaults).
+            return msgpack.unpackb(payload, ext_hook=self.ext, strict_map_key=False)
         unpacker = msgpack.Unpacker(
             ext_hook=self.ext,
             raw=False,
@@ -717,7 +844,8 @@ class _Decoding:
 
     def ext(self, code: int, payload: bytes) -> Any:
         """msgpack's ``ext_hook``: decode one extension value of the closed set."""
-        decoder = self.decoder(code)
+        table = self.table
+        decoder = table.get(code) if table is not None else self.decoder(code)
         if decoder is None:
             raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
         if self.depth >= self.limits.max_depth:
@@ -747,6 +875,18 @@ class _Decoding:
         """The class ``name`` to rebuild a ``kind`` with; None: load it as a tagged dict."""
         return self.serde._user_type(name, expect, kind)
 
+    def model(self, name: Any) -> tuple[type, _ModelPlan | None] | None:
+        """The pydantic model class stored as ``name`` and how to rebuild it (see
+        :func:`_model_plan`); None: load it as a tagged dict."""
+        if type(name) is str:
+            found = self.models.get(name, _UNKNOWN)
+            if found is not _UNKNOWN:
+                return found  # type: ignore[return-value]
+        cls = self.user_type(name, _is_pydantic, "pydantic model")
+        found = None if cls is None else (cls, _model_plan(cls))
+        self.models[name] = found
+        return found
+
 
 def _decode_enum(dec: _Decoding, payload: bytes) -> Any:
     name, value = dec.unpack(payload)
@@ -773,11 +913,55 @@ def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
 
 def _decode_pydantic(dec: _Decoding, payload: bytes) -> Any:
     name, fields = dec.unpack(payload)
-    cls = dec.user_type(name, _is_pydantic, "pydantic model")
-    if cls is None:
+    found = dec.model(name)
+    if found is None:
         return objects.unloaded(name, fields)
+    cls: Any = found[0]
+    plan = found[1]
+    if plan is not None and type(fields) is dict and list(fields) == plan[0]:
+        # Exactly the class's fields, in their order (as saved from a model): what
+        # model_construct would build, without its per-field work.
+        model = cls.__new__(cls)
+        _set_attribute(model, "__dict__", fields)
+        _set_attribute(model, "__pydantic_fields_set__", set(fields))
+        _set_attribute(model, "__pydantic_extra__", {} if plan[1] else None)
+        _set_attribute(model, "__pydantic_private__", None)
+        return model
     # Fields as saved, without running validators: no code of the class runs on load.
-    return cls.model_construct(**fields)  # type: ignore[attr-defined]
+    return cls.model_construct(**fields)
+
+
+_ModelPlan = tuple[list[str], bool]
+"""A model class's field names in order, and whether it keeps extra fields."""
+
+_UNKNOWN = object()
+_set_attribute = object.__setattr__
+
+
+def _model_plan(cls: Any) -> _ModelPlan | None:
+    """How :func:`_decode_pydantic` may rebuild ``cls`` without ``model_construct``: for a
+    plain pydantic v2 model (no field aliases, no ``model_post_init`` or private attributes,
+    not a root model, neither ``model_construct`` nor ``__new__`` overridden), given exactly
+    its fields in order, ``model_construct`` only sets the instance's four slots. None for any
+    other class, which ``model_construct`` rebuilds."""
+    try:
+        from pydantic import BaseModel
+
+        fields = cls.__pydantic_fields__
+        if (
+            not issubclass(cls, BaseModel)
+            or cls.__new__ is not object.__new__
+            or getattr(cls.model_construct, "__func__", None)
+            is not BaseModel.model_construct.__func__  # type: ignore[attr-defined]
+            or cls.__pydantic_post_init__
+            or cls.__pydantic_root_model__
+            or type(fields) is not dict
+            or any(f.alias is not None or f.validation_alias is not None for f in fields.values())
+        ):
+            return None
+        return list(fields), cls.model_config.get("extra") == "allow"
+    except Exception:  # not the pydantic this was written for: the general way
+        return None
 
 
 def _decode_text(convert: Callable[[str], Any]) -> Callable[[_Decoding, bytes], Any]:

@@ -301,16 +301,21 @@ def apply_writes(
     """Apply the writes of ``tasks`` (after ``extra_writes``) to ``channels``.
 
     Returns the next checkpoint's channel versions, its versions_seen, and the set of updated
-    channels. ``checkpoint`` itself is not modified (it may be the saved one). Trigger
+    channels. ``checkpoint`` itself is not modified (it may be the saved one); the returned
+    versions_seen shares the maps of the nodes that did not run with it (never change one in
+    place). Trigger
     channels that nobody wrote are cleared unless ``clear_ephemeral`` is False.
     """
     versions = dict(checkpoint["channel_versions"])
-    seen_by = {node: dict(seen) for node, seen in checkpoint["versions_seen"].items()}
+    # The maps of the nodes that do not run now are shared with ``checkpoint`` (read-only
+    # for everyone: whoever changes a checkpoint's versions_seen copies it first); a node
+    # that runs gets a copy of its own.
+    seen_by = dict(checkpoint["versions_seen"])
     ordered = sorted(tasks, key=lambda t: t.sort_key)
     updated: set[str] = set()
     for task in ordered:
         if task.triggers:
-            seen = seen_by.setdefault(task.name, {})
+            seen = seen_by[task.name] = dict(seen_by.get(task.name, _NOTHING_SEEN))
             for ch in task.triggers:
                 seen[ch] = versions[ch]
                 if channels[ch].consume():
@@ -328,7 +333,10 @@ def apply_writes(
             updated.add(ch)
     if clear_ephemeral:
         for ch in graph.ephemeral_channels:
-            if ch not in grouped and channels[ch].update(()):
+            channel = channels[ch]
+            # An empty ephemeral channel stays empty (EphemeralValue.update): only those that
+            # hold a value and were not written again are cleared.
+            if channel.value is not MISSING and ch not in grouped and channel.update(()):
                 updated.add(ch)
         if graph.deferred_channels and not _triggers_any(graph, channels, updated):
             # Nothing else would run: release the deferred nodes (LangGraph's "finish").
@@ -357,8 +365,13 @@ def make_checkpoint(
 ) -> Checkpoint:
     """Snapshot ``channels`` as a new checkpoint."""
     values = {}
+    plain = _PLAIN_CHECKPOINT
     for name, channel in channels.items():
-        value = channel.checkpoint()
+        kind = type(channel)
+        own = plain.get(kind)
+        if own is None:
+            own = plain[kind] = kind.checkpoint is Channel.checkpoint
+        value = channel.value if own else channel.checkpoint()
         if value is not MISSING:
             values[name] = value
     return Checkpoint(
@@ -370,6 +383,11 @@ def make_checkpoint(
         versions_seen=versions_seen,
         updated_channels=sorted(updated) if updated is not None else None,
     )
+
+
+_PLAIN_CHECKPOINT: dict[type[Channel], bool] = {}
+"""Per channel class: whether it checkpoints its value as it is (``Channel.checkpoint``), so
+:func:`make_checkpoint` reads the value without a call per channel."""
 
 
 def preview_values(

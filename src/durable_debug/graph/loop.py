@@ -345,9 +345,23 @@ class RunLoop:
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 break
-            async with contextlib.aclosing(self._run_tasks(tasks)) as step_run:
-                async for _ in step_run:  # closed at once when the stream is left
-                    yield
+            to_run = self._tasks_to_run(tasks)
+            if self._reported():
+                yield
+            if len(to_run) == 1 and not (self.producers.live or self.forwards):
+                # No chunk can come while it runs (so a sync node may run inline): just await it.
+                await self._run_one(to_run[0], self.step + 1, alone=True)
+                await self._task_done(to_run[0], defer=True)
+            elif to_run:
+                if self.saves is not None:  # tasks side by side save their writes as they finish
+                    await self.saves.settle()
+                running = self._run_concurrently(to_run, self.step + 1, defer=len(to_run) == 1)
+                async with contextlib.aclosing(running):  # running nodes cancelled when left
+                    async for _ in running:
+                        yield
+            self._tasks_ran(tasks, to_run)
+            if self._reported():
+                yield
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
             if self.paused:
@@ -361,7 +375,8 @@ class RunLoop:
                     raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
-            yield
+            if self._reported():
+                yield
             if self._should_interrupt(self.interrupt_after, tasks):
                 self._emit("static_interrupt", _nothing)
                 yield
@@ -374,6 +389,12 @@ class RunLoop:
         """Report one event; the requested modes turn it into chunks (see ``streams.py``)."""
         if self.producers.wants(kind):
             self.outbox.extend(self.producers.chunks(kind, build))
+
+    def _reported(self) -> bool:
+        """Whether events wait to go out: a step yields only then (``_events`` passes them
+        on; yielding with none costs a resumption of every generator up the chain, for
+        nothing)."""
+        return bool(self.outbox or self.live)
 
     def _drain(self) -> list[Event]:
         events: list[Event] = []
@@ -601,8 +622,10 @@ class RunLoop:
 
     # -- steps -------------------------------------------------------------------------------
 
-    async def _run_tasks(self, tasks: list[Task]) -> AsyncGenerator[None, None]:
-        """Run the tasks that have no saved writes; save each one's outcome as it finishes."""
+    def _tasks_to_run(self, tasks: list[Task]) -> list[Task]:
+        """The tasks of a step that have no saved writes (the others take theirs), each
+        reported as it starts; ``_run`` runs them and saves each one's outcome as it
+        finishes, then ``_tasks_ran`` looks at what they did."""
         for task in tasks:
             record = self.pending.get(task.id)
             if record is None:
@@ -622,28 +645,17 @@ class RunLoop:
         for task in to_run:
             if task.name != START:
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
-        yield
-        step = self.step + 1
-        alone = len(to_run) == 1
-        if alone and not (self.producers.live or self.forwards):
-            # No chunk can come while it runs (so a sync node may run inline): just await it.
-            await self._run_one(to_run[0], step, alone=True)
-            await self._task_done(to_run[0], defer=True)
-        elif to_run:
-            if self.saves is not None:  # tasks side by side save their writes as they finish
-                await self.saves.settle()
-            concurrent = self._run_concurrently(to_run, step, defer=alone)
-            async with contextlib.aclosing(concurrent):  # running nodes cancelled when left
-                async for _ in concurrent:
-                    yield
-        failed = [t for t in to_run if t.status == "error"]
+        return to_run
+
+    def _tasks_ran(self, tasks: list[Task], ran: list[Task]) -> None:
+        """After a step's tasks ran: raise the first failure, or note the interrupts."""
+        failed = [t for t in ran if t.status == "error"]
         if failed:
             assert failed[0].error is not None
             raise failed[0].error
         self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
         self.paused = any(t.status == "interrupt" for t in tasks)
         """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
-        yield
 
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run."""

@@ -19,6 +19,7 @@ langchain-core is imported on the first call, never by ``import durable_debug``.
 
 from __future__ import annotations
 
+import operator
 import uuid
 from collections.abc import Callable, Mapping
 from functools import partial
@@ -116,8 +117,8 @@ def _as_lc(lc: Any, messages: list[Any]) -> list[Any]:
     return [lc.message_chunk_to_message(m) for m in lc.convert_to_messages(messages)]
 
 
-def _lc_id(message: Any) -> Any:
-    return message.id
+_lc_id: Callable[[Any], Any] = operator.attrgetter("id")
+"""A LangChain message's id (an attribute getter: no Python call per message)."""
 
 
 def _set_attr_id(message: Any, value: str) -> None:

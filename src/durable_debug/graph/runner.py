@@ -94,7 +94,7 @@ async def run_task(
         except Exception as exc:
             task.status, task.error = "error", exc
         return
-    if cache.lookup(graph, task):  # a cached result: the node does not run
+    if spec.cache_policy is not None and cache.lookup(graph, task):  # cached: does not run
         return
     thread_id = (config.get("configurable") or {}).get("thread_id")
     checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns", "")
@@ -180,7 +180,8 @@ async def run_task(
                     await node_run.end(result)
                 task.writes = writes
                 task.status = "done"
-                cache.remember(graph, task)
+                if spec.cache_policy is not None:
+                    cache.remember(graph, task)
             except GraphInterrupt as exc:
                 task.status, task.interrupts = "interrupt", exc.interrupts
             except ParentCommand as exc:  # ends this run; never retried

@@ -1,0 +1,239 @@
+"""Chat messages and other pydantic models in blobs: rebuilt exactly as ``model_construct``
+builds them (the common case without its per-field work), in the stored layout of before, and
+never sharing anything with the value that was saved or with another load."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import msgpack
+import pydantic
+import pytest
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+
+from durable_debug.checkpoint.serde import (
+    CorruptPayloadError,
+    Limits,
+    MsgpackSerializer,
+    TypeRegistry,
+    UnsupportedValueError,
+    nesting_depth,
+)
+
+PYDANTIC = 12
+"""The extension code of a pydantic model (checkpoint/serde.py)."""
+
+
+def chat() -> list[Any]:
+    named = HumanMessage("hi", id="h1", name="ann")
+    extra = AIMessage("with an extra field", id="a2")
+    extra.mood = "glad"  # LangChain messages keep extra fields
+    return [
+        SystemMessage("be brief", id="s0"),
+        named,
+        AIMessage(
+            "",
+            id="a1",
+            tool_calls=[{"name": "search", "args": {"q": "x"}, "id": "c1", "type": "tool_call"}],
+            response_metadata={"model": "m", "tokens": [1, 2]},
+        ),
+        ToolMessage("found", tool_call_id="c1", id="t1"),
+        extra,
+        AIMessageChunk("part", id="k1"),
+        AIMessage("no id"),
+    ]
+
+
+def serde() -> MsgpackSerializer:
+    return MsgpackSerializer(TypeRegistry())
+
+
+def test_messages_load_as_model_construct_builds_them() -> None:
+    saved = chat()
+    loaded = serde().loads(serde().dumps(saved))
+    assert loaded == saved
+    for before, after in zip(saved, loaded, strict=True):
+        fields = {**before.__dict__, **(before.__pydantic_extra__ or {})}
+        expected = type(before).model_construct(**fields)
+        assert type(after) is type(before)
+        assert after.__dict__ == expected.__dict__
+        assert list(after.__dict__) == list(expected.__dict__)
+        assert after.__pydantic_fields_set__ == expected.__pydantic_fields_set__
+        assert after.__pydantic_extra__ == expected.__pydantic_extra__
+        assert after.__pydantic_private__ == expected.__pydantic_private__
+    assert loaded[4].mood == "glad"
+
+
+def test_the_stored_layout_of_a_message_is_unchanged() -> None:
+    message = AIMessage("hello", id="a1")
+    name = f"{AIMessage.__module__}:{AIMessage.__qualname__}"
+    by_hand = msgpack.packb(
+        [msgpack.ExtType(PYDANTIC, msgpack.packb([name, message.__dict__], use_bin_type=True))],
+        use_bin_type=True,
+    )
+    assert serde().dumps([message]) == by_hand
+    assert serde().loads(by_hand) == [message]
+
+
+def stored_message(fields: dict[str, Any], cls: type = AIMessage) -> bytes:
+    name = f"{cls.__module__}:{cls.__qualname__}"
+    return msgpack.packb([msgpack.ExtType(PYDANTIC, msgpack.packb([name, fields]))])
+
+
+def test_a_message_stored_with_missing_or_more_fields_is_rebuilt_by_model_construct() -> None:
+    missing = serde().loads(stored_message({"content": "x", "type": "ai"}))[0]
+    assert type(missing) is AIMessage
+    assert missing.id is None and missing.tool_calls == []  # defaults, as model_construct fills
+    assert missing.__pydantic_fields_set__ == {"content", "type"}
+    fields = {**AIMessage("y", id="a").__dict__, "mood": "calm"}
+    more = serde().loads(stored_message(fields))[0]
+    assert more.content == "y" and more.__pydantic_extra__ == {"mood": "calm"}
+    reordered = dict(reversed(list(AIMessage("z", id="b").__dict__.items())))
+    again = serde().loads(stored_message(reordered))[0]
+    assert again == AIMessage("z", id="b") and list(again.__dict__) == list(AIMessage.model_fields)
+
+
+def test_a_message_blob_with_fields_that_are_not_a_map_is_a_clear_error() -> None:
+    name = f"{AIMessage.__module__}:{AIMessage.__qualname__}"
+    for fields in (["content"], 5, {1: "x"}):
+        payload = msgpack.packb([msgpack.ExtType(PYDANTIC, msgpack.packb([name, fields]))])
+        with pytest.raises(CorruptPayloadError):
+            serde().loads(payload)
+
+
+class Aliased(pydantic.BaseModel):
+    value: int = pydantic.Field(alias="v")
+
+
+class WithPostInit(pydantic.BaseModel):
+    value: int
+    _seen: list[int] = pydantic.PrivateAttr(default_factory=list)
+
+    def model_post_init(self, context: Any) -> None:
+        self._seen.append(self.value)
+
+
+class OwnConstruct(pydantic.BaseModel):
+    value: int
+
+    @classmethod
+    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Any:
+        built = super().model_construct(_fields_set, **values)
+        object.__setattr__(built, "value", built.value + 1)
+        return built
+
+
+class OwnNew(pydantic.BaseModel):
+    value: int
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        made = super().__new__(cls)
+        object.__setattr__(made, "__pydantic_private__", None)
+        return made
+
+
+@pytest.mark.parametrize("cls", [Aliased, WithPostInit, OwnConstruct, OwnNew])
+def test_models_with_aliases_post_init_or_their_own_construct_keep_model_construct(
+    cls: type[pydantic.BaseModel],
+) -> None:
+    registry = TypeRegistry()
+    registry.register(cls)
+    s = MsgpackSerializer(registry)
+    saved = cls.model_construct(value=3)
+    loaded = s.loads(s.dumps(saved))
+    expected = cls.model_construct(**saved.__dict__)
+    assert type(loaded) is cls and loaded.__dict__ == expected.__dict__
+    assert loaded.__pydantic_private__ == expected.__pydantic_private__
+    if cls is WithPostInit:
+        assert loaded._seen == [3]  # type: ignore[attr-defined]
+
+
+def test_loaded_messages_share_nothing_with_the_saved_ones_or_each_other() -> None:
+    saved = chat()
+    s = serde()
+    blob = s.dumps(saved)
+    first, second = s.loads(blob), s.loads(blob)
+    first[2].tool_calls[0]["args"]["q"] = "changed"
+    first[2].response_metadata["tokens"].append(3)
+    first[1].content = "changed"
+    saved[0].additional_kwargs["later"] = True
+    assert second == s.loads(blob)
+    assert second[2].tool_calls[0]["args"]["q"] == "x"
+    assert second[2].response_metadata["tokens"] == [1, 2] and second[1].content == "hi"
+    assert "later" not in second[0].additional_kwargs
+    assert first[1].__pydantic_fields_set__ is not second[1].__pydantic_fields_set__
+
+
+@pytest.mark.parametrize(
+    ("value", "depth"),
+    [
+        ([], 1),
+        ([[]], 2),
+        ([{}, ()], 2),
+        ({"a": [[], {}]}, 3),
+        ([[[]], []], 3),
+        ([[], [[{}]]], 4),
+        ([AIMessage("x")], 3),  # list, message, its empty dicts and lists
+        ({"k": [AIMessage("x", additional_kwargs={"a": [1]})]}, 5),
+    ],
+)
+def test_nesting_depth_counts_empty_containers_as_a_level(value: Any, depth: int) -> None:
+    serde().dumps(value)  # a model class saved before is walked by its fields
+    assert nesting_depth(value, 128) == depth
+
+
+class Loose(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="allow")
+    name: str
+
+
+def test_the_extra_fields_of_a_model_count_when_saving() -> None:
+    registry = TypeRegistry()
+    registry.register(Loose)
+    s = MsgpackSerializer(registry, limits=Limits(max_depth=8))
+    deep: Any = 1
+    for _ in range(10):
+        deep = [deep]
+    with pytest.raises(UnsupportedValueError, match="deeper than the limit of 8"):
+        s.dumps(Loose(name="x", payload=deep))
+    buffer = s.loads(s.dumps([Loose(name="y", data=bytearray(b"\x00"))]))[0]
+    assert type(buffer.data) is bytearray and buffer.data == bytearray(b"\x00")
+
+
+class Stamped(pydantic.BaseModel):
+    when: Any
+
+
+def test_a_message_list_is_stored_as_the_general_encoding_stores_it() -> None:
+    registry = TypeRegistry()
+    registry.register(Stamped)
+    s = MsgpackSerializer(registry)
+    messages = chat()
+
+    def by_hand(items: list[Any]) -> bytes:
+        values = []
+        for item in items:
+            name = (
+                registry.name_of(type(item)) or f"{type(item).__module__}:{type(item).__qualname__}"
+            )
+            fields = {**item.__dict__, **(item.__pydantic_extra__ or {})}
+            payload = msgpack.packb([name, fields], use_bin_type=True)
+            values.append(msgpack.ExtType(PYDANTIC, payload))
+        return msgpack.packb(values, use_bin_type=True)
+
+    assert s.dumps(messages) == by_hand(messages)
+    # a field that is not plain data, or an item that is not a model: the general way
+    stamped = [AIMessage("a", id="1"), Stamped(when=dt.date(2026, 12, 2))]
+    assert s.loads(s.dumps(stamped)) == stamped
+    mixed = [AIMessage("a", id="1"), {"role": "user", "content": "b"}, ("t", 1)]
+    assert s.loads(s.dumps(mixed)) == mixed
+    tagged = [AIMessage("a", id="1", additional_kwargs={"raw": bytearray(b"\x01")})]
+    loaded = s.loads(s.dumps(tagged))
+    assert type(loaded[0].additional_kwargs["raw"]) is bytearray
