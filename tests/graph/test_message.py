@@ -1,5 +1,5 @@
-"""``add_messages`` without langchain-core: dict messages, and no import of langchain-core
-by ``import durable_debug``."""
+"""``add_messages`` without langchain-core (dict messages, and no import of langchain-core by
+``import durable_debug``), and its error for a stored message whose id is not a string."""
 
 from __future__ import annotations
 
@@ -62,3 +62,40 @@ def test_importing_durable_debug_does_not_import_langchain() -> None:
     code = "import sys, durable_debug; print('langchain_core' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_stored_message_with_a_list_id_fails_the_next_turn_naming_it(tmp_path) -> None:
+    """A crafted or damaged checkpoint can rebuild a LangChain message whose id is a list
+    (loading sets fields without validating them); the next turn's ``add_messages`` names the
+    message and its id instead of failing on an unhashable key."""
+    import sqlite3
+
+    import msgpack
+    from langchain_core.messages import AIMessage
+
+    from durable_debug import SqliteSaver
+
+    path = tmp_path / "chat.db"
+
+    def bot(state: MessagesState) -> dict:
+        return {"messages": [AIMessage("echo")]}
+
+    builder = StateGraph(MessagesState).add_node("bot", bot).add_edge(START, "bot")
+    cfg = {"configurable": {"thread_id": "chat"}}
+    with SqliteSaver(str(path)) as saver:
+        builder.compile(checkpointer=saver).invoke({"messages": [("user", "hi")]}, cfg)
+    fields = {"content": "x", "type": "ai", "id": [1], "tool_calls": [], "invalid_tool_calls": []}
+    crafted = msgpack.packb(
+        [msgpack.ExtType(12, msgpack.packb(["langchain_core.messages.ai:AIMessage", fields]))]
+    )
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE checkpoint_blobs SET blob = ?, type = 'msgpack' WHERE channel = 'messages'",
+            (crafted,),
+        )
+    with SqliteSaver(str(path)) as saver:
+        graph = builder.compile(checkpointer=saver)
+        with pytest.raises(TypeError, match=r"message 0 of the current messages \(AIMessage\)"):
+            graph.invoke({"messages": [("user", "again")]}, cfg)
+        with pytest.raises(TypeError, match=r"has the id \[1\], a list"):
+            graph.invoke({"messages": [("user", "again")]}, cfg)

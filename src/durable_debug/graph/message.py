@@ -82,9 +82,14 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
     if cut is not None:
         return right[cut + 1 :]
     merged = list(left)
-    position = {ident(m): i for i, m in enumerate(merged)}
+    try:
+        position = {ident(m): i for i, m in enumerate(merged)}
+    except TypeError:  # an id that is no string (a damaged blob): say which message has it
+        raise _unhashable_id(left, "the current messages", ident) from None
     removed: set[Any] = set()
     for message in right:
+        if type(ident(message)) is not str and not _hashable(ident(message)):
+            raise _unhashable_id(right, "the new messages", ident)
         key = ident(message)
         at = position.get(key)
         if at is not None:
@@ -107,6 +112,27 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
     elif format is not None and format != "langchain-openai":
         raise ValueError(f"add_messages: unknown format {format!r}; use 'langchain-openai' or None")
     return merged
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _unhashable_id(messages: list[Any], which: str, ident: Callable[[Any], Any]) -> TypeError:
+    """The error for a message of ``messages`` whose id cannot be looked up (not a string and
+    not hashable: a message rebuilt from a damaged or crafted checkpoint, say)."""
+    for index, message in enumerate(messages):
+        key = ident(message)
+        if not _hashable(key):
+            return TypeError(
+                f"add_messages: message {index} of {which} ({type(message).__name__}) has the "
+                f"id {key!r:.80}, a {type(key).__name__}; a message id must be a string"
+            )
+    return TypeError(f"add_messages: a message of {which} has an id that is not a string")
 
 
 def _as_lc(lc: Any, messages: list[Any]) -> list[Any]:
