@@ -162,3 +162,60 @@ def test_a_hand_edited_metadata_text_is_read_or_refused_clearly(
     else:
         with pytest.raises(CorruptPayloadError, match=f"field 'metadata'.*{error}"):
             saver.get_tuple(config)
+
+
+def _page_rows(saver: SqliteSaver) -> list[Any]:
+    with raw_connection(saver) as db:
+        return db.conn.execute(
+            "SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint,"
+            " metadata FROM checkpoints ORDER BY checkpoint_id DESC"
+        ).fetchall()
+
+
+def _seen_thread(saver: SqliteSaver, steps: int = 4) -> None:
+    """A thread whose checkpoints repeat most nodes' versions_seen (as a run's do)."""
+    from durable_debug.checkpoint.base import empty_checkpoint
+
+    config = config_for("t")
+    cp = empty_checkpoint()
+    for step in range(steps):
+        seen = {f"node{n}": {"a": f"{n + 1:032d}.0"} for n in range(3)}
+        seen[f"node{step % 3}"] = {"a": f"{step + 5:032d}.0", "b": f"{step + 1:032d}.0"}
+        cp = {**child_checkpoint(cp, {"a": step})[0], "versions_seen": seen}
+        config = saver.put(config, cp, {"step": step}, {"a": cp["channel_versions"]["a"]})
+
+
+def test_a_page_decodes_each_versions_seen_as_its_rows_one_by_one(saver: SqliteSaver) -> None:
+    """A node's map equal to the row before's is copied, not decoded again: the same maps as
+    decoding each row alone, and no two checkpoints share one (a caller may change it)."""
+    from durable_debug.checkpoint._rows import parse_checkpoint_row, parse_checkpoint_rows
+
+    _seen_thread(saver)
+    rows = _page_rows(saver)
+    page = parse_checkpoint_rows(rows, saver.serde)
+    alone = [parse_checkpoint_row(row, saver.serde) for row in rows]
+    assert [p.record["versions_seen"] for p in page] == [p.record["versions_seen"] for p in alone]
+    maps = [m for p in page for m in p.record["versions_seen"].values()]
+    assert len({id(m) for m in maps}) == len(maps)
+    tuples = list(saver.list(config_for("t")))
+    tuples[0].checkpoint["versions_seen"]["node2"]["a"] = "changed"
+    assert all(t.checkpoint["versions_seen"]["node2"]["a"] != "changed" for t in tuples[1:])
+
+
+def test_a_garbled_versions_seen_after_an_equal_one_is_refused_naming_its_checkpoint(
+    saver: SqliteSaver,
+) -> None:
+    _seen_thread(saver)
+    rows = _page_rows(saver)
+    garbled = rows[2][2]
+    with raw_connection(saver) as db:
+        db.conn.execute(
+            "UPDATE checkpoints SET checkpoint = json_set(checkpoint,"
+            " '$.versions_seen.node1', json('{\"1.0\": [7]}')) WHERE checkpoint_id = ?",
+            (garbled,),
+        )
+        db.conn.commit()
+    with pytest.raises(CorruptPayloadError) as caught:
+        list(saver.list(config_for("t")))
+    assert f"thread 't', checkpoint '{garbled}', field 'checkpoint'" in str(caught.value)
+    assert "names channel 7" in str(caught.value)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import operator
 import re
 import time
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from graph_support import cfg
@@ -153,3 +154,82 @@ def test_start_writes_without_their_input_are_a_clear_error() -> None:
     checkpoint = {"id": "c1", "channel_values": {}}
     with pytest.raises(CorruptPayloadError, match="checkpoint c1 holds no input with that key"):
         expand_start_writes([("t", INPUT_KEYS, ["a"])], checkpoint)  # type: ignore[arg-type]
+
+
+class _Fan(TypedDict):
+    items: list[int]
+    log: Annotated[list[str], operator.add]
+
+
+def _fan_graph(saver: MemorySaver) -> Any:
+    """A join (a barrier channel whose version moves before it holds a value), a deferred
+    node, Send tasks and an interrupt before a node."""
+    from durable_debug import Send
+
+    def node(name: str) -> Any:
+        return lambda state: {"log": [name]}
+
+    builder = StateGraph(_Fan)
+    for name in ("a", "b", "b2", "c", "d", "e"):
+        builder.add_node(name, node(name), defer=name == "e")
+    builder.add_node("work", lambda arg: {"log": [f"work{arg}"]})
+    builder.add_edge(START, "a")
+    builder.add_edge("a", "b")
+    builder.add_edge("a", "c")
+    builder.add_edge("b", "b2")
+    builder.add_edge(["b2", "c"], "d")
+    builder.add_edge("d", "e")
+    builder.add_conditional_edges("c", lambda state: [Send("work", i) for i in state["items"]])
+    return builder.compile(checkpointer=saver, interrupt_before=["d"])
+
+
+class _LookedUp(dict):  # type: ignore[type-arg]
+    """A versions_seen that records which nodes' maps are read."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.looked_up: list[str] = []
+
+    def get(self, node: Any, default: Any = None) -> Any:
+        self.looked_up.append(node)
+        return super().get(node, default)
+
+
+def test_a_step_checks_a_trigger_for_a_value_before_its_versions(saver: MemorySaver) -> None:
+    """``prepare_tasks`` looks up a node's versions_seen only for a trigger that holds a value;
+    the tasks are those of both conditions, checked in the other order, at every checkpoint."""
+    from durable_debug.graph.algo import prepare_tasks
+
+    graph = _fan_graph(saver)
+    config = cfg("fan")
+    graph.invoke({"items": [1, 2], "log": []}, config)
+    graph.invoke(None, config)
+    checked = 0
+    for saved in saver.list(config):
+        checkpoint = saved.checkpoint
+        channels = graph.read_channels(checkpoint["channel_values"])
+        versions, seen_by = checkpoint["channel_versions"], checkpoint["versions_seen"]
+        expected = [
+            (name, tuple(ch for ch in graph.nodes[name].triggers if ch in wanted))
+            for name in graph.node_order
+            if (
+                wanted := {
+                    ch
+                    for ch in graph.nodes[name].triggers
+                    if versions.get(ch, "") > seen_by.get(name, {}).get(ch, "")
+                    and channels[ch].is_available()
+                }
+            )
+        ]
+        seen = _LookedUp(seen_by)
+        step = int(saved.metadata["step"])
+        tasks = prepare_tasks(graph, {**checkpoint, "versions_seen": seen}, channels, step)
+        assert [(t.name, t.triggers) for t in tasks if t.triggers] == expected
+        with_value = [
+            n
+            for n in graph.node_order
+            if any(channels[ch].is_available() for ch in graph.nodes[n].triggers)
+        ]
+        assert seen.looked_up == with_value
+        checked += 1
+    assert checked == 7  # input, START, a, (b, c), (Sends, b2), d (interrupted before), e

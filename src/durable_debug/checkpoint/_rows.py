@@ -599,16 +599,27 @@ def collector_paused() -> Iterator[None]:
 def parse_checkpoint_rows(
     rows: Sequence[Sequence[Any]], serde: SerializerProtocol
 ) -> list[ParsedCheckpoint]:
-    """:func:`parse_checkpoint_row` of each of ``rows`` (a page of history)."""
+    """:func:`parse_checkpoint_row` of each of ``rows`` (a page of history).
+
+    Consecutive checkpoints of a thread share most of their ``versions_seen`` (a node's map
+    changes only at the steps it runs): a node's stored map equal to the one of the row
+    before is not decoded again, its decoded map is copied (each checkpoint has maps of its
+    own, which a caller may change).
+    """
     limit = limits_of(serde).max_depth
-    return [parse_checkpoint_row(row, serde, limit) for row in rows]
+    seen_before: dict[str, tuple[Any, ChannelVersions]] = {}
+    return [parse_checkpoint_row(row, serde, limit, seen_before) for row in rows]
 
 
 def parse_checkpoint_row(
-    row: Sequence[Any], serde: SerializerProtocol, max_depth: int | None = None
+    row: Sequence[Any],
+    serde: SerializerProtocol,
+    max_depth: int | None = None,
+    seen_before: dict[str, tuple[Any, ChannelVersions]] | None = None,
 ) -> ParsedCheckpoint:
     """Decode the JSON columns of a ``checkpoints`` row (``max_depth``: see
-    :func:`decode_json`)."""
+    :func:`decode_json`; ``seen_before``: see :func:`parse_checkpoint_rows`, node → its stored
+    and decoded map in the row parsed before)."""
     thread_id, checkpoint_ns, checkpoint_id, parent_id, text, metadata_json = row
     if max_depth is None:
         max_depth = limits_of(serde).max_depth
@@ -621,7 +632,10 @@ def parse_checkpoint_row(
         seen = record.get("versions_seen")
         if type(seen) is not dict:
             raise CorruptPayloadError("the stored versions_seen is not a JSON object")
-        record["versions_seen"] = {node: ungroup_versions(v) for node, v in seen.items()}
+        if seen_before is None:
+            record["versions_seen"] = {node: ungroup_versions(v) for node, v in seen.items()}
+        else:
+            record["versions_seen"] = _seen_maps(seen, seen_before)
         _check_record(record, checkpoint_id)
         field = "metadata"
         metadata = decode_json(metadata_json, serde, max_depth)
@@ -633,6 +647,24 @@ def parse_checkpoint_row(
     return ParsedCheckpoint(
         thread_id, checkpoint_ns, checkpoint_id, parent_id, record, pointers, metadata
     )
+
+
+def _seen_maps(
+    seen: dict[Any, Any], before: dict[str, tuple[Any, ChannelVersions]]
+) -> dict[str, ChannelVersions]:
+    """:func:`ungroup_versions` of each node's stored map, or a copy of the map decoded for an
+    earlier row of the page when the stored map equals that row's (``before`` is updated)."""
+    maps: dict[str, ChannelVersions] = {}
+    for node, stored in seen.items():
+        found = before.get(node)
+        if found is not None and found[0] == stored:
+            maps[node] = found[1].copy()
+        else:
+            # Not copied: the page is parsed whole before any of it is handed out, so nothing
+            # changes this map before the copies of the rows after are taken.
+            decoded = maps[node] = ungroup_versions(stored)
+            before[node] = (stored, decoded)
+    return maps
 
 
 def _check_record(record: dict[str, Any], checkpoint_id: str) -> None:

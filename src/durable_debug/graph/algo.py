@@ -83,7 +83,7 @@ def interrupt_id(task: str, index: int) -> str:
     return hashlib.blake2b(f"{task}|{index}".encode(), digest_size=16).hexdigest()
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Task:
     """One node execution scheduled for the next step."""
 
@@ -119,7 +119,7 @@ def task_path_str(path: tuple[Any, ...]) -> str:
     return "|".join(str(p) for p in path)
 
 
-@dataclass
+@dataclass(slots=True)
 class TaskRecord:
     """What the pending writes of a checkpoint say about one task."""
 
@@ -262,11 +262,16 @@ def prepare_tasks(
     state_input: Any = MISSING
     for name in names:
         spec = graph.nodes[name]
-        seen = seen_by.get(name, _NOTHING_SEEN)
+        # A trigger counts when its channel holds a value the node has not seen; the node's
+        # versions_seen is looked up only then (a history decodes it on demand).
+        seen: Mapping[str, str] | None = None
         triggered: tuple[str, ...] = ()
         for ch in spec.triggers:
-            if versions.get(ch, "") > seen.get(ch, "") and channels[ch].is_available():
-                triggered += (ch,)
+            if channels[ch].is_available():
+                if seen is None:
+                    seen = seen_by.get(name, _NOTHING_SEEN)
+                if versions.get(ch, "") > seen.get(ch, ""):
+                    triggered += (ch,)
         if not triggered:
             continue
         pull_path: tuple[Any, ...] = (PULL, name)
