@@ -330,3 +330,36 @@ async def test_a_subgraph_starts_after_its_enclosing_step_is_saved(called):
     assert saver.held() == 0
     # the subgraph's runs saved through queues of their own, after the enclosing step
     assert len(saver.queues) == 2
+
+
+@pytest.mark.parametrize("kind", ["once", "aonce"])
+async def test_an_effect_runs_only_once_the_step_it_belongs_to_is_saved(kind):
+    """An effect made before the checkpoint its task runs on had landed would be made again
+    if the process died then: the resume would re-run the step before it, under new task ids,
+    with no saved result to reuse. ``once``/``aonce`` wait for the run's saves first."""
+    from durable_debug import aonce
+
+    saver = LaggingSaver()
+    held_at_effect: list[int] = []
+
+    def effect() -> str:
+        held_at_effect.append(saver.held())
+        return "paid"
+
+    def pay_sync(state: LogState) -> dict:
+        return {"log": [once(effect)]}
+
+    async def pay_async(state: LogState) -> dict:
+        return {"log": [await aonce(effect)]}
+
+    g = (
+        StateGraph(LogState)
+        .add_node("before", lambda s: {"log": ["before"]})
+        .add_node("pay", pay_sync if kind == "once" else pay_async)
+        .add_edge(START, "before")
+        .add_edge("before", "pay")
+        .compile(checkpointer=saver)
+    )
+    out = await g.ainvoke({"value": "", "log": []}, cfg(f"effect-{kind}"))
+    assert out["log"] == ["before", "paid"]
+    assert held_at_effect == [0]  # "before"'s checkpoint had landed when the effect ran

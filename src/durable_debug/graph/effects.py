@@ -49,6 +49,8 @@ def once(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     pad.once_counter += 1
     if index < len(pad.once):
         return pad.once[index]
+    if pad.before_effect is not None:
+        run_sync(pad.before_effect())
     result = fn(*args, **kwargs)
     if inspect.isawaitable(result):
         close = getattr(result, "close", None)
@@ -71,6 +73,8 @@ async def aonce(fn: Callable[..., T | Awaitable[T]], /, *args: Any, **kwargs: An
     pad.once_counter += 1
     if index < len(pad.once):
         return pad.once[index]
+    if pad.before_effect is not None:
+        await pad.before_effect()
     result = fn(*args, **kwargs)
     if inspect.isawaitable(result):
         result = await result

@@ -95,6 +95,11 @@ class Scratchpad:
     once_counter: int = 0
     save_once: Callable[[list[Any]], Coroutine[Any, Any, None]] | None = None
     """Saves the task's ``once`` results durably (None without a checkpointer)."""
+    before_effect: Callable[[], Coroutine[Any, Any, None]] | None = None
+    """Waits until the checkpoint the task runs on is saved (a ``durability="async"`` run may
+    still be saving it), so that an effect never happens before the step it belongs to is
+    durable: a crash in between would re-run the step before it, under new task ids, and the
+    effect with it (None when nothing can be pending)."""
     nesting: Nesting | None = None
     """What a graph run inside this task inherits (see ``subgraph.py``)."""
     answers: Answers | None = None

@@ -120,6 +120,7 @@ async def run_task(
             await saver.aput_writes(at, [(ONCE, results)], task.id, task_path_str(task.path))
 
         scratchpad.save_once = save_once
+        scratchpad.before_effect = settle
 
     def event(
         kind: hooks.EventKind, outcome: hooks.Outcome | None = None, error: str | None = None

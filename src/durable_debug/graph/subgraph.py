@@ -28,7 +28,7 @@ interrupted task by interrupt id. An interrupt in the subgraph is raised to the 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -83,7 +83,7 @@ class Nesting:
     """The tasks belong to a subgraph (see :attr:`Scratchpad.spare`)."""
     stream: SubgraphStream | None = None
     """Where a nested run reports its chunks when the top-level run streams subgraphs."""
-    settle: Callable[[], Awaitable[None]] | None = None
+    settle: Callable[[], Coroutine[Any, Any, None]] | None = None
     """Waits until the run whose task this is has saved every step it put (the checkpoint the
     task runs on, among them): a nested run and a ``once()`` result are saved after it."""
     durability: Literal["sync", "async", "exit"] | None = None
