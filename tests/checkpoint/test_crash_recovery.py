@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -121,11 +122,18 @@ def test_killed_worker_resumes_without_rerunning_finished_tasks(
 
 def kill_when_started(proc: subprocess.Popen[str], log: Path, node: str) -> None:
     """SIGKILL ``proc`` once ``node`` has started (and waits forever)."""
+    kill_when(proc, lambda: bool(runs(log).get(node)), lambda: f"{node} never started: {runs(log)}")
+
+
+def kill_when(
+    proc: subprocess.Popen[str], ready: Callable[[], bool], never: Callable[[], str]
+) -> None:
+    """SIGKILL ``proc`` once ``ready()`` holds (failing with ``never()`` after a minute)."""
     try:
         deadline = time.monotonic() + 60
-        while not runs(log).get(node):
+        while not ready():
             assert proc.poll() is None, f"the worker exited early: {proc.communicate()}"
-            assert time.monotonic() < deadline, f"{node} never started: {runs(log)}"
+            assert time.monotonic() < deadline, never()
             time.sleep(0.02)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
@@ -172,24 +180,13 @@ def test_killed_during_an_async_run_resumes_from_the_last_step_it_saved(
     thread_id = "crash-async-chain"
     handle = saver_from_url(durable_url)  # only to address the database; never opened
     proc = start_worker(durable_url, thread_id, log, ["c3"], graph="chain")
-    try:
-        with raw_connection(handle) as db:
-            deadline = time.monotonic() + 60
-            # input, START's step, c0, c1, c2: c2's checkpoint has landed while c3 runs
-            while not (runs(log).get("c3") and db.execute(CHAIN_STEPS, (thread_id,))[0][0] == 5):
-                assert proc.poll() is None, f"the worker exited early: {proc.communicate()}"
-                assert time.monotonic() < deadline, f"c3 never started: {runs(log)}"
-                time.sleep(0.02)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdout, proc.stderr):
-            if stream:
-                stream.close()
-    assert proc.returncode == -signal.SIGKILL
+    with raw_connection(handle) as db:
+        # input, START's step, c0, c1, c2: c2's checkpoint has landed while c3 runs
+        kill_when(
+            proc,
+            lambda: bool(runs(log).get("c3")) and db.execute(CHAIN_STEPS, (thread_id,))[0][0] == 5,
+            lambda: f"c3 never started: {runs(log)}",
+        )
 
     result = run_graph("chain", "resume", durable_url, thread_id, str(log))
 
