@@ -263,7 +263,7 @@ def prepare_tasks(
     for name in names:
         spec = graph.nodes[name]
         # A trigger counts when its channel holds a value the node has not seen; the node's
-        # versions_seen is looked up only then (a history decodes it on demand).
+        # versions_seen is looked up only then (a history step checks few of its nodes).
         seen: Mapping[str, str] | None = None
         triggered: tuple[str, ...] = ()
         for ch in spec.triggers:
