@@ -310,5 +310,56 @@ async def test_a_cancelled_write_leaves_the_saver_usable(postgres_db: str):
         assert latest.checkpoint["channel_values"] == {"a": 3}
 
 
+async def test_a_cancelled_first_read_leaves_the_saver_usable(postgres_db: str):
+    # A saver's first read of a shape prepares and runs its query in one pipeline; cancelled
+    # while the server waits on a lock, it leaves no half-read connection behind, and the
+    # next reads (the first one's statement prepared again) work.
+    async with PostgresSaver(postgres_db) as saver:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = await saver.aput(config_for("t"), cp, {}, versions)
+        with psycopg.connect(postgres_db) as blocker:
+            blocker.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
+            task = asyncio.ensure_future(saver.aget_tuple(config_for("t")))
+            with psycopg.connect(postgres_db, autocommit=True) as watcher:
+                deadline = asyncio.get_running_loop().time() + 60
+                while not watcher.execute(
+                    "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    " AND query LIKE '%FROM checkpoints%'"
+                ).fetchall():
+                    assert asyncio.get_running_loop().time() < deadline, "the read never blocked"
+                    await asyncio.sleep(0.02)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            blocker.rollback()
+        for _ in range(2):
+            latest = await saver.aget_tuple(config_for("t"))
+            assert latest is not None and latest.config == config
+            assert latest.checkpoint["channel_values"] == {"a": 1}
+
+
+async def test_a_failing_query_through_libpq_raises_the_servers_error(postgres_db: str):
+    # checkpoint/_libpq.py: an error answered to the pipelined prepare-and-run is psycopg's
+    # exception for its SQLSTATE, the statement is not remembered as prepared, and the
+    # connection is idle (out of pipeline mode) for the next query.
+    from durable_debug.checkpoint._libpq import fetch
+
+    async with await psycopg.AsyncConnection.connect(postgres_db, autocommit=True) as conn:
+        for _ in range(2):
+            with pytest.raises(psycopg.errors.UndefinedColumn, match="nope"):
+                await fetch(conn, "SELECT nope FROM (SELECT %s::text AS x) AS t", ("a",))
+            assert conn.pgconn.pipeline_status == psycopg.pq.PipelineStatus.OFF
+            assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        for value in ("first", "second"):  # prepared and run, then run prepared
+            result = await fetch(conn, "SELECT %s::text, 7::int4, NULL::bytea", (value,))
+            assert [result.get_value(0, c) for c in range(3)] == [
+                value.encode(),
+                (7).to_bytes(4, "big"),
+                None,
+            ]
+        cur = await conn.execute("SELECT 1")  # psycopg's own calls still work on it
+        assert await cur.fetchall() == [(1,)]
+
+
 async def _alist(saver: PostgresSaver, config: Any) -> list[Any]:
     return [tup async for tup in saver.alist(config)]

@@ -26,14 +26,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import itertools
 import os
-import struct
-import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.checkpoint._libpq import answer, encode, flush, prepared
 from durable_debug.checkpoint.base import (
     ChannelVersions,
     Checkpoint,
@@ -50,36 +47,10 @@ if TYPE_CHECKING:
 
     from durable_debug.checkpoint.postgres import PostgresSaver
 
-__all__ = ["Blobs", "PgStepQueue", "blobs_array"]
+__all__ = ["PgStepQueue"]
 
 StepStatement = Callable[..., "tuple[str, list[Any]] | None"]
 """``postgres.step_statement``: a step's rows → the statement writing them, its parameters."""
-
-_BYTEA_ARRAY = 1001
-"""The type oid of ``bytea[]``: the blobs of a step go as one binary array."""
-
-_names = itertools.count()
-_prepared: weakref.WeakKeyDictionary[Any, dict[str, bytes]] = weakref.WeakKeyDictionary()
-"""Per libpq connection, the statements this module prepared on it: SQL → name."""
-
-
-class Blobs(list):
-    """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` (:func:`blobs_array`)."""
-
-
-_ARRAY_HEAD, _LENGTH = struct.Struct("!iiiii"), struct.Struct("!i")
-_NULL = _LENGTH.pack(-1)
-
-
-def blobs_array(blobs: Sequence[bytes | None]) -> bytes:
-    """``blobs`` as one ``bytea[]`` in PostgreSQL's binary format, written in one ``join``."""
-    parts = [_ARRAY_HEAD.pack(1, 1, 17, len(blobs), 1)]  # one dimension, may hold NULLs
-    for blob in blobs:
-        if blob is None:
-            parts.append(_NULL)
-        else:
-            parts += (_LENGTH.pack(len(blob)), blob)
-    return b"".join(parts)
 
 
 class PgStepQueue(StepQueue):
@@ -211,11 +182,11 @@ class PgStepQueue(StepQueue):
     ) -> None:
         try:
             pgconn = conn.pgconn
-            values, types, formats = _encode(params)
-            name = await self._prepare(conn, sql, types)
+            values, types, formats = encode(params)
+            name = await prepared(conn, sql, types)
             pgconn.send_query_prepared(name, values, formats)
             self._sent = where
-            await _flush(pgconn)
+            await flush(pgconn)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -227,7 +198,7 @@ class PgStepQueue(StepQueue):
         if where is None or self._conn is None:
             return
         try:
-            error = await _answer(self._conn)
+            error, _rows = await answer(self._conn)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -236,100 +207,3 @@ class PgStepQueue(StepQueue):
         self._sent = None
         if error is not None:
             self._raise(error, where)
-
-    async def _prepare(
-        self, conn: psycopg.AsyncConnection[Any], sql: str, types: Sequence[int]
-    ) -> bytes:
-        """The name of ``sql`` prepared on ``conn``, preparing it first if needed (one round
-        trip, once per shape and connection)."""
-        pgconn = conn.pgconn
-        names = _prepared.setdefault(pgconn, {})
-        name = names.get(sql)
-        if name is None:
-            name = f"durable_debug_step_{next(_names)}".encode()
-            pgconn.send_prepare(name, _numbered(sql).encode(), types)
-            await _flush(pgconn)
-            error = await _answer(conn)
-            if error is not None:
-                raise error
-            names[sql] = name
-        return name
-
-
-@functools.cache
-def _numbered(sql: str) -> str:
-    """``sql`` with libpq's ``$1, $2…`` placeholders instead of psycopg's ``%s``."""
-    parts = sql.split("%s")
-    return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], 1)) + parts[-1]
-
-
-def _encode(params: Sequence[Any]) -> tuple[list[bytes | None], list[int], list[int]]:
-    """Parameters as libpq takes them: text (type left to the server, as psycopg sends a
-    ``str``) or, for the blobs, one binary ``bytea[]``."""
-    values: list[bytes | None] = []
-    types: list[int] = []
-    formats: list[int] = []
-    for value in params:
-        if isinstance(value, Blobs):
-            values.append(blobs_array(value))
-            types.append(_BYTEA_ARRAY)
-            formats.append(1)
-        else:
-            values.append(None if value is None else str(value).encode())
-            types.append(0)
-            formats.append(0)
-    return values, types, formats
-
-
-async def _wait(fd: int, *, write: bool) -> None:
-    """Return when the socket ``fd`` is readable (writable with ``write``)."""
-    loop = asyncio.get_running_loop()
-    ready = loop.create_future()
-
-    def wake() -> None:
-        if not ready.done():
-            ready.set_result(None)
-
-    if write:
-        loop.add_writer(fd, wake)
-    else:
-        loop.add_reader(fd, wake)
-    try:
-        await ready
-    finally:
-        if write:
-            loop.remove_writer(fd)
-        else:
-            loop.remove_reader(fd)
-
-
-async def _flush(pgconn: Any) -> None:
-    """Send what libpq has buffered, waiting for the socket when it is full."""
-    while pgconn.flush() != 0:
-        await _wait(pgconn.socket, write=True)
-
-
-async def _answer(conn: psycopg.AsyncConnection[Any]) -> Exception | None:
-    """Read the results of the one command in flight until the connection is idle again;
-    return the error the server answered with, if any (raise when the connection failed)."""
-    import psycopg
-    from psycopg.pq import DiagnosticField, ExecStatus
-
-    pgconn = conn.pgconn
-    error: Exception | None = None
-    while True:
-        pgconn.consume_input()
-        while pgconn.is_busy():
-            await _wait(pgconn.socket, write=False)
-            pgconn.consume_input()
-        result = pgconn.get_result()
-        if result is None:
-            return error
-        if result.status == ExecStatus.FATAL_ERROR and error is None:
-            encoding = conn.info.encoding
-            state = (result.error_field(DiagnosticField.SQLSTATE) or b"").decode()
-            try:
-                cls: type[psycopg.Error] = psycopg.errors.lookup(state)
-            except KeyError:
-                cls = psycopg.DatabaseError
-            error = cls(result.get_error_message(encoding), info=result, encoding=encoding)

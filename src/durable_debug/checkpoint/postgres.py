@@ -29,6 +29,7 @@ import json
 import logging
 import os
 import re
+import struct
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -36,7 +37,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_debug.checkpoint._connected import is_statements_only
 from durable_debug.checkpoint._io import run_soon_on_io_loop
-from durable_debug.checkpoint._pg_steps import Blobs, PgStepQueue, blobs_array
+from durable_debug.checkpoint._libpq import Blobs, blobs_array, fetch
+from durable_debug.checkpoint._pg_steps import PgStepQueue
 from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
 from durable_debug.checkpoint._schema import (
     DatabaseSetupError,
@@ -50,6 +52,7 @@ from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableEr
 
 if TYPE_CHECKING:
     import psycopg
+    from psycopg import pq
     from psycopg_pool import AsyncConnectionPool
 
 __all__ = ["MIGRATIONS", "AsyncPostgresSaver", "DatabaseSetupError", "PostgresSaver"]
@@ -327,6 +330,15 @@ LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
 METADATA_EQUALS = "metadata -> %s::text = %s::jsonb"
+
+_INT4 = struct.Struct("!i")
+"""An ``int4`` column in PostgreSQL's binary format."""
+
+
+def _text(value: bytes | None) -> str | None:
+    """A ``text`` column in PostgreSQL's binary format (its UTF-8 bytes), or NULL."""
+    return None if value is None else value.decode()
+
 
 _UNREACHABLE_SQLSTATES = ("08", "57P")
 """SQLSTATE classes of a lost server: connection exceptions, operator intervention
@@ -685,22 +697,29 @@ class PostgresSaver(SqlSaver):
         else:
             sql, params = SELECT_BY_ID, (thread_id, ns, checkpoint_id)
 
-        async def read(s: Session) -> list[Sequence[Any]]:
-            return await s.fetch(sql, params)
+        async def read(s: Session) -> pq.abc.PGresult:
+            assert isinstance(s, _PgSession)
+            return await fetch(s.conn, sql, params)  # through libpq: see _libpq
 
-        rows = await self._in_session(read, False)
-        found = [row[1:7] for row in rows if row[0] == 0]
-        if not found:
+        result = await self._in_session(read, False)
+        get: Callable[[int, int], Any] = result.get_value  # bytes, None for NULL
+        kinds = [get(r, 0)[3] for r in range(result.ntuples)]  # int4, big-endian: 0, 1 or 2
+        if 0 not in kinds:
             return _Page([], {}, {}, None, True)
-        parsed = parse_checkpoint_row(found[0], self.serde)
+        head = kinds.index(0)
+        row = [_text(get(head, c)) for c in range(1, 7)]
+        parsed = parse_checkpoint_row(row, self.serde)
         thread, namespace = parsed.thread_id, parsed.checkpoint_ns
         blobs: dict[BlobKey, tuple[str, bytes | None]] = {}
         pending: list[tuple[str, str, int, WriteValues]] = []
-        for kind, a, b, type_, path, _c, _m, blob, idx in rows:
-            if kind == 1:
-                blobs[(thread, namespace, a, b)] = (type_, blob)
-            elif kind == 2:  # ordered as every saver orders them: task_path, task_id, idx
-                pending.append((path, a, idx, (a, b, type_, blob)))
+        for r, kind in enumerate(kinds):
+            if kind == 1:  # channel, version, type, blob
+                key = (thread, namespace, get(r, 1).decode(), get(r, 2).decode())
+                blobs[key] = (get(r, 3).decode(), get(r, 7))
+            elif kind == 2:  # task_id, channel, type, task_path, blob, idx
+                task_id = get(r, 1).decode()
+                value = (task_id, get(r, 2).decode(), get(r, 3).decode(), get(r, 7))
+                pending.append((get(r, 4).decode(), task_id, _INT4.unpack(get(r, 8))[0], value))
         pending.sort(key=lambda w: w[:3])  # str order is the "C" collation's (UTF-8 bytes)
         writes = {parsed.key: [w[3] for w in pending]} if pending else {}
         return _Page([parsed], blobs, writes, None, True)

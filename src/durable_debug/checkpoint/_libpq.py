@@ -1,0 +1,207 @@
+"""PostgresSaver's calls through libpq itself (``psycopg.pq``), below psycopg's cursors.
+
+psycopg's cursor machinery (query conversion, its prepared-statement bookkeeping, a generator
+driven per wait, a loader per column) costs more Python time than the local server takes to
+answer a primary-key read. The saver's two hottest calls go straight to libpq on a psycopg
+connection it holds alone, leaving the connection idle after each, as psycopg expects it:
+
+* a step's statement, sent now and its answer read later (:mod:`._pg_steps`);
+* a checkpoint's read (:func:`fetch`): one prepared query, binary results.
+
+    result = await fetch(conn, SELECT_LATEST, (thread_id, checkpoint_ns))
+    rows = [[result.get_value(r, c) for c in range(result.nfields)] for r in range(result.ntuples)]
+
+Each statement is prepared once per connection, under a name of this module's own, so
+psycopg's own prepared statements on the same connection never clash with them. Errors are the
+psycopg exceptions the server's answer names (a lost server: ``psycopg.OperationalError``), so
+the saver maps them as it maps psycopg's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import struct
+import weakref
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import psycopg
+    from psycopg import pq
+
+__all__ = ["Blobs", "answer", "blobs_array", "encode", "fetch", "flush", "prepared"]
+
+_BYTEA_ARRAY = 1001
+"""The type oid of ``bytea[]``: the blobs of a step go as one binary array."""
+
+_names = itertools.count()
+_prepared: weakref.WeakKeyDictionary[Any, dict[str, bytes]] = weakref.WeakKeyDictionary()
+"""Per libpq connection, the statements this module prepared on it: SQL → name."""
+
+
+class Blobs(list):
+    """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` (:func:`blobs_array`)."""
+
+
+_ARRAY_HEAD, _LENGTH = struct.Struct("!iiiii"), struct.Struct("!i")
+_NULL = _LENGTH.pack(-1)
+
+
+def blobs_array(blobs: Sequence[bytes | None]) -> bytes:
+    """``blobs`` as one ``bytea[]`` in PostgreSQL's binary format, written in one ``join``."""
+    parts = [_ARRAY_HEAD.pack(1, 1, 17, len(blobs), 1)]  # one dimension, may hold NULLs
+    for blob in blobs:
+        if blob is None:
+            parts.append(_NULL)
+        else:
+            parts += (_LENGTH.pack(len(blob)), blob)
+    return b"".join(parts)
+
+
+def encode(params: Sequence[Any]) -> tuple[list[bytes | None], list[int], list[int]]:
+    """Parameters as libpq takes them (values, type oids, formats): text, with the type left
+    to the server as psycopg leaves it for a ``str``; :class:`Blobs` as one binary
+    ``bytea[]``."""
+    values: list[bytes | None] = []
+    types: list[int] = []
+    formats: list[int] = []
+    for value in params:
+        if isinstance(value, Blobs):
+            values.append(blobs_array(value))
+            types.append(_BYTEA_ARRAY)
+            formats.append(1)
+        else:
+            values.append(None if value is None else str(value).encode())
+            types.append(0)
+            formats.append(0)
+    return values, types, formats
+
+
+@functools.cache
+def _numbered(sql: str) -> str:
+    """``sql`` with libpq's ``$1, $2…`` placeholders instead of psycopg's ``%s``."""
+    parts = sql.split("%s")
+    return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], 1)) + parts[-1]
+
+
+async def prepared(conn: psycopg.AsyncConnection[Any], sql: str, types: Sequence[int]) -> bytes:
+    """The name of ``sql`` (psycopg's ``%s`` placeholders) prepared on ``conn``, preparing it
+    first if needed: one round trip, once per statement and connection."""
+    pgconn = conn.pgconn
+    names = _prepared.setdefault(pgconn, {})
+    name = names.get(sql)
+    if name is None:
+        name = f"durable_debug_{next(_names)}".encode()
+        pgconn.send_prepare(name, _numbered(sql).encode(), types)
+        await flush(pgconn)
+        error, _result = await answer(conn)
+        if error is not None:
+            raise error
+        names[sql] = name
+    return name
+
+
+async def fetch(
+    conn: psycopg.AsyncConnection[Any], sql: str, params: Sequence[Any]
+) -> pq.abc.PGresult:
+    """Run the query ``sql`` with ``params`` on ``conn`` (idle, used by nothing else meanwhile)
+    and return its result, every column in PostgreSQL's binary format (``text`` as its UTF-8
+    bytes, ``bytea`` as the bytes, ``int4`` as 4 big-endian bytes, NULL as None); raise the
+    error the server answered with.
+
+    One round trip, the first time too: a statement not yet prepared on ``conn`` is prepared
+    and run in one pipeline (prepare, run, sync), so a saver's first read costs no more than
+    the next ones."""
+    values, types, formats = encode(params)
+    pgconn = conn.pgconn
+    names = _prepared.setdefault(pgconn, {})
+    name = names.get(sql)
+    if name is not None:
+        pgconn.send_query_prepared(name, values, formats, result_format=1)
+        await flush(pgconn)
+        error, result = await answer(conn)
+    else:
+        name = f"durable_debug_{next(_names)}".encode()
+        pgconn.enter_pipeline_mode()
+        pgconn.send_prepare(name, _numbered(sql).encode(), types)
+        pgconn.send_query_prepared(name, values, formats, result_format=1)
+        pgconn.pipeline_sync()
+        await flush(pgconn)
+        error, result = await answer(conn, pipeline=True)
+        # Left in pipeline mode only if the wait above was interrupted: then the connection
+        # is not idle, and whoever holds it closes it.
+        pgconn.exit_pipeline_mode()
+        if error is None:
+            names[sql] = name
+    if error is not None:
+        raise error
+    assert result is not None  # a query that did not fail answers with its rows
+    return result
+
+
+async def _wait(fd: int, *, write: bool) -> None:
+    """Return when the socket ``fd`` is readable (writable with ``write``)."""
+    loop = asyncio.get_running_loop()
+    ready = loop.create_future()
+
+    def wake() -> None:
+        if not ready.done():
+            ready.set_result(None)
+
+    if write:
+        loop.add_writer(fd, wake)
+    else:
+        loop.add_reader(fd, wake)
+    try:
+        await ready
+    finally:
+        if write:
+            loop.remove_writer(fd)
+        else:
+            loop.remove_reader(fd)
+
+
+async def flush(pgconn: Any) -> None:
+    """Send what libpq has buffered, waiting for the socket when it is full."""
+    while pgconn.flush() != 0:
+        await _wait(pgconn.socket, write=True)
+
+
+async def answer(
+    conn: psycopg.AsyncConnection[Any], *, pipeline: bool = False
+) -> tuple[Exception | None, pq.abc.PGresult | None]:
+    """Read the results of the one command in flight (with ``pipeline``: of the commands sent
+    in pipeline mode, up to their sync) until the connection is idle again; return the first
+    error the server answered with, if any, and the rows of a query (raise when the connection
+    failed)."""
+    import psycopg
+    from psycopg.pq import DiagnosticField, ExecStatus
+
+    pgconn = conn.pgconn
+    error: Exception | None = None
+    rows: pq.abc.PGresult | None = None
+    while True:
+        pgconn.consume_input()
+        while pgconn.is_busy():
+            await _wait(pgconn.socket, write=False)
+            pgconn.consume_input()
+        result = pgconn.get_result()
+        if result is None:
+            if pipeline:
+                continue  # the end of one command's results: the next command's follow
+            return error, rows
+        status = result.status
+        if status == ExecStatus.TUPLES_OK:
+            rows = result
+        elif status == ExecStatus.PIPELINE_SYNC:
+            return error, rows
+        elif status == ExecStatus.FATAL_ERROR and error is None:
+            encoding = conn.info.encoding
+            state = (result.error_field(DiagnosticField.SQLSTATE) or b"").decode()
+            try:
+                cls: type[psycopg.Error] = psycopg.errors.lookup(state)
+            except KeyError:
+                cls = psycopg.DatabaseError
+            error = cls(result.get_error_message(encoding), info=result, encoding=encoding)
