@@ -166,7 +166,8 @@ def test_the_command_runs_as_a_program(tmp_path: Path) -> None:
 
 def damaged_store(tmp_path: Path) -> Path:
     """A SQLite store with four threads: ``fine``; ``garbled`` (a blob that is not msgpack);
-    ``lost`` (a blob row deleted); ``looped`` (its first checkpoint made its last one's child)."""
+    ``lost`` (paused before its node, its blob rows deleted: the trigger's among them);
+    ``looped`` (its first checkpoint made its last one's child)."""
     from typing_extensions import TypedDict
 
     from durable_debug import END, START, StateGraph
@@ -176,15 +177,19 @@ def damaged_store(tmp_path: Path) -> Path:
 
     db = tmp_path / "damaged.db"
     with SqliteSaver(db) as saver:
-        graph = (
+        builder = (
             StateGraph(S)
             .add_node("fill", lambda s: {"a": s["a"] + "!"})
             .add_edge(START, "fill")
             .add_edge("fill", END)
-            .compile(checkpointer=saver)
         )
-        for thread in ("fine", "garbled", "lost", "looped"):
+        graph = builder.compile(checkpointer=saver)
+        for thread in ("fine", "garbled", "looped"):
             graph.invoke({"a": thread}, {"configurable": {"thread_id": thread}})
+        # Paused, so its newest checkpoint has a trigger that holds a value: the one blob a
+        # listing reads (a finished thread's triggers hold none, and have no row).
+        paused = builder.compile(checkpointer=saver, interrupt_before=["fill"])
+        paused.invoke({"a": "lost"}, {"configurable": {"thread_id": "lost"}})
     with sqlite3.connect(db) as conn:
         conn.execute("UPDATE checkpoint_blobs SET blob = x'c1c1c1' WHERE thread_id = 'garbled'")
         conn.execute("DELETE FROM checkpoint_blobs WHERE thread_id = 'lost'")

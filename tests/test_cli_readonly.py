@@ -17,6 +17,7 @@ from durable_debug import Command, SqliteSaver
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import ReadOnlyStoreError
 from durable_debug.checkpoint.readonly import ReadOnlySqliteSaver
+from durable_debug.checkpoint.sqlite import OLDEST_READABLE
 from durable_debug.cli import demo_graph, main
 from durable_debug.inspect import ahistory_frame
 from durable_debug.inspect.stored import SaverView
@@ -135,10 +136,8 @@ def test_a_store_from_an_older_schema_is_refused_not_upgraded(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = own_store(tmp_path / "store")
-    with sqlite3.connect(db) as conn:
-        conn.execute(
-            "DELETE FROM checkpoint_migrations WHERE v = (SELECT max(v) FROM checkpoint_migrations)"
-        )
+    with sqlite3.connect(db) as conn:  # as if the versions from OLDEST_READABLE on were not
+        conn.execute("DELETE FROM checkpoint_migrations WHERE v >= ?", (OLDEST_READABLE,))
     before = state_of(db.parent, db)
     code = main(["inspect", str(db)])
     err = capsys.readouterr().err

@@ -31,6 +31,7 @@ from builders import (
     redis_thread_keys,
 )
 
+from durable_debug.checkpoint._redis_layout import blob_field, pack_value
 from durable_debug.checkpoint._rows import compact_version
 from durable_debug.checkpoint.base import Completed
 from durable_debug.checkpoint.memory import MemorySaver
@@ -203,7 +204,7 @@ async def test_keys_are_laid_out_as_documented(saver: RedisSaver, client: redis.
     assert used == set(documented)  # every documented key exists
 
     p = f"{saver.prefix}:thread:job%3A1:"  # ":" in an id is written %3A
-    assert client.get(f"{saver.prefix}:schema_version") == b"1"
+    assert client.get(f"{saver.prefix}:schema_version") == b"2"
     threads = client.zrange(f"{saver.prefix}:threads", 0, -1, withscores=True)
     assert sorted(threads) == [(b"job:1", float("inf")), (b"other", float("inf"))]
     assert client.smembers(p + "namespaces") == {b"", b"sub%3A1"}
@@ -576,6 +577,35 @@ def test_store_of_a_newer_version_or_another_program_is_refused(redis_db: str, c
     with pytest.raises(DatabaseSetupError, match="another program"):
         RedisSaver(redis_db).setup()
     assert list(client.scan_iter(match=f"{saver.prefix}:*")) == [key.encode()]
+
+
+@pytest.mark.redis
+async def test_keys_of_layout_1_are_read_as_they_are_and_marked_2(
+    redis_db: str, client: redis.Redis
+):
+    # Layout 1 stored an empty channel in channel_versions with a blobs field of type empty;
+    # a saver of layout 2 reads such a checkpoint as it is and records 2, so an older
+    # durable_debug (which would miss the empty channels of newer checkpoints) refuses them.
+    async with RedisSaver(redis_db) as first:
+        cp, versions = child_checkpoint(None, {"a": 1, "scratch": "tmp"})
+        config = await first.aput(config_for("t"), cp, {}, versions)
+        child, new = child_checkpoint(cp, {"a": 2}, cleared=("scratch",))
+        config2 = await first.aput(config, child, {}, new)
+        expected = await first.aget_tuple(config2)
+    prefix = first.prefix
+    record_key = f"{prefix}:thread:t::checkpoint"
+    record = json.loads(client.hget(record_key, config2["configurable"]["checkpoint_id"]))
+    (version, channels), *_ = record.pop("empty_versions").items()
+    assert channels == ["scratch"]
+    record["channel_versions"].setdefault(version, []).extend(channels)
+    client.hset(record_key, config2["configurable"]["checkpoint_id"], json.dumps(record))
+    client.hset(
+        f"{prefix}:thread:t::blobs", blob_field("scratch", version), pack_value(["empty"], b"")
+    )
+    client.set(f"{prefix}:schema_version", 1)
+    async with RedisSaver(redis_db) as saver:
+        assert await saver.aget_tuple(config2) == expected
+    assert client.get(f"{prefix}:schema_version") == b"2"
 
 
 @pytest.mark.redis

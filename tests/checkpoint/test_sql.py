@@ -314,6 +314,7 @@ async def test_versions_are_stored_without_padding_and_restored(make_saver):
     saver = make_saver()
     cp, versions = child_checkpoint(None, {"a": 1})
     cp["channel_versions"]["odd"] = versions["odd"] = "v7"  # a version in another format
+    cp["channel_values"]["odd"] = "x"  # with a value, so it has a blob row
     config = await saver.aput(config_for("t"), cp, {}, versions)
     with raw_connection(saver) as db:
         stored = dict(db.execute("SELECT channel, version FROM checkpoint_blobs"))

@@ -60,8 +60,11 @@ __all__ = [
 DEFAULT_PREFIX = "durable_debug"
 """First part of every key name, unless the saver is given another ``prefix``."""
 
-SCHEMA_VERSION = 1
-"""Version of the key layout, kept in ``P:schema_version``."""
+SCHEMA_VERSION = 2
+"""Version of the key layout, kept in ``P:schema_version``. 2: a channel without a value is
+kept in the checkpoint's ``empty_versions`` and has no ``blobs`` field (as in the SQL savers'
+schema 8); keys of layout 1 are read as they are, and the saver records 2 when it opens them,
+so an older durable_debug refuses them."""
 
 NAMESPACE_KEYS = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
 """Last parts of the names of the keys that hold one (thread, namespace)."""

@@ -22,6 +22,12 @@ Two encodings matter to anyone reading the tables in plain SQL:
   a checkpoint sit at a few versions (the steps that last wrote them), so a 100-channel pointer
   map holds each version once instead of once per channel. Flat maps (channel → version), as
   stored before, are still read.
+* A channel that has a version but no value (a trigger consumed, a value cleared) has no blob
+  row: ``channel_versions`` holds the channels with a value, each pointing at its blob, and
+  ``empty_versions`` (grouped the same way, left out when there is none) the others. So
+  reading a checkpoint looks up only the blobs that hold something. Before schema version 8
+  every channel was in ``channel_versions``, an empty one pointing at a row of type
+  ``"empty"``; such checkpoints are still read.
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ from durable_debug.checkpoint.serde import (
 
 __all__ = [
     "EMPTY",
+    "EMPTY_VERSIONS",
     "BlobKey",
     "BlobRow",
     "CheckpointRow",
@@ -87,7 +94,12 @@ __all__ = [
 ]
 
 EMPTY = "empty"
-"""Blob type of a channel version that holds no value (the channel was cleared)."""
+"""Blob type of a channel version that holds no value (the channel was cleared), in the rows
+written before schema version 8 (see :data:`EMPTY_VERSIONS`)."""
+
+EMPTY_VERSIONS = "empty_versions"
+"""Key of the stored checkpoint's grouped version map of its channels that hold no value, which
+have no blob row (left out when there is none; see the module docstring)."""
 
 BlobKey = tuple[str, str, str, str]
 """Key of a ``checkpoint_blobs`` row: (thread_id, checkpoint_ns, channel, stored version)."""
@@ -461,12 +473,22 @@ def checkpoint_record(thread_id: str, checkpoint: Checkpoint, serde: SerializerP
     """Return the JSON stored in ``checkpoints.checkpoint``: everything but the values."""
     record: dict[str, Any] = {k: v for k, v in checkpoint.items() if k != "channel_values"}
     with with_location(thread=thread_id, checkpoint=checkpoint["id"], field="checkpoint"):
-        versions = record["channel_versions"] = group_versions(checkpoint["channel_versions"])
+        values, all_versions = checkpoint["channel_values"], checkpoint["channel_versions"]
+        if not isinstance(all_versions, Mapping):
+            group_versions(all_versions)  # raises, saying what a version map must be
+        held: dict[str, str] = {}
+        cleared: dict[str, str] = {}
+        for channel, version in all_versions.items():
+            (held if channel in values else cleared)[channel] = version
+        versions = record["channel_versions"] = group_versions(held)
+        empty: dict[str, list[str]] = {}
+        if cleared:
+            empty = record[EMPTY_VERSIONS] = group_versions(cleared)
         seen = record["versions_seen"] = {
             node: group_versions(versions) for node, versions in checkpoint["versions_seen"].items()
         }
         limit = limits_of(serde).max_depth
-        if limit >= _VERSION_MAPS_DEPTH and _plain_version_maps(versions, seen):
+        if limit >= _VERSION_MAPS_DEPTH and _plain_version_maps(versions, seen, empty):
             # The version maps (most of the record) are checked by shape; the rest by the
             # general scan, which then sees only a few scalars.
             rest = {k: v for k, v in record.items() if k not in _VERSION_MAPS}
@@ -476,19 +498,21 @@ def checkpoint_record(thread_id: str, checkpoint: Checkpoint, serde: SerializerP
         return encode_json(record, serde)
 
 
-_VERSION_MAPS = frozenset({"channel_versions", "versions_seen"})
+_VERSION_MAPS = frozenset({"channel_versions", EMPTY_VERSIONS, "versions_seen"})
 _VERSION_MAPS_DEPTH = 4
 """How deep the grouped version maps nest in a record: versions_seen → node → version → list."""
 
 
-def _plain_version_maps(versions: dict[str, list[str]], seen: dict[Any, Any]) -> bool:
+def _plain_version_maps(
+    versions: dict[str, list[str]], seen: dict[Any, Any], empty: dict[str, list[str]]
+) -> bool:
     """Whether grouped version maps hold only text JSON keeps exactly (as :func:`_plain_depth`
     would find, at a fraction of its cost): string node and channel names, no wrapping marker,
     nothing a text column refuses. Versions are :func:`compact_version`'s strings."""
     if _WRAPPED in seen:
         return False
     strings: list[Any] = list(seen)
-    for grouped in (versions, *seen.values()):
+    for grouped in (versions, empty, *seen.values()):
         strings.extend(grouped)
         for channels in grouped.values():
             strings.extend(channels)
@@ -517,7 +541,8 @@ def blob_rows(
 ) -> list[BlobRow]:
     """Serialize the value of every channel in ``new_versions`` into a blob row.
 
-    A channel with a new version but no value gets an ``"empty"`` row, as MemorySaver does.
+    A channel with a new version but no value gets no row: the checkpoint's record lists it
+    under :data:`EMPTY_VERSIONS` (:func:`checkpoint_record`).
     """
     values = checkpoint["channel_values"]
     rows: list[BlobRow] = []
@@ -525,8 +550,11 @@ def blob_rows(
     try:  # one handler for the loop: a `with with_location(...)` per value costs too much
         for channel, version in new_versions.items():
             _check_channel_name(channel)
-            type_, blob = serde.dumps_typed(values[channel]) if channel in values else (EMPTY, None)
-            rows.append((thread_id, checkpoint_ns, channel, compact_version(version), type_, blob))
+            if channel in values:
+                type_, blob = serde.dumps_typed(values[channel])
+                rows.append(
+                    (thread_id, checkpoint_ns, channel, compact_version(version), type_, blob)
+                )
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint["id"], channel=channel) from None
     return rows
@@ -629,6 +657,9 @@ def parse_checkpoint_row(
         if not isinstance(record, dict):
             raise CorruptPayloadError("the stored checkpoint is not a JSON object")
         record["channel_versions"], pointers = _pointer_map(record.get("channel_versions"))
+        empty = record.pop(EMPTY_VERSIONS, None)
+        if empty is not None:
+            _add_empty_versions(record["channel_versions"], empty)
         seen = record.get("versions_seen")
         if type(seen) is not dict:
             raise CorruptPayloadError("the stored versions_seen is not a JSON object")
@@ -665,6 +696,18 @@ def _seen_maps(
             decoded = maps[node] = ungroup_versions(stored)
             before[node] = (stored, decoded)
     return maps
+
+
+def _add_empty_versions(versions: dict[str, str], stored: Any) -> None:
+    """Add the versions of a record's :data:`EMPTY_VERSIONS` to its decoded ``versions``; a
+    channel in both maps is a CorruptPayloadError (it would have a value and none)."""
+    empty = ungroup_versions(stored)
+    if not versions.keys().isdisjoint(empty):
+        both = sorted(versions.keys() & empty.keys())
+        raise CorruptPayloadError(
+            f"the stored checkpoint lists channel {both[0]!r:.80} both with a value and empty"
+        )
+    versions.update(empty)
 
 
 def _check_record(record: dict[str, Any], checkpoint_id: str) -> None:

@@ -45,8 +45,6 @@ __all__ = ["InMemorySaver", "MemorySaver"]
 logger = logging.getLogger(__name__)
 
 Blob = tuple[str, bytes]
-EMPTY_BLOB: Blob = ("empty", b"")
-"""Stored for a channel whose new version holds no value (a trigger that was cleared)."""
 
 
 class _StoredCheckpoint(NamedTuple):
@@ -272,7 +270,8 @@ class MemorySaver(BaseCheckpointSaver):
         checkpoint: Checkpoint,
         new_versions: ChannelVersions,
     ) -> dict[tuple[str, str, str, str], Blob]:
-        """The blobs of the channels in ``new_versions`` that are not stored yet."""
+        """The blobs of the channels in ``new_versions`` that hold a value and are not stored
+        yet (a channel without a value gets none, as in the durable savers)."""
         values = checkpoint["channel_values"]
         new_blobs: dict[tuple[str, str, str, str], Blob] = {}
         dumps = self.serde.dumps_typed
@@ -280,8 +279,8 @@ class MemorySaver(BaseCheckpointSaver):
         try:
             for channel, version in new_versions.items():
                 key = (thread_id, checkpoint_ns, channel, version)
-                if key not in self.blobs:
-                    new_blobs[key] = dumps(values[channel]) if channel in values else EMPTY_BLOB
+                if channel in values and key not in self.blobs:
+                    new_blobs[key] = dumps(values[channel])
         except SerdeError as exc:
             raise exc.located(
                 thread=thread_id, checkpoint=checkpoint["id"], channel=channel

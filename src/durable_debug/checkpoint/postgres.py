@@ -122,6 +122,9 @@ MIGRATIONS: list[str] = [
         since TIMESTAMPTZ NOT NULL,
         expires TIMESTAMPTZ NOT NULL
     )""",
+    # 8: a channel without a value is kept in the checkpoint's empty_versions, with no blob row
+    # (checkpoint/_rows.py); recorded so an older durable_debug refuses the database.
+    "SELECT 8",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 

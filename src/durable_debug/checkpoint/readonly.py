@@ -13,8 +13,9 @@ unchanged) and refuses, with a clear error, to save anything::
 (A file LangGraph's ``SqliteSaver`` wrote is read, just as unchanged, by
 :class:`~durable_debug.checkpoint.langgraph_sqlite.LangGraphSqliteReader`.)
 
-A file written by an older durable_debug (an older schema version) is refused rather than
-migrated: opening it once with ``SqliteSaver`` upgrades it.
+A file of a schema version older than
+:data:`~durable_debug.checkpoint.sqlite.OLDEST_READABLE` (written by an older durable_debug) is
+refused rather than migrated: opening it once with ``SqliteSaver`` upgrades it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ from durable_debug.checkpoint._schema import (
 from durable_debug.checkpoint._sql import Session
 from durable_debug.checkpoint.langgraph_layout import ReadOnlyStoreError
 from durable_debug.checkpoint.langgraph_sqlite import open_read_only, sqlite_layout
-from durable_debug.checkpoint.sqlite import MIGRATIONS, MIGRATIONS_TABLE_EXISTS, SqliteSaver
+from durable_debug.checkpoint.sqlite import (
+    MIGRATIONS,
+    MIGRATIONS_TABLE_EXISTS,
+    OLDEST_READABLE,
+    SqliteSaver,
+)
 
 __all__ = ["ReadOnlySqliteSaver"]
 
@@ -64,10 +70,11 @@ class ReadOnlySqliteSaver(SqliteSaver):
         version = await schema_version(s, MIGRATIONS_TABLE_EXISTS)
         if version > latest:
             raise newer_schema_error(f"the SQLite database {self.path!r}", version, latest)
-        if version < latest:
+        if version < OLDEST_READABLE:
             raise DatabaseSetupError(
                 f"{self.path!r} was written by an older durable_debug (checkpoint schema "
-                f"version {version}; this one reads {latest}). Inspecting never changes a "
+                f"version {version}; this one reads {OLDEST_READABLE} to {latest}). "
+                "Inspecting never changes a "
                 "file: open it once with SqliteSaver(path), which upgrades it, then inspect it."
             )
 

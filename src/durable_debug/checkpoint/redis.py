@@ -225,6 +225,8 @@ class RedisSaver(ConnectedSaver):
             ) from None
         if version > SCHEMA_VERSION:
             raise newer_schema_error(where, version, SCHEMA_VERSION)
+        if version < SCHEMA_VERSION:  # an older layout, read as it is: mark it as this one's
+            await client.set(key, SCHEMA_VERSION)
 
     async def _disconnect(self) -> None:
         client, self._client = self._client, None

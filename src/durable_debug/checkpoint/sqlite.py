@@ -46,7 +46,13 @@ from durable_debug.checkpoint.base import SerializerProtocol
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 from durable_debug.checkpoint.serde import CorruptPayloadError
 
-__all__ = ["MIGRATIONS", "AsyncSqliteSaver", "DatabaseSetupError", "SqliteSaver"]
+__all__ = [
+    "MIGRATIONS",
+    "OLDEST_READABLE",
+    "AsyncSqliteSaver",
+    "DatabaseSetupError",
+    "SqliteSaver",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -111,8 +117,16 @@ MIGRATIONS: list[str] = [
         since TEXT NOT NULL,
         expires REAL NOT NULL
     )""",
+    # 8: a channel without a value is kept in the checkpoint's empty_versions, with no blob row
+    # (checkpoint/_rows.py). Nothing to convert: older rows are read as they are. The version
+    # is recorded so an older durable_debug, which would miss those channels, refuses the file.
+    "SELECT 8",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
+
+OLDEST_READABLE = 7
+"""The oldest schema version this code reads as it is, without migrating it (the read-only
+saver's floor): version 8 changed only what new checkpoints hold."""
 
 MIGRATIONS_TABLE_EXISTS = (
     "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoint_migrations'"
