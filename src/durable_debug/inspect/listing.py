@@ -228,9 +228,10 @@ async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
     rows = []
     for thread in await view.alist_threads():
         cfg = {"configurable": {"thread_id": thread}}
+        top = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
         try:
             count = 0
-            async for _ in saver.alist(cfg):
+            async for _ in saver.alist(top):  # top-level only, as the one-query path counts
                 count += 1
             snapshot = await view.aget_state(cfg)
         except StoreUnavailableError:
