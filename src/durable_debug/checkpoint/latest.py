@@ -22,9 +22,8 @@ even decoded.
 from __future__ import annotations
 
 import json
-import operator
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from durable_debug.checkpoint._rows import (
@@ -161,7 +160,7 @@ SELECT latest.n, c.thread_id, c.checkpoint_id, json_extract(c.metadata, '$.step'
        (SELECT CASE WHEN count(*) THEN
                  '[' || group_concat(json_array(ch.value, v.key, b.type,
                           CASE WHEN {valued_trigger_sql("ch.value")} THEN hex(b.blob) END))
-                 || '],' || json_quote(json_extract(c.checkpoint, '$.versions_seen'))
+                 || '],' || coalesce(json_extract(c.checkpoint, '$.versions_seen'), 'null')
                  || ',[' || coalesce({latest_writes_sql("checkpoint_writes", "blob")}, '') || ']'
                END
           FROM json_each(json_extract(c.checkpoint, '$.channel_versions')) AS v
@@ -225,19 +224,18 @@ def _heads_of_rows(rows: Sequence[LatestRow], lookup: Any) -> list[LatestHead]:
 
 def _own_heads(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestHead]:
     loads = saver._blob_serde.loads_typed
-    facts = _parsed_facts([row[4] for row in rows if row[4] is not None])
     heads: list[LatestHead] = []
     append = heads.append
-    for count, thread_id, checkpoint_id, step, text in rows:
-        if text is None:  # no trigger channel holds a value: it schedules nothing
+    for count, thread_id, checkpoint_id, step, facts in rows:
+        if facts is None:  # no trigger channel holds a value: it schedules nothing
             append(LatestHead(thread_id, count, checkpoint_id, step))
             continue
         channel = None
         try:
-            parsed = next(facts)
-            if isinstance(parsed, CorruptPayloadError):
-                raise parsed
-            entries, seen_stored, writes_stored = parsed
+            try:
+                entries, seen_stored, writes_stored = json.loads(f"[{facts}]")
+            except (ValueError, RecursionError) as exc:
+                raise CorruptPayloadError(f"the stored checkpoint is malformed ({exc})") from None
             if type(seen_stored) is not dict:
                 raise CorruptPayloadError("the stored versions_seen is not a JSON object")
             triggers: dict[str, Any] = {}
@@ -263,49 +261,8 @@ def _own_heads(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestHead]:
             append(LatestHead(thread_id, count, error=str(where)))
             continue
         append(LatestHead(thread_id, count, checkpoint_id, step, triggers, versions, seen, writes))
-    heads.sort(key=_thread_of)
+    heads.sort(key=lambda h: h.thread_id)
     return heads
-
-
-_thread_of = operator.itemgetter(0)
-"""A head's thread id (its first field): the order of a listing."""
-
-
-def _parsed_facts(texts: list[str]) -> Iterator[Any]:
-    """Each of the listing query's facts texts (``entries, versions_seen, writes``, without
-    the brackets) parsed: ``[entries, versions_seen, writes]``, or the
-    :class:`CorruptPayloadError` of a text that is not JSON.
-
-    All of them are parsed in one call (one JSON document: the parser's fixed cost is paid
-    once, and the channel names repeated across threads are read once); each piece of a text
-    is a JSON value the query made (versions_seen through ``json_quote``), so they cannot
-    merge into each other. Should the document not parse, or not split back into as many
-    triples, each text is parsed on its own and only the bad one fails.
-    """
-    if not texts:
-        return iter(())
-    try:
-        whole = json.loads("[[" + "],[".join(texts) + "]]")
-    except (ValueError, RecursionError):
-        whole = None
-    if (
-        type(whole) is list
-        and len(whole) == len(texts)
-        and all(type(parts) is list and len(parts) == 3 for parts in whole)
-    ):
-        return iter(whole)
-    return map(_parsed_fact, texts)
-
-
-def _parsed_fact(text: str) -> Any:
-    """One facts text parsed as :func:`_parsed_facts` reads it (the error returned)."""
-    try:
-        parts = json.loads(f"[{text}]")
-    except (ValueError, RecursionError) as exc:
-        return CorruptPayloadError(f"the stored checkpoint is malformed ({exc})")
-    if type(parts) is not list or len(parts) != 3:
-        return CorruptPayloadError("the stored checkpoint is malformed (not three parts)")
-    return parts
 
 
 def _special_writes(stored: list[Any], loads: Any) -> list[PendingWrite]:
