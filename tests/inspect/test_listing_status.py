@@ -7,6 +7,7 @@ decoding paths: a small checkpoint decoded whole, a large one walked)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import operator
 import re
@@ -393,3 +394,82 @@ def test_the_listing_reads_every_write_channel_as_a_snapshot_does() -> None:
         assert listed is not None
         got = {task: (s.finished, bool(s.error), s.interrupts) for task, s in listed.items()}
         assert got == expected, (first, second)
+
+
+def _with_subgraph(lib: Any, saver: Any) -> Any:
+    """outer: a → inner (a compiled subgraph: b, which asks a human in "pause" mode)."""
+
+    def a(state: State) -> dict[str, Any]:
+        return {"log": ["a"]}
+
+    def b(state: State) -> dict[str, Any]:
+        if state["mode"] == "pause":
+            return {"log": [str(lib.interrupt("go on?"))]}
+        return {"log": ["b"]}
+
+    inner = lib.StateGraph(State).add_node("b", b).add_edge(lib.START, "b").compile()
+    return (
+        lib.StateGraph(State)
+        .add_node("a", a)
+        .add_node("inner", inner)
+        .add_edge(lib.START, "a")
+        .add_edge("a", "inner")
+        .compile(checkpointer=saver)
+    )
+
+
+async def test_subgraph_threads_and_damaged_rows_in_one_listing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Subgraph namespaces do not count as the thread's checkpoints nor change its status; a
+    damaged newest checkpoint among sound ones (versions_seen that is not an object, an
+    interrupt write that is not a list) marks only its own thread broken, and the command
+    says so with exit 2."""
+    from durable_debug.cli import main
+
+    db = tmp_path / "own.db"
+    with SqliteSaver(str(db)) as saver:
+        _run_scenarios("durable_debug", saver)
+        for mode in ("done", "pause"):
+            cfg = {"configurable": {"thread_id": f"sub-{mode}"}}
+            _with_subgraph(durable_debug, saver).invoke({"mode": mode, "ballast": ""}, cfg)
+        rows = await _compare(saver)
+    statuses = {row.thread_id: (row.checkpoints, row.status) for row in rows}
+    assert statuses["sub-done"][1] == "done"
+    assert statuses["sub-pause"][1] == "paused on 1 interrupt(s) at inner"
+    with sqlite3.connect(db) as conn:
+        nested = conn.execute(
+            "SELECT count(*) FROM checkpoints WHERE thread_id = 'sub-pause' AND checkpoint_ns != ''"
+        ).fetchone()[0]
+        top = conn.execute(
+            "SELECT count(*) FROM checkpoints WHERE thread_id = 'sub-pause' AND checkpoint_ns = ''"
+        ).fetchone()[0]
+        assert nested > 0 and statuses["sub-pause"][0] == top
+        newest = (
+            "checkpoint_id = (SELECT max(checkpoint_id) FROM checkpoints "
+            "WHERE thread_id = {0!r} AND checkpoint_ns = '') AND thread_id = {0!r}"
+        )
+        conn.execute(
+            "UPDATE checkpoints SET checkpoint = json_set(checkpoint, '$.versions_seen', "
+            f"'1],[2') WHERE {newest.format('chain-fail')}"
+        )
+        conn.execute(
+            "UPDATE checkpoint_writes SET blob = x'a3616263' WHERE channel = '__interrupt__' "
+            f"AND {newest.format('join-pause')}"
+        )
+    with SqliteSaver(str(db)) as saver:
+        after = await athread_listing(saver)
+    broken = {row.thread_id: row.status for row in after if row.broken}
+    assert sorted(broken) == ["chain-fail", "join-pause"]
+    assert "thread 'chain-fail'" in broken["chain-fail"]
+    assert "thread 'join-pause'" in broken["join-pause"]
+    assert "__interrupt__" in broken["join-pause"]
+    sound = {row.thread_id: (row.checkpoints, row.status) for row in after if not row.broken}
+    assert sound == {t: s for t, s in statuses.items() if t not in broken}
+    capsys.readouterr()
+    assert await asyncio.to_thread(main, ["inspect", str(db)]) == 2  # its own event loop
+    out, err = capsys.readouterr()
+    assert "2 of 13 threads could not be read" in err
+    shown = {line.split()[0]: line for line in out.splitlines()[2:]}
+    assert "broken: " in shown["chain-fail"] and "broken: " in shown["join-pause"]
+    assert shown["sub-pause"].endswith("paused on 1 interrupt(s) at inner")

@@ -33,6 +33,7 @@ from typing import Any
 import msgpack
 
 from durable_debug.checkpoint.serde import (
+    _SCALAR_HEADS,
     CorruptPayloadError,
     Limits,
     MsgpackSerializer,
@@ -121,6 +122,13 @@ class LangGraphLoader:
         if kind in ("bytes", "bytearray"):
             return payload
         if kind == "msgpack":
+            if payload and payload[0] in _SCALAR_HEADS:
+                # One scalar (an error's text, a number): no extension or nesting to bound,
+                # so msgpack reads it as it is; anything it refuses takes the full path.
+                try:
+                    return msgpack.unpackb(payload, raw=False)
+                except Exception:  # reported by the full path, which says what is wrong
+                    pass
             return self._msgpack(payload)
         if kind == "json":
             return self._json(payload)

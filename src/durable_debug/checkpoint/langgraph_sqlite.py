@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import operator
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -204,6 +205,7 @@ class LangGraphSqliteReader(LangGraphReader):
         (:class:`~durable_debug.checkpoint.latest.LatestHead`), in one query."""
         rows = self._fetch(LATEST_SQL)
         with collector_paused():
+            writes_of = _parsed_writes([row[6] for row in rows if row[6]])
             heads = [
                 self._head(
                     str(thread_id),
@@ -211,16 +213,33 @@ class LangGraphSqliteReader(LangGraphReader):
                     str(checkpoint_id),
                     step,
                     (kind, blob),
-                    json.loads(f"[{writes}]") if writes else (),
+                    next(writes_of) if writes else (),
                 )
                 for thread_id, count, checkpoint_id, kind, blob, step, writes in rows
             ]
-        heads.sort(key=lambda h: h.thread_id)
+        heads.sort(key=_thread_of)
         return heads
 
     async def alatest_heads(self) -> list[LatestHead]:
         """Async twin of :meth:`latest_heads` (runs in a worker thread)."""
         return await asyncio.to_thread(self.latest_heads)
+
+
+_thread_of = operator.itemgetter(0)
+"""A head's thread id (its first field): the order of a listing."""
+
+
+def _parsed_writes(texts: list[str]) -> Iterator[list[Any]]:
+    """Each of the listing query's writes texts (a ``group_concat`` of JSON arrays) parsed,
+    all in one call of the JSON parser (its fixed cost paid once); each text is made of
+    ``json_array`` values, so they cannot merge into each other. Should the document not split
+    back into as many lists, each text is parsed on its own."""
+    if not texts:
+        return iter(())
+    whole = json.loads("[[" + "],[".join(texts) + "]]")
+    if len(whole) == len(texts):
+        return iter(whole)
+    return (json.loads(f"[{text}]") for text in texts)  # pragma: no cover - cannot happen
 
 
 LATEST_SQL = f"""

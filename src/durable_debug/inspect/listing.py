@@ -17,6 +17,7 @@ reason, not dropped.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -76,6 +77,10 @@ async def athread_listing(saver: Any) -> list[ThreadRow]:
             return await _athread_by_thread(saver)
         found = [_row_of(head) for head in heads]
         del heads
+        # The future that brought the heads back (a worker thread's, the connection's) holds
+        # them until this task next yields: yield once, so they are freed before the
+        # collector runs again (it would walk every one of them).
+        await asyncio.sleep(0)
     rows: list[ThreadRow] = []
     for row in found:
         rows.append(row if isinstance(row, ThreadRow) else await _aread_whole(saver, row))
@@ -105,22 +110,28 @@ def _status(head: LatestHead, step: int) -> str | None:
     scheduled = scheduled_tasks(head.triggers, head.versions, head.seen)
     if not scheduled:
         return "done"
-    states = task_states(head.writes) if head.writes else {}
-    if states is None:
-        return None
-    known = head.task_ids or {}
+    states = task_states(head.writes) if head.writes else None
+    if not states:
+        if states is None and head.writes:
+            return None  # a run-input write
+        # No task saved anything: every scheduled task waits (no id needs working out).
+        return "next " + ", ".join([name for name, _ in scheduled])
+    known = head.task_ids or _NO_IDS
+    checkpoint_id = head.checkpoint_id
     waiting: list[str] = []
     interrupts = 0
     failed = False
     for name, path in scheduled:
-        tid = known.get(path) or task_id(head.checkpoint_id, "", step + 1, name, path)
+        tid = known.get(path) or task_id(checkpoint_id, "", step + 1, name, path)
         state = states.get(tid)
-        if state is not None and state.finished:
+        if state is None:
+            waiting.append(name)
+            continue
+        if state.finished:
             continue  # the latest snapshot leaves finished tasks out of next
         waiting.append(name)
-        if state is not None:
-            interrupts += state.interrupts
-            failed = failed or bool(state.error)
+        interrupts += state.interrupts
+        failed = failed or bool(state.error)
     at = ", ".join(waiting)
     if interrupts:
         return f"paused on {interrupts} interrupt(s) at {at}"
@@ -129,15 +140,28 @@ def _status(head: LatestHead, step: int) -> str | None:
     return f"next {at}" if waiting else "done"
 
 
-class TaskState(NamedTuple):
+_NO_IDS: dict[tuple[str, Any], str] = {}
+
+
+class TaskState:
     """What a status needs of a task's pending writes (a :class:`TaskRecord`, cut down)."""
 
-    finished: bool = False
-    """It saved a result: a write to a channel, or the marker of a task that wrote nothing."""
-    error: Any = None
-    """The value of its error write, if any."""
-    interrupts: int = 0
-    """How many interrupts its interrupt write holds."""
+    __slots__ = ("error", "finished", "interrupts")
+
+    def __init__(self) -> None:
+        self.finished = False
+        """It saved a result: a write to a channel, or the marker of a task that wrote
+        nothing."""
+        self.error: Any = None
+        """The value of its error write, if any."""
+        self.interrupts = 0
+        """How many interrupts its interrupt write holds."""
+
+    def __repr__(self) -> str:
+        return (
+            f"TaskState(finished={self.finished}, error={self.error!r}, "
+            f"interrupts={self.interrupts})"
+        )
 
 
 NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE})
@@ -155,18 +179,16 @@ def task_states(writes: Sequence[PendingWrite]) -> dict[str, TaskState] | None:
             continue
         if channel == INPUT_KEYS:
             return None
-        state = states.get(task) or _UNSEEN
+        state = states.get(task)
+        if state is None:
+            state = states[task] = TaskState()
         if channel == ERROR:
-            state = state._replace(error=value)
+            state.error = value
         elif channel == INTERRUPT:
-            state = state._replace(interrupts=_interrupt_count(value))
+            state.interrupts = _interrupt_count(value)
         elif channel not in NOT_FINISHING:
-            state = state._replace(finished=True)
-        states[task] = state
+            state.finished = True
     return states
-
-
-_UNSEEN = TaskState()
 
 
 def _interrupt_count(value: Any) -> int:
@@ -206,9 +228,10 @@ async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
     rows = []
     for thread in await view.alist_threads():
         cfg = {"configurable": {"thread_id": thread}}
+        top = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
         try:
             count = 0
-            async for _ in saver.alist(cfg):
+            async for _ in saver.alist(top):  # top-level only, as the one-query path counts
                 count += 1
             snapshot = await view.aget_state(cfg)
         except StoreUnavailableError:
@@ -234,8 +257,8 @@ def listing_text(rows: Sequence[ThreadRow]) -> str:
     """The thread list as ``durable-debug inspect`` prints it."""
     lines = [f"{len(rows)} thread{'s' if len(rows) != 1 else ''}:"]
     lines.append(f"  {'thread':<24} {'checkpoints':>11}  {'step':>4}  status")
-    for row in rows:
-        step = "" if row.step is None else str(row.step)
-        shown = row.thread_id if row.thread_id.isprintable() else repr(row.thread_id)
-        lines.append(f"  {shown:<24} {row.checkpoints:>11}  {step:>4}  {row.status}")
+    append = lines.append
+    for thread_id, checkpoints, step, status, _ in rows:
+        shown = thread_id if thread_id.isprintable() else repr(thread_id)
+        append(f"  {shown:<24} {checkpoints:>11}  {'' if step is None else step:>4}  {status}")
     return "\n".join(lines)
