@@ -236,6 +236,11 @@ def _inspect(args: argparse.Namespace) -> int:
 
 
 async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
+    if thread is None:
+        if html:
+            raise UsageError("--html needs --thread: say which thread to export")
+        return await _print_threads(saver)
+    # Only reading one thread needs these (listing imports the listing module alone).
     from durable_debug.inspect import aread_thread
     from durable_debug.inspect.dag import dag_data_of
     from durable_debug.inspect.export import write_html
@@ -245,10 +250,6 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
     from durable_debug.inspect.thread import alist_thread
 
     view = SaverView(saver)
-    if thread is None:
-        if html:
-            raise UsageError("--html needs --thread: say which thread to export")
-        return await _print_threads(saver)
     cfg = {"configurable": {"thread_id": thread}}
     _progress_err(f"reading thread {thread!r}…")
     # One read: the tree, the subgraphs' trees, the table and the page (and whether the

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
-from xml.sax.saxutils import escape
 
 __all__ = ["NodeBox", "layered_layout", "render_svg"]
 
@@ -203,6 +202,8 @@ def _row_width(row: list[str], boxes: Mapping[str, NodeBox]) -> float:
 
 
 def _node_svg(box: NodeBox) -> str:
+    from xml.sax.saxutils import escape  # here: it imports urllib.request, http.client
+
     left, top = box.x - box.width / 2, box.y - box.height / 2
     radius = box.height / 2 if box.terminal else 6
     fill = "#eeeeee" if box.terminal else ("#ffe0b2" if box.rerun else "#ffffff")
@@ -224,6 +225,8 @@ def _node_svg(box: NodeBox) -> str:
 
 
 def _edge_svg(source: NodeBox, target: NodeBox, edge: Any) -> str:
+    from xml.sax.saxutils import escape  # here: it imports urllib.request, http.client
+
     dash = ' stroke-dasharray="5,4"' if edge.conditional else ""
     if target.layer > source.layer:
         x1, y1 = source.x, source.y + source.height / 2

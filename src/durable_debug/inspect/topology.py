@@ -20,7 +20,6 @@ import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal, NamedTuple
-from xml.sax.saxutils import escape, quoteattr
 
 from typing_extensions import TypedDict
 
@@ -394,6 +393,10 @@ def sanitize_svg(text: str, *, node_names: Mapping[str, str] | None = None) -> s
 
 def _clean(element: ET.Element, names: Mapping[str, str], *, top: bool = False) -> Iterator[str]:
     """The allowed part of ``element`` as markup, every text and value escaped."""
+    # Imported here: xml.sax.saxutils pulls in urllib.request and http.client, which
+    # importing durable_debug.inspect (or listing threads) does not need.
+    from xml.sax.saxutils import escape, quoteattr
+
     tag = element.tag[len(SVG_NS) + 2 :] if element.tag.startswith(f"{{{SVG_NS}}}") else ""
     if tag not in SVG_ELEMENTS:
         return
