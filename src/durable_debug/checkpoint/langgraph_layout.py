@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import functools
 import json
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any
@@ -291,14 +292,16 @@ class LangGraphReader(BaseCheckpointSaver):
             seen = {node: _version_map(seen[node], "versions_seen") for node in nodes & seen.keys()}
             pending: list[PendingWrite] = []
             paths: dict[tuple[str, Any], str] = {}
-            for task, channel, write_kind, data, task_path in writes:
-                value = None
-                if data is not None and channel in SPECIAL_WRITES:
-                    value = self.loader.loads_typed((write_kind or "null", bytes.fromhex(data)))
-                pending.append((task, channel, value))
-                path = _parse_task_path(task_path or "")
-                if path is not None:
-                    paths.setdefault(path, task)
+            if writes:
+                loads, append, parse = self.loader.loads_typed, pending.append, _parse_task_path
+                for task, channel, write_kind, data, task_path in writes:
+                    value = None
+                    if data is not None and channel in SPECIAL_WRITES:
+                        value = loads((write_kind or "null", bytes.fromhex(data)))
+                    append((task, channel, value))
+                    path = parse(task_path or "")
+                    if path is not None and path not in paths:
+                        paths[path] = task
         except SerdeError as exc:
             where = exc.located(thread=thread_id, checkpoint=checkpoint_id)
             return LatestHead(thread_id, count, error=str(where))
@@ -364,9 +367,12 @@ def _version_map(stored: Any, what: str) -> dict[str, str]:
     return stored
 
 
+@functools.lru_cache(maxsize=4096)
 def _parse_task_path(text: str) -> tuple[str, Any] | None:
     """``"~__pregel_pull, chat"`` → ``("__pregel_pull", "chat")``; ``"~__pregel_push,
-    0000000002, …"`` → ``("__pregel_push", 2)``; None for anything else."""
+    0000000002, …"`` → ``("__pregel_push", 2)``; None for anything else. Cached: the answer
+    depends on the text alone (an immutable tuple), and a graph's tasks have few paths, met
+    once per thread by a thread list."""
     parts = text.lstrip("~").split(", ")
     if len(parts) < 2:
         return None
