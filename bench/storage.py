@@ -259,9 +259,9 @@ async def sqlite_write_floor(tmp: Path) -> tuple[float, float, float]:
             transactions.append([])
         return real_transact(raw, fn, write)
 
-    def transact_now(raw: Any, fn: Any, busy_timeout: float) -> Any:
+    def transact_now(raw: Any, fn: Any) -> Any:
         transactions.append([])  # left empty (and skipped) when the write lock was taken
-        return real_now(raw, fn, busy_timeout)
+        return real_now(raw, fn)
 
     saver = SqliteSaver(str(tmp / "latency.db"))
     await saver.asetup()

@@ -361,6 +361,8 @@ class SqliteSaver(SqlSaver):
         except BaseException:
             await conn.close()
             raise
+        if given is None:  # see _transact_locked: 0 except while aiosqlite's thread waits
+            await conn.execute("PRAGMA busy_timeout = 0")
         self._conn, self._raw = conn, opened[0]
         self._inline = given is None
 
@@ -498,14 +500,15 @@ class SqliteSaver(SqlSaver):
                 if not (self._inline and self._raw is raw):
                     done, result = False, None
                 elif write:
-                    done, result = _transact_now(raw, fn, self.busy_timeout)
+                    done, result = _transact_now(raw, fn)
                 else:
-                    done, result = _read_now(raw, fn, self.busy_timeout)
+                    done, result = _read_now(raw, fn)
             finally:
                 busy.release()
             if done:
                 return cast("T", result)
-        return await conn._execute(_transact_locked, busy, raw, fn, write)
+        wait_ms = round(self.busy_timeout * 1000) if self._inline else None
+        return await conn._execute(_transact_locked, busy, raw, fn, write, wait_ms)
 
     def _reads_ahead(self) -> bool:
         # A page read on the caller's thread cannot overlap with anything: read it when asked.
@@ -672,17 +675,29 @@ def _transact_locked(
     raw: sqlite3.Connection,
     fn: Callable[[Session], Awaitable[T]],
     write: bool,
+    wait_ms: int | None,
 ) -> T:
-    """:func:`_transact` holding ``busy`` (on aiosqlite's thread)."""
+    """:func:`_transact` holding ``busy`` (on aiosqlite's thread). ``wait_ms``: for a
+    connection the saver opened, how long to wait for the file's locks; its ``busy_timeout``
+    is 0 outside such a session, so the sessions on the caller's thread (:func:`_transact_now`,
+    :func:`_read_now`, the usual case) fail at once on a lock, with no ``PRAGMA`` of their
+    own. None for a connection the caller passed in, whose settings are left as they are."""
     with busy:
-        return _transact(raw, fn, write)
+        if wait_ms is None:
+            return _transact(raw, fn, write)
+        raw.execute(f"PRAGMA busy_timeout = {wait_ms}")
+        try:
+            return _transact(raw, fn, write)
+        finally:
+            with contextlib.suppress(sqlite3.Error):  # a closed connection: nothing to restore
+                raw.execute("PRAGMA busy_timeout = 0")
 
 
 _LOCKED = ("database is locked", "database table is locked")
 
 
 def _transact_now(
-    raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], busy_timeout: float
+    raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]]
 ) -> tuple[bool, T | None]:
     """Run the write session ``fn`` on the calling thread if the database's write lock can be
     taken without waiting: ``(True, result)``, or ``(False, None)`` when another connection
@@ -690,35 +705,29 @@ def _transact_now(
     waits up to ``busy_timeout``). The caller holds the saver's ``_busy`` lock."""
     if raw.in_transaction:  # left open by something outside the saver: let _transact say so
         return False, None
-    raw.execute("PRAGMA busy_timeout = 0")
     try:
         raw.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:
         if str(exc) in _LOCKED:
             return False, None
         raise
-    finally:
-        raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
     return True, _finish(raw, fn)
 
 
 def _read_now(
-    raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], busy_timeout: float
+    raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]]
 ) -> tuple[bool, T | None]:
     """Run the read session ``fn`` on the calling thread without waiting for a lock:
     ``(True, result)``, or ``(False, None)`` when a query found the file locked (in WAL mode a
     reader waits only while another connection recovers the WAL or changes the journal mode).
     A read changes nothing, so the caller then runs ``fn`` again on aiosqlite's thread, which
     waits up to ``busy_timeout``. The caller holds the saver's ``_busy`` lock."""
-    raw.execute("PRAGMA busy_timeout = 0")
     try:
         return True, _drive(fn(_ThreadSession(raw)))
     except sqlite3.OperationalError as exc:
         if str(exc) in _LOCKED:
             return False, None
         raise
-    finally:
-        raw.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
 
 
 def _drive(awaitable: Awaitable[T]) -> T:
