@@ -290,14 +290,7 @@ async def test_a_cancelled_write_leaves_the_saver_usable(postgres_db: str):
             blocker.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
             child, new = child_checkpoint(cp, {"a": 2})
             task = asyncio.ensure_future(saver.aput(config, child, {}, new))
-            with psycopg.connect(postgres_db, autocommit=True) as watcher:
-                deadline = asyncio.get_running_loop().time() + 60
-                while not watcher.execute(
-                    "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    " AND query LIKE '%INSERT INTO checkpoints%'"
-                ).fetchall():
-                    assert asyncio.get_running_loop().time() < deadline, "the write never blocked"
-                    await asyncio.sleep(0.02)
+            await _blocked_on_a_lock(postgres_db, "INSERT INTO checkpoints")
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -320,14 +313,7 @@ async def test_a_cancelled_first_read_leaves_the_saver_usable(postgres_db: str):
         with psycopg.connect(postgres_db) as blocker:
             blocker.execute("LOCK TABLE checkpoints IN ACCESS EXCLUSIVE MODE")
             task = asyncio.ensure_future(saver.aget_tuple(config_for("t")))
-            with psycopg.connect(postgres_db, autocommit=True) as watcher:
-                deadline = asyncio.get_running_loop().time() + 60
-                while not watcher.execute(
-                    "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    " AND query LIKE '%FROM checkpoints%'"
-                ).fetchall():
-                    assert asyncio.get_running_loop().time() < deadline, "the read never blocked"
-                    await asyncio.sleep(0.02)
+            await _blocked_on_a_lock(postgres_db, "FROM checkpoints")
             task.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await task
@@ -359,6 +345,19 @@ async def test_a_failing_query_through_libpq_raises_the_servers_error(postgres_d
             ]
         cur = await conn.execute("SELECT 1")  # psycopg's own calls still work on it
         assert await cur.fetchall() == [(1,)]
+
+
+async def _blocked_on_a_lock(url: str, statement: str) -> None:
+    """Return once a statement containing ``statement`` waits on a lock on the server (a
+    condition, not a time: fails after 60 s of never seeing it)."""
+    with psycopg.connect(url, autocommit=True) as watcher:
+        deadline = asyncio.get_running_loop().time() + 60
+        while not watcher.execute(
+            "SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE %s",
+            (f"%{statement}%",),
+        ).fetchall():
+            assert asyncio.get_running_loop().time() < deadline, f"{statement!r} never blocked"
+            await asyncio.sleep(0.02)
 
 
 async def _alist(saver: PostgresSaver, config: Any) -> list[Any]:
