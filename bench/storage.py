@@ -27,7 +27,8 @@ Workloads (issue 3):
   p50 (target ≤ 0.7×) on the tests' server (``fsync=off``, ``synchronous_commit=off``: no side
   waits for the disk); the statements and round trips each side sends per checkpoint, counted
   on the wire; the chain again on 50 threads (20) on a server with PostgreSQL's default
-  durability, where each commit waits for the disk;
+  durability, where each commit waits for the disk (no target: the ratio follows the commits
+  each side makes per checkpoint);
 * SQLite write against its floor (issue 16): the p50 of ``aput_step`` against the p50 of the
   very same transactions replayed in plain sqlite3 (target ≤ 3×; both WAL with
   ``synchronous=NORMAL``, so each side syncs the same: the WAL at checkpoints, not per commit);
@@ -697,13 +698,21 @@ async def postgres_vs_langgraph(rounds: int, threads: int, synced_threads: int) 
 
     try:
         with postgres_server() as url:
-            await _postgres_rounds(url, rounds, threads, with_gets=True, label="")
+            await _postgres_rounds(url, rounds, threads, with_gets=True, label="", target=0.5)
             await _postgres_statements(url)
         if synced_threads:
             with postgres_server_control() as server:
                 _sync_every_commit(server)
+                # No target: the chain's (issue 16) is the first server's, where the rows
+                # measure round trips and CPU; with every commit waiting for the disk the
+                # ratio follows the WAL flushes per checkpoint (bench/README.md).
                 await _postgres_rounds(
-                    server.url, rounds, synced_threads, with_gets=False, label=", fsync on"
+                    server.url,
+                    rounds,
+                    synced_threads,
+                    with_gets=False,
+                    label=", fsync on",
+                    target=None,
                 )
     except ServerUnavailable as exc:
         print(f"  PostgreSQL vs LangGraph not measured: {exc}")
@@ -755,7 +764,7 @@ moves from second to second, every variant sees the same moments."""
 
 
 async def _postgres_rounds(
-    url: str, rounds: int, threads: int, *, with_gets: bool, label: str
+    url: str, rounds: int, threads: int, *, with_gets: bool, label: str, target: float | None
 ) -> None:
     times: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
     gets: dict[str, list[float]] = {"durable_debug": [], "langgraph": [], "sync": []}
@@ -784,7 +793,7 @@ async def _postgres_rounds(
             ours,
             statistics.median(times["langgraph"]) * 1000,
             "ms",
-            0.5,
+            target,
         )
         + "  (LangGraph's default durability: saves in the background)"
     )
