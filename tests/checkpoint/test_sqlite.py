@@ -336,6 +336,47 @@ async def test_a_write_waits_for_another_writer_off_the_event_loop(db_path: Path
     assert latest is not None and latest.checkpoint["channel_values"] == {"a": 2}
 
 
+def test_a_write_cancelled_on_a_loop_that_then_closes_leaves_the_saver_usable(db_path: Path):
+    """A write waiting on aiosqlite's thread for another writer's lock is cancelled and its
+    loop closes (its ``asyncio.run`` ends) before the lock is given back: its answer then has
+    no loop to go to. aiosqlite's thread used to die of that, and every later call on the
+    saver that goes to that thread (a listing query, closing the saver) waited forever."""
+    died: list[BaseException | None] = []
+    hook = threading.excepthook
+    threading.excepthook = lambda args: died.append(args.exc_value)
+    saver = SqliteSaver(db_path, busy_timeout=60)
+    other = sqlite3.connect(db_path, isolation_level=None)
+    try:
+        cp, versions = child_checkpoint(None, {"a": 1})
+        config = saver.put(config_for("t"), cp, {}, versions)
+        other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+
+        async def cancel_a_waiting_write() -> None:
+            cp2, versions2 = child_checkpoint(cp, {"a": 2})
+            write = asyncio.ensure_future(saver.aput(config, cp2, {}, versions2))
+            while not saver._busy.locked():  # until it waits for the lock on aiosqlite's thread
+                await asyncio.sleep(0.001)
+            write.cancel()
+
+        asyncio.run(cancel_a_waiting_write())
+        other.execute("COMMIT")
+
+        async def count() -> Any:
+            return await asyncio.wait_for(saver.aquery("SELECT count(*) FROM checkpoints"), 60)
+
+        # The cancelled write still ran once the lock was free (as a cancelled aiosqlite call
+        # does); the next session on aiosqlite's thread answers.
+        assert asyncio.run(count()) == [(2,)]
+        closing = threading.Thread(target=saver.close, daemon=True)
+        closing.start()
+        closing.join(timeout=60)
+        assert not closing.is_alive(), "closing the saver hung"
+    finally:
+        threading.excepthook = hook
+        other.close()
+    assert died == []
+
+
 def test_writes_from_several_threads_and_loops_never_interleave(db_path: Path):
     count, threads = 40, 4
     with SqliteSaver(db_path) as saver:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as _dt
+import functools
 import json
 import logging
 import math
@@ -508,7 +509,7 @@ class SqliteSaver(SqlSaver):
             if done:
                 return cast("T", result)
         wait_ms = round(self.busy_timeout * 1000) if self._inline else None
-        return await conn._execute(_transact_locked, busy, raw, fn, write, wait_ms)
+        return await _on_connection_thread(conn, _transact_locked, busy, raw, fn, write, wait_ms)
 
     def _reads_ahead(self) -> bool:
         # A page read on the caller's thread cannot overlap with anything: read it when asked.
@@ -614,6 +615,43 @@ class SqliteSaver(SqlSaver):
 
 AsyncSqliteSaver = SqliteSaver
 """LangGraph's name for the async SQLite saver; here one class serves sync and async code."""
+
+
+async def _on_connection_thread(conn: aiosqlite.Connection, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` run on ``conn``'s thread, its answer awaited on the running loop.
+
+    aiosqlite's own ``_execute`` hands the answer to the caller's loop with
+    ``call_soon_threadsafe``; when that loop has closed meanwhile (a call cancelled while it
+    waited for a lock, then its ``asyncio.run`` ended), the call raises on aiosqlite's thread,
+    which then stops for good: every later call on the connection, and closing it, waited
+    forever. The answer goes through an :class:`_Answer` instead, dropped when nobody can
+    receive it. (aiosqlite ≥ 0.20 queues ``(future, function)`` pairs and answers through
+    ``future.get_loop()``; a connection without that queue is called the plain way.)"""
+    queue = getattr(conn, "_tx", None)
+    if queue is None or not getattr(conn, "_running", False) or conn._connection is None:
+        return cast("T", await conn._execute(fn, *args))  # closed: it says so
+    future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+    queue.put_nowait((_Answer(future), functools.partial(fn, *args)))
+    return await future
+
+
+class _Answer:
+    """What aiosqlite's thread answers a call through: the caller's future, reached through
+    its loop while that loop runs; once it has closed, nobody waits, and the answer is
+    dropped instead of stopping the thread."""
+
+    __slots__ = ("future", "loop")
+
+    def __init__(self, future: asyncio.Future[Any]) -> None:
+        self.future = future
+        self.loop = future.get_loop()
+
+    def get_loop(self) -> _Answer:
+        return self
+
+    def call_soon_threadsafe(self, callback: Callable[..., Any], _: Any, value: Any) -> None:
+        with contextlib.suppress(RuntimeError):  # "Event loop is closed"
+            self.loop.call_soon_threadsafe(callback, self.future, value)
 
 
 class _SqliteSession:
