@@ -242,19 +242,19 @@ def test_script_that_never_closes_its_saver_exits_and_keeps_its_data(db_path: Pa
 async def test_writes_and_reads_run_on_the_callers_thread_and_a_scan_on_the_connection_thread(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    import aiosqlite
+    from durable_debug.checkpoint import sqlite as sqlite_module
 
     calls: list[str] = []
-    real = aiosqlite.Connection._execute
+    real = sqlite_module._on_connection_thread
 
-    async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    async def counted(conn: Any, fn: Any, *args: Any) -> Any:
         calls.append(getattr(fn, "__name__", repr(fn)))
-        return await real(self, fn, *args, **kwargs)
+        return await real(conn, fn, *args)
 
     async with SqliteSaver(db_path) as saver:
         cp, versions = child_checkpoint(None, {"a": 1, "b": 2})
         config = await saver.aput(config_for("t"), cp, {}, versions)
-        monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+        monkeypatch.setattr(sqlite_module, "_on_connection_thread", counted)
         cp2, versions2 = child_checkpoint(cp, {"a": 3, "c": 4})
         step = [("task-1", [("a", 3)], ""), ("task-2", [("c", 4), ("b", 5)], "")]
         config2 = await saver.aput_step(config, step, cp2, {"step": 1}, versions2)
@@ -375,6 +375,35 @@ def test_a_write_cancelled_on_a_loop_that_then_closes_leaves_the_saver_usable(db
         threading.excepthook = hook
         other.close()
     assert died == []
+
+
+def test_a_forgotten_saver_closes_its_connection_on_the_io_loop(db_path: Path):
+    """A saver dropped without close() in a cycle is collected together with its aiosqlite
+    connection. aiosqlite's own finalizer then stopped the connection's thread with an answer
+    to the collecting thread's event loop, here one already closed (as a test's loop is), and
+    the thread died of ``Event loop is closed``; the saver now closes it on the I/O loop."""
+    died: list[BaseException | None] = []
+    hook = threading.excepthook
+    threading.excepthook = lambda args: died.append(args.exc_value)
+    loop = asyncio.new_event_loop()
+    try:
+        saver = SqliteSaver(db_path)
+        saver.setup()
+        thread = saver._conn._thread  # type: ignore[union-attr]
+        saver.itself = saver  # type: ignore[attr-defined]  # only the cyclic collector frees it
+        asyncio.set_event_loop(loop)
+        loop.close()
+        del saver
+        with pytest.warns(ResourceWarning, match="never closed"):
+            gc.collect()
+        thread.join(timeout=60)
+        assert not thread.is_alive(), "the connection's thread did not stop"
+    finally:
+        asyncio.set_event_loop(None)
+        threading.excepthook = hook
+    assert died == []
+    with SqliteSaver(db_path) as again:  # the file is whole and opens again
+        assert again.list_threads() == []
 
 
 def test_writes_from_several_threads_and_loops_never_interleave(db_path: Path):

@@ -352,6 +352,7 @@ class SqliteSaver(SqlSaver):
             # so a script that never closes its saver still exits (committed data is safe).
             conn = aiosqlite.Connection(connect, 64)
             await conn
+            _OPEN.add(conn)
         except sqlite3.Error as exc:
             raise DatabaseSetupError(
                 f"cannot open the SQLite database {self.path!r} ({exc}); check that its "
@@ -360,7 +361,7 @@ class SqliteSaver(SqlSaver):
         try:
             await self._prepare(_SqliteSession(conn))
         except BaseException:
-            await conn.close()
+            await _closed(conn)
             raise
         if given is None:  # see _transact_locked: 0 except while aiosqlite's thread waits
             await conn.execute("PRAGMA busy_timeout = 0")
@@ -446,12 +447,12 @@ class SqliteSaver(SqlSaver):
         with self._busy:
             pass
         if conn is not None and conn is not self._given_async:
-            await conn.close()
+            await _closed(conn)
 
     def _discard(self) -> None:
         conn, self._conn, self._raw, self._inline = self._conn, None, None, False
         if conn is not None and conn is not self._given_async:
-            run_soon_on_io_loop(conn.close())
+            run_soon_on_io_loop(_closed(conn))
 
     def _forget(self) -> None:
         self._conn, self._raw, self._inline = None, None, False
@@ -615,6 +616,22 @@ class SqliteSaver(SqlSaver):
 
 AsyncSqliteSaver = SqliteSaver
 """LangGraph's name for the async SQLite saver; here one class serves sync and async code."""
+
+
+_OPEN: set[aiosqlite.Connection] = set()
+"""The connections the savers opened and have not closed yet. Held here so that a forgotten
+saver's connection is closed by the saver, on the I/O loop, and never by aiosqlite's own
+finalizer: collected with the saver, that one stops its thread with an answer to whatever
+event loop the collecting thread had set (often one that closes soon after, as a test's does),
+and the thread then dies of ``Event loop is closed``."""
+
+
+async def _closed(conn: aiosqlite.Connection) -> None:
+    """Close a connection the saver opened (its thread stops once the queued calls ran)."""
+    try:
+        await conn.close()
+    finally:
+        _OPEN.discard(conn)
 
 
 async def _on_connection_thread(conn: aiosqlite.Connection, fn: Callable[..., T], *args: Any) -> T:
