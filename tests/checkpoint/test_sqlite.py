@@ -38,6 +38,14 @@ def db_path(tmp_path: Path) -> Path:
     return tmp_path / "checkpoints.db"
 
 
+@pytest.fixture
+def thread_deaths(monkeypatch: pytest.MonkeyPatch) -> list[BaseException | None]:
+    """The exceptions that end a thread while the test runs (none, for a saver in good shape)."""
+    died: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
+    return died
+
+
 def test_async_alias_is_the_same_class():
     assert AsyncSqliteSaver is SqliteSaver
 
@@ -336,14 +344,13 @@ async def test_a_write_waits_for_another_writer_off_the_event_loop(db_path: Path
     assert latest is not None and latest.checkpoint["channel_values"] == {"a": 2}
 
 
-def test_a_write_cancelled_on_a_loop_that_then_closes_leaves_the_saver_usable(db_path: Path):
+def test_a_write_cancelled_on_a_loop_that_then_closes_leaves_the_saver_usable(
+    db_path: Path, thread_deaths: list[BaseException | None]
+):
     """A write waiting on aiosqlite's thread for another writer's lock is cancelled and its
     loop closes (its ``asyncio.run`` ends) before the lock is given back: its answer then has
     no loop to go to. aiosqlite's thread used to die of that, and every later call on the
     saver that goes to that thread (a listing query, closing the saver) waited forever."""
-    died: list[BaseException | None] = []
-    hook = threading.excepthook
-    threading.excepthook = lambda args: died.append(args.exc_value)
     saver = SqliteSaver(db_path, busy_timeout=60)
     other = sqlite3.connect(db_path, isolation_level=None)
     try:
@@ -354,7 +361,9 @@ def test_a_write_cancelled_on_a_loop_that_then_closes_leaves_the_saver_usable(db
         async def cancel_a_waiting_write() -> None:
             cp2, versions2 = child_checkpoint(cp, {"a": 2})
             write = asyncio.ensure_future(saver.aput(config, cp2, {}, versions2))
+            deadline = asyncio.get_running_loop().time() + 60
             while not saver._busy.locked():  # until it waits for the lock on aiosqlite's thread
+                assert not write.done() and asyncio.get_running_loop().time() < deadline
                 await asyncio.sleep(0.001)
             write.cancel()
 
@@ -372,19 +381,17 @@ def test_a_write_cancelled_on_a_loop_that_then_closes_leaves_the_saver_usable(db
         closing.join(timeout=60)
         assert not closing.is_alive(), "closing the saver hung"
     finally:
-        threading.excepthook = hook
         other.close()
-    assert died == []
+    assert thread_deaths == []
 
 
-def test_a_forgotten_saver_closes_its_connection_on_the_io_loop(db_path: Path):
+def test_a_forgotten_saver_closes_its_connection_on_the_io_loop(
+    db_path: Path, thread_deaths: list[BaseException | None]
+):
     """A saver dropped without close() in a cycle is collected together with its aiosqlite
     connection. aiosqlite's own finalizer then stopped the connection's thread with an answer
     to the collecting thread's event loop, here one already closed (as a test's loop is), and
     the thread died of ``Event loop is closed``; the saver now closes it on the I/O loop."""
-    died: list[BaseException | None] = []
-    hook = threading.excepthook
-    threading.excepthook = lambda args: died.append(args.exc_value)
     loop = asyncio.new_event_loop()
     try:
         saver = SqliteSaver(db_path)
@@ -400,8 +407,7 @@ def test_a_forgotten_saver_closes_its_connection_on_the_io_loop(db_path: Path):
         assert not thread.is_alive(), "the connection's thread did not stop"
     finally:
         asyncio.set_event_loop(None)
-        threading.excepthook = hook
-    assert died == []
+    assert thread_deaths == []
     with SqliteSaver(db_path) as again:  # the file is whole and opens again
         assert again.list_threads() == []
 
