@@ -1,9 +1,11 @@
 """Fixtures for the whole suite: real PostgreSQL and Redis servers, started by the tests.
 
 ``postgres_url`` / ``redis_url`` (session) start a throwaway server (see ``tests/servers.py``);
-``postgres_db`` (per test) gives a URL whose ``search_path`` is a fresh, empty schema, so every
-test sees empty tables. Point ``DURABLE_DEBUG_TEST_POSTGRES_URL`` / ``DURABLE_DEBUG_TEST_REDIS_URL``
-at existing servers to use those instead.
+``postgres_db`` (per test) gives a URL whose ``search_path`` is a fresh, empty schema, and
+``redis_db`` one with a fresh key prefix, so every test sees an empty store; ``every_saver``
+runs a test once on each saver (``support/savers.py``). Point
+``DURABLE_DEBUG_TEST_POSTGRES_URL`` / ``DURABLE_DEBUG_TEST_REDIS_URL`` at existing servers to use
+those instead.
 
 When a server cannot be started, its tests fail if ``CI`` or ``DURABLE_DEBUG_REQUIRE_SERVICES``
 is set, and are skipped otherwise — with the reason repeated at the end of the run.
@@ -16,7 +18,8 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
-from typing import TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -28,6 +31,7 @@ from servers import (
     redis_server,
     services_required,
 )
+from support.savers import SAVER_KINDS, open_saver
 
 T = TypeVar("T")
 
@@ -100,6 +104,32 @@ def redis_url() -> Iterator[str]:
         return
     with _started("Redis", redis_server) as url:
         yield url
+
+
+@pytest.fixture
+def redis_db(redis_url: str) -> Iterator[str]:
+    """URL of the session's Redis server with a fresh key prefix (``?prefix=test-…``), so every
+    test sees an empty store; the prefix's keys are deleted afterwards."""
+    import redis
+
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    sep = "&" if "?" in redis_url else "?"
+    yield f"{redis_url}{sep}prefix={prefix}"
+    client = redis.Redis.from_url(redis_url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+    finally:
+        client.close()
+
+
+@pytest.fixture(params=SAVER_KINDS)
+def every_saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """Each of durable_debug's savers in turn, new and empty (memory, SQLite, PostgreSQL,
+    Redis)."""
+    with open_saver(request.param, request, tmp_path) as saver:
+        yield saver
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

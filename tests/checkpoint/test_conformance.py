@@ -28,7 +28,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.memory import MemorySaver
 from durable_debug.checkpoint.serde import UnsupportedValueError, register_type
-from durable_debug.checkpoint.sqlite import SqliteSaver
+from support.savers import SAVER_KINDS, open_saver
 
 
 @register_type(name="tests.conformance.Ticket")
@@ -38,33 +38,11 @@ class Ticket:
     tags: list[str]
 
 
-@pytest.fixture(
-    params=[
-        "memory",
-        "sqlite-file",
-        "sqlite-memory",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("redis", marks=pytest.mark.redis),
-    ]
-)
+@pytest.fixture(params=[*SAVER_KINDS, "sqlite-memory"])
 def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[BaseCheckpointSaver]:
-    if request.param == "memory":
-        yield MemorySaver()
-        return
-    if request.param == "sqlite-file":
-        opened: Any = SqliteSaver(tmp_path / "checkpoints.db")
-    elif request.param == "sqlite-memory":
-        opened = SqliteSaver(":memory:")
-    elif request.param == "postgres":
-        from durable_debug.checkpoint.postgres import PostgresSaver
-
-        opened = PostgresSaver(request.getfixturevalue("postgres_db"))
-    else:
-        from durable_debug.checkpoint.redis import RedisSaver
-
-        opened = RedisSaver(request.getfixturevalue("redis_db"))
-    yield opened
-    opened.close()
+    """Every saver, and SQLite on ``:memory:`` besides."""
+    with open_saver(request.param, request, tmp_path) as opened:
+        yield opened
 
 
 async def put_chain(

@@ -8,8 +8,6 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -75,35 +73,10 @@ def test_a_timeout_is_transient_and_the_cli_shows_it() -> None:
     assert _failure(graph, CFG) == ["", "", "transient", ""]
 
 
-@pytest.fixture(
-    params=[
-        "memory",
-        "sqlite",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("redis", marks=pytest.mark.redis),
-    ]
-)
-def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+@pytest.fixture
+def saver(every_saver: Any) -> Any:
     """Every saver: the __failures__ write replaces the previous one on each."""
-    if request.param == "memory":
-        yield MemorySaver()
-        return
-    if request.param == "sqlite":
-        yield SqliteSaver(str(tmp_path / "f.db"))
-        return
-    if request.param == "postgres":
-        from durable_debug.checkpoint.postgres import PostgresSaver
-
-        opened: Any = PostgresSaver(request.getfixturevalue("postgres_db"))
-    else:
-        from durable_debug.checkpoint.redis import RedisSaver
-
-        url = request.getfixturevalue("redis_url")
-        opened = RedisSaver(f"{url}{'&' if '?' in url else '?'}prefix=test-{uuid.uuid4().hex[:12]}")
-    yield opened
-    for thread_id in opened.list_threads():
-        opened.delete_thread(thread_id)
-    opened.close()
+    return every_saver
 
 
 def test_the_same_error_twice_is_deterministic_and_one_failure_keeps_langgraphs_writes(

@@ -7,8 +7,6 @@ import datetime as dt
 import itertools
 import os
 import sqlite3
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,35 +72,9 @@ def _gate(saver: Any) -> Any:
     return builder.compile(checkpointer=saver)
 
 
-@pytest.fixture(
-    params=[
-        "memory",
-        "sqlite",
-        pytest.param("postgres", marks=pytest.mark.postgres),
-        pytest.param("redis", marks=pytest.mark.redis),
-    ]
-)
-def saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    if request.param == "memory":
-        yield MemorySaver()
-        return
-    if request.param == "sqlite":
-        yield SqliteSaver(str(tmp_path / "r.db"))
-        return
-    if request.param == "postgres":
-        from durable_debug.checkpoint.postgres import PostgresSaver
-
-        opened: Any = PostgresSaver(request.getfixturevalue("postgres_db"))
-    else:
-        from durable_debug.checkpoint.redis import RedisSaver
-
-        url = request.getfixturevalue("redis_url")
-        prefix = f"test-{uuid.uuid4().hex[:12]}"
-        opened = RedisSaver(f"{url}{'&' if '?' in url else '?'}prefix={prefix}")
-    yield opened
-    for thread_id in opened.list_threads():
-        opened.delete_thread(thread_id)
-    opened.close()
+@pytest.fixture
+def saver(every_saver: Any) -> Any:
+    return every_saver
 
 
 def _forked_thread(saver: Any) -> tuple[Any, dict[str, Any], str]:

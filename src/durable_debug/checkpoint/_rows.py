@@ -1,4 +1,6 @@
-"""Rows of the four checkpoint tables, shared by the SQLite and PostgreSQL savers.
+"""Rows of the four checkpoint tables, shared by every saver that stores rows (SQLite,
+PostgreSQL, Redis) and by the readers of stored threads (``latest``, ``outline``,
+``langgraph_sqlite``).
 
 This module turns what a saver is given into table rows (serializing every value *before*
 anything is written) and turns rows back into :class:`CheckpointTuple`. It knows nothing about

@@ -28,7 +28,6 @@ from typing import Any, NamedTuple
 
 from durable_debug.checkpoint._rows import (
     _SPECIAL_SHAPES,
-    ParsedCheckpoint,
     _check_special_write,
     collector_paused,
     full_version,
@@ -120,17 +119,6 @@ def head_of(
         [(t, c, v if c in SPECIAL_WRITES else None) for t, c, v in saved.pending_writes or ()],
         task_ids,
     )
-
-
-def triggers_only(parsed: ParsedCheckpoint) -> ParsedCheckpoint:
-    """``parsed`` with a pointer map of its trigger channels only: what a listing selected the
-    blobs of, so reassembling it reads no state and misses no blob."""
-    triggers = {
-        version: kept
-        for version, channels in parsed.pointers.items()
-        if (kept := tuple([c for c in channels if is_trigger_channel(c)]))
-    }
-    return parsed._replace(pointers=triggers)
 
 
 def latest_writes_sql(table: str, value_column: str) -> str:
@@ -296,16 +284,3 @@ def split_writes(text: Any) -> list[tuple[str, str, str, bytes | None, str]]:
         )
         for task, channel, kind, data, path in json.loads(f"[{text}]")
     ]
-
-
-class _ListingSerde:
-    """Loads the values a listing fetched; a write fetched without its value loads as None."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner = inner
-
-    def loads_typed(self, data: tuple[str, bytes]) -> Any:
-        return None if data[0] == "null" else self.inner.loads_typed(data)
-
-    def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
-        return self.inner.dumps_typed(obj)

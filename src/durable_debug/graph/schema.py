@@ -78,10 +78,6 @@ class StateSchema:
                 channels[key.name] = LastValue(key.name)
         return channels
 
-    def reducer_keys(self) -> list[str]:
-        """Keys that have a reducer."""
-        return [k.name for k in self._keys if k.reducer is not None]
-
     def reducers(self) -> dict[str, Callable[[Any, Any], Any]]:
         """Each key that has a reducer, with that reducer."""
         return {k.name: k.reducer for k in self._keys if k.reducer is not None}
