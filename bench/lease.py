@@ -8,7 +8,7 @@ Every run takes its thread's lease (one upsert) and gives it back (one delete); 
 writes 12 checkpoints besides. Each round runs the chain on 20 fresh threads with the lease and
 20 without (the lease replaced by a no-op for this measurement only), alternating run by run;
 the report is the median run time per variant, their ratio, and the median of the ratios
-of the back-to-back pairs (with / without; the verdict, target ≤ 1.10, issue 13), which a
+of the back-to-back pairs (with / without; the verdict, target ≤ 1.10), which a
 loaded machine's swings move less. The
 PostgreSQL server is started for the run from Debian's packages, as the tests do. It always
 exits 0: it is a measurement, not a test.

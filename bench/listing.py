@@ -15,9 +15,9 @@ with SQL). Then, alternating, each round times:
 
 Times are CPU seconds of this process (``time.process_time``, all threads: both sides run in
 it, and other programs on a shared machine move them less than wall time) and wall seconds.
-It prints the medians and the ratios command / floor (target ≤ 5, issue 12), and the time
+It prints the medians and the ratios command / floor (target ≤ 5), and the time
 ``import durable_debug.inspect`` takes in a fresh interpreter with whether it loaded pandas
-(target: no pandas until a frame is asked for, issue 16). A measurement, not a test: it always
+(target: no pandas until a frame is asked for). A measurement, not a test: it always
 exits 0.
 """
 

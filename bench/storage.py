@@ -5,7 +5,7 @@
     python bench/storage.py --no-postgres --no-redis
     python bench/storage.py --servers-only    # only the PostgreSQL and Redis rows
 
-Workloads (issue 3):
+Workloads:
 
 * wide state — 100 fields of 1 KiB, 30 steps each changing one field, one thread, SQLite:
   bytes on disk (target ≤ 0.1× LangGraph, which stores the whole state every step) and run
@@ -13,23 +13,23 @@ Workloads (issue 3):
   compression can shrink (no target: it shows what the saver's own compression is worth);
 * long thread — one thread of 60 runs × 11 checkpoints on SQLite: time to write it (target
   ≤ 1×) and to list its whole history with ``aget_state_history`` (target ≤ 0.5×);
-* listings (issue 16) — ``alist`` of one thread of 50,000 checkpoints (10,000 with
+* listings — ``alist`` of one thread of 50,000 checkpoints (10,000 with
   ``--quick``; target ≤ 0.5× LangGraph), its per-checkpoint cost against a thread of 1,000
   (flat: ≈ 1), and ``alist(None)`` over 10,000 threads of 5 (2,000 with ``--quick``; target
   ≤ 0.5×);
-* the inspect layer (issue 16): the read sessions and ``to_tuple`` calls of ``durable-debug
+* the inspect layer: the read sessions and ``to_tuple`` calls of ``durable-debug
   inspect DB --thread T --html`` on the long thread (floor: one pass, one ``to_tuple`` per
   checkpoint), and ``durable-debug inspect DB`` over 10,000 threads of 5 (2,000 with
   ``--quick``; CPU seconds, target ≤ 5× the bare latest-row SQL; bench/listing.py also runs
   LangGraph's layout) with the time ``import durable_debug.inspect`` takes;
-* PostgreSQL against LangGraph's AsyncPostgresSaver (issue 16), one local server, a schema
+* PostgreSQL against LangGraph's AsyncPostgresSaver, one local server, a schema
   each: a 10-node chain on 200 threads (50 with ``--quick``; target ≤ 0.5×) and ``aget_state``
   p50 (target ≤ 0.7×) on the tests' server (``fsync=off``, ``synchronous_commit=off``: no side
   waits for the disk); the statements and round trips each side sends per checkpoint, counted
   on the wire; the chain again on 50 threads (20) on a server with PostgreSQL's default
   durability, where each commit waits for the disk (no target: the ratio follows the commits
   each side makes per checkpoint);
-* SQLite write against its floor (issue 16): the p50 of ``aput_step`` against the p50 of the
+* SQLite write against its floor: the p50 of ``aput_step`` against the p50 of the
   very same transactions replayed in plain sqlite3 (target ≤ 3×; both WAL with
   ``synchronous=NORMAL``, so each side syncs the same: the WAL at checkpoints, not per commit);
 * Redis script round trips per write and per ``get_state`` (target 1 each);
@@ -703,7 +703,7 @@ async def postgres_vs_langgraph(rounds: int, threads: int, synced_threads: int) 
         if synced_threads:
             with postgres_server_control() as server:
                 _sync_every_commit(server)
-                # No target: the chain's (issue 16) is the first server's, where the rows
+                # No target: the chain's target is the first server's, where the rows
                 # measure round trips and CPU; with every commit waiting for the disk the
                 # ratio follows the WAL flushes per checkpoint (bench/README.md).
                 await _postgres_rounds(

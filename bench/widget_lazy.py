@@ -1,4 +1,4 @@
-"""The widget's reads on big threads and big states, kernel side (issue 14, item 1 targets).
+"""The widget's reads on big threads and big states, kernel side (the big-thread targets).
 
 Builds, in durable_debug's SQLite layout (a temporary file):
 

@@ -14,7 +14,7 @@ Prints, for a synthetic thread (``large_export``: one long run, evenly spaced fo
 - zoom and pan: a zoom step and a scroll of one screen, each to the next painted frame.
 
     python bench/widget_render.py                                  # 2,000 checkpoints, 5 forks
-    python bench/widget_render.py --checkpoints 50000 --forks 50   # issue 14's size
+    python bench/widget_render.py --checkpoints 50000 --forks 50   # the big-thread size
 
 ``--details-every K`` embeds the detail of every K-th checkpoint only (default: all below
 10,000 checkpoints, else every 10th), so that the page measures the front end rather than the

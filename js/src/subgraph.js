@@ -1,5 +1,5 @@
 // @ts-check
-// Subgraph namespaces (issue 11): a subgraph's checkpoints, nested under the task that ran it.
+// Subgraph namespaces: a subgraph's checkpoints, nested under the task that ran it.
 // A checkpoint's detail asks which subgraphs its tasks ran (`subgraphs`); each gets a toggle on
 // the row of its task, collapsed; expanding one reads that namespace's checkpoints
 // (`subgraph`) as a small tree, and clicking one selects it with its namespace. The buttons

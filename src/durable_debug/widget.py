@@ -201,7 +201,7 @@ class TimeTravel(anywidget.AnyWidget):
         detail = await self._show(_field(request, "checkpoint_id"), self._ns_of(request))
         return {"checkpoint_id": detail["id"]}  # the detail itself travels once, as _detail
 
-    # -- subgraphs (issue 11) ------------------------------------------------------------------
+    # -- subgraphs ------------------------------------------------------------------------
 
     async def _do_subgraphs(self, _request: Mapping[str, Any]) -> Any:
         """The thread's subgraph namespaces, parents first: each with the node that ran it and

@@ -1,4 +1,4 @@
-"""Fuzzing the serializer and the row decoders (issue 9): random bytes and structured mutations
+"""Fuzzing the serializer and the row decoders: random bytes and structured mutations
 of valid payloads always end in a value or a :class:`CorruptPayloadError` — never a crash, a
 hang, another exception or memory beyond the limits.
 

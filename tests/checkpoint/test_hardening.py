@@ -1,4 +1,4 @@
-"""Issue 9, the store side: a damaged store or a bad config gives the package's own error,
+"""Hostile input, the store side: a damaged store or a bad config gives the package's own error,
 naming where it happened, never silent data loss or a raw driver error."""
 
 from __future__ import annotations

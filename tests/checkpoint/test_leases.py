@@ -1,4 +1,4 @@
-"""One writer per thread and once-only effects (issue 13, items 1 and 3).
+"""One writer per thread and once-only effects.
 
 A run holds its thread's lease while it runs.
 

@@ -1,4 +1,4 @@
-"""Recovery on start (issue 13, item 7): workers resume the threads whose run died.
+"""Recovery on start: workers resume the threads whose run died.
 
 A seeder starts 200 threads and is killed while each of them is in one of its three steps.
 Two "machines" (supervisors, each in a session and process group of its own, each keeping two

@@ -1,4 +1,4 @@
-"""Decoding limits (issue 9, findings 1, 2 and 4): no stored byte crashes the interpreter,
+"""Decoding limits: no stored byte crashes the interpreter,
 exhausts memory or ends in anything but a :class:`CorruptPayloadError` naming where it is."""
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ async def test_sync_twin_called_from_async_code(seed):
     assert len(checkpoint_dag(ns["g"], ns["cfg"])) == 4  # a running loop in this thread
 
 
-# --- a damaged store: parent links that loop (issue 9, finding 6) ---------------------------
+# --- a damaged store: parent links that loop ---------------------------
 
 
 def looped_thread(tmp_path, how: str):

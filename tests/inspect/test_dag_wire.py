@@ -1,4 +1,4 @@
-"""The DAG as the widget sends it (issue 14): compact columns that decode to the same tree.
+"""The DAG as the widget sends it: compact columns that decode to the same tree.
 
 ``DagReader.wire()`` is what ``_dag`` holds; ``dag_from_wire`` (Python) and
 ``js/src/dag-wire.js`` (the front end) turn it back into the protocol's ``Dag``. Every

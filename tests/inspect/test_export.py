@@ -84,7 +84,7 @@ async def test_export_html_embeds_the_thread_in_one_page(seed, tmp_path):
 
 
 async def test_hostile_node_names_cannot_end_the_pages_scripts(engine, tmp_path, monkeypatch):
-    """Issue 9 finding 8: a node named like the end of a script element, exported with a `dot`
+    """A hostile name: a node named like the end of a script element, exported with a `dot`
     that works and with one that fails (the page then draws the Python layout)."""
     from test_topology import HOSTILE_NAMES, graph_named
 

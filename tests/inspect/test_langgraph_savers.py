@@ -201,7 +201,7 @@ async def test_the_sync_api_works_inside_a_running_loop_as_in_a_notebook_cell(ap
 
 
 async def test_a_dag_refresh_reads_only_what_was_written_since(app):
-    """Issue 14: on LangGraph's savers too, a refresh lists only the checkpoints from the
+    """Big threads: on LangGraph's savers too, a refresh lists only the checkpoints from the
     newest one seen on (and the parents of new ones), and the tree equals a full read's."""
     from durable_debug.inspect.dag import DagReader, dag_data_of, dag_from_wire
 

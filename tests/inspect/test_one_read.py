@@ -1,4 +1,4 @@
-"""Reading a thread reads the store once (issue 16): one ``alist``, one tuple per checkpoint."""
+"""Reading a thread reads the store once: one ``alist``, one tuple per checkpoint."""
 
 from __future__ import annotations
 

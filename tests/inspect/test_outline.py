@@ -1,4 +1,4 @@
-"""The widget's DAG from checkpoint rows and metadata only (issue 14, item 1).
+"""The widget's DAG from checkpoint rows and metadata only (big threads).
 
 On durable_debug's SQLite saver the tree is read without decoding any state value, in one
 query, and a read after the first asks only for what was written since. It must be the same

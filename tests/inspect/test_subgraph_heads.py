@@ -1,4 +1,4 @@
-"""The widget asks for a thread's subgraph namespaces on every click (issue 14).
+"""The widget asks for a thread's subgraph namespaces on every click.
 
 On durable_debug's SQLite saver they come from one query over the checkpoint rows (on its
 memory saver from its rows in memory), which decodes no state: it must give what listing

@@ -110,7 +110,7 @@ def test_auto_falls_back_to_python_without_dot_on_path(seed, monkeypatch, tmp_pa
         topology_svg(g, renderer="graphviz")
 
 
-# --- hostile node names and a failing `dot` (issue 9, finding 8) ---------------------------
+# --- hostile node names and a failing `dot` ---------------------------
 
 HTML_LABEL = '<<TABLE HREF="javascript&#58;alert(1)"><TR><TD>click me</TD></TR></TABLE>>'
 SCRIPT_END = "</script><script>alert(1)</script>"

@@ -1,4 +1,4 @@
-// Hostile names and drawings (issue 9, finding 8): node names, checkpoint ids, channel names,
+// Hostile names and drawings: node names, checkpoint ids, channel names,
 // values and errors are shown as text; the topology's SVG is rebuilt through an allowlist.
 
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Subgraph namespaces in the widget (issue 11): a task's subgraph opens nested under the
+// Subgraph namespaces in the widget: a task's subgraph opens nested under the
 // checkpoint it ran from, collapsed until asked; its checkpoints select, fork and rerun with
 // the namespace on every request.
 

@@ -1,4 +1,4 @@
-"""Hostile node names in the exported page, in headless Chromium (issue 9, finding 8).
+"""Hostile node names in the exported page, in headless Chromium.
 
 A graph whose nodes are named like a graphviz HTML label with a ``javascript:`` link, like the
 end of a ``<script>`` element and like an ``<img onerror>`` runs once; ``export_html`` writes

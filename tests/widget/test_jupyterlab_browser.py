@@ -46,7 +46,7 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         expect(widget.locator(".dd-thread")).to_contain_text("4 checkpoints · 1 branch")
         page.screenshot(path=str(artifacts / "jupyterlab-1-dag.png"))
 
-        # The store's health (issue 13, item 5): asked of the kernel, drawn as text.
+        # The store's health: asked of the kernel, drawn as text.
         widget.locator(".dd-health-button").click()
         size = widget.locator('.dd-health [data-health="size"] td')
         expect(size.nth(1)).to_have_text("4", timeout=WAIT_MS)  # checkpoints of the one thread
@@ -63,7 +63,7 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         assert '"A"' in state and "b saw" not in state
         page.screenshot(path=str(artifacts / "jupyterlab-2-selected.png"))
 
-        # Keys typed in the widget stay there (issue 14): the notebook's shortcuts never fire,
+        # Keys typed in the widget stay there: the notebook's shortcuts never fire,
         # arrow keys walk the DAG.
         labserver.check_keys_stay_in_widget(page, widget, after_a, step0, WAIT_MS)
 

@@ -1,4 +1,4 @@
-"""Getting around a big thread in headless Chromium (issue 14, item 2): the first view, zoom,
+"""Getting around a big thread in headless Chromium: the first view, zoom,
 pan, the overview strip, jump to a step, search by node, filter errors, expand a run.
 
 The page is the standalone export of a synthetic thread of 6,000 checkpoints with 12 forks

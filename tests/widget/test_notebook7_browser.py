@@ -1,4 +1,4 @@
-"""TimeTravel in a real Notebook 7 with a live kernel, driven in headless Chromium (issue 5).
+"""TimeTravel in a real Notebook 7 with a live kernel, driven in headless Chromium.
 
 Notebook 7 is a JupyterLab application with its own shell and pages, so the widget must render
 there too. The test starts Notebook 7 (token-less, free local port, temp dir), opens a notebook
@@ -79,7 +79,7 @@ def test_render_select_fork_and_rerun_in_notebook7(
         assert '"A"' in state and '"a ran"' in state, state
         assert "b saw" not in state and "A+B" not in state, state
 
-        # Keys typed in the widget stay there (issue 14): the notebook's shortcuts never fire,
+        # Keys typed in the widget stay there: the notebook's shortcuts never fire,
         # arrow keys walk the DAG.
         labserver.check_keys_stay_in_widget(page, widget, after_a, step0, WAIT_MS)
         widget.locator(".dd-state").scroll_into_view_if_needed()

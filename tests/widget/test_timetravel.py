@@ -707,7 +707,7 @@ def _rebuild(engine: str, ns: dict[str, Any], b: Any, saver: Any = None) -> Any:
     return builder.compile(checkpointer=saver if saver is not None else ns["MemorySaver"]())
 
 
-# --- how a run ends (issue 9 finding 8, issue 14's CI flake) --------------------------------
+# --- how a run ends (hostile names; a run that ended before the widget looked) ----------
 
 
 async def test_the_update_that_ends_a_run_carries_status_and_running_together(accumulate):
@@ -766,7 +766,7 @@ HOSTILE_NODES = (
 
 
 async def test_hostile_node_names_are_drawn_as_text_and_a_rerun_ends(engine):
-    """Issue 9 finding 8: such names made `dot` fail and left the widget "running" forever."""
+    """Such names made `dot` fail and left the widget "running" forever."""
     import xml.etree.ElementTree as ET
 
     ns = load(engine, "accumulate")
@@ -790,7 +790,7 @@ async def test_hostile_node_names_are_drawn_as_text_and_a_rerun_ends(engine):
         assert "<a" not in svg and "script>" not in svg.replace("&lt;/script&gt;", "")
 
 
-# --- big values travel cut, whole on request (issue 14 item 1) ---------------------------------
+# --- big values travel cut, whole on request ---------------------------------
 
 
 async def test_a_click_on_a_big_state_sends_it_cut_once_and_show_all_sends_it_whole(engine):
@@ -818,7 +818,7 @@ async def test_a_click_on_a_big_state_sends_it_cut_once_and_show_all_sends_it_wh
     assert "has no value for channel 'nope'" in error and "demo-1" in error
 
 
-# --- live: runs started anywhere show while the widget is shown (issue 14 item 4) ---------------
+# --- live: runs started anywhere show while the widget is shown ---------------
 
 
 async def test_watch_shows_a_run_from_a_cell_and_one_from_another_process(tmp_path):
@@ -903,7 +903,7 @@ async def test_a_run_shows_its_checkpoints_while_a_slow_node_still_runs(engine):
     assert ["b"] in new()
 
 
-# --- reducer-aware editing (issue 14 item 5) ----------------------------------------------------
+# --- reducer-aware editing ----------------------------------------------------
 
 
 async def test_a_reducer_channel_says_so_and_the_user_picks_append_or_replace(accumulate):
@@ -1008,7 +1008,7 @@ async def test_the_code_calls_the_graph_by_the_users_variable_name(engine):
     assert plain.graph_name == "graph"
 
 
-# --- every thread of a store (issue 14 item 3) --------------------------------------------------
+# --- every thread of a store --------------------------------------------------
 
 
 async def test_the_thread_list_is_newest_first_and_switching_shows_that_thread(engine, tmp_path):
@@ -1086,7 +1086,7 @@ async def test_a_new_run_from_the_widget_with_a_typed_input(accumulate):
 
 
 async def test_a_fork_while_a_run_holds_the_thread_is_refused_naming_the_holder():
-    """One writer per thread (issue 13): the widget's fork goes through update_state, so it
+    """One writer per thread: the widget's fork goes through update_state, so it
     waits for no one and writes nothing while a run holds the thread."""
     import socket
     from typing import TypedDict
@@ -1125,7 +1125,7 @@ async def test_a_fork_while_a_run_holds_the_thread_is_refused_naming_the_holder(
     assert len(after) == len(before) + 1  # only the run's own checkpoint
 
 
-# --- the store's health (issue 13 item 5) -------------------------------------------------------
+# --- the store's health -------------------------------------------------------
 
 
 async def test_the_health_panel_reports_the_store_without_holding_the_loop(engine, monkeypatch):
@@ -1207,7 +1207,7 @@ async def test_the_health_of_a_sqlite_file_counts_its_bytes(engine, tmp_path):
         assert tables["waiting"]["rows"] == []
 
 
-# --- subgraph namespaces (issue 11) ------------------------------------------------------------
+# --- subgraph namespaces ------------------------------------------------------------
 
 
 class Doc(TypedDict):

@@ -110,7 +110,7 @@ MIGRATIONS: list[str] = [
     """CREATE INDEX checkpoints_thread_order ON checkpoints
         (thread_id, checkpoint_id, checkpoint_ns)""",
     """CREATE INDEX checkpoints_order ON checkpoints (checkpoint_id, thread_id, checkpoint_ns)""",
-    # 7 (issue 13, one writer per thread): who holds each thread, until when (Unix seconds)
+    # 7 (one writer per thread): who holds each thread, until when (Unix seconds)
     """CREATE TABLE thread_leases (
         thread_id TEXT PRIMARY KEY,
         token TEXT NOT NULL,
