@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.graph.types import adopt_langchain_tool_output
 
 __all__ = [
     "INJECTED",
@@ -290,6 +291,7 @@ prebuilt nodes) look for the run's :class:`Runtime` (its ``store``, ``context``,
 def runnable_config(context: CallContext) -> RunnableConfig:
     """The config a runnable node is invoked with: the node's config, with the run's
     runtime where LangGraph's prebuilt runnables read it."""
+    adopt_langchain_tool_output()  # its tools (a ToolNode's) may return a Command
     config = context.config
     configurable = {**(config.get("configurable") or {}), LANGGRAPH_RUNTIME_KEY: context.runtime}
     return {**config, "configurable": configurable}
@@ -302,6 +304,7 @@ def _set_langchain_config(config: RunnableConfig) -> tuple[Any, Any] | None:
     module = sys.modules.get("langchain_core.runnables.config")
     if module is None:
         return None
+    adopt_langchain_tool_output()  # the node may call tools that return a Command
     var = module.var_child_runnable_config
     return var, var.set(config)
 

@@ -35,6 +35,7 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     ParentCommand,
     RetryPolicy,
+    from_langgraph,
 )
 
 if TYPE_CHECKING:
@@ -168,6 +169,7 @@ async def run_task(
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:
                         task.resume = list(scratchpad.resume)  # with answers it took as spare
+                    result = from_langgraph(result)
                     if isinstance(result, Command) and result.graph == Command.PARENT:
                         raise ParentCommand(result)  # for the graph running this one
                     if message_tap is not None:
