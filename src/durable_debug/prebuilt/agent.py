@@ -18,7 +18,7 @@ Needs ``langchain-core``; the checkpoints, interrupts and streams are the engine
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel, LanguageModelLike
@@ -27,6 +27,7 @@ from langchain_core.runnables import Runnable, RunnableBinding, RunnableLambda, 
 from langchain_core.tools import BaseTool
 from typing_extensions import NotRequired, TypedDict, get_type_hints
 
+from durable_debug.graph.calls import current_call
 from durable_debug.graph.message import add_messages
 from durable_debug.graph.state import StateGraph
 from durable_debug.graph.types import END, Send
@@ -108,10 +109,20 @@ def create_react_agent(
             bound = model.bind_tools([*tool_list, *builtin])  # type: ignore[union-attr]
         fixed_model = prompt_step | bound
 
-    async def model_for(state: Any, runtime: Any) -> Runnable[Any, Any]:
+    def model_for(state: Any) -> Runnable[Any, Any]:
         if fixed_model is not None:
             return fixed_model
-        chosen = model(state, runtime)  # type: ignore[operator]
+        if inspect.iscoroutinefunction(model):
+            raise RuntimeError(
+                "Async model callable provided but agent invoked synchronously. Use "
+                "agent.ainvoke() or agent.astream(), or provide a sync model callable."
+            )
+        return prompt_step | model(state, _runtime())  # type: ignore[operator]
+
+    async def amodel_for(state: Any) -> Runnable[Any, Any]:
+        if fixed_model is not None:
+            return fixed_model
+        chosen = model(state, _runtime())  # type: ignore[operator]
         if inspect.isawaitable(chosen):
             chosen = await chosen
         return prompt_step | chosen
@@ -122,9 +133,9 @@ def create_react_agent(
             messages = _get(state, "llm_input_messages")
         messages = messages or _get(state, "messages")
         if messages is None:
-            wanted = (
-                "'llm_input_messages' or 'messages' key" if pre_model_hook else "'messages' key"
-            )
+            wanted = "'messages' key"
+            if pre_model_hook is not None:
+                wanted = "'llm_input_messages' or 'messages' key"
             raise ValueError(f"Expected input to call_model to have {wanted}, but got {state}")
         _check_history(messages)
         if isinstance(state, dict):
@@ -132,39 +143,51 @@ def create_react_agent(
         state.messages = messages
         return state
 
-    def too_few_steps(state: Any, response: Any) -> bool:
-        remaining = _get(state, "remaining_steps")
-        if remaining is None or not isinstance(response, AIMessage):
-            return False
-        calls = response.tool_calls
-        if remaining < 1 and calls and all(c["name"] in return_direct for c in calls):
-            return True
-        return remaining < 2 and bool(calls)
-
-    async def call_model(state: Any, runtime: Any, config: Any) -> dict[str, Any]:
-        chosen = await model_for(state, runtime)
-        response = await chosen.ainvoke(model_input(state), config)
+    def answer(state: Any, response: Any) -> dict[str, Any]:
         response.name = name
-        if too_few_steps(state, response):
+        remaining = _get(state, "remaining_steps")
+        calls = response.tool_calls if isinstance(response, AIMessage) else []
+        too_few = remaining is not None and (
+            (remaining < 1 and calls and all(c["name"] in return_direct for c in calls))
+            or (remaining < 2 and bool(calls))
+        )
+        if too_few:
             return {"messages": [AIMessage(id=response.id, content=NEED_MORE_STEPS)]}
         return {"messages": [response]}
 
-    async def structured_answer(state: Any, runtime: Any, config: Any) -> dict[str, Any]:
+    def call_model(state: Any, config: Any) -> dict[str, Any]:
+        return answer(state, model_for(state).invoke(model_input(state), config))
+
+    async def acall_model(state: Any, config: Any) -> dict[str, Any]:
+        chosen = await amodel_for(state)
+        return answer(state, await chosen.ainvoke(model_input(state), config))
+
+    def structured_input(state: Any) -> tuple[Any, list[Any]]:
         messages = list(_get(state, "messages"))
         schema = response_format
         if isinstance(response_format, tuple):
             system, schema = response_format
             messages = [SystemMessage(content=system), *messages]
-        chosen = _chat_model(await model_for(state, runtime))
-        answer = await chosen.with_structured_output(schema).ainvoke(messages, config)
-        return {"structured_response": answer}
+        return schema, messages
+
+    def structured_answer(state: Any, config: Any) -> dict[str, Any]:
+        schema, messages = structured_input(state)
+        chosen = _chat_model(model_for(state)).with_structured_output(schema)
+        return {"structured_response": chosen.invoke(messages, config)}
+
+    async def astructured_answer(state: Any, config: Any) -> dict[str, Any]:
+        schema, messages = structured_input(state)
+        chosen = _chat_model(await amodel_for(state)).with_structured_output(schema)
+        return {"structured_response": await chosen.ainvoke(messages, config)}
 
     agent_input = state_schema
     if pre_model_hook is not None:
         agent_input = _with_llm_input(state_schema)
 
     graph = StateGraph(state_schema, context_schema=context_schema)
-    graph.add_node("agent", call_model, input_schema=agent_input)
+    graph.add_node(
+        "agent", cast(Any, _Step("agent", call_model, acall_model)), input_schema=agent_input
+    )
     first = "agent"
     if pre_model_hook is not None:
         graph.add_node("pre_model_hook", pre_model_hook)
@@ -177,7 +200,8 @@ def create_react_agent(
         graph.add_edge("agent", "post_model_hook")
     finish = END
     if response_format is not None:
-        graph.add_node("generate_structured_response", structured_answer)
+        step = _Step("generate_structured_response", structured_answer, astructured_answer)
+        graph.add_node("generate_structured_response", cast(Any, step))
         finish = "generate_structured_response"
 
     if not tool_list:
@@ -254,6 +278,37 @@ def create_react_agent(
 
 
 # -- helpers ---------------------------------------------------------------------------------
+
+
+class _Step:
+    """A node with a sync and an async side (called through ``invoke`` / ``ainvoke``, as the
+    engine calls a runnable): a sync run calls the model's sync API, an async run its async
+    one, as LangGraph's agent does."""
+
+    def __init__(
+        self,
+        name: str,
+        sync: Callable[[Any, Any], dict[str, Any]],
+        asynchronous: Callable[[Any, Any], Awaitable[dict[str, Any]]],
+    ) -> None:
+        self.name = name
+        self._sync = sync
+        self._async = asynchronous
+
+    def get_name(self) -> str:
+        return self.name
+
+    def invoke(self, state: Any, config: Any = None, **_: Any) -> dict[str, Any]:
+        return self._sync(state, config)
+
+    async def ainvoke(self, state: Any, config: Any = None, **_: Any) -> dict[str, Any]:
+        return await self._async(state, config)
+
+
+def _runtime() -> Any:
+    """The running task's runtime (what a model-choosing function is given)."""
+    context = current_call()
+    return context.runtime if context is not None else None
 
 
 def _get(state: Any, key: str) -> Any:
