@@ -20,6 +20,8 @@ from durable_debug.checkpoint.serde import register_type
 __all__ = [
     "END",
     "START",
+    "TAG_HIDDEN",
+    "TAG_NOSTREAM",
     "Command",
     "EmptyInputError",
     "GraphInterrupt",
@@ -41,6 +43,10 @@ START = names.START
 """The virtual first node: edges from START say where a run begins."""
 END = "__end__"
 """The virtual last node: an edge to END finishes that branch."""
+TAG_HIDDEN = "langsmith:hidden"
+"""A run tag LangChain tracers hide (the START node's callback run carries it)."""
+TAG_NOSTREAM = "nostream"
+"""A chat model tag: its tokens are not streamed in stream mode ``"messages"``."""
 
 
 @dataclass(frozen=True, slots=True)
