@@ -41,6 +41,8 @@ FAN_OUT = 200
 FAN_OUT_RUNS = 5
 CHAT_TURNS = 100
 NESTED_THREADS = 30
+REACT_THREADS = 20
+REACT_TOOL_ROUNDS = 3
 
 
 class ChainState(TypedDict):
@@ -66,6 +68,8 @@ class Library:
     MessagesState: Any
     sqlite_saver: Callable[[str], Any]
     """A checkpointer on a new SQLite file at the given path."""
+    create_react_agent: Callable[..., Any]
+    """The library's prebuilt ReAct agent."""
 
 
 @dataclass(frozen=True)
@@ -226,12 +230,56 @@ def nested_subgraphs(lib: Library) -> Callable[[], None]:
     return runs
 
 
+def react_agent(lib: Library) -> Callable[[], None]:
+    """A prebuilt ReAct agent (``create_react_agent``, version v2) with a MemorySaver and a
+    scripted fake chat model: per thread, three rounds of one tool call each, then the answer
+    (8 steps); 20 threads."""
+    import itertools
+    import warnings
+
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    class Scripted(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Scripted:
+            return self
+
+    def script() -> Any:
+        for n in itertools.count():  # new messages each time: add_messages keys them by id
+            for r in range(REACT_TOOL_ROUNDS):
+                call = {"name": "add", "args": {"a": 1, "b": 2}, "id": f"call-{n}-{r}"}
+                yield AIMessage("", tool_calls=[call])
+            yield AIMessage("3")
+
+    model = Scripted(messages=script())
+    with warnings.catch_warnings():  # LangGraph's points users at langchain.agents
+        warnings.simplefilter("ignore")
+        agent = lib.create_react_agent(model, [add], checkpointer=lib.MemorySaver())
+
+    def runs() -> None:
+        for thread in range(REACT_THREADS):
+            cfg = {"configurable": {"thread_id": f"r{thread}"}}
+            out = agent.invoke({"messages": [("user", "1+2?")]}, cfg)
+        assert len(out["messages"]) == 2 + 2 * REACT_TOOL_ROUNDS, len(out["messages"])
+
+    return runs
+
+
 WORKLOADS = [
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
     Workload(f"{FAN_OUT}-way Send fan-out × {FAN_OUT_RUNS} threads, ainvoke", 0.5, send_fan_out),
     Workload(f"messages chat, {CHAT_TURNS} turns, SQLite, invoke", 0.5, messages_chat),
     Workload(f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.5, nested_subgraphs),
+    Workload(
+        f"ReAct agent, {REACT_TOOL_ROUNDS} tool rounds × {REACT_THREADS} threads", 0.5, react_agent
+    ),
 ]
 
 
@@ -266,6 +314,8 @@ def _sync_step(name: str) -> Callable[[ChainState], dict]:
 
 def durable_library() -> Library:
     """durable_debug's names."""
+    from durable_debug.prebuilt import create_react_agent
+
     dd = durable_debug
     return Library(
         "durable_debug",
@@ -276,6 +326,7 @@ def durable_library() -> Library:
         dd.Send,
         dd.MessagesState,
         dd.SqliteSaver,
+        create_react_agent,
     )
 
 
@@ -285,6 +336,7 @@ def langgraph_library() -> Library:
         from langgraph.checkpoint.memory import InMemorySaver
         from langgraph.checkpoint.sqlite import SqliteSaver
         from langgraph.graph import END, START, MessagesState, StateGraph
+        from langgraph.prebuilt import create_react_agent
         from langgraph.types import Send
     except ImportError as exc:
         sys.exit(f"LangGraph is needed to compare against ({exc}): pip install -e '.[dev]'")
@@ -293,7 +345,15 @@ def langgraph_library() -> Library:
         return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
 
     return Library(
-        "langgraph", StateGraph, START, END, InMemorySaver, Send, MessagesState, sqlite_saver
+        "langgraph",
+        StateGraph,
+        START,
+        END,
+        InMemorySaver,
+        Send,
+        MessagesState,
+        sqlite_saver,
+        create_react_agent,
     )
 
 

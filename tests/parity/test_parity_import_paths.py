@@ -109,3 +109,12 @@ def test_the_same_source_runs_with_only_its_imports_changed():
     lines = run(ours)
     assert lines == run(SOURCE)
     assert "['hello', 'hi ada on t1', 'Ada'] [31]" in lines  # the run did what it says
+
+
+def test_constants_have_langgraphs_values() -> None:
+    import langgraph.constants as theirs
+
+    import durable_debug.constants as ours
+
+    for name in ours.__all__:
+        assert getattr(ours, name) == getattr(theirs, name), name

@@ -36,6 +36,7 @@ except ImportError:  # pragma: no cover - older langchain-core
     _new_run_id = uuid.uuid4  # type: ignore[assignment]
 
 from durable_debug._sync import in_runner_thread
+from durable_debug.graph.types import TAG_HIDDEN
 
 if TYPE_CHECKING:
     from durable_debug.graph.nodes import Branch, NodeSpec
@@ -48,9 +49,6 @@ __all__ = [
     "with_handler",
     "without_taps",
 ]
-
-HIDDEN_TAG = "langsmith:hidden"
-"""LangGraph's tag for runs tracers hide (the START node's)."""
 
 
 def has_callbacks(config: dict[str, Any]) -> bool:
@@ -156,7 +154,7 @@ class GraphRun:
         hidden = spec.fn is None
         if hidden and not spec.branches:
             return None
-        tags = [*(config.get("tags") or ()), *((HIDDEN_TAG,) if hidden else ())]
+        tags = [*(config.get("tags") or ()), *((TAG_HIDDEN,) if hidden else ())]
         manager = _manager({**config, "tags": tags}, self.run.get_child(f"graph:step:{step}"))
         run_id = _new_run_id()
         if not hidden:  # START's run is reported by the taps like a nested one

@@ -26,7 +26,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
+from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.graph.types import adopt_langchain_tool_output
 
 __all__ = [
     "INJECTED",
@@ -196,6 +198,9 @@ class CallStyle:
     """Names among :data:`INJECTED` the function takes as keyword arguments."""
     runnable: bool = False
     """An object with ``invoke``/``ainvoke(input, config)`` (a LangChain runnable)."""
+    sync_target: Callable[..., Any] | None = None
+    """A runnable's ``invoke``: what a lone task of a sync run calls (as LangGraph calls a
+    runnable's sync side in a sync run), sparing the event loop a thread hand-off."""
 
 
 def callable_name(fn: Any) -> str | None:
@@ -215,7 +220,13 @@ def _is_runnable(fn: Any) -> bool:
 def call_style(fn: Callable[..., Any]) -> CallStyle:
     """Decide once how to call ``fn`` (a node's action or a branch's path)."""
     if _is_runnable(fn):
-        return CallStyle(fn.ainvoke, True, runnable=True)  # type: ignore[attr-defined]
+        invoke = getattr(fn, "invoke", None)
+        return CallStyle(
+            fn.ainvoke,  # type: ignore[attr-defined]
+            True,
+            runnable=True,
+            sync_target=invoke if callable(invoke) else None,
+        )
     method = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)  # noqa: B004
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(method)
     try:
@@ -247,7 +258,8 @@ async def call(
 ) -> Any:
     """Call the function with ``state`` and what it takes by name; await what it returns.
 
-    A sync function runs in a worker thread (the event loop stays free) unless ``inline``.
+    A sync function runs in a worker thread (the event loop stays free) unless ``inline``;
+    an ``inline`` runnable is called through its sync ``invoke`` when the run is a sync one.
     ``context`` is current while it runs, so ``get_config()`` and friends work inside it.
     ``node_run`` (a ``callbacks.NodeRun``, when the run reports to callback handlers) is the
     run a runnable node's steps run under.
@@ -262,6 +274,8 @@ async def call(
 
                 runnable = getattr(style.target, "__self__", style.target)
                 return await run_runnable_node(runnable, state, node_run, config)
+            if inline and style.sync_target is not None and in_runner_thread():
+                return style.sync_target(state, config)
             return await style.target(state, config)
         kwargs = _kwargs(style, context) if style.injects else {}
         if style.is_async:
@@ -290,6 +304,7 @@ prebuilt nodes) look for the run's :class:`Runtime` (its ``store``, ``context``,
 def runnable_config(context: CallContext) -> RunnableConfig:
     """The config a runnable node is invoked with: the node's config, with the run's
     runtime where LangGraph's prebuilt runnables read it."""
+    adopt_langchain_tool_output()  # its tools (a ToolNode's) may return a Command
     config = context.config
     configurable = {**(config.get("configurable") or {}), LANGGRAPH_RUNTIME_KEY: context.runtime}
     return {**config, "configurable": configurable}
@@ -302,6 +317,7 @@ def _set_langchain_config(config: RunnableConfig) -> tuple[Any, Any] | None:
     module = sys.modules.get("langchain_core.runnables.config")
     if module is None:
         return None
+    adopt_langchain_tool_output()  # the node may call tools that return a Command
     var = module.var_child_runnable_config
     return var, var.set(config)
 

@@ -28,6 +28,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from typing import Any
 from uuid import UUID, uuid4
 
+from durable_debug.graph.types import TAG_NOSTREAM
+
 __all__ = ["make_message_tap", "messages_in"]
 
 Emit = Callable[[tuple[Any, dict[str, Any]]], None]
@@ -292,7 +294,7 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
             name: str | None = None,
             **kwargs: Any,
         ) -> None:
-            if metadata and "nostream" not in (tags or ()):
+            if metadata and TAG_NOSTREAM not in (tags or ()):
                 self.calls[run_id] = metadata
             self._start(
                 "chat_model",

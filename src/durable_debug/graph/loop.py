@@ -80,6 +80,7 @@ from durable_debug.graph.types import (
     Interrupt,
     ParentCommand,
     Send,
+    from_langgraph,
 )
 from durable_debug.graph.version import acheck_graph_version, version_metadata
 
@@ -138,7 +139,7 @@ class RunLoop:
         """Seconds to wait for the thread's lease when another run holds it."""
         self.nesting = nesting
         """Set when this run is a subgraph of a running task (see ``subgraph.py``)."""
-        self.input = input
+        self.input = from_langgraph(input)
         self.config: RunnableConfig = address_config(config)
         self.sink: SubgraphStream | None = nesting.stream if nesting else None
         """Where this run's chunks go when it is a subgraph of a run streaming subgraphs."""

@@ -17,7 +17,15 @@ from durable_debug.checkpoint.names import NO_WRITES, TASKS, branch_channel, joi
 from durable_debug.graph.calls import CallStyle
 from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
 from durable_debug.graph.schema import StateSchema
-from durable_debug.graph.types import END, START, Command, InvalidUpdateError, RetryPolicy, Send
+from durable_debug.graph.types import (
+    END,
+    START,
+    Command,
+    InvalidUpdateError,
+    RetryPolicy,
+    Send,
+    from_langgraph,
+)
 
 __all__ = [
     "INPUT_KEYS",
@@ -53,6 +61,7 @@ class Branch:
 
     def resolve(self, result: Any) -> list[str | Send]:
         """Turn what ``path`` returned into a list of node names and Sends."""
+        result = from_langgraph(result)
         items = list(result) if isinstance(result, (list, tuple)) else [result]
         resolved: list[str | Send] = []
         for item in items:

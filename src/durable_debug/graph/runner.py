@@ -35,6 +35,7 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     ParentCommand,
     RetryPolicy,
+    from_langgraph,
 )
 
 if TYPE_CHECKING:
@@ -152,7 +153,11 @@ async def run_task(
                 info = ExecutionInfo(checkpoint_id, checkpoint_ns, task.id, thread_id, attempt)
                 context = CallContext(node_config(config, task, step, checkpoint_id), runtime, info)
                 assert spec.style is not None
-                inline = alone and not spec.style.is_async and in_runner_thread()
+                inline = (
+                    alone
+                    and (not spec.style.is_async or spec.style.sync_target is not None)
+                    and in_runner_thread()
+                )
                 if message_tap is not None:
                     message_tap.node_input(task.input)
                 node_run = None
@@ -168,6 +173,7 @@ async def run_task(
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:
                         task.resume = list(scratchpad.resume)  # with answers it took as spare
+                    result = from_langgraph(result)
                     if isinstance(result, Command) and result.graph == Command.PARENT:
                         raise ParentCommand(result)  # for the graph running this one
                     if message_tap is not None:

@@ -8,6 +8,7 @@ StateSnapshot, PregelTask and the exceptions a run can raise.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
@@ -19,6 +20,8 @@ from durable_debug.checkpoint.serde import register_type
 __all__ = [
     "END",
     "START",
+    "TAG_HIDDEN",
+    "TAG_NOSTREAM",
     "Command",
     "EmptyInputError",
     "GraphInterrupt",
@@ -31,13 +34,19 @@ __all__ = [
     "RetryPolicy",
     "Send",
     "StateSnapshot",
+    "adopt_langchain_tool_output",
     "default_retry_on",
+    "from_langgraph",
 ]
 
 START = names.START
 """The virtual first node: edges from START say where a run begins."""
 END = "__end__"
 """The virtual last node: an edge to END finishes that branch."""
+TAG_HIDDEN = "langsmith:hidden"
+"""A run tag LangChain tracers hide (the START node's callback run carries it)."""
+TAG_NOSTREAM = "nostream"
+"""A chat model tag: its tokens are not streamed in stream mode ``"messages"``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +82,14 @@ class Interrupt:
 _UNSET: Any = object()
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
+class _ToolOutput:
+    """The base of :class:`Command` until LangChain is imported; then LangChain's
+    ``ToolOutputMixin`` takes its place (:func:`adopt_langchain_tool_output`), so a LangChain
+    tool that returns a Command hands it back as it is instead of as a message's text."""
+
+
+@dataclass(frozen=True)  # not slotted: its base is swapped for LangChain's (same layout)
+class Command(_ToolOutput):
     """An instruction to the graph, as run input or as a node's return value.
 
     * ``resume`` — the answer to pending interrupts: one value when one interrupt is pending,
@@ -252,3 +267,53 @@ class ParentCommand(Exception):
     def __init__(self, command: Command) -> None:
         super().__init__(command)
         self.command = command
+
+
+def adopt_langchain_tool_output() -> None:
+    """Make :class:`Command` a LangChain ``ToolOutputMixin`` once LangChain's messages are
+    imported (never importing them for this): LangChain's tools then return a Command as it
+    is, as they return LangGraph's, so ``ToolNode`` applies its update."""
+    if Command.__bases__[0] is _ToolOutput:
+        module = sys.modules.get("langchain_core.messages.tool")
+        if module is not None:
+            Command.__bases__ = (module.ToolOutputMixin,)
+
+
+def from_langgraph(value: Any) -> Any:
+    """``value`` with LangGraph's own ``Command`` and ``Send`` objects (from code written for
+    ``langgraph.types``, such as LangGraph's prebuilt ``ToolNode``) made into ours, also inside
+    a list or tuple and a Command's ``goto``; any other value is returned as it is.
+
+    The engine calls it on what nodes and conditional edges return and on run input, so code
+    that mixes the two libraries' objects runs unchanged.
+    """
+    kind = type(value)
+    if kind is dict or value is None or kind is str:
+        return value
+    if kind is list or kind is tuple:
+        if any(_is_langgraphs(type(item)) for item in value):
+            return kind(from_langgraph(item) for item in value)
+        return value
+    if not _is_langgraphs(kind):
+        return value
+    if kind.__name__ == "Send":
+        return Send(value.node, value.arg)
+    if kind.__name__ == "Command":
+        goto = value.goto
+        if isinstance(goto, (list, tuple)):
+            goto = [from_langgraph(g) for g in goto]
+        else:
+            goto = from_langgraph(goto)
+        resume = getattr(value, "resume", None)
+        return Command(
+            update=value.update,
+            goto=goto if goto is not None else (),
+            resume=_UNSET if resume is None else resume,
+            graph=Command.PARENT if value.graph == getattr(kind, "PARENT", None) else value.graph,
+        )
+    return value
+
+
+def _is_langgraphs(kind: type) -> bool:
+    """True for LangGraph's ``Command`` and ``Send`` classes."""
+    return kind.__name__ in ("Command", "Send") and kind.__module__.startswith("langgraph.")
