@@ -104,6 +104,9 @@ class NodeSpec:
     input_schema: StateSchema | None = None
     """The schema the node reads when it is not the graph's state schema (its keys may be
     private channels)."""
+    input_channel: str | None = None
+    """The channel whose value the node receives instead of the state (an ``@entrypoint``
+    receives the run input, from ``__start__``)."""
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:

@@ -145,6 +145,7 @@ async def run_task(
         while True:
             attempt += 1
             scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
+            scratchpad.calls = 0
             observed = hooks.has_observers()
             if observed:
                 event("start")
@@ -153,6 +154,7 @@ async def run_task(
                 context = CallContext(node_config(config, task, step, checkpoint_id), runtime, info)
                 assert spec.style is not None
                 inline = alone and not spec.style.is_async and in_runner_thread()
+                scratchpad.inline = inline
                 if message_tap is not None:
                     message_tap.node_input(task.input)
                 node_run = None

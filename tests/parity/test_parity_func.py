@@ -1,0 +1,250 @@
+"""The functional API (``@entrypoint``, ``@task``) on both libraries: results, streams,
+snapshots, histories, ``previous``, ``entrypoint.final``, interrupts in a task, failures and
+resume (a finished task is not run again), retries, forks and the injected parameters."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+from typing import Any
+
+import pytest
+from parity_harness import Api, Trace, acheck_parity, check_parity, multiset
+
+pytestmark = pytest.mark.parity
+
+
+def func_names(api: Api) -> tuple[Any, Any]:
+    """``entrypoint`` and ``task`` of the library ``api`` comes from."""
+    if api.name == "langgraph":
+        from langgraph.func import entrypoint, task
+    else:
+        from durable_debug.func import entrypoint, task
+    return entrypoint, task
+
+
+def test_tasks_stream_snapshots_and_history():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+
+        @task
+        def add_one(x: int) -> int:
+            trace.ran("add_one")
+            return x + 1
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def workflow(inputs: dict, *, previous: Any = None) -> dict:
+            first = add_one(inputs["x"]).result()
+            futures = [add_one(i) for i in range(3)]
+            return {"first": first, "rest": [f.result() for f in futures], "previous": previous}
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        # Parallel tasks finish in any order, in either library: compared as multisets.
+        trace.note("updates", multiset(workflow.stream({"x": 1}, cfg)))
+        trace.state("state", workflow.get_state(cfg))
+        trace.call("values", workflow.stream, {"x": 5}, cfg, stream_mode="values")
+        trace.call("invoke", workflow.invoke, {"x": 7}, cfg)
+        trace.history("history", workflow.get_state_history(cfg))
+        trace.note("nodes", sorted(workflow.get_graph().nodes))
+        chunks = workflow.stream(
+            {"x": 2}, {"configurable": {"thread_id": "2"}}, stream_mode="tasks"
+        )
+        trace.note("tasks", multiset({k: v for k, v in c.items() if k != "id"} for c in chunks))
+
+    trace = check_parity(scenario)
+    assert trace["executions"]["add_one"] == 4 * 4
+
+
+def test_final_splits_return_and_saved_value():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, _ = func_names(api)
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def total(n: int, *, previous: int | None = None) -> Any:
+            running = (previous or 0) + n
+            return entrypoint.final(value=f"added {n}", save=running)
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        for n in (1, 2, 3):
+            trace.call(f"invoke {n}", total.invoke, n, cfg)
+        trace.state("state", total.get_state(cfg))
+        trace.history("history", total.get_state_history(cfg))
+
+    check_parity(scenario)
+
+
+def test_interrupt_in_a_task_pauses_and_resumes_without_rerunning_finished_tasks():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+
+        @task
+        def draft(topic: str) -> str:
+            trace.ran("draft")
+            return f"essay about {topic}"
+
+        @task
+        def review(text: str) -> Any:
+            trace.ran("review")
+            return api.interrupt({"please review": text})
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def workflow(topic: str) -> dict:
+            text = draft(topic).result()
+            verdict = review(text).result()
+            return {"essay": text, "verdict": verdict}
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("first", workflow.stream, "cats", cfg, stream_mode=["updates", "values"])
+        trace.state("paused", workflow.get_state(cfg))
+        trace.call("resume", workflow.stream, api.Command(resume="ok"), cfg)
+        trace.state("done", workflow.get_state(cfg))
+        trace.history("history", workflow.get_state_history(cfg))
+        trace.call("again", workflow.invoke, "dogs", cfg)
+        trace.call("answer", workflow.invoke, api.Command(resume="fine"), cfg)
+
+    trace = check_parity(scenario)
+    assert trace["executions"] == {"draft": 2, "review": 4}
+
+
+def test_a_failed_task_runs_again_on_resume_and_finished_ones_do_not():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+        broken = {"yes": True}
+
+        @task
+        def fetch(i: int) -> int:
+            trace.ran(f"fetch {i}")
+            if i == 1 and broken["yes"]:
+                raise ValueError("the service is down")
+            return i * 10
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def workflow(n: int) -> int:
+            total = 0
+            for i in range(n):
+                total += fetch(i).result()
+            return total
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("fails", workflow.invoke, 3, cfg)
+        trace.state("failed", workflow.get_state(cfg))
+        broken["yes"] = False
+        trace.call("resumed", workflow.invoke, None, cfg)
+        trace.history("history", workflow.get_state_history(cfg))
+
+    trace = check_parity(scenario)
+    assert trace["executions"] == {"fetch 0": 1, "fetch 1": 2, "fetch 2": 1}
+
+
+def test_retry_policy_and_task_name():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+        tries = {"n": 0}
+
+        @task(
+            name="flaky-call",
+            retry_policy=api.RetryPolicy(max_attempts=3, initial_interval=0.001, jitter=False),
+        )
+        def flaky() -> str:
+            trace.ran("flaky")
+            tries["n"] += 1
+            if tries["n"] < 3:
+                raise ConnectionError("try again")
+            return "finally"
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def workflow(_: str) -> str:
+            return flaky().result()
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("updates", workflow.stream, "go", cfg)
+
+    trace = check_parity(scenario)
+    assert trace["executions"] == {"flaky": 3}
+
+
+def test_update_state_forks_an_entrypoint_thread():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+
+        @task
+        def double(x: int) -> int:
+            trace.ran("double")
+            return x * 2
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def workflow(x: int, *, previous: int | None = None) -> int:
+            return double(x).result() + (previous or 0)
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("first", workflow.invoke, 1, cfg)
+        forked = workflow.update_state(cfg, 100)
+        trace.note("fork", forked)
+        trace.state("after fork", workflow.get_state(cfg))
+        trace.call("next", workflow.invoke, 2, cfg)
+        history = trace.history("history", workflow.get_state_history(cfg))
+        first_input = history[-1].config
+        trace.call("replay", workflow.invoke, None, first_input)
+        trace.history("history after replay", workflow.get_state_history(cfg))
+
+    check_parity(scenario)
+
+
+def test_injected_parameters_and_custom_stream():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+        if api.name == "langgraph":
+            from langgraph.config import get_stream_writer
+            from langgraph.store.memory import InMemoryStore
+        else:
+            from durable_debug.config import get_stream_writer
+            from durable_debug.store import InMemoryStore
+
+        @task
+        def shout(word: str) -> str:
+            get_stream_writer()({"shouting": word})
+            return word.upper()
+
+        store = InMemoryStore()
+
+        @entrypoint(checkpointer=api.MemorySaver(), store=store)
+        def workflow(word: str, *, writer, store, config) -> str:  # type: ignore[no-untyped-def]
+            writer({"thread": config["configurable"]["thread_id"]})
+            store.put(("words",), word, {"seen": True})
+            return shout(word).result()
+
+        cfg = {"configurable": {"thread_id": "t"}}
+        trace.call("custom", workflow.stream, "hi", cfg, stream_mode=["custom", "updates"])
+        trace.note("stored", store.get(("words",), "hi").value)
+
+    check_parity(scenario)
+
+
+async def test_async_entrypoint_with_concurrent_tasks():
+    async def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+
+        @task
+        async def square(x: int) -> int:
+            trace.ran("square")
+            await asyncio.sleep(0)
+            return x * x
+
+        @task
+        def plus(a: int, b: int) -> int:  # a sync task called from an async entrypoint
+            return operator.add(a, b)
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        async def workflow(xs: list[int]) -> int:
+            squares = await asyncio.gather(*(square(x) for x in xs))
+            return await plus(sum(squares), 1)
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.note("result", await workflow.ainvoke([1, 2, 3], cfg))
+        updates = [c async for c in workflow.astream([4], cfg)]
+        trace.note("updates", updates)
+        trace.state("state", await workflow.aget_state(cfg))
+        trace.history("history", [s async for s in workflow.aget_state_history(cfg)])
+
+    trace = await acheck_parity(scenario)
+    assert trace["executions"] == {"square": 4}
