@@ -248,3 +248,71 @@ async def test_async_entrypoint_with_concurrent_tasks():
 
     trace = await acheck_parity(scenario)
     assert trace["executions"] == {"square": 4}
+
+
+def test_tasks_in_a_state_graph_node_and_in_a_task():
+    def scenario(api: Api, trace: Trace) -> None:
+        from typing_extensions import TypedDict
+
+        _, task = func_names(api)
+
+        class State(TypedDict):
+            x: int
+
+        @task
+        def inner(x: int) -> int:
+            trace.ran("inner")
+            return x + 1
+
+        @task
+        def outer(x: int) -> int:
+            trace.ran("outer")
+            return inner(x).result() * 10
+
+        def node(state: State) -> dict:
+            return {"x": outer(state["x"]).result()}
+
+        def anode(state: State) -> dict:
+            future = inner(state["x"])
+            return {"x": future.result()}
+
+        graph = (
+            api.StateGraph(State)
+            .add_node("node", node)
+            .add_node("anode", anode)
+            .add_edge(api.START, "node")
+            .add_edge("node", "anode")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("updates", graph.stream, {"x": 1}, cfg)
+        trace.call("invoke", graph.invoke, {"x": 2}, cfg)
+        trace.history("history", graph.get_state_history(cfg))
+
+    trace = check_parity(scenario)
+    assert trace["executions"] == {"outer": 2, "inner": 4}
+
+
+def test_interrupt_in_the_entrypoint_itself_and_in_two_tasks():
+    def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+
+        @task
+        def ask(question: str) -> Any:
+            trace.ran(f"ask {question}")
+            return api.interrupt(question)
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def workflow(_: str) -> list:
+            first = api.interrupt("start?")
+            return [first, ask("a").result(), ask("b").result()]
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("first", workflow.invoke, "go", cfg)
+        for answer in ("yes", "A", "B"):
+            trace.call(f"answer {answer}", workflow.invoke, api.Command(resume=answer), cfg)
+            trace.state(f"after {answer}", workflow.get_state(cfg))
+        trace.history("history", workflow.get_state_history(cfg))
+
+    trace = check_parity(scenario)
+    assert trace["executions"] == {"ask a": 2, "ask b": 2}

@@ -34,6 +34,7 @@ import contextvars
 import functools
 import inspect
 import threading
+import time
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -42,7 +43,15 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, RESUME
 from durable_debug.checkpoint.names import PREVIOUS, RETURN
 from durable_debug.graph.algo import PUSH, Task, interrupt_id, task_id, task_path_str
-from durable_debug.graph.calls import INJECTED, CallContext, CallStyle, ExecutionInfo, call
+from durable_debug.graph.calls import (
+    INJECTED,
+    CallContext,
+    CallStyle,
+    ExecutionInfo,
+    call,
+    reset_call_context,
+    use_call_context,
+)
 from durable_debug.graph.interrupts import (
     Scratchpad,
     current_scratchpad,
@@ -204,20 +213,21 @@ class CallRunner:
             saved.set_result(dict(record.writes).get(RETURN))
             return TaskFuture(saved)
         resume = list(record.resume or []) if record is not None else []
+        assert self.aio is not None
+        if threading.get_ident() == self.thread and pad.inline:
+            # A sync caller on the run's own thread, which waits for it: run the call here.
+            done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            try:
+                done.set_result(self._execute_inline(task, fn, pad, resume, step, checkpoint_id))
+            except Exception as exc:  # handed to the caller's .result()
+                done.set_exception(exc)
+            return TaskFuture(done)
         coro = self._execute(task, fn, pad, resume, step, checkpoint_id)
         context = contextvars.copy_context()
-        assert self.aio is not None
         if threading.get_ident() != self.thread:  # a sync caller in a worker thread
             from durable_debug._sync import _submit
 
             future = TaskFuture(_submit(coro, self.aio, context))
-        elif pad.inline:  # a sync caller on the run's own thread: the loop waits for it
-            done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-            try:
-                done.set_result(run_sync(coro))
-            except BaseException as exc:  # handed to the caller's .result()
-                done.set_exception(exc)
-            return TaskFuture(done)
         else:  # an async caller
             future = TaskFuture(self.aio.create_task(coro, context=context))
         self.running.setdefault(pad.task_id, []).append(future)
@@ -241,27 +251,27 @@ class CallRunner:
         checkpoint_id: str,
     ) -> Any:
         """Run one call to its outcome, save it, report it; return its value or raise."""
-        loop = self.loop
-        self._report("task", lambda: loop._debug_event("task", task))
-        args, kwargs = task.input
-        answers = parent.answers
-        if answers is not None:  # answers given to the run for this call's interrupts
-            while (asked := interrupt_id(task.id, len(resume))) in answers.values:
-                answers.claim(asked)
-                resume.append(answers.values[asked])
-        if fn.spec.cache_policy is None or not cache.lookup(loop.graph, task):
-            await self._attempts(task, fn, parent, resume, step, checkpoint_id, args, kwargs)
+        if self._begin(task, fn, parent, resume):
+            attempt = 0
+            while True:
+                attempt += 1
+                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt)
+                token = set_scratchpad(pad)
+                try:
+                    style = CallStyle(call_fn, fn.is_async)
+                    self._done(task, fn, await call(style, None, context, inline=False))
+                except BaseException as exc:
+                    self._failed(task, exc)
+                finally:
+                    reset_scratchpad(token)
+                wait = self._retry(task, fn, attempt)
+                if not wait:
+                    break
+                await asyncio.sleep(wait)
         await self._save(task, resume)
-        if task.status != "interrupt":  # the caller reports the interrupt, as in LangGraph
-            self._report("task_result", lambda: self._result_event(task))
-        if task.status == "done":
-            return dict(task.writes).get(RETURN)
-        if task.status == "interrupt":
-            raise GraphInterrupt(task.interrupts)
-        assert task.error is not None
-        raise task.error
+        return self._end(task)
 
-    async def _attempts(
+    def _execute_inline(
         self,
         task: Task,
         fn: TaskFunction[Any],
@@ -269,50 +279,115 @@ class CallRunner:
         resume: list[Any],
         step: int,
         checkpoint_id: str,
-        args: tuple[Any, ...],
-        kwargs: dict[str, Any],
-    ) -> None:
-        """Call the function until it returns, pauses, or fails past its retry policy."""
+    ) -> Any:
+        """:meth:`_execute` for a sync caller running on the run's own thread (which waits
+        for it, so nothing can run on the run's loop): the function runs here, and so do
+        the calls it makes; its outcome is saved through ``run_sync``, as a ``once()``
+        result of such a node is."""
+        if self._begin(task, fn, parent, resume):
+            attempt = 0
+            while True:
+                attempt += 1
+                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt)
+                pad.inline = True
+                token = set_scratchpad(pad)
+                call_token = use_call_context(context)
+                try:
+                    result = call_fn(None)
+                    if inspect.isawaitable(result):
+                        result = run_sync(_awaited(result))
+                    self._done(task, fn, result)
+                except BaseException as exc:
+                    self._failed(task, exc)
+                finally:
+                    reset_call_context(call_token)
+                    reset_scratchpad(token)
+                wait = self._retry(task, fn, attempt)
+                if not wait:
+                    break
+                time.sleep(wait)
+        run_sync(self._save(task, resume))
+        return self._end(task)
+
+    def _begin(
+        self, task: Task, fn: TaskFunction[Any], parent: Scratchpad, resume: list[Any]
+    ) -> bool:
+        """Report the call's start and take the answers the run holds for its interrupts;
+        False when its cache answered it (the function does not run)."""
         loop = self.loop
-        thread_id = loop.thread_id
-        attempt = 0
-        while True:
-            attempt += 1
-            pad = Scratchpad(
-                task.id,
-                resume,
-                can_interrupt=parent.can_interrupt,
-                node=task.name,
-                nesting=parent.nesting,
-                answers=parent.answers,
-                spare=parent.spare,
-            )
-            token = set_scratchpad(pad)
-            try:
-                info = ExecutionInfo(checkpoint_id, loop.checkpoint_ns, task.id, thread_id, attempt)
-                context = CallContext(
-                    node_config(loop.config, task, step, checkpoint_id), loop.runtime, info
-                )
-                given = dict(kwargs)
-                for name in fn.injects:
-                    if name not in given:
-                        given[name] = _injected(name, context)
-                style = CallStyle(functools.partial(_apply, fn.func, args, given), fn.is_async)
-                result = await call(style, None, context, inline=False)
-                task.writes, task.status = [(RETURN, result)], "done"
-                if fn.spec.cache_policy is not None:
-                    cache.remember(loop.graph, task)
-            except GraphInterrupt as exc:
-                task.status, task.interrupts = "interrupt", exc.interrupts
-            except Exception as exc:
-                task.status, task.error = "error", exc
-            finally:
-                reset_scratchpad(token)
-            wait = _retry_wait(fn.retry_policy, task.error, attempt) if task.error else 0.0
-            if not wait:
-                return
-            await asyncio.sleep(wait)
+        self._report("task", lambda: loop._debug_event("task", task))
+        answers = parent.answers
+        if answers is not None:  # answers given to the run for this call's interrupts
+            while (asked := interrupt_id(task.id, len(resume))) in answers.values:
+                answers.claim(asked)
+                resume.append(answers.values[asked])
+        return fn.spec.cache_policy is None or not cache.lookup(loop.graph, task)
+
+    def _attempt(
+        self,
+        task: Task,
+        fn: TaskFunction[Any],
+        parent: Scratchpad,
+        resume: list[Any],
+        step: int,
+        attempt: int,
+    ) -> tuple[Scratchpad, CallContext, Callable[[Any], Any]]:
+        """The scratchpad, call context and bound function of one attempt of a call."""
+        loop = self.loop
+        checkpoint_id = loop.checkpoint["id"]
+        pad = Scratchpad(
+            task.id,
+            resume,
+            can_interrupt=parent.can_interrupt,
+            node=task.name,
+            nesting=parent.nesting,
+            answers=parent.answers,
+            spare=parent.spare,
+        )
+        info = ExecutionInfo(checkpoint_id, loop.checkpoint_ns, task.id, loop.thread_id, attempt)
+        context = CallContext(
+            node_config(loop.config, task, step, checkpoint_id), loop.runtime, info
+        )
+        args, kwargs = task.input
+        given = dict(kwargs)
+        for name in fn.injects:
+            if name not in given:
+                given[name] = _injected(name, context)
+        return pad, context, functools.partial(_apply, fn.func, args, given)
+
+    def _done(self, task: Task, fn: TaskFunction[Any], result: Any) -> None:
+        task.writes, task.status = [(RETURN, result)], "done"
+        if fn.spec.cache_policy is not None:
+            cache.remember(self.loop.graph, task)
+
+    @staticmethod
+    def _failed(task: Task, exc: BaseException) -> None:
+        if isinstance(exc, GraphInterrupt):
+            task.status, task.interrupts = "interrupt", exc.interrupts
+        elif isinstance(exc, Exception):
+            task.status, task.error = "error", exc
+        else:  # cancelled, KeyboardInterrupt: not an outcome of the call
+            raise exc
+
+    @staticmethod
+    def _retry(task: Task, fn: TaskFunction[Any], attempt: int) -> float:
+        """Seconds to wait before the next attempt (0: the outcome stands)."""
+        wait = _retry_wait(fn.retry_policy, task.error, attempt) if task.error else 0.0
+        if wait:
             task.status, task.error = None, None
+        return wait
+
+    def _end(self, task: Task) -> Any:
+        """Report a call's result (an interrupt is its caller's to report, as in LangGraph)
+        and return its value, or raise its error or interrupt."""
+        if task.status != "interrupt":
+            self._report("task_result", lambda: self._result_event(task))
+        if task.status == "done":
+            return dict(task.writes).get(RETURN)
+        if task.status == "interrupt":
+            raise GraphInterrupt(task.interrupts)
+        assert task.error is not None
+        raise task.error
 
     async def _save(self, task: Task, resume: list[Any]) -> None:
         """Save a call's outcome as pending writes of the checkpoint it runs on. An interrupt
@@ -342,6 +417,10 @@ class CallRunner:
     def _report(self, kind: str, build: Callable[[], Any]) -> None:
         if kind != "task" or self.loop.producers.wants(kind):
             self.loop.report_live(kind, build)
+
+
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
 
 
 def _apply(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], _: Any) -> Any:
