@@ -39,6 +39,7 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import durable_debug.graph.cache as cache
+import durable_debug.graph.hooks as hooks
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, RESUME
 from durable_debug.checkpoint.names import PREVIOUS, RETURN
@@ -59,7 +60,7 @@ from durable_debug.graph.interrupts import (
     set_scratchpad,
 )
 from durable_debug.graph.nodes import NodeSpec
-from durable_debug.graph.runner import _retry_wait, node_config
+from durable_debug.graph.runner import _OUTCOMES, _retry_wait, node_config
 from durable_debug.graph.types import GraphInterrupt, RetryPolicy
 
 if TYPE_CHECKING:
@@ -257,13 +258,15 @@ class CallRunner:
                 attempt += 1
                 pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt)
                 token = set_scratchpad(pad)
+                self._observe("start", task, step)
                 try:
                     style = CallStyle(call_fn, fn.is_async)
                     self._done(task, fn, await call(style, None, context, inline=False))
                 except BaseException as exc:
-                    self._failed(task, exc)
+                    self._failed(task, exc, step)
                 finally:
                     reset_scratchpad(token)
+                self._observe("finish", task, step)
                 wait = self._retry(task, fn, attempt)
                 if not wait:
                     break
@@ -292,16 +295,18 @@ class CallRunner:
                 pad.inline = True
                 token = set_scratchpad(pad)
                 call_token = use_call_context(context)
+                self._observe("start", task, step)
                 try:
                     result = call_fn(None)
                     if inspect.isawaitable(result):
                         result = run_sync(_awaited(result))
                     self._done(task, fn, result)
                 except BaseException as exc:
-                    self._failed(task, exc)
+                    self._failed(task, exc, step)
                 finally:
                     reset_call_context(call_token)
                     reset_scratchpad(token)
+                self._observe("finish", task, step)
                 wait = self._retry(task, fn, attempt)
                 if not wait:
                     break
@@ -360,14 +365,35 @@ class CallRunner:
         if fn.spec.cache_policy is not None:
             cache.remember(self.loop.graph, task)
 
-    @staticmethod
-    def _failed(task: Task, exc: BaseException) -> None:
+    def _failed(self, task: Task, exc: BaseException, step: int) -> None:
         if isinstance(exc, GraphInterrupt):
             task.status, task.interrupts = "interrupt", exc.interrupts
         elif isinstance(exc, Exception):
             task.status, task.error = "error", exc
         else:  # cancelled, KeyboardInterrupt: not an outcome of the call
+            task.status = "cancelled"
+            self._observe("finish", task, step)
             raise exc
+
+    def _observe(self, kind: hooks.EventKind, task: Task, step: int) -> None:
+        """Tell the task observers (the debugger's execution counts) about an attempt."""
+        if not hooks.has_observers():
+            return
+        outcome = _OUTCOMES.get(task.status) if kind == "finish" else None
+        loop = self.loop
+        hooks.notify(
+            hooks.TaskEvent(
+                kind,
+                loop.thread_id,
+                loop.checkpoint_ns,
+                loop.checkpoint["id"],
+                step,
+                task.name,
+                task.id,
+                outcome,
+                repr(task.error) if kind == "finish" and task.error else None,
+            )
+        )
 
     @staticmethod
     def _retry(task: Task, fn: TaskFunction[Any], attempt: int) -> float:

@@ -47,6 +47,7 @@ _OUTCOMES: dict[str | None, hooks.Outcome] = {
     "done": "ok",
     "error": "error",
     "interrupt": "interrupt",
+    "cancelled": "cancelled",
 }
 """A finished task's status → the outcome its ``finish`` event reports."""
 
