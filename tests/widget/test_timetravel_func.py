@@ -22,7 +22,8 @@ def workflow_of(engine: str) -> dict[str, Any]:
         from langgraph.func import entrypoint, task
         from langgraph.types import Command, interrupt
     else:
-        from durable_debug import Command, MemorySaver as Saver, interrupt
+        from durable_debug import Command, interrupt
+        from durable_debug import MemorySaver as Saver
         from durable_debug.func import entrypoint, task
 
     @task
