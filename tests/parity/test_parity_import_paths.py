@@ -24,6 +24,7 @@ from langgraph.cache.memory import InMemoryCache
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config, get_store, get_stream_writer
 from langgraph.errors import GraphRecursionError, InvalidUpdateError
+from langgraph.func import entrypoint, task
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.runtime import Runtime, get_runtime
@@ -92,6 +93,20 @@ except InvalidUpdateError:
     print("invalid")
 except GraphRecursionError:
     print("built")
+
+
+@task
+def shout(word: str) -> str:
+    return word.upper()
+
+
+@entrypoint(checkpointer=InMemorySaver())
+def greet(name: str, *, previous=None) -> str:
+    return entrypoint.final(value=shout(name).result(), save=(previous or 0) + 1)
+
+
+fcfg = {"configurable": {"thread_id": "f1"}}
+print(list(greet.stream("ada", fcfg)), greet.invoke("bo", fcfg), greet.get_state(fcfg).values)
 """
 
 
