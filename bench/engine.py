@@ -41,6 +41,8 @@ FAN_OUT = 200
 FAN_OUT_RUNS = 5
 CHAT_TURNS = 100
 NESTED_THREADS = 30
+FUNC_TASKS = 10
+FUNC_THREADS = 30
 
 
 class ChainState(TypedDict):
@@ -66,6 +68,8 @@ class Library:
     MessagesState: Any
     sqlite_saver: Callable[[str], Any]
     """A checkpointer on a new SQLite file at the given path."""
+    entrypoint: Any
+    task: Any
 
 
 @dataclass(frozen=True)
@@ -226,12 +230,39 @@ def nested_subgraphs(lib: Library) -> Callable[[], None]:
     return runs
 
 
+def functional_tasks(lib: Library) -> Callable[[], None]:
+    """An async ``@entrypoint`` calling ``@task``s (half one after another, half at once,
+    each saved as it finishes) with a MemorySaver, 30 threads, ``ainvoke``."""
+
+    @lib.task
+    async def step(x: int) -> int:
+        return x + 1
+
+    @lib.entrypoint(checkpointer=lib.MemorySaver())
+    async def workflow(x: int) -> int:
+        for _ in range(FUNC_TASKS // 2):
+            x = await step(x)
+        return sum(await asyncio.gather(*(step(x) for _ in range(FUNC_TASKS // 2))))
+
+    async def runs() -> None:
+        for thread in range(FUNC_THREADS):
+            out = await workflow.ainvoke(0, {"configurable": {"thread_id": f"f{thread}"}})
+        assert out == (FUNC_TASKS // 2 + 1) * (FUNC_TASKS // 2), out
+
+    return lambda: asyncio.run(runs())
+
+
 WORKLOADS = [
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
     Workload(f"{FAN_OUT}-way Send fan-out × {FAN_OUT_RUNS} threads, ainvoke", 0.5, send_fan_out),
     Workload(f"messages chat, {CHAT_TURNS} turns, SQLite, invoke", 0.5, messages_chat),
     Workload(f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.5, nested_subgraphs),
+    Workload(
+        f"@entrypoint with {FUNC_TASKS} @task calls × {FUNC_THREADS} threads, ainvoke",
+        0.5,
+        functional_tasks,
+    ),
 ]
 
 
@@ -266,6 +297,8 @@ def _sync_step(name: str) -> Callable[[ChainState], dict]:
 
 def durable_library() -> Library:
     """durable_debug's names."""
+    from durable_debug.func import entrypoint, task
+
     dd = durable_debug
     return Library(
         "durable_debug",
@@ -276,6 +309,8 @@ def durable_library() -> Library:
         dd.Send,
         dd.MessagesState,
         dd.SqliteSaver,
+        entrypoint,
+        task,
     )
 
 
@@ -284,6 +319,7 @@ def langgraph_library() -> Library:
     try:
         from langgraph.checkpoint.memory import InMemorySaver
         from langgraph.checkpoint.sqlite import SqliteSaver
+        from langgraph.func import entrypoint, task
         from langgraph.graph import END, START, MessagesState, StateGraph
         from langgraph.types import Send
     except ImportError as exc:
@@ -293,7 +329,16 @@ def langgraph_library() -> Library:
         return SqliteSaver(sqlite3.connect(path, check_same_thread=False))
 
     return Library(
-        "langgraph", StateGraph, START, END, InMemorySaver, Send, MessagesState, sqlite_saver
+        "langgraph",
+        StateGraph,
+        START,
+        END,
+        InMemorySaver,
+        Send,
+        MessagesState,
+        sqlite_saver,
+        entrypoint,
+        task,
     )
 
 
