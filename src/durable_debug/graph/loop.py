@@ -476,13 +476,17 @@ class RunLoop:
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
+        resumed = True
         if self.input is None or isinstance(self.input, Command):
             await self._resume(self.input)
         elif self._continues_subgraph():
             await self._resume(None)
         else:
             await self._start(self.input)
-        self.stop = self.step + self.recursion_limit + 1
+            resumed = False
+        # As LangGraph: a fresh run may take ``recursion_limit`` steps after its input
+        # checkpoint (step -1), a resumed run that many after the step it resumes into.
+        self.stop = self.step + self.recursion_limit + (2 if resumed else 1)
 
     def _continues_subgraph(self) -> bool:
         """A subgraph whose enclosing task runs again continues from its namespace's newest
@@ -680,6 +684,7 @@ class RunLoop:
             settle=self.saves.settle if self.saves is not None else None,
             durability=self.durability,
             calls=self.calls,
+            stop=self.stop,
         )
 
     async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:

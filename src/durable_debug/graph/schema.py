@@ -23,6 +23,7 @@ from typing import Any, get_args, get_origin
 from typing_extensions import is_typeddict
 
 from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
+from durable_debug.graph.managed import managed_keys
 from durable_debug.graph.types import InvalidUpdateError
 
 __all__ = ["StateSchema"]
@@ -40,7 +41,9 @@ class StateSchema:
     def __init__(self, schema: Any, extra: Sequence[StateSchema] = ()) -> None:
         self.schema = schema
         self.kind = _kind_of(schema)
-        own = _read_keys(schema, self.kind)
+        self.managed = managed_keys(schema, self.kind)
+        """Keys annotated ``RemainingSteps`` / ``IsLastStep``: values, not channels."""
+        own = [k for k in _read_keys(schema, self.kind) if k.name not in self.managed]
         self.own_keys: tuple[str, ...] = tuple(k.name for k in own)
         """The keys ``schema`` itself declares (what a node reading it receives)."""
         self._own_set = frozenset(self.own_keys)
@@ -116,6 +119,8 @@ class StateSchema:
                 f"{where} returned {type(value).__name__} {value!r:.80}, but a node must "
                 f"return a dict of state keys ({', '.join(self.keys)}), None, or a Command"
             )
+        if self.managed:  # the engine's values, not the node's to write (LangGraph drops them)
+            updates = {k: v for k, v in updates.items() if k not in self.managed}
         unknown = [k for k in updates if k not in self.key_set]
         if unknown:
             raise InvalidUpdateError(

@@ -91,6 +91,8 @@ class Nesting:
     calls: Any = None
     """The run's ``push.CallRunner``: where a ``@task`` called by the task runs (None
     outside a run)."""
+    stop: int | None = None
+    """The first step the run's recursion limit refuses (managed values: ``RemainingSteps``)."""
 
 
 def recast_namespace(namespace: str) -> str:
