@@ -26,6 +26,8 @@ LAYERS = {
     "durable_debug.errors": 2,
     "durable_debug.runtime": 2,
     "durable_debug.config": 2,
+    "durable_debug.func": 2,
+    "durable_debug.managed": 2,
     "durable_debug.inspect": 3,
     "durable_debug.widget": 4,
     "durable_debug.magics": 4,

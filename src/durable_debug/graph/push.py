@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
-from durable_debug._sync import run_sync
+from durable_debug._sync import run_sync, submit
 from durable_debug.checkpoint.base import ERROR, RESUME
 from durable_debug.checkpoint.names import PREVIOUS, RETURN
 from durable_debug.graph.algo import PUSH, Task, interrupt_id, task_id, task_path_str
@@ -224,13 +224,10 @@ class CallRunner:
                 done.set_exception(exc)
             return TaskFuture(done)
         coro = self._execute(task, fn, pad, resume, step, checkpoint_id)
-        context = contextvars.copy_context()
         if threading.get_ident() != self.thread:  # a sync caller in a worker thread
-            from durable_debug._sync import _submit
-
-            future = TaskFuture(_submit(coro, self.aio, context))
+            future = TaskFuture(submit(coro, self.aio))
         else:  # an async caller
-            future = TaskFuture(self.aio.create_task(coro, context=context))
+            future = TaskFuture(self.aio.create_task(coro, context=contextvars.copy_context()))
         self.running.setdefault(pad.task_id, []).append(future)
         return future
 
