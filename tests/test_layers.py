@@ -26,6 +26,7 @@ LAYERS = {
     "durable_debug.errors": 2,
     "durable_debug.runtime": 2,
     "durable_debug.config": 2,
+    "durable_debug.channels": 2,
     "durable_debug.func": 2,
     "durable_debug.managed": 2,
     "durable_debug.inspect": 3,

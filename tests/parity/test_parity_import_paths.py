@@ -21,6 +21,7 @@ from langchain_core.messages import AIMessage
 from typing_extensions import TypedDict
 
 from langgraph.cache.memory import InMemoryCache
+from langgraph.channels import EphemeralValue, Topic
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config, get_store, get_stream_writer
 from langgraph.errors import GraphRecursionError, InvalidUpdateError
@@ -120,6 +121,13 @@ loop = (
     .compile()
 )
 print(loop.invoke({"n": []}, {"recursion_limit": 5}))
+class Chan(TypedDict):
+    seen: Annotated[list, Topic(str, accumulate=True)]
+    tmp: Annotated[str, EphemeralValue(str)]
+
+
+chan = StateGraph(Chan).add_node("w", lambda s: {"seen": ["w"], "tmp": "t"})
+print(chan.add_edge(START, "w").compile().invoke({"seen": ["in"]}))
 fcfg = {"configurable": {"thread_id": "f1"}}
 print(list(greet.stream("ada", fcfg)), greet.invoke("bo", fcfg), greet.get_state(fcfg).values)
 """

@@ -791,9 +791,13 @@ class RunLoop:
 
     def _writes_to_save(self, task: Task) -> list[tuple[str, Any]]:
         """A finished task's writes as saved: START's state writes are left out when the
-        checkpoint they are saved on holds the very input they come from."""
+        checkpoint they are saved on holds the very input they come from; so are writes to
+        an ``UntrackedValue`` channel."""
         if task.name == START and self.checkpoint["channel_values"].get(START) is task.input:
             return compact_start_writes(task.input, task.writes)
+        if self.graph.untracked_channels:
+            untracked = self.graph.untracked_channels
+            return [(ch, v) for ch, v in task.writes if ch not in untracked]
         return task.writes
 
     async def _save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:

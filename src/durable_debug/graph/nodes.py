@@ -164,7 +164,7 @@ def fresh_state(
     values = {}
     for key in schema.keys:
         channel = channels[key]
-        value = channel.get()
+        value = channel.value if channel.is_available() else MISSING
         if key in updates:
             new = updates[key]
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:

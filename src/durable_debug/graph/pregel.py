@@ -116,6 +116,12 @@ class CompiledStateGraph:
             if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
         )
         """Triggers of deferred nodes, released when nothing else would run."""
+        self.untracked_channels: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if getattr(channel, "untracked", False)
+        )
+        """Channels whose writes are never saved (``UntrackedValue``)."""
         self._subgraphs: dict[str, CompiledStateGraph | None] = {}
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
