@@ -186,6 +186,10 @@ def test_update_state_forks_an_entrypoint_thread():
         first_input = history[-1].config
         trace.call("replay", workflow.invoke, None, first_input)
         trace.history("history after replay", workflow.get_state_history(cfg))
+        fresh = {"configurable": {"thread_id": "fresh"}}
+        trace.note("update a fresh thread", workflow.update_state(fresh, 40))
+        trace.call("after the update", workflow.invoke, 1, fresh)
+        trace.history("fresh history", workflow.get_state_history(fresh))
 
     check_parity(scenario)
 

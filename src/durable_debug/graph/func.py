@@ -157,6 +157,21 @@ class EntrypointGraph(CompiledStateGraph):
                 return (value,)
         return None
 
+    async def aupdate_state(
+        self,
+        config: RunnableConfig,
+        values: Any,
+        as_node: str | None = None,
+        *,
+        wait: float | None = None,
+        **kwargs: Any,
+    ) -> RunnableConfig:
+        """Save ``values`` as the function's return value (and ``previous``; an
+        ``entrypoint.final`` splits them) on the checkpoint ``config`` names, as its node
+        would (the default ``as_node``, also on a thread with no checkpoint yet)."""
+        node = as_node if as_node is not None else next(iter(self.nodes))
+        return await super().aupdate_state(config, values, node, wait=wait, **kwargs)
+
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """``__start__`` → the function → ``__end__``."""
         return draw_graph(self.builder)
