@@ -320,3 +320,50 @@ def test_interrupt_in_the_entrypoint_itself_and_in_two_tasks():
 
     trace = check_parity(scenario)
     assert trace["executions"] == {"ask a": 2, "ask b": 2}
+
+
+def test_graphs_invoked_inside_a_task_and_a_task_inside_an_entrypoint_subgraph():
+    def scenario(api: Api, trace: Trace) -> None:
+        from typing_extensions import TypedDict
+
+        entrypoint, task = func_names(api)
+
+        @entrypoint()
+        def add(inputs: list) -> int:
+            return inputs[0] + inputs[1]
+
+        @task
+        def multiply_task(a: int, b: int) -> int:
+            return a * b
+
+        @entrypoint()
+        def multiply(inputs: list) -> int:
+            return multiply_task(*inputs).result()
+
+        class State(TypedDict):
+            a: int
+            b: int
+
+        minus = (
+            api.StateGraph(State)
+            .add_node("minus", lambda s: {"a": s["a"] - s["b"]})
+            .add_edge(api.START, "minus")
+            .compile()
+        )
+
+        @task
+        def combine(a: int, b: int) -> list:
+            twice = add.invoke([add.invoke([a, b]), 10])
+            return [twice, multiply.invoke([a, b]), minus.invoke({"a": a, "b": b})["a"]]
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def parent(inputs: list) -> list:
+            return combine(*inputs).result()
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("invoke", parent.invoke, [2, 3], cfg)
+        chunks = parent.stream([4, 5], cfg, subgraphs=True)
+        trace.note("stream", [(trace.namespace("|".join(ns)), chunk) for ns, chunk in chunks])
+        trace.history("history", parent.get_state_history(cfg))
+
+    check_parity(scenario)

@@ -50,6 +50,7 @@ from durable_debug.graph.calls import (
     CallStyle,
     ExecutionInfo,
     call,
+    current_call,
     reset_call_context,
     use_call_context,
 )
@@ -214,16 +215,18 @@ class CallRunner:
             saved.set_result(dict(record.writes).get(RETURN))
             return TaskFuture(saved)
         resume = list(record.resume or []) if record is not None else []
+        caller = current_call()
+        base = caller.config if caller is not None else loop.config
         assert self.aio is not None
         if threading.get_ident() == self.thread and pad.inline:
             # A sync caller on the run's own thread, which waits for it: run the call here.
             done: concurrent.futures.Future[Any] = concurrent.futures.Future()
             try:
-                done.set_result(self._execute_inline(task, fn, pad, resume, step, checkpoint_id))
+                done.set_result(self._execute_inline(task, fn, pad, resume, step, base))
             except Exception as exc:  # handed to the caller's .result()
                 done.set_exception(exc)
             return TaskFuture(done)
-        coro = self._execute(task, fn, pad, resume, step, checkpoint_id)
+        coro = self._execute(task, fn, pad, resume, step, base)
         if threading.get_ident() != self.thread:  # a sync caller in a worker thread
             future = TaskFuture(submit(coro, self.aio))
         else:  # an async caller
@@ -246,14 +249,14 @@ class CallRunner:
         parent: Scratchpad,
         resume: list[Any],
         step: int,
-        checkpoint_id: str,
+        base: dict[str, Any],
     ) -> Any:
         """Run one call to its outcome, save it, report it; return its value or raise."""
         if self._begin(task, fn, parent, resume):
             attempt = 0
             while True:
                 attempt += 1
-                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt)
+                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
                 token = set_scratchpad(pad)
                 self._observe("start", task, step)
                 try:
@@ -278,7 +281,7 @@ class CallRunner:
         parent: Scratchpad,
         resume: list[Any],
         step: int,
-        checkpoint_id: str,
+        base: dict[str, Any],
     ) -> Any:
         """:meth:`_execute` for a sync caller running on the run's own thread (which waits
         for it, so nothing can run on the run's loop): the function runs here, and so do
@@ -288,7 +291,7 @@ class CallRunner:
             attempt = 0
             while True:
                 attempt += 1
-                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt)
+                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
                 pad.inline = True
                 token = set_scratchpad(pad)
                 call_token = use_call_context(context)
@@ -333,8 +336,11 @@ class CallRunner:
         resume: list[Any],
         step: int,
         attempt: int,
+        base: dict[str, Any],
     ) -> tuple[Scratchpad, CallContext, Callable[[Any], Any]]:
-        """The scratchpad, call context and bound function of one attempt of a call."""
+        """The scratchpad, call context and bound function of one attempt of a call. Its
+        config is built on its caller's (``base``), so its namespace is under the caller's
+        (``caller:id|name:id``), as LangGraph's is."""
         loop = self.loop
         checkpoint_id = loop.checkpoint["id"]
         pad = Scratchpad(
@@ -347,9 +353,7 @@ class CallRunner:
             spare=parent.spare,
         )
         info = ExecutionInfo(checkpoint_id, loop.checkpoint_ns, task.id, loop.thread_id, attempt)
-        context = CallContext(
-            node_config(loop.config, task, step, checkpoint_id), loop.runtime, info
-        )
+        context = CallContext(node_config(base, task, step, checkpoint_id), loop.runtime, info)
         args, kwargs = task.input
         given = dict(kwargs)
         for name in fn.injects:
