@@ -367,3 +367,32 @@ def test_graphs_invoked_inside_a_task_and_a_task_inside_an_entrypoint_subgraph()
         trace.history("history", parent.get_state_history(cfg))
 
     check_parity(scenario)
+
+
+def test_runtime_context_reaches_the_entrypoint_and_its_tasks():
+    def scenario(api: Api, trace: Trace) -> None:
+        from dataclasses import dataclass
+
+        entrypoint, task = func_names(api)
+        if api.name == "langgraph":
+            from langgraph.runtime import get_runtime
+        else:
+            from durable_debug.runtime import get_runtime
+
+        @dataclass
+        class Ctx:
+            user: str
+
+        @task
+        def greet(word: str) -> str:
+            return f"{word} {get_runtime(Ctx).context.user}"
+
+        @entrypoint(checkpointer=api.MemorySaver(), context_schema=Ctx)
+        def workflow(word: str, *, runtime, previous=None) -> list:  # type: ignore[no-untyped-def]
+            return [greet(word).result(), runtime.context.user, runtime.previous, previous]
+
+        cfg = {"configurable": {"thread_id": "1"}}
+        trace.call("first", workflow.invoke, "hi", cfg, context=Ctx("ada"))
+        trace.call("second", workflow.invoke, "yo", cfg, context={"user": "bo"})
+
+    check_parity(scenario)
