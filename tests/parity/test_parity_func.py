@@ -10,8 +10,18 @@ from typing import Any
 
 import pytest
 from parity_harness import Api, Trace, acheck_parity, check_parity, multiset
+from test_parity_stream_modes import labelled
 
 pytestmark = pytest.mark.parity
+
+
+def shown(trace: Trace, mode: str, chunk: Any) -> Any:
+    """A chunk of any stream mode with its ids labelled and its timestamp left out."""
+    if mode == "debug":
+        return (mode, chunk["type"], chunk["step"], labelled(trace, chunk["payload"]))
+    if mode in ("tasks", "checkpoints"):
+        return (mode, labelled(trace, chunk))
+    return (mode, trace.normalize(chunk))
 
 
 def func_names(api: Api) -> tuple[Any, Any]:
@@ -177,6 +187,9 @@ def test_update_state_forks_an_entrypoint_thread():
             return double(x).result() + (previous or 0)
 
         cfg = {"configurable": {"thread_id": "1"}}
+        modes = ["debug", "checkpoints", "tasks", "values", "updates"]
+        chunks = workflow.stream(1, {"configurable": {"thread_id": "d"}}, stream_mode=modes)
+        trace.note("every mode", [shown(trace, mode, chunk) for mode, chunk in chunks])
         trace.call("first", workflow.invoke, 1, cfg)
         forked = workflow.update_state(cfg, 100)
         trace.note("fork", forked)
