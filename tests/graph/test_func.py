@@ -223,3 +223,35 @@ def test_misuse_gets_a_clear_error() -> None:
 
     with pytest.raises(TypeError, match="unexpected keyword"):
         entrypoint(checkpointr=MemorySaver())
+
+
+async def test_calls_left_running_by_a_failed_entrypoint_are_cancelled(saver: MemorySaver) -> None:
+    started: list[str] = []
+    cancelled: list[str] = []
+    forever = asyncio.Event()
+
+    @task
+    async def slow(name: str) -> str:
+        started.append(name)
+        try:
+            await forever.wait()
+        except asyncio.CancelledError:
+            cancelled.append(name)
+            raise
+        return name
+
+    @entrypoint(checkpointer=saver)
+    async def workflow(fail: bool) -> str:
+        pending = slow("bg")
+        while not started:  # the call is running
+            await asyncio.sleep(0)
+        if fail:
+            raise ValueError("the entrypoint failed")
+        return await pending
+
+    with pytest.raises(ValueError, match="the entrypoint failed"):
+        await workflow.ainvoke(True, cfg("t"))
+    assert started == ["bg"] and cancelled == ["bg"]  # not left running after the run
+    forever.set()
+    started.clear()
+    assert await workflow.ainvoke(False, cfg("u")) == "bg"

@@ -41,7 +41,7 @@ from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.push import TaskFunction, TaskFuture
 from durable_debug.graph.schema import StateSchema
-from durable_debug.graph.types import END, START, RetryPolicy, StateSnapshot
+from durable_debug.graph.types import END, START, GraphInterrupt, RetryPolicy, StateSnapshot
 
 __all__ = ["EntrypointGraph", "TaskFunction", "TaskFuture", "entrypoint", "task"]
 
@@ -242,32 +242,58 @@ def _entrypoint_node(func: Callable[..., Any]) -> Callable[..., Any]:
             values["runtime"] = runtime.override(previous=values["previous"])
         return {n: values[n] for n in wanted}
 
-    async def drain() -> None:
+    def calls() -> tuple[Any, str]:
         pad = current_scratchpad()
-        if pad is not None and pad.nesting is not None and pad.nesting.calls is not None:
-            await pad.nesting.calls.drain(pad.task_id)
+        if pad is None or pad.nesting is None or pad.nesting.calls is None:
+            return None, ""
+        return pad.nesting.calls, pad.task_id
 
+    # The calls the function left running: awaited when it returned or paused on an
+    # interrupt (their results are saved for the resume), cancelled when it failed or was
+    # cancelled (they run again on resume, like any unfinished task).
     if inspect.iscoroutinefunction(func):
 
         async def run_async(input: Any, *, config: Any, runtime: Any) -> Any:
+            runner, caller = calls()
             try:
-                return await func(input, **arguments(config, runtime))
-            finally:
-                await drain()
+                result = await func(input, **arguments(config, runtime))
+            except GraphInterrupt:
+                if runner is not None:
+                    await runner.drain(caller)
+                raise
+            except BaseException:
+                if runner is not None:
+                    await runner.stop(caller)
+                raise
+            if runner is not None:
+                await runner.drain(caller)
+            return result
 
         return run_async
 
     def run(input: Any, *, config: Any, runtime: Any) -> Any:
-        pad = current_scratchpad()
+        runner, caller = calls()
         try:
-            return func(input, **arguments(config, runtime))
-        finally:
-            if pad is not None and pad.nesting is not None and pad.nesting.calls is not None:
-                for future in pad.nesting.calls.running.pop(pad.task_id, []):
-                    with contextlib.suppress(BaseException):  # the function's to see
-                        future.result()
+            result = func(input, **arguments(config, runtime))
+        except GraphInterrupt:
+            _wait(runner, caller)
+            raise
+        except BaseException:
+            if runner is not None:
+                runner.stop_sync(caller)
+            raise
+        _wait(runner, caller)
+        return result
 
     return run
+
+
+def _wait(runner: Any, caller: str) -> None:
+    """Wait in a sync entrypoint for the calls it left running."""
+    if runner is not None:
+        for future in runner.running.pop(caller, []):
+            with contextlib.suppress(BaseException):  # the function's to see
+                future.result()
 
 
 class entrypoint:

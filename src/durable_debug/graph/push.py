@@ -91,6 +91,10 @@ class TaskFuture(Generic[T]):
             return self._future.result()
         return self._future.result(timeout)
 
+    def cancel(self) -> bool:
+        """Cancel the call if it is still running; True if it was."""
+        return self._future.cancel()
+
     def done(self) -> bool:
         """True once the call has finished (with a value, an error or an interrupt)."""
         return self._future.done()
@@ -241,6 +245,26 @@ class CallRunner:
             if not future.done():
                 with contextlib.suppress(BaseException):  # reported through the future
                     await future
+
+    async def stop(self, caller: str) -> None:
+        """Cancel the calls ``caller`` made that are still running, and wait until they have
+        stopped (the caller failed or was cancelled: they run again on resume, as unfinished
+        tasks do)."""
+        futures = self.running.pop(caller, [])
+        for future in futures:
+            future.cancel()
+        for future in futures:
+            with contextlib.suppress(BaseException):  # cancelled: nothing to report
+                await future
+
+    def stop_sync(self, caller: str) -> None:
+        """:meth:`stop` for a sync caller in a worker thread."""
+        futures = self.running.pop(caller, [])
+        for future in futures:
+            future.cancel()
+        for future in futures:
+            with contextlib.suppress(BaseException):  # cancelled: nothing to report
+                future.result()
 
     async def _execute(
         self,
