@@ -43,6 +43,8 @@ CHAT_TURNS = 100
 NESTED_THREADS = 30
 REACT_THREADS = 20
 REACT_TOOL_ROUNDS = 3
+FUNC_TASKS = 10
+FUNC_THREADS = 30
 
 
 class ChainState(TypedDict):
@@ -70,6 +72,8 @@ class Library:
     """A checkpointer on a new SQLite file at the given path."""
     create_react_agent: Callable[..., Any]
     """The library's prebuilt ReAct agent."""
+    entrypoint: Any
+    task: Any
 
 
 @dataclass(frozen=True)
@@ -271,6 +275,28 @@ def react_agent(lib: Library) -> Callable[[], None]:
     return runs
 
 
+def functional_tasks(lib: Library) -> Callable[[], None]:
+    """An async ``@entrypoint`` calling ``@task``s (half one after another, half at once,
+    each saved as it finishes) with a MemorySaver, 30 threads, ``ainvoke``."""
+
+    @lib.task
+    async def step(x: int) -> int:
+        return x + 1
+
+    @lib.entrypoint(checkpointer=lib.MemorySaver())
+    async def workflow(x: int) -> int:
+        for _ in range(FUNC_TASKS // 2):
+            x = await step(x)
+        return sum(await asyncio.gather(*(step(x) for _ in range(FUNC_TASKS // 2))))
+
+    async def runs() -> None:
+        for thread in range(FUNC_THREADS):
+            out = await workflow.ainvoke(0, {"configurable": {"thread_id": f"f{thread}"}})
+        assert out == (FUNC_TASKS // 2 + 1) * (FUNC_TASKS // 2), out
+
+    return lambda: asyncio.run(runs())
+
+
 WORKLOADS = [
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
     Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
@@ -279,6 +305,11 @@ WORKLOADS = [
     Workload(f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.5, nested_subgraphs),
     Workload(
         f"ReAct agent, {REACT_TOOL_ROUNDS} tool rounds × {REACT_THREADS} threads", 0.5, react_agent
+    ),
+    Workload(
+        f"@entrypoint with {FUNC_TASKS} @task calls × {FUNC_THREADS} threads, ainvoke",
+        0.5,
+        functional_tasks,
     ),
 ]
 
@@ -314,6 +345,7 @@ def _sync_step(name: str) -> Callable[[ChainState], dict]:
 
 def durable_library() -> Library:
     """durable_debug's names."""
+    from durable_debug.func import entrypoint, task
     from durable_debug.prebuilt import create_react_agent
 
     dd = durable_debug
@@ -327,6 +359,8 @@ def durable_library() -> Library:
         dd.MessagesState,
         dd.SqliteSaver,
         create_react_agent,
+        entrypoint,
+        task,
     )
 
 
@@ -335,6 +369,7 @@ def langgraph_library() -> Library:
     try:
         from langgraph.checkpoint.memory import InMemorySaver
         from langgraph.checkpoint.sqlite import SqliteSaver
+        from langgraph.func import entrypoint, task
         from langgraph.graph import END, START, MessagesState, StateGraph
         from langgraph.prebuilt import create_react_agent
         from langgraph.types import Send
@@ -354,6 +389,8 @@ def langgraph_library() -> Library:
         MessagesState,
         sqlite_saver,
         create_react_agent,
+        entrypoint,
+        task,
     )
 
 

@@ -28,6 +28,9 @@ LAYERS = {
     "durable_debug.config": 2,
     "durable_debug.constants": 2,
     "durable_debug.prebuilt": 2,  # LangGraph's prebuilt agent parts, built on the engine
+    "durable_debug.channels": 2,
+    "durable_debug.func": 2,
+    "durable_debug.managed": 2,
     "durable_debug.inspect": 3,
     "durable_debug.widget": 4,
     "durable_debug.magics": 4,

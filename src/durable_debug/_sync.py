@@ -22,7 +22,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["in_runner_thread", "run_in_background", "run_sync", "start_loop_thread"]
+__all__ = ["in_runner_thread", "run_in_background", "run_sync", "start_loop_thread", "submit"]
 
 logger = logging.getLogger(__name__)
 
@@ -91,6 +91,14 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         # KeyboardInterrupt in a notebook, or the caller's own cancellation: stop the work too.
         future.cancel()  # propagates to the task on the runner loop
         raise
+
+
+def submit(
+    coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop
+) -> concurrent.futures.Future[T]:
+    """Start ``coro`` on ``loop`` (running in another thread) with the caller's context
+    variables, and return at once; cancelling the future cancels the task."""
+    return _submit(coro, loop, contextvars.copy_context())
 
 
 def _submit(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from durable_debug.graph.interrupts import NodeInterrupt
+from durable_debug.graph.public_channels import EmptyChannelError
 from durable_debug.graph.types import (
     EmptyInputError,
     GraphInterrupt,
@@ -12,6 +13,7 @@ from durable_debug.graph.types import (
 )
 
 __all__ = [
+    "EmptyChannelError",
     "EmptyInputError",
     "GraphInterrupt",
     "GraphRecursionError",

@@ -30,7 +30,9 @@ import traitlets
 
 from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
+from durable_debug.checkpoint.names import PREVIOUS
 from durable_debug.graph.subgraph import NS_SEP
+from durable_debug.graph.types import END
 from durable_debug.inspect.access import astream, aupdate_state
 from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire, pack_wire
 from durable_debug.inspect.detail import (
@@ -296,6 +298,9 @@ class TimeTravel(anywidget.AnyWidget):
             channel: _overwrite_class(self.graph)(value) if channel in replace else value
             for channel, value in values.items()
         }
+        update_code = _update_code(values, replace)
+        if set(channels) == {END, PREVIOUS}:  # an @entrypoint thread: its return value
+            update, update_code = _entrypoint_update(self.graph, update, record.values)
         try:
             written = await aupdate_state(self.graph, record.config, update, as_node)
         except Exception as error:
@@ -307,7 +312,7 @@ class TimeTravel(anywidget.AnyWidget):
         code = (
             _reducer_notes(values, replace, self._reducers())
             + f"await {self.graph_name}.aupdate_state({_config_code(record)}, "
-            + f"{_update_code(values, replace)}{node})"
+            + f"{update_code}{node})"
         )
         self._add_code("fork", code)
         await self._refresh_dag()
@@ -815,6 +820,28 @@ def _update_code(values: Mapping[str, Any], replace: set[str]) -> str:
         for channel, value in values.items()
     ]
     return "{" + ", ".join(items) + "}"
+
+
+def _entrypoint_update(
+    graph: Any, edits: Mapping[str, Any], current: Mapping[str, Any]
+) -> tuple[Any, str]:
+    """The ``update_state`` value (and its code) of a fork of an ``@entrypoint`` thread:
+    its new return value, or ``entrypoint.final(value=..., save=...)`` when the saved
+    ``previous`` is edited too."""
+    value = edits.get(END, current.get(END))
+    if PREVIOUS not in edits:
+        return value, repr(value)
+    final: Any
+    if type(graph).__module__.startswith("langgraph"):
+        from langgraph.func import entrypoint as theirs
+
+        final = theirs.final
+    else:
+        from durable_debug.func import entrypoint
+
+        final = entrypoint.final
+    save = edits[PREVIOUS]
+    return final(value=value, save=save), (f"entrypoint.final(value={value!r}, save={save!r})")
 
 
 def _reducer_notes(values: Mapping[str, Any], replace: set[str], reducers: dict[str, str]) -> str:

@@ -371,6 +371,8 @@ def test_the_listing_reads_every_write_channel_as_a_snapshot_does() -> None:
         names.FAILURES: [{"error": "x"}],
         names.ONCE: ["charged"],
         names.NO_WRITES: None,
+        names.RETURN: 2,
+        names.PREVIOUS: 1,
         "state_key": 1,
         names.branch_channel("b"): None,
     }

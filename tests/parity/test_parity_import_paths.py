@@ -21,9 +21,12 @@ from langchain_core.messages import AIMessage
 from typing_extensions import TypedDict
 
 from langgraph.cache.memory import InMemoryCache
+from langgraph.channels import EphemeralValue, Topic
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.config import get_config, get_store, get_stream_writer
 from langgraph.errors import GraphRecursionError, InvalidUpdateError
+from langgraph.func import entrypoint, task
+from langgraph.managed import IsLastStep, RemainingSteps
 from langgraph.graph import END, START, MessagesState, StateGraph
 from langgraph.graph.message import REMOVE_ALL_MESSAGES, add_messages
 from langgraph.runtime import Runtime, get_runtime
@@ -92,6 +95,41 @@ except InvalidUpdateError:
     print("invalid")
 except GraphRecursionError:
     print("built")
+
+
+@task
+def shout(word: str) -> str:
+    return word.upper()
+
+
+@entrypoint(checkpointer=InMemorySaver())
+def greet(name: str, *, previous=None) -> str:
+    return entrypoint.final(value=shout(name).result(), save=(previous or 0) + 1)
+
+
+class Looping(TypedDict):
+    n: Annotated[list, operator.add]
+    left: RemainingSteps
+    last: IsLastStep
+
+
+loop = (
+    StateGraph(Looping)
+    .add_node("tick", lambda s: {"n": [s["left"]]})
+    .add_edge(START, "tick")
+    .add_conditional_edges("tick", lambda s: END if s["left"] <= 2 or s["last"] else "tick")
+    .compile()
+)
+print(loop.invoke({"n": []}, {"recursion_limit": 5}))
+class Chan(TypedDict):
+    seen: Annotated[list, Topic(str, accumulate=True)]
+    tmp: Annotated[str, EphemeralValue(str)]
+
+
+chan = StateGraph(Chan).add_node("w", lambda s: {"seen": ["w"], "tmp": "t"})
+print(chan.add_edge(START, "w").compile().invoke({"seen": ["in"]}))
+fcfg = {"configurable": {"thread_id": "f1"}}
+print(list(greet.stream("ada", fcfg)), greet.invoke("bo", fcfg), greet.get_state(fcfg).values)
 """
 
 

@@ -364,3 +364,17 @@ def test_either_tool_node_with_either_command_in_our_graph():
             out = g.invoke({"messages": [calling(("remember", {"name": "Bob"}, "c1"))]})
             assert out["user_name"] == "Bob", (command, node)
             assert [m.content for m in out["messages"]][-1] == "saved Bob"
+
+
+async def test_react_agent_stops_asking_for_tools_when_steps_run_out():
+    async def scenario(api: Api, trace: Trace) -> None:
+        lib = prebuilt(api)
+        endless = (calling(("add", {"a": 1, "b": n}, f"c{n}"), id=f"ai-{n}") for n in range(50))
+        agent = lib.create_react_agent(ScriptedModel(messages=endless), [add])
+        for limit in (4, 5, 6, 7):
+            run = agent.ainvoke(
+                {"messages": [HumanMessage("loop", id="q")]}, {"recursion_limit": limit}
+            )
+            await trace.run(f"limit {limit}", shown_tools(trace, run), message=False)
+
+    await acheck_parity(scenario)

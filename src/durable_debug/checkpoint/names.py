@@ -26,7 +26,9 @@ __all__ = [
     "JOIN_PREFIX",
     "NO_WRITES",
     "ONCE",
+    "PREVIOUS",
     "RESUME",
+    "RETURN",
     "SPECIAL_WRITES",
     "SPECIAL_WRITES_SQL",
     "START",
@@ -64,6 +66,12 @@ FAILURES = "__failures__"
 ONCE = "__once__"
 """Write channel holding the results of the ``once()`` effects a task has completed so far,
 in call order (durable_debug only; see ``durable_debug.graph.effects``)."""
+RETURN = "__return__"
+"""Write channel holding what a functional-API ``@task`` call returned (its task's only
+write; see ``durable_debug.graph.push``)."""
+PREVIOUS = "__previous__"
+"""Channel of an ``@entrypoint`` thread holding the value its last run saved (its return
+value, or ``entrypoint.final(save=...)``), which the next run gets as ``previous``."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
 SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)

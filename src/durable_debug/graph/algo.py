@@ -285,6 +285,8 @@ def prepare_tasks(
         if for_execution:
             if name == START:
                 task.input = channels[START].get()
+            elif spec.input_channel is not None:  # an entrypoint reads the run input
+                task.input = channels[spec.input_channel].get()
             else:
                 if state_input is MISSING:
                     state_input = graph.read_state(channels)

@@ -109,6 +109,14 @@ class Scratchpad:
     spare: bool = False
     """The task belongs to a subgraph: an ``interrupt()`` with no answer of its own takes an
     answer no paused task claimed (LangGraph's resume of a subgraph that was changed)."""
+    calls: int = 0
+    """``@task`` calls this task has made so far (the n-th call's id uses n)."""
+    managed: dict[str, Any] = field(default_factory=dict)
+    """The managed values (``RemainingSteps``…) of the task's step, which its conditional
+    edges read too."""
+    inline: bool = False
+    """The (sync) task runs on the run's own event loop thread, which waits for it: a
+    ``@task`` it calls runs to its end before the call returns."""
 
 
 _SCRATCHPAD: contextvars.ContextVar[Scratchpad | None] = contextvars.ContextVar(

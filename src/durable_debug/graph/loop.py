@@ -67,6 +67,7 @@ from durable_debug.graph.interrupts import (
     subgraph_answer,
 )
 from durable_debug.graph.nodes import targets_to_writes
+from durable_debug.graph.push import CallRunner
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.saving import RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
@@ -238,6 +239,8 @@ class RunLoop:
         self._aio_loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         """The event loop running concurrent tasks, and its thread (for ``_wake_up``)."""
+        self.calls = CallRunner(self)
+        """Runs the ``@task`` calls the run's tasks make (see ``push.py``)."""
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -316,6 +319,7 @@ class RunLoop:
 
     async def _run(self) -> AsyncGenerator[None, None]:
         """The run itself; yields whenever reported events should go out."""
+        self.calls.bind()
         await self._load()
         await self._begin()
         yield
@@ -349,7 +353,9 @@ class RunLoop:
             to_run = self._tasks_to_run(tasks)
             if self._reported():
                 yield
-            if len(to_run) == 1 and not (self.producers.live or self.forwards):
+            if len(to_run) == 1 and not (
+                self.producers.live or self.forwards or self.graph.streams_while_running
+            ):
                 # No chunk can come while it runs (so a sync node may run inline): just await it.
                 await self._run_one(to_run[0], self.step + 1, alone=True)
                 await self._task_done(to_run[0], defer=True)
@@ -417,6 +423,12 @@ class RunLoop:
         """A callback of a runnable nested in a running node (for ``astream_events``)."""
         self._write_live("callback", event)
 
+    def report_live(self, kind: str, build: Callable[[], Any]) -> None:
+        """Report an event while tasks run (a ``@task`` call's start or result), from the
+        loop or a worker thread; ``build()`` makes its payload if a requested mode reads it."""
+        self.live.extend(self.producers.chunks(kind, build))
+        self._wake_up()
+
     def _write_live(self, kind: str, payload: Any) -> None:
         """Report an event of a running node, from the loop or a worker thread."""
         self.live.extend(self.producers.chunks(kind, lambda: payload))
@@ -465,13 +477,17 @@ class RunLoop:
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
+        resumed = True
         if self.input is None or isinstance(self.input, Command):
             await self._resume(self.input)
         elif self._continues_subgraph():
             await self._resume(None)
         else:
             await self._start(self.input)
-        self.stop = self.step + self.recursion_limit + 1
+            resumed = False
+        # As LangGraph: a fresh run may take ``recursion_limit`` steps after its input
+        # checkpoint (step -1), a resumed run that many after the step it resumes into.
+        self.stop = self.step + self.recursion_limit + (2 if resumed else 1)
 
     def _continues_subgraph(self) -> bool:
         """A subgraph whose enclosing task runs again continues from its namespace's newest
@@ -668,6 +684,8 @@ class RunLoop:
             spare=self.nesting is not None,
             settle=self.saves.settle if self.saves is not None else None,
             durability=self.durability,
+            calls=self.calls,
+            stop=self.stop,
         )
 
     async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
@@ -763,15 +781,24 @@ class RunLoop:
                 await self._save_error(task)
         if task.name != START and self.producers.wants("task_result"):
             chunks = self.producers.chunks(
-                "task_result", lambda: (self._debug_event("task_result", task), task.cached)
+                "task_result",
+                lambda: (
+                    self._debug_event("task_result", task),
+                    task.cached,
+                    self.graph.update_of(task.writes),
+                ),
             )
             (self.held if held else self.outbox).extend(chunks)
 
     def _writes_to_save(self, task: Task) -> list[tuple[str, Any]]:
         """A finished task's writes as saved: START's state writes are left out when the
-        checkpoint they are saved on holds the very input they come from."""
+        checkpoint they are saved on holds the very input they come from; so are writes to
+        an ``UntrackedValue`` channel."""
         if task.name == START and self.checkpoint["channel_values"].get(START) is task.input:
             return compact_start_writes(task.input, task.writes)
+        if self.graph.untracked_channels:
+            untracked = self.graph.untracked_channels
+            return [(ch, v) for ch, v in task.writes if ch not in untracked]
         return task.writes
 
     async def _save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
@@ -890,9 +917,7 @@ class RunLoop:
     # -- output ------------------------------------------------------------------------------
 
     def _task_result(self, task: Task) -> dict[str, Any] | None:
-        keys = self.graph.schema.key_set
-        result = {ch: v for ch, v in task.writes if ch in keys}
-        return result or None
+        return self.graph.result_of(task.writes)
 
     def _debug_checkpoint(self) -> dict[str, Any]:
         tasks = prepare_tasks(

@@ -113,6 +113,9 @@ class NodeSpec:
     input_schema: StateSchema | None = None
     """The schema the node reads when it is not the graph's state schema (its keys may be
     private channels)."""
+    input_channel: str | None = None
+    """The channel whose value the node receives instead of the state (an ``@entrypoint``
+    receives the run input, from ``__start__``)."""
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
@@ -170,7 +173,7 @@ def fresh_state(
     values = {}
     for key in schema.keys:
         channel = channels[key]
-        value = channel.get()
+        value = channel.value if channel.is_available() else MISSING
         if key in updates:
             new = updates[key]
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:

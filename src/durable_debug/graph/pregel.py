@@ -66,6 +66,10 @@ StreamMode = str
 class CompiledStateGraph:
     """A compiled :class:`StateGraph`, ready to run threads."""
 
+    streams_while_running = False
+    """Whether a lone task's run reports events while it runs (an ``@entrypoint``'s task
+    calls stream as each one finishes); else only what its output mode needs does."""
+
     def __init__(
         self,
         *,
@@ -112,6 +116,12 @@ class CompiledStateGraph:
             if isinstance(channel, (LastValueAfterFinish, NamedBarrierValueAfterFinish))
         )
         """Triggers of deferred nodes, released when nothing else would run."""
+        self.untracked_channels: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if getattr(channel, "untracked", False)
+        )
+        """Channels whose writes are never saved (``UntrackedValue``)."""
         self._subgraphs: dict[str, CompiledStateGraph | None] = {}
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
@@ -177,6 +187,17 @@ class CompiledStateGraph:
         """What ``invoke`` returns: the keys of the output schema."""
         shown = self.builder.output_schema.key_set
         return {k: v for k, v in values.items() if k in shown}
+
+    def result_of(self, writes: Sequence[tuple[str, Any]]) -> dict[str, Any] | None:
+        """A finished task's writes of state keys (its ``debug`` result), None if none."""
+        keys = self.schema.key_set
+        result = {ch: v for ch, v in writes if ch in keys}
+        return result or None
+
+    def update_of(self, writes: Sequence[tuple[str, Any]]) -> tuple[Any] | None:
+        """What a finished task's ``updates`` chunk shows when it is not its state writes
+        (``(value,)``: an ``@entrypoint``'s return value); None for a StateGraph."""
+        return None
 
     def nodes_triggered_by(self, channels: set[str]) -> set[str]:
         """Nodes that one of ``channels`` can trigger."""
@@ -250,7 +271,8 @@ class CompiledStateGraph:
         if output_keys is not None:
             return select_output(loop.values, output_keys)
         output = loop.graph.output_values(loop.values)
-        if loop.interrupts:
+        if loop.interrupts:  # an entrypoint's result that is not a dict is left out
+            output = {**(output if isinstance(output, dict) else {})}
             output["__interrupt__"] = list(loop.interrupts)
         return output
 

@@ -18,9 +18,15 @@ import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
-from durable_debug.graph.algo import Task, task_path_str
+from durable_debug.graph.algo import PULL, Task, task_path_str
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
-from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
+from durable_debug.graph.interrupts import (
+    Scratchpad,
+    current_scratchpad,
+    reset_scratchpad,
+    set_scratchpad,
+)
+from durable_debug.graph.managed import managed_values
 from durable_debug.graph.nodes import (
     NO_WRITES,
     branch_channel,
@@ -48,6 +54,7 @@ _OUTCOMES: dict[str | None, hooks.Outcome] = {
     "done": "ok",
     "error": "error",
     "interrupt": "interrupt",
+    "cancelled": "cancelled",
 }
 """A finished task's status → the outcome its ``finish`` event reports."""
 
@@ -110,6 +117,17 @@ async def run_task(
         spare=nesting.spare,
     )
     scratchpad.once = list(task.once)
+    reader = spec.input_schema or graph.schema
+    stop = nesting.stop
+    # The managed values go into the state a node reads (not into a Send's packet).
+    if (
+        reader.managed
+        and stop is not None
+        and task.path[0] == PULL
+        and isinstance(task.input, dict)
+    ):
+        scratchpad.managed = managed_values(reader.managed, step, stop)
+        task.input = {**task.input, **scratchpad.managed}
     saver = graph.checkpointer
     if saver is not None and thread_id is not None:
         settle = nesting.settle
@@ -146,6 +164,7 @@ async def run_task(
         while True:
             attempt += 1
             scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
+            scratchpad.calls = 0
             observed = hooks.has_observers()
             if observed:
                 event("start")
@@ -158,6 +177,7 @@ async def run_task(
                     and (not spec.style.is_async or spec.style.sync_target is not None)
                     and in_runner_thread()
                 )
+                scratchpad.inline = inline
                 if message_tap is not None:
                     message_tap.node_input(task.input)
                 node_run = None
@@ -316,6 +336,9 @@ async def edge_writes(
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
         state = fresh_state(graph.schema, channels, updates, spec.input_schema)
+        pad = current_scratchpad()
+        if pad is not None and pad.managed and isinstance(state, dict):
+            state = {**state, **pad.managed}
         context = context or CallContext({})
         for index, branch in enumerate(spec.branches):
             if node_run is None:

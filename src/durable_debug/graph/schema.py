@@ -23,6 +23,7 @@ from typing import Any, get_args, get_origin
 from typing_extensions import is_typeddict
 
 from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
+from durable_debug.graph.managed import managed_keys
 from durable_debug.graph.types import InvalidUpdateError
 
 __all__ = ["StateSchema"]
@@ -32,6 +33,8 @@ class _Key(typing.NamedTuple):
     name: str
     typ: Any
     reducer: Callable[[Any, Any], Any] | None
+    channel: Channel | None = None
+    """A channel given in the annotation (``Annotated[list, Topic(str)]``), copied per graph."""
 
 
 class StateSchema:
@@ -40,7 +43,9 @@ class StateSchema:
     def __init__(self, schema: Any, extra: Sequence[StateSchema] = ()) -> None:
         self.schema = schema
         self.kind = _kind_of(schema)
-        own = _read_keys(schema, self.kind)
+        self.managed = managed_keys(schema, self.kind)
+        """Keys annotated ``RemainingSteps`` / ``IsLastStep``: values, not channels."""
+        own = [k for k in _read_keys(schema, self.kind) if k.name not in self.managed]
         self.own_keys: tuple[str, ...] = tuple(k.name for k in own)
         """The keys ``schema`` itself declares (what a node reading it receives)."""
         self._own_set = frozenset(self.own_keys)
@@ -71,7 +76,11 @@ class StateSchema:
         """A fresh channel per key."""
         channels: dict[str, Channel] = {}
         for key in self._keys:
-            if key.reducer is not None:
+            if key.channel is not None:
+                channel = key.channel.copy()
+                channel.key = key.name
+                channels[key.name] = channel
+            elif key.reducer is not None:
                 origin = get_origin(key.typ) or key.typ
                 channels[key.name] = BinaryOperatorAggregate(key.name, key.reducer, origin)
             else:
@@ -112,6 +121,8 @@ class StateSchema:
                 f"{where} returned {type(value).__name__} {value!r:.80}, but a node must "
                 f"return a dict of state keys ({', '.join(self.keys)}), None, or a Command"
             )
+        if self.managed:  # the engine's values, not the node's to write (LangGraph drops them)
+            updates = {k: v for k, v in updates.items() if k not in self.managed}
         unknown = [k for k in updates if k not in self.key_set]
         if unknown:
             raise InvalidUpdateError(
@@ -143,24 +154,37 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
         keys = []
         for name, info in schema.model_fields.items():
             reducer = _reducer_in(list(info.metadata))
-            keys.append(_Key(name, info.annotation, reducer))
+            keys.append(_Key(name, info.annotation, reducer, _channel_in(list(info.metadata))))
         return keys
     hints = typing.get_type_hints(schema, include_extras=True)
     names = [f.name for f in dataclasses.fields(schema)] if kind == "dataclass" else list(hints)
     keys = []
     for name in names:
         hint = hints.get(name, Any)
-        base, reducer = hint, None
+        base, reducer, channel = hint, None, None
         if get_origin(hint) is typing.Annotated:
             base, *meta = get_args(hint)
             reducer = _reducer_in(meta)
-        keys.append(_Key(name, base, reducer))
+            channel = _channel_in(meta)
+        keys.append(_Key(name, base, reducer, channel))
     return keys
 
 
-def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
-    """The last two-argument callable in Annotated metadata is the reducer."""
+def _channel_in(metadata: list[Any]) -> Channel | None:
+    """A channel instance in Annotated metadata (``durable_debug.channels``), if any; a
+    reducer channel's operator is the key's reducer."""
     for item in reversed(metadata):
+        if isinstance(item, Channel):
+            return item
+    return None
+
+
+def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
+    """The last two-argument callable in Annotated metadata is the reducer (or the
+    operator of a ``BinaryOperatorAggregate`` channel given there)."""
+    for item in reversed(metadata):
+        if isinstance(item, BinaryOperatorAggregate):
+            return item.operator
         if callable(item) and _takes_two(item):
             return item
     return None

@@ -38,7 +38,7 @@ results): a consumer that stops on one cancels the node, which then runs again o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -113,13 +113,15 @@ def _values_of(keys: OutputKeys) -> Produce:
 def _updates_of(keys: OutputKeys) -> Produce:
     """The ``updates`` producer: a finished task → ``{node: its writes of output keys}``."""
 
-    def produce(result: tuple[dict[str, Any], bool]) -> Iterable[Any]:
-        event, cached = result
+    def produce(result: tuple[dict[str, Any], bool, tuple[Any] | None]) -> Iterable[Any]:
+        event, cached, value = result
         payload = event["payload"]
         if payload["error"] is None and not payload["interrupts"]:
             writes = payload["result"] or {}
             shown = select_output(writes, keys) if _touches(writes, keys) else None
             chunk: dict[str, Any] = {payload["name"]: shown or None if keys is None else shown}
+            if value is not None:  # a functional-API task: its return value
+                chunk = {payload["name"]: value[0]}
             if cached:
                 chunk["__metadata__"] = {"cached": True}
             yield chunk
@@ -130,7 +132,7 @@ def _updates_of(keys: OutputKeys) -> Produce:
 _PRODUCERS: dict[str, dict[str, Produce]] = {
     "values": {
         "values": _values_of(None),
-        "interrupt": lambda p: ({**p["values"], "__interrupt__": p["interrupts"]},),
+        "interrupt": lambda p: ({**_as_dict(p["values"]), "__interrupt__": p["interrupts"]},),
     },
     "updates": {
         "task_result": _updates_of(None),
@@ -151,6 +153,12 @@ _PRODUCERS: dict[str, dict[str, Produce]] = {
     },
     EVENTS_MODE: {"callback": lambda event: (event,)},
 }
+
+
+def _as_dict(values: Any) -> Mapping[str, Any]:
+    """A state as the ``values`` chunk of an interrupt extends it (an entrypoint's return
+    value that is not a dict is left out, as in LangGraph)."""
+    return values if isinstance(values, Mapping) else {}
 
 
 def stream_modes(stream_mode: str | Sequence[str]) -> list[str]:
@@ -184,6 +192,9 @@ class Producers:
                 if mode in ("values", "updates"):
                     produce = narrowed.get(kind, produce)
                 self._by_kind.setdefault(kind, []).append((mode, produce))
+        paused = self._by_kind.get("interrupt")
+        if paused:  # LangGraph gives an interrupt's ``updates`` chunk before its ``values``
+            paused.sort(key=lambda pair: pair[0] != "updates")
         self.live = bool(requested & LIVE_MODES)
         """True when chunks must come while nodes run (``custom``, ``messages``)."""
 

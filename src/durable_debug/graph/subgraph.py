@@ -88,6 +88,11 @@ class Nesting:
     task runs on, among them): a nested run and a ``once()`` result are saved after it."""
     durability: Literal["sync", "async", "exit"] | None = None
     """The enclosing run's ``durability``, which a nested run saves with unless given one."""
+    calls: Any = None
+    """The run's ``push.CallRunner``: where a ``@task`` called by the task runs (None
+    outside a run)."""
+    stop: int | None = None
+    """The first step the run's recursion limit refuses (managed values: ``RemainingSteps``)."""
 
 
 def recast_namespace(namespace: str) -> str:

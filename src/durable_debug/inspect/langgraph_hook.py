@@ -131,7 +131,10 @@ def _task_event(
     meta = metadata or {}
     node = meta.get("langgraph_node")
     step = meta.get("langgraph_step")
-    if node is None or name != node or f"graph:step:{step}" not in (tags or ()):
+    callers = _callers(meta.get("langgraph_path"))
+    if node is None or name != node:
+        return None
+    if not callers and f"graph:step:{step}" not in (tags or ()):
         return None
     if node == START:
         # LangGraph runs the input as a task when START has conditional edges (a Send
@@ -141,6 +144,8 @@ def _task_event(
     task_ns = str(meta.get("langgraph_checkpoint_ns") or "")
     parent_ns, _, own = task_ns.rpartition("|")
     task_id = own.rpartition(":")[2]
+    for _ in range(callers):  # a @task call's namespace is under its callers': theirs
+        parent_ns = parent_ns.rpartition("|")[0]
     thread_id = meta.get("thread_id")
     return TaskEvent(
         kind="start",
@@ -153,6 +158,16 @@ def _task_event(
         outcome=None,
         error=None,
     )
+
+
+def _callers(path: Any) -> int:
+    """How many tasks called the task at ``path``: 0 for a node's task or a Send, one per
+    level for a functional-API ``@task`` call (``(PUSH, caller's path, index, ...)``)."""
+    count = 0
+    while isinstance(path, tuple) and len(path) > 2 and isinstance(path[1], tuple):
+        count += 1
+        path = path[1]
+    return count
 
 
 def _notify(event: TaskEvent) -> None:

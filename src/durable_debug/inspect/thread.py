@@ -33,11 +33,12 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
-from durable_debug.checkpoint.names import NO_WRITES, START, TASKS
+from durable_debug.checkpoint.names import NO_WRITES, PREVIOUS, START, TASKS
 from durable_debug.checkpoint.outline import asubgraph_heads
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
 from durable_debug.graph.subgraph import NS_SEP, graph_at
+from durable_debug.graph.types import END
 from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
 
 __all__ = [
@@ -112,8 +113,15 @@ class CheckpointRecord:
 
     @property
     def values(self) -> dict[str, Any]:
-        """The state at this checkpoint, reassembled."""
-        return dict(self.snapshot.values or {})
+        """The state at this checkpoint, reassembled. An ``@entrypoint`` thread's state is
+        its last return value, shown as its channels ``__end__`` and ``__previous__``."""
+        values = self.snapshot.values
+        if values is None or isinstance(values, Mapping):
+            return dict(values or {})
+        shown = {END: values}
+        if PREVIOUS in self.channel_values:
+            shown[PREVIOUS] = self.channel_values[PREVIOUS]
+        return shown
 
     @property
     def created_at(self) -> str:
@@ -312,7 +320,7 @@ class Thread:
             channels = list(_schema_channels(self.graph))
             known = set(channels)
             for record in self.records.values():
-                for name in record.snapshot.values or ():
+                for name in record.values:
                     if name not in known:
                         known.add(name)
                         channels.append(name)
@@ -577,6 +585,8 @@ def _schema_channels(graph: Any) -> list[str]:
     if isinstance(channels, Mapping):
         return [str(c) for c in channels if not str(c).startswith("__")]
     output = getattr(graph, "output_channels", None)
+    if output == END:  # LangGraph's @entrypoint: its return value and its saved value
+        return [END, PREVIOUS]
     if isinstance(output, (list, tuple)):
         return [str(c) for c in output if not str(c).startswith("__")]
     return []

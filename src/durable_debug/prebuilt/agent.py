@@ -28,6 +28,7 @@ from langchain_core.tools import BaseTool
 from typing_extensions import NotRequired, TypedDict, get_type_hints
 
 from durable_debug.graph.calls import current_call
+from durable_debug.graph.managed import RemainingSteps
 from durable_debug.graph.message import add_messages
 from durable_debug.graph.state import StateGraph
 from durable_debug.graph.types import END, Send
@@ -41,10 +42,10 @@ NEED_MORE_STEPS = "Sorry, need more steps to process this request."
 
 class AgentState(TypedDict):
     """The state of an agent: the conversation, and the steps left before the recursion
-    limit (filled in by the engine when the schema declares it as a managed value)."""
+    limit (a managed value: the engine fills it in, nothing saves it)."""
 
     messages: Annotated[Sequence[AnyMessage], add_messages]
-    remaining_steps: NotRequired[int]
+    remaining_steps: NotRequired[RemainingSteps]
 
 
 class AgentStateWithStructuredResponse(AgentState):

@@ -1,0 +1,24 @@
+"""LangGraph's ``langgraph.channels`` names at the same path under ``durable_debug``
+(``from durable_debug.channels import Topic``); see ``graph/public_channels.py``."""
+
+from __future__ import annotations
+
+from durable_debug.graph.public_channels import (
+    AnyValue,
+    BinaryOperatorAggregate,
+    EphemeralValue,
+    LastValue,
+    NamedBarrierValue,
+    Topic,
+    UntrackedValue,
+)
+
+__all__ = [
+    "AnyValue",
+    "BinaryOperatorAggregate",
+    "EphemeralValue",
+    "LastValue",
+    "NamedBarrierValue",
+    "Topic",
+    "UntrackedValue",
+]

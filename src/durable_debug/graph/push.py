@@ -1,0 +1,488 @@
+"""Task calls: a functional-API ``@task`` called while a task of a run is running.
+
+    @task
+    def fetch(url): ...
+
+    @entrypoint(checkpointer=saver)          # or inside a StateGraph node
+    def workflow(urls):
+        futures = [fetch(u) for u in urls]   # each call is a task of its own, started now
+        return [f.result() for f in futures]
+
+Each call is a *push task* of the step its caller runs in, as in LangGraph: its id hashes the
+checkpoint, the step, the task's name and its path ``(PUSH, caller's task id, n)`` — the
+caller's n-th call — so the same calls on the same checkpoint get the same ids. A call runs
+concurrently with its caller (a sync function in a worker thread), retried by its
+``retry_policy``, and the moment it finishes its outcome is saved as a pending write of the
+checkpoint under its id: its return value as :data:`RETURN`, or its error. When the caller
+runs again on that checkpoint (resumed after an interrupt, a failure or a crash), a call whose
+return value is saved is not run again: its future holds the saved value. A call that failed
+or never finished runs again.
+
+``interrupt()`` inside a call pauses the call, then its caller (the caller's ``.result()``
+raises the interrupt, which the caller's task saves); the answer reaches the call when the
+caller runs again, through the run's shared answers by interrupt id (as a subgraph's
+interrupt does). Each call reports ``tasks``/``debug`` events and an ``updates`` chunk
+``{name: value}`` as it finishes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import contextvars
+import functools
+import inspect
+import threading
+import time
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import durable_debug.graph.cache as cache
+import durable_debug.graph.hooks as hooks
+from durable_debug._sync import run_sync, submit
+from durable_debug.checkpoint.base import ERROR, RESUME
+from durable_debug.checkpoint.names import PREVIOUS, RETURN
+from durable_debug.graph.algo import PUSH, Task, interrupt_id, task_id, task_path_str
+from durable_debug.graph.calls import (
+    INJECTED,
+    CallContext,
+    CallStyle,
+    ExecutionInfo,
+    call,
+    current_call,
+    reset_call_context,
+    use_call_context,
+)
+from durable_debug.graph.interrupts import (
+    Scratchpad,
+    current_scratchpad,
+    reset_scratchpad,
+    set_scratchpad,
+)
+from durable_debug.graph.nodes import NodeSpec
+from durable_debug.graph.runner import _OUTCOMES, _retry_wait, node_config
+from durable_debug.graph.types import GraphInterrupt, RetryPolicy
+
+if TYPE_CHECKING:
+    from durable_debug.graph.loop import RunLoop
+
+__all__ = ["CallRunner", "TaskFunction", "TaskFuture"]
+
+T = TypeVar("T")
+
+
+class TaskFuture(Generic[T]):
+    """What calling a ``@task`` returns: ``.result()`` waits for the call's value (or raises
+    its error, or the interrupt that paused it); in an async caller, ``await`` it."""
+
+    def __init__(self, future: concurrent.futures.Future[T] | asyncio.Future[T]) -> None:
+        self._future = future
+
+    def result(self, timeout: float | None = None) -> T:
+        """The call's return value, waiting up to ``timeout`` seconds (None: as long as it
+        takes). In an async caller use ``await`` instead: its call runs on the caller's loop."""
+        if isinstance(self._future, asyncio.Future):
+            if not self._future.done():
+                raise RuntimeError(
+                    "task future .result() called in an async function before the task "
+                    "finished; use `await future` there"
+                )
+            return self._future.result()
+        return self._future.result(timeout)
+
+    def cancel(self) -> bool:
+        """Cancel the call if it is still running; True if it was."""
+        return self._future.cancel()
+
+    def done(self) -> bool:
+        """True once the call has finished (with a value, an error or an interrupt)."""
+        return self._future.done()
+
+    def exception(self) -> BaseException | None:
+        """The call's error once it finished (None if it returned)."""
+        if isinstance(self._future, asyncio.Future):
+            return self._future.exception()
+        return self._future.exception()
+
+    def __await__(self) -> Generator[Any, None, T]:
+        if isinstance(self._future, asyncio.Future):
+            return self._future.__await__()
+        return asyncio.wrap_future(self._future).__await__()
+
+    def __repr__(self) -> str:
+        return f"<TaskFuture {'done' if self.done() else 'running'}>"
+
+
+class TaskFunction(Generic[T]):
+    """A function decorated with ``@task``: calling it inside a running task (an entrypoint,
+    a StateGraph node, another task) schedules a task call and returns a :class:`TaskFuture`."""
+
+    def __init__(
+        self,
+        func: Callable[..., T | Awaitable[T]],
+        *,
+        name: str | None = None,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        cache_policy: Any = None,
+    ) -> None:
+        if not callable(func):
+            raise TypeError(f"@task needs a function, not {type(func).__name__} {func!r:.60}")
+        if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
+            raise NotImplementedError(
+                f"@task {getattr(func, '__name__', func)!r}: generators are not supported in "
+                "the functional API (as in LangGraph)"
+            )
+        self.func = func
+        self.name: str = name or getattr(func, "__name__", None) or type(func).__name__
+        if retry_policy is None:
+            retries: tuple[RetryPolicy, ...] = ()
+        elif isinstance(retry_policy, RetryPolicy):
+            retries = (retry_policy,)
+        else:
+            retries = tuple(retry_policy)
+        self.retry_policy = retries
+        self.cache_policy = cache_policy
+        self.is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+            getattr(func, "__call__", None)  # noqa: B004
+        )
+        try:
+            params = inspect.signature(func).parameters
+        except (TypeError, ValueError):
+            params = {}  # type: ignore[assignment]
+        self.injects = tuple(
+            n
+            for n in INJECTED
+            if n in params and params[n].kind is not inspect.Parameter.POSITIONAL_ONLY
+        )
+        """Names among config/writer/store/runtime the function takes, filled in by name
+        when the caller does not pass them."""
+        self.spec = NodeSpec(
+            self.name, func, retry=retries, cache_policy=cache_policy
+        )  # a task's node (its cache key uses the function)
+        self.__name__ = self.name
+        self.__doc__ = getattr(func, "__doc__", None)
+        self.__wrapped__ = func
+
+    def __call__(self, *args: Any, **kwargs: Any) -> TaskFuture[T]:
+        pad = current_scratchpad()
+        runner = pad.nesting.calls if pad is not None and pad.nesting is not None else None
+        if pad is None or runner is None:
+            raise RuntimeError(
+                f"@task {self.name!r} was called outside a running graph; call it inside an "
+                "@entrypoint function, a StateGraph node or another @task"
+            )
+        return runner.start(pad, self, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<task {self.name}>"
+
+
+class CallRunner:
+    """Runs the task calls made by the tasks of one run (one per :class:`RunLoop`)."""
+
+    def __init__(self, loop: RunLoop) -> None:
+        self.loop = loop
+        self.aio: asyncio.AbstractEventLoop | None = None
+        """The event loop running the run (where calls run)."""
+        self.thread: int | None = None
+        self.running: dict[str, list[TaskFuture[Any]]] = {}
+        """Caller task id → the futures of the calls it made that are still running."""
+
+    def bind(self) -> None:
+        """Note the running event loop (called from the run's coroutine)."""
+        if self.aio is None:
+            self.aio = asyncio.get_running_loop()
+            self.thread = threading.get_ident()
+
+    def previous(self) -> Any:
+        """The thread's saved ``previous`` value as the running step sees it (None if none)."""
+        channel = self.loop.channels.get(PREVIOUS)
+        return channel.get() if channel is not None and channel.is_available() else None
+
+    def start(
+        self, pad: Scratchpad, fn: TaskFunction[Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> TaskFuture[Any]:
+        """Schedule ``fn(*args, **kwargs)`` as a task of the running step, for the task whose
+        scratchpad is ``pad``; returns its future (already done when its value was saved)."""
+        loop = self.loop
+        index = pad.calls
+        pad.calls += 1
+        step = loop.step + 1
+        path: tuple[Any, ...] = (PUSH, pad.task_id, index)
+        checkpoint_id = loop.checkpoint["id"]
+        tid = task_id(checkpoint_id, loop.checkpoint_ns, step, fn.name, path)
+        task = Task(tid, fn.name, path, fn.spec, input=(args, kwargs))
+        record = loop.pending.get(tid)
+        if record is not None and record.finished and loop.reuse_writes:
+            saved: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            saved.set_result(dict(record.writes).get(RETURN))
+            return TaskFuture(saved)
+        resume = list(record.resume or []) if record is not None else []
+        caller = current_call()
+        base = caller.config if caller is not None else loop.config
+        assert self.aio is not None
+        if threading.get_ident() == self.thread and pad.inline:
+            # A sync caller on the run's own thread, which waits for it: run the call here.
+            done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+            try:
+                done.set_result(self._execute_inline(task, fn, pad, resume, step, base))
+            except Exception as exc:  # handed to the caller's .result()
+                done.set_exception(exc)
+            return TaskFuture(done)
+        coro = self._execute(task, fn, pad, resume, step, base)
+        if threading.get_ident() != self.thread:  # a sync caller in a worker thread
+            future = TaskFuture(submit(coro, self.aio))
+        else:  # an async caller
+            future = TaskFuture(self.aio.create_task(coro, context=contextvars.copy_context()))
+        self.running.setdefault(pad.task_id, []).append(future)
+        return future
+
+    async def drain(self, caller: str) -> None:
+        """Wait for the calls ``caller`` made that are still running (their outcomes are
+        saved; their errors were the caller's to see)."""
+        for future in self.running.pop(caller, []):
+            if not future.done():
+                with contextlib.suppress(BaseException):  # reported through the future
+                    await future
+
+    async def stop(self, caller: str) -> None:
+        """Cancel the calls ``caller`` made that are still running, and wait until they have
+        stopped (the caller failed or was cancelled: they run again on resume, as unfinished
+        tasks do)."""
+        futures = self.running.pop(caller, [])
+        for future in futures:
+            future.cancel()
+        for future in futures:
+            with contextlib.suppress(BaseException):  # cancelled: nothing to report
+                await future
+
+    def stop_sync(self, caller: str) -> None:
+        """:meth:`stop` for a sync caller in a worker thread."""
+        futures = self.running.pop(caller, [])
+        for future in futures:
+            future.cancel()
+        for future in futures:
+            with contextlib.suppress(BaseException):  # cancelled: nothing to report
+                future.result()
+
+    async def _execute(
+        self,
+        task: Task,
+        fn: TaskFunction[Any],
+        parent: Scratchpad,
+        resume: list[Any],
+        step: int,
+        base: dict[str, Any],
+    ) -> Any:
+        """Run one call to its outcome, save it, report it; return its value or raise."""
+        if self._begin(task, fn, parent, resume):
+            attempt = 0
+            while True:
+                attempt += 1
+                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
+                token = set_scratchpad(pad)
+                self._observe("start", task, step)
+                try:
+                    style = CallStyle(call_fn, fn.is_async)
+                    self._done(task, fn, await call(style, None, context, inline=False))
+                except BaseException as exc:
+                    self._failed(task, exc, step)
+                finally:
+                    reset_scratchpad(token)
+                self._observe("finish", task, step)
+                wait = self._retry(task, fn, attempt)
+                if not wait:
+                    break
+                await asyncio.sleep(wait)
+        await self._save(task, resume)
+        return self._end(task)
+
+    def _execute_inline(
+        self,
+        task: Task,
+        fn: TaskFunction[Any],
+        parent: Scratchpad,
+        resume: list[Any],
+        step: int,
+        base: dict[str, Any],
+    ) -> Any:
+        """:meth:`_execute` for a sync caller running on the run's own thread (which waits
+        for it, so nothing can run on the run's loop): the function runs here, and so do
+        the calls it makes; its outcome is saved through ``run_sync``, as a ``once()``
+        result of such a node is."""
+        if self._begin(task, fn, parent, resume):
+            attempt = 0
+            while True:
+                attempt += 1
+                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
+                pad.inline = True
+                token = set_scratchpad(pad)
+                call_token = use_call_context(context)
+                self._observe("start", task, step)
+                try:
+                    result = call_fn(None)
+                    if inspect.isawaitable(result):
+                        result = run_sync(_awaited(result))
+                    self._done(task, fn, result)
+                except BaseException as exc:
+                    self._failed(task, exc, step)
+                finally:
+                    reset_call_context(call_token)
+                    reset_scratchpad(token)
+                self._observe("finish", task, step)
+                wait = self._retry(task, fn, attempt)
+                if not wait:
+                    break
+                time.sleep(wait)
+        run_sync(self._save(task, resume))
+        return self._end(task)
+
+    def _begin(
+        self, task: Task, fn: TaskFunction[Any], parent: Scratchpad, resume: list[Any]
+    ) -> bool:
+        """Report the call's start and take the answers the run holds for its interrupts;
+        False when its cache answered it (the function does not run)."""
+        loop = self.loop
+        self._report("task", lambda: loop._debug_event("task", task))
+        answers = parent.answers
+        if answers is not None:  # answers given to the run for this call's interrupts
+            while (asked := interrupt_id(task.id, len(resume))) in answers.values:
+                answers.claim(asked)
+                resume.append(answers.values[asked])
+        return fn.spec.cache_policy is None or not cache.lookup(loop.graph, task)
+
+    def _attempt(
+        self,
+        task: Task,
+        fn: TaskFunction[Any],
+        parent: Scratchpad,
+        resume: list[Any],
+        step: int,
+        attempt: int,
+        base: dict[str, Any],
+    ) -> tuple[Scratchpad, CallContext, Callable[[Any], Any]]:
+        """The scratchpad, call context and bound function of one attempt of a call. Its
+        config is built on its caller's (``base``), so its namespace is under the caller's
+        (``caller:id|name:id``), as LangGraph's is."""
+        loop = self.loop
+        checkpoint_id = loop.checkpoint["id"]
+        pad = Scratchpad(
+            task.id,
+            resume,
+            can_interrupt=parent.can_interrupt,
+            node=task.name,
+            nesting=parent.nesting,
+            answers=parent.answers,
+            spare=parent.spare,
+        )
+        info = ExecutionInfo(checkpoint_id, loop.checkpoint_ns, task.id, loop.thread_id, attempt)
+        context = CallContext(node_config(base, task, step, checkpoint_id), loop.runtime, info)
+        args, kwargs = task.input
+        given = dict(kwargs)
+        for name in fn.injects:
+            if name not in given:
+                given[name] = _injected(name, context)
+        return pad, context, functools.partial(_apply, fn.func, args, given)
+
+    def _done(self, task: Task, fn: TaskFunction[Any], result: Any) -> None:
+        task.writes, task.status = [(RETURN, result)], "done"
+        if fn.spec.cache_policy is not None:
+            cache.remember(self.loop.graph, task)
+
+    def _failed(self, task: Task, exc: BaseException, step: int) -> None:
+        if isinstance(exc, GraphInterrupt):
+            task.status, task.interrupts = "interrupt", exc.interrupts
+        elif isinstance(exc, Exception):
+            task.status, task.error = "error", exc
+        else:  # cancelled, KeyboardInterrupt: not an outcome of the call
+            task.status = "cancelled"
+            self._observe("finish", task, step)
+            raise exc
+
+    def _observe(self, kind: hooks.EventKind, task: Task, step: int) -> None:
+        """Tell the task observers (the debugger's execution counts) about an attempt."""
+        if not hooks.has_observers():
+            return
+        outcome = _OUTCOMES.get(task.status) if kind == "finish" else None
+        loop = self.loop
+        hooks.notify(
+            hooks.TaskEvent(
+                kind,
+                loop.thread_id,
+                loop.checkpoint_ns,
+                loop.checkpoint["id"],
+                step,
+                task.name,
+                task.id,
+                outcome,
+                repr(task.error) if kind == "finish" and task.error else None,
+            )
+        )
+
+    @staticmethod
+    def _retry(task: Task, fn: TaskFunction[Any], attempt: int) -> float:
+        """Seconds to wait before the next attempt (0: the outcome stands)."""
+        wait = _retry_wait(fn.retry_policy, task.error, attempt) if task.error else 0.0
+        if wait:
+            task.status, task.error = None, None
+        return wait
+
+    def _end(self, task: Task) -> Any:
+        """Report a call's result (an interrupt is its caller's to report, as in LangGraph)
+        and return its value, or raise its error or interrupt."""
+        if task.status != "interrupt":
+            self._report("task_result", lambda: self._result_event(task))
+        if task.status == "done":
+            return dict(task.writes).get(RETURN)
+        if task.status == "interrupt":
+            raise GraphInterrupt(task.interrupts)
+        assert task.error is not None
+        raise task.error
+
+    async def _save(self, task: Task, resume: list[Any]) -> None:
+        """Save a call's outcome as pending writes of the checkpoint it runs on. An interrupt
+        is saved by the caller, which it pauses; the call keeps the answers it took."""
+        saves = self.loop.saves
+        if saves is None:
+            return
+        where = self.loop.checkpoint_config
+        if task.status == "done":
+            await saves.put_writes(where, task.writes, task.id, task_path_str(task.path))
+        elif task.status == "interrupt":
+            if resume:
+                await saves.put_writes(where, [(RESUME, resume)], task.id)
+        elif task.status == "error":
+            await saves.put_writes(where, [(ERROR, repr(task.error))], task.id)
+
+    def _result_event(self, task: Task) -> tuple[dict[str, Any], bool, tuple[Any] | None]:
+        """The ``task_result`` event of a finished call: its debug payload's ``result`` is
+        ``{"__return__": value}``; its ``updates`` chunk is ``{name: value}``."""
+        event = self.loop._debug_event("task_result", task)
+        if task.status != "done":
+            return event, task.cached, None
+        value = dict(task.writes).get(RETURN)
+        event["payload"]["result"] = {RETURN: value}
+        return event, task.cached, (value,)
+
+    def _report(self, kind: str, build: Callable[[], Any]) -> None:
+        if kind != "task" or self.loop.producers.wants(kind):
+            self.loop.report_live(kind, build)
+
+
+async def _awaited(awaitable: Awaitable[Any]) -> Any:
+    return await awaitable
+
+
+def _apply(func: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], _: Any) -> Any:
+    """Call a task's function with its arguments (``call`` passes a state it ignores)."""
+    return func(*args, **kwargs)
+
+
+def _injected(name: str, context: CallContext) -> Any:
+    """The value a function's ``config`` / ``writer`` / ``store`` / ``runtime`` parameter
+    gets (as a node's does)."""
+    if name == "config":
+        return context.config
+    runtime = context.runtime
+    return {"writer": runtime.stream_writer, "store": runtime.store, "runtime": runtime}[name]
