@@ -19,6 +19,9 @@ unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)
     └── GraphChangedError (RuntimeError)         a thread saved by a graph of another
                                                  structure (graph/version.py)
 
+    DurableDebugWarning (UserWarning)            a *finding*: something LangGraph lets pass
+                                                 silently that is likely a mistake
+
 Each message names where it happened: the thread, and the checkpoint and channel when known.
 """
 
@@ -30,6 +33,7 @@ from typing import Any
 __all__ = [
     "CheckpointNotFoundError",
     "DurableDebugError",
+    "DurableDebugWarning",
     "GraphChangedError",
     "InvalidConfigError",
     "StoreClosedError",
@@ -40,6 +44,13 @@ __all__ = [
 
 class DurableDebugError(Exception):
     """Base of every error durable_debug raises about a store, a stored value or a config."""
+
+
+class DurableDebugWarning(UserWarning):
+    """A *finding*: the run did what LangGraph does where LangGraph stays silent about a
+    likely mistake (a write to a key the schema lacks, a resume with nothing pending, a
+    thread resumed by a changed graph). Warned once per graph, code and node or key; the
+    debugger marks the checkpoint it concerns. ``compile(..., strict=True)`` raises instead."""
 
 
 class InvalidConfigError(DurableDebugError, ValueError):

@@ -132,21 +132,28 @@ def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
     return None
 
 
-def state_writes(schema: StateSchema, node: str, result: Any) -> tuple[dict[str, Any], list[Any]]:
-    """Split a node's return value into state updates and ``goto`` targets."""
+def state_writes(
+    schema: StateSchema,
+    node: str,
+    result: Any,
+    on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+) -> tuple[dict[str, Any], list[Any]]:
+    """Split a node's return value into state updates and ``goto`` targets (a key the schema
+    lacks: see ``StateSchema.updates_from``)."""
+    where = f"Node {node!r}"
     if isinstance(result, Command):
         goto = result.goto
         targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
-        return schema.updates_from(result.update, where=f"Node {node!r}"), targets
+        return schema.updates_from(result.update, where=where, on_unknown=on_unknown), targets
     if isinstance(result, (list, tuple)) and result and all(isinstance(r, Command) for r in result):
         updates: dict[str, Any] = {}
         targets = []
         for cmd in result:
-            more, goto = state_writes(schema, node, cmd)
+            more, goto = state_writes(schema, node, cmd, on_unknown)
             updates.update(more)
             targets.extend(goto)
         return updates, targets
-    return schema.updates_from(result, where=f"Node {node!r}"), []
+    return schema.updates_from(result, where=where, on_unknown=on_unknown), []
 
 
 def fresh_state(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from durable_debug._sync import run_sync
@@ -52,7 +52,7 @@ from durable_debug.graph.streams import (
     stream_modes,
 )
 from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
-from durable_debug.graph.types import START, StateSnapshot
+from durable_debug.graph.types import START, InvalidUpdateError, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
 if TYPE_CHECKING:
@@ -81,8 +81,11 @@ class CompiledStateGraph:
         config: RunnableConfig | None = None,
         lease_wait: float | None = None,
         subgraph_checkpointer: bool | None = None,
+        strict: bool = False,
     ) -> None:
         self.builder = builder
+        self.strict = strict
+        """``compile(strict=True)``: findings raise their errors (``graph/findings.py``)."""
         self.store = store
         """The store given to ``compile(store=...)`` (nodes get it as ``store``)."""
         self.config: RunnableConfig | None = config
@@ -166,10 +169,15 @@ class CompiledStateGraph:
                 values[key] = channel.value
         return values
 
-    def input_updates(self, input: Any) -> dict[str, Any]:
+    def input_updates(
+        self,
+        input: Any,
+        on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+    ) -> dict[str, Any]:
         """The state writes of a run input: the keys of the input schema (a key of another
-        schema of the graph is dropped, as LangGraph does; a key of none is an error)."""
-        updates = self.schema.updates_from(input, where="The graph input")
+        schema of the graph is dropped, as LangGraph does; a key of none is dropped too, and
+        reported to ``on_unknown`` — without it, an error)."""
+        updates = self.schema.updates_from(input, where="The graph input", on_unknown=on_unknown)
         accepted = self.builder.input_schema.key_set
         return {k: v for k, v in updates.items() if k in accepted}
 
