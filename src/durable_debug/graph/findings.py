@@ -29,16 +29,17 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.errors import DurableDebugWarning
+from durable_debug.checkpoint.records import FINDINGS
 
 if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["Finding", "RunFindings", "finding_from_dict"]
+__all__ = ["Finding", "RunFindings", "finding_from_dict", "findings_of"]
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,12 @@ def finding_from_dict(data: Any) -> Finding | None:
         None if node is None else str(node),
         None if key is None else str(key),
     )
+
+
+def findings_of(record: Mapping[str, Any] | None) -> list[Finding]:
+    """The findings a checkpoint's debug record holds, in the order they were found."""
+    found = [finding_from_dict(item) for item in (record or {}).get(FINDINGS) or ()]
+    return [f for f in found if f is not None]
 
 
 _WARNED_LOCK = threading.Lock()
