@@ -25,6 +25,7 @@ __all__ = [
     "TASKS",
     "Branch",
     "NodeSpec",
+    "UnmappedBranchError",
     "branch_channel",
     "join_channel",
 ]
@@ -33,6 +34,13 @@ INPUT_KEYS = "__input_keys__"
 """Marker write saved by the START task in place of its state writes: the keys it took from
 the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
 the input is stored once instead of twice."""
+
+
+class UnmappedBranchError(InvalidUpdateError, KeyError):
+    """A conditional edge returned a value its path map lacks. A ``KeyError``, as LangGraph
+    raises for it, and an ``InvalidUpdateError`` naming the edge and the map."""
+
+    __str__ = BaseException.__str__  # the message as given (KeyError would quote it)
 
 
 @dataclass(frozen=True)
@@ -63,7 +71,7 @@ class Branch:
                 try:
                     item = self.path_map[item]
                 except (KeyError, TypeError):
-                    raise InvalidUpdateError(
+                    raise UnmappedBranchError(
                         f"The conditional edge from {self.source!r} returned {item!r}, which "
                         f"is not a key of its path map ({list(self.path_map)})"
                     ) from None

@@ -40,7 +40,8 @@ from durable_debug.graph.channels import (
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
-from durable_debug.graph.loop import Durability, RunLoop, check_durability
+from durable_debug.graph.findings import Finding
+from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
@@ -48,6 +49,7 @@ from durable_debug.graph.streams import (
     EVENTS_MODE,
     OutputKeys,
     print_chunk,
+    print_modes,
     select_output,
     stream_modes,
 )
@@ -240,7 +242,7 @@ class CompiledStateGraph:
                     wait=wait,
                 )
             ]
-        printed = frozenset(stream_modes(print_mode or ()))
+        printed, misspelt = print_modes(print_mode)
         self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -252,6 +254,7 @@ class CompiledStateGraph:
             durability,
             output_keys,
             wait=wait,
+            unknown_print=misspelt,
         )
         async for mode, chunk in loop.events():
             print_chunk(mode, chunk)
@@ -279,8 +282,12 @@ class CompiledStateGraph:
         *,
         subgraphs: bool = False,
         wait: float | None = None,
+        unknown_print: Sequence[str] = (),
     ) -> RunLoop:
-        check_durability(durability)
+        """The run of ``input``. An unknown ``durability`` runs as the default (``"async"``)
+        and a ``print_mode`` that names no stream mode prints nothing, as in LangGraph, each
+        with a finding (``strict=True``: the ValueError naming it, before anything runs)."""
+        odd_durability = durability is not None and durability not in DURABILITY
         nested = nesting_for(self, config)
         nesting = None
         graph, saver = self, None
@@ -291,7 +298,7 @@ class CompiledStateGraph:
             # on its own, through this graph's saver.
             graph = graph_at(self, config_checkpoint_ns(config or {}))
             saver = self.checkpointer
-        return RunLoop(
+        loop = RunLoop(
             graph,
             input,
             merge_configs(self.config, config),
@@ -304,8 +311,36 @@ class CompiledStateGraph:
             context=coerce_context(self.builder.context_schema, context),
             wait=wait,
             output_keys=output_keys,
-            durability=durability,
+            durability=None if odd_durability else durability,
         )
+        if odd_durability:
+            try:
+                check_durability(durability)
+            except ValueError as error:
+                loop.findings.report(
+                    Finding(
+                        "unknown-durability",
+                        f"durability {durability!r} is not one of "
+                        f"{', '.join(map(repr, DURABILITY))}: the run saved as with the "
+                        "default, 'async', as LangGraph does.",
+                        key=str(durability),
+                    ),
+                    error,
+                )
+        for mode in unknown_print:
+            try:
+                stream_modes(mode)
+            except ValueError as error:
+                loop.findings.report(
+                    Finding(
+                        "unknown-print-mode",
+                        f"print_mode {mode!r} names no stream mode: nothing was printed for it, "
+                        "as in LangGraph.",
+                        key=mode,
+                    ),
+                    error,
+                )
+        return loop
 
     def _check_output_keys(self, output_keys: OutputKeys) -> None:
         """Raise ValueError naming an ``output_keys`` entry that is not a state key."""
@@ -351,7 +386,7 @@ class CompiledStateGraph:
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
-        printed = frozenset(stream_modes(print_mode or ()))
+        printed, misspelt = print_modes(print_mode)
         self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -364,6 +399,7 @@ class CompiledStateGraph:
             output_keys,
             subgraphs=subgraphs,
             wait=wait,
+            unknown_print=misspelt,
         )
         events = loop.events()
         try:
