@@ -544,3 +544,33 @@ async def test_a_store_embedding_of_the_wrong_size_is_refused():
     assert ours["stored"] is False
     # LangGraph stores the item with its 2-dimensional vector
     assert theirs["put"] == "stored" and theirs["stored"] is True
+
+
+async def test_a_branch_value_missing_from_its_path_map():
+    """LangGraph raises KeyError; ours is a KeyError too, naming the edge and its map."""
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = (
+            api.StateGraph(Count)
+            .add_node("a", lambda s: {"n": 1})
+            .add_node("b", lambda s: {"n": 2})
+            .add_edge(api.START, "a")
+            .add_conditional_edges("a", lambda s: "nowhere", {"there": "b"})
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "map"}}
+        try:
+            await g.ainvoke({"n": 0}, cfg)
+        except KeyError as exc:
+            trace.note("raised KeyError", isinstance(exc, api.InvalidUpdateError))
+            trace.note("message", str(exc))
+        trace.state("state", await g.aget_state(cfg))
+
+    ours, theirs = await both(scenario)
+    assert theirs["message"] == "'nowhere'"
+    assert ours["raised KeyError"] is True  # and an InvalidUpdateError, as before
+    assert "returned 'nowhere', which is not a key of its path map" in ours["message"]
+    # Not aligned yet: LangGraph saves a's write and nothing next; ours keeps the step
+    # unfinished (a's task failed, a resume runs it again).
+    assert (theirs["state"]["values"], theirs["state"]["next"]) == ({"n": 1}, ())
+    assert (ours["state"]["values"], ours["state"]["next"]) == ({"n": 0}, ("a",))

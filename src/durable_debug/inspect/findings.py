@@ -11,6 +11,7 @@ savers, kept in this process only for any other saver.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from durable_debug._sync import run_sync
@@ -22,7 +23,7 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.records import aread_records
 from durable_debug.graph.findings import Finding, findings_of
 
-__all__ = ["afindings", "findings"]
+__all__ = ["afindings", "finding_line", "findings", "findings_text", "frame_findings_text"]
 
 
 async def afindings(graph_or_saver: Any, config: RunnableConfig) -> dict[str, list[Finding]]:
@@ -45,3 +46,33 @@ async def afindings(graph_or_saver: Any, config: RunnableConfig) -> dict[str, li
 def findings(graph_or_saver: Any, config: RunnableConfig) -> dict[str, list[Finding]]:
     """Sync twin of :func:`afindings`."""
     return run_sync(afindings(graph_or_saver, config))
+
+
+def finding_line(finding: Finding) -> str:
+    """One finding as a line of text: its code, where (node, key), and its message."""
+    where = ", ".join(
+        f"{label} {value!r}"
+        for label, value in (("node", finding.node), ("key", finding.key))
+        if value is not None
+    )
+    return f"{finding.code}{f' ({where})' if where else ''}: {finding.message}"
+
+
+def findings_text(rows: Iterable[tuple[int, str, list[Finding]]]) -> str:
+    """``findings:`` then, for each ``(step, checkpoint id, findings)``, a line naming the
+    checkpoint and one indented line per finding under it; ``""`` when there is none."""
+    from durable_debug.inspect.text import short_id
+
+    lines = []
+    for step, checkpoint_id, listed in rows:
+        if listed:
+            lines.append(f"  step {step:>3}  {short_id(checkpoint_id)}")
+            lines += [f"      ⚑ {finding_line(f)}" for f in listed]
+    return "\n".join(["findings:", *lines]) if lines else ""
+
+
+def frame_findings_text(frame: Any) -> str:
+    """:func:`findings_text` of a ``history_frame`` (its ``findings`` attribute)."""
+    found = frame.attrs.get("findings") or {}
+    steps = dict(zip(frame["checkpoint_id"], frame["step"], strict=True))
+    return findings_text((int(steps[cid]), cid, listed) for cid, listed in found.items())
