@@ -10,8 +10,15 @@ import pytest
 from graph_support import cfg
 from typing_extensions import TypedDict
 
-from durable_debug import START, Command, MemorySaver, Send, StateGraph, interrupt
-from durable_debug import DurableDebugWarning
+from durable_debug import (
+    START,
+    Command,
+    DurableDebugWarning,
+    MemorySaver,
+    Send,
+    StateGraph,
+    interrupt,
+)
 from durable_debug.graph.interrupts import is_resume_map
 from durable_debug.inspect import findings
 

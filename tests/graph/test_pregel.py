@@ -10,9 +10,9 @@ from graph_support import LogState, cfg
 from typing_extensions import TypedDict
 
 from durable_debug import START, MemorySaver, Send, StateGraph
-from durable_debug.graph.channels import MISSING
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.records import aread_record
+from durable_debug.graph.channels import MISSING
 from durable_debug.graph.version import graph_version
 
 
