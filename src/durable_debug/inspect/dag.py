@@ -801,6 +801,7 @@ def dag_wire_of(dag: Dag) -> dict[str, Any]:
         "created_at": column["created_at"],
         "interrupts": _sparse(column["interrupts"]),
         "errors": _sparse(column["errors"]),
+        "findings": _sparse(column["findings"]),
         "graph_changed": [i for i, changed in enumerate(column["graph_changed"]) if changed],
         "broken_parent": _sparse(column["broken_parent"]),
         "missing_parent": [
