@@ -103,11 +103,10 @@ def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS + channels)
     for channel in channels:  # keep the values as they are (None stays None, not NaN)
         frame[channel] = pd.Series([row[channel] for row in rows], index=frame.index, dtype=object)
-    frame.attrs.update(
-        thread_id=thread.thread_id,
-        checkpoint_ns=thread.checkpoint_ns,
-        findings={r.id: r.findings for r in thread if r.findings},
-    )
+    frame.attrs.update(thread_id=thread.thread_id, checkpoint_ns=thread.checkpoint_ns)
+    found = {r.id: r.findings for r in thread if r.findings}
+    if found:  # by checkpoint id: what %checkpoints and the CLI print under each checkpoint
+        frame.attrs["findings"] = found
     return frame
 
 
