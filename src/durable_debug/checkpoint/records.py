@@ -25,7 +25,9 @@ Checkpoints written by older versions of durable_debug carry these keys in ``met
 from __future__ import annotations
 
 import json
+import threading
 import weakref
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +46,7 @@ __all__ = [
     "aread_record",
     "aread_records",
     "attach_record",
+    "known_version",
     "parse_record",
     "record_of",
     "record_text",
@@ -74,6 +77,38 @@ Key = tuple[str, str, str]
 _REGISTRIES: weakref.WeakKeyDictionary[Any, dict[Key, dict[str, Any]]] = weakref.WeakKeyDictionary()
 _PINNED: dict[int, tuple[Any, dict[Key, dict[str, Any]]]] = {}
 """Registries of savers that cannot be weakly referenced (kept for the process's life)."""
+
+
+_VERSIONS: weakref.WeakKeyDictionary[Any, OrderedDict[Key, str]] = weakref.WeakKeyDictionary()
+_VERSIONS_LOCK = threading.Lock()
+_VERSIONS_KEPT = 4096
+"""Graph versions of the checkpoints this process saved, per saver (the newest kept)."""
+
+
+def _remember_version(saver: Any, key: Key, record: Mapping[str, Any]) -> None:
+    version = record.get(GRAPH_VERSION)
+    if not isinstance(version, str):
+        return
+    with _VERSIONS_LOCK:
+        try:
+            known = _VERSIONS.setdefault(saver, OrderedDict())
+        except TypeError:  # not weakly referenceable
+            return
+        known[key] = version
+        while len(known) > _VERSIONS_KEPT:
+            known.popitem(last=False)
+
+
+def known_version(saver: Any, key: Key) -> str | None:
+    """The graph version of a checkpoint this process saved through ``saver`` (None when not
+    known here). A checkpoint's version never changes once saved, so a run resuming a
+    checkpoint its own process wrote need not read the record back to compare versions."""
+    with _VERSIONS_LOCK:
+        try:
+            known = _VERSIONS.get(saver)
+        except TypeError:
+            return None
+        return None if known is None else known.get(key)
 
 
 def stores_records(saver: Any) -> bool:
@@ -127,6 +162,7 @@ def attach_record(
     A saver that stores records gets the record inside the metadata (it takes it out); any
     other saver gets the metadata alone, and the record goes to its in-process registry.
     """
+    _remember_version(saver, key, record)
     if stores_records(saver):
         return {**metadata, RECORD_KEY: dict(record)}
     registry(saver)[key] = dict(record)

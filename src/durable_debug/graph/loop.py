@@ -43,10 +43,12 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.lease import check_lease, thread_lease
 from durable_debug.checkpoint.records import (
+    GRAPH_VERSION,
     PARENT_WRITE_MS,
     aadd_findings,
     aread_record,
     attach_record,
+    known_version,
     record_from_metadata,
 )
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
@@ -478,10 +480,12 @@ class RunLoop:
             self.has_saved = True
             self.metadata = saved.metadata
             self.record = record_from_metadata(saved.metadata)
-            stored = await aread_record(
-                self.saver, self.thread_id or "", self.checkpoint_ns, saved.checkpoint["id"]
-            )
-            self.record.update(stored or {})
+            key = (self.thread_id or "", self.checkpoint_ns, saved.checkpoint["id"])
+            known = known_version(self.saver, key)  # saved by this process: no read needed
+            if known is not None:
+                self.record[GRAPH_VERSION] = known
+            else:
+                self.record.update(await aread_record(self.saver, *key) or {})
             self.parent_config = saved.parent_config
             if self.nesting is None and self.checkpoint_ns:
                 self.parents = dict(saved.metadata.get("parents") or {})
