@@ -78,7 +78,7 @@ from durable_debug.graph.interrupts import (
 )
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
-from durable_debug.graph.saving import RunSaves
+from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
@@ -107,12 +107,12 @@ Event = tuple[str, Any]
 
 Durability = Literal["sync", "async", "exit"]
 DURABILITY: tuple[str, ...] = ("sync", "async", "exit")
-"""LangGraph's ``durability=`` values. Every one saves every step, in order, and a run returns,
-raises or pauses only once all its saves have finished. ``"sync"`` saves each step before the
-next one starts; ``"async"`` (the default, ``None``, as in LangGraph) lets a step's save run
-while the next step's lone task runs, where the saver can (``PostgresSaver``: see
-``graph/saving.py``); ``"exit"`` is ``"async"`` here (LangGraph saves only the last
-checkpoint; the debugger needs each step). See docs/engine.md."""
+"""LangGraph's ``durability=`` values. A run returns, raises or pauses only once all its saves
+have finished. ``"sync"`` saves each step before the next one starts; ``"async"`` (the
+default, ``None``, as in LangGraph) lets a step's save run while the next step's lone task
+runs, where the saver can (``PostgresSaver``: see ``graph/saving.py``); ``"exit"`` saves only
+the checkpoint the run ends on, with its writes, as LangGraph does (``saving.ExitSaves``).
+See docs/engine.md."""
 
 
 def check_durability(durability: str | None) -> None:
@@ -191,7 +191,12 @@ class RunLoop:
         if durability is None and nesting is not None:
             durability = nesting.durability  # a nested run saves as its enclosing run does
         self.durability: Durability | None = durability
-        self.saves = RunSaves(self.saver, durability) if self.saver is not None else None
+        self.saves: RunSaves | None = None
+        if self.saver is not None:
+            # "exit" saves once, when the run ends (a nested run saves as "async": its
+            # checkpoints name their parents, which must exist)
+            exiting = durability == "exit" and nesting is None
+            self.saves = ExitSaves(self.saver) if exiting else RunSaves(self.saver, durability)
         """How this run saves its steps (see ``saving.py``); None without a saver."""
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
@@ -309,7 +314,7 @@ class RunLoop:
                             yield event
             finally:
                 if self.saves is not None:  # the run ends once all it put is saved
-                    await self.saves.settle()
+                    await self.saves.finish()
                     await self._report_leftover_findings()
         except Exception as exc:
             if self.graph_run is not None:
