@@ -16,8 +16,8 @@ unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)
     ├── StoreClosedError (RuntimeError)          the saver was closed
     ├── ThreadBusyError (RuntimeError)           another run holds the thread's lease
     ├── DatabaseSetupError (RuntimeError)        a store that cannot be opened or migrated
-    └── GraphChangedError (RuntimeError)         a thread saved by a graph of another
-                                                 structure (graph/version.py)
+    └── GraphChangedError (RuntimeError)         strict: a thread saved by a graph whose
+                                                 channels changed (graph/version.py)
 
     DurableDebugWarning (UserWarning)            a *finding*: something LangGraph lets pass
                                                  silently that is likely a mistake
@@ -85,9 +85,12 @@ class StoreClosedError(DurableDebugError, RuntimeError):
 
 
 class GraphChangedError(DurableDebugError, RuntimeError):
-    """A run would resume or rerun a thread whose checkpoint was saved by a graph of another
-    structure (nodes, edges, channels or reducers). :attr:`changes` lists what changed; the
-    run's config may allow it with ``{"configurable": {"allow_graph_change": True}}``."""
+    """A run would resume or rerun a thread whose checkpoint was saved by a graph whose
+    channels changed (removed, renamed, another reducer) or that lacks a node the checkpoint
+    has next, and the graph was compiled with ``strict=True`` (or the config says
+    ``allow_graph_change`` False); without those the run goes on, as in LangGraph, with a
+    finding. :attr:`changes` lists what changed; ``{"configurable": {"allow_graph_change":
+    True}}`` accepts it."""
 
     def __init__(
         self,
