@@ -5,7 +5,7 @@
 var DAG_WIRE_FORMAT = "dag-columns-1";
 var decoded = /* @__PURE__ */ new WeakMap();
 var COLUMNS = ["id", "parent", "step", "source", "next", "writers", "node_depth", "lane", "created_at"];
-var SPARSE = ["interrupts", "errors", "broken_parent", "missing_parent"];
+var SPARSE = ["interrupts", "errors", "findings", "broken_parent", "missing_parent"];
 function emptyDag() {
   return { thread_id: "", checkpoint_ns: "", nodes: [], depth: 0, lanes: 0 };
 }
@@ -64,6 +64,7 @@ function decodeColumns(wire) {
   for (let i = 0; i < count; i++) if (parent[i] >= 0) hasChild[parent[i]] = 1;
   const interrupts = pairs(wire.interrupts);
   const errors = pairs(wire.errors);
+  const findings = pairs(wire.findings);
   const broken = pairs(wire.broken_parent);
   const missing = pairs(wire.missing_parent);
   const changed = new Set(wire.graph_changed || []);
@@ -81,6 +82,7 @@ function decodeColumns(wire) {
       interrupts: interrupts.get(i) || 0,
       errors: errors.get(i) || 0,
       graph_changed: changed.has(i),
+      findings: findings.get(i) || 0,
       is_head: !hasChild[i],
       is_latest: i === count - 1,
       depth: wire.node_depth[i],
@@ -1173,6 +1175,7 @@ function drawDetail(view, detail, force = false) {
       "dd-next",
       detail.next && detail.next.length ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name)))) : h("span", { class: "dd-empty" }, "nothing: the run ends here")
     ),
+    ...detail.findings && detail.findings.length ? [section(h, "Findings", "dd-findings", drawFindings(view, detail.findings))] : [],
     ...detail.interrupts && detail.interrupts.length ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))] : [],
     section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
     section(
@@ -1295,6 +1298,23 @@ function drawValues(view, detail, readonly) {
       h("label", {}, "as node ", asNode),
       h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
       h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true })
+    )
+  );
+}
+function drawFindings(view, findings) {
+  const h = hyperscript(view.doc);
+  return h(
+    "ul",
+    { class: "dd-finding-list" },
+    ...findings.map(
+      (item) => h(
+        "li",
+        { class: "dd-finding", "data-code": item.code },
+        h("code", { class: "dd-finding-code" }, item.code),
+        item.node ? h("span", { class: "dd-muted" }, ` node ${item.node}`) : "",
+        item.key ? h("span", { class: "dd-muted" }, ` key ${item.key}`) : "",
+        h("div", { class: "dd-finding-message" }, item.message)
+      )
     )
   );
 }
@@ -2021,6 +2041,7 @@ function markDrawing(s, node, at, r) {
   const classes = ["dd-mark", `dd-src-${SOURCE_LETTER[node.source] ? node.source : "loop"}`];
   if (node.interrupts > 0) classes.push("dd-has-interrupt");
   if (node.errors > 0) classes.push("dd-has-error");
+  if (node.findings) classes.push("dd-has-finding");
   if (node.is_head) classes.push("dd-head");
   if (node.is_latest) classes.push("dd-latest");
   const mark = s("g", {
@@ -2054,6 +2075,17 @@ function markDrawing(s, node, at, r) {
         { class: "dd-badge dd-badge-error", transform: `translate(${-r} ${-r})` },
         s("circle", { r: 6 }),
         s("text", { dy: "0.35em" }, "!")
+      )
+    );
+  }
+  if (node.findings) {
+    mark.append(
+      s(
+        "g",
+        { class: "dd-badge dd-badge-finding", transform: `translate(${r} ${r})` },
+        s("circle", { r: 6 }),
+        s("text", { dy: "0.35em" }, "⚑"),
+        s("title", {}, plural(node.findings, "finding"))
       )
     );
   }
@@ -2263,6 +2295,7 @@ function showTooltip(view, target) {
   if (node.writers && node.writers.length) lines.push(`written by: ${node.writers.join(", ")}`);
   if (node.interrupts) lines.push(`${plural(node.interrupts, "pending interrupt")}`);
   if (node.errors) lines.push(`${plural(node.errors, "failed task")}`);
+  if (node.findings) lines.push(`${plural(node.findings, "finding")}`);
   if (node.is_latest) lines.push("latest checkpoint of the thread");
   else if (node.is_head) lines.push("head of its branch");
   tip.textContent = lines.join("\n");

@@ -308,3 +308,35 @@ def test_version_prints_the_package_version(capsys: pytest.CaptureFixture[str]) 
         main(["--version"])
     assert exited.value.code == 0
     assert capsys.readouterr().out == f"durable-debug {durable_debug.__version__}\n"
+
+
+def test_inspect_thread_prints_each_finding_under_its_checkpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Findings are stored beside the checkpoints (the SQLite file's debug column): another
+    process, the CLI reading the file without the graph's code, lists them."""
+    from durable_debug import START, StateGraph
+
+    def typo(state: Logged) -> dict:
+        return {"log": ["a"], "lgo": ["oops"]}
+
+    db = tmp_path / "found.db"
+    with SqliteSaver(db) as saver:
+        graph = StateGraph(Logged).add_node("typo", typo).add_edge(START, "typo")
+        with pytest.warns(Warning, match="wrote key 'lgo'"):
+            graph.compile(checkpointer=saver).invoke(
+                {"log": []}, {"configurable": {"thread_id": "job-1"}}
+            )
+    code, out, err = run_cli(capsys, "inspect", str(db), "--thread", "job-1")
+    assert code == 0, err
+    tree = out.split("\n\n")[0]
+    assert "⚑ 1 finding" in tree  # the mark on the checkpoint in the tree
+    lines = out.splitlines()
+    at = lines.index("findings:")
+    assert lines[at + 1].split()[:2] == ["step", "1"]
+    assert lines[at + 2].strip() == (
+        "⚑ unknown-key (node 'typo', key 'lgo'): Node 'typo' wrote key 'lgo', which the state "
+        "schema Logged does not have (its keys: log): the write was dropped, as LangGraph "
+        "drops it."
+    )
+    assert len(lines) == at + 3  # one line per finding, nothing after

@@ -17,7 +17,7 @@ const decoded = new WeakMap();
 
 /** Per-checkpoint columns, and sparse `[index, value, …]` lists, of the compact form. */
 const COLUMNS = ["id", "parent", "step", "source", "next", "writers", "node_depth", "lane", "created_at"];
-const SPARSE = ["interrupts", "errors", "broken_parent", "missing_parent"];
+const SPARSE = ["interrupts", "errors", "findings", "broken_parent", "missing_parent"];
 
 /** @returns {Dag} */
 function emptyDag() {
@@ -115,6 +115,7 @@ function decodeColumns(wire) {
   for (let i = 0; i < count; i++) if (parent[i] >= 0) hasChild[parent[i]] = 1;
   const interrupts = pairs(wire.interrupts);
   const errors = pairs(wire.errors);
+  const findings = pairs(wire.findings);
   const broken = pairs(wire.broken_parent);
   const missing = pairs(wire.missing_parent);
   const changed = new Set(wire.graph_changed || []);
@@ -133,6 +134,7 @@ function decodeColumns(wire) {
       interrupts: interrupts.get(i) || 0,
       errors: errors.get(i) || 0,
       graph_changed: changed.has(i),
+      findings: findings.get(i) || 0,
       is_head: !hasChild[i],
       is_latest: i === count - 1,
       depth: wire.node_depth[i],

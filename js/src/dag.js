@@ -301,6 +301,7 @@ function markDrawing(s, node, at, r) {
   const classes = ["dd-mark", `dd-src-${SOURCE_LETTER[node.source] ? node.source : "loop"}`];
   if (node.interrupts > 0) classes.push("dd-has-interrupt");
   if (node.errors > 0) classes.push("dd-has-error");
+  if (node.findings) classes.push("dd-has-finding");
   if (node.is_head) classes.push("dd-head");
   if (node.is_latest) classes.push("dd-latest");
   const mark = s("g", {
@@ -334,6 +335,18 @@ function markDrawing(s, node, at, r) {
         { class: "dd-badge dd-badge-error", transform: `translate(${-r} ${-r})` },
         s("circle", { r: 6 }),
         s("text", { dy: "0.35em" }, "!"),
+      ),
+    );
+  }
+  if (node.findings) {
+    // Something LangGraph let pass silently here (a dropped write, an ignored resume…).
+    mark.append(
+      s(
+        "g",
+        { class: "dd-badge dd-badge-finding", transform: `translate(${r} ${r})` },
+        s("circle", { r: 6 }),
+        s("text", { dy: "0.35em" }, "⚑"),
+        s("title", {}, plural(node.findings, "finding")),
       ),
     );
   }
@@ -607,6 +620,7 @@ export function showTooltip(view, target) {
   if (node.writers && node.writers.length) lines.push(`written by: ${node.writers.join(", ")}`);
   if (node.interrupts) lines.push(`${plural(node.interrupts, "pending interrupt")}`);
   if (node.errors) lines.push(`${plural(node.errors, "failed task")}`);
+  if (node.findings) lines.push(`${plural(node.findings, "finding")}`);
   if (node.is_latest) lines.push("latest checkpoint of the thread");
   else if (node.is_head) lines.push("head of its branch");
   tip.textContent = lines.join("\n");

@@ -18,6 +18,7 @@ import { drawSubgraphSections } from "./subgraph.js";
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").Blob} Blob */
 /** @typedef {import("./types.js").Detail} Detail */
+/** @typedef {import("./types.js").Finding} Finding */
 /** @typedef {import("./types.js").InterruptInfo} InterruptInfo */
 /** @typedef {import("./types.js").Task} Task */
 /** @typedef {import("./types.js").Write} Write */
@@ -66,6 +67,9 @@ export function drawDetail(view, detail, force = false) {
         ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name))))
         : h("span", { class: "dd-empty" }, "nothing: the run ends here"),
     ),
+    ...(detail.findings && detail.findings.length
+      ? [section(h, "Findings", "dd-findings", drawFindings(view, detail.findings))]
+      : []),
     ...(detail.interrupts && detail.interrupts.length
       ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))]
       : []),
@@ -213,6 +217,29 @@ function drawValues(view, detail, readonly) {
       h("label", {}, "as node ", asNode),
       h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
       h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true }),
+    ),
+  );
+}
+
+/**
+ * What the run let pass here as LangGraph does: one item per finding, its code, the node and
+ * key it concerns, and its message (text, never markup).
+ * @param {View} view @param {Finding[]} findings
+ */
+function drawFindings(view, findings) {
+  const h = hyperscript(view.doc);
+  return h(
+    "ul",
+    { class: "dd-finding-list" },
+    ...findings.map((item) =>
+      h(
+        "li",
+        { class: "dd-finding", "data-code": item.code },
+        h("code", { class: "dd-finding-code" }, item.code),
+        item.node ? h("span", { class: "dd-muted" }, ` node ${item.node}`) : "",
+        item.key ? h("span", { class: "dd-muted" }, ` key ${item.key}`) : "",
+        h("div", { class: "dd-finding-message" }, item.message),
+      ),
     ),
   );
 }

@@ -5,7 +5,7 @@
  * @typedef {{ id: string, parent: string | null, step: number, source: Source, next: string[],
  *   writers: string[], interrupts: number, errors: number, is_head: boolean, is_latest: boolean,
  *   depth: number, lane: number, created_at: string, graph_changed: boolean,
- *   broken_parent?: string | null }} DagNode
+ *   findings?: number, broken_parent?: string | null }} DagNode
  * @typedef {{ thread_id: string, checkpoint_ns?: string, nodes: DagNode[], depth: number,
  *   lanes: number }} Dag
  * @typedef {{ channel: string, version: string, status: "new" | "shared", size: number | null }} Blob
@@ -13,11 +13,12 @@
  * @typedef {{ id: string, name: string, error: string | null, interrupts: InterruptInfo[],
  *   result: any, failure: string | null }} Task
  * @typedef {{ task_id: string, node: string, channel: string, value: any }} Write
+ * @typedef {{ code: string, message: string, node: string | null, key: string | null }} Finding
  * @typedef {{ id: string, parent: string | null, step: number, source: string, next: string[],
  *   created_at: string, metadata: object, config: object, values: Record<string, any>,
  *   blobs: Blob[], tasks: Task[], writes: Write[], interrupts: InterruptInfo[],
- *   editable: string[], nodes: string[], clipped?: string[], reducers?: Record<string, string>
- * }} Detail
+ *   editable: string[], nodes: string[], clipped?: string[], reducers?: Record<string, string>,
+ *   findings?: Finding[] }} Detail
  * @typedef {{ id: string, x: number, y: number, count: number, reruns: number }} TopologyNode
  * @typedef {{ source: string, target: string, conditional: boolean }} TopologyEdge
  * @typedef {{ nodes: TopologyNode[], edges: TopologyEdge[], width: number, height: number,

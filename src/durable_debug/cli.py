@@ -244,6 +244,7 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
     from durable_debug.inspect import aread_thread
     from durable_debug.inspect.dag import dag_data_of
     from durable_debug.inspect.export import write_html
+    from durable_debug.inspect.findings import frame_findings_text
     from durable_debug.inspect.frames import history_frame_of
     from durable_debug.inspect.stored import SaverView
     from durable_debug.inspect.text import tree_text
@@ -263,7 +264,12 @@ async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
     print(tree_text(dag_data_of(read)))
     await _print_subgraphs(view, thread, listed)
     print()
-    print(history_text(history_frame_of(read)))
+    frame = history_frame_of(read)
+    print(history_text(frame))
+    found = frame_findings_text(frame)
+    if found:
+        print()
+        print(found)
     if html:
         path = write_html(read, html)
         print(f"\nwrote {path}")

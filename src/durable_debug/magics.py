@@ -47,6 +47,7 @@ import pandas as pd
 
 from durable_debug._sync import run_sync
 from durable_debug.inspect.diff import adiff_frame
+from durable_debug.inspect.findings import frame_findings_text
 from durable_debug.inspect.frames import ahistory_frame
 from durable_debug.inspect.locate import afind_graph, is_compiled_graph
 from durable_debug.inspect.recorder import Recorder
@@ -487,7 +488,11 @@ def _magics_class() -> Any:
             """The checkpoints of a thread, every branch, oldest first (history_frame)."""
             args = parse_argstring(self.checkpoints, line)
             with _usage_errors():
-                return run_sync(self.session.acheckpoints(args.thread, args.graph))
+                frame = run_sync(self.session.acheckpoints(args.thread, args.graph))
+            found = frame_findings_text(frame)
+            if found:  # a line per finding, under its checkpoint, above the table
+                print(found)
+            return frame
 
         @magic_arguments()
         @argument("a", help="checkpoint id (or unique prefix)")

@@ -205,7 +205,8 @@ def main(argv: list[str]) -> None:
     saver = saver_from_url(url)
     config = {"configurable": {"thread_id": thread_id}}
     if graph_name == "approval":
-        graph = approval_graph(log).compile(checkpointer=saver)
+        # "resume-strict": a resume that refuses what LangGraph lets pass (compile strict=True)
+        graph = approval_graph(log).compile(checkpointer=saver, strict=phase == "resume-strict")
         payload: Any = (
             {"plan": "deploy", "approved": "", "outcome": ""}
             if phase == "start"
@@ -227,7 +228,7 @@ def main(argv: list[str]) -> None:
         # A run killed by a test leaves its thread's lease behind: the tests give child
         # processes a short lease (LEASE_ENV), and a resume waits for the dead one to expire.
         result = graph.invoke(payload, config, wait=RESUME_WAIT)
-    except EmptyInputError as exc:
+    except (EmptyInputError, KeyError) as exc:  # KeyError: a node ran on a forgotten thread
         result = {"error": type(exc).__name__, "message": str(exc)}
     interrupts = result.pop("__interrupt__", [])
     result["interrupts"] = [{"id": i.id, "value": i.value} for i in interrupts]

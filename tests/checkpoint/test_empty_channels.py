@@ -84,6 +84,7 @@ def to_schema_7(path: Path) -> None:
                 " AND checkpoint_id = ?",
                 (json.dumps(record), thread, ns, cid),
             )
+        conn.execute("ALTER TABLE checkpoints DROP COLUMN debug")  # schema 9's
         conn.execute("DELETE FROM checkpoint_migrations WHERE v > 7")
 
 

@@ -190,8 +190,9 @@ async def test_keys_are_laid_out_as_documented(saver: RedisSaver, client: redis.
     await put_two(saver, "job:1", ns="sub:1")
     await put_two(saver, "other")
     c1, c2 = (cid(c) for c in configs)
+    await saver.aset_debug_record("job:1", "", c2, {"findings": []})  # the debug hash
     documented = documented_keys()
-    assert len(documented) == 10
+    assert len(documented) == 11
 
     actual = {k.decode(): client.type(k).decode() for k in client.scan_iter(f"{saver.prefix}:*")}
     patterns = {doc: pattern(doc, saver.prefix) for doc in documented}
@@ -216,6 +217,7 @@ async def test_keys_are_laid_out_as_documented(saver: RedisSaver, client: redis.
     record = json.loads(client.hget(p + ":checkpoint", c2))
     assert stored_map(record) == grouped(pointers) and "channel_values" not in record
     assert json.loads(client.hget(p + ":metadata", c2)) == {"source": "loop", "step": 0}
+    assert json.loads(client.hget(p + ":debug", c2)) == {"findings": []}
     assert client.hgetall(p + ":parent") == {c2.encode(): c1.encode()}
     blobs = client.hgetall(p + ":blobs")
     first = await pointers_of(saver, configs[0])

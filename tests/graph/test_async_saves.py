@@ -148,7 +148,7 @@ def assert_no_gaps(saver: MemorySaver, thread: str) -> list[Any]:
     return history
 
 
-@pytest.mark.parametrize("durability", [None, "async", "exit"])
+@pytest.mark.parametrize("durability", [None, "async"])
 async def test_an_async_run_saves_every_step_and_returns_once_they_landed(durability):
     saver = LaggingSaver()
     options = {} if durability is None else {"durability": durability}
@@ -157,6 +157,17 @@ async def test_an_async_run_saves_every_step_and_returns_once_they_landed(durabi
     assert saver.held() == 0  # returned once everything it put was saved
     assert len(assert_no_gaps(saver, "t")) == 6  # input, START, four nodes: as "sync"
     assert len(saver.queues) == 1
+
+
+async def test_exit_durability_saves_the_last_checkpoint_once_without_a_queue():
+    """As LangGraph: only the checkpoint the run ends on is saved, when it ends, as a root."""
+    saver = LaggingSaver()
+    out = await chain(saver).ainvoke({"value": "", "log": []}, cfg("t"), durability="exit")
+    assert out["log"] == ["n0", "n1", "n2", "n3"]
+    assert saver.held() == 0
+    (last,) = assert_no_gaps(saver, "t")
+    assert (last.metadata["step"], last.next, last.parent_config) == (4, (), None)
+    assert saver.queues == []
 
 
 async def test_sync_durability_awaits_each_step_without_a_queue():

@@ -10,8 +10,17 @@ import pytest
 from graph_support import cfg
 from typing_extensions import TypedDict
 
-from durable_debug import START, Command, MemorySaver, Send, StateGraph, interrupt
+from durable_debug import (
+    START,
+    Command,
+    DurableDebugWarning,
+    MemorySaver,
+    Send,
+    StateGraph,
+    interrupt,
+)
 from durable_debug.graph.interrupts import is_resume_map
+from durable_debug.inspect import findings
 
 
 class Plan(TypedDict):
@@ -36,19 +45,27 @@ def fan(state: Reviews) -> list[Send]:
     return [Send("review", {"item": it}) for it in state["items"]]
 
 
-def gate_graph(saver: MemorySaver):  # type: ignore[no-untyped-def]
+def gate_graph(saver: MemorySaver, *, strict: bool = False):  # type: ignore[no-untyped-def]
     return (
-        StateGraph(Plan).add_node("gate", gate).add_edge(START, "gate").compile(checkpointer=saver)
+        StateGraph(Plan)
+        .add_node("gate", gate)
+        .add_edge(START, "gate")
+        .compile(checkpointer=saver, strict=strict)
     )
 
 
-def review_graph(saver: MemorySaver):  # type: ignore[no-untyped-def]
+def review_graph(saver: MemorySaver, *, strict: bool = False):  # type: ignore[no-untyped-def]
     return (
         StateGraph(Reviews)
         .add_node("review", review)
         .add_conditional_edges(START, fan)
-        .compile(checkpointer=saver)
+        .compile(checkpointer=saver, strict=strict)
     )
+
+
+def codes(graph, thread: str) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
+    """The finding codes of a thread, by checkpoint id."""
+    return {cid: [f.code for f in found] for cid, found in findings(graph, cfg(thread)).items()}
 
 
 def pending_writes(saver: MemorySaver, thread: str) -> list:
@@ -101,37 +118,53 @@ def test_partial_resume_map_answers_some_and_keeps_the_rest_pending(saver: Memor
 
 
 def test_single_resume_value_with_several_pending_is_refused(saver: MemorySaver) -> None:
+    """LangGraph raises RuntimeError here too; ours names the ids to answer by."""
     g = review_graph(saver)
     g.invoke({"items": ["x", "y"]}, cfg("p"))
     before = pending_writes(saver, "p")
     with pytest.raises(
-        ValueError, match="has 2 pending interrupts.*Command\\(resume=\\{interrupt_id"
+        RuntimeError, match="has 2 pending interrupts.*Command\\(resume=\\{interrupt_id"
     ):
         g.invoke(Command(resume="ok"), cfg("p"))
     assert pending_writes(saver, "p") == before
 
 
-def test_resume_with_nothing_pending_is_an_error(saver: MemorySaver) -> None:
-    """LangGraph ignores the resume value; we say there is nothing to answer."""
+def test_resume_with_nothing_pending_is_a_finding(saver: MemorySaver) -> None:
+    """As LangGraph: the value is ignored; the checkpoint gets a finding (strict: an error)."""
     g = gate_graph(saver)
     g.invoke({"plan": "p", "approved": ""}, cfg("h"))
     g.invoke(Command(resume="yes"), cfg("h"))
+    latest = g.get_state(cfg("h")).config["configurable"]["checkpoint_id"]
+    with pytest.warns(DurableDebugWarning, match="Thread 'h' had no pending interrupt"):
+        out = g.invoke(Command(resume="again"), cfg("h"))
+    assert out["approved"] == "yes"
+    assert g.get_state(cfg("h")).config["configurable"]["checkpoint_id"] == latest
+    assert codes(g, "h") == {latest: ["resume-nothing-pending"]}
+
     with pytest.raises(ValueError, match="Thread 'h' has no pending interrupt"):
-        g.invoke(Command(resume="again"), cfg("h"))
+        gate_graph(saver, strict=True).invoke(Command(resume="again"), cfg("h"))
     assert g.get_state(cfg("h")).values["approved"] == "yes"
 
 
-def test_resume_map_with_an_unknown_id_is_an_error_and_resumes_nothing(saver: MemorySaver) -> None:
-    """LangGraph ignores ids that match nothing; we name them and the pending ones."""
+def test_resume_map_with_an_unknown_id_answers_the_known_ones_with_a_finding(
+    saver: MemorySaver,
+) -> None:
+    """LangGraph ignores ids that match nothing; we do too, and name them in a finding."""
     g = review_graph(saver)
     out = g.invoke({"items": ["x", "y"]}, cfg("p"))
     known = out["__interrupt__"][0].id
     bogus = "f" * 32
     before = pending_writes(saver, "p")
     with pytest.raises(ValueError, match=f"interrupt id\\(s\\) {bogus} that are not pending"):
-        g.invoke(Command(resume={known: "ok", bogus: "?"}), cfg("p"))
-    assert pending_writes(saver, "p") == before
-    assert len(g.get_state(cfg("p")).interrupts) == 2
+        review_graph(saver, strict=True).invoke(Command(resume={known: "ok", bogus: "?"}), cfg("p"))
+    assert pending_writes(saver, "p") == before  # strict: nothing resumed
+
+    with pytest.warns(DurableDebugWarning, match=f"interrupt id {bogus} that is not pending"):
+        out = g.invoke(Command(resume={known: "ok", bogus: "?"}), cfg("p"))
+    assert len(out["__interrupt__"]) == 1  # the known one was answered, the other still waits
+    assert len(g.get_state(cfg("p")).interrupts) == 1
+    (found,) = findings(g, cfg("p")).values()
+    assert [(f.code, f.key) for f in found] == [("resume-unknown-id", bogus)]
 
 
 def test_a_plain_dict_answer_is_a_value_not_a_map(saver: MemorySaver) -> None:
@@ -153,11 +186,23 @@ def test_interrupt_needs_a_running_node_and_a_checkpointer() -> None:
         g.invoke({"plan": "p", "approved": ""})
 
 
-def test_resume_on_an_empty_thread_is_an_error(saver: MemorySaver) -> None:
-    """LangGraph runs the graph from scratch here; a resume must name a paused thread."""
+def test_resume_on_an_empty_thread_runs_from_start_with_a_finding(saver: MemorySaver) -> None:
+    """LangGraph runs the graph from START with no input here; strict refuses it."""
     from durable_debug import EmptyInputError
 
-    g = gate_graph(saver)
     with pytest.raises(EmptyInputError, match="Thread 'nobody' has no checkpoint"):
-        g.invoke(Command(resume="yes"), cfg("nobody"))
+        gate_graph(saver, strict=True).invoke(Command(resume="yes"), cfg("nobody"))
     assert saver.storage == {}
+
+    g = gate_graph(saver)
+    # the gate then runs on a state without "plan", as in LangGraph
+    with (
+        pytest.warns(DurableDebugWarning, match="Thread 'nobody' had no checkpoint"),
+        pytest.raises(KeyError, match="plan"),
+    ):
+        g.invoke(Command(resume="yes"), cfg("nobody"))
+    first = [s for s in g.get_state_history(cfg("nobody"))][-1]
+    assert first.metadata["source"] == "input"
+    assert codes(g, "nobody") == {
+        first.config["configurable"]["checkpoint_id"]: ["resume-empty-thread"]
+    }

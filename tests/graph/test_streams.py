@@ -10,7 +10,8 @@ import threading
 import pytest
 from graph_support import LogState, cfg
 
-from durable_debug import START, MemorySaver, StateGraph, get_config
+from durable_debug import START, DurableDebugWarning, MemorySaver, StateGraph, get_config
+from durable_debug.inspect import findings
 
 
 def test_custom_chunks_reach_the_consumer_while_a_sync_node_still_runs() -> None:
@@ -89,15 +90,20 @@ def test_an_update_is_yielded_after_its_checkpoint_is_saved() -> None:
         break
 
 
-def test_unknown_durability_and_get_config_outside_a_node_are_refused() -> None:
-    g = (
-        StateGraph(LogState)
-        .add_node("n", lambda s: {})
-        .add_edge(START, "n")
-        .compile(checkpointer=MemorySaver())
-    )
+def test_unknown_durability_is_a_finding_and_get_config_outside_a_node_is_refused() -> None:
+    """LangGraph runs an unknown durability as "async"; so do we, with a finding on the
+    run's first checkpoint (strict: the ValueError naming it, before anything runs)."""
+    builder = StateGraph(LogState).add_node("n", lambda s: {}).add_edge(START, "n")
+    strict = builder.compile(checkpointer=MemorySaver(), strict=True)
     with pytest.raises(ValueError, match="Unknown durability 'eventually'"):
+        strict.invoke({"value": "", "log": []}, cfg("d"), durability="eventually")
+    assert strict.get_state(cfg("d")).values == {}
+    g = builder.compile(checkpointer=MemorySaver())
+    with pytest.warns(DurableDebugWarning, match="durability 'eventually' is not one of"):
         g.invoke({"value": "", "log": []}, cfg("d"), durability="eventually")
+    assert len(list(g.get_state_history(cfg("d")))) == 3  # every step saved, as "async"
+    found = [f for listed in findings(g, cfg("d")).values() for f in listed]
+    assert [(f.code, f.key) for f in found] == [("unknown-durability", "eventually")]
     with pytest.raises(RuntimeError, match="get_config\\(\\) was called outside a running node"):
         get_config()
 

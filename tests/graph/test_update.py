@@ -5,8 +5,11 @@ from __future__ import annotations
 import pytest
 from graph_support import LogState, cfg, checkpoint_count
 
-from durable_debug import START, InvalidUpdateError, MemorySaver, StateGraph
+from durable_debug import START, DurableDebugWarning, InvalidUpdateError, MemorySaver, StateGraph
+from durable_debug._sync import run_sync
+from durable_debug.checkpoint.records import aread_record
 from durable_debug.graph.version import graph_version
+from durable_debug.inspect import findings
 
 
 def build(saver: MemorySaver, **compile_kw: object):  # type: ignore[no-untyped-def]
@@ -31,13 +34,9 @@ def test_update_defaults_to_the_node_that_ran_last_and_reschedules_its_edges(
     g.invoke({"value": "", "log": []}, cfg("t"))
     new = g.update_state(cfg("t"), {"value": "edited"})
     snap = g.get_state(new)
-    assert snap.metadata == {
-        "source": "update",
-        "step": 2,
-        "parents": {},
-        "as_node": "a",
-        "graph_fingerprint": graph_version(g),
-    }
+    assert snap.metadata == {"source": "update", "step": 2, "parents": {}}  # as LangGraph's
+    record = run_sync(aread_record(saver, "t", "", snap.config["configurable"]["checkpoint_id"]))
+    assert record == {"as_node": "a", "graph_fingerprint": graph_version(g)}
     assert snap.next == ("b",)
     assert g.invoke(None, cfg("t")) == {"value": "B", "log": ["a", "b"]}
 
@@ -101,9 +100,19 @@ def test_ambiguous_or_unknown_as_node_is_an_error_and_writes_nothing(saver: Memo
         g.update_state(cfg("t"), {"value": "?"})
     with pytest.raises(InvalidUpdateError, match="as_node='zz'.*no such node"):
         g.update_state(cfg("t"), {"value": "?"}, as_node="zz")
+    strict = g.builder.compile(checkpointer=saver, strict=True)
     with pytest.raises(InvalidUpdateError, match="wrote key 'nope'"):
-        g.update_state(cfg("t"), {"nope": 1}, as_node="x")
+        strict.update_state(cfg("t"), {"nope": 1}, as_node="x")
     assert checkpoint_count(saver) == count
+    # as LangGraph: the unknown key is dropped and the update saved, with a finding
+    with pytest.warns(DurableDebugWarning, match="wrote key 'nope'"):
+        new = g.update_state(cfg("t"), {"nope": 1, "value": "!"}, as_node="x")
+    assert checkpoint_count(saver) == count + 1
+    assert g.get_state(new).values["value"] == "!"
+    found = findings(g, cfg("t"))
+    assert [(f.code, f.node, f.key) for f in found[new["configurable"]["checkpoint_id"]]] == [
+        ("unknown-key", "x", "nope")
+    ]
 
 
 def test_update_with_a_value_the_serializer_refuses_writes_nothing(saver: MemorySaver) -> None:

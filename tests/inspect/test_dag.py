@@ -91,6 +91,7 @@ async def test_dag_data_is_the_protocol_shape(seed):
         "interrupts",
         "errors",
         "graph_changed",
+        "findings",
         "is_head",
         "is_latest",
         "depth",

@@ -23,6 +23,7 @@ DETAIL_KEYS = {
     "interrupts",
     "editable",
     "nodes",
+    "findings",
 }
 
 
@@ -68,3 +69,43 @@ async def test_detail_of_a_failed_step(seed):
     assert [(b["channel"], b["status"]) for b in detail["blobs"]] == [("log", "new")]
     assert detail["values"] == {"log": ["a", "b"]}
     assert detail["parent"] is not None and detail["metadata"]["step"] == 2
+
+
+def test_detail_lists_the_findings_of_the_checkpoint(tmp_path):
+    """The detail of a checkpoint lists its findings (here: a write the schema lacks, dropped
+    as LangGraph drops it); the DAG marks the checkpoint with their count."""
+    import warnings
+
+    from typing_extensions import TypedDict
+
+    from durable_debug import START, SqliteSaver, StateGraph
+    from durable_debug.inspect import checkpoint_detail, dag_data
+
+    class S(TypedDict):
+        note: str
+
+    with SqliteSaver(str(tmp_path / "f.db")) as saver:
+        g = (
+            StateGraph(S)
+            .add_node("write", lambda s: {"note": "n", "nte": "typo"})
+            .add_edge(START, "write")
+            .compile(checkpointer=saver)
+        )
+        cfg = {"configurable": {"thread_id": "f"}}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g.invoke({"note": ""}, cfg)
+        detail = checkpoint_detail(g, cfg)
+        assert detail["step"] == 1
+        assert detail["findings"] == [
+            {
+                "code": "unknown-key",
+                "message": "Node 'write' wrote key 'nte', which the state schema S does not "
+                "have (its keys: note): the write was dropped, as LangGraph drops it.",
+                "node": "write",
+                "key": "nte",
+            }
+        ]
+        assert "nte" not in detail["metadata"] and "findings" not in detail["metadata"]
+        counts = {n["step"]: n["findings"] for n in dag_data(g, cfg)["nodes"]}
+        assert counts == {-1: 0, 0: 0, 1: 1}

@@ -102,6 +102,7 @@ def test_inspect_thread_decodes_each_checkpoint_once(
     assert f"thread 'job-1': {stored} checkpoints" in out
     assert html.exists()
     assert sorted(built) == sorted(set(built)) and len(built) == stored  # one each
-    # one page (the thread is shorter than a page) and one read of the lease rows, which tell
-    # a crashed run from a pause (once per view); leases and migrations write nothing
-    assert sessions == [False, False]
+    # one page (the thread is shorter than a page), one read of the checkpoints' debug records
+    # (graph versions, findings) and one of the lease rows, which tell a crashed run from a
+    # pause (once per view); leases and migrations write nothing
+    assert sessions == [False, False, False]

@@ -29,6 +29,7 @@ function wire() {
     created_at: ["t0", "t1", "t2", "t3"],
     interrupts: [3, 1],
     errors: [],
+    findings: [3, 2],
     graph_changed: [2],
     broken_parent: [],
     missing_parent: [],
@@ -58,6 +59,7 @@ test("the compact form decodes to the protocol's nodes, sorted by depth then lan
     interrupts: 1,
     errors: 0,
     graph_changed: false,
+    findings: 2,
     is_head: true,
     is_latest: true,
     depth: 2,
@@ -66,6 +68,7 @@ test("the compact form decodes to the protocol's nodes, sorted by depth then lan
   });
   assert.equal(dag.nodes[1].is_head, false); // c1 has children
   assert.equal(dag.nodes[2].graph_changed, true);
+  assert.equal(dag.nodes[2].findings, 0); // only f1 has findings
   assert.equal(dag.nodes[0].parent, null);
   assert.deepEqual([dag.depth, dag.lanes, dag.thread_id], [3, 2, "t"]);
 });

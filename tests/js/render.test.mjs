@@ -79,6 +79,45 @@ test("a checkpoint saved by another graph version is marked with a delta", () =>
   assert.match(marks[0].textContent, /graph version changed/);
 });
 
+test("a checkpoint with findings gets a flag, and its detail lists them", async () => {
+  const el = show();
+  assert.equal(el.querySelectorAll(".dd-badge-finding").length, 0);
+  const dag = structuredClone(model.get("_dag"));
+  const c2 = dag.nodes.find((n) => n.id === "c2");
+  c2.findings = 2;
+  model.set("_dag", dag);
+  const badges = el.querySelectorAll(".dd-badge-finding");
+  assert.equal(badges.length, 1);
+  assert.equal(badges[0].closest(".dd-mark").getAttribute("data-id"), "c2");
+  assert.match(mark(el, "c2").getAttribute("class"), /dd-has-finding/);
+  assert.match(badges[0].textContent, /2 findings/);
+  mark(el, "c2")
+    .querySelector(".dd-shape")
+    .dispatchEvent(new dom.window.MouseEvent("mouseover", { bubbles: true }));
+  assert.match(el.querySelector(".dd-tooltip").textContent, /2 findings/);
+
+  click(dom.window, mark(el, "c2"));
+  const request = model.last("select");
+  const message = "Node 'agent' wrote key 'nte', which the state schema S does not have: dropped.";
+  model.answerSelect(request, {
+    ...detailOf("c2"),
+    findings: [{ code: "unknown-key", message, node: "agent", key: "nte" }],
+  });
+  await settle();
+  const items = el.querySelectorAll(".dd-findings .dd-finding");
+  assert.equal(items.length, 1);
+  assert.equal(items[0].getAttribute("data-code"), "unknown-key");
+  assert.equal(text(items[0], ".dd-finding-code"), "unknown-key");
+  assert.equal(text(items[0], ".dd-finding-message"), message);
+  assert.match(items[0].textContent, /node agent key nte/);
+});
+
+test("a checkpoint without findings has no findings section", async () => {
+  const el = show();
+  await select(el, "c2");
+  assert.equal(el.querySelector(".dd-findings"), null);
+});
+
 test("hovering a checkpoint shows its next nodes", () => {
   const el = show();
   mark(el, "c2")

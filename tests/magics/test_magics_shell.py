@@ -203,3 +203,45 @@ def test_each_session_holds_its_own_running_cell(engine):
         ["a 1", "b 1"],
         ["a 2", "b 2"],
     ]  # a thread's total
+
+
+def test_checkpoints_lists_each_finding_under_its_checkpoint(ip):
+    """A node writing a key its schema lacks: the write is dropped (as in LangGraph) and
+    %checkpoints prints a line for the finding under its checkpoint, above the table."""
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(
+        "import operator, warnings\n"
+        "from typing import Annotated, TypedDict\n"
+        "from durable_debug import START, MemorySaver, StateGraph\n"
+        "class S(TypedDict):\n"
+        "    value: str\n"
+        "def typo(state):\n"
+        "    return {'value': 'a', 'vlaue': 'oops'}\n"
+        "g = StateGraph(S).add_node('typo', typo).add_edge(START, 'typo')"
+        ".compile(checkpointer=MemorySaver())\n"
+        "cfg = {'configurable': {'thread_id': 'typo-1'}}\n"
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('ignore')\n"
+        "    g.invoke({'value': ''}, cfg)\n"
+    )
+    result, printed = run(ip, "%checkpoints typo-1 --graph g")
+    table = result.result
+    assert table.findings.tolist() == [0, 0, 1]
+    lines = printed.splitlines()
+    at = lines.index("findings:")
+    step_line = lines[at + 1]
+    assert step_line.split()[:2] == ["step", "1"]
+    assert (
+        lines[at + 2]
+        .strip()
+        .startswith("⚑ unknown-key (node 'typo', key 'vlaue'): Node 'typo' wrote key 'vlaue'")
+    )
+    # a thread without findings prints none
+    ip.run_cell(
+        "ok = StateGraph(S).add_node('fine', lambda s: {'value': 'b'}).add_edge(START, 'fine')"
+        ".compile(checkpointer=MemorySaver())\n"
+        "ok.invoke({'value': 'x'}, {'configurable': {'thread_id': 'clean'}})\n"
+    )
+    result, printed = run(ip, "%checkpoints clean --graph ok")
+    assert result.result.findings.tolist() == [0, 0, 0]
+    assert "findings:" not in printed

@@ -43,13 +43,6 @@ __all__ = [
     "observe",
 ]
 
-ENGINE_METADATA_KEYS = ("graph_fingerprint", "graph_structure", "parent_write_ms")
-"""Metadata keys of durable_debug's graph versions and write latency, on the checkpoints it
-saves."""
-CHECKPOINT_METADATA_DIFFERENCES = ("as_node", *ENGINE_METADATA_KEYS)
-"""Metadata keys durable_debug adds by design (``as_node`` on update checkpoints, the graph
-version on every checkpoint)."""
-
 
 @dataclasses.dataclass(frozen=True)
 class Api:
@@ -282,8 +275,6 @@ class Trace:
         if isinstance(value, Mapping):
             if _is_config(value):
                 return {"config of": self.checkpoint_label(value)}
-            if "source" in value and "step" in value:  # checkpoint metadata (debug events)
-                value = {k: v for k, v in value.items() if k not in ENGINE_METADATA_KEYS}
             return {k: self.normalize(v) for k, v in value.items()}
         if isinstance(value, tuple) and hasattr(value, "_fields"):  # StateSnapshot, PregelTask
             return {type(value).__name__: self.normalize(value._asdict())}
@@ -301,9 +292,7 @@ class Trace:
         return {**self.observations, "executions": dict(sorted(self.executions.items()))}
 
     def _snapshot(self, snap: Any) -> dict[str, Any]:
-        metadata = dict(snap.metadata or {})
-        for key in CHECKPOINT_METADATA_DIFFERENCES:
-            metadata.pop(key, None)
+        metadata = dict(snap.metadata or {})  # as LangGraph's: the debugger's keys are elsewhere
         if metadata.get("parents"):  # a subgraph's checkpoint: namespace → checkpoint id
             metadata["parents"] = {
                 self.namespace(ns): self.label("c", cid) for ns, cid in metadata["parents"].items()

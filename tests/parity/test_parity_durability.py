@@ -1,6 +1,7 @@
 """``durability="async"`` (LangGraph's default, and ours) against LangGraph: the same results,
 states, histories and streams as with ``"sync"``, on the memory saver and on PostgreSQL (whose
-step queue saves a step while the next one runs; LangGraph's side uses its memory saver).
+step queue saves a step while the next one runs; LangGraph's side uses its memory saver); and
+``"exit"``, which saves only the checkpoint each run ends on, with its writes, as LangGraph.
 
 Scenarios: a chain, a fan-out with ``Send`` and a join, an interrupt answered with
 ``Command(resume=...)``, a node that fails once and is resumed, and a subgraph node.
@@ -123,7 +124,7 @@ def scenario_for(durability: str | None) -> Any:
     return scenario
 
 
-@pytest.mark.parametrize("durability", ["async", None, "sync"])
+@pytest.mark.parametrize("durability", ["async", None, "sync", "exit"])
 async def test_async_durability_matches_langgraph(durability):
     ours = await acheck_parity(scenario_for(durability))
     assert ours["resumed"]["log"][-1] == "flaky"
@@ -142,6 +143,6 @@ def postgres_api(postgres_db: str) -> Iterator[Api]:
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize("durability", ["async", None])
+@pytest.mark.parametrize("durability", ["async", None, "exit"])
 async def test_async_durability_on_postgres_matches_langgraph(durability, postgres_api):
     await acheck_parity(scenario_for(durability), api=postgres_api)

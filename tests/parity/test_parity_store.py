@@ -54,9 +54,9 @@ async def test_store_api_matches():
         trace.note("depth", store.list_namespaces(max_depth=1))
         trace.note("prefix", store.list_namespaces(prefix=("users", "*")))
         trace.note("suffix", store.list_namespaces(suffix=("u2",)))
-        # Read after listing: LangGraph's get() on a missing namespace adds it to
-        # list_namespaces(); durable_debug's does not (docs/engine.md).
+        # As in LangGraph, get() on a missing namespace adds it to list_namespaces()
         trace.note("missing", items(store.get(("users", "u9"), "prefs")))
+        trace.note("namespaces after a read", store.list_namespaces())
         store.delete(("users", "u2"), "prefs")
         await store.adelete(("docs",), "d1")
         store.put(("notes", "u1"), "n", None)

@@ -10,7 +10,7 @@ import operator
 from typing import Annotated, Any
 
 import pytest
-from parity_harness import ENGINE_METADATA_KEYS, Api, Trace, acheck_parity, multiset
+from parity_harness import Api, Trace, acheck_parity, multiset
 from test_parity_stream_modes import labelled
 from typing_extensions import TypedDict
 
@@ -53,9 +53,7 @@ def saved(trace: Trace, label: str, saver: Any) -> None:
                     namespace(trace, ns): trace.label("c", cid)
                     for ns, cid in (metadata.get("parents") or {}).items()
                 },
-                "extra metadata": sorted(
-                    set(metadata) - {"step", "source", "parents", *ENGINE_METADATA_KEYS}
-                ),
+                "extra metadata": sorted(set(metadata) - {"step", "source", "parents"}),
             }
         )
     rows.sort(key=lambda r: (r["ns"], r["step"], r["source"]))

@@ -287,3 +287,51 @@ def test_the_graphviz_topology_fits_and_follows_the_dark_theme(
     assert page_fill in ("transparent", "rgba(0, 0, 0, 0)"), page_fill
     assert luminance(text_fill) > 0.6 and luminance(line) > 0.3, (text_fill, line)
     page.screenshot(path=str(artifacts / "standalone-dark-topology.png"), full_page=True)
+
+
+def test_a_checkpoint_with_a_finding_is_flagged_and_its_detail_lists_it(
+    open_export: Any, tmp_path: Path, artifacts: Path
+) -> None:
+    """A real run whose node wrote a key its schema lacks (dropped, as LangGraph drops it):
+    the exported page flags that checkpoint's mark and lists the finding in its detail."""
+    import warnings
+
+    from typing_extensions import TypedDict
+
+    from durable_debug import START, SqliteSaver, StateGraph
+    from durable_debug.inspect import html_data
+
+    class Note(TypedDict):
+        note: str
+
+    with SqliteSaver(str(tmp_path / "found.db")) as saver:
+        graph = (
+            StateGraph(Note)
+            .add_node("write", lambda s: {"note": "n", "nte": "typo"})
+            .add_edge(START, "write")
+            .compile(checkpointer=saver)
+        )
+        cfg = {"configurable": {"thread_id": "found"}}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graph.invoke({"note": ""}, cfg)
+        data = html_data(graph, cfg)
+        flagged = graph.get_state(cfg).config["configurable"]["checkpoint_id"]
+    page = open_export(data)
+    expect(page.locator(".dd-badge-finding")).to_have_count(1)
+    badge = page.locator(f"{mark(flagged)} .dd-badge-finding")
+    expect(badge).to_be_visible()
+    page.click(mark(flagged))
+    detail = detail_of(page, flagged)
+    finding = detail.locator(".dd-findings .dd-finding")
+    expect(finding).to_have_count(1)
+    expect(finding.locator(".dd-finding-code")).to_have_text("unknown-key")
+    expect(finding.locator(".dd-finding-message")).to_contain_text(
+        "Node 'write' wrote key 'nte', which the state schema Note does not have"
+    )
+    page.screenshot(path=str(artifacts / "standalone-finding.png"))
+    # a checkpoint without findings has no such section
+    first = dag_from_wire(data["dag"])["nodes"][0]["id"]
+    page.click(mark(first))
+    detail_of(page, first)
+    expect(page.locator(".dd-detail .dd-findings")).to_have_count(0)

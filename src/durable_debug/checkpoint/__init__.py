@@ -15,6 +15,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.errors import (
     DurableDebugError,
+    DurableDebugWarning,
     GraphChangedError,
     InvalidConfigError,
     StoreClosedError,
@@ -48,6 +49,7 @@ __all__ = [
     "CorruptPayloadError",
     "DatabaseSetupError",
     "DurableDebugError",
+    "DurableDebugWarning",
     "GraphChangedError",
     "InMemorySaver",
     "InvalidConfigError",

@@ -24,6 +24,8 @@ P:thread:{T}:{N}:parent         hash    checkpoint id → parent checkpoint id
 P:thread:{T}:{N}:blobs          hash    ``{channel}:{version}`` → blob value (written once)
 P:thread:{T}:{N}:writes         zset    ``{checkpoint id}:{task id}:{idx}`` of each pending write
 P:thread:{T}:{N}:write          hash    the same field → write value
+P:thread:{T}:{N}:debug          hash    checkpoint id → its debug record, JSON
+                                        (:mod:`durable_debug.checkpoint.records`)
 ==============================  ======  ========================================================
 
 The JSON is the SQL savers' (:mod:`durable_debug.checkpoint._rows`), versions included. A blob
@@ -66,7 +68,16 @@ kept in the checkpoint's ``empty_versions`` and has no ``blobs`` field (as in th
 schema 8); keys of layout 1 are read as they are, and the saver records 2 when it opens them,
 so an older durable_debug refuses them."""
 
-NAMESPACE_KEYS = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
+NAMESPACE_KEYS = (
+    "checkpoints",
+    "checkpoint",
+    "metadata",
+    "parent",
+    "blobs",
+    "writes",
+    "write",
+    "debug",
+)
 """Last parts of the names of the keys that hold one (thread, namespace)."""
 
 _LAYOUT_ERROR = "DURABLE_DEBUG_LAYOUT"
@@ -234,19 +245,26 @@ PUT_SCRIPT = (
     _PREAMBLE
     + _STORE_WRITES
     + """
--- KEYS: threads, namespaces, checkpoints, checkpoint, metadata, parent, blobs, writes, write
+-- KEYS: threads, namespaces, checkpoints, checkpoint, metadata, parent, blobs, writes, write,
+--       debug
 -- ARGV: thread_id, thread_key, ns, checkpoint_id, checkpoint, metadata, parent ('' = none),
---       ttl_ms (0 = none), number of blobs, then blob field, blob value, …, then the pending
---       writes of the step's tasks (on the parent): field, value, replace ('1' or '0'), …
+--       ttl_ms (0 = none), number of blobs, debug record ('' = none), then blob field, blob
+--       value, …, then the pending writes of the step's tasks (on the parent): field, value,
+--       replace ('1' or '0'), …
 local problem = check_types(
-  {'zset', 'set', 'zset', 'hash', 'hash', 'hash', 'hash', 'zset', 'hash'})
+  {'zset', 'set', 'zset', 'hash', 'hash', 'hash', 'hash', 'zset', 'hash', 'hash'})
 if problem then return redis.error_reply(problem) end
 local id = ARGV[4]
-local writes_from = 10 + 2 * tonumber(ARGV[9])
-for i = 10, writes_from - 1, 2 do redis.call('HSETNX', KEYS[7], ARGV[i], ARGV[i + 1]) end
+local writes_from = 11 + 2 * tonumber(ARGV[9])
+for i = 11, writes_from - 1, 2 do redis.call('HSETNX', KEYS[7], ARGV[i], ARGV[i + 1]) end
 store_writes(KEYS[8], KEYS[9], writes_from)
 redis.call('HSET', KEYS[4], id, ARGV[5])
 redis.call('HSET', KEYS[5], id, ARGV[6])
+if ARGV[10] == '' then
+  redis.call('HDEL', KEYS[10], id)
+else
+  redis.call('HSET', KEYS[10], id, ARGV[10])
+end
 if ARGV[7] == '' then
   redis.call('HDEL', KEYS[6], id)
 else
@@ -294,9 +312,9 @@ return 1
 DELETE_CHECKPOINTS_SCRIPT = (
     _PREAMBLE
     + """
--- KEYS: checkpoints, checkpoint, metadata, parent, blobs, writes, write
+-- KEYS: checkpoints, checkpoint, metadata, parent, blobs, writes, write, debug
 -- ARGV: the checkpoint ids to delete
-local problem = check_types({'zset', 'hash', 'hash', 'hash', 'hash', 'zset', 'hash'})
+local problem = check_types({'zset', 'hash', 'hash', 'hash', 'hash', 'zset', 'hash', 'hash'})
 if problem then return redis.error_reply(problem) end
 local function quote(text)
   return (string.gsub(string.gsub(text, '%%', '%%25'), ':', '%%3A'))
@@ -318,6 +336,7 @@ end
 for _, id in ipairs(ARGV) do
   redis.call('ZREM', KEYS[1], id)
   for k = 2, 4 do redis.call('HDEL', KEYS[k], id) end
+  redis.call('HDEL', KEYS[8], id)
   local prefix = quote(id) .. ':'
   local fields = redis.call('ZRANGEBYLEX', KEYS[6], '[' .. prefix, '[' .. prefix .. '\\255')
   for _, field in ipairs(fields) do

@@ -59,6 +59,7 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.lease import LeaseInfo
+from durable_debug.checkpoint.records import parse_record, record_text, split_record
 
 __all__ = ["Session", "SqlSaver", "StepRows", "is_short_read", "short_read"]
 
@@ -158,6 +159,10 @@ class SqlSaver(ConnectedSaver):
     """Blobs, writes, checkpoints; parameters thread_id, checkpoint_ns, ids JSON (twice for
     the blobs)."""
     _LIST_THREADS: ClassVar[str]
+    _DEBUG_COLUMN: ClassVar[str] = "debug"
+    """The ``debug`` column (the debug record) selected as JSON text."""
+    _DEBUG_PARAM: ClassVar[str] = "?"
+    """A parameter stored in the ``debug`` column (JSON text)."""
     _WRITES_ORDERED: ClassVar[bool] = True
     """Whether :meth:`_writes_query` returns rows in (task_path, task_id, idx) order; when
     False its rows end with task_path and idx and are put in order here."""
@@ -505,6 +510,7 @@ class SqlSaver(ConnectedSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
+        metadata, record = split_record(metadata)  # type: ignore[assignment]
         ordinary, special = self._write_rows(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self._blob_serde)
         row = (
@@ -514,6 +520,7 @@ class SqlSaver(ConnectedSaver):
             config_checkpoint_id(config),
             checkpoint_record(thread_id, checkpoint, self.serde),
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
+            record_text(record),
         )
         return StepRows(ordinary, special, blobs, row)
 
@@ -686,6 +693,65 @@ class SqlSaver(ConnectedSaver):
             return [str(row[0]) for row in await s.fetch(sql, params)]
 
         return await self._run(self._in_session, read, False)
+
+    # -- debug records (checkpoint/records.py) ------------------------------------------------
+
+    stores_debug_records = True
+
+    async def aget_debug_records(
+        self,
+        thread_id: str,
+        checkpoint_ns: str | None,
+        checkpoint_ids: Sequence[str] | None = None,
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """The debug records of a thread's checkpoints, by ``(checkpoint_ns, checkpoint_id)``
+        (none from a database older than schema version 9, which has no ``debug`` column)."""
+        p = self._P
+        sql = (
+            f"SELECT checkpoint_ns, checkpoint_id, {self._DEBUG_COLUMN} FROM checkpoints "
+            f"WHERE thread_id = {p} AND debug IS NOT NULL"
+        )
+        params: list[Any] = [thread_id]
+        if checkpoint_ns is not None:
+            sql += f" AND checkpoint_ns = {p}"
+            params.append(checkpoint_ns)
+        if checkpoint_ids is not None:
+            if not checkpoint_ids:
+                return {}
+            sql += f" AND checkpoint_id IN ({', '.join([p] * len(checkpoint_ids))})"
+            params += list(checkpoint_ids)
+
+        async def read(s: Session) -> list[Sequence[Any]]:
+            return await s.fetch(sql, params)
+
+        try:
+            rows = await self._run(self._in_session, read, False)
+        except Exception as exc:
+            if "debug" in str(exc) and "column" in str(exc):  # an older schema, read as it is
+                return {}
+            raise
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for ns, cid, text in rows:
+            record = parse_record(text)
+            if record is not None:
+                found[(str(ns), str(cid))] = record
+        return found
+
+    async def aset_debug_record(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str, record: dict[str, Any]
+    ) -> None:
+        """Replace the debug record of a saved checkpoint."""
+        p = self._P
+        sql = (
+            f"UPDATE checkpoints SET debug = {self._DEBUG_PARAM} "
+            f"WHERE thread_id = {p} AND checkpoint_ns = {p} AND checkpoint_id = {p}"
+        )
+        params = (record_text(record), thread_id, checkpoint_ns, checkpoint_id)
+
+        async def write(s: Session) -> None:
+            await s.execute(sql, params)
+
+        await self._run(self._in_session, write, True, where={"thread": thread_id})
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""

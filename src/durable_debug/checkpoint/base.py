@@ -132,16 +132,6 @@ class CheckpointMetadata(TypedDict, total=False):
     """-1 for the first input checkpoint, then 0, 1, 2…"""
     parents: dict[str, str]
     """Checkpoint ids of enclosing graphs, by namespace (empty for a top-level graph)."""
-    as_node: str
-    """For ``update`` checkpoints: the node the update was applied as (durable_debug only)."""
-    graph_fingerprint: str
-    """Fingerprint of the structure of the graph that saved it (durable_debug only, see
-    ``durable_debug.graph.version``)."""
-    parent_write_ms: float
-    """Milliseconds that saving the parent checkpoint took (its ``aput_step``), measured by
-    the run that saved both (durable_debug only; read by ``durable_debug.inspect.health``)."""
-    graph_structure: dict[str, list[str]]
-    """That structure, on the first checkpoint of a version in a thread (durable_debug only)."""
 
 
 class CheckpointTuple(NamedTuple):
@@ -556,6 +546,29 @@ class BaseCheckpointSaver(ABC):
         for task_id, writes, task_path in task_writes:
             await self.aput_writes(config, writes, task_id, task_path)
         return await self.aput(config, checkpoint, metadata, new_versions)
+
+    stores_debug_records: bool = False
+    """Whether this saver stores each checkpoint's debug record beside it
+    (``durable_debug.checkpoint.records``); our savers do. Such a saver takes the record out
+    of the metadata it is given (``records.split_record``) and implements
+    :meth:`aget_debug_records` and :meth:`aset_debug_record`."""
+
+    async def aget_debug_records(
+        self,
+        thread_id: str,
+        checkpoint_ns: str | None,
+        checkpoint_ids: Sequence[str] | None = None,
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """The debug records of a thread's checkpoints (of one namespace unless
+        ``checkpoint_ns`` is None; only ``checkpoint_ids`` when given), by
+        ``(checkpoint_ns, checkpoint_id)``."""
+        raise NotImplementedError(f"{type(self).__name__} does not store debug records")
+
+    async def aset_debug_record(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str, record: dict[str, Any]
+    ) -> None:
+        """Replace the debug record of a saved checkpoint."""
+        raise NotImplementedError(f"{type(self).__name__} does not store debug records")
 
     def step_queue(self) -> StepQueue:
         """A queue that saves one run's steps in order (see :class:`StepQueue`). The default

@@ -16,8 +16,11 @@ unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)
     ├── StoreClosedError (RuntimeError)          the saver was closed
     ├── ThreadBusyError (RuntimeError)           another run holds the thread's lease
     ├── DatabaseSetupError (RuntimeError)        a store that cannot be opened or migrated
-    └── GraphChangedError (RuntimeError)         a thread saved by a graph of another
-                                                 structure (graph/version.py)
+    └── GraphChangedError (RuntimeError)         strict: a thread saved by a graph whose
+                                                 channels changed (graph/version.py)
+
+    DurableDebugWarning (UserWarning)            a *finding*: something LangGraph lets pass
+                                                 silently that is likely a mistake
 
 Each message names where it happened: the thread, and the checkpoint and channel when known.
 """
@@ -30,6 +33,7 @@ from typing import Any
 __all__ = [
     "CheckpointNotFoundError",
     "DurableDebugError",
+    "DurableDebugWarning",
     "GraphChangedError",
     "InvalidConfigError",
     "StoreClosedError",
@@ -40,6 +44,13 @@ __all__ = [
 
 class DurableDebugError(Exception):
     """Base of every error durable_debug raises about a store, a stored value or a config."""
+
+
+class DurableDebugWarning(UserWarning):
+    """A *finding*: the run did what LangGraph does where LangGraph stays silent about a
+    likely mistake (a write to a key the schema lacks, a resume with nothing pending, a
+    thread resumed by a changed graph). Warned once per graph, code and node or key; the
+    debugger marks the checkpoint it concerns. ``compile(..., strict=True)`` raises instead."""
 
 
 class InvalidConfigError(DurableDebugError, ValueError):
@@ -74,9 +85,12 @@ class StoreClosedError(DurableDebugError, RuntimeError):
 
 
 class GraphChangedError(DurableDebugError, RuntimeError):
-    """A run would resume or rerun a thread whose checkpoint was saved by a graph of another
-    structure (nodes, edges, channels or reducers). :attr:`changes` lists what changed; the
-    run's config may allow it with ``{"configurable": {"allow_graph_change": True}}``."""
+    """A run would resume or rerun a thread whose checkpoint was saved by a graph whose
+    channels changed (removed, renamed, another reducer) or that lacks a node the checkpoint
+    has next, and the graph was compiled with ``strict=True`` (or the config says
+    ``allow_graph_change`` False); without those the run goes on, as in LangGraph, with a
+    finding. :attr:`changes` lists what changed; ``{"configurable": {"allow_graph_change":
+    True}}`` accepts it."""
 
     def __init__(
         self,

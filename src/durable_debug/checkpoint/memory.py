@@ -11,6 +11,7 @@ history.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, cast
@@ -38,6 +39,7 @@ from durable_debug.checkpoint.base import (
     replace_checkpoint,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
+from durable_debug.checkpoint.records import record_text, split_record
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 __all__ = ["InMemorySaver", "MemorySaver"]
@@ -76,6 +78,8 @@ class MemorySaver(BaseCheckpointSaver):
         self.blobs: dict[tuple[str, str, str, str], Blob] = {}
         # (thread_id, checkpoint_ns, checkpoint_id) -> (task_id, idx) -> write
         self.writes: dict[tuple[str, str, str], dict[tuple[str, int], _StoredWrite]] = {}
+        # (thread_id, checkpoint_ns, checkpoint_id) -> debug record (checkpoint/records.py)
+        self.records: dict[tuple[str, str, str], dict[str, Any]] = {}
 
     def setup(self) -> Completed:
         """Nothing to create; present so every saver can be set up the same way."""
@@ -222,6 +226,9 @@ class MemorySaver(BaseCheckpointSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         parent_id = config_checkpoint_id(config)
+        metadata, record = split_record(metadata)  # type: ignore[assignment]
+        if record is not None:
+            record = json.loads(record_text(record) or "{}")  # stored as the SQL savers do
         writes = [
             (task_id, task_path, self._serialized_writes(thread_id, parent_id, writes))
             for task_id, writes, task_path in task_writes
@@ -243,6 +250,10 @@ class MemorySaver(BaseCheckpointSaver):
         self.storage.setdefault(thread_id, {}).setdefault(checkpoint_ns, {})[checkpoint["id"]] = (
             _new_tuple(_StoredCheckpoint, (stored, dict(metadata), parent_id))
         )
+        if record is not None:
+            self.records[(thread_id, checkpoint_ns, checkpoint["id"])] = record
+        else:
+            self.records.pop((thread_id, checkpoint_ns, checkpoint["id"]), None)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint["id"])
@@ -324,6 +335,8 @@ class MemorySaver(BaseCheckpointSaver):
             del self.blobs[blob_key]
         for write_key in [k for k in self.writes if k[0] == thread_id]:
             del self.writes[write_key]
+        for record_key in [k for k in self.records if k[0] == thread_id]:
+            del self.records[record_key]
 
     async def adelete_checkpoints(
         self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
@@ -343,8 +356,38 @@ class MemorySaver(BaseCheckpointSaver):
         for cid in doomed:
             del stored[cid]
             self.writes.pop((thread_id, checkpoint_ns, cid), None)
+            self.records.pop((thread_id, checkpoint_ns, cid), None)
         for channel, version in unused:
             self.blobs.pop((thread_id, checkpoint_ns, channel, version), None)
+
+    # -- debug records (checkpoint/records.py) ------------------------------------------------
+
+    stores_debug_records = True
+
+    async def aget_debug_records(
+        self,
+        thread_id: str,
+        checkpoint_ns: str | None,
+        checkpoint_ids: Sequence[str] | None = None,
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """The debug records of a thread's checkpoints, by ``(checkpoint_ns, checkpoint_id)``."""
+        wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        return {
+            (ns, cid): json.loads(json.dumps(record))
+            for (tid, ns, cid), record in self.records.items()
+            if tid == thread_id
+            and (checkpoint_ns is None or ns == checkpoint_ns)
+            and (wanted is None or cid in wanted)
+        }
+
+    async def aset_debug_record(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str, record: dict[str, Any]
+    ) -> None:
+        """Replace the debug record of a saved checkpoint."""
+        if checkpoint_id in self.storage.get(thread_id, {}).get(checkpoint_ns, {}):
+            self.records[(thread_id, checkpoint_ns, checkpoint_id)] = json.loads(
+                record_text(record) or "{}"
+            )
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint."""

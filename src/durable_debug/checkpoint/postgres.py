@@ -125,6 +125,9 @@ MIGRATIONS: list[str] = [
     # 8: a channel without a value is kept in the checkpoint's empty_versions, with no blob row
     # (checkpoint/_rows.py); recorded so an older durable_debug refuses the database.
     "SELECT 8",
+    # 9: each checkpoint's debug record (checkpoint/records.py) in a column of its own, never
+    # in metadata; older rows have none (their record keys are read from their metadata).
+    "ALTER TABLE checkpoints ADD COLUMN debug JSONB",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
@@ -202,12 +205,13 @@ SELECT %s::text, %s::text, b.row ->> 0, b.row ->> 1, b.row ->> 2, b.blob
 FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS b(row, blob)
 ON CONFLICT DO NOTHING""",
     "checkpoint": """INSERT INTO checkpoints
-    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb)
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata, debug)
+VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
     parent_checkpoint_id = excluded.parent_checkpoint_id,
     checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata""",
+    metadata = excluded.metadata,
+    debug = excluded.debug""",
 }
 """The parts of a step's statement: the ordinary writes (kept if present), the special writes
 (replacing), the new blobs and the checkpoint row. Every row of a step belongs to one thread and
@@ -216,7 +220,7 @@ parameters; the columns that vary come as a JSON array of rows and the blobs as 
 (see :func:`_rows_params`), which the client encodes several times faster than one array per
 column. Parameters: writes — thread_id, checkpoint_ns, checkpoint_id, ``[[task_id, idx,
 channel, type, task_path], …]``, their blobs; new blobs — thread_id, checkpoint_ns,
-``[[channel, version, type], …]``, their blobs; the checkpoint — its row's six columns."""
+``[[channel, version, type], …]``, their blobs; the checkpoint — its row's seven columns."""
 
 
 @functools.cache
@@ -368,6 +372,8 @@ class PostgresSaver(SqlSaver):
     """
 
     _P = "%s"
+    _DEBUG_COLUMN = "debug::text"
+    _DEBUG_PARAM = "%s::jsonb"
     _SELECT_CHECKPOINTS = SELECT_CHECKPOINTS
     _DELETE_THREAD = DELETE_THREAD
     _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS

@@ -86,6 +86,7 @@ from durable_debug.checkpoint.errors import (
 )
 from durable_debug.checkpoint.lease import LeaseInfo
 from durable_debug.checkpoint.postgres import redact
+from durable_debug.checkpoint.records import parse_record, record_text, split_record
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
 if TYPE_CHECKING:
@@ -104,7 +105,16 @@ and arguments."""
 
 _INSTALL_HINT = "pip install 'durable-debug[redis]'"
 _PIPELINE_CHUNK = 1000
-_PUT_KEYS = ("checkpoints", "checkpoint", "metadata", "parent", "blobs", "writes", "write")
+_PUT_KEYS = (
+    "checkpoints",
+    "checkpoint",
+    "metadata",
+    "parent",
+    "blobs",
+    "writes",
+    "write",
+    "debug",
+)
 
 
 class _Details(NamedTuple):
@@ -299,6 +309,7 @@ class RedisSaver(ConnectedSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
+        metadata, record = split_record(metadata)  # type: ignore[assignment]
         # Serialize everything first: a value that cannot be saved leaves Redis untouched.
         writes = self._write_args(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self.serde)
@@ -312,6 +323,7 @@ class RedisSaver(ConnectedSaver):
             config_checkpoint_id(config) or "",
             self._ttl_ms,
             len(blobs),
+            record_text(record) or "",
         ]
         for _thread, _ns, channel, version, type_, blob in blobs:
             args += [blob_field(channel, version), pack_value([type_], blob or b"")]
@@ -456,6 +468,59 @@ class RedisSaver(ConnectedSaver):
             return [t for t, live in zip(threads, alive, strict=True) if not live]
 
         return await self._run(read)
+
+    # -- debug records (checkpoint/records.py) ------------------------------------------------
+
+    stores_debug_records = True
+
+    async def aget_debug_records(
+        self,
+        thread_id: str,
+        checkpoint_ns: str | None,
+        checkpoint_ids: Sequence[str] | None = None,
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """The debug records of a thread's checkpoints, by ``(checkpoint_ns, checkpoint_id)``."""
+
+        async def read() -> dict[tuple[str, str], dict[str, Any]]:
+            client = self._redis()
+            if checkpoint_ns is None:
+                members = await client.smembers(self._keys.namespaces(thread_id))
+                namespaces = sorted(unquote(_text(m)) for m in members)
+            else:
+                namespaces = [checkpoint_ns]
+            found: dict[tuple[str, str], dict[str, Any]] = {}
+            for ns in namespaces:
+                (key,) = self._keys.of(Source(thread_id, ns), "debug")
+                if checkpoint_ids is None:
+                    pairs = list((await client.hgetall(key)).items())
+                elif checkpoint_ids:
+                    values: list[Any] = await client.hmget(key, list(checkpoint_ids))
+                    pairs = list(zip(checkpoint_ids, values, strict=True))
+                else:
+                    pairs = []
+                for cid, text in pairs:
+                    record = parse_record(text)
+                    if record is not None:
+                        found[(ns, _text(cid))] = record
+            return found
+
+        return await self._run(read, where={"thread": thread_id})
+
+    async def aset_debug_record(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str, record: dict[str, Any]
+    ) -> None:
+        """Replace the debug record of a saved checkpoint."""
+        source = Source(thread_id, checkpoint_ns)
+        (checkpoints, key) = self._keys.of(source, "checkpoints", "debug")
+
+        async def write() -> None:
+            client = self._redis()
+            if await client.zscore(checkpoints, checkpoint_id) is not None:
+                await client.hset(key, checkpoint_id, record_text(record) or "{}")
+                if self.ttl is not None:
+                    await client.pexpire(key, self._ttl_ms)
+
+        await self._run(write, where={"thread": thread_id})
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""

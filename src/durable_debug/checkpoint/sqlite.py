@@ -122,6 +122,9 @@ MIGRATIONS: list[str] = [
     # (checkpoint/_rows.py). Nothing to convert: older rows are read as they are. The version
     # is recorded so an older durable_debug, which would miss those channels, refuses the file.
     "SELECT 8",
+    # 9: each checkpoint's debug record (checkpoint/records.py) in a column of its own, never
+    # in metadata; older rows have none (their record keys are read from their metadata).
+    "ALTER TABLE checkpoints ADD COLUMN debug TEXT",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
@@ -180,12 +183,13 @@ VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT DO NOTHING"""
 
 UPSERT_CHECKPOINT = """INSERT INTO checkpoints
-    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata)
-VALUES (?, ?, ?, ?, ?, ?)
+    (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata, debug)
+VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
     parent_checkpoint_id = excluded.parent_checkpoint_id,
     checkpoint = excluded.checkpoint,
-    metadata = excluded.metadata"""
+    metadata = excluded.metadata,
+    debug = excluded.debug"""
 
 INSERT_WRITE = """INSERT INTO checkpoint_writes
     (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)

@@ -41,7 +41,14 @@ from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.push import TaskFunction, TaskFuture
 from durable_debug.graph.schema import StateSchema
-from durable_debug.graph.types import END, START, GraphInterrupt, RetryPolicy, StateSnapshot
+from durable_debug.graph.types import (
+    END,
+    START,
+    GraphInterrupt,
+    InvalidUpdateError,
+    RetryPolicy,
+    StateSnapshot,
+)
 
 __all__ = ["EntrypointGraph", "TaskFunction", "TaskFuture", "entrypoint", "task"]
 
@@ -69,7 +76,13 @@ class _EntrypointSchema(StateSchema):
     def __init__(self) -> None:
         super().__init__(TypedDict("EntrypointState", {END: Any, PREVIOUS: Any}))  # type: ignore[operator]
 
-    def updates_from(self, value: Any, *, where: str) -> dict[str, Any]:
+    def updates_from(
+        self,
+        value: Any,
+        *,
+        where: str,
+        on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+    ) -> dict[str, Any]:
         if isinstance(value, Final):
             return {END: value.value, PREVIOUS: value.save}
         return {END: value, PREVIOUS: value}
@@ -137,7 +150,11 @@ class EntrypointGraph(CompiledStateGraph):
         channel = channels[END]
         return channel.value if channel.is_available() else None
 
-    def input_updates(self, input: Any) -> dict[str, Any]:
+    def input_updates(
+        self,
+        input: Any,
+        on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+    ) -> dict[str, Any]:
         """Any value is a valid input: it is the function's first argument."""
         return {}
 

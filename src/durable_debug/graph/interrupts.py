@@ -20,6 +20,7 @@ from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.graph.findings import Finding
 from durable_debug.graph.types import GraphInterrupt, Interrupt
 
 if TYPE_CHECKING:
@@ -201,34 +202,65 @@ def is_resume_map(resume: Any) -> bool:
 
 
 def match_resume(
-    resume: Any, pending: Mapping[str, Interrupt], *, thread_id: str | None
+    resume: Any,
+    pending: Mapping[str, Interrupt],
+    *,
+    thread_id: str | None,
+    report: Callable[[Finding, BaseException], None] | None = None,
 ) -> dict[str, Any]:
     """Assign resume values to the tasks whose interrupts they answer.
 
     ``pending`` maps task id → the interrupt that task is paused on. Returns task id → value.
-    Raises ValueError (naming the thread and the ids) when the answer cannot be matched.
+    As in LangGraph, a resume with nothing pending and the ids of a resume map that match no
+    pending interrupt are ignored: each is reported to ``report`` as a finding with the
+    ValueError it raised before (``report`` raises it under ``strict``; without ``report``
+    it is raised). A single value while several interrupts are pending raises RuntimeError,
+    as LangGraph does.
     """
     where = f"Thread {thread_id!r}" if thread_id else "This run"
+
+    def found(finding: Finding, error: BaseException) -> None:
+        if report is None:
+            raise error
+        report(finding, error)
+
     if not pending:
-        raise ValueError(
-            f"{where} has no pending interrupt, so Command(resume=...) has nothing to answer. "
-            "Use graph.get_state(config).interrupts to see what is pending; to continue a "
-            "paused or failed run without an answer, invoke with None. (LangGraph ignores "
-            "such a resume value silently.)"
+        found(
+            Finding(
+                "resume-nothing-pending",
+                f"{where} had no pending interrupt, so Command(resume=...) answered nothing: "
+                "the value was ignored, as LangGraph ignores it.",
+            ),
+            ValueError(
+                f"{where} has no pending interrupt, so Command(resume=...) has nothing to "
+                "answer. Use graph.get_state(config).interrupts to see what is pending; to "
+                "continue a paused or failed run without an answer, invoke with None. "
+                "(LangGraph ignores such a resume value silently.)"
+            ),
         )
+        return {}
     listing = ", ".join(f"{i.id} ({i.value!r:.60})" for i in pending.values())
     if is_resume_map(resume):
         by_id = {intr.id: tid for tid, intr in pending.items()}
         unknown = [k for k in resume if k not in by_id]
-        if unknown:
-            raise ValueError(
-                f"{where}: the resume map names interrupt id(s) {', '.join(unknown)} that are "
-                f"not pending; pending interrupts: {listing}. Nothing was resumed. (LangGraph "
-                "ignores unknown ids silently.)"
+        error = ValueError(
+            f"{where}: the resume map names interrupt id(s) {', '.join(unknown)} that are "
+            f"not pending; pending interrupts: {listing}. Nothing was resumed. (LangGraph "
+            "ignores unknown ids silently.)"
+        )
+        for key in unknown:
+            found(
+                Finding(
+                    "resume-unknown-id",
+                    f"{where}: the resume map named interrupt id {key} that is not pending "
+                    f"(pending: {listing}); its value was ignored, as LangGraph ignores it.",
+                    key=key,
+                ),
+                error,
             )
-        return {by_id[k]: v for k, v in resume.items()}
+        return {by_id[k]: v for k, v in resume.items() if k in by_id}
     if len(pending) > 1:
-        raise ValueError(
+        raise RuntimeError(
             f"{where} has {len(pending)} pending interrupts, so a single resume value is "
             "ambiguous; answer them by id with Command(resume={interrupt_id: value, ...}). "
             f"Pending: {listing}"

@@ -42,6 +42,15 @@ from durable_debug.checkpoint.base import (
     replace_checkpoint,
 )
 from durable_debug.checkpoint.lease import check_lease, thread_lease
+from durable_debug.checkpoint.records import (
+    GRAPH_VERSION,
+    PARENT_WRITE_MS,
+    aadd_findings,
+    aread_record,
+    attach_record,
+    known_version,
+    record_from_metadata,
+)
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
@@ -59,6 +68,7 @@ from durable_debug.graph.algo import (
 )
 from durable_debug.graph.calls import Runtime
 from durable_debug.graph.failures import failure_entry, failure_history
+from durable_debug.graph.findings import Finding, RunFindings
 from durable_debug.graph.interrupts import (
     SUBGRAPH_ANSWER,
     Answers,
@@ -69,7 +79,7 @@ from durable_debug.graph.interrupts import (
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.push import CallRunner
 from durable_debug.graph.runner import run_task
-from durable_debug.graph.saving import RunSaves
+from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
@@ -83,7 +93,7 @@ from durable_debug.graph.types import (
     Send,
     from_langgraph,
 )
-from durable_debug.graph.version import acheck_graph_version, version_metadata
+from durable_debug.graph.version import acheck_graph_version, scheduled_nodes, version_record
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver
@@ -99,12 +109,12 @@ Event = tuple[str, Any]
 
 Durability = Literal["sync", "async", "exit"]
 DURABILITY: tuple[str, ...] = ("sync", "async", "exit")
-"""LangGraph's ``durability=`` values. Every one saves every step, in order, and a run returns,
-raises or pauses only once all its saves have finished. ``"sync"`` saves each step before the
-next one starts; ``"async"`` (the default, ``None``, as in LangGraph) lets a step's save run
-while the next step's lone task runs, where the saver can (``PostgresSaver``: see
-``graph/saving.py``); ``"exit"`` is ``"async"`` here (LangGraph saves only the last
-checkpoint; the debugger needs each step). See docs/engine.md."""
+"""LangGraph's ``durability=`` values. A run returns, raises or pauses only once all its saves
+have finished. ``"sync"`` saves each step before the next one starts; ``"async"`` (the
+default, ``None``, as in LangGraph) lets a step's save run while the next step's lone task
+runs, where the saver can (``PostgresSaver``: see ``graph/saving.py``); ``"exit"`` saves only
+the checkpoint the run ends on, with its writes, as LangGraph does (``saving.ExitSaves``).
+See docs/engine.md."""
 
 
 def check_durability(durability: str | None) -> None:
@@ -183,7 +193,12 @@ class RunLoop:
         if durability is None and nesting is not None:
             durability = nesting.durability  # a nested run saves as its enclosing run does
         self.durability: Durability | None = durability
-        self.saves = RunSaves(self.saver, durability) if self.saver is not None else None
+        self.saves: RunSaves | None = None
+        if self.saver is not None:
+            # "exit" saves once, when the run ends (a nested run saves as "async": its
+            # checkpoints name their parents, which must exist)
+            exiting = durability == "exit" and nesting is None
+            self.saves = ExitSaves(self.saver) if exiting else RunSaves(self.saver, durability)
         """How this run saves its steps (see ``saving.py``); None without a saver."""
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
@@ -216,6 +231,10 @@ class RunLoop:
         self.source = ""
         """The ``source`` of the loaded checkpoint's metadata (``input``, ``loop``, ``fork``…)."""
         self.metadata: CheckpointMetadata = {}
+        self.record: dict[str, Any] = {}
+        """The debug record of ``checkpoint`` (``checkpoint/records.py``)."""
+        self.findings = RunFindings(graph)
+        """What the run let pass as LangGraph does, for the next checkpoint it saves."""
         self.parent_config: RunnableConfig | None = None
         self.has_saved = False
         """Whether the thread has a checkpoint (loaded or saved by this run)."""
@@ -299,13 +318,23 @@ class RunLoop:
                             yield event
             finally:
                 if self.saves is not None:  # the run ends once all it put is saved
-                    await self.saves.settle()
+                    await self.saves.finish()
+                    await self._report_leftover_findings()
         except Exception as exc:
             if self.graph_run is not None:
                 await self.graph_run.error(exc)
             raise
         if self.graph_run is not None:
             await self.graph_run.end(self.graph.output_values(self.values))
+
+    async def _report_leftover_findings(self) -> None:
+        """Findings no checkpoint of the run took (it saved none after them: a resume with
+        nothing pending) go on the checkpoint the run stands on."""
+        found = self.findings.take()
+        if found and self.saver is not None and self.has_saved and self.thread_id is not None:
+            await aadd_findings(
+                self.saver, self.thread_id, self.checkpoint_ns, self.checkpoint["id"], found
+            )
 
     async def _start_graph_run(self) -> None:
         """Open the graph's callback run (see ``callbacks.py``) when handlers are given."""
@@ -468,6 +497,13 @@ class RunLoop:
             self.pending, self.null_writes = read_pending_writes(saved)
             self.has_saved = True
             self.metadata = saved.metadata
+            self.record = record_from_metadata(saved.metadata)
+            key = (self.thread_id or "", self.checkpoint_ns, saved.checkpoint["id"])
+            known = known_version(self.saver, key)  # saved by this process: no read needed
+            if known is not None:
+                self.record[GRAPH_VERSION] = known
+            else:
+                self.record.update(await aread_record(self.saver, *key) or {})
             self.parent_config = saved.parent_config
             if self.nesting is None and self.checkpoint_ns:
                 self.parents = dict(saved.metadata.get("parents") or {})
@@ -518,8 +554,12 @@ class RunLoop:
                     )
 
     async def _start(self, input: Any) -> None:
-        # Validate before saving anything: a bad key must not leave an input checkpoint behind.
-        self.graph.input_updates(input)
+        # Checked before saving anything: under strict, a bad key must not leave an input
+        # checkpoint behind. A subgraph's input is its parent's state: the keys it lacks are
+        # dropped quietly, as LangGraph drops them.
+        self.graph.input_updates(
+            input, self.findings.on_unknown_key(None, quiet=self.nesting is not None)
+        )
         discarded: list[Task] = []
         if self.has_saved:
             # Fresh input discards what the thread still had scheduled (the "classic bug" of
@@ -546,21 +586,37 @@ class RunLoop:
         """
         if not self.has_saved:
             what = "None" if command is None else repr(command)
-            raise EmptyInputError(
+            error = EmptyInputError(
                 f"Thread {self.thread_id!r} has no checkpoint, so there is nothing to resume "
                 f"(input was {what}). Start the thread with an input dict first"
                 + ("" if self.saver is not None else "; and compile with a checkpointer")
                 + "."
             )
+            if self.saver is None or command is None or not command.has_resume:
+                raise error
+            # LangGraph starts the thread from START with no input and ignores the answer.
+            self.findings.report(
+                Finding(
+                    "resume-empty-thread",
+                    f"Thread {self.thread_id!r} had no checkpoint, so Command(resume=...) "
+                    "answered nothing: the graph ran from START with no input, as LangGraph "
+                    "runs it.",
+                ),
+                error,
+            )
+            await self._start({})
+            return
         assert self.saver is not None and self.thread_id is not None
         await acheck_graph_version(
             self.graph,
             self.saver,
             self.config,
-            self.metadata,
+            self.record,
+            self.findings,
             thread_id=self.thread_id,
             checkpoint_ns=self.checkpoint_ns,
             checkpoint_id=self.checkpoint["id"],
+            pending_nodes=scheduled_nodes(self.checkpoint),
         )
         answering = command is not None and command.has_resume
         time_travel = config_checkpoint_id(self.config) is not None and not answering
@@ -616,7 +672,9 @@ class RunLoop:
         assert self.saves is not None
         if command.has_resume:
             pending = pending_interrupts(self.pending)
-            answers = match_resume(command.resume, pending, thread_id=self.thread_id)
+            answers = match_resume(
+                command.resume, pending, thread_id=self.thread_id, report=self.findings.report
+            )
             for tid, value in answers.items():
                 record = self.pending[tid]
                 asked = pending[tid].id
@@ -626,7 +684,11 @@ class RunLoop:
                 await self.saves.put_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
         writes: list[tuple[str, Any]] = []
         if command.update is not None:
-            updates = self.graph.schema.updates_from(command.update, where="Command(update=...)")
+            updates = self.graph.schema.updates_from(
+                command.update,
+                where="Command(update=...)",
+                on_unknown=self.findings.on_unknown_key(None),
+            )
             writes += list(updates.items())
         if command.goto:
             goto = command.goto
@@ -702,6 +764,7 @@ class RunLoop:
             message_tap=self.message_tap,
             nesting=self._nesting(),
             graph_run=self.graph_run,
+            findings=self.findings,
         )
 
     async def _run_concurrently(
@@ -864,12 +927,14 @@ class RunLoop:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
-        extra = version_metadata(self.graph, self.metadata)
+        record = version_record(self.graph, self.record)
         if self.write_ms is not None:
-            extra["parent_write_ms"] = self.write_ms
-        self.metadata = checkpoint_metadata(
-            self.config, source, self.step, parents=self.parents, **extra
-        )
+            record[PARENT_WRITE_MS] = self.write_ms
+        found = self.findings.take()
+        if found:
+            record["findings"] = found
+        self.record = record
+        self.metadata = checkpoint_metadata(self.config, source, self.step, parents=self.parents)
         self.pending = {}
         if self.saves is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
@@ -884,11 +949,12 @@ class RunLoop:
             check_lease(self.saves.saver, config_thread_id(self.config))  # another run took it
             started = time.perf_counter()
             try:
+                key = (config_thread_id(self.config), self.checkpoint_ns, self.checkpoint["id"])
                 self.checkpoint_config = await self.saves.put_step(
                     self.checkpoint_config,
                     task_writes,
                     self.checkpoint,
-                    self.metadata,
+                    attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]
                     new_versions,
                 )
             except SerdeError as exc:

@@ -33,6 +33,7 @@ __all__ = [
     "TASKS",
     "Branch",
     "NodeSpec",
+    "UnmappedBranchError",
     "branch_channel",
     "join_channel",
 ]
@@ -41,6 +42,13 @@ INPUT_KEYS = "__input_keys__"
 """Marker write saved by the START task in place of its state writes: the keys it took from
 the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
 the input is stored once instead of twice."""
+
+
+class UnmappedBranchError(InvalidUpdateError, KeyError):
+    """A conditional edge returned a value its path map lacks. A ``KeyError``, as LangGraph
+    raises for it, and an ``InvalidUpdateError`` naming the edge and the map."""
+
+    __str__ = BaseException.__str__  # the message as given (KeyError would quote it)
 
 
 @dataclass(frozen=True)
@@ -72,7 +80,7 @@ class Branch:
                 try:
                     item = self.path_map[item]
                 except (KeyError, TypeError):
-                    raise InvalidUpdateError(
+                    raise UnmappedBranchError(
                         f"The conditional edge from {self.source!r} returned {item!r}, which "
                         f"is not a key of its path map ({list(self.path_map)})"
                     ) from None
@@ -144,21 +152,28 @@ def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
     return None
 
 
-def state_writes(schema: StateSchema, node: str, result: Any) -> tuple[dict[str, Any], list[Any]]:
-    """Split a node's return value into state updates and ``goto`` targets."""
+def state_writes(
+    schema: StateSchema,
+    node: str,
+    result: Any,
+    on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+) -> tuple[dict[str, Any], list[Any]]:
+    """Split a node's return value into state updates and ``goto`` targets (a key the schema
+    lacks: see ``StateSchema.updates_from``)."""
+    where = f"Node {node!r}"
     if isinstance(result, Command):
         goto = result.goto
         targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
-        return schema.updates_from(result.update, where=f"Node {node!r}"), targets
+        return schema.updates_from(result.update, where=where, on_unknown=on_unknown), targets
     if isinstance(result, (list, tuple)) and result and all(isinstance(r, Command) for r in result):
         updates: dict[str, Any] = {}
         targets = []
         for cmd in result:
-            more, goto = state_writes(schema, node, cmd)
+            more, goto = state_writes(schema, node, cmd, on_unknown)
             updates.update(more)
             targets.extend(goto)
         return updates, targets
-    return schema.updates_from(result, where=f"Node {node!r}"), []
+    return schema.updates_from(result, where=where, on_unknown=on_unknown), []
 
 
 def fresh_state(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from durable_debug._sync import run_sync
@@ -40,7 +40,8 @@ from durable_debug.graph.channels import (
 )
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
-from durable_debug.graph.loop import Durability, RunLoop, check_durability
+from durable_debug.graph.findings import Finding
+from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
@@ -48,11 +49,12 @@ from durable_debug.graph.streams import (
     EVENTS_MODE,
     OutputKeys,
     print_chunk,
+    print_modes,
     select_output,
     stream_modes,
 )
 from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
-from durable_debug.graph.types import START, StateSnapshot
+from durable_debug.graph.types import START, InvalidUpdateError, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
 if TYPE_CHECKING:
@@ -85,8 +87,11 @@ class CompiledStateGraph:
         config: RunnableConfig | None = None,
         lease_wait: float | None = None,
         subgraph_checkpointer: bool | None = None,
+        strict: bool = False,
     ) -> None:
         self.builder = builder
+        self.strict = strict
+        """``compile(strict=True)``: findings raise their errors (``graph/findings.py``)."""
         self.store = store
         """The store given to ``compile(store=...)`` (nodes get it as ``store``)."""
         self.config: RunnableConfig | None = config
@@ -176,10 +181,15 @@ class CompiledStateGraph:
                 values[key] = channel.value
         return values
 
-    def input_updates(self, input: Any) -> dict[str, Any]:
+    def input_updates(
+        self,
+        input: Any,
+        on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+    ) -> dict[str, Any]:
         """The state writes of a run input: the keys of the input schema (a key of another
-        schema of the graph is dropped, as LangGraph does; a key of none is an error)."""
-        updates = self.schema.updates_from(input, where="The graph input")
+        schema of the graph is dropped, as LangGraph does; a key of none is dropped too, and
+        reported to ``on_unknown`` — without it, an error)."""
+        updates = self.schema.updates_from(input, where="The graph input", on_unknown=on_unknown)
         accepted = self.builder.input_schema.key_set
         return {k: v for k, v in updates.items() if k in accepted}
 
@@ -253,7 +263,7 @@ class CompiledStateGraph:
                     wait=wait,
                 )
             ]
-        printed = frozenset(stream_modes(print_mode or ()))
+        printed, misspelt = print_modes(print_mode)
         self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -265,6 +275,7 @@ class CompiledStateGraph:
             durability,
             output_keys,
             wait=wait,
+            unknown_print=misspelt,
         )
         async for mode, chunk in loop.events():
             print_chunk(mode, chunk)
@@ -293,8 +304,12 @@ class CompiledStateGraph:
         *,
         subgraphs: bool = False,
         wait: float | None = None,
+        unknown_print: Sequence[str] = (),
     ) -> RunLoop:
-        check_durability(durability)
+        """The run of ``input``. An unknown ``durability`` runs as the default (``"async"``)
+        and a ``print_mode`` that names no stream mode prints nothing, as in LangGraph, each
+        with a finding (``strict=True``: the ValueError naming it, before anything runs)."""
+        odd_durability = durability is not None and durability not in DURABILITY
         nested = nesting_for(self, config)
         nesting = None
         graph, saver = self, None
@@ -305,7 +320,7 @@ class CompiledStateGraph:
             # on its own, through this graph's saver.
             graph = graph_at(self, config_checkpoint_ns(config or {}))
             saver = self.checkpointer
-        return RunLoop(
+        loop = RunLoop(
             graph,
             input,
             merge_configs(self.config, config),
@@ -318,8 +333,36 @@ class CompiledStateGraph:
             context=coerce_context(self.builder.context_schema, context),
             wait=wait,
             output_keys=output_keys,
-            durability=durability,
+            durability=None if odd_durability else durability,
         )
+        if odd_durability:
+            try:
+                check_durability(durability)
+            except ValueError as error:
+                loop.findings.report(
+                    Finding(
+                        "unknown-durability",
+                        f"durability {durability!r} is not one of "
+                        f"{', '.join(map(repr, DURABILITY))}: the run saved as with the "
+                        "default, 'async', as LangGraph does.",
+                        key=str(durability),
+                    ),
+                    error,
+                )
+        for mode in unknown_print:
+            try:
+                stream_modes(mode)
+            except ValueError as error:
+                loop.findings.report(
+                    Finding(
+                        "unknown-print-mode",
+                        f"print_mode {mode!r} names no stream mode: nothing was printed for it, "
+                        "as in LangGraph.",
+                        key=mode,
+                    ),
+                    error,
+                )
+        return loop
 
     def _check_output_keys(self, output_keys: OutputKeys) -> None:
         """Raise ValueError naming an ``output_keys`` entry that is not a state key."""
@@ -365,7 +408,7 @@ class CompiledStateGraph:
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
-        printed = frozenset(stream_modes(print_mode or ()))
+        printed, misspelt = print_modes(print_mode)
         self._check_output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -378,6 +421,7 @@ class CompiledStateGraph:
             output_keys,
             subgraphs=subgraphs,
             wait=wait,
+            unknown_print=misspelt,
         )
         events = loop.events()
         try:

@@ -46,6 +46,7 @@ from durable_debug.graph.types import (
 
 if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
+    from durable_debug.graph.findings import RunFindings
     from durable_debug.graph.pregel import CompiledStateGraph
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
@@ -72,6 +73,7 @@ async def run_task(
     message_tap: Any = None,
     nesting: Nesting | None = None,
     graph_run: Any = None,
+    findings: RunFindings | None = None,
 ) -> None:
     """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
 
@@ -79,8 +81,9 @@ async def run_task(
     mode ``"messages"``) sees the node's input and output; ``nesting`` is what a graph the
     node runs inherits (the run's saver, see ``subgraph.py``); ``graph_run`` (a
     ``callbacks.GraphRun``) is the run's callback run, when its config has callbacks: each
-    attempt of the node is a child run of it. Never raises for the node's own exceptions;
-    only cancellation propagates.
+    attempt of the node is a child run of it. ``findings`` collects what the node let pass
+    (a write to a key the schema lacks, dropped as LangGraph drops it; without it, an error).
+    Never raises for the node's own exceptions; only cancellation propagates.
     """
     spec = task.node
     runtime = runtime or Runtime()
@@ -198,7 +201,9 @@ async def run_task(
                         raise ParentCommand(result)  # for the graph running this one
                     if message_tap is not None:
                         message_tap.node_output(result, context.config["metadata"])
-                    writes = await node_writes(graph, task, result, channels, context, node_run)
+                    writes = await node_writes(
+                        graph, task, result, channels, context, node_run, findings
+                    )
                 except (Exception, asyncio.CancelledError) as exc:  # cancelled: a sibling failed
                     if node_run is not None:
                         await node_run.error(exc)
@@ -307,10 +312,18 @@ async def node_writes(
     channels: dict[str, Channel],
     context: CallContext,
     node_run: Any = None,
+    findings: RunFindings | None = None,
 ) -> list[tuple[str, Any]]:
-    """A node's return value plus its outgoing edges, as ``(channel, value)`` writes."""
+    """A node's return value plus its outgoing edges, as ``(channel, value)`` writes. A key
+    the schema lacks is dropped and reported to ``findings`` (quietly for a compiled graph
+    added as a node: it returns its own state, of which the parent keeps its keys, as in
+    LangGraph)."""
     spec = task.node
-    updates, goto = state_writes(graph.schema, spec.name, result)
+    on_unknown = None
+    if findings is not None:
+        is_subgraph = graph.subgraph_of(spec.name) is spec.fn and spec.fn is not None
+        on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
+    updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     writes: list[tuple[str, Any]] = list(updates.items())
     writes += targets_to_writes(spec.name, goto, graph.nodes)
     writes += await edge_writes(graph, task, updates, channels, context, node_run)
@@ -353,6 +366,10 @@ async def edge_writes(
     return writes
 
 
+def _ignore_unknown(key: str, what: str, error: BaseException) -> None:
+    """A key of the run input the schema lacks, already reported when the run began."""
+
+
 async def _start_writes(
     graph: CompiledStateGraph,
     task: Task,
@@ -361,6 +378,7 @@ async def _start_writes(
     node_run: Any = None,
 ) -> list[tuple[str, Any]]:
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
-    updates = graph.input_updates(task.input)
+    # The run checked (and reported) the input when it began: unknown keys are dropped here.
+    updates = graph.input_updates(task.input, on_unknown=_ignore_unknown)
     edges = await edge_writes(graph, task, updates, channels, context, node_run)
     return list(updates.items()) + edges

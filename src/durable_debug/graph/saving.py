@@ -1,7 +1,8 @@
-"""How a run saves: every step before the next one starts, or overlapped with the run.
+"""How a run saves: every step before the next one starts, overlapped with the run, or (with
+``durability="exit"``, :class:`ExitSaves`) only when the run ends, as in LangGraph.
 
 ``durability="sync"`` awaits each step's ``aput_step`` before the next step runs. With
-``"async"`` (the default, as in LangGraph) and ``"exit"`` the run puts its steps on the saver's
+``"async"`` (the default, as in LangGraph) the run puts its steps on the saver's
 :class:`~durable_debug.checkpoint.base.StepQueue`, which may return before a step is saved
 (``PostgresSaver``'s sends the statement and reads the answer when the next step is put); the
 memory and SQLite savers' queue saves each step as it is put, so nothing changes for them.
@@ -23,7 +24,7 @@ run for a chain of nodes driven by ``invoke``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from durable_debug.checkpoint.base import (
     ChannelVersions,
@@ -31,12 +32,17 @@ from durable_debug.checkpoint.base import (
     CheckpointMetadata,
     RunnableConfig,
     TaskWrites,
+    checkpoint_config,
+    config_checkpoint_id,
+    config_checkpoint_ns,
+    config_thread_id,
 )
+from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver, StepQueue
 
-__all__ = ["RunSaves"]
+__all__ = ["ExitSaves", "RunSaves"]
 
 
 class RunSaves:
@@ -78,3 +84,101 @@ class RunSaves:
         """Return when every step put so far is saved; raise the error of one that was not."""
         if self.queue is not None:
             await self.queue.drain()
+
+    async def finish(self) -> None:
+        """The run ends (returns, pauses or fails): everything it put is saved."""
+        await self.settle()
+
+
+class ExitSaves(RunSaves):
+    """``durability="exit"``, as in LangGraph: nothing the run makes is saved while it goes;
+    when it ends — finished, paused on an interrupt, or failed — the checkpoint it stands on is
+    saved as the child of the last saved one (the checkpoint the run started from), with the
+    writes made on it (the interrupts, errors and results of its step). Writes on a checkpoint
+    already saved (the answers of a resume) are saved at once; writes on a step passed over
+    are dropped with it. The debug record of the checkpoint saved keeps the findings and the
+    version boundary of the steps passed over."""
+
+    def __init__(self, saver: BaseCheckpointSaver) -> None:
+        super().__init__(saver, "sync")
+        self.base: RunnableConfig | None = None
+        """The config of the saved checkpoint the held one will be the child of."""
+        self.held: tuple[Checkpoint, CheckpointMetadata] | None = None
+        """The newest checkpoint the run made, not saved yet."""
+        self.changed: set[str] = set()
+        """Channels whose version any held step changed (their blobs are saved at exit)."""
+        self.writes: list[tuple[str, list[tuple[str, Any]], str]] = []
+        """Writes made on the held checkpoint: (task id, writes, task path)."""
+
+    async def put_step(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Hold the step; return the config its checkpoint will have once saved."""
+        if self.held is None:
+            self.base = config
+        else:
+            metadata = _carry_record(self.saver, config, self.held[1], metadata, checkpoint["id"])
+        self.held = (checkpoint, metadata)
+        self.changed.update(new_versions)
+        self.writes = []
+        return checkpoint_config(
+            config_thread_id(config), config_checkpoint_ns(config), checkpoint["id"]
+        )
+
+    async def put_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """Hold writes on the held checkpoint; save those on a saved one at once."""
+        at = config_checkpoint_id(config)
+        if self.held is not None:
+            if at == self.held[0]["id"]:
+                self.writes.append((task_id, list(writes), task_path))
+            return  # a step passed over (or the held one's parent): dropped, as in LangGraph
+        await self.saver.aput_writes(config, writes, task_id, task_path)
+
+    async def finish(self) -> None:
+        """Save the held checkpoint with its writes (one step, as ``aput_step`` saves it)."""
+        if self.held is None or self.base is None:
+            return
+        checkpoint, metadata = self.held
+        self.held = None
+        versions = {ch: v for ch, v in checkpoint["channel_versions"].items() if ch in self.changed}
+        saved = await self.saver.aput_step(self.base, (), checkpoint, metadata, versions)
+        for task_id, writes, task_path in self.writes:
+            await self.saver.aput_writes(saved, writes, task_id, task_path)
+        self.writes = []
+
+
+def _carry_record(
+    saver: BaseCheckpointSaver,
+    config: RunnableConfig,
+    before: CheckpointMetadata,
+    metadata: CheckpointMetadata,
+    checkpoint_id: str,
+) -> CheckpointMetadata:
+    """``metadata`` whose debug record also holds the findings and the structure (a version
+    boundary) of the held checkpoint (``before``, addressed by ``config``) that the checkpoint
+    ``checkpoint_id`` replaces (``checkpoint/records.py``)."""
+    thread, ns = config_thread_id(config), config_checkpoint_ns(config)
+    previous = cast("dict[str, Any] | None", dict(before).get(RECORD_KEY))
+    if previous is None:  # a saver whose records stay in this process
+        previous = registry(saver).get((thread, ns, str(config_checkpoint_id(config))))
+    current = cast("dict[str, Any] | None", dict(metadata).get(RECORD_KEY))
+    if current is None:
+        current = registry(saver).get((thread, ns, checkpoint_id))
+    if not previous or current is None:
+        return metadata
+    if previous.get(FINDINGS):
+        current[FINDINGS] = [*previous[FINDINGS], *current.get(FINDINGS, [])]
+    if GRAPH_STRUCTURE in previous and GRAPH_STRUCTURE not in current:
+        current[GRAPH_STRUCTURE] = previous[GRAPH_STRUCTURE]
+    return metadata

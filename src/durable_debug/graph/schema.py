@@ -103,10 +103,19 @@ class StateSchema:
             return self.schema.model_validate(dict(values))
         return dict(values)
 
-    def updates_from(self, value: Any, *, where: str) -> dict[str, Any]:
+    def updates_from(
+        self,
+        value: Any,
+        *,
+        where: str,
+        on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+    ) -> dict[str, Any]:
         """Turn a node's return value (or a run's input) into ``{key: value}`` writes.
 
-        ``where`` names the node (or "the input") in errors.
+        ``where`` names the node (or "the input") in errors. A key the schema lacks raises
+        :class:`InvalidUpdateError`, unless ``on_unknown`` is given: then the key is dropped,
+        as LangGraph drops it, and ``on_unknown(key, what_happened, error)`` is called for it
+        (it may raise ``error``, the one raised without it).
         """
         if value is None:
             return {}
@@ -124,13 +133,21 @@ class StateSchema:
         if self.managed:  # the engine's values, not the node's to write (LangGraph drops them)
             updates = {k: v for k, v in updates.items() if k not in self.managed}
         unknown = [k for k in updates if k not in self.key_set]
-        if unknown:
-            raise InvalidUpdateError(
-                f"{where} wrote key {unknown[0]!r}, which the state schema "
+        for key in unknown:
+            lacks = (
+                f"{where} wrote key {key!r}, which the state schema "
                 f"{getattr(self.schema, '__name__', self.schema)!s} does not have "
-                f"(its keys: {', '.join(self.keys)}). Add the key to the schema or stop "
-                "writing it; LangGraph would drop this write silently."
+                f"(its keys: {', '.join(self.keys)})"
             )
+            error = InvalidUpdateError(
+                f"{lacks}. Add the key to the schema or stop writing it; LangGraph would drop "
+                "this write silently."
+            )
+            if on_unknown is None:
+                raise error
+            on_unknown(key, f"{lacks}: the write was dropped, as LangGraph drops it.", error)
+        if unknown:
+            updates = {k: v for k, v in updates.items() if k in self.key_set}
         return updates
 
 

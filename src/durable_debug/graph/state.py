@@ -238,6 +238,7 @@ class StateGraph:
         cache: Any = None,
         store: Any = None,
         wait: float | None = None,
+        strict: bool = False,
         **kwargs: Any,
     ) -> CompiledStateGraph:
         """Check the graph and return a runnable :class:`CompiledStateGraph`.
@@ -249,6 +250,11 @@ class StateGraph:
 
         ``wait``: seconds a run waits for its thread when another run holds it, before
         raising :class:`ThreadBusyError` (default: it raises at once).
+
+        ``strict``: where LangGraph silently lets a likely mistake pass (a write to a key the
+        schema lacks, a resume with nothing pending, a thread saved by another graph
+        structure), raise the error describing it instead of recording a *finding*
+        (``graph/findings.py``; default False: behave as LangGraph, warn once, record it).
         """
         from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -267,6 +273,7 @@ class StateGraph:
             cache=cache,
             store=store,
             lease_wait=wait,
+            strict=strict,
         )
 
     def _validate(

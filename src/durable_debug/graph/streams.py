@@ -49,6 +49,7 @@ __all__ = [
     "OutputKeys",
     "Producers",
     "print_chunk",
+    "print_modes",
     "select_output",
     "stream_modes",
 ]
@@ -170,6 +171,14 @@ def stream_modes(stream_mode: str | Sequence[str]) -> list[str]:
                 f"Unknown stream_mode {mode!r}; use one of {', '.join(map(repr, STREAM_MODES))}"
             )
     return modes
+
+
+def print_modes(print_mode: str | Sequence[str] | None) -> tuple[frozenset[str], list[str]]:
+    """The ``print_mode`` modes to print, and the ones that name no stream mode (LangGraph
+    prints nothing for those; the run reports them as findings)."""
+    modes = [print_mode] if isinstance(print_mode, str) else list(print_mode or ())
+    known = frozenset(m for m in modes if m in _PRODUCERS)
+    return known, [m for m in modes if m not in _PRODUCERS]
 
 
 def print_chunk(mode: str, chunk: Any) -> None:

@@ -17,6 +17,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from durable_debug.checkpoint.base import (
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
     RunnableConfig,
     checkpoint_config,
     checkpoint_metadata,
@@ -24,6 +27,13 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
     empty_checkpoint,
     new_checkpoint_id,
+)
+from durable_debug.checkpoint.records import (
+    AS_NODE,
+    FINDINGS,
+    aread_record,
+    attach_record,
+    record_from_metadata,
 )
 from durable_debug.graph.algo import (
     Task,
@@ -34,10 +44,11 @@ from durable_debug.graph.algo import (
     restore_channels,
     task_id,
 )
+from durable_debug.graph.findings import RunFindings
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import edge_writes
 from durable_debug.graph.types import END, START, Command, InvalidUpdateError, Send
-from durable_debug.graph.version import version_metadata
+from durable_debug.graph.version import version_record
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
@@ -175,11 +186,10 @@ async def aupdate_step(
             {n: dict(v) for n, v in checkpoint["versions_seen"].items()},
             None,
         )
-        fork = checkpoint_metadata(
-            config, "fork", step + 1, **version_metadata(graph, saved.metadata)
-        )
+        fork = checkpoint_metadata(config, "fork", step + 1)
+        record = version_record(graph, await _record(saver, saved))
         parent = saved.parent_config or checkpoint_config(thread_id, checkpoint_ns, None)
-        return await saver.aput(parent, copied, fork, {})
+        return await _aput_with_record(saver, parent, copied, fork, record, {})
     channels = restore_channels(graph, checkpoint)
     source = "update"
     if as_node == INPUT:
@@ -195,6 +205,7 @@ async def aupdate_step(
         )
     new_id = new_checkpoint_id()
     prepared = await _prepared_task_ids(saver, graph, saved, channels, step, checkpoint_ns)
+    findings = RunFindings(graph)
     tasks = []
     for index, (update, name, *given) in enumerate(updates):
         name = node if index == 0 else str(name)
@@ -212,7 +223,7 @@ async def aupdate_step(
             ("__update__", name) if index == 0 else ("__update__", name, index),
             graph.nodes[name],
         )
-        task.writes = await _update_writes(graph, task, update, channels, where)
+        task.writes = await _update_writes(graph, task, update, channels, where, findings)
         task.status = "done"
         tasks.append(task)
         answered = _answered_task(prepared, name, given_id)
@@ -223,14 +234,46 @@ async def aupdate_step(
             await saver.aput_writes(saved.config, task.writes, answered)
     versions, seen, updated = apply_writes(graph, checkpoint, channels, tasks, new_id)
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
-    extra: dict[str, Any] = {"as_node": node} if source == "update" else {}
-    extra.update(version_metadata(graph, saved.metadata if saved else None))
+    extra: dict[str, Any] = {}
     if saved is not None and saved.metadata.get("parents"):  # a subgraph's checkpoint
         extra["parents"] = dict(saved.metadata["parents"])
     metadata = checkpoint_metadata(config, source, step + 1, **extra)
+    record = version_record(graph, await _record(saver, saved))
+    if source == "update":
+        record[AS_NODE] = node
+    found = findings.take()
+    if found:
+        record[FINDINGS] = found
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
-    return await saver.aput(parent_config, new_checkpoint, metadata, new_versions)
+    return await _aput_with_record(
+        saver, parent_config, new_checkpoint, metadata, record, new_versions
+    )
+
+
+async def _record(saver: BaseCheckpointSaver, saved: CheckpointTuple | None) -> dict[str, Any]:
+    """The debug record of ``saved`` (``{}`` for none)."""
+    if saved is None:
+        return {}
+    conf = saved.config["configurable"]
+    stored = await aread_record(
+        saver, str(conf["thread_id"]), str(conf.get("checkpoint_ns") or ""), saved.checkpoint["id"]
+    )
+    return {**record_from_metadata(saved.metadata), **(stored or {})}
+
+
+async def _aput_with_record(
+    saver: BaseCheckpointSaver,
+    parent_config: RunnableConfig,
+    checkpoint: Checkpoint,
+    metadata: CheckpointMetadata,
+    record: dict[str, Any],
+    new_versions: ChannelVersions,
+) -> RunnableConfig:
+    """``saver.aput`` of a checkpoint with its debug record beside it (``records.py``)."""
+    key = (config_thread_id(parent_config), config_checkpoint_ns(parent_config), checkpoint["id"])
+    given = attach_record(saver, key, metadata, record)
+    return await saver.aput(parent_config, checkpoint, given, new_versions)  # type: ignore[arg-type]
 
 
 def _answered_task(prepared: dict[str, list[str]], node: str, given: str | None) -> str | None:
@@ -279,12 +322,13 @@ async def _clear_tasks(graph: CompiledStateGraph, config: RunnableConfig) -> Run
         graph, checkpoint, channels, tasks, new_id, extra_writes=null_writes
     )
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
-    extra: dict[str, Any] = {"as_node": END}
-    extra.update(version_metadata(graph, saved.metadata if saved else None))
-    metadata = checkpoint_metadata(config, "update", step + 1, **extra)
+    metadata = checkpoint_metadata(config, "update", step + 1)
+    debug = {**version_record(graph, await _record(saver, saved)), AS_NODE: END}
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
-    return await saver.aput(parent_config, new_checkpoint, metadata, new_versions)
+    return await _aput_with_record(
+        saver, parent_config, new_checkpoint, metadata, debug, new_versions
+    )
 
 
 async def _prepared_task_ids(
@@ -313,14 +357,22 @@ async def _prepared_task_ids(
 
 
 async def _update_writes(
-    graph: CompiledStateGraph, task: Task, values: Any, channels: Any, where: str
+    graph: CompiledStateGraph,
+    task: Task,
+    values: Any,
+    channels: Any,
+    where: str,
+    findings: RunFindings,
 ) -> list[tuple[str, Any]]:
-    """The writes of one update: its state keys, a Command's goto, then the node's edges."""
+    """The writes of one update: its state keys (a key the schema lacks is dropped, as
+    LangGraph drops it, with a finding), a Command's goto, then the node's edges."""
     goto: list[Any] = []
     if isinstance(values, Command):
         goto = [values.goto] if isinstance(values.goto, (str, Send)) else list(values.goto or ())
         values = values.update
-    updates = graph.schema.updates_from(values, where=where)
+    updates = graph.schema.updates_from(
+        values, where=where, on_unknown=findings.on_unknown_key(task.name)
+    )
     writes = list(updates.items()) + targets_to_writes(where, goto, graph.nodes)
     return writes + await edge_writes(graph, task, updates, channels)
 

@@ -58,6 +58,7 @@ from durable_debug.inspect.export import (
     html_data,
 )
 from durable_debug.inspect.failures import FAILURE_CLASSES, POISON_AFTER, failure_classes
+from durable_debug.inspect.findings import afindings, findings
 from durable_debug.inspect.frames import (
     ablobs_frame,
     ahistory_frame,
@@ -144,6 +145,7 @@ __all__ = [
     "aexport_html",
     "aexport_jsonl",
     "afind_graph",
+    "afindings",
     "ahealth",
     "ahistory_frame",
     "ahtml_data",
@@ -172,6 +174,7 @@ __all__ = [
     "export_jsonl",
     "failure_classes",
     "find_graph",
+    "findings",
     "health",
     "history_frame",
     "html_data",

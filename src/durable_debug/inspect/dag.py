@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typing_extensions import TypedDict
@@ -22,7 +23,9 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
 from durable_debug.checkpoint.latest import collector_paused
 from durable_debug.checkpoint.outline import alatest_mark
+from durable_debug.checkpoint.records import AS_NODE, aread_records
 from durable_debug.graph.algo import PULL, PUSH, task_id
+from durable_debug.graph.findings import findings_of
 from durable_debug.graph.version import GRAPH_VERSION_KEY
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -83,6 +86,8 @@ class DagNode(TypedDict):
     errors: int
     graph_changed: bool
     """The graph version differs from the parent checkpoint's (the code changed here)."""
+    findings: int
+    """How many findings the checkpoint's debug record holds (``graph/findings.py``)."""
     is_head: bool
     is_latest: bool
     depth: int
@@ -269,7 +274,17 @@ class DagReader:
             listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
             if listed is not None:
                 self.last_read = len(listed)
-                self._take([_row_of_outline(row, self.checkpoint_ns) for row in listed])
+                ids = [row.checkpoint_id for row in listed]
+                debug = await aread_records(saver, self.thread_id, self.checkpoint_ns, ids)
+                self._take(
+                    [
+                        _with_debug(
+                            _row_of_outline(row, self.checkpoint_ns),
+                            debug.get((self.checkpoint_ns, row.checkpoint_id)),
+                        )
+                        for row in listed
+                    ]
+                )
                 return
         if self._order:
             read = await self._aread_since(saver, self._order[-1])
@@ -300,6 +315,7 @@ class DagReader:
                 if again is not None:
                     listed.append(again)
         by_id = {str(config_checkpoint_id(t.config)): t for t in listed}
+        debug = await aread_records(saver, self.thread_id, self.checkpoint_ns, list(by_id))
         if _reads_history(self.graph):
             snapshots = [await astate(self.graph, t.config) for t in by_id.values()]
         else:
@@ -307,7 +323,7 @@ class DagReader:
         records = []
         for snapshot in snapshots:
             checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
-            records.append(_record(snapshot, by_id.get(checkpoint_id)))
+            records.append(_record(snapshot, by_id.get(checkpoint_id), debug))
         return sorted(records, key=lambda r: r.id)
 
     def _take(self, read: list[_Row]) -> None:
@@ -399,6 +415,7 @@ class DagReader:
         parents, broken_col, steps = col["parent"], col["broken_parent"], col["step"]
         sources, nexts, writers_col = col["source"], col["next"], col["writers"]
         interrupts, errors, changed = col["interrupts"], col["errors"], col["graph_changed"]
+        found = col["findings"]
         times = col["created_at"]
         for cid in cids:
             i = index[cid]
@@ -423,6 +440,7 @@ class DagReader:
             writers_col[i] = listed(writers)
             interrupts[i] = row.interrupts
             errors[i] = row.errors
+            found[i] = row.findings
             changed[i] = version is not None and before is not None and version != before
             times[i] = row.created_at
 
@@ -484,6 +502,7 @@ class DagReader:
             "created_at": col["created_at"][start:],
             "interrupts": _sparse(col["interrupts"], start),
             "errors": _sparse(col["errors"], start),
+            "findings": _sparse(col["findings"], start),
             "graph_changed": [i for i in range(start, len(order)) if col["graph_changed"][i]],
             "broken_parent": _sparse(col["broken_parent"], start),
             "missing_parent": orphans,
@@ -502,6 +521,7 @@ _COLUMNS = (
     "writers",
     "interrupts",
     "errors",
+    "findings",
     "graph_changed",
     "created_at",
     "node_depth",
@@ -557,14 +577,27 @@ class _Row(NamedTuple):
     named: tuple[str, ...] | None
     """The writers its metadata names (``as_node``, or the keys of ``writes``); None if none."""
     version: Any
-    """The graph version its metadata records (None if none)."""
+    """The graph version its debug record holds (None if none)."""
     created_at: str
+    findings: int = 0
+    """How many findings its debug record holds."""
+
+
+def _with_debug(row: _Row, debug: Mapping[str, Any] | None) -> _Row:
+    """``row`` with what the checkpoint's debug record says (``checkpoint/records.py``):
+    the node an update was applied as, the graph version, the findings."""
+    if not debug:
+        return row
+    named = (str(debug[AS_NODE]),) if debug.get(AS_NODE) else row.named
+    version = debug.get(GRAPH_VERSION_KEY, row.version)
+    return row._replace(named=named, version=version, findings=len(findings_of(debug)))
 
 
 def _named_writers(metadata: dict[str, Any]) -> tuple[str, ...] | None:
-    """The nodes a checkpoint's metadata says wrote it (see :meth:`Thread.writers`)."""
-    if metadata.get("as_node"):
-        return (str(metadata["as_node"]),)
+    """The nodes a checkpoint's metadata says wrote it (see :meth:`Thread.writers`): an older
+    durable_debug stored ``as_node`` there; now the debug record holds it (:func:`_with_debug`)."""
+    if metadata.get(AS_NODE):
+        return (str(metadata[AS_NODE]),)
     if isinstance(metadata.get("writes"), dict):
         return tuple(str(node) for node in metadata["writes"])
     return None
@@ -626,7 +659,7 @@ def _row_of(record: CheckpointRecord) -> _Row:
     for task in record.tasks:
         if task.error and task.result is not None and task.name not in done:
             done.append(str(task.name))
-    return _Row(
+    row = _Row(
         record.id,
         record.parent_id,
         record.step,
@@ -639,6 +672,7 @@ def _row_of(record: CheckpointRecord) -> _Row:
         metadata.get(GRAPH_VERSION_KEY),
         record.created_at,
     )
+    return _with_debug(row, record.debug)
 
 
 def dag_data_of(thread: Thread) -> Dag:
@@ -661,6 +695,7 @@ def _marks(thread: Thread, record: CheckpointRecord) -> DagNode:
         interrupts=len(record.pending_interrupts()),
         errors=len(record.failed_tasks()),
         graph_changed=parent is not None and _graph_changed(parent, record),
+        findings=len(record.findings),
         is_head=False,
         is_latest=False,
         depth=0,
@@ -671,8 +706,8 @@ def _marks(thread: Thread, record: CheckpointRecord) -> DagNode:
 
 def _graph_changed(parent: CheckpointRecord, record: CheckpointRecord) -> bool:
     """True when the checkpoint records a graph version other than its parent's."""
-    version = (record.metadata or {}).get(GRAPH_VERSION_KEY)
-    before = (parent.metadata or {}).get(GRAPH_VERSION_KEY)
+    version = record.debug.get(GRAPH_VERSION_KEY)
+    before = parent.debug.get(GRAPH_VERSION_KEY)
     return version is not None and before is not None and version != before
 
 
@@ -766,6 +801,7 @@ def dag_wire_of(dag: Dag) -> dict[str, Any]:
         "created_at": column["created_at"],
         "interrupts": _sparse(column["interrupts"]),
         "errors": _sparse(column["errors"]),
+        "findings": _sparse(column["findings"]),
         "graph_changed": [i for i, changed in enumerate(column["graph_changed"]) if changed],
         "broken_parent": _sparse(column["broken_parent"]),
         "missing_parent": [
@@ -811,7 +847,7 @@ _WIRE_COLUMNS = (
     "lane",
     "created_at",
 )
-_WIRE_SPARSE = ("interrupts", "errors", "broken_parent", "missing_parent")
+_WIRE_SPARSE = ("interrupts", "errors", "findings", "broken_parent", "missing_parent")
 
 
 def merge_wire(wire: dict[str, Any], tail: dict[str, Any] | None) -> dict[str, Any]:
@@ -827,9 +863,9 @@ def merge_wire(wire: dict[str, Any], tail: dict[str, Any] | None) -> dict[str, A
     for key in _WIRE_COLUMNS:
         merged[key] = wire[key][:start] + tail[key]
     for key in _WIRE_SPARSE:
-        pairs = wire[key]
+        pairs = wire.get(key, [])
         kept = [x for i in range(0, len(pairs), 2) if pairs[i] < start for x in pairs[i : i + 2]]
-        merged[key] = kept + tail[key]
+        merged[key] = kept + tail.get(key, [])
     merged["graph_changed"] = [i for i in wire["graph_changed"] if i < start] + tail[
         "graph_changed"
     ]
@@ -851,8 +887,8 @@ def dag_from_wire(wire: dict[str, Any], tail: dict[str, Any] | None = None) -> D
     lists = [[strings[n] for n in names] for names in wire["lists"]]
     has_child = {p for p in parents if p >= 0}
     sparse = {
-        key: dict(zip(wire[key][::2], wire[key][1::2], strict=True))
-        for key in ("interrupts", "errors", "broken_parent", "missing_parent")
+        key: dict(zip(wire.get(key, [])[::2], wire.get(key, [])[1::2], strict=True))
+        for key in _WIRE_SPARSE
     }
     changed = set(wire["graph_changed"])
     last = len(ids) - 1
@@ -868,6 +904,7 @@ def dag_from_wire(wire: dict[str, Any], tail: dict[str, Any] | None = None) -> D
             interrupts=sparse["interrupts"].get(i, 0),
             errors=sparse["errors"].get(i, 0),
             graph_changed=i in changed,
+            findings=sparse["findings"].get(i, 0),
             is_head=i not in has_child,
             is_latest=i == last,
             depth=wire["node_depth"][i],

@@ -108,6 +108,9 @@ class Detail(TypedDict):
     interrupts: list[InterruptInfo]
     editable: list[str]
     nodes: list[str]
+    findings: list[dict[str, Any]]
+    """What the run let pass here as LangGraph does (``graph/findings.py``): ``code``,
+    ``message``, ``node``, ``key`` each."""
     reducers: NotRequired[dict[str, str]]
     """State channels with a reducer → its name (``operator.add``): an edit of one goes
     through the reducer unless the user replaces the value (``Overwrite``)."""
@@ -153,6 +156,7 @@ def detail_of(thread: Thread, record: CheckpointRecord, *, nodes: list[str]) -> 
         interrupts=to_jsonable(interrupts_of(record)),
         editable=thread.state_channels(),
         nodes=list(nodes),
+        findings=[f.as_dict() for f in record.findings],
     )
 
 

@@ -48,6 +48,7 @@ HISTORY_COLUMNS = [
     "lane",
     "is_head",
     "created_at",
+    "findings",
 ]
 BLOB_COLUMNS = ["checkpoint_id", "step", "channel", "version", "status", "size"]
 WRITE_COLUMNS = ["checkpoint_id", "step", "task_id", "node", "channel", "kind", "value"]
@@ -93,6 +94,7 @@ def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
             "lane": layout[record.id].lane,
             "is_head": dag.out_degree(record.id) == 0,
             "created_at": record.created_at,
+            "findings": len(record.findings),
         }
         state = record.values
         for channel in channels:
@@ -102,6 +104,9 @@ def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
     for channel in channels:  # keep the values as they are (None stays None, not NaN)
         frame[channel] = pd.Series([row[channel] for row in rows], index=frame.index, dtype=object)
     frame.attrs.update(thread_id=thread.thread_id, checkpoint_ns=thread.checkpoint_ns)
+    found = {r.id: r.findings for r in thread if r.findings}
+    if found:  # by checkpoint id: what %checkpoints and the CLI print under each checkpoint
+        frame.attrs["findings"] = found
     return frame
 
 

@@ -14,10 +14,11 @@
 reads each thread like ``durable-debug inspect`` does (without the graph's code).
 
 Write latency is the time ``aput_step`` took, which the run records on the *next*
-checkpoint as ``metadata["parent_write_ms"]`` (a checkpoint cannot hold the time of its own
-write); the last checkpoint of each run is therefore not measured. Bytes are the serialized
-sizes of the blobs each checkpoint added plus its pending writes, as the serializer produces
-them: what the store holds, before the database's own overhead and compression.
+checkpoint's debug record as ``parent_write_ms`` (``checkpoint/records.py``; a checkpoint
+cannot hold the time of its own write); the last checkpoint of each run is therefore not
+measured. Bytes are the serialized sizes of the blobs each checkpoint added plus its pending
+writes, as the serializer produces them: what the store holds, before the database's own
+overhead and compression.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import FAILURES as FAILURES_CHANNEL
 from durable_debug.checkpoint.base import BaseCheckpointSaver
+from durable_debug.checkpoint.records import PARENT_WRITE_MS
 from durable_debug.inspect.detail import blobs_of
 from durable_debug.inspect.failures import FAILURE_CLASSES, POISON_AFTER, failure_classes
 from durable_debug.inspect.stored import SaverView
@@ -175,7 +177,7 @@ async def ahealth(
             continue
         total = 0
         for record in thread:
-            ms = record.metadata.get("parent_write_ms")
+            ms = record.debug.get(PARENT_WRITE_MS)
             if isinstance(ms, (int, float)):
                 latencies.append(float(ms))
             size = record_bytes(thread, record, saver.serde)

@@ -78,6 +78,8 @@ def _line(node: DagNode, writer_width: int, marks: dict[str, str]) -> str:
         )
     if node["errors"]:
         flags.append(f"{marks['error']} {node['errors']} failed")
+    if node.get("findings"):
+        flags.append(f"{marks['finding']} {node['findings']} finding" + _s(node["findings"]))
     broken = node.get("broken_parent")
     if broken:
         flags.append(f"{marks['error']} parent {short_id(broken)} loops back (link ignored)")
@@ -112,5 +114,5 @@ def _s(n: int) -> str:
 
 def _marks(ascii_only: bool) -> dict[str, str]:
     if ascii_only:
-        return {"interrupt": "||", "error": "x", "head": "*", "latest": "@"}
-    return {"interrupt": "⏸", "error": "✗", "head": "◆", "latest": "★"}
+        return {"interrupt": "||", "error": "x", "finding": "!", "head": "*", "latest": "@"}
+    return {"interrupt": "⏸", "error": "✗", "finding": "⚑", "head": "◆", "latest": "★"}

@@ -35,8 +35,10 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.names import NO_WRITES, PREVIOUS, START, TASKS
 from durable_debug.checkpoint.outline import asubgraph_heads
+from durable_debug.checkpoint.records import AS_NODE, aread_records, record_of
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
+from durable_debug.graph.findings import Finding, findings_of
 from durable_debug.graph.subgraph import NS_SEP, graph_at
 from durable_debug.graph.types import END
 from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
@@ -80,6 +82,14 @@ class CheckpointRecord:
     """Writes saved by the tasks of the step that follows this checkpoint."""
     parent_id: str | None
     """Id of the parent checkpoint, None for the first one of the thread."""
+    debug: Mapping[str, Any] = field(default_factory=dict)
+    """The checkpoint's debug record (``checkpoint/records.py``: graph version, ``as_node``,
+    findings…), or the keys an older durable_debug stored in its metadata."""
+
+    @property
+    def findings(self) -> list[Finding]:
+        """What the run let pass here as LangGraph does (``graph/findings.py``)."""
+        return findings_of(self.debug)
 
     @property
     def id(self) -> str:
@@ -267,8 +277,8 @@ class Thread:
         metadata = record.metadata
         if record.source == "input":
             return []
-        if metadata.get("as_node"):
-            return [str(metadata["as_node"])]
+        if record.debug.get(AS_NODE):
+            return [str(record.debug[AS_NODE])]
         if isinstance(metadata.get("writes"), Mapping):
             return [str(node) for node in metadata["writes"]]
         if record.source != "loop":
@@ -346,10 +356,11 @@ async def aread_thread(
         listed = [t for t in listed if _namespace(t) == checkpoint_ns]
     tuples = {str(t.config["configurable"]["checkpoint_id"]): t for t in listed}
     snapshots = await _snapshots(graph, base, listed)
+    debug = await aread_records(saver, thread_id, checkpoint_ns)
     records: dict[str, CheckpointRecord] = {}
     for snapshot in sorted(snapshots, key=lambda s: str(s.config["configurable"]["checkpoint_id"])):
         checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
-        records[checkpoint_id] = _record(snapshot, tuples.get(checkpoint_id))
+        records[checkpoint_id] = _record(snapshot, tuples.get(checkpoint_id), debug)
     broken = loop_links({cid: r.parent_id for cid, r in records.items()})
     for child, parent in broken.items():
         logger.info(
@@ -555,10 +566,17 @@ async def _aread_one(graph: Any, saver: Any, config: RunnableConfig) -> Checkpoi
     if tup is None:
         return None
     snapshot = await astate(graph, tup.config)
-    return _record(snapshot, tup)
+    conf = tup.config["configurable"]
+    ns, cid = str(conf.get("checkpoint_ns") or ""), str(conf["checkpoint_id"])
+    debug = await aread_records(saver, str(conf["thread_id"]), ns, [cid])
+    return _record(snapshot, tup, debug)
 
 
-def _record(snapshot: Any, tup: Any) -> CheckpointRecord:
+def _record(
+    snapshot: Any, tup: Any, debug: Mapping[tuple[str, str], Mapping[str, Any]] | None = None
+) -> CheckpointRecord:
+    """A checkpoint's record from its snapshot, its saved tuple (None for a graph whose
+    history has more than its saver lists) and the thread's debug records."""
     checkpoint: Mapping[str, Any] = tup.checkpoint if tup is not None else {}
     writes: Sequence[PendingWrite] = []
     if tup is not None:
@@ -572,6 +590,7 @@ def _record(snapshot: Any, tup: Any) -> CheckpointRecord:
         checkpoint=checkpoint,
         pending_writes=tuple((str(t), str(c), v) for t, c, v in writes),
         parent_id=str(parent_id) if parent_id else None,
+        debug=record_of(debug or {}, tup) if tup is not None else {},
     )
 
 

@@ -155,20 +155,18 @@ class InMemoryStore:
         """Remove ``key`` from ``namespace`` (nothing happens if it is not there)."""
         namespace = _checked(namespace)
         with self._lock:
-            items = self._data.get(namespace)
             self._vectors.pop((namespace, key), None)
-            if items is not None:
-                items.pop(key, None)
-                if not items:
-                    del self._data[namespace]
+            # as in LangGraph, the namespace is known from then on, even emptied
+            self._data.setdefault(namespace, {}).pop(key, None)
 
     # -- reading -----------------------------------------------------------------------------
 
     def get(
         self, namespace: Namespace, key: str, *, refresh_ttl: bool | None = None
     ) -> Item | None:
-        """The item under ``key`` in ``namespace``, or None."""
-        return self._data.get(tuple(namespace), {}).get(key)
+        """The item under ``key`` in ``namespace``, or None. As in LangGraph, reading a
+        namespace makes it known: ``list_namespaces()`` lists it from then on."""
+        return self._data.setdefault(tuple(namespace), {}).get(key)
 
     def search(
         self,
@@ -233,8 +231,9 @@ class InMemoryStore:
         limit: int = 100,
         offset: int = 0,
     ) -> list[Namespace]:
-        """The namespaces holding items, sorted; ``prefix`` / ``suffix`` may use ``"*"`` for
-        any label; ``max_depth`` truncates them (duplicates removed)."""
+        """The namespaces written, read or emptied (as LangGraph lists them), sorted;
+        ``prefix`` / ``suffix`` may use ``"*"`` for any label; ``max_depth`` truncates them
+        (duplicates removed)."""
         with self._lock:
             namespaces = list(self._data)
         if prefix is not None:
@@ -536,10 +535,8 @@ def _compare(value: Any, operator: str, operand: Any) -> bool:
         raise ValueError(
             f"Unknown filter operator {operator!r}; use one of {', '.join(_OPERATORS)}"
         )
-    try:
-        left, right = float(value), float(operand)
-    except (TypeError, ValueError):
-        return False
+    # As LangGraph: a field an item lacks (None) or holds text raises (TypeError, ValueError).
+    left, right = float(value), float(operand)
     if operator == "$gt":
         return left > right
     if operator == "$gte":

@@ -1,0 +1,238 @@
+"""Debug records: what the debugger keeps about each checkpoint, beside it, never in it.
+
+A checkpoint's *debug record* is a small JSON object the engine writes with the checkpoint:
+
+    {"graph_fingerprint": "3f9a0c1d2e4b5a69",        # every checkpoint (graph/version.py)
+     "graph_structure": {"nodes": [...], ...},       # the first checkpoint of a version
+     "parent_write_ms": 1.7,                          # how long saving the parent took
+     "as_node": "review",                              # an update_state checkpoint
+     "findings": [{"code": "unknown-key", "message": "...", "node": "a", "key": "x"}]}
+
+LangGraph's values never carry it: ``metadata``, ``checkpoint``, writes and stream chunks are
+what LangGraph would have stored. Where it lives depends on the saver:
+
+* our four savers store it beside the checkpoint (a ``debug`` column on SQLite and
+  PostgreSQL, a hash field on Redis, a dict in memory); the engine hands it over inside the
+  metadata dict under :data:`RECORD_KEY`, and the saver takes it out before storing the
+  metadata (:func:`split_record`), so a saver never stores it in ``metadata``;
+* any other saver (LangGraph's own, a user's) has nowhere safe to keep it, so the records
+  live in this process only, in a registry per saver object (:func:`registry`).
+
+Checkpoints written by older versions of durable_debug carry these keys in ``metadata``;
+:func:`record_of` reads them from there when a checkpoint has no record.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import CheckpointTuple
+
+__all__ = [
+    "AS_NODE",
+    "FINDINGS",
+    "GRAPH_STRUCTURE",
+    "GRAPH_VERSION",
+    "LEGACY_KEYS",
+    "PARENT_WRITE_MS",
+    "RECORD_KEY",
+    "aadd_findings",
+    "aread_record",
+    "aread_records",
+    "attach_record",
+    "known_version",
+    "parse_record",
+    "record_of",
+    "record_text",
+    "registry",
+    "split_record",
+    "stores_records",
+]
+
+GRAPH_VERSION = "graph_fingerprint"
+"""Record key: the fingerprint of the structure of the graph that saved the checkpoint."""
+GRAPH_STRUCTURE = "graph_structure"
+"""Record key: that structure, on the first checkpoint of a version in a thread."""
+PARENT_WRITE_MS = "parent_write_ms"
+"""Record key: milliseconds that saving the parent checkpoint took, measured by the run."""
+AS_NODE = "as_node"
+"""Record key: the node an ``update_state`` checkpoint was applied as."""
+FINDINGS = "findings"
+"""Record key: the checkpoint's findings, ``[{"code", "message", "node", "key"}, ...]``."""
+LEGACY_KEYS = (GRAPH_VERSION, GRAPH_STRUCTURE, PARENT_WRITE_MS, AS_NODE)
+"""Record keys that older versions stored in ``metadata`` (read from there as a fallback)."""
+RECORD_KEY = "__durable_debug_record__"
+"""Key under which the engine hands a record to a saver that stores records, inside the
+metadata dict of ``aput`` / ``aput_step``; the saver removes it (:func:`split_record`)."""
+
+Key = tuple[str, str, str]
+"""(thread_id, checkpoint_ns, checkpoint_id)."""
+
+_REGISTRIES: weakref.WeakKeyDictionary[Any, dict[Key, dict[str, Any]]] = weakref.WeakKeyDictionary()
+_PINNED: dict[int, tuple[Any, dict[Key, dict[str, Any]]]] = {}
+"""Registries of savers that cannot be weakly referenced (kept for the process's life)."""
+
+
+_VERSIONS: weakref.WeakKeyDictionary[Any, OrderedDict[Key, str]] = weakref.WeakKeyDictionary()
+_VERSIONS_LOCK = threading.Lock()
+_VERSIONS_KEPT = 4096
+"""Graph versions of the checkpoints this process saved, per saver (the newest kept)."""
+
+
+def _remember_version(saver: Any, key: Key, record: Mapping[str, Any]) -> None:
+    version = record.get(GRAPH_VERSION)
+    if not isinstance(version, str):
+        return
+    with _VERSIONS_LOCK:
+        try:
+            known = _VERSIONS.setdefault(saver, OrderedDict())
+        except TypeError:  # not weakly referenceable
+            return
+        known[key] = version
+        while len(known) > _VERSIONS_KEPT:
+            known.popitem(last=False)
+
+
+def known_version(saver: Any, key: Key) -> str | None:
+    """The graph version of a checkpoint this process saved through ``saver`` (None when not
+    known here). A checkpoint's version never changes once saved, so a run resuming a
+    checkpoint its own process wrote need not read the record back to compare versions."""
+    with _VERSIONS_LOCK:
+        try:
+            known = _VERSIONS.get(saver)
+        except TypeError:
+            return None
+        return None if known is None else known.get(key)
+
+
+def stores_records(saver: Any) -> bool:
+    """Whether ``saver`` stores debug records beside its checkpoints (our savers do)."""
+    return getattr(saver, "stores_debug_records", False) is True
+
+
+def registry(saver: Any) -> dict[Key, dict[str, Any]]:
+    """The in-process records of a saver that does not store them (created on first use)."""
+    try:
+        found = _REGISTRIES.get(saver)
+        if found is None:
+            found = _REGISTRIES[saver] = {}
+        return found
+    except TypeError:  # not weakly referenceable, or not hashable
+        pinned = _PINNED.get(id(saver))
+        if pinned is None or pinned[0] is not saver:
+            pinned = _PINNED[id(saver)] = (saver, {})
+        return pinned[1]
+
+
+def split_record(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """``metadata`` without the record the engine put in it, and that record (None if none)."""
+    if RECORD_KEY not in metadata:
+        return dict(metadata), None
+    rest = dict(metadata)
+    record = rest.pop(RECORD_KEY)
+    return rest, dict(record) if record else None
+
+
+def record_text(record: Mapping[str, Any] | None) -> str | None:
+    """The JSON a saver stores for ``record`` (None for no record)."""
+    if not record:
+        return None
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def parse_record(text: str | bytes | None) -> dict[str, Any] | None:
+    """A record stored by :func:`record_text` (None for none)."""
+    if text is None or text in ("", b""):
+        return None
+    value = json.loads(text)
+    return value if isinstance(value, dict) else None
+
+
+def attach_record(
+    saver: Any, key: Key, metadata: Mapping[str, Any], record: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The metadata to hand to ``saver`` for a checkpoint whose record is ``record``.
+
+    A saver that stores records gets the record inside the metadata (it takes it out); any
+    other saver gets the metadata alone, and the record goes to its in-process registry.
+    """
+    _remember_version(saver, key, record)
+    if stores_records(saver):
+        return {**metadata, RECORD_KEY: dict(record)}
+    registry(saver)[key] = dict(record)
+    return dict(metadata)
+
+
+def record_from_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    """The record keys an older version stored in a checkpoint's ``metadata``."""
+    return {k: metadata[k] for k in LEGACY_KEYS if metadata and k in metadata}
+
+
+def record_of(
+    records: Mapping[tuple[str, str], Mapping[str, Any]], item: CheckpointTuple
+) -> dict[str, Any]:
+    """The record of ``item`` among ``records`` (by namespace and id), else the keys an older
+    version stored in its metadata; ``{}`` when it has neither."""
+    conf = item.config.get("configurable") or {}
+    found = records.get((str(conf.get("checkpoint_ns") or ""), str(conf.get("checkpoint_id"))))
+    if found is not None:
+        return {**record_from_metadata(item.metadata), **found}
+    return record_from_metadata(item.metadata)
+
+
+async def aread_records(
+    saver: Any,
+    thread_id: str,
+    checkpoint_ns: str | None = None,
+    checkpoint_ids: Iterable[str] | None = None,
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """The stored records of a thread (every namespace when ``checkpoint_ns`` is None; only
+    ``checkpoint_ids`` when given), by ``(checkpoint_ns, checkpoint_id)``. Records of a saver
+    that does not store them come from this process's registry."""
+    wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+    if stores_records(saver):
+        found: dict[tuple[str, str], dict[str, Any]] = await saver.aget_debug_records(
+            thread_id, checkpoint_ns, None if wanted is None else sorted(wanted)
+        )
+        return found
+    return {
+        (ns, cid): dict(record)
+        for (tid, ns, cid), record in registry(saver).items()
+        if tid == thread_id
+        and (checkpoint_ns is None or ns == checkpoint_ns)
+        and (wanted is None or cid in wanted)
+    }
+
+
+async def aread_record(
+    saver: Any, thread_id: str, checkpoint_ns: str, checkpoint_id: str
+) -> dict[str, Any] | None:
+    """The stored record of one checkpoint (None when it has none)."""
+    found = await aread_records(saver, thread_id, checkpoint_ns, [checkpoint_id])
+    return found.get((checkpoint_ns, checkpoint_id))
+
+
+async def aadd_findings(
+    saver: Any,
+    thread_id: str,
+    checkpoint_ns: str,
+    checkpoint_id: str,
+    findings: list[dict[str, Any]],
+) -> None:
+    """Add ``findings`` to the record of a checkpoint already saved (a run that saved
+    nothing, such as a resume with nothing pending, reports on the checkpoint it read)."""
+    if not findings:
+        return
+    if stores_records(saver):
+        record = await aread_record(saver, thread_id, checkpoint_ns, checkpoint_id) or {}
+        record[FINDINGS] = [*record.get(FINDINGS, []), *findings]
+        await saver.aset_debug_record(thread_id, checkpoint_ns, checkpoint_id, record)
+        return
+    kept = registry(saver).setdefault((thread_id, checkpoint_ns, checkpoint_id), {})
+    kept[FINDINGS] = [*kept.get(FINDINGS, []), *findings]
