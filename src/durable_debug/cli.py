@@ -368,6 +368,8 @@ def _health(args: argparse.Namespace) -> int:
     if args.sla < 0 or args.top < 0:
         raise UsageError("--sla and --top must not be negative")
     saver = _open_store(args.store)
+    if saver is None:
+        raise UsageError(f"{args.store} holds no checkpoint tables: nothing to report")
     try:
         report = health(saver, sla=dt.timedelta(seconds=args.sla), top=args.top)
     finally:
@@ -414,6 +416,8 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.keep_last is not None and args.keep_last < 1:
         raise UsageError("--keep-last must be at least 1")
     saver = _open_store(args.store, write=True)
+    if saver is None:
+        raise UsageError(f"{args.store} holds no checkpoint tables: nothing to sweep")
     try:
         if args.policy is not None:
             age = dt.timedelta(seconds=args.older_than)
@@ -604,8 +608,18 @@ def _sqlite_layout(path: Path, shown: str) -> str:
         raise UsageError(f"no such file: {shown}")
     if path.is_dir():
         raise UsageError(f"{path} is a directory, not a SQLite file")
+    from durable_debug.checkpoint._files import access_problem
+    from durable_debug.checkpoint._schema import DatabaseSetupError
+
+    problem = access_problem(path, write=False)
+    if problem is not None:
+        raise UsageError(problem)
+    if path.stat().st_size == 0:
+        raise UsageError(f"{path} is an empty file (0 bytes): it holds no checkpoints")
     try:
         conn = open_read_only(path)
+    except DatabaseSetupError as exc:
+        raise UsageError(str(exc)) from None
     except Exception:
         raise UsageError(f"{path} is not a SQLite database") from None
     try:

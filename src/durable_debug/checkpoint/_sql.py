@@ -110,6 +110,23 @@ def short_read(fn: F) -> F:
     return fn
 
 
+_SNAPSHOT = "_durable_snapshot"
+
+
+def snapshot_read(fn: F) -> F:
+    """Mark a read session function whose queries must all see one snapshot of the store (a
+    page of history: checkpoints, then their blobs and writes). SQLite reads every session in
+    one read transaction anyway; PostgreSQL runs such a read in a ``REPEATABLE READ``
+    transaction, and a one-query read without one."""
+    setattr(fn, _SNAPSHOT, True)
+    return fn
+
+
+def is_snapshot_read(fn: Callable[..., Any]) -> bool:
+    """Whether :func:`snapshot_read` marked ``fn``."""
+    return getattr(fn, _SNAPSHOT, False) is True
+
+
 def is_short_read(fn: Callable[..., Any]) -> bool:
     """Whether :func:`short_read` marked ``fn``."""
     return getattr(fn, _SHORT_READ, False) is True
@@ -379,6 +396,7 @@ class SqlSaver(ConnectedSaver):
     ) -> _Page:
         sql, params = self._page_query(thread_id, ns, before_id, after, pushed, size)
 
+        @snapshot_read
         @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)

@@ -46,7 +46,14 @@ from durable_debug.checkpoint._schema import (
     newer_schema_error,
     schema_version,
 )
-from durable_debug.checkpoint._sql import Fence, Session, SqlSaver, WriteValues, _Page
+from durable_debug.checkpoint._sql import (
+    Fence,
+    Session,
+    SqlSaver,
+    WriteValues,
+    _Page,
+    is_snapshot_read,
+)
 from durable_debug.checkpoint.base import SerializerProtocol, StepQueue
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
 from durable_debug.checkpoint.lease import LeaseLostError, holder_proof
@@ -262,8 +269,7 @@ def store_step_sql(parts: tuple[str, ...], fenced: bool = False) -> str:
         else "VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb)"
     )
     sqls = [
-        _STEP_PARTS[part].format(fenced=FENCED if fenced else "", values=values)
-        for part in parts
+        _STEP_PARTS[part].format(fenced=FENCED if fenced else "", values=values) for part in parts
     ]
     *ctes, last = sqls
     heads = [FENCE] if fenced else []
@@ -693,27 +699,21 @@ class PostgresSaver(SqlSaver):
                 self._direct_lock.release()
 
     @asynccontextmanager
-    async def _session(self, *, write: bool) -> AsyncIterator[Session]:
+    async def _session(self, *, write: bool, snapshot: bool = False) -> AsyncIterator[Session]:
         conn = _DIRECT.get()
         if conn is not None:  # a call on the caller's loop (_call)
-            if write:
-                async with conn.transaction():
-                    yield _PgSession(conn)
-            else:
+            async with _transaction(conn, write, snapshot):
                 yield _PgSession(conn)
             return
         pool = await self._fresh_pool()
         if pool is None:
             raise StoreClosedError(f"{self!r} is closed")
-        async with pool.connection() as conn:
-            if write:
-                async with conn.transaction():
-                    yield _PgSession(conn)
-            else:
-                yield _PgSession(conn)
+        async with pool.connection() as conn, _transaction(conn, write, snapshot):
+            yield _PgSession(conn)
 
     async def _in_session(self, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
-        async with self._session(write=write) as s:
+        snapshot = not write and is_snapshot_read(fn)
+        async with self._session(write=write, snapshot=snapshot) as s:
             return await fn(s)
 
     # -- one round trip per write and per read -------------------------------------------------
@@ -817,6 +817,31 @@ class PostgresSaver(SqlSaver):
 
 AsyncPostgresSaver = PostgresSaver
 """LangGraph's name for the async PostgreSQL saver; here one class serves sync and async code."""
+
+
+@asynccontextmanager
+async def _transaction(
+    conn: psycopg.AsyncConnection[Any], write: bool, snapshot: bool
+) -> AsyncIterator[None]:
+    """A write transaction, a ``REPEATABLE READ`` read-only one (a :func:`snapshot_read`:
+    its queries see one snapshot, so a prune committing between them cannot make a
+    checkpoint's blobs look missing), or none (one statement, atomic by itself)."""
+    if write:
+        async with conn.transaction():
+            yield
+        return
+    if not snapshot:
+        yield
+        return
+    await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    try:
+        yield
+    except BaseException:
+        if not conn.broken:
+            with contextlib.suppress(Exception):
+                await conn.execute("ROLLBACK")
+        raise
+    await conn.execute("COMMIT")
 
 
 class _PgSession:

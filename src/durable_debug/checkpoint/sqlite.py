@@ -34,6 +34,7 @@ from typing import Any, TypeVar, cast
 
 import aiosqlite
 
+from durable_debug.checkpoint._files import access_problem
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._rows import BlobKey, ParsedCheckpoint
 from durable_debug.checkpoint._schema import (
@@ -361,6 +362,9 @@ class SqliteSaver(SqlSaver):
             await conn
             _OPEN.add(conn)
         except sqlite3.Error as exc:
+            problem = access_problem(path, write=True) if path != ":memory:" else None
+            if problem is not None:
+                raise DatabaseSetupError(problem) from exc
             raise DatabaseSetupError(
                 f"cannot open the SQLite database {self.path!r} ({exc}); check that its "
                 "directory exists and is writable"
@@ -396,6 +400,7 @@ class SqliteSaver(SqlSaver):
         try:
             version = await schema_version(s, MIGRATIONS_TABLE_EXISTS)
         except sqlite3.DatabaseError as exc:
+            self._raise_access_problem(exc)
             raise DatabaseSetupError(
                 f"{self.path!r} is not a SQLite database ({exc}); give the saver a new file "
                 "name or an existing durable_debug database"
@@ -403,7 +408,11 @@ class SqliteSaver(SqlSaver):
         if version > latest:
             raise newer_schema_error(f"the SQLite database {self.path!r}", version, latest)
         if self.path != ":memory:":
-            await self._use_wal(s)
+            try:
+                await self._use_wal(s)
+            except sqlite3.DatabaseError as exc:
+                self._raise_access_problem(exc)
+                raise
         await s.execute("PRAGMA synchronous = NORMAL")
         if version == latest:
             return
@@ -426,6 +435,15 @@ class SqliteSaver(SqlSaver):
         except BaseException:
             await _rollback(s.conn)
             raise
+
+    def _raise_access_problem(self, exc: sqlite3.Error) -> None:
+        """Raise a plain "permission denied" naming the path and the user when ``exc`` came
+        from the file's permissions (not from its content)."""
+        if self.path in (":memory:", _GIVEN_ASYNC, ""):
+            return
+        problem = access_problem(self.path, write=not getattr(self, "read_only", False))
+        if problem is not None:
+            raise DatabaseSetupError(problem) from exc
 
     async def _use_wal(self, s: _SqliteSession) -> None:
         """Switch the file to WAL mode unless it is in it already.
@@ -470,6 +488,12 @@ class SqliteSaver(SqlSaver):
         full disk) is a :class:`StoreUnavailableError`; a damaged file ("database disk image
         is malformed") a :class:`CorruptPayloadError`; both name the thread and checkpoint."""
         if isinstance(exc, sqlite3.OperationalError):
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                problem = None
+                if self.path not in (":memory:", _GIVEN_ASYNC, ""):
+                    problem = access_problem(self.path, write=True)
+                if problem is not None:
+                    return DatabaseSetupError(problem)
             return StoreUnavailableError.at(f"the SQLite database {self.path!r}", exc, **where)
         if type(exc) is sqlite3.DatabaseError:  # not one of its subclasses (IntegrityError…)
             location = {key: value for key, value in where.items() if value is not None}
@@ -790,11 +814,26 @@ class _ThreadSession:
         self.raw.executemany(sql, rows)
 
 
+def _snapshot(raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]]) -> T:
+    """Run the read session ``fn`` in one read transaction, so all its queries see one
+    snapshot of the file: a prune or a deletion committing between them cannot make a
+    checkpoint's blobs or writes look missing."""
+    if raw.in_transaction:  # the caller's own connection, inside its transaction
+        return _drive(fn(_ThreadSession(raw)))
+    raw.execute("BEGIN")
+    try:
+        return _drive(fn(_ThreadSession(raw)))
+    finally:
+        if raw.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                raw.execute("COMMIT")
+
+
 def _transact(raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
     """Run ``fn`` on ``raw`` (on aiosqlite's thread), inside ``BEGIN IMMEDIATE``…``COMMIT``
-    when ``write``."""
+    when ``write``, else in one read transaction."""
     if not write:
-        return _drive(fn(_ThreadSession(raw)))
+        return _snapshot(raw, fn)
     raw.execute("BEGIN IMMEDIATE")
     return _finish(raw, fn)
 
@@ -865,7 +904,7 @@ def _read_now(
     A read changes nothing, so the caller then runs ``fn`` again on aiosqlite's thread, which
     waits up to ``busy_timeout``. The caller holds the saver's ``_busy`` lock."""
     try:
-        return True, _drive(fn(_ThreadSession(raw)))
+        return True, _snapshot(raw, fn)
     except sqlite3.OperationalError as exc:
         if str(exc) in _LOCKED:
             return False, None
