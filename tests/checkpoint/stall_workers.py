@@ -215,5 +215,27 @@ def skew_trial(url: str, workdir: Path, trial: int, skew: float = 120.0) -> dict
     return {"a": a_outcome, "b": b_outcome, "forks": forks(url, thread)}
 
 
+def kill_trial(url: str, workdir: Path, trial: int, kill_at: int, lease: float = 30.0) -> dict:
+    """Holder A is killed (SIGKILL) inside node ``kill_at``; B, a new process on the same
+    host, resumes the thread at once (``wait=0``) with the default lease. Returns B's outcome,
+    the nodes B ran and the forks."""
+    thread = f"kill-{trial}-{kill_at}"
+    log = workdir / f"{thread}.log"
+    gate = workdir / f"{thread}.gate"
+    a = spawn("first", url, thread, str(log), str(kill_at), str(gate), lease=lease)
+    try:
+        wait_until(lambda: (a.pid, kill_at) in starts(log), f"A to start node {kill_at}")
+    finally:
+        os.kill(a.pid, signal.SIGKILL)
+        a.communicate()
+    b = spawn("resume", url, thread, str(log), "0", lease=lease)
+    b_outcome = outcome(b)
+    return {
+        "b": b_outcome,
+        "b_nodes": [node for pid, node in starts(log) if pid == b.pid],
+        "forks": forks(url, thread),
+    }
+
+
 if __name__ == "__main__":
     main(sys.argv[1:])
