@@ -50,6 +50,7 @@ __all__ = [
     "acheck_store",
     "acrashed_threads",
     "ahealth",
+    "check_store",
     "crashed_threads",
     "created_at",
     "damage_text",
@@ -335,6 +336,11 @@ async def acheck_store(saver: BaseCheckpointSaver) -> StoreCheck:
             report.damaged.append((thread_id, damage_text(exc)))
         report.checkpoints += count
     return report
+
+
+def check_store(saver: BaseCheckpointSaver) -> StoreCheck:
+    """Sync twin of :func:`acheck_store`."""
+    return run_sync(acheck_store(saver))
 
 
 def health(
