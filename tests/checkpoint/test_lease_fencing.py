@@ -44,10 +44,18 @@ TRIALS = 3
 """Stall trials per saver in the suite (scripts/lease_experiments.py runs 60)."""
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    params=[
+        "sqlite",
+        pytest.param("postgres", marks=pytest.mark.postgres),
+        pytest.param("redis", marks=pytest.mark.redis),
+    ]
+)
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'threads.db'}"
+    if request.param == "redis":
+        return str(request.getfixturevalue("redis_db"))
     return str(request.getfixturevalue("postgres_db"))
 
 
@@ -89,6 +97,18 @@ def _steal(url: str, thread_id: str) -> None:
                 "UPDATE thread_leases SET token = 'other' WHERE thread_id = ?", (thread_id,)
             )
         conn.close()
+        return
+    if url.startswith("redis"):
+        import redis
+
+        saver = saver_from_url(url)
+        key = saver._keys.lease(thread_id)  # type: ignore[attr-defined]
+        base = url.partition("?")[0]
+        client = redis.Redis.from_url(base)
+        value = client.get(key)
+        assert value is not None
+        client.set(key, b"other" + value[value.index(b"\n") :], keepttl=True)
+        client.close()
         return
     import psycopg
 

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
+    "LEASE_LOST_MARK",
     "LEASE_SECONDS_ENV",
     "LeaseInfo",
     "LeaseLostError",
@@ -99,6 +100,12 @@ class LeaseInfo(NamedTuple):
     """``host:pid`` of the holding process."""
     since: _dt.datetime | None
     """When the holder took the lease (UTC)."""
+
+
+LEASE_LOST_MARK = "durable_debug: the lease on this thread was taken by another run"
+"""The text of the error a saver's fenced write raises inside the store (a SQL statement, a
+Redis script) when the run's lease no longer holds the thread; the saver turns it into
+:class:`LeaseLostError`."""
 
 
 class LeaseLostError(DurableDebugError, RuntimeError):

@@ -56,7 +56,7 @@ from durable_debug.checkpoint._sql import (
 )
 from durable_debug.checkpoint.base import SerializerProtocol, StepQueue
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
-from durable_debug.checkpoint.lease import LeaseLostError, holder_proof
+from durable_debug.checkpoint.lease import LEASE_LOST_MARK, LeaseLostError, holder_proof
 
 if TYPE_CHECKING:
     import psycopg
@@ -207,8 +207,6 @@ SELECT %s::text, %s::text, %s::text, w.row ->> 0, (w.row ->> 1)::int,
     w.row ->> 2, w.row ->> 3, w.blob, w.row ->> 4
 FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS w(row, blob){fenced}"""
 
-LEASE_LOST_MARK = "durable_debug: the lease on this thread was taken by another run"
-"""The text of the error a fenced statement raises when its lease is no longer the run's."""
 
 FENCE = f"""fence AS (
     SELECT CASE WHEN EXISTS (
