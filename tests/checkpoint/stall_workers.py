@@ -163,6 +163,17 @@ def forks(url: str, thread: str) -> int:
     return sum(1 for n in parents.values() if n > 1)
 
 
+def reached(proc: subprocess.Popen[str], log: Path, node: int) -> None:
+    """Wait until ``proc`` logged the start of ``node``; fail with its output if it ended."""
+    wait_until(
+        lambda: (proc.pid, node) in starts(log) or proc.poll() is not None,
+        f"worker {proc.pid} to start node {node}",
+    )
+    if (proc.pid, node) not in starts(log):
+        out, err = proc.communicate()
+        raise AssertionError(f"worker {proc.pid} ended before node {node}: {out} {err[-3000:]}")
+
+
 def stall_trial(url: str, workdir: Path, trial: int, gate_at: int, lease: float = 1.0) -> dict:
     """Holder A is stopped (SIGSTOP) inside node ``gate_at``, past its lease; B resumes the
     thread; A is continued (SIGCONT) once B runs. Returns the outcomes, the forks, and how
@@ -172,7 +183,7 @@ def stall_trial(url: str, workdir: Path, trial: int, gate_at: int, lease: float 
     gate = workdir / f"{thread}.gate"
     a = spawn("first", url, thread, str(log), str(gate_at), str(gate), lease=lease)
     try:
-        wait_until(lambda: (a.pid, gate_at) in starts(log), f"A to start node {gate_at}")
+        reached(a, log, gate_at)
         os.kill(a.pid, signal.SIGSTOP)
         stopped_at = len(starts(log))
         gate.touch()
@@ -205,7 +216,7 @@ def skew_trial(url: str, workdir: Path, trial: int, skew: float = 120.0) -> dict
     gate = workdir / f"{thread}.gate"
     a = spawn("first", url, thread, str(log), "5", str(gate), lease=1.0)
     try:
-        wait_until(lambda: (a.pid, 5) in starts(log), "A to start node 5")
+        reached(a, log, 5)
         b = spawn("resume", url, thread, str(log), "0", lease=1.0, skew=skew)
         b_outcome = outcome(b)
         gate.touch()
@@ -224,7 +235,7 @@ def kill_trial(url: str, workdir: Path, trial: int, kill_at: int, lease: float =
     gate = workdir / f"{thread}.gate"
     a = spawn("first", url, thread, str(log), str(kill_at), str(gate), lease=lease)
     try:
-        wait_until(lambda: (a.pid, kill_at) in starts(log), f"A to start node {kill_at}")
+        reached(a, log, kill_at)
     finally:
         os.kill(a.pid, signal.SIGKILL)
         a.communicate()
