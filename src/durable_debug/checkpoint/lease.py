@@ -239,8 +239,9 @@ def _self_identity() -> tuple[str, str, int] | None:
 def boot_clock() -> float:
     """Seconds since the machine booted (``/proc/uptime``, CLOCK_BOOTTIME): the clock every
     process on one host shares and no one sets, unlike the wall clock. SQLite leases expire
-    on it (every process using a SQLite file in WAL mode runs on the file's host); None-safe
-    fallback to the monotonic clock where ``/proc`` is missing."""
+    on it (every process using a SQLite file in WAL mode runs on the file's host). Where
+    ``/proc`` is missing, the monotonic clock (leases then carry no proof, and expire on the
+    wall clock)."""
     text = _read("/proc/uptime")
     if text:
         try:
