@@ -237,17 +237,15 @@ def _self_identity() -> tuple[str, str, int] | None:
 
 
 def boot_clock() -> float:
-    """Seconds since the machine booted (``/proc/uptime``, CLOCK_BOOTTIME): the clock every
-    process on one host shares and no one sets, unlike the wall clock. SQLite leases expire
-    on it (every process using a SQLite file in WAL mode runs on the file's host). Where
-    ``/proc`` is missing, the monotonic clock (leases then carry no proof, and expire on the
-    wall clock)."""
-    text = _read("/proc/uptime")
-    if text:
-        try:
-            return float(text.split()[0])
-        except (IndexError, ValueError):
-            pass
+    """Seconds since the machine booted (CLOCK_BOOTTIME, what ``/proc/uptime`` shows): the
+    clock every process on one host shares and no one sets, unlike the wall clock. SQLite
+    leases expire on it (every process using a SQLite file in WAL mode runs on the file's
+    host). Where
+    that clock is missing (not Linux), the monotonic clock; leases there carry no proof and
+    expire on the wall clock."""
+    boottime = getattr(time, "CLOCK_BOOTTIME", None)
+    if boottime is not None:
+        return time.clock_gettime(boottime)
     return time.monotonic()
 
 

@@ -250,6 +250,13 @@ GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 LEASE_SELECT = """SELECT token, holder, since, expires, proof FROM thread_leases
 WHERE thread_id = ?"""
 
+LEASE_INSERT = """INSERT INTO thread_leases (thread_id, token, holder, since, expires, proof)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (thread_id) DO NOTHING
+RETURNING token"""
+"""Take a thread's lease when no row holds it (a row there is judged by
+:meth:`SqliteSaver._lease_free`, in the same immediate transaction)."""
+
 LEASE_PUT = """INSERT INTO thread_leases (thread_id, token, holder, since, expires, proof)
 VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (thread_id) DO UPDATE SET
@@ -580,6 +587,12 @@ class SqliteSaver(SqlSaver):
         lease_free = self._lease_free
 
         async def take(s: Session) -> tuple[Any, ...] | None:
+            now = time.time()
+            since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
+            proof = holder_proof(boot_clock() + length)
+            lease = (thread_id, token, holder, since, now + length, proof)
+            if not only_abandoned and await s.fetch(LEASE_INSERT, lease):
+                return (token, holder, since)  # no lease there: one statement, the usual case
             rows = await s.fetch(LEASE_SELECT, (thread_id,))
             if rows:
                 found = tuple(rows[0])
@@ -587,10 +600,7 @@ class SqliteSaver(SqlSaver):
                     return found  # a live holder
             elif only_abandoned:
                 return None  # given back: no dead run to take over
-            now = time.time()
-            since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
-            proof = holder_proof(boot_clock() + length)
-            await s.execute(LEASE_PUT, (thread_id, token, holder, since, now + length, proof))
+            await s.execute(LEASE_PUT, lease)
             return (token, holder, since)
 
         row = await self._run(self._in_session, take, True, where={"thread": thread_id})
