@@ -289,3 +289,28 @@ def test_no_renewer_noise_at_interpreter_exit(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         assert "Task was destroyed" not in done.stderr
         assert done.stderr.strip() == ""
+
+
+def test_a_thread_whose_holder_died_on_this_host_is_abandoned_at_once(
+    url: str, tmp_path: Path
+) -> None:
+    import signal
+
+    log, gate = tmp_path / "dead.log", tmp_path / "never"
+    holder = spawn("first", url, "dead", str(log), "4", str(gate), lease=30)
+    try:
+        wait_until(lambda: (holder.pid, 4) in starts(log), "the holder to reach node 4")
+        saver = saver_from_url(url)
+        try:
+            assert saver.list_abandoned_threads() == []  # alive: a running thread
+        finally:
+            saver.close()
+    finally:
+        os.kill(holder.pid, signal.SIGKILL)
+        holder.communicate()
+    saver = saver_from_url(url)
+    try:
+        # The 30 s lease has not expired, but its holder is gone: recover() may take it now.
+        assert saver.list_abandoned_threads() == ["dead"]
+    finally:
+        saver.close()
