@@ -97,6 +97,7 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("--html", metavar="OUT", help="also write a standalone HTML page")
     inspect.set_defaults(run=_inspect)
     _add_health(commands)
+    _add_check(commands)
     _add_sweep(commands)
     _add_recover(commands)
     return parser
@@ -374,6 +375,8 @@ def _health(args: argparse.Namespace) -> int:
     if args.sla < 0 or args.top < 0:
         raise UsageError("--sla and --top must not be negative")
     saver = _open_store(args.store)
+    if saver is None:
+        raise UsageError(f"{args.store} holds no checkpoint tables: nothing to report")
     try:
         report = health(saver, sla=dt.timedelta(seconds=args.sla), top=args.top)
     finally:
@@ -382,7 +385,56 @@ def _health(args: argparse.Namespace) -> int:
         frame = report[name]
         print(("\n" if i else "") + f"== {name} ==")
         print(frame.to_string(index=False) if len(frame) else "(none)")
+    damaged = len(report["damaged"])
+    if damaged:
+        print(
+            f"durable-debug: error: {damaged} thread(s) could not be read (listed under "
+            "damaged); the tables cover every other thread. `durable-debug check` verifies "
+            "the whole store.",
+            file=sys.stderr,
+        )
+        return 2
     return 0
+
+
+# -- check ------------------------------------------------------------------------------------
+
+
+def _add_check(commands: Any) -> None:
+    check = commands.add_parser(
+        "check",
+        help="verify a whole store: the file's integrity and every checkpoint reassembled",
+        description="Read every checkpoint of every thread (all namespaces), reassembling its "
+        "values and pending writes, and for a SQLite file run SQLite's integrity check first. "
+        "Prints one line per damaged thread with why; exit status 2 when anything is damaged.",
+    )
+    check.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
+    check.set_defaults(run=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from durable_debug._sync import run_sync
+    from durable_debug.inspect.health import acheck_store
+
+    saver = _open_store(args.store)
+    if saver is None:
+        raise UsageError(f"{args.store} holds no checkpoint tables: nothing to check")
+    try:
+        report = run_sync(acheck_store(saver))
+    finally:
+        _close(saver)
+    for problem in report.file_problems:
+        print(f"file: {problem}")
+    for thread_id, error in report.damaged:
+        print(f"{thread_id}: damaged: {error}")
+    summary = (
+        f"{report.threads} thread(s), {report.checkpoints} checkpoint(s) read; "
+        f"{len(report.damaged)} damaged thread(s)"
+    )
+    if report.file_problems:
+        summary += f"; the file has {len(report.file_problems)} problem(s)"
+    print(summary, file=sys.stderr)
+    return 2 if report.damaged or report.file_problems else 0
 
 
 # -- sweep ------------------------------------------------------------------------------------
@@ -420,12 +472,16 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.keep_last is not None and args.keep_last < 1:
         raise UsageError("--keep-last must be at least 1")
     saver = _open_store(args.store, write=True)
+    if saver is None:
+        raise UsageError(f"{args.store} holds no checkpoint tables: nothing to sweep")
+    damaged = 0
     try:
         if args.policy is not None:
             age = dt.timedelta(seconds=args.older_than)
             frame = sweep(saver, older_than=age, policy=args.policy, dry_run=args.dry_run)
             print("== stuck threads ==")
             print(frame.to_string(index=False) if len(frame) else "(none)")
+            damaged += int(frame["action"].str.startswith("damaged").sum())
         if args.keep_last is not None:
             frame = prune(saver, keep_last=args.keep_last, dry_run=args.dry_run)
             print("== pruned checkpoints ==")
@@ -433,8 +489,16 @@ def _sweep(args: argparse.Namespace) -> int:
             verb = "would free" if args.dry_run else "freed"
             count = int(frame["checkpoint_id"].notna().sum())  # skipped threads have none
             print(f"{count} checkpoint(s), {int(frame['bytes'].sum())} bytes freed ({verb})")
+            damaged = max(damaged, int(frame["action"].str.startswith("damaged").sum()))
     finally:
         _close(saver)
+    if damaged:
+        print(
+            f"durable-debug: error: {damaged} thread(s) could not be read (marked damaged "
+            "above) and were left as they are; every other thread was swept",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 
@@ -610,8 +674,18 @@ def _sqlite_layout(path: Path, shown: str) -> str:
         raise UsageError(f"no such file: {shown}")
     if path.is_dir():
         raise UsageError(f"{path} is a directory, not a SQLite file")
+    from durable_debug.checkpoint._files import access_problem
+    from durable_debug.checkpoint._schema import DatabaseSetupError
+
+    problem = access_problem(path, write=False)
+    if problem is not None:
+        raise UsageError(problem)
+    if path.stat().st_size == 0:
+        raise UsageError(f"{path} is an empty file (0 bytes): it holds no checkpoints")
     try:
         conn = open_read_only(path)
+    except DatabaseSetupError as exc:
+        raise UsageError(str(exc)) from None
     except Exception:
         raise UsageError(f"{path} is not a SQLite database") from None
     try:

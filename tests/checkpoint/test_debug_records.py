@@ -142,6 +142,7 @@ def test_checkpoints_of_an_older_version_keep_their_keys_in_metadata(tmp_path: P
     """A file written before schema 9: its record keys live in metadata and are read from
     there (versions, as_node); the file is migrated when a saver opens it."""
     from durable_debug import SqliteSaver
+    from durable_debug.checkpoint.sqlite import MIGRATIONS
     from durable_debug.inspect import dag_data, read_thread
 
     path = tmp_path / "old.db"
@@ -159,6 +160,7 @@ def test_checkpoints_of_an_older_version_keep_their_keys_in_metadata(tmp_path: P
                 (json.dumps(merged), cid),
             )
         conn.execute("ALTER TABLE checkpoints DROP COLUMN debug")
+        conn.execute("ALTER TABLE thread_leases DROP COLUMN proof")  # schema 10's
         conn.execute("DELETE FROM checkpoint_migrations WHERE v > 8")
     with SqliteSaver(str(path)) as saver:
         graph = build(saver)
@@ -168,7 +170,8 @@ def test_checkpoints_of_an_older_version_keep_their_keys_in_metadata(tmp_path: P
         assert [n["graph_changed"] for n in dag_data(graph, cfg)["nodes"]] == [False] * 5
         assert findings(graph, cfg) == {}  # older versions recorded none
         with sqlite3.connect(path) as conn:  # the saver migrated the file
-            assert conn.execute("SELECT max(v) FROM checkpoint_migrations").fetchone() == (9,)
+            latest = conn.execute("SELECT max(v) FROM checkpoint_migrations").fetchone()
+            assert latest == (len(MIGRATIONS) - 1,)
 
 
 def test_a_saver_that_is_not_ours_keeps_records_in_this_process() -> None:

@@ -85,6 +85,7 @@ def to_schema_7(path: Path) -> None:
                 (json.dumps(record), thread, ns, cid),
             )
         conn.execute("ALTER TABLE checkpoints DROP COLUMN debug")  # schema 9's
+        conn.execute("ALTER TABLE thread_leases DROP COLUMN proof")  # schema 10's
         conn.execute("DELETE FROM checkpoint_migrations WHERE v > 7")
 
 

@@ -41,6 +41,7 @@ from typing import NamedTuple
 from urllib.parse import unquote
 
 from durable_debug.checkpoint._schema import DatabaseSetupError
+from durable_debug.checkpoint.lease import LEASE_LOST_MARK
 from durable_debug.checkpoint.serde import CorruptPayloadError
 
 __all__ = [
@@ -447,6 +448,23 @@ return {id, record or false, redis.call('HGET', KEYS[3], id) or false,
 """Read one checkpoint (by id, or the newest) with the blobs it points at and its pending
 writes, in one script."""
 
+
+FENCE_PREAMBLE = f"""
+-- Fenced: the last key is the thread's lease, the last argument the run's token. Nothing is
+-- written unless that token still holds the lease.
+local fence_key = table.remove(KEYS)
+local fence_token = table.remove(ARGV)
+local fence_value = redis.call('GET', fence_key)
+if not fence_value or string.sub(fence_value, 1, #fence_token + 1) ~= fence_token .. '\\n' then
+  return redis.error_reply('{LEASE_LOST_MARK}')
+end
+"""
+"""What a fenced variant of a writing script runs first (see :data:`FENCED`)."""
+
+FENCED = ("put", "put_writes", "delete_thread", "delete_checkpoints")
+"""The writing scripts; each has a variant ``<name>_fenced`` taking the thread's lease key as
+its last key and the run's lease token as its last argument."""
+
 SCRIPTS = {
     "put": PUT_SCRIPT,
     "get": GET_SCRIPT,
@@ -456,4 +474,5 @@ SCRIPTS = {
     "records": RECORDS_SCRIPT,
     "details": DETAILS_SCRIPT,
 }
+SCRIPTS.update({f"{name}_fenced": FENCE_PREAMBLE + SCRIPTS[name] for name in FENCED})
 """Every script, by the name the saver calls it."""

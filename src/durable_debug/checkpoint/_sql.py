@@ -58,7 +58,12 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.compress import CompressingSerializer
 from durable_debug.checkpoint.errors import InvalidConfigError
-from durable_debug.checkpoint.lease import LeaseInfo
+from durable_debug.checkpoint.lease import (
+    LeaseInfo,
+    LeaseLostError,
+    fence_token,
+    holder_is_dead,
+)
 from durable_debug.checkpoint.records import parse_record, record_text, split_record
 
 __all__ = ["Session", "SqlSaver", "StepRows", "is_short_read", "short_read"]
@@ -106,20 +111,43 @@ def short_read(fn: F) -> F:
     return fn
 
 
+_SNAPSHOT = "_durable_snapshot"
+
+
+def snapshot_read(fn: F) -> F:
+    """Mark a read session function whose queries must all see one snapshot of the store (a
+    page of history: checkpoints, then their blobs and writes). SQLite reads every session in
+    one read transaction anyway; PostgreSQL runs such a read in a ``REPEATABLE READ``
+    transaction, and a one-query read without one."""
+    setattr(fn, _SNAPSHOT, True)
+    return fn
+
+
+def is_snapshot_read(fn: Callable[..., Any]) -> bool:
+    """Whether :func:`snapshot_read` marked ``fn``."""
+    return getattr(fn, _SNAPSHOT, False) is True
+
+
 def is_short_read(fn: Callable[..., Any]) -> bool:
     """Whether :func:`short_read` marked ``fn``."""
     return getattr(fn, _SHORT_READ, False) is True
 
 
+Fence = tuple[str, str]
+"""(thread_id, token) of the lease a write must still hold to be written (see
+:func:`~durable_debug.checkpoint.lease.fence_token`)."""
+
+
 class StepRows(NamedTuple):
     """A step as :meth:`SqlSaver._store` writes it: its tasks' writes (ordinary, then special),
-    its new blobs and its checkpoint row (thread_id, checkpoint_ns, checkpoint_id,
-    parent_checkpoint_id, checkpoint, metadata)."""
+    its new blobs, its checkpoint row (thread_id, checkpoint_ns, checkpoint_id,
+    parent_checkpoint_id, checkpoint, metadata) and the lease it is fenced by, if any."""
 
     ordinary: list[WriteRow]
     special: list[WriteRow]
     blobs: list[BlobRow]
     row: tuple[Any, ...]
+    fence: Fence | None = None
 
 
 class _Page(NamedTuple):
@@ -373,6 +401,7 @@ class SqlSaver(ConnectedSaver):
     ) -> _Page:
         sql, params = self._page_query(thread_id, ns, before_id, after, pushed, size)
 
+        @snapshot_read
         @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
@@ -522,7 +551,13 @@ class SqlSaver(ConnectedSaver):
             metadata_text(thread_id, checkpoint_id, metadata, self.serde),
             record_text(record),
         )
-        return StepRows(ordinary, special, blobs, row)
+        return StepRows(ordinary, special, blobs, row, self._fence(thread_id))
+
+    def _fence(self, thread_id: str) -> Fence | None:
+        """The lease the calling run holds on ``thread_id``, which its writes must still hold
+        (checked inside their transaction); None outside a run."""
+        token = fence_token(self, thread_id)
+        return None if token is None else (thread_id, token)
 
     async def aput_writes(
         self,
@@ -537,8 +572,12 @@ class SqlSaver(ConnectedSaver):
         if not ordinary and not special:
             return
 
-        where = {"thread": config_thread_id(config), "checkpoint": config_checkpoint_id(config)}
-        await self._run(self._store, ordinary, special, [], None, where={**where, "task": task_id})
+        thread_id = config_thread_id(config)
+        where = {"thread": thread_id, "checkpoint": config_checkpoint_id(config)}
+        fence = self._fence(thread_id)
+        await self._run(
+            self._store, ordinary, special, [], None, fence, where={**where, "task": task_id}
+        )
 
     def _write_rows(
         self, config: RunnableConfig, task_writes: Sequence[TaskWrites]
@@ -573,11 +612,16 @@ class SqlSaver(ConnectedSaver):
         special: Sequence[WriteRow],
         blobs: Sequence[BlobRow],
         row: Sequence[Any] | None,
+        fence: Fence | None = None,
     ) -> None:
         """Write pending writes, new blobs and (unless ``row`` is None) a checkpoint row, all
-        in one transaction. A dialect may override this to do it in fewer statements."""
+        in one transaction, after checking there that ``fence``'s lease still holds the
+        thread (:class:`LeaseLostError` with nothing written if not). A dialect may override
+        this to do it in fewer statements."""
 
         async def write(s: Session) -> None:
+            if fence is not None:
+                await self._check_fence(s, fence)
             if ordinary:
                 await s.executemany(self._INSERT_WRITE, ordinary)
             if special:
@@ -588,6 +632,21 @@ class SqlSaver(ConnectedSaver):
                 await s.execute(self._UPSERT_CHECKPOINT, row)
 
         await self._in_session(write, True)
+
+    async def _check_fence(self, s: Session, fence: Fence) -> None:
+        """Inside a write transaction: raise :class:`LeaseLostError` unless the run's lease
+        token still holds the thread (the transaction then writes nothing)."""
+        thread_id = fence[0]
+        sql = (
+            f"SELECT 1 FROM thread_leases WHERE thread_id = {self._P} AND token = {self._P}"
+            f"{self._FENCE_LOCK}"
+        )
+        if not await s.fetch(sql, fence):
+            raise LeaseLostError(thread_id)
+
+    _FENCE_LOCK: ClassVar[str] = ""
+    """What the fence's SELECT adds to hold the lease row until the transaction commits (a
+    SQLite write transaction already excludes every other writer)."""
 
     # -- leases (durable_debug.checkpoint.lease) -----------------------------------------------
 
@@ -613,11 +672,47 @@ class SqlSaver(ConnectedSaver):
 
         return await self._in_session(fetch, True)
 
+    @abstractmethod
+    def _lease_steal_sql(
+        self, thread_id: str, dead: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        """The UPDATE … RETURNING token, holder, since that takes ``thread_id``'s lease from
+        the token ``dead`` (a holder found dead on this host), only if ``dead`` still holds
+        it."""
+
+    async def _lease_take_from(
+        self,
+        thread_id: str,
+        rows: list[Sequence[Any]],
+        token: str,
+        holder: str,
+        seconds: float,
+    ) -> list[Sequence[Any]]:
+        """Given the lease row another token holds (token, holder, since, proof): take it when
+        its holder is provably dead on this host, and return the row now there."""
+        if rows and len(rows[0]) > 3 and holder_is_dead(rows[0][3]):
+            sql, params = self._lease_steal_sql(thread_id, str(rows[0][0]), token, holder, seconds)
+            taken = await self._lease_fetch(sql, params)
+            if taken:
+                logger.info(
+                    "thread %r: took the lease of %s, which is no longer running",
+                    thread_id,
+                    rows[0][1],
+                )
+                return taken
+            rows = await self._lease_fetch(self._LEASE_SELECT.format(p=self._P), (thread_id,))
+        return rows
+
+    _LEASE_SELECT: ClassVar[str] = (
+        "SELECT token, holder, since, proof FROM thread_leases WHERE thread_id = {p}"
+    )
+
     async def _lease_acquire(
         self, thread_id: str, token: str, holder: str, seconds: float | None
     ) -> LeaseInfo:
-        sql, params = self._lease_acquire_sql(thread_id, token, holder, seconds or 30.0)
-        select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
+        length = seconds or 30.0
+        sql, params = self._lease_acquire_sql(thread_id, token, holder, length)
+        select = self._LEASE_SELECT.format(p=self._P)
 
         @statements_only
         async def write() -> LeaseInfo:
@@ -625,12 +720,10 @@ class SqlSaver(ConnectedSaver):
                 rows = await self._lease_fetch(sql, params)  # RETURNING: a row when taken
                 if not rows:  # held: say by whom (a second query only when busy)
                     rows = await self._lease_fetch(select, (thread_id,))
+                    rows = await self._lease_take_from(thread_id, rows, token, holder, length)
                 if rows:  # else released in between: try again
                     break
-            token_, holder_, since = rows[0]
-            if isinstance(since, str):
-                since = _dt.datetime.fromisoformat(since)
-            return LeaseInfo(str(token_), str(holder_), since)
+            return _lease_info(rows[0])
 
         return await self._run(write, where={"thread": thread_id})
 
@@ -643,20 +736,19 @@ class SqlSaver(ConnectedSaver):
     async def _lease_take_abandoned(
         self, thread_id: str, token: str, holder: str, seconds: float | None
     ) -> LeaseInfo | None:
-        sql, params = self._lease_take_abandoned_sql(thread_id, token, holder, seconds or 30.0)
-        select = f"SELECT token, holder, since FROM thread_leases WHERE thread_id = {self._P}"
+        length = seconds or 30.0
+        sql, params = self._lease_take_abandoned_sql(thread_id, token, holder, length)
+        select = self._LEASE_SELECT.format(p=self._P)
 
         @statements_only
         async def write() -> LeaseInfo | None:
             rows = await self._lease_fetch(sql, params)  # RETURNING: a row when taken
-            if not rows:  # a live holder (say who), or no lease left (None)
+            if not rows:  # a live holder (say who), a dead one (take it), or no lease left
                 rows = await self._lease_fetch(select, (thread_id,))
+                rows = await self._lease_take_from(thread_id, rows, token, holder, length)
             if not rows:
                 return None
-            token_, holder_, since = rows[0]
-            if isinstance(since, str):
-                since = _dt.datetime.fromisoformat(since)
-            return LeaseInfo(str(token_), str(holder_), since)
+            return _lease_info(rows[0])
 
         return await self._run(write, where={"thread": thread_id})
 
@@ -682,15 +774,18 @@ class SqlSaver(ConnectedSaver):
 
     @abstractmethod
     def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
-        """SELECT thread_id FROM thread_leases whose lease has expired, oldest first."""
+        """SELECT thread_id, proof, expired FROM thread_leases, oldest expiry first: every
+        lease row, whether it has expired, and its holder's proof of life."""
 
     async def alist_abandoned_threads(self) -> list[str]:
-        """Threads with an expired lease row: the run holding them died (see
+        """Threads whose lease row was left behind by a dead run: expired, or held by a
+        process provably dead on this host (see
         :meth:`BaseCheckpointSaver.alist_abandoned_threads`)."""
         sql, params = self._abandoned_sql()
 
         async def read(s: Session) -> list[str]:
-            return [str(row[0]) for row in await s.fetch(sql, params)]
+            rows = await s.fetch(sql, params)
+            return [str(row[0]) for row in rows if row[2] or holder_is_dead(row[1])]
 
         return await self._run(self._in_session, read, False)
 
@@ -756,7 +851,11 @@ class SqlSaver(ConnectedSaver):
     async def adelete_thread(self, thread_id: str) -> None:
         """Delete every checkpoint, blob and write of ``thread_id``, in one transaction."""
 
+        fence = self._fence(thread_id)
+
         async def write(s: Session) -> None:
+            if fence is not None:
+                await self._check_fence(s, fence)
             for sql in self._DELETE_THREAD:
                 await s.execute(sql, (thread_id,))
 
@@ -770,9 +869,21 @@ class SqlSaver(ConnectedSaver):
         ids = json.dumps(list(checkpoint_ids))
         blobs_sql, *rest = self._DELETE_CHECKPOINTS
 
+        fence = self._fence(thread_id)
+
         async def write(s: Session) -> None:
+            if fence is not None:
+                await self._check_fence(s, fence)
             await s.execute(blobs_sql, (thread_id, checkpoint_ns, ids, ids))
             for sql in rest:
                 await s.execute(sql, (thread_id, checkpoint_ns, ids))
 
         await self._run(self._in_session, write, True, where={"thread": thread_id})
+
+
+def _lease_info(row: Sequence[Any]) -> LeaseInfo:
+    """A lease row's (token, holder, since, …) as a :class:`LeaseInfo`."""
+    token, holder, since = row[:3]
+    if isinstance(since, str):
+        since = _dt.datetime.fromisoformat(since)
+    return LeaseInfo(str(token), str(holder), since)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from durable_debug.checkpoint._files import access_problem, foreign_file
 from durable_debug.checkpoint._rows import collector_paused
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, WriteRow
@@ -57,11 +58,24 @@ def open_read_only(path: str | Path) -> sqlite3.Connection:
     file = Path(path)
     if not file.is_file():
         raise DatabaseSetupError(f"no such SQLite file: {path}")
+    problem = access_problem(file, write=False)
+    if problem is not None:
+        raise DatabaseSetupError(problem)
     resolved = str(file.resolve())
+    if file.stat().st_size == 0:
+        raise DatabaseSetupError(f"{path} is an empty file (0 bytes): it holds no checkpoints")
     busy = any(Path(resolved + suffix).exists() for suffix in ("-wal", "-journal"))
+    modes: tuple[str, ...] = ("ro",) if busy else ("rw", "ro")
+    if foreign_file(resolved):
+        # Another user's store (or one this process may not write): a -wal / -shm created
+        # here would be this user's, and the owner could not write the store any more. With
+        # them present (the owner has it open), read through them; absent, the file holds
+        # everything: read it as it is, creating nothing and taking no lock (a write the owner
+        # makes meanwhile may not be seen, see docs/storage.md).
+        modes = ("ro",) if Path(resolved + "-shm").exists() else ("ro&immutable=1",)
     # In a directory SQLite cannot create the -wal / -shm files in, mode=ro reads without.
     failure: sqlite3.Error | None = None
-    for mode in ("ro",) if busy else ("rw", "ro"):
+    for mode in modes:
         try:
             return _connect_read_only(resolved, mode)
         except sqlite3.OperationalError as exc:  # cannot open or lock it

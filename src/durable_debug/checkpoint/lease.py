@@ -14,6 +14,19 @@ row with an expiry for SQLite and PostgreSQL, ``SET NX PX`` for Redis. A lease t
 free to take, so a holder that dies (SIGKILL, lost machine) releases its threads after
 ``saver.lease_seconds``; a live holder renews its lease every third of that time, on the
 savers' I/O loop (which runs no user code, so a long synchronous node does not stop renewal).
+
+Fencing: every write a run makes (a step, pending writes, a ``once`` result, ``update_state``)
+carries the run's lease token (:func:`fence_token`), and the saver checks in the same
+transaction (SQLite, PostgreSQL) or script (Redis) that the token still holds the thread, so a
+run whose lease was taken writes nothing more (:class:`LeaseLostError`). Before each step the
+engine calls :func:`confirm_lease`, which renews the lease first when this process cannot be
+sure it is still valid (a stall longer than a third of the lease), so a run that lost its lease
+starts no further node.
+
+Proof of life: a lease records its holder's host (boot id and pid namespace), pid and process
+start time (:func:`holder_proof`). A lease whose holder is provably dead on this host (no such
+process, or the pid now belongs to another process) is free at once (:func:`holder_is_dead`);
+a holder on another host is waited for until its lease expires.
 """
 
 from __future__ import annotations
@@ -41,14 +54,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
+    "LEASE_LOST_MARK",
     "LEASE_SECONDS_ENV",
     "LeaseInfo",
     "LeaseLostError",
     "NoAbandonedLeaseError",
     "ThreadBusyError",
+    "boot_clock",
     "check_lease",
+    "confirm_lease",
     "default_lease_seconds",
+    "fence_token",
+    "holder_is_dead",
     "holder_name",
+    "holder_proof",
+    "lease_released",
     "thread_lease",
 ]
 
@@ -82,6 +102,12 @@ class LeaseInfo(NamedTuple):
     """When the holder took the lease (UTC)."""
 
 
+LEASE_LOST_MARK = "durable_debug: the lease on this thread was taken by another run"
+"""The text of the error a saver's fenced write raises inside the store (a SQL statement, a
+Redis script) when the run's lease no longer holds the thread; the saver turns it into
+:class:`LeaseLostError`."""
+
+
 class LeaseLostError(DurableDebugError, RuntimeError):
     """This run's lease on its thread expired without being renewed (the process stalled,
     or lost the store, for longer than the lease) and another run took the thread. The run
@@ -101,12 +127,225 @@ class LeaseLostError(DurableDebugError, RuntimeError):
         return (LeaseLostError, (self.thread_id,))
 
 
+def fence_token(saver: BaseCheckpointSaver, thread_id: str) -> str | None:
+    """The token of the lease this run (this context) holds on ``thread_id`` of ``saver``, for
+    the saver to check inside its write ("fencing"); None when the run holds none (a write made
+    outside any run, which is not fenced). Raises :class:`LeaseLostError` at once when the
+    lease is already known to be lost."""
+    tokens = _TOKENS.get()
+    if not tokens:
+        return None
+    key = (id(saver), thread_id)
+    for k, token in tokens:
+        if k == key:
+            if token in _RENEWER.lost:
+                raise LeaseLostError(thread_id)
+            return token
+    return None
+
+
 def check_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
     """Raise :class:`LeaseLostError` if the lease this run holds on ``thread_id`` was found
-    taken by another run when it was last renewed; nothing when it holds none."""
-    key = (id(saver), thread_id)
-    if any(k == key and token in _RENEWER.lost for k, token in _TOKENS.get()):
+    taken by another run when it was last renewed; nothing when it holds none. (The saver's
+    own check, inside each write, is what guarantees it; this one fails earlier.)"""
+    fence_token(saver, thread_id)
+
+
+async def confirm_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
+    """Make sure the lease this run holds on ``thread_id`` is still its own before the run
+    starts more work (the engine calls it before each step's nodes).
+
+    Free while the lease is known valid (renewed less than two thirds of its life ago, by this
+    process's monotonic clock, which counts a stopped process's time too). After a longer
+    stall the lease is renewed here first, and :class:`LeaseLostError` is raised if another
+    run took the thread meanwhile, so a run that lost its lease starts no further node."""
+    token = fence_token(saver, thread_id)
+    if token is None:
+        return
+    entry = _RENEWER.entry(token)
+    if entry is None:  # a lease that never expires (the memory saver), or being given back
+        return
+    seconds, valid_until = entry
+    if time.monotonic() < valid_until - seconds / 3:
+        return
+    sent = time.monotonic()
+    if not await saver._lease_renew(thread_id, token, seconds):
+        _RENEWER.mark_lost(token)
         raise LeaseLostError(thread_id)
+    _RENEWER.renewed(token, sent + seconds)
+
+
+# -- proof of life: who holds a lease, and whether that process still exists --------------------
+
+
+class HolderProof(NamedTuple):
+    """What a lease records about its holder, so that a process on the same host can tell
+    whether the holder still lives (:func:`holder_is_dead`)."""
+
+    boot: str
+    """The kernel's boot id (``/proc/sys/kernel/random/boot_id``): same machine, same boot."""
+    pidns: str
+    """The inode of the holder's pid namespace: pids mean the same thing only within one."""
+    pid: int
+    start: int
+    """The process's start time (field 22 of ``/proc/<pid>/stat``, clock ticks after boot): a
+    pid reused by a newer process has another start time."""
+    ticks: float | None
+    """When the lease expires on :func:`boot_clock` (the SQLite saver's clock), or None."""
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _process_start(pid: int) -> tuple[int, str] | None:
+    """(start time, state letter) of process ``pid`` in this pid namespace, or None when no
+    such process exists."""
+    text = _read(f"/proc/{pid}/stat")
+    if text is None:
+        return None
+    # "pid (comm) state ppid …": comm may hold spaces and parentheses; fields follow the last ")".
+    fields = text[text.rfind(")") + 2 :].split()
+    try:
+        return int(fields[19]), fields[0]
+    except (IndexError, ValueError):
+        return None
+
+
+_SELF: dict[int, tuple[str, str, int]] = {}
+"""pid → (boot id, pid namespace, start time) of this process (recomputed after a fork)."""
+
+
+def _self_identity() -> tuple[str, str, int] | None:
+    pid = os.getpid()
+    found = _SELF.get(pid)
+    if found is None:
+        boot = (_read("/proc/sys/kernel/random/boot_id") or "").strip()
+        try:
+            pidns = str(os.stat("/proc/self/ns/pid").st_ino)
+        except OSError:
+            pidns = ""
+        started = _process_start(pid)
+        if not boot or not pidns or started is None:
+            return None  # not Linux, or no /proc: leases then only expire
+        found = _SELF[pid] = (boot, pidns, started[0])
+    return found
+
+
+def boot_clock() -> float:
+    """Seconds since the machine booted (CLOCK_BOOTTIME, what ``/proc/uptime`` shows): the
+    clock every process on one host shares and no one sets, unlike the wall clock. SQLite
+    leases expire on it (every process using a SQLite file in WAL mode runs on the file's
+    host). Where
+    that clock is missing (not Linux), the monotonic clock; leases there carry no proof and
+    expire on the wall clock."""
+    boottime = getattr(time, "CLOCK_BOOTTIME", None)
+    if boottime is not None:
+        return time.clock_gettime(boottime)
+    return time.monotonic()
+
+
+def holder_proof(expires_ticks: float | None = None) -> str:
+    """This process's proof of life as a lease records it (``boot pidns pid start [ticks]``);
+    empty where ``/proc`` cannot say (the lease then only expires)."""
+    found = _self_identity()
+    if found is None:
+        return ""
+    boot, pidns, start = found
+    text = f"{boot} {pidns} {os.getpid()} {start}"
+    if expires_ticks is not None:
+        text += f" {expires_ticks:.3f}"
+    return text
+
+
+def parse_proof(text: str | None) -> HolderProof | None:
+    """The :class:`HolderProof` a lease recorded, or None (an older lease, another format)."""
+    parts = (text or "").split()
+    if len(parts) not in (4, 5):
+        return None
+    try:
+        ticks = float(parts[4]) if len(parts) == 5 else None
+        return HolderProof(parts[0], parts[1], int(parts[2]), int(parts[3]), ticks)
+    except ValueError:
+        return None
+
+
+def holder_is_dead(text: str | None) -> bool:
+    """Whether the holder a lease's proof names is provably dead: it ran on this host (same
+    boot, same pid namespace) and its process is gone, a zombie, or its pid now belongs to a
+    process started at another time. False whenever this cannot be known (another host)."""
+    proof = parse_proof(text)
+    if proof is None:
+        return False
+    own = _self_identity()
+    if own is None or (proof.boot, proof.pidns) != own[:2]:
+        return False
+    if proof.pid == os.getpid():
+        return proof.start != own[2]
+    found = _process_start(proof.pid)
+    if found is None:
+        return True
+    start, state = found
+    return start != proof.start or state in ("Z", "X", "x")
+
+
+def boot_expired(text: str | None) -> bool | None:
+    """For a lease whose proof holds an expiry on :func:`boot_clock`: whether it has expired,
+    if this host's boot clock is the one it was set on (same boot id); None otherwise."""
+    proof = parse_proof(text)
+    if proof is None or proof.ticks is None:
+        return None
+    own = _self_identity()
+    if own is None or proof.boot != own[0]:
+        return None
+    return proof.ticks < boot_clock()
+
+
+# -- waking the runs that wait for a lease ------------------------------------------------------
+
+_WAITERS_LOCK = threading.Lock()
+_WAITERS: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]]] = {}
+"""thread_id → futures of runs of this process waiting for that thread's lease."""
+
+CROSS_PROCESS_POLL = 0.05
+"""How often a run waiting for a lease another process holds looks again (seconds, at most)."""
+
+
+def lease_released(thread_id: str) -> None:
+    """Wake the runs of this process waiting for ``thread_id``'s lease (it was given back)."""
+    with _WAITERS_LOCK:
+        waiting = _WAITERS.pop(thread_id, None)
+    for loop, future in waiting or ():
+        with contextlib.suppress(RuntimeError):  # that loop has closed
+            loop.call_soon_threadsafe(_wake, future)
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _wait_released(thread_id: str, timeout: float) -> None:
+    """Return when this process gives ``thread_id``'s lease back, or after ``timeout``."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[None] = loop.create_future()
+    entry = (loop, future)
+    with _WAITERS_LOCK:
+        _WAITERS.setdefault(thread_id, set()).add(entry)
+    try:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(future, timeout)
+    finally:
+        with _WAITERS_LOCK:
+            waiting = _WAITERS.get(thread_id)
+            if waiting is not None:
+                waiting.discard(entry)
+                if not waiting:
+                    del _WAITERS[thread_id]
 
 
 class NoAbandonedLeaseError(LookupError):
@@ -183,8 +422,9 @@ async def thread_lease(
     holder = holder_name()
     seconds = saver.lease_seconds
     started = time.monotonic()
-    pause = 0.02
+    pause = 0.005
     while True:
+        sent = time.monotonic()
         if only_abandoned:
             found = await saver._lease_take_abandoned(thread_id, token, holder, seconds)
             if found is None:
@@ -202,10 +442,12 @@ async def thread_lease(
         waited = time.monotonic() - started
         if wait is None or waited >= wait:
             raise ThreadBusyError(thread_id, info.holder, info.since, waited=round(waited, 1))
-        await asyncio.sleep(min(pause, max(wait - waited, 0.0)))
-        pause = min(pause * 2, 1.0)
+        # Woken at once when a run of this process gives it back; another process's release
+        # is seen within CROSS_PROCESS_POLL.
+        await _wait_released(thread_id, min(pause, max(wait - waited, 0.0)))
+        pause = min(pause * 2, CROSS_PROCESS_POLL)
     if seconds is not None:
-        _RENEWER.add(token, saver, thread_id, seconds)
+        _RENEWER.add(token, saver, thread_id, seconds, sent + seconds)
     previous = _HELD.set(held | {key})
     tokens = _TOKENS.get()
     previous_tokens = _TOKENS.set(tokens | {(key, token)})
@@ -226,6 +468,8 @@ async def thread_lease(
             # itself; this process's next run on the thread takes it back at once.
             _UNRELEASED.add((key, token))
             logger.warning("could not release the lease on thread %r", thread_id, exc_info=True)
+        finally:
+            lease_released(thread_id)
 
 
 class _Renewer:
@@ -250,10 +494,38 @@ class _Renewer:
         """Renewals in flight (kept referenced until done)."""
         self.lost: set[str] = set()
         """Tokens of held leases another run took (found when renewing them)."""
+        self._valid: dict[str, tuple[float, float]] = {}
+        """token → (lease seconds, monotonic time until which the lease is surely ours)."""
 
-    def add(self, token: str, saver: BaseCheckpointSaver, thread_id: str, seconds: float) -> None:
-        """Renew ``token``'s lease until :meth:`discard`."""
+    def entry(self, token: str) -> tuple[float, float] | None:
+        """(lease seconds, valid until) of a held lease, or None when not renewed here."""
+        return self._valid.get(token)
+
+    def renewed(self, token: str, valid_until: float) -> None:
+        """Record a successful renewal (sent at ``valid_until`` minus the lease length)."""
+        with self._lock:
+            found = self._valid.get(token)
+            if found is not None and valid_until > found[1]:
+                self._valid[token] = (found[0], valid_until)
+
+    def mark_lost(self, token: str) -> None:
+        """Record that another run took ``token``'s lease: it is not renewed any more."""
+        with self._lock:
+            if self._leases.pop(token, None) is not None or token in self._valid:
+                self.lost.add(token)
+
+    def add(
+        self,
+        token: str,
+        saver: BaseCheckpointSaver,
+        thread_id: str,
+        seconds: float,
+        valid_until: float,
+    ) -> None:
+        """Renew ``token``'s lease until :meth:`discard`; it is valid until ``valid_until``
+        (monotonic: when the statement that took it was sent, plus its length)."""
         due = time.monotonic() + seconds / 3
+        self._valid[token] = (seconds, valid_until)
         loop = io_loop()
         with self._lock:
             if self._loop is not loop or self._pid != os.getpid():  # first use, or a fork
@@ -272,6 +544,7 @@ class _Renewer:
         """Stop renewing ``token``'s lease (it is being given back)."""
         with self._lock:
             self._leases.pop(token, None)
+            self._valid.pop(token, None)
             self.lost.discard(token)
 
     def _poke(self) -> None:
@@ -279,6 +552,7 @@ class _Renewer:
             self._event.set()
 
     async def _run(self) -> None:
+        _quiet_at_exit()
         self._event = event = asyncio.Event()
         while True:
             now = time.monotonic()
@@ -302,12 +576,16 @@ class _Renewer:
     async def _renew(
         self, token: str, saver: BaseCheckpointSaver, thread_id: str, seconds: float
     ) -> None:
+        _quiet_at_exit()
+        sent = time.monotonic()
         try:
             renewed = await saver._lease_renew(thread_id, token, seconds)
         except Exception:  # the store is briefly away: try again next time
             logger.warning("could not renew the lease on thread %r", thread_id, exc_info=True)
             return
-        if not renewed:
+        if renewed:
+            self.renewed(token, sent + seconds)
+        else:
             with self._lock:
                 held = self._leases.pop(token, None) is not None
                 if held:
@@ -318,6 +596,15 @@ class _Renewer:
                     "stops before saving its next checkpoint",
                     thread_id,
                 )
+
+
+def _quiet_at_exit() -> None:
+    """The renewer's tasks wait on the savers' daemon I/O loop for as long as the process
+    lives; at interpreter exit that loop simply stops, and a task still waiting there is not
+    an error to report ("Task was destroyed but it is pending")."""
+    task = asyncio.current_task()
+    if task is not None:
+        task._log_destroy_pending = False  # type: ignore[attr-defined]
 
 
 _RENEWER = _Renewer()

@@ -46,9 +46,17 @@ from durable_debug.checkpoint._schema import (
     newer_schema_error,
     schema_version,
 )
-from durable_debug.checkpoint._sql import Session, SqlSaver, WriteValues, _Page
+from durable_debug.checkpoint._sql import (
+    Fence,
+    Session,
+    SqlSaver,
+    WriteValues,
+    _Page,
+    is_snapshot_read,
+)
 from durable_debug.checkpoint.base import SerializerProtocol, StepQueue
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
+from durable_debug.checkpoint.lease import LEASE_LOST_MARK, LeaseLostError, holder_proof
 
 if TYPE_CHECKING:
     import psycopg
@@ -128,14 +136,18 @@ MIGRATIONS: list[str] = [
     # 9: each checkpoint's debug record (checkpoint/records.py) in a column of its own, never
     # in metadata; older rows have none (their record keys are read from their metadata).
     "ALTER TABLE checkpoints ADD COLUMN debug JSONB",
+    # 10: a lease records its holder's proof of life (lease.holder_proof), so a holder found
+    # dead on its own host frees the thread at once
+    "ALTER TABLE thread_leases ADD COLUMN proof TEXT NOT NULL DEFAULT ''",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
-LEASE_ACQUIRE = """INSERT INTO thread_leases (thread_id, token, holder, since, expires)
-VALUES (%s, %s, %s, clock_timestamp(), clock_timestamp() + make_interval(secs => %s::float8))
+LEASE_ACQUIRE = """INSERT INTO thread_leases (thread_id, token, holder, since, expires, proof)
+VALUES (%s, %s, %s, clock_timestamp(), clock_timestamp() + make_interval(secs => %s::float8),
+    %s)
 ON CONFLICT (thread_id) DO UPDATE SET
     token = EXCLUDED.token, holder = EXCLUDED.holder,
-    since = EXCLUDED.since, expires = EXCLUDED.expires
+    since = EXCLUDED.since, expires = EXCLUDED.expires, proof = EXCLUDED.proof
 WHERE thread_leases.expires < clock_timestamp()
 RETURNING token, holder, since"""
 """Take a thread's lease unless a live one holds it; times are the server's, so the clocks of
@@ -144,16 +156,24 @@ evaluated against the winner's committed row."""
 
 LEASE_TAKE_ABANDONED = """UPDATE thread_leases
 SET token = %s, holder = %s, since = clock_timestamp(),
-    expires = clock_timestamp() + make_interval(secs => %s::float8)
+    expires = clock_timestamp() + make_interval(secs => %s::float8), proof = %s
 WHERE thread_id = %s AND expires < clock_timestamp()
 RETURNING token, holder, since"""
 """Take a thread's lease only if the one there expired (its holder died): recovery."""
+
+LEASE_STEAL = """UPDATE thread_leases
+SET token = %s, holder = %s, since = clock_timestamp(),
+    expires = clock_timestamp() + make_interval(secs => %s::float8), proof = %s
+WHERE thread_id = %s AND token = %s
+RETURNING token, holder, since"""
+"""Take a thread's lease from a token whose holder was found dead on this host, only if that
+token still holds it."""
 
 LEASE_RENEW = """UPDATE thread_leases
 SET expires = clock_timestamp() + make_interval(secs => %s::float8)
 WHERE thread_id = %s AND token = %s RETURNING thread_id"""
 
-LEASE_ABANDONED = """SELECT thread_id FROM thread_leases WHERE expires < clock_timestamp()
+LEASE_ABANDONED = """SELECT thread_id, proof, expires < clock_timestamp() FROM thread_leases
 ORDER BY expires, thread_id"""
 
 SETUP_LOCK = 0x64645F636B7074  # pg_advisory_xact_lock key: one migrating worker at a time
@@ -188,7 +208,21 @@ _WRITES_INTO = """INSERT INTO checkpoint_writes
     (thread_id, checkpoint_ns, checkpoint_id, task_id, idx, channel, type, blob, task_path)
 SELECT %s::text, %s::text, %s::text, w.row ->> 0, (w.row ->> 1)::int,
     w.row ->> 2, w.row ->> 3, w.blob, w.row ->> 4
-FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS w(row, blob)"""
+FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS w(row, blob){fenced}"""
+
+
+FENCE = f"""fence AS (
+    SELECT CASE WHEN EXISTS (
+        SELECT 1 FROM thread_leases WHERE thread_id = %s AND token = %s FOR SHARE)
+    THEN 1 ELSE ('{LEASE_LOST_MARK} at ' || clock_timestamp()::text)::int END AS ok)"""
+"""The CTE a fenced step statement starts with: it locks the run's lease row (a run taking the
+thread waits until the statement committed, then sees its rows) or, when the row holds another
+token, fails the whole statement (the cast of the marked text to int: the only way to raise
+from plain SQL, and volatile, so never evaluated when planning). Parameters: thread_id,
+token."""
+
+FENCED = "\nWHERE (SELECT ok FROM fence) = 1"
+"""The condition every part of a fenced statement adds, so the fence is checked first."""
 
 _STEP_PARTS = {
     "ordinary": f"""{_WRITES_INTO}
@@ -202,11 +236,11 @@ ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) DO UPDATE SE
     "blobs": """INSERT INTO checkpoint_blobs
     (thread_id, checkpoint_ns, channel, version, type, blob)
 SELECT %s::text, %s::text, b.row ->> 0, b.row ->> 1, b.row ->> 2, b.blob
-FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS b(row, blob)
+FROM ROWS FROM (json_array_elements(%s::json), unnest(%s::bytea[])) AS b(row, blob){fenced}
 ON CONFLICT DO NOTHING""",
     "checkpoint": """INSERT INTO checkpoints
     (thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata, debug)
-VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb)
+{values}
 ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id) DO UPDATE SET
     parent_checkpoint_id = excluded.parent_checkpoint_id,
     checkpoint = excluded.checkpoint,
@@ -224,15 +258,27 @@ channel, type, task_path], …]``, their blobs; new blobs — thread_id, checkpo
 
 
 @functools.cache
-def store_step_sql(parts: tuple[str, ...]) -> str:
+def store_step_sql(parts: tuple[str, ...], fenced: bool = False) -> str:
     """The statement that writes the non-empty ``parts`` of a step (names of ``_STEP_PARTS``):
     the last is the statement itself, the others data-modifying CTEs before it. One statement is
     atomic on its own, so it needs no BEGIN/COMMIT; leaving out the empty parts saves the server
-    planning and the client encoding them (psycopg prepares each shape once per connection)."""
-    *ctes, last = (_STEP_PARTS[part] for part in parts)
-    if not ctes:
+    planning and the client encoding them (psycopg prepares each shape once per connection).
+    ``fenced``: the statement starts with :data:`FENCE` (its two parameters first) and writes
+    nothing unless the run's lease still holds the thread."""
+    values = (
+        "SELECT %s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb" + FENCED
+        if fenced
+        else "VALUES (%s, %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb)"
+    )
+    sqls = [
+        _STEP_PARTS[part].format(fenced=FENCED if fenced else "", values=values) for part in parts
+    ]
+    *ctes, last = sqls
+    heads = [FENCE] if fenced else []
+    heads += [f"p{i} AS (\n{sql})" for i, sql in enumerate(ctes)]
+    if not heads:
         return last
-    return "WITH " + ",\n".join(f"p{i} AS (\n{sql})" for i, sql in enumerate(ctes)) + "\n" + last
+    return "WITH " + ",\n".join(heads) + "\n" + last
 
 
 def step_statement(
@@ -240,11 +286,13 @@ def step_statement(
     special: Sequence[WriteRow],
     blobs: Sequence[BlobRow],
     row: Sequence[Any] | None,
+    fence: Fence | None = None,
 ) -> tuple[str, list[Any]] | None:
     """The one statement (and its parameters) that writes a step's rows (see
-    :func:`store_step_sql`), or None when there is nothing to write."""
+    :func:`store_step_sql`), or None when there is nothing to write; fenced by the run's
+    lease when ``fence`` is given."""
     parts: list[str] = []
-    params: list[Any] = []
+    params: list[Any] = list(fence) if fence is not None else []
     for name, writes in (("ordinary", ordinary), ("special", special)):
         if writes:
             if name == "special":
@@ -263,7 +311,7 @@ def step_statement(
         params += row
     if not parts:
         return None
-    return store_step_sql(tuple(parts)), params
+    return store_step_sql(tuple(parts), fence is not None), params
 
 
 SELECT_ONE = """WITH c AS (
@@ -378,6 +426,7 @@ class PostgresSaver(SqlSaver):
     _DELETE_THREAD = DELETE_THREAD
     _DELETE_CHECKPOINTS = DELETE_CHECKPOINTS
     _LIST_THREADS = LIST_THREADS
+    _FENCE_LOCK = " FOR SHARE"
 
     def __init__(
         self,
@@ -571,7 +620,10 @@ class PostgresSaver(SqlSaver):
     def _store_error(self, exc: Exception, where: Mapping[str, str | None]) -> Exception | None:
         """A lost connection or a server that went away (``AdminShutdown`` on a restart,
         ``OperationalError``, a pool that cannot get a connection) is a
-        :class:`StoreUnavailableError` naming the thread and checkpoint."""
+        :class:`StoreUnavailableError` naming the thread and checkpoint; a fenced write whose
+        lease another run took, :class:`LeaseLostError`."""
+        if LEASE_LOST_MARK in str(exc):
+            return LeaseLostError(str(where.get("thread")))
         if self._lost(exc):
             self._stale = True
             what = f"the PostgreSQL database {redact(self.conn_string)!r}"
@@ -651,27 +703,21 @@ class PostgresSaver(SqlSaver):
                 self._direct_lock.release()
 
     @asynccontextmanager
-    async def _session(self, *, write: bool) -> AsyncIterator[Session]:
+    async def _session(self, *, write: bool, snapshot: bool = False) -> AsyncIterator[Session]:
         conn = _DIRECT.get()
         if conn is not None:  # a call on the caller's loop (_call)
-            if write:
-                async with conn.transaction():
-                    yield _PgSession(conn)
-            else:
+            async with _transaction(conn, write, snapshot):
                 yield _PgSession(conn)
             return
         pool = await self._fresh_pool()
         if pool is None:
             raise StoreClosedError(f"{self!r} is closed")
-        async with pool.connection() as conn:
-            if write:
-                async with conn.transaction():
-                    yield _PgSession(conn)
-            else:
-                yield _PgSession(conn)
+        async with pool.connection() as conn, _transaction(conn, write, snapshot):
+            yield _PgSession(conn)
 
     async def _in_session(self, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
-        async with self._session(write=write) as s:
+        snapshot = not write and is_snapshot_read(fn)
+        async with self._session(write=write, snapshot=snapshot) as s:
             return await fn(s)
 
     # -- one round trip per write and per read -------------------------------------------------
@@ -682,8 +728,9 @@ class PostgresSaver(SqlSaver):
         special: Sequence[WriteRow],
         blobs: Sequence[BlobRow],
         row: Sequence[Any] | None,
+        fence: Fence | None = None,
     ) -> None:
-        statement = step_statement(ordinary, special, blobs, row)
+        statement = step_statement(ordinary, special, blobs, row, fence)
         if statement is None:
             return
         sql, params = statement
@@ -738,7 +785,12 @@ class PostgresSaver(SqlSaver):
     def _lease_acquire_sql(
         self, thread_id: str, token: str, holder: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
-        return LEASE_ACQUIRE, (thread_id, token, holder, seconds)
+        return LEASE_ACQUIRE, (thread_id, token, holder, seconds, holder_proof())
+
+    def _lease_steal_sql(
+        self, thread_id: str, dead: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        return LEASE_STEAL, (token, holder, seconds, holder_proof(), thread_id, dead)
 
     def _lease_renew_sql(
         self, thread_id: str, token: str, seconds: float
@@ -748,7 +800,7 @@ class PostgresSaver(SqlSaver):
     def _lease_take_abandoned_sql(
         self, thread_id: str, token: str, holder: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
-        return LEASE_TAKE_ABANDONED, (token, holder, seconds, thread_id)
+        return LEASE_TAKE_ABANDONED, (token, holder, seconds, holder_proof(), thread_id)
 
     def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
         return LEASE_ABANDONED, ()
@@ -769,6 +821,31 @@ class PostgresSaver(SqlSaver):
 
 AsyncPostgresSaver = PostgresSaver
 """LangGraph's name for the async PostgreSQL saver; here one class serves sync and async code."""
+
+
+@asynccontextmanager
+async def _transaction(
+    conn: psycopg.AsyncConnection[Any], write: bool, snapshot: bool
+) -> AsyncIterator[None]:
+    """A write transaction, a ``REPEATABLE READ`` read-only one (a :func:`snapshot_read`:
+    its queries see one snapshot, so a prune committing between them cannot make a
+    checkpoint's blobs look missing), or none (one statement, atomic by itself)."""
+    if write:
+        async with conn.transaction():
+            yield
+        return
+    if not snapshot:
+        yield
+        return
+    await conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+    try:
+        yield
+    except BaseException:
+        if not conn.broken:
+            with contextlib.suppress(Exception):
+                await conn.execute("ROLLBACK")
+        raise
+    await conn.execute("COMMIT")
 
 
 class _PgSession:

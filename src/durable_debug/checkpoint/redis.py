@@ -84,7 +84,14 @@ from durable_debug.checkpoint.errors import (
     StoreClosedError,
     StoreUnavailableError,
 )
-from durable_debug.checkpoint.lease import LeaseInfo
+from durable_debug.checkpoint.lease import (
+    LEASE_LOST_MARK,
+    LeaseInfo,
+    LeaseLostError,
+    fence_token,
+    holder_is_dead,
+    holder_proof,
+)
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.records import parse_record, record_text, split_record
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
@@ -263,6 +270,8 @@ class RedisSaver(ConnectedSaver):
         from redis.exceptions import ConnectionError as RedisConnectionError
         from redis.exceptions import TimeoutError as RedisTimeoutError
 
+        if LEASE_LOST_MARK in str(exc):
+            return LeaseLostError(str(where.get("thread")))
         if isinstance(exc, (RedisConnectionError, RedisTimeoutError)):
             return StoreUnavailableError.at(f"the Redis server {redact(self.url)!r}", exc, **where)
         return None
@@ -335,7 +344,7 @@ class RedisSaver(ConnectedSaver):
             *self._keys.of(source, *_PUT_KEYS),
         ]
         where = {"thread": thread_id, "checkpoint": checkpoint_id}
-        await self._run(self._eval, [("put", keys, args)], where=where)
+        await self._run(self._eval, [self._fenced("put", keys, args, thread_id)], where=where)
         logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
 
@@ -368,7 +377,8 @@ class RedisSaver(ConnectedSaver):
             *self._keys.of(source, "writes", "write"),
         ]
         where = {"thread": thread_id, "checkpoint": checkpoint_id, "task": task_id}
-        await self._run(self._eval, [("put_writes", keys, args)], where=where)
+        call = self._fenced("put_writes", keys, args, thread_id)
+        await self._run(self._eval, [call], where=where)
 
     def _write_args(self, config: RunnableConfig, task_writes: Sequence[TaskWrites]) -> list[Any]:
         """Script arguments (field, value, replace) for the writes of ``task_writes`` on the
@@ -391,6 +401,17 @@ class RedisSaver(ConnectedSaver):
                     args.append(replace)
         return args
 
+    def _fenced(
+        self, name: str, keys: Sequence[str], args: Sequence[Any], thread_id: str
+    ) -> ScriptCall:
+        """The call of the writing script ``name``, fenced by the lease the calling run holds
+        on ``thread_id`` (the script then writes nothing unless that lease is still the
+        run's); as it is outside a run."""
+        token = fence_token(self, thread_id)
+        if token is None:
+            return (name, list(keys), list(args))
+        return (f"{name}_fenced", [*keys, self._keys.lease(thread_id)], [*args, token])
+
     # -- leases (durable_debug.checkpoint.lease) -----------------------------------------------
 
     async def _lease_acquire(
@@ -403,14 +424,19 @@ class RedisSaver(ConnectedSaver):
             client = self._redis()
             while True:
                 since = _dt.datetime.now(_dt.timezone.utc)
-                value = f"{token}\n{holder}\n{since.isoformat()}"
+                value = f"{token}\n{holder}\n{since.isoformat()}\n{holder_proof()}"
                 if await client.set(key, value, nx=True, px=ms):
                     await client.sadd(self._keys.leased, thread_id)
                     return LeaseInfo(token, holder, since)
                 raw = await client.get(key)
-                if raw is not None:  # else it expired just now: try again
-                    held, who, when = _text(raw).split("\n", 2)
-                    return LeaseInfo(held, who, _dt.datetime.fromisoformat(when))
+                if raw is None:  # it expired just now: try again
+                    continue
+                found, proof = _lease_value(raw)
+                if not holder_is_dead(proof):
+                    return found
+                keys = (key, self._keys.leased)
+                if await client.eval(_LEASE_STEAL, 2, *keys, raw, value, ms, thread_id):
+                    return LeaseInfo(token, holder, since)
 
         return await self._run(take, where={"thread": thread_id})
 
@@ -423,15 +449,19 @@ class RedisSaver(ConnectedSaver):
         async def take() -> LeaseInfo | None:
             client = self._redis()
             since = _dt.datetime.now(_dt.timezone.utc)
-            value = f"{token}\n{holder}\n{since.isoformat()}"
+            value = f"{token}\n{holder}\n{since.isoformat()}\n{holder_proof()}"
             keys = (key, self._keys.leased)
             if await client.eval(_LEASE_TAKE_ABANDONED, 2, *keys, value, ms, thread_id):
                 return LeaseInfo(token, holder, since)
             raw = await client.get(key)
             if raw is None:  # given back (no mark left), or it expired just now
                 return None
-            held, who, when = _text(raw).split("\n", 2)
-            return LeaseInfo(held, who, _dt.datetime.fromisoformat(when))
+            found, proof = _lease_value(raw)
+            if holder_is_dead(proof) and await client.eval(
+                _LEASE_STEAL, 2, *keys, raw, value, ms, thread_id
+            ):
+                return LeaseInfo(token, holder, since)
+            return found
 
         return await self._run(take, where={"thread": thread_id})
 
@@ -463,9 +493,13 @@ class RedisSaver(ConnectedSaver):
                 return []
             pipe = client.pipeline(transaction=False)
             for thread_id in threads:
-                pipe.exists(self._keys.lease(thread_id))
-            alive = await pipe.execute()
-            return [t for t, live in zip(threads, alive, strict=True) if not live]
+                pipe.get(self._keys.lease(thread_id))
+            values = await pipe.execute()
+            return [
+                t
+                for t, raw in zip(threads, values, strict=True)
+                if raw is None or holder_is_dead(_lease_value(raw)[1])
+            ]
 
         return await self._run(read)
 
@@ -526,7 +560,8 @@ class RedisSaver(ConnectedSaver):
         """Delete every checkpoint, blob and write of ``thread_id``, atomically."""
         keys = [self._keys.threads, self._keys.namespaces(thread_id)]
         args = [thread_id, self._keys.thread(thread_id)]
-        await self._run(self._eval, [("delete_thread", keys, args)], where={"thread": thread_id})
+        call = self._fenced("delete_thread", keys, args, thread_id)
+        await self._run(self._eval, [call], where={"thread": thread_id})
 
     async def adelete_checkpoints(
         self, thread_id: str, checkpoint_ns: str, checkpoint_ids: Sequence[str]
@@ -536,7 +571,7 @@ class RedisSaver(ConnectedSaver):
         if not checkpoint_ids:
             return
         keys = self._keys.of(Source(thread_id, checkpoint_ns), *NAMESPACE_KEYS)
-        call = ("delete_checkpoints", keys, list(checkpoint_ids))
+        call = self._fenced("delete_checkpoints", keys, list(checkpoint_ids), thread_id)
         await self._run(self._eval, [call], where={"thread": thread_id})
 
     # -- reading -------------------------------------------------------------------------------
@@ -844,6 +879,26 @@ _LEASE_TAKE_ABANDONED = """if redis.call('SISMEMBER', KEYS[2], ARGV[3]) == 1 and
 end
 return 0"""
 """Take a lease only if its thread is marked leased and the key expired (its holder died)."""
+
+_LEASE_STEAL = """if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  redis.call('SADD', KEYS[2], ARGV[4])
+  return 1
+end
+return 0"""
+"""Take a lease from a holder found dead on this host, only if its value is still the one
+read (the dead holder's)."""
+
+
+def _lease_value(raw: Any) -> tuple[LeaseInfo, str]:
+    """A lease key's value (``token\\nholder\\nsince[\\nproof]``): the lease and its
+    holder's proof of life (empty for a lease written before proofs were recorded)."""
+    parts = _text(raw).split("\n", 3)
+    held, who, when = parts[:3]
+    return LeaseInfo(held, who, _dt.datetime.fromisoformat(when)), (
+        parts[3] if len(parts) > 3 else ""
+    )
+
 
 _LEASE_RELEASE = """local v = redis.call('GET', KEYS[1])
 if v and string.sub(v, 1, #ARGV[1] + 1) == ARGV[1] .. '\\n' then

@@ -34,6 +34,7 @@ from typing import Any, TypeVar, cast
 
 import aiosqlite
 
+from durable_debug.checkpoint._files import access_problem
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._rows import BlobKey, ParsedCheckpoint
 from durable_debug.checkpoint._schema import (
@@ -45,6 +46,13 @@ from durable_debug.checkpoint._schema import (
 from durable_debug.checkpoint._sql import Session, SqlSaver, is_short_read
 from durable_debug.checkpoint.base import SerializerProtocol
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
+from durable_debug.checkpoint.lease import (
+    LeaseInfo,
+    boot_clock,
+    boot_expired,
+    holder_is_dead,
+    holder_proof,
+)
 from durable_debug.checkpoint.serde import CorruptPayloadError
 
 __all__ = [
@@ -125,6 +133,10 @@ MIGRATIONS: list[str] = [
     # 9: each checkpoint's debug record (checkpoint/records.py) in a column of its own, never
     # in metadata; older rows have none (their record keys are read from their metadata).
     "ALTER TABLE checkpoints ADD COLUMN debug TEXT",
+    # 10: a lease records its holder's proof of life and its expiry on the host's boot clock
+    # (lease.holder_proof), so a dead holder frees the thread at once and a worker whose wall
+    # clock is off cannot take a live lease
+    "ALTER TABLE thread_leases ADD COLUMN proof TEXT NOT NULL DEFAULT ''",
 ]
 """Schema migrations; the index of each statement is the schema version it creates."""
 
@@ -239,25 +251,28 @@ them. Parameters: thread_id, checkpoint_ns, ids (and ids again for the blobs).""
 LIST_THREADS = """SELECT thread_id FROM checkpoints
 GROUP BY thread_id ORDER BY min(checkpoint_id), thread_id"""
 
-LEASE_ACQUIRE = """INSERT INTO thread_leases (thread_id, token, holder, since, expires)
-VALUES (?, ?, ?, ?, ?)
+LEASE_SELECT = """SELECT token, holder, since, expires, proof FROM thread_leases
+WHERE thread_id = ?"""
+
+LEASE_INSERT = """INSERT INTO thread_leases (thread_id, token, holder, since, expires, proof)
+VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (thread_id) DO NOTHING
+RETURNING token"""
+"""Take a thread's lease when no row holds it (a row there is judged by
+:meth:`SqliteSaver._lease_free`, in the same immediate transaction)."""
+
+LEASE_PUT = """INSERT INTO thread_leases (thread_id, token, holder, since, expires, proof)
+VALUES (?, ?, ?, ?, ?, ?)
 ON CONFLICT (thread_id) DO UPDATE SET
-    token = excluded.token, holder = excluded.holder,
-    since = excluded.since, expires = excluded.expires
-WHERE thread_leases.expires < ?
-RETURNING token, holder, since"""
-"""Take a thread's lease unless a live one holds it: one statement in an immediate
-transaction (BEGIN IMMEDIATE); no row returned means another run holds it."""
+    token = excluded.token, holder = excluded.holder, since = excluded.since,
+    expires = excluded.expires, proof = excluded.proof"""
+"""Write a thread's lease, in the immediate transaction (BEGIN IMMEDIATE) that found it free
+(:meth:`SqliteSaver._lease_free`): no other writer can come in between."""
 
-LEASE_TAKE_ABANDONED = """UPDATE thread_leases SET token = ?, holder = ?, since = ?, expires = ?
-WHERE thread_id = ? AND expires < ?
-RETURNING token, holder, since"""
-"""Take a thread's lease only if the one there expired (its holder died): recovery."""
-
-LEASE_RENEW = """UPDATE thread_leases SET expires = ?
+LEASE_RENEW = """UPDATE thread_leases SET expires = ?, proof = ?
 WHERE thread_id = ? AND token = ? RETURNING thread_id"""
 
-LEASE_ABANDONED = """SELECT thread_id FROM thread_leases WHERE expires < ?
+LEASE_ABANDONED = """SELECT thread_id, proof, expires FROM thread_leases
 ORDER BY expires, thread_id"""
 
 _INT64 = 2**63
@@ -358,6 +373,9 @@ class SqliteSaver(SqlSaver):
             await conn
             _OPEN.add(conn)
         except sqlite3.Error as exc:
+            problem = access_problem(path, write=True) if path != ":memory:" else None
+            if problem is not None:
+                raise DatabaseSetupError(problem) from exc
             raise DatabaseSetupError(
                 f"cannot open the SQLite database {self.path!r} ({exc}); check that its "
                 "directory exists and is writable"
@@ -393,6 +411,7 @@ class SqliteSaver(SqlSaver):
         try:
             version = await schema_version(s, MIGRATIONS_TABLE_EXISTS)
         except sqlite3.DatabaseError as exc:
+            self._raise_access_problem(exc)
             raise DatabaseSetupError(
                 f"{self.path!r} is not a SQLite database ({exc}); give the saver a new file "
                 "name or an existing durable_debug database"
@@ -400,7 +419,11 @@ class SqliteSaver(SqlSaver):
         if version > latest:
             raise newer_schema_error(f"the SQLite database {self.path!r}", version, latest)
         if self.path != ":memory:":
-            await self._use_wal(s)
+            try:
+                await self._use_wal(s)
+            except sqlite3.DatabaseError as exc:
+                self._raise_access_problem(exc)
+                raise
         await s.execute("PRAGMA synchronous = NORMAL")
         if version == latest:
             return
@@ -423,6 +446,15 @@ class SqliteSaver(SqlSaver):
         except BaseException:
             await _rollback(s.conn)
             raise
+
+    def _raise_access_problem(self, exc: sqlite3.Error) -> None:
+        """Raise a plain "permission denied" naming the path and the user when ``exc`` came
+        from the file's permissions (not from its content)."""
+        if self.path in (":memory:", _GIVEN_ASYNC, ""):
+            return
+        problem = access_problem(self.path, write=not getattr(self, "read_only", False))
+        if problem is not None:
+            raise DatabaseSetupError(problem) from exc
 
     async def _use_wal(self, s: _SqliteSession) -> None:
         """Switch the file to WAL mode unless it is in it already.
@@ -467,6 +499,12 @@ class SqliteSaver(SqlSaver):
         full disk) is a :class:`StoreUnavailableError`; a damaged file ("database disk image
         is malformed") a :class:`CorruptPayloadError`; both name the thread and checkpoint."""
         if isinstance(exc, sqlite3.OperationalError):
+            if "readonly" in str(exc) or "unable to open" in str(exc):
+                problem = None
+                if self.path not in (":memory:", _GIVEN_ASYNC, ""):
+                    problem = access_problem(self.path, write=True)
+                if problem is not None:
+                    return DatabaseSetupError(problem)
             return StoreUnavailableError.at(f"the SQLite database {self.path!r}", exc, **where)
         if type(exc) is sqlite3.DatabaseError:  # not one of its subclasses (IntegrityError…)
             location = {key: value for key, value in where.items() if value is not None}
@@ -522,27 +560,110 @@ class SqliteSaver(SqlSaver):
 
     # -- dialect -------------------------------------------------------------------------------
 
+    # -- leases: decided in one immediate transaction, on the host's boot clock ----------------
+    #
+    # Every process using a SQLite file in WAL mode runs on the file's host, so a lease expires
+    # on that host's boot clock (lease.boot_clock), which no one sets and every process reads
+    # alike, instead of on the workers' wall clocks; ``expires`` (Unix seconds) is still
+    # written, for the queries of docs/production.md and for a lease from another boot.
+
+    @staticmethod
+    def _lease_free(expires: float, proof: str | None) -> bool:
+        """Whether a lease row another token holds may be taken: its holder is provably dead
+        on this host, or it has expired (on the boot clock when it was set in this boot)."""
+        if holder_is_dead(proof):
+            return True
+        expired = boot_expired(proof)
+        if expired is not None:
+            return expired
+        return float(expires) < time.time()
+
+    async def _lease_decide(
+        self,
+        thread_id: str,
+        token: str,
+        holder: str,
+        seconds: float | None,
+        *,
+        only_abandoned: bool,
+    ) -> LeaseInfo | None:
+        length = seconds or 30.0
+        lease_free = self._lease_free
+
+        async def take(s: Session) -> tuple[Any, ...] | None:
+            now = time.time()
+            since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
+            proof = holder_proof(boot_clock() + length)
+            lease = (thread_id, token, holder, since, now + length, proof)
+            if not only_abandoned and await s.fetch(LEASE_INSERT, lease):
+                return (token, holder, since)  # no lease there: one statement, the usual case
+            rows = await s.fetch(LEASE_SELECT, (thread_id,))
+            if rows:
+                found = tuple(rows[0])
+                if str(found[0]) != token and not lease_free(found[3], found[4]):
+                    return found  # a live holder
+            elif only_abandoned:
+                return None  # given back: no dead run to take over
+            await s.execute(LEASE_PUT, lease)
+            return (token, holder, since)
+
+        row = await self._run(self._in_session, take, True, where={"thread": thread_id})
+        if row is None:
+            return None
+        since = row[2]
+        return LeaseInfo(str(row[0]), str(row[1]), _dt.datetime.fromisoformat(str(since)))
+
+    async def _lease_acquire(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo:
+        info = await self._lease_decide(thread_id, token, holder, seconds, only_abandoned=False)
+        assert info is not None
+        return info
+
+    async def _lease_take_abandoned(
+        self, thread_id: str, token: str, holder: str, seconds: float | None
+    ) -> LeaseInfo | None:
+        return await self._lease_decide(thread_id, token, holder, seconds, only_abandoned=True)
+
+    async def alist_abandoned_threads(self) -> list[str]:
+        """Threads whose lease row was left behind by a dead run: expired, or held by a
+        process provably dead on this host."""
+        lease_free = self._lease_free
+
+        async def read(s: Session) -> list[str]:
+            try:
+                rows = await s.fetch(LEASE_ABANDONED)
+            except sqlite3.OperationalError as exc:  # a file older than migration 10, read-only
+                if "proof" not in str(exc):
+                    raise
+                rows = await s.fetch(LEASE_ABANDONED.replace("proof", "''"))
+            return [str(row[0]) for row in rows if lease_free(row[2], row[1])]
+
+        return await self._run(self._in_session, read, False)
+
     def _lease_acquire_sql(
         self, thread_id: str, token: str, holder: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
-        now = time.time()
-        since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
-        return LEASE_ACQUIRE, (thread_id, token, holder, since, now + seconds, now)
+        raise NotImplementedError("SqliteSaver takes leases in _lease_decide")
+
+    def _lease_steal_sql(
+        self, thread_id: str, dead: str, token: str, holder: str, seconds: float
+    ) -> tuple[str, Sequence[Any]]:
+        raise NotImplementedError("SqliteSaver takes leases in _lease_decide")
 
     def _lease_renew_sql(
         self, thread_id: str, token: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
-        return LEASE_RENEW, (time.time() + seconds, thread_id, token)
+        proof = holder_proof(boot_clock() + seconds)
+        return LEASE_RENEW, (time.time() + seconds, proof, thread_id, token)
 
     def _lease_take_abandoned_sql(
         self, thread_id: str, token: str, holder: str, seconds: float
     ) -> tuple[str, Sequence[Any]]:
-        now = time.time()
-        since = _dt.datetime.fromtimestamp(now, _dt.timezone.utc).isoformat()
-        return LEASE_TAKE_ABANDONED, (token, holder, since, now + seconds, thread_id, now)
+        raise NotImplementedError("SqliteSaver takes leases in _lease_decide")
 
     def _abandoned_sql(self) -> tuple[str, Sequence[Any]]:
-        return LEASE_ABANDONED, (time.time(),)
+        return LEASE_ABANDONED, ()
 
     def _blobs_query(self, keys: Sequence[BlobKey]) -> tuple[str, Sequence[Any]]:
         nested: dict[str, dict[str, dict[str, list[str]]]] = {}
@@ -707,11 +828,26 @@ class _ThreadSession:
         self.raw.executemany(sql, rows)
 
 
+def _snapshot(raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]]) -> T:
+    """Run the read session ``fn`` in one read transaction, so all its queries see one
+    snapshot of the file: a prune or a deletion committing between them cannot make a
+    checkpoint's blobs or writes look missing."""
+    if raw.in_transaction:  # the caller's own connection, inside its transaction
+        return _drive(fn(_ThreadSession(raw)))
+    raw.execute("BEGIN")
+    try:
+        return _drive(fn(_ThreadSession(raw)))
+    finally:
+        if raw.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                raw.execute("COMMIT")
+
+
 def _transact(raw: sqlite3.Connection, fn: Callable[[Session], Awaitable[T]], write: bool) -> T:
     """Run ``fn`` on ``raw`` (on aiosqlite's thread), inside ``BEGIN IMMEDIATE``…``COMMIT``
-    when ``write``."""
+    when ``write``, else in one read transaction."""
     if not write:
-        return _drive(fn(_ThreadSession(raw)))
+        return _snapshot(raw, fn)
     raw.execute("BEGIN IMMEDIATE")
     return _finish(raw, fn)
 
@@ -782,7 +918,7 @@ def _read_now(
     A read changes nothing, so the caller then runs ``fn`` again on aiosqlite's thread, which
     waits up to ``busy_timeout``. The caller holds the saver's ``_busy`` lock."""
     try:
-        return True, _drive(fn(_ThreadSession(raw)))
+        return True, _snapshot(raw, fn)
     except sqlite3.OperationalError as exc:
         if str(exc) in _LOCKED:
             return False, None

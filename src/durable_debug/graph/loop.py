@@ -41,7 +41,7 @@ from durable_debug.checkpoint.base import (
     new_checkpoint_id,
     replace_checkpoint,
 )
-from durable_debug.checkpoint.lease import check_lease, thread_lease
+from durable_debug.checkpoint.lease import check_lease, confirm_lease, thread_lease
 from durable_debug.checkpoint.records import (
     GRAPH_VERSION,
     PARENT_WRITE_MS,
@@ -380,6 +380,8 @@ class RunLoop:
                     raise GraphInterrupt(())
                 break
             to_run = self._tasks_to_run(tasks)
+            if to_run and self.saves is not None:  # a run that lost its lease starts no node
+                await confirm_lease(self.saves.saver, config_thread_id(self.config))
             if self._reported():
                 yield
             if len(to_run) == 1 and not (

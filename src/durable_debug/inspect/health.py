@@ -24,8 +24,10 @@ overhead and compression.
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import os
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from durable_debug._sync import run_sync
@@ -40,13 +42,20 @@ from durable_debug.inspect.thread import CheckpointRecord, Thread, aread_thread,
 if TYPE_CHECKING:
     import pandas as pd
 
+logger = logging.getLogger(__name__)
+
 __all__ = [
     "CRASHED_COLUMNS",
+    "DAMAGED_COLUMNS",
     "HEALTH_TABLES",
+    "StoreCheck",
+    "acheck_store",
     "acrashed_threads",
     "ahealth",
+    "check_store",
     "crashed_threads",
     "created_at",
+    "damage_text",
     "health",
     "health_data",
     "record_bytes",
@@ -61,8 +70,20 @@ HEALTH_TABLES = (
     "size",
     "growth",
     "largest",
+    "damaged",
 )
 """The tables :func:`health` returns, in the order the CLI prints them."""
+
+DAMAGED_COLUMNS = ["thread_id", "error"]
+"""Columns of health's ``damaged`` table (and of the CLI's ``check``): a thread that could not
+be read, and why, in one line. The other tables cover every other thread."""
+
+
+def damage_text(exc: BaseException) -> str:
+    """Why a thread could not be read, as one line: the error's type and message."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
 
 CRASHED_COLUMNS = ["thread_id", "checkpoint_id", "step", "tasks", "since"]
 """Columns of :func:`crashed_threads` (and of health's ``crashed`` table): the thread, the
@@ -128,7 +149,11 @@ async def acrashed_threads(saver: BaseCheckpointSaver) -> pd.DataFrame:
     view = SaverView(saver)
     rows = []
     for thread_id in sorted(await view.aabandoned_threads() or ()):
-        row = _crashed(await aread_thread(view, thread_config(thread_id)))
+        try:
+            row = _crashed(await aread_thread(view, thread_config(thread_id)))
+        except Exception as exc:  # a damaged thread: the others are still listed
+            logger.warning("thread %r could not be read: %s", thread_id, damage_text(exc))
+            continue
         if row is not None:
             rows.append(row)
     return pd.DataFrame(rows, columns=CRASHED_COLUMNS)
@@ -171,16 +196,21 @@ async def ahealth(
     per_day: dict[str, list[int]] = {}
     sizes: list[dict[str, Any]] = []
     crashed_rows: list[dict[str, Any]] = []
+    damaged_rows: list[dict[str, Any]] = []
     for thread_id in await view.alist_threads():
-        thread = await aread_thread(view, thread_config(thread_id))
+        try:
+            thread = await aread_thread(view, thread_config(thread_id))
+            sizes_of = [record_bytes(thread, record, saver.serde) for record in thread]
+        except Exception as exc:  # a damaged thread is reported, and the others still are
+            damaged_rows.append({"thread_id": thread_id, "error": damage_text(exc)})
+            continue
         if not len(thread):
             continue
         total = 0
-        for record in thread:
+        for record, size in zip(thread, sizes_of, strict=True):
             ms = record.debug.get(PARENT_WRITE_MS)
             if isinstance(ms, (int, float)):
                 latencies.append(float(ms))
-            size = record_bytes(thread, record, saver.serde)
             total += size
             when = created_at(record)
             day = per_day.setdefault(when.date().isoformat() if when else "unknown", [0, 0])
@@ -269,7 +299,50 @@ async def ahealth(
         "size": store,
         "growth": growth,
         "largest": largest.reset_index(drop=True),
+        "damaged": pd.DataFrame(damaged_rows, columns=DAMAGED_COLUMNS),
     }
+
+
+@dataclass
+class StoreCheck:
+    """What :func:`acheck_store` found."""
+
+    threads: int = 0
+    checkpoints: int = 0
+    damaged: list[tuple[str, str]] = field(default_factory=list)
+    """(thread_id, why) of each thread a checkpoint of which could not be reassembled."""
+    file_problems: list[str] = field(default_factory=list)
+    """What SQLite's integrity check reported (a SQLite store only; empty when fine)."""
+
+
+async def acheck_store(saver: BaseCheckpointSaver) -> StoreCheck:
+    """Verify a whole store: SQLite's ``PRAGMA integrity_check`` for a SQLite file, then every
+    checkpoint of every thread (all namespaces) reassembled with its values and pending
+    writes. A damaged thread is named with why, and the others are still read."""
+    report = StoreCheck()
+    query = getattr(saver, "aquery", None)
+    if callable(query) and getattr(saver, "path", None) not in (None, ":memory:"):
+        try:
+            rows = await query("PRAGMA integrity_check")
+        except Exception as exc:
+            report.file_problems.append(damage_text(exc))
+        else:
+            report.file_problems += [str(r[0]) for r in rows if str(r[0]) != "ok"]
+    for thread_id in await saver.alist_threads():
+        report.threads += 1
+        count = 0
+        try:
+            async for _ in saver.alist({"configurable": {"thread_id": thread_id}}):
+                count += 1
+        except Exception as exc:
+            report.damaged.append((thread_id, damage_text(exc)))
+        report.checkpoints += count
+    return report
+
+
+def check_store(saver: BaseCheckpointSaver) -> StoreCheck:
+    """Sync twin of :func:`acheck_store`."""
+    return run_sync(acheck_store(saver))
 
 
 def health(

@@ -45,7 +45,7 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, BaseCheckpointSaver, CheckpointTuple
 from durable_debug.checkpoint.errors import ThreadBusyError
 from durable_debug.checkpoint.lease import thread_lease
-from durable_debug.inspect.health import created_at
+from durable_debug.inspect.health import created_at, damage_text
 from durable_debug.inspect.stored import SaverView
 from durable_debug.inspect.thread import aread_thread, thread_config
 
@@ -114,12 +114,25 @@ async def astuck_threads(
     saver: BaseCheckpointSaver, *, older_than: _dt.timedelta, now: _dt.datetime | None = None
 ) -> list[StuckThread]:
     """Threads whose latest checkpoint has waited on unanswered interrupts longer than
-    ``older_than``, longest first."""
+    ``older_than``, longest first (a thread that cannot be read is left out)."""
+    return (await _stuck_and_damaged(saver, older_than=older_than, now=now))[0]
+
+
+async def _stuck_and_damaged(
+    saver: BaseCheckpointSaver, *, older_than: _dt.timedelta, now: _dt.datetime | None = None
+) -> tuple[list[StuckThread], list[tuple[str, str]]]:
+    """The stuck threads (see :func:`astuck_threads`) and the threads that could not be read,
+    each with why (one line)."""
     now = now or _dt.datetime.now(_dt.timezone.utc)
     view = SaverView(saver)
     stuck: list[StuckThread] = []
+    damaged: list[tuple[str, str]] = []
     for thread_id in await view.alist_threads():
-        thread = await aread_thread(view, thread_config(thread_id))
+        try:
+            thread = await aread_thread(view, thread_config(thread_id))
+        except Exception as exc:  # reported; the other threads are still swept
+            damaged.append((thread_id, damage_text(exc)))
+            continue
         if not len(thread):
             continue
         latest = thread.latest
@@ -137,7 +150,7 @@ async def astuck_threads(
                 questions=tuple(i.value for _, i in waiting),
             )
         )
-    return sorted(stuck, key=lambda s: (-s.waited.total_seconds(), s.thread_id))
+    return sorted(stuck, key=lambda s: (-s.waited.total_seconds(), s.thread_id)), damaged
 
 
 async def adelete_thread(saver: BaseCheckpointSaver, thread_id: str) -> None:
@@ -173,7 +186,8 @@ async def asweep(
     if older_than < _dt.timedelta(0):
         raise ValueError(f"sweep older_than must not be negative (got {older_than})")
     rows = []
-    for stuck in await astuck_threads(saver, older_than=older_than, now=now):
+    found, damaged = await _stuck_and_damaged(saver, older_than=older_than, now=now)
+    for stuck in found:
         action = {"fail": "failed", "delete": "deleted", "escalate": "escalated"}[policy]
         if not dry_run:
             if policy == "escalate":
@@ -185,6 +199,8 @@ async def asweep(
                         action = await _sweep_one(saver, stuck, policy, older_than) or action
                 except ThreadBusyError as busy:
                     action = f"skipped: a run holds it ({busy.holder})"
+                except Exception as exc:  # this thread only: the others are still swept
+                    action = f"error: {damage_text(exc)}"
         rows.append(
             {
                 "thread_id": stuck.thread_id,
@@ -193,6 +209,17 @@ async def asweep(
                 "waiting_s": round(stuck.waited.total_seconds(), 3),
                 "interrupts": len(stuck.questions),
                 "action": f"would be {action}" if dry_run else action,
+            }
+        )
+    for thread_id, error in damaged:
+        rows.append(
+            {
+                "thread_id": thread_id,
+                "checkpoint_id": None,
+                "since": None,
+                "waiting_s": None,
+                "interrupts": None,
+                "action": f"damaged: {error}",
             }
         )
     return pd.DataFrame(rows, columns=SWEEP_COLUMNS)
@@ -256,20 +283,25 @@ async def aprune(
     rows: list[dict[str, Any]] = []
     threads = list(thread_ids) if thread_ids is not None else await saver.alist_threads()
     for thread_id in threads:
-        if dry_run:  # reads only: no lease
-            rows += await _prune_one(saver, thread_id, keep_last, dry_run=True)
-            continue
+        skipped: str | None = None
         try:
+            if dry_run:  # reads only: no lease
+                rows += await _prune_one(saver, thread_id, keep_last, dry_run=True)
+                continue
             async with thread_lease(saver, thread_id, wait=wait):
                 rows += await _prune_one(saver, thread_id, keep_last, dry_run=False)
         except ThreadBusyError as busy:
+            skipped = f"skipped: a run holds it ({busy.holder})"
+        except Exception as exc:  # a damaged thread is left as it is; the others are pruned
+            skipped = f"damaged: {damage_text(exc)}"
+        if skipped is not None:
             rows.append(
                 {
                     "thread_id": thread_id,
                     "checkpoint_id": None,
                     "step": None,
                     "bytes": 0,
-                    "action": f"skipped: a run holds it ({busy.holder})",
+                    "action": skipped,
                 }
             )
     return pd.DataFrame(rows, columns=PRUNE_COLUMNS)
