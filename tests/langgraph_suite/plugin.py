@@ -131,12 +131,20 @@ def _failed(nodeid: str, report: pytest.TestReport | pytest.CollectReport) -> No
     if entry.get("outcome") == "failed":
         return  # keep the first failure (setup before call before teardown)
     text = report.longreprtext
-    entry.update(outcome="failed", summary=_summary(report), hint=_hint(text), when=report.when)
+    crash = getattr(report.longrepr, "reprcrash", None)
+    entry.update(
+        outcome="failed",
+        summary=_summary(report),
+        detail=(crash.message if crash is not None else text)[:3000],
+        hint=_hint(text),
+        when=report.when,
+    )
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Record each test's outcome: passed, failed (any phase) or skipped."""
     entry = _results.setdefault(report.nodeid, {})
+    entry["seconds"] = round(entry.get("seconds", 0.0) + report.duration, 3)
     if report.failed:
         _failed(report.nodeid, report)
     elif report.skipped and entry.get("outcome") != "failed":

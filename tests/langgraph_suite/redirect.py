@@ -107,6 +107,12 @@ class _PlaceholderMeta(type):
     def __format__(cls, spec: str) -> str:
         return str(cls._lg_raise())
 
+    def __add__(cls, other: Any) -> Any:
+        return cls._lg_raise()
+
+    __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __add__
+    __lt__ = __le__ = __gt__ = __ge__ = __add__
+
     def __int__(cls) -> int:
         return int(cls._lg_raise())
 
