@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -76,13 +77,13 @@ def sdist(version: str) -> Path:
 
 
 def unpack(version: str) -> Path:
-    """A fresh copy of the sdist's tests/ (module-level statements guarded) to run."""
-    root = CACHE / f"run-{version}"
-    if root.exists():
-        shutil.rmtree(root)
+    """A fresh copy of the sdist's tests/ (module-level statements guarded) to run, in a
+    directory of this run's own (several runs may share the cache)."""
+    archive = sdist(version)
+    root = Path(tempfile.mkdtemp(prefix=f"run-{version}-", dir=CACHE))
     (root / "tests").mkdir(parents=True)
     prefix = f"langgraph-{version}/tests/"
-    with tarfile.open(sdist(version)) as tar:
+    with tarfile.open(archive) as tar:
         for member in tar.getmembers():
             if not member.name.startswith(prefix) or not member.isfile():
                 continue
@@ -262,6 +263,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference", action="store_true", help="run on the real LangGraph")
     parser.add_argument("--no-postgres", action="store_true", help="no PostgreSQL params")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per test")
+    parser.add_argument(
+        "--expectations",
+        type=Path,
+        default=ex.EXPECTATIONS,
+        help=f"the expectations file to compare with and --update (default: {ex.EXPECTATIONS})",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the run's directory")
     parser.add_argument("-k", dest="keyword", help="pytest -k expression (a partial run)")
     parser.add_argument("ids", nargs="*", help="test ids or files to run (a partial run)")
     args = parser.parse_args(argv)
@@ -274,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     version = pinned_version()
     root = unpack(version)
-    entries = ex.load()
+    entries = ex.load(args.expectations)
     target = "langgraph" if args.reference else "durable_debug"
     partial = bool(args.keyword or args.ids)
     extra = ["-k", args.keyword] if args.keyword else []
@@ -289,7 +297,12 @@ def main(argv: list[str] | None = None) -> int:
             **common,
         )  # fmt: skip
         if args.reference:
-            return reference(results, entries, update=args.update, partial=partial)
+            status = reference(
+                results, entries, update=args.update, partial=partial, path=args.expectations
+            )
+            if not args.keep:
+                shutil.rmtree(root)
+            return status
         sorted_ = compare(results, entries)
         again = set(sorted_["unexpected_fail"]) | set(sorted_["unexpected_pass"])
         if again:
@@ -309,10 +322,22 @@ def main(argv: list[str] | None = None) -> int:
             sorted_ = compare(results, entries)
     deselected = len(skip_ids)
     summarize(sorted_, results, entries, deselected, time.monotonic() - started)
+    unexpected = bool(sorted_["unexpected_fail"] or sorted_["unexpected_pass"])
+    if args.keep or (unexpected and not args.update):
+        print(f"langgraph-suite: the run's copy, results and pytest logs are in {root}")
+    else:
+        shutil.rmtree(root)
     if args.update:
-        update(results, entries, sorted_, partial=partial, pg=pg_url is not None)
+        update(
+            results,
+            entries,
+            sorted_,
+            partial=partial,
+            pg=pg_url is not None,
+            path=args.expectations,
+        )
         return 0
-    return 1 if sorted_["unexpected_fail"] or sorted_["unexpected_pass"] else 0
+    return 1 if unexpected else 0
 
 
 def update(
@@ -322,6 +347,7 @@ def update(
     *,
     partial: bool,
     pg: bool,
+    path: Path,
 ) -> None:
     """Rewrite expectations.txt from this run (see the module docstring)."""
     kept: dict[str, ex.Entry] = {}
@@ -344,9 +370,14 @@ def update(
     for test_id in sorted_["unexpected_fail"]:
         if ex.covering(test_id, kept) is None:
             kept[test_id] = ex.Entry(test_id, new_reason(results[test_id]))
-    ex.EXPECTATIONS.write_text(ex.format_entries(kept.values()), encoding="utf-8")
+    for test_id, result in results.items():
+        # Failed once and passed on the second run: a human decides whether it is flaky.
+        if result.get("flaky") and ex.covering(test_id, kept) is None:
+            summary = " ".join(str(result.get("summary", "")).split())[:120]
+            kept[test_id] = ex.Entry(test_id, f"todo: flaky? failed, then passed: {summary}")
+    path.write_text(ex.format_entries(kept.values()), encoding="utf-8")
     todo = sum(1 for e in kept.values() if ex.kind(e.reason) == "todo")
-    print(f"langgraph-suite: wrote {ex.EXPECTATIONS} ({len(kept)} entries, {todo} todo)")
+    print(f"langgraph-suite: wrote {path} ({len(kept)} entries, {todo} todo)")
 
 
 def reference(
@@ -355,6 +386,7 @@ def reference(
     *,
     update: bool,
     partial: bool,
+    path: Path,
 ) -> int:
     """Report the run on LangGraph; with ``update``, rewrite the 'fails on langgraph' list."""
     outcomes = Counter(r.get("outcome") for r in results.values())
@@ -374,8 +406,8 @@ def reference(
         detail = "skipped" if results[test_id].get("outcome") == "skipped" else ""
         reason = f"{ex.FAILS_ON_LANGGRAPH}: {detail}" if detail else ex.FAILS_ON_LANGGRAPH
         kept[test_id] = ex.Entry(test_id, reason)
-    ex.EXPECTATIONS.write_text(ex.format_entries(kept.values()), encoding="utf-8")
-    print(f"langgraph-suite: wrote {ex.EXPECTATIONS}: {len(failing)} fail on LangGraph")
+    path.write_text(ex.format_entries(kept.values()), encoding="utf-8")
+    print(f"langgraph-suite: wrote {path}: {len(failing)} fail on LangGraph")
     return 0
 
 
