@@ -358,9 +358,10 @@ def update(
             kept[test_id] = entry
         elif "::" not in test_id:
             # A whole file: kept while it still fails to import or any of its tests fails.
+            seen = test_id in results or any(i.startswith(test_id + "::") for i in results)
             imports_fail = results.get(test_id, {}).get("outcome") == "failed"
             tests_fail = any(i.startswith(test_id + "::") for i in sorted_["expected"])
-            if imports_fail or tests_fail:
+            if imports_fail or tests_fail or (partial and not seen):
                 kept[test_id] = entry
         elif test_id in results:
             if test_id not in passed and results[test_id].get("outcome") == "failed":
