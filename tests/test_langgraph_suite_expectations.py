@@ -81,3 +81,40 @@ def test_a_file_entry_covers_its_tests() -> None:
     entry = ex.covering("tests/test_a.py::test_x[memory]", entries)
     assert entry is not None and entry.reason == "missing: langgraph.func.task"
     assert ex.covering("tests/test_b.py::test_x", entries) is None
+
+
+def test_a_placeholder_raises_naming_the_api_on_use_but_can_be_named() -> None:
+    from langgraph_suite.redirect import MissingLangGraphAPI, PrivateLangGraphImport, placeholder
+
+    entrypoint = placeholder("langgraph.func.entrypoint")
+    assert repr(entrypoint) == "<missing langgraph.func.entrypoint>"
+    with pytest.raises(MissingLangGraphAPI, match=r"^langgraph\.func\.entrypoint$"):
+        entrypoint()
+    with pytest.raises(MissingLangGraphAPI):
+        isinstance(object(), entrypoint)
+
+    class Sub(entrypoint):  # type: ignore[misc,valid-type]  # defining a subclass works
+        pass
+
+    with pytest.raises(MissingLangGraphAPI):
+        Sub()
+    constant = placeholder("langgraph._internal._constants.PULL", private=True)
+    with pytest.raises(PrivateLangGraphImport, match="PULL"):
+        f"{constant}"
+
+
+def test_guard_makes_a_failing_module_level_statement_fail_only_its_users() -> None:
+    from langgraph_suite.guard import guard_source
+
+    source = (
+        '"""doc"""\nfrom __future__ import annotations\n\n'
+        "State = undefined_name('x')\nOK = 1\n\n"
+        "def test_uses_state():\n    State()\n\n"
+        "def test_ok():\n    assert OK == 1\n"
+    )
+    namespace: dict[str, object] = {"__name__": "tests.test_example"}
+    exec(compile(guard_source(source, "test_example.py"), "test_example.py", "exec"), namespace)
+    assert namespace["OK"] == 1
+    namespace["test_ok"]()  # type: ignore[operator]
+    with pytest.raises(NameError, match="undefined_name"):
+        namespace["test_uses_state"]()  # type: ignore[operator]

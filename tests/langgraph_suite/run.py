@@ -66,11 +66,16 @@ def sdist(version: str) -> Path:
     if not path.exists():
         dist.mkdir(parents=True, exist_ok=True)
         print(f"langgraph-suite: downloading the langgraph {version} sdist", flush=True)
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary",
              ":all:", f"langgraph=={version}", "-d", str(dist)],
-            check=True,
+            check=False,
         )  # fmt: skip
+        if done.returncode != 0:
+            raise SystemExit(
+                f"langgraph-suite: pip download of the langgraph {version} sdist failed "
+                f"(exit {done.returncode}); it needs PyPI once, then {dist} holds it"
+            )
         if not path.exists():
             raise SystemExit(f"pip download did not write {path}")
     return path
