@@ -11,4 +11,7 @@
 #   scripts/langgraph-suite.sh -k interrupt tests/test_pregel.py   # a partial run
 set -euo pipefail
 cd "$(dirname "$0")/.."
-exec python tests/langgraph_suite/run.py "$@"
+# The virtualenv scripts/test.sh makes, when there is one; else the first python on PATH.
+python="${DURABLE_DEBUG_VENV:-.venv}/bin/python"
+[ -x "$python" ] || python=python
+exec "$python" tests/langgraph_suite/run.py "$@"

@@ -92,12 +92,21 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
     return None
 
 
+def _wanted(nodeid: str) -> bool:
+    """Whether LANGGRAPH_SUITE_ONLY names the test, its file, its class or its function."""
+    assert _ONLY is not None
+    parts = nodeid.split("::")
+    prefixes = {"::".join(parts[:n]) for n in range(1, len(parts) + 1)}
+    prefixes.add(nodeid.split("[", 1)[0])
+    return not _ONLY.isdisjoint(prefixes)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Drop the deselected test ids (and keep only LANGGRAPH_SUITE_ONLY's when given)."""
     keep, drop = [], []
     for item in items:
         nodeid = item.nodeid
-        out = nodeid in _DESELECT or (_ONLY is not None and nodeid not in _ONLY)
+        out = nodeid in _DESELECT or (_ONLY is not None and not _wanted(nodeid))
         (drop if out else keep).append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)

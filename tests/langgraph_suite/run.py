@@ -2,7 +2,8 @@
 
     python tests/langgraph_suite/run.py [--update] [--reference] [-k EXPR] [TEST_ID ...]
 
-(``scripts/langgraph-suite.sh`` runs it with the virtualenv's Python.) Steps: take the
+(``scripts/langgraph-suite.sh`` runs it with the virtualenv's Python.) Test ids may name a
+file, a class or a function (all its parameters). Steps: take the
 ``langgraph`` sdist pinned in requirements/dev.lock from the cache (downloading it with
 ``pip download`` the first time), unpack its ``tests/`` into the cache with every module-level
 statement guarded (:mod:`langgraph_suite.guard`), start a PostgreSQL server the way
