@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install everything the tests need, then run all of them: lint, formatting, types, the Python
 # tests (real SQLite files, a PostgreSQL and a Redis server started by the tests, a Jupyter
-# kernel, headless Chromium) and the widget's JS tests and lint.
+# kernel, headless Chromium), LangGraph's own test suite run on durable_debug
+# (scripts/langgraph-suite.sh) and the widget's JS tests and lint.
 #
 # The install steps stop at the first failure. The test stages all run, even after one fails;
 # the script then exits non-zero and names every stage that failed.
@@ -53,6 +54,12 @@ stage "mypy" mypy
 floor=()
 [ "$#" -eq 0 ] || floor=(--cov-fail-under=0)
 stage "pytest" python -m pytest --cov=durable_debug --cov-report=term:skip-covered "${floor[@]}" "$@"
+# LangGraph's own test suite on durable_debug, compared with tests/langgraph_suite/expectations.txt
+# (it starts its own PostgreSQL server; under CI=1 that server is required). A run narrowed by
+# extra pytest arguments leaves it out.
+if [ "$#" -eq 0 ]; then
+  stage "langgraph suite" scripts/langgraph-suite.sh
+fi
 stage "node tests" node --test tests/js/
 stage "npm lint" npm run --silent lint
 
