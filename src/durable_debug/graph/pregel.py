@@ -51,7 +51,14 @@ from durable_debug.graph.streams import (
     select_output,
     stream_modes,
 )
-from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
+from durable_debug.graph.subgraph import (
+    NS_END,
+    NS_SEP,
+    find_subgraph,
+    graph_at,
+    nesting_for,
+    recast_namespace,
+)
 from durable_debug.graph.types import START, StateSnapshot
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
@@ -488,15 +495,18 @@ class CompiledStateGraph:
         A ``checkpoint_ns`` in ``config`` reads a subgraph's state (``tasks[i].state`` of
         the parent gives that config). Each task whose node runs a subgraph has its ``state``:
         the config of its namespace, or with ``subgraphs=True`` the subgraph's snapshot
-        there (nested levels included) when it has saved one.
+        there (nested levels included; an empty snapshot when it has saved none yet). A
+        subgraph compiled with ``checkpointer=False`` saves nothing: its task's ``state``
+        stays None.
         """
         saver = self._require_saver("get_state")
-        graph = graph_at(self, config_checkpoint_ns(config))
+        graph = self._reader_at(config_checkpoint_ns(config))
         return await graph._state(saver, config, subgraphs)
 
     async def _state(
         self, saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: bool
     ) -> StateSnapshot:
+        config = self._own_config(config)
         saved = await saver.aget_tuple(config)
         if saved is None:
             return StateSnapshot(
@@ -515,10 +525,30 @@ class CompiledStateGraph:
         snapshot = snapshot_from_tuple(self, saved, apply_pending=latest)
         return await self._task_states(saver, snapshot, subgraphs)
 
+    def _own_config(self, config: RunnableConfig) -> RunnableConfig:
+        """``config`` addressing this graph's own checkpoints: a graph compiled with
+        ``checkpointer=True`` keeps one history per thread under its namespace without task
+        ids (see ``subgraph.recast_namespace``)."""
+        namespace = config_checkpoint_ns(config)
+        if self.subgraph_checkpointer is not True or not namespace:
+            return config
+        configurable = {**config["configurable"], "checkpoint_ns": recast_namespace(namespace)}
+        return {**config, "configurable": configurable}
+
+    def _reader_at(self, namespace: str) -> CompiledStateGraph:
+        """The graph whose channels read the checkpoints of ``namespace``: the subgraph
+        found there, else this graph (a graph a node's function runs without naming it, e.g.
+        through a tool), as LangGraph reads it."""
+        try:
+            return graph_at(self, namespace)
+        except ValueError:
+            return self
+
     async def _task_states(
         self, saver: BaseCheckpointSaver, snapshot: StateSnapshot, subgraphs: bool
     ) -> StateSnapshot:
-        """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph."""
+        """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph: the
+        config of the task's namespace, or with ``subgraphs`` the subgraph's snapshot."""
         if not any(self.subgraph_of(t.name) for t in snapshot.tasks):
             return snapshot
         thread = config_thread_id(snapshot.config)
@@ -534,23 +564,24 @@ class CompiledStateGraph:
                 thread, f"{namespace}{NS_SEP}{own}" if namespace else own, None
             )
             state: Any = where
-            if subgraphs and await saver.aget_tuple(where) is not None:
-                state = await sub._state(saver, where, True)
+            if subgraphs:
+                state = await sub._state(sub.checkpointer or saver, where, True)
             tasks.append(task._replace(state=state))
         return snapshot._replace(tasks=tuple(tasks))
 
     def _subgraph_at(self, namespace: str) -> tuple[str, bool]:
         """The name of the graph running at ``namespace`` and whether it is its node."""
-        parent, _, own = namespace.rpartition(NS_SEP)
-        try:
-            graph = graph_at(self, parent)
-            node = graph.nodes.get(own.partition(NS_END)[0])
-            sub = graph_at(graph, own)
-        except ValueError:  # a graph its node's function does not name: LangGraph's default
-            return "LangGraph", False
-        return sub.name, node is not None and node.fn is sub
+        graph = self
+        node: NodeSpec | None = None
+        for part in namespace.split(NS_SEP) if namespace else ():
+            node = graph.nodes.get(part.partition(NS_END)[0])
+            sub = graph._runs_graph(part.partition(NS_END)[0])
+            if sub is None:  # a graph its node's function does not name: LangGraph's default
+                return "LangGraph", False
+            graph = sub
+        return graph.name, node is not None and node.fn is graph
 
-    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+    def _runs_graph(self, node: str) -> CompiledStateGraph | None:
         """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
         if node not in self._subgraphs:
             spec = self.nodes.get(node)
@@ -558,6 +589,13 @@ class CompiledStateGraph:
                 find_subgraph(spec.fn, CompiledStateGraph) if spec is not None else None
             )
         return self._subgraphs[node]
+
+    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+        """The compiled graph node ``node`` runs and saves under its task's namespace, if
+        any: a graph compiled with ``checkpointer=False`` saves nothing, so it has no state
+        to read (LangGraph does not count it as a subgraph either)."""
+        sub = self._runs_graph(node)
+        return None if sub is None or sub.subgraph_checkpointer is False else sub
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """Sync twin of :meth:`aget_state`."""
@@ -575,8 +613,8 @@ class CompiledStateGraph:
         subgraph's namespace when ``config`` has a ``checkpoint_ns``)."""
         saver = self._require_saver("get_state_history")
         check_address(config)
-        namespace = config_checkpoint_ns(config)
-        graph = graph_at(self, namespace)
+        graph = self._reader_at(config_checkpoint_ns(config))
+        namespace = config_checkpoint_ns(graph._own_config(config))
         thread = checkpoint_config(config_thread_id(config), namespace, None)
         subgraph_of = graph.subgraph_of
         async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):
