@@ -904,7 +904,7 @@ class RunLoop:
             "payload": {
                 "config": self._mapped(self.checkpoint_config),
                 "parent_config": self._mapped(self.parent_config),
-                "values": self.graph.read_state(self.channels),
+                "values": self.graph.schema.shown(self.graph.read_state(self.channels)),
                 "metadata": self.metadata,
                 "next": [t.name for t in tasks],
                 "tasks": [

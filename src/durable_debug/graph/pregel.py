@@ -42,7 +42,7 @@ from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.loop import Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
-from durable_debug.graph.schema import StateSchema
+from durable_debug.graph.schema import ROOT, StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple
 from durable_debug.graph.streams import (
     EVENTS_MODE,
@@ -240,7 +240,7 @@ class CompiledStateGraph:
                 )
             ]
         printed = frozenset(stream_modes(print_mode or ()))
-        self._check_output_keys(output_keys)
+        output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
             config,
@@ -306,10 +306,11 @@ class CompiledStateGraph:
             durability=durability,
         )
 
-    def _check_output_keys(self, output_keys: OutputKeys) -> None:
-        """Raise ValueError naming an ``output_keys`` entry that is not a state key."""
+    def _output_keys(self, output_keys: OutputKeys) -> OutputKeys:
+        """The ``output_keys`` a run streams and returns: as given (ValueError naming an
+        entry that is not a state key), else the one value of a one-value output schema."""
         if output_keys is None:
-            return
+            return ROOT if self.builder.output_schema.is_root else None
         keys = [output_keys] if isinstance(output_keys, str) else list(output_keys)
         unknown = [k for k in keys if k not in self.schema.key_set]
         if unknown:
@@ -317,6 +318,7 @@ class CompiledStateGraph:
                 f"output_keys {unknown!r} are not state keys of this graph; "
                 f"its keys are {sorted(self.schema.key_set)!r}"
             )
+        return output_keys
 
     async def astream(
         self,
@@ -351,7 +353,7 @@ class CompiledStateGraph:
         single = isinstance(requested, str)
         modes = stream_modes(requested)
         printed = frozenset(stream_modes(print_mode or ()))
-        self._check_output_keys(output_keys)
+        output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
             config,

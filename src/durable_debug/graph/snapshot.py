@@ -59,7 +59,9 @@ def snapshot_from_tuple(
     else:
         # History, or a step whose writes conflict: every task of the step is still next.
         next_names = tuple([t.name for t in tasks])
-    values = preview if preview is not None else graph.read_state(channels)
+    values = graph.schema.shown(preview if preview is not None else graph.read_state(channels))
+    if graph.schema.is_root:  # a one-value state: each task's result is the value it wrote
+        shown = [t._replace(result=graph.schema.shown(t.result)) if t.result else t for t in shown]
     waiting = tuple([i for t in shown for i in t.interrupts]) if shown else ()
     # positional (values, next, config, metadata, created_at, parent_config, tasks,
     # interrupts): a history builds one per checkpoint
