@@ -9,6 +9,7 @@ from durable_debug.graph.types import (
     GraphRecursionError,
     InvalidUpdateError,
     ParentCommand,
+    is_invalid_resume,
 )
 
 __all__ = [
@@ -18,4 +19,5 @@ __all__ = [
     "InvalidUpdateError",
     "NodeInterrupt",
     "ParentCommand",
+    "is_invalid_resume",
 ]

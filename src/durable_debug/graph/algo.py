@@ -151,7 +151,10 @@ def read_pending_writes(
         if channel == ERROR:
             record.error = value
         elif channel == INTERRUPT:
-            record.interrupts = tuple(Interrupt(value=i["value"], id=i["id"]) for i in value or ())
+            record.interrupts = tuple(
+                Interrupt(value=i["value"], id=i["id"], response_schema=i.get("response_schema"))
+                for i in value or ()
+            )
         elif channel == RESUME:
             record.resume = list(value)
         elif channel == FAILURES:

@@ -80,6 +80,9 @@ from durable_debug.graph.types import (
     Interrupt,
     ParentCommand,
     Send,
+    interrupt_payload,
+    is_invalid_resume,
+    saved_interrupt,
 )
 from durable_debug.graph.version import acheck_graph_version, version_metadata
 
@@ -603,7 +606,14 @@ class RunLoop:
             for tid, value in answers.items():
                 record = self.pending[tid]
                 asked = pending[tid].id
-                if interrupt_id(tid, len(own_answers(record.resume))) != asked:
+                own = own_answers(record.resume)
+                if own and record.error is not None and interrupt_id(tid, len(own) - 1) == asked:
+                    # The task failed on its answer (one its response_schema refused): this
+                    # answer replaces it, as LangGraph saves an answer only once accepted.
+                    resume = list(record.resume or ())
+                    del resume[max(i for i, v in enumerate(resume) if own_answers([v]))]
+                    record.resume = resume
+                elif interrupt_id(tid, len(own)) != asked:
                     value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
                 await self.saves.put_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
@@ -710,9 +720,10 @@ class RunLoop:
                     future.result()
                     await self._task_done(running[future], defer=defer)
                 yield
-                if any(running[f].status == "error" for f in done) and pending:
+                if any(_fails_fast(running[f]) for f in done) and pending:
                     # Fail fast like LangGraph: the siblings still running are cancelled,
-                    # recorded as such, and run again on resume.
+                    # recorded as such, and run again on resume (not for an answer refused
+                    # by its response_schema: the other answered tasks finish).
                     for future in pending:
                         future.cancel()
                     await asyncio.gather(*pending, return_exceptions=True)
@@ -749,7 +760,7 @@ class RunLoop:
                 else:
                     await self._save_task_writes(task, writes)
             elif task.status == "interrupt":
-                payload = [{"id": i.id, "value": i.value} for i in task.interrupts]
+                payload = [saved_interrupt(i) for i in task.interrupts]
                 paused: list[tuple[str, Any]] = [(INTERRUPT, payload)]
                 if task.resume:  # it may have taken an answer meant for its graph's caller
                     paused.append((RESUME, task.resume))
@@ -941,7 +952,7 @@ class RunLoop:
         record = self.pending.get(task_id)
         if record is None or record.finished:
             return ()
-        return tuple({"value": i.value, "id": i.id} for i in record.interrupts)
+        return tuple(interrupt_payload(i) for i in record.interrupts)
 
     def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
         payload: dict[str, Any] = {"id": task.id, "name": task.name}
@@ -951,7 +962,7 @@ class RunLoop:
             payload.update(
                 error=task.error,
                 result=(self._task_result(task) or {}) if task.status == "done" else {},
-                interrupts=[{"id": i.id, "value": i.value} for i in task.interrupts],
+                interrupts=[interrupt_payload(i) for i in task.interrupts],
             )
         return {
             "step": self.step + 1,
@@ -963,6 +974,11 @@ class RunLoop:
 
 def _nothing() -> None:
     return None
+
+
+def _fails_fast(task: Task) -> bool:
+    """True when ``task`` failed in a way that cancels its running siblings."""
+    return task.status == "error" and not (task.error is not None and is_invalid_resume(task.error))
 
 
 def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 from durable_debug.checkpoint import names
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
@@ -32,7 +32,15 @@ __all__ = [
     "Send",
     "StateSnapshot",
     "default_retry_on",
+    "interrupt_payload",
+    "is_invalid_resume",
+    "saved_interrupt",
 ]
+
+ResponseT = TypeVar("ResponseT")
+"""The type of the answer an :class:`Interrupt` expects (``Interrupt[Decision]``)."""
+N = TypeVar("N", bound=str)
+"""The node names a :class:`Command` may go to (``Command[Literal["a", "b"]]``)."""
 
 START = names.START
 """The virtual first node: edges from START say where a run begins."""
@@ -58,23 +66,54 @@ class Send:
 
 
 @dataclass(frozen=True, slots=True)
-class Interrupt:
+class Interrupt(Generic[ResponseT]):
     """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value."""
 
     value: Any
     """What the node asked (shown to the human who answers)."""
-    id: str
+    id: str = "placeholder-id"
     """Deterministic id: the same task and position in the node always give the same id."""
+    response_schema: type[ResponseT] | dict[str, Any] | None = field(default=None, kw_only=True)
+    """JSON Schema of the answer expected, when ``interrupt(..., response_schema=...)`` gave
+    one (a class given there is shown as its JSON Schema), for clients to render a form."""
 
-    def __repr__(self) -> str:
-        return f"Interrupt(value={self.value!r}, id={self.id!r})"
+
+def interrupt_payload(interrupt: Interrupt) -> dict[str, Any]:
+    """An interrupt as the ``tasks`` and ``debug`` stream modes show it (its fields)."""
+    return {
+        "value": interrupt.value,
+        "id": interrupt.id,
+        "response_schema": interrupt.response_schema,
+    }
+
+
+def saved_interrupt(interrupt: Interrupt) -> dict[str, Any]:
+    """How a paused task's interrupt is saved in its ``__interrupt__`` write (read back by
+    ``algo.read_pending_writes``): its value and id, and its response schema when it has
+    one."""
+    saved = {"id": interrupt.id, "value": interrupt.value}
+    if interrupt.response_schema is not None:
+        saved["response_schema"] = interrupt.response_schema
+    return saved
+
+
+INVALID_RESUME = "_langgraph_invalid_resume"
+"""Attribute set on the ``pydantic.ValidationError`` raised when a resume value does not
+match its interrupt's ``response_schema`` (LangGraph's name, so either library's check
+recognizes it)."""
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """True when ``error`` was raised because a resume value did not match the
+    ``response_schema`` of the ``interrupt()`` it answered."""
+    return getattr(error, INVALID_RESUME, False) is True
 
 
 _UNSET: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
-class Command:
+class Command(Generic[N]):
     """An instruction to the graph, as run input or as a node's return value.
 
     * ``resume`` — the answer to pending interrupts: one value when one interrupt is pending,
