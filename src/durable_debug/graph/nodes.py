@@ -9,6 +9,9 @@ own writes, and writes the triggers (or Send packets) it picks.
 
 from __future__ import annotations
 
+import inspect
+import types
+import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,6 +133,25 @@ def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
     if ret is not None and typing.get_origin(ret) is typing.Literal:
         return [str(v) for v in typing.get_args(ret)]
     return None
+
+
+_UNIONS = (typing.Union, types.UnionType)
+
+
+def command_destinations(fn: Any) -> tuple[str, ...]:
+    """The nodes a node may go to, from a ``-> Command[Literal["a", "b"]]`` return annotation
+    (also inside a Union), as LangGraph reads them for drawing; () when there is none."""
+    try:
+        target = fn if inspect.isroutine(fn) else type(fn).__call__
+        ret = typing.get_type_hints(target).get("return")
+    except Exception:  # an annotation that does not resolve (a forward reference)
+        return ()
+    options = typing.get_args(ret) if typing.get_origin(ret) in _UNIONS else (ret,)
+    for option in options:
+        args = typing.get_args(option)
+        if typing.get_origin(option) is Command and typing.get_origin(args[0]) is typing.Literal:
+            return tuple(str(v) for v in typing.get_args(args[0]))
+    return ()
 
 
 def state_writes(schema: StateSchema, node: str, result: Any) -> tuple[dict[str, Any], list[Any]]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
@@ -59,7 +59,7 @@ from durable_debug.graph.subgraph import (
     nesting_for,
     recast_namespace,
 )
-from durable_debug.graph.types import START, StateSnapshot
+from durable_debug.graph.types import START, ContextT, InputT, OutputT, StateSnapshot, StateT
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
 if TYPE_CHECKING:
@@ -70,8 +70,9 @@ __all__ = ["CompiledStateGraph"]
 StreamMode = str
 
 
-class CompiledStateGraph:
-    """A compiled :class:`StateGraph`, ready to run threads."""
+class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
+    """A compiled :class:`StateGraph`, ready to run threads (generic like it, for type
+    annotations)."""
 
     def __init__(
         self,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 
 from durable_debug.checkpoint.names import ERROR, INTERRUPT, RESUME
 from durable_debug.graph.calls import call_style, callable_name
@@ -23,10 +23,19 @@ from durable_debug.graph.nodes import (
     Branch,
     NodeSpec,
     branch_channel,
+    command_destinations,
     join_channel,
 )
 from durable_debug.graph.schema import StateSchema
-from durable_debug.graph.types import END, START, RetryPolicy
+from durable_debug.graph.types import (
+    END,
+    START,
+    ContextT,
+    InputT,
+    OutputT,
+    RetryPolicy,
+    StateT,
+)
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver
@@ -37,8 +46,11 @@ __all__ = ["StateGraph"]
 _RESERVED = {START, END, TASKS, INTERRUPT, RESUME, ERROR, "__copy__", "__input__"}
 
 
-class StateGraph:
-    """A graph whose nodes read and write a shared state declared by ``state_schema``."""
+class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
+    """A graph whose nodes read and write a shared state declared by ``state_schema``.
+
+    Generic as LangGraph's (``StateGraph[State, Context, Input, Output]``, the last three
+    optional) for type annotations."""
 
     def __init__(
         self,
@@ -118,9 +130,12 @@ class StateGraph:
         node_input = _node_input_schema(action, kwargs, self.state_schema)
         self._add_schema(node_input)
         policy = retry_policy or retry
-        dests = tuple(
-            destinations.values() if isinstance(destinations, Mapping) else destinations or ()
-        )
+        if destinations is None:  # as LangGraph: from a -> Command[Literal[...]] annotation
+            dests = command_destinations(action)
+        else:
+            dests = tuple(
+                destinations.values() if isinstance(destinations, Mapping) else destinations
+            )
         self.nodes[name] = NodeSpec(
             name=name,
             fn=action,

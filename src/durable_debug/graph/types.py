@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple
+
+from typing_extensions import TypeVar
 
 from durable_debug.checkpoint import names
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
@@ -41,6 +43,14 @@ ResponseT = TypeVar("ResponseT")
 """The type of the answer an :class:`Interrupt` expects (``Interrupt[Decision]``)."""
 N = TypeVar("N", bound=str)
 """The node names a :class:`Command` may go to (``Command[Literal["a", "b"]]``)."""
+StateT = TypeVar("StateT")
+"""The state schema of a graph (``StateGraph[State]``)."""
+ContextT = TypeVar("ContextT", default=Any)
+"""The type of a run's ``context`` (default: any)."""
+InputT = TypeVar("InputT", default=StateT)
+"""The run input's schema (default: the state)."""
+OutputT = TypeVar("OutputT", default=StateT)
+"""The run output's schema (default: the state)."""
 
 START = names.START
 """The virtual first node: edges from START say where a run begins."""
