@@ -14,6 +14,7 @@ running event loop (a Jupyter cell).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, cast
@@ -391,14 +392,17 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     ) -> Iterator[Any]:
         """Sync twin of :meth:`astream` (events arrive as the run produces them)."""
         agen = cast(AsyncGenerator[Any, None], self.astream(input, config, **kwargs))
+        # Every step of the run, and its closing, in one context: the run's context variables
+        # (the thread's lease it holds, which a subgraph's run shares) last from step to step.
+        context = contextvars.copy_context()
         try:
             while True:
                 try:
-                    yield run_sync(_next(agen))
+                    yield run_sync(_next(agen), context=context)
                 except StopAsyncIteration:
                     return
         finally:
-            run_sync(agen.aclose())
+            run_sync(agen.aclose(), context=context)
 
     async def astream_events(
         self,
