@@ -8,6 +8,7 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     GraphRecursionError,
     InvalidUpdateError,
+    NodeError,
     ParentCommand,
     is_invalid_resume,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "GraphInterrupt",
     "GraphRecursionError",
     "InvalidUpdateError",
+    "NodeError",
     "NodeInterrupt",
     "ParentCommand",
     "is_invalid_resume",

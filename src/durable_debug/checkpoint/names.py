@@ -21,9 +21,11 @@ from dataclasses import dataclass
 __all__ = [
     "BRANCH_PREFIX",
     "ERROR",
+    "ERROR_SOURCE",
     "FAILURES",
     "INTERRUPT",
     "JOIN_PREFIX",
+    "NOT_FINISHING",
     "NO_WRITES",
     "ONCE",
     "RESUME",
@@ -64,8 +66,13 @@ FAILURES = "__failures__"
 ONCE = "__once__"
 """Write channel holding the results of the ``once()`` effects a task has completed so far,
 in call order (durable_debug only; see ``durable_debug.graph.effects``)."""
+ERROR_SOURCE = "__error_source_node__"
+"""Write channel saved with the error of a task whose failure went to its node's error
+handler (the node's name; LangGraph's name): a resumed run runs the handler, not the task."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
+NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE, ERROR_SOURCE})
+"""Write channels that do not say a task finished (any other write of a task does)."""
 SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)
 """The write channels whose values say how a task ended (a listing's status needs them)."""
 SPECIAL_WRITES_SQL = "(" + ", ".join(f"'{name}'" for name in SPECIAL_WRITES) + ")"

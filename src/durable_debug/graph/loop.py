@@ -19,11 +19,12 @@ import contextlib
 import datetime as _dt
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
     ERROR,
+    ERROR_SOURCE,
     FAILURES,
     INTERRUPT,
     NULL_TASK_ID,
@@ -55,6 +56,7 @@ from durable_debug.graph.algo import (
     preview_values,
     read_pending_writes,
     restore_channels,
+    task_id,
     task_path_str,
 )
 from durable_debug.graph.calls import Runtime
@@ -78,6 +80,7 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     GraphRecursionError,
     Interrupt,
+    NodeError,
     ParentCommand,
     Send,
     interrupt_payload,
@@ -225,6 +228,8 @@ class RunLoop:
         self.saved_versions: dict[str, str] = {}
         """Channel versions of the last saved checkpoint: only newer blobs are written."""
         self.pending: dict[str, TaskRecord] = {}
+        self.handled: set[str] = set()
+        """Ids of the tasks whose failure an error handler took (the run goes on)."""
         """Saved writes of the current checkpoint's tasks, by task id."""
         self.null_writes: list[tuple[str, Any]] = []
         """Saved writes of no task (a ``Command``'s resume values, ``update_state``)."""
@@ -362,6 +367,9 @@ class RunLoop:
                 async with contextlib.aclosing(running):  # running nodes cancelled when left
                     async for _ in running:
                         yield
+            for handler in await self._run_error_handlers(tasks):
+                tasks.append(handler)
+                to_run.append(handler)
             self._tasks_ran(tasks, to_run)
             if self._reported():
                 yield
@@ -642,6 +650,9 @@ class RunLoop:
                 continue
             if record.finished and self.reuse_writes:
                 task.writes, task.status = record.writes, "done"
+            elif record.handled and self.reuse_writes and _goes_to_handler(task, self.graph.nodes):
+                # Failed in an earlier run, its error handler taken: the handler runs instead.
+                task.status, task.error = "error", Exception(record.error or "")
             elif record.resume:
                 task.resume = own_answers(record.resume)
                 last = record.resume[-1]
@@ -657,9 +668,42 @@ class RunLoop:
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
         return to_run
 
+    async def _run_error_handlers(self, tasks: list[Task]) -> list[Task]:
+        """For each task of the step that failed (now, or in an earlier run of this step)
+        and whose node has an error handler: the handler's task, run in this step with the
+        failed task's input and its :class:`NodeError` (its saved writes reused when it
+        already finished), as LangGraph does."""
+        handlers = []
+        for failed in list(tasks):
+            if failed.status != "error" or not _goes_to_handler(failed, self.graph.nodes):
+                continue
+            name = failed.node.error_handler
+            assert name is not None and failed.error is not None
+            error = failed.error
+            self.handled.add(failed.id)
+            path = (*failed.path[:2], "node_error_handler")
+            handler = Task(
+                task_id(self.checkpoint["id"], self.checkpoint_ns, self.step + 1, name, path),
+                name,
+                path,
+                self.graph.nodes[name],
+                input=failed.input,
+                node_error=NodeError(failed.name, error),
+            )
+            saved = self.pending.get(handler.id)
+            if saved is not None and saved.finished and self.reuse_writes:
+                handler.writes, handler.status = saved.writes, "done"
+            else:
+                # Its start is not streamed (LangGraph streams only its result).
+                await self._run_one(handler, self.step + 1, alone=False)
+                await self._task_done(handler)
+            handlers.append(handler)
+        return handlers
+
     def _tasks_ran(self, tasks: list[Task], ran: list[Task]) -> None:
-        """After a step's tasks ran: raise the first failure, or note the interrupts."""
-        failed = [t for t in ran if t.status == "error"]
+        """After a step's tasks ran: raise the first failure no error handler took, or note
+        the interrupts."""
+        failed = [t for t in ran if t.status == "error" and t.id not in self.handled]
         if failed:
             assert failed[0].error is not None
             raise failed[0].error
@@ -808,6 +852,8 @@ class RunLoop:
         writes: list[tuple[str, Any]] = [(ERROR, repr(task.error))]
         if failures is not None:
             writes.append((FAILURES, failures))
+        if _goes_to_handler(task, self.graph.nodes):
+            writes.append((ERROR_SOURCE, task.name))
         await self.saves.put_writes(self.checkpoint_config, writes, task.id)
         if record is not None:
             record.error, record.failures = repr(task.error), failures or []
@@ -977,8 +1023,24 @@ def _nothing() -> None:
 
 
 def _fails_fast(task: Task) -> bool:
-    """True when ``task`` failed in a way that cancels its running siblings."""
-    return task.status == "error" and not (task.error is not None and is_invalid_resume(task.error))
+    """True when ``task`` failed in a way that cancels its running siblings (not when an
+    error handler takes the failure)."""
+    return (
+        task.status == "error"
+        and not (task.error is not None and is_invalid_resume(task.error))
+        and not (task.node.error_handler and not task.node.is_error_handler)
+    )
+
+
+def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:
+    """True when ``task``'s failure goes to its node's error handler."""
+    handler = task.node.error_handler
+    return (
+        handler is not None
+        and handler in nodes
+        and not task.node.is_error_handler
+        and not isinstance(task.error, ParentCommand)
+    )
 
 
 def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:

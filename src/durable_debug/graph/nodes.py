@@ -107,6 +107,11 @@ class NodeSpec:
     input_schema: StateSchema | None = None
     """The schema the node reads when it is not the graph's state schema (its keys may be
     private channels)."""
+    error_handler: str | None = None
+    """The node run, in the same step, when this node's task fails (after its retries):
+    ``add_node(..., error_handler=fn)`` or ``set_node_defaults(error_handler=fn)``."""
+    is_error_handler: bool = False
+    """This node handles other nodes' failures (its own failure fails the run)."""
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:

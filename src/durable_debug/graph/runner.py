@@ -150,7 +150,9 @@ async def run_task(
                 event("start")
             try:
                 info = ExecutionInfo(checkpoint_id, checkpoint_ns, task.id, thread_id, attempt)
-                context = CallContext(node_config(config, task, step, checkpoint_id), runtime, info)
+                context = CallContext(
+                    node_config(config, task, step, checkpoint_id), runtime, info, task.node_error
+                )
                 assert spec.style is not None
                 inline = alone and not spec.style.is_async and in_runner_thread()
                 if message_tap is not None:

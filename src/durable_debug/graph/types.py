@@ -27,6 +27,7 @@ __all__ = [
     "GraphRecursionError",
     "Interrupt",
     "InvalidUpdateError",
+    "NodeError",
     "Overwrite",
     "ParentCommand",
     "PregelTask",
@@ -162,6 +163,17 @@ class Command(Generic[N]):
         if self.graph is not None:
             parts.append(f"graph={self.graph!r}")
         return f"Command({', '.join(parts)})"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeError:
+    """What an error handler (``add_node(..., error_handler=fn)``) is told about the failure
+    it handles: the handler receives it in a parameter annotated ``NodeError``."""
+
+    node: str
+    """The node whose task failed."""
+    error: BaseException
+    """What it raised (after its retries)."""
 
 
 def default_retry_on(exc: BaseException) -> bool:
