@@ -73,7 +73,9 @@ def test_a_namespace_no_node_runs_is_read_with_the_graph_and_refused_for_writes(
     # with this graph's channels; here nothing was saved there.
     assert graph.get_state(bad).values == {}
     assert list(graph.get_state_history(bad)) == []
-    with pytest.raises(ValueError, match=r"Namespace 'nope:123': node 'nope' of graph"):
+    with pytest.raises(
+        ValueError, match=r"Subgraph nope not found. Namespace 'nope:123': node 'nope' of graph"
+    ):
         graph.update_state(bad, {"draft": "x"})
     with pytest.raises(ValueError, match="runs no subgraph"):
         graph.invoke(None, bad)

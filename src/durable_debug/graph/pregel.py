@@ -604,6 +604,38 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         sub = self._runs_graph(node)
         return None if sub is None or sub.subgraph_checkpointer is False else sub
 
+    def get_subgraphs(
+        self, *, namespace: str | None = None, recurse: bool = False
+    ) -> Iterator[tuple[str, CompiledStateGraph]]:
+        """``(namespace, graph)`` for each subgraph of this graph (a node's graph, see
+        :meth:`subgraph_of`), as LangGraph lists them: ``namespace`` (node names joined with
+        ``|``, no task ids) keeps only the subgraph there, matched segment by segment;
+        ``recurse`` goes into subgraphs' subgraphs."""
+        for name in self.node_order:
+            if namespace is not None and not (
+                namespace == name or namespace.startswith(name + NS_SEP)
+            ):
+                continue
+            graph = self.subgraph_of(name)
+            if graph is None:
+                continue
+            if name == namespace:
+                yield name, graph
+                return
+            if namespace is None:
+                yield name, graph
+            if recurse:
+                inner = None if namespace is None else namespace[len(name) + 1 :]
+                for path, sub in graph.get_subgraphs(namespace=inner, recurse=True):
+                    yield f"{name}{NS_SEP}{path}", sub
+
+    async def aget_subgraphs(
+        self, *, namespace: str | None = None, recurse: bool = False
+    ) -> AsyncIterator[tuple[str, CompiledStateGraph]]:
+        """Async twin of :meth:`get_subgraphs`."""
+        for item in self.get_subgraphs(namespace=namespace, recurse=recurse):
+            yield item
+
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """Sync twin of :meth:`aget_state`."""
         return run_sync(self.aget_state(config, subgraphs=subgraphs))

@@ -105,6 +105,10 @@ def nesting_for(
     call = current_call()
     if parent is None or parent.nesting is None or call is None:
         return None
+    if _addresses_own_thread(config, call.config):
+        # A graph invoked with a thread (or checkpoint) of its own runs as a top-level graph
+        # there, with its own saver, as LangGraph runs it.
+        return None
     merged = merge_configs(call.config, config)
     configurable: dict[str, Any] = dict(merged.get("configurable") or {})
     namespace = str(call.config.get("configurable", {}).get("checkpoint_ns") or "")
@@ -148,6 +152,17 @@ def nesting_for(
         durability=parent.nesting.durability,
     )
     return merged, nesting
+
+
+def _addresses_own_thread(config: RunnableConfig | None, task: RunnableConfig) -> bool:
+    """True when ``config`` names a checkpoint lineage of its own (a ``thread_id``,
+    ``checkpoint_ns``, ``checkpoint_id`` or ``checkpoint_map``) rather than being the
+    running task's config (``task``: same thread and namespace) handed down."""
+    configurable = (config or {}).get("configurable") or {}
+    if not any(configurable.get(k) for k in (*CONFIG_ADDRESS_KEYS, "checkpoint_map")):
+        return False
+    own = task.get("configurable") or {}
+    return any(configurable.get(k) != own.get(k) for k in ("thread_id", "checkpoint_ns"))
 
 
 def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
@@ -195,9 +210,10 @@ def graph_at(graph: CompiledStateGraph, namespace: str) -> CompiledStateGraph:
         found = current.subgraph_of(node)
         if found is None:
             raise ValueError(
-                f"Namespace {namespace!r}: node {node!r} of graph {current.name!r} runs no "
-                "subgraph this graph can find (a compiled graph added as the node, or the one "
-                "compiled graph its function refers to)"
+                f"Subgraph {recast_namespace(namespace)} not found. Namespace {namespace!r}: "
+                f"node {node!r} of graph {current.name!r} runs no subgraph this graph can find "
+                "(a compiled graph added as the node, or the one compiled graph its function "
+                "refers to)"
             )
         current = found
     return current
