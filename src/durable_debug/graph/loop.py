@@ -71,6 +71,7 @@ from durable_debug.graph.interrupts import (
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.saving import RunSaves
+from durable_debug.graph.snapshot import task_result
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
@@ -946,9 +947,7 @@ class RunLoop:
     # -- output ------------------------------------------------------------------------------
 
     def _task_result(self, task: Task) -> dict[str, Any] | None:
-        keys = self.graph.schema.key_set
-        result = {ch: v for ch, v in task.writes if ch in keys}
-        return result or None
+        return task_result(task.writes, self.graph.schema.key_set.__contains__) or None
 
     def _debug_checkpoint(self) -> dict[str, Any]:
         tasks = prepare_tasks(

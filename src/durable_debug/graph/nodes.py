@@ -20,7 +20,15 @@ from durable_debug.checkpoint.names import NO_WRITES, TASKS, branch_channel, joi
 from durable_debug.graph.calls import CallStyle
 from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
 from durable_debug.graph.schema import StateSchema
-from durable_debug.graph.types import END, START, Command, InvalidUpdateError, RetryPolicy, Send
+from durable_debug.graph.types import (
+    END,
+    START,
+    Command,
+    InvalidUpdateError,
+    ParentCommand,
+    RetryPolicy,
+    Send,
+)
 
 __all__ = [
     "INPUT_KEYS",
@@ -159,47 +167,57 @@ def command_destinations(fn: Any) -> tuple[str, ...]:
     return ()
 
 
-def state_writes(schema: StateSchema, node: str, result: Any) -> tuple[dict[str, Any], list[Any]]:
-    """Split a node's return value into state updates and ``goto`` targets."""
+def state_writes(
+    schema: StateSchema, node: str, result: Any
+) -> tuple[list[tuple[str, Any]], list[Any]]:
+    """Split a node's return value into state writes (``(key, value)`` pairs, in order) and
+    ``goto`` targets. A list holding a ``Command`` is a list of updates, as in LangGraph: each
+    Command's update and goto, each other item's writes (a key written twice is written
+    twice: a reducer gets both)."""
     if isinstance(result, Command):
         goto = result.goto
         targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
-        return schema.updates_from(result.update, where=f"Node {node!r}"), targets
-    if isinstance(result, (list, tuple)) and result and all(isinstance(r, Command) for r in result):
-        updates: dict[str, Any] = {}
+        return list(schema.updates_from(result.update, where=f"Node {node!r}").items()), targets
+    if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
+        writes: list[tuple[str, Any]] = []
         targets = []
-        for cmd in result:
-            more, goto = state_writes(schema, node, cmd)
-            updates.update(more)
-            targets.extend(goto)
-        return updates, targets
-    return schema.updates_from(result, where=f"Node {node!r}"), []
+        for item in result:
+            if isinstance(item, Command) and item.graph == Command.PARENT:
+                raise ParentCommand(item)
+            more, goto = state_writes(schema, node, item)
+            writes += more
+            targets += goto
+        return writes, targets
+    return list(schema.updates_from(result, where=f"Node {node!r}").items()), []
 
 
 def fresh_state(
     schema: StateSchema,
     channels: Mapping[str, Channel],
-    updates: Mapping[str, Any],
+    updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
     reader: StateSchema | None = None,
 ) -> Any:
     """The state as a conditional edge of this task sees it: current values plus the task's
-    own updates (reducers applied), without touching the channels; read through the source
+    own writes (reducers applied), without touching the channels; read through the source
     node's input schema ``reader`` (default: the state), plus the keys the task wrote."""
+    pairs = list(updates.items()) if isinstance(updates, Mapping) else list(updates)
+    written: dict[str, list[Any]] = {}
+    for key, new in pairs:
+        written.setdefault(key, []).append(new)
     values = {}
     for key in schema.keys:
         channel = channels[key]
         value = channel.get()
-        if key in updates:
-            new = updates[key]
+        if key in written:
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:
                 preview = channel.copy()
-                preview.update([new])
+                preview.update(written[key])
                 value = preview.get()
             else:
-                value = new
+                value = written[key][-1]
         if value is not MISSING:
             values[key] = value
-    return (reader or schema).to_input(values, also=updates)
+    return (reader or schema).to_input(values, also=written)
 
 
 def targets_to_writes(

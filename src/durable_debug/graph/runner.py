@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import durable_debug.graph.cache as cache
@@ -287,7 +287,7 @@ async def node_writes(
     """A node's return value plus its outgoing edges, as ``(channel, value)`` writes."""
     spec = task.node
     updates, goto = state_writes(graph.schema, spec.name, result)
-    writes: list[tuple[str, Any]] = list(updates.items())
+    writes: list[tuple[str, Any]] = list(updates)
     writes += targets_to_writes(spec.name, goto, graph.nodes)
     writes += await edge_writes(graph, task, updates, channels, context, node_run)
     return writes or [(NO_WRITES, None)]
@@ -296,7 +296,7 @@ async def node_writes(
 async def edge_writes(
     graph: CompiledStateGraph,
     task: Task,
-    updates: dict[str, Any],
+    updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
     channels: dict[str, Channel],
     context: CallContext | None = None,
     node_run: Any = None,
