@@ -361,6 +361,8 @@ class RunLoop:
                 # No chunk can come while it runs (so a sync node may run inline): just await it.
                 await self._run_one(to_run[0], self.step + 1, alone=True)
                 await self._task_done(to_run[0], defer=True)
+                if to_run[0].status == "error" and self._reported():
+                    yield  # its outcome goes out before its error is raised, as LangGraph
             elif to_run:
                 if self.saves is not None:  # tasks side by side save their writes as they finish
                     await self.saves.settle()
@@ -398,7 +400,10 @@ class RunLoop:
         self.values = self.graph.read_state(self.channels)
 
     def _emit(self, kind: str, build: Callable[[], Any]) -> None:
-        """Report one event; the requested modes turn it into chunks (see ``streams.py``)."""
+        """Report one event; the requested modes turn it into chunks (see ``streams.py``).
+        A run without a saver saves no checkpoint, so it reports none (as LangGraph)."""
+        if kind == "checkpoint" and self.saver is None:
+            return
         if self.producers.wants(kind):
             self.outbox.extend(self.producers.chunks(kind, build))
 
