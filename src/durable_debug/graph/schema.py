@@ -17,6 +17,7 @@ operator.add]``, ``list[str]``, ``int``, ``dict``) is one value, held in the cha
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import inspect
 import typing
@@ -24,6 +25,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args, get_origin
 
+import typing_extensions
 from typing_extensions import is_typeddict
 
 from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
@@ -89,7 +91,9 @@ class StateSchema:
         channels: dict[str, Channel] = {}
         for key in self._keys:
             if key.reducer is not None:
-                origin = get_origin(key.typ) or key.typ
+                origin = _unwrapped(get_origin(key.typ) or key.typ)
+                # An abstract collection starts from its concrete empty value, as LangGraph's.
+                origin = _CONCRETE.get(origin, origin)
                 channels[key.name] = BinaryOperatorAggregate(key.name, key.reducer, origin)
             else:
                 channels[key.name] = LastValue(key.name)
@@ -211,13 +215,39 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
         names = [name for name in hints if name != "__slots__"]
     keys = []
     for name in names:
-        hint = hints.get(name, Any)
+        hint = _unwrapped(hints.get(name, Any))
         base, reducer = hint, None
         if get_origin(hint) is typing.Annotated:
             base, *meta = get_args(hint)
             reducer = _reducer_in(meta)
         keys.append(_Key(name, base, reducer))
     return keys
+
+
+_CONCRETE: dict[Any, type] = {
+    collections.abc.Sequence: list,
+    collections.abc.MutableSequence: list,
+    collections.abc.Set: set,
+    collections.abc.MutableSet: set,
+    collections.abc.Mapping: dict,
+    collections.abc.MutableMapping: dict,
+}
+"""The concrete type a reducer key annotated with an abstract collection starts empty as."""
+
+
+def _unwrapped(hint: Any) -> Any:
+    """``hint`` without a ``Required[...]`` / ``NotRequired[...]`` wrapper (TypedDict keys)."""
+    while get_origin(hint) in _REQUIRED_FORMS:
+        hint = get_args(hint)[0]
+    return hint
+
+
+_REQUIRED_FORMS = {
+    typing.Required,
+    typing.NotRequired,
+    typing_extensions.Required,
+    typing_extensions.NotRequired,
+}
 
 
 def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
