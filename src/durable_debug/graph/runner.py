@@ -260,13 +260,27 @@ def node_config(
     return outer
 
 
+_PROPAGATED = (
+    "thread_id",
+    "checkpoint_id",
+    "checkpoint_ns",
+    "task_id",
+    "run_id",
+    "assistant_id",
+    "graph_id",
+)
+"""The ``configurable`` keys a node's config metadata copies (LangGraph's list); the run's
+other configurable keys stay out of it."""
+
+
 def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
-    """A run's metadata as LangChain's configs give it: ``metadata`` plus the run's own scalar
-    ``configurable`` keys (``thread_id``)."""
+    """A run's metadata as LangGraph's configs give it: ``metadata`` plus the run's address
+    keys among its ``configurable`` ones (``thread_id``…, see :data:`_PROPAGATED`)."""
     metadata = dict(config.get("metadata") or {})
-    for key, value in (config.get("configurable") or {}).items():
-        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
-            metadata.setdefault(key, value)
+    configurable = config.get("configurable") or {}
+    for key in _PROPAGATED:
+        if key not in metadata and configurable.get(key):
+            metadata[key] = configurable[key]
     return metadata
 
 
