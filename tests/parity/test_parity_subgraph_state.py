@@ -1,7 +1,8 @@
 """``get_state(config, subgraphs=True)`` and the ``state`` of a snapshot's tasks, on both
 libraries, for each way a subgraph saves: ``compile()`` (under the task's namespace),
 ``compile(checkpointer=True)`` (one namespace without task ids), ``compile(checkpointer=False)``
-(nothing saved: not counted as a subgraph), while the subgraph is paused, before it started
+(nothing saved: not counted as a subgraph, yet its ``interrupt()`` pauses the parent), while
+the subgraph is paused, before it started
 and after it finished, nested two levels, in the history and through the async twins."""
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ FLAVOURS = [None, True, False]
 @pytest.mark.parametrize("nested", [False, True])
 def test_the_state_of_a_paused_subgraph(checkpointer: bool | None, nested: bool) -> None:
     def scenario(api: Api, trace: Trace) -> None:
-        graph = graphs(api, checkpointer, ask=checkpointer is not False, nested=nested)
+        graph = graphs(api, checkpointer, ask=True, nested=nested)
         cfg = {"configurable": {"thread_id": "t"}}
         trace.call("run", graph.invoke, {"log": []}, cfg)
         snapshot = graph.get_state(cfg, subgraphs=True)
@@ -96,6 +97,8 @@ def test_the_state_of_a_paused_subgraph(checkpointer: bool | None, nested: bool)
             again = graph.get_state(state.config, subgraphs=True)
             trace.note("through its config", task_states(trace, again))
             trace.note("its values", again.values)
+        # A subgraph that saves nothing runs again from its start; the answer reaches it.
+        trace.call("resumed", graph.invoke, api.Command(resume="yes"), cfg)
 
     check_parity(scenario)
 

@@ -727,6 +727,8 @@ class RunLoop:
             spare=self.nesting is not None,
             settle=self.saves.settle if self.saves is not None else None,
             durability=self.durability,
+            resumable=self.nesting is not None
+            and (self.nesting.resumable or self.nesting.saver is not None),
         )
 
     async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:

@@ -102,7 +102,7 @@ async def run_task(
     scratchpad = Scratchpad(
         task.id,
         list(task.resume),
-        can_interrupt=nesting.saver is not None,
+        can_interrupt=nesting.saver is not None or nesting.resumable,
         node=spec.name,
         nesting=nesting,
         answers=nesting.answers,

@@ -16,7 +16,8 @@ in the same thread under the task's namespace, ``node:task_id`` (nested levels j
 * ``compile()`` (no checkpointer): the parent's saver, under the task's namespace;
 * ``compile(checkpointer=True)``: the parent's saver, under the namespace without task ids
   (``node``), so the subgraph keeps its state from one parent step to the next;
-* ``compile(checkpointer=False)``: nothing saved (``interrupt()`` then cannot be used);
+* ``compile(checkpointer=False)``: nothing saved (an ``interrupt()`` in it pauses the parent,
+  which runs it again from its start on resume);
 * ``compile(checkpointer=saver)``: that saver, under the task's namespace.
 
 When the parent re-runs a task (resuming after an interrupt or a crash), the subgraph resumes
@@ -88,6 +89,11 @@ class Nesting:
     task runs on, among them): a nested run and a ``once()`` result are saved after it."""
     durability: Literal["sync", "async", "exit"] | None = None
     """The enclosing run's ``durability``, which a nested run saves with unless given one."""
+    resumable: bool = False
+    """An enclosing level saves its checkpoints, so an ``interrupt()`` here can pause the
+    run even when this level saves nothing (``compile(checkpointer=False)``): on resume the
+    graph runs again from its start and the answer reaches its first unanswered
+    ``interrupt()``, as in LangGraph."""
 
 
 def recast_namespace(namespace: str) -> str:
@@ -150,6 +156,7 @@ def nesting_for(
         stream=parent.nesting.stream,
         settle=parent.nesting.settle,
         durability=parent.nesting.durability,
+        resumable=parent.nesting.resumable or parent.nesting.saver is not None,
     )
     return merged, nesting
 
