@@ -63,7 +63,10 @@ def test_a_handler_recovers_and_routes_while_a_sibling_finishes() -> None:
         trace.note("attempts", list(attempts))
         trace.state("state", graph.get_state(cfg))
         trace.history("history", graph.get_state_history(cfg))
-        trace.note("drawn nodes", sorted(graph.get_graph().nodes))
+        drawing = graph.get_graph()
+        trace.note("drawn nodes", sorted(drawing.nodes))
+        handler_edges = [e for e in drawing.edges if "__error_handler__failing" in e[:2]]
+        trace.note("handler edges", handler_edges)
 
     check_parity(scenario)
 
