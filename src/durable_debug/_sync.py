@@ -70,7 +70,7 @@ def in_runner_thread() -> bool:
     return _thread is not None and threading.current_thread() is _thread
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | None = None) -> T:
     """Run ``coro`` to completion and return its result, from any synchronous context.
 
     The coroutine runs on the shared background loop. When the caller *is* that loop's thread
@@ -78,11 +78,22 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     runs it instead, since waiting on our own loop would deadlock. Either way the coroutine
     sees the caller's context variables (a graph invoked inside a node finds that node, and
     that it is inside its caller's run, which already holds the thread's lease).
+
+    ``context``: run in this context rather than a copy of the caller's. Driving one async
+    generator step by step (a sync ``stream``) passes the same context to every step, so
+    what the generator set in a context variable (the lease its run holds) is still set at
+    its next step and when it closes.
     """
-    context = contextvars.copy_context()
+    if context is None:
+        context = contextvars.copy_context()
     if in_runner_thread():
+
+        def run_private() -> T:
+            with asyncio.Runner() as runner:
+                return runner.run(coro, context=context)
+
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(context.run, asyncio.run, coro).result()
+            return pool.submit(run_private).result()
     loop = _runner_loop()
     future = _submit(coro, loop, context)
     try:

@@ -9,7 +9,9 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     GraphRecursionError,
     InvalidUpdateError,
+    NodeError,
     ParentCommand,
+    is_invalid_resume,
 )
 
 __all__ = [
@@ -18,6 +20,8 @@ __all__ = [
     "GraphInterrupt",
     "GraphRecursionError",
     "InvalidUpdateError",
+    "NodeError",
     "NodeInterrupt",
     "ParentCommand",
+    "is_invalid_resume",
 ]

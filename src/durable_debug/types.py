@@ -7,6 +7,7 @@ from __future__ import annotations
 from durable_debug.graph.cache import CachePolicy
 from durable_debug.graph.calls import StreamWriter
 from durable_debug.graph.interrupts import interrupt
+from durable_debug.graph.loop import Durability
 from durable_debug.graph.types import (
     Command,
     Interrupt,
@@ -21,6 +22,7 @@ from durable_debug.graph.update import StateUpdate
 __all__ = [
     "CachePolicy",
     "Command",
+    "Durability",
     "Interrupt",
     "Overwrite",
     "PregelTask",

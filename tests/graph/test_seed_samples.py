@@ -108,7 +108,7 @@ def test_s6_interrupt_pauses_and_command_resume_continues() -> None:
     lines, _ = run_sample("s6_hitl")
     assert re.fullmatch(
         r"\[Interrupt\(value=\{'question': 'approve this plan\?', 'plan': 'deploy'\}, "
-        r"id='[0-9a-f]{32}'\)\]",
+        r"id='[0-9a-f]{32}', response_schema=None\)\]",
         lines[0],
     )
     assert lines[1] == "('gate',)"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import operator
+from typing import Annotated
+
 import pytest
 from graph_support import LogState
 
@@ -74,9 +77,61 @@ def test_add_node_takes_the_function_name_and_add_sequence_chains() -> None:
     ]
 
 
-def test_state_schema_must_be_a_typeddict_dataclass_or_pydantic_model() -> None:
-    with pytest.raises(TypeError, match="TypedDict, dataclass or pydantic"):
-        StateGraph(int)
+def test_a_state_schema_without_annotations_is_one_value() -> None:
+    graph = (
+        StateGraph(Annotated[list, operator.add])
+        .add_node("a", lambda state: [f"a saw {len(state)}"])
+        .add_node("b", lambda state: ["b"])
+        .add_edge(START, "a")
+        .add_edge("a", "b")
+        .compile(checkpointer=MemorySaver())
+    )
+    cfg = {"configurable": {"thread_id": "t"}}
+    assert graph.invoke(["in"], cfg) == ["in", "a saw 1", "b"]
+    snapshot = graph.get_state(cfg)
+    assert snapshot.values == ["in", "a saw 1", "b"]
+    history = list(graph.get_state_history(cfg))
+    assert [t.result for t in history[1].tasks] == [["b"]]
+    assert list(graph.stream(["x"], {"configurable": {"thread_id": "u"}})) == [
+        {"a": ["a saw 1"]},
+        {"b": ["b"]},
+    ]
+    last = StateGraph(int).add_node("n", lambda n: n * 2).add_edge(START, "n").compile()
+    assert last.invoke(21) == 42
+
+
+def test_a_state_schema_that_is_not_a_type_warns() -> None:
+    with pytest.warns(UserWarning, match="Invalid state_schema: 'State'"):
+        StateGraph("State")
+
+
+def test_an_annotated_class_is_a_state_schema() -> None:
+    class Plain:
+        count: int
+        log: Annotated[list, operator.add]
+
+    class Written(Plain):
+        def __init__(self, count: int | None) -> None:
+            self.count = count
+            self.log = ["object"]
+
+    seen = []
+
+    def first(state: dict) -> dict:
+        seen.append(state)
+        return {"count": state["count"] + 1, "log": ["first"]}
+
+    graph = (
+        StateGraph(Plain)
+        .add_node("first", first)
+        .add_node("second", lambda state: Written(None))
+        .add_edge(START, "first")
+        .add_edge("first", "second")
+        .compile()
+    )
+    # Nodes receive a dict; an object's attributes named like keys are its writes.
+    assert graph.invoke({"count": 1, "log": []}) == {"count": None, "log": ["first", "object"]}
+    assert seen == [{"count": 1, "log": []}]
 
 
 def test_get_graph_marks_conditional_edges_and_command_destinations() -> None:

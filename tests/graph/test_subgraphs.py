@@ -65,11 +65,17 @@ def test_a_fork_inside_a_finished_subgraph_runs_that_subgraph():
     assert list(frame["next"])[:3] == [("__start__",), ("write",), ("ask",)]
 
 
-def test_a_namespace_no_node_runs_is_a_clear_error():
+def test_a_namespace_no_node_runs_is_read_with_the_graph_and_refused_for_writes():
     graph = app()
     finished(graph)
     bad = {"configurable": {"thread_id": "t", "checkpoint_ns": "nope:123"}}
-    with pytest.raises(ValueError, match=r"Namespace 'nope:123': node 'nope' of graph"):
-        graph.get_state(bad)
+    # As LangGraph: a namespace no node's graph is found for (a graph a tool runs) is read
+    # with this graph's channels; here nothing was saved there.
+    assert graph.get_state(bad).values == {}
+    assert list(graph.get_state_history(bad)) == []
+    with pytest.raises(
+        ValueError, match=r"Subgraph nope not found. Namespace 'nope:123': node 'nope' of graph"
+    ):
+        graph.update_state(bad, {"draft": "x"})
     with pytest.raises(ValueError, match="runs no subgraph"):
         graph.invoke(None, bad)

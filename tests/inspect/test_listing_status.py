@@ -370,6 +370,7 @@ def test_the_listing_reads_every_write_channel_as_a_snapshot_does() -> None:
         names.RESUME: ["yes"],
         names.FAILURES: [{"error": "x"}],
         names.ONCE: ["charged"],
+        names.ERROR_SOURCE: "failing_node",
         names.NO_WRITES: None,
         names.RETURN: 2,
         names.PREVIOUS: 1,

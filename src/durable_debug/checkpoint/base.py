@@ -36,11 +36,12 @@ from typing_extensions import TypedDict
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConfigError
 from durable_debug.checkpoint.lease import LeaseInfo
-from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, ONCE, RESUME
+from durable_debug.checkpoint.names import ERROR, ERROR_SOURCE, FAILURES, INTERRUPT, ONCE, RESUME
 
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
     "ERROR",
+    "ERROR_SOURCE",
     "FAILURES",
     "INTERRUPT",
     "NULL_TASK_ID",
@@ -99,6 +100,7 @@ SPECIAL_WRITE_IDX: Mapping[str, int] = {
     RESUME: -4,
     FAILURES: -5,
     ONCE: -6,
+    ERROR_SOURCE: -7,
 }
 """Fixed ``idx`` for special writes: saving one again *replaces* the previous one, while
 ordinary writes (idx 0, 1, 2… in the order the task produced them) are written once."""

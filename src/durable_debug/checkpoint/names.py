@@ -21,9 +21,11 @@ from dataclasses import dataclass
 __all__ = [
     "BRANCH_PREFIX",
     "ERROR",
+    "ERROR_SOURCE",
     "FAILURES",
     "INTERRUPT",
     "JOIN_PREFIX",
+    "NOT_FINISHING",
     "NO_WRITES",
     "ONCE",
     "PREVIOUS",
@@ -72,8 +74,13 @@ write; see ``durable_debug.graph.push``)."""
 PREVIOUS = "__previous__"
 """Channel of an ``@entrypoint`` thread holding the value its last run saved (its return
 value, or ``entrypoint.final(save=...)``), which the next run gets as ``previous``."""
+ERROR_SOURCE = "__error_source_node__"
+"""Write channel saved with the error of a task whose failure went to its node's error
+handler (the node's name; LangGraph's name): a resumed run runs the handler, not the task."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
+NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE, ERROR_SOURCE})
+"""Write channels that do not say a task finished (any other write of a task does)."""
 SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)
 """The write channels whose values say how a task ended (a listing's status needs them)."""
 SPECIAL_WRITES_SQL = "(" + ", ".join(f"'{name}'" for name in SPECIAL_WRITES) + ")"

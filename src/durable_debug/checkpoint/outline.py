@@ -239,11 +239,9 @@ def outline_rows(
     from durable_debug.checkpoint.names import (
         BRANCH_PREFIX,
         ERROR,
-        FAILURES,
         INTERRUPT,
         JOIN_PREFIX,
-        ONCE,
-        RESUME,
+        NOT_FINISHING,
         TASKS,
         TRIGGER_CHANNELS,
         parse_trigger,
@@ -272,7 +270,7 @@ def outline_rows(
             elif channel == "__input_keys__":  # stands for the run input's state writes
                 if loads((kind, data or b"")):
                     state[0] = True
-            elif channel not in (RESUME, FAILURES, ONCE):
+            elif channel not in NOT_FINISHING:
                 state[0] = True
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
     ERROR,
+    ERROR_SOURCE,
     FAILURES,
     INTERRUPT,
     NULL_TASK_ID,
@@ -107,6 +108,8 @@ class Task:
     interrupts: tuple[Interrupt, ...] = ()
     cached: bool = False
     """True when its writes came from the node's cache (the node did not run)."""
+    node_error: Any = None
+    """For an error handler's task: the :class:`NodeError` of the failure it handles."""
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -131,6 +134,8 @@ class TaskRecord:
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Every failure of the task on this checkpoint (see ``graph/failures.py``)."""
     once: list[Any] | None = None
+    handled: bool = False
+    """Its failure went to its node's error handler (see ``loop.RunLoop``)."""
 
 
 def read_pending_writes(
@@ -151,11 +156,16 @@ def read_pending_writes(
         if channel == ERROR:
             record.error = value
         elif channel == INTERRUPT:
-            record.interrupts = tuple(Interrupt(value=i["value"], id=i["id"]) for i in value or ())
+            record.interrupts = tuple(
+                Interrupt(value=i["value"], id=i["id"], response_schema=i.get("response_schema"))
+                for i in value or ()
+            )
         elif channel == RESUME:
             record.resume = list(value)
         elif channel == FAILURES:
             record.failures = list(value or ())
+        elif channel == ERROR_SOURCE:
+            record.handled = True
         elif channel == ONCE:
             record.once = list(value)
         elif channel == NO_WRITES:

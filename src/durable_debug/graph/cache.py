@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
@@ -42,8 +42,12 @@ def default_cache_key(value: Any) -> str:
     return hashlib.sha256(_serde.dumps(value)).hexdigest()
 
 
+KeyFuncT = TypeVar("KeyFuncT", bound=Callable[..., str | bytes])
+"""The type of a :class:`CachePolicy`'s key function (``CachePolicy[MyKeyFunc]``)."""
+
+
 @dataclass(frozen=True)
-class CachePolicy:
+class CachePolicy(Generic[KeyFuncT]):
     """How a node's results are cached: by ``key_func(input)``, for ``ttl`` seconds."""
 
     key_func: Callable[[Any], str | bytes] = field(default=default_cache_key)

@@ -110,17 +110,20 @@ class CallContext:
     """What a running node may ask for: its config and the run's :class:`Runtime` (given the
     task's ``execution_info`` when first asked for: most nodes never ask)."""
 
-    __slots__ = ("_info", "_runtime", "config")
+    __slots__ = ("_info", "_runtime", "config", "node_error")
 
     def __init__(
         self,
         config: RunnableConfig,
         runtime: Runtime[Any] | None = None,
         execution_info: ExecutionInfo | None = None,
+        node_error: Any = None,
     ) -> None:
         self.config = config
         self._runtime = runtime or Runtime()
         self._info = execution_info
+        self.node_error = node_error
+        """The :class:`~durable_debug.graph.types.NodeError` an error handler handles."""
 
     def with_config(self, config: RunnableConfig) -> CallContext:
         """The same runtime and task, another config (a conditional edge's run)."""
@@ -201,6 +204,8 @@ class CallStyle:
     sync_target: Callable[..., Any] | None = None
     """A runnable's ``invoke``: what a lone task of a sync run calls (as LangGraph calls a
     runnable's sync side in a sync run), sparing the event loop a thread hand-off."""
+    error_param: str | None = None
+    """The parameter annotated ``NodeError``: an error handler gets the failure there."""
 
 
 def callable_name(fn: Any) -> str | None:
@@ -234,7 +239,20 @@ def call_style(fn: Callable[..., Any]) -> CallStyle:
     except (TypeError, ValueError):
         return CallStyle(fn, is_async)
     injects = tuple(name for name in INJECTED if _injectable(params.get(name)))
-    return CallStyle(fn, is_async, injects)
+    error_param = next(
+        (n for n, p in params.items() if _injectable(p) and _names_node_error(p.annotation)),
+        None,
+    )
+    return CallStyle(fn, is_async, injects, error_param=error_param)
+
+
+def _names_node_error(annotation: Any) -> bool:
+    """True for an annotation naming ``NodeError`` (the class, or its name as a string)."""
+    from durable_debug.graph.types import NodeError
+
+    if isinstance(annotation, str):
+        return annotation.rpartition(".")[2] == "NodeError"
+    return annotation is NodeError or getattr(annotation, "__name__", None) == "NodeError"
 
 
 def _injectable(param: inspect.Parameter | None) -> bool:
@@ -250,7 +268,10 @@ def _kwargs(style: CallStyle, context: CallContext) -> dict[str, Any]:
         "store": context.runtime.store,
         "runtime": context.runtime,
     }
-    return {name: values[name] for name in style.injects}
+    kwargs = {name: values[name] for name in style.injects}
+    if style.error_param is not None:
+        kwargs[style.error_param] = context.node_error
+    return kwargs
 
 
 async def call(
@@ -277,7 +298,7 @@ async def call(
             if inline and style.sync_target is not None and in_runner_thread():
                 return style.sync_target(state, config)
             return await style.target(state, config)
-        kwargs = _kwargs(style, context) if style.injects else {}
+        kwargs = _kwargs(style, context) if style.injects or style.error_param else {}
         if style.is_async:
             return await style.target(state, **kwargs)
         if inline:

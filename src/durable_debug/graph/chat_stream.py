@@ -295,7 +295,9 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
             **kwargs: Any,
         ) -> None:
             if metadata and TAG_NOSTREAM not in (tags or ()):
-                self.calls[run_id] = metadata
+                # The call's own tags (not LangChain's seq:step bookkeeping), as LangGraph.
+                user_tags = [t for t in tags or () if not t.startswith("seq:step")]
+                self.calls[run_id] = {**metadata, "tags": user_tags} if user_tags else metadata
             self._start(
                 "chat_model",
                 run_id,

@@ -92,8 +92,9 @@ def draw_graph(builder: StateGraph) -> DrawableGraph:
     for name, spec in builder.nodes.items():
         for target in spec.destinations:
             add(name, target, True)
-    for name in builder.nodes:
-        if not any(e.source == name for e in edges):
+    for name, spec in builder.nodes.items():
+        # An error handler has no edges of its own (it routes with Command), as LangGraph.
+        if not spec.is_error_handler and not any(e.source == name for e in edges):
             add(name, END, False)
     if any(e.target == END for e in edges):
         nodes[END] = Node(END, END)

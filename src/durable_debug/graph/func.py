@@ -94,6 +94,9 @@ class _Builder:
 
     nodes: dict[str, NodeSpec]
     context_schema: Any = None
+    output_schema: StateSchema = field(default_factory=lambda: _EntrypointSchema())
+    """What a run streams and returns is the function's value (``output_values``), never the
+    one value of a root schema."""
 
     @property
     def _edge_order(self) -> list[tuple[str, str]]:

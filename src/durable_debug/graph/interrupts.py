@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.graph.findings import Finding
-from durable_debug.graph.types import GraphInterrupt, Interrupt
+from durable_debug.graph.types import INVALID_RESUME, GraphInterrupt, Interrupt
 
 if TYPE_CHECKING:
     from durable_debug.graph.subgraph import Nesting
@@ -140,11 +140,17 @@ def reset_scratchpad(token: contextvars.Token[Scratchpad | None]) -> None:
     _SCRATCHPAD.reset(token)
 
 
-def interrupt(value: Any) -> Any:
+def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     """Pause the run and hand ``value`` to the caller; return the resume value once answered.
 
     Must be called inside a node of a graph compiled with a checkpointer. Each call in a node
     has its own id; answered calls return their answer immediately when the node re-runs.
+
+    ``response_schema`` describes the answer expected, for clients to render a form: a JSON
+    Schema dict (shown as given, answers not checked), or a pydantic model, TypedDict or
+    dataclass, shown as its JSON Schema; the answer is then validated into it (what this
+    returns), and one that does not match raises ``pydantic.ValidationError`` from the
+    node, for which :func:`is_invalid_resume` is true (as LangGraph).
     """
     from durable_debug.graph.algo import interrupt_id
 
@@ -160,16 +166,55 @@ def interrupt(value: Any) -> Any:
             "so the run could not be resumed; compile with checkpointer=MemorySaver() (or "
             "another saver)"
         )
+    adapter = _response_adapter(response_schema)
     index = scratchpad.counter
     scratchpad.counter += 1
     if index < len(scratchpad.resume):
-        return scratchpad.resume[index]
+        return _validated(adapter, scratchpad.resume[index])
     if scratchpad.spare and scratchpad.answers is not None:
         found, answer = scratchpad.answers.take_spare()
         if found:
             scratchpad.resume.append(answer)  # saved with the task's outcome
-            return answer
-    raise GraphInterrupt([Interrupt(value=value, id=interrupt_id(scratchpad.task_id, index))])
+            return _validated(adapter, answer)
+    shown = adapter.json_schema() if adapter is not None else response_schema
+    raise GraphInterrupt(
+        [
+            Interrupt(
+                value=value,
+                id=interrupt_id(scratchpad.task_id, index),
+                response_schema=shown,
+            )
+        ]
+    )
+
+
+def _response_adapter(response_schema: Any) -> Any:
+    """A pydantic ``TypeAdapter`` of a ``response_schema`` class (None for none or a JSON
+    Schema dict)."""
+    if response_schema is None or isinstance(response_schema, dict):
+        return None
+    try:
+        from pydantic import TypeAdapter
+    except ImportError:  # pragma: no cover - pydantic comes with LangChain
+        raise ImportError(
+            f"interrupt(response_schema={response_schema!r}) needs pydantic to describe and "
+            "validate the answer: pip install pydantic (or pass a JSON Schema dict)"
+        ) from None
+    return TypeAdapter(response_schema)
+
+
+def _validated(adapter: Any, answer: Any) -> Any:
+    """``answer`` validated by ``adapter`` (as is without one); a mismatch raises pydantic's
+    ``ValidationError`` marked so that :func:`is_invalid_resume` recognizes it."""
+    if adapter is None:
+        return answer
+    from pydantic import ValidationError
+
+    try:
+        return adapter.validate_python(answer)
+    except ValidationError as exc:
+        setattr(exc, INVALID_RESUME, True)
+        raise
 
 
 def next_interrupt_id() -> str:

@@ -19,11 +19,12 @@ import contextlib
 import datetime as _dt
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import (
     ERROR,
+    ERROR_SOURCE,
     FAILURES,
     INTERRUPT,
     NULL_TASK_ID,
@@ -64,6 +65,7 @@ from durable_debug.graph.algo import (
     preview_values,
     read_pending_writes,
     restore_channels,
+    task_id,
     task_path_str,
 )
 from durable_debug.graph.calls import Runtime
@@ -89,9 +91,13 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     GraphRecursionError,
     Interrupt,
+    NodeError,
     ParentCommand,
     Send,
     from_langgraph,
+    interrupt_payload,
+    is_invalid_resume,
+    saved_interrupt,
 )
 from durable_debug.graph.version import acheck_graph_version, scheduled_nodes, version_record
 
@@ -243,6 +249,8 @@ class RunLoop:
         self.saved_versions: dict[str, str] = {}
         """Channel versions of the last saved checkpoint: only newer blobs are written."""
         self.pending: dict[str, TaskRecord] = {}
+        self.handled: set[str] = set()
+        """Ids of the tasks whose failure an error handler took (the run goes on)."""
         """Saved writes of the current checkpoint's tasks, by task id."""
         self.null_writes: list[tuple[str, Any]] = []
         """Saved writes of no task (a ``Command``'s resume values, ``update_state``)."""
@@ -390,6 +398,8 @@ class RunLoop:
                 # No chunk can come while it runs (so a sync node may run inline): just await it.
                 await self._run_one(to_run[0], self.step + 1, alone=True)
                 await self._task_done(to_run[0], defer=True)
+                if to_run[0].status == "error" and self._reported():
+                    yield  # its outcome goes out before its error is raised, as LangGraph
             elif to_run:
                 if self.saves is not None:  # tasks side by side save their writes as they finish
                     await self.saves.settle()
@@ -397,6 +407,9 @@ class RunLoop:
                 async with contextlib.aclosing(running):  # running nodes cancelled when left
                     async for _ in running:
                         yield
+            for handler in await self._run_error_handlers(tasks):
+                tasks.append(handler)
+                to_run.append(handler)
             self._tasks_ran(tasks, to_run)
             if self._reported():
                 yield
@@ -424,7 +437,10 @@ class RunLoop:
         self.values = self.graph.read_state(self.channels)
 
     def _emit(self, kind: str, build: Callable[[], Any]) -> None:
-        """Report one event; the requested modes turn it into chunks (see ``streams.py``)."""
+        """Report one event; the requested modes turn it into chunks (see ``streams.py``).
+        A run without a saver saves no checkpoint, so it reports none (as LangGraph)."""
+        if kind == "checkpoint" and self.saver is None:
+            return
         if self.producers.wants(kind):
             self.outbox.extend(self.producers.chunks(kind, build))
 
@@ -680,7 +696,14 @@ class RunLoop:
             for tid, value in answers.items():
                 record = self.pending[tid]
                 asked = pending[tid].id
-                if interrupt_id(tid, len(own_answers(record.resume))) != asked:
+                own = own_answers(record.resume)
+                if own and record.error is not None and interrupt_id(tid, len(own) - 1) == asked:
+                    # The task failed on its answer (one its response_schema refused): this
+                    # answer replaces it, as LangGraph saves an answer only once accepted.
+                    resume = list(record.resume or ())
+                    del resume[max(i for i, v in enumerate(resume) if own_answers([v]))]
+                    record.resume = resume
+                elif interrupt_id(tid, len(own)) != asked:
                     value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
                 await self.saves.put_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
@@ -713,6 +736,9 @@ class RunLoop:
                 continue
             if record.finished and self.reuse_writes:
                 task.writes, task.status = record.writes, "done"
+            elif record.handled and self.reuse_writes and _goes_to_handler(task, self.graph.nodes):
+                # Failed in an earlier run, its error handler taken: the handler runs instead.
+                task.status, task.error = "error", Exception(record.error or "")
             elif record.resume:
                 task.resume = own_answers(record.resume)
                 last = record.resume[-1]
@@ -728,9 +754,42 @@ class RunLoop:
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
         return to_run
 
+    async def _run_error_handlers(self, tasks: list[Task]) -> list[Task]:
+        """For each task of the step that failed (now, or in an earlier run of this step)
+        and whose node has an error handler: the handler's task, run in this step with the
+        failed task's input and its :class:`NodeError` (its saved writes reused when it
+        already finished), as LangGraph does."""
+        handlers = []
+        for failed in list(tasks):
+            if failed.status != "error" or not _goes_to_handler(failed, self.graph.nodes):
+                continue
+            name = failed.node.error_handler
+            assert name is not None and failed.error is not None
+            error = failed.error
+            self.handled.add(failed.id)
+            path = (*failed.path[:2], "node_error_handler")
+            handler = Task(
+                task_id(self.checkpoint["id"], self.checkpoint_ns, self.step + 1, name, path),
+                name,
+                path,
+                self.graph.nodes[name],
+                input=failed.input,
+                node_error=NodeError(failed.name, error),
+            )
+            saved = self.pending.get(handler.id)
+            if saved is not None and saved.finished and self.reuse_writes:
+                handler.writes, handler.status = saved.writes, "done"
+            else:
+                # Its start is not streamed (LangGraph streams only its result).
+                await self._run_one(handler, self.step + 1, alone=False)
+                await self._task_done(handler)
+            handlers.append(handler)
+        return handlers
+
     def _tasks_ran(self, tasks: list[Task], ran: list[Task]) -> None:
-        """After a step's tasks ran: raise the first failure, or note the interrupts."""
-        failed = [t for t in ran if t.status == "error"]
+        """After a step's tasks ran: raise the first failure no error handler took, or note
+        the interrupts."""
+        failed = [t for t in ran if t.status == "error" and t.id not in self.handled]
         if failed:
             assert failed[0].error is not None
             raise failed[0].error
@@ -750,6 +809,8 @@ class RunLoop:
             durability=self.durability,
             calls=self.calls,
             stop=self.stop,
+            resumable=self.nesting is not None
+            and (self.nesting.resumable or self.nesting.saver is not None),
         )
 
     async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
@@ -794,9 +855,10 @@ class RunLoop:
                     future.result()
                     await self._task_done(running[future], defer=defer)
                 yield
-                if any(running[f].status == "error" for f in done) and pending:
+                if any(_fails_fast(running[f]) for f in done) and pending:
                     # Fail fast like LangGraph: the siblings still running are cancelled,
-                    # recorded as such, and run again on resume.
+                    # recorded as such, and run again on resume (not for an answer refused
+                    # by its response_schema: the other answered tasks finish).
                     for future in pending:
                         future.cancel()
                     await asyncio.gather(*pending, return_exceptions=True)
@@ -833,7 +895,7 @@ class RunLoop:
                 else:
                     await self._save_task_writes(task, writes)
             elif task.status == "interrupt":
-                payload = [{"id": i.id, "value": i.value} for i in task.interrupts]
+                payload = [saved_interrupt(i) for i in task.interrupts]
                 paused: list[tuple[str, Any]] = [(INTERRUPT, payload)]
                 if task.resume:  # it may have taken an answer meant for its graph's caller
                     paused.append((RESUME, task.resume))
@@ -890,6 +952,8 @@ class RunLoop:
         writes: list[tuple[str, Any]] = [(ERROR, repr(task.error))]
         if failures is not None:
             writes.append((FAILURES, failures))
+        if _goes_to_handler(task, self.graph.nodes):
+            writes.append((ERROR_SOURCE, task.name))
         await self.saves.put_writes(self.checkpoint_config, writes, task.id)
         if record is not None:
             record.error, record.failures = repr(task.error), failures or []
@@ -998,7 +1062,7 @@ class RunLoop:
             "payload": {
                 "config": self._mapped(self.checkpoint_config),
                 "parent_config": self._mapped(self.parent_config),
-                "values": self.graph.read_state(self.channels),
+                "values": self.graph.schema.shown(self.graph.read_state(self.channels)),
                 "metadata": self.metadata,
                 "next": [t.name for t in tasks],
                 "tasks": [
@@ -1035,7 +1099,7 @@ class RunLoop:
         record = self.pending.get(task_id)
         if record is None or record.finished:
             return ()
-        return tuple({"value": i.value, "id": i.id} for i in record.interrupts)
+        return tuple(interrupt_payload(i) for i in record.interrupts)
 
     def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
         payload: dict[str, Any] = {"id": task.id, "name": task.name}
@@ -1045,7 +1109,7 @@ class RunLoop:
             payload.update(
                 error=task.error,
                 result=(self._task_result(task) or {}) if task.status == "done" else {},
-                interrupts=[{"id": i.id, "value": i.value} for i in task.interrupts],
+                interrupts=[interrupt_payload(i) for i in task.interrupts],
             )
         return {
             "step": self.step + 1,
@@ -1057,6 +1121,27 @@ class RunLoop:
 
 def _nothing() -> None:
     return None
+
+
+def _fails_fast(task: Task) -> bool:
+    """True when ``task`` failed in a way that cancels its running siblings (not when an
+    error handler takes the failure)."""
+    return (
+        task.status == "error"
+        and not (task.error is not None and is_invalid_resume(task.error))
+        and not (task.node.error_handler and not task.node.is_error_handler)
+    )
+
+
+def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:
+    """True when ``task``'s failure goes to its node's error handler."""
+    handler = task.node.error_handler
+    return (
+        handler is not None
+        and handler in nodes
+        and not task.node.is_error_handler
+        and not isinstance(task.error, ParentCommand)
+    )
 
 
 def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:

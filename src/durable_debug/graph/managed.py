@@ -80,6 +80,8 @@ def _manager_of(hint: Any) -> type[ManagedValue] | None:
 def managed_keys(schema: Any, kind: str) -> dict[str, type[ManagedValue]]:
     """The keys of a state schema annotated with a managed value, with its manager."""
     found: dict[str, type[ManagedValue]] = {}
+    if kind == "root":  # the state is one value: it has no keys
+        return found
     if kind == "pydantic":
         for name, info in schema.model_fields.items():
             for item in info.metadata:

@@ -9,6 +9,9 @@ own writes, and writes the triggers (or Send packets) it picks.
 
 from __future__ import annotations
 
+import inspect
+import types
+import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +25,7 @@ from durable_debug.graph.types import (
     START,
     Command,
     InvalidUpdateError,
+    ParentCommand,
     RetryPolicy,
     Send,
     from_langgraph,
@@ -124,6 +128,11 @@ class NodeSpec:
     input_channel: str | None = None
     """The channel whose value the node receives instead of the state (an ``@entrypoint``
     receives the run input, from ``__start__``)."""
+    error_handler: str | None = None
+    """The node run, in the same step, when this node's task fails (after its retries):
+    ``add_node(..., error_handler=fn)`` or ``set_node_defaults(error_handler=fn)``."""
+    is_error_handler: bool = False
+    """This node handles other nodes' failures (its own failure fails the run)."""
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
@@ -152,54 +161,81 @@ def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
     return None
 
 
+_UNIONS = (typing.Union, types.UnionType)
+
+
+def command_destinations(fn: Any) -> tuple[str, ...]:
+    """The nodes a node may go to, from a ``-> Command[Literal["a", "b"]]`` return annotation
+    (also inside a Union), as LangGraph reads them for drawing; () when there is none."""
+    try:
+        target = fn if inspect.isroutine(fn) else type(fn).__call__
+        ret = typing.get_type_hints(target).get("return")
+    except Exception:  # an annotation that does not resolve (a forward reference)
+        return ()
+    options = typing.get_args(ret) if typing.get_origin(ret) in _UNIONS else (ret,)
+    for option in options:
+        args = typing.get_args(option)
+        if typing.get_origin(option) is Command and typing.get_origin(args[0]) is typing.Literal:
+            return tuple(str(v) for v in typing.get_args(args[0]))
+    return ()
+
+
 def state_writes(
     schema: StateSchema,
     node: str,
     result: Any,
     on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
-) -> tuple[dict[str, Any], list[Any]]:
-    """Split a node's return value into state updates and ``goto`` targets (a key the schema
-    lacks: see ``StateSchema.updates_from``)."""
+) -> tuple[list[tuple[str, Any]], list[Any]]:
+    """Split a node's return value into state writes (``(key, value)`` pairs, in order) and
+    ``goto`` targets. A list holding a ``Command`` is a list of updates, as in LangGraph: each
+    Command's update and goto, each other item's writes (a key written twice is written
+    twice: a reducer gets both). A key the schema lacks: see ``StateSchema.updates_from``."""
     where = f"Node {node!r}"
     if isinstance(result, Command):
         goto = result.goto
         targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
-        return schema.updates_from(result.update, where=where, on_unknown=on_unknown), targets
-    if isinstance(result, (list, tuple)) and result and all(isinstance(r, Command) for r in result):
-        updates: dict[str, Any] = {}
+        updates = schema.updates_from(result.update, where=where, on_unknown=on_unknown)
+        return list(updates.items()), targets
+    if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
+        writes: list[tuple[str, Any]] = []
         targets = []
-        for cmd in result:
-            more, goto = state_writes(schema, node, cmd, on_unknown)
-            updates.update(more)
-            targets.extend(goto)
-        return updates, targets
-    return schema.updates_from(result, where=where, on_unknown=on_unknown), []
+        for item in result:
+            if isinstance(item, Command) and item.graph == Command.PARENT:
+                raise ParentCommand(item)
+            more, goto = state_writes(schema, node, item, on_unknown)
+            writes += more
+            targets += goto
+        return writes, targets
+    return list(schema.updates_from(result, where=where, on_unknown=on_unknown).items()), []
 
 
 def fresh_state(
     schema: StateSchema,
     channels: Mapping[str, Channel],
-    updates: Mapping[str, Any],
+    updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
     reader: StateSchema | None = None,
 ) -> Any:
     """The state as a conditional edge of this task sees it: current values plus the task's
-    own updates (reducers applied), without touching the channels; read through the source
+    own writes (reducers applied), without touching the channels; read through the source
     node's input schema ``reader`` (default: the state), plus the keys the task wrote."""
+    pairs = list(updates.items()) if isinstance(updates, Mapping) else list(updates)
+    written: dict[str, list[Any]] = {}
+    for key, new in pairs:
+        written.setdefault(key, []).append(new)
     values = {}
     for key in schema.keys:
         channel = channels[key]
         value = channel.value if channel.is_available() else MISSING
-        if key in updates:
-            new = updates[key]
+        if key in written:
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:
                 preview = channel.copy()
-                preview.update([new])
+                preview.update(written[key])
                 value = preview.get()
             else:
-                value = new
+                value = written[key][-1]
         if value is not MISSING:
             values[key] = value
-    return (reader or schema).to_input(values, also=updates)
+    return (reader or schema).to_input(values, also=written)
 
 
 def targets_to_writes(

@@ -14,9 +14,10 @@ running event loop (a Jupyter cell).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Generic, cast
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
@@ -43,8 +44,8 @@ from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
-from durable_debug.graph.schema import StateSchema
-from durable_debug.graph.snapshot import snapshot_from_tuple
+from durable_debug.graph.schema import ROOT, StateSchema
+from durable_debug.graph.snapshot import snapshot_from_tuple, task_result
 from durable_debug.graph.streams import (
     EVENTS_MODE,
     OutputKeys,
@@ -53,8 +54,23 @@ from durable_debug.graph.streams import (
     select_output,
     stream_modes,
 )
-from durable_debug.graph.subgraph import NS_END, NS_SEP, find_subgraph, graph_at, nesting_for
-from durable_debug.graph.types import START, InvalidUpdateError, StateSnapshot
+from durable_debug.graph.subgraph import (
+    NS_END,
+    NS_SEP,
+    find_subgraph,
+    graph_at,
+    nesting_for,
+    recast_namespace,
+)
+from durable_debug.graph.types import (
+    START,
+    ContextT,
+    InputT,
+    InvalidUpdateError,
+    OutputT,
+    StateSnapshot,
+    StateT,
+)
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 
 if TYPE_CHECKING:
@@ -65,8 +81,9 @@ __all__ = ["CompiledStateGraph"]
 StreamMode = str
 
 
-class CompiledStateGraph:
-    """A compiled :class:`StateGraph`, ready to run threads."""
+class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
+    """A compiled :class:`StateGraph`, ready to run threads (generic like it, for type
+    annotations)."""
 
     streams_while_running = False
     """Whether a lone task's run reports events while it runs (an ``@entrypoint``'s task
@@ -200,9 +217,7 @@ class CompiledStateGraph:
 
     def result_of(self, writes: Sequence[tuple[str, Any]]) -> dict[str, Any] | None:
         """A finished task's writes of state keys (its ``debug`` result), None if none."""
-        keys = self.schema.key_set
-        result = {ch: v for ch, v in writes if ch in keys}
-        return result or None
+        return task_result(writes, self.schema.key_set.__contains__) or None
 
     def update_of(self, writes: Sequence[tuple[str, Any]]) -> tuple[Any] | None:
         """What a finished task's ``updates`` chunk shows when it is not its state writes
@@ -264,7 +279,7 @@ class CompiledStateGraph:
                 )
             ]
         printed, misspelt = print_modes(print_mode)
-        self._check_output_keys(output_keys)
+        output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
             config,
@@ -364,10 +379,11 @@ class CompiledStateGraph:
                 )
         return loop
 
-    def _check_output_keys(self, output_keys: OutputKeys) -> None:
-        """Raise ValueError naming an ``output_keys`` entry that is not a state key."""
+    def _output_keys(self, output_keys: OutputKeys) -> OutputKeys:
+        """The ``output_keys`` a run streams and returns: as given (ValueError naming an
+        entry that is not a state key), else the one value of a one-value output schema."""
         if output_keys is None:
-            return
+            return ROOT if self.builder.output_schema.is_root else None
         keys = [output_keys] if isinstance(output_keys, str) else list(output_keys)
         unknown = [k for k in keys if k not in self.schema.key_set]
         if unknown:
@@ -375,6 +391,7 @@ class CompiledStateGraph:
                 f"output_keys {unknown!r} are not state keys of this graph; "
                 f"its keys are {sorted(self.schema.key_set)!r}"
             )
+        return output_keys
 
     async def astream(
         self,
@@ -409,7 +426,7 @@ class CompiledStateGraph:
         single = isinstance(requested, str)
         modes = stream_modes(requested)
         printed, misspelt = print_modes(print_mode)
-        self._check_output_keys(output_keys)
+        output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
             config,
@@ -447,14 +464,17 @@ class CompiledStateGraph:
     ) -> Iterator[Any]:
         """Sync twin of :meth:`astream` (events arrive as the run produces them)."""
         agen = cast(AsyncGenerator[Any, None], self.astream(input, config, **kwargs))
+        # Every step of the run, and its closing, in one context: the run's context variables
+        # (the thread's lease it holds, which a subgraph's run shares) last from step to step.
+        context = contextvars.copy_context()
         try:
             while True:
                 try:
-                    yield run_sync(_next(agen))
+                    yield run_sync(_next(agen), context=context)
                 except StopAsyncIteration:
                     return
         finally:
-            run_sync(agen.aclose())
+            run_sync(agen.aclose(), context=context)
 
     async def astream_events(
         self,
@@ -554,15 +574,18 @@ class CompiledStateGraph:
         A ``checkpoint_ns`` in ``config`` reads a subgraph's state (``tasks[i].state`` of
         the parent gives that config). Each task whose node runs a subgraph has its ``state``:
         the config of its namespace, or with ``subgraphs=True`` the subgraph's snapshot
-        there (nested levels included) when it has saved one.
+        there (nested levels included; an empty snapshot when it has saved none yet). A
+        subgraph compiled with ``checkpointer=False`` saves nothing: its task's ``state``
+        stays None.
         """
         saver = self._require_saver("get_state")
-        graph = graph_at(self, config_checkpoint_ns(config))
+        graph = self._reader_at(config_checkpoint_ns(config))
         return await graph._state(saver, config, subgraphs)
 
     async def _state(
         self, saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: bool
     ) -> StateSnapshot:
+        config = self._own_config(config)
         saved = await saver.aget_tuple(config)
         if saved is None:
             return StateSnapshot(
@@ -581,10 +604,30 @@ class CompiledStateGraph:
         snapshot = snapshot_from_tuple(self, saved, apply_pending=latest)
         return await self._task_states(saver, snapshot, subgraphs)
 
+    def _own_config(self, config: RunnableConfig) -> RunnableConfig:
+        """``config`` addressing this graph's own checkpoints: a graph compiled with
+        ``checkpointer=True`` keeps one history per thread under its namespace without task
+        ids (see ``subgraph.recast_namespace``)."""
+        namespace = config_checkpoint_ns(config)
+        if self.subgraph_checkpointer is not True or not namespace:
+            return config
+        configurable = {**config["configurable"], "checkpoint_ns": recast_namespace(namespace)}
+        return {**config, "configurable": configurable}
+
+    def _reader_at(self, namespace: str) -> CompiledStateGraph:
+        """The graph whose channels read the checkpoints of ``namespace``: the subgraph
+        found there, else this graph (a graph a node's function runs without naming it, e.g.
+        through a tool), as LangGraph reads it."""
+        try:
+            return graph_at(self, namespace)
+        except ValueError:
+            return self
+
     async def _task_states(
         self, saver: BaseCheckpointSaver, snapshot: StateSnapshot, subgraphs: bool
     ) -> StateSnapshot:
-        """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph."""
+        """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph: the
+        config of the task's namespace, or with ``subgraphs`` the subgraph's snapshot."""
         if not any(self.subgraph_of(t.name) for t in snapshot.tasks):
             return snapshot
         thread = config_thread_id(snapshot.config)
@@ -600,23 +643,24 @@ class CompiledStateGraph:
                 thread, f"{namespace}{NS_SEP}{own}" if namespace else own, None
             )
             state: Any = where
-            if subgraphs and await saver.aget_tuple(where) is not None:
-                state = await sub._state(saver, where, True)
+            if subgraphs:
+                state = await sub._state(sub.checkpointer or saver, where, True)
             tasks.append(task._replace(state=state))
         return snapshot._replace(tasks=tuple(tasks))
 
     def _subgraph_at(self, namespace: str) -> tuple[str, bool]:
         """The name of the graph running at ``namespace`` and whether it is its node."""
-        parent, _, own = namespace.rpartition(NS_SEP)
-        try:
-            graph = graph_at(self, parent)
-            node = graph.nodes.get(own.partition(NS_END)[0])
-            sub = graph_at(graph, own)
-        except ValueError:  # a graph its node's function does not name: LangGraph's default
-            return "LangGraph", False
-        return sub.name, node is not None and node.fn is sub
+        graph = self
+        node: NodeSpec | None = None
+        for part in namespace.split(NS_SEP) if namespace else ():
+            node = graph.nodes.get(part.partition(NS_END)[0])
+            sub = graph._runs_graph(part.partition(NS_END)[0])
+            if sub is None:  # a graph its node's function does not name: LangGraph's default
+                return "LangGraph", False
+            graph = sub
+        return graph.name, node is not None and node.fn is graph
 
-    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+    def _runs_graph(self, node: str) -> CompiledStateGraph | None:
         """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
         if node not in self._subgraphs:
             spec = self.nodes.get(node)
@@ -624,6 +668,45 @@ class CompiledStateGraph:
                 find_subgraph(spec.fn, CompiledStateGraph) if spec is not None else None
             )
         return self._subgraphs[node]
+
+    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+        """The compiled graph node ``node`` runs and saves under its task's namespace, if
+        any: a graph compiled with ``checkpointer=False`` saves nothing, so it has no state
+        to read (LangGraph does not count it as a subgraph either)."""
+        sub = self._runs_graph(node)
+        return None if sub is None or sub.subgraph_checkpointer is False else sub
+
+    def get_subgraphs(
+        self, *, namespace: str | None = None, recurse: bool = False
+    ) -> Iterator[tuple[str, CompiledStateGraph]]:
+        """``(namespace, graph)`` for each subgraph of this graph (a node's graph, see
+        :meth:`subgraph_of`), as LangGraph lists them: ``namespace`` (node names joined with
+        ``|``, no task ids) keeps only the subgraph there, matched segment by segment;
+        ``recurse`` goes into subgraphs' subgraphs."""
+        for name in self.node_order:
+            if namespace is not None and not (
+                namespace == name or namespace.startswith(name + NS_SEP)
+            ):
+                continue
+            graph = self.subgraph_of(name)
+            if graph is None:
+                continue
+            if name == namespace:
+                yield name, graph
+                return
+            if namespace is None:
+                yield name, graph
+            if recurse:
+                inner = None if namespace is None else namespace[len(name) + 1 :]
+                for path, sub in graph.get_subgraphs(namespace=inner, recurse=True):
+                    yield f"{name}{NS_SEP}{path}", sub
+
+    async def aget_subgraphs(
+        self, *, namespace: str | None = None, recurse: bool = False
+    ) -> AsyncIterator[tuple[str, CompiledStateGraph]]:
+        """Async twin of :meth:`get_subgraphs`."""
+        for item in self.get_subgraphs(namespace=namespace, recurse=recurse):
+            yield item
 
     def get_state(self, config: RunnableConfig, *, subgraphs: bool = False) -> StateSnapshot:
         """Sync twin of :meth:`aget_state`."""
@@ -641,8 +724,8 @@ class CompiledStateGraph:
         subgraph's namespace when ``config`` has a ``checkpoint_ns``)."""
         saver = self._require_saver("get_state_history")
         check_address(config)
-        namespace = config_checkpoint_ns(config)
-        graph = graph_at(self, namespace)
+        graph = self._reader_at(config_checkpoint_ns(config))
+        namespace = config_checkpoint_ns(graph._own_config(config))
         thread = checkpoint_config(config_thread_id(config), namespace, None)
         subgraph_of = graph.subgraph_of
         async for saved in saver.alist(thread, filter=filter, before=before, limit=limit):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import durable_debug.graph.cache as cache
@@ -113,7 +113,7 @@ async def run_task(
     scratchpad = Scratchpad(
         task.id,
         list(task.resume),
-        can_interrupt=nesting.saver is not None,
+        can_interrupt=nesting.saver is not None or nesting.resumable,
         node=spec.name,
         nesting=nesting,
         answers=nesting.answers,
@@ -173,7 +173,9 @@ async def run_task(
                 event("start")
             try:
                 info = ExecutionInfo(checkpoint_id, checkpoint_ns, task.id, thread_id, attempt)
-                context = CallContext(node_config(config, task, step, checkpoint_id), runtime, info)
+                context = CallContext(
+                    node_config(config, task, step, checkpoint_id), runtime, info, task.node_error
+                )
                 assert spec.style is not None
                 inline = (
                     alone
@@ -289,13 +291,27 @@ def node_config(
     return outer
 
 
+_PROPAGATED = (
+    "thread_id",
+    "checkpoint_id",
+    "checkpoint_ns",
+    "task_id",
+    "run_id",
+    "assistant_id",
+    "graph_id",
+)
+"""The ``configurable`` keys a node's config metadata copies (LangGraph's list); the run's
+other configurable keys stay out of it."""
+
+
 def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
-    """A run's metadata as LangChain's configs give it: ``metadata`` plus the run's own scalar
-    ``configurable`` keys (``thread_id``)."""
+    """A run's metadata as LangGraph's configs give it: ``metadata`` plus the run's address
+    keys among its ``configurable`` ones (``thread_id``…, see :data:`_PROPAGATED`)."""
     metadata = dict(config.get("metadata") or {})
-    for key, value in (config.get("configurable") or {}).items():
-        if not key.startswith("__") and isinstance(value, (str, int, float, bool)):
-            metadata.setdefault(key, value)
+    configurable = config.get("configurable") or {}
+    for key in _PROPAGATED:
+        if key not in metadata and configurable.get(key):
+            metadata[key] = configurable[key]
     return metadata
 
 
@@ -324,7 +340,7 @@ async def node_writes(
         is_subgraph = graph.subgraph_of(spec.name) is spec.fn and spec.fn is not None
         on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
     updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
-    writes: list[tuple[str, Any]] = list(updates.items())
+    writes: list[tuple[str, Any]] = list(updates)
     writes += targets_to_writes(spec.name, goto, graph.nodes)
     writes += await edge_writes(graph, task, updates, channels, context, node_run)
     return writes or [(NO_WRITES, None)]
@@ -333,7 +349,7 @@ async def node_writes(
 async def edge_writes(
     graph: CompiledStateGraph,
     task: Task,
-    updates: dict[str, Any],
+    updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
     channels: dict[str, Channel],
     context: CallContext | None = None,
     node_run: Any = None,

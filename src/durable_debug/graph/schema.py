@@ -1,7 +1,10 @@
-"""State schemas: turn a TypedDict, dataclass or pydantic model into channels, and back.
+"""State schemas: turn a TypedDict, dataclass, pydantic model or annotated class into
+channels, and back.
 
 Each key of the schema becomes a channel. ``Annotated[T, reducer]`` makes a reducer channel;
-any other key keeps the last value written.
+any other key keeps the last value written. A schema without annotations (``Annotated[list,
+operator.add]``, ``list[str]``, ``int``, ``dict``) is one value, held in the channel
+:data:`ROOT`: nodes receive that value and return its update, as in LangGraph.
 
     class State(TypedDict):
         value: str
@@ -14,19 +17,25 @@ any other key keeps the last value written.
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import inspect
 import typing
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args, get_origin
 
+import typing_extensions
 from typing_extensions import is_typeddict
 
 from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
 from durable_debug.graph.managed import managed_keys
 from durable_debug.graph.types import InvalidUpdateError
 
-__all__ = ["StateSchema"]
+__all__ = ["ROOT", "StateSchema"]
+
+ROOT = "__root__"
+"""The channel of a state schema that is one value rather than keys (LangGraph's name)."""
 
 
 class _Key(typing.NamedTuple):
@@ -61,16 +70,26 @@ class StateSchema:
     @classmethod
     def of(cls, schema: Any) -> StateSchema | None:
         """The schema a node's first parameter annotation declares, if it is a state class
-        (a TypedDict, dataclass or pydantic model with annotated keys); None otherwise."""
+        (a TypedDict, dataclass, pydantic model or class with annotated keys); None
+        otherwise."""
         if not isinstance(schema, type):
             return None
         try:
             kind = _kind_of(schema)
-            if not _read_keys(schema, kind):
+            if kind == "root" or not _read_keys(schema, kind):
                 return None
         except Exception:  # not a schema class, or annotations that do not resolve
             return None
         return cls(schema)
+
+    @property
+    def is_root(self) -> bool:
+        """True when the state is one value (the channel :data:`ROOT`), not keys."""
+        return self.kind == "root"
+
+    def shown(self, values: Mapping[str, Any]) -> Any:
+        """State values as a user sees them: the value itself for a one-value state."""
+        return values.get(ROOT) if self.kind == "root" else values
 
     def make_channels(self) -> dict[str, Channel]:
         """A fresh channel per key."""
@@ -81,7 +100,9 @@ class StateSchema:
                 channel.key = key.name
                 channels[key.name] = channel
             elif key.reducer is not None:
-                origin = get_origin(key.typ) or key.typ
+                origin = _unwrapped(get_origin(key.typ) or key.typ)
+                # An abstract collection starts from its concrete empty value, as LangGraph's.
+                origin = _CONCRETE.get(origin, origin)
                 channels[key.name] = BinaryOperatorAggregate(key.name, key.reducer, origin)
             else:
                 channels[key.name] = LastValue(key.name)
@@ -94,8 +115,10 @@ class StateSchema:
     def to_input(self, values: Mapping[str, Any], also: Iterable[str] = ()) -> Any:
         """Build what a node receives from the current channel values: the keys this schema
         declares (and, for a dict state, the keys ``also`` names)."""
+        if self.kind == "root":
+            return values.get(ROOT)
         if any(k not in self._own_set for k in values):
-            keep = self._own_set.union(also) if self.kind == "typeddict" else self._own_set
+            keep = self._own_set.union(also) if self.kind in _DICT_KINDS else self._own_set
             values = {k: v for k, v in values.items() if k in keep}
         if self.kind == "dataclass":
             return self.schema(**values)
@@ -119,12 +142,18 @@ class StateSchema:
         """
         if value is None:
             return {}
+        if self.kind == "root":
+            return {ROOT: value}
         if isinstance(value, Mapping):
             updates = dict(value)
-        elif self.kind != "typeddict" and isinstance(value, self.schema):
+        elif self.kind not in _DICT_KINDS and isinstance(value, self.schema):
             updates = _instance_fields(value, self.kind)
         elif (kind := _instance_kind(value)) is not None:  # another schema's instance
             updates = _instance_fields(value, kind)
+        elif _annotated_keys(type(value)):
+            # An instance of an annotated class: its attributes named like state keys (as
+            # LangGraph reads one).
+            updates = {k: getattr(value, k) for k in self.keys if hasattr(value, k)}
         else:
             raise InvalidUpdateError(
                 f"{where} returned {type(value).__name__} {value!r:.80}, but a node must "
@@ -151,22 +180,52 @@ class StateSchema:
         return updates
 
 
+_DICT_KINDS = frozenset({"typeddict", "class"})
+"""Schema kinds whose nodes receive the state as a dict."""
+
+
 def _kind_of(schema: Any) -> str:
+    """``typeddict``, ``dataclass``, ``pydantic``, ``class`` (a class with annotations: nodes
+    receive a dict of its keys) or ``root`` (no annotations: the state is one value), as
+    LangGraph tells them apart."""
     if is_typeddict(schema):
         return "typeddict"
     if dataclasses.is_dataclass(schema) and isinstance(schema, type):
         return "dataclass"
     if isinstance(schema, type) and hasattr(schema, "model_fields"):
         return "pydantic"
-    if isinstance(schema, type) and issubclass(schema, dict):
-        return "typeddict"
+    if not hasattr(schema, "__annotations__"):
+        if not isinstance(schema, type) and not get_args(schema):
+            warnings.warn(
+                f"Invalid state_schema: {schema!r}. Expected a type or Annotated[type, "
+                "reducer]; the state is taken to be that one value.",
+                stacklevel=4,
+            )
+        return "root"
+    if isinstance(schema, type):
+        return "class"
     raise TypeError(
-        f"StateGraph needs a TypedDict, dataclass or pydantic model as its state schema, "
-        f"got {schema!r}"
+        "StateGraph needs a TypedDict, dataclass, pydantic model, annotated class or a type "
+        f"(such as Annotated[list, operator.add]) as its state schema, got {schema!r}"
     )
 
 
+def _annotated_keys(cls: type) -> list[str]:
+    """The annotated names of ``cls`` and its bases (none for builtins)."""
+    keys: list[str] = []
+    for base in reversed(cls.__mro__):
+        annotations = inspect.get_annotations(base)
+        if isinstance(annotations, Mapping):
+            keys.extend(k for k in annotations if k not in keys)
+    return keys
+
+
 def _read_keys(schema: Any, kind: str) -> list[_Key]:
+    if kind == "root":
+        if get_origin(schema) is typing.Annotated:
+            base, *meta = get_args(schema)
+            return [_Key(ROOT, base, _reducer_in(meta))]
+        return [_Key(ROOT, schema, None)]
     if kind == "pydantic":
         keys = []
         for name, info in schema.model_fields.items():
@@ -174,10 +233,13 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
             keys.append(_Key(name, info.annotation, reducer, _channel_in(list(info.metadata))))
         return keys
     hints = typing.get_type_hints(schema, include_extras=True)
-    names = [f.name for f in dataclasses.fields(schema)] if kind == "dataclass" else list(hints)
+    if kind == "dataclass":
+        names = [f.name for f in dataclasses.fields(schema)]
+    else:
+        names = [name for name in hints if name != "__slots__"]
     keys = []
     for name in names:
-        hint = hints.get(name, Any)
+        hint = _unwrapped(hints.get(name, Any))
         base, reducer, channel = hint, None, None
         if get_origin(hint) is typing.Annotated:
             base, *meta = get_args(hint)
@@ -185,6 +247,36 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
             channel = _channel_in(meta)
         keys.append(_Key(name, base, reducer, channel))
     return keys
+
+
+_CONCRETE: dict[Any, type] = {
+    collections.abc.Sequence: list,
+    collections.abc.MutableSequence: list,
+    collections.abc.Set: set,
+    collections.abc.MutableSet: set,
+    collections.abc.Mapping: dict,
+    collections.abc.MutableMapping: dict,
+}
+"""The concrete type a reducer key annotated with an abstract collection starts empty as."""
+
+
+def _unwrapped(hint: Any) -> Any:
+    """``hint`` without a ``Required[...]`` / ``NotRequired[...]`` wrapper (TypedDict keys)."""
+    while get_origin(hint) in _REQUIRED_FORMS:
+        hint = get_args(hint)[0]
+    return hint
+
+
+_REQUIRED_FORMS = {
+    form
+    for form in (
+        getattr(typing, "Required", None),  # Python 3.11 and later
+        getattr(typing, "NotRequired", None),
+        typing_extensions.Required,
+        typing_extensions.NotRequired,
+    )
+    if form is not None
+}
 
 
 def _channel_in(metadata: list[Any]) -> Channel | None:

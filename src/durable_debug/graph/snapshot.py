@@ -7,7 +7,7 @@ checkpoint read from history, the checkpoint is shown as it was saved.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import CheckpointTuple
@@ -22,7 +22,7 @@ from durable_debug.graph.types import PregelTask, StateSnapshot
 if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["snapshot_from_tuple", "task_view"]
+__all__ = ["snapshot_from_tuple", "task_result", "task_view"]
 
 
 def snapshot_from_tuple(
@@ -59,7 +59,9 @@ def snapshot_from_tuple(
     else:
         # History, or a step whose writes conflict: every task of the step is still next.
         next_names = tuple([t.name for t in tasks])
-    values = preview if preview is not None else graph.read_state(channels)
+    values = graph.schema.shown(preview if preview is not None else graph.read_state(channels))
+    if graph.schema.is_root:  # a one-value state: each task's result is the value it wrote
+        shown = [t._replace(result=graph.schema.shown(t.result)) if t.result else t for t in shown]
     waiting = tuple([i for t in shown for i in t.interrupts]) if shown else ()
     # positional (values, next, config, metadata, created_at, parent_config, tasks,
     # interrupts): a history builds one per checkpoint
@@ -98,5 +100,27 @@ def task_view(
         path,
         error=record.error,
         interrupts=() if latest and record.finished else record.interrupts,
-        result={ch: v for ch, v in record.writes if is_state_key(ch)} if record.finished else None,
+        result=task_result(record.writes, is_state_key) if record.finished else None,
     )
+
+
+def task_result(
+    writes: Sequence[tuple[str, Any]], is_state_key: Callable[[str], bool]
+) -> dict[str, Any]:
+    """A task's writes to state keys as its ``result``: ``{key: value}``, and for a key it
+    wrote more than once ``{key: {"$writes": [value, ...]}}``, as LangGraph folds them."""
+    result: dict[str, Any] = {}
+    for channel, value in writes:
+        if not is_state_key(channel):
+            continue
+        existing = result.get(channel)
+        if existing is not None:  # (LangGraph's test: a first write of None is replaced)
+            folded = existing["$writes"] if _folded(existing) else [existing]
+            result[channel] = {"$writes": [*folded, value]}
+        else:
+            result[channel] = value
+    return result
+
+
+def _folded(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("$writes"), list)

@@ -11,10 +11,11 @@ interrupt on an unknown node) are reported by ``compile`` with the names involve
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic
 
 from durable_debug.checkpoint.names import ERROR, INTERRUPT, RESUME
 from durable_debug.graph.calls import call_style, callable_name
@@ -23,22 +24,40 @@ from durable_debug.graph.nodes import (
     Branch,
     NodeSpec,
     branch_channel,
+    command_destinations,
     join_channel,
 )
 from durable_debug.graph.schema import StateSchema
-from durable_debug.graph.types import END, START, RetryPolicy
+from durable_debug.graph.types import (
+    END,
+    START,
+    ContextT,
+    InputT,
+    OutputT,
+    RetryPolicy,
+    StateT,
+)
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver
     from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["StateGraph"]
+__all__ = ["DEFAULT_ERROR_HANDLER", "ERROR_HANDLER_PREFIX", "StateGraph"]
+
+ERROR_HANDLER_PREFIX = "__error_handler__"
+"""``add_node(name, fn, error_handler=h)`` adds ``h`` as node ``__error_handler__<name>``
+(LangGraph's name, which ``interrupt_before`` and the drawing use)."""
+DEFAULT_ERROR_HANDLER = "__default_error_handler__"
+"""The node of ``set_node_defaults(error_handler=...)`` (LangGraph's name)."""
 
 _RESERVED = {START, END, TASKS, INTERRUPT, RESUME, ERROR, "__copy__", "__input__"}
 
 
-class StateGraph:
-    """A graph whose nodes read and write a shared state declared by ``state_schema``."""
+class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
+    """A graph whose nodes read and write a shared state declared by ``state_schema``.
+
+    Generic as LangGraph's (``StateGraph[State, Context, Input, Output]``, the last three
+    optional) for type annotations."""
 
     def __init__(
         self,
@@ -68,6 +87,8 @@ class StateGraph:
         self._edge_order: list[tuple[str, str]] = []
         self.joins: list[tuple[tuple[str, ...], str]] = []
         self.branches: dict[str, list[Branch]] = {}
+        self._defaults: dict[str, Any] = {}
+        """What ``set_node_defaults`` set: ``retry``, ``cache_policy``, ``error_handler``."""
         self.compiled = False
 
     # -- nodes -------------------------------------------------------------------------------
@@ -83,6 +104,7 @@ class StateGraph:
         metadata: dict[str, Any] | None = None,
         defer: bool = False,
         cache_policy: Any = None,
+        error_handler: Callable[..., Any] | None = None,
         **kwargs: Any,
     ) -> StateGraph:
         """Add a node. ``add_node(fn)`` names it after the function (a callable object after
@@ -96,6 +118,12 @@ class StateGraph:
         is a state class) is what the node reads, and its keys become channels; ``defer=True``
         runs the node once, when nothing else is left; ``cache_policy=`` reuses its writes for
         an input seen before (with ``compile(cache=...)``).
+
+        ``error_handler=fn``: when the node's task fails (after its retries), ``fn`` runs in
+        the same step as node ``__error_handler__<name>``, with the failed task's input and,
+        in a parameter annotated :class:`~durable_debug.errors.NodeError`, the failure; its
+        writes (a ``Command`` may route on) replace the failed node's, and the run goes on.
+        A failing handler fails the run.
         """
         if action is None:
             if isinstance(node, str) or not (
@@ -116,11 +144,22 @@ class StateGraph:
         if name in _RESERVED or ":" in name:
             raise ValueError(f"Node name {name!r} is reserved; choose another name")
         node_input = _node_input_schema(action, kwargs, self.state_schema)
+        handler_name = None
+        if error_handler is not None:
+            handler_name = f"{ERROR_HANDLER_PREFIX}{name}"
+            if handler_name in self.nodes:
+                raise ValueError(f"Error handler node {handler_name!r} already exists")
         self._add_schema(node_input)
+        if error_handler is not None:  # listed before its node, as LangGraph lists it
+            assert handler_name is not None
+            self._add_handler(handler_name, error_handler, node_input)
         policy = retry_policy or retry
-        dests = tuple(
-            destinations.values() if isinstance(destinations, Mapping) else destinations or ()
-        )
+        if destinations is None:  # as LangGraph: from a -> Command[Literal[...]] annotation
+            dests = command_destinations(action)
+        else:
+            dests = tuple(
+                destinations.values() if isinstance(destinations, Mapping) else destinations
+            )
         self.nodes[name] = NodeSpec(
             name=name,
             fn=action,
@@ -131,7 +170,48 @@ class StateGraph:
             input_schema=node_input,
             defer=defer,
             cache_policy=cache_policy,
+            error_handler=handler_name,
         )
+        return self
+
+    def _add_handler(
+        self, name: str, handler: Callable[..., Any], input_schema: StateSchema | None
+    ) -> None:
+        """Add the node that runs ``handler`` when a node fails (reading what it reads)."""
+        if not callable(handler) and not callable(getattr(handler, "ainvoke", None)):
+            raise TypeError(f"The error handler {name!r} must be a function, got {handler!r}")
+        self.nodes[name] = NodeSpec(
+            name=name,
+            fn=handler,
+            style=call_style(handler),
+            input_schema=input_schema,
+            is_error_handler=True,
+        )
+
+    def set_node_defaults(
+        self,
+        *,
+        retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
+        cache_policy: Any = None,
+        error_handler: Callable[..., Any] | None = None,
+        timeout: Any = None,
+    ) -> StateGraph:
+        """Policies for every node that does not set its own, applied by ``compile``:
+        ``retry_policy`` (error handlers included), ``cache_policy`` and ``error_handler``
+        (regular nodes only: a handler's failure fails the run), as LangGraph's."""
+        if timeout is not None:
+            raise NotImplementedError(
+                "set_node_defaults(timeout=...): node timeouts are not supported by "
+                "durable_debug's engine"
+            )
+        if retry_policy is not None:
+            self._defaults["retry"] = (
+                (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy)
+            )
+        if cache_policy is not None:
+            self._defaults["cache_policy"] = cache_policy
+        if error_handler is not None:
+            self._defaults["error_handler"] = error_handler
         return self
 
     def _add_schema(self, schema: StateSchema | None) -> None:
@@ -334,7 +414,29 @@ class StateGraph:
         specs: dict[str, NodeSpec] = {
             START: NodeSpec(name=START, fn=None, triggers=(START,)),
         }
-        for name, spec in self.nodes.items():
+        nodes = dict(self.nodes)
+        default_handler = self._defaults.get("error_handler")
+        if default_handler is not None:
+            if DEFAULT_ERROR_HANDLER in nodes:
+                raise ValueError(f"Error handler node {DEFAULT_ERROR_HANDLER!r} already exists")
+            nodes[DEFAULT_ERROR_HANDLER] = NodeSpec(
+                name=DEFAULT_ERROR_HANDLER,
+                fn=default_handler,
+                style=call_style(default_handler),
+                is_error_handler=True,
+            )
+        for name, spec in list(nodes.items()):
+            changes: dict[str, Any] = {}
+            if not spec.retry and self._defaults.get("retry"):
+                changes["retry"] = self._defaults["retry"]
+            if not spec.is_error_handler:
+                if spec.error_handler is None and default_handler is not None:
+                    changes["error_handler"] = DEFAULT_ERROR_HANDLER
+                if spec.cache_policy is None and "cache_policy" in self._defaults:
+                    changes["cache_policy"] = self._defaults["cache_policy"]
+            if changes:
+                nodes[name] = dataclasses.replace(spec, **changes)
+        for name, spec in nodes.items():
             triggers = [branch_channel(name)]
             triggers += [join_channel(srcs, dst) for srcs, dst in self.joins if dst == name]
             specs[name] = NodeSpec(**{**spec.__dict__, "triggers": tuple(triggers)})

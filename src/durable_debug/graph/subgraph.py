@@ -16,7 +16,8 @@ in the same thread under the task's namespace, ``node:task_id`` (nested levels j
 * ``compile()`` (no checkpointer): the parent's saver, under the task's namespace;
 * ``compile(checkpointer=True)``: the parent's saver, under the namespace without task ids
   (``node``), so the subgraph keeps its state from one parent step to the next;
-* ``compile(checkpointer=False)``: nothing saved (``interrupt()`` then cannot be used);
+* ``compile(checkpointer=False)``: nothing saved (an ``interrupt()`` in it pauses the parent,
+  which runs it again from its start on resume);
 * ``compile(checkpointer=saver)``: that saver, under the task's namespace.
 
 When the parent re-runs a task (resuming after an interrupt or a crash), the subgraph resumes
@@ -93,6 +94,11 @@ class Nesting:
     outside a run)."""
     stop: int | None = None
     """The first step the run's recursion limit refuses (managed values: ``RemainingSteps``)."""
+    resumable: bool = False
+    """An enclosing level saves its checkpoints, so an ``interrupt()`` here can pause the
+    run even when this level saves nothing (``compile(checkpointer=False)``): on resume the
+    graph runs again from its start and the answer reaches its first unanswered
+    ``interrupt()``, as in LangGraph."""
 
 
 def recast_namespace(namespace: str) -> str:
@@ -109,6 +115,10 @@ def nesting_for(
     parent = current_scratchpad()
     call = current_call()
     if parent is None or parent.nesting is None or call is None:
+        return None
+    if _addresses_own_thread(config, call.config):
+        # A graph invoked with a thread (or checkpoint) of its own runs as a top-level graph
+        # there, with its own saver, as LangGraph runs it.
         return None
     merged = merge_configs(call.config, config)
     configurable: dict[str, Any] = dict(merged.get("configurable") or {})
@@ -151,8 +161,20 @@ def nesting_for(
         stream=parent.nesting.stream,
         settle=parent.nesting.settle,
         durability=parent.nesting.durability,
+        resumable=parent.nesting.resumable or parent.nesting.saver is not None,
     )
     return merged, nesting
+
+
+def _addresses_own_thread(config: RunnableConfig | None, task: RunnableConfig) -> bool:
+    """True when ``config`` names a checkpoint lineage of its own (a ``thread_id``,
+    ``checkpoint_ns``, ``checkpoint_id`` or ``checkpoint_map``) rather than being the
+    running task's config (``task``: same thread and namespace) handed down."""
+    configurable = (config or {}).get("configurable") or {}
+    if not any(configurable.get(k) for k in (*CONFIG_ADDRESS_KEYS, "checkpoint_map")):
+        return False
+    own = task.get("configurable") or {}
+    return any(configurable.get(k) != own.get(k) for k in ("thread_id", "checkpoint_ns"))
 
 
 def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
@@ -200,9 +222,10 @@ def graph_at(graph: CompiledStateGraph, namespace: str) -> CompiledStateGraph:
         found = current.subgraph_of(node)
         if found is None:
             raise ValueError(
-                f"Namespace {namespace!r}: node {node!r} of graph {current.name!r} runs no "
-                "subgraph this graph can find (a compiled graph added as the node, or the one "
-                "compiled graph its function refers to)"
+                f"Subgraph {recast_namespace(namespace)} not found. Namespace {namespace!r}: "
+                f"node {node!r} of graph {current.name!r} runs no subgraph this graph can find "
+                "(a compiled graph added as the node, or the one compiled graph its function "
+                "refers to)"
             )
         current = found
     return current

@@ -11,7 +11,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, Generic, NamedTuple
+
+from typing_extensions import TypeVar
 
 from durable_debug.checkpoint import names
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
@@ -28,6 +30,7 @@ __all__ = [
     "GraphRecursionError",
     "Interrupt",
     "InvalidUpdateError",
+    "NodeError",
     "Overwrite",
     "ParentCommand",
     "PregelTask",
@@ -37,7 +40,23 @@ __all__ = [
     "adopt_langchain_tool_output",
     "default_retry_on",
     "from_langgraph",
+    "interrupt_payload",
+    "is_invalid_resume",
+    "saved_interrupt",
 ]
+
+ResponseT = TypeVar("ResponseT")
+"""The type of the answer an :class:`Interrupt` expects (``Interrupt[Decision]``)."""
+N = TypeVar("N", bound=str)
+"""The node names a :class:`Command` may go to (``Command[Literal["a", "b"]]``)."""
+StateT = TypeVar("StateT")
+"""The state schema of a graph (``StateGraph[State]``)."""
+ContextT = TypeVar("ContextT", default=Any)
+"""The type of a run's ``context`` (default: any)."""
+InputT = TypeVar("InputT", default=StateT)
+"""The run input's schema (default: the state)."""
+OutputT = TypeVar("OutputT", default=StateT)
+"""The run output's schema (default: the state)."""
 
 START = names.START
 """The virtual first node: edges from START say where a run begins."""
@@ -67,16 +86,47 @@ class Send:
 
 
 @dataclass(frozen=True, slots=True)
-class Interrupt:
+class Interrupt(Generic[ResponseT]):
     """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value."""
 
     value: Any
     """What the node asked (shown to the human who answers)."""
-    id: str
+    id: str = "placeholder-id"
     """Deterministic id: the same task and position in the node always give the same id."""
+    response_schema: type[ResponseT] | dict[str, Any] | None = field(default=None, kw_only=True)
+    """JSON Schema of the answer expected, when ``interrupt(..., response_schema=...)`` gave
+    one (a class given there is shown as its JSON Schema), for clients to render a form."""
 
-    def __repr__(self) -> str:
-        return f"Interrupt(value={self.value!r}, id={self.id!r})"
+
+def interrupt_payload(interrupt: Interrupt) -> dict[str, Any]:
+    """An interrupt as the ``tasks`` and ``debug`` stream modes show it (its fields)."""
+    return {
+        "value": interrupt.value,
+        "id": interrupt.id,
+        "response_schema": interrupt.response_schema,
+    }
+
+
+def saved_interrupt(interrupt: Interrupt) -> dict[str, Any]:
+    """How a paused task's interrupt is saved in its ``__interrupt__`` write (read back by
+    ``algo.read_pending_writes``): its value and id, and its response schema when it has
+    one."""
+    saved = {"id": interrupt.id, "value": interrupt.value}
+    if interrupt.response_schema is not None:
+        saved["response_schema"] = interrupt.response_schema
+    return saved
+
+
+INVALID_RESUME = "_langgraph_invalid_resume"
+"""Attribute set on the ``pydantic.ValidationError`` raised when a resume value does not
+match its interrupt's ``response_schema`` (LangGraph's name, so either library's check
+recognizes it)."""
+
+
+def is_invalid_resume(error: BaseException) -> bool:
+    """True when ``error`` was raised because a resume value did not match the
+    ``response_schema`` of the ``interrupt()`` it answered."""
+    return getattr(error, INVALID_RESUME, False) is True
 
 
 _UNSET: Any = object()
@@ -89,7 +139,7 @@ class _ToolOutput:
 
 
 @dataclass(frozen=True)  # not slotted: its base is swapped for LangChain's (same layout)
-class Command(_ToolOutput):
+class Command(_ToolOutput, Generic[N]):
     """An instruction to the graph, as run input or as a node's return value.
 
     * ``resume`` — the answer to pending interrupts: one value when one interrupt is pending,
@@ -128,6 +178,17 @@ class Command(_ToolOutput):
         if self.graph is not None:
             parts.append(f"graph={self.graph!r}")
         return f"Command({', '.join(parts)})"
+
+
+@dataclass(frozen=True, slots=True)
+class NodeError:
+    """What an error handler (``add_node(..., error_handler=fn)``) is told about the failure
+    it handles: the handler receives it in a parameter annotated ``NodeError``."""
+
+    node: str
+    """The node whose task failed."""
+    error: BaseException
+    """What it raised (after its retries)."""
 
 
 def default_retry_on(exc: BaseException) -> bool:
@@ -276,7 +337,7 @@ def adopt_langchain_tool_output() -> None:
     if Command.__bases__[0] is _ToolOutput:
         module = sys.modules.get("langchain_core.messages.tool")
         if module is not None:
-            Command.__bases__ = (module.ToolOutputMixin,)
+            Command.__bases__ = (module.ToolOutputMixin, *Command.__bases__[1:])
 
 
 def from_langgraph(value: Any) -> Any:

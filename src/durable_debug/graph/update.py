@@ -191,10 +191,10 @@ async def aupdate_step(
         parent = saved.parent_config or checkpoint_config(thread_id, checkpoint_ns, None)
         return await _aput_with_record(saver, parent, copied, fork, record, {})
     channels = restore_channels(graph, checkpoint)
-    source = "update"
     if as_node == INPUT:
-        node, source = START, "input"
-    elif as_node is None:
+        return await _update_as_input(graph, saver, config, saved, channels, updates[0][0])
+    source = "update"
+    if as_node is None:
         node = infer_as_node(graph, checkpoint["versions_seen"], thread_id)
     else:
         node = as_node
@@ -276,6 +276,45 @@ async def _aput_with_record(
     return await saver.aput(parent_config, checkpoint, given, new_versions)  # type: ignore[arg-type]
 
 
+async def _update_as_input(
+    graph: CompiledStateGraph,
+    saver: BaseCheckpointSaver,
+    config: RunnableConfig,
+    saved: CheckpointTuple | None,
+    channels: dict[str, Channel],
+    values: Any,
+) -> RunnableConfig:
+    """``update_state(cfg, values, as_node="__input__")``: an ``input`` checkpoint holding
+    ``values`` in the START channel, as a run's input makes it (step -1 on a new thread),
+    from which the START task (a run, or an update as START) goes on."""
+    graph.input_updates(values)  # checked as a run's input is, before anything is saved
+    thread_id = config_thread_id(config)
+    checkpoint_ns = config_checkpoint_ns(config)
+    checkpoint = saved.checkpoint if saved is not None else empty_checkpoint()
+    new_id = new_checkpoint_id()
+    # What the checkpoint scheduled stays scheduled beside START (no task ran).
+    versions, seen, updated = apply_writes(
+        graph,
+        checkpoint,
+        channels,
+        (),
+        new_id,
+        extra_writes=[(START, values)],
+        clear_ephemeral=False,
+    )
+    new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
+    extra: dict[str, Any] = {}
+    if saved is not None and saved.metadata.get("parents"):  # a subgraph's checkpoint
+        extra["parents"] = dict(saved.metadata["parents"])
+    step = int(saved.metadata.get("step", -1)) + 1 if saved is not None else -1
+    metadata = checkpoint_metadata(config, "input", step, **extra)
+    record = version_record(graph, await _record(saver, saved))
+    parent = saved.config if saved else checkpoint_config(thread_id, checkpoint_ns, None)
+    old_versions = checkpoint["channel_versions"]
+    new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
+    return await _aput_with_record(saver, parent, new_checkpoint, metadata, record, new_versions)
+
+
 def _answered_task(prepared: dict[str, list[str]], node: str, given: str | None) -> str | None:
     """The scheduled task an update of ``node`` answers: ``given`` if it is one of the
     checkpoint's unfinished tasks, else the next one of ``node``; taken off ``prepared``."""
@@ -351,7 +390,7 @@ async def _prepared_task_ids(
     finished = {w[0] for w in saved.pending_writes or ()}
     ids: dict[str, list[str]] = {}
     for task in prepare_tasks(graph, saved.checkpoint, channels, step, checkpoint_ns=checkpoint_ns):
-        if task.name != START and task.id not in finished:
+        if task.id not in finished:
             ids.setdefault(task.name, []).append(task.id)
     return ids
 

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from durable_debug.checkpoint.base import NULL_TASK_ID, PendingWrite
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
 from durable_debug.checkpoint.latest import LatestHead, alatest_heads, collector_paused
-from durable_debug.checkpoint.names import ERROR, FAILURES, INTERRUPT, ONCE, RESUME
+from durable_debug.checkpoint.names import ERROR, INTERRUPT, NOT_FINISHING
 from durable_debug.graph.algo import task_id
 from durable_debug.graph.nodes import INPUT_KEYS
 from durable_debug.inspect.stored import SaverView, scheduled_tasks
@@ -162,10 +162,6 @@ class TaskState:
             f"TaskState(finished={self.finished}, error={self.error!r}, "
             f"interrupts={self.interrupts})"
         )
-
-
-NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE})
-"""Write channels that do not say a task finished (see ``graph.algo.read_pending_writes``)."""
 
 
 def task_states(writes: Sequence[PendingWrite]) -> dict[str, TaskState] | None:

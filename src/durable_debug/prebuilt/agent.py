@@ -185,7 +185,7 @@ def create_react_agent(
     if pre_model_hook is not None:
         agent_input = _with_llm_input(state_schema)
 
-    graph = StateGraph(state_schema, context_schema=context_schema)
+    graph: StateGraph[Any] = StateGraph(state_schema, context_schema=context_schema)
     graph.add_node(
         "agent", cast(Any, _Step("agent", call_model, acall_model)), input_schema=agent_input
     )

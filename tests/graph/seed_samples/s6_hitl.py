@@ -19,7 +19,7 @@ cfg = {"configurable": {"thread_id": "hitl-1"}}
 # first invoke: runs until interrupt, then stops
 r1 = await g.ainvoke({"plan": "deploy", "approved": ""}, cfg)
 print(r1["__interrupt__"])
-# [Interrupt(value={'question': 'approve this plan?', 'plan': 'deploy'}, id='a1b2c3...')]
+# [Interrupt(value={'question': 'approve this plan?', 'plan': 'deploy'}, id='a1b2c3...', response_schema=None)]
 
 snap = await g.aget_state(cfg)
 print(snap.next)      # ('gate',)  -> paused at the node, awaiting input

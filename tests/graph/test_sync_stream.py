@@ -1,0 +1,51 @@
+"""The sync ``stream()`` drives the run step by step from the caller's thread; the run's
+context (the thread's lease it holds, which a subgraph's run shares) lasts from one step to
+the next, so a subgraph that runs after the first step streams as under ``astream``."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated
+
+from typing_extensions import TypedDict
+
+from durable_debug import START, MemorySaver, StateGraph
+
+
+class State(TypedDict):
+    msgs: Annotated[list, operator.add]
+
+
+def parent_then_subgraph() -> object:
+    sub = StateGraph(State).add_node("s", lambda s: {"msgs": ["s"]}).add_edge(START, "s").compile()
+    return (
+        StateGraph(State)
+        .add_node("p", lambda s: {"msgs": ["p"]})
+        .add_node("sub", sub)
+        .add_edge(START, "p")
+        .add_edge("p", "sub")
+        .compile(checkpointer=MemorySaver())
+    )
+
+
+def test_a_subgraph_after_the_first_step_streams_in_the_runs_lease() -> None:
+    graph = parent_then_subgraph()
+    cfg = {"configurable": {"thread_id": "t"}}
+    assert list(graph.stream({"msgs": []}, cfg)) == [
+        {"p": {"msgs": ["p"]}},
+        {"sub": {"msgs": ["p", "s"]}},
+    ]
+    # The lease went back when the stream ended: the thread runs again, also streaming the
+    # subgraph's own chunks.
+    values = list(graph.stream({"msgs": []}, cfg, stream_mode="values"))
+    assert values[-1] == graph.get_state(cfg).values
+    levels = [ns for ns, _ in graph.stream({"msgs": []}, cfg, subgraphs=True)]
+    assert [ns[0].partition(":")[0] if ns else None for ns in levels] == [None, "sub", None]
+
+
+def test_leaving_a_sync_stream_early_gives_the_thread_back() -> None:
+    graph = parent_then_subgraph()
+    cfg = {"configurable": {"thread_id": "t"}}
+    for _chunk in graph.stream({"msgs": []}, cfg):
+        break
+    assert graph.invoke(None, cfg)["msgs"] == ["p", "p", "s"]
