@@ -8,6 +8,10 @@
     await graph.aupdate_state({'configurable': {'thread_id': 'hitl-1', ...}}, {'prep': 'cheap'})
     await graph.ainvoke(None, {'configurable': {'thread_id': 'hitl-1', ...}})
 
+The code awaits the async methods when the graph's saver has them, and calls the sync ones
+(``graph.update_state(...)``, ``graph.invoke(...)``) for a sync-only saver such as LangGraph's
+``SqliteSaver``, so it runs pasted into a cell of the app it was made for.
+
 State lives in traitlets (``_dag``, ``_selected``, ``_detail``, ``_running``…); the front end
 (``js/widget.js``) sends requests ``{uuid, kind, ...}`` over ``msg:custom`` and gets
 ``{uuid, result}`` or ``{uuid, error}`` back. docs/widget-protocol.md is the contract. Every
@@ -22,6 +26,7 @@ import datetime
 import json
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
@@ -31,7 +36,7 @@ import traitlets
 from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
 from durable_debug.graph.subgraph import NS_SEP
-from durable_debug.inspect.access import astream, aupdate_state
+from durable_debug.inspect.access import astream, aupdate_state, has_async_methods
 from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire, pack_wire
 from durable_debug.inspect.detail import (
     Detail,
@@ -43,6 +48,7 @@ from durable_debug.inspect.detail import (
 from durable_debug.inspect.diff import adiff, diff_data
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
+from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -125,7 +131,12 @@ class TimeTravel(anywidget.AnyWidget):
         that holds it (when made from a cell), else ``graph``."""
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
-        self._reader = DagReader(graph, self.config)
+        self._reads, self._close_reads = reading_graph(graph)
+        """The graph the widget reads through: ``graph`` with a saver on a connection of its
+        own where it can have one (``inspect.own_store``), so the widget goes on reading when
+        a later cell closes the app's connection; writes go through ``graph`` itself."""
+        weakref.finalize(self, self._close_reads)
+        self._reader = DagReader(self._reads, self.config)
         self._tail_start = 0
         self._mark: tuple[str, int] | None = None
         self._recorder = Recorder()
@@ -141,7 +152,7 @@ class TimeTravel(anywidget.AnyWidget):
         """Re-read the thread: the DAG, the topology and the selected checkpoint's detail."""
         self._reader.forget()
         await self._refresh_dag()
-        self._topology = dict(await atopology_data(self.graph, self._all_counts()))
+        self._topology = dict(await atopology_data(self._reads, self._all_counts()))
         if self._selected:
             await self._show(self._selected, self._selected_ns)
 
@@ -150,7 +161,10 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             await self.arefresh()
         except Exception as error:
-            self._error = f"Cannot read thread {self._thread_id!r}: {type(error).__name__}: {error}"
+            what = f"Cannot read thread {self._thread_id!r}"
+            self._error = store_gone_message(error, what) or (
+                f"{what}: {type(error).__name__}: {error}"
+            )
             raise
 
     async def aready(self) -> None:
@@ -195,7 +209,13 @@ class TimeTravel(anywidget.AnyWidget):
             self.send({"uuid": uuid, "error": str(error)})
         except Exception as error:  # anything the engine or saver raised: say it as it is
             logger.debug("request %s failed", kind, exc_info=True)
-            self.send({"uuid": uuid, "error": f"{kind} failed: {type(error).__name__}: {error}"})
+            self.send(
+                {
+                    "uuid": uuid,
+                    "error": store_gone_message(error, f"{kind} failed")
+                    or f"{kind} failed: {type(error).__name__}: {error}",
+                }
+            )
 
     async def _do_select(self, request: Mapping[str, Any]) -> Any:
         detail = await self._show(_field(request, "checkpoint_id"), self._ns_of(request))
@@ -206,7 +226,7 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_subgraphs(self, _request: Mapping[str, Any]) -> Any:
         """The thread's subgraph namespaces, parents first: each with the node that ran it and
         the checkpoint of the enclosing namespace its task ran from (None if not recorded)."""
-        found = await asubgraph_namespaces(self.graph, self._thread_id)
+        found = await asubgraph_namespaces(self._reads, self._thread_id)
         return {
             "namespaces": [
                 {
@@ -227,7 +247,7 @@ class TimeTravel(anywidget.AnyWidget):
                 "The 'subgraph' request needs 'checkpoint_ns' (a subgraph namespace, "
                 '"node:task_id").'
             )
-        dag = await DagReader(self.graph, self._ns_config(namespace)).aread()
+        dag = await DagReader(self._reads, self._ns_config(namespace)).aread()
         if not dag["nodes"]:
             raise RequestError(
                 f"Thread {self._thread_id!r} has no checkpoint in namespace {namespace!r}."
@@ -252,7 +272,7 @@ class TimeTravel(anywidget.AnyWidget):
         """The checkpoint ids of one namespace of the thread (the widget's own: its DAG)."""
         if namespace == str(self.config["configurable"].get("checkpoint_ns") or ""):
             return self._checkpoint_ids()
-        dag = await DagReader(self.graph, self._ns_config(namespace)).aread()
+        dag = await DagReader(self._reads, self._ns_config(namespace)).aread()
         return {str(node["id"]) for node in dag["nodes"]}
 
     async def _do_value(self, request: Mapping[str, Any]) -> Any:
@@ -274,7 +294,7 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
         config = self._ns_config(self._ns_of(request))
-        return diff_data(await adiff(a, b, self.graph, config))
+        return diff_data(await adiff(a, b, self._reads, config))
 
     async def _do_fork(self, request: Mapping[str, Any]) -> Any:
         namespace = self._ns_of(request)
@@ -299,15 +319,14 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             written = await aupdate_state(self.graph, record.config, update, as_node)
         except Exception as error:
+            what = "The fork was refused, nothing was written"
             raise RequestError(
-                f"The fork was refused, nothing was written: {type(error).__name__}: {error}"
+                store_gone_message(error, what) or f"{what}: {type(error).__name__}: {error}"
             ) from error
         new_id = str(written["configurable"]["checkpoint_id"])
         node = "" if as_node is None else f", as_node={as_node!r}"
-        code = (
-            _reducer_notes(values, replace, self._reducers())
-            + f"await {self.graph_name}.aupdate_state({_config_code(record)}, "
-            + f"{_update_code(values, replace)}{node})"
+        code = _reducer_notes(values, replace, self._reducers()) + self._call_code(
+            "update_state", f"{_config_code(record)}, {_update_code(values, replace)}{node}"
         )
         self._add_code("fork", code)
         await self._refresh_dag()
@@ -371,7 +390,7 @@ class TimeTravel(anywidget.AnyWidget):
             None,
             record,
             "rerun",
-            f"await {self.graph_name}.ainvoke(None, {_config_code(record)}{self._breaks_code()})",
+            self._call_code("invoke", f"None, {_config_code(record)}{self._breaks_code()}"),
         )
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
@@ -387,9 +406,8 @@ class TimeTravel(anywidget.AnyWidget):
             )
         resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
         command = _command_class(self.graph)(resume=resume)
-        code = (
-            f"await {self.graph_name}.ainvoke(Command(resume={resume!r}), {_config_code(record)}"
-            f"{self._breaks_code()})"
+        code = self._call_code(
+            "invoke", f"Command(resume={resume!r}), {_config_code(record)}{self._breaks_code()}"
         )
         return self._start(command, record, "resume", code)
 
@@ -397,7 +415,7 @@ class TimeTravel(anywidget.AnyWidget):
         """Start a new run of the thread with an input typed in the widget (a JSON object of
         the state schema's keys), from its latest checkpoint, as ``ainvoke(input, config)``."""
         value = _parse(request.get("text"), "The run's input")
-        thread, record = await aread_checkpoint(self.graph, self.config, with_parent=False)
+        thread, record = await aread_checkpoint(self._reads, self.config, with_parent=False)
         channels = thread.state_channels()
         if not isinstance(value, dict):
             raise RequestError(
@@ -411,7 +429,7 @@ class TimeTravel(anywidget.AnyWidget):
                 "nothing was run."
             )
         thread_code = repr({"configurable": {"thread_id": self._thread_id, "checkpoint_ns": ""}})
-        code = f"await {self.graph_name}.ainvoke({value!r}, {thread_code}{self._breaks_code()})"
+        code = self._call_code("invoke", f"{value!r}, {thread_code}{self._breaks_code()}")
         return self._start(value, record, "run", code)
 
     async def _do_breakpoints(self, request: Mapping[str, Any]) -> Any:
@@ -436,6 +454,14 @@ class TimeTravel(anywidget.AnyWidget):
     def _breaks(self) -> dict[str, list[str]]:
         """The breakpoints set, only the kinds with nodes."""
         return {when: list(names) for when, names in self._breakpoints.items() if names}
+
+    def _call_code(self, method: str, arguments: str) -> str:
+        """The generated Python for ``graph.<method>(arguments)`` as the app's saver can run
+        it: ``await graph.a<method>(...)`` for a saver with async methods, the plain sync call
+        for a sync-only one (LangGraph's ``SqliteSaver``, whose async methods raise)."""
+        if has_async_methods(getattr(self.graph, "checkpointer", None)):
+            return f"await {self.graph_name}.a{method}({arguments})"
+        return f"{self.graph_name}.{method}({arguments})"
 
     def _breaks_code(self) -> str:
         return "".join(f", interrupt_{when}={names!r}" for when, names in self._breaks().items())
@@ -463,7 +489,7 @@ class TimeTravel(anywidget.AnyWidget):
         step and status (one listing query where the store allows it)."""
         from durable_debug.inspect.listing import athread_listing
 
-        saver = checkpointer_of(self.graph)
+        saver = checkpointer_of(self._reads)
         try:
             rows = await athread_listing(saver)
         except (AttributeError, NotImplementedError) as error:
@@ -498,7 +524,7 @@ class TimeTravel(anywidget.AnyWidget):
             )
         namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
         config = thread_config(thread_id, namespace)
-        reader = DagReader(self.graph, config)
+        reader = DagReader(self._reads, config)
         await reader.arefresh()
         if not reader.ids():
             raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
@@ -523,7 +549,7 @@ class TimeTravel(anywidget.AnyWidget):
                 f"The 'health' request's sla_s must be a number of seconds from 0 to "
                 f"{_MAX_SLA_S:.0f} (got {sla_s!r})."
             )
-        saver = checkpointer_of(self.graph)
+        saver = checkpointer_of(self._reads)
         if not callable(getattr(saver, "alist_threads", None)):
             raise RequestError(
                 f"This store ({type(saver).__name__}) cannot list its threads, so the widget "
@@ -587,10 +613,13 @@ class TimeTravel(anywidget.AnyWidget):
             except asyncio.CancelledError:
                 outcome = "stopped"
             except Exception as failure:
-                outcome, error_text = "failed", f"{type(failure).__name__}: {failure}"
+                outcome = "failed"
+                error_text = store_gone_message(failure, "The run failed") or (
+                    f"{type(failure).__name__}: {failure}"
+                )
             status, error = f"run from step {start.step} {outcome}", error_text
             await self._refresh_dag()
-            self._topology = dict(await atopology_data(self.graph, self._all_counts()))
+            self._topology = dict(await atopology_data(self._reads, self._all_counts()))
             written = sorted(await self._ids_in(namespace) - before)
             status, error = await self._finish(start, written, outcome, error_text)
         except (Exception, asyncio.CancelledError) as failure:
@@ -622,7 +651,7 @@ class TimeTravel(anywidget.AnyWidget):
         where it ended if the user still looks at where it started."""
         last = written[-1] if written else start.id
         namespace = config_checkpoint_ns(start.config)
-        detail = await acheckpoint_detail(self.graph, self._ns_config(namespace), last)
+        detail = await acheckpoint_detail(self._reads, self._ns_config(namespace), last)
         count = len(written)
         ran = f"wrote {count} checkpoint{'' if count == 1 else 's'} from step {start.step}"
         error = ""
@@ -681,7 +710,7 @@ class TimeTravel(anywidget.AnyWidget):
         ticket = self._select_seq
         if namespace is None:
             namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
-        detail = await acheckpoint_detail(self.graph, self._ns_config(namespace), checkpoint_id)
+        detail = await acheckpoint_detail(self._reads, self._ns_config(namespace), checkpoint_id)
         if ticket == self._select_seq:
             self._set_selected(detail["id"], clip_detail(detail), namespace)
         return detail
@@ -699,7 +728,7 @@ class TimeTravel(anywidget.AnyWidget):
         self, checkpoint_id: str, namespace: str | None = None
     ) -> tuple[Thread, CheckpointRecord]:
         config = self.config if namespace is None else self._ns_config(namespace)
-        return await aread_checkpoint(self.graph, config, checkpoint_id, with_parent=False)
+        return await aread_checkpoint(self._reads, config, checkpoint_id, with_parent=False)
 
     def _add_code(self, action: str, code: str) -> None:
         self._code = [*self._code, {"action": action, "code": code}]
