@@ -4,6 +4,7 @@
 import { placeRings } from "./dag.js";
 import { hyperscript, isReadonly, later, plural } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
+import { toggleRunForm } from "./run-form.js";
 import { copyCode, drawStatus } from "./status.js";
 import { inNamespace, selectInSubgraph, toggleSubgraph, upFromSubgraph } from "./subgraph.js";
 import { WATCH_EVERY_MS } from "./types.js";
@@ -25,7 +26,6 @@ export function onAction(view, event) {
   else if (action === "refresh") refresh(view);
   else if (action === "threads") listThreads(view);
   else if (action === "new-run") toggleRunForm(view);
-  else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
   else if (action === "subgraph-toggle") toggleSubgraph(view, button);
@@ -288,52 +288,6 @@ function listThreads(view) {
       clearRequestError(view);
     },
     (error) => showRequestError(view, error),
-  );
-}
-
-/**
- * Open (or close) the new-run form: the input as JSON, prefilled with the state's keys.
- * @param {View} view
- */
-function toggleRunForm(view) {
-  const form = view.parts.runForm;
-  if (!form.hidden) {
-    form.hidden = true;
-    return;
-  }
-  const h = hyperscript(view.doc);
-  const keys = (view.detail && view.detail.editable) || [];
-  const input = h("textarea", {
-    class: "dd-editor dd-run-input",
-    spellcheck: "false",
-    rows: String(Math.min(8, keys.length + 2)),
-    "aria-label": "the run's input as a JSON object",
-  });
-  /** @type {HTMLTextAreaElement} */ (input).value = JSON.stringify(
-    Object.fromEntries(keys.map((key) => [key, null])),
-    null,
-    2,
-  );
-  form.replaceChildren(
-    h("div", { class: "dd-muted" }, "Input of a new run of this thread (JSON), from its latest checkpoint:"),
-    input,
-    h("button", { class: "dd-button dd-primary", type: "button", "data-action": "start-run" }, "Start"),
-    h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true }),
-  );
-  form.hidden = false;
-}
-
-/** Send the typed input as a new run. @param {View} view */
-function startRun(view) {
-  const box = /** @type {HTMLTextAreaElement | null} */ (view.parts.runForm.querySelector(".dd-run-input"));
-  const slot = view.parts.runForm.querySelector(".dd-run-error");
-  if (!box) return;
-  view.requests.request("run", { text: box.value }).then(
-    () => {
-      setInline(slot, "");
-      view.parts.runForm.hidden = true;
-    },
-    (error) => setInline(slot, String(error && error.message ? error.message : error)),
   );
 }
 

@@ -432,6 +432,19 @@ class TimeTravel(anywidget.AnyWidget):
         code = self._call_code("invoke", f"{value!r}, {thread_code}{self._breaks_code()}")
         return self._start(value, record, "run", code)
 
+    async def _do_input_form(self, _request: Mapping[str, Any]) -> Any:
+        """The fields of the New run form: one per key of the graph's input schema, with its
+        type and default (``inspect.input_form``); the thread's state keys when the graph has
+        no schema to read."""
+        from durable_debug.inspect.input_form import input_fields
+
+        channels: list[str] = []
+        if _input_schema_missing(self.graph):
+            thread, _ = await aread_checkpoint(self._reads, self.config, with_parent=False)
+            channels = list(thread.state_channels())
+        fields = input_fields(self.graph, channels)
+        return {"fields": [{**f, "default": to_jsonable(f["default"])} for f in fields]}
+
     async def _do_breakpoints(self, request: Mapping[str, Any]) -> Any:
         """Set the nodes a run started here pauses before / after (``interrupt_before`` and
         ``interrupt_after`` of the reruns and resumes that follow)."""
@@ -765,6 +778,7 @@ REQUESTS: dict[str, Callable[[TimeTravel, Mapping[str, Any]], Awaitable[Any]]] =
     "threads": TimeTravel._do_threads,
     "thread": TimeTravel._do_thread,
     "run": TimeTravel._do_run,
+    "input_form": TimeTravel._do_input_form,
     "breakpoints": TimeTravel._do_breakpoints,
     "health": TimeTravel._do_health,
     "subgraphs": TimeTravel._do_subgraphs,
@@ -797,6 +811,11 @@ def _parse(text: Any, what: str) -> Any:
         f'{what} is not valid JSON ({reason}); write e.g. "text", 3, [1, 2] or '
         '{"key": true}. Nothing was written.'
     )
+
+
+def _input_schema_missing(graph: Any) -> bool:
+    """True when the graph names no input schema the form can read (a saver seen as a graph)."""
+    return getattr(getattr(graph, "builder", None), "input_schema", None) is None
 
 
 def _config_code(record: CheckpointRecord) -> str:
