@@ -2512,6 +2512,174 @@ function syncRow(row, entry) {
   if (control) control.value = entry.text;
 }
 
+// js/src/thread-list.js
+var STATUS_KINDS = ["running", "paused", "failed", "done"];
+function filterThreads(rows, search, kind) {
+  const needle = search.trim().toLowerCase();
+  return rows.filter(
+    (row) => (!kind || row.kind === kind) && (!needle || row.thread_id.toLowerCase().includes(needle))
+  );
+}
+function rowText(row) {
+  const steps = row.step === null || row.step === void 0 ? "" : ` · step ${row.step}`;
+  return `${row.thread_id} · ${plural(row.checkpoints, "checkpoint")}${steps} · ${row.status}`;
+}
+var states = /* @__PURE__ */ new WeakMap();
+function stateOf(view) {
+  let state = states.get(view);
+  if (!state) states.set(view, state = { rows: [], active: "", asking: false });
+  return state;
+}
+function mountThreadList(view) {
+  const h = hyperscript(view.doc);
+  const panel = view.parts.threadList;
+  const search = h("input", {
+    class: "dd-thread-search",
+    type: "search",
+    placeholder: "Search threads",
+    spellcheck: "false",
+    "aria-label": "search the threads by id"
+  });
+  const filter = h(
+    "select",
+    { class: "dd-thread-filter", "aria-label": "show threads of one status" },
+    h("option", { value: "" }, "any status"),
+    ...STATUS_KINDS.map((kind) => h("option", { value: kind }, kind))
+  );
+  const list = h("ul", {
+    class: "dd-thread-options",
+    role: "listbox",
+    tabindex: "0",
+    "aria-label": "the store's threads: arrows move, Enter shows"
+  });
+  const count = h("span", { class: "dd-muted dd-thread-count", "aria-live": "polite" });
+  panel.replaceChildren(h("div", { class: "dd-thread-tools" }, search, filter, count), list);
+  listen(view, search, "input", () => drawRows(view));
+  listen(view, filter, "change", () => drawRows(view));
+  const onKey = (event) => onListKey(
+    view,
+    /** @type {KeyboardEvent} */
+    event
+  );
+  listen(view, search, "keydown", onKey);
+  listen(view, list, "keydown", onKey);
+  listen(view, list, "click", (event) => {
+    const item = (
+      /** @type {Element} */
+      event.target.closest("[data-thread]")
+    );
+    if (item) choose(view, item.getAttribute("data-thread") || "");
+  });
+  watch(view, "change:_running", () => {
+    if (!view.model.get("_running")) refreshIfOpen(view);
+  });
+  watch(view, "change:_thread_id", () => refreshIfOpen(view));
+}
+function refreshIfOpen(view) {
+  if (!view.parts.threadList.hidden) listThreads(view);
+}
+function listThreads(view, onError) {
+  const state = stateOf(view);
+  if (state.asking) return;
+  state.asking = true;
+  view.requests.request("threads").then(
+    (reply) => {
+      state.asking = false;
+      state.rows = reply.threads;
+      const current = state.rows.find((row) => row.current);
+      if (!state.active || !state.rows.some((row) => row.thread_id === state.active))
+        state.active = current ? current.thread_id : "";
+      view.parts.threadList.hidden = false;
+      drawRows(view);
+    },
+    (error) => {
+      state.asking = false;
+      if (onError) onError(error);
+    }
+  );
+}
+function drawRows(view) {
+  const state = stateOf(view);
+  const panel = view.parts.threadList;
+  const search = (
+    /** @type {HTMLInputElement} */
+    panel.querySelector(".dd-thread-search")
+  );
+  const filter = (
+    /** @type {HTMLSelectElement} */
+    panel.querySelector(".dd-thread-filter")
+  );
+  const list = (
+    /** @type {HTMLElement} */
+    panel.querySelector(".dd-thread-options")
+  );
+  const shown = filterThreads(state.rows, search.value, filter.value);
+  if (shown.length && !shown.some((row) => row.thread_id === state.active)) state.active = shown[0].thread_id;
+  const h = hyperscript(view.doc);
+  list.replaceChildren(
+    ...shown.map(
+      (row, i) => h(
+        "li",
+        {
+          id: `${view.uid}-thread-${i}`,
+          role: "option",
+          class: `dd-thread-option${row.current ? " dd-current" : ""}`,
+          "data-thread": row.thread_id,
+          "data-kind": row.kind || "",
+          "aria-selected": String(row.thread_id === state.active),
+          title: row.thread_id
+        },
+        rowText(row)
+      )
+    )
+  );
+  const active = list.querySelector('[aria-selected="true"]');
+  if (active) list.setAttribute("aria-activedescendant", active.id);
+  else list.removeAttribute("aria-activedescendant");
+  panel.querySelector(".dd-thread-count").textContent = shown.length === state.rows.length ? plural(state.rows.length, "thread") : `${shown.length} of ${plural(state.rows.length, "thread")}`;
+}
+function onListKey(view, event) {
+  const state = stateOf(view);
+  const panel = view.parts.threadList;
+  const items = [...panel.querySelectorAll("[data-thread]")];
+  const at = items.findIndex((item) => item.getAttribute("data-thread") === state.active);
+  let next = at;
+  if (event.key === "ArrowDown") next = Math.min(items.length - 1, at + 1);
+  else if (event.key === "ArrowUp") next = Math.max(0, at - 1);
+  else if (event.key === "Home") next = 0;
+  else if (event.key === "End") next = items.length - 1;
+  else if (event.key === "Enter") {
+    event.preventDefault();
+    if (state.active) choose(view, state.active);
+    return;
+  } else if (event.key === "Escape") {
+    event.preventDefault();
+    panel.hidden = true;
+    return;
+  } else return;
+  event.preventDefault();
+  if (next < 0 || !items[next]) return;
+  state.active = items[next].getAttribute("data-thread") || "";
+  for (const item of items) item.setAttribute("aria-selected", String(item === items[next]));
+  const list = (
+    /** @type {HTMLElement} */
+    panel.querySelector(".dd-thread-options")
+  );
+  list.setAttribute("aria-activedescendant", items[next].id);
+  if (typeof items[next].scrollIntoView === "function") items[next].scrollIntoView({ block: "nearest" });
+}
+function choose(view, id) {
+  stateOf(view).active = id;
+  if (!id || id === view.model.get("_thread_id")) return;
+  view.requests.request("thread", { thread_id: id }).then(
+    () => refreshIfOpen(view),
+    (error) => {
+      const count = view.parts.threadList.querySelector(".dd-thread-count");
+      if (count) count.textContent = String(error && error.message ? error.message : error);
+    }
+  );
+}
+
 // js/src/actions.js
 function onAction(view, event) {
   const target = (
@@ -2529,7 +2697,7 @@ function onAction(view, event) {
   else if (action === "resume") resume(view);
   else if (action === "stop") stop(view);
   else if (action === "refresh") refresh(view);
-  else if (action === "threads") listThreads(view);
+  else if (action === "threads") toggleThreads(view);
   else if (action === "new-run") toggleRunForm(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
@@ -2725,40 +2893,6 @@ function resume(view) {
   }
   runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
-function listThreads(view) {
-  view.requests.request("threads").then(
-    (reply) => {
-      const h = hyperscript(view.doc);
-      const list = view.parts.threadList;
-      list.replaceChildren(
-        ...reply.threads.map((t) => {
-          const steps = t.step === null || t.step === void 0 ? "" : ` · step ${t.step}`;
-          const option = h(
-            "option",
-            { value: t.thread_id },
-            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`
-          );
-          option.selected = Boolean(t.current);
-          return option;
-        })
-      );
-      list.hidden = false;
-      clearRequestError(view);
-    },
-    (error) => showRequestError(view, error)
-  );
-}
-function switchThread(view) {
-  const id = (
-    /** @type {HTMLSelectElement} */
-    view.parts.threadList.value
-  );
-  if (!id || id === view.model.get("_thread_id")) return;
-  view.requests.request("thread", { thread_id: id }).then(
-    () => clearRequestError(view),
-    (error) => showRequestError(view, error)
-  );
-}
 function refresh(view) {
   view.requests.request("refresh").then(
     () => clearRequestError(view),
@@ -2797,6 +2931,14 @@ function runAction(view, kind, fields, errorSlot) {
       setInline(errorSlot, error.message);
     }
   );
+}
+function toggleThreads(view) {
+  if (!view.parts.threadList.hidden) {
+    view.parts.threadList.hidden = true;
+    return;
+  }
+  clearRequestError(view);
+  listThreads(view, (error) => showRequestError(view, error));
 }
 function setInline(slot, message) {
   if (!slot) return;
@@ -3160,7 +3302,6 @@ function createView(model, el) {
     /** @type {KeyboardEvent} */
     event
   ));
-  listen(view, parts.threadList, "change", () => switchThread(view));
   listen(
     view,
     root,
@@ -3219,6 +3360,7 @@ function createView(model, el) {
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
   mountHealth(view);
+  mountThreadList(view);
   scheduleWatch(view);
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;
@@ -3302,8 +3444,9 @@ function buildSkeleton(doc) {
       { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
       "Threads"
     ),
-    threadList: h("select", {
+    threadList: h("div", {
       class: "dd-threads",
+      role: "group",
       "aria-label": "show another thread of this store",
       hidden: true
     }),

@@ -2,9 +2,10 @@
 // Actions: fork, rerun, resume, stop, copy (one delegated click handler on the root)
 
 import { placeRings } from "./dag.js";
-import { hyperscript, isReadonly, later, plural } from "./helpers.js";
+import { hyperscript, isReadonly, later } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
 import { toggleRunForm } from "./run-form.js";
+import { listThreads } from "./thread-list.js";
 import { copyCode, drawStatus } from "./status.js";
 import { inNamespace, selectInSubgraph, toggleSubgraph, upFromSubgraph } from "./subgraph.js";
 import { WATCH_EVERY_MS } from "./types.js";
@@ -24,7 +25,7 @@ export function onAction(view, event) {
   else if (action === "resume") resume(view);
   else if (action === "stop") stop(view);
   else if (action === "refresh") refresh(view);
-  else if (action === "threads") listThreads(view);
+  else if (action === "threads") toggleThreads(view);
   else if (action === "new-run") toggleRunForm(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
@@ -263,44 +264,6 @@ function resume(view) {
   runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
 
-/**
- * Ask Python for the store's threads (newest first) and offer them in a list.
- * @param {View} view
- */
-function listThreads(view) {
-  view.requests.request("threads").then(
-    (reply) => {
-      const h = hyperscript(view.doc);
-      const list = view.parts.threadList;
-      list.replaceChildren(
-        ...reply.threads.map((/** @type {any} */ t) => {
-          const steps = t.step === null || t.step === undefined ? "" : ` · step ${t.step}`;
-          const option = h(
-            "option",
-            { value: t.thread_id },
-            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`,
-          );
-          /** @type {HTMLOptionElement} */ (option).selected = Boolean(t.current);
-          return option;
-        }),
-      );
-      list.hidden = false;
-      clearRequestError(view);
-    },
-    (error) => showRequestError(view, error),
-  );
-}
-
-/** Show the thread chosen in the list. @param {View} view */
-export function switchThread(view) {
-  const id = /** @type {HTMLSelectElement} */ (view.parts.threadList).value;
-  if (!id || id === view.model.get("_thread_id")) return;
-  view.requests.request("thread", { thread_id: id }).then(
-    () => clearRequestError(view),
-    (error) => showRequestError(view, error),
-  );
-}
-
 /** @param {View} view */
 function refresh(view) {
   view.requests.request("refresh").then(
@@ -353,6 +316,16 @@ function runAction(view, kind, fields, errorSlot) {
       setInline(errorSlot, error.message);
     },
   );
+}
+
+/** Open the thread list (asking Python for it), or close it. @param {View} view */
+function toggleThreads(view) {
+  if (!view.parts.threadList.hidden) {
+    view.parts.threadList.hidden = true;
+    return;
+  }
+  clearRequestError(view);
+  listThreads(view, (error) => showRequestError(view, error));
 }
 
 /** @param {Element | null} slot @param {string} message */

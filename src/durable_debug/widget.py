@@ -500,7 +500,7 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_threads(self, _request: Mapping[str, Any]) -> Any:
         """Every thread of the graph's store, newest first, with its checkpoint count, latest
         step and status (one listing query where the store allows it)."""
-        from durable_debug.inspect.listing import athread_listing
+        from durable_debug.inspect.listing import athread_listing, status_kind
 
         saver = checkpointer_of(self._reads)
         try:
@@ -519,6 +519,7 @@ class TimeTravel(anywidget.AnyWidget):
                     "checkpoints": row.checkpoints,
                     "step": row.step,
                     "status": row.status,
+                    "kind": status_kind(row.status),
                     "current": row.thread_id == self._thread_id,
                 }
                 for row in rows

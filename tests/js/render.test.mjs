@@ -645,20 +645,19 @@ test("Threads lists the store's threads with their status; choosing one asks Pyt
   click(dom.window, el.querySelector('[data-action="threads"]'));
   model.reply(model.last("threads"), {
     threads: [
-      { thread_id: "t2", checkpoints: 7, step: 5, status: "failed at tools", current: false },
-      { thread_id: "t1", checkpoints: 5, step: 2, status: "done", current: true },
+      { thread_id: "t2", checkpoints: 7, step: 5, status: "failed at tools", kind: "failed", current: false },
+      { thread_id: "t1", checkpoints: 5, step: 2, status: "done", kind: "done", current: true },
     ],
   });
   await settle();
-  const list = el.querySelector("select.dd-threads");
-  assert.equal(list.hidden, false);
+  const panel = el.querySelector(".dd-threads");
+  assert.equal(panel.hidden, false);
   assert.deepEqual(
-    [...list.options].map((o) => o.textContent),
+    [...panel.querySelectorAll(".dd-thread-option")].map((o) => o.textContent),
     ["t2 · 7 checkpoints · step 5 · failed at tools", "t1 · 5 checkpoints · step 2 · done"],
   );
-  assert.equal(list.value, "t1");
-  list.value = "t2";
-  list.dispatchEvent(new dom.window.Event("change", { bubbles: true }));
+  assert.equal(panel.querySelector('[aria-selected="true"]').getAttribute("data-thread"), "t1");
+  click(dom.window, panel.querySelector('[data-thread="t2"]'));
   assert.equal(model.last("thread").thread_id, "t2");
 });
 
