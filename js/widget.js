@@ -1,6 +1,23 @@
 // durable_debug's time-travel widget, bundled from js/src/ by js/build.mjs (esbuild).
 // Do not edit: change js/src/ and run `npm run build`.
 
+// js/src/names.js
+var NAME_MAX = 40;
+var INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+function displayName(name) {
+  return String(name).replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+function shortName(name, max = NAME_MAX) {
+  const shown = displayName(name);
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
+function nameInto(el, name, max = NAME_MAX) {
+  const shown = displayName(name);
+  el.textContent = shortName(name, max);
+  if (shown !== name || shown.length > max) el.setAttribute("title", shown);
+  return el;
+}
+
 // js/src/dag-wire.js
 var DAG_WIRE_FORMAT = "dag-columns-1";
 var decoded = /* @__PURE__ */ new WeakMap();
@@ -1240,7 +1257,7 @@ function drawValues(view, detail, readonly) {
       h(
         "div",
         { class: "dd-channel-head" },
-        h("span", { class: "dd-channel" }, channel),
+        nameInto(h("span", { class: "dd-channel" }), channel),
         reducers[channel] ? h(
           "span",
           {
@@ -1535,7 +1552,8 @@ function drawStatus(view) {
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
   const thread = model.get("_thread_id") || dag && dag.thread_id || "?";
-  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  parts.thread.textContent = `thread ${shortName(thread)} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  parts.thread.setAttribute("title", `thread ${displayName(thread)}`);
   const running = Boolean(model.get("_running"));
   parts.running.hidden = !running;
   parts.stop.hidden = !running || isReadonly(view);
@@ -1569,7 +1587,7 @@ function drawTopology(view, topology) {
       (node) => h(
         "tr",
         { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
-        cell(h, node.id),
+        nameInto(cell(h, ""), node.id),
         cell(h, `×${node.count}`, "dd-num"),
         cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted")
       )
@@ -1604,7 +1622,7 @@ function drawBreakpoints(view, topology) {
         (node) => h(
           "tr",
           { "data-node": node },
-          cell(h, node),
+          nameInto(cell(h, ""), node),
           h("td", {}, toggle(node, "before"), toggle(node, "after"))
         )
       )
@@ -1632,7 +1650,7 @@ function sendBreakpoints(view) {
 function topologyDrawing(doc, topology, uid = "dd") {
   const s = svgHyperscript(doc);
   const size = new Map(
-    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }])
+    topology.nodes.map((node) => [node.id, { w: Math.max(48, shortName(node.id).length * 7 + 30), h: 26 }])
   );
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
@@ -1649,10 +1667,12 @@ function topologyDrawing(doc, topology, uid = "dd") {
   const nodes = topology.nodes.map((node) => {
     const { w, h } = size.get(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
-    const label = node.count ? `${node.id} ×${node.count}` : node.id;
+    const label = node.count ? `${shortName(node.id)} ×${node.count}` : shortName(node.id);
     return s(
       "g",
       { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
+      shortName(node.id) === node.id ? "" : s("title", {}, displayName(node.id)),
+      // cut or escaped
       s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
       s("text", { dy: "0.35em" }, label)
     );
@@ -2035,7 +2055,9 @@ function markDrawing(s, node, at, r) {
     s("text", { class: "dd-step", y: -r - 11 }, String(node.step))
   );
   if (node.writers && node.writers.length) {
-    mark.append(s("text", { class: "dd-writers", y: r + 19 }, truncate(node.writers.join(","), 10)));
+    mark.append(
+      s("text", { class: "dd-writers", y: r + 19 }, truncate(displayName(node.writers.join(",")), 10))
+    );
   }
   if (node.interrupts > 0) {
     mark.append(
@@ -2522,7 +2544,7 @@ function filterThreads(rows, search, kind) {
 }
 function rowText(row) {
   const steps = row.step === null || row.step === void 0 ? "" : ` · step ${row.step}`;
-  return `${row.thread_id} · ${plural(row.checkpoints, "checkpoint")}${steps} · ${row.status}`;
+  return `${shortName(row.thread_id)} · ${plural(row.checkpoints, "checkpoint")}${steps} · ${displayName(row.status)}`;
 }
 var states = /* @__PURE__ */ new WeakMap();
 function stateOf(view) {
@@ -2627,7 +2649,7 @@ function drawRows(view) {
           "data-thread": row.thread_id,
           "data-kind": row.kind || "",
           "aria-selected": String(row.thread_id === state.active),
-          title: row.thread_id
+          title: displayName(row.thread_id)
         },
         rowText(row)
       )

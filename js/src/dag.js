@@ -2,6 +2,7 @@
 // Drawing the checkpoint DAG; its keyboard and pointer handling (layout.js places it,
 // navigate.js zooms, pans, filters and draws the overview strip)
 
+import { displayName } from "./names.js";
 import { readDag } from "./dag-wire.js";
 import { plural, shortId, svgHyperscript, truncate } from "./helpers.js";
 import { FILTERS, itemAt, itemsInArea, layoutDag, neighbour, placeOf, runRange } from "./layout.js";
@@ -315,7 +316,9 @@ function markDrawing(s, node, at, r) {
     s("text", { class: "dd-step", y: -r - 11 }, String(node.step)),
   );
   if (node.writers && node.writers.length) {
-    mark.append(s("text", { class: "dd-writers", y: r + 19 }, truncate(node.writers.join(","), 10)));
+    mark.append(
+      s("text", { class: "dd-writers", y: r + 19 }, truncate(displayName(node.writers.join(",")), 10)),
+    );
   }
   if (node.interrupts > 0) {
     mark.append(

@@ -4,6 +4,7 @@
 // is asked again after a run started here ends while it is open.
 
 import { hyperscript, listen, plural, watch } from "./helpers.js";
+import { displayName, shortName } from "./names.js";
 
 /** @typedef {import("./index.js").View} View */
 /**
@@ -28,7 +29,7 @@ export function filterThreads(rows, search, kind) {
 /** @param {ThreadRow} row */
 function rowText(row) {
   const steps = row.step === null || row.step === undefined ? "" : ` · step ${row.step}`;
-  return `${row.thread_id} · ${plural(row.checkpoints, "checkpoint")}${steps} · ${row.status}`;
+  return `${shortName(row.thread_id)} · ${plural(row.checkpoints, "checkpoint")}${steps} · ${displayName(row.status)}`;
 }
 
 /**
@@ -140,7 +141,7 @@ function drawRows(view) {
           "data-thread": row.thread_id,
           "data-kind": row.kind || "",
           "aria-selected": String(row.thread_id === state.active),
-          title: row.thread_id,
+          title: displayName(row.thread_id),
         },
         rowText(row),
       ),
