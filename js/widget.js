@@ -3161,6 +3161,129 @@ function healthCell(column, value) {
   return String(value);
 }
 
+// js/src/keys.js
+var SHORTCUTS = [
+  ["← → ↑ ↓", "move to the parent, the child, the branch above or below"],
+  ["j / k", "the next / the previous checkpoint (as → / ←)"],
+  ["Home / End", "the first / the latest checkpoint"],
+  ["Enter", "open the selected checkpoint's detail"],
+  ["n / N, p", "next / previous match of the search"],
+  ["+ / −, 0, 1", "zoom in / out, fit the whole thread, 100 %"],
+  ["Shift-click", "diff two checkpoints"],
+  ["?", "show or hide this help"],
+  ["Escape", "close this help, else give the keyboard back to the notebook"]
+];
+var ALIASES = (
+  /** @type {Record<string, string>} */
+  { j: "ArrowRight", k: "ArrowLeft" }
+);
+function mountKeys(view) {
+  const h = hyperscript(view.doc);
+  const help = h(
+    "div",
+    { class: "dd-help", role: "dialog", "aria-label": "keyboard shortcuts", hidden: true, tabindex: "-1" },
+    h("h4", {}, "Keyboard"),
+    h(
+      "table",
+      { class: "dd-help-table" },
+      ...SHORTCUTS.map(([keys, what]) => h("tr", {}, h("th", {}, keys), h("td", {}, what)))
+    )
+  );
+  const button = h(
+    "button",
+    {
+      class: "dd-button dd-small dd-help-button",
+      type: "button",
+      title: "Keyboard shortcuts (?)",
+      "aria-label": "keyboard shortcuts",
+      "aria-expanded": "false"
+    },
+    "?"
+  );
+  view.parts.refresh.after(button);
+  view.parts.refresh.parentElement?.after(help);
+  view.parts.help = help;
+  view.cleanups.push(() => {
+    button.remove();
+    help.remove();
+  });
+  const toggle = (open) => {
+    help.hidden = !open;
+    button.setAttribute("aria-expanded", String(open));
+  };
+  listen(view, button, "click", () => toggle(Boolean(help.hidden)));
+  listen(
+    view,
+    view.parts.dagScroll,
+    "keydown",
+    (event) => onDagExtraKey(
+      view,
+      /** @type {KeyboardEvent} */
+      event
+    )
+  );
+  listen(view, view.root, "keydown", (event) => {
+    const key = (
+      /** @type {KeyboardEvent} */
+      event
+    );
+    if (key.defaultPrevented || key.ctrlKey || key.metaKey || key.altKey) return;
+    if (key.key === "?" && !isTextEntry(key.target)) {
+      key.preventDefault();
+      toggle(Boolean(help.hidden));
+    } else if (key.key === "Escape") {
+      key.preventDefault();
+      if (!help.hidden) return toggle(false);
+      leaveWidget(view);
+    }
+  });
+}
+function isTextEntry(target) {
+  const el = (
+    /** @type {Element | null} */
+    target
+  );
+  if (!el || !el.tagName) return false;
+  const tag = el.tagName.toLowerCase();
+  return tag === "textarea" || tag === "select" || tag === "input" && el.getAttribute("type") !== "checkbox";
+}
+function onDagExtraKey(view, event) {
+  if (!view.layout || event.ctrlKey || event.metaKey || event.altKey) return;
+  const arrow = ALIASES[event.key];
+  if (arrow) {
+    event.preventDefault();
+    goTo(view, neighbour(view.layout, view.selected, arrow));
+  } else if (event.key === "Enter" && view.selected) {
+    event.preventDefault();
+    const detail = (
+      /** @type {HTMLElement} */
+      view.parts.detail
+    );
+    if (!detail.hasAttribute("tabindex")) detail.setAttribute("tabindex", "-1");
+    detail.focus();
+    if (typeof detail.scrollIntoView === "function") detail.scrollIntoView({ block: "nearest" });
+  }
+}
+function leaveWidget(view) {
+  const active = (
+    /** @type {HTMLElement | null} */
+    view.doc.activeElement
+  );
+  if (active && view.root.contains(active) && typeof active.blur === "function") active.blur();
+  const notebook = (
+    /** @type {HTMLElement | null} */
+    view.root.closest(".jp-Notebook")
+  );
+  if (notebook) {
+    const cell2 = (
+      /** @type {HTMLElement | null} */
+      view.root.closest(".jp-Cell")
+    );
+    (cell2 || notebook).focus();
+    if (view.doc.activeElement !== cell2) notebook.focus();
+  }
+}
+
 // js/src/static-model.js
 function createStaticModel(data) {
   const details = data.details || {};
@@ -3383,6 +3506,7 @@ function createView(model, el) {
   observeSize(view);
   mountHealth(view);
   mountThreadList(view);
+  mountKeys(view);
   scheduleWatch(view);
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;

@@ -55,6 +55,7 @@ import { drawDetail } from "./detail.js";
 import { mountHealth } from "./health.js";
 import { hyperscript, isReadonly, listen, watch } from "./helpers.js";
 import { fillLazyJson } from "./json-tree.js";
+import { mountKeys } from "./keys.js";
 import { createRequester } from "./requests.js";
 import {
   createNav,
@@ -225,6 +226,7 @@ function createView(model, el) {
   observeSize(view);
   mountHealth(view);
   mountThreadList(view);
+  mountKeys(view);
   scheduleWatch(view);
   // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
