@@ -3013,7 +3013,13 @@ function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUui
           );
         }, timeoutMs);
         pending.set(uuid, { resolve, reject, timer });
-        model.send({ uuid, kind, ...fields });
+        try {
+          model.send({ uuid, kind, ...fields });
+        } catch (error) {
+          pending.delete(uuid);
+          clearTimeout(timer);
+          reject(new Error(goneMessage(error)));
+        }
       });
     },
     /** Number of requests still waiting for an answer. */
@@ -3027,6 +3033,10 @@ function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUui
       pending.clear();
     }
   };
+}
+function goneMessage(error) {
+  const said = error instanceof Error ? error.message : String(error);
+  return `Cannot reach the kernel (${said}): it was restarted or shut down since this widget was shown, so what it shows may be out of date. Re-run the cell that shows this widget.`;
 }
 function newUuid() {
   const c = globalThis.crypto;
