@@ -935,6 +935,67 @@ function onOverviewPointer(view, event) {
   drawMarks(view);
 }
 
+// js/src/diff-view.js
+function diffRows(h, entries) {
+  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
+  const rows = [];
+  for (const entry of entries) {
+    const changes = Array.isArray(entry.changes) ? entry.changes : [];
+    const onlyItself = changes.length === 1 && changes[0].path === entry.channel && !changes[0].lines;
+    rows.push(
+      h(
+        "tr",
+        { class: `dd-change-${entry.change} dd-diff-channel`, "data-channel": entry.channel },
+        cell(h, entry.channel, "dd-channel"),
+        cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
+        onlyItself || !changes.length ? cell(h, json(entry.old, entry.change !== "added")) : cell(h, ""),
+        onlyItself || !changes.length ? cell(h, json(entry.new, entry.change !== "removed")) : cell(h, plural(changes.length + (entry.more || 0), "changed path"), "dd-muted")
+      )
+    );
+    if (onlyItself) continue;
+    for (const change of changes) {
+      const value = change.lines ? [h("td", { colspan: "2" }, lineDiff(h, change.lines))] : [
+        cell(h, json(change.old, change.change !== "added")),
+        cell(h, json(change.new, change.change !== "removed"))
+      ];
+      rows.push(
+        h(
+          "tr",
+          { class: `dd-change-${change.change} dd-diff-path`, "data-path": change.path },
+          cell(h, change.path, "dd-path"),
+          cell(h, h("span", { class: `dd-pill dd-change-${change.change}` }, change.change)),
+          ...value
+        )
+      );
+    }
+    if (entry.more) {
+      rows.push(
+        h(
+          "tr",
+          { class: "dd-diff-more" },
+          h(
+            "td",
+            { colspan: "4", class: "dd-muted" },
+            `… ${plural(entry.more, "more changed path")}, left out to keep the diff light: open the checkpoints to see them`
+          )
+        )
+      );
+    }
+  }
+  return rows;
+}
+function lineDiff(h, lines) {
+  return h(
+    "pre",
+    { class: "dd-line-diff" },
+    ...lines.map((line) => {
+      const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "ctx";
+      return h("span", { class: `dd-line dd-line-${kind}` }, `${line}
+`);
+    })
+  );
+}
+
 // js/src/json-tree.js
 function drawJson(view, value, openDepth, depth = 0) {
   const h = hyperscript(view.doc);
@@ -1531,18 +1592,8 @@ function drawDiff(view, a, b, entries, error) {
     box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
     return;
   }
-  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
-  const rows = entries.map(
-    (entry) => h(
-      "tr",
-      { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
-      cell(h, entry.channel, "dd-channel"),
-      cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
-      cell(h, json(entry.old, entry.change !== "added")),
-      cell(h, json(entry.new, entry.change !== "removed"))
-    )
-  );
-  box.replaceChildren(title, table(h, "dd-diff-table", ["channel", "change", "old", "new"], rows));
+  const rows = diffRows(h, entries);
+  box.replaceChildren(title, table(h, "dd-diff-table", ["channel / path", "change", "old", "new"], rows));
 }
 
 // js/src/status.js

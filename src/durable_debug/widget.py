@@ -45,7 +45,8 @@ from durable_debug.inspect.detail import (
     reducer_name,
     reducers_of,
 )
-from durable_debug.inspect.diff import adiff, diff_data
+from durable_debug.inspect.diff import adiff
+from durable_debug.inspect.diff_view import diff_view
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.own_store import reading_graph, store_gone_message
@@ -294,7 +295,7 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
         config = self._ns_config(self._ns_of(request))
-        return diff_data(await adiff(a, b, self._reads, config))
+        return diff_view(await adiff(a, b, self._reads, config))
 
     async def _do_fork(self, request: Mapping[str, Any]) -> Any:
         namespace = self._ns_of(request)
