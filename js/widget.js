@@ -2585,6 +2585,52 @@ function syncRow(row, entry) {
   if (control) control.value = entry.text;
 }
 
+// js/src/value-pages.js
+function showPages(view, channel, onError) {
+  const detail = view.detail;
+  if (!detail) return;
+  const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
+    (el) => el.getAttribute("data-channel") === channel
+  );
+  if (!row) return;
+  const h = hyperscript(view.doc);
+  const pages = h("div", { class: "dd-whole-value dd-pages" });
+  const more = (
+    /** @type {HTMLButtonElement} */
+    h("button", { class: "dd-button dd-small dd-show-more", type: "button", hidden: true }, "Show more")
+  );
+  const status = h("span", { class: "dd-muted dd-page-status" });
+  let asking = false;
+  const ask = (offset) => {
+    if (asking) return;
+    asking = true;
+    view.requests.request("value", { checkpoint_id: detail.id, ...inNamespace(view), channel, page: offset }).then(
+      (reply) => {
+        asking = false;
+        if (view.detail !== detail) return;
+        if (reply.kind === "text") pages.append(h("pre", { class: "dd-json-text dd-page" }, reply.value));
+        else pages.append(h("div", { class: "dd-page" }, drawJson(view, reply.value, 1)));
+        const shown = reply.next === null ? reply.total : reply.next;
+        const unit = reply.kind === "text" ? "characters" : reply.kind === "value" ? "" : "items";
+        status.textContent = unit ? `${shown.toLocaleString("en")} of ${reply.total.toLocaleString("en")} ${unit}` : "";
+        more.hidden = reply.next === null;
+        more.onclick = () => ask(reply.next);
+      },
+      (error) => {
+        asking = false;
+        onError(error);
+      }
+    );
+  };
+  const tree = row.querySelector(".dd-json");
+  const box = h("div", { class: "dd-paged" }, pages, h("div", { class: "dd-page-tools" }, more, status));
+  if (tree) tree.replaceWith(box);
+  else row.append(box);
+  const note = row.querySelector(".dd-clipped");
+  if (note) note.remove();
+  ask(0);
+}
+
 // js/src/thread-list.js
 var STATUS_KINDS = ["running", "paused", "failed", "done"];
 function filterThreads(rows, search, kind) {
@@ -2896,22 +2942,7 @@ function fetchFullValue(view, channel) {
   });
 }
 function showAll(view, channel) {
-  fetchFullValue(view, channel).then(
-    (found) => {
-      if (!found) return;
-      const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
-        (el) => el.getAttribute("data-channel") === channel
-      );
-      if (!row) return;
-      const tree = row.querySelector(".dd-json");
-      const h = hyperscript(view.doc);
-      const whole = h("div", { class: "dd-whole-value" }, drawJson(view, view.fullValues.get(channel), 1));
-      if (tree) tree.replaceWith(whole);
-      const note = row.querySelector(".dd-clipped");
-      if (note) note.remove();
-    },
-    (error) => showRequestError(view, error)
-  );
+  showPages(view, channel, (error) => showRequestError(view, error));
 }
 function fork(view) {
   const detail = view.detail;

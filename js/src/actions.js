@@ -5,6 +5,7 @@ import { placeRings } from "./dag.js";
 import { hyperscript, isReadonly, later } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
 import { toggleRunForm } from "./run-form.js";
+import { showPages } from "./value-pages.js";
 import { listThreads } from "./thread-list.js";
 import { copyCode, drawStatus } from "./status.js";
 import { inNamespace, selectInSubgraph, toggleSubgraph, upFromSubgraph } from "./subgraph.js";
@@ -183,26 +184,11 @@ function fetchFullValue(view, channel) {
 }
 
 /**
- * "Show all": replace a channel's cut value with its whole value.
+ * "Show all": replace a channel's cut value with its pages (value-pages.js).
  * @param {View} view @param {string} channel
  */
 function showAll(view, channel) {
-  fetchFullValue(view, channel).then(
-    (found) => {
-      if (!found) return;
-      const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
-        (el) => el.getAttribute("data-channel") === channel,
-      );
-      if (!row) return;
-      const tree = row.querySelector(".dd-json");
-      const h = hyperscript(view.doc);
-      const whole = h("div", { class: "dd-whole-value" }, drawJson(view, view.fullValues.get(channel), 1));
-      if (tree) tree.replaceWith(whole);
-      const note = row.querySelector(".dd-clipped");
-      if (note) note.remove();
-    },
-    (error) => showRequestError(view, error),
-  );
+  showPages(view, channel, (error) => showRequestError(view, error));
 }
 
 /**

@@ -71,6 +71,10 @@ _REFRESH_EVERY = 0.25
 _TAIL_MAX = 2_000
 """Checkpoints a refresh sends as ``_dag_tail`` at most (or a quarter of the tree, if more)
 before it sends the whole tree again."""
+_PAGE_CHARS = 100_000
+"""Characters of a string one "Show all" page holds (Show more asks for the next)."""
+_PAGE_ITEMS = 200
+"""Items of a list, or keys of a dict, one "Show all" page holds."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
 
@@ -286,11 +290,16 @@ class TimeTravel(anywidget.AnyWidget):
                 f"Checkpoint {record.id} of thread {self._thread_id!r} has no value for channel "
                 f"{channel!r} (its channels: {', '.join(values) or 'none'})."
             )
-        return {
-            "checkpoint_id": record.id,
-            "channel": channel,
-            "value": to_jsonable(values[channel]),
-        }
+        value = to_jsonable(values[channel])
+        if "page" not in request:  # the whole value (Edit of a value the detail shows cut)
+            return {"checkpoint_id": record.id, "channel": channel, "value": value}
+        offset = request.get("page")
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise RequestError(
+                f"The 'value' request's page is the offset to read from, a whole number from 0 "
+                f"(got {offset!r})."
+            )
+        return {"checkpoint_id": record.id, "channel": channel, **_page(value, offset)}
 
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
@@ -813,6 +822,31 @@ def _parse(text: Any, what: str) -> Any:
         f'{what} is not valid JSON ({reason}); write e.g. "text", 3, [1, 2] or '
         '{"key": true}. Nothing was written.'
     )
+
+
+def _page(value: Any, offset: int) -> dict[str, Any]:
+    """One page of a JSON-ready value from ``offset`` ("Show all", a page at a time): a string
+    by characters, a list by items, a dict by keys, each item cut like a detail; ``next`` is
+    the offset of the next page, None after the last."""
+    if isinstance(value, str):
+        part: Any = value[offset : offset + _PAGE_CHARS]
+        kind, total, end = "text", len(value), offset + _PAGE_CHARS
+    elif isinstance(value, list):
+        part = [clip(item)[0] for item in value[offset : offset + _PAGE_ITEMS]]
+        kind, total, end = "items", len(value), offset + _PAGE_ITEMS
+    elif isinstance(value, dict):
+        keys = list(value)[offset : offset + _PAGE_ITEMS]
+        part = {key: clip(value[key])[0] for key in keys}
+        kind, total, end = "entries", len(value), offset + _PAGE_ITEMS
+    else:
+        return {"kind": "value", "value": value, "offset": 0, "total": 1, "next": None}
+    return {
+        "kind": kind,
+        "value": part,
+        "offset": offset,
+        "total": total,
+        "next": end if end < total else None,
+    }
 
 
 def _input_schema_missing(graph: Any) -> bool:

@@ -484,7 +484,7 @@ test("cleanup clears the request timers", () => {
   assert.deepEqual(errors, []);
 });
 
-test("a value cut for display says so; Show all asks for it once and shows it whole", async () => {
+test("a value cut for display says so; Show all shows it a page at a time, Show more the next", async () => {
   const el = show();
   click(dom.window, mark(el, "c3"));
   const cut = { ...detailOf("c3"), clipped: ["messages"] };
@@ -495,14 +495,58 @@ test("a value cut for display says so; Show all asks for it once and shows it wh
   assert.match(row.textContent, /shown in part/);
   click(dom.window, row.querySelector('[data-action="show-all"]'));
   const request = model.last("value");
-  assert.deepEqual([request.checkpoint_id, request.channel], ["c3", "messages"]);
+  assert.deepEqual([request.checkpoint_id, request.channel, request.page], ["c3", "messages", 0]);
   const whole = Array.from({ length: 300 }, (_, i) => `m${i}`);
-  model.reply(request, { checkpoint_id: "c3", channel: "messages", value: whole });
+  const page = (offset, next) => ({
+    checkpoint_id: "c3",
+    channel: "messages",
+    kind: "items",
+    value: whole.slice(offset, next ?? 300),
+    offset,
+    total: 300,
+    next,
+  });
+  model.reply(request, page(0, 200));
   await settle();
   const shown = el.querySelector('.dd-channel-row[data-channel="messages"]');
   assert.doesNotMatch(shown.textContent, /shown in part|more items/);
-  assert.ok(shown.querySelector(".dd-whole-value"), "the whole value scrolls in its own box");
-  assert.match(shown.textContent, /300 items/);
+  assert.ok(shown.querySelector(".dd-whole-value"), "the value scrolls in its own box");
+  assert.match(shown.querySelector(".dd-page-status").textContent, /200 of 300 items/);
+  const more = shown.querySelector(".dd-show-more");
+  assert.equal(more.hidden, false);
+  click(dom.window, more);
+  const second = model.last("value");
+  assert.equal(second.page, 200);
+  model.reply(second, page(200, null));
+  await settle();
+  assert.equal(shown.querySelectorAll(".dd-page").length, 2);
+  assert.match(shown.querySelector(".dd-page-status").textContent, /300 of 300 items/);
+  assert.equal(more.hidden, true);
+});
+
+test("Show all of a long string shows its characters a page at a time", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  const cut = { ...detailOf("c3"), clipped: ["messages"] };
+  cut.values = { ...cut.values, messages: "abc… (2,000,000 characters)" };
+  model.answerSelect(model.last("select"), cut);
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  click(dom.window, row.querySelector('[data-action="show-all"]'));
+  const request = model.last("value");
+  model.reply(request, {
+    checkpoint_id: "c3",
+    channel: "messages",
+    kind: "text",
+    value: "x".repeat(100_000),
+    offset: 0,
+    total: 2_000_000,
+    next: 100_000,
+  });
+  await settle();
+  const shown = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.equal(shown.querySelector("pre.dd-page").textContent.length, 100_000);
+  assert.match(shown.querySelector(".dd-page-status").textContent, /100,000 of 2,000,000 characters/);
 });
 
 test("Edit on a cut value asks for the whole value and prefills it, never the cut one", async () => {
