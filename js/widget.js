@@ -129,7 +129,7 @@ var SVG_NS = "http://www.w3.org/2000/svg";
 var SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
 var JSON_ROW_LIMIT = 200;
 var TYPE_KEY = "__type__";
-var ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25 };
+var ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25, first: 1.1 };
 var MARK_LIMIT = 1500;
 
 // js/src/helpers.js
@@ -1985,9 +1985,8 @@ function openOnPath(view) {
     bottom = Math.max(bottom, place.y);
   }
   const { col, row } = layout.geometry;
-  const wide = at.x + 2 * col;
   const tall = bottom - top + row;
-  setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  setZoomValue(view, ZOOM.first);
   sizeCanvas(view);
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);

@@ -148,9 +148,9 @@ export function openOnPath(view) {
     bottom = Math.max(bottom, place.y);
   }
   const { col, row } = layout.geometry;
-  const wide = at.x + 2 * col;
   const tall = bottom - top + row;
-  setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  // Readable labels first (ZOOM.first), the path leading in from the left as far as it fits.
+  setZoomValue(view, ZOOM.first);
   sizeCanvas(view);
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);
