@@ -1,6 +1,23 @@
 // durable_debug's time-travel widget, bundled from js/src/ by js/build.mjs (esbuild).
 // Do not edit: change js/src/ and run `npm run build`.
 
+// js/src/names.js
+var NAME_MAX = 40;
+var INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+function displayName(name) {
+  return String(name).replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+function shortName(name, max = NAME_MAX) {
+  const shown = displayName(name);
+  return shown.length > max ? `${shown.slice(0, max - 1)}…` : shown;
+}
+function nameInto(el, name, max = NAME_MAX) {
+  const shown = displayName(name);
+  el.textContent = shortName(name, max);
+  if (shown !== name || shown.length > max) el.setAttribute("title", shown);
+  return el;
+}
+
 // js/src/dag-wire.js
 var DAG_WIRE_FORMAT = "dag-columns-1";
 var decoded = /* @__PURE__ */ new WeakMap();
@@ -114,7 +131,7 @@ var SVG_NS = "http://www.w3.org/2000/svg";
 var SOURCE_LETTER = { input: "I", loop: "L", update: "U", fork: "F" };
 var JSON_ROW_LIMIT = 200;
 var TYPE_KEY = "__type__";
-var ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25 };
+var ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25, first: 1.1 };
 var MARK_LIMIT = 1500;
 
 // js/src/helpers.js
@@ -920,6 +937,67 @@ function onOverviewPointer(view, event) {
   drawMarks(view);
 }
 
+// js/src/diff-view.js
+function diffRows(h, entries) {
+  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
+  const rows = [];
+  for (const entry of entries) {
+    const changes = Array.isArray(entry.changes) ? entry.changes : [];
+    const onlyItself = changes.length === 1 && changes[0].path === entry.channel && !changes[0].lines;
+    rows.push(
+      h(
+        "tr",
+        { class: `dd-change-${entry.change} dd-diff-channel`, "data-channel": entry.channel },
+        cell(h, entry.channel, "dd-channel"),
+        cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
+        onlyItself || !changes.length ? cell(h, json(entry.old, entry.change !== "added")) : cell(h, ""),
+        onlyItself || !changes.length ? cell(h, json(entry.new, entry.change !== "removed")) : cell(h, plural(changes.length + (entry.more || 0), "changed path"), "dd-muted")
+      )
+    );
+    if (onlyItself) continue;
+    for (const change of changes) {
+      const value = change.lines ? [h("td", { colspan: "2" }, lineDiff(h, change.lines))] : [
+        cell(h, json(change.old, change.change !== "added")),
+        cell(h, json(change.new, change.change !== "removed"))
+      ];
+      rows.push(
+        h(
+          "tr",
+          { class: `dd-change-${change.change} dd-diff-path`, "data-path": change.path },
+          cell(h, change.path, "dd-path"),
+          cell(h, h("span", { class: `dd-pill dd-change-${change.change}` }, change.change)),
+          ...value
+        )
+      );
+    }
+    if (entry.more) {
+      rows.push(
+        h(
+          "tr",
+          { class: "dd-diff-more" },
+          h(
+            "td",
+            { colspan: "4", class: "dd-muted" },
+            `… ${plural(entry.more, "more changed path")}, left out to keep the diff light: open the checkpoints to see them`
+          )
+        )
+      );
+    }
+  }
+  return rows;
+}
+function lineDiff(h, lines) {
+  return h(
+    "pre",
+    { class: "dd-line-diff" },
+    ...lines.map((line) => {
+      const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "ctx";
+      return h("span", { class: `dd-line dd-line-${kind}` }, `${line}
+`);
+    })
+  );
+}
+
 // js/src/json-tree.js
 function drawJson(view, value, openDepth, depth = 0) {
   const h = hyperscript(view.doc);
@@ -1243,7 +1321,7 @@ function drawValues(view, detail, readonly) {
       h(
         "div",
         { class: "dd-channel-head" },
-        h("span", { class: "dd-channel" }, channel),
+        nameInto(h("span", { class: "dd-channel" }), channel),
         reducers[channel] ? h(
           "span",
           {
@@ -1534,18 +1612,8 @@ function drawDiff(view, a, b, entries, error) {
     box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
     return;
   }
-  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
-  const rows = entries.map(
-    (entry) => h(
-      "tr",
-      { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
-      cell(h, entry.channel, "dd-channel"),
-      cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
-      cell(h, json(entry.old, entry.change !== "added")),
-      cell(h, json(entry.new, entry.change !== "removed"))
-    )
-  );
-  box.replaceChildren(title, table(h, "dd-diff-table", ["channel", "change", "old", "new"], rows));
+  const rows = diffRows(h, entries);
+  box.replaceChildren(title, table(h, "dd-diff-table", ["channel / path", "change", "old", "new"], rows));
 }
 
 // js/src/status.js
@@ -1555,7 +1623,8 @@ function drawStatus(view) {
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
   const thread = model.get("_thread_id") || dag && dag.thread_id || "?";
-  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  parts.thread.textContent = `thread ${shortName(thread)} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  parts.thread.setAttribute("title", `thread ${displayName(thread)}`);
   const running = Boolean(model.get("_running"));
   parts.running.hidden = !running;
   parts.stop.hidden = !running || isReadonly(view);
@@ -1589,7 +1658,7 @@ function drawTopology(view, topology) {
       (node) => h(
         "tr",
         { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
-        cell(h, node.id),
+        nameInto(cell(h, ""), node.id),
         cell(h, `×${node.count}`, "dd-num"),
         cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted")
       )
@@ -1624,7 +1693,7 @@ function drawBreakpoints(view, topology) {
         (node) => h(
           "tr",
           { "data-node": node },
-          cell(h, node),
+          nameInto(cell(h, ""), node),
           h("td", {}, toggle(node, "before"), toggle(node, "after"))
         )
       )
@@ -1652,7 +1721,7 @@ function sendBreakpoints(view) {
 function topologyDrawing(doc, topology, uid = "dd") {
   const s = svgHyperscript(doc);
   const size = new Map(
-    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }])
+    topology.nodes.map((node) => [node.id, { w: Math.max(48, shortName(node.id).length * 7 + 30), h: 26 }])
   );
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
@@ -1669,10 +1738,12 @@ function topologyDrawing(doc, topology, uid = "dd") {
   const nodes = topology.nodes.map((node) => {
     const { w, h } = size.get(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
-    const label = node.count ? `${node.id} ×${node.count}` : node.id;
+    const label = node.count ? `${shortName(node.id)} ×${node.count}` : shortName(node.id);
     return s(
       "g",
       { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
+      shortName(node.id) === node.id ? "" : s("title", {}, displayName(node.id)),
+      // cut or escaped
       s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
       s("text", { dy: "0.35em" }, label)
     );
@@ -1934,9 +2005,8 @@ function openOnPath(view) {
     bottom = Math.max(bottom, place.y);
   }
   const { col, row } = layout.geometry;
-  const wide = at.x + 2 * col;
   const tall = bottom - top + row;
-  setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  setZoomValue(view, ZOOM.first);
   sizeCanvas(view);
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);
@@ -2056,7 +2126,9 @@ function markDrawing(s, node, at, r) {
     s("text", { class: "dd-step", y: -r - 11 }, String(node.step))
   );
   if (node.writers && node.writers.length) {
-    mark.append(s("text", { class: "dd-writers", y: r + 19 }, truncate(node.writers.join(","), 10)));
+    mark.append(
+      s("text", { class: "dd-writers", y: r + 19 }, truncate(displayName(node.writers.join(",")), 10))
+    );
   }
   if (node.interrupts > 0) {
     mark.append(
@@ -2320,6 +2392,445 @@ function markIdOf(target) {
   return mark ? mark.getAttribute("data-id") || "" : "";
 }
 
+// js/src/run-form.js
+var HISTORY_MAX = 10;
+var histories = /* @__PURE__ */ new WeakMap();
+function runHistory(view) {
+  let list = histories.get(view.model);
+  if (!list) histories.set(view.model, list = []);
+  return list;
+}
+function rememberInput(view, text) {
+  const list = runHistory(view);
+  const at = list.indexOf(text);
+  if (at >= 0) list.splice(at, 1);
+  list.unshift(text);
+  list.length = Math.min(list.length, HISTORY_MAX);
+}
+function fieldText(field) {
+  const value = field.default;
+  if (field.kind === "string") return typeof value === "string" ? value : JSON.stringify(value);
+  if (field.kind === "integer" || field.kind === "number" || field.kind === "boolean") return String(value);
+  if (field.kind === "json" && value === "") return "";
+  return JSON.stringify(value, null, 2);
+}
+function fieldValue(field, text) {
+  if (field.kind === "string") return text;
+  if (field.kind === "boolean") return text === "true";
+  if (field.kind === "integer" || field.kind === "number") {
+    const n = Number(text);
+    if (text.trim() === "" || !Number.isFinite(n) || field.kind === "integer" && !Number.isInteger(n))
+      return new Error(`'${field.key}' needs ${field.kind === "integer" ? "a whole number" : "a number"}`);
+    return n;
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    return new Error(`'${field.key}' is not valid JSON (${/** @type {Error} */
+    error.message})`);
+  }
+}
+function formInput(fields, entries) {
+  const input = {};
+  for (const field of fields) {
+    const entry = entries.get(field.key);
+    if (!entry || !entry.use) continue;
+    const value = fieldValue(field, entry.text);
+    if (value instanceof Error) return value;
+    input[field.key] = value;
+  }
+  return input;
+}
+function initialEntries(fields) {
+  return new Map(fields.map((f) => [f.key, { use: f.has_default, text: fieldText(f) }]));
+}
+function toggleRunForm(view) {
+  const form = view.parts.runForm;
+  if (!form.hidden) {
+    form.hidden = true;
+    return;
+  }
+  drawForm(view, [], "{}");
+  form.hidden = false;
+  view.requests.request("input_form").then(
+    (answer) => {
+      if (!form.hidden && answer && Array.isArray(answer.fields)) drawForm(view, answer.fields, null);
+    },
+    () => {
+    }
+    // the JSON box stays: a run can be started without the fields
+  );
+}
+function drawForm(view, fields, jsonText) {
+  const h = hyperscript(view.doc);
+  const form = view.parts.runForm;
+  const entries = initialEntries(fields);
+  const rows = fields.map((field) => fieldRow(h, field, entries));
+  const grid = h("div", { class: "dd-run-fields", role: "group", "aria-label": "the run's input" }, ...rows);
+  const json = (
+    /** @type {HTMLTextAreaElement} */
+    h("textarea", {
+      class: "dd-editor dd-run-input",
+      spellcheck: "false",
+      rows: "6",
+      "aria-label": "the run's input as a JSON object"
+    })
+  );
+  const jsonMode = jsonText !== null || fields.length === 0;
+  json.value = jsonText !== null ? jsonText : "{}";
+  json.hidden = !jsonMode;
+  grid.hidden = jsonMode;
+  const slot = h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true });
+  const say = (message) => {
+    slot.textContent = message;
+    slot.hidden = !message;
+  };
+  const modeButton = h(
+    "button",
+    { class: "dd-button dd-small dd-run-mode", type: "button", hidden: fields.length === 0 },
+    jsonMode ? "Fields" : "JSON"
+  );
+  modeButton.addEventListener("click", () => {
+    if (grid.hidden) {
+      let parsed;
+      try {
+        parsed = JSON.parse(json.value);
+      } catch (error) {
+        return say(`The input is not valid JSON (${/** @type {Error} */
+        error.message})`);
+      }
+      if (!parsed || typeof parsed !== "object" || Array.isArray(parsed))
+        return say("The input is a JSON object of the state's keys");
+      for (const field of fields) {
+        const has = Object.prototype.hasOwnProperty.call(parsed, field.key);
+        const text = has ? fieldText({ ...field, default: parsed[field.key] }) : fieldText(field);
+        entries.set(field.key, { use: has, text });
+      }
+      rows.forEach((row, i) => syncRow(row, entries.get(fields[i].key)));
+    } else {
+      const input = formInput(fields, entries);
+      if (input instanceof Error) return say(input.message);
+      json.value = JSON.stringify(input, null, 2);
+    }
+    say("");
+    grid.hidden = !grid.hidden;
+    json.hidden = !json.hidden;
+    modeButton.textContent = grid.hidden ? "Fields" : "JSON";
+  });
+  const history = runHistory(view);
+  const picker = (
+    /** @type {HTMLSelectElement} */
+    h(
+      "select",
+      { class: "dd-run-history", "aria-label": "an input used before", hidden: history.length === 0 },
+      h("option", { value: "" }, "Previous inputs…"),
+      ...history.map((text, i) => h("option", { value: String(i) }, text.replace(/\s+/g, " ")))
+    )
+  );
+  picker.addEventListener("change", () => {
+    const text = history[Number(picker.value)];
+    if (text === void 0 || picker.value === "") return;
+    json.value = text;
+    grid.hidden = true;
+    json.hidden = false;
+    modeButton.textContent = "Fields";
+    picker.value = "";
+  });
+  const start = h("button", { class: "dd-button dd-primary", type: "button" }, "Start");
+  start.addEventListener("click", () => {
+    let text = json.value;
+    if (!grid.hidden) {
+      const input = formInput(fields, entries);
+      if (input instanceof Error) return say(input.message);
+      text = JSON.stringify(input);
+    }
+    view.requests.request("run", { text }).then(
+      () => {
+        say("");
+        rememberInput(view, text);
+        form.hidden = true;
+      },
+      (error) => say(String(error && error.message ? error.message : error))
+    );
+  });
+  form.replaceChildren(
+    h("div", { class: "dd-muted" }, "Input of a new run of this thread, from its latest checkpoint:"),
+    h("div", { class: "dd-run-tools" }, modeButton, picker),
+    grid,
+    json,
+    start,
+    slot
+  );
+}
+function fieldRow(h, field, entries) {
+  const entry = entries.get(field.key) || { use: false, text: "" };
+  const use = (
+    /** @type {HTMLInputElement} */
+    h("input", { type: "checkbox", class: "dd-run-use", "aria-label": `include ${field.key}` })
+  );
+  use.checked = entry.use;
+  let control;
+  if (field.kind === "boolean") {
+    control = /** @type {HTMLSelectElement} */
+    h("select", {}, h("option", { value: "false" }, "false"), h("option", { value: "true" }, "true"));
+  } else if (field.kind === "string" || field.kind === "integer" || field.kind === "number") {
+    control = /** @type {HTMLInputElement} */
+    h("input", { type: field.kind === "string" ? "text" : "number", spellcheck: "false" });
+  } else {
+    control = /** @type {HTMLTextAreaElement} */
+    h("textarea", { class: "dd-editor", spellcheck: "false", rows: "2" });
+  }
+  control.classList.add("dd-run-value");
+  control.setAttribute("aria-label", `${field.key} (${field.type})`);
+  control.value = entry.text;
+  const onEdit = () => {
+    const now = entries.get(field.key) || entry;
+    entries.set(field.key, { use: true, text: control.value });
+    if (!now.use) use.checked = true;
+  };
+  control.addEventListener("input", onEdit);
+  control.addEventListener("change", onEdit);
+  use.addEventListener("change", () => {
+    const now = entries.get(field.key) || entry;
+    entries.set(field.key, { use: use.checked, text: now.text });
+  });
+  return h(
+    "label",
+    { class: "dd-run-field", "data-key": field.key, title: `${field.key}: ${field.type}` },
+    use,
+    h("span", { class: "dd-run-key" }, field.key),
+    h("span", { class: "dd-run-type dd-muted" }, field.type + (field.has_default ? " · default" : "")),
+    control
+  );
+}
+function syncRow(row, entry) {
+  if (!entry) return;
+  const use = (
+    /** @type {HTMLInputElement | null} */
+    row.querySelector(".dd-run-use")
+  );
+  const control = (
+    /** @type {HTMLInputElement | null} */
+    row.querySelector(".dd-run-value")
+  );
+  if (use) use.checked = entry.use;
+  if (control) control.value = entry.text;
+}
+
+// js/src/value-pages.js
+function showPages(view, channel, onError) {
+  const detail = view.detail;
+  if (!detail) return;
+  const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
+    (el) => el.getAttribute("data-channel") === channel
+  );
+  if (!row) return;
+  const h = hyperscript(view.doc);
+  const pages = h("div", { class: "dd-whole-value dd-pages" });
+  const more = (
+    /** @type {HTMLButtonElement} */
+    h("button", { class: "dd-button dd-small dd-show-more", type: "button", hidden: true }, "Show more")
+  );
+  const status = h("span", { class: "dd-muted dd-page-status" });
+  let asking = false;
+  const ask = (offset) => {
+    if (asking) return;
+    asking = true;
+    view.requests.request("value", { checkpoint_id: detail.id, ...inNamespace(view), channel, page: offset }).then(
+      (reply) => {
+        asking = false;
+        if (view.detail !== detail) return;
+        if (reply.kind === "text") pages.append(h("pre", { class: "dd-json-text dd-page" }, reply.value));
+        else pages.append(h("div", { class: "dd-page" }, drawJson(view, reply.value, 1)));
+        const shown = reply.next === null ? reply.total : reply.next;
+        const unit = reply.kind === "text" ? "characters" : reply.kind === "value" ? "" : "items";
+        status.textContent = unit ? `${shown.toLocaleString("en")} of ${reply.total.toLocaleString("en")} ${unit}` : "";
+        more.hidden = reply.next === null;
+        more.onclick = () => ask(reply.next);
+      },
+      (error) => {
+        asking = false;
+        onError(error);
+      }
+    );
+  };
+  const tree = row.querySelector(".dd-json");
+  const box = h("div", { class: "dd-paged" }, pages, h("div", { class: "dd-page-tools" }, more, status));
+  if (tree) tree.replaceWith(box);
+  else row.append(box);
+  const note = row.querySelector(".dd-clipped");
+  if (note) note.remove();
+  ask(0);
+}
+
+// js/src/thread-list.js
+var STATUS_KINDS = ["running", "paused", "failed", "done"];
+function filterThreads(rows, search, kind) {
+  const needle = search.trim().toLowerCase();
+  return rows.filter(
+    (row) => (!kind || row.kind === kind) && (!needle || row.thread_id.toLowerCase().includes(needle))
+  );
+}
+function rowText(row) {
+  const steps = row.step === null || row.step === void 0 ? "" : ` · step ${row.step}`;
+  return `${shortName(row.thread_id)} · ${plural(row.checkpoints, "checkpoint")}${steps} · ${displayName(row.status)}`;
+}
+var states = /* @__PURE__ */ new WeakMap();
+function stateOf(view) {
+  let state = states.get(view);
+  if (!state) states.set(view, state = { rows: [], active: "", asking: false });
+  return state;
+}
+function mountThreadList(view) {
+  const h = hyperscript(view.doc);
+  const panel = view.parts.threadList;
+  const search = h("input", {
+    class: "dd-thread-search",
+    type: "search",
+    placeholder: "Search threads",
+    spellcheck: "false",
+    "aria-label": "search the threads by id"
+  });
+  const filter = h(
+    "select",
+    { class: "dd-thread-filter", "aria-label": "show threads of one status" },
+    h("option", { value: "" }, "any status"),
+    ...STATUS_KINDS.map((kind) => h("option", { value: kind }, kind))
+  );
+  const list = h("ul", {
+    class: "dd-thread-options",
+    role: "listbox",
+    tabindex: "0",
+    "aria-label": "the store's threads: arrows move, Enter shows"
+  });
+  const count = h("span", { class: "dd-muted dd-thread-count", "aria-live": "polite" });
+  panel.replaceChildren(h("div", { class: "dd-thread-tools" }, search, filter, count), list);
+  listen(view, search, "input", () => drawRows(view));
+  listen(view, filter, "change", () => drawRows(view));
+  const onKey = (event) => onListKey(
+    view,
+    /** @type {KeyboardEvent} */
+    event
+  );
+  listen(view, search, "keydown", onKey);
+  listen(view, list, "keydown", onKey);
+  listen(view, list, "click", (event) => {
+    const item = (
+      /** @type {Element} */
+      event.target.closest("[data-thread]")
+    );
+    if (item) choose(view, item.getAttribute("data-thread") || "");
+  });
+  watch(view, "change:_running", () => {
+    if (!view.model.get("_running")) refreshIfOpen(view);
+  });
+  watch(view, "change:_thread_id", () => refreshIfOpen(view));
+}
+function refreshIfOpen(view) {
+  if (!view.parts.threadList.hidden) listThreads(view);
+}
+function listThreads(view, onError) {
+  const state = stateOf(view);
+  if (state.asking) return;
+  state.asking = true;
+  view.requests.request("threads").then(
+    (reply) => {
+      state.asking = false;
+      state.rows = reply.threads;
+      const current = state.rows.find((row) => row.current);
+      if (!state.active || !state.rows.some((row) => row.thread_id === state.active))
+        state.active = current ? current.thread_id : "";
+      view.parts.threadList.hidden = false;
+      drawRows(view);
+    },
+    (error) => {
+      state.asking = false;
+      if (onError) onError(error);
+    }
+  );
+}
+function drawRows(view) {
+  const state = stateOf(view);
+  const panel = view.parts.threadList;
+  const search = (
+    /** @type {HTMLInputElement} */
+    panel.querySelector(".dd-thread-search")
+  );
+  const filter = (
+    /** @type {HTMLSelectElement} */
+    panel.querySelector(".dd-thread-filter")
+  );
+  const list = (
+    /** @type {HTMLElement} */
+    panel.querySelector(".dd-thread-options")
+  );
+  const shown = filterThreads(state.rows, search.value, filter.value);
+  if (shown.length && !shown.some((row) => row.thread_id === state.active)) state.active = shown[0].thread_id;
+  const h = hyperscript(view.doc);
+  list.replaceChildren(
+    ...shown.map(
+      (row, i) => h(
+        "li",
+        {
+          id: `${view.uid}-thread-${i}`,
+          role: "option",
+          class: `dd-thread-option${row.current ? " dd-current" : ""}`,
+          "data-thread": row.thread_id,
+          "data-kind": row.kind || "",
+          "aria-selected": String(row.thread_id === state.active),
+          title: displayName(row.thread_id)
+        },
+        rowText(row)
+      )
+    )
+  );
+  const active = list.querySelector('[aria-selected="true"]');
+  if (active) list.setAttribute("aria-activedescendant", active.id);
+  else list.removeAttribute("aria-activedescendant");
+  panel.querySelector(".dd-thread-count").textContent = shown.length === state.rows.length ? plural(state.rows.length, "thread") : `${shown.length} of ${plural(state.rows.length, "thread")}`;
+}
+function onListKey(view, event) {
+  const state = stateOf(view);
+  const panel = view.parts.threadList;
+  const items = [...panel.querySelectorAll("[data-thread]")];
+  const at = items.findIndex((item) => item.getAttribute("data-thread") === state.active);
+  let next = at;
+  if (event.key === "ArrowDown") next = Math.min(items.length - 1, at + 1);
+  else if (event.key === "ArrowUp") next = Math.max(0, at - 1);
+  else if (event.key === "Home") next = 0;
+  else if (event.key === "End") next = items.length - 1;
+  else if (event.key === "Enter") {
+    event.preventDefault();
+    if (state.active) choose(view, state.active);
+    return;
+  } else if (event.key === "Escape") {
+    event.preventDefault();
+    panel.hidden = true;
+    return;
+  } else return;
+  event.preventDefault();
+  if (next < 0 || !items[next]) return;
+  state.active = items[next].getAttribute("data-thread") || "";
+  for (const item of items) item.setAttribute("aria-selected", String(item === items[next]));
+  const list = (
+    /** @type {HTMLElement} */
+    panel.querySelector(".dd-thread-options")
+  );
+  list.setAttribute("aria-activedescendant", items[next].id);
+  if (typeof items[next].scrollIntoView === "function") items[next].scrollIntoView({ block: "nearest" });
+}
+function choose(view, id) {
+  stateOf(view).active = id;
+  if (!id || id === view.model.get("_thread_id")) return;
+  view.requests.request("thread", { thread_id: id }).then(
+    () => refreshIfOpen(view),
+    (error) => {
+      const count = view.parts.threadList.querySelector(".dd-thread-count");
+      if (count) count.textContent = String(error && error.message ? error.message : error);
+    }
+  );
+}
+
 // js/src/actions.js
 function onAction(view, event) {
   const target = (
@@ -2337,9 +2848,8 @@ function onAction(view, event) {
   else if (action === "resume") resume(view);
   else if (action === "stop") stop(view);
   else if (action === "refresh") refresh(view);
-  else if (action === "threads") listThreads(view);
+  else if (action === "threads") toggleThreads(view);
   else if (action === "new-run") toggleRunForm(view);
-  else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
   else if (action === "subgraph-toggle") toggleSubgraph(view, button);
@@ -2464,22 +2974,7 @@ function fetchFullValue(view, channel) {
   });
 }
 function showAll(view, channel) {
-  fetchFullValue(view, channel).then(
-    (found) => {
-      if (!found) return;
-      const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
-        (el) => el.getAttribute("data-channel") === channel
-      );
-      if (!row) return;
-      const tree = row.querySelector(".dd-json");
-      const h = hyperscript(view.doc);
-      const whole = h("div", { class: "dd-whole-value" }, drawJson(view, view.fullValues.get(channel), 1));
-      if (tree) tree.replaceWith(whole);
-      const note = row.querySelector(".dd-clipped");
-      if (note) note.remove();
-    },
-    (error) => showRequestError(view, error)
-  );
+  showPages(view, channel, (error) => showRequestError(view, error));
 }
 function fork(view) {
   const detail = view.detail;
@@ -2534,82 +3029,6 @@ function resume(view) {
   }
   runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
-function listThreads(view) {
-  view.requests.request("threads").then(
-    (reply) => {
-      const h = hyperscript(view.doc);
-      const list = view.parts.threadList;
-      list.replaceChildren(
-        ...reply.threads.map((t) => {
-          const steps = t.step === null || t.step === void 0 ? "" : ` · step ${t.step}`;
-          const option = h(
-            "option",
-            { value: t.thread_id },
-            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`
-          );
-          option.selected = Boolean(t.current);
-          return option;
-        })
-      );
-      list.hidden = false;
-      clearRequestError(view);
-    },
-    (error) => showRequestError(view, error)
-  );
-}
-function toggleRunForm(view) {
-  const form = view.parts.runForm;
-  if (!form.hidden) {
-    form.hidden = true;
-    return;
-  }
-  const h = hyperscript(view.doc);
-  const keys = view.detail && view.detail.editable || [];
-  const input = h("textarea", {
-    class: "dd-editor dd-run-input",
-    spellcheck: "false",
-    rows: String(Math.min(8, keys.length + 2)),
-    "aria-label": "the run's input as a JSON object"
-  });
-  input.value = JSON.stringify(
-    Object.fromEntries(keys.map((key) => [key, null])),
-    null,
-    2
-  );
-  form.replaceChildren(
-    h("div", { class: "dd-muted" }, "Input of a new run of this thread (JSON), from its latest checkpoint:"),
-    input,
-    h("button", { class: "dd-button dd-primary", type: "button", "data-action": "start-run" }, "Start"),
-    h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true })
-  );
-  form.hidden = false;
-}
-function startRun(view) {
-  const box = (
-    /** @type {HTMLTextAreaElement | null} */
-    view.parts.runForm.querySelector(".dd-run-input")
-  );
-  const slot = view.parts.runForm.querySelector(".dd-run-error");
-  if (!box) return;
-  view.requests.request("run", { text: box.value }).then(
-    () => {
-      setInline(slot, "");
-      view.parts.runForm.hidden = true;
-    },
-    (error) => setInline(slot, String(error && error.message ? error.message : error))
-  );
-}
-function switchThread(view) {
-  const id = (
-    /** @type {HTMLSelectElement} */
-    view.parts.threadList.value
-  );
-  if (!id || id === view.model.get("_thread_id")) return;
-  view.requests.request("thread", { thread_id: id }).then(
-    () => clearRequestError(view),
-    (error) => showRequestError(view, error)
-  );
-}
 function refresh(view) {
   view.requests.request("refresh").then(
     () => clearRequestError(view),
@@ -2648,6 +3067,14 @@ function runAction(view, kind, fields, errorSlot) {
       setInline(errorSlot, error.message);
     }
   );
+}
+function toggleThreads(view) {
+  if (!view.parts.threadList.hidden) {
+    view.parts.threadList.hidden = true;
+    return;
+  }
+  clearRequestError(view);
+  listThreads(view, (error) => showRequestError(view, error));
 }
 function setInline(slot, message) {
   if (!slot) return;
@@ -2700,7 +3127,13 @@ function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUui
           );
         }, timeoutMs);
         pending.set(uuid, { resolve, reject, timer });
-        model.send({ uuid, kind, ...fields });
+        try {
+          model.send({ uuid, kind, ...fields });
+        } catch (error) {
+          pending.delete(uuid);
+          clearTimeout(timer);
+          reject(new Error(goneMessage(error)));
+        }
       });
     },
     /** Number of requests still waiting for an answer. */
@@ -2714,6 +3147,10 @@ function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId = newUui
       pending.clear();
     }
   };
+}
+function goneMessage(error) {
+  const said = error instanceof Error ? error.message : String(error);
+  return `Cannot reach the kernel (${said}): it was restarted or shut down since this widget was shown, so what it shows may be out of date. Re-run the cell that shows this widget.`;
 }
 function newUuid() {
   const c = globalThis.crypto;
@@ -2846,6 +3283,129 @@ function healthCell(column, value) {
   if (/bytes$/.test(column)) return formatBytes(value);
   if (/rate$/.test(column)) return `${round1(value * 100)} %`;
   return String(value);
+}
+
+// js/src/keys.js
+var SHORTCUTS = [
+  ["← → ↑ ↓", "move to the parent, the child, the branch above or below"],
+  ["j / k", "the next / the previous checkpoint (as → / ←)"],
+  ["Home / End", "the first / the latest checkpoint"],
+  ["Enter", "open the selected checkpoint's detail"],
+  ["n / N, p", "next / previous match of the search"],
+  ["+ / −, 0, 1", "zoom in / out, fit the whole thread, 100 %"],
+  ["Shift-click", "diff two checkpoints"],
+  ["?", "show or hide this help"],
+  ["Escape", "close this help, else give the keyboard back to the notebook"]
+];
+var ALIASES = (
+  /** @type {Record<string, string>} */
+  { j: "ArrowRight", k: "ArrowLeft" }
+);
+function mountKeys(view) {
+  const h = hyperscript(view.doc);
+  const help = h(
+    "div",
+    { class: "dd-help", role: "dialog", "aria-label": "keyboard shortcuts", hidden: true, tabindex: "-1" },
+    h("h4", {}, "Keyboard"),
+    h(
+      "table",
+      { class: "dd-help-table" },
+      ...SHORTCUTS.map(([keys, what]) => h("tr", {}, h("th", {}, keys), h("td", {}, what)))
+    )
+  );
+  const button = h(
+    "button",
+    {
+      class: "dd-button dd-small dd-help-button",
+      type: "button",
+      title: "Keyboard shortcuts (?)",
+      "aria-label": "keyboard shortcuts",
+      "aria-expanded": "false"
+    },
+    "?"
+  );
+  view.parts.refresh.after(button);
+  view.parts.refresh.parentElement?.after(help);
+  view.parts.help = help;
+  view.cleanups.push(() => {
+    button.remove();
+    help.remove();
+  });
+  const toggle = (open) => {
+    help.hidden = !open;
+    button.setAttribute("aria-expanded", String(open));
+  };
+  listen(view, button, "click", () => toggle(Boolean(help.hidden)));
+  listen(
+    view,
+    view.parts.dagScroll,
+    "keydown",
+    (event) => onDagExtraKey(
+      view,
+      /** @type {KeyboardEvent} */
+      event
+    )
+  );
+  listen(view, view.root, "keydown", (event) => {
+    const key = (
+      /** @type {KeyboardEvent} */
+      event
+    );
+    if (key.defaultPrevented || key.ctrlKey || key.metaKey || key.altKey) return;
+    if (key.key === "?" && !isTextEntry(key.target)) {
+      key.preventDefault();
+      toggle(Boolean(help.hidden));
+    } else if (key.key === "Escape") {
+      key.preventDefault();
+      if (!help.hidden) return toggle(false);
+      leaveWidget(view);
+    }
+  });
+}
+function isTextEntry(target) {
+  const el = (
+    /** @type {Element | null} */
+    target
+  );
+  if (!el || !el.tagName) return false;
+  const tag = el.tagName.toLowerCase();
+  return tag === "textarea" || tag === "select" || tag === "input" && el.getAttribute("type") !== "checkbox";
+}
+function onDagExtraKey(view, event) {
+  if (!view.layout || event.ctrlKey || event.metaKey || event.altKey) return;
+  const arrow = ALIASES[event.key];
+  if (arrow) {
+    event.preventDefault();
+    goTo(view, neighbour(view.layout, view.selected, arrow));
+  } else if (event.key === "Enter" && view.selected) {
+    event.preventDefault();
+    const detail = (
+      /** @type {HTMLElement} */
+      view.parts.detail
+    );
+    if (!detail.hasAttribute("tabindex")) detail.setAttribute("tabindex", "-1");
+    detail.focus();
+    if (typeof detail.scrollIntoView === "function") detail.scrollIntoView({ block: "nearest" });
+  }
+}
+function leaveWidget(view) {
+  const active = (
+    /** @type {HTMLElement | null} */
+    view.doc.activeElement
+  );
+  if (active && view.root.contains(active) && typeof active.blur === "function") active.blur();
+  const notebook = (
+    /** @type {HTMLElement | null} */
+    view.root.closest(".jp-Notebook")
+  );
+  if (notebook) {
+    const cell2 = (
+      /** @type {HTMLElement | null} */
+      view.root.closest(".jp-Cell")
+    );
+    (cell2 || notebook).focus();
+    if (view.doc.activeElement !== cell2) notebook.focus();
+  }
 }
 
 // js/src/static-model.js
@@ -3011,7 +3571,6 @@ function createView(model, el) {
     /** @type {KeyboardEvent} */
     event
   ));
-  listen(view, parts.threadList, "change", () => switchThread(view));
   listen(
     view,
     root,
@@ -3070,6 +3629,8 @@ function createView(model, el) {
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
   mountHealth(view);
+  mountThreadList(view);
+  mountKeys(view);
   scheduleWatch(view);
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
   return view;
@@ -3153,8 +3714,9 @@ function buildSkeleton(doc) {
       { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
       "Threads"
     ),
-    threadList: h("select", {
+    threadList: h("div", {
       class: "dd-threads",
+      role: "group",
       "aria-label": "show another thread of this store",
       hidden: true
     }),

@@ -2,7 +2,8 @@
 # Install everything the tests need, then run all of them: lint, formatting, types, the Python
 # tests (real SQLite files, a PostgreSQL and a Redis server started by the tests, a Jupyter
 # kernel, headless Chromium), LangGraph's own test suite run on durable_debug
-# (scripts/langgraph-suite.sh) and the widget's JS tests and lint.
+# (scripts/langgraph-suite.sh) and the widget's JS tests and lint; then the core suite
+# (storage, engine, inspect layer) again on Python 3.10 and 3.13, where those Pythons are found.
 #
 # The install steps stop at the first failure. The test stages all run, even after one fails;
 # the script then exits non-zero and names every stage that failed.
@@ -63,6 +64,39 @@ fi
 stage "node tests" node --test tests/js/
 stage "npm lint" npm run --silent lint
 
+# The core suite (tests/checkpoint, tests/graph, tests/inspect: no kernel, no browser) on the
+# oldest and the newest Python supported, each in a virtualenv of its own installed from its
+# lock (scripts/pythons.sh says where the Pythons come from and why they are not installed here).
+source scripts/pythons.sh
+core_suite() {  # core_suite VERSION PYTHON [PYTEST ARGS]: install, then run the core suite
+  local version="$1" python="$2" env=".venv-py${1//./}" lock
+  shift 2
+  lock=$(lock_for "$version")
+  if [ ! -x "$env/bin/python" ]; then
+    "$python" -m venv "$env" || return 1
+  fi
+  "$env/bin/python" -m pip install -q --upgrade pip &&
+    "$env/bin/python" -m pip install -q -r "$lock" &&
+    "$env/bin/python" -m pip install -q --no-deps -e . || {
+    echo "installing $lock into $env failed" >&2
+    return 1
+  }
+  "$env/bin/python" -m pytest -p no:cacheprovider tests/checkpoint tests/graph tests/inspect "$@"
+}
+not_run=()
+for version in 3.10 3.13; do
+  if python=$(find_python "$version"); then
+    stage "core suite on Python $version" core_suite "$version" "$python" "$@"
+  else
+    not_run+=("core suite on Python $version")
+    echo "==> core suite on Python $version NOT RUN: no Python $version found (pyenv's" \
+      "versions, python$version on PATH, DURABLE_DEBUG_PYTHON_${version//./_})" >&2
+  fi
+done
+
+if [ "${#not_run[@]}" -gt 0 ]; then
+  echo "scripts/test.sh: NOT RUN for want of the Python: ${not_run[*]}" >&2
+fi
 if [ "${#failed[@]}" -gt 0 ]; then
   list="${failed[0]}"
   for name in "${failed[@]:1}"; do list="$list, $name"; done

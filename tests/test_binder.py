@@ -1,14 +1,16 @@
-"""Binder: binder/ installs what pyproject says, and a fresh virtualenv built from it runs the
-first notebook."""
+"""Binder: binder/ installs the locked versions on the locked Python, and a fresh virtualenv
+built from it runs the first notebook."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 import venv
 from pathlib import Path
+from types import ModuleType
 
 import tomllib
 
@@ -16,30 +18,47 @@ ROOT = Path(__file__).resolve().parents[1]
 BINDER = ROOT / "binder"
 
 
-def requirement_lines(path: Path) -> list[str]:
-    return [
-        line.strip()
-        for line in path.read_text().splitlines()
-        if line.strip() and not line.lstrip().startswith("#")
-    ]
-
-
-def normalized(requirement: str) -> str:
-    match = re.match(r"([A-Za-z0-9_.\-\[\]]+)(.*)", requirement)
-    assert match, requirement
-    name, rest = match.groups()
-    return re.sub(r"[-_.]+", "-", name).lower() + rest.replace(" ", "")
-
-
-def test_binder_requirements_are_the_runtime_dependencies() -> None:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert sorted(map(normalized, requirement_lines(BINDER / "requirements.txt"))) == sorted(
-        map(normalized, project["dependencies"])
+def binder_script() -> ModuleType:
+    """scripts/binder_requirements.py, which writes binder/ from requirements/dev.lock."""
+    spec = importlib.util.spec_from_file_location(
+        "binder_requirements", ROOT / "scripts" / "binder_requirements.py"
     )
-    assert "graphviz" in requirement_lines(BINDER / "apt.txt")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_binder_installs_the_locked_versions_on_the_locked_python() -> None:
+    script = binder_script()
+    # Every line of requirements.txt is a pin of requirements/dev.lock, and together they are
+    # the runtime dependencies and the notebooks' packages with all they need in turn.
+    assert (BINDER / "requirements.txt").read_text() == script.requirements_text(), (
+        "binder/requirements.txt differs from requirements/dev.lock: "
+        "run python scripts/binder_requirements.py"
+    )
+    pins = script.lock_pins()
+    lines = [
+        line
+        for line in (BINDER / "requirements.txt").read_text().splitlines()
+        if line and not line.startswith("#")
+    ]
+    assert all(line in pins.values() for line in lines), lines
+    names = {line.partition("==")[0].lower().replace("_", "-") for line in lines}
+    for package in ("langgraph", "langgraph-checkpoint-sqlite", "langchain-core", "anywidget"):
+        assert package in names, package
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    for dependency in project["dependencies"]:
+        name = re.match(r"[A-Za-z0-9_.\-]+", dependency)
+        assert name and name.group(0).lower().replace("_", "-") in names, dependency
+    # The Python the lock was written for, as Binder spells it.
+    assert (BINDER / "runtime.txt").read_text() == f"python-{script.lock_python()}\n"
+    assert "graphviz" in (BINDER / "apt.txt").read_text().split()
     post_build = BINDER / "postBuild"
     assert os.access(post_build, os.X_OK)
-    assert "pip install --no-deps" in post_build.read_text()
+    # postBuild adds durable_debug alone: it resolves nothing again.
+    installs = re.findall(r"pip install ([^|\n]*)", post_build.read_text())
+    assert installs and all("--no-deps" in line for line in installs), installs
 
 
 def test_a_fresh_virtualenv_from_binder_runs_notebook_1(tmp_path: Path) -> None:

@@ -2,8 +2,11 @@
 // Actions: fork, rerun, resume, stop, copy (one delegated click handler on the root)
 
 import { placeRings } from "./dag.js";
-import { hyperscript, isReadonly, later, plural } from "./helpers.js";
+import { hyperscript, isReadonly, later } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
+import { toggleRunForm } from "./run-form.js";
+import { showPages } from "./value-pages.js";
+import { listThreads } from "./thread-list.js";
 import { copyCode, drawStatus } from "./status.js";
 import { inNamespace, selectInSubgraph, toggleSubgraph, upFromSubgraph } from "./subgraph.js";
 import { WATCH_EVERY_MS } from "./types.js";
@@ -23,9 +26,8 @@ export function onAction(view, event) {
   else if (action === "resume") resume(view);
   else if (action === "stop") stop(view);
   else if (action === "refresh") refresh(view);
-  else if (action === "threads") listThreads(view);
+  else if (action === "threads") toggleThreads(view);
   else if (action === "new-run") toggleRunForm(view);
-  else if (action === "start-run") startRun(view);
   else if (action === "copy") copyCode(view, button);
   else if (action === "close-diff") closeDiff(view);
   else if (action === "subgraph-toggle") toggleSubgraph(view, button);
@@ -182,26 +184,11 @@ function fetchFullValue(view, channel) {
 }
 
 /**
- * "Show all": replace a channel's cut value with its whole value.
+ * "Show all": replace a channel's cut value with its pages (value-pages.js).
  * @param {View} view @param {string} channel
  */
 function showAll(view, channel) {
-  fetchFullValue(view, channel).then(
-    (found) => {
-      if (!found) return;
-      const row = [...view.parts.detail.querySelectorAll(".dd-channel-row")].find(
-        (el) => el.getAttribute("data-channel") === channel,
-      );
-      if (!row) return;
-      const tree = row.querySelector(".dd-json");
-      const h = hyperscript(view.doc);
-      const whole = h("div", { class: "dd-whole-value" }, drawJson(view, view.fullValues.get(channel), 1));
-      if (tree) tree.replaceWith(whole);
-      const note = row.querySelector(".dd-clipped");
-      if (note) note.remove();
-    },
-    (error) => showRequestError(view, error),
-  );
+  showPages(view, channel, (error) => showRequestError(view, error));
 }
 
 /**
@@ -263,90 +250,6 @@ function resume(view) {
   runAction(view, "resume", { checkpoint_id: view.detail.id, ...inNamespace(view), answers }, slot);
 }
 
-/**
- * Ask Python for the store's threads (newest first) and offer them in a list.
- * @param {View} view
- */
-function listThreads(view) {
-  view.requests.request("threads").then(
-    (reply) => {
-      const h = hyperscript(view.doc);
-      const list = view.parts.threadList;
-      list.replaceChildren(
-        ...reply.threads.map((/** @type {any} */ t) => {
-          const steps = t.step === null || t.step === undefined ? "" : ` · step ${t.step}`;
-          const option = h(
-            "option",
-            { value: t.thread_id },
-            `${t.thread_id} · ${plural(t.checkpoints, "checkpoint")}${steps} · ${t.status}`,
-          );
-          /** @type {HTMLOptionElement} */ (option).selected = Boolean(t.current);
-          return option;
-        }),
-      );
-      list.hidden = false;
-      clearRequestError(view);
-    },
-    (error) => showRequestError(view, error),
-  );
-}
-
-/**
- * Open (or close) the new-run form: the input as JSON, prefilled with the state's keys.
- * @param {View} view
- */
-function toggleRunForm(view) {
-  const form = view.parts.runForm;
-  if (!form.hidden) {
-    form.hidden = true;
-    return;
-  }
-  const h = hyperscript(view.doc);
-  const keys = (view.detail && view.detail.editable) || [];
-  const input = h("textarea", {
-    class: "dd-editor dd-run-input",
-    spellcheck: "false",
-    rows: String(Math.min(8, keys.length + 2)),
-    "aria-label": "the run's input as a JSON object",
-  });
-  /** @type {HTMLTextAreaElement} */ (input).value = JSON.stringify(
-    Object.fromEntries(keys.map((key) => [key, null])),
-    null,
-    2,
-  );
-  form.replaceChildren(
-    h("div", { class: "dd-muted" }, "Input of a new run of this thread (JSON), from its latest checkpoint:"),
-    input,
-    h("button", { class: "dd-button dd-primary", type: "button", "data-action": "start-run" }, "Start"),
-    h("span", { class: "dd-inline-error dd-run-error", role: "alert", hidden: true }),
-  );
-  form.hidden = false;
-}
-
-/** Send the typed input as a new run. @param {View} view */
-function startRun(view) {
-  const box = /** @type {HTMLTextAreaElement | null} */ (view.parts.runForm.querySelector(".dd-run-input"));
-  const slot = view.parts.runForm.querySelector(".dd-run-error");
-  if (!box) return;
-  view.requests.request("run", { text: box.value }).then(
-    () => {
-      setInline(slot, "");
-      view.parts.runForm.hidden = true;
-    },
-    (error) => setInline(slot, String(error && error.message ? error.message : error)),
-  );
-}
-
-/** Show the thread chosen in the list. @param {View} view */
-export function switchThread(view) {
-  const id = /** @type {HTMLSelectElement} */ (view.parts.threadList).value;
-  if (!id || id === view.model.get("_thread_id")) return;
-  view.requests.request("thread", { thread_id: id }).then(
-    () => clearRequestError(view),
-    (error) => showRequestError(view, error),
-  );
-}
-
 /** @param {View} view */
 function refresh(view) {
   view.requests.request("refresh").then(
@@ -399,6 +302,16 @@ function runAction(view, kind, fields, errorSlot) {
       setInline(errorSlot, error.message);
     },
   );
+}
+
+/** Open the thread list (asking Python for it), or close it. @param {View} view */
+function toggleThreads(view) {
+  if (!view.parts.threadList.hidden) {
+    view.parts.threadList.hidden = true;
+    return;
+  }
+  clearRequestError(view);
+  listThreads(view, (error) => showRequestError(view, error));
 }
 
 /** @param {Element | null} slot @param {string} message */

@@ -2,6 +2,7 @@
 // Drawing the checkpoint DAG; its keyboard and pointer handling (layout.js places it,
 // navigate.js zooms, pans, filters and draws the overview strip)
 
+import { displayName } from "./names.js";
 import { readDag } from "./dag-wire.js";
 import { plural, shortId, svgHyperscript, truncate } from "./helpers.js";
 import { FILTERS, itemAt, itemsInArea, layoutDag, neighbour, placeOf, runRange } from "./layout.js";
@@ -147,9 +148,9 @@ export function openOnPath(view) {
     bottom = Math.max(bottom, place.y);
   }
   const { col, row } = layout.geometry;
-  const wide = at.x + 2 * col;
   const tall = bottom - top + row;
-  setZoomValue(view, Math.max(ZOOM.text, Math.min(1, box.clientWidth / wide, box.clientHeight / tall)));
+  // Readable labels first (ZOOM.first), the path leading in from the left as far as it fits.
+  setZoomValue(view, ZOOM.first);
   sizeCanvas(view);
   const zoom = view.nav.zoom;
   box.scrollLeft = Math.max(0, (at.x + 1.5 * col) * zoom - box.clientWidth);
@@ -316,7 +317,9 @@ function markDrawing(s, node, at, r) {
     s("text", { class: "dd-step", y: -r - 11 }, String(node.step)),
   );
   if (node.writers && node.writers.length) {
-    mark.append(s("text", { class: "dd-writers", y: r + 19 }, truncate(node.writers.join(","), 10)));
+    mark.append(
+      s("text", { class: "dd-writers", y: r + 19 }, truncate(displayName(node.writers.join(",")), 10)),
+    );
   }
   if (node.interrupts > 0) {
     mark.append(

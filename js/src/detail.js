@@ -1,6 +1,7 @@
 // @ts-check
 // The selected checkpoint's detail
 
+import { nameInto } from "./names.js";
 import {
   cell,
   formatBytes,
@@ -154,7 +155,7 @@ function drawValues(view, detail, readonly) {
       h(
         "div",
         { class: "dd-channel-head" },
-        h("span", { class: "dd-channel" }, channel),
+        nameInto(h("span", { class: "dd-channel" }), channel),
         reducers[channel]
           ? h(
               "span",

@@ -37,7 +37,7 @@
 
 // anywidget entry point
 
-import { onAction, scheduleWatch, switchThread } from "./actions.js";
+import { onAction, scheduleWatch } from "./actions.js";
 import {
   drawDag,
   drawMarks,
@@ -55,6 +55,7 @@ import { drawDetail } from "./detail.js";
 import { mountHealth } from "./health.js";
 import { hyperscript, isReadonly, listen, watch } from "./helpers.js";
 import { fillLazyJson } from "./json-tree.js";
+import { mountKeys } from "./keys.js";
 import { createRequester } from "./requests.js";
 import {
   createNav,
@@ -70,6 +71,7 @@ import {
 } from "./navigate.js";
 import { showSelected } from "./select.js";
 import { drawCode, drawStatus, drawTopology } from "./status.js";
+import { mountThreadList } from "./thread-list.js";
 
 /** @typedef {import("./types.js").Area} Area */
 /** @typedef {import("./types.js").DagLayout} DagLayout */
@@ -193,7 +195,6 @@ function createView(model, el) {
   listen(view, parts.dagScroll, "scroll", () => scheduleMarks(view));
   listen(view, root, "click", (event) => onAction(view, /** @type {MouseEvent} */ (event)));
   listen(view, parts.find, "keydown", (event) => onFindKey(view, /** @type {KeyboardEvent} */ (event)));
-  listen(view, parts.threadList, "change", () => switchThread(view));
   // For tools (bench/widget_live.py): `root.dispatchEvent(new CustomEvent("dd-show", {detail:
   // id}))` brings a checkpoint into view (unfolded from its run) without selecting it.
   listen(view, root, "dd-show", (event) =>
@@ -224,6 +225,8 @@ function createView(model, el) {
   for (const type of ["keydown", "keypress", "keyup"]) listen(view, root, type, keepKey);
   observeSize(view);
   mountHealth(view);
+  mountThreadList(view);
+  mountKeys(view);
   scheduleWatch(view);
   // <details> "toggle" does not bubble, so JSON subtrees are filled lazily from a capture listener.
   listen(view, root, "toggle", (event) => fillLazyJson(view, event.target), true);
@@ -328,8 +331,9 @@ function buildSkeleton(doc) {
       { class: "dd-button dd-small dd-threads-button", type: "button", "data-action": "threads" },
       "Threads",
     ),
-    threadList: h("select", {
+    threadList: h("div", {
       class: "dd-threads",
+      role: "group",
       "aria-label": "show another thread of this store",
       hidden: true,
     }),

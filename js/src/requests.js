@@ -43,7 +43,14 @@ export function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId =
           );
         }, timeoutMs);
         pending.set(uuid, { resolve, reject, timer });
-        model.send({ uuid, kind, ...fields });
+        try {
+          model.send({ uuid, kind, ...fields });
+        } catch (error) {
+          // The comm is closed: JupyterLab says only "Cannot send".
+          pending.delete(uuid);
+          clearTimeout(timer);
+          reject(new Error(goneMessage(error)));
+        }
       });
     },
     /** Number of requests still waiting for an answer. */
@@ -57,6 +64,18 @@ export function createRequester(model, { timeoutMs = REQUEST_TIMEOUT_MS, newId =
       pending.clear();
     },
   };
+}
+
+/**
+ * What to tell the user when the widget's kernel is gone (restarted or shut down).
+ * @param {unknown} error what `model.send` threw
+ */
+export function goneMessage(error) {
+  const said = error instanceof Error ? error.message : String(error);
+  return (
+    `Cannot reach the kernel (${said}): it was restarted or shut down since this widget was shown, ` +
+    "so what it shows may be out of date. Re-run the cell that shows this widget."
+  );
 }
 
 function newUuid() {

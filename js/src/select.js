@@ -1,10 +1,11 @@
 // @ts-check
 // Selecting and diffing
 
+import { diffRows } from "./diff-view.js";
 import { clearRequestError, showRequestError } from "./actions.js";
 import { placeRings, scrollToCheckpoint } from "./dag.js";
 import { drawDetail } from "./detail.js";
-import { cell, compactJson, hyperscript, shortId, table } from "./helpers.js";
+import { hyperscript, shortId, table } from "./helpers.js";
 
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").DiffEntry} DiffEntry */
@@ -130,16 +131,6 @@ function drawDiff(view, a, b, entries, error) {
     box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
     return;
   }
-  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
-  const rows = entries.map((entry) =>
-    h(
-      "tr",
-      { class: `dd-change-${entry.change}`, "data-channel": entry.channel },
-      cell(h, entry.channel, "dd-channel"),
-      cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
-      cell(h, json(entry.old, entry.change !== "added")),
-      cell(h, json(entry.new, entry.change !== "removed")),
-    ),
-  );
-  box.replaceChildren(title, table(h, "dd-diff-table", ["channel", "change", "old", "new"], rows));
+  const rows = diffRows(h, entries);
+  box.replaceChildren(title, table(h, "dd-diff-table", ["channel / path", "change", "old", "new"], rows));
 }

@@ -3,6 +3,7 @@
 
 import { clearRequestError, showRequestError } from "./actions.js";
 import { readDag } from "./dag-wire.js";
+import { displayName, nameInto, shortName } from "./names.js";
 import { cell, hyperscript, isReadonly, later, plural, round1, svgHyperscript, table } from "./helpers.js";
 import { SVG_NS } from "./types.js";
 
@@ -16,7 +17,8 @@ export function drawStatus(view) {
   const count = dag && dag.nodes ? dag.nodes.length : 0;
   const lanes = dag && dag.lanes ? dag.lanes : 0;
   const thread = model.get("_thread_id") || (dag && dag.thread_id) || "?";
-  parts.thread.textContent = `thread ${thread} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  parts.thread.textContent = `thread ${shortName(thread)} · ${plural(count, "checkpoint")} · ${plural(lanes, "branch")}`;
+  parts.thread.setAttribute("title", `thread ${displayName(thread)}`);
   const running = Boolean(model.get("_running"));
   parts.running.hidden = !running;
   parts.stop.hidden = !running || isReadonly(view);
@@ -58,7 +60,7 @@ export function drawTopology(view, topology) {
       h(
         "tr",
         { class: node.reruns > 0 ? "dd-rerun" : "", "data-node": node.id },
-        cell(h, node.id),
+        nameInto(cell(h, ""), node.id),
         cell(h, `×${node.count}`, "dd-num"),
         cell(h, node.reruns > 0 ? plural(node.reruns, "re-execution") : "", "dd-muted"),
       ),
@@ -99,7 +101,7 @@ function drawBreakpoints(view, topology) {
         h(
           "tr",
           { "data-node": node },
-          cell(h, node),
+          nameInto(cell(h, ""), node),
           h("td", {}, toggle(node, "before"), toggle(node, "after")),
         ),
       ),
@@ -131,7 +133,7 @@ function sendBreakpoints(view) {
 export function topologyDrawing(doc, topology, uid = "dd") {
   const s = svgHyperscript(doc);
   const size = new Map(
-    topology.nodes.map((node) => [node.id, { w: Math.max(48, node.id.length * 7 + 30), h: 26 }]),
+    topology.nodes.map((node) => [node.id, { w: Math.max(48, shortName(node.id).length * 7 + 30), h: 26 }]),
   );
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
@@ -148,10 +150,11 @@ export function topologyDrawing(doc, topology, uid = "dd") {
   const nodes = topology.nodes.map((node) => {
     const { w, h } = size.get(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
-    const label = node.count ? `${node.id} ×${node.count}` : node.id;
+    const label = node.count ? `${shortName(node.id)} ×${node.count}` : shortName(node.id);
     return s(
       "g",
       { class: cls, "data-node": node.id, transform: `translate(${node.x} ${node.y})` },
+      shortName(node.id) === node.id ? "" : s("title", {}, displayName(node.id)), // cut or escaped
       s("rect", { x: -w / 2, y: -h / 2, width: w, height: h, rx: 6 }),
       s("text", { dy: "0.35em" }, label),
     );

@@ -76,8 +76,9 @@ export const JSON_ROW_LIMIT = 200;
 export const TYPE_KEY = "__type__";
 /**
  * The DAG's zoom range (1 = DAG_GEOMETRY's pixels); below `text` its marks drop their labels,
- * below `dots` checkpoints are dots; `step` is one zoom in or out.
+ * below `dots` checkpoints are dots; `step` is one zoom in or out; `first` is the first view's,
+ * at which the marks' 10 px labels (widget.css: .dd-step, .dd-writers) are 11 px, readable.
  */
-export const ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25 };
+export const ZOOM = { min: 0.02, max: 2, text: 0.6, dots: 0.25, step: 1.25, first: 1.1 };
 /** Above this many marks near the view, the DAG draws dots instead of marks. */
 export const MARK_LIMIT = 1500;

@@ -123,7 +123,14 @@ def _submit(
         if result.cancelled():
             coro.close()
             return
-        task = loop.create_task(coro, context=context)
+        try:
+            # A task runs in a copy of the context it is created in (``create_task``'s
+            # ``context=`` argument only exists from Python 3.11 on).
+            task = context.run(loop.create_task, coro)
+        except BaseException as exc:  # the caller waits on ``result``: never leave it pending
+            coro.close()
+            result.set_exception(exc)
+            return
 
         def copy(done: asyncio.Task[T]) -> None:
             try:

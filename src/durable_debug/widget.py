@@ -8,6 +8,10 @@
     await graph.aupdate_state({'configurable': {'thread_id': 'hitl-1', ...}}, {'prep': 'cheap'})
     await graph.ainvoke(None, {'configurable': {'thread_id': 'hitl-1', ...}})
 
+The code awaits the async methods when the graph's saver has them, and calls the sync ones
+(``graph.update_state(...)``, ``graph.invoke(...)``) for a sync-only saver such as LangGraph's
+``SqliteSaver``, so it runs pasted into a cell of the app it was made for.
+
 State lives in traitlets (``_dag``, ``_selected``, ``_detail``, ``_running``…); the front end
 (``js/widget.js``) sends requests ``{uuid, kind, ...}`` over ``msg:custom`` and gets
 ``{uuid, result}`` or ``{uuid, error}`` back. docs/widget-protocol.md is the contract. Every
@@ -22,6 +26,7 @@ import datetime
 import json
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from typing import Any
 
@@ -33,7 +38,7 @@ from durable_debug.checkpoint.base import config_checkpoint_ns
 from durable_debug.checkpoint.names import PREVIOUS
 from durable_debug.graph.subgraph import NS_SEP
 from durable_debug.graph.types import END
-from durable_debug.inspect.access import astream, aupdate_state
+from durable_debug.inspect.access import astream, aupdate_state, has_async_methods
 from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire, pack_wire
 from durable_debug.inspect.detail import (
     Detail,
@@ -42,9 +47,11 @@ from durable_debug.inspect.detail import (
     reducer_name,
     reducers_of,
 )
-from durable_debug.inspect.diff import adiff, diff_data
+from durable_debug.inspect.diff import adiff
+from durable_debug.inspect.diff_view import diff_view
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
+from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -66,6 +73,10 @@ _REFRESH_EVERY = 0.25
 _TAIL_MAX = 2_000
 """Checkpoints a refresh sends as ``_dag_tail`` at most (or a quarter of the tree, if more)
 before it sends the whole tree again."""
+_PAGE_CHARS = 100_000
+"""Characters of a string one "Show all" page holds (Show more asks for the next)."""
+_PAGE_ITEMS = 200
+"""Items of a list, or keys of a dict, one "Show all" page holds."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
 
@@ -127,7 +138,12 @@ class TimeTravel(anywidget.AnyWidget):
         that holds it (when made from a cell), else ``graph``."""
         self.config = thread_config(self._thread_id, str(configurable.get("checkpoint_ns") or ""))
         self._counts = dict(counts or {})
-        self._reader = DagReader(graph, self.config)
+        self._reads, self._close_reads = reading_graph(graph)
+        """The graph the widget reads through: ``graph`` with a saver on a connection of its
+        own where it can have one (``inspect.own_store``), so the widget goes on reading when
+        a later cell closes the app's connection; writes go through ``graph`` itself."""
+        weakref.finalize(self, self._close_reads)
+        self._reader = DagReader(self._reads, self.config)
         self._tail_start = 0
         self._mark: tuple[str, int] | None = None
         self._recorder = Recorder()
@@ -143,7 +159,7 @@ class TimeTravel(anywidget.AnyWidget):
         """Re-read the thread: the DAG, the topology and the selected checkpoint's detail."""
         self._reader.forget()
         await self._refresh_dag()
-        self._topology = dict(await atopology_data(self.graph, self._all_counts()))
+        self._topology = dict(await atopology_data(self._reads, self._all_counts()))
         if self._selected:
             await self._show(self._selected, self._selected_ns)
 
@@ -152,7 +168,10 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             await self.arefresh()
         except Exception as error:
-            self._error = f"Cannot read thread {self._thread_id!r}: {type(error).__name__}: {error}"
+            what = f"Cannot read thread {self._thread_id!r}"
+            self._error = store_gone_message(error, what) or (
+                f"{what}: {type(error).__name__}: {error}"
+            )
             raise
 
     async def aready(self) -> None:
@@ -197,7 +216,13 @@ class TimeTravel(anywidget.AnyWidget):
             self.send({"uuid": uuid, "error": str(error)})
         except Exception as error:  # anything the engine or saver raised: say it as it is
             logger.debug("request %s failed", kind, exc_info=True)
-            self.send({"uuid": uuid, "error": f"{kind} failed: {type(error).__name__}: {error}"})
+            self.send(
+                {
+                    "uuid": uuid,
+                    "error": store_gone_message(error, f"{kind} failed")
+                    or f"{kind} failed: {type(error).__name__}: {error}",
+                }
+            )
 
     async def _do_select(self, request: Mapping[str, Any]) -> Any:
         detail = await self._show(_field(request, "checkpoint_id"), self._ns_of(request))
@@ -208,7 +233,7 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_subgraphs(self, _request: Mapping[str, Any]) -> Any:
         """The thread's subgraph namespaces, parents first: each with the node that ran it and
         the checkpoint of the enclosing namespace its task ran from (None if not recorded)."""
-        found = await asubgraph_namespaces(self.graph, self._thread_id)
+        found = await asubgraph_namespaces(self._reads, self._thread_id)
         return {
             "namespaces": [
                 {
@@ -229,7 +254,7 @@ class TimeTravel(anywidget.AnyWidget):
                 "The 'subgraph' request needs 'checkpoint_ns' (a subgraph namespace, "
                 '"node:task_id").'
             )
-        dag = await DagReader(self.graph, self._ns_config(namespace)).aread()
+        dag = await DagReader(self._reads, self._ns_config(namespace)).aread()
         if not dag["nodes"]:
             raise RequestError(
                 f"Thread {self._thread_id!r} has no checkpoint in namespace {namespace!r}."
@@ -254,7 +279,7 @@ class TimeTravel(anywidget.AnyWidget):
         """The checkpoint ids of one namespace of the thread (the widget's own: its DAG)."""
         if namespace == str(self.config["configurable"].get("checkpoint_ns") or ""):
             return self._checkpoint_ids()
-        dag = await DagReader(self.graph, self._ns_config(namespace)).aread()
+        dag = await DagReader(self._reads, self._ns_config(namespace)).aread()
         return {str(node["id"]) for node in dag["nodes"]}
 
     async def _do_value(self, request: Mapping[str, Any]) -> Any:
@@ -267,16 +292,21 @@ class TimeTravel(anywidget.AnyWidget):
                 f"Checkpoint {record.id} of thread {self._thread_id!r} has no value for channel "
                 f"{channel!r} (its channels: {', '.join(values) or 'none'})."
             )
-        return {
-            "checkpoint_id": record.id,
-            "channel": channel,
-            "value": to_jsonable(values[channel]),
-        }
+        value = to_jsonable(values[channel])
+        if "page" not in request:  # the whole value (Edit of a value the detail shows cut)
+            return {"checkpoint_id": record.id, "channel": channel, "value": value}
+        offset = request.get("page")
+        if not isinstance(offset, int) or isinstance(offset, bool) or offset < 0:
+            raise RequestError(
+                f"The 'value' request's page is the offset to read from, a whole number from 0 "
+                f"(got {offset!r})."
+            )
+        return {"checkpoint_id": record.id, "channel": channel, **_page(value, offset)}
 
     async def _do_diff(self, request: Mapping[str, Any]) -> Any:
         a, b = _field(request, "a"), _field(request, "b")
         config = self._ns_config(self._ns_of(request))
-        return diff_data(await adiff(a, b, self.graph, config))
+        return diff_view(await adiff(a, b, self._reads, config))
 
     async def _do_fork(self, request: Mapping[str, Any]) -> Any:
         namespace = self._ns_of(request)
@@ -304,15 +334,14 @@ class TimeTravel(anywidget.AnyWidget):
         try:
             written = await aupdate_state(self.graph, record.config, update, as_node)
         except Exception as error:
+            what = "The fork was refused, nothing was written"
             raise RequestError(
-                f"The fork was refused, nothing was written: {type(error).__name__}: {error}"
+                store_gone_message(error, what) or f"{what}: {type(error).__name__}: {error}"
             ) from error
         new_id = str(written["configurable"]["checkpoint_id"])
         node = "" if as_node is None else f", as_node={as_node!r}"
-        code = (
-            _reducer_notes(values, replace, self._reducers())
-            + f"await {self.graph_name}.aupdate_state({_config_code(record)}, "
-            + f"{update_code}{node})"
+        code = _reducer_notes(values, replace, self._reducers()) + self._call_code(
+            "update_state", f"{_config_code(record)}, {update_code}{node}"
         )
         self._add_code("fork", code)
         await self._refresh_dag()
@@ -376,7 +405,7 @@ class TimeTravel(anywidget.AnyWidget):
             None,
             record,
             "rerun",
-            f"await {self.graph_name}.ainvoke(None, {_config_code(record)}{self._breaks_code()})",
+            self._call_code("invoke", f"None, {_config_code(record)}{self._breaks_code()}"),
         )
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
@@ -392,9 +421,8 @@ class TimeTravel(anywidget.AnyWidget):
             )
         resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
         command = _command_class(self.graph)(resume=resume)
-        code = (
-            f"await {self.graph_name}.ainvoke(Command(resume={resume!r}), {_config_code(record)}"
-            f"{self._breaks_code()})"
+        code = self._call_code(
+            "invoke", f"Command(resume={resume!r}), {_config_code(record)}{self._breaks_code()}"
         )
         return self._start(command, record, "resume", code)
 
@@ -402,7 +430,7 @@ class TimeTravel(anywidget.AnyWidget):
         """Start a new run of the thread with an input typed in the widget (a JSON object of
         the state schema's keys), from its latest checkpoint, as ``ainvoke(input, config)``."""
         value = _parse(request.get("text"), "The run's input")
-        thread, record = await aread_checkpoint(self.graph, self.config, with_parent=False)
+        thread, record = await aread_checkpoint(self._reads, self.config, with_parent=False)
         channels = thread.state_channels()
         if not isinstance(value, dict):
             raise RequestError(
@@ -416,8 +444,21 @@ class TimeTravel(anywidget.AnyWidget):
                 "nothing was run."
             )
         thread_code = repr({"configurable": {"thread_id": self._thread_id, "checkpoint_ns": ""}})
-        code = f"await {self.graph_name}.ainvoke({value!r}, {thread_code}{self._breaks_code()})"
+        code = self._call_code("invoke", f"{value!r}, {thread_code}{self._breaks_code()}")
         return self._start(value, record, "run", code)
+
+    async def _do_input_form(self, _request: Mapping[str, Any]) -> Any:
+        """The fields of the New run form: one per key of the graph's input schema, with its
+        type and default (``inspect.input_form``); the thread's state keys when the graph has
+        no schema to read."""
+        from durable_debug.inspect.input_form import input_fields
+
+        channels: list[str] = []
+        if _input_schema_missing(self.graph):
+            thread, _ = await aread_checkpoint(self._reads, self.config, with_parent=False)
+            channels = list(thread.state_channels())
+        fields = input_fields(self.graph, channels)
+        return {"fields": [{**f, "default": to_jsonable(f["default"])} for f in fields]}
 
     async def _do_breakpoints(self, request: Mapping[str, Any]) -> Any:
         """Set the nodes a run started here pauses before / after (``interrupt_before`` and
@@ -441,6 +482,14 @@ class TimeTravel(anywidget.AnyWidget):
     def _breaks(self) -> dict[str, list[str]]:
         """The breakpoints set, only the kinds with nodes."""
         return {when: list(names) for when, names in self._breakpoints.items() if names}
+
+    def _call_code(self, method: str, arguments: str) -> str:
+        """The generated Python for ``graph.<method>(arguments)`` as the app's saver can run
+        it: ``await graph.a<method>(...)`` for a saver with async methods, the plain sync call
+        for a sync-only one (LangGraph's ``SqliteSaver``, whose async methods raise)."""
+        if has_async_methods(getattr(self.graph, "checkpointer", None)):
+            return f"await {self.graph_name}.a{method}({arguments})"
+        return f"{self.graph_name}.{method}({arguments})"
 
     def _breaks_code(self) -> str:
         return "".join(f", interrupt_{when}={names!r}" for when, names in self._breaks().items())
@@ -466,9 +515,9 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_threads(self, _request: Mapping[str, Any]) -> Any:
         """Every thread of the graph's store, newest first, with its checkpoint count, latest
         step and status (one listing query where the store allows it)."""
-        from durable_debug.inspect.listing import athread_listing
+        from durable_debug.inspect.listing import athread_listing, status_kind
 
-        saver = checkpointer_of(self.graph)
+        saver = checkpointer_of(self._reads)
         try:
             rows = await athread_listing(saver)
         except (AttributeError, NotImplementedError) as error:
@@ -485,6 +534,7 @@ class TimeTravel(anywidget.AnyWidget):
                     "checkpoints": row.checkpoints,
                     "step": row.step,
                     "status": row.status,
+                    "kind": status_kind(row.status),
                     "current": row.thread_id == self._thread_id,
                 }
                 for row in rows
@@ -503,7 +553,7 @@ class TimeTravel(anywidget.AnyWidget):
             )
         namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
         config = thread_config(thread_id, namespace)
-        reader = DagReader(self.graph, config)
+        reader = DagReader(self._reads, config)
         await reader.arefresh()
         if not reader.ids():
             raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
@@ -528,7 +578,7 @@ class TimeTravel(anywidget.AnyWidget):
                 f"The 'health' request's sla_s must be a number of seconds from 0 to "
                 f"{_MAX_SLA_S:.0f} (got {sla_s!r})."
             )
-        saver = checkpointer_of(self.graph)
+        saver = checkpointer_of(self._reads)
         if not callable(getattr(saver, "alist_threads", None)):
             raise RequestError(
                 f"This store ({type(saver).__name__}) cannot list its threads, so the widget "
@@ -592,10 +642,13 @@ class TimeTravel(anywidget.AnyWidget):
             except asyncio.CancelledError:
                 outcome = "stopped"
             except Exception as failure:
-                outcome, error_text = "failed", f"{type(failure).__name__}: {failure}"
+                outcome = "failed"
+                error_text = store_gone_message(failure, "The run failed") or (
+                    f"{type(failure).__name__}: {failure}"
+                )
             status, error = f"run from step {start.step} {outcome}", error_text
             await self._refresh_dag()
-            self._topology = dict(await atopology_data(self.graph, self._all_counts()))
+            self._topology = dict(await atopology_data(self._reads, self._all_counts()))
             written = sorted(await self._ids_in(namespace) - before)
             status, error = await self._finish(start, written, outcome, error_text)
         except (Exception, asyncio.CancelledError) as failure:
@@ -627,7 +680,7 @@ class TimeTravel(anywidget.AnyWidget):
         where it ended if the user still looks at where it started."""
         last = written[-1] if written else start.id
         namespace = config_checkpoint_ns(start.config)
-        detail = await acheckpoint_detail(self.graph, self._ns_config(namespace), last)
+        detail = await acheckpoint_detail(self._reads, self._ns_config(namespace), last)
         count = len(written)
         ran = f"wrote {count} checkpoint{'' if count == 1 else 's'} from step {start.step}"
         error = ""
@@ -686,7 +739,7 @@ class TimeTravel(anywidget.AnyWidget):
         ticket = self._select_seq
         if namespace is None:
             namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
-        detail = await acheckpoint_detail(self.graph, self._ns_config(namespace), checkpoint_id)
+        detail = await acheckpoint_detail(self._reads, self._ns_config(namespace), checkpoint_id)
         if ticket == self._select_seq:
             self._set_selected(detail["id"], clip_detail(detail), namespace)
         return detail
@@ -704,7 +757,7 @@ class TimeTravel(anywidget.AnyWidget):
         self, checkpoint_id: str, namespace: str | None = None
     ) -> tuple[Thread, CheckpointRecord]:
         config = self.config if namespace is None else self._ns_config(namespace)
-        return await aread_checkpoint(self.graph, config, checkpoint_id, with_parent=False)
+        return await aread_checkpoint(self._reads, config, checkpoint_id, with_parent=False)
 
     def _add_code(self, action: str, code: str) -> None:
         self._code = [*self._code, {"action": action, "code": code}]
@@ -741,6 +794,7 @@ REQUESTS: dict[str, Callable[[TimeTravel, Mapping[str, Any]], Awaitable[Any]]] =
     "threads": TimeTravel._do_threads,
     "thread": TimeTravel._do_thread,
     "run": TimeTravel._do_run,
+    "input_form": TimeTravel._do_input_form,
     "breakpoints": TimeTravel._do_breakpoints,
     "health": TimeTravel._do_health,
     "subgraphs": TimeTravel._do_subgraphs,
@@ -773,6 +827,36 @@ def _parse(text: Any, what: str) -> Any:
         f'{what} is not valid JSON ({reason}); write e.g. "text", 3, [1, 2] or '
         '{"key": true}. Nothing was written.'
     )
+
+
+def _page(value: Any, offset: int) -> dict[str, Any]:
+    """One page of a JSON-ready value from ``offset`` ("Show all", a page at a time): a string
+    by characters, a list by items, a dict by keys, each item cut like a detail; ``next`` is
+    the offset of the next page, None after the last."""
+    if isinstance(value, str):
+        part: Any = value[offset : offset + _PAGE_CHARS]
+        kind, total, end = "text", len(value), offset + _PAGE_CHARS
+    elif isinstance(value, list):
+        part = [clip(item)[0] for item in value[offset : offset + _PAGE_ITEMS]]
+        kind, total, end = "items", len(value), offset + _PAGE_ITEMS
+    elif isinstance(value, dict):
+        keys = list(value)[offset : offset + _PAGE_ITEMS]
+        part = {key: clip(value[key])[0] for key in keys}
+        kind, total, end = "entries", len(value), offset + _PAGE_ITEMS
+    else:
+        return {"kind": "value", "value": value, "offset": 0, "total": 1, "next": None}
+    return {
+        "kind": kind,
+        "value": part,
+        "offset": offset,
+        "total": total,
+        "next": end if end < total else None,
+    }
+
+
+def _input_schema_missing(graph: Any) -> bool:
+    """True when the graph names no input schema the form can read (a saver seen as a graph)."""
+    return getattr(getattr(graph, "builder", None), "input_schema", None) is None
 
 
 def _config_code(record: CheckpointRecord) -> str:

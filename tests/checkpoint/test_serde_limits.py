@@ -325,7 +325,7 @@ def load():
     except CorruptPayloadError as exc:
         results.append(str(exc))
 
-threading.stack_size(256 * 1024)
+threading.stack_size(STACK_KIB * 1024)
 thread = threading.Thread(target=load)
 thread.start()
 thread.join()
@@ -334,8 +334,11 @@ print(results)
 
 
 def test_the_deepest_allowed_payload_loads_in_a_thread_with_a_small_stack() -> None:
+    # The stack MAX_DEPTH's docstring promises for this Python (3.10 and 3.13 need more).
+    stack_kib = {(3, 10): 384, (3, 13): 320}.get(sys.version_info[:2], 256)
+    script = textwrap.dedent(SMALL_STACK_SCRIPT).replace("STACK_KIB", str(stack_kib))
     done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(SMALL_STACK_SCRIPT)],
+        [sys.executable, "-c", script],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(SRC)},

@@ -189,7 +189,11 @@ async def test_the_widget_shows_why_it_cannot_read(tmp_path):
     widget = TimeTravel(graph, CONFIG)
     with pytest.raises(Exception, match="closed"):
         await widget.aready()
-    assert widget._error.startswith("Cannot read thread 'job-1': ProgrammingError")
+    assert widget._error.startswith(
+        "Cannot read thread 'job-1': the store is closed or gone (ProgrammingError: Cannot "
+        "operate on a closed database.)"
+    )
+    assert "Re-run the cell that opens the store" in widget._error
 
 
 async def test_the_sync_api_works_inside_a_running_loop_as_in_a_notebook_cell(app):

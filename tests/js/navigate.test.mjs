@@ -231,3 +231,26 @@ test("a dd-show event brings a checkpoint into view, unfolded, without selecting
   assert.ok(el.querySelector(`.dd-mark[data-id="${target}"]`));
   assert.equal(model.sent.filter((m) => m.kind === "select").length, selects);
 });
+
+test("the first view opens at a zoom where the marks' 10 px labels are 11 px", () => {
+  // A laid-out page: the DAG's box has a size (happy-dom lays nothing out).
+  const proto = dom.window.HTMLElement.prototype;
+  const sizes = ["clientWidth", "clientHeight"].map((name) => [
+    name,
+    Object.getOwnPropertyDescriptor(proto, name),
+  ]);
+  Object.defineProperty(proto, "clientWidth", { configurable: true, get: () => 900 });
+  Object.defineProperty(proto, "clientHeight", { configurable: true, get: () => 400 });
+  const dag = generatedDag({ length: 49500, forks: 50, branch: 20, seed: 11 });
+  let el;
+  try {
+    el = show({ _dag: dag });
+  } finally {
+    for (const [name, descriptor] of sizes)
+      if (descriptor) Object.defineProperty(proto, name, descriptor);
+      else delete proto[name];
+  }
+  assert.equal(el.querySelector(".dd-zoom-level").textContent, "110%");
+  const latest = dag.nodes[dag.nodes.length - 1].id;
+  assert.equal(model.last("select").checkpoint_id, latest);
+});

@@ -523,7 +523,7 @@ test("cleanup clears the request timers", () => {
   assert.deepEqual(errors, []);
 });
 
-test("a value cut for display says so; Show all asks for it once and shows it whole", async () => {
+test("a value cut for display says so; Show all shows it a page at a time, Show more the next", async () => {
   const el = show();
   click(dom.window, mark(el, "c3"));
   const cut = { ...detailOf("c3"), clipped: ["messages"] };
@@ -534,14 +534,58 @@ test("a value cut for display says so; Show all asks for it once and shows it wh
   assert.match(row.textContent, /shown in part/);
   click(dom.window, row.querySelector('[data-action="show-all"]'));
   const request = model.last("value");
-  assert.deepEqual([request.checkpoint_id, request.channel], ["c3", "messages"]);
+  assert.deepEqual([request.checkpoint_id, request.channel, request.page], ["c3", "messages", 0]);
   const whole = Array.from({ length: 300 }, (_, i) => `m${i}`);
-  model.reply(request, { checkpoint_id: "c3", channel: "messages", value: whole });
+  const page = (offset, next) => ({
+    checkpoint_id: "c3",
+    channel: "messages",
+    kind: "items",
+    value: whole.slice(offset, next ?? 300),
+    offset,
+    total: 300,
+    next,
+  });
+  model.reply(request, page(0, 200));
   await settle();
   const shown = el.querySelector('.dd-channel-row[data-channel="messages"]');
   assert.doesNotMatch(shown.textContent, /shown in part|more items/);
-  assert.ok(shown.querySelector(".dd-whole-value"), "the whole value scrolls in its own box");
-  assert.match(shown.textContent, /300 items/);
+  assert.ok(shown.querySelector(".dd-whole-value"), "the value scrolls in its own box");
+  assert.match(shown.querySelector(".dd-page-status").textContent, /200 of 300 items/);
+  const more = shown.querySelector(".dd-show-more");
+  assert.equal(more.hidden, false);
+  click(dom.window, more);
+  const second = model.last("value");
+  assert.equal(second.page, 200);
+  model.reply(second, page(200, null));
+  await settle();
+  assert.equal(shown.querySelectorAll(".dd-page").length, 2);
+  assert.match(shown.querySelector(".dd-page-status").textContent, /300 of 300 items/);
+  assert.equal(more.hidden, true);
+});
+
+test("Show all of a long string shows its characters a page at a time", async () => {
+  const el = show();
+  click(dom.window, mark(el, "c3"));
+  const cut = { ...detailOf("c3"), clipped: ["messages"] };
+  cut.values = { ...cut.values, messages: "abc… (2,000,000 characters)" };
+  model.answerSelect(model.last("select"), cut);
+  await settle();
+  const row = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  click(dom.window, row.querySelector('[data-action="show-all"]'));
+  const request = model.last("value");
+  model.reply(request, {
+    checkpoint_id: "c3",
+    channel: "messages",
+    kind: "text",
+    value: "x".repeat(100_000),
+    offset: 0,
+    total: 2_000_000,
+    next: 100_000,
+  });
+  await settle();
+  const shown = el.querySelector('.dd-channel-row[data-channel="messages"]');
+  assert.equal(shown.querySelector("pre.dd-page").textContent.length, 100_000);
+  assert.match(shown.querySelector(".dd-page-status").textContent, /100,000 of 2,000,000 characters/);
 });
 
 test("Edit on a cut value asks for the whole value and prefills it, never the cut one", async () => {
@@ -684,20 +728,19 @@ test("Threads lists the store's threads with their status; choosing one asks Pyt
   click(dom.window, el.querySelector('[data-action="threads"]'));
   model.reply(model.last("threads"), {
     threads: [
-      { thread_id: "t2", checkpoints: 7, step: 5, status: "failed at tools", current: false },
-      { thread_id: "t1", checkpoints: 5, step: 2, status: "done", current: true },
+      { thread_id: "t2", checkpoints: 7, step: 5, status: "failed at tools", kind: "failed", current: false },
+      { thread_id: "t1", checkpoints: 5, step: 2, status: "done", kind: "done", current: true },
     ],
   });
   await settle();
-  const list = el.querySelector("select.dd-threads");
-  assert.equal(list.hidden, false);
+  const panel = el.querySelector(".dd-threads");
+  assert.equal(panel.hidden, false);
   assert.deepEqual(
-    [...list.options].map((o) => o.textContent),
+    [...panel.querySelectorAll(".dd-thread-option")].map((o) => o.textContent),
     ["t2 · 7 checkpoints · step 5 · failed at tools", "t1 · 5 checkpoints · step 2 · done"],
   );
-  assert.equal(list.value, "t1");
-  list.value = "t2";
-  list.dispatchEvent(new dom.window.Event("change", { bubbles: true }));
+  assert.equal(panel.querySelector('[aria-selected="true"]').getAttribute("data-thread"), "t1");
+  click(dom.window, panel.querySelector('[data-thread="t2"]'));
   assert.equal(model.last("thread").thread_id, "t2");
 });
 
@@ -725,20 +768,20 @@ test("breakpoints: a checkbox per node before and after; a change sends every ch
   assert.deepEqual([sent.before, sent.after], [["tools"], ["agent"]]);
 });
 
-test("New run opens a form prefilled with the state's keys; Start sends the typed input", async () => {
+test("New run opens a form that never starts with nulls; Start sends the typed input", async () => {
   const el = show();
   await select(el, "c3");
   click(dom.window, el.querySelector('[data-action="new-run"]'));
   const input = el.querySelector("textarea.dd-run-input");
-  assert.deepEqual(JSON.parse(input.value), { messages: null, count: null, approved: null });
+  assert.equal(input.value, "{}"); // the JSON box, until the fields arrive (run-form.test.mjs)
   input.value = '{"messages": ["hello"]}';
-  click(dom.window, el.querySelector('[data-action="start-run"]'));
+  click(dom.window, el.querySelector(".dd-run-form .dd-primary"));
   const sent = model.last("run");
   assert.equal(sent.text, '{"messages": ["hello"]}');
   model.fail(sent, "The state schema has no key 'nope'; nothing was run.");
   await settle();
   assert.match(text(el, ".dd-run-error"), /no key 'nope'/);
-  click(dom.window, el.querySelector('[data-action="start-run"]'));
+  click(dom.window, el.querySelector(".dd-run-form .dd-primary"));
   model.reply(model.last("run"), { started: true, code: "..." });
   await settle();
   assert.equal(el.querySelector(".dd-run-form").hidden, true);

@@ -570,7 +570,8 @@ class _Renewer:
             if wait == math.inf:
                 await event.wait()
             else:
-                with contextlib.suppress(TimeoutError):
+                # asyncio's own TimeoutError: before Python 3.11 it is not the builtin one
+                with contextlib.suppress(asyncio.TimeoutError):
                     await asyncio.wait_for(event.wait(), max(wait, 0.0))
 
     async def _renew(

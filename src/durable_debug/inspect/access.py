@@ -33,6 +33,7 @@ __all__ = [
     "astate_history",
     "astream",
     "aupdate_state",
+    "has_async_methods",
     "is_sync_only",
 ]
 
@@ -214,3 +215,19 @@ async def _threaded(make: Callable[[], Iterator[Any]]) -> AsyncIterator[Any]:
         stop.set()
         with contextlib.suppress(BaseException):
             await asyncio.shield(worker)
+
+
+def has_async_methods(saver: Any) -> bool:
+    """False for a saver that implements only the sync half of the saver protocol, as
+    LangGraph's ``SqliteSaver`` and ``PostgresSaver`` do (their async methods are the base
+    class's, which raise ``NotImplementedError``), or that has already answered an async call
+    so; True for every other saver (durable_debug's, LangGraph's async and in-memory ones)."""
+    if saver is None:
+        return True
+    if is_sync_only(saver):
+        return False
+    for cls in type(saver).__mro__:
+        if "aget_tuple" in vars(cls):
+            base = cls.__name__ == "BaseCheckpointSaver" and cls.__module__.startswith("langgraph")
+            return not base
+    return True

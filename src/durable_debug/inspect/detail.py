@@ -201,6 +201,8 @@ def reducer_name(fn: Any) -> str:
     """How a reducer is named to the user: ``operator.add``, ``add_messages``, ``merge``."""
     module = str(getattr(fn, "__module__", "") or "")
     name = str(getattr(fn, "__qualname__", "") or getattr(fn, "__name__", "") or repr(fn))
+    if "<locals>." in name:  # a reducer a factory made (LangGraph's add_messages wrapper):
+        name = name.rsplit("<locals>.", 1)[1].lstrip("_") or name  # its own name
     return f"operator.{name}" if module in ("operator", "_operator") else name
 
 

@@ -29,7 +29,14 @@ from durable_debug.graph.algo import task_id
 from durable_debug.graph.nodes import INPUT_KEYS
 from durable_debug.inspect.stored import SaverView, scheduled_tasks
 
-__all__ = ["ThreadRow", "athread_listing", "listing_text", "status_of"]
+__all__ = [
+    "STATUS_KINDS",
+    "ThreadRow",
+    "athread_listing",
+    "listing_text",
+    "status_kind",
+    "status_of",
+]
 
 
 class ThreadRow(NamedTuple):
@@ -64,6 +71,23 @@ def status_of(snapshot: Any) -> str:
     if snapshot.next:
         return f"next {', '.join(snapshot.next)}"
     return "done"
+
+
+STATUS_KINDS = ("running", "paused", "failed", "done")
+"""The kinds a thread list filters by, in :func:`status_kind`'s words."""
+
+
+def status_kind(status: str) -> str:
+    """Which of :data:`STATUS_KINDS` a :func:`status_of` status is: "running" for a thread
+    with work left (``next …``: under way, or stopped between steps), "failed" for one whose
+    last step failed or that could not be read."""
+    if status.startswith("paused"):
+        return "paused"
+    if status.startswith(("failed", BROKEN)):
+        return "failed"
+    if status == "done":
+        return "done"
+    return "running"
 
 
 async def athread_listing(saver: Any) -> list[ThreadRow]:

@@ -25,6 +25,7 @@ from typing_extensions import TypedDict
 
 from durable_debug.graph.types import END, START
 from durable_debug.inspect.layout import NodeBox, layered_layout, render_svg
+from durable_debug.inspect.names import short_name
 
 __all__ = [
     "DOT_TIMEOUT",
@@ -261,11 +262,14 @@ def _counts(counts: Mapping[str, Any] | None) -> dict[str, tuple[int, int]]:
 
 
 def _label(node: TopologyNode, executions: Mapping[str, tuple[int, int]]) -> tuple[str, str | None]:
+    # A drawn name is cut short and its invisible characters shown (inspect.names): a name of
+    # 10,000 characters would otherwise make the drawing that wide.
+    label = short_name(node.name)
     if node.id not in executions:
-        return node.name, None
+        return label, None
     count, reruns = executions[node.id]
     note = f"{count}×" + (f" (re-ran {reruns}×)" if reruns else "")
-    return node.name, note
+    return label, note
 
 
 def _boxes(topo: GraphTopology, executions: Mapping[str, tuple[int, int]]) -> list[NodeBox]:
