@@ -242,7 +242,7 @@ def summarize(
         print(f"      {n:5d}  {reason}")
     missing = kinds["missing"]
     private = kinds["private"]
-    passed = len(sorted_["passed"])
+    passed = len(sorted_["passed"]) + len(sorted_["unexpected_pass"])  # both passed
     need_ours = len(results) - len(sorted_["skipped"]) - private - missing
     if need_ours > 0:
         share = 100 * passed / need_ours
