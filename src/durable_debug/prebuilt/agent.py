@@ -205,9 +205,7 @@ def create_react_agent(
         graph.add_node("generate_structured_response", cast(Any, step))
         finish = "generate_structured_response"
 
-    if not tool_list:
-        if response_format is not None:
-            graph.add_edge(after_model or "agent", "generate_structured_response")
+    def compiled() -> Any:
         return graph.compile(
             checkpointer=checkpointer,
             store=store,
@@ -216,6 +214,11 @@ def create_react_agent(
             debug=debug,
             name=name,
         )
+
+    if not tool_list:
+        if response_format is not None:
+            graph.add_edge(after_model or "agent", "generate_structured_response")
+        return compiled()
 
     def calls_to_tools(state: Any, calls: list[Any]) -> list[Send]:
         return [
@@ -268,14 +271,7 @@ def create_react_agent(
         graph.add_conditional_edges("tools", after_tools, [first, END])
     else:
         graph.add_edge("tools", first)
-    return graph.compile(
-        checkpointer=checkpointer,
-        store=store,
-        interrupt_before=interrupt_before,
-        interrupt_after=interrupt_after,
-        debug=debug,
-        name=name,
-    )
+    return compiled()
 
 
 # -- helpers ---------------------------------------------------------------------------------
