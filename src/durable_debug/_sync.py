@@ -18,6 +18,7 @@ import asyncio
 import concurrent.futures
 import contextvars
 import logging
+import sys
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -124,9 +125,7 @@ def _submit(
             coro.close()
             return
         try:
-            # A task runs in a copy of the context it is created in (``create_task``'s
-            # ``context=`` argument only exists from Python 3.11 on).
-            task = context.run(loop.create_task, coro)
+            task = _task_in(loop, coro, context)
         except BaseException as exc:  # the caller waits on ``result``: never leave it pending
             coro.close()
             result.set_exception(exc)
@@ -150,3 +149,24 @@ def _submit(
 
     loop.call_soon_threadsafe(start)
     return result
+
+
+def _task_in(
+    loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], context: contextvars.Context
+) -> asyncio.Task[T]:
+    """A task on ``loop`` running ``coro`` in ``context`` itself, so what it sets in a context
+    variable is set in ``context`` afterwards (``run_sync(..., context=)``: the steps of one
+    sync stream share it). Python 3.10's tasks always run in a copy of the context they are
+    created in: there, the values the task leaves are copied back into ``context`` when it
+    ends."""
+    if sys.version_info >= (3, 11):
+        return loop.create_task(coro, context=context)
+
+    async def then_copy_back() -> T:
+        try:
+            return await coro
+        finally:
+            for var, value in contextvars.copy_context().items():
+                context.run(var.set, value)
+
+    return context.run(loop.create_task, then_copy_back())
