@@ -90,8 +90,12 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
     if in_runner_thread():
 
         def run_private() -> T:
-            with asyncio.Runner() as runner:
-                return runner.run(coro, context=context)
+            loop = asyncio.new_event_loop()
+            try:
+                return loop.run_until_complete(_task_in(loop, coro, context))
+            finally:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+                loop.close()
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(run_private).result()

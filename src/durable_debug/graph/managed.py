@@ -31,6 +31,7 @@ __all__ = [
     "RemainingStepsManager",
     "managed_keys",
     "managed_values",
+    "without_required",
 ]
 
 
@@ -64,12 +65,27 @@ RemainingSteps = Annotated[int, RemainingStepsManager]
 IsLastStep = Annotated[bool, IsLastStepManager]
 """A state key's annotation: True in the last step before the recursion limit."""
 
-_WRAPPERS = {Required, NotRequired, typing.Required, typing.NotRequired}
+_REQUIRED_FORMS = {
+    form
+    for form in (
+        Required,
+        NotRequired,
+        getattr(typing, "Required", None),  # Python 3.11 and later
+        getattr(typing, "NotRequired", None),
+    )
+    if form is not None
+}
+
+
+def without_required(hint: Any) -> Any:
+    """``hint`` without a ``Required[...]`` / ``NotRequired[...]`` wrapper (TypedDict keys)."""
+    while get_origin(hint) in _REQUIRED_FORMS:
+        hint = get_args(hint)[0]
+    return hint
 
 
 def _manager_of(hint: Any) -> type[ManagedValue] | None:
-    while get_origin(hint) in _WRAPPERS:
-        hint = get_args(hint)[0]
+    hint = without_required(hint)
     if get_origin(hint) is Annotated:
         for item in get_args(hint)[1:]:
             if isinstance(item, type) and issubclass(item, ManagedValue):

@@ -30,7 +30,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import contextvars
 import functools
 import inspect
 import threading
@@ -234,7 +233,7 @@ class CallRunner:
         if threading.get_ident() != self.thread:  # a sync caller in a worker thread
             future = TaskFuture(submit(coro, self.aio))
         else:  # an async caller
-            future = TaskFuture(self.aio.create_task(coro, context=contextvars.copy_context()))
+            future = TaskFuture(self.aio.create_task(coro))  # in a copy of the caller's context
         self.running.setdefault(pad.task_id, []).append(future)
         return future
 

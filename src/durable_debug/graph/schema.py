@@ -25,11 +25,10 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, get_args, get_origin
 
-import typing_extensions
 from typing_extensions import is_typeddict
 
 from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
-from durable_debug.graph.managed import managed_keys
+from durable_debug.graph.managed import managed_keys, without_required
 from durable_debug.graph.types import InvalidUpdateError
 
 __all__ = ["ROOT", "StateSchema"]
@@ -100,7 +99,7 @@ class StateSchema:
                 channel.key = key.name
                 channels[key.name] = channel
             elif key.reducer is not None:
-                origin = _unwrapped(get_origin(key.typ) or key.typ)
+                origin = without_required(get_origin(key.typ) or key.typ)
                 # An abstract collection starts from its concrete empty value, as LangGraph's.
                 origin = _CONCRETE.get(origin, origin)
                 channels[key.name] = BinaryOperatorAggregate(key.name, key.reducer, origin)
@@ -239,7 +238,7 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
         names = [name for name in hints if name != "__slots__"]
     keys = []
     for name in names:
-        hint = _unwrapped(hints.get(name, Any))
+        hint = without_required(hints.get(name, Any))
         base, reducer, channel = hint, None, None
         if get_origin(hint) is typing.Annotated:
             base, *meta = get_args(hint)
@@ -258,25 +257,6 @@ _CONCRETE: dict[Any, type] = {
     collections.abc.MutableMapping: dict,
 }
 """The concrete type a reducer key annotated with an abstract collection starts empty as."""
-
-
-def _unwrapped(hint: Any) -> Any:
-    """``hint`` without a ``Required[...]`` / ``NotRequired[...]`` wrapper (TypedDict keys)."""
-    while get_origin(hint) in _REQUIRED_FORMS:
-        hint = get_args(hint)[0]
-    return hint
-
-
-_REQUIRED_FORMS = {
-    form
-    for form in (
-        getattr(typing, "Required", None),  # Python 3.11 and later
-        getattr(typing, "NotRequired", None),
-        typing_extensions.Required,
-        typing_extensions.NotRequired,
-    )
-    if form is not None
-}
 
 
 def _channel_in(metadata: list[Any]) -> Channel | None:
