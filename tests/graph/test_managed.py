@@ -51,3 +51,15 @@ def test_a_resumed_run_counts_its_steps_from_where_it_resumes(saver: MemorySaver
     # first of the 4 the limit allows after it, with 5 remaining (itself and 4 more).
     out = graph.invoke(None, {**cfg("t"), "recursion_limit": 4})
     assert out == {"log": [6, 5, 4, 3]}
+
+
+def test_langgraphs_import_paths_of_managed_values() -> None:
+    from durable_debug.managed import IsLastStep, RemainingSteps
+    from durable_debug.managed.base import ManagedValue
+    from durable_debug.managed.is_last_step import IsLastStep as FromModule
+
+    assert FromModule is IsLastStep
+    assert all(
+        issubclass(manager, ManagedValue)
+        for manager in (RemainingSteps.__metadata__[0], IsLastStep.__metadata__[0])
+    )

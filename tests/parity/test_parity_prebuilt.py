@@ -13,7 +13,7 @@ import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langchain_core.tools import InjectedToolCallId, tool
-from parity_harness import Api, Trace, acheck_parity
+from parity_harness import Api, Trace, acheck_parity, check_parity
 from test_parity_messages import names, shown
 
 import durable_debug
@@ -376,5 +376,195 @@ async def test_react_agent_stops_asking_for_tools_when_steps_run_out():
                 {"messages": [HumanMessage("loop", id="q")]}, {"recursion_limit": limit}
             )
             await trace.run(f"limit {limit}", shown_tools(trace, run), message=False)
+
+    await acheck_parity(scenario)
+
+
+def test_react_agent_hooks_prompts_and_a_chosen_model_run_sync():
+    """The sync side: a pre-model hook giving ``llm_input_messages``, a post-model hook, a
+    prompt function, a model chosen per call, and a structured answer."""
+    from langchain_core.messages import SystemMessage
+    from langchain_core.runnables import RunnableLambda
+    from pydantic import BaseModel
+
+    class Answer(BaseModel):
+        total: int
+
+    class StructuredModel(ScriptedModel):
+        def with_structured_output(self, schema: Any, **kwargs: Any) -> Any:
+            return RunnableLambda(lambda messages: schema(total=len(messages)))
+
+    def scenario(api: Api, trace: Trace) -> None:
+        lib = prebuilt(api)
+
+        def pre(state: Any) -> dict:
+            trace.ran("pre")
+            return {"llm_input_messages": [SystemMessage("short"), *state["messages"][-2:]]}
+
+        def post(state: Any) -> dict:
+            trace.ran("post")
+            return {}
+
+        for label, prompt in (
+            ("function", lambda state: [SystemMessage("be kind"), *state["messages"]]),
+            ("runnable", RunnableLambda(lambda state: state["messages"])),
+            ("message", SystemMessage("be brief")),
+        ):
+            model = StructuredModel(
+                messages=iter([calling(("add", {"a": 1, "b": 2}, "c1")), AIMessage("3", id="a2")])
+            )
+            agent = lib.create_react_agent(
+                lambda state, runtime, model=model: model,
+                [add],
+                prompt=prompt,
+                pre_model_hook=pre,
+                post_model_hook=post,
+                response_format=Answer,
+            )
+            result = agent.invoke({"messages": [HumanMessage("1+2?", id="q")]})
+            trace.note(f"{label} messages", tool_results(trace, result["messages"]))
+            trace.note(f"{label} structured", result["structured_response"])
+        trace.note("hooks", dict(trace.executions))
+
+    check_parity(scenario)
+
+
+def test_react_agent_with_a_model_bound_to_its_tools_and_bad_input():
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    def scenario(api: Api, trace: Trace) -> None:
+        lib = prebuilt(api)
+        bound = scripted(AIMessage("no tools needed", id="a1")).bind(
+            tools=[convert_to_openai_tool(add)]
+        )
+        agent = lib.create_react_agent(bound, [add])
+        result = agent.invoke({"messages": [HumanMessage("hi", id="q")]})
+        trace.note("bound", tool_results(trace, result["messages"]))
+        wrong = scripted(AIMessage("x")).bind(tools=[convert_to_openai_tool(final_answer)])
+        trace.call("bound to other tools", lambda: lib.create_react_agent(wrong, [add]))
+        trace.call(
+            "too many bound",
+            message=False,
+            fn=lambda: lib.create_react_agent(
+                scripted(AIMessage("x")).bind(
+                    tools=[convert_to_openai_tool(add), convert_to_openai_tool(fail)]
+                ),
+                [add],
+            ),
+        )
+        trace.call("bad version", lambda: lib.create_react_agent(scripted(), [add], version="v3"))
+        trace.call(
+            "schema without remaining_steps",
+            lambda: lib.create_react_agent(
+                scripted(), [add], state_schema=names(api).MessagesState
+            ),
+        )
+        unanswered = [HumanMessage("hi", id="q"), calling(("add", {"a": 1, "b": 1}, "c9"))]
+        plain = lib.create_react_agent(scripted(AIMessage("x")), [add])
+        trace.call(
+            "unanswered tool call in history", lambda: plain.invoke({"messages": unanswered})
+        )
+
+    check_parity(scenario)
+
+
+def test_tool_node_runs_a_tools_commands_and_messages_and_checks_them():
+    """A tool returning a list (its Command and its answer), tools given as plain functions,
+    several sync calls at once, and state asked of a node given a list of messages."""
+
+    def scenario(api: Api, trace: Trace) -> None:
+        lib = prebuilt(api)
+
+        class State(names(api).MessagesState):  # type: ignore[name-defined, misc]
+            note: str
+
+        @tool
+        def both(text: str, call_id: Annotated[str, InjectedToolCallId]) -> Any:
+            """Note ``text`` and answer."""
+            return [
+                api.Command(update={"note": text}),
+                ToolMessage(f"noted {text}", tool_call_id=call_id),
+            ]
+
+        @tool
+        def none_bound(text: str) -> Any:
+            """Answers with a list holding no message for its call."""
+            return [api.Command(update={"note": text})]
+
+        def double(n: int) -> int:
+            """Double ``n``."""
+            return 2 * n
+
+        g = (
+            api.StateGraph(State)
+            .add_node("tools", lib.ToolNode([both, none_bound, double]))
+            .add_edge(api.START, "tools")
+            .compile()
+        )
+        asked = calling(("both", {"text": "hi"}, "c1"), ("double", {"n": 4}, "c2"))
+        result = g.invoke({"messages": [asked]})
+        trace.note("list answer", tool_results(trace, result))
+        bad = {"messages": [calling(("none_bound", {"text": "x"}, "c3"))]}
+        trace.call("no answer in the list", lambda: g.invoke(bad), message=False)
+
+        @tool
+        def wants_user(user: Annotated[str, lib.InjectedState("user")]) -> str:
+            """Needs a state key."""
+            return user
+
+        node = lib.ToolNode([wants_user])
+        g2 = (
+            api.StateGraph(names(api).MessagesState)
+            .add_node("tools", node)
+            .add_edge(api.START, "tools")
+            .compile()
+        )
+        trace.call(
+            "state key missing",
+            lambda: g2.invoke({"messages": [calling(("wants_user", {}, "c4"))]}),
+            message=False,
+        )
+
+    check_parity(scenario)
+
+
+def test_our_tool_node_alone_on_lists_of_messages_and_tool_calls():
+    """Outside a graph: a list of messages in, a list out; a state key asked of a list of
+    messages is refused; a Command's dict update given a list input is refused."""
+    from durable_debug.prebuilt import InjectedState
+
+    @tool
+    def wants_user(user: Annotated[str, InjectedState("user")]) -> str:
+        """Needs a state key."""
+        return user
+
+    @tool
+    def whole(messages: Annotated[list, InjectedState("messages")]) -> str:
+        """Counts the messages."""
+        return str(len(messages))
+
+    asked = calling(("whole", {}, "c1"))
+    assert [m.content for m in ToolNode([whole]).invoke([HumanMessage("hi"), asked])] == ["2"]
+    with pytest.raises(ValueError, match="requires graph state dict as input"):
+        ToolNode([wants_user]).invoke([calling(("wants_user", {}, "c2"))])
+    calls = [{"name": "whole", "args": {}, "id": "c3", "type": "tool_call"}]
+    with pytest.raises(KeyError, match="messages"):  # tool calls alone carry no state
+        ToolNode([whole]).invoke(calls)
+
+
+async def test_react_agent_with_an_async_model_chooser():
+    async def scenario(api: Api, trace: Trace) -> None:
+        lib = prebuilt(api)
+        model = scripted(AIMessage("chosen", id="a1"), AIMessage("again", id="a2"))
+
+        async def choose(state: Any, runtime: Any) -> Any:
+            return model
+
+        agent = lib.create_react_agent(choose, [add], response_format=("Sum up.", None))
+        question = {"messages": [HumanMessage("hi", id="q")]}
+        trace.call("sync run of an async chooser", lambda: agent.invoke(question), message=False)
+        plain = lib.create_react_agent(choose, [add])
+        result = await plain.ainvoke(question)
+        trace.note("async run", tool_results(trace, result["messages"]))
 
     await acheck_parity(scenario)

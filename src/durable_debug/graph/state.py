@@ -179,7 +179,10 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     ) -> None:
         """Add the node that runs ``handler`` when a node fails (reading what it reads)."""
         if not callable(handler) and not callable(getattr(handler, "ainvoke", None)):
-            raise TypeError(f"The error handler {name!r} must be a function, got {handler!r}")
+            raise TypeError(
+                f"The error_handler of node {name.removeprefix(ERROR_HANDLER_PREFIX)!r} must "
+                f"be a function, got {handler!r}"
+            )
         self.nodes[name] = NodeSpec(
             name=name,
             fn=handler,
