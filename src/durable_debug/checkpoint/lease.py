@@ -337,7 +337,7 @@ async def _wait_released(thread_id: str, timeout: float) -> None:
     with _WAITERS_LOCK:
         _WAITERS.setdefault(thread_id, set()).add(entry)
     try:
-        with contextlib.suppress(TimeoutError):
+        with contextlib.suppress(asyncio.TimeoutError):  # not the builtin one before 3.11
             await asyncio.wait_for(future, timeout)
     finally:
         with _WAITERS_LOCK:
