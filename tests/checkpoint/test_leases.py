@@ -483,3 +483,32 @@ async def test_a_subgraph_shares_its_parents_lease_and_a_second_writer_is_refuse
     assert (await graph.aget_state(config)).values["answer"] == "from the subgraph"
     if kind == "sqlite":
         await saver.aclose()
+
+
+@pytest.mark.postgres
+async def test_a_busy_postgres_lease_names_its_holder_and_the_servers_time(
+    postgres_db: str,
+) -> None:
+    """A run's lease statements go straight through libpq on PostgreSQL: the refusal still
+    names the holder and the instant the server recorded, to the microsecond."""
+    import psycopg
+
+    from durable_debug import PostgresSaver
+    from durable_debug.checkpoint.lease import thread_lease
+
+    async with PostgresSaver(postgres_db) as holder, PostgresSaver(postgres_db) as rival:
+        await holder.aget_tuple({"configurable": {"thread_id": "warm"}})  # both sides open
+        await rival.aget_tuple({"configurable": {"thread_id": "warm"}})
+        async with thread_lease(holder, "t-1"):
+            with pytest.raises(ThreadBusyError) as refused:
+                async with thread_lease(rival, "t-1"):
+                    pass
+            with psycopg.connect(postgres_db) as conn:
+                row = conn.execute(
+                    "SELECT holder, since FROM thread_leases WHERE thread_id = 't-1'"
+                ).fetchone()
+        assert row is not None
+        assert (refused.value.holder, refused.value.since) == (row[0], row[1])
+        assert refused.value.since.utcoffset() is not None
+        async with thread_lease(rival, "t-1"):  # given back: free at once
+            pass

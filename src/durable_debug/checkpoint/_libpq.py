@@ -20,6 +20,7 @@ the saver maps them as it maps psycopg's.
 from __future__ import annotations
 
 import asyncio
+import datetime as _dt
 import functools
 import itertools
 import struct
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg import pq
 
-__all__ = ["Blobs", "answer", "blobs_array", "encode", "fetch", "flush", "prepared"]
+__all__ = ["Blobs", "answer", "blobs_array", "encode", "fetch", "flush", "prepared", "python_rows"]
 
 _BYTEA_ARRAY = 1001
 """The type oid of ``bytea[]``: the blobs of a step go as one binary array."""
@@ -139,6 +140,39 @@ async def fetch(
         raise error
     assert result is not None  # a query that did not fail answers with its rows
     return result
+
+
+_POSTGRES_EPOCH = _dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc)
+_INT8 = struct.Struct("!q")
+_TEXT_TYPES = frozenset({19, 25, 1043})
+"""Type oids of ``name``, ``text`` and ``varchar``: UTF-8 bytes in the binary format."""
+_BOOL, _TIMESTAMPTZ = 16, 1184
+
+
+def python_rows(result: pq.abc.PGresult) -> list[Sequence[Any]]:
+    """The rows of a binary ``result`` (:func:`fetch`) as Python values, for the few column
+    types the saver's small statements return: text (``str``), ``bool``, ``timestamptz``
+    (an aware UTC ``datetime``). Any other column type is a ``TypeError`` naming its oid."""
+    types = [result.ftype(c) for c in range(result.nfields)]
+    for oid in types:
+        if oid not in _TEXT_TYPES and oid not in (_BOOL, _TIMESTAMPTZ):
+            raise TypeError(f"python_rows cannot decode a column of type oid {oid}")
+    rows: list[Sequence[Any]] = []
+    for r in range(result.ntuples):
+        row: list[Any] = []
+        for c, oid in enumerate(types):
+            value = result.get_value(r, c)
+            if value is None:
+                row.append(None)
+            elif oid == _BOOL:
+                row.append(value == b"\x01")
+            elif oid == _TIMESTAMPTZ:
+                micros = _INT8.unpack(value)[0]
+                row.append(_POSTGRES_EPOCH + _dt.timedelta(microseconds=micros))
+            else:
+                row.append(bytes(value).decode())
+        rows.append(tuple(row))
+    return rows
 
 
 async def _wait(fd: int, *, write: bool) -> None:
