@@ -512,3 +512,29 @@ async def test_a_busy_postgres_lease_names_its_holder_and_the_servers_time(
         assert refused.value.since.utcoffset() is not None
         async with thread_lease(rival, "t-1"):  # given back: free at once
             pass
+
+
+@pytest.mark.postgres
+async def test_a_postgres_run_gives_its_lease_back_to_any_saver_of_the_process(
+    postgres_db: str,
+) -> None:
+    """On PostgreSQL a run sends its lease's give-back without waiting for the answer; the
+    next run on the thread — through the same saver, or through another saver on the same
+    database in this process — still finds the thread free at once, every time."""
+    from durable_debug import PostgresSaver
+
+    async with PostgresSaver(postgres_db) as first, PostgresSaver(postgres_db) as second:
+        graphs = [
+            StateGraph(Ask)
+            .add_node("ask", lambda s: {"answer": s["question"] + "!"})
+            .add_edge(START, "ask")
+            .compile(checkpointer=saver)
+            for saver in (first, second, first)
+        ]
+        for i in range(30):
+            config = {"configurable": {"thread_id": f"t-{i}"}}
+            for n, graph in enumerate(graphs):
+                out = await graph.ainvoke({"question": f"q{n}", "answer": ""}, config)
+                assert out["answer"] == f"q{n}!"
+        assert await first.alist_abandoned_threads() == []
+        assert await second.alist_abandoned_threads() == []

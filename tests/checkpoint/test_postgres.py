@@ -226,6 +226,9 @@ async def test_a_graph_run_sends_one_statement_per_checkpoint(postgres_db: str):
         async with PostgresSaver(wire.url) as saver:
             graph = builder.compile(checkpointer=saver)
             await graph.ainvoke({"n": 0}, {"configurable": {"thread_id": "warm"}})
+            # A run's give-back is sent without waiting for its answer; the saver's next call
+            # reads it, so the warm-up's statements are all through before counting starts.
+            await saver.aget_tuple({"configurable": {"thread_id": "warm"}})
             per_run = []
             for t in range(3):
                 wire.reset()

@@ -90,6 +90,12 @@ _TOKENS: contextvars.ContextVar[frozenset[tuple[tuple[int, str], str]]] = contex
 _UNRELEASED: set[tuple[tuple[int, str], str]] = set()
 """((id(saver), thread_id), token) of leases this process failed to release."""
 
+_SENT_BACK: set[str] = set()
+"""Tokens of leases whose give-back a saver sent without waiting for its answer
+(:func:`release_sent`): their runs have ended, so a run of this process that finds one of them
+still holding a thread (its give-back not processed yet, or failed) takes the thread at once,
+through any saver on the same store."""
+
 
 class LeaseInfo(NamedTuple):
     """Who holds a thread's lease."""
@@ -315,6 +321,27 @@ CROSS_PROCESS_POLL = 0.05
 """How often a run waiting for a lease another process holds looks again (seconds, at most)."""
 
 
+def release_sent(token: str) -> None:
+    """A saver's report that it sent the give-back of ``token``'s lease without waiting for
+    its answer (see :data:`_SENT_BACK`)."""
+    _SENT_BACK.add(token)
+
+
+def release_confirmed(token: str) -> None:
+    """A saver's report that the give-back of ``token``'s lease, sent earlier, succeeded."""
+    _SENT_BACK.discard(token)
+
+
+def release_unconfirmed(
+    saver: BaseCheckpointSaver, thread_id: str, token: str, error: BaseException
+) -> None:
+    """A saver's report that giving back ``token``'s lease on ``thread_id`` failed after the
+    run ended (the give-back was sent without waiting for its answer): logged, and remembered
+    so this process's next run on the thread takes the lease back at once."""
+    _UNRELEASED.add(((id(saver), thread_id), token))
+    logger.warning("could not release the lease on thread %r: %s", thread_id, error)
+
+
 def lease_released(thread_id: str) -> None:
     """Wake the runs of this process waiting for ``thread_id``'s lease (it was given back)."""
     with _WAITERS_LOCK:
@@ -434,8 +461,9 @@ async def thread_lease(
             info = await saver._lease_acquire(thread_id, token, holder, seconds)
         if info.token == token:
             break
-        if (key, info.token) in _UNRELEASED:
-            # This process's own earlier run, whose release failed (the store was away).
+        if (key, info.token) in _UNRELEASED or info.token in _SENT_BACK:
+            # This process's own earlier run, whose give-back failed (the store was away) or
+            # is still on its way.
             await saver._lease_release(thread_id, info.token)
             _UNRELEASED.discard((key, info.token))
             continue

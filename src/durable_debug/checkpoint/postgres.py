@@ -37,7 +37,16 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from durable_debug.checkpoint._connected import is_statements_only
 from durable_debug.checkpoint._io import run_soon_on_io_loop
-from durable_debug.checkpoint._libpq import Blobs, blobs_array, fetch, python_rows
+from durable_debug.checkpoint._libpq import (
+    Blobs,
+    answer,
+    blobs_array,
+    encode,
+    fetch,
+    flush,
+    prepared,
+    python_rows,
+)
 from durable_debug.checkpoint._pg_steps import PgStepQueue
 from durable_debug.checkpoint._rows import BlobKey, BlobRow, WriteRow, parse_checkpoint_row
 from durable_debug.checkpoint._schema import (
@@ -56,7 +65,14 @@ from durable_debug.checkpoint._sql import (
 )
 from durable_debug.checkpoint.base import SerializerProtocol, StepQueue
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
-from durable_debug.checkpoint.lease import LEASE_LOST_MARK, LeaseLostError, holder_proof
+from durable_debug.checkpoint.lease import (
+    LEASE_LOST_MARK,
+    LeaseLostError,
+    holder_proof,
+    release_confirmed,
+    release_sent,
+    release_unconfirmed,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -172,6 +188,9 @@ token still holds it."""
 LEASE_RENEW = """UPDATE thread_leases
 SET expires = clock_timestamp() + make_interval(secs => %s::float8)
 WHERE thread_id = %s AND token = %s RETURNING thread_id"""
+
+LEASE_RELEASE = "DELETE FROM thread_leases WHERE thread_id = %s AND token = %s"
+"""Give a thread's lease back, if ``token`` still holds it."""
 
 LEASE_ABANDONED = """SELECT thread_id, proof, expires < clock_timestamp() FROM thread_leases
 ORDER BY expires, thread_id"""
@@ -460,6 +479,9 @@ class PostgresSaver(SqlSaver):
         """The connection of the calls that run on the caller's loop (see ``_call``)."""
         self._direct_lock = threading.Lock()
         """Held by the one call using ``_direct``; taken without waiting, from any thread."""
+        self._unread_release: tuple[str, str] | None = None
+        """(thread_id, token) of a lease give-back sent on ``_direct`` whose answer is not read
+        yet (``_send_release``); read before anything else uses that connection."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.conn_string)!r})"
@@ -570,7 +592,71 @@ class PostgresSaver(SqlSaver):
     def _forget(self) -> None:
         self._pool = None
         self._direct, self._direct_lock = None, threading.Lock()
+        self._unread_release = None
         self._lease_conn, self._lease_lock = None, None
+
+    async def _lease_release(self, thread_id: str, token: str) -> None:
+        """Give the lease back; on the caller-loop connection, without waiting for the answer
+        (see ``_send_release``)."""
+        if not await self._send_release(thread_id, token):
+            await super()._lease_release(thread_id, token)
+
+    async def _send_release(self, thread_id: str, token: str) -> bool:
+        """Send the give-back of ``token`` on the caller-loop connection and return without
+        waiting for its answer, which the connection's next user reads first
+        (``_read_release``): the run's caller no longer waits a round trip for it, and the
+        server has the statement at once, so other processes see the thread free as soon as
+        before. False when that connection is busy, not open yet, or the send failed (the
+        give-back then goes the usual way)."""
+        if self._state != "open" or self._pid != os.getpid() or self._direct is None:
+            return False
+        if not self._direct_lock.acquire(blocking=False):
+            return False
+        try:
+            conn = await self._direct_connection()
+            pgconn = conn.pgconn
+            values, types, formats = encode((thread_id, token))
+            name = await prepared(conn, LEASE_RELEASE, types)
+            pgconn.send_query_prepared(name, values, formats)
+            self._unread_release = (thread_id, token)
+            release_sent(token)
+            await flush(pgconn)
+            return True
+        except BaseException as exc:
+            # The connection's state is unknown: not used again.
+            self._unread_release = None
+            direct, self._direct = self._direct, None
+            if direct is not None:
+                with contextlib.suppress(Exception):
+                    direct.pgconn.finish()
+            if isinstance(exc, Exception):
+                return False
+            raise
+        finally:
+            self._direct_lock.release()
+
+    async def _read_release(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        """Read the answer of the give-back ``_send_release`` left unread on ``conn`` (under
+        ``_direct_lock``). A failed give-back is remembered, so this process's next run on
+        the thread takes the lease back at once; a connection that fails here is dropped."""
+        assert self._unread_release is not None
+        thread_id, token = self._unread_release
+        self._unread_release = None
+        try:
+            error, _rows = await answer(conn)
+        except BaseException as exc:
+            release_unconfirmed(self, thread_id, token, exc)
+            if self._direct is conn:
+                self._direct = None
+            with contextlib.suppress(Exception):
+                conn.pgconn.finish()
+            if not isinstance(exc, Exception):
+                raise
+            return
+        if error is not None:
+            release_unconfirmed(self, thread_id, token, error)
+        else:
+            release_confirmed(token)
 
     async def _lease_fetch(self, sql: str, params: Sequence[Any]) -> list[Sequence[Any]]:
         """On the caller's loop, on the saver's own connection when the call runs there
@@ -680,6 +766,9 @@ class PostgresSaver(SqlSaver):
         import psycopg
 
         conn = self._direct
+        if conn is not None and self._unread_release is not None:
+            await self._read_release(conn)
+            conn = self._direct
         if conn is not None and _server_closed(conn):
             self._direct = None
             await conn.close()
@@ -697,6 +786,9 @@ class PostgresSaver(SqlSaver):
         """Close ``_direct`` unless a call is using it (that call closes it when it ends)."""
         if self._direct_lock.acquire(blocking=False):
             try:
+                direct = self._direct
+                if direct is not None and self._unread_release is not None:
+                    await self._read_release(direct)
                 direct, self._direct = self._direct, None
                 if direct is not None:
                     await direct.close()
