@@ -9,7 +9,9 @@ writes 12 checkpoints besides. Each round runs the chain on 20 fresh threads wit
 20 without (the lease replaced by a no-op for this measurement only), alternating run by run;
 the report is the median run time per variant, their ratio, and the median of the ratios
 of the back-to-back pairs (with / without; the verdict, target ≤ 1.10), which a
-loaded machine's swings move less. The
+loaded machine's swings move less, and the ratio of the median CPU time this process spent
+per run (the client's share of the cost, which load moves least; it leaves out the server's
+work and the waits for it). The
 PostgreSQL server is started for the run from Debian's packages, as the tests do. It always
 exits 0: it is a measurement, not a test.
 """
@@ -65,13 +67,14 @@ async def no_lease(saver: Any, thread_id: str, *, wait: float | None = None) -> 
     yield
 
 
-async def timed(graph: Any, thread_id: str) -> float:
-    t0 = time.perf_counter()
+async def timed(graph: Any, thread_id: str) -> tuple[float, float]:
+    """Wall and CPU seconds (this process's) of one chain run."""
+    t0, c0 = time.perf_counter(), time.process_time()
     await graph.ainvoke({"n": 0, "trail": []}, {"configurable": {"thread_id": thread_id}})
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, time.process_time() - c0
 
 
-async def measure(saver: Any, rounds: int) -> tuple[float, float, float]:
+async def measure(saver: Any, rounds: int) -> tuple[float, float, float, float]:
     """Median seconds of one chain run on a fresh thread (with the lease, without), and the
     median of the ratios of the two runs of each pair. Runs alternate one by one (A B, B A,
     …), and each pair runs back to back, so its ratio sees the same machine load: on a
@@ -79,6 +82,7 @@ async def measure(saver: Any, rounds: int) -> tuple[float, float, float]:
     graph = chain(saver)
     real = run_loop.thread_lease
     times: dict[bool, list[float]] = {True: [], False: []}
+    cpu: dict[bool, list[float]] = {True: [], False: []}
     ratios: list[float] = []
     for i in range(THREADS):
         await timed(graph, f"warm-{i}")
@@ -88,24 +92,27 @@ async def measure(saver: Any, rounds: int) -> tuple[float, float, float]:
             for leased in (True, False) if i % 2 else (False, True):
                 run_loop.thread_lease = real if leased else no_lease  # type: ignore[assignment]
                 try:
-                    pair[leased] = await timed(graph, f"r{r}-{i}-{leased}")
+                    pair[leased], used = await timed(graph, f"r{r}-{i}-{leased}")
                 finally:
                     run_loop.thread_lease = real
                 times[leased].append(pair[leased])
+                cpu[leased].append(used)
             ratios.append(pair[True] / pair[False])
     return (
         statistics.median(times[True]),
         statistics.median(times[False]),
         statistics.median(ratios),
+        statistics.median(cpu[True]) / statistics.median(cpu[False]),
     )
 
 
-def report(name: str, with_lease: float, without: float, ratio: float) -> None:
+def report(name: str, with_lease: float, without: float, ratio: float, cpu: float) -> None:
     verdict = "ok" if ratio <= TARGET else "OVER TARGET"
     print(
         f"  {name:<11} with {with_lease * 1000:7.2f} ms/run   without "
         f"{without * 1000:7.2f} ms/run   ratio of medians {with_lease / without:.3f}   "
-        f"median pair ratio {ratio:.3f}  (≤ {TARGET}) {verdict}"
+        f"median pair ratio {ratio:.3f}  (≤ {TARGET}) {verdict}   "
+        f"client CPU ratio {cpu:.3f}"
     )
 
 
