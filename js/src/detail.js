@@ -9,11 +9,12 @@ import {
   hyperscript,
   isReadonly,
   plural,
+  section,
   shortId,
   table,
 } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
-import { showSelected } from "./select.js";
+import { showSelected } from "./dag.js";
 import { drawSubgraphSections } from "./subgraph.js";
 
 /** @typedef {import("./index.js").View} View */
@@ -91,14 +92,6 @@ export function drawDetail(view, detail, force = false) {
       drawJson(view, detail.config || {}, 0),
     ),
   );
-}
-
-/**
- * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
- * @param {...Node} body
- */
-export function section(h, title, cls, ...body) {
-  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
 }
 
 /** @param {View} view @param {Detail} detail @param {boolean} readonly */
@@ -335,14 +328,15 @@ function drawTasks(view, tasks, writes) {
   /** @type {Map<string, Write[]>} */
   const byTask = new Map();
   for (const write of writes) {
-    if (!byTask.has(write.task_id)) byTask.set(write.task_id, []);
-    byTask.get(write.task_id).push(write);
+    const list = byTask.get(write.task_id);
+    if (list) list.push(write);
+    else byTask.set(write.task_id, [write]);
   }
   const known = new Set(tasks.map((task) => task.id));
   const orphans = [...byTask.keys()].filter((id) => !known.has(id));
   if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
 
-  const writesTable = (list) =>
+  const writesTable = (/** @type {Write[] | undefined} */ list) =>
     list && list.length
       ? table(
           h,
@@ -389,7 +383,7 @@ function drawTasks(view, tasks, writes) {
         h(
           "div",
           { class: "dd-task-head" },
-          h("strong", {}, byTask.get(id)[0].node || "task"),
+          h("strong", {}, byTask.get(id)?.[0]?.node || "task"),
           h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`),
         ),
         writesTable(byTask.get(id)),

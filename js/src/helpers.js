@@ -157,3 +157,21 @@ export function watch(view, name, fn) {
   view.model.on(name, fn);
   view.cleanups.push(() => view.model.off(name, fn));
 }
+
+/**
+ * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
+ * @param {...Node} body
+ */
+export function section(h, title, cls, ...body) {
+  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
+}
+
+/**
+ * The namespace fields of a request about the selected checkpoint: none for the widget's own
+ * namespace, `checkpoint_ns` when the selection is inside a subgraph.
+ * @param {View} view
+ */
+export function inNamespace(view) {
+  const namespace = view.model.get("_selected_ns");
+  return namespace ? { checkpoint_ns: namespace } : {};
+}

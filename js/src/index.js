@@ -42,14 +42,13 @@ import {
   drawDag,
   drawMarks,
   hideTooltip,
-  onDagClick,
-  onDagKey,
-  onFindKey,
   openOnPath,
   scheduleMarks,
   scrollToCheckpoint,
+  showSelected,
   showTooltip,
 } from "./dag.js";
+import { onDagClick, onDagKey, onFindKey } from "./dag-input.js";
 import { readDag } from "./dag-wire.js";
 import { drawDetail } from "./detail.js";
 import { mountHealth } from "./health.js";
@@ -59,7 +58,6 @@ import { mountKeys } from "./keys.js";
 import { createRequester } from "./requests.js";
 import {
   createNav,
-  drawOverview,
   navParts,
   onNavClick,
   onOverviewPointer,
@@ -69,7 +67,8 @@ import {
   onWheel,
   updateMatches,
 } from "./navigate.js";
-import { showSelected } from "./select.js";
+import { drawOverview } from "./overview.js";
+import { selectCheckpoint } from "./select.js";
 import { drawCode, drawStatus, drawTopology } from "./status.js";
 import { mountThreadList } from "./thread-list.js";
 
@@ -170,7 +169,7 @@ function createView(model, el) {
     const dag = readDag(model);
     if (dag === dagDrawn) return;
     dagDrawn = dag;
-    drawDag(view);
+    openDag(view);
   };
   watch(view, "change:_dag", redrawDag);
   watch(view, "change:_dag_tail", redrawDag);
@@ -283,11 +282,17 @@ function disposeView(view) {
   for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
 }
 
+/** Draw the DAG; its first view selects a checkpoint. @param {View} view */
+function openDag(view) {
+  const first = drawDag(view);
+  if (first) selectCheckpoint(view, first);
+}
+
 /** @param {View} view */
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
   drawStatus(view);
-  drawDag(view);
+  openDag(view);
   drawDetail(view, view.model.get("_detail") || view.detail, true);
   drawTopology(view, view.model.get("_topology"));
   drawCode(view, view.model.get("_code") || []);
@@ -407,7 +412,7 @@ function buildSkeleton(doc) {
 
 /** The key to the DAG's marks. @param {ReturnType<typeof hyperscript>} h */
 function legend(h) {
-  const item = (cls, glyph, label) =>
+  const item = (/** @type {string} */ cls, /** @type {string} */ glyph, /** @type {string} */ label) =>
     h("span", { class: `dd-legend-item ${cls}` }, h("span", { class: "dd-legend-glyph" }, glyph), label);
   return h(
     "span",
@@ -424,9 +429,9 @@ function legend(h) {
 }
 
 // The names the tests and the standalone page import.
-export { findCheckpoints } from "./dag.js";
+export { findCheckpoints } from "./matches.js";
 export { layoutDag, itemsInArea, itemAt, neighbour, FILTERS, CONTEXT, MIN_RUN } from "./layout.js";
-export { matchCheckpoints } from "./navigate.js";
+export { matchCheckpoints } from "./matches.js";
 export { HEALTH_SLA_S, HEALTH_TIMEOUT_MS, healthCell } from "./health.js";
 export { formatVersion, formatBytes, shortId } from "./helpers.js";
 export { createRequester } from "./requests.js";

@@ -76,7 +76,8 @@ export function layoutDag(dag, options = {}) {
   const kidCount = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (skip[i]) continue;
-    const p = nodes[i].parent != null ? index.get(nodes[i].parent) : undefined;
+    const parent = nodes[i].parent;
+    const p = parent != null ? index.get(parent) : undefined;
     if (p !== undefined && p !== i) {
       parentOf[i] = p;
       kidCount[p]++;

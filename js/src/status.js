@@ -1,7 +1,6 @@
 // @ts-check
 // Status line, topology, code
 
-import { clearRequestError, showRequestError } from "./actions.js";
 import { readDag } from "./dag-wire.js";
 import { displayName, nameInto, shortName } from "./names.js";
 import { cell, hyperscript, isReadonly, later, plural, round1, svgHyperscript, table } from "./helpers.js";
@@ -78,7 +77,7 @@ function drawBreakpoints(view, topology) {
   const h = hyperscript(view.doc);
   const set = view.model.get("_breakpoints") || { before: [], after: [] };
   const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
-  const toggle = (node, when) => {
+  const toggle = (/** @type {string} */ node, /** @type {string} */ when) => {
     const input = h("input", {
       type: "checkbox",
       "data-node": node,
@@ -135,6 +134,7 @@ export function topologyDrawing(doc, topology, uid = "dd") {
   const size = new Map(
     topology.nodes.map((node) => [node.id, { w: Math.max(48, shortName(node.id).length * 7 + 30), h: 26 }]),
   );
+  const boxOf = (/** @type {string} */ id) => size.get(id) || { w: 48, h: 26 };
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
   const edges = [];
@@ -142,13 +142,13 @@ export function topologyDrawing(doc, topology, uid = "dd") {
     const a = at.get(edge.source);
     const b = at.get(edge.target);
     if (!a || !b) continue;
-    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
-    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
+    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, boxOf(a.id));
+    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, boxOf(b.id));
     const cls = `dd-topo-edge${edge.conditional ? " dd-conditional" : ""}`;
     edges.push(s("line", { class: cls, x1, y1, x2, y2, "marker-end": `url(#${marker})` }));
   }
   const nodes = topology.nodes.map((node) => {
-    const { w, h } = size.get(node.id);
+    const { w, h } = boxOf(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
     const label = node.count ? `${shortName(node.id)} ×${node.count}` : shortName(node.id);
     return s(
@@ -305,7 +305,7 @@ export function copyCode(view, button) {
   const entries = view.model.get("_code") || [];
   const entry = entries[Number(button.getAttribute("data-index"))];
   if (!entry) return;
-  const done = (label) => {
+  const done = (/** @type {string} */ label) => {
     button.textContent = label;
     later(
       view,
@@ -337,4 +337,17 @@ function selectCode(view, button, done) {
     selection.selectAllChildren(pre);
     done("Selected: press Ctrl+C");
   }
+}
+
+/** @param {View} view @param {Error} error */
+export function showRequestError(view, error) {
+  view.requestError = error.message;
+  drawStatus(view);
+}
+
+/** @param {View} view */
+export function clearRequestError(view) {
+  if (!view.requestError) return;
+  view.requestError = "";
+  drawStatus(view);
 }
