@@ -441,9 +441,11 @@ function layoutDag(dag, options = {}) {
   for (const branch of branches) {
     if (branch.fork >= 0) forks.push(forkCurve(itemAtNode[branch.fork], itemAtNode[branch.members[0]]));
   }
+  const mainMembers = branches.length ? branches[0].members : [];
+  const main = mainMembers.length ? mainMembers[mainMembers.length - 1] : -1;
   const path = /* @__PURE__ */ new Set();
   const pathEdges = [];
-  for (let i = latest; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
+  for (let i = main; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
     path.add(nodes[i].id);
     const p = parentOf[i];
     if (p < 0) break;
@@ -489,6 +491,7 @@ function layoutDag(dag, options = {}) {
     gaps,
     path,
     latest: latest >= 0 ? nodes[latest].id : "",
+    main: main >= 0 ? nodes[main].id : "",
     edgePath: edges.join(""),
     forkPath: forks.join(""),
     pathPath: pathEdges.join(""),
@@ -1113,7 +1116,7 @@ function drawDag(view, anchor) {
   }
   drawMarks(view);
   drawOverview(view);
-  return opening && !view.selected ? layout.latest : "";
+  return opening && !view.selected ? layout.main : "";
 }
 function relayout(view, anchor = view.selected) {
   drawDag(view, anchor || "");
@@ -1136,7 +1139,7 @@ function openOnPath(view) {
     view.layout
   );
   const box = view.parts.dagScroll;
-  const at = placeOf(layout, layout.latest);
+  const at = placeOf(layout, layout.main);
   if (!at) return;
   if (!box.clientWidth) {
     view.pendingOpen = true;

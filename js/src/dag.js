@@ -26,9 +26,10 @@ import { MARK_LIMIT, SOURCE_LETTER, SVG_NS, ZOOM } from "./types.js";
  * SVG keeps layout pixels in its viewBox and is zoomed by its size. Clicks and hovers are
  * handled by delegation on the scroll container, never per mark.
  *
- * The first time the thread has checkpoints, the view opens on the path from the root to the
- * latest checkpoint (as much of it as fits, the latest near the right edge) and selects the
- * latest checkpoint, unless something is selected already. Later draws keep the selection in
+ * The first time the thread has checkpoints, the view opens on the main run's latest checkpoint
+ * (`layout.main`: forks made later do not take its place) at a readable zoom, near the right
+ * edge with its highlighted path leading in, and selects it, unless something is selected
+ * already. Later draws keep the selection in
  * view (the newest checkpoint while a run goes on); `anchor` (from `relayout`) instead keeps
  * that checkpoint where it was on the screen.
  * @param {View} view
@@ -99,7 +100,7 @@ export function drawDag(view, anchor) {
   }
   drawMarks(view);
   drawOverview(view);
-  return opening && !view.selected ? layout.latest : "";
+  return opening && !view.selected ? layout.main : "";
 }
 
 /**
@@ -127,15 +128,15 @@ export function sizeCanvas(view) {
 }
 
 /**
- * The first view of a thread: the zoom at which the root-to-latest path fits (between the
- * zoom where labels still show and 1), the latest checkpoint near the right edge with its
- * history to the left, the path's rows in view.
+ * The first view of a thread: at ZOOM.first (labels of 11 px), the main run's latest
+ * checkpoint near the right edge with its history to the left, the path's rows in view when
+ * they fit, else its own row in the middle.
  * @param {View} view
  */
 export function openOnPath(view) {
   const layout = /** @type {DagLayout} */ (view.layout);
   const box = view.parts.dagScroll;
-  const at = placeOf(layout, layout.latest);
+  const at = placeOf(layout, layout.main);
   if (!at) return;
   if (!box.clientWidth) {
     view.pendingOpen = true; // not laid out yet: the ResizeObserver opens it once it is
