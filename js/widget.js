@@ -786,10 +786,30 @@ function drawTopology(view, topology) {
     return;
   }
   const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
+  const svg = drawn || topologyDrawing(view.doc, topology, view.uid);
   const picture = h(
     "div",
-    { class: "dd-topology-picture" },
-    drawn || topologyDrawing(view.doc, topology, view.uid)
+    { class: "dd-topology-picture", tabindex: "0", "data-lm-suppress-shortcuts": "" },
+    svg
+  );
+  const zoomBar = h(
+    "div",
+    { class: "dd-topology-zoom" },
+    ...[
+      ["out", "−", "zoom out"],
+      ["fit", "Fit", "fit the whole graph"],
+      ["in", "+", "zoom in"]
+    ].map(
+      ([what, label, title]) => h("button", { class: "dd-button dd-small", type: "button", "data-topo-zoom": what, title }, label)
+    ),
+    h("span", { class: "dd-muted dd-topology-hint" }, "drag to pan, Ctrl + wheel to zoom")
+  );
+  mountPanZoom(
+    view,
+    picture,
+    zoomBar,
+    /** @type {SVGSVGElement} */
+    svg
   );
   const ran = topology.nodes.filter((node) => node.count || node.reruns);
   const counts = table(
@@ -806,7 +826,107 @@ function drawTopology(view, topology) {
       )
     )
   );
-  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+  box.replaceChildren(zoomBar, picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+  markTopology(view);
+}
+var topologyZoom = (
+  /** @type {WeakMap<object, number | null>} */
+  /* @__PURE__ */ new WeakMap()
+);
+function mountPanZoom(view, picture, bar, svg) {
+  const box = svg.viewBox && svg.viewBox.baseVal;
+  const natural = {
+    w: box && box.width || Number.parseFloat(svg.getAttribute("width") || "") || 300,
+    h: box && box.height || Number.parseFloat(svg.getAttribute("height") || "") || 200
+  };
+  if (!svg.getAttribute("viewBox")) svg.setAttribute("viewBox", `0 0 ${natural.w} ${natural.h}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  const fitted = () => Math.min((picture.clientWidth || natural.w) / natural.w, (picture.clientHeight || natural.h) / natural.h);
+  const apply = (zoom, at) => {
+    const before = topologyZoom.get(view) ?? fitted();
+    topologyZoom.set(view, zoom);
+    picture.classList.toggle("dd-fitted", zoom === null);
+    if (zoom === null) {
+      svg.removeAttribute("width");
+      svg.removeAttribute("height");
+      return;
+    }
+    const x = (picture.scrollLeft + at.x) / before;
+    const y = (picture.scrollTop + at.y) / before;
+    svg.setAttribute("width", String(Math.round(natural.w * zoom)));
+    svg.setAttribute("height", String(Math.round(natural.h * zoom)));
+    picture.scrollLeft = Math.max(0, x * zoom - at.x);
+    picture.scrollTop = Math.max(0, y * zoom - at.y);
+  };
+  const centre = () => ({ x: picture.clientWidth / 2, y: picture.clientHeight / 2 });
+  const step = (factor, at = centre()) => {
+    const now = topologyZoom.get(view) ?? fitted();
+    apply(Math.min(4, Math.max(0.1, now * factor)), at);
+  };
+  apply(topologyZoom.get(view) ?? null, { x: 0, y: 0 });
+  bar.addEventListener("click", (event) => {
+    const button = (
+      /** @type {Element} */
+      event.target.closest("[data-topo-zoom]")
+    );
+    const what = button && button.getAttribute("data-topo-zoom");
+    if (what === "in") step(1.25);
+    else if (what === "out") step(1 / 1.25);
+    else if (what === "fit") apply(null, { x: 0, y: 0 });
+  });
+  picture.addEventListener(
+    "wheel",
+    (event) => {
+      if (!(event.ctrlKey || event.metaKey)) return;
+      event.preventDefault();
+      const rect = picture.getBoundingClientRect();
+      step(event.deltaY < 0 ? 1.1 : 1 / 1.1, { x: event.clientX - rect.left, y: event.clientY - rect.top });
+    },
+    { passive: false }
+  );
+  let drag = null;
+  picture.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    drag = { x: event.clientX, y: event.clientY, left: picture.scrollLeft, top: picture.scrollTop };
+    picture.classList.add("dd-panning");
+  });
+  picture.addEventListener("pointermove", (event) => {
+    if (!drag) return;
+    picture.scrollLeft = drag.left - (event.clientX - drag.x);
+    picture.scrollTop = drag.top - (event.clientY - drag.y);
+  });
+  const end = () => {
+    drag = null;
+    picture.classList.remove("dd-panning");
+  };
+  picture.addEventListener("pointerup", end);
+  picture.addEventListener("pointerleave", end);
+}
+function markTopology(view) {
+  const picture = view.parts.topology.querySelector(".dd-topology-picture");
+  if (!picture) return;
+  const latest = view.layout ? view.layout.byId.get(view.layout.latest) : void 0;
+  const running = view.model.get("_running") && latest ? latest.next || [] : [];
+  const paused = pausedAt(view);
+  for (const el of picture.querySelectorAll("[data-node]")) {
+    const node = el.getAttribute("data-node") || "";
+    el.classList.toggle("dd-running", running.includes(node));
+    el.classList.toggle("dd-paused", Boolean(paused && paused.nodes.includes(node)));
+  }
+  const label = view.parts.topology.querySelector(".dd-topology-hint");
+  if (label)
+    label.textContent = running.length ? `running: ${running.join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.join(", ")}` : "drag to pan, Ctrl + wheel to zoom";
+}
+function pausedAt(view) {
+  if (view.model.get("_running") || !view.layout) return null;
+  const node = view.layout.byId.get(view.layout.latest);
+  if (!node || !(node.next || []).length || node.interrupts > 0 || node.errors > 0) return null;
+  const set = view.model.get("_breakpoints") || {};
+  const before = (node.next || []).filter((name) => (set.before || []).includes(name));
+  if (before.length) return { id: node.id, when: "before", nodes: before };
+  const after = (node.writers || []).filter((name) => (set.after || []).includes(name));
+  if (after.length) return { id: node.id, when: "after", nodes: after };
+  return null;
 }
 function drawBreakpoints(view, topology) {
   const h = hyperscript(view.doc);
@@ -1088,7 +1208,17 @@ function drawDag(view, anchor) {
     s("path", { class: "dd-path-edges", d: layout.pathPath }),
     s("g", { class: "dd-marks" }),
     s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
-    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" })
+    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
+    s(
+      "g",
+      { class: "dd-paused-marker", visibility: "hidden" },
+      s("rect", { class: "dd-paused-tag", x: radius + 4, y: -radius - 22, width: 10, height: 18, rx: 4 }),
+      s("path", {
+        class: "dd-paused-icon",
+        d: `M${radius + 10} ${-radius - 18}v10h3v-10zM${radius + 15} ${-radius - 18}v10h3v-10z`
+      }),
+      s("text", { x: radius + 22, y: -radius - 9 }, "")
+    )
   );
   if (view.svg) view.svg.replaceWith(svg);
   else view.parts.dagCanvas.prepend(svg);
@@ -1101,6 +1231,7 @@ function drawDag(view, anchor) {
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
+  markTopology(view);
   refreshMatches(view);
   const opening = !view.nav.opened && nodes.length > 0;
   if (opening) {
@@ -1357,6 +1488,7 @@ function placeRings(view) {
     ring.setAttribute("visibility", at ? "visible" : "hidden");
     if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
   }
+  placePausedMarker(view);
   for (const old of view.svg.querySelectorAll(".dd-mark[aria-current]")) old.removeAttribute("aria-current");
   const mark = view.selected ? markElement(view, view.selected) : null;
   if (mark) mark.setAttribute("aria-current", "true");
@@ -1444,6 +1576,26 @@ function showSelected(view, id, scroll = true) {
   view.selected = id;
   placeRings(view);
   if (id && scroll) scrollToCheckpoint(view, id);
+}
+function placePausedMarker(view) {
+  const marker = view.svg && view.svg.querySelector(".dd-paused-marker");
+  if (!marker || !view.layout) return;
+  const paused = pausedAt(view);
+  const at = paused ? placeOf(view.layout, paused.id) : void 0;
+  marker.setAttribute("visibility", paused && at ? "visible" : "hidden");
+  if (!paused || !at) return;
+  const text = `paused ${paused.when} ${paused.nodes.join(", ")}`;
+  const label = (
+    /** @type {SVGTextElement} */
+    marker.querySelector("text")
+  );
+  label.textContent = text;
+  const rect = (
+    /** @type {SVGRectElement} */
+    marker.querySelector("rect")
+  );
+  rect.setAttribute("width", String(Math.round(text.length * 6.4 + 26)));
+  marker.setAttribute("transform", `translate(${at.x} ${at.y})`);
 }
 
 // js/src/json-tree.js
@@ -2015,6 +2167,72 @@ function lineDiff(h, lines) {
   );
 }
 
+// js/src/conversation.js
+var ROLE_OF_TYPE = (
+  /** @type {Record<string, string>} */
+  {
+    human: "user",
+    ai: "assistant",
+    system: "system",
+    tool: "tool",
+    function: "tool",
+    chat: "chat",
+    remove: "removed"
+  }
+);
+function messageRole(item) {
+  if (!item || typeof item !== "object" || Array.isArray(item) || !("content" in item)) return "";
+  if (typeof item.role === "string" && item.role) return item.role;
+  if (typeof item.type === "string") {
+    const type = item.type.replace(/MessageChunk$|Message$/, "").toLowerCase();
+    return ROLE_OF_TYPE[type] || "";
+  }
+  return "";
+}
+function isConversation(value) {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => messageRole(item) !== "");
+}
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content))
+    return content.map(
+      (part) => typeof part === "string" ? part : part && typeof part.text === "string" ? part.text : `[${part && part.type || "part"}]`
+    ).join("\n");
+  return oneLine(content);
+}
+function oneLine(value) {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+function drawConversation(h, messages) {
+  return h(
+    "ol",
+    { class: "dd-conversation" },
+    ...messages.map((message) => {
+      const role = messageRole(message);
+      const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+      const text = contentText(message.content);
+      const name = typeof message.name === "string" && message.name ? ` (${message.name})` : "";
+      const answers = typeof message.tool_call_id === "string" && message.tool_call_id ? h("span", { class: "dd-muted dd-answers" }, ` answers ${message.tool_call_id}`) : "";
+      return h(
+        "li",
+        { class: `dd-message dd-role-${role.replace(/[^a-z]/gi, "")}`, "data-role": role },
+        h("div", { class: "dd-message-role" }, `${role}${name}`, answers),
+        text ? h("div", { class: "dd-message-content" }, text) : "",
+        ...calls.map(
+          (call) => h(
+            "div",
+            { class: "dd-tool-call" },
+            "→ ",
+            h("code", {}, `${call && call.name || "tool"}(${oneLine(call && call.args || {})})`),
+            call && call.id ? h("span", { class: "dd-muted" }, ` ${call.id}`) : ""
+          )
+        )
+      );
+    })
+  );
+}
+
 // js/src/subgraph.js
 function drawSubgraphSections(view, detail) {
   if (isReadonly(view)) return [];
@@ -2274,7 +2492,7 @@ function drawValues(view, detail, readonly) {
           "Edit"
         ) : ""
       ),
-      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)")
+      has ? drawChannelValue(view, values[channel]) : h("span", { class: "dd-empty" }, "(not set)")
     );
   });
   const list = h(
@@ -2300,6 +2518,16 @@ function drawValues(view, detail, readonly) {
       h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
       h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true })
     )
+  );
+}
+function drawChannelValue(view, value) {
+  if (!isConversation(value)) return drawJson(view, value, 2);
+  const h = hyperscript(view.doc);
+  return h(
+    "div",
+    { class: "dd-chat" },
+    drawConversation(h, value),
+    h("details", { class: "dd-raw" }, h("summary", {}, "raw value"), drawJson(view, value, 2))
   );
 }
 function drawFindings(view, findings) {
@@ -3562,6 +3790,12 @@ function createView(model, el) {
   watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
   for (const name of ["_running", "_status", "_error", "_thread_id"]) {
     watch(view, `change:${name}`, () => drawStatus(view));
+  }
+  for (const name of ["_running", "_breakpoints"]) {
+    watch(view, `change:${name}`, () => {
+      placePausedMarker(view);
+      markTopology(view);
+    });
   }
   watch(view, "change:_readonly", () => drawAll(view));
   listen(view, parts.dagScroll, "click", (event) => onDagClick(

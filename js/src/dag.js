@@ -9,7 +9,7 @@ import { plural, shortId, svgHyperscript, truncate } from "./helpers.js";
 import { itemsInArea, layoutDag, placeOf } from "./layout.js";
 import { refreshMatches } from "./matches.js";
 import { drawOverview, placeViewport, setZoomValue, visibleArea } from "./overview.js";
-import { drawStatus } from "./status.js";
+import { drawStatus, markTopology, pausedAt } from "./status.js";
 import { MARK_LIMIT, SOURCE_LETTER, SVG_NS, ZOOM } from "./types.js";
 
 /** @typedef {import("./helpers.js").S} S */
@@ -72,6 +72,16 @@ export function drawDag(view, anchor) {
     s("g", { class: "dd-marks" }),
     s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
     s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
+    s(
+      "g",
+      { class: "dd-paused-marker", visibility: "hidden" },
+      s("rect", { class: "dd-paused-tag", x: radius + 4, y: -radius - 22, width: 10, height: 18, rx: 4 }),
+      s("path", {
+        class: "dd-paused-icon",
+        d: `M${radius + 10} ${-radius - 18}v10h3v-10zM${radius + 15} ${-radius - 18}v10h3v-10z`,
+      }),
+      s("text", { x: radius + 22, y: -radius - 9 }, ""),
+    ),
   );
   if (view.svg) view.svg.replaceWith(svg);
   else view.parts.dagCanvas.prepend(svg);
@@ -85,6 +95,7 @@ export function drawDag(view, anchor) {
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
+  markTopology(view);
   refreshMatches(view);
   const opening = !view.nav.opened && nodes.length > 0;
   if (opening) {
@@ -406,6 +417,7 @@ export function placeRings(view) {
     ring.setAttribute("visibility", at ? "visible" : "hidden");
     if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
   }
+  placePausedMarker(view);
   for (const old of view.svg.querySelectorAll(".dd-mark[aria-current]")) old.removeAttribute("aria-current");
   const mark = view.selected ? markElement(view, view.selected) : null;
   if (mark) mark.setAttribute("aria-current", "true");
@@ -514,4 +526,24 @@ export function showSelected(view, id, scroll = true) {
   view.selected = id;
   placeRings(view);
   if (id && scroll) scrollToCheckpoint(view, id);
+}
+
+/**
+ * The "paused at a breakpoint" marker: a pause tag beside the checkpoint the thread waits at
+ * (`pausedAt`), saying before or after which node; hidden when nothing is paused.
+ * @param {View} view
+ */
+export function placePausedMarker(view) {
+  const marker = view.svg && view.svg.querySelector(".dd-paused-marker");
+  if (!marker || !view.layout) return;
+  const paused = pausedAt(view);
+  const at = paused ? placeOf(view.layout, paused.id) : undefined;
+  marker.setAttribute("visibility", paused && at ? "visible" : "hidden");
+  if (!paused || !at) return;
+  const text = `paused ${paused.when} ${paused.nodes.join(", ")}`;
+  const label = /** @type {SVGTextElement} */ (marker.querySelector("text"));
+  label.textContent = text;
+  const rect = /** @type {SVGRectElement} */ (marker.querySelector("rect"));
+  rect.setAttribute("width", String(Math.round(text.length * 6.4 + 26)));
+  marker.setAttribute("transform", `translate(${at.x} ${at.y})`);
 }

@@ -1,6 +1,7 @@
 // @ts-check
 // The selected checkpoint's detail
 
+import { drawConversation, isConversation } from "./conversation.js";
 import { nameInto } from "./names.js";
 import {
   cell,
@@ -186,7 +187,7 @@ function drawValues(view, detail, readonly) {
             )
           : "",
       ),
-      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"),
+      has ? drawChannelValue(view, values[channel]) : h("span", { class: "dd-empty" }, "(not set)"),
     );
   });
   const list = h(
@@ -212,6 +213,22 @@ function drawValues(view, detail, readonly) {
       h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
       h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true }),
     ),
+  );
+}
+
+/**
+ * A channel's value: a conversation (a list of chat messages) as one, its raw value a click
+ * away; anything else as a JSON tree.
+ * @param {View} view @param {any} value
+ */
+function drawChannelValue(view, value) {
+  if (!isConversation(value)) return drawJson(view, value, 2);
+  const h = hyperscript(view.doc);
+  return h(
+    "div",
+    { class: "dd-chat" },
+    drawConversation(h, value),
+    h("details", { class: "dd-raw" }, h("summary", {}, "raw value"), drawJson(view, value, 2)),
   );
 }
 

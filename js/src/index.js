@@ -43,6 +43,7 @@ import {
   drawMarks,
   hideTooltip,
   openOnPath,
+  placePausedMarker,
   scheduleMarks,
   scrollToCheckpoint,
   showSelected,
@@ -69,7 +70,7 @@ import {
 } from "./navigate.js";
 import { drawOverview } from "./overview.js";
 import { selectCheckpoint } from "./select.js";
-import { drawCode, drawStatus, drawTopology } from "./status.js";
+import { drawCode, drawStatus, drawTopology, markTopology } from "./status.js";
 import { mountThreadList } from "./thread-list.js";
 
 /** @typedef {import("./types.js").Area} Area */
@@ -184,6 +185,12 @@ function createView(model, el) {
   watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
   for (const name of ["_running", "_status", "_error", "_thread_id"]) {
     watch(view, `change:${name}`, () => drawStatus(view));
+  }
+  for (const name of ["_running", "_breakpoints"]) {
+    watch(view, `change:${name}`, () => {
+      placePausedMarker(view);
+      markTopology(view);
+    });
   }
   watch(view, "change:_readonly", () => drawAll(view));
 

@@ -45,11 +45,25 @@ export function drawTopology(view, topology) {
   // graphviz's drawing (sanitized by Python) is copied element by element through an allowlist;
   // when there is none, or it does not parse, the drawing comes from the x/y positions.
   const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
+  const svg = drawn || topologyDrawing(view.doc, topology, view.uid);
   const picture = h(
     "div",
-    { class: "dd-topology-picture" },
-    drawn || topologyDrawing(view.doc, topology, view.uid),
+    { class: "dd-topology-picture", tabindex: "0", "data-lm-suppress-shortcuts": "" },
+    svg,
   );
+  const zoomBar = h(
+    "div",
+    { class: "dd-topology-zoom" },
+    ...[
+      ["out", "−", "zoom out"],
+      ["fit", "Fit", "fit the whole graph"],
+      ["in", "+", "zoom in"],
+    ].map(([what, label, title]) =>
+      h("button", { class: "dd-button dd-small", type: "button", "data-topo-zoom": what, title }, label),
+    ),
+    h("span", { class: "dd-muted dd-topology-hint" }, "drag to pan, Ctrl + wheel to zoom"),
+  );
+  mountPanZoom(view, picture, zoomBar, /** @type {SVGSVGElement} */ (svg));
   const ran = topology.nodes.filter((node) => node.count || node.reruns);
   const counts = table(
     h,
@@ -65,7 +79,131 @@ export function drawTopology(view, topology) {
       ),
     ),
   );
-  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+  box.replaceChildren(zoomBar, picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+  markTopology(view);
+}
+
+/** The topology drawing's zoom per view: null fits the whole graph in its box. */
+const topologyZoom = /** @type {WeakMap<object, number | null>} */ (new WeakMap());
+
+/**
+ * Pan (drag) and zoom (the bar's buttons, Ctrl/⌘ + wheel) the topology inside its box, so a
+ * graph of any size shows whole at first (fitted) and every node can be reached. The zoom is
+ * kept when the topology is drawn again (new counts).
+ * @param {View} view @param {HTMLElement} picture @param {HTMLElement} bar @param {SVGSVGElement} svg
+ */
+function mountPanZoom(view, picture, bar, svg) {
+  const box = svg.viewBox && svg.viewBox.baseVal;
+  const natural = {
+    w: (box && box.width) || Number.parseFloat(svg.getAttribute("width") || "") || 300,
+    h: (box && box.height) || Number.parseFloat(svg.getAttribute("height") || "") || 200,
+  };
+  if (!svg.getAttribute("viewBox")) svg.setAttribute("viewBox", `0 0 ${natural.w} ${natural.h}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  const fitted = () =>
+    Math.min((picture.clientWidth || natural.w) / natural.w, (picture.clientHeight || natural.h) / natural.h);
+  const apply = (/** @type {number | null} */ zoom, /** @type {{x: number, y: number}} */ at) => {
+    const before = topologyZoom.get(view) ?? fitted();
+    topologyZoom.set(view, zoom);
+    picture.classList.toggle("dd-fitted", zoom === null);
+    if (zoom === null) {
+      svg.removeAttribute("width");
+      svg.removeAttribute("height");
+      return;
+    }
+    const x = (picture.scrollLeft + at.x) / before;
+    const y = (picture.scrollTop + at.y) / before;
+    svg.setAttribute("width", String(Math.round(natural.w * zoom)));
+    svg.setAttribute("height", String(Math.round(natural.h * zoom)));
+    picture.scrollLeft = Math.max(0, x * zoom - at.x);
+    picture.scrollTop = Math.max(0, y * zoom - at.y);
+  };
+  const centre = () => ({ x: picture.clientWidth / 2, y: picture.clientHeight / 2 });
+  const step = (/** @type {number} */ factor, at = centre()) => {
+    const now = topologyZoom.get(view) ?? fitted();
+    apply(Math.min(4, Math.max(0.1, now * factor)), at);
+  };
+  apply(topologyZoom.get(view) ?? null, { x: 0, y: 0 });
+  bar.addEventListener("click", (event) => {
+    const button = /** @type {Element} */ (event.target).closest("[data-topo-zoom]");
+    const what = button && button.getAttribute("data-topo-zoom");
+    if (what === "in") step(1.25);
+    else if (what === "out") step(1 / 1.25);
+    else if (what === "fit") apply(null, { x: 0, y: 0 });
+  });
+  picture.addEventListener(
+    "wheel",
+    (event) => {
+      if (!(event.ctrlKey || event.metaKey)) return;
+      event.preventDefault();
+      const rect = picture.getBoundingClientRect();
+      step(event.deltaY < 0 ? 1.1 : 1 / 1.1, { x: event.clientX - rect.left, y: event.clientY - rect.top });
+    },
+    { passive: false },
+  );
+  /** @type {{ x: number, y: number, left: number, top: number } | null} */
+  let drag = null;
+  picture.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    drag = { x: event.clientX, y: event.clientY, left: picture.scrollLeft, top: picture.scrollTop };
+    picture.classList.add("dd-panning");
+  });
+  picture.addEventListener("pointermove", (event) => {
+    if (!drag) return;
+    picture.scrollLeft = drag.left - (event.clientX - drag.x);
+    picture.scrollTop = drag.top - (event.clientY - drag.y);
+  });
+  const end = () => {
+    drag = null;
+    picture.classList.remove("dd-panning");
+  };
+  picture.addEventListener("pointerup", end);
+  picture.addEventListener("pointerleave", end);
+}
+
+/**
+ * While a run goes on, the nodes running now (the `next` of the newest checkpoint) are
+ * highlighted in the topology; a checkpoint paused at a breakpoint marks the node it waits at.
+ * Called whenever the topology, the DAG, `_running` or `_breakpoints` change.
+ * @param {View} view
+ */
+export function markTopology(view) {
+  const picture = view.parts.topology.querySelector(".dd-topology-picture");
+  if (!picture) return;
+  const latest = view.layout ? view.layout.byId.get(view.layout.latest) : undefined;
+  const running = view.model.get("_running") && latest ? latest.next || [] : [];
+  const paused = pausedAt(view);
+  for (const el of picture.querySelectorAll("[data-node]")) {
+    const node = el.getAttribute("data-node") || "";
+    el.classList.toggle("dd-running", running.includes(node));
+    el.classList.toggle("dd-paused", Boolean(paused && paused.nodes.includes(node)));
+  }
+  const label = view.parts.topology.querySelector(".dd-topology-hint");
+  if (label)
+    label.textContent = running.length
+      ? `running: ${running.join(", ")}`
+      : paused
+        ? `paused ${paused.when} ${paused.nodes.join(", ")}`
+        : "drag to pan, Ctrl + wheel to zoom";
+}
+
+/**
+ * Where the thread is paused at a breakpoint, if it is: no run going on, and the newest
+ * checkpoint (no interrupt, no error) has next steps that a breakpoint set pauses before, or
+ * was written by a node that one pauses after.
+ * @param {View} view
+ * @returns {{ id: string, when: "before" | "after", nodes: string[] } | null}
+ */
+export function pausedAt(view) {
+  if (view.model.get("_running") || !view.layout) return null;
+  const node = view.layout.byId.get(view.layout.latest);
+  if (!node || !(node.next || []).length || node.interrupts > 0 || node.errors > 0) return null;
+  const set = view.model.get("_breakpoints") || {};
+  const before = (node.next || []).filter((name) => (set.before || []).includes(name));
+  if (before.length) return { id: node.id, when: "before", nodes: before };
+  const after = (node.writers || []).filter((name) => (set.after || []).includes(name));
+  if (after.length) return { id: node.id, when: "after", nodes: after };
+  return null;
 }
 
 /**
