@@ -833,6 +833,10 @@ var topologyZoom = (
   /** @type {WeakMap<object, number | null>} */
   /* @__PURE__ */ new WeakMap()
 );
+var topologyScroll = (
+  /** @type {WeakMap<object, { left: number, top: number }>} */
+  /* @__PURE__ */ new WeakMap()
+);
 function mountPanZoom(view, picture, bar, svg) {
   const box = svg.viewBox && svg.viewBox.baseVal;
   const natural = {
@@ -864,6 +868,21 @@ function mountPanZoom(view, picture, bar, svg) {
     apply(Math.min(4, Math.max(0.1, now * factor)), at);
   };
   apply(topologyZoom.get(view) ?? null, { x: 0, y: 0 });
+  const kept = topologyScroll.get(view);
+  if (kept && topologyZoom.get(view) != null) {
+    later(
+      view,
+      () => {
+        picture.scrollLeft = kept.left;
+        picture.scrollTop = kept.top;
+      },
+      0
+    );
+  }
+  picture.addEventListener(
+    "scroll",
+    () => topologyScroll.set(view, { left: picture.scrollLeft, top: picture.scrollTop })
+  );
   bar.addEventListener("click", (event) => {
     const button = (
       /** @type {Element} */

@@ -85,6 +85,8 @@ export function drawTopology(view, topology) {
 
 /** The topology drawing's zoom per view: null fits the whole graph in its box. */
 const topologyZoom = /** @type {WeakMap<object, number | null>} */ (new WeakMap());
+/** Where the zoomed-in drawing was scrolled to, per view, kept across redraws (new counts). */
+const topologyScroll = /** @type {WeakMap<object, { left: number, top: number }>} */ (new WeakMap());
 
 /**
  * Pan (drag) and zoom (the bar's buttons, Ctrl/⌘ + wheel) the topology inside its box, so a
@@ -124,6 +126,21 @@ function mountPanZoom(view, picture, bar, svg) {
     apply(Math.min(4, Math.max(0.1, now * factor)), at);
   };
   apply(topologyZoom.get(view) ?? null, { x: 0, y: 0 });
+  const kept = topologyScroll.get(view);
+  if (kept && topologyZoom.get(view) != null) {
+    // The new picture is laid out once it is in the page: scroll it back there then.
+    later(
+      view,
+      () => {
+        picture.scrollLeft = kept.left;
+        picture.scrollTop = kept.top;
+      },
+      0,
+    );
+  }
+  picture.addEventListener("scroll", () =>
+    topologyScroll.set(view, { left: picture.scrollLeft, top: picture.scrollTop }),
+  );
   bar.addEventListener("click", (event) => {
     const button = /** @type {Element} */ (event.target).closest("[data-topo-zoom]");
     const what = button && button.getAttribute("data-topo-zoom");

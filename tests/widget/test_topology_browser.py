@@ -232,6 +232,18 @@ def test_the_topology_shows_whole_pans_and_zooms(page: Any, artifacts: Path) -> 
     page.mouse.up()
     moved = page.eval_on_selector(picture, "el => el.scrollTop")
     assert moved > scroll[0]
+    # A step later the counts change and the topology is drawn again: the view stays put.
+    page.evaluate(
+        """() => {
+             const topology = structuredClone(window.ddModel.get('_topology'));
+             topology.nodes.find((n) => n.id === 'tools').count = 2;
+             window.ddModel.set('_topology', topology);
+           }"""
+    )
+    expect(page.locator('.dd-count-table tr[data-node="tools"]')).to_contain_text("×2")
+    page.wait_for_function(
+        "(top) => document.querySelector('.dd-topology-picture').scrollTop === top", arg=moved
+    )
     page.click('[data-topo-zoom="fit"]')
     page.wait_for_function(INSIDE, arg=[picture, f'{picture} [data-node="__end__"]'])
     page.screenshot(path=str(artifacts / "topology-fitted.png"))
