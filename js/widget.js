@@ -802,7 +802,7 @@ function drawTopology(view, topology) {
     ].map(
       ([what, label, title]) => h("button", { class: "dd-button dd-small", type: "button", "data-topo-zoom": what, title }, label)
     ),
-    h("span", { class: "dd-muted dd-topology-hint" }, "drag to pan, Ctrl + wheel to zoom")
+    h("span", { class: "dd-muted dd-topology-hint" }, "drag to pan, Ctrl + wheel to zoom, Fit to see it all")
   );
   mountPanZoom(
     view,
@@ -837,6 +837,7 @@ var topologyScroll = (
   /** @type {WeakMap<object, { left: number, top: number }>} */
   /* @__PURE__ */ new WeakMap()
 );
+var READABLE_ZOOM = 0.8;
 function mountPanZoom(view, picture, bar, svg) {
   const box = svg.viewBox && svg.viewBox.baseVal;
   const natural = {
@@ -867,7 +868,21 @@ function mountPanZoom(view, picture, bar, svg) {
     const now = topologyZoom.get(view) ?? fitted();
     apply(Math.min(4, Math.max(0.1, now * factor)), at);
   };
+  const first = !topologyZoom.has(view);
   apply(topologyZoom.get(view) ?? null, { x: 0, y: 0 });
+  if (first) {
+    later(
+      view,
+      () => {
+        if (!picture.isConnected || !picture.clientWidth || topologyZoom.get(view) != null) return;
+        if (fitted() >= READABLE_ZOOM) return;
+        apply(READABLE_ZOOM, { x: 0, y: 0 });
+        picture.scrollLeft = Math.max(0, (picture.scrollWidth - picture.clientWidth) / 2);
+        picture.scrollTop = 0;
+      },
+      0
+    );
+  }
   const kept = topologyScroll.get(view);
   if (kept && topologyZoom.get(view) != null) {
     later(
@@ -934,7 +949,7 @@ function markTopology(view) {
   }
   const label = view.parts.topology.querySelector(".dd-topology-hint");
   if (label)
-    label.textContent = running.length ? `running: ${running.join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.join(", ")}` : "drag to pan, Ctrl + wheel to zoom";
+    label.textContent = running.length ? `running: ${running.join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.join(", ")}` : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
 }
 function pausedAt(view) {
   if (view.model.get("_running") || !view.layout) return null;

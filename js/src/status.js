@@ -61,7 +61,7 @@ export function drawTopology(view, topology) {
     ].map(([what, label, title]) =>
       h("button", { class: "dd-button dd-small", type: "button", "data-topo-zoom": what, title }, label),
     ),
-    h("span", { class: "dd-muted dd-topology-hint" }, "drag to pan, Ctrl + wheel to zoom"),
+    h("span", { class: "dd-muted dd-topology-hint" }, "drag to pan, Ctrl + wheel to zoom, Fit to see it all"),
   );
   mountPanZoom(view, picture, zoomBar, /** @type {SVGSVGElement} */ (svg));
   const ran = topology.nodes.filter((node) => node.count || node.reruns);
@@ -88,10 +88,15 @@ const topologyZoom = /** @type {WeakMap<object, number | null>} */ (new WeakMap(
 /** Where the zoomed-in drawing was scrolled to, per view, kept across redraws (new counts). */
 const topologyScroll = /** @type {WeakMap<object, { left: number, top: number }>} */ (new WeakMap());
 
+/** The topology's first zoom when fitting it whole would make its labels too small to read. */
+const READABLE_ZOOM = 0.8;
+
 /**
- * Pan (drag) and zoom (the bar's buttons, Ctrl/⌘ + wheel) the topology inside its box, so a
- * graph of any size shows whole at first (fitted) and every node can be reached. The zoom is
- * kept when the topology is drawn again (new counts).
+ * Pan (drag) and zoom (the bar's buttons, Ctrl/⌘ + wheel) the topology inside its box, so
+ * every node of a graph of any size can be reached. At first the graph is fitted whole, unless
+ * its labels would then be too small: it then opens at READABLE_ZOOM on its top (the start),
+ * and Fit shows it whole. The zoom and the place are kept when the topology is drawn again
+ * (new counts).
  * @param {View} view @param {HTMLElement} picture @param {HTMLElement} bar @param {SVGSVGElement} svg
  */
 function mountPanZoom(view, picture, bar, svg) {
@@ -125,7 +130,22 @@ function mountPanZoom(view, picture, bar, svg) {
     const now = topologyZoom.get(view) ?? fitted();
     apply(Math.min(4, Math.max(0.1, now * factor)), at);
   };
+  const first = !topologyZoom.has(view);
   apply(topologyZoom.get(view) ?? null, { x: 0, y: 0 });
+  if (first) {
+    // Once the picture is in the page (and so has a size): readable rather than whole.
+    later(
+      view,
+      () => {
+        if (!picture.isConnected || !picture.clientWidth || topologyZoom.get(view) != null) return;
+        if (fitted() >= READABLE_ZOOM) return;
+        apply(READABLE_ZOOM, { x: 0, y: 0 });
+        picture.scrollLeft = Math.max(0, (picture.scrollWidth - picture.clientWidth) / 2);
+        picture.scrollTop = 0;
+      },
+      0,
+    );
+  }
   const kept = topologyScroll.get(view);
   if (kept && topologyZoom.get(view) != null) {
     // The new picture is laid out once it is in the page: scroll it back there then.
@@ -201,7 +221,7 @@ export function markTopology(view) {
       ? `running: ${running.join(", ")}`
       : paused
         ? `paused ${paused.when} ${paused.nodes.join(", ")}`
-        : "drag to pan, Ctrl + wheel to zoom";
+        : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
 }
 
 /**

@@ -203,9 +203,25 @@ INSIDE = """([picture, selector]) => {
 }"""
 
 
-def test_the_topology_shows_whole_pans_and_zooms(page: Any, artifacts: Path) -> None:
+def test_the_topology_pans_and_zooms_instead_of_clipping(page: Any, artifacts: Path) -> None:
     picture = ".dd-topology-picture"
-    # Every node, END and the tool node too, is inside the drawing's box at first.
+    # Too tall to read whole in its box: it opens readable, on its start (agent).
+    page.wait_for_function(INSIDE, arg=[picture, f'{picture} [data-node="agent"]'], timeout=WAIT_MS)
+    label = page.locator(f'{picture} [data-node="agent"] text').first.bounding_box()
+    assert label["height"] >= 10, label
+    # Dragging the drawing up brings its end into view: END and the last step.
+    frame = page.locator(picture).bounding_box()
+    for _ in range(10):
+        if page.evaluate(INSIDE, [picture, f'{picture} [data-node="__end__"]']):
+            break
+        page.mouse.move(frame["x"] + frame["width"] / 2, frame["y"] + frame["height"] - 10)
+        page.mouse.down()
+        page.mouse.move(frame["x"] + frame["width"] / 2, frame["y"] + 10, steps=5)
+        page.mouse.up()
+    for name in ["__end__", "publish"]:
+        assert page.evaluate(INSIDE, [picture, f'{picture} [data-node="{name}"]']), name
+    # Fit: every node, END and the tool node too, inside the box at once.
+    page.click('[data-topo-zoom="fit"]')
     for name in ["__end__", "tools", "publish", "agent"]:
         page.wait_for_function(
             INSIDE, arg=[picture, f'{picture} [data-node="{name}"]'], timeout=WAIT_MS
@@ -215,7 +231,7 @@ def test_the_topology_shows_whole_pans_and_zooms(page: Any, artifacts: Path) -> 
     box = page.locator('.dd-breakpoints input[data-node="publish"][data-when="before"]')
     box.check()
     expect(box).to_be_checked()
-    # Zoomed in, the drawing is larger than its box: END leaves the view, dragging brings it back.
+    # Zoomed in, the drawing is larger than its box: it scrolls, and dragging pans it.
     before = page.locator(f'{picture} [data-node="agent"]').bounding_box()
     for _ in range(4):
         page.click('[data-topo-zoom="in"]')
@@ -225,7 +241,6 @@ def test_the_topology_shows_whole_pans_and_zooms(page: Any, artifacts: Path) -> 
         picture, "el => [el.scrollTop, el.scrollHeight, el.clientHeight]"
     )
     assert scroll[1] > scroll[2]
-    frame = page.locator(picture).bounding_box()
     page.mouse.move(frame["x"] + frame["width"] / 2, frame["y"] + frame["height"] - 10)
     page.mouse.down()
     page.mouse.move(frame["x"] + frame["width"] / 2, frame["y"] + 10, steps=5)
