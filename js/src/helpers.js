@@ -1,6 +1,7 @@
 // @ts-check
-// Small helpers: pure ones (exported for the tests), and the view's handlers, timers and
-// read-only flag, which its cleanup removes
+// Small helpers: pure ones (exported for the tests), the view's handlers, timers and
+// read-only flag, which its cleanup removes, and the few the other modules share (a detail
+// section, the selection's namespace)
 
 import { SVG_NS } from "./types.js";
 

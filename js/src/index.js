@@ -19,16 +19,22 @@
  *   requests.js      the request layer: msg:custom requests and their answers
  *   static-model.js  the standalone page's in-page model
  *   layout.js        placing the DAG: a row per branch, linear runs collapsed, no crossings
- *   dag.js           drawing the checkpoint DAG, its keyboard and pointer handling
- *   navigate.js      zoom, pan, the overview strip, filters and stepping through matches
- *   select.js        selecting a checkpoint and diffing two
+ *   overview.js      what the DAG's box shows, the zoom's value, the overview strip
+ *   matches.js       what the filters and the "go to" box match
+ *   dag.js           drawing the checkpoint DAG, the rings, scrolling to a checkpoint
+ *   dag-input.js     the DAG's pointer and keys
+ *   navigate.js      zoom, pan, the overview strip's pointer, filters, stepping through matches
+ *   select.js        selecting a checkpoint (of the DAG or a subgraph) and diffing two
  *   detail.js        the detail pane of the selected checkpoint
+ *   conversation.js  a chat channel as a conversation
  *   actions.js       fork, rerun, resume, stop, copy
  *   health.js        the Health panel: the store's health tables
  *   subgraph.js      a subgraph's checkpoints, nested under the task that ran it
- *   status.js        the status line, the topology and the code panel
+ *   status.js        the status line and request errors, the topology, the code panel
  *   json-tree.js     the collapsible JSON tree
  *   helpers.js       small pure helpers (exported for the tests)
+ *
+ * They import each other in layers, never in a loop (js/README.md lists them bottom up).
  *
  * js/build.mjs bundles them (esbuild) into js/widget.js, the one file anywidget loads and
  * the standalone page inlines; `npm run build` after a change, and `npm run lint` checks

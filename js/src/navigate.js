@@ -1,7 +1,7 @@
 // @ts-check
-// Getting around a big DAG: zoom (buttons, keys, Ctrl/⌘ + wheel), pan (drag), the overview
-// strip with the viewport on it, filters by kind (error, interrupt, fork) combined with the
-// "go to" box, and stepping through what they match.
+// Getting around a big DAG: zoom (buttons, keys, Ctrl/⌘ + wheel), pan (drag), moving the view
+// from the overview strip (overview.js draws it), filters by kind (error, interrupt, fork)
+// combined with the "go to" box (matches.js), and stepping through what they match.
 
 import { drawMarks, relayout, sizeCanvas } from "./dag.js";
 import { countLine, refreshMatches } from "./matches.js";

@@ -1,5 +1,5 @@
 // @ts-check
-// Selecting and diffing: a checkpoint of the DAG or of a subgraph, the diff of two
+// Selecting a checkpoint (of the DAG or of a subgraph) and bringing it into view; diffing two
 
 import { diffRows } from "./diff-view.js";
 import { placeRings, scrollToCheckpoint, showSelected } from "./dag.js";
