@@ -942,14 +942,35 @@ function markTopology(view) {
   const latest = view.layout ? view.layout.byId.get(view.layout.latest) : void 0;
   const running = view.model.get("_running") && latest ? latest.next || [] : [];
   const paused = pausedAt(view);
+  let first = null;
   for (const el of picture.querySelectorAll("[data-node]")) {
     const node = el.getAttribute("data-node") || "";
     el.classList.toggle("dd-running", running.includes(node));
     el.classList.toggle("dd-paused", Boolean(paused && paused.nodes.includes(node)));
+    if (!first && running.includes(node)) first = el;
   }
+  const key = running.join("\0");
+  if (first && runningShown.get(view) !== key) showInPicture(
+    /** @type {HTMLElement} */
+    picture,
+    first
+  );
+  runningShown.set(view, key);
   const label = view.parts.topology.querySelector(".dd-topology-hint");
   if (label)
     label.textContent = running.length ? `running: ${running.join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.join(", ")}` : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
+}
+var runningShown = (
+  /** @type {WeakMap<object, string>} */
+  /* @__PURE__ */ new WeakMap()
+);
+function showInPicture(picture, el) {
+  const box = picture.getBoundingClientRect();
+  const at = el.getBoundingClientRect();
+  if (!box.width || at.left >= box.left && at.right <= box.right && at.top >= box.top && at.bottom <= box.bottom)
+    return;
+  picture.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
+  picture.scrollTop += at.top + at.height / 2 - (box.top + box.height / 2);
 }
 function pausedAt(view) {
   if (view.model.get("_running") || !view.layout) return null;

@@ -210,11 +210,19 @@ export function markTopology(view) {
   const latest = view.layout ? view.layout.byId.get(view.layout.latest) : undefined;
   const running = view.model.get("_running") && latest ? latest.next || [] : [];
   const paused = pausedAt(view);
+  /** @type {Element | null} */
+  let first = null;
   for (const el of picture.querySelectorAll("[data-node]")) {
     const node = el.getAttribute("data-node") || "";
     el.classList.toggle("dd-running", running.includes(node));
     el.classList.toggle("dd-paused", Boolean(paused && paused.nodes.includes(node)));
+    if (!first && running.includes(node)) first = el;
   }
+  // A node that starts running out of the zoomed-in view is brought into it, once (the user
+  // may pan away while it runs).
+  const key = running.join("\u0000");
+  if (first && runningShown.get(view) !== key) showInPicture(/** @type {HTMLElement} */ (picture), first);
+  runningShown.set(view, key);
   const label = view.parts.topology.querySelector(".dd-topology-hint");
   if (label)
     label.textContent = running.length
@@ -222,6 +230,22 @@ export function markTopology(view) {
       : paused
         ? `paused ${paused.when} ${paused.nodes.join(", ")}`
         : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
+}
+
+/** Per view, the running nodes last brought into view. */
+const runningShown = /** @type {WeakMap<object, string>} */ (new WeakMap());
+
+/** Scroll the topology's box so that `el` is inside it, when it is not. @param {HTMLElement} picture @param {Element} el */
+function showInPicture(picture, el) {
+  const box = picture.getBoundingClientRect();
+  const at = el.getBoundingClientRect();
+  if (
+    !box.width ||
+    (at.left >= box.left && at.right <= box.right && at.top >= box.top && at.bottom <= box.bottom)
+  )
+    return;
+  picture.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
+  picture.scrollTop += at.top + at.height / 2 - (box.top + box.height / 2);
 }
 
 /**

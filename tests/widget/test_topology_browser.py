@@ -265,11 +265,18 @@ def test_the_topology_pans_and_zooms_instead_of_clipping(page: Any, artifacts: P
 
 
 def test_the_running_node_and_a_breakpoint_pause_are_shown(page: Any, artifacts: Path) -> None:
-    tools = '.dd-topology-picture [data-node="tools"]'
+    picture = ".dd-topology-picture"
+    tools = f'{picture} [data-node="tools"]'
     expect(page.locator(tools)).not_to_have_class("dd-running")
-    # A run starts: the newest checkpoint's next node (tools) is running, live.
+    # Zoomed in and looking at the end of the graph, tools is out of view.
+    for _ in range(3):
+        page.click('[data-topo-zoom="in"]')
+    page.eval_on_selector(picture, "el => { el.scrollTop = el.scrollHeight; }")
+    assert not page.evaluate(INSIDE, [picture, tools])
+    # A run starts: the newest checkpoint's next node (tools) is running, live, and in view.
     page.evaluate("() => window.ddModel.set('_running', true)")
     expect(page.locator(tools)).to_have_class(re.compile(r"\bdd-running\b"))
+    page.wait_for_function(INSIDE, arg=[picture, tools], timeout=WAIT_MS)
     expect(page.locator(".dd-topology-hint")).to_have_text("running: tools")
     page.evaluate("() => window.ddModel.set('_running', false)")
     expect(page.locator(tools)).not_to_have_class(re.compile(r"\bdd-running\b"))
