@@ -875,8 +875,11 @@ function mountPanZoom(view, picture, bar, svg) {
       view,
       () => {
         if (!picture.isConnected || !picture.clientWidth || topologyZoom.get(view) != null) return;
-        if (fitted() >= READABLE_ZOOM) return;
-        apply(READABLE_ZOOM, { x: 0, y: 0 });
+        const whole = fitted();
+        const across = Math.min(1, picture.clientWidth / natural.w);
+        const zoom = Math.max(whole, Math.min(across, READABLE_ZOOM));
+        if (zoom - whole < 0.01) return;
+        apply(zoom, { x: 0, y: 0 });
         picture.scrollLeft = Math.max(0, (picture.scrollWidth - picture.clientWidth) / 2);
         picture.scrollTop = 0;
       },

@@ -88,14 +88,14 @@ const topologyZoom = /** @type {WeakMap<object, number | null>} */ (new WeakMap(
 /** Where the zoomed-in drawing was scrolled to, per view, kept across redraws (new counts). */
 const topologyScroll = /** @type {WeakMap<object, { left: number, top: number }>} */ (new WeakMap());
 
-/** The topology's first zoom when fitting it whole would make its labels too small to read. */
+/** The topology's first zoom, at most, when fitting it whole would make its labels too small. */
 const READABLE_ZOOM = 0.8;
 
 /**
  * Pan (drag) and zoom (the bar's buttons, Ctrl/⌘ + wheel) the topology inside its box, so
  * every node of a graph of any size can be reached. At first the graph is fitted whole, unless
- * its labels would then be too small: it then opens at READABLE_ZOOM on its top (the start),
- * and Fit shows it whole. The zoom and the place are kept when the topology is drawn again
+ * it is so tall that its labels would then be too small: it then fits across (up to
+ * READABLE_ZOOM) and opens on its top (the start), and Fit shows it whole. The zoom and the place are kept when the topology is drawn again
  * (new counts).
  * @param {View} view @param {HTMLElement} picture @param {HTMLElement} bar @param {SVGSVGElement} svg
  */
@@ -138,8 +138,12 @@ function mountPanZoom(view, picture, bar, svg) {
       view,
       () => {
         if (!picture.isConnected || !picture.clientWidth || topologyZoom.get(view) != null) return;
-        if (fitted() >= READABLE_ZOOM) return;
-        apply(READABLE_ZOOM, { x: 0, y: 0 });
+        const whole = fitted();
+        // Never wider than the box at first: a tall graph scrolls down, a wide one fits across.
+        const across = Math.min(1, picture.clientWidth / natural.w);
+        const zoom = Math.max(whole, Math.min(across, READABLE_ZOOM));
+        if (zoom - whole < 0.01) return;
+        apply(zoom, { x: 0, y: 0 });
         picture.scrollLeft = Math.max(0, (picture.scrollWidth - picture.clientWidth) / 2);
         picture.scrollTop = 0;
       },
