@@ -219,6 +219,13 @@ function watch(view, name, fn) {
   view.model.on(name, fn);
   view.cleanups.push(() => view.model.off(name, fn));
 }
+function section(h, title, cls, ...body) {
+  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
+}
+function inNamespace(view) {
+  const namespace = view.model.get("_selected_ns");
+  return namespace ? { checkpoint_ns: namespace } : {};
+}
 
 // js/src/layout.js
 var FILTERS = {
@@ -243,7 +250,8 @@ function layoutDag(dag, options = {}) {
   const kidCount = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (skip[i]) continue;
-    const p = nodes[i].parent != null ? index.get(nodes[i].parent) : void 0;
+    const parent = nodes[i].parent;
+    const p = parent != null ? index.get(parent) : void 0;
     if (p !== void 0 && p !== i) {
       parentOf[i] = p;
       kidCount[p]++;
@@ -433,9 +441,11 @@ function layoutDag(dag, options = {}) {
   for (const branch of branches) {
     if (branch.fork >= 0) forks.push(forkCurve(itemAtNode[branch.fork], itemAtNode[branch.members[0]]));
   }
+  const mainMembers = branches.length ? branches[0].members : [];
+  const main = mainMembers.length ? mainMembers[mainMembers.length - 1] : -1;
   const path = /* @__PURE__ */ new Set();
   const pathEdges = [];
-  for (let i = latest; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
+  for (let i = main; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
     path.add(nodes[i].id);
     const p = parentOf[i];
     if (p < 0) break;
@@ -481,6 +491,7 @@ function layoutDag(dag, options = {}) {
     gaps,
     path,
     latest: latest >= 0 ? nodes[latest].id : "",
+    main: main >= 0 ? nodes[main].id : "",
     edgePath: edges.join(""),
     forkPath: forks.join(""),
     pathPath: pathEdges.join(""),
@@ -562,167 +573,25 @@ function runRange(layout, run) {
   return [gap.from, gap.to];
 }
 
-// js/src/navigate.js
-function createNav() {
-  return {
-    zoom: 1,
-    opened: false,
-    collapse: true,
-    revealed: /* @__PURE__ */ new Set(),
-    expanded: [],
-    filters: /* @__PURE__ */ new Set(),
-    matches: null,
-    matchSet: null,
-    matchRuns: /* @__PURE__ */ new Set(),
-    query: "",
-    drag: null,
-    dragged: false,
-    overviewDrag: false,
-    matchLayout: null,
-    thread: "",
-    overviewWidth: 1e3,
-    countedDag: null
-  };
-}
-function navParts(h, doc) {
-  const button = (nav2, label, title, extra = {}) => h(
-    "button",
-    { class: "dd-button dd-small dd-nav-button", type: "button", "data-nav": nav2, title, ...extra },
-    label
-  );
-  const zoomLabel = h("span", { class: "dd-zoom-level dd-muted", "aria-live": "polite" }, "100%");
-  const filter = (kind, label) => h(
-    "button",
-    {
-      class: `dd-button dd-small dd-filter dd-filter-${kind}`,
-      type: "button",
-      "data-nav": "filter",
-      "data-filter": kind,
-      "aria-pressed": "false",
-      title: `Highlight the ${label} and step through them (n / N)`
-    },
-    label,
-    h("span", { class: "dd-filter-count" }, "")
-  );
-  const overview = (
-    /** @type {SVGSVGElement} */
-    doc.createElementNS(SVG_NS, "svg")
-  );
-  overview.setAttribute("class", "dd-overview");
-  overview.setAttribute("preserveAspectRatio", "none");
-  overview.setAttribute("role", "img");
-  overview.setAttribute("aria-label", "Overview of the whole thread; click or drag to move the view");
-  const nav = h(
-    "div",
-    { class: "dd-nav", role: "toolbar", "aria-label": "Zoom, filter and move around the checkpoints" },
-    button("zoom-out", "−", "Zoom out (-)"),
-    zoomLabel,
-    button("zoom-in", "+", "Zoom in (+)"),
-    button("fit", "Fit", "Show the whole thread (0)"),
-    button("latest", "Latest", "Go to the latest checkpoint (End)"),
-    h("span", { class: "dd-nav-sep" }),
-    filter("error", "errors"),
-    filter("interrupt", "interrupts"),
-    filter("fork", "forks"),
-    button("prev", "◀", "Previous match (N)", { "aria-label": "previous match" }),
-    button("next", "▶", "Next match (n)", { "aria-label": "next match" }),
-    h("span", { class: "dd-nav-sep" }),
-    button("collapse", "Expand runs", "Show every checkpoint of the linear runs, or fold them again")
-  );
-  return { nav, zoomLabel, overview };
-}
-function setZoomValue(view, zoom) {
-  const clamped = Math.min(ZOOM.max, Math.max(minZoom(view), zoom));
-  view.nav.zoom = Number.isFinite(clamped) ? clamped : 1;
-  view.parts.zoomLabel.textContent = `${Math.round(view.nav.zoom * 100)}%`;
-}
-function minZoom(view) {
-  const layout = view.layout;
-  const box = view.parts.dagScroll;
-  if (!layout || !box.clientWidth) return ZOOM.min;
-  return Math.min(
-    1,
-    Math.max(ZOOM.min, Math.min(box.clientWidth / layout.width, box.clientHeight / layout.height))
-  );
-}
-function setZoom(view, zoom, at) {
-  const box = view.parts.dagScroll;
-  const old = view.nav.zoom;
-  const point = at || { x: (box.clientWidth || 0) / 2, y: (box.clientHeight || 0) / 2 };
-  const layoutX = (box.scrollLeft + point.x) / old;
-  const layoutY = (box.scrollTop + point.y) / old;
-  setZoomValue(view, zoom);
-  sizeCanvas(view);
-  box.scrollLeft = Math.max(0, layoutX * view.nav.zoom - point.x);
-  box.scrollTop = Math.max(0, layoutY * view.nav.zoom - point.y);
-  view.drawnArea = null;
-  drawMarks(view);
-}
-function keyZoom(view, key) {
-  if (key === "+" || key === "=") setZoom(view, view.nav.zoom * ZOOM.step);
-  else if (key === "-" || key === "_") setZoom(view, view.nav.zoom / ZOOM.step);
-  else if (key === "0") fitAll(view);
-  else if (key === "1") setZoom(view, 1);
-  else return false;
-  return true;
-}
-function fitAll(view) {
-  setZoom(view, 0);
-  const box = view.parts.dagScroll;
-  box.scrollLeft = 0;
-  box.scrollTop = 0;
-  view.drawnArea = null;
-  drawMarks(view);
-}
-function onWheel(view, event) {
-  if (!(event.ctrlKey || event.metaKey) || !view.layout) return;
-  event.preventDefault();
-  const rect = view.parts.dagScroll.getBoundingClientRect();
-  const factor = Math.exp(-Math.max(-300, Math.min(300, event.deltaY)) * 2e-3);
-  setZoom(view, view.nav.zoom * factor, { x: event.clientX - rect.left, y: event.clientY - rect.top });
-}
-function onPanStart(view, event) {
-  if (event.button !== 0) return;
-  const box = view.parts.dagScroll;
-  view.nav.dragged = false;
-  view.nav.drag = {
-    x: event.clientX,
-    y: event.clientY,
-    left: box.scrollLeft,
-    top: box.scrollTop,
-    moved: false
-  };
-}
-function onPanMove(view, event) {
-  const drag = view.nav.drag;
-  if (!drag) return;
-  const dx = event.clientX - drag.x;
-  const dy = event.clientY - drag.y;
-  if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 5) return;
-  if (!drag.moved) {
-    drag.moved = true;
-    view.parts.dagScroll.classList.add("dd-panning");
-    const target = (
-      /** @type {any} */
-      view.parts.dagScroll
-    );
-    if (typeof target.setPointerCapture === "function") {
-      try {
-        target.setPointerCapture(event.pointerId);
-      } catch {
-      }
-    }
-  }
-  const box = view.parts.dagScroll;
-  box.scrollLeft = Math.max(0, drag.left - dx);
-  box.scrollTop = Math.max(0, drag.top - dy);
-}
-function onPanEnd(view) {
-  const drag = view.nav.drag;
-  view.nav.drag = null;
-  if (!drag) return;
-  view.parts.dagScroll.classList.remove("dd-panning");
-  view.nav.dragged = drag.moved;
+// js/src/matches.js
+function findCheckpoints(nodes, query, layout) {
+  const q = query.trim();
+  if (!q) return [];
+  const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
+  const word = q.toLowerCase().replace(/s$/, "");
+  let test;
+  if (step) test = (node) => node.step === Number(step[1]);
+  else if (q === "*") test = () => true;
+  else if (FILTERS[word]) test = FILTERS[word];
+  else if (word === "input" || word === "loop") test = (node) => node.source === word;
+  else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
+  const found = nodes.filter(test);
+  if (layout) {
+    const depth = (node) => layout.depthOf.get(node.id) || 0;
+    const row = (node) => layout.itemOf.get(node.id)?.row || 0;
+    found.sort((a, b) => depth(a) - depth(b) || row(a) - row(b));
+  } else found.sort((a, b) => a.depth - b.depth || a.lane - b.lane);
+  return found.map((node) => node.id);
 }
 function matchCheckpoints(layout, filters, query) {
   const q = query.trim();
@@ -732,9 +601,9 @@ function matchCheckpoints(layout, filters, query) {
   const kept = tests.length ? nodes.filter((node) => tests.some((test) => test(node))) : nodes;
   return findCheckpoints(kept, q || "*", layout);
 }
-function updateMatches(view) {
+function refreshMatches(view) {
   const layout = view.layout;
-  if (!layout) return;
+  if (!layout) return false;
   const query = (
     /** @type {HTMLInputElement} */
     view.parts.find.value || ""
@@ -766,11 +635,7 @@ function updateMatches(view) {
     label.textContent = ` ${count}`;
   }
   countLine(view);
-  if (changed) {
-    view.drawnArea = null;
-    drawMarks(view);
-    drawOverview(view);
-  }
+  return changed;
 }
 function sameList(a, b) {
   if (a === b) return true;
@@ -788,41 +653,30 @@ function countLine(view) {
     line.textContent = at >= 0 ? `${at + 1} of ${matches.length}` : `${matches.length} found`;
   }
 }
-function stepMatch(view, direction) {
-  updateMatches(view);
-  const matches = view.nav.matches;
-  if (!matches || !matches.length || !view.layout) return;
-  const at = matches.indexOf(view.selected);
-  let next;
-  if (at >= 0) next = (at + direction + matches.length) % matches.length;
-  else next = direction > 0 ? 0 : matches.length - 1;
-  goTo(view, matches[next]);
-  countLine(view);
+
+// js/src/overview.js
+function visibleArea(view) {
+  const box = view.parts.dagScroll;
+  const zoom = view.nav.zoom;
+  const width = (box.clientWidth || 1600) / zoom;
+  const height = (box.clientHeight || 800) / zoom;
+  const left = box.scrollLeft / zoom;
+  const top = box.scrollTop / zoom;
+  return { left, top, right: left + width, bottom: top + height };
 }
-function onNavClick(view, event) {
-  const el = (
-    /** @type {Element | null} */
-    event.target
+function setZoomValue(view, zoom) {
+  const clamped = Math.min(ZOOM.max, Math.max(minZoom(view), zoom));
+  view.nav.zoom = Number.isFinite(clamped) ? clamped : 1;
+  view.parts.zoomLabel.textContent = `${Math.round(view.nav.zoom * 100)}%`;
+}
+function minZoom(view) {
+  const layout = view.layout;
+  const box = view.parts.dagScroll;
+  if (!layout || !box.clientWidth) return ZOOM.min;
+  return Math.min(
+    1,
+    Math.max(ZOOM.min, Math.min(box.clientWidth / layout.width, box.clientHeight / layout.height))
   );
-  const button = el && el.closest ? el.closest("[data-nav]") : null;
-  if (!button || !view.layout) return;
-  const what = button.getAttribute("data-nav");
-  if (what === "zoom-in") setZoom(view, view.nav.zoom * ZOOM.step);
-  else if (what === "zoom-out") setZoom(view, view.nav.zoom / ZOOM.step);
-  else if (what === "fit") fitAll(view);
-  else if (what === "latest") goTo(view, view.layout.latest);
-  else if (what === "next" || what === "prev") stepMatch(view, what === "next" ? 1 : -1);
-  else if (what === "filter") {
-    const kind = button.getAttribute("data-filter") || "";
-    if (view.nav.filters.has(kind)) view.nav.filters.delete(kind);
-    else view.nav.filters.add(kind);
-    updateMatches(view);
-  } else if (what === "collapse") {
-    view.nav.collapse = !view.nav.collapse;
-    view.nav.expanded = [];
-    button.textContent = view.nav.collapse ? "Expand runs" : "Collapse runs";
-    relayout(view);
-  }
 }
 var OVERVIEW_HEIGHT = 44;
 function drawOverview(view) {
@@ -903,718 +757,6 @@ function placeViewport(view, visible) {
   rect.setAttribute("width", Math.max(2, right - left).toFixed(1));
   rect.setAttribute("height", Math.max(2, bottom - top).toFixed(1));
 }
-function onOverviewPointer(view, event) {
-  if (event.type === "pointerdown") {
-    if (event.button !== 0) return;
-    view.nav.overviewDrag = true;
-    const target = (
-      /** @type {any} */
-      view.parts.overview
-    );
-    if (typeof target.setPointerCapture === "function") {
-      try {
-        target.setPointerCapture(event.pointerId);
-      } catch {
-      }
-    }
-  } else if (event.type === "pointerup" || event.type === "pointercancel") {
-    view.nav.overviewDrag = false;
-    return;
-  } else if (!view.nav.overviewDrag) return;
-  const layout = view.layout;
-  if (!layout) return;
-  event.preventDefault();
-  const rect = view.parts.overview.getBoundingClientRect();
-  if (!rect.width || !rect.height) return;
-  const { pad } = layout.geometry;
-  const x = pad + (event.clientX - rect.left - 4) / Math.max(1, rect.width - 8) * (layout.width - 2 * pad);
-  const y = pad + (event.clientY - rect.top - 4) / Math.max(1, rect.height - 8) * (layout.height - 2 * pad);
-  const box = view.parts.dagScroll;
-  const zoom = view.nav.zoom;
-  box.scrollLeft = Math.max(0, x * zoom - box.clientWidth / 2);
-  box.scrollTop = Math.max(0, y * zoom - box.clientHeight / 2);
-  view.drawnArea = null;
-  drawMarks(view);
-}
-
-// js/src/diff-view.js
-function diffRows(h, entries) {
-  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
-  const rows = [];
-  for (const entry of entries) {
-    const changes = Array.isArray(entry.changes) ? entry.changes : [];
-    const onlyItself = changes.length === 1 && changes[0].path === entry.channel && !changes[0].lines;
-    rows.push(
-      h(
-        "tr",
-        { class: `dd-change-${entry.change} dd-diff-channel`, "data-channel": entry.channel },
-        cell(h, entry.channel, "dd-channel"),
-        cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
-        onlyItself || !changes.length ? cell(h, json(entry.old, entry.change !== "added")) : cell(h, ""),
-        onlyItself || !changes.length ? cell(h, json(entry.new, entry.change !== "removed")) : cell(h, plural(changes.length + (entry.more || 0), "changed path"), "dd-muted")
-      )
-    );
-    if (onlyItself) continue;
-    for (const change of changes) {
-      const value = change.lines ? [h("td", { colspan: "2" }, lineDiff(h, change.lines))] : [
-        cell(h, json(change.old, change.change !== "added")),
-        cell(h, json(change.new, change.change !== "removed"))
-      ];
-      rows.push(
-        h(
-          "tr",
-          { class: `dd-change-${change.change} dd-diff-path`, "data-path": change.path },
-          cell(h, change.path, "dd-path"),
-          cell(h, h("span", { class: `dd-pill dd-change-${change.change}` }, change.change)),
-          ...value
-        )
-      );
-    }
-    if (entry.more) {
-      rows.push(
-        h(
-          "tr",
-          { class: "dd-diff-more" },
-          h(
-            "td",
-            { colspan: "4", class: "dd-muted" },
-            `… ${plural(entry.more, "more changed path")}, left out to keep the diff light: open the checkpoints to see them`
-          )
-        )
-      );
-    }
-  }
-  return rows;
-}
-function lineDiff(h, lines) {
-  return h(
-    "pre",
-    { class: "dd-line-diff" },
-    ...lines.map((line) => {
-      const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "ctx";
-      return h("span", { class: `dd-line dd-line-${kind}` }, `${line}
-`);
-    })
-  );
-}
-
-// js/src/json-tree.js
-function drawJson(view, value, openDepth, depth = 0) {
-  const h = hyperscript(view.doc);
-  if (value === null || value === void 0) return h("span", { class: "dd-json dd-json-null" }, "null");
-  if (typeof value === "string") return h("span", { class: "dd-json dd-json-string" }, JSON.stringify(value));
-  if (typeof value === "number") return h("span", { class: "dd-json dd-json-number" }, String(value));
-  if (typeof value === "boolean") return h("span", { class: "dd-json dd-json-boolean" }, String(value));
-  const isArray = Array.isArray(value);
-  const size = isArray ? value.length : Object.keys(value).length;
-  if (!size) return h("span", { class: "dd-json" }, isArray ? "[]" : "{}");
-  const tree = (
-    /** @type {HTMLDetailsElement} */
-    h(
-      "details",
-      { class: "dd-json dd-json-tree" },
-      h("summary", {}, isArray ? `[${plural(size, "item")}]` : objectSummary(value))
-    )
-  );
-  tree.dataset.depth = String(depth);
-  tree.dataset.openDepth = String(openDepth);
-  if (depth < openDepth) {
-    tree.open = true;
-    fillJson(view, tree, value);
-  } else {
-    view.lazyJson.set(tree, value);
-  }
-  return tree;
-}
-function fillJson(view, tree, value) {
-  const h = hyperscript(view.doc);
-  const entries = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
-  const depth = Number(tree.dataset.depth);
-  const openDepth = Number(tree.dataset.openDepth);
-  for (const [key, item] of entries.slice(0, JSON_ROW_LIMIT)) {
-    tree.append(
-      h(
-        "div",
-        { class: "dd-json-row" },
-        h("span", { class: "dd-json-key" }, `${key}: `),
-        drawJson(view, item, openDepth, depth + 1)
-      )
-    );
-  }
-  if (entries.length > JSON_ROW_LIMIT) {
-    tree.append(h("div", { class: "dd-json-row dd-muted" }, `… ${entries.length - JSON_ROW_LIMIT} more`));
-  }
-}
-function fillLazyJson(view, target) {
-  const tree = (
-    /** @type {HTMLDetailsElement} */
-    target
-  );
-  if (!tree || !tree.open || !view.lazyJson.has(tree)) return;
-  const value = view.lazyJson.get(tree);
-  view.lazyJson.delete(tree);
-  fillJson(view, tree, value);
-}
-function objectSummary(value) {
-  const name = value[TYPE_KEY];
-  if (typeof name !== "string") return `{${previewKeys(value)}}`;
-  const fields = Object.fromEntries(Object.entries(value).filter(([key]) => key !== TYPE_KEY));
-  return `${name} {${previewKeys(fields)}}`;
-}
-function previewKeys(value) {
-  const keys = Object.keys(value);
-  const shown = keys.slice(0, 3).join(", ");
-  return keys.length > 3 ? `${shown}, … ${keys.length - 3} more` : shown;
-}
-
-// js/src/subgraph.js
-function inNamespace(view) {
-  const namespace = view.model.get("_selected_ns");
-  return namespace ? { checkpoint_ns: namespace } : {};
-}
-function drawSubgraphSections(view, detail) {
-  if (isReadonly(view)) return [];
-  const h = hyperscript(view.doc);
-  const here = view.model.get("_selected_ns") || "";
-  const list = h("div", { class: "dd-subgraph-list" }, h("span", { class: "dd-muted" }, "reading…"));
-  const sections = [];
-  if (here) {
-    const back = h(
-      "button",
-      { type: "button", class: "dd-subgraph-up", "data-action": "subgraph-up", "data-ns": here },
-      "↑ the task's checkpoint"
-    );
-    const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
-    const node = (here.split("|").pop() || "").split(":")[0];
-    const own = subgraphItem(h, here, node);
-    sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
-    toggleSubgraph(
-      view,
-      /** @type {Element} */
-      own.querySelector(".dd-subgraph-toggle")
-    );
-  }
-  sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
-  view.requests.request("subgraphs").then(
-    (reply) => fillSubgraphs(view, list, detail.id, here, reply.namespaces || []),
-    (error) => list.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
-  );
-  return sections;
-}
-function fillSubgraphs(view, list, id, here, namespaces) {
-  const h = hyperscript(view.doc);
-  const mine = namespaces.filter((ns) => ns.enclosing === here && ns.parent === id);
-  if (!mine.length) {
-    list.replaceChildren(h("span", { class: "dd-empty" }, "no task of this checkpoint ran a subgraph"));
-    return;
-  }
-  const taskRows = /* @__PURE__ */ new Map();
-  for (const row of view.parts.detail.querySelectorAll(".dd-task[data-task-id]"))
-    taskRows.set(row.getAttribute("data-task-id") || "", row);
-  const loose = [];
-  for (const ns of mine) {
-    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
-    const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
-    const row = taskRows.get(task);
-    if (row) row.append(item);
-    else loose.push(item);
-  }
-  list.replaceChildren(
-    ...loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]
-  );
-}
-function subgraphItem(h, namespace, node) {
-  return h(
-    "div",
-    { class: "dd-subgraph", title: namespace },
-    h("span", { class: "dd-subhead" }, "subgraph "),
-    h(
-      "button",
-      {
-        type: "button",
-        class: "dd-subgraph-toggle",
-        "data-action": "subgraph-toggle",
-        "aria-expanded": "false",
-        "data-ns": namespace,
-        "data-node": node
-      },
-      `▸ ${node}`
-    ),
-    h("div", { class: "dd-subgraph-tree", hidden: "" })
-  );
-}
-function toggleSubgraph(view, toggle) {
-  const h = hyperscript(view.doc);
-  const tree = (
-    /** @type {HTMLElement | null} */
-    toggle.parentElement?.querySelector(".dd-subgraph-tree")
-  );
-  if (!tree) return;
-  const namespace = toggle.getAttribute("data-ns") || "";
-  const node = toggle.getAttribute("data-node") || "";
-  const open = toggle.getAttribute("aria-expanded") === "true";
-  toggle.setAttribute("aria-expanded", open ? "false" : "true");
-  toggle.textContent = `${open ? "▸" : "▾"} ${node}`;
-  tree.hidden = open;
-  if (open) return;
-  tree.replaceChildren(h("span", { class: "dd-muted" }, "reading…"));
-  view.requests.request("subgraph", { checkpoint_ns: namespace }).then(
-    (reply) => tree.replaceChildren(drawSubgraphTree(view, namespace, reply.dag.nodes || [])),
-    (error) => tree.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
-  );
-}
-function drawSubgraphTree(view, namespace, nodes) {
-  const h = hyperscript(view.doc);
-  const ids = new Set(nodes.map((node) => node.id));
-  const children = /* @__PURE__ */ new Map();
-  for (const node of [...nodes].sort((a, b) => a.id < b.id ? -1 : 1)) {
-    const parent = node.parent && ids.has(node.parent) ? node.parent : "";
-    if (!children.has(parent)) children.set(parent, []);
-    children.get(parent)?.push(node);
-  }
-  const branch = (parent) => h(
-    "ul",
-    { class: "dd-subgraph-branch" },
-    ...(children.get(parent) || []).map((node) => {
-      const next = node.next && node.next.length ? node.next.join(", ") : "end";
-      return h(
-        "li",
-        {},
-        h(
-          "button",
-          {
-            type: "button",
-            class: "dd-subgraph-checkpoint",
-            "data-action": "subgraph-select",
-            "data-checkpoint": node.id,
-            "data-ns": namespace,
-            title: node.id
-          },
-          `step ${node.step} · next: ${next}`
-        ),
-        children.has(node.id) ? branch(node.id) : ""
-      );
-    })
-  );
-  return branch("");
-}
-function selectInSubgraph(view, button, event) {
-  const id = button.getAttribute("data-checkpoint") || "";
-  const namespace = button.getAttribute("data-ns") || "";
-  const selected = view.model.get("_selected");
-  if (event.shiftKey && selected && selected !== id && view.model.get("_selected_ns") === namespace)
-    requestDiff(view, selected, id, namespace);
-  else selectCheckpoint(view, id, namespace);
-}
-function upFromSubgraph(view, namespace) {
-  view.requests.request("subgraphs").then(
-    (reply) => {
-      const listed = reply.namespaces || [];
-      const found = listed.find((ns) => ns.checkpoint_ns === namespace);
-      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
-    },
-    (error) => showRequestError(view, error)
-  );
-}
-
-// js/src/detail.js
-function drawDetail(view, detail, force = false) {
-  const box = view.parts.detail;
-  const drawn = box.childElementCount > 0;
-  if (!force && drawn && detail === view.detail) return;
-  const key = detail ? JSON.stringify(detail) : "";
-  if (!force && drawn && key === view.detailKey) return;
-  view.detail = detail || null;
-  view.detailKey = key;
-  view.editors.clear();
-  view.editBoxes.clear();
-  view.editModes.clear();
-  view.fullValues = /* @__PURE__ */ new Map();
-  const h = hyperscript(view.doc);
-  if (!detail) {
-    box.replaceChildren(
-      h(
-        "p",
-        { class: "dd-empty" },
-        "Click a checkpoint to see its state. Shift-click another to diff the two."
-      )
-    );
-    return;
-  }
-  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id))
-    showSelected(view, detail.id);
-  const readonly = isReadonly(view);
-  box.replaceChildren(
-    drawDetailHeader(view, detail, readonly),
-    section(h, "State", "dd-state", drawValues(view, detail, readonly)),
-    section(
-      h,
-      "Next",
-      "dd-next",
-      detail.next && detail.next.length ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name)))) : h("span", { class: "dd-empty" }, "nothing: the run ends here")
-    ),
-    ...detail.findings && detail.findings.length ? [section(h, "Findings", "dd-findings", drawFindings(view, detail.findings))] : [],
-    ...detail.interrupts && detail.interrupts.length ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))] : [],
-    section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
-    section(
-      h,
-      "Tasks and pending writes",
-      "dd-tasks",
-      drawTasks(view, detail.tasks || [], detail.writes || [])
-    ),
-    ...drawSubgraphSections(view, detail),
-    section(
-      h,
-      "Metadata",
-      "dd-metadata",
-      drawJson(view, detail.metadata || {}, 1),
-      h("div", { class: "dd-subhead" }, "config"),
-      drawJson(view, detail.config || {}, 0)
-    )
-  );
-}
-function section(h, title, cls, ...body) {
-  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
-}
-function drawDetailHeader(view, detail, readonly) {
-  const h = hyperscript(view.doc);
-  const header = h(
-    "header",
-    { class: "dd-detail-head", "data-id": detail.id },
-    h(
-      "div",
-      { class: "dd-detail-title" },
-      h("span", { class: `dd-pill dd-src-${detail.source}` }, detail.source),
-      h("strong", {}, `step ${detail.step}`),
-      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id)
-    ),
-    h(
-      "div",
-      { class: "dd-detail-sub" },
-      detail.created_at || "",
-      detail.parent ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`)) : ""
-    )
-  );
-  if (!readonly) {
-    header.append(
-      h(
-        "div",
-        { class: "dd-actions" },
-        h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
-        h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true })
-      )
-    );
-  }
-  return header;
-}
-function drawValues(view, detail, readonly) {
-  const h = hyperscript(view.doc);
-  const values = detail.values || {};
-  const reducers = detail.reducers || {};
-  const editable = readonly ? [] : detail.editable || [];
-  const channels = [.../* @__PURE__ */ new Set([...Object.keys(values), ...editable])];
-  const rows = channels.map((channel) => {
-    const has = Object.prototype.hasOwnProperty.call(values, channel);
-    return h(
-      "div",
-      { class: "dd-channel-row", "data-channel": channel },
-      h(
-        "div",
-        { class: "dd-channel-head" },
-        nameInto(h("span", { class: "dd-channel" }), channel),
-        reducers[channel] ? h(
-          "span",
-          {
-            class: "dd-reducer",
-            title: "an edit goes through this reducer unless you replace the value"
-          },
-          `reducer: ${reducers[channel]}`
-        ) : "",
-        (detail.clipped || []).includes(channel) ? h(
-          "span",
-          { class: "dd-clipped" },
-          h("span", { class: "dd-muted" }, "shown in part "),
-          readonly ? "" : h(
-            "button",
-            {
-              class: "dd-button dd-small",
-              type: "button",
-              "data-action": "show-all",
-              "data-channel": channel
-            },
-            "Show all"
-          )
-        ) : "",
-        editable.includes(channel) ? h(
-          "button",
-          { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel },
-          "Edit"
-        ) : ""
-      ),
-      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)")
-    );
-  });
-  const list = h(
-    "div",
-    { class: "dd-values" },
-    ...rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]
-  );
-  if (readonly || !editable.length) return list;
-  const asNode = h(
-    "select",
-    { class: "dd-as-node", "aria-label": "as node" },
-    h("option", { value: "" }, "(no node)"),
-    ...(detail.nodes || []).map((name) => h("option", { value: name }, name))
-  );
-  return h(
-    "div",
-    {},
-    list,
-    h(
-      "div",
-      { class: "dd-fork-bar" },
-      h("label", {}, "as node ", asNode),
-      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
-      h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true })
-    )
-  );
-}
-function drawFindings(view, findings) {
-  const h = hyperscript(view.doc);
-  return h(
-    "ul",
-    { class: "dd-finding-list" },
-    ...findings.map(
-      (item) => h(
-        "li",
-        { class: "dd-finding", "data-code": item.code },
-        h("code", { class: "dd-finding-code" }, item.code),
-        item.node ? h("span", { class: "dd-muted" }, ` node ${item.node}`) : "",
-        item.key ? h("span", { class: "dd-muted" }, ` key ${item.key}`) : "",
-        h("div", { class: "dd-finding-message" }, item.message)
-      )
-    )
-  );
-}
-function drawInterrupts(view, interrupts, readonly) {
-  const h = hyperscript(view.doc);
-  const items = interrupts.map(
-    (item) => h(
-      "div",
-      { class: "dd-interrupt", "data-interrupt-id": item.id },
-      h(
-        "div",
-        { class: "dd-interrupt-head" },
-        h("code", { class: "dd-interrupt-id" }, item.id),
-        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : ""
-      ),
-      drawJson(view, item.value, 2),
-      readonly ? "" : h("textarea", {
-        class: "dd-answer",
-        rows: "2",
-        spellcheck: "false",
-        "data-interrupt-id": item.id,
-        placeholder: 'answer as JSON, e.g. "yes" or {"approved": true}',
-        "aria-label": `answer to interrupt ${item.id}`
-      })
-    )
-  );
-  if (readonly) return h("div", {}, ...items);
-  return h(
-    "div",
-    {},
-    ...items,
-    h(
-      "div",
-      { class: "dd-resume-bar" },
-      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
-      h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true })
-    )
-  );
-}
-function drawBlobs(view, blobs) {
-  const h = hyperscript(view.doc);
-  if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
-  const fresh = blobs.filter((blob) => blob.status === "new").length;
-  const rows = blobs.map(
-    (blob) => h(
-      "tr",
-      { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
-      cell(h, blob.channel, "dd-channel"),
-      cell(h, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
-      cell(
-        h,
-        h(
-          "span",
-          { class: `dd-pill dd-blob-${blob.status}` },
-          blob.status === "new" ? "new here" : "shared with parent"
-        )
-      ),
-      cell(h, formatBytes(blob.size), "dd-num")
-    )
-  );
-  return h(
-    "div",
-    {},
-    table(h, "dd-blob-table", ["channel", "version", "blob", "size"], rows),
-    h(
-      "p",
-      { class: "dd-muted dd-blob-summary" },
-      `${fresh} of ${plural(blobs.length, "blob")} written at this checkpoint`
-    )
-  );
-}
-function drawTasks(view, tasks, writes) {
-  const h = hyperscript(view.doc);
-  const byTask = /* @__PURE__ */ new Map();
-  for (const write of writes) {
-    if (!byTask.has(write.task_id)) byTask.set(write.task_id, []);
-    byTask.get(write.task_id).push(write);
-  }
-  const known = new Set(tasks.map((task) => task.id));
-  const orphans = [...byTask.keys()].filter((id) => !known.has(id));
-  if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
-  const writesTable = (list) => list && list.length ? table(
-    h,
-    "dd-writes-table",
-    null,
-    list.map(
-      (write) => h(
-        "tr",
-        { "data-channel": write.channel },
-        cell(h, write.channel, "dd-channel"),
-        cell(h, drawJson(view, write.value, 0))
-      )
-    )
-  ) : h("div", { class: "dd-muted" }, "no pending writes");
-  const items = tasks.map(
-    (task) => h(
-      "div",
-      { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
-      h(
-        "div",
-        { class: "dd-task-head" },
-        h("strong", {}, task.name),
-        h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
-        task.interrupts && task.interrupts.length ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt")) : "",
-        task.error || task.failure ? h("span", { class: "dd-pill dd-pill-error" }, task.failure || "error") : ""
-      ),
-      task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
-      task.result != null ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0)) : "",
-      writesTable(byTask.get(task.id))
-    )
-  );
-  for (const id of orphans) {
-    items.push(
-      h(
-        "div",
-        { class: "dd-task", "data-task-id": id },
-        h(
-          "div",
-          { class: "dd-task-head" },
-          h("strong", {}, byTask.get(id)[0].node || "task"),
-          h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`)
-        ),
-        writesTable(byTask.get(id))
-      )
-    );
-  }
-  return h("div", { class: "dd-task-list" }, ...items);
-}
-
-// js/src/select.js
-function selectCheckpoint(view, id, namespace) {
-  view.diffTarget = "";
-  showSelected(view, id, false);
-  const ticket = ++view.selectTicket;
-  view.selecting = id;
-  view.parts.detail.classList.add("dd-loading");
-  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
-  view.requests.request("select", { checkpoint_id: id, ...where }).then(
-    () => {
-      if (ticket !== view.selectTicket) return;
-      view.selecting = "";
-      view.parts.detail.classList.remove("dd-loading");
-      clearRequestError(view);
-      drawDetail(view, view.model.get("_detail"));
-    },
-    (error) => {
-      if (ticket !== view.selectTicket) return;
-      view.selecting = "";
-      view.parts.detail.classList.remove("dd-loading");
-      showRequestError(view, error);
-    }
-  );
-}
-function showSelected(view, id, scroll = true) {
-  if (view.selected === id) return;
-  view.selected = id;
-  placeRings(view);
-  if (id && scroll) scrollToCheckpoint(view, id);
-}
-function requestDiff(view, a, b, namespace) {
-  view.diffTarget = b;
-  placeRings(view);
-  const ticket = ++view.diffTicket;
-  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
-  view.requests.request("diff", { a, b, ...where }).then(
-    (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
-    (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error)
-  );
-}
-function diffValues(a, b) {
-  const before = a || {};
-  const after = b || {};
-  const channels = [.../* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)])].sort();
-  const entries = [];
-  for (const channel of channels) {
-    const inA = Object.prototype.hasOwnProperty.call(before, channel);
-    const inB = Object.prototype.hasOwnProperty.call(after, channel);
-    if (inA && !inB) entries.push({ channel, change: "removed", old: before[channel], new: null });
-    else if (!inA && inB) entries.push({ channel, change: "added", old: null, new: after[channel] });
-    else if (!sameJson(before[channel], after[channel])) {
-      entries.push({ channel, change: "changed", old: before[channel], new: after[channel] });
-    }
-  }
-  return entries;
-}
-function sameJson(x, y) {
-  if (x === y) return true;
-  if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
-  if (Array.isArray(x) !== Array.isArray(y)) return false;
-  const kx = Object.keys(x);
-  const ky = Object.keys(y);
-  if (kx.length !== ky.length) return false;
-  return kx.every((k) => Object.prototype.hasOwnProperty.call(y, k) && sameJson(x[k], y[k]));
-}
-function drawDiff(view, a, b, entries, error) {
-  const h = hyperscript(view.doc);
-  const box = view.parts.diff;
-  box.hidden = false;
-  const title = h(
-    "div",
-    { class: "dd-panel-head" },
-    h(
-      "h4",
-      {},
-      "Diff ",
-      h("code", { title: a }, `…${shortId(a)}`),
-      " → ",
-      h("code", { title: b }, `…${shortId(b)}`)
-    ),
-    h("button", { class: "dd-button dd-small", type: "button", "data-action": "close-diff" }, "Close")
-  );
-  if (error) {
-    box.replaceChildren(title, h("p", { class: "dd-inline-error", role: "alert" }, error.message));
-    return;
-  }
-  if (!entries || !entries.length) {
-    box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
-    return;
-  }
-  const rows = diffRows(h, entries);
-  box.replaceChildren(title, table(h, "dd-diff-table", ["channel / path", "change", "old", "new"], rows));
-}
 
 // js/src/status.js
 function drawStatus(view) {
@@ -1644,10 +786,30 @@ function drawTopology(view, topology) {
     return;
   }
   const drawn = topology.svg ? importSvg(view.doc, topology.svg) : null;
+  const svg = drawn || topologyDrawing(view.doc, topology, view.uid);
   const picture = h(
     "div",
-    { class: "dd-topology-picture" },
-    drawn || topologyDrawing(view.doc, topology, view.uid)
+    { class: "dd-topology-picture", tabindex: "0", "data-lm-suppress-shortcuts": "" },
+    svg
+  );
+  const zoomBar = h(
+    "div",
+    { class: "dd-topology-zoom" },
+    ...[
+      ["out", "−", "zoom out"],
+      ["fit", "Fit", "fit the whole graph"],
+      ["in", "+", "zoom in"]
+    ].map(
+      ([what, label, title]) => h("button", { class: "dd-button dd-small", type: "button", "data-topo-zoom": what, title }, label)
+    ),
+    h("span", { class: "dd-muted dd-topology-hint" }, "drag to pan, Ctrl + wheel to zoom, Fit to see it all")
+  );
+  mountPanZoom(
+    view,
+    picture,
+    zoomBar,
+    /** @type {SVGSVGElement} */
+    svg
   );
   const ran = topology.nodes.filter((node) => node.count || node.reruns);
   const counts = table(
@@ -1664,7 +826,165 @@ function drawTopology(view, topology) {
       )
     )
   );
-  box.replaceChildren(picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+  box.replaceChildren(zoomBar, picture, counts, isReadonly(view) ? "" : drawBreakpoints(view, topology));
+  markTopology(view);
+}
+var topologyZoom = (
+  /** @type {WeakMap<object, number | null>} */
+  /* @__PURE__ */ new WeakMap()
+);
+var topologyScroll = (
+  /** @type {WeakMap<object, { left: number, top: number }>} */
+  /* @__PURE__ */ new WeakMap()
+);
+var READABLE_ZOOM = 0.8;
+function mountPanZoom(view, picture, bar, svg) {
+  const box = svg.viewBox && svg.viewBox.baseVal;
+  const natural = {
+    w: box && box.width || Number.parseFloat(svg.getAttribute("width") || "") || 300,
+    h: box && box.height || Number.parseFloat(svg.getAttribute("height") || "") || 200
+  };
+  if (!svg.getAttribute("viewBox")) svg.setAttribute("viewBox", `0 0 ${natural.w} ${natural.h}`);
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  const fitted = () => Math.min((picture.clientWidth || natural.w) / natural.w, (picture.clientHeight || natural.h) / natural.h);
+  const apply = (zoom, at) => {
+    const before = topologyZoom.get(view) ?? fitted();
+    topologyZoom.set(view, zoom);
+    picture.classList.toggle("dd-fitted", zoom === null);
+    if (zoom === null) {
+      svg.removeAttribute("width");
+      svg.removeAttribute("height");
+      return;
+    }
+    const x = (picture.scrollLeft + at.x) / before;
+    const y = (picture.scrollTop + at.y) / before;
+    svg.setAttribute("width", String(Math.round(natural.w * zoom)));
+    svg.setAttribute("height", String(Math.round(natural.h * zoom)));
+    picture.scrollLeft = Math.max(0, x * zoom - at.x);
+    picture.scrollTop = Math.max(0, y * zoom - at.y);
+  };
+  const centre = () => ({ x: picture.clientWidth / 2, y: picture.clientHeight / 2 });
+  const step = (factor, at = centre()) => {
+    const now = topologyZoom.get(view) ?? fitted();
+    apply(Math.min(4, Math.max(0.1, now * factor)), at);
+  };
+  const first = !topologyZoom.has(view);
+  apply(topologyZoom.get(view) ?? null, { x: 0, y: 0 });
+  if (first) {
+    later(
+      view,
+      () => {
+        if (!picture.isConnected || !picture.clientWidth || topologyZoom.get(view) != null) return;
+        const whole = fitted();
+        const across = Math.min(1, picture.clientWidth / natural.w);
+        const zoom = Math.max(whole, Math.min(across, READABLE_ZOOM));
+        if (zoom - whole < 0.01) return;
+        apply(zoom, { x: 0, y: 0 });
+        picture.scrollLeft = Math.max(0, (picture.scrollWidth - picture.clientWidth) / 2);
+        picture.scrollTop = 0;
+      },
+      0
+    );
+  }
+  const kept = topologyScroll.get(view);
+  if (kept && topologyZoom.get(view) != null) {
+    later(
+      view,
+      () => {
+        picture.scrollLeft = kept.left;
+        picture.scrollTop = kept.top;
+      },
+      0
+    );
+  }
+  picture.addEventListener(
+    "scroll",
+    () => topologyScroll.set(view, { left: picture.scrollLeft, top: picture.scrollTop })
+  );
+  bar.addEventListener("click", (event) => {
+    const button = (
+      /** @type {Element} */
+      event.target.closest("[data-topo-zoom]")
+    );
+    const what = button && button.getAttribute("data-topo-zoom");
+    if (what === "in") step(1.25);
+    else if (what === "out") step(1 / 1.25);
+    else if (what === "fit") apply(null, { x: 0, y: 0 });
+  });
+  picture.addEventListener(
+    "wheel",
+    (event) => {
+      if (!(event.ctrlKey || event.metaKey)) return;
+      event.preventDefault();
+      const rect = picture.getBoundingClientRect();
+      step(event.deltaY < 0 ? 1.1 : 1 / 1.1, { x: event.clientX - rect.left, y: event.clientY - rect.top });
+    },
+    { passive: false }
+  );
+  let drag = null;
+  picture.addEventListener("pointerdown", (event) => {
+    if (event.button !== 0) return;
+    drag = { x: event.clientX, y: event.clientY, left: picture.scrollLeft, top: picture.scrollTop };
+    picture.classList.add("dd-panning");
+  });
+  picture.addEventListener("pointermove", (event) => {
+    if (!drag) return;
+    picture.scrollLeft = drag.left - (event.clientX - drag.x);
+    picture.scrollTop = drag.top - (event.clientY - drag.y);
+  });
+  const end = () => {
+    drag = null;
+    picture.classList.remove("dd-panning");
+  };
+  picture.addEventListener("pointerup", end);
+  picture.addEventListener("pointerleave", end);
+}
+function markTopology(view) {
+  const picture = view.parts.topology.querySelector(".dd-topology-picture");
+  if (!picture) return;
+  const latest = view.layout ? view.layout.byId.get(view.layout.latest) : void 0;
+  const running = view.model.get("_running") && latest ? latest.next || [] : [];
+  const paused = pausedAt(view);
+  let first = null;
+  for (const el of picture.querySelectorAll("[data-node]")) {
+    const node = el.getAttribute("data-node") || "";
+    el.classList.toggle("dd-running", running.includes(node));
+    el.classList.toggle("dd-paused", Boolean(paused && paused.nodes.includes(node)));
+    if (!first && running.includes(node)) first = el;
+  }
+  const key = running.join("\0");
+  if (first && runningShown.get(view) !== key) showInPicture(
+    /** @type {HTMLElement} */
+    picture,
+    first
+  );
+  runningShown.set(view, key);
+  const label = view.parts.topology.querySelector(".dd-topology-hint");
+  if (label)
+    label.textContent = running.length ? `running: ${running.join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.join(", ")}` : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
+}
+var runningShown = (
+  /** @type {WeakMap<object, string>} */
+  /* @__PURE__ */ new WeakMap()
+);
+function showInPicture(picture, el) {
+  const box = picture.getBoundingClientRect();
+  const at = el.getBoundingClientRect();
+  if (!box.width || at.left >= box.left && at.right <= box.right && at.top >= box.top && at.bottom <= box.bottom)
+    return;
+  picture.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
+  picture.scrollTop += at.top + at.height / 2 - (box.top + box.height / 2);
+}
+function pausedAt(view) {
+  if (view.model.get("_running") || !view.layout) return null;
+  const node = view.layout.byId.get(view.layout.latest);
+  if (!node || !(node.next || []).length || node.interrupts > 0 || node.errors > 0) return null;
+  const set = view.model.get("_breakpoints") || {};
+  const before = (node.next || []).filter((name) => (set.before || []).includes(name));
+  if (before.length) return { id: node.id, when: "before", nodes: before };
+  const after = (node.writers || []).filter((name) => (set.after || []).includes(name));
+  if (after.length) return { id: node.id, when: "after", nodes: after };
+  return null;
 }
 function drawBreakpoints(view, topology) {
   const h = hyperscript(view.doc);
@@ -1723,6 +1043,7 @@ function topologyDrawing(doc, topology, uid = "dd") {
   const size = new Map(
     topology.nodes.map((node) => [node.id, { w: Math.max(48, shortName(node.id).length * 7 + 30), h: 26 }])
   );
+  const boxOf = (id) => size.get(id) || { w: 48, h: 26 };
   const at = new Map(topology.nodes.map((node) => [node.id, node]));
   const marker = `${uid}-arrow`;
   const edges = [];
@@ -1730,13 +1051,13 @@ function topologyDrawing(doc, topology, uid = "dd") {
     const a = at.get(edge.source);
     const b = at.get(edge.target);
     if (!a || !b) continue;
-    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, size.get(a.id));
-    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, size.get(b.id));
+    const [x1, y1] = clipToBox(b.x, b.y, a.x, a.y, boxOf(a.id));
+    const [x2, y2] = clipToBox(a.x, a.y, b.x, b.y, boxOf(b.id));
     const cls = `dd-topo-edge${edge.conditional ? " dd-conditional" : ""}`;
     edges.push(s("line", { class: cls, x1, y1, x2, y2, "marker-end": `url(#${marker})` }));
   }
   const nodes = topology.nodes.map((node) => {
-    const { w, h } = size.get(node.id);
+    const { w, h } = boxOf(node.id);
     const cls = `dd-topo-node${node.reruns > 0 ? " dd-rerun" : ""}${node.count ? "" : " dd-unrun"}`;
     const label = node.count ? `${shortName(node.id)} ×${node.count}` : shortName(node.id);
     return s(
@@ -1899,6 +1220,15 @@ function selectCode(view, button, done) {
     done("Selected: press Ctrl+C");
   }
 }
+function showRequestError(view, error) {
+  view.requestError = error.message;
+  drawStatus(view);
+}
+function clearRequestError(view) {
+  if (!view.requestError) return;
+  view.requestError = "";
+  drawStatus(view);
+}
 
 // js/src/dag.js
 function drawDag(view, anchor) {
@@ -1936,7 +1266,17 @@ function drawDag(view, anchor) {
     s("path", { class: "dd-path-edges", d: layout.pathPath }),
     s("g", { class: "dd-marks" }),
     s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
-    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" })
+    s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
+    s(
+      "g",
+      { class: "dd-paused-marker", visibility: "hidden" },
+      s("rect", { class: "dd-paused-tag", x: radius + 4, y: -radius - 22, width: 10, height: 18, rx: 4 }),
+      s("path", {
+        class: "dd-paused-icon",
+        d: `M${radius + 10} ${-radius - 18}v10h3v-10zM${radius + 15} ${-radius - 18}v10h3v-10z`
+      }),
+      s("text", { x: radius + 22, y: -radius - 9 }, "")
+    )
   );
   if (view.svg) view.svg.replaceWith(svg);
   else view.parts.dagCanvas.prepend(svg);
@@ -1949,7 +1289,8 @@ function drawDag(view, anchor) {
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
-  updateMatches(view);
+  markTopology(view);
+  refreshMatches(view);
   const opening = !view.nav.opened && nodes.length > 0;
   if (opening) {
     view.nav.opened = true;
@@ -1964,7 +1305,7 @@ function drawDag(view, anchor) {
   }
   drawMarks(view);
   drawOverview(view);
-  if (opening && !view.selected && layout.latest) selectCheckpoint(view, layout.latest);
+  return opening && !view.selected ? layout.main : "";
 }
 function relayout(view, anchor = view.selected) {
   drawDag(view, anchor || "");
@@ -1987,7 +1328,7 @@ function openOnPath(view) {
     view.layout
   );
   const box = view.parts.dagScroll;
-  const at = placeOf(layout, layout.latest);
+  const at = placeOf(layout, layout.main);
   if (!at) return;
   if (!box.clientWidth) {
     view.pendingOpen = true;
@@ -2083,15 +1424,6 @@ function dotsDrawing(s, items, view) {
   return Object.entries(kinds).map(
     ([kind, parts]) => s("path", { class: `dd-dot dd-dot-${kind}`, d: parts.join("") })
   );
-}
-function visibleArea(view) {
-  const box = view.parts.dagScroll;
-  const zoom = view.nav.zoom;
-  const width = (box.clientWidth || 1600) / zoom;
-  const height = (box.clientHeight || 800) / zoom;
-  const left = box.scrollLeft / zoom;
-  const top = box.scrollTop / zoom;
-  return { left, top, right: left + width, bottom: top + height };
 }
 function contains(outer, inner) {
   return inner.left >= outer.left && inner.right <= outer.right && inner.top >= outer.top && inner.bottom <= outer.bottom;
@@ -2214,6 +1546,7 @@ function placeRings(view) {
     ring.setAttribute("visibility", at ? "visible" : "hidden");
     if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
   }
+  placePausedMarker(view);
   for (const old of view.svg.querySelectorAll(".dd-mark[aria-current]")) old.removeAttribute("aria-current");
   const mark = view.selected ? markElement(view, view.selected) : null;
   if (mark) mark.setAttribute("aria-current", "true");
@@ -2254,109 +1587,14 @@ function scrollToCheckpoint(view, id) {
   }
   drawMarks(view);
 }
-function targetOf(view, event) {
-  const el = (
-    /** @type {Element | null} */
-    event.target && /** @type {any} */
-    event.target.closest ? event.target : null
-  );
-  const mark = el ? el.closest(".dd-mark") : null;
-  if (mark) return { id: mark.getAttribute("data-id") || "", run: null };
-  const runMark = el ? el.closest(".dd-run") : null;
-  const layout = view.layout;
-  if (runMark && layout) {
-    const id = runMark.getAttribute("data-run") || "";
-    return { id: "", run: layout.items.find((item) => item.id === id) || null };
-  }
-  if (el && el.classList && el.classList.contains("dd-dot") && layout && view.svg) {
-    const box = view.svg.getBoundingClientRect();
-    const mouse = (
-      /** @type {MouseEvent} */
-      event
-    );
-    const zoom = view.nav.zoom;
-    const item = itemAt(
-      layout,
-      (mouse.clientX - box.left) / zoom,
-      (mouse.clientY - box.top) / zoom,
-      8 / zoom
-    );
-    if (item) return item.kind === "run" ? { id: "", run: item } : { id: item.id, run: null };
-  }
-  return { id: "", run: null };
-}
-function onDagClick(view, event) {
-  if (view.nav.dragged) {
-    view.nav.dragged = false;
-    return;
-  }
-  const { id, run } = targetOf(view, event);
-  if (run && view.layout) {
-    view.nav.expanded.push(runRange(view.layout, run));
-    relayout(view, run.node.id);
-    return;
-  }
-  if (!id) return;
-  if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
-  else selectCheckpoint(view, id);
-}
-function findCheckpoints(nodes, query, layout) {
-  const q = query.trim();
-  if (!q) return [];
-  const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
-  const word = q.toLowerCase().replace(/s$/, "");
-  let test;
-  if (step) test = (node) => node.step === Number(step[1]);
-  else if (q === "*") test = () => true;
-  else if (FILTERS[word]) test = FILTERS[word];
-  else if (word === "input" || word === "loop") test = (node) => node.source === word;
-  else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
-  const found = nodes.filter(test);
-  if (layout) {
-    const depth = (node) => layout.depthOf.get(node.id) || 0;
-    const row = (node) => layout.itemOf.get(node.id)?.row || 0;
-    found.sort((a, b) => depth(a) - depth(b) || row(a) - row(b));
-  } else found.sort((a, b) => a.depth - b.depth || a.lane - b.lane);
-  return found.map((node) => node.id);
-}
-function onFindKey(view, event) {
-  if (event.key !== "Enter") return;
-  event.preventDefault();
-  stepMatch(view, event.shiftKey ? -1 : 1);
-}
-function onDagKey(view, event) {
-  if (!view.layout || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (keyZoom(view, event.key)) {
-    event.preventDefault();
-    return;
-  }
-  if (event.key === "n" || event.key === "N" || event.key === "p") {
-    event.preventDefault();
-    stepMatch(view, event.key === "n" ? 1 : -1);
-    return;
-  }
-  let next = "";
-  if (event.key === "End") next = view.layout.latest;
-  else if (event.key === "Home") {
-    const first = view.layout.rowNodes[0];
-    next = first && first.length ? first[0].id : "";
-  } else if (event.key.startsWith("Arrow")) next = neighbour(view.layout, view.selected, event.key);
-  else return;
-  event.preventDefault();
-  goTo(view, next);
-}
-function goTo(view, id) {
-  if (!id || id === view.selected) return;
-  selectCheckpoint(view, id);
-  scrollToCheckpoint(view, id);
-}
 function showTooltip(view, target) {
   const id = markIdOf(target);
-  const node = id && view.layout ? view.layout.byId.get(id) : void 0;
-  if (!node) return hideTooltip(view);
+  const layout = view.layout;
+  const node = id && layout ? layout.byId.get(id) : void 0;
+  if (!node || !layout) return hideTooltip(view);
   const at = (
     /** @type {{x: number, y: number}} */
-    view.layout.pos.get(id)
+    layout.pos.get(id)
   );
   const zoom = view.nav.zoom;
   const tip = view.parts.tooltip;
@@ -2373,7 +1611,7 @@ function showTooltip(view, target) {
   tip.textContent = lines.join("\n");
   tip.hidden = false;
   const box = view.parts.dagScroll;
-  const { radius } = view.layout.geometry;
+  const { radius } = layout.geometry;
   const below = (at.y + radius) * zoom + 4;
   const fitsBelow = !box.clientHeight || below + tip.offsetHeight <= box.scrollTop + box.clientHeight;
   tip.style.left = `${(at.x + radius) * zoom + 8}px`;
@@ -2390,6 +1628,101 @@ function markIdOf(target) {
   );
   const mark = el ? el.closest(".dd-mark") : null;
   return mark ? mark.getAttribute("data-id") || "" : "";
+}
+function showSelected(view, id, scroll = true) {
+  if (view.selected === id) return;
+  view.selected = id;
+  placeRings(view);
+  if (id && scroll) scrollToCheckpoint(view, id);
+}
+function placePausedMarker(view) {
+  const marker = view.svg && view.svg.querySelector(".dd-paused-marker");
+  if (!marker || !view.layout) return;
+  const paused = pausedAt(view);
+  const at = paused ? placeOf(view.layout, paused.id) : void 0;
+  marker.setAttribute("visibility", paused && at ? "visible" : "hidden");
+  if (!paused || !at) return;
+  const text = `paused ${paused.when} ${paused.nodes.join(", ")}`;
+  const label = (
+    /** @type {SVGTextElement} */
+    marker.querySelector("text")
+  );
+  label.textContent = text;
+  const rect = (
+    /** @type {SVGRectElement} */
+    marker.querySelector("rect")
+  );
+  rect.setAttribute("width", String(Math.round(text.length * 6.4 + 26)));
+  marker.setAttribute("transform", `translate(${at.x} ${at.y})`);
+}
+
+// js/src/json-tree.js
+function drawJson(view, value, openDepth, depth = 0) {
+  const h = hyperscript(view.doc);
+  if (value === null || value === void 0) return h("span", { class: "dd-json dd-json-null" }, "null");
+  if (typeof value === "string") return h("span", { class: "dd-json dd-json-string" }, JSON.stringify(value));
+  if (typeof value === "number") return h("span", { class: "dd-json dd-json-number" }, String(value));
+  if (typeof value === "boolean") return h("span", { class: "dd-json dd-json-boolean" }, String(value));
+  const isArray = Array.isArray(value);
+  const size = isArray ? value.length : Object.keys(value).length;
+  if (!size) return h("span", { class: "dd-json" }, isArray ? "[]" : "{}");
+  const tree = (
+    /** @type {HTMLDetailsElement} */
+    h(
+      "details",
+      { class: "dd-json dd-json-tree" },
+      h("summary", {}, isArray ? `[${plural(size, "item")}]` : objectSummary(value))
+    )
+  );
+  tree.dataset.depth = String(depth);
+  tree.dataset.openDepth = String(openDepth);
+  if (depth < openDepth) {
+    tree.open = true;
+    fillJson(view, tree, value);
+  } else {
+    view.lazyJson.set(tree, value);
+  }
+  return tree;
+}
+function fillJson(view, tree, value) {
+  const h = hyperscript(view.doc);
+  const entries = Array.isArray(value) ? value.map((item, i) => [i, item]) : Object.entries(value);
+  const depth = Number(tree.dataset.depth);
+  const openDepth = Number(tree.dataset.openDepth);
+  for (const [key, item] of entries.slice(0, JSON_ROW_LIMIT)) {
+    tree.append(
+      h(
+        "div",
+        { class: "dd-json-row" },
+        h("span", { class: "dd-json-key" }, `${key}: `),
+        drawJson(view, item, openDepth, depth + 1)
+      )
+    );
+  }
+  if (entries.length > JSON_ROW_LIMIT) {
+    tree.append(h("div", { class: "dd-json-row dd-muted" }, `… ${entries.length - JSON_ROW_LIMIT} more`));
+  }
+}
+function fillLazyJson(view, target) {
+  const tree = (
+    /** @type {HTMLDetailsElement} */
+    target
+  );
+  if (!tree || !tree.open || !view.lazyJson.has(tree)) return;
+  const value = view.lazyJson.get(tree);
+  view.lazyJson.delete(tree);
+  fillJson(view, tree, value);
+}
+function objectSummary(value) {
+  const name = value[TYPE_KEY];
+  if (typeof name !== "string") return `{${previewKeys(value)}}`;
+  const fields = Object.fromEntries(Object.entries(value).filter(([key]) => key !== TYPE_KEY));
+  return `${name} {${previewKeys(fields)}}`;
+}
+function previewKeys(value) {
+  const keys = Object.keys(value);
+  const shown = keys.slice(0, 3).join(", ");
+  return keys.length > 3 ? `${shown}, … ${keys.length - 3} more` : shown;
 }
 
 // js/src/run-form.js
@@ -2831,6 +2164,685 @@ function choose(view, id) {
   );
 }
 
+// js/src/diff-view.js
+function diffRows(h, entries) {
+  const json = (value, shown) => h("pre", { class: "dd-json-text" }, shown ? compactJson(value) : "");
+  const rows = [];
+  for (const entry of entries) {
+    const changes = Array.isArray(entry.changes) ? entry.changes : [];
+    const onlyItself = changes.length === 1 && changes[0].path === entry.channel && !changes[0].lines;
+    rows.push(
+      h(
+        "tr",
+        { class: `dd-change-${entry.change} dd-diff-channel`, "data-channel": entry.channel },
+        cell(h, entry.channel, "dd-channel"),
+        cell(h, h("span", { class: `dd-pill dd-change-${entry.change}` }, entry.change)),
+        onlyItself || !changes.length ? cell(h, json(entry.old, entry.change !== "added")) : cell(h, ""),
+        onlyItself || !changes.length ? cell(h, json(entry.new, entry.change !== "removed")) : cell(h, plural(changes.length + (entry.more || 0), "changed path"), "dd-muted")
+      )
+    );
+    if (onlyItself) continue;
+    for (const change of changes) {
+      const value = change.lines ? [h("td", { colspan: "2" }, lineDiff(h, change.lines))] : [
+        cell(h, json(change.old, change.change !== "added")),
+        cell(h, json(change.new, change.change !== "removed"))
+      ];
+      rows.push(
+        h(
+          "tr",
+          { class: `dd-change-${change.change} dd-diff-path`, "data-path": change.path },
+          cell(h, change.path, "dd-path"),
+          cell(h, h("span", { class: `dd-pill dd-change-${change.change}` }, change.change)),
+          ...value
+        )
+      );
+    }
+    if (entry.more) {
+      rows.push(
+        h(
+          "tr",
+          { class: "dd-diff-more" },
+          h(
+            "td",
+            { colspan: "4", class: "dd-muted" },
+            `… ${plural(entry.more, "more changed path")}, left out to keep the diff light: open the checkpoints to see them`
+          )
+        )
+      );
+    }
+  }
+  return rows;
+}
+function lineDiff(h, lines) {
+  return h(
+    "pre",
+    { class: "dd-line-diff" },
+    ...lines.map((line) => {
+      const kind = line.startsWith("+") ? "add" : line.startsWith("-") ? "del" : line.startsWith("@@") ? "hunk" : "ctx";
+      return h("span", { class: `dd-line dd-line-${kind}` }, `${line}
+`);
+    })
+  );
+}
+
+// js/src/conversation.js
+var ROLE_OF_TYPE = (
+  /** @type {Record<string, string>} */
+  {
+    human: "user",
+    ai: "assistant",
+    system: "system",
+    tool: "tool",
+    function: "tool",
+    chat: "chat",
+    remove: "removed"
+  }
+);
+function messageRole(item) {
+  if (!item || typeof item !== "object" || Array.isArray(item) || !("content" in item)) return "";
+  if (typeof item.role === "string" && item.role) return item.role;
+  if (typeof item.type === "string") {
+    const type = item.type.replace(/MessageChunk$|Message$/, "").toLowerCase();
+    return ROLE_OF_TYPE[type] || "";
+  }
+  return "";
+}
+function isConversation(value) {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => messageRole(item) !== "");
+}
+function contentText(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content))
+    return content.map(
+      (part) => typeof part === "string" ? part : part && typeof part.text === "string" ? part.text : `[${part && part.type || "part"}]`
+    ).join("\n");
+  return oneLine(content);
+}
+function oneLine(value) {
+  const text = JSON.stringify(value) ?? "null";
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+function drawConversation(h, messages) {
+  return h(
+    "ol",
+    { class: "dd-conversation" },
+    ...messages.map((message) => {
+      const role = messageRole(message);
+      const calls = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+      const text = contentText(message.content);
+      const name = typeof message.name === "string" && message.name ? ` (${message.name})` : "";
+      const answers = typeof message.tool_call_id === "string" && message.tool_call_id ? h("span", { class: "dd-muted dd-answers" }, ` answers ${message.tool_call_id}`) : "";
+      return h(
+        "li",
+        { class: `dd-message dd-role-${role.replace(/[^a-z]/gi, "")}`, "data-role": role },
+        h("div", { class: "dd-message-role" }, `${role}${name}`, answers),
+        text ? h("div", { class: "dd-message-content" }, text) : "",
+        ...calls.map(
+          (call) => h(
+            "div",
+            { class: "dd-tool-call" },
+            "→ ",
+            h("code", {}, `${call && call.name || "tool"}(${oneLine(call && call.args || {})})`),
+            call && call.id ? h("span", { class: "dd-muted" }, ` ${call.id}`) : ""
+          )
+        )
+      );
+    })
+  );
+}
+
+// js/src/subgraph.js
+function drawSubgraphSections(view, detail) {
+  if (isReadonly(view)) return [];
+  const h = hyperscript(view.doc);
+  const here = view.model.get("_selected_ns") || "";
+  const list = h("div", { class: "dd-subgraph-list" }, h("span", { class: "dd-muted" }, "reading…"));
+  const sections = [];
+  if (here) {
+    const back = h(
+      "button",
+      { type: "button", class: "dd-subgraph-up", "data-action": "subgraph-up", "data-ns": here },
+      "↑ the task's checkpoint"
+    );
+    const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
+    const node = (here.split("|").pop() || "").split(":")[0];
+    const own = subgraphItem(h, here, node);
+    sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
+    toggleSubgraph(
+      view,
+      /** @type {Element} */
+      own.querySelector(".dd-subgraph-toggle")
+    );
+  }
+  sections.push(section(h, "Subgraphs run here", "dd-subgraphs", list));
+  view.requests.request("subgraphs").then(
+    (reply) => fillSubgraphs(view, list, detail.id, here, reply.namespaces || []),
+    (error) => list.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
+  );
+  return sections;
+}
+function fillSubgraphs(view, list, id, here, namespaces) {
+  const h = hyperscript(view.doc);
+  const mine = namespaces.filter((ns) => ns.enclosing === here && ns.parent === id);
+  if (!mine.length) {
+    list.replaceChildren(h("span", { class: "dd-empty" }, "no task of this checkpoint ran a subgraph"));
+    return;
+  }
+  const taskRows = /* @__PURE__ */ new Map();
+  for (const row of view.parts.detail.querySelectorAll(".dd-task[data-task-id]"))
+    taskRows.set(row.getAttribute("data-task-id") || "", row);
+  const loose = [];
+  for (const ns of mine) {
+    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
+    const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
+    const row = taskRows.get(task);
+    if (row) row.append(item);
+    else loose.push(item);
+  }
+  list.replaceChildren(
+    ...loose.length ? loose : [h("span", { class: "dd-empty" }, "shown under their tasks above")]
+  );
+}
+function subgraphItem(h, namespace, node) {
+  return h(
+    "div",
+    { class: "dd-subgraph", title: namespace },
+    h("span", { class: "dd-subhead" }, "subgraph "),
+    h(
+      "button",
+      {
+        type: "button",
+        class: "dd-subgraph-toggle",
+        "data-action": "subgraph-toggle",
+        "aria-expanded": "false",
+        "data-ns": namespace,
+        "data-node": node
+      },
+      `▸ ${node}`
+    ),
+    h("div", { class: "dd-subgraph-tree", hidden: "" })
+  );
+}
+function toggleSubgraph(view, toggle) {
+  const h = hyperscript(view.doc);
+  const tree = (
+    /** @type {HTMLElement | null} */
+    toggle.parentElement?.querySelector(".dd-subgraph-tree")
+  );
+  if (!tree) return;
+  const namespace = toggle.getAttribute("data-ns") || "";
+  const node = toggle.getAttribute("data-node") || "";
+  const open = toggle.getAttribute("aria-expanded") === "true";
+  toggle.setAttribute("aria-expanded", open ? "false" : "true");
+  toggle.textContent = `${open ? "▸" : "▾"} ${node}`;
+  tree.hidden = open;
+  if (open) return;
+  tree.replaceChildren(h("span", { class: "dd-muted" }, "reading…"));
+  view.requests.request("subgraph", { checkpoint_ns: namespace }).then(
+    (reply) => tree.replaceChildren(drawSubgraphTree(view, namespace, reply.dag.nodes || [])),
+    (error) => tree.replaceChildren(h("span", { class: "dd-error-inline" }, error.message))
+  );
+}
+function drawSubgraphTree(view, namespace, nodes) {
+  const h = hyperscript(view.doc);
+  const ids = new Set(nodes.map((node) => node.id));
+  const children = /* @__PURE__ */ new Map();
+  for (const node of [...nodes].sort((a, b) => a.id < b.id ? -1 : 1)) {
+    const parent = node.parent && ids.has(node.parent) ? node.parent : "";
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent)?.push(node);
+  }
+  const branch = (parent) => h(
+    "ul",
+    { class: "dd-subgraph-branch" },
+    ...(children.get(parent) || []).map((node) => {
+      const next = node.next && node.next.length ? node.next.join(", ") : "end";
+      return h(
+        "li",
+        {},
+        h(
+          "button",
+          {
+            type: "button",
+            class: "dd-subgraph-checkpoint",
+            "data-action": "subgraph-select",
+            "data-checkpoint": node.id,
+            "data-ns": namespace,
+            title: node.id
+          },
+          `step ${node.step} · next: ${next}`
+        ),
+        children.has(node.id) ? branch(node.id) : ""
+      );
+    })
+  );
+  return branch("");
+}
+
+// js/src/detail.js
+function drawDetail(view, detail, force = false) {
+  const box = view.parts.detail;
+  const drawn = box.childElementCount > 0;
+  if (!force && drawn && detail === view.detail) return;
+  const key = detail ? JSON.stringify(detail) : "";
+  if (!force && drawn && key === view.detailKey) return;
+  view.detail = detail || null;
+  view.detailKey = key;
+  view.editors.clear();
+  view.editBoxes.clear();
+  view.editModes.clear();
+  view.fullValues = /* @__PURE__ */ new Map();
+  const h = hyperscript(view.doc);
+  if (!detail) {
+    box.replaceChildren(
+      h(
+        "p",
+        { class: "dd-empty" },
+        "Click a checkpoint to see its state. Shift-click another to diff the two."
+      )
+    );
+    return;
+  }
+  if (detail.id && detail.id !== view.selected && view.layout?.byId.has(detail.id))
+    showSelected(view, detail.id);
+  const readonly = isReadonly(view);
+  box.replaceChildren(
+    drawDetailHeader(view, detail, readonly),
+    section(h, "State", "dd-state", drawValues(view, detail, readonly)),
+    section(
+      h,
+      "Next",
+      "dd-next",
+      detail.next && detail.next.length ? h("ul", { class: "dd-inline-list" }, ...detail.next.map((name) => h("li", {}, h("code", {}, name)))) : h("span", { class: "dd-empty" }, "nothing: the run ends here")
+    ),
+    ...detail.findings && detail.findings.length ? [section(h, "Findings", "dd-findings", drawFindings(view, detail.findings))] : [],
+    ...detail.interrupts && detail.interrupts.length ? [section(h, "Interrupts", "dd-interrupts", drawInterrupts(view, detail.interrupts, readonly))] : [],
+    section(h, "Blob versions", "dd-blobs", drawBlobs(view, detail.blobs || [])),
+    section(
+      h,
+      "Tasks and pending writes",
+      "dd-tasks",
+      drawTasks(view, detail.tasks || [], detail.writes || [])
+    ),
+    ...drawSubgraphSections(view, detail),
+    section(
+      h,
+      "Metadata",
+      "dd-metadata",
+      drawJson(view, detail.metadata || {}, 1),
+      h("div", { class: "dd-subhead" }, "config"),
+      drawJson(view, detail.config || {}, 0)
+    )
+  );
+}
+function drawDetailHeader(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const header = h(
+    "header",
+    { class: "dd-detail-head", "data-id": detail.id },
+    h(
+      "div",
+      { class: "dd-detail-title" },
+      h("span", { class: `dd-pill dd-src-${detail.source}` }, detail.source),
+      h("strong", {}, `step ${detail.step}`),
+      h("code", { class: "dd-id", title: "checkpoint id" }, detail.id)
+    ),
+    h(
+      "div",
+      { class: "dd-detail-sub" },
+      detail.created_at || "",
+      detail.parent ? h("span", {}, " · parent ", h("code", { title: detail.parent }, `…${shortId(detail.parent)}`)) : ""
+    )
+  );
+  if (!readonly) {
+    header.append(
+      h(
+        "div",
+        { class: "dd-actions" },
+        h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
+        h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true })
+      )
+    );
+  }
+  return header;
+}
+function drawValues(view, detail, readonly) {
+  const h = hyperscript(view.doc);
+  const values = detail.values || {};
+  const reducers = detail.reducers || {};
+  const editable = readonly ? [] : detail.editable || [];
+  const channels = [.../* @__PURE__ */ new Set([...Object.keys(values), ...editable])];
+  const rows = channels.map((channel) => {
+    const has = Object.prototype.hasOwnProperty.call(values, channel);
+    return h(
+      "div",
+      { class: "dd-channel-row", "data-channel": channel },
+      h(
+        "div",
+        { class: "dd-channel-head" },
+        nameInto(h("span", { class: "dd-channel" }), channel),
+        reducers[channel] ? h(
+          "span",
+          {
+            class: "dd-reducer",
+            title: "an edit goes through this reducer unless you replace the value"
+          },
+          `reducer: ${reducers[channel]}`
+        ) : "",
+        (detail.clipped || []).includes(channel) ? h(
+          "span",
+          { class: "dd-clipped" },
+          h("span", { class: "dd-muted" }, "shown in part "),
+          readonly ? "" : h(
+            "button",
+            {
+              class: "dd-button dd-small",
+              type: "button",
+              "data-action": "show-all",
+              "data-channel": channel
+            },
+            "Show all"
+          )
+        ) : "",
+        editable.includes(channel) ? h(
+          "button",
+          { class: "dd-button dd-small", type: "button", "data-action": "edit", "data-channel": channel },
+          "Edit"
+        ) : ""
+      ),
+      has ? drawChannelValue(view, values[channel]) : h("span", { class: "dd-empty" }, "(not set)")
+    );
+  });
+  const list = h(
+    "div",
+    { class: "dd-values" },
+    ...rows.length ? rows : [h("span", { class: "dd-empty" }, "(empty state)")]
+  );
+  if (readonly || !editable.length) return list;
+  const asNode = h(
+    "select",
+    { class: "dd-as-node", "aria-label": "as node" },
+    h("option", { value: "" }, "(no node)"),
+    ...(detail.nodes || []).map((name) => h("option", { value: name }, name))
+  );
+  return h(
+    "div",
+    {},
+    list,
+    h(
+      "div",
+      { class: "dd-fork-bar" },
+      h("label", {}, "as node ", asNode),
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
+      h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true })
+    )
+  );
+}
+function drawChannelValue(view, value) {
+  if (!isConversation(value)) return drawJson(view, value, 2);
+  const h = hyperscript(view.doc);
+  return h(
+    "div",
+    { class: "dd-chat" },
+    drawConversation(h, value),
+    h("details", { class: "dd-raw" }, h("summary", {}, "raw value"), drawJson(view, value, 2))
+  );
+}
+function drawFindings(view, findings) {
+  const h = hyperscript(view.doc);
+  return h(
+    "ul",
+    { class: "dd-finding-list" },
+    ...findings.map(
+      (item) => h(
+        "li",
+        { class: "dd-finding", "data-code": item.code },
+        h("code", { class: "dd-finding-code" }, item.code),
+        item.node ? h("span", { class: "dd-muted" }, ` node ${item.node}`) : "",
+        item.key ? h("span", { class: "dd-muted" }, ` key ${item.key}`) : "",
+        h("div", { class: "dd-finding-message" }, item.message)
+      )
+    )
+  );
+}
+function drawInterrupts(view, interrupts, readonly) {
+  const h = hyperscript(view.doc);
+  const items = interrupts.map(
+    (item) => h(
+      "div",
+      { class: "dd-interrupt", "data-interrupt-id": item.id },
+      h(
+        "div",
+        { class: "dd-interrupt-head" },
+        h("code", { class: "dd-interrupt-id" }, item.id),
+        item.node ? h("span", { class: "dd-muted" }, ` in ${item.node}`) : ""
+      ),
+      drawJson(view, item.value, 2),
+      readonly ? "" : h("textarea", {
+        class: "dd-answer",
+        rows: "2",
+        spellcheck: "false",
+        "data-interrupt-id": item.id,
+        placeholder: 'answer as JSON, e.g. "yes" or {"approved": true}',
+        "aria-label": `answer to interrupt ${item.id}`
+      })
+    )
+  );
+  if (readonly) return h("div", {}, ...items);
+  return h(
+    "div",
+    {},
+    ...items,
+    h(
+      "div",
+      { class: "dd-resume-bar" },
+      h("button", { class: "dd-button dd-primary", type: "button", "data-action": "resume" }, "Resume"),
+      h("span", { class: "dd-inline-error dd-resume-error", role: "alert", hidden: true })
+    )
+  );
+}
+function drawBlobs(view, blobs) {
+  const h = hyperscript(view.doc);
+  if (!blobs.length) return h("span", { class: "dd-empty" }, "no channel has a version yet");
+  const fresh = blobs.filter((blob) => blob.status === "new").length;
+  const rows = blobs.map(
+    (blob) => h(
+      "tr",
+      { class: `dd-blob-${blob.status}`, "data-channel": blob.channel },
+      cell(h, blob.channel, "dd-channel"),
+      cell(h, h("code", { title: String(blob.version) }, formatVersion(blob.version))),
+      cell(
+        h,
+        h(
+          "span",
+          { class: `dd-pill dd-blob-${blob.status}` },
+          blob.status === "new" ? "new here" : "shared with parent"
+        )
+      ),
+      cell(h, formatBytes(blob.size), "dd-num")
+    )
+  );
+  return h(
+    "div",
+    {},
+    table(h, "dd-blob-table", ["channel", "version", "blob", "size"], rows),
+    h(
+      "p",
+      { class: "dd-muted dd-blob-summary" },
+      `${fresh} of ${plural(blobs.length, "blob")} written at this checkpoint`
+    )
+  );
+}
+function drawTasks(view, tasks, writes) {
+  const h = hyperscript(view.doc);
+  const byTask = /* @__PURE__ */ new Map();
+  for (const write of writes) {
+    const list = byTask.get(write.task_id);
+    if (list) list.push(write);
+    else byTask.set(write.task_id, [write]);
+  }
+  const known = new Set(tasks.map((task) => task.id));
+  const orphans = [...byTask.keys()].filter((id) => !known.has(id));
+  if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
+  const writesTable = (list) => list && list.length ? table(
+    h,
+    "dd-writes-table",
+    null,
+    list.map(
+      (write) => h(
+        "tr",
+        { "data-channel": write.channel },
+        cell(h, write.channel, "dd-channel"),
+        cell(h, drawJson(view, write.value, 0))
+      )
+    )
+  ) : h("div", { class: "dd-muted" }, "no pending writes");
+  const items = tasks.map(
+    (task) => h(
+      "div",
+      { class: `dd-task${task.error ? " dd-task-error" : ""}`, "data-task-id": task.id },
+      h(
+        "div",
+        { class: "dd-task-head" },
+        h("strong", {}, task.name),
+        h("code", { class: "dd-muted", title: task.id }, ` …${shortId(task.id)}`),
+        task.interrupts && task.interrupts.length ? h("span", { class: "dd-pill dd-pill-interrupt" }, plural(task.interrupts.length, "interrupt")) : "",
+        task.error || task.failure ? h("span", { class: "dd-pill dd-pill-error" }, task.failure || "error") : ""
+      ),
+      task.error ? h("pre", { class: "dd-task-error-text" }, task.error) : "",
+      task.result != null ? h("div", {}, h("span", { class: "dd-subhead" }, "result "), drawJson(view, task.result, 0)) : "",
+      writesTable(byTask.get(task.id))
+    )
+  );
+  for (const id of orphans) {
+    items.push(
+      h(
+        "div",
+        { class: "dd-task", "data-task-id": id },
+        h(
+          "div",
+          { class: "dd-task-head" },
+          h("strong", {}, byTask.get(id)?.[0]?.node || "task"),
+          h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`)
+        ),
+        writesTable(byTask.get(id))
+      )
+    );
+  }
+  return h("div", { class: "dd-task-list" }, ...items);
+}
+
+// js/src/select.js
+function selectCheckpoint(view, id, namespace) {
+  view.diffTarget = "";
+  showSelected(view, id, false);
+  const ticket = ++view.selectTicket;
+  view.selecting = id;
+  view.parts.detail.classList.add("dd-loading");
+  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
+  view.requests.request("select", { checkpoint_id: id, ...where }).then(
+    () => {
+      if (ticket !== view.selectTicket) return;
+      view.selecting = "";
+      view.parts.detail.classList.remove("dd-loading");
+      clearRequestError(view);
+      drawDetail(view, view.model.get("_detail"));
+    },
+    (error) => {
+      if (ticket !== view.selectTicket) return;
+      view.selecting = "";
+      view.parts.detail.classList.remove("dd-loading");
+      showRequestError(view, error);
+    }
+  );
+}
+function requestDiff(view, a, b, namespace) {
+  view.diffTarget = b;
+  placeRings(view);
+  const ticket = ++view.diffTicket;
+  const where = namespace === void 0 ? {} : { checkpoint_ns: namespace };
+  view.requests.request("diff", { a, b, ...where }).then(
+    (entries) => ticket === view.diffTicket && drawDiff(view, a, b, entries),
+    (error) => ticket === view.diffTicket && drawDiff(view, a, b, null, error)
+  );
+}
+function diffValues(a, b) {
+  const before = a || {};
+  const after = b || {};
+  const channels = [.../* @__PURE__ */ new Set([...Object.keys(before), ...Object.keys(after)])].sort();
+  const entries = [];
+  for (const channel of channels) {
+    const inA = Object.prototype.hasOwnProperty.call(before, channel);
+    const inB = Object.prototype.hasOwnProperty.call(after, channel);
+    if (inA && !inB) entries.push({ channel, change: "removed", old: before[channel], new: null });
+    else if (!inA && inB) entries.push({ channel, change: "added", old: null, new: after[channel] });
+    else if (!sameJson(before[channel], after[channel])) {
+      entries.push({ channel, change: "changed", old: before[channel], new: after[channel] });
+    }
+  }
+  return entries;
+}
+function sameJson(x, y) {
+  if (x === y) return true;
+  if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
+  if (Array.isArray(x) !== Array.isArray(y)) return false;
+  const kx = Object.keys(x);
+  const ky = Object.keys(y);
+  if (kx.length !== ky.length) return false;
+  return kx.every((k) => Object.prototype.hasOwnProperty.call(y, k) && sameJson(x[k], y[k]));
+}
+function drawDiff(view, a, b, entries, error) {
+  const h = hyperscript(view.doc);
+  const box = view.parts.diff;
+  box.hidden = false;
+  const title = h(
+    "div",
+    { class: "dd-panel-head" },
+    h(
+      "h4",
+      {},
+      "Diff ",
+      h("code", { title: a }, `…${shortId(a)}`),
+      " → ",
+      h("code", { title: b }, `…${shortId(b)}`)
+    ),
+    h("button", { class: "dd-button dd-small", type: "button", "data-action": "close-diff" }, "Close")
+  );
+  if (error) {
+    box.replaceChildren(title, h("p", { class: "dd-inline-error", role: "alert" }, error.message));
+    return;
+  }
+  if (!entries || !entries.length) {
+    box.replaceChildren(title, h("p", { class: "dd-empty" }, "No channel changed."));
+    return;
+  }
+  const rows = diffRows(h, entries);
+  box.replaceChildren(title, table(h, "dd-diff-table", ["channel / path", "change", "old", "new"], rows));
+}
+function selectInSubgraph(view, button, event) {
+  const id = button.getAttribute("data-checkpoint") || "";
+  const namespace = button.getAttribute("data-ns") || "";
+  const selected = view.model.get("_selected");
+  if (event.shiftKey && selected && selected !== id && view.model.get("_selected_ns") === namespace)
+    requestDiff(view, selected, id, namespace);
+  else selectCheckpoint(view, id, namespace);
+}
+function upFromSubgraph(view, namespace) {
+  view.requests.request("subgraphs").then(
+    (reply) => {
+      const listed = reply.namespaces || [];
+      const found = listed.find((ns) => ns.checkpoint_ns === namespace);
+      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
+    },
+    (error) => showRequestError(view, error)
+  );
+}
+function goTo(view, id) {
+  if (!id || id === view.selected) return;
+  selectCheckpoint(view, id);
+  scrollToCheckpoint(view, id);
+}
+
 // js/src/actions.js
 function onAction(view, event) {
   const target = (
@@ -3087,14 +3099,303 @@ function closeDiff(view) {
   view.diffTarget = "";
   placeRings(view);
 }
-function showRequestError(view, error) {
-  view.requestError = error.message;
-  drawStatus(view);
+
+// js/src/navigate.js
+function createNav() {
+  return {
+    zoom: 1,
+    opened: false,
+    collapse: true,
+    revealed: /* @__PURE__ */ new Set(),
+    expanded: [],
+    filters: /* @__PURE__ */ new Set(),
+    matches: null,
+    matchSet: null,
+    matchRuns: /* @__PURE__ */ new Set(),
+    query: "",
+    drag: null,
+    dragged: false,
+    overviewDrag: false,
+    matchLayout: null,
+    thread: "",
+    overviewWidth: 1e3,
+    countedDag: null
+  };
 }
-function clearRequestError(view) {
-  if (!view.requestError) return;
-  view.requestError = "";
-  drawStatus(view);
+function navParts(h, doc) {
+  const button = (nav2, label, title, extra = {}) => h(
+    "button",
+    { class: "dd-button dd-small dd-nav-button", type: "button", "data-nav": nav2, title, ...extra },
+    label
+  );
+  const zoomLabel = h("span", { class: "dd-zoom-level dd-muted", "aria-live": "polite" }, "100%");
+  const filter = (kind, label) => h(
+    "button",
+    {
+      class: `dd-button dd-small dd-filter dd-filter-${kind}`,
+      type: "button",
+      "data-nav": "filter",
+      "data-filter": kind,
+      "aria-pressed": "false",
+      title: `Highlight the ${label} and step through them (n / N)`
+    },
+    label,
+    h("span", { class: "dd-filter-count" }, "")
+  );
+  const overview = (
+    /** @type {SVGSVGElement} */
+    doc.createElementNS(SVG_NS, "svg")
+  );
+  overview.setAttribute("class", "dd-overview");
+  overview.setAttribute("preserveAspectRatio", "none");
+  overview.setAttribute("role", "img");
+  overview.setAttribute("aria-label", "Overview of the whole thread; click or drag to move the view");
+  const nav = h(
+    "div",
+    { class: "dd-nav", role: "toolbar", "aria-label": "Zoom, filter and move around the checkpoints" },
+    button("zoom-out", "−", "Zoom out (-)"),
+    zoomLabel,
+    button("zoom-in", "+", "Zoom in (+)"),
+    button("fit", "Fit", "Show the whole thread (0)"),
+    button("latest", "Latest", "Go to the latest checkpoint (End)"),
+    h("span", { class: "dd-nav-sep" }),
+    filter("error", "errors"),
+    filter("interrupt", "interrupts"),
+    filter("fork", "forks"),
+    button("prev", "◀", "Previous match (N)", { "aria-label": "previous match" }),
+    button("next", "▶", "Next match (n)", { "aria-label": "next match" }),
+    h("span", { class: "dd-nav-sep" }),
+    button("collapse", "Expand runs", "Show every checkpoint of the linear runs, or fold them again")
+  );
+  return { nav, zoomLabel, overview };
+}
+function setZoom(view, zoom, at) {
+  const box = view.parts.dagScroll;
+  const old = view.nav.zoom;
+  const point = at || { x: (box.clientWidth || 0) / 2, y: (box.clientHeight || 0) / 2 };
+  const layoutX = (box.scrollLeft + point.x) / old;
+  const layoutY = (box.scrollTop + point.y) / old;
+  setZoomValue(view, zoom);
+  sizeCanvas(view);
+  box.scrollLeft = Math.max(0, layoutX * view.nav.zoom - point.x);
+  box.scrollTop = Math.max(0, layoutY * view.nav.zoom - point.y);
+  view.drawnArea = null;
+  drawMarks(view);
+}
+function keyZoom(view, key) {
+  if (key === "+" || key === "=") setZoom(view, view.nav.zoom * ZOOM.step);
+  else if (key === "-" || key === "_") setZoom(view, view.nav.zoom / ZOOM.step);
+  else if (key === "0") fitAll(view);
+  else if (key === "1") setZoom(view, 1);
+  else return false;
+  return true;
+}
+function fitAll(view) {
+  setZoom(view, 0);
+  const box = view.parts.dagScroll;
+  box.scrollLeft = 0;
+  box.scrollTop = 0;
+  view.drawnArea = null;
+  drawMarks(view);
+}
+function onWheel(view, event) {
+  if (!(event.ctrlKey || event.metaKey) || !view.layout) return;
+  event.preventDefault();
+  const rect = view.parts.dagScroll.getBoundingClientRect();
+  const factor = Math.exp(-Math.max(-300, Math.min(300, event.deltaY)) * 2e-3);
+  setZoom(view, view.nav.zoom * factor, { x: event.clientX - rect.left, y: event.clientY - rect.top });
+}
+function onPanStart(view, event) {
+  if (event.button !== 0) return;
+  const box = view.parts.dagScroll;
+  view.nav.dragged = false;
+  view.nav.drag = {
+    x: event.clientX,
+    y: event.clientY,
+    left: box.scrollLeft,
+    top: box.scrollTop,
+    moved: false
+  };
+}
+function onPanMove(view, event) {
+  const drag = view.nav.drag;
+  if (!drag) return;
+  const dx = event.clientX - drag.x;
+  const dy = event.clientY - drag.y;
+  if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 5) return;
+  if (!drag.moved) {
+    drag.moved = true;
+    view.parts.dagScroll.classList.add("dd-panning");
+    const target = (
+      /** @type {any} */
+      view.parts.dagScroll
+    );
+    if (typeof target.setPointerCapture === "function") {
+      try {
+        target.setPointerCapture(event.pointerId);
+      } catch {
+      }
+    }
+  }
+  const box = view.parts.dagScroll;
+  box.scrollLeft = Math.max(0, drag.left - dx);
+  box.scrollTop = Math.max(0, drag.top - dy);
+}
+function onPanEnd(view) {
+  const drag = view.nav.drag;
+  view.nav.drag = null;
+  if (!drag) return;
+  view.parts.dagScroll.classList.remove("dd-panning");
+  view.nav.dragged = drag.moved;
+}
+function stepMatch(view, direction) {
+  updateMatches(view);
+  const matches = view.nav.matches;
+  if (!matches || !matches.length || !view.layout) return;
+  const at = matches.indexOf(view.selected);
+  let next;
+  if (at >= 0) next = (at + direction + matches.length) % matches.length;
+  else next = direction > 0 ? 0 : matches.length - 1;
+  goTo(view, matches[next]);
+  countLine(view);
+}
+function onNavClick(view, event) {
+  const el = (
+    /** @type {Element | null} */
+    event.target
+  );
+  const button = el && el.closest ? el.closest("[data-nav]") : null;
+  if (!button || !view.layout) return;
+  const what = button.getAttribute("data-nav");
+  if (what === "zoom-in") setZoom(view, view.nav.zoom * ZOOM.step);
+  else if (what === "zoom-out") setZoom(view, view.nav.zoom / ZOOM.step);
+  else if (what === "fit") fitAll(view);
+  else if (what === "latest") goTo(view, view.layout.latest);
+  else if (what === "next" || what === "prev") stepMatch(view, what === "next" ? 1 : -1);
+  else if (what === "filter") {
+    const kind = button.getAttribute("data-filter") || "";
+    if (view.nav.filters.has(kind)) view.nav.filters.delete(kind);
+    else view.nav.filters.add(kind);
+    updateMatches(view);
+  } else if (what === "collapse") {
+    view.nav.collapse = !view.nav.collapse;
+    view.nav.expanded = [];
+    button.textContent = view.nav.collapse ? "Expand runs" : "Collapse runs";
+    relayout(view);
+  }
+}
+function onOverviewPointer(view, event) {
+  if (event.type === "pointerdown") {
+    if (event.button !== 0) return;
+    view.nav.overviewDrag = true;
+    const target = (
+      /** @type {any} */
+      view.parts.overview
+    );
+    if (typeof target.setPointerCapture === "function") {
+      try {
+        target.setPointerCapture(event.pointerId);
+      } catch {
+      }
+    }
+  } else if (event.type === "pointerup" || event.type === "pointercancel") {
+    view.nav.overviewDrag = false;
+    return;
+  } else if (!view.nav.overviewDrag) return;
+  const layout = view.layout;
+  if (!layout) return;
+  event.preventDefault();
+  const rect = view.parts.overview.getBoundingClientRect();
+  if (!rect.width || !rect.height) return;
+  const { pad } = layout.geometry;
+  const x = pad + (event.clientX - rect.left - 4) / Math.max(1, rect.width - 8) * (layout.width - 2 * pad);
+  const y = pad + (event.clientY - rect.top - 4) / Math.max(1, rect.height - 8) * (layout.height - 2 * pad);
+  const box = view.parts.dagScroll;
+  const zoom = view.nav.zoom;
+  box.scrollLeft = Math.max(0, x * zoom - box.clientWidth / 2);
+  box.scrollTop = Math.max(0, y * zoom - box.clientHeight / 2);
+  view.drawnArea = null;
+  drawMarks(view);
+}
+function updateMatches(view) {
+  if (!refreshMatches(view)) return;
+  view.drawnArea = null;
+  drawMarks(view);
+  drawOverview(view);
+}
+
+// js/src/dag-input.js
+function targetOf(view, event) {
+  const el = (
+    /** @type {Element | null} */
+    event.target && /** @type {any} */
+    event.target.closest ? event.target : null
+  );
+  const mark = el ? el.closest(".dd-mark") : null;
+  if (mark) return { id: mark.getAttribute("data-id") || "", run: null };
+  const runMark = el ? el.closest(".dd-run") : null;
+  const layout = view.layout;
+  if (runMark && layout) {
+    const id = runMark.getAttribute("data-run") || "";
+    return { id: "", run: layout.items.find((item) => item.id === id) || null };
+  }
+  if (el && el.classList && el.classList.contains("dd-dot") && layout && view.svg) {
+    const box = view.svg.getBoundingClientRect();
+    const mouse = (
+      /** @type {MouseEvent} */
+      event
+    );
+    const zoom = view.nav.zoom;
+    const item = itemAt(
+      layout,
+      (mouse.clientX - box.left) / zoom,
+      (mouse.clientY - box.top) / zoom,
+      8 / zoom
+    );
+    if (item) return item.kind === "run" ? { id: "", run: item } : { id: item.id, run: null };
+  }
+  return { id: "", run: null };
+}
+function onDagClick(view, event) {
+  if (view.nav.dragged) {
+    view.nav.dragged = false;
+    return;
+  }
+  const { id, run } = targetOf(view, event);
+  if (run && view.layout) {
+    view.nav.expanded.push(runRange(view.layout, run));
+    relayout(view, run.node.id);
+    return;
+  }
+  if (!id) return;
+  if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
+  else selectCheckpoint(view, id);
+}
+function onFindKey(view, event) {
+  if (event.key !== "Enter") return;
+  event.preventDefault();
+  stepMatch(view, event.shiftKey ? -1 : 1);
+}
+function onDagKey(view, event) {
+  if (!view.layout || event.ctrlKey || event.metaKey || event.altKey) return;
+  if (keyZoom(view, event.key)) {
+    event.preventDefault();
+    return;
+  }
+  if (event.key === "n" || event.key === "N" || event.key === "p") {
+    event.preventDefault();
+    stepMatch(view, event.key === "n" ? 1 : -1);
+    return;
+  }
+  let next = "";
+  if (event.key === "End") next = view.layout.latest;
+  else if (event.key === "Home") {
+    const first = view.layout.rowNodes[0];
+    next = first && first.length ? first[0].id : "";
+  } else if (event.key.startsWith("Arrow")) next = neighbour(view.layout, view.selected, event.key);
+  else return;
+  event.preventDefault();
+  goTo(view, next);
 }
 
 // js/src/requests.js
@@ -3242,7 +3543,7 @@ function mountHealth(view) {
     );
     const hit = target && target.closest ? target.closest("[data-health-action]") : null;
     const action = hit && hit.getAttribute("data-health-action");
-    if (action === "toggle") show(panel.hidden);
+    if (action === "toggle") show(Boolean(panel.hidden));
     else if (action === "refresh") ask();
     else if (action === "close") show(false);
   };
@@ -3461,8 +3762,9 @@ function createStaticModel(data) {
       emit(`change:${name}`, model, value);
     },
     on(name, fn) {
-      if (!handlers.has(name)) handlers.set(name, /* @__PURE__ */ new Set());
-      handlers.get(name).add(fn);
+      const set = handlers.get(name);
+      if (set) set.add(fn);
+      else handlers.set(name, /* @__PURE__ */ new Set([fn]));
     },
     off(name, fn) {
       if (name == null) handlers.clear();
@@ -3532,7 +3834,7 @@ function createView(model, el) {
     const dag = readDag(model);
     if (dag === dagDrawn) return;
     dagDrawn = dag;
-    drawDag(view);
+    openDag(view);
   };
   watch(view, "change:_dag", redrawDag);
   watch(view, "change:_dag_tail", redrawDag);
@@ -3546,6 +3848,12 @@ function createView(model, el) {
   watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
   for (const name of ["_running", "_status", "_error", "_thread_id"]) {
     watch(view, `change:${name}`, () => drawStatus(view));
+  }
+  for (const name of ["_running", "_breakpoints"]) {
+    watch(view, `change:${name}`, () => {
+      placePausedMarker(view);
+      markTopology(view);
+    });
   }
   watch(view, "change:_readonly", () => drawAll(view));
   listen(view, parts.dagScroll, "click", (event) => onDagClick(
@@ -3669,10 +3977,14 @@ function disposeView(view) {
   view.timers.clear();
   for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
 }
+function openDag(view) {
+  const first = drawDag(view);
+  if (first) selectCheckpoint(view, first);
+}
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
   drawStatus(view);
-  drawDag(view);
+  openDag(view);
   drawDetail(view, view.model.get("_detail") || view.detail, true);
   drawTopology(view, view.model.get("_topology"));
   drawCode(view, view.model.get("_code") || []);

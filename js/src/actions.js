@@ -2,13 +2,14 @@
 // Actions: fork, rerun, resume, stop, copy (one delegated click handler on the root)
 
 import { placeRings } from "./dag.js";
-import { hyperscript, isReadonly, later } from "./helpers.js";
+import { hyperscript, inNamespace, isReadonly, later } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
 import { toggleRunForm } from "./run-form.js";
 import { showPages } from "./value-pages.js";
 import { listThreads } from "./thread-list.js";
-import { copyCode, drawStatus } from "./status.js";
-import { inNamespace, selectInSubgraph, toggleSubgraph, upFromSubgraph } from "./subgraph.js";
+import { selectInSubgraph, upFromSubgraph } from "./select.js";
+import { clearRequestError, copyCode, showRequestError } from "./status.js";
+import { toggleSubgraph } from "./subgraph.js";
 import { WATCH_EVERY_MS } from "./types.js";
 
 /** @typedef {import("./index.js").View} View */
@@ -98,7 +99,7 @@ function drawModeChoice(view, channel, reducer, editor) {
   const name = `${view.uid}-mode-${channel}`;
   const current = editor.value;
   view.editModes.set(channel, "replace");
-  const radio = (mode, label) => {
+  const radio = (/** @type {string} */ mode, /** @type {string} */ label) => {
     const input = /** @type {HTMLInputElement} */ (
       h("input", { type: "radio", name, value: mode, "data-mode": mode })
     );
@@ -327,17 +328,4 @@ function closeDiff(view) {
   view.parts.diff.replaceChildren();
   view.diffTarget = "";
   placeRings(view);
-}
-
-/** @param {View} view @param {Error} error */
-export function showRequestError(view, error) {
-  view.requestError = error.message;
-  drawStatus(view);
-}
-
-/** @param {View} view */
-export function clearRequestError(view) {
-  if (!view.requestError) return;
-  view.requestError = "";
-  drawStatus(view);
 }

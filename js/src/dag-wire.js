@@ -97,7 +97,9 @@ export function mergeTail(wire, tail) {
     for (let i = 0; i + 1 < pairs.length; i += 2) if (pairs[i] < start) kept.push(pairs[i], pairs[i + 1]);
     merged[key] = kept.concat(tail[key] || []);
   }
-  merged.graph_changed = (wire.graph_changed || []).filter((i) => i < start).concat(tail.graph_changed || []);
+  merged.graph_changed = (wire.graph_changed || [])
+    .filter((/** @type {number} */ i) => i < start)
+    .concat(tail.graph_changed || []);
   return merged;
 }
 

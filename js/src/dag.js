@@ -1,14 +1,15 @@
 // @ts-check
-// Drawing the checkpoint DAG; its keyboard and pointer handling (layout.js places it,
-// navigate.js zooms, pans, filters and draws the overview strip)
+// Drawing the checkpoint DAG: the edges, the marks near the view, the rings, scrolling to a
+// checkpoint, the tooltip (layout.js places it, overview.js draws the strip, dag-input.js
+// handles its pointer and keys, navigate.js zooms, pans and filters)
 
 import { displayName } from "./names.js";
 import { readDag } from "./dag-wire.js";
 import { plural, shortId, svgHyperscript, truncate } from "./helpers.js";
-import { FILTERS, itemAt, itemsInArea, layoutDag, neighbour, placeOf, runRange } from "./layout.js";
-import { drawOverview, keyZoom, placeViewport, setZoomValue, stepMatch, updateMatches } from "./navigate.js";
-import { requestDiff, selectCheckpoint } from "./select.js";
-import { drawStatus } from "./status.js";
+import { itemsInArea, layoutDag, placeOf } from "./layout.js";
+import { refreshMatches } from "./matches.js";
+import { drawOverview, placeViewport, setZoomValue, visibleArea } from "./overview.js";
+import { drawStatus, markTopology, pausedAt } from "./status.js";
 import { MARK_LIMIT, SOURCE_LETTER, SVG_NS, ZOOM } from "./types.js";
 
 /** @typedef {import("./helpers.js").S} S */
@@ -25,13 +26,15 @@ import { MARK_LIMIT, SOURCE_LETTER, SVG_NS, ZOOM } from "./types.js";
  * SVG keeps layout pixels in its viewBox and is zoomed by its size. Clicks and hovers are
  * handled by delegation on the scroll container, never per mark.
  *
- * The first time the thread has checkpoints, the view opens on the path from the root to the
- * latest checkpoint (as much of it as fits, the latest near the right edge) and selects the
- * latest checkpoint, unless something is selected already. Later draws keep the selection in
+ * The first time the thread has checkpoints, the view opens on the main run's latest checkpoint
+ * (`layout.main`: forks made later do not take its place) at a readable zoom, near the right
+ * edge with its highlighted path leading in, and selects it, unless something is selected
+ * already. Later draws keep the selection in
  * view (the newest checkpoint while a run goes on); `anchor` (from `relayout`) instead keeps
  * that checkpoint where it was on the screen.
  * @param {View} view
  * @param {string} [anchor]
+ * @returns {string} the checkpoint the first view selects (the caller asks for its detail), or ""
  */
 export function drawDag(view, anchor) {
   /** @type {Dag} */
@@ -69,6 +72,16 @@ export function drawDag(view, anchor) {
     s("g", { class: "dd-marks" }),
     s("circle", { class: "dd-ring dd-ring-diff", r: radius + 9, visibility: "hidden" }),
     s("circle", { class: "dd-ring dd-ring-selected", r: radius + 7, visibility: "hidden" }),
+    s(
+      "g",
+      { class: "dd-paused-marker", visibility: "hidden" },
+      s("rect", { class: "dd-paused-tag", x: radius + 4, y: -radius - 22, width: 10, height: 18, rx: 4 }),
+      s("path", {
+        class: "dd-paused-icon",
+        d: `M${radius + 10} ${-radius - 18}v10h3v-10zM${radius + 15} ${-radius - 18}v10h3v-10z`,
+      }),
+      s("text", { x: radius + 22, y: -radius - 9 }, ""),
+    ),
   );
   if (view.svg) view.svg.replaceWith(svg);
   else view.parts.dagCanvas.prepend(svg);
@@ -82,7 +95,8 @@ export function drawDag(view, anchor) {
   if (!layout.byId.has(view.selected)) view.selected = "";
   if (!layout.byId.has(view.diffTarget)) view.diffTarget = "";
   drawStatus(view);
-  updateMatches(view);
+  markTopology(view);
+  refreshMatches(view);
   const opening = !view.nav.opened && nodes.length > 0;
   if (opening) {
     view.nav.opened = true;
@@ -97,7 +111,7 @@ export function drawDag(view, anchor) {
   }
   drawMarks(view);
   drawOverview(view);
-  if (opening && !view.selected && layout.latest) selectCheckpoint(view, layout.latest);
+  return opening && !view.selected ? layout.main : "";
 }
 
 /**
@@ -125,15 +139,15 @@ export function sizeCanvas(view) {
 }
 
 /**
- * The first view of a thread: the zoom at which the root-to-latest path fits (between the
- * zoom where labels still show and 1), the latest checkpoint near the right edge with its
- * history to the left, the path's rows in view.
+ * The first view of a thread: at ZOOM.first (labels of 11 px), the main run's latest
+ * checkpoint near the right edge with its history to the left, the path's rows in view when
+ * they fit, else its own row in the middle.
  * @param {View} view
  */
 export function openOnPath(view) {
   const layout = /** @type {DagLayout} */ (view.layout);
   const box = view.parts.dagScroll;
-  const at = placeOf(layout, layout.latest);
+  const at = placeOf(layout, layout.main);
   if (!at) return;
   if (!box.clientWidth) {
     view.pendingOpen = true; // not laid out yet: the ResizeObserver opens it once it is
@@ -243,22 +257,6 @@ function dotsDrawing(s, items, view) {
   );
 }
 
-/**
- * The part of the DAG the user can see, in layout pixels. Before the browser has laid the
- * widget out (or in a DOM without layout), assume a large screen at the current scroll position.
- * @param {View} view
- * @returns {Area}
- */
-export function visibleArea(view) {
-  const box = view.parts.dagScroll;
-  const zoom = view.nav.zoom;
-  const width = (box.clientWidth || 1600) / zoom;
-  const height = (box.clientHeight || 800) / zoom;
-  const left = box.scrollLeft / zoom;
-  const top = box.scrollTop / zoom;
-  return { left, top, right: left + width, bottom: top + height };
-}
-
 /** @param {Area} outer @param {Area} inner */
 function contains(outer, inner) {
   return (
@@ -275,12 +273,12 @@ export function scheduleMarks(view) {
   const win = view.doc.defaultView;
   const raf =
     win && typeof win.requestAnimationFrame === "function"
-      ? (fn) => win.requestAnimationFrame(fn)
-      : (fn) => setTimeout(fn, 16);
+      ? (/** @type {() => void} */ fn) => win.requestAnimationFrame(fn)
+      : (/** @type {() => void} */ fn) => setTimeout(fn, 16);
   const cancel =
     win && typeof win.cancelAnimationFrame === "function"
-      ? (id) => win.cancelAnimationFrame(id)
-      : (id) => clearTimeout(id);
+      ? (/** @type {any} */ id) => win.cancelAnimationFrame(id)
+      : (/** @type {any} */ id) => clearTimeout(id);
   const id = raf(() => {
     view.frame = null;
     drawMarks(view);
@@ -419,6 +417,7 @@ export function placeRings(view) {
     ring.setAttribute("visibility", at ? "visible" : "hidden");
     if (at) ring.setAttribute("transform", `translate(${at.x} ${at.y})`);
   }
+  placePausedMarker(view);
   for (const old of view.svg.querySelectorAll(".dd-mark[aria-current]")) old.removeAttribute("aria-current");
   const mark = view.selected ? markElement(view, view.selected) : null;
   if (mark) mark.setAttribute("aria-current", "true");
@@ -474,146 +473,15 @@ export function scrollToCheckpoint(view, id) {
 }
 
 /**
- * What is under a pointer event: a checkpoint's mark, a run, or (dots drawn far out) the
- * nearest mark at that point.
- * @param {View} view @param {Event} event
- * @returns {{ id: string, run: DagItem | null }}
- */
-function targetOf(view, event) {
-  const el = /** @type {Element | null} */ (
-    event.target && /** @type {any} */ (event.target).closest ? event.target : null
-  );
-  const mark = el ? el.closest(".dd-mark") : null;
-  if (mark) return { id: mark.getAttribute("data-id") || "", run: null };
-  const runMark = el ? el.closest(".dd-run") : null;
-  const layout = view.layout;
-  if (runMark && layout) {
-    const id = runMark.getAttribute("data-run") || "";
-    return { id: "", run: layout.items.find((item) => item.id === id) || null };
-  }
-  if (el && el.classList && el.classList.contains("dd-dot") && layout && view.svg) {
-    const box = view.svg.getBoundingClientRect();
-    const mouse = /** @type {MouseEvent} */ (event);
-    const zoom = view.nav.zoom;
-    const item = itemAt(
-      layout,
-      (mouse.clientX - box.left) / zoom,
-      (mouse.clientY - box.top) / zoom,
-      8 / zoom,
-    );
-    if (item) return item.kind === "run" ? { id: "", run: item } : { id: item.id, run: null };
-  }
-  return { id: "", run: null };
-}
-
-/**
- * Click selects; shift-click diffs against the selected checkpoint; a click on a run
- * expands it. The click that ends a drag (a pan) does nothing.
- * @param {View} view @param {MouseEvent} event
- */
-export function onDagClick(view, event) {
-  if (view.nav.dragged) {
-    view.nav.dragged = false;
-    return;
-  }
-  const { id, run } = targetOf(view, event);
-  if (run && view.layout) {
-    view.nav.expanded.push(runRange(view.layout, run));
-    relayout(view, run.node.id);
-    return;
-  }
-  if (!id) return;
-  if (event.shiftKey && view.selected && view.selected !== id) requestDiff(view, view.selected, id);
-  else selectCheckpoint(view, id);
-}
-
-/**
- * The checkpoints a "go to" query finds, in drawing order (by depth, then row; by the
- * protocol's depth and lane without a layout): a step number (`12` or `step 12`); `error`,
- * `interrupt` (pending ones); `fork` (forks and updates), `input`, `loop`; `*` every one;
- * else a node name, among the nodes that wrote a checkpoint or run next from it.
- * @param {DagNode[]} nodes @param {string} query @param {DagLayout} [layout]
- * @returns {string[]}
- */
-export function findCheckpoints(nodes, query, layout) {
-  const q = query.trim();
-  if (!q) return [];
-  const step = /^(?:step\s*)?(-?\d+)$/i.exec(q);
-  const word = q.toLowerCase().replace(/s$/, "");
-  /** @type {(node: DagNode) => boolean} */
-  let test;
-  if (step) test = (node) => node.step === Number(step[1]);
-  else if (q === "*") test = () => true;
-  else if (FILTERS[word]) test = FILTERS[word];
-  else if (word === "input" || word === "loop") test = (node) => node.source === word;
-  else test = (node) => (node.writers || []).includes(q) || (node.next || []).includes(q);
-  const found = nodes.filter(test);
-  if (layout) {
-    const depth = (/** @type {DagNode} */ node) => layout.depthOf.get(node.id) || 0;
-    const row = (/** @type {DagNode} */ node) => layout.itemOf.get(node.id)?.row || 0;
-    found.sort((a, b) => depth(a) - depth(b) || row(a) - row(b));
-  } else found.sort((a, b) => a.depth - b.depth || a.lane - b.lane);
-  return found.map((node) => node.id);
-}
-
-/**
- * Enter in the "go to" box selects the next checkpoint it finds after the selected one
- * (Shift+Enter the previous), and says which of how many it is.
- * @param {View} view @param {KeyboardEvent} event
- */
-export function onFindKey(view, event) {
-  if (event.key !== "Enter") return;
-  event.preventDefault();
-  stepMatch(view, event.shiftKey ? -1 : 1);
-}
-
-/**
- * Keys on the DAG: arrows walk it; + and - zoom, 0 fits the whole thread; Home and End go to
- * the root and the latest checkpoint; n / N (or p) step through the matches.
- * @param {View} view @param {KeyboardEvent} event
- */
-export function onDagKey(view, event) {
-  if (!view.layout || event.ctrlKey || event.metaKey || event.altKey) return;
-  if (keyZoom(view, event.key)) {
-    event.preventDefault();
-    return;
-  }
-  if (event.key === "n" || event.key === "N" || event.key === "p") {
-    event.preventDefault();
-    stepMatch(view, event.key === "n" ? 1 : -1);
-    return;
-  }
-  /** @type {string} */
-  let next = "";
-  if (event.key === "End") next = view.layout.latest;
-  else if (event.key === "Home") {
-    const first = view.layout.rowNodes[0];
-    next = first && first.length ? first[0].id : "";
-  } else if (event.key.startsWith("Arrow")) next = neighbour(view.layout, view.selected, event.key);
-  else return;
-  event.preventDefault();
-  goTo(view, next);
-}
-
-/**
- * Select a checkpoint and bring it into view (revealing it from its run).
- * @param {View} view @param {string} id
- */
-export function goTo(view, id) {
-  if (!id || id === view.selected) return;
-  selectCheckpoint(view, id);
-  scrollToCheckpoint(view, id);
-}
-
-/**
  * Show `next` and the writers of the checkpoint under the pointer.
  * @param {View} view @param {EventTarget | null} target
  */
 export function showTooltip(view, target) {
   const id = markIdOf(target);
-  const node = id && view.layout ? view.layout.byId.get(id) : undefined;
-  if (!node) return hideTooltip(view);
-  const at = /** @type {{x: number, y: number}} */ (view.layout.pos.get(id));
+  const layout = view.layout;
+  const node = id && layout ? layout.byId.get(id) : undefined;
+  if (!node || !layout) return hideTooltip(view);
+  const at = /** @type {{x: number, y: number}} */ (layout.pos.get(id));
   const zoom = view.nav.zoom;
   const tip = view.parts.tooltip;
   const lines = [
@@ -630,7 +498,7 @@ export function showTooltip(view, target) {
   tip.hidden = false;
   // Below the mark, unless that would leave the visible part of the graph.
   const box = view.parts.dagScroll;
-  const { radius } = view.layout.geometry;
+  const { radius } = layout.geometry;
   const below = (at.y + radius) * zoom + 4;
   const fitsBelow = !box.clientHeight || below + tip.offsetHeight <= box.scrollTop + box.clientHeight;
   tip.style.left = `${(at.x + radius) * zoom + 8}px`;
@@ -647,4 +515,35 @@ function markIdOf(target) {
   const el = /** @type {Element | null} */ (target && /** @type {any} */ (target).closest ? target : null);
   const mark = el ? el.closest(".dd-mark") : null;
   return mark ? mark.getAttribute("data-id") || "" : "";
+}
+
+/**
+ * Move the selection ring; scroll to it unless the user just clicked it (the mouse is there).
+ * @param {View} view @param {string} id @param {boolean} [scroll]
+ */
+export function showSelected(view, id, scroll = true) {
+  if (view.selected === id) return;
+  view.selected = id;
+  placeRings(view);
+  if (id && scroll) scrollToCheckpoint(view, id);
+}
+
+/**
+ * The "paused at a breakpoint" marker: a pause tag beside the checkpoint the thread waits at
+ * (`pausedAt`), saying before or after which node; hidden when nothing is paused.
+ * @param {View} view
+ */
+export function placePausedMarker(view) {
+  const marker = view.svg && view.svg.querySelector(".dd-paused-marker");
+  if (!marker || !view.layout) return;
+  const paused = pausedAt(view);
+  const at = paused ? placeOf(view.layout, paused.id) : undefined;
+  marker.setAttribute("visibility", paused && at ? "visible" : "hidden");
+  if (!paused || !at) return;
+  const text = `paused ${paused.when} ${paused.nodes.join(", ")}`;
+  const label = /** @type {SVGTextElement} */ (marker.querySelector("text"));
+  label.textContent = text;
+  const rect = /** @type {SVGRectElement} */ (marker.querySelector("rect"));
+  rect.setAttribute("width", String(Math.round(text.length * 6.4 + 26)));
+  marker.setAttribute("transform", `translate(${at.x} ${at.y})`);
 }

@@ -1,6 +1,7 @@
 // @ts-check
 // The selected checkpoint's detail
 
+import { drawConversation, isConversation } from "./conversation.js";
 import { nameInto } from "./names.js";
 import {
   cell,
@@ -9,11 +10,12 @@ import {
   hyperscript,
   isReadonly,
   plural,
+  section,
   shortId,
   table,
 } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
-import { showSelected } from "./select.js";
+import { showSelected } from "./dag.js";
 import { drawSubgraphSections } from "./subgraph.js";
 
 /** @typedef {import("./index.js").View} View */
@@ -91,14 +93,6 @@ export function drawDetail(view, detail, force = false) {
       drawJson(view, detail.config || {}, 0),
     ),
   );
-}
-
-/**
- * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
- * @param {...Node} body
- */
-export function section(h, title, cls, ...body) {
-  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
 }
 
 /** @param {View} view @param {Detail} detail @param {boolean} readonly */
@@ -193,7 +187,7 @@ function drawValues(view, detail, readonly) {
             )
           : "",
       ),
-      has ? drawJson(view, values[channel], 2) : h("span", { class: "dd-empty" }, "(not set)"),
+      has ? drawChannelValue(view, values[channel]) : h("span", { class: "dd-empty" }, "(not set)"),
     );
   });
   const list = h(
@@ -219,6 +213,22 @@ function drawValues(view, detail, readonly) {
       h("button", { class: "dd-button dd-primary", type: "button", "data-action": "fork" }, "Fork"),
       h("span", { class: "dd-inline-error dd-fork-error", role: "alert", hidden: true }),
     ),
+  );
+}
+
+/**
+ * A channel's value: a conversation (a list of chat messages) as one, its raw value a click
+ * away; anything else as a JSON tree.
+ * @param {View} view @param {any} value
+ */
+function drawChannelValue(view, value) {
+  if (!isConversation(value)) return drawJson(view, value, 2);
+  const h = hyperscript(view.doc);
+  return h(
+    "div",
+    { class: "dd-chat" },
+    drawConversation(h, value),
+    h("details", { class: "dd-raw" }, h("summary", {}, "raw value"), drawJson(view, value, 2)),
   );
 }
 
@@ -335,14 +345,15 @@ function drawTasks(view, tasks, writes) {
   /** @type {Map<string, Write[]>} */
   const byTask = new Map();
   for (const write of writes) {
-    if (!byTask.has(write.task_id)) byTask.set(write.task_id, []);
-    byTask.get(write.task_id).push(write);
+    const list = byTask.get(write.task_id);
+    if (list) list.push(write);
+    else byTask.set(write.task_id, [write]);
   }
   const known = new Set(tasks.map((task) => task.id));
   const orphans = [...byTask.keys()].filter((id) => !known.has(id));
   if (!tasks.length && !orphans.length) return h("span", { class: "dd-empty" }, "no tasks");
 
-  const writesTable = (list) =>
+  const writesTable = (/** @type {Write[] | undefined} */ list) =>
     list && list.length
       ? table(
           h,
@@ -389,7 +400,7 @@ function drawTasks(view, tasks, writes) {
         h(
           "div",
           { class: "dd-task-head" },
-          h("strong", {}, byTask.get(id)[0].node || "task"),
+          h("strong", {}, byTask.get(id)?.[0]?.node || "task"),
           h("code", { class: "dd-muted", title: id }, ` …${shortId(id)}`),
         ),
         writesTable(byTask.get(id)),

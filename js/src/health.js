@@ -82,7 +82,7 @@ export function mountHealth(view) {
       },
     );
   };
-  const show = (open) => {
+  const show = (/** @type {boolean} */ open) => {
     panel.hidden = !open;
     button.setAttribute("aria-expanded", String(open));
     if (open) ask();
@@ -92,7 +92,7 @@ export function mountHealth(view) {
     const target = /** @type {Element} */ (event.target);
     const hit = target && target.closest ? target.closest("[data-health-action]") : null;
     const action = hit && hit.getAttribute("data-health-action");
-    if (action === "toggle") show(panel.hidden);
+    if (action === "toggle") show(Boolean(panel.hidden));
     else if (action === "refresh") ask();
     else if (action === "close") show(false);
   };

@@ -1,6 +1,7 @@
 // @ts-check
-// Small helpers: pure ones (exported for the tests), and the view's handlers, timers and
-// read-only flag, which its cleanup removes
+// Small helpers: pure ones (exported for the tests), the view's handlers, timers and
+// read-only flag, which its cleanup removes, and the few the other modules share (a detail
+// section, the selection's namespace)
 
 import { SVG_NS } from "./types.js";
 
@@ -156,4 +157,22 @@ export function listen(view, target, type, fn, capture = false) {
 export function watch(view, name, fn) {
   view.model.on(name, fn);
   view.cleanups.push(() => view.model.off(name, fn));
+}
+
+/**
+ * @param {ReturnType<typeof hyperscript>} h @param {string} title @param {string} cls
+ * @param {...Node} body
+ */
+export function section(h, title, cls, ...body) {
+  return h("section", { class: `dd-section ${cls}` }, h("h4", {}, title), ...body);
+}
+
+/**
+ * The namespace fields of a request about the selected checkpoint: none for the widget's own
+ * namespace, `checkpoint_ns` when the selection is inside a subgraph.
+ * @param {View} view
+ */
+export function inNamespace(view) {
+  const namespace = view.model.get("_selected_ns");
+  return namespace ? { checkpoint_ns: namespace } : {};
 }

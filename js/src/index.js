@@ -19,16 +19,22 @@
  *   requests.js      the request layer: msg:custom requests and their answers
  *   static-model.js  the standalone page's in-page model
  *   layout.js        placing the DAG: a row per branch, linear runs collapsed, no crossings
- *   dag.js           drawing the checkpoint DAG, its keyboard and pointer handling
- *   navigate.js      zoom, pan, the overview strip, filters and stepping through matches
- *   select.js        selecting a checkpoint and diffing two
+ *   overview.js      what the DAG's box shows, the zoom's value, the overview strip
+ *   matches.js       what the filters and the "go to" box match
+ *   dag.js           drawing the checkpoint DAG, the rings, scrolling to a checkpoint
+ *   dag-input.js     the DAG's pointer and keys
+ *   navigate.js      zoom, pan, the overview strip's pointer, filters, stepping through matches
+ *   select.js        selecting a checkpoint (of the DAG or a subgraph) and diffing two
  *   detail.js        the detail pane of the selected checkpoint
+ *   conversation.js  a chat channel as a conversation
  *   actions.js       fork, rerun, resume, stop, copy
  *   health.js        the Health panel: the store's health tables
  *   subgraph.js      a subgraph's checkpoints, nested under the task that ran it
- *   status.js        the status line, the topology and the code panel
+ *   status.js        the status line and request errors, the topology, the code panel
  *   json-tree.js     the collapsible JSON tree
  *   helpers.js       small pure helpers (exported for the tests)
+ *
+ * They import each other in layers, never in a loop (js/README.md lists them bottom up).
  *
  * js/build.mjs bundles them (esbuild) into js/widget.js, the one file anywidget loads and
  * the standalone page inlines; `npm run build` after a change, and `npm run lint` checks
@@ -42,14 +48,14 @@ import {
   drawDag,
   drawMarks,
   hideTooltip,
-  onDagClick,
-  onDagKey,
-  onFindKey,
   openOnPath,
+  placePausedMarker,
   scheduleMarks,
   scrollToCheckpoint,
+  showSelected,
   showTooltip,
 } from "./dag.js";
+import { onDagClick, onDagKey, onFindKey } from "./dag-input.js";
 import { readDag } from "./dag-wire.js";
 import { drawDetail } from "./detail.js";
 import { mountHealth } from "./health.js";
@@ -59,7 +65,6 @@ import { mountKeys } from "./keys.js";
 import { createRequester } from "./requests.js";
 import {
   createNav,
-  drawOverview,
   navParts,
   onNavClick,
   onOverviewPointer,
@@ -69,8 +74,9 @@ import {
   onWheel,
   updateMatches,
 } from "./navigate.js";
-import { showSelected } from "./select.js";
-import { drawCode, drawStatus, drawTopology } from "./status.js";
+import { drawOverview } from "./overview.js";
+import { selectCheckpoint } from "./select.js";
+import { drawCode, drawStatus, drawTopology, markTopology } from "./status.js";
 import { mountThreadList } from "./thread-list.js";
 
 /** @typedef {import("./types.js").Area} Area */
@@ -170,7 +176,7 @@ function createView(model, el) {
     const dag = readDag(model);
     if (dag === dagDrawn) return;
     dagDrawn = dag;
-    drawDag(view);
+    openDag(view);
   };
   watch(view, "change:_dag", redrawDag);
   watch(view, "change:_dag_tail", redrawDag);
@@ -185,6 +191,12 @@ function createView(model, el) {
   watch(view, "change:_code", () => drawCode(view, model.get("_code") || []));
   for (const name of ["_running", "_status", "_error", "_thread_id"]) {
     watch(view, `change:${name}`, () => drawStatus(view));
+  }
+  for (const name of ["_running", "_breakpoints"]) {
+    watch(view, `change:${name}`, () => {
+      placePausedMarker(view);
+      markTopology(view);
+    });
   }
   watch(view, "change:_readonly", () => drawAll(view));
 
@@ -283,11 +295,17 @@ function disposeView(view) {
   for (const cleanup of view.cleanups.splice(0).reverse()) cleanup();
 }
 
+/** Draw the DAG; its first view selects a checkpoint. @param {View} view */
+function openDag(view) {
+  const first = drawDag(view);
+  if (first) selectCheckpoint(view, first);
+}
+
 /** @param {View} view */
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
   drawStatus(view);
-  drawDag(view);
+  openDag(view);
   drawDetail(view, view.model.get("_detail") || view.detail, true);
   drawTopology(view, view.model.get("_topology"));
   drawCode(view, view.model.get("_code") || []);
@@ -407,7 +425,7 @@ function buildSkeleton(doc) {
 
 /** The key to the DAG's marks. @param {ReturnType<typeof hyperscript>} h */
 function legend(h) {
-  const item = (cls, glyph, label) =>
+  const item = (/** @type {string} */ cls, /** @type {string} */ glyph, /** @type {string} */ label) =>
     h("span", { class: `dd-legend-item ${cls}` }, h("span", { class: "dd-legend-glyph" }, glyph), label);
   return h(
     "span",
@@ -424,9 +442,9 @@ function legend(h) {
 }
 
 // The names the tests and the standalone page import.
-export { findCheckpoints } from "./dag.js";
+export { findCheckpoints } from "./matches.js";
 export { layoutDag, itemsInArea, itemAt, neighbour, FILTERS, CONTEXT, MIN_RUN } from "./layout.js";
-export { matchCheckpoints } from "./navigate.js";
+export { matchCheckpoints } from "./matches.js";
 export { HEALTH_SLA_S, HEALTH_TIMEOUT_MS, healthCell } from "./health.js";
 export { formatVersion, formatBytes, shortId } from "./helpers.js";
 export { createRequester } from "./requests.js";

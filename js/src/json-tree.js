@@ -72,7 +72,7 @@ export function fillLazyJson(view, target) {
  * `{a, b}`; an object a checkpoint holds but the kernel could not rebuild (a class it does not
  * trust) comes as its fields tagged with `__type__`, and shows as that class:
  * `shop.Item {sku, size}`.
- * @param {object} value
+ * @param {Record<string, any>} value
  */
 function objectSummary(value) {
   const name = value[TYPE_KEY];

@@ -3,9 +3,9 @@
 // j/k move along the DAG like the arrows, Enter opens the selected checkpoint's detail, and
 // "?" (or the toolbar's ? button) shows every shortcut in a popover.
 
-import { goTo } from "./dag.js";
 import { hyperscript, listen } from "./helpers.js";
 import { neighbour } from "./layout.js";
+import { goTo } from "./select.js";
 
 /** @typedef {import("./index.js").View} View */
 

@@ -76,7 +76,8 @@ export function layoutDag(dag, options = {}) {
   const kidCount = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     if (skip[i]) continue;
-    const p = nodes[i].parent != null ? index.get(nodes[i].parent) : undefined;
+    const parent = nodes[i].parent;
+    const p = parent != null ? index.get(parent) : undefined;
     if (p !== undefined && p !== i) {
       parentOf[i] = p;
       kidCount[p]++;
@@ -288,11 +289,14 @@ export function layoutDag(dag, options = {}) {
     if (branch.fork >= 0) forks.push(forkCurve(itemAtNode[branch.fork], itemAtNode[branch.members[0]]));
   }
 
-  // The path from the root to the latest checkpoint.
+  // The main run: the first branch (from the oldest root, the oldest child at every fork), so
+  // forks made later never take its place. The path from the root to its latest checkpoint.
+  const mainMembers = branches.length ? branches[0].members : [];
+  const main = mainMembers.length ? mainMembers[mainMembers.length - 1] : -1;
   /** @type {Set<string>} */
   const path = new Set();
   const pathEdges = [];
-  for (let i = latest; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
+  for (let i = main; i >= 0 && !path.has(nodes[i].id); i = parentOf[i]) {
     path.add(nodes[i].id);
     const p = parentOf[i];
     if (p < 0) break;
@@ -330,6 +334,7 @@ export function layoutDag(dag, options = {}) {
     gaps,
     path,
     latest: latest >= 0 ? nodes[latest].id : "",
+    main: main >= 0 ? nodes[main].id : "",
     edgePath: edges.join(""),
     forkPath: forks.join(""),
     pathPath: pathEdges.join(""),

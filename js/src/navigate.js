@@ -1,12 +1,12 @@
 // @ts-check
-// Getting around a big DAG: zoom (buttons, keys, Ctrl/⌘ + wheel), pan (drag), the overview
-// strip with the viewport on it, filters by kind (error, interrupt, fork) combined with the
-// "go to" box, and stepping through what they match.
+// Getting around a big DAG: zoom (buttons, keys, Ctrl/⌘ + wheel), pan (drag), moving the view
+// from the overview strip (overview.js draws it), filters by kind (error, interrupt, fork)
+// combined with the "go to" box (matches.js), and stepping through what they match.
 
-import { drawMarks, findCheckpoints, goTo, relayout, sizeCanvas, visibleArea } from "./dag.js";
-import { readDag } from "./dag-wire.js";
-import { svgHyperscript } from "./helpers.js";
-import { FILTERS } from "./layout.js";
+import { drawMarks, relayout, sizeCanvas } from "./dag.js";
+import { countLine, refreshMatches } from "./matches.js";
+import { drawOverview, setZoomValue } from "./overview.js";
+import { goTo } from "./select.js";
 import { SVG_NS, ZOOM } from "./types.js";
 
 /** @typedef {import("./index.js").View} View */
@@ -53,14 +53,19 @@ export function createNav() {
  * @param {H} h @param {Document} doc
  */
 export function navParts(h, doc) {
-  const button = (nav, label, title, extra = {}) =>
+  const button = (
+    /** @type {string} */ nav,
+    /** @type {string} */ label,
+    /** @type {string} */ title,
+    /** @type {Record<string, string>} */ extra = {},
+  ) =>
     h(
       "button",
       { class: "dd-button dd-small dd-nav-button", type: "button", "data-nav": nav, title, ...extra },
       label,
     );
   const zoomLabel = h("span", { class: "dd-zoom-level dd-muted", "aria-live": "polite" }, "100%");
-  const filter = (kind, label) =>
+  const filter = (/** @type {string} */ kind, /** @type {string} */ label) =>
     h(
       "button",
       {
@@ -97,27 +102,6 @@ export function navParts(h, doc) {
     button("collapse", "Expand runs", "Show every checkpoint of the linear runs, or fold them again"),
   );
   return { nav, zoomLabel, overview };
-}
-
-/**
- * Set the zoom (clamped) without moving anything; the label follows.
- * @param {View} view @param {number} zoom
- */
-export function setZoomValue(view, zoom) {
-  const clamped = Math.min(ZOOM.max, Math.max(minZoom(view), zoom));
-  view.nav.zoom = Number.isFinite(clamped) ? clamped : 1;
-  view.parts.zoomLabel.textContent = `${Math.round(view.nav.zoom * 100)}%`;
-}
-
-/** The smallest zoom: the whole thread fits, but never below ZOOM.min. @param {View} view */
-function minZoom(view) {
-  const layout = view.layout;
-  const box = view.parts.dagScroll;
-  if (!layout || !box.clientWidth) return ZOOM.min;
-  return Math.min(
-    1,
-    Math.max(ZOOM.min, Math.min(box.clientWidth / layout.width, box.clientHeight / layout.height)),
-  );
 }
 
 /**
@@ -225,87 +209,6 @@ export function onPanEnd(view) {
 }
 
 /**
- * The checkpoints the filters and the "go to" box match, in drawing order; null when neither
- * is in use. A checkpoint matches when it is of one of the chosen kinds (any, with no kind
- * chosen) and the query finds it (any, with no query).
- * @param {DagLayout} layout @param {Set<string>} filters @param {string} query
- * @returns {string[] | null}
- */
-export function matchCheckpoints(layout, filters, query) {
-  const q = query.trim();
-  if (!filters.size && !q) return null;
-  const tests = [...filters].map((kind) => FILTERS[kind]).filter(Boolean);
-  const nodes = [...layout.byId.values()];
-  const kept = tests.length ? nodes.filter((node) => tests.some((test) => test(node))) : nodes;
-  return findCheckpoints(kept, q || "*", layout);
-}
-
-/**
- * Recompute what the filters and the go-to box match, the filters' counts and the count
- * line; redraw the marks and the overview when the matches changed.
- * @param {View} view
- */
-export function updateMatches(view) {
-  const layout = view.layout;
-  if (!layout) return;
-  const query = /** @type {HTMLInputElement} */ (view.parts.find).value || "";
-  const matches = matchCheckpoints(layout, view.nav.filters, query);
-  const changed =
-    !sameList(matches, view.nav.matches) || query !== view.nav.query || view.nav.matchLayout !== layout;
-  view.nav.query = query;
-  if (changed) {
-    view.nav.matches = matches;
-    view.nav.matchSet = matches ? new Set(matches) : null;
-    view.nav.matchRuns = new Set();
-    for (const id of matches || []) {
-      const item = layout.itemOf.get(id);
-      if (item && item.kind === "run") view.nav.matchRuns.add(item.id);
-    }
-  }
-  // The filters' counts depend on the checkpoints only: counted once per `_dag`.
-  const dag = readDag(view.model);
-  const counted = view.nav.countedDag === dag;
-  view.nav.countedDag = dag;
-  view.nav.matchLayout = layout;
-  for (const button of view.parts.nav.querySelectorAll(".dd-filter")) {
-    const kind = button.getAttribute("data-filter") || "";
-    button.setAttribute("aria-pressed", view.nav.filters.has(kind) ? "true" : "false");
-    const label = button.querySelector(".dd-filter-count");
-    if (counted || !label) continue;
-    const test = FILTERS[kind];
-    let count = 0;
-    for (const node of layout.byId.values()) if (test(node)) count++;
-    label.textContent = ` ${count}`;
-  }
-  countLine(view);
-  if (changed) {
-    view.drawnArea = null;
-    drawMarks(view);
-    drawOverview(view);
-  }
-}
-
-/** @param {string[] | null} a @param {string[] | null} b */
-function sameList(a, b) {
-  if (a === b) return true;
-  if (!a || !b || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** "3 of 12", "12 found", "no checkpoint", or nothing without a filter or query. @param {View} view */
-function countLine(view) {
-  const matches = view.nav.matches;
-  const line = view.parts.findCount;
-  if (!matches) line.textContent = "";
-  else if (!matches.length) line.textContent = "no checkpoint";
-  else {
-    const at = matches.indexOf(view.selected);
-    line.textContent = at >= 0 ? `${at + 1} of ${matches.length}` : `${matches.length} found`;
-  }
-}
-
-/**
  * Select the next (or previous) match after the selected checkpoint, in drawing order, and
  * bring it into view.
  * @param {View} view @param {number} direction 1 or -1
@@ -349,99 +252,6 @@ export function onNavClick(view, event) {
   }
 }
 
-/** The overview strip's height in pixels (widget.css gives it the same). */
-const OVERVIEW_HEIGHT = 44;
-
-/**
- * The overview strip: every branch as a line, errors, interrupts and matches as ticks, the
- * latest checkpoint, and the rectangle the DAG's box shows. Drawn in the strip's own pixels
- * (a stroke scaled by the SVG would cost every repaint), each tick once per pixel.
- * @param {View} view
- */
-export function drawOverview(view) {
-  const svg = /** @type {SVGSVGElement | undefined} */ (/** @type {unknown} */ (view.parts.overview));
-  const layout = view.layout;
-  if (!svg || !layout) return;
-  const s = svgHyperscript(view.doc);
-  const width = svg.clientWidth || 1000;
-  const height = OVERVIEW_HEIGHT;
-  view.nav.overviewWidth = width;
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  const { pad } = layout.geometry;
-  const sx = (width - 8) / Math.max(1, layout.width - 2 * pad);
-  const sy = (height - 8) / Math.max(1, layout.height - 2 * pad);
-  const px = (/** @type {number} */ x) => Math.round((4 + (x - pad) * sx) * 10) / 10;
-  const py = (/** @type {number} */ y) => Math.round((4 + (y - pad) * sy) * 10) / 10;
-  const lines = [];
-  for (const row of layout.rows) {
-    if (!row.length) continue;
-    const first = row[0];
-    const parent = first.node.parent != null ? layout.itemOf.get(first.node.parent) : undefined;
-    const start = parent && parent.row !== first.row ? parent : first;
-    lines.push(`M${px(start.x)} ${py(start.y)}L${px(first.x)} ${py(first.y)}H${px(row[row.length - 1].x)}`);
-  }
-  /** @type {Record<string, Set<string>>} */
-  const ticks = { error: new Set(), interrupt: new Set(), match: new Set() };
-  const tick = (/** @type {import("./types.js").DagItem} */ item) =>
-    `M${Math.round(px(item.x))} ${Math.round(py(item.y))}h0`;
-  for (const item of layout.items) {
-    if (item.kind !== "node") continue;
-    if (item.node.errors > 0) ticks.error.add(tick(item));
-    else if (item.node.interrupts > 0) ticks.interrupt.add(tick(item));
-  }
-  for (const id of view.nav.matches || []) {
-    const item = layout.itemOf.get(id);
-    if (item) ticks.match.add(tick(item));
-  }
-  const path = [];
-  let previous = null;
-  for (const id of layout.path) {
-    const item = layout.itemOf.get(id);
-    if (item && previous && item !== previous)
-      path.push(`M${px(previous.x)} ${py(previous.y)}L${px(item.x)} ${py(item.y)}`);
-    previous = item;
-  }
-  const latest = layout.itemOf.get(layout.latest);
-  // The viewport's rectangle is kept (drawMarks places it); a new one is placed here.
-  const kept = svg.querySelector(".dd-overview-view");
-  const rect = kept || s("rect", { class: "dd-overview-view" });
-  svg.replaceChildren(
-    s("path", { class: "dd-overview-lines", d: lines.join("") }),
-    s("path", { class: "dd-overview-path", d: path.join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-error", d: [...ticks.error].join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-interrupt", d: [...ticks.interrupt].join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-match", d: [...ticks.match].join("") }),
-    s("path", { class: "dd-overview-tick dd-overview-latest", d: latest ? tick(latest) : "" }),
-    rect,
-  );
-  svg.classList.toggle("dd-overview-empty", layout.items.length === 0);
-  if (!kept) placeViewport(view);
-}
-
-/**
- * Move the overview's rectangle onto what the DAG's box shows (`visible`, in layout pixels,
- * when the caller has read it already).
- * @param {View} view @param {import("./types.js").Area} [visible]
- */
-export function placeViewport(view, visible) {
-  const svg = view.parts.overview;
-  const rect = svg && svg.querySelector(".dd-overview-view");
-  const layout = view.layout;
-  if (!rect || !layout) return;
-  const area = visible || visibleArea(view);
-  const { pad } = layout.geometry;
-  const sx = (view.nav.overviewWidth - 8) / Math.max(1, layout.width - 2 * pad);
-  const sy = (OVERVIEW_HEIGHT - 8) / Math.max(1, layout.height - 2 * pad);
-  const left = Math.max(0, 4 + (area.left - pad) * sx);
-  const top = Math.max(0, 4 + (area.top - pad) * sy);
-  const right = Math.min(view.nav.overviewWidth, 4 + (area.right - pad) * sx);
-  const bottom = Math.min(OVERVIEW_HEIGHT, 4 + (area.bottom - pad) * sy);
-  rect.setAttribute("x", left.toFixed(1));
-  rect.setAttribute("y", top.toFixed(1));
-  rect.setAttribute("width", Math.max(2, right - left).toFixed(1));
-  rect.setAttribute("height", Math.max(2, bottom - top).toFixed(1));
-}
-
 /**
  * Pressing or dragging on the overview centres the DAG's box there.
  * @param {View} view @param {PointerEvent} event
@@ -476,4 +286,16 @@ export function onOverviewPointer(view, event) {
   box.scrollTop = Math.max(0, y * zoom - box.clientHeight / 2);
   view.drawnArea = null;
   drawMarks(view);
+}
+
+/**
+ * Recompute what the filters and the go-to box match (matches.js); redraw the marks and the
+ * overview when the matches changed.
+ * @param {View} view
+ */
+export function updateMatches(view) {
+  if (!refreshMatches(view)) return;
+  view.drawnArea = null;
+  drawMarks(view);
+  drawOverview(view);
 }

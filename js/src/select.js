@@ -1,11 +1,11 @@
 // @ts-check
-// Selecting and diffing
+// Selecting a checkpoint (of the DAG or of a subgraph) and bringing it into view; diffing two
 
 import { diffRows } from "./diff-view.js";
-import { clearRequestError, showRequestError } from "./actions.js";
-import { placeRings, scrollToCheckpoint } from "./dag.js";
+import { placeRings, scrollToCheckpoint, showSelected } from "./dag.js";
 import { drawDetail } from "./detail.js";
 import { hyperscript, shortId, table } from "./helpers.js";
+import { clearRequestError, showRequestError } from "./status.js";
 
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").DiffEntry} DiffEntry */
@@ -38,17 +38,6 @@ export function selectCheckpoint(view, id, namespace) {
       showRequestError(view, error);
     },
   );
-}
-
-/**
- * Move the selection ring; scroll to it unless the user just clicked it (the mouse is there).
- * @param {View} view @param {string} id @param {boolean} [scroll]
- */
-export function showSelected(view, id, scroll = true) {
-  if (view.selected === id) return;
-  view.selected = id;
-  placeRings(view);
-  if (id && scroll) scrollToCheckpoint(view, id);
 }
 
 /**
@@ -91,7 +80,7 @@ export function diffValues(a, b) {
   return entries;
 }
 
-/** Deep equality of JSON values (object key order ignored). @param {any} x @param {any} y */
+/** Deep equality of JSON values (object key order ignored). @param {any} x @param {any} y @returns {boolean} */
 function sameJson(x, y) {
   if (x === y) return true;
   if (typeof x !== "object" || typeof y !== "object" || x === null || y === null) return false;
@@ -133,4 +122,44 @@ function drawDiff(view, a, b, entries, error) {
   }
   const rows = diffRows(h, entries);
   box.replaceChildren(title, table(h, "dd-diff-table", ["channel / path", "change", "old", "new"], rows));
+}
+
+/**
+ * Select a checkpoint of a subgraph (a `subgraph-select` button); with Shift, diff it against
+ * the selected checkpoint of the same namespace instead.
+ * @param {View} view @param {Element} button @param {MouseEvent} event
+ */
+export function selectInSubgraph(view, button, event) {
+  const id = button.getAttribute("data-checkpoint") || "";
+  const namespace = button.getAttribute("data-ns") || "";
+  const selected = view.model.get("_selected");
+  if (event.shiftKey && selected && selected !== id && view.model.get("_selected_ns") === namespace)
+    requestDiff(view, selected, id, namespace);
+  else selectCheckpoint(view, id, namespace);
+}
+
+/**
+ * Select the checkpoint of the enclosing namespace that the subgraph's task ran from.
+ * @param {View} view @param {string} namespace
+ */
+export function upFromSubgraph(view, namespace) {
+  view.requests.request("subgraphs").then(
+    (reply) => {
+      /** @type {import("./subgraph.js").Namespace[]} */
+      const listed = reply.namespaces || [];
+      const found = listed.find((ns) => ns.checkpoint_ns === namespace);
+      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
+    },
+    (error) => showRequestError(view, error),
+  );
+}
+
+/**
+ * Select a checkpoint and bring it into view (revealing it from its run).
+ * @param {View} view @param {string} id
+ */
+export function goTo(view, id) {
+  if (!id || id === view.selected) return;
+  selectCheckpoint(view, id);
+  scrollToCheckpoint(view, id);
 }

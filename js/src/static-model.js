@@ -28,7 +28,7 @@ export function createStaticModel(data) {
   };
   /** @type {Map<string, Set<Function>>} */
   const handlers = new Map();
-  const emit = (name, ...args) => {
+  const emit = (/** @type {string} */ name, /** @type {any[]} */ ...args) => {
     for (const fn of [...(handlers.get(name) || [])]) fn(...args);
   };
   const defaults = data.detail_defaults || {};
@@ -43,7 +43,8 @@ export function createStaticModel(data) {
     config: { configurable: { thread_id: state._thread_id, checkpoint_ns: namespace, checkpoint_id: id } },
     ...detail,
   });
-  const missing = (id) => `Checkpoint ${id} is not in this export: export the thread again to include it.`;
+  const missing = (/** @type {string} */ id) =>
+    `Checkpoint ${id} is not in this export: export the thread again to include it.`;
 
   /** @param {any} message @returns {{result?: any, error?: string}} */
   const answer = (message) => {
@@ -76,8 +77,9 @@ export function createStaticModel(data) {
       emit(`change:${name}`, model, value);
     },
     on(name, fn) {
-      if (!handlers.has(name)) handlers.set(name, new Set());
-      handlers.get(name).add(fn);
+      const set = handlers.get(name);
+      if (set) set.add(fn);
+      else handlers.set(name, new Set([fn]));
     },
     off(name, fn) {
       if (name == null) handlers.clear();

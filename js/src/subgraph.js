@@ -2,13 +2,10 @@
 // Subgraph namespaces: a subgraph's checkpoints, nested under the task that ran it.
 // A checkpoint's detail asks which subgraphs its tasks ran (`subgraphs`); each gets a toggle on
 // the row of its task, collapsed; expanding one reads that namespace's checkpoints
-// (`subgraph`) as a small tree, and clicking one selects it with its namespace. The buttons
-// are `data-action` buttons, dispatched by the root's one click handler (actions.js).
+// (`subgraph`) as a small tree, and clicking one selects it with its namespace (select.js). The
+// buttons are `data-action` buttons, dispatched by the root's one click handler (actions.js).
 
-import { showRequestError } from "./actions.js";
-import { section } from "./detail.js";
-import { hyperscript, isReadonly } from "./helpers.js";
-import { requestDiff, selectCheckpoint } from "./select.js";
+import { hyperscript, isReadonly, section } from "./helpers.js";
 
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").Detail} Detail */
@@ -16,16 +13,6 @@ import { requestDiff, selectCheckpoint } from "./select.js";
 /**
  * @typedef {{ checkpoint_ns: string, enclosing: string, node: string, parent: string | null }} Namespace
  */
-
-/**
- * The namespace fields of a request about the selected checkpoint: none for the widget's own
- * namespace, `checkpoint_ns` when the selection is inside a subgraph.
- * @param {View} view
- */
-export function inNamespace(view) {
-  const namespace = view.model.get("_selected_ns");
-  return namespace ? { checkpoint_ns: namespace } : {};
-}
 
 /**
  * The detail's subgraph sections: where the selected checkpoint lives (inside a subgraph, with
@@ -180,34 +167,4 @@ function drawSubgraphTree(view, namespace, nodes) {
       }),
     );
   return branch("");
-}
-
-/**
- * Select a checkpoint of a subgraph (a `subgraph-select` button); with Shift, diff it against
- * the selected checkpoint of the same namespace instead.
- * @param {View} view @param {Element} button @param {MouseEvent} event
- */
-export function selectInSubgraph(view, button, event) {
-  const id = button.getAttribute("data-checkpoint") || "";
-  const namespace = button.getAttribute("data-ns") || "";
-  const selected = view.model.get("_selected");
-  if (event.shiftKey && selected && selected !== id && view.model.get("_selected_ns") === namespace)
-    requestDiff(view, selected, id, namespace);
-  else selectCheckpoint(view, id, namespace);
-}
-
-/**
- * Select the checkpoint of the enclosing namespace that the subgraph's task ran from.
- * @param {View} view @param {string} namespace
- */
-export function upFromSubgraph(view, namespace) {
-  view.requests.request("subgraphs").then(
-    (reply) => {
-      /** @type {Namespace[]} */
-      const listed = reply.namespaces || [];
-      const found = listed.find((ns) => ns.checkpoint_ns === namespace);
-      if (found && found.parent) selectCheckpoint(view, found.parent, found.enclosing);
-    },
-    (error) => showRequestError(view, error),
-  );
 }

@@ -44,7 +44,9 @@
  * Where each checkpoint sits in the DAG's SVG, and who its neighbours are: `pos` holds the
  * checkpoints drawn as their own mark, `itemOf` every checkpoint's mark (its run's when
  * collapsed), `slots` the marks by column, `rows` by row, `rowNodes` each row's checkpoints by
- * depth, `gaps` the collapsed depth ranges, `path` the ids from the root to `latest`.
+ * depth, `gaps` the collapsed depth ranges, `latest` the newest checkpoint,
+ * `main` the main run's latest one (the end of the first branch, where forks made later never
+ * lead), `path` the ids from the root to `main`.
  * @typedef {{ byId: { get(id: string): DagNode | undefined, has(id: string): boolean, size: number,
  *     values(): IterableIterator<DagNode> },
  *   children: { get(id: string): DagNode[] | undefined },
@@ -52,7 +54,7 @@
  *   pos: Map<string, {x: number, y: number}>,
  *   itemOf: { get(id: string): DagItem | undefined, size: number }, items: DagItem[], slots: DagItem[][], rows: DagItem[][],
  *   rowNodes: DagNode[][], gaps: Array<{ from: number, to: number, slot: number }>,
- *   path: Set<string>, latest: string, edgePath: string, forkPath: string, pathPath: string,
+ *   path: Set<string>, latest: string, main: string, edgePath: string, forkPath: string, pathPath: string,
  *   rowCount: number, width: number, height: number,
  *   geometry: { col: number, row: number, pad: number, radius: number } }} DagLayout
  *

@@ -2,9 +2,8 @@
 // "Show all" a page at a time: a cut value is replaced by its first page (`value` with `page`),
 // and **Show more** appends the next, so a 2 MB string never lands in the page at once.
 
-import { hyperscript } from "./helpers.js";
+import { hyperscript, inNamespace } from "./helpers.js";
 import { drawJson } from "./json-tree.js";
-import { inNamespace } from "./subgraph.js";
 
 /** @typedef {import("./index.js").View} View */
 

@@ -39,7 +39,9 @@ test("layoutDag places checkpoints by depth (columns) and branch (rows)", () => 
   assert.equal(layout.width, pad * 2 + 3 * col);
   assert.equal(layout.height, pad * 2 + row);
   assert.equal(layout.latest, "f1");
-  assert.deepEqual([...layout.path], ["f1", "c2", "c1", "c0"]);
+  // The main run ends at c3; the fork holds the newest checkpoint but is not the main run.
+  assert.equal(layout.main, "c3");
+  assert.deepEqual([...layout.path], ["c3", "c2", "c1", "c0"]);
 });
 
 test("layoutDag draws each branch as one straight segment and each fork as one curve", () => {

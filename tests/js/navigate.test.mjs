@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
 
 import widget, { MARK_LIMIT, matchCheckpoints, layoutDag } from "../../js/widget.js";
-import { click, createFakeModel, generatedDag, press, settle, setupDom } from "./support.mjs";
+import { click, createFakeModel, generatedDag, mainHead, press, settle, setupDom } from "./support.mjs";
 
 /** @type {ReturnType<typeof setupDom>} */
 let dom;
@@ -34,14 +34,24 @@ const nav = (el, what) => el.querySelector(`[data-nav="${what}"]`);
 const filter = (el, kind) => el.querySelector(`[data-filter="${kind}"]`);
 const drawn = (el) => el.querySelectorAll(".dd-mark, .dd-run").length;
 
-test("the first view selects the latest checkpoint and marks its path from the root", () => {
+test("the first view selects the main run's latest checkpoint and marks its path from the root", () => {
   const dag = generatedDag({ length: 300, forks: 6, branch: 30, seed: 3 });
   const el = show({ _dag: dag });
-  const latest = dag.nodes[dag.nodes.length - 1].id;
-  assert.equal(model.last("select").checkpoint_id, latest);
+  const main = mainHead(dag);
+  // A fork made later holds the newest checkpoint; the main run's end is shown all the same.
+  assert.notEqual(main, dag.nodes[dag.nodes.length - 1].id);
+  assert.equal(model.last("select").checkpoint_id, main);
   assert.equal(el.querySelector(".dd-ring-selected").getAttribute("visibility"), "visible");
   const onPath = [...el.querySelectorAll(".dd-mark.dd-on-path")].map((m) => m.getAttribute("data-id"));
-  assert.ok(onPath.includes(latest) && onPath.includes(dag.nodes[0].id), onPath.join(" "));
+  // The marks drawn on the path (happy-dom lays nothing out: those near the start) are the
+  // main run's; the path leads to its end.
+  const path = layoutDag(dag).path;
+  assert.ok(path.has(main) && onPath.includes(dag.nodes[0].id), onPath.join(" "));
+  assert.ok(onPath.length > 3 && onPath.every((id) => path.has(id)));
+  assert.ok(
+    [...path].every((id) => Number(id.slice(1)) < 300),
+    "no fork's checkpoint is on the path",
+  );
   assert.notEqual(el.querySelector(".dd-path-edges").getAttribute("d"), "");
 });
 
@@ -203,7 +213,7 @@ test("the overview strip draws every branch and the viewport on it", () => {
   });
 });
 
-test("another thread's DAG opens afresh: its latest checkpoint is selected, its runs folded", () => {
+test("another thread's DAG opens afresh: its main run's latest checkpoint is selected, its runs folded", () => {
   const first = generatedDag({ length: 300, forks: 2, seed: 1 });
   const el = show({ _dag: first });
   click(dom.window, el.querySelector(".dd-run .dd-run-shape"));
@@ -213,7 +223,7 @@ test("another thread's DAG opens afresh: its latest checkpoint is selected, its 
   for (const n of second.nodes) if (n.parent) n.parent = `o${n.parent}`;
   model.set("_selected", "");
   model.set("_dag", second);
-  assert.equal(model.last("select").checkpoint_id, second.nodes[second.nodes.length - 1].id);
+  assert.equal(model.last("select").checkpoint_id, mainHead(second));
   assert.ok(el.querySelectorAll(".dd-run").length > 0);
   // The same thread again (a refresh) keeps the user's place: nothing new is selected.
   const selects = model.sent.filter((m) => m.kind === "select").length;
@@ -251,6 +261,5 @@ test("the first view opens at a zoom where the marks' 10 px labels are 11 px", (
       else delete proto[name];
   }
   assert.equal(el.querySelector(".dd-zoom-level").textContent, "110%");
-  const latest = dag.nodes[dag.nodes.length - 1].id;
-  assert.equal(model.last("select").checkpoint_id, latest);
+  assert.equal(model.last("select").checkpoint_id, mainHead(dag));
 });

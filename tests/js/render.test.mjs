@@ -235,8 +235,10 @@ test("answers are matched to requests by uuid; a late answer to an old click is 
   assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "c2");
 });
 
-test("a detail pushed by Python through _detail and _selected is shown", () => {
+test("a detail pushed by Python through _detail and _selected is shown", async () => {
   const el = show();
+  model.answerSelect(model.last("select"), detailOf("c3")); // the first view's
+  await settle();
   model.set("_selected", "f1");
   model.set("_detail", detailOf("f1"));
   assert.equal(el.querySelector(".dd-detail-head").getAttribute("data-id"), "f1");
@@ -711,13 +713,14 @@ test("Enter in the go-to box selects each match in turn and says which", async (
   const box = el.querySelector(".dd-find");
   box.value = "2";
   box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
-  assert.equal(model.last("select").checkpoint_id, "c3");
-  assert.equal(text(el, ".dd-find-count"), "1 of 2");
-  model.answerSelect(model.last("select"), detailOf("c3"));
-  await settle();
-  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  // The first view selected c3 (the main run's end): the next match after it is f1.
   assert.equal(model.last("select").checkpoint_id, "f1");
   assert.equal(text(el, ".dd-find-count"), "2 of 2");
+  model.answerSelect(model.last("select"), detailOf("f1"));
+  await settle();
+  box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+  assert.equal(model.last("select").checkpoint_id, "c3");
+  assert.equal(text(el, ".dd-find-count"), "1 of 2");
   box.value = "nobody";
   box.dispatchEvent(new dom.window.KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
   assert.equal(text(el, ".dd-find-count"), "no checkpoint");

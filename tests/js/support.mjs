@@ -231,3 +231,19 @@ export function generatedDag({ length = 200, forks = 12, branch = 40, seed = 1, 
   nodes[nodes.length - 1].is_latest = true;
   return { thread_id: "generated", nodes, depth: 0, lanes: forks + 1 };
 }
+
+/**
+ * The main run's latest checkpoint: from the oldest root, the oldest child at every fork (forks
+ * made later never lead there), to the end.
+ */
+export function mainHead(dag) {
+  const kids = new Map();
+  for (const n of dag.nodes) {
+    if (!kids.has(n.parent)) kids.set(n.parent, []);
+    kids.get(n.parent).push(n.id);
+  }
+  const oldest = (ids) => [...ids].sort()[0];
+  let id = oldest(kids.get(null) || []);
+  while (kids.has(id)) id = oldest(kids.get(id));
+  return id;
+}

@@ -63,9 +63,11 @@ def test_a_langgraph_file_shows_its_tree_state_error_and_interrupt(browser, page
         page.click(f'.dd-mark[data-id="{ids["latest"]}"]')
         page.wait_for_selector(f'.dd-detail-head[data-id="{ids["latest"]}"]', timeout=5_000)
         detail = page.locator(".dd-detail")
-        state = detail.locator(".dd-state").inner_text()
-        assert "langchain_core.messages.ai.AIMessage" in state
-        assert '"researching a, b, c"' in state
+        # The messages read as a conversation; their raw value (with the class) a click away.
+        chat = detail.locator('.dd-channel-row[data-channel="messages"]')
+        assert chat.locator(".dd-message").last.inner_text() == "ASSISTANT\nresearching a, b, c"
+        chat.locator(".dd-raw > summary").click()
+        assert "langchain_core.messages.ai.AIMessage" in chat.inner_text()
         assert "publish?" in detail.locator(".dd-interrupts").inner_text()
 
         page.click(f'.dd-mark[data-id="{ids["fanned"]}"]')

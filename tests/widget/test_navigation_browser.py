@@ -104,14 +104,18 @@ def zoom_level(page: Any) -> str:
     return str(page.inner_text(".dd-zoom-level"))
 
 
-def test_the_first_view_shows_the_path_to_the_latest_checkpoint_selected(
+def test_the_first_view_shows_the_path_to_the_main_runs_latest_checkpoint_selected(
     page: Any, big: dict[str, Any], artifacts: Path
 ) -> None:
-    latest = next(node for node in big["dag"]["nodes"] if node["is_latest"])
-    expect(page.locator(f'.dd-detail-head[data-id="{latest["id"]}"]')).to_be_visible(
-        timeout=WAIT_MS
-    )
-    wait_in_view(page, f'.dd-mark[data-id="{latest["id"]}"][aria-current]')
+    # The main run: from the root, the oldest child every time (the forks came later).
+    children: dict[str | None, list[str]] = {}
+    for node in big["dag"]["nodes"]:
+        children.setdefault(node["parent"], []).append(node["id"])
+    main = min(children[None])
+    while main in children:
+        main = min(children[main])
+    expect(page.locator(f'.dd-detail-head[data-id="{main}"]')).to_be_visible(timeout=WAIT_MS)
+    wait_in_view(page, f'.dd-mark[data-id="{main}"][aria-current]')
     # Its history leads in from the left along the highlighted path, runs folded on the way.
     on_path = page.locator(".dd-mark.dd-on-path")
     assert on_path.count() > 3
@@ -205,7 +209,7 @@ def test_search_by_node_steps_through_its_checkpoints(page: Any, big: dict[str, 
         n["id"] for n in big["dag"]["nodes"] if "agent" in n["writers"] or "agent" in n["next"]
     ]
     page.fill(".dd-find", "agent")
-    # The latest checkpoint (selected) is one of them: the count says which.
+    # The main run's latest checkpoint (selected) is one of them: the count says which.
     expect(page.locator(".dd-find-count")).to_have_text(
         re.compile(rf"^\d+ of {len(wanted)}$"), timeout=WAIT_MS
     )
@@ -255,7 +259,7 @@ def test_filter_errors_and_step_through_them(
 
 
 def test_clicking_a_run_expands_it(page: Any) -> None:
-    # A run the user can see (the first view shows the latest checkpoint's history, folded).
+    # A run the user can see (the first view shows the main run's history, folded).
     run_id = page.evaluate(
         """() => {
              const box = document.querySelector('.dd-dag-scroll').getBoundingClientRect();

@@ -76,9 +76,13 @@ def test_clicking_a_checkpoint_shows_its_state(
 
     page.click(mark(small["tools"]))
     detail = detail_of(page, small["tools"])
-    state = detail.locator(".dd-state").inner_text()
-    assert '"What is the capital of France?"' in state
-    assert '"Paris"' in state
+    # The messages read as a conversation: each message's role and its text.
+    messages = detail.locator('.dd-channel-row[data-channel="messages"] .dd-message')
+    assert messages.all_inner_texts() == [
+        "USER\nWhat is the capital of France?",
+        "ASSISTANT\nLet me look that up.",
+        "TOOL\nParis",
+    ]
     count = detail.locator('.dd-channel-row[data-channel="count"] .dd-json-number').inner_text()
     assert count == "2"
     assert "gate" in detail.locator(".dd-next").inner_text()
