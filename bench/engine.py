@@ -322,12 +322,14 @@ def functional_tasks(lib: Library) -> Callable[[], None]:
 
 
 WORKLOADS = [
-    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
-    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
+    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.25, chain_async),
+    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.25, chain_sync),
     Workload(f"{FAN_OUT}-way Send fan-out × {FAN_OUT_RUNS} threads, ainvoke", 0.5, send_fan_out),
     Workload(f"messages chat, {CHAT_TURNS} turns, SQLite, invoke", 0.5, messages_chat),
     Workload(f"messages chat, {CHAT_TURNS} turns, in memory, invoke", 0.4, memory_chat),
-    Workload(f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.5, nested_subgraphs),
+    Workload(
+        f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.25, nested_subgraphs
+    ),
     Workload(
         f"ReAct agent, {REACT_TOOL_ROUNDS} tool rounds × {REACT_THREADS} threads", 0.5, react_agent
     ),
