@@ -225,12 +225,11 @@ def _is_runnable(fn: Any) -> bool:
 def call_style(fn: Callable[..., Any]) -> CallStyle:
     """Decide once how to call ``fn`` (a node's action or a branch's path)."""
     if _is_runnable(fn):
-        from durable_debug.graph.pregel import CompiledStateGraph
-
         invoke = getattr(fn, "invoke", None)
         # Our own graphs' ``invoke`` runs ``ainvoke`` on another thread (``_sync.run_sync``):
         # awaiting ``ainvoke`` in place is the direct way (a subgraph node).
-        direct = callable(invoke) and not isinstance(fn, CompiledStateGraph)
+        hops = getattr(type(fn), "sync_invoke_hops_threads", False) is True
+        direct = callable(invoke) and not hops
         return CallStyle(
             fn.ainvoke,  # type: ignore[attr-defined]
             True,
