@@ -208,6 +208,30 @@ def messages_chat(lib: Library) -> Callable[[], None]:
     return runs
 
 
+def memory_chat(lib: Library) -> Callable[[], None]:
+    """The messages chat with each library's in-memory saver: 100 turns on one thread."""
+    from langchain_core.messages import AIMessage
+
+    def bot(state: Any) -> dict:
+        return {"messages": [AIMessage(f"echo {len(state['messages'])}")]}
+
+    graph = (
+        lib.StateGraph(lib.MessagesState)
+        .add_node("bot", bot)
+        .add_edge(lib.START, "bot")
+        .add_edge("bot", lib.END)
+        .compile(checkpointer=lib.MemorySaver())
+    )
+
+    def runs() -> None:
+        cfg = {"configurable": {"thread_id": "chat"}}
+        for turn in range(CHAT_TURNS):
+            out = graph.invoke({"messages": [("user", f"turn {turn}")]}, cfg)
+        assert len(out["messages"]) == 2 * CHAT_TURNS, len(out["messages"])
+
+    return runs
+
+
 def nested_subgraphs(lib: Library) -> Callable[[], None]:
     """Three levels of subgraphs (each a compiled graph added as a node of the one above,
     two steps per level) under a graph with a MemorySaver, 30 threads: every level saves
@@ -298,11 +322,14 @@ def functional_tasks(lib: Library) -> Callable[[], None]:
 
 
 WORKLOADS = [
-    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.33, chain_async),
-    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.33, chain_sync),
+    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, ainvoke", 0.25, chain_async),
+    Workload(f"{CHAIN_LENGTH}-node chain × {CHAIN_THREADS} threads, invoke", 0.25, chain_sync),
     Workload(f"{FAN_OUT}-way Send fan-out × {FAN_OUT_RUNS} threads, ainvoke", 0.5, send_fan_out),
     Workload(f"messages chat, {CHAT_TURNS} turns, SQLite, invoke", 0.5, messages_chat),
-    Workload(f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.5, nested_subgraphs),
+    Workload(f"messages chat, {CHAT_TURNS} turns, in memory, invoke", 0.4, memory_chat),
+    Workload(
+        f"3-level nested subgraphs × {NESTED_THREADS} threads, invoke", 0.25, nested_subgraphs
+    ),
     Workload(
         f"ReAct agent, {REACT_TOOL_ROUNDS} tool rounds × {REACT_THREADS} threads", 0.5, react_agent
     ),

@@ -196,3 +196,28 @@ def test_a_saver_that_is_not_ours_keeps_records_in_this_process() -> None:
     stored = run_sync(aread_records(saver, "t"))
     assert any(r.get("as_node") == "ask" for r in stored.values())
     assert findings(UsersSaver(), cfg) == {}  # per saver object
+
+
+def test_the_memory_saver_reads_the_records_asked_for_by_id_and_namespace() -> None:
+    """Records asked for by checkpoint id (and namespace) are exactly those, as copies; the
+    thread's other checkpoints and other threads' checkpoints are left out."""
+    from durable_debug import MemorySaver
+
+    saver = MemorySaver()
+    graph = build(saver)
+    for thread in ("a", "b"):
+        with warnings.catch_warnings():  # the typo node's dropped key
+            warnings.simplefilter("ignore")
+            graph.invoke({"log": []}, _config(thread))
+    ids = [t.config["configurable"]["checkpoint_id"] for t in saver.list(_config("a"))]
+    everything = run_sync(aread_records(saver, "a", ""))
+    assert set(everything) == {("", cid) for cid in ids}
+    some = run_sync(aread_records(saver, "a", "", [*ids[:2], "no-such-checkpoint"]))
+    assert some == {("", cid): everything[("", cid)] for cid in ids[:2]}
+    some[("", ids[0])]["changed"] = True
+    assert "changed" not in run_sync(aread_records(saver, "a", "", ids[:1]))[("", ids[0])]
+    assert run_sync(aread_records(saver, "a", "elsewhere", ids)) == {}
+
+
+def _config(thread: str) -> Any:
+    return {"configurable": {"thread_id": thread}}

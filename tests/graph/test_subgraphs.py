@@ -5,7 +5,7 @@ through the graph that wrote it, and a namespace no node can explain is a clear 
 from __future__ import annotations
 
 import operator
-from typing import Annotated, TypedDict
+from typing import Annotated, Any, TypedDict
 
 import pytest
 
@@ -79,3 +79,26 @@ def test_a_namespace_no_node_runs_is_read_with_the_graph_and_refused_for_writes(
         graph.update_state(bad, {"draft": "x"})
     with pytest.raises(ValueError, match="runs no subgraph"):
         graph.invoke(None, bad)
+
+
+def test_a_subgraph_node_of_a_sync_run_runs_on_its_callers_thread() -> None:
+    """A compiled graph added as a node runs in the enclosing run's thread and event loop
+    (no private loop in a thread of its own): its sync nodes see the caller's thread."""
+    import threading
+
+    seen: dict[str, int] = {}
+
+    def note(name: str) -> Any:
+        def node(state: Doc) -> dict:
+            seen[name] = threading.get_ident()
+            return {"log": [name]}
+
+        return node
+
+    inner = StateGraph(Doc).add_node("inner", note("inner")).add_edge("__start__", "inner")
+    builder = StateGraph(Doc).add_node("outer", note("outer")).add_node("sub", inner.compile())
+    builder = builder.add_edge("__start__", "outer").add_edge("outer", "sub")
+    graph = builder.compile(checkpointer=MemorySaver())
+    out = graph.invoke({"draft": "", "log": []}, {"configurable": {"thread_id": "t"}})
+    assert out["log"][-1] == "inner"
+    assert seen["inner"] == seen["outer"]

@@ -568,3 +568,41 @@ async def test_react_agent_with_an_async_model_chooser():
         trace.note("async run", tool_results(trace, result["messages"]))
 
     await acheck_parity(scenario)
+
+
+async def test_react_agent_prompt_step_reports_to_callbacks_as_langgraphs():
+    """The prompt step of no prompt and of a string prompt is a chain run named "Prompt"
+    inside the model's sequence, seen by callback handlers on the sync and the async side,
+    with the messages the model is given."""
+    from langchain_core.callbacks import BaseCallbackHandler
+
+    class Runs(BaseCallbackHandler):
+        def __init__(self) -> None:
+            self.seen: list[Any] = []
+
+        def on_chain_start(self, serialized: Any, inputs: Any, **kwargs: Any) -> None:
+            if kwargs.get("name") == "Prompt":
+                self.seen.append(("start", "Prompt", sorted(kwargs.get("tags") or [])))
+
+        def on_chain_end(self, outputs: Any, **kwargs: Any) -> None:
+            if isinstance(outputs, list):
+                self.seen.append(("end", [type(m).__name__ for m in outputs]))
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        lib = prebuilt(api)
+        for label, prompt in (("none", None), ("text", "be brief")):
+            for side in ("sync", "async"):
+                model = scripted(calling(("add", {"a": 1, "b": 2}, "c1")), AIMessage("3"))
+                agent = lib.create_react_agent(model, [add], prompt=prompt)
+                runs = Runs()
+                config: Any = {"callbacks": [runs]}
+                given = {"messages": [HumanMessage("1+2?", id="q")]}
+                if side == "sync":
+                    result = agent.invoke(given, config)
+                else:
+                    result = await agent.ainvoke(given, config)
+                trace.note(f"{label} {side} messages", tool_results(trace, result["messages"]))
+                trace.note(f"{label} {side} prompt runs", runs.seen)
+
+    ours = await acheck_parity(scenario)
+    assert ours["text async prompt runs"], "the prompt step reported no run"

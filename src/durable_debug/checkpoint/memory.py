@@ -372,6 +372,13 @@ class MemorySaver(BaseCheckpointSaver):
     ) -> dict[tuple[str, str], dict[str, Any]]:
         """The debug records of a thread's checkpoints, by ``(checkpoint_ns, checkpoint_id)``."""
         wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        if wanted is not None and checkpoint_ns is not None:  # looked up, not searched for
+            keys = ((thread_id, checkpoint_ns, cid) for cid in wanted)
+            return {
+                key[1:]: json.loads(json.dumps(self.records[key]))
+                for key in keys
+                if key in self.records
+            }
         return {
             (ns, cid): json.loads(json.dumps(record))
             for (tid, ns, cid), record in self.records.items()

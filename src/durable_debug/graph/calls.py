@@ -226,11 +226,15 @@ def call_style(fn: Callable[..., Any]) -> CallStyle:
     """Decide once how to call ``fn`` (a node's action or a branch's path)."""
     if _is_runnable(fn):
         invoke = getattr(fn, "invoke", None)
+        # Our own graphs' ``invoke`` runs ``ainvoke`` on another thread (``_sync.run_sync``):
+        # awaiting ``ainvoke`` in place is the direct way (a subgraph node).
+        hops = getattr(type(fn), "sync_invoke_hops_threads", False) is True
+        direct = callable(invoke) and not hops
         return CallStyle(
             fn.ainvoke,  # type: ignore[attr-defined]
             True,
             runnable=True,
-            sync_target=invoke if callable(invoke) else None,
+            sync_target=invoke if direct else None,
         )
     method = fn if inspect.isroutine(fn) else getattr(fn, "__call__", fn)  # noqa: B004
     is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(method)

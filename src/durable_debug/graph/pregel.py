@@ -89,6 +89,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     """Whether a lone task's run reports events while it runs (an ``@entrypoint``'s task
     calls stream as each one finishes); else only what its output mode needs does."""
 
+    sync_invoke_hops_threads = True
+    """Its ``invoke`` runs ``ainvoke`` on the runner loop's thread (``_sync.run_sync``): as a
+    node, it is awaited through ``ainvoke`` even in a sync run (``calls.call_style``)."""
+
     def __init__(
         self,
         *,

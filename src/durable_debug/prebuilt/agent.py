@@ -23,7 +23,18 @@ from typing import Annotated, Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel, LanguageModelLike
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
-from langchain_core.runnables import Runnable, RunnableBinding, RunnableLambda, RunnableSequence
+from langchain_core.runnables import (
+    Runnable,
+    RunnableBinding,
+    RunnableConfig,
+    RunnableLambda,
+    RunnableSequence,
+)
+from langchain_core.runnables.config import (
+    ensure_config,
+    get_async_callback_manager_for_config,
+    get_callback_manager_for_config,
+)
 from langchain_core.tools import BaseTool
 from typing_extensions import NotRequired, TypedDict, get_type_hints
 
@@ -315,12 +326,11 @@ def _get(state: Any, key: str) -> Any:
 def _prompt_runnable(prompt: Any) -> Runnable[Any, Any]:
     """The step that turns the state into the model's input."""
     if prompt is None:
-        return RunnableLambda(lambda state: _get(state, "messages"), name="Prompt")
+        return _MessagesPrompt(None)
     if isinstance(prompt, str):
         prompt = SystemMessage(content=prompt)
     if isinstance(prompt, SystemMessage):
-        system = prompt
-        return RunnableLambda(lambda state: [system, *_get(state, "messages")], name="Prompt")
+        return _MessagesPrompt(prompt)
     if isinstance(prompt, Runnable):
         return prompt
     if callable(prompt):
@@ -328,6 +338,50 @@ def _prompt_runnable(prompt: Any) -> Runnable[Any, Any]:
             return RunnableLambda(_sync_unsupported, prompt, name="Prompt")
         return RunnableLambda(prompt, name="Prompt")
     raise ValueError(f"Got unexpected type for `prompt`: {type(prompt)}")
+
+
+class _MessagesPrompt(Runnable[Any, Any]):
+    """The prompt step of no prompt or a system message: the state's messages, after the
+    system message if any. Reported to callbacks as a chain run named "Prompt", as the
+    ``RunnableLambda`` a prompt function becomes, without what a lambda costs per call
+    (inspecting its function's signature, running it in a worker thread when awaited)."""
+
+    name = "Prompt"
+
+    def __init__(self, system: SystemMessage | None) -> None:
+        self.system = system
+
+    def _messages(self, state: Any) -> Any:
+        messages = _get(state, "messages")
+        return messages if self.system is None else [self.system, *messages]
+
+    def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """The model's input for the state ``input``, reported to ``config``'s callbacks."""
+        config = ensure_config(config)
+        run = get_callback_manager_for_config(config).on_chain_start(
+            None, input, name=config.get("run_name") or self.name, run_id=config.pop("run_id", None)
+        )
+        try:
+            output = self._messages(input)
+        except BaseException as exc:
+            run.on_chain_error(exc)
+            raise
+        run.on_chain_end(output)
+        return output
+
+    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
+        """:meth:`invoke`, reporting to async callbacks."""
+        config = ensure_config(config)
+        run = await get_async_callback_manager_for_config(config).on_chain_start(
+            None, input, name=config.get("run_name") or self.name, run_id=config.pop("run_id", None)
+        )
+        try:
+            output = self._messages(input)
+        except BaseException as exc:
+            await run.on_chain_error(exc)
+            raise
+        await run.on_chain_end(output)
+        return output
 
 
 def _sync_unsupported(state: Any) -> Any:
