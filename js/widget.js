@@ -1068,6 +1068,7 @@ function previewKeys(value) {
 }
 
 // js/src/subgraph.js
+var NS_SEP = "|";
 function inNamespace(view) {
   const namespace = view.model.get("_selected_ns");
   return namespace ? { checkpoint_ns: namespace } : {};
@@ -1085,7 +1086,7 @@ function drawSubgraphSections(view, detail) {
       "↑ the task's checkpoint"
     );
     const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
-    const node = (here.split("|").pop() || "").split(":")[0];
+    const node = (here.split(NS_SEP).pop() || "").split(":")[0];
     const own = subgraphItem(h, here, node);
     sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
     toggleSubgraph(
@@ -1113,7 +1114,7 @@ function fillSubgraphs(view, list, id, here, namespaces) {
     taskRows.set(row.getAttribute("data-task-id") || "", row);
   const loose = [];
   for (const ns of mine) {
-    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
+    const task = (ns.checkpoint_ns.split(NS_SEP).pop() || "").split(":").slice(1).join(":");
     const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
     const row = taskRows.get(task);
     if (row) row.append(item);

@@ -569,9 +569,9 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_health(self, request: Mapping[str, Any]) -> Any:
         """The store's health (``inspect.health``), computed in a worker thread so the kernel's
         loop stays free; ``sla_s``: seconds an interrupt may wait before its thread is listed."""
-        from durable_debug.inspect.health import health, health_data
+        from durable_debug.inspect.health import DEFAULT_SLA, health, health_data
 
-        sla_s = request.get("sla_s", 3600)
+        sla_s = request.get("sla_s", DEFAULT_SLA.total_seconds())
         number = isinstance(sla_s, (int, float)) and not isinstance(sla_s, bool)
         if not number or not 0 <= sla_s < _MAX_SLA_S:
             raise RequestError(

@@ -30,6 +30,7 @@ from durable_debug.checkpoint.base import (
     PendingWrite,
     next_version,
 )
+from durable_debug.checkpoint.names import ID_SEP, PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.serde import CorruptPayloadError
 from durable_debug.graph.channels import MISSING, Channel
 from durable_debug.graph.nodes import INPUT_KEYS, NO_WRITES, TASKS, NodeSpec
@@ -56,11 +57,7 @@ __all__ = [
     "task_path_str",
 ]
 
-PULL = "__pregel_pull"
-"""Path prefix of a task triggered by an edge."""
-PUSH = "__pregel_push"
-"""Path prefix of a task created by a Send."""
-INTERRUPT_SEEN = "__interrupt__"
+INTERRUPT_SEEN = INTERRUPT
 """Pseudo-node in ``versions_seen``: channel versions seen when the run last (re)started, so
 ``interrupt_before``/``interrupt_after`` fire once per pause, not again on resume."""
 _NOTHING_SEEN: Mapping[str, str] = {}
@@ -76,12 +73,12 @@ def task_id(
     checkpoint_id: str, checkpoint_ns: str, step: int, name: str, path: tuple[Any, ...]
 ) -> str:
     """Deterministic id of a task: the same checkpoint always schedules the same ids."""
-    return _uuid_from(f"{checkpoint_id}|{checkpoint_ns}|{step}|{name}|{path!r}")
+    return _uuid_from(ID_SEP.join((checkpoint_id, checkpoint_ns, str(step), name, repr(path))))
 
 
 def interrupt_id(task: str, index: int) -> str:
     """Deterministic id of the ``index``-th ``interrupt()`` call of task ``task``."""
-    return hashlib.blake2b(f"{task}|{index}".encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b(f"{task}{ID_SEP}{index}".encode(), digest_size=16).hexdigest()
 
 
 @dataclass(eq=False, slots=True)
@@ -119,7 +116,7 @@ class Task:
 
 def task_path_str(path: tuple[Any, ...]) -> str:
     """A task's path as savers store it with its writes (``task_path``)."""
-    return "|".join(str(p) for p in path)
+    return TASK_PATH_SEP.join(str(p) for p in path)
 
 
 @dataclass(slots=True)

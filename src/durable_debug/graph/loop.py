@@ -55,6 +55,7 @@ from durable_debug.checkpoint.records import (
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
+    PUSH,
     Task,
     TaskRecord,
     apply_writes,
@@ -1104,7 +1105,7 @@ class RunLoop:
     def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
         payload: dict[str, Any] = {"id": task.id, "name": task.name}
         if kind == "task":
-            payload.update(input=task.input, triggers=task.triggers or ("__pregel_push",))
+            payload.update(input=task.input, triggers=task.triggers or (PUSH,))
         else:
             payload.update(
                 error=task.error,

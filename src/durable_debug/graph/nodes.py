@@ -16,7 +16,13 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from durable_debug.checkpoint.names import NO_WRITES, TASKS, branch_channel, join_channel
+from durable_debug.checkpoint.names import (
+    INPUT_KEYS,
+    NO_WRITES,
+    TASKS,
+    branch_channel,
+    join_channel,
+)
 from durable_debug.graph.calls import CallStyle
 from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
 from durable_debug.graph.schema import StateSchema
@@ -41,11 +47,6 @@ __all__ = [
     "branch_channel",
     "join_channel",
 ]
-
-INPUT_KEYS = "__input_keys__"
-"""Marker write saved by the START task in place of its state writes: the keys it took from
-the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
-the input is stored once instead of twice."""
 
 
 class UnmappedBranchError(InvalidUpdateError, KeyError):

@@ -30,6 +30,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.checkpoint.lease import thread_lease
+from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.calls import coerce_context, merge_configs
 from durable_debug.graph.channels import (
     Channel,
@@ -299,7 +300,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         output = loop.graph.output_values(loop.values)
         if loop.interrupts:  # an entrypoint's result that is not a dict is left out
             output = {**(output if isinstance(output, dict) else {})}
-            output["__interrupt__"] = list(loop.interrupts)
+            output[INTERRUPT] = list(loop.interrupts)
         return output
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:

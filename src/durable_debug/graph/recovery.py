@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Literal
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import ThreadBusyError
 from durable_debug.checkpoint.lease import NoAbandonedLeaseError, thread_lease
+from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.types import EmptyInputError
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ async def arecover(graph: CompiledStateGraph, *, limit: int | None = None) -> li
         except Exception as exc:
             done.append(Recovered(thread_id, "failed", f"{type(exc).__name__}: {exc}"))
         else:
-            outcome: Outcome = "interrupted" if out.get("__interrupt__") else "finished"
+            outcome: Outcome = "interrupted" if out.get(INTERRUPT) else "finished"
             done.append(Recovered(thread_id, outcome))
     return done
 

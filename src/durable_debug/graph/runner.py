@@ -18,7 +18,8 @@ import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
-from durable_debug.graph.algo import PULL, Task, task_path_str
+from durable_debug.checkpoint.names import NS_END, NS_SEP
+from durable_debug.graph.algo import PULL, PUSH, Task, task_path_str
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import (
     Scratchpad,
@@ -275,7 +276,7 @@ def node_config(
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
-        langgraph_triggers=task.triggers or ("__pregel_push",),
+        langgraph_triggers=task.triggers or (PUSH,),
         langgraph_path=task.path,
         langgraph_checkpoint_ns=own_ns,
     )
@@ -317,8 +318,8 @@ def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
 
 def task_namespace(parent_ns: str, task: Task) -> str:
     """The namespace of a task's own work, ``node:task_id`` (under its graph's namespace)."""
-    own = f"{task.name}:{task.id}"
-    return f"{parent_ns}|{own}" if parent_ns else own
+    own = f"{task.name}{NS_END}{task.id}"
+    return f"{parent_ns}{NS_SEP}{own}" if parent_ns else own
 
 
 async def node_writes(

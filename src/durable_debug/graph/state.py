@@ -17,7 +17,7 @@ import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from durable_debug.checkpoint.names import ERROR, INTERRUPT, RESUME
+from durable_debug.checkpoint.names import ERROR, INTERRUPT, JOIN_PREFIX, RESUME
 from durable_debug.graph.calls import call_style, callable_name
 from durable_debug.graph.nodes import (
     TASKS,
@@ -223,7 +223,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             self._schemas.append(schema)
         self.schema = StateSchema(self.state_schema.schema, extra=self._schemas)
         for key in self.schema.keys:
-            if key in _RESERVED or key.startswith(("branch:", "join:")):
+            if key in _RESERVED or key.startswith(("branch:", JOIN_PREFIX)):
                 raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
 
     def add_sequence(

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import CONFIG_ADDRESS_KEYS, RunnableConfig
+from durable_debug.checkpoint.names import NS_END, NS_SEP
 from durable_debug.graph.calls import current_call, merge_configs
 from durable_debug.graph.interrupts import Answers, current_scratchpad
 
@@ -51,11 +52,6 @@ __all__ = [
     "nesting_for",
     "recast_namespace",
 ]
-
-NS_SEP = "|"
-"""Joins the levels of a nested namespace (``parent:tid|child:tid``)."""
-NS_END = ":"
-"""Separates a level's node name from its task id."""
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ OutputT = TypeVar("OutputT", default=StateT)
 
 START = names.START
 """The virtual first node: edges from START say where a run begins."""
-END = "__end__"
+END = names.END
 """The virtual last node: an edge to END finishes that branch."""
 TAG_HIDDEN = "langsmith:hidden"
 """A run tag LangChain tracers hide (the START node's callback run carries it)."""

@@ -41,6 +41,7 @@ from langchain_core.tools.base import _DirectlyInjectedToolArg
 from pydantic import ValidationError
 from typing_extensions import TypedDict, get_type_hints
 
+from durable_debug.checkpoint.names import END
 from durable_debug.graph.calls import current_call
 from durable_debug.graph.types import (
     Command,
@@ -482,7 +483,7 @@ def tools_condition(state: Any, messages_key: str = "messages") -> Literal["tool
     if not messages:
         raise ValueError(f"No messages found in input state to tool_edge: {state}")
     last = messages[-1]
-    return "tools" if getattr(last, "tool_calls", None) else "__end__"
+    return "tools" if getattr(last, "tool_calls", None) else END
 
 
 # -- helpers ---------------------------------------------------------------------------------
