@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 import pandas as pd
 
@@ -446,11 +446,30 @@ def _has_top_level_await(body: list[ast.stmt]) -> bool:
     return False
 
 
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+class _Decorator(Protocol):
+    """A decorator that returns the function it is given (IPython's argument decorators)."""
+
+    def __call__(self, function: _Function) -> _Function: ...
+
+
 def _magics_class() -> Any:
     """The ``Magics`` subclass, defined on first use so importing this module needs no IPython."""
+    from IPython.core import magic as ipython_magic
+    from IPython.core import magic_arguments as ipython_arguments
     from IPython.core.error import UsageError
-    from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-    from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+    from IPython.core.magic import Magics, magics_class
+
+    # IPython's argument decorators carry no annotations, and it types cell_magic and
+    # line_magic as returning a union (they also take a name); these names give them the
+    # types they have when used as below (a decorator returning the function it was given).
+    cell_magic = cast(_Decorator, ipython_magic.cell_magic)
+    line_magic = cast(_Decorator, ipython_magic.line_magic)
+    magic_arguments: Callable[[], _Decorator] = ipython_arguments.magic_arguments
+    argument: Callable[..., _Decorator] = ipython_arguments.argument
+    parse_argstring: Callable[[Any, str], Any] = ipython_arguments.parse_argstring
 
     @magics_class
     class DurableDebugMagics(Magics):

@@ -71,7 +71,8 @@ class ConnectedSaver(BaseCheckpointSaver):
         """Return a saver for ``conn_string``, usable with ``with`` and ``async with``
         (which open it on entry and close it on exit) or directly."""
         make: Any = cls  # each saver's constructor takes its connection string first
-        return make(conn_string, **kwargs)
+        made: Self = make(conn_string, **kwargs)
+        return made
 
     def setup(self) -> Completed:
         """Connect and prepare the store; idempotent.

@@ -463,7 +463,7 @@ class MsgpackSerializer:
         payload's size bounds each one's (checked by the caller)."""
         models = objects.PYDANTIC_CLASSES
         names: dict[type, str] = {}
-        pack = packer.pack
+        pack: Callable[[Any], bytes] = packer.pack
         values = []
         for item in items:
             cls = type(item)
@@ -738,7 +738,8 @@ class _Encoding:
                     default=self.encode, use_bin_type=True, strict_types=True, buf_size=_BUF_SIZE
                 )
                 packers.append(packer)
-            return packer.pack(obj)
+            packed: bytes = packer.pack(obj)
+            return packed
         finally:
             if top:  # each packer's default refers back to this object: break the cycle
                 packers.clear()

@@ -771,7 +771,8 @@ async def _on_connection_thread(conn: aiosqlite.Connection, fn: Callable[..., T]
     ``future.get_loop()``; a connection without that queue is called the plain way.)"""
     queue = getattr(conn, "_tx", None)
     if queue is None or not getattr(conn, "_running", False) or conn._connection is None:
-        return cast("T", await conn._execute(fn, *args))  # closed: it says so
+        # closed: it says so (aiosqlite's private _execute carries no annotations)
+        return cast("T", await conn._execute(fn, *args))  # type: ignore[no-untyped-call]
     future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
     queue.put_nowait((_Answer(future), functools.partial(fn, *args)))
     return await future

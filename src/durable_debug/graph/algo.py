@@ -102,7 +102,7 @@ class Task:
     status: str | None = None
     """None (not run), "done", "error", "interrupt" or "cancelled"."""
     error: BaseException | None = None
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     cached: bool = False
     """True when its writes came from the node's cache (the node did not run)."""
     node_error: Any = None
@@ -126,7 +126,7 @@ class TaskRecord:
     writes: list[tuple[str, Any]] = field(default_factory=list)
     finished: bool = False
     error: str | None = None
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     resume: list[Any] | None = None
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Every failure of the task on this checkpoint (see ``graph/failures.py``)."""
@@ -229,7 +229,7 @@ def _input_value(run_input: Any, key: str) -> Any:
 
 
 def prepare_tasks(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     checkpoint: Checkpoint,
     channels: Mapping[str, Channel],
     step: int,
@@ -303,7 +303,7 @@ def prepare_tasks(
 
 
 def apply_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     checkpoint: Checkpoint,
     channels: Mapping[str, Channel],
     tasks: Sequence[Task],
@@ -363,7 +363,9 @@ def apply_writes(
 
 
 def _triggers_any(
-    graph: CompiledStateGraph, channels: Mapping[str, Channel], updated: set[str]
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    channels: Mapping[str, Channel],
+    updated: set[str],
 ) -> bool:
     """True if one of the ``updated`` channels now holds a value that schedules a task."""
     live = {ch for ch in updated if channels[ch].is_available()}
@@ -405,7 +407,7 @@ _PLAIN_CHECKPOINT: dict[type[Channel], bool] = {}
 
 
 def preview_values(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     channels: Mapping[str, Channel],
     tasks: Iterable[Task],
     null_writes: Sequence[tuple[str, Any]] = (),
@@ -438,7 +440,9 @@ def preview_values(
     return graph.read_state(preview)
 
 
-def restore_channels(graph: CompiledStateGraph, checkpoint: Checkpoint) -> dict[str, Channel]:
+def restore_channels(
+    graph: CompiledStateGraph[Any, Any, Any, Any], checkpoint: Checkpoint
+) -> dict[str, Channel]:
     """Fresh channels holding the values of ``checkpoint``."""
     channels = graph.new_channels()
     for name, value in checkpoint["channel_values"].items():

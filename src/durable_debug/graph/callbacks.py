@@ -28,7 +28,8 @@ import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.callbacks.manager import AsyncCallbackManager, BaseCallbackManager
+from langchain_core.callbacks.base import BaseCallbackManager
+from langchain_core.callbacks.manager import AsyncCallbackManager
 
 try:  # time-ordered run ids, as LangChain gives its runs
     from langchain_core.utils.uuid import uuid7 as _new_run_id

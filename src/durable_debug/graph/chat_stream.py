@@ -100,7 +100,8 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
 
     shared = set() if sent is None else sent
 
-    class MessageTap(BaseCallbackHandler, Streaming):
+    # Streaming is generic in langchain-core but may be the plain object above: no parameter.
+    class MessageTap(BaseCallbackHandler, Streaming):  # type: ignore[type-arg]
         """Reports chat model output of the running nodes to the ``messages`` stream."""
 
         run_inline = True

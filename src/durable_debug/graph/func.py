@@ -106,7 +106,7 @@ class _Builder:
     branches: Mapping[str, Any] = field(default_factory=dict)
 
 
-class EntrypointGraph(CompiledStateGraph):
+class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """What ``@entrypoint`` makes of a function: a graph with LangGraph's ``Pregel`` API
     (``invoke``, ``stream``, ``get_state``, ``get_state_history``, ``update_state``…) whose
     state is the function's last return value."""

@@ -171,7 +171,8 @@ class TaskFunction(Generic[T]):
                 f"@task {self.name!r} was called outside a running graph; call it inside an "
                 "@entrypoint function, a StateGraph node or another @task"
             )
-        return runner.start(pad, self, args, kwargs)
+        future: TaskFuture[T] = runner.start(pad, self, args, kwargs)
+        return future
 
     def __repr__(self) -> str:
         return f"<task {self.name}>"

@@ -19,7 +19,7 @@ top, so effects inside them should go through :func:`durable_debug.graph.effects
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import ThreadBusyError
@@ -48,7 +48,9 @@ class Recovered:
     """The error of a ``failed`` thread, as one line."""
 
 
-async def arecover(graph: CompiledStateGraph, *, limit: int | None = None) -> list[Recovered]:
+async def arecover(
+    graph: CompiledStateGraph[Any, Any, Any, Any], *, limit: int | None = None
+) -> list[Recovered]:
     """Resume every thread of ``graph``'s saver whose last run died mid-step (at most
     ``limit`` of them), each under its lease; return what happened to each."""
     saver = graph._require_saver("recover")
@@ -77,6 +79,8 @@ async def arecover(graph: CompiledStateGraph, *, limit: int | None = None) -> li
     return done
 
 
-def recover(graph: CompiledStateGraph, *, limit: int | None = None) -> list[Recovered]:
+def recover(
+    graph: CompiledStateGraph[Any, Any, Any, Any], *, limit: int | None = None
+) -> list[Recovered]:
     """Sync twin of :func:`arecover`."""
     return run_sync(arecover(graph, limit=limit))

@@ -62,7 +62,7 @@ _OUTCOMES: dict[str | None, hooks.Outcome] = {
 
 
 async def run_task(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     channels: dict[str, Channel],
     *,
@@ -323,7 +323,7 @@ def task_namespace(parent_ns: str, task: Task) -> str:
 
 
 async def node_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     result: Any,
     channels: dict[str, Channel],
@@ -338,7 +338,8 @@ async def node_writes(
     spec = task.node
     on_unknown = None
     if findings is not None:
-        is_subgraph = graph.subgraph_of(spec.name) is spec.fn and spec.fn is not None
+        fn: object = spec.fn  # a compiled subgraph added as a node is its own fn
+        is_subgraph = graph.subgraph_of(spec.name) is fn and fn is not None
         on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
     updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     writes: list[tuple[str, Any]] = list(updates)
@@ -348,7 +349,7 @@ async def node_writes(
 
 
 async def edge_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
     channels: dict[str, Channel],
@@ -388,7 +389,7 @@ def _ignore_unknown(key: str, what: str, error: BaseException) -> None:
 
 
 async def _start_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     channels: dict[str, Channel],
     context: CallContext,

@@ -98,7 +98,7 @@ class Interrupt(Generic[ResponseT]):
     one (a class given there is shown as its JSON Schema), for clients to render a form."""
 
 
-def interrupt_payload(interrupt: Interrupt) -> dict[str, Any]:
+def interrupt_payload(interrupt: Interrupt[Any]) -> dict[str, Any]:
     """An interrupt as the ``tasks`` and ``debug`` stream modes show it (its fields)."""
     return {
         "value": interrupt.value,
@@ -107,7 +107,7 @@ def interrupt_payload(interrupt: Interrupt) -> dict[str, Any]:
     }
 
 
-def saved_interrupt(interrupt: Interrupt) -> dict[str, Any]:
+def saved_interrupt(interrupt: Interrupt[Any]) -> dict[str, Any]:
     """How a paused task's interrupt is saved in its ``__interrupt__`` write (read back by
     ``algo.read_pending_writes``): its value and id, and its response schema when it has
     one."""
@@ -254,7 +254,7 @@ class PregelTask(NamedTuple):
     """``("__pregel_pull", node)`` for an edge task, ``("__pregel_push", i)`` for a Send."""
     error: str | None = None
     """``repr`` of the exception if the task failed."""
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     """Interrupts the task raised."""
     state: Any = None
     """Reserved for subgraph state (always None here)."""
@@ -279,7 +279,7 @@ class StateSnapshot(NamedTuple):
     """Config of the parent checkpoint."""
     tasks: tuple[PregelTask, ...]
     """Tasks of the next step, with their errors, interrupts and results."""
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     """Interrupts still waiting for a resume value."""
 
 
@@ -315,9 +315,9 @@ class EmptyInputError(ValueError):
 class GraphInterrupt(Exception):
     """Raised inside a node by ``interrupt()``; the engine catches it and pauses the run."""
 
-    def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
+    def __init__(self, interrupts: Sequence[Interrupt[Any]] = ()) -> None:
         super().__init__(tuple(interrupts))
-        self.interrupts: tuple[Interrupt, ...] = tuple(interrupts)
+        self.interrupts: tuple[Interrupt[Any], ...] = tuple(interrupts)
 
 
 class ParentCommand(Exception):
@@ -325,7 +325,7 @@ class ParentCommand(Exception):
     the subgraph's run, and the task of the parent graph that ran it takes the command as
     its own return value."""
 
-    def __init__(self, command: Command) -> None:
+    def __init__(self, command: Command[Any]) -> None:
         super().__init__(command)
         self.command = command
 

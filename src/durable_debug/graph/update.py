@@ -72,7 +72,7 @@ INPUT = "__input__"
 
 
 async def aupdate_state(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     config: RunnableConfig,
     values: Any,
     as_node: str | None = None,
@@ -86,7 +86,7 @@ async def aupdate_state(
 
 
 async def abulk_update_state(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     config: RunnableConfig,
     supersteps: Sequence[Sequence[Any]],
 ) -> RunnableConfig:
@@ -131,7 +131,7 @@ Update = tuple[Any, str | None] | tuple[Any, str | None, str | None]
 
 
 async def aupdate_step(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     config: RunnableConfig,
     updates: Sequence[Update],
 ) -> RunnableConfig:
@@ -277,7 +277,7 @@ async def _aput_with_record(
 
 
 async def _update_as_input(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     saver: BaseCheckpointSaver,
     config: RunnableConfig,
     saved: CheckpointTuple | None,
@@ -328,7 +328,9 @@ def _answered_task(prepared: dict[str, list[str]], node: str, given: str | None)
     return ids.pop(0) if ids else None
 
 
-async def _clear_tasks(graph: CompiledStateGraph, config: RunnableConfig) -> RunnableConfig:
+async def _clear_tasks(
+    graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig
+) -> RunnableConfig:
     """Save a checkpoint after ``config``'s where its scheduled tasks are done with: the
     writes its finished tasks saved are applied, the unfinished ones dropped."""
     saver = graph.checkpointer
@@ -372,7 +374,7 @@ async def _clear_tasks(graph: CompiledStateGraph, config: RunnableConfig) -> Run
 
 async def _prepared_task_ids(
     saver: BaseCheckpointSaver,
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     saved: CheckpointTuple | None,
     channels: dict[str, Channel],
     step: int,
@@ -396,7 +398,7 @@ async def _prepared_task_ids(
 
 
 async def _update_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     values: Any,
     channels: Any,
@@ -417,7 +419,9 @@ async def _update_writes(
 
 
 def infer_as_node(
-    graph: CompiledStateGraph, versions_seen: dict[str, dict[str, str]], thread_id: str
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    versions_seen: dict[str, dict[str, str]],
+    thread_id: str,
 ) -> str:
     """The node an update is attributed to when ``as_node`` is not given: the node that ran
     last, or START on a thread where no node has run (then the update acts as input and

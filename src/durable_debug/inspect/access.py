@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig
@@ -73,7 +73,9 @@ async def _in_thread(call: Callable[[], T]) -> T:
         raise
 
 
-async def _either(saver: Any, run_async: Callable[[], Any], run_sync: Callable[[], T]) -> T:
+async def _either(
+    saver: Any, run_async: Callable[[], Awaitable[T]], run_sync: Callable[[], T]
+) -> T:
     """``await run_async()``, or ``run_sync()`` in a worker thread for a sync-only saver."""
     if not is_sync_only(saver):
         try:

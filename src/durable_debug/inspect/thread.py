@@ -309,7 +309,7 @@ class Thread:
             saver = checkpointer_of(self.graph)
             stored = getattr(saver, "blob_size_of", None)  # a reader that saw the blob's bytes
             if stored is not None:
-                size = stored(self.thread_id, self.checkpoint_ns, channel, version)
+                size: int | None = stored(self.thread_id, self.checkpoint_ns, channel, version)
                 if size is not None:
                     self._blob_sizes[key] = size
                     return size

@@ -118,7 +118,8 @@ def create_react_agent(
                 "Async model callable provided but agent invoked synchronously. Use "
                 "agent.ainvoke() or agent.astream(), or provide a sync model callable."
             )
-        return prompt_step | model(state, _runtime())  # type: ignore[operator]
+        step: Runnable[Any, Any] = prompt_step | model(state, _runtime())  # type: ignore[operator]
+        return step
 
     async def amodel_for(state: Any) -> Runnable[Any, Any]:
         if fixed_model is not None:
@@ -126,7 +127,8 @@ def create_react_agent(
         chosen = model(state, _runtime())  # type: ignore[operator]
         if inspect.isawaitable(chosen):
             chosen = await chosen
-        return prompt_step | chosen
+        step: Runnable[Any, Any] = prompt_step | chosen
+        return step
 
     def model_input(state: Any) -> Any:
         messages = None
@@ -403,7 +405,8 @@ def _with_llm_input(schema: Any) -> Any:
             "CallModelInputSchema", llm_input_messages=(list[AnyMessage], ...), __base__=schema
         )
 
-    class CallModelInputSchema(schema):
+    # schema is the user's TypedDict, a class known only at run time
+    class CallModelInputSchema(schema):  # type: ignore[misc]
         llm_input_messages: list[AnyMessage]
 
     return CallModelInputSchema
