@@ -22,9 +22,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from typing_extensions import TypedDict
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
 
 __all__ = ["main"]
 
@@ -116,7 +119,7 @@ class Release(TypedDict, total=False):
     published: str
 
 
-def demo_graph(saver: Any) -> Any:
+def demo_graph(saver: BaseCheckpointSaver) -> Any:
     """plan → write (one Send per section, in parallel) → review (asks a human) → publish.
 
     The first attempt at the "body" section fails, as a flaky model call would.
@@ -237,7 +240,7 @@ def _inspect(args: argparse.Namespace) -> int:
         _close(saver)
 
 
-async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
+async def _run_inspect(saver: BaseCheckpointSaver, thread: str | None, html: str | None) -> int:
     if thread is None:
         if html:
             raise UsageError("--html needs --thread: say which thread to export")
@@ -324,7 +327,7 @@ def history_text(frame: Any) -> str:
     return str(table.to_string(index=False))
 
 
-async def _print_threads(saver: Any) -> int:
+async def _print_threads(saver: BaseCheckpointSaver) -> int:
     """Print one line per thread; a thread that cannot be read is marked ``broken`` with the
     reason and the listing goes on. Returns 2 when a thread was broken, else 0."""
     from durable_debug.inspect.listing import athread_listing, listing_text
@@ -609,7 +612,7 @@ def _progress_err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _close(saver: Any) -> None:
+def _close(saver: BaseCheckpointSaver) -> None:
     """Close what :func:`_open_store` opened (a reader without ``close`` holds nothing)."""
     close = getattr(saver, "close", None)
     if callable(close):

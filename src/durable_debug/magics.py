@@ -46,6 +46,7 @@ from typing import Any, Protocol, TypeVar, cast
 import pandas as pd
 
 from durable_debug._sync import run_sync
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.diff import adiff_frame
 from durable_debug.inspect.findings import frame_findings_text
 from durable_debug.inspect.frames import ahistory_frame
@@ -92,7 +93,7 @@ class CellReport:
     """Executions per node for the threads shown."""
     thread_id: str | None
     """The thread the view is for (None when no node ran)."""
-    graph: Any = None
+    graph: GraphLike | None = None
     """The compiled graph holding that thread."""
     table: pd.DataFrame | None = None
     """The thread's checkpoint table, shown when the widget is not installed."""
