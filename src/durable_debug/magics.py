@@ -37,7 +37,7 @@ import ast
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -293,10 +293,11 @@ def _make_widget(
     """The widget for the report's thread, given the counts and the graph's variable name when
     the widget class takes them."""
     config = thread_config(str(report.thread_id))
+    parameters: Mapping[str, inspect.Parameter]
     try:
         parameters = inspect.signature(widget_class).parameters
     except (TypeError, ValueError):
-        parameters = {}  # type: ignore[assignment]
+        parameters = {}
     extra: dict[str, Any] = {}
     if "counts" in parameters:
         extra["counts"] = recorder.counts(report.thread_id)
@@ -362,7 +363,8 @@ def rewrite_graph_cell(lines: list[str]) -> list[str]:
 
 
 # ``has_side_effects`` keeps IPython's ``check_complete`` treating ``%%graph`` as a cell magic
-# (complete at a blank line) instead of checking the rewritten text.
+# (complete at a blank line) instead of checking the rewritten text. IPython reads it off the
+# function object, which no type declares.
 rewrite_graph_cell.has_side_effects = True  # type: ignore[attr-defined]
 
 

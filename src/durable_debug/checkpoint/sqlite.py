@@ -358,6 +358,7 @@ class SqliteSaver(SqlSaver):
         def connect() -> sqlite3.Connection:
             if given is not None:
                 opened.append(given)
+                # _Borrowed wraps the caller's connection and answers as one (close excepted)
                 return _Borrowed(given)  # type: ignore[return-value]
             # isolation_level=None: transactions begin and end where the saver says so.
             raw = sqlite3.connect(

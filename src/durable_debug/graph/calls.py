@@ -87,6 +87,7 @@ class Runtime(Generic[ContextT]):
     :func:`get_runtime`): the run's ``context``, the graph's ``store``, the ``stream_writer``
     of stream mode ``"custom"``."""
 
+    # None when the run got no context, whatever ContextT is (as LangGraph's Runtime)
     context: ContextT = None  # type: ignore[assignment]
     """What the caller passed as ``invoke(..., context=...)`` (None when nothing)."""
     store: Any = None
@@ -227,6 +228,7 @@ def call_style(fn: Callable[..., Any]) -> CallStyle:
     if _is_runnable(fn):
         invoke = getattr(fn, "invoke", None)
         return CallStyle(
+            # _is_runnable found a Runnable; fn's declared type is the plain callable's
             fn.ainvoke,  # type: ignore[attr-defined]
             True,
             runnable=True,

@@ -96,6 +96,7 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
     try:  # a handler of this kind makes chat models stream their tokens even from invoke()
         from langchain_core.tracers._streaming import _StreamingCallbackHandler as Streaming
     except ImportError:  # pragma: no cover - older langchain-core
+        # the fallback base when langchain-core has no such handler
         Streaming = object  # type: ignore[misc,assignment]
 
     shared = set() if sent is None else sent

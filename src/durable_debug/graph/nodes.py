@@ -154,8 +154,9 @@ def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
                 return None
             if isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("Literal"):
                 items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-                if all(isinstance(i, ast.Constant) for i in items):
-                    return [str(i.value) for i in items]  # type: ignore[attr-defined]
+                constants = [i for i in items if isinstance(i, ast.Constant)]
+                if len(constants) == len(items):
+                    return [str(i.value) for i in constants]
         return None
     if ret is not None and typing.get_origin(ret) is typing.Literal:
         return [str(v) for v in typing.get_args(ret)]
