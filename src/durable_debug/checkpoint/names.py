@@ -23,11 +23,13 @@ from typing import Final
 
 __all__ = [
     "BRANCH_PREFIX",
+    "COPY",
     "END",
     "ERROR",
     "ERROR_SOURCE",
     "FAILURES",
     "ID_SEP",
+    "INPUT",
     "INPUT_KEYS",
     "INTERRUPT",
     "JOIN_PREFIX",
@@ -37,6 +39,7 @@ __all__ = [
     "NS_SEP",
     "NULL_TASK_ID",
     "ONCE",
+    "OVERWRITE",
     "PREVIOUS",
     "PULL",
     "PUSH",
@@ -49,6 +52,7 @@ __all__ = [
     "TASK_PATH_SEP",
     "TRIGGER_CHANNELS",
     "TYPE_KEY",
+    "UPDATE_PATH",
     "Trigger",
     "branch_channel",
     "is_trigger_channel",
@@ -111,6 +115,9 @@ PULL = "__pregel_pull"
 PUSH = "__pregel_push"
 """First element of the path of a task created by a Send or a ``@task`` call:
 ``(PUSH, index)``; also the trigger such a task reports."""
+UPDATE_PATH = "__update__"
+"""First element of the path of a task that ``update_state`` made to apply an update as a
+node's writes: ``(UPDATE_PATH, node)``."""
 TASK_PATH_SEP = "|"
 """Joins the elements of a task's path as savers store it with its writes (``task_path``)."""
 NS_SEP = "|"
@@ -121,6 +128,14 @@ NS_END = ":"
 ID_SEP = "|"
 """Joins the parts a task id or an interrupt id is hashed from (the ids must stay the same:
 saved writes and resume maps name them)."""
+# Special values of the API.
+COPY = "__copy__"
+"""``as_node`` that copies the checkpoint as a sibling (source "fork") instead of updating."""
+INPUT = "__input__"
+"""``as_node`` that applies the values as new run input (source "input")."""
+OVERWRITE = "__overwrite__"
+"""Key of the dict form of an ``Overwrite`` write (``{"__overwrite__": value}``)."""
+
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""
 

@@ -17,7 +17,7 @@ import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from durable_debug.checkpoint.names import ERROR, INTERRUPT, JOIN_PREFIX, RESUME
+from durable_debug.checkpoint.names import COPY, ERROR, INPUT, INTERRUPT, JOIN_PREFIX, RESUME
 from durable_debug.graph.calls import call_style, callable_name
 from durable_debug.graph.nodes import (
     TASKS,
@@ -50,7 +50,7 @@ ERROR_HANDLER_PREFIX = "__error_handler__"
 DEFAULT_ERROR_HANDLER = "__default_error_handler__"
 """The node of ``set_node_defaults(error_handler=...)`` (LangGraph's name)."""
 
-_RESERVED = {START, END, TASKS, INTERRUPT, RESUME, ERROR, "__copy__", "__input__"}
+_RESERVED = {START, END, TASKS, INTERRUPT, RESUME, ERROR, COPY, INPUT}
 
 
 class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):

@@ -293,7 +293,7 @@ class Overwrite:
 
     value: Any
     """The new value of the key."""
-    type: str = "__overwrite__"
+    type: str = names.OVERWRITE
     """Marks the dict form ``{"__overwrite__": value}`` that means the same."""
 
 

@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import (
     empty_checkpoint,
     new_checkpoint_id,
 )
+from durable_debug.checkpoint.names import COPY, INPUT, UPDATE_PATH
 from durable_debug.checkpoint.records import (
     AS_NODE,
     FINDINGS,
@@ -65,10 +66,6 @@ __all__ = [
     "infer_as_node",
 ]
 
-COPY = "__copy__"
-"""``as_node`` that copies the checkpoint as a sibling (source "fork") instead of updating."""
-INPUT = "__input__"
-"""``as_node`` that applies the values as new run input (source "input")."""
 
 
 async def aupdate_state(
@@ -216,11 +213,11 @@ async def aupdate_step(
                 f"(nodes: {', '.join(n for n in graph.nodes if n != START)})"
             )
         where = "update_state" if name == START else f"update_state(as_node={name!r})"
-        path = ("__update__",) if index == 0 else ("__update__", index)
+        path = (UPDATE_PATH,) if index == 0 else (UPDATE_PATH, index)
         task = Task(
             task_id(new_id, checkpoint_ns, step + 1, name, path),
             name,
-            ("__update__", name) if index == 0 else ("__update__", name, index),
+            (UPDATE_PATH, name) if index == 0 else (UPDATE_PATH, name, index),
             graph.nodes[name],
         )
         task.writes = await _update_writes(graph, task, update, channels, where, findings)
