@@ -35,8 +35,7 @@ import traitlets
 
 from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
-from durable_debug.checkpoint.names import PREVIOUS
-from durable_debug.graph.subgraph import NS_SEP
+from durable_debug.checkpoint.names import NS_END, NS_SEP, PREVIOUS
 from durable_debug.graph.types import END
 from durable_debug.inspect.access import (
     GraphLike,
@@ -245,7 +244,7 @@ class TimeTravel(anywidget.AnyWidget):
                 {
                     "checkpoint_ns": ns,
                     "enclosing": ns.rpartition(NS_SEP)[0],
-                    "node": ns.rpartition(NS_SEP)[2].partition(":")[0],
+                    "node": ns.rpartition(NS_SEP)[2].partition(NS_END)[0],
                     "parent": parent,
                 }
                 for ns, parent in found.items()

@@ -33,13 +33,13 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
-from durable_debug.checkpoint.names import NO_WRITES, PREVIOUS, START, TASKS
+from durable_debug.checkpoint.names import NO_WRITES, NS_SEP, PREVIOUS, START, TASKS
 from durable_debug.checkpoint.outline import asubgraph_heads
 from durable_debug.checkpoint.records import AS_NODE, aread_records, record_of
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
 from durable_debug.graph.findings import Finding, findings_of
-from durable_debug.graph.subgraph import NS_SEP, graph_at
+from durable_debug.graph.subgraph import graph_at
 from durable_debug.graph.types import END
 from durable_debug.inspect.access import (
     GraphLike,
