@@ -1,11 +1,12 @@
 """The names the engine gives its own channels and special writes, each with its parser.
 
 Every name and separator of the engine's own is written here and only here (a test,
-tests/test_engine_names.py, fails on a literal copy elsewhere in src/ or js/src/). They live
-in the lowest layer that needs them: a saver or a stored-layout reader tells
-the engine's channels from state (to list a thread without decoding state), the engine writes
-them, and the inspectors read them back. LangGraph names its channels the same way, which is
-what lets the debugger read a thread a LangGraph app saved.
+tests/test_engine_names.py, fails on a literal copy elsewhere in src/, and on one of the
+namespace separator or the class key in js/src/). They live in the lowest layer that needs
+them: a saver or a stored-layout reader tells the engine's channels from state (to list a
+thread without decoding state), the engine writes them, and the inspectors read them back.
+LangGraph names its channels the same way, which is what lets the debugger read a thread a
+LangGraph app saved.
 
     branch_channel("b")                   # "branch:to:b": an edge to b ran, b runs next
     join_channel(["a", "b"], "c")         # "join:a+b:c": the barrier c waits on
