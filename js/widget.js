@@ -2292,6 +2292,7 @@ function drawConversation(h, messages) {
 }
 
 // js/src/subgraph.js
+var NS_SEP = "|";
 function drawSubgraphSections(view, detail) {
   if (isReadonly(view)) return [];
   const h = hyperscript(view.doc);
@@ -2305,7 +2306,7 @@ function drawSubgraphSections(view, detail) {
       "↑ the task's checkpoint"
     );
     const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
-    const node = (here.split("|").pop() || "").split(":")[0];
+    const node = (here.split(NS_SEP).pop() || "").split(":")[0];
     const own = subgraphItem(h, here, node);
     sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
     toggleSubgraph(
@@ -2333,7 +2334,7 @@ function fillSubgraphs(view, list, id, here, namespaces) {
     taskRows.set(row.getAttribute("data-task-id") || "", row);
   const loose = [];
   for (const ns of mine) {
-    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
+    const task = (ns.checkpoint_ns.split(NS_SEP).pop() || "").split(":").slice(1).join(":");
     const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
     const row = taskRows.get(task);
     if (row) row.append(item);

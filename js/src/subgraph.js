@@ -7,6 +7,9 @@
 
 import { hyperscript, isReadonly, section } from "./helpers.js";
 
+/** Joins the levels of a nested namespace (durable_debug.checkpoint.names.NS_SEP; a test compares them). */
+export const NS_SEP = "|";
+
 /** @typedef {import("./index.js").View} View */
 /** @typedef {import("./types.js").Detail} Detail */
 /** @typedef {import("./types.js").DagNode} DagNode */
@@ -34,7 +37,7 @@ export function drawSubgraphSections(view, detail) {
     );
     const where = h("div", { class: "dd-subgraph-where" }, "in subgraph ", h("code", {}, here), " ", back);
     // This namespace's own tree, open: its other checkpoints one click (or Shift-click) away.
-    const node = (here.split("|").pop() || "").split(":")[0];
+    const node = (here.split(NS_SEP).pop() || "").split(":")[0];
     const own = subgraphItem(h, here, node);
     sections.push(section(h, "Subgraph", "dd-subgraph-here", where, own));
     toggleSubgraph(view, /** @type {Element} */ (own.querySelector(".dd-subgraph-toggle")));
@@ -66,7 +69,7 @@ function fillSubgraphs(view, list, id, here, namespaces) {
     taskRows.set(row.getAttribute("data-task-id") || "", row);
   const loose = [];
   for (const ns of mine) {
-    const task = (ns.checkpoint_ns.split("|").pop() || "").split(":").slice(1).join(":");
+    const task = (ns.checkpoint_ns.split(NS_SEP).pop() || "").split(":").slice(1).join(":");
     const item = subgraphItem(h, ns.checkpoint_ns, ns.node);
     const row = taskRows.get(task);
     if (row) row.append(item);

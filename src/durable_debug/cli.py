@@ -22,9 +22,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from typing_extensions import TypedDict
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
 
 __all__ = ["main"]
 
@@ -116,7 +119,7 @@ class Release(TypedDict, total=False):
     published: str
 
 
-def demo_graph(saver: Any) -> Any:
+def demo_graph(saver: BaseCheckpointSaver) -> Any:
     """plan → write (one Send per section, in parallel) → review (asks a human) → publish.
 
     The first attempt at the "body" section fails, as a flaky model call would.
@@ -174,6 +177,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 async def _run_demo(db: Path, html: Path) -> int:
     from durable_debug.checkpoint import SqliteSaver
+    from durable_debug.checkpoint.names import INTERRUPT
     from durable_debug.graph import Command
     from durable_debug.inspect import Recorder, adag_data, aexport_html
     from durable_debug.inspect.text import tree_text
@@ -192,7 +196,7 @@ async def _run_demo(db: Path, html: Path) -> int:
                 say(f"  the fan-out failed: {exc}; two sections were saved")
             say("  resuming with invoke(None): only the failed section runs again")
             paused = await graph.ainvoke(None, cfg)
-            (question,) = paused["__interrupt__"]
+            (question,) = paused[INTERRUPT]
             say(f"  paused at review: {question.value['question']!r}")
             await graph.ainvoke(Command(resume="approved"), cfg)
             say("  answered 'approved': published")
@@ -236,7 +240,7 @@ def _inspect(args: argparse.Namespace) -> int:
         _close(saver)
 
 
-async def _run_inspect(saver: Any, thread: str | None, html: str | None) -> int:
+async def _run_inspect(saver: BaseCheckpointSaver, thread: str | None, html: str | None) -> int:
     if thread is None:
         if html:
             raise UsageError("--html needs --thread: say which thread to export")
@@ -288,14 +292,15 @@ def _flags(interrupts: int, errors: int, failure: str) -> str:
 async def _print_subgraphs(view: Any, thread: str, listed: list[Any]) -> None:
     """Each subgraph namespace of the thread, indented under its parent: a header naming the
     node, its task and the checkpoint it ran from, then its own checkpoint tree."""
+    from durable_debug.checkpoint.names import NS_END, NS_SEP
     from durable_debug.inspect import aread_thread
     from durable_debug.inspect.dag import dag_data_of
     from durable_debug.inspect.text import short_id, tree_text
     from durable_debug.inspect.thread import subgraph_namespaces
 
     for ns, parent in subgraph_namespaces(listed).items():
-        depth = ns.count("|") + 1
-        node, _, task = ns.rpartition("|")[2].partition(":")
+        depth = ns.count(NS_SEP) + 1
+        node, _, task = ns.rpartition(NS_SEP)[2].partition(NS_END)
         where = f", from checkpoint {short_id(parent)}" if parent else ""
         indent = "    " * depth
         print(f"\n{indent[2:]}└─ subgraph {node!r} (task {short_id(task)}{where}): {ns}")
@@ -322,7 +327,7 @@ def history_text(frame: Any) -> str:
     return str(table.to_string(index=False))
 
 
-async def _print_threads(saver: Any) -> int:
+async def _print_threads(saver: BaseCheckpointSaver) -> int:
     """Print one line per thread; a thread that cannot be read is marked ``broken`` with the
     reason and the listing goes on. Returns 2 when a thread was broken, else 0."""
     from durable_debug.inspect.listing import athread_listing, listing_text
@@ -359,9 +364,10 @@ def _add_health(commands: Any) -> None:
     health.add_argument(
         "--sla",
         type=float,
-        default=3600.0,
+        default=None,
         metavar="SECONDS",
-        help="list threads waiting on an interrupt longer than this (default 3600)",
+        help="list threads waiting on an interrupt longer than this "
+        "(default: durable_debug.inspect.health.DEFAULT_SLA)",
     )
     health.add_argument("--top", type=int, default=10, help="largest threads to list")
     health.set_defaults(run=_health)
@@ -370,15 +376,16 @@ def _add_health(commands: Any) -> None:
 def _health(args: argparse.Namespace) -> int:
     import datetime as dt
 
-    from durable_debug.inspect.health import HEALTH_TABLES, health
+    from durable_debug.inspect.health import DEFAULT_SLA, HEALTH_TABLES, health
 
-    if args.sla < 0 or args.top < 0:
+    sla = DEFAULT_SLA if args.sla is None else dt.timedelta(seconds=args.sla)
+    if sla < dt.timedelta(0) or args.top < 0:
         raise UsageError("--sla and --top must not be negative")
     saver = _open_store(args.store)
     if saver is None:
         raise UsageError(f"{args.store} holds no checkpoint tables: nothing to report")
     try:
-        report = health(saver, sla=dt.timedelta(seconds=args.sla), top=args.top)
+        report = health(saver, sla=sla, top=args.top)
     finally:
         _close(saver)
     for i, name in enumerate(HEALTH_TABLES):
@@ -605,7 +612,7 @@ def _progress_err(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
-def _close(saver: Any) -> None:
+def _close(saver: BaseCheckpointSaver) -> None:
     """Close what :func:`_open_store` opened (a reader without ``close`` holds nothing)."""
     close = getattr(saver, "close", None)
     if callable(close):

@@ -37,15 +37,16 @@ import ast
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable, Iterator, MutableMapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any
+from typing import Any, Protocol, TypeVar, cast
 
 import pandas as pd
 
 from durable_debug._sync import run_sync
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.diff import adiff_frame
 from durable_debug.inspect.findings import frame_findings_text
 from durable_debug.inspect.frames import ahistory_frame
@@ -92,7 +93,7 @@ class CellReport:
     """Executions per node for the threads shown."""
     thread_id: str | None
     """The thread the view is for (None when no node ran)."""
-    graph: Any = None
+    graph: GraphLike | None = None
     """The compiled graph holding that thread."""
     table: pd.DataFrame | None = None
     """The thread's checkpoint table, shown when the widget is not installed."""
@@ -292,10 +293,11 @@ def _make_widget(
     """The widget for the report's thread, given the counts and the graph's variable name when
     the widget class takes them."""
     config = thread_config(str(report.thread_id))
+    parameters: Mapping[str, inspect.Parameter]
     try:
         parameters = inspect.signature(widget_class).parameters
     except (TypeError, ValueError):
-        parameters = {}  # type: ignore[assignment]
+        parameters = {}
     extra: dict[str, Any] = {}
     if "counts" in parameters:
         extra["counts"] = recorder.counts(report.thread_id)
@@ -361,7 +363,8 @@ def rewrite_graph_cell(lines: list[str]) -> list[str]:
 
 
 # ``has_side_effects`` keeps IPython's ``check_complete`` treating ``%%graph`` as a cell magic
-# (complete at a blank line) instead of checking the rewritten text.
+# (complete at a blank line) instead of checking the rewritten text. IPython reads it off the
+# function object, which no type declares.
 rewrite_graph_cell.has_side_effects = True  # type: ignore[attr-defined]
 
 
@@ -446,11 +449,30 @@ def _has_top_level_await(body: list[ast.stmt]) -> bool:
     return False
 
 
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+class _Decorator(Protocol):
+    """A decorator that returns the function it is given (IPython's argument decorators)."""
+
+    def __call__(self, function: _Function) -> _Function: ...
+
+
 def _magics_class() -> Any:
     """The ``Magics`` subclass, defined on first use so importing this module needs no IPython."""
+    from IPython.core import magic as ipython_magic
+    from IPython.core import magic_arguments as ipython_arguments
     from IPython.core.error import UsageError
-    from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
-    from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+    from IPython.core.magic import Magics, magics_class
+
+    # IPython's argument decorators carry no annotations, and it types cell_magic and
+    # line_magic as returning a union (they also take a name); these names give them the
+    # types they have when used as below (a decorator returning the function it was given).
+    cell_magic = cast(_Decorator, ipython_magic.cell_magic)
+    line_magic = cast(_Decorator, ipython_magic.line_magic)
+    magic_arguments: Callable[[], _Decorator] = ipython_arguments.magic_arguments
+    argument: Callable[..., _Decorator] = ipython_arguments.argument
+    parse_argstring: Callable[[Any, str], Any] = ipython_arguments.parse_argstring
 
     @magics_class
     class DurableDebugMagics(Magics):

@@ -35,10 +35,15 @@ import traitlets
 
 from durable_debug._sync import run_in_background
 from durable_debug.checkpoint.base import config_checkpoint_ns
-from durable_debug.checkpoint.names import PREVIOUS
-from durable_debug.graph.subgraph import NS_SEP
+from durable_debug.checkpoint.names import NS_END, NS_SEP, PREVIOUS
 from durable_debug.graph.types import END
-from durable_debug.inspect.access import astream, aupdate_state, has_async_methods
+from durable_debug.inspect.access import (
+    GraphLike,
+    RunnableGraphLike,
+    astream,
+    aupdate_state,
+    has_async_methods,
+)
 from durable_debug.inspect.dag import Dag, DagReader, dag_from_wire, pack_wire
 from durable_debug.inspect.detail import (
     Detail,
@@ -119,7 +124,7 @@ class TimeTravel(anywidget.AnyWidget):
 
     def __init__(
         self,
-        graph: Any,
+        graph: RunnableGraphLike,
         config: Mapping[str, Any],
         *,
         counts: Any = None,
@@ -239,7 +244,7 @@ class TimeTravel(anywidget.AnyWidget):
                 {
                     "checkpoint_ns": ns,
                     "enclosing": ns.rpartition(NS_SEP)[0],
-                    "node": ns.rpartition(NS_SEP)[2].partition(":")[0],
+                    "node": ns.rpartition(NS_SEP)[2].partition(NS_END)[0],
                     "parent": parent,
                 }
                 for ns, parent in found.items()
@@ -569,9 +574,9 @@ class TimeTravel(anywidget.AnyWidget):
     async def _do_health(self, request: Mapping[str, Any]) -> Any:
         """The store's health (``inspect.health``), computed in a worker thread so the kernel's
         loop stays free; ``sla_s``: seconds an interrupt may wait before its thread is listed."""
-        from durable_debug.inspect.health import health, health_data
+        from durable_debug.inspect.health import DEFAULT_SLA, health, health_data
 
-        sla_s = request.get("sla_s", 3600)
+        sla_s = request.get("sla_s", DEFAULT_SLA.total_seconds())
         number = isinstance(sla_s, (int, float)) and not isinstance(sla_s, bool)
         if not number or not 0 <= sla_s < _MAX_SLA_S:
             raise RequestError(
@@ -854,7 +859,7 @@ def _page(value: Any, offset: int) -> dict[str, Any]:
     }
 
 
-def _input_schema_missing(graph: Any) -> bool:
+def _input_schema_missing(graph: GraphLike) -> bool:
     """True when the graph names no input schema the form can read (a saver seen as a graph)."""
     return getattr(getattr(graph, "builder", None), "input_schema", None) is None
 
@@ -867,7 +872,7 @@ def _config_code(record: CheckpointRecord) -> str:
     return repr({"configurable": keep})
 
 
-def _user_name_of(graph: Any) -> str | None:
+def _user_name_of(graph: GraphLike) -> str | None:
     """The notebook variable bound to ``graph`` (the one defined last if several), or None
     outside IPython or when no plain variable holds it."""
     try:
@@ -886,7 +891,7 @@ def _user_name_of(graph: Any) -> str | None:
     return names[-1] if names else None
 
 
-def _overwrite_class(graph: Any) -> Any:
+def _overwrite_class(graph: GraphLike) -> Any:
     """The ``Overwrite`` type the graph's engine understands."""
     if type(graph).__module__.startswith("langgraph"):
         from langgraph.types import Overwrite as LangGraphOverwrite
@@ -907,7 +912,7 @@ def _update_code(values: Mapping[str, Any], replace: set[str]) -> str:
 
 
 def _entrypoint_update(
-    graph: Any, edits: Mapping[str, Any], current: Mapping[str, Any]
+    graph: GraphLike, edits: Mapping[str, Any], current: Mapping[str, Any]
 ) -> tuple[Any, str]:
     """The ``update_state`` value (and its code) of a fork of an ``@entrypoint`` thread:
     its new return value, or ``entrypoint.final(value=..., save=...)`` when the saved
@@ -938,7 +943,7 @@ def _reducer_notes(values: Mapping[str, Any], replace: set[str], reducers: dict[
     return "".join(notes)
 
 
-def _command_class(graph: Any) -> Any:
+def _command_class(graph: GraphLike) -> Any:
     """The ``Command`` type the graph's engine understands (LangGraph's for a LangGraph graph)."""
     if type(graph).__module__.startswith("langgraph"):
         from langgraph.types import Command as LangGraphCommand

@@ -378,9 +378,14 @@ def test_the_listing_reads_every_write_channel_as_a_snapshot_does() -> None:
         names.branch_channel("b"): None,
     }
     special = {v for k, v in vars(names).items() if k.isupper() and isinstance(v, str)}
-    assert {c for c in special if c.startswith("__") and c.endswith("__")} <= set(values) | {
-        names.START
-    }, "a write channel the engine names is missing from this test"
+    # Not task writes: nodes, as_node values, a path element, keys of values; and the START
+    # task's marker, whose snapshot reading needs the checkpoint's input, which the tuples here
+    # do not carry.
+    left_out = {names.START, names.END, names.COPY, names.INPUT, names.UPDATE_PATH}
+    left_out |= {names.TYPE_KEY, names.OVERWRITE, names.INPUT_KEYS}
+    assert {c for c in special if c.startswith("__") and c.endswith("__")} <= set(values) | (
+        left_out
+    ), "a write channel the engine names is missing from this test"
     for first, second in itertools.product(values, repeat=2):
         writes = [
             ("t", first, values[first]),

@@ -45,6 +45,7 @@ def statements_only(fn: F) -> F:
     """Mark ``fn`` as reaching the database only through the saver's own statement methods
     (``_in_session``, ``_lease_fetch``): a saver that can run such calls on the caller's loop
     (:meth:`ConnectedSaver._call`) may run it there instead of on the I/O loop."""
+    # a mark on the function object, which no type declares
     fn.statements_only = True  # type: ignore[attr-defined]
     return fn
 
@@ -71,7 +72,8 @@ class ConnectedSaver(BaseCheckpointSaver):
         """Return a saver for ``conn_string``, usable with ``with`` and ``async with``
         (which open it on entry and close it on exit) or directly."""
         make: Any = cls  # each saver's constructor takes its connection string first
-        return make(conn_string, **kwargs)
+        made: Self = make(conn_string, **kwargs)
+        return made
 
     def setup(self) -> Completed:
         """Connect and prepare the store; idempotent.

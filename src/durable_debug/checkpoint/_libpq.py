@@ -42,7 +42,7 @@ _prepared: weakref.WeakKeyDictionary[Any, dict[str, bytes]] = weakref.WeakKeyDic
 """Per libpq connection, the statements this module prepared on it: SQL → name."""
 
 
-class Blobs(list):
+class Blobs(list[Any]):
     """Blobs (``bytes`` or None) sent as one binary ``bytea[]`` (:func:`blobs_array`)."""
 
 

@@ -36,7 +36,15 @@ from typing_extensions import TypedDict
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import CheckpointNotFoundError, InvalidConfigError
 from durable_debug.checkpoint.lease import LeaseInfo
-from durable_debug.checkpoint.names import ERROR, ERROR_SOURCE, FAILURES, INTERRUPT, ONCE, RESUME
+from durable_debug.checkpoint.names import (
+    ERROR,
+    ERROR_SOURCE,
+    FAILURES,
+    INTERRUPT,
+    NULL_TASK_ID,
+    ONCE,
+    RESUME,
+)
 
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
@@ -91,8 +99,6 @@ TaskWrites = tuple[str, Sequence[tuple[str, Any]], str]
 """One task's writes as :meth:`BaseCheckpointSaver.aput_step` takes them:
 ``(task_id, [(channel, value), ...], task_path)``."""
 
-NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
-"""Task id for writes that belong to no task (the resume value given to ``Command``)."""
 
 SPECIAL_WRITE_IDX: Mapping[str, int] = {
     ERROR: -1,

@@ -32,6 +32,8 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
 from durable_debug.checkpoint.latest import LatestHead, LatestRow
 from durable_debug.checkpoint.names import (
+    PULL,
+    PUSH,
     SPECIAL_WRITES,
     is_trigger_channel,
     is_valued_trigger,
@@ -337,6 +339,7 @@ class LangGraphReader(BaseCheckpointSaver):
         for node, seen in seen_by.items():
             if seen is None or any(type(v) is not str for v in seen.values()):
                 seen_by[node] = {k: str(v) for k, v in (seen or {}).items()}
+        # the JSON dict, its Checkpoint keys filled in above
         return loaded  # type: ignore[return-value]
 
     def _metadata(self, thread_id: str, checkpoint_id: str, raw: Any) -> dict[str, Any]:
@@ -376,8 +379,8 @@ def _parse_task_path(text: str) -> tuple[str, Any] | None:
     parts = text.lstrip("~").split(", ")
     if len(parts) < 2:
         return None
-    if parts[0] == "__pregel_pull":
+    if parts[0] == PULL:
         return (parts[0], parts[1])
-    if parts[0] == "__pregel_push" and parts[1].isdigit():
+    if parts[0] == PUSH and parts[1].isdigit():
         return (parts[0], int(parts[1]))
     return None

@@ -112,7 +112,8 @@ class LangGraphPostgresReader(LangGraphReader):
 
     def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self._lock:
-            return self._conn.execute(sql, params).fetchall()
+            rows: list[Any] = self._conn.execute(sql, params).fetchall()
+            return rows
 
     def _checkpoint_rows(
         self, thread_id: str | None, checkpoint_ns: str | None, checkpoint_id: str | None

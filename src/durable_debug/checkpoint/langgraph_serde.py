@@ -32,6 +32,7 @@ from typing import Any
 
 import msgpack
 
+from durable_debug.checkpoint.names import TYPE_KEY
 from durable_debug.checkpoint.serde import (
     _SCALAR_HEADS,
     CorruptPayloadError,
@@ -45,9 +46,6 @@ from durable_debug.checkpoint.serde import (
 
 __all__ = ["TYPE_KEY", "WHOLE_CHECKPOINT_BYTES", "LangGraphLoader", "loads_langgraph"]
 
-TYPE_KEY = "__type__"
-"""Key of the class path in the dict an object loads as (the shape durable_debug uses for
-every object it does not rebuild)."""
 
 WHOLE_CHECKPOINT_BYTES = 4096
 """Up to this size a thread list decodes a LangGraph checkpoint whole (one C call); a larger

@@ -1,9 +1,12 @@
 """The names the engine gives its own channels and special writes, each with its parser.
 
-They live here, in the lowest layer that needs them: a saver or a stored-layout reader tells
-the engine's channels from state (to list a thread without decoding state), the engine writes
-them, and the inspectors read them back. LangGraph names its channels the same way, which is
-what lets the debugger read a thread a LangGraph app saved.
+Every name and separator of the engine's own is written here and only here (a test,
+tests/test_engine_names.py, fails on a literal copy elsewhere in src/, and on one of the
+namespace separator or the class key in js/src/). They live in the lowest layer that needs
+them: a saver or a stored-layout reader tells the engine's channels from state (to list a
+thread without decoding state), the engine writes them, and the inspectors read them back.
+LangGraph names its channels the same way, which is what lets the debugger read a thread a
+LangGraph app saved.
 
     branch_channel("b")                   # "branch:to:b": an edge to b ran, b runs next
     join_channel(["a", "b"], "c")         # "join:a+b:c": the barrier c waits on
@@ -17,25 +20,40 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Final
 
 __all__ = [
     "BRANCH_PREFIX",
+    "COPY",
+    "END",
     "ERROR",
     "ERROR_SOURCE",
     "FAILURES",
+    "ID_SEP",
+    "INPUT",
+    "INPUT_KEYS",
     "INTERRUPT",
     "JOIN_PREFIX",
     "NOT_FINISHING",
     "NO_WRITES",
+    "NS_END",
+    "NS_SEP",
+    "NULL_TASK_ID",
     "ONCE",
+    "OVERWRITE",
     "PREVIOUS",
+    "PULL",
+    "PUSH",
     "RESUME",
     "RETURN",
     "SPECIAL_WRITES",
     "SPECIAL_WRITES_SQL",
     "START",
     "TASKS",
+    "TASK_PATH_SEP",
     "TRIGGER_CHANNELS",
+    "TYPE_KEY",
+    "UPDATE_PATH",
     "Trigger",
     "branch_channel",
     "is_trigger_channel",
@@ -48,6 +66,8 @@ __all__ = [
 
 START = "__start__"
 """The virtual first node, and the channel holding a run's input."""
+END: Final = "__end__"
+"""The virtual last node: an edge to it ends the run."""
 TASKS = "__pregel_tasks"
 """Channel holding the Send packets to run in the next step, as ``[node, arg]`` pairs."""
 BRANCH_PREFIX = "branch:to:"
@@ -77,6 +97,10 @@ value, or ``entrypoint.final(save=...)``), which the next run gets as ``previous
 ERROR_SOURCE = "__error_source_node__"
 """Write channel saved with the error of a task whose failure went to its node's error
 handler (the node's name; LangGraph's name): a resumed run runs the handler, not the task."""
+INPUT_KEYS = "__input_keys__"
+"""Marker write saved by the START task in place of its state writes: the keys it took from
+the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
+the input is stored once instead of twice."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
 NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE, ERROR_SOURCE})
@@ -85,6 +109,40 @@ SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)
 """The write channels whose values say how a task ended (a listing's status needs them)."""
 SPECIAL_WRITES_SQL = "(" + ", ".join(f"'{name}'" for name in SPECIAL_WRITES) + ")"
 """:data:`SPECIAL_WRITES` as a SQL list, for ``channel IN …`` (SQLite and PostgreSQL)."""
+
+# Task paths and namespaces.
+PULL = "__pregel_pull"
+"""First element of the path of a task triggered by an edge: ``(PULL, node)``."""
+PUSH = "__pregel_push"
+"""First element of the path of a task created by a Send or a ``@task`` call:
+``(PUSH, index)``; also the trigger such a task reports."""
+UPDATE_PATH = "__update__"
+"""First element of the path of a task that ``update_state`` made to apply an update as a
+node's writes: ``(UPDATE_PATH, node)``."""
+TASK_PATH_SEP = "|"
+"""Joins the elements of a task's path as savers store it with its writes (``task_path``)."""
+NS_SEP = "|"
+"""Joins the levels of a nested namespace (``parent:tid|child:tid``)."""
+NS_END = ":"
+"""Separates a namespace level's node name from its task id."""
+
+ID_SEP = "|"
+"""Joins the parts a task id or an interrupt id is hashed from (the ids must stay the same:
+saved writes and resume maps name them)."""
+# Special values of the API.
+COPY = "__copy__"
+"""``as_node`` that copies the checkpoint as a sibling (source "fork") instead of updating."""
+INPUT = "__input__"
+"""``as_node`` that applies the values as new run input (source "input")."""
+OVERWRITE = "__overwrite__"
+"""Key of the dict form of an ``Overwrite`` write (``{"__overwrite__": value}``)."""
+
+NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
+"""Task id for writes that belong to no task (the resume value given to ``Command``)."""
+
+TYPE_KEY = "__type__"
+"""Key naming the class of an object stored as a dict (``{"__type__": "pkg.mod.Cls", ...}``),
+in durable_debug's format and in LangGraph's JSON one alike."""
 
 TRIGGER_CHANNELS = (START, TASKS)
 """The trigger channels with fixed names; edges and joins have a prefix and a node."""

@@ -33,6 +33,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.checkpoint.names import TYPE_KEY
+
 if TYPE_CHECKING:
     from durable_debug.checkpoint.serde import TypeRegistry
 
@@ -48,8 +50,6 @@ __all__ = [
     "unloaded",
 ]
 
-TYPE_KEY = "__type__"
-"""Key of the class name in the dict an unrebuilt object loads as."""
 ALLOW_ENV = "DURABLE_DEBUG_ALLOWED_TYPES"
 """Environment variable: comma-separated class names or module prefixes that loading may
 rebuild when their module is already imported."""

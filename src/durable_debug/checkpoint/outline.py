@@ -23,7 +23,7 @@ import json
 import json.scanner
 from typing import Any, NamedTuple, cast
 
-from durable_debug.checkpoint.names import trigger_channel_sql
+from durable_debug.checkpoint.names import ERROR, INPUT_KEYS, INTERRUPT, trigger_channel_sql
 
 __all__ = [
     "OWN_SQLITE_LATEST_MARK",
@@ -112,11 +112,11 @@ ORDER BY checkpoint_id
 """durable_debug's SQLite layout: a thread's checkpoint rows (``since``: ``""``, or ``AND``
 :data:`_SINCE` for a later read)."""
 
-OWN_SQLITE_OUTLINE_WRITES = """
+OWN_SQLITE_OUTLINE_WRITES = f"""
 SELECT checkpoint_id, task_id, channel, type,
-       CASE WHEN channel IN ('__error__', '__interrupt__', '__input_keys__') THEN blob END
+       CASE WHEN channel IN ('{ERROR}', '{INTERRUPT}', '{INPUT_KEYS}') THEN blob END
 FROM checkpoint_writes
-WHERE thread_id = ? AND checkpoint_ns = ?{since}
+WHERE thread_id = ? AND checkpoint_ns = ?{{since}}
 ORDER BY checkpoint_id, task_id, idx
 """
 """The writes of the same checkpoints: the value only where a tree needs it (an error's text,
@@ -267,7 +267,7 @@ def outline_rows(
                 value = loads((kind, data or b""))
                 _check_special_write(task, channel, value)
                 state[2] = len(value or ())
-            elif channel == "__input_keys__":  # stands for the run input's state writes
+            elif channel == INPUT_KEYS:  # stands for the run input's state writes
                 if loads((kind, data or b"")):
                     state[0] = True
             elif channel not in NOT_FINISHING:

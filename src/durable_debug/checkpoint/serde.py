@@ -463,7 +463,7 @@ class MsgpackSerializer:
         payload's size bounds each one's (checked by the caller)."""
         models = objects.PYDANTIC_CLASSES
         names: dict[type, str] = {}
-        pack = packer.pack
+        pack: Callable[[Any], bytes] = packer.pack
         values = []
         for item in items:
             cls = type(item)
@@ -738,7 +738,8 @@ class _Encoding:
                     default=self.encode, use_bin_type=True, strict_types=True, buf_size=_BUF_SIZE
                 )
                 packers.append(packer)
-            return packer.pack(obj)
+            packed: bytes = packer.pack(obj)
+            return packed
         finally:
             if top:  # each packer's default refers back to this object: break the cycle
                 packers.clear()
@@ -883,6 +884,7 @@ class _Decoding:
         if type(name) is str:
             found = self.models.get(name, _UNKNOWN)
             if found is not _UNKNOWN:
+                # anything but the _UNKNOWN sentinel is what self.models holds
                 return found  # type: ignore[return-value]
         cls = self.user_type(name, _is_pydantic, "pydantic model")
         found = None if cls is None else (cls, _model_plan(cls))
@@ -954,6 +956,7 @@ def _model_plan(cls: Any) -> _ModelPlan | None:
             not issubclass(cls, BaseModel)
             or cls.__new__ is not object.__new__
             or getattr(cls.model_construct, "__func__", None)
+            # pydantic's stub types model_construct as a function, at run time a bound classmethod
             is not BaseModel.model_construct.__func__  # type: ignore[attr-defined]
             or cls.__pydantic_post_init__
             or cls.__pydantic_root_model__

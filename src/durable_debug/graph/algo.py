@@ -30,6 +30,7 @@ from durable_debug.checkpoint.base import (
     PendingWrite,
     next_version,
 )
+from durable_debug.checkpoint.names import ID_SEP, PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.serde import CorruptPayloadError
 from durable_debug.graph.channels import MISSING, Channel
 from durable_debug.graph.nodes import INPUT_KEYS, NO_WRITES, TASKS, NodeSpec
@@ -56,11 +57,7 @@ __all__ = [
     "task_path_str",
 ]
 
-PULL = "__pregel_pull"
-"""Path prefix of a task triggered by an edge."""
-PUSH = "__pregel_push"
-"""Path prefix of a task created by a Send."""
-INTERRUPT_SEEN = "__interrupt__"
+INTERRUPT_SEEN = INTERRUPT
 """Pseudo-node in ``versions_seen``: channel versions seen when the run last (re)started, so
 ``interrupt_before``/``interrupt_after`` fire once per pause, not again on resume."""
 _NOTHING_SEEN: Mapping[str, str] = {}
@@ -76,12 +73,12 @@ def task_id(
     checkpoint_id: str, checkpoint_ns: str, step: int, name: str, path: tuple[Any, ...]
 ) -> str:
     """Deterministic id of a task: the same checkpoint always schedules the same ids."""
-    return _uuid_from(f"{checkpoint_id}|{checkpoint_ns}|{step}|{name}|{path!r}")
+    return _uuid_from(ID_SEP.join((checkpoint_id, checkpoint_ns, str(step), name, repr(path))))
 
 
 def interrupt_id(task: str, index: int) -> str:
     """Deterministic id of the ``index``-th ``interrupt()`` call of task ``task``."""
-    return hashlib.blake2b(f"{task}|{index}".encode(), digest_size=16).hexdigest()
+    return hashlib.blake2b(f"{task}{ID_SEP}{index}".encode(), digest_size=16).hexdigest()
 
 
 @dataclass(eq=False, slots=True)
@@ -105,7 +102,7 @@ class Task:
     status: str | None = None
     """None (not run), "done", "error", "interrupt" or "cancelled"."""
     error: BaseException | None = None
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     cached: bool = False
     """True when its writes came from the node's cache (the node did not run)."""
     node_error: Any = None
@@ -119,7 +116,7 @@ class Task:
 
 def task_path_str(path: tuple[Any, ...]) -> str:
     """A task's path as savers store it with its writes (``task_path``)."""
-    return "|".join(str(p) for p in path)
+    return TASK_PATH_SEP.join(str(p) for p in path)
 
 
 @dataclass(slots=True)
@@ -129,7 +126,7 @@ class TaskRecord:
     writes: list[tuple[str, Any]] = field(default_factory=list)
     finished: bool = False
     error: str | None = None
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     resume: list[Any] | None = None
     failures: list[dict[str, Any]] = field(default_factory=list)
     """Every failure of the task on this checkpoint (see ``graph/failures.py``)."""
@@ -232,7 +229,7 @@ def _input_value(run_input: Any, key: str) -> Any:
 
 
 def prepare_tasks(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     checkpoint: Checkpoint,
     channels: Mapping[str, Channel],
     step: int,
@@ -306,7 +303,7 @@ def prepare_tasks(
 
 
 def apply_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     checkpoint: Checkpoint,
     channels: Mapping[str, Channel],
     tasks: Sequence[Task],
@@ -366,7 +363,9 @@ def apply_writes(
 
 
 def _triggers_any(
-    graph: CompiledStateGraph, channels: Mapping[str, Channel], updated: set[str]
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    channels: Mapping[str, Channel],
+    updated: set[str],
 ) -> bool:
     """True if one of the ``updated`` channels now holds a value that schedules a task."""
     live = {ch for ch in updated if channels[ch].is_available()}
@@ -408,7 +407,7 @@ _PLAIN_CHECKPOINT: dict[type[Channel], bool] = {}
 
 
 def preview_values(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     channels: Mapping[str, Channel],
     tasks: Iterable[Task],
     null_writes: Sequence[tuple[str, Any]] = (),
@@ -441,7 +440,9 @@ def preview_values(
     return graph.read_state(preview)
 
 
-def restore_channels(graph: CompiledStateGraph, checkpoint: Checkpoint) -> dict[str, Channel]:
+def restore_channels(
+    graph: CompiledStateGraph[Any, Any, Any, Any], checkpoint: Checkpoint
+) -> dict[str, Channel]:
     """Fresh channels holding the values of ``checkpoint``."""
     channels = graph.new_channels()
     for name, value in checkpoint["channel_values"].items():

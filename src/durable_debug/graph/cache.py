@@ -101,7 +101,7 @@ class InMemoryCache:
         return len(self._entries)
 
 
-def _key(task: Task, policy: CachePolicy) -> tuple[str, ...] | None:
+def _key(task: Task, policy: CachePolicy[Any]) -> tuple[str, ...] | None:
     try:
         raw = policy.key_func(task.input)
     except SerdeError:
@@ -117,7 +117,7 @@ def _key(task: Task, policy: CachePolicy) -> tuple[str, ...] | None:
     return (task.name, ident, text)
 
 
-def lookup(graph: CompiledStateGraph, task: Task) -> bool:
+def lookup(graph: CompiledStateGraph[Any, Any, Any, Any], task: Task) -> bool:
     """Give ``task`` its cached writes if there are any; True on a hit."""
     cache, policy = getattr(graph, "cache", None), task.node.cache_policy
     if cache is None or policy is None:
@@ -130,7 +130,7 @@ def lookup(graph: CompiledStateGraph, task: Task) -> bool:
     return True
 
 
-def remember(graph: CompiledStateGraph, task: Task) -> None:
+def remember(graph: CompiledStateGraph[Any, Any, Any, Any], task: Task) -> None:
     """Cache the writes of ``task`` if it finished and its node has a cache policy."""
     cache, policy = getattr(graph, "cache", None), task.node.cache_policy
     if cache is None or policy is None or task.status != "done" or task.cached:

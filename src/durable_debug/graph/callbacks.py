@@ -28,11 +28,13 @@ import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.callbacks.manager import AsyncCallbackManager, BaseCallbackManager
+from langchain_core.callbacks.base import BaseCallbackManager
+from langchain_core.callbacks.manager import AsyncCallbackManager
 
 try:  # time-ordered run ids, as LangChain gives its runs
     from langchain_core.utils.uuid import uuid7 as _new_run_id
 except ImportError:  # pragma: no cover - older langchain-core
+    # uuid4 takes no argument where uuid7 takes an optional one; both are called bare
     _new_run_id = uuid.uuid4  # type: ignore[assignment]
 
 from durable_debug._sync import in_runner_thread

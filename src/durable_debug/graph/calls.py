@@ -87,6 +87,7 @@ class Runtime(Generic[ContextT]):
     :func:`get_runtime`): the run's ``context``, the graph's ``store``, the ``stream_writer``
     of stream mode ``"custom"``."""
 
+    # None when the run got no context, whatever ContextT is (as LangGraph's Runtime)
     context: ContextT = None  # type: ignore[assignment]
     """What the caller passed as ``invoke(..., context=...)`` (None when nothing)."""
     store: Any = None
@@ -231,6 +232,7 @@ def call_style(fn: Callable[..., Any]) -> CallStyle:
         hops = getattr(type(fn), "sync_invoke_hops_threads", False) is True
         direct = callable(invoke) and not hops
         return CallStyle(
+            # _is_runnable found a Runnable; fn's declared type is the plain callable's
             fn.ainvoke,  # type: ignore[attr-defined]
             True,
             runnable=True,

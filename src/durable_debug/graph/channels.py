@@ -15,6 +15,7 @@ from typing import Any
 
 from typing_extensions import Self
 
+from durable_debug.checkpoint.names import OVERWRITE
 from durable_debug.graph.types import InvalidUpdateError, Overwrite
 
 __all__ = [
@@ -42,8 +43,6 @@ class _Missing:
 
 MISSING: Any = _Missing()
 """Sentinel for "this channel holds no value"."""
-OVERWRITE = "__overwrite__"
-"""Key of the dict form of an :class:`Overwrite` write."""
 
 
 def overwrite_value(write: Any) -> Any:

@@ -65,7 +65,7 @@ def _mermaid_id(name: str) -> str:
     return name.replace(":", "_").replace(" ", "_")
 
 
-def draw_graph(builder: StateGraph) -> DrawableGraph:
+def draw_graph(builder: StateGraph[Any, Any, Any, Any]) -> DrawableGraph:
     """Build the drawing of ``builder``'s nodes and edges."""
     nodes = {START: Node(START, START)}
     for name, spec in builder.nodes.items():

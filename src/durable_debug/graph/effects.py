@@ -48,7 +48,8 @@ def once(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     index = pad.once_counter
     pad.once_counter += 1
     if index < len(pad.once):
-        return pad.once[index]
+        saved: T = pad.once[index]
+        return saved
     if pad.before_effect is not None:
         run_sync(pad.before_effect())
     result = fn(*args, **kwargs)
@@ -72,7 +73,8 @@ async def aonce(fn: Callable[..., T | Awaitable[T]], /, *args: Any, **kwargs: An
     index = pad.once_counter
     pad.once_counter += 1
     if index < len(pad.once):
-        return pad.once[index]
+        saved: T = pad.once[index]
+        return saved
     if pad.before_effect is not None:
         await pad.before_effect()
     result = fn(*args, **kwargs)

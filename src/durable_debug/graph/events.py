@@ -25,6 +25,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.checkpoint.names import INTERRUPT, NS_END, NS_SEP
 from durable_debug.graph.algo import PULL, PUSH
 from durable_debug.graph.runner import run_metadata
 from durable_debug.graph.streams import EVENTS_MODE
@@ -142,8 +143,8 @@ class GraphEvents:
             return
         yield from self._flush()
         if mode == "values":  # the graph's output: the state, without the pending interrupts
-            if isinstance(chunk, dict) and "__interrupt__" in chunk:
-                chunk = {k: v for k, v in chunk.items() if k != "__interrupt__"}
+            if isinstance(chunk, dict) and INTERRUPT in chunk:
+                chunk = {k: v for k, v in chunk.items() if k != INTERRUPT}
             self.output = chunk
 
     def _node_start(self, task: dict[str, Any], step: int) -> dict[str, Any]:
@@ -197,7 +198,7 @@ class GraphEvents:
             chain.insert(0, parent)
             parent = self.nested.get(parent)
         ns = str(reported["metadata"].get("langgraph_checkpoint_ns", ""))
-        node = self.nodes.get(ns.rpartition(":")[2])
+        node = self.nodes.get(ns.rpartition(NS_END)[2])
         parents = [*self.parents, self.run_id] + ([node["run_id"]] if node else []) + chain
         return self._event(
             reported["event"],
@@ -219,7 +220,7 @@ def _path_of(task: dict[str, Any]) -> dict[str, Any]:
 
 
 def _joined(namespace: str, own: str) -> str:
-    return f"{namespace}|{own}" if namespace else own
+    return f"{namespace}{NS_SEP}{own}" if namespace else own
 
 
 class RunEvents:
@@ -250,14 +251,14 @@ class RunEvents:
         if parent_ns not in self.levels:
             yield from self._open(parent_ns)
         parent = self.levels[parent_ns]
-        task_id = namespace[-1].partition(":")[2]
+        task_id = namespace[-1].partition(NS_END)[2]
         node = parent.nodes.get(task_id, {})
-        name, is_node = self.graph_at("|".join(namespace))
+        name, is_node = self.graph_at(NS_SEP.join(namespace))
         level = GraphEvents(
             name,
             {"tags": parent.inherited, "metadata": node.get("metadata", {})},
             parents=[*parent.parents, parent.run_id, *([node["run_id"]] if node else [])],
-            namespace="|".join(namespace),
+            namespace=NS_SEP.join(namespace),
             node_streams=is_node,
             own_tags=("seq:step:1",),  # a child run of the node's run (its first step)
         )
@@ -268,7 +269,7 @@ class RunEvents:
         self, namespace: tuple[str, ...], task: dict[str, Any]
     ) -> Iterable[dict[str, Any]]:
         """End the subgraph runs of a task that finished, deepest first."""
-        own = f"{task['name']}:{task['id']}"
+        own = f"{task['name']}{NS_END}{task['id']}"
         for ns in sorted(self.levels, key=len, reverse=True):
             inside = len(ns) > len(namespace) and ns[: len(namespace)] == namespace
             if inside and ns[len(namespace)] == own:

@@ -82,7 +82,7 @@ def findings_of(record: Mapping[str, Any] | None) -> list[Finding]:
 _WARNED_LOCK = threading.Lock()
 
 
-def _warn_once(graph: CompiledStateGraph, finding: Finding) -> None:
+def _warn_once(graph: CompiledStateGraph[Any, Any, Any, Any], finding: Finding) -> None:
     """Warn about ``finding`` unless this graph already warned about its code and place."""
     site = (finding.code, finding.node, finding.key)
     with _WARNED_LOCK:
@@ -99,7 +99,7 @@ class RunFindings:
     """The findings of one run that wait for the checkpoint they belong to (the next one the
     run saves; :meth:`take` hands them over)."""
 
-    def __init__(self, graph: CompiledStateGraph) -> None:
+    def __init__(self, graph: CompiledStateGraph[Any, Any, Any, Any]) -> None:
         self.graph = graph
         self.strict: bool = bool(getattr(graph, "strict", False))
         """``compile(strict=True)``: raise instead of recording."""

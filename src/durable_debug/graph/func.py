@@ -74,6 +74,7 @@ class _EntrypointSchema(StateSchema):
     function returns is written to both (``entrypoint.final`` splits them)."""
 
     def __init__(self) -> None:
+        # mypy takes TypedDict's functional form only with literal keys; these are the names'
         super().__init__(TypedDict("EntrypointState", {END: Any, PREVIOUS: Any}))  # type: ignore[operator]
 
     def updates_from(
@@ -106,7 +107,7 @@ class _Builder:
     branches: Mapping[str, Any] = field(default_factory=dict)
 
 
-class EntrypointGraph(CompiledStateGraph):
+class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
     """What ``@entrypoint`` makes of a function: a graph with LangGraph's ``Pregel`` API
     (``invoke``, ``stream``, ``get_state``, ``get_state_history``, ``update_state``…) whose
     state is the function's last return value."""
@@ -137,6 +138,7 @@ class EntrypointGraph(CompiledStateGraph):
         )
         self.func = func
         super().__init__(
+            # _Builder stands in for a StateGraph: it has every attribute the compiled graph reads
             builder=_Builder({name: spec}, context_schema),  # type: ignore[arg-type]
             schema=_EntrypointSchema(),
             nodes={name: spec},

@@ -248,7 +248,7 @@ def is_resume_map(resume: Any) -> bool:
 
 def match_resume(
     resume: Any,
-    pending: Mapping[str, Interrupt],
+    pending: Mapping[str, Interrupt[Any]],
     *,
     thread_id: str | None,
     report: Callable[[Finding, BaseException], None] | None = None,

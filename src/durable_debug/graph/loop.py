@@ -55,6 +55,7 @@ from durable_debug.checkpoint.records import (
 from durable_debug.checkpoint.serde import SerdeError, UnsupportedValueError
 from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
+    PUSH,
     Task,
     TaskRecord,
     apply_writes,
@@ -136,7 +137,7 @@ class RunLoop:
 
     def __init__(
         self,
-        graph: CompiledStateGraph,
+        graph: CompiledStateGraph[Any, Any, Any, Any],
         input: Any,
         config: RunnableConfig | None,
         *,
@@ -220,7 +221,7 @@ class RunLoop:
         self.thread_id: str | None = None
         self.checkpoint_ns = config_checkpoint_ns(self.config)
         self.paused = False
-        self.interrupts: tuple[Interrupt, ...] = ()
+        self.interrupts: tuple[Interrupt[Any], ...] = ()
         """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
         self.values: dict[str, Any] = {}
         """The state when the run stopped."""
@@ -592,7 +593,7 @@ class RunLoop:
         await self._save_checkpoint(discarded, "input", extra_writes=[(START, input)])
         self._emit("checkpoint", self._debug_checkpoint)
 
-    async def _resume(self, command: Command | None) -> None:
+    async def _resume(self, command: Command[Any] | None) -> None:
         """Continue the thread from the loaded checkpoint.
 
         As in LangGraph 1.2, a run that *addresses* a checkpoint by id without answering an
@@ -686,7 +687,7 @@ class RunLoop:
         )
         await self._put("fork", self.checkpoint["channel_versions"])
 
-    async def _apply_command(self, command: Command, *, save: bool) -> None:
+    async def _apply_command(self, command: Command[Any], *, save: bool) -> None:
         assert self.saves is not None
         if command.has_resume:
             pending = pending_interrupts(self.pending)
@@ -1104,7 +1105,7 @@ class RunLoop:
     def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
         payload: dict[str, Any] = {"id": task.id, "name": task.name}
         if kind == "task":
-            payload.update(input=task.input, triggers=task.triggers or ("__pregel_push",))
+            payload.update(input=task.input, triggers=task.triggers or (PUSH,))
         else:
             payload.update(
                 error=task.error,
@@ -1144,7 +1145,7 @@ def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:
     )
 
 
-def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt]:
+def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt[Any]]:
     """Task id → the interrupt it is paused on, for tasks that have not finished."""
     return {
         tid: record.interrupts[-1]

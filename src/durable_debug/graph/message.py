@@ -63,6 +63,7 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
     lc = _langchain()
     left = left if isinstance(left, list) else [left]
     right = right if isinstance(right, list) else [right]
+    is_remove: Callable[[Any], bool]
     if lc is not None:
         left, right = _as_lc(lc, left), _as_lc(lc, right)
         ident, is_remove = _lc_id, lambda m: isinstance(m, lc.RemoveMessage)

@@ -16,7 +16,13 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from durable_debug.checkpoint.names import NO_WRITES, TASKS, branch_channel, join_channel
+from durable_debug.checkpoint.names import (
+    INPUT_KEYS,
+    NO_WRITES,
+    TASKS,
+    branch_channel,
+    join_channel,
+)
 from durable_debug.graph.calls import CallStyle
 from durable_debug.graph.channels import MISSING, BinaryOperatorAggregate, Channel
 from durable_debug.graph.schema import StateSchema
@@ -41,11 +47,6 @@ __all__ = [
     "branch_channel",
     "join_channel",
 ]
-
-INPUT_KEYS = "__input_keys__"
-"""Marker write saved by the START task in place of its state writes: the keys it took from
-the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
-the input is stored once instead of twice."""
 
 
 class UnmappedBranchError(InvalidUpdateError, KeyError):
@@ -153,8 +154,9 @@ def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:
                 return None
             if isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("Literal"):
                 items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-                if all(isinstance(i, ast.Constant) for i in items):
-                    return [str(i.value) for i in items]  # type: ignore[attr-defined]
+                constants = [i for i in items if isinstance(i, ast.Constant)]
+                if len(constants) == len(items):
+                    return [str(i.value) for i in constants]
         return None
     if ret is not None and typing.get_origin(ret) is typing.Literal:
         return [str(v) for v in typing.get_args(ret)]

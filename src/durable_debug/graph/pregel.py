@@ -30,6 +30,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.checkpoint.lease import thread_lease
+from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.calls import coerce_context, merge_configs
 from durable_debug.graph.channels import (
     Channel,
@@ -96,7 +97,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     def __init__(
         self,
         *,
-        builder: StateGraph,
+        builder: StateGraph[Any, Any, Any, Any],
         schema: StateSchema,
         nodes: dict[str, NodeSpec],
         checkpointer: BaseCheckpointSaver | None,
@@ -148,7 +149,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             if getattr(channel, "untracked", False)
         )
         """Channels whose writes are never saved (``UntrackedValue``)."""
-        self._subgraphs: dict[str, CompiledStateGraph | None] = {}
+        self._subgraphs: dict[str, CompiledStateGraph[Any, Any, Any, Any] | None] = {}
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -303,7 +304,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         output = loop.graph.output_values(loop.values)
         if loop.interrupts:  # an entrypoint's result that is not a dict is left out
             output = {**(output if isinstance(output, dict) else {})}
-            output["__interrupt__"] = list(loop.interrupts)
+            output[INTERRUPT] = list(loop.interrupts)
         return output
 
     def invoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
@@ -526,7 +527,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
-    ) -> CompiledStateGraph:
+    ) -> CompiledStateGraph[Any, Any, Any, Any]:
         """This graph with ``config`` (and keyword config keys) bound: each run's own config
         is merged over it (``configurable`` and ``metadata`` key by key)."""
         clone = copy.copy(self)
@@ -618,7 +619,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         configurable = {**config["configurable"], "checkpoint_ns": recast_namespace(namespace)}
         return {**config, "configurable": configurable}
 
-    def _reader_at(self, namespace: str) -> CompiledStateGraph:
+    def _reader_at(self, namespace: str) -> CompiledStateGraph[Any, Any, Any, Any]:
         """The graph whose channels read the checkpoints of ``namespace``: the subgraph
         found there, else this graph (a graph a node's function runs without naming it, e.g.
         through a tool), as LangGraph reads it."""
@@ -662,9 +663,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             if sub is None:  # a graph its node's function does not name: LangGraph's default
                 return "LangGraph", False
             graph = sub
-        return graph.name, node is not None and node.fn is graph
+        fn: object = None if node is None else node.fn  # a subgraph added as a node is its fn
+        return graph.name, fn is graph
 
-    def _runs_graph(self, node: str) -> CompiledStateGraph | None:
+    def _runs_graph(self, node: str) -> CompiledStateGraph[Any, Any, Any, Any] | None:
         """The compiled graph node ``node`` runs (see ``subgraph.find_subgraph``), if any."""
         if node not in self._subgraphs:
             spec = self.nodes.get(node)
@@ -673,7 +675,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             )
         return self._subgraphs[node]
 
-    def subgraph_of(self, node: str) -> CompiledStateGraph | None:
+    def subgraph_of(self, node: str) -> CompiledStateGraph[Any, Any, Any, Any] | None:
         """The compiled graph node ``node`` runs and saves under its task's namespace, if
         any: a graph compiled with ``checkpointer=False`` saves nothing, so it has no state
         to read (LangGraph does not count it as a subgraph either)."""
@@ -682,7 +684,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
 
     def get_subgraphs(
         self, *, namespace: str | None = None, recurse: bool = False
-    ) -> Iterator[tuple[str, CompiledStateGraph]]:
+    ) -> Iterator[tuple[str, CompiledStateGraph[Any, Any, Any, Any]]]:
         """``(namespace, graph)`` for each subgraph of this graph (a node's graph, see
         :meth:`subgraph_of`), as LangGraph lists them: ``namespace`` (node names joined with
         ``|``, no task ids) keeps only the subgraph there, matched segment by segment;
@@ -707,7 +709,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
 
     async def aget_subgraphs(
         self, *, namespace: str | None = None, recurse: bool = False
-    ) -> AsyncIterator[tuple[str, CompiledStateGraph]]:
+    ) -> AsyncIterator[tuple[str, CompiledStateGraph[Any, Any, Any, Any]]]:
         """Async twin of :meth:`get_subgraphs`."""
         for item in self.get_subgraphs(namespace=namespace, recurse=recurse):
             yield item

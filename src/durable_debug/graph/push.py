@@ -34,7 +34,7 @@ import functools
 import inspect
 import threading
 import time
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import durable_debug.graph.cache as cache
@@ -145,10 +145,11 @@ class TaskFunction(Generic[T]):
         self.is_async = inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
             getattr(func, "__call__", None)  # noqa: B004
         )
+        params: Mapping[str, inspect.Parameter]
         try:
             params = inspect.signature(func).parameters
         except (TypeError, ValueError):
-            params = {}  # type: ignore[assignment]
+            params = {}
         self.injects = tuple(
             n
             for n in INJECTED
@@ -171,7 +172,8 @@ class TaskFunction(Generic[T]):
                 f"@task {self.name!r} was called outside a running graph; call it inside an "
                 "@entrypoint function, a StateGraph node or another @task"
             )
-        return runner.start(pad, self, args, kwargs)
+        future: TaskFuture[T] = runner.start(pad, self, args, kwargs)
+        return future
 
     def __repr__(self) -> str:
         return f"<task {self.name}>"

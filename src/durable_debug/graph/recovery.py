@@ -19,11 +19,12 @@ top, so effects inside them should go through :func:`durable_debug.graph.effects
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.errors import ThreadBusyError
 from durable_debug.checkpoint.lease import NoAbandonedLeaseError, thread_lease
+from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.types import EmptyInputError
 
 if TYPE_CHECKING:
@@ -47,7 +48,9 @@ class Recovered:
     """The error of a ``failed`` thread, as one line."""
 
 
-async def arecover(graph: CompiledStateGraph, *, limit: int | None = None) -> list[Recovered]:
+async def arecover(
+    graph: CompiledStateGraph[Any, Any, Any, Any], *, limit: int | None = None
+) -> list[Recovered]:
     """Resume every thread of ``graph``'s saver whose last run died mid-step (at most
     ``limit`` of them), each under its lease; return what happened to each."""
     saver = graph._require_saver("recover")
@@ -71,11 +74,13 @@ async def arecover(graph: CompiledStateGraph, *, limit: int | None = None) -> li
         except Exception as exc:
             done.append(Recovered(thread_id, "failed", f"{type(exc).__name__}: {exc}"))
         else:
-            outcome: Outcome = "interrupted" if out.get("__interrupt__") else "finished"
+            outcome: Outcome = "interrupted" if out.get(INTERRUPT) else "finished"
             done.append(Recovered(thread_id, outcome))
     return done
 
 
-def recover(graph: CompiledStateGraph, *, limit: int | None = None) -> list[Recovered]:
+def recover(
+    graph: CompiledStateGraph[Any, Any, Any, Any], *, limit: int | None = None
+) -> list[Recovered]:
     """Sync twin of :func:`arecover`."""
     return run_sync(arecover(graph, limit=limit))

@@ -18,7 +18,8 @@ import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
-from durable_debug.graph.algo import PULL, Task, task_path_str
+from durable_debug.checkpoint.names import NS_END, NS_SEP
+from durable_debug.graph.algo import PULL, PUSH, Task, task_path_str
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import (
     Scratchpad,
@@ -61,7 +62,7 @@ _OUTCOMES: dict[str | None, hooks.Outcome] = {
 
 
 async def run_task(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     channels: dict[str, Channel],
     *,
@@ -275,7 +276,7 @@ def node_config(
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
-        langgraph_triggers=task.triggers or ("__pregel_push",),
+        langgraph_triggers=task.triggers or (PUSH,),
         langgraph_path=task.path,
         langgraph_checkpoint_ns=own_ns,
     )
@@ -317,12 +318,12 @@ def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
 
 def task_namespace(parent_ns: str, task: Task) -> str:
     """The namespace of a task's own work, ``node:task_id`` (under its graph's namespace)."""
-    own = f"{task.name}:{task.id}"
-    return f"{parent_ns}|{own}" if parent_ns else own
+    own = f"{task.name}{NS_END}{task.id}"
+    return f"{parent_ns}{NS_SEP}{own}" if parent_ns else own
 
 
 async def node_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     result: Any,
     channels: dict[str, Channel],
@@ -337,7 +338,8 @@ async def node_writes(
     spec = task.node
     on_unknown = None
     if findings is not None:
-        is_subgraph = graph.subgraph_of(spec.name) is spec.fn and spec.fn is not None
+        fn: object = spec.fn  # a compiled subgraph added as a node is its own fn
+        is_subgraph = graph.subgraph_of(spec.name) is fn and fn is not None
         on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
     updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     writes: list[tuple[str, Any]] = list(updates)
@@ -347,7 +349,7 @@ async def node_writes(
 
 
 async def edge_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
     channels: dict[str, Channel],
@@ -387,7 +389,7 @@ def _ignore_unknown(key: str, what: str, error: BaseException) -> None:
 
 
 async def _start_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     channels: dict[str, Channel],
     context: CallContext,

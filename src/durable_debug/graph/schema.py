@@ -275,7 +275,8 @@ def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
         if isinstance(item, BinaryOperatorAggregate):
             return item.operator
         if callable(item) and _takes_two(item):
-            return item
+            reducer: Callable[[Any, Any], Any] = item
+            return reducer
     return None
 
 

@@ -26,7 +26,7 @@ __all__ = ["snapshot_from_tuple", "task_result", "task_view"]
 
 
 def snapshot_from_tuple(
-    graph: CompiledStateGraph, saved: CheckpointTuple, *, apply_pending: bool
+    graph: CompiledStateGraph[Any, Any, Any, Any], saved: CheckpointTuple, *, apply_pending: bool
 ) -> StateSnapshot:
     """Build the snapshot of ``saved``; ``apply_pending`` for the thread's latest checkpoint."""
     checkpoint = saved.checkpoint

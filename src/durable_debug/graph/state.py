@@ -17,7 +17,7 @@ import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic
 
-from durable_debug.checkpoint.names import ERROR, INTERRUPT, RESUME
+from durable_debug.checkpoint.names import COPY, ERROR, INPUT, INTERRUPT, JOIN_PREFIX, RESUME
 from durable_debug.graph.calls import call_style, callable_name
 from durable_debug.graph.nodes import (
     TASKS,
@@ -50,7 +50,7 @@ ERROR_HANDLER_PREFIX = "__error_handler__"
 DEFAULT_ERROR_HANDLER = "__default_error_handler__"
 """The node of ``set_node_defaults(error_handler=...)`` (LangGraph's name)."""
 
-_RESERVED = {START, END, TASKS, INTERRUPT, RESUME, ERROR, "__copy__", "__input__"}
+_RESERVED = {START, END, TASKS, INTERRUPT, RESUME, ERROR, COPY, INPUT}
 
 
 class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
@@ -106,7 +106,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         cache_policy: Any = None,
         error_handler: Callable[..., Any] | None = None,
         **kwargs: Any,
-    ) -> StateGraph:
+    ) -> StateGraph[Any, Any, Any, Any]:
         """Add a node. ``add_node(fn)`` names it after the function (a callable object after
         its class, a runnable after its ``get_name()``).
 
@@ -198,7 +198,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         cache_policy: Any = None,
         error_handler: Callable[..., Any] | None = None,
         timeout: Any = None,
-    ) -> StateGraph:
+    ) -> StateGraph[Any, Any, Any, Any]:
         """Policies for every node that does not set its own, applied by ``compile``:
         ``retry_policy`` (error handlers included), ``cache_policy`` and ``error_handler``
         (regular nodes only: a handler's failure fails the run), as LangGraph's."""
@@ -223,12 +223,12 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             self._schemas.append(schema)
         self.schema = StateSchema(self.state_schema.schema, extra=self._schemas)
         for key in self.schema.keys:
-            if key in _RESERVED or key.startswith(("branch:", "join:")):
+            if key in _RESERVED or key.startswith(("branch:", JOIN_PREFIX)):
                 raise ValueError(f"State key {key!r} is reserved by the engine; rename it")
 
     def add_sequence(
         self, nodes: Sequence[Callable[..., Any] | tuple[str, Callable[..., Any]]]
-    ) -> StateGraph:
+    ) -> StateGraph[Any, Any, Any, Any]:
         """Add nodes that run one after another, with edges between consecutive ones."""
         if not nodes:
             raise ValueError("add_sequence needs at least one node")
@@ -247,7 +247,9 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
 
     # -- edges -------------------------------------------------------------------------------
 
-    def add_edge(self, start_key: str | Sequence[str], end_key: str) -> StateGraph:
+    def add_edge(
+        self, start_key: str | Sequence[str], end_key: str
+    ) -> StateGraph[Any, Any, Any, Any]:
         """Run ``end_key`` after ``start_key``. A list of starts is a join: ``end_key`` runs
         once, after every one of them has run."""
         if isinstance(start_key, str):
@@ -274,7 +276,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         source: str,
         path: Callable[..., Any],
         path_map: Mapping[Hashable, str] | Sequence[str] | None = None,
-    ) -> StateGraph:
+    ) -> StateGraph[Any, Any, Any, Any]:
         """After ``source``, call ``path(state)`` to choose what runs next: a node name, a list
         of names, or ``Send`` objects. ``path_map`` translates its return values to names.
         ``path`` may also be a runnable (an object with ``ainvoke``, e.g. ``RunnableLambda``)."""
@@ -294,17 +296,17 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self.branches.setdefault(source, []).append(branch)
         return self
 
-    def set_entry_point(self, key: str) -> StateGraph:
+    def set_entry_point(self, key: str) -> StateGraph[Any, Any, Any, Any]:
         """Same as ``add_edge(START, key)``."""
         return self.add_edge(START, key)
 
     def set_conditional_entry_point(
         self, path: Callable[..., Any], path_map: Mapping[Hashable, str] | None = None
-    ) -> StateGraph:
+    ) -> StateGraph[Any, Any, Any, Any]:
         """Same as ``add_conditional_edges(START, path, path_map)``."""
         return self.add_conditional_edges(START, path, path_map)
 
-    def set_finish_point(self, key: str) -> StateGraph:
+    def set_finish_point(self, key: str) -> StateGraph[Any, Any, Any, Any]:
         """Same as ``add_edge(key, END)``."""
         return self.add_edge(key, END)
 
@@ -323,7 +325,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         wait: float | None = None,
         strict: bool = False,
         **kwargs: Any,
-    ) -> CompiledStateGraph:
+    ) -> CompiledStateGraph[Any, Any, Any, Any]:
         """Check the graph and return a runnable :class:`CompiledStateGraph`.
 
         ``checkpointer`` is a saver, or for a graph used as a subgraph None (use the

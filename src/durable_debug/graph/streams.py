@@ -41,6 +41,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from durable_debug.checkpoint.names import INTERRUPT
+
 __all__ = [
     "EVENTS_MODE",
     "EVENT_KINDS",
@@ -133,12 +135,12 @@ def _updates_of(keys: OutputKeys) -> Produce:
 _PRODUCERS: dict[str, dict[str, Produce]] = {
     "values": {
         "values": _values_of(None),
-        "interrupt": lambda p: ({**_as_dict(p["values"]), "__interrupt__": p["interrupts"]},),
+        "interrupt": lambda p: ({**_as_dict(p["values"]), INTERRUPT: p["interrupts"]},),
     },
     "updates": {
         "task_result": _updates_of(None),
-        "interrupt": lambda p: ({"__interrupt__": p["interrupts"]},),
-        "static_interrupt": lambda _: ({"__interrupt__": ()},),
+        "interrupt": lambda p: ({INTERRUPT: p["interrupts"]},),
+        "static_interrupt": lambda _: ({INTERRUPT: ()},),
     },
     "custom": {"custom": lambda chunk: (chunk,)},
     "messages": {"message": lambda pair: (pair,)},

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from durable_debug.checkpoint.base import CONFIG_ADDRESS_KEYS, RunnableConfig
+from durable_debug.checkpoint.names import NS_END, NS_SEP
 from durable_debug.graph.calls import current_call, merge_configs
 from durable_debug.graph.interrupts import Answers, current_scratchpad
 
@@ -51,11 +52,6 @@ __all__ = [
     "nesting_for",
     "recast_namespace",
 ]
-
-NS_SEP = "|"
-"""Joins the levels of a nested namespace (``parent:tid|child:tid``)."""
-NS_END = ":"
-"""Separates a level's node name from its task id."""
 
 
 @dataclass(frozen=True)
@@ -108,7 +104,7 @@ def recast_namespace(namespace: str) -> str:
 
 
 def nesting_for(
-    graph: CompiledStateGraph, config: RunnableConfig | None
+    graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig | None
 ) -> tuple[RunnableConfig, Nesting] | None:
     """When ``graph`` is started inside a running task: the config it runs with (the task's
     thread and namespace under ``config``) and what the task hands down; else None."""
@@ -184,7 +180,9 @@ def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
     return {str(ns): str(cid) for ns, cid in mapping.items()}
 
 
-def find_subgraph(fn: Any, compiled: type[CompiledStateGraph]) -> CompiledStateGraph | None:
+def find_subgraph(
+    fn: Any, compiled: type[CompiledStateGraph[Any, Any, Any, Any]]
+) -> CompiledStateGraph[Any, Any, Any, Any] | None:
     """The compiled graph a node runs: the node itself, or the one graph its function
     refers to (a closure variable, a default argument or a global it names), as LangGraph
     finds it; None when there is none or more than one. ``compiled`` is the class of
@@ -212,7 +210,9 @@ def _filled(cell: Any) -> bool:
     return True
 
 
-def graph_at(graph: CompiledStateGraph, namespace: str) -> CompiledStateGraph:
+def graph_at(
+    graph: CompiledStateGraph[Any, Any, Any, Any], namespace: str
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """The graph whose checkpoints a namespace of ``graph``'s threads holds (``graph`` for
     ``""``). Raises ValueError naming the namespace and the node when a level's node runs no
     graph this process can find."""

@@ -60,7 +60,7 @@ OutputT = TypeVar("OutputT", default=StateT)
 
 START = names.START
 """The virtual first node: edges from START say where a run begins."""
-END = "__end__"
+END = names.END
 """The virtual last node: an edge to END finishes that branch."""
 TAG_HIDDEN = "langsmith:hidden"
 """A run tag LangChain tracers hide (the START node's callback run carries it)."""
@@ -98,7 +98,7 @@ class Interrupt(Generic[ResponseT]):
     one (a class given there is shown as its JSON Schema), for clients to render a form."""
 
 
-def interrupt_payload(interrupt: Interrupt) -> dict[str, Any]:
+def interrupt_payload(interrupt: Interrupt[Any]) -> dict[str, Any]:
     """An interrupt as the ``tasks`` and ``debug`` stream modes show it (its fields)."""
     return {
         "value": interrupt.value,
@@ -107,7 +107,7 @@ def interrupt_payload(interrupt: Interrupt) -> dict[str, Any]:
     }
 
 
-def saved_interrupt(interrupt: Interrupt) -> dict[str, Any]:
+def saved_interrupt(interrupt: Interrupt[Any]) -> dict[str, Any]:
     """How a paused task's interrupt is saved in its ``__interrupt__`` write (read back by
     ``algo.read_pending_writes``): its value and id, and its response schema when it has
     one."""
@@ -240,6 +240,7 @@ class RetryPolicy:
             return isinstance(exc, rule)
         if isinstance(rule, Sequence):
             return isinstance(exc, tuple(rule))
+        # mypy keeps type[BaseException] in rule's type past the issubclass test above
         return bool(rule(exc))  # type: ignore[call-arg]
 
 
@@ -254,7 +255,7 @@ class PregelTask(NamedTuple):
     """``("__pregel_pull", node)`` for an edge task, ``("__pregel_push", i)`` for a Send."""
     error: str | None = None
     """``repr`` of the exception if the task failed."""
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     """Interrupts the task raised."""
     state: Any = None
     """Reserved for subgraph state (always None here)."""
@@ -279,7 +280,7 @@ class StateSnapshot(NamedTuple):
     """Config of the parent checkpoint."""
     tasks: tuple[PregelTask, ...]
     """Tasks of the next step, with their errors, interrupts and results."""
-    interrupts: tuple[Interrupt, ...] = ()
+    interrupts: tuple[Interrupt[Any], ...] = ()
     """Interrupts still waiting for a resume value."""
 
 
@@ -292,7 +293,7 @@ class Overwrite:
 
     value: Any
     """The new value of the key."""
-    type: str = "__overwrite__"
+    type: str = names.OVERWRITE
     """Marks the dict form ``{"__overwrite__": value}`` that means the same."""
 
 
@@ -315,9 +316,9 @@ class EmptyInputError(ValueError):
 class GraphInterrupt(Exception):
     """Raised inside a node by ``interrupt()``; the engine catches it and pauses the run."""
 
-    def __init__(self, interrupts: Sequence[Interrupt] = ()) -> None:
+    def __init__(self, interrupts: Sequence[Interrupt[Any]] = ()) -> None:
         super().__init__(tuple(interrupts))
-        self.interrupts: tuple[Interrupt, ...] = tuple(interrupts)
+        self.interrupts: tuple[Interrupt[Any], ...] = tuple(interrupts)
 
 
 class ParentCommand(Exception):
@@ -325,7 +326,7 @@ class ParentCommand(Exception):
     the subgraph's run, and the task of the parent graph that ran it takes the command as
     its own return value."""
 
-    def __init__(self, command: Command) -> None:
+    def __init__(self, command: Command[Any]) -> None:
         super().__init__(command)
         self.command = command
 

@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import (
     empty_checkpoint,
     new_checkpoint_id,
 )
+from durable_debug.checkpoint.names import COPY, INPUT, UPDATE_PATH
 from durable_debug.checkpoint.records import (
     AS_NODE,
     FINDINGS,
@@ -65,14 +66,10 @@ __all__ = [
     "infer_as_node",
 ]
 
-COPY = "__copy__"
-"""``as_node`` that copies the checkpoint as a sibling (source "fork") instead of updating."""
-INPUT = "__input__"
-"""``as_node`` that applies the values as new run input (source "input")."""
 
 
 async def aupdate_state(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     config: RunnableConfig,
     values: Any,
     as_node: str | None = None,
@@ -86,7 +83,7 @@ async def aupdate_state(
 
 
 async def abulk_update_state(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     config: RunnableConfig,
     supersteps: Sequence[Sequence[Any]],
 ) -> RunnableConfig:
@@ -131,7 +128,7 @@ Update = tuple[Any, str | None] | tuple[Any, str | None, str | None]
 
 
 async def aupdate_step(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     config: RunnableConfig,
     updates: Sequence[Update],
 ) -> RunnableConfig:
@@ -216,11 +213,11 @@ async def aupdate_step(
                 f"(nodes: {', '.join(n for n in graph.nodes if n != START)})"
             )
         where = "update_state" if name == START else f"update_state(as_node={name!r})"
-        path = ("__update__",) if index == 0 else ("__update__", index)
+        path = (UPDATE_PATH,) if index == 0 else (UPDATE_PATH, index)
         task = Task(
             task_id(new_id, checkpoint_ns, step + 1, name, path),
             name,
-            ("__update__", name) if index == 0 else ("__update__", name, index),
+            (UPDATE_PATH, name) if index == 0 else (UPDATE_PATH, name, index),
             graph.nodes[name],
         )
         task.writes = await _update_writes(graph, task, update, channels, where, findings)
@@ -273,11 +270,12 @@ async def _aput_with_record(
     """``saver.aput`` of a checkpoint with its debug record beside it (``records.py``)."""
     key = (config_thread_id(parent_config), config_checkpoint_ns(parent_config), checkpoint["id"])
     given = attach_record(saver, key, metadata, record)
+    # given is the metadata dict with the debug record attached, still CheckpointMetadata
     return await saver.aput(parent_config, checkpoint, given, new_versions)  # type: ignore[arg-type]
 
 
 async def _update_as_input(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     saver: BaseCheckpointSaver,
     config: RunnableConfig,
     saved: CheckpointTuple | None,
@@ -328,7 +326,9 @@ def _answered_task(prepared: dict[str, list[str]], node: str, given: str | None)
     return ids.pop(0) if ids else None
 
 
-async def _clear_tasks(graph: CompiledStateGraph, config: RunnableConfig) -> RunnableConfig:
+async def _clear_tasks(
+    graph: CompiledStateGraph[Any, Any, Any, Any], config: RunnableConfig
+) -> RunnableConfig:
     """Save a checkpoint after ``config``'s where its scheduled tasks are done with: the
     writes its finished tasks saved are applied, the unfinished ones dropped."""
     saver = graph.checkpointer
@@ -372,7 +372,7 @@ async def _clear_tasks(graph: CompiledStateGraph, config: RunnableConfig) -> Run
 
 async def _prepared_task_ids(
     saver: BaseCheckpointSaver,
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     saved: CheckpointTuple | None,
     channels: dict[str, Channel],
     step: int,
@@ -396,7 +396,7 @@ async def _prepared_task_ids(
 
 
 async def _update_writes(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     values: Any,
     channels: Any,
@@ -417,7 +417,9 @@ async def _update_writes(
 
 
 def infer_as_node(
-    graph: CompiledStateGraph, versions_seen: dict[str, dict[str, str]], thread_id: str
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    versions_seen: dict[str, dict[str, str]],
+    thread_id: str,
 ) -> str:
     """The node an update is attributed to when ``as_node`` is not given: the node that ran
     last, or START on a thread where no node has run (then the update acts as input and

@@ -78,7 +78,7 @@ def _storable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
-def graph_structure(graph: CompiledStateGraph) -> dict[str, list[str]]:
+def graph_structure(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, list[str]]:
     """The graph's nodes, edges and state channels (with reducers), sorted."""
     cached: dict[str, list[str]] | None = graph.__dict__.get("_structure")
     if cached is not None:
@@ -102,7 +102,7 @@ def graph_structure(graph: CompiledStateGraph) -> dict[str, list[str]]:
     return structure
 
 
-def graph_version(graph: CompiledStateGraph) -> str:
+def graph_version(graph: CompiledStateGraph[Any, Any, Any, Any]) -> str:
     """A 16-hex-digit fingerprint of :func:`graph_structure` (computed once per graph)."""
     cached: str | None = graph.__dict__.get("_version")
     if cached is None:
@@ -112,7 +112,7 @@ def graph_version(graph: CompiledStateGraph) -> str:
 
 
 def version_record(
-    graph: CompiledStateGraph, parent_record: Mapping[str, Any] | None
+    graph: CompiledStateGraph[Any, Any, Any, Any], parent_record: Mapping[str, Any] | None
 ) -> dict[str, Any]:
     """The debug-record keys a new checkpoint gets: its version, plus the structure when the
     parent checkpoint had another version (or none): a version boundary."""
@@ -198,7 +198,7 @@ async def _saved_structure(
 
 
 async def acheck_graph_version(
-    graph: CompiledStateGraph,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     saver: BaseCheckpointSaver,
     config: RunnableConfig,
     record: Mapping[str, Any],

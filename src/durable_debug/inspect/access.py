@@ -20,12 +20,15 @@ import asyncio
 import contextlib
 import threading
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig
 
 __all__ = [
+    "GraphLike",
+    "RunnableGraphLike",
+    "SaverLike",
     "aget_checkpoint",
     "alist_checkpoints",
     "alist_since",
@@ -39,6 +42,80 @@ __all__ = [
 
 T = TypeVar("T")
 
+
+@runtime_checkable
+class SaverLike(Protocol):
+    """A checkpoint saver as the inspect layer reads it: durable_debug's
+    (:class:`~durable_debug.checkpoint.base.BaseCheckpointSaver`) or LangGraph's, whose async
+    half may raise ``NotImplementedError`` (the functions here then call the sync one). Other
+    methods (``alist_threads``, ``serde``, ...) are looked up where they are optional."""
+
+    def get_tuple(self, config: RunnableConfig, /) -> CheckpointTuple | None:
+        """The checkpoint ``config`` names (or its thread's latest), or None."""
+
+    def aget_tuple(self, config: RunnableConfig, /) -> Awaitable[CheckpointTuple | None]:
+        """Async twin of :meth:`get_tuple`."""
+
+    def list(self, config: RunnableConfig | None, /) -> Iterator[CheckpointTuple]:
+        """The checkpoints of ``config``'s thread (every thread for None), newest first."""
+
+    def alist(self, config: RunnableConfig | None, /) -> AsyncIterator[CheckpointTuple]:
+        """Async twin of :meth:`list`."""
+
+
+@runtime_checkable
+class GraphLike(Protocol):
+    """A compiled graph as the inspect layer reads it: durable_debug's
+    :class:`~durable_debug.graph.pregel.CompiledStateGraph`, LangGraph's, or a
+    :class:`~durable_debug.inspect.stored.SaverView` standing in for one. Its async methods
+    may raise ``NotImplementedError`` when its saver is sync-only (see above)."""
+
+    @property
+    def checkpointer(self) -> Any:
+        """The graph's saver (None when compiled without one)."""
+
+    def get_state(self, config: RunnableConfig, /) -> Any:
+        """The thread's ``StateSnapshot`` at ``config``."""
+
+    def aget_state(self, config: RunnableConfig, /) -> Awaitable[Any]:
+        """Async twin of :meth:`get_state`."""
+
+    def get_state_history(self, config: RunnableConfig, /) -> Iterator[Any]:
+        """Every ``StateSnapshot`` of the thread, newest first."""
+
+    def aget_state_history(self, config: RunnableConfig, /) -> AsyncIterator[Any]:
+        """Async twin of :meth:`get_state_history`."""
+
+    def get_graph(self) -> Any:
+        """The graph's drawable shape (None when only a store is at hand)."""
+
+
+@runtime_checkable
+class RunnableGraphLike(GraphLike, Protocol):
+    """A compiled graph the inspect layer also runs and forks (the widget's actions):
+    durable_debug's or LangGraph's, not a stand-in."""
+
+    def update_state(
+        self, config: RunnableConfig, values: Any, /, as_node: str | None = None
+    ) -> RunnableConfig:
+        """Save ``values`` as a new checkpoint after ``config``'s; its config."""
+
+    def aupdate_state(
+        self, config: RunnableConfig, values: Any, /, as_node: str | None = None
+    ) -> Awaitable[RunnableConfig]:
+        """Async twin of :meth:`update_state`."""
+
+    def stream(
+        self, input: Any, config: RunnableConfig | None = None, /, **kwargs: Any
+    ) -> Iterator[Any]:
+        """Run the graph, yielding what its stream modes give."""
+
+    def astream(
+        self, input: Any, config: RunnableConfig | None = None, /, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """Async twin of :meth:`stream`."""
+
+
 _SYNC_ONLY: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
 _THREAD_HINT = (
     "the saver's SQLite connection refuses to be used from another thread; open it with "
@@ -47,7 +124,7 @@ _THREAD_HINT = (
 )
 
 
-def is_sync_only(saver: Any) -> bool:
+def is_sync_only(saver: SaverLike) -> bool:
     """True once ``saver`` has answered an async call with ``NotImplementedError``."""
     try:
         return _SYNC_ONLY.get(saver, False)
@@ -55,12 +132,12 @@ def is_sync_only(saver: Any) -> bool:
         return False
 
 
-def _mark_sync_only(saver: Any) -> None:
+def _mark_sync_only(saver: SaverLike) -> None:
     with contextlib.suppress(TypeError):
         _SYNC_ONLY[saver] = True
 
 
-def _saver_of(graph: Any) -> Any:
+def _saver_of(graph: GraphLike) -> Any:
     return getattr(graph, "checkpointer", None)
 
 
@@ -73,7 +150,9 @@ async def _in_thread(call: Callable[[], T]) -> T:
         raise
 
 
-async def _either(saver: Any, run_async: Callable[[], Any], run_sync: Callable[[], T]) -> T:
+async def _either(
+    saver: SaverLike, run_async: Callable[[], Awaitable[T]], run_sync: Callable[[], T]
+) -> T:
     """``await run_async()``, or ``run_sync()`` in a worker thread for a sync-only saver."""
     if not is_sync_only(saver):
         try:
@@ -87,7 +166,7 @@ async def _collect(iterator: AsyncIterator[T]) -> list[T]:
     return [item async for item in iterator]
 
 
-async def astate_history(graph: Any, config: RunnableConfig) -> list[Any]:
+async def astate_history(graph: GraphLike, config: RunnableConfig) -> list[Any]:
     """Every ``StateSnapshot`` of the thread, newest first (``get_state_history``)."""
     return await _either(
         _saver_of(graph),
@@ -96,21 +175,25 @@ async def astate_history(graph: Any, config: RunnableConfig) -> list[Any]:
     )
 
 
-async def astate(graph: Any, config: RunnableConfig) -> Any:
+async def astate(graph: GraphLike, config: RunnableConfig) -> Any:
     """The graph's ``StateSnapshot`` for ``config`` (``get_state``)."""
     return await _either(
         _saver_of(graph), lambda: graph.aget_state(config), lambda: graph.get_state(config)
     )
 
 
-async def alist_checkpoints(saver: Any, config: RunnableConfig | None) -> list[CheckpointTuple]:
+async def alist_checkpoints(
+    saver: SaverLike, config: RunnableConfig | None
+) -> list[CheckpointTuple]:
     """The saver's checkpoint tuples for ``config``, newest first (``list``)."""
     return await _either(
         saver, lambda: _collect(saver.alist(config)), lambda: list(saver.list(config))
     )
 
 
-async def alist_since(saver: Any, config: RunnableConfig, since: str) -> list[CheckpointTuple]:
+async def alist_since(
+    saver: SaverLike, config: RunnableConfig, since: str
+) -> list[CheckpointTuple]:
     """The saver's checkpoint tuples for ``config`` from checkpoint id ``since`` on, newest
     first: the listing (newest first, as every saver lists) stops at the first older one, so
     only what is new is read."""
@@ -134,13 +217,13 @@ async def alist_since(saver: Any, config: RunnableConfig, since: str) -> list[Ch
     return await _either(saver, run_async, run_sync)
 
 
-async def aget_checkpoint(saver: Any, config: RunnableConfig) -> CheckpointTuple | None:
+async def aget_checkpoint(saver: SaverLike, config: RunnableConfig) -> CheckpointTuple | None:
     """The saver's checkpoint tuple for ``config``, or None (``get_tuple``)."""
     return await _either(saver, lambda: saver.aget_tuple(config), lambda: saver.get_tuple(config))
 
 
 async def aupdate_state(
-    graph: Any, config: RunnableConfig, values: Any, as_node: str | None = None
+    graph: RunnableGraphLike, config: RunnableConfig, values: Any, as_node: str | None = None
 ) -> RunnableConfig:
     """Write a fork with the graph's own ``update_state``; returns the new checkpoint's config."""
     return await _either(
@@ -151,7 +234,7 @@ async def aupdate_state(
 
 
 async def astream(
-    graph: Any, command: Any, config: RunnableConfig, **kwargs: Any
+    graph: RunnableGraphLike, command: Any, config: RunnableConfig, **kwargs: Any
 ) -> AsyncIterator[Any]:
     """The graph's ``astream`` events; for a sync-only saver, its ``stream`` in a thread.
 
@@ -217,7 +300,7 @@ async def _threaded(make: Callable[[], Iterator[Any]]) -> AsyncIterator[Any]:
             await asyncio.shield(worker)
 
 
-def has_async_methods(saver: Any) -> bool:
+def has_async_methods(saver: SaverLike | None) -> bool:
     """False for a saver that implements only the sync half of the saver protocol, as
     LangGraph's ``SqliteSaver`` and ``PostgresSaver`` do (their async methods are the base
     class's, which raise ``NotImplementedError``), or that has already answered an async call

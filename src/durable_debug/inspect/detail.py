@@ -19,6 +19,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, FAILURES, INTERRUPT, ONCE, RESUME, RunnableConfig
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.failures import failure_classes
 from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.thread import (
@@ -119,7 +120,7 @@ class Detail(TypedDict):
 
 
 async def acheckpoint_detail(
-    graph: Any, config: RunnableConfig, ref: CheckpointRef = None
+    graph: GraphLike, config: RunnableConfig, ref: CheckpointRef = None
 ) -> Detail:
     """The protocol's ``Detail`` of the checkpoint ``config`` names (or ``ref``, if given).
 
@@ -133,7 +134,9 @@ async def acheckpoint_detail(
     return detail
 
 
-def checkpoint_detail(graph: Any, config: RunnableConfig, ref: CheckpointRef = None) -> Detail:
+def checkpoint_detail(
+    graph: GraphLike, config: RunnableConfig, ref: CheckpointRef = None
+) -> Detail:
     """Sync twin of :func:`acheckpoint_detail`."""
     return run_sync(acheckpoint_detail(graph, config, ref))
 
@@ -181,7 +184,7 @@ def clip_detail(detail: Detail) -> Detail:
     return result
 
 
-def reducers_of(graph: Any) -> dict[str, Callable[[Any, Any], Any]]:
+def reducers_of(graph: GraphLike) -> dict[str, Callable[[Any, Any], Any]]:
     """The state channels of ``graph`` that have a reducer, with it (durable_debug's schema or
     LangGraph's aggregate channels); ``{}`` for a graph without schema (a ``SaverView``)."""
     own = getattr(getattr(graph, "schema", None), "reducers", None)

@@ -20,6 +20,7 @@ from typing_extensions import TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.jsonable import to_jsonable
 from durable_debug.inspect.thread import CheckpointRecord, CheckpointRef, aread_checkpoint
 
@@ -83,7 +84,10 @@ def path_changes(old: Any, new: Any, path: str = "") -> list[PathChange]:
 
 
 async def adiff(
-    a: CheckpointRef, b: CheckpointRef, graph: Any = None, config: RunnableConfig | None = None
+    a: CheckpointRef,
+    b: CheckpointRef,
+    graph: GraphLike | None = None,
+    config: RunnableConfig | None = None,
 ) -> list[DiffEntry]:
     """Per-channel differences from checkpoint ``a`` to checkpoint ``b``.
 
@@ -96,21 +100,30 @@ async def adiff(
 
 
 def diff(
-    a: CheckpointRef, b: CheckpointRef, graph: Any = None, config: RunnableConfig | None = None
+    a: CheckpointRef,
+    b: CheckpointRef,
+    graph: GraphLike | None = None,
+    config: RunnableConfig | None = None,
 ) -> list[DiffEntry]:
     """Sync twin of :func:`adiff`."""
     return run_sync(adiff(a, b, graph, config))
 
 
 async def achanges(
-    a: CheckpointRef, b: CheckpointRef, graph: Any = None, config: RunnableConfig | None = None
+    a: CheckpointRef,
+    b: CheckpointRef,
+    graph: GraphLike | None = None,
+    config: RunnableConfig | None = None,
 ) -> list[PathChange]:
     """Like :func:`adiff`, flattened to path-level changes (``merged.x``, ``log[1]``)."""
     return [change for entry in await adiff(a, b, graph, config) for change in entry["changes"]]
 
 
 def changes(
-    a: CheckpointRef, b: CheckpointRef, graph: Any = None, config: RunnableConfig | None = None
+    a: CheckpointRef,
+    b: CheckpointRef,
+    graph: GraphLike | None = None,
+    config: RunnableConfig | None = None,
 ) -> list[PathChange]:
     """Sync twin of :func:`achanges`."""
     return run_sync(achanges(a, b, graph, config))
@@ -119,7 +132,7 @@ def changes(
 async def adiff_frame(
     a: CheckpointRef,
     b: CheckpointRef,
-    graph: Any = None,
+    graph: GraphLike | None = None,
     config: RunnableConfig | None = None,
     *,
     paths: bool = False,
@@ -138,7 +151,7 @@ async def adiff_frame(
 def diff_frame(
     a: CheckpointRef,
     b: CheckpointRef,
-    graph: Any = None,
+    graph: GraphLike | None = None,
     config: RunnableConfig | None = None,
     *,
     paths: bool = False,
@@ -156,7 +169,7 @@ def diff_data(entries: list[DiffEntry]) -> list[dict[str, Any]]:
 
 
 async def _avalues(
-    ref: CheckpointRef, graph: Any, config: RunnableConfig | None, name: str
+    ref: CheckpointRef, graph: GraphLike | None, config: RunnableConfig | None, name: str
 ) -> dict[str, Any]:
     if isinstance(ref, CheckpointRecord):
         return ref.values

@@ -18,6 +18,7 @@ from typing import Any
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.dag import dag_data_of, dag_wire_of
 from durable_debug.inspect.detail import clip_detail, detail_of, writes_of
 from durable_debug.inspect.jsonable import to_jsonable
@@ -38,7 +39,7 @@ __all__ = [
 
 
 async def aexport_jsonl(
-    graph: Any, config: RunnableConfig, path: str | os.PathLike[str], *, stable: bool = False
+    graph: GraphLike, config: RunnableConfig, path: str | os.PathLike[str], *, stable: bool = False
 ) -> Path:
     """Write one JSON line per checkpoint of the thread: ids, parent, step, source, next,
     writers, values and the pending writes saved on it. Returns the path written."""
@@ -49,7 +50,7 @@ async def aexport_jsonl(
 
 
 def export_jsonl(
-    graph: Any, config: RunnableConfig, path: str | os.PathLike[str], *, stable: bool = False
+    graph: GraphLike, config: RunnableConfig, path: str | os.PathLike[str], *, stable: bool = False
 ) -> Path:
     """Sync twin of :func:`aexport_jsonl`."""
     return run_sync(aexport_jsonl(graph, config, path, stable=stable))
@@ -89,7 +90,9 @@ def jsonl_lines(thread: Thread, *, stable: bool = False) -> list[str]:
     return lines
 
 
-async def ahtml_data(graph: Any, config: RunnableConfig, counts: Any = None) -> dict[str, Any]:
+async def ahtml_data(
+    graph: GraphLike, config: RunnableConfig, counts: Any = None
+) -> dict[str, Any]:
     """The data a standalone page embeds: ``{thread_id, dag, details, topology}``."""
     return html_data_of(await aread_thread(graph, config), counts)
 
@@ -123,13 +126,13 @@ _SHARED_DETAIL_KEYS = ("config", "editable", "nodes")
 """Detail fields the export leaves out of each detail (``detail_defaults``, or rebuilt)."""
 
 
-def html_data(graph: Any, config: RunnableConfig, counts: Any = None) -> dict[str, Any]:
+def html_data(graph: GraphLike, config: RunnableConfig, counts: Any = None) -> dict[str, Any]:
     """Sync twin of :func:`ahtml_data`."""
     return run_sync(ahtml_data(graph, config, counts))
 
 
 async def aexport_html(
-    graph: Any, config: RunnableConfig, path: str | os.PathLike[str], counts: Any = None
+    graph: GraphLike, config: RunnableConfig, path: str | os.PathLike[str], counts: Any = None
 ) -> Path:
     """Write one self-contained HTML file to browse the thread read-only (no kernel, no
     network). The page itself comes from ``durable_debug.inspect.html.render_html``."""
@@ -146,7 +149,7 @@ def write_html(thread: Thread, path: str | os.PathLike[str], counts: Any = None)
 
 
 def export_html(
-    graph: Any, config: RunnableConfig, path: str | os.PathLike[str], counts: Any = None
+    graph: GraphLike, config: RunnableConfig, path: str | os.PathLike[str], counts: Any = None
 ) -> Path:
     """Sync twin of :func:`aexport_html`."""
     return run_sync(aexport_html(graph, config, path, counts))

@@ -33,6 +33,7 @@ from typing import Any
 
 from durable_debug.checkpoint.base import FAILURES
 from durable_debug.graph.failures import error_type_name, transient_name
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.thread import CheckpointRecord, Thread
 
 __all__ = ["FAILURE_CLASSES", "POISON_AFTER", "failure_classes", "task_failure_class"]
@@ -67,7 +68,7 @@ def task_failure_class(
     return "failed"
 
 
-def _retried_names(graph: Any, node: str) -> tuple[str, ...]:
+def _retried_names(graph: GraphLike, node: str) -> tuple[str, ...]:
     """Names of the exception classes a node's ``RetryPolicy.retry_on`` lists (none for a
     predicate, or a graph without policies)."""
     spec = (getattr(graph, "nodes", None) or {}).get(node)
@@ -84,7 +85,7 @@ def _retried_names(graph: Any, node: str) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _paused_nodes(graph: Any, attribute: str) -> set[str] | None:
+def _paused_nodes(graph: GraphLike, attribute: str) -> set[str] | None:
     """Nodes a graph pauses before/after (durable_debug or LangGraph graph); None when the
     graph does not say (a store read without the graph's code)."""
     for name in (attribute, f"{attribute}_nodes"):

@@ -22,11 +22,14 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.records import aread_records
 from durable_debug.graph.findings import Finding, findings_of
+from durable_debug.inspect.access import GraphLike, SaverLike
 
 __all__ = ["afindings", "finding_line", "findings", "findings_text", "frame_findings_text"]
 
 
-async def afindings(graph_or_saver: Any, config: RunnableConfig) -> dict[str, list[Finding]]:
+async def afindings(
+    graph_or_saver: GraphLike | SaverLike, config: RunnableConfig
+) -> dict[str, list[Finding]]:
     """The findings of the thread ``config`` names, by checkpoint id, oldest checkpoint
     first; checkpoints without findings are left out. ``graph_or_saver`` is a compiled graph
     (its checkpointer is read) or a saver. A config with a ``checkpoint_ns`` reads that
@@ -43,7 +46,9 @@ async def afindings(graph_or_saver: Any, config: RunnableConfig) -> dict[str, li
     return found
 
 
-def findings(graph_or_saver: Any, config: RunnableConfig) -> dict[str, list[Finding]]:
+def findings(
+    graph_or_saver: GraphLike | SaverLike, config: RunnableConfig
+) -> dict[str, list[Finding]]:
     """Sync twin of :func:`afindings`."""
     return run_sync(afindings(graph_or_saver, config))
 

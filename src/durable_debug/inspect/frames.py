@@ -9,10 +9,11 @@ Rows are oldest first; values are the real Python objects (not JSON copies).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.dag import dag_from_thread, dag_layout
 from durable_debug.inspect.detail import blobs_of, write_kind, writes_of
 from durable_debug.inspect.failures import failure_classes
@@ -55,7 +56,7 @@ WRITE_COLUMNS = ["checkpoint_id", "step", "task_id", "node", "channel", "kind", 
 
 
 async def ahistory_frame(
-    graph: Any, config: RunnableConfig, *, values: bool = False
+    graph: GraphLike, config: RunnableConfig, *, values: bool = False
 ) -> pd.DataFrame:
     """One row per checkpoint of the thread (every branch), oldest first.
 
@@ -65,7 +66,9 @@ async def ahistory_frame(
     return history_frame_of(await aread_thread(graph, config), values=values)
 
 
-def history_frame(graph: Any, config: RunnableConfig, *, values: bool = False) -> pd.DataFrame:
+def history_frame(
+    graph: GraphLike, config: RunnableConfig, *, values: bool = False
+) -> pd.DataFrame:
     """Sync twin of :func:`ahistory_frame`."""
     return run_sync(ahistory_frame(graph, config, values=values))
 
@@ -111,7 +114,7 @@ def history_frame_of(thread: Thread, *, values: bool = False) -> pd.DataFrame:
 
 
 async def ablobs_frame(
-    graph: Any, config: RunnableConfig, *, all_channels: bool = False
+    graph: GraphLike, config: RunnableConfig, *, all_channels: bool = False
 ) -> pd.DataFrame:
     """One row per (checkpoint, channel): the blob version the pointer map names, whether it is
     ``new`` at this checkpoint or ``shared`` with the parent, and its size in bytes.
@@ -131,12 +134,14 @@ async def ablobs_frame(
     return frame
 
 
-def blobs_frame(graph: Any, config: RunnableConfig, *, all_channels: bool = False) -> pd.DataFrame:
+def blobs_frame(
+    graph: GraphLike, config: RunnableConfig, *, all_channels: bool = False
+) -> pd.DataFrame:
     """Sync twin of :func:`ablobs_frame`."""
     return run_sync(ablobs_frame(graph, config, all_channels=all_channels))
 
 
-async def awrites_frame(graph: Any, config: RunnableConfig) -> pd.DataFrame:
+async def awrites_frame(graph: GraphLike, config: RunnableConfig) -> pd.DataFrame:
     """One row per pending write saved on a checkpoint: the task, its node, the channel, what
     kind of write it is (write / error / interrupt / resume / internal) and the value."""
     import pandas as pd
@@ -155,6 +160,6 @@ async def awrites_frame(graph: Any, config: RunnableConfig) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=WRITE_COLUMNS)
 
 
-def writes_frame(graph: Any, config: RunnableConfig) -> pd.DataFrame:
+def writes_frame(graph: GraphLike, config: RunnableConfig) -> pd.DataFrame:
     """Sync twin of :func:`awrites_frame`."""
     return run_sync(awrites_frame(graph, config))

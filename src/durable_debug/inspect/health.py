@@ -47,6 +47,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "CRASHED_COLUMNS",
     "DAMAGED_COLUMNS",
+    "DEFAULT_SLA",
     "HEALTH_TABLES",
     "StoreCheck",
     "acheck_store",
@@ -60,6 +61,10 @@ __all__ = [
     "health_data",
     "record_bytes",
 ]
+
+DEFAULT_SLA = _dt.timedelta(hours=1)
+"""How long an interrupt may wait before health lists its thread, unless told otherwise (the
+CLI's ``--sla``, the widget's Health panel and :func:`health` all default to it)."""
 
 HEALTH_TABLES = (
     "latency",
@@ -174,7 +179,7 @@ def _waiting(thread: Thread) -> tuple[CheckpointRecord, int] | None:
 async def ahealth(
     saver: BaseCheckpointSaver,
     *,
-    sla: _dt.timedelta = _dt.timedelta(hours=1),
+    sla: _dt.timedelta = DEFAULT_SLA,
     now: _dt.datetime | None = None,
     top: int = 10,
     poison_after: int = POISON_AFTER,
@@ -348,7 +353,7 @@ def check_store(saver: BaseCheckpointSaver) -> StoreCheck:
 def health(
     saver: BaseCheckpointSaver,
     *,
-    sla: _dt.timedelta = _dt.timedelta(hours=1),
+    sla: _dt.timedelta = DEFAULT_SLA,
     now: _dt.datetime | None = None,
     top: int = 10,
     poison_after: int = POISON_AFTER,

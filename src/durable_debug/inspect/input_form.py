@@ -21,6 +21,8 @@ import typing
 from collections.abc import Iterable
 from typing import Any
 
+from durable_debug.inspect.access import GraphLike
+
 __all__ = ["input_fields"]
 
 _EMPTY: dict[str, Any] = {
@@ -35,7 +37,7 @@ _EMPTY: dict[str, Any] = {
 """What a field of each kind starts as when the schema gives no default (never None)."""
 
 
-def _input_class(graph: Any) -> Any:
+def _input_class(graph: GraphLike) -> Any:
     """The class of the graph's input schema (TypedDict, dataclass, pydantic model), or None."""
     from durable_debug.graph.schema import StateSchema
 
@@ -113,7 +115,7 @@ def _label(tp: Any) -> str:
     return repr(tp).replace("typing.", "").replace("collections.abc.", "")
 
 
-def input_fields(graph: Any, keys: Iterable[str]) -> list[dict[str, Any]]:
+def input_fields(graph: GraphLike, keys: Iterable[str]) -> list[dict[str, Any]]:
     """One field per input key: the input schema's keys when the graph has one, else ``keys``
     (the state's channels) as JSON fields."""
     cls = _input_class(graph)

@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
 
-from durable_debug.checkpoint.names import START
+from durable_debug.checkpoint.names import NS_END, NS_SEP, START
 from durable_debug.graph.hooks import TaskEvent, TaskObserver
 
 __all__ = ["add_langgraph_observer", "langgraph_available"]
@@ -142,10 +142,10 @@ def _task_event(
         # does not report it either.
         return None
     task_ns = str(meta.get("langgraph_checkpoint_ns") or "")
-    parent_ns, _, own = task_ns.rpartition("|")
-    task_id = own.rpartition(":")[2]
+    parent_ns, _, own = task_ns.rpartition(NS_SEP)
+    task_id = own.rpartition(NS_END)[2]
     for _ in range(callers):  # a @task call's namespace is under its callers': theirs
-        parent_ns = parent_ns.rpartition("|")[0]
+        parent_ns = parent_ns.rpartition(NS_SEP)[0]
     thread_id = meta.get("thread_id")
     return TaskEvent(
         kind="start",

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from durable_debug.checkpoint.names import END
+
 __all__ = ["NodeBox", "layered_layout", "render_svg"]
 
 CHAR_WIDTH = 7.5
@@ -155,8 +157,8 @@ def _layers(
             if indegree[child] == 0:
                 ready.append(child)
         ready.sort(key=order.__getitem__)
-    if "__end__" in layer and len(layer) > 1:
-        layer["__end__"] = max(v for k, v in layer.items() if k != "__end__") + 1
+    if END in layer and len(layer) > 1:
+        layer[END] = max(v for k, v in layer.items() if k != END) + 1
     return layer
 
 

@@ -21,7 +21,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from durable_debug.checkpoint.base import NULL_TASK_ID, PendingWrite
+from durable_debug.checkpoint.base import NULL_TASK_ID, BaseCheckpointSaver, PendingWrite
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
 from durable_debug.checkpoint.latest import LatestHead, alatest_heads, collector_paused
 from durable_debug.checkpoint.names import ERROR, INTERRUPT, NOT_FINISHING
@@ -90,7 +90,7 @@ def status_kind(status: str) -> str:
     return "running"
 
 
-async def athread_listing(saver: Any) -> list[ThreadRow]:
+async def athread_listing(saver: BaseCheckpointSaver) -> list[ThreadRow]:
     """Every thread of ``saver`` with its checkpoint count, latest step and status."""
     # One pause of the cyclic collector from the query to the last status: the decoded
     # values are freed before it runs again, so it never walks them (it would walk every one
@@ -221,7 +221,7 @@ def _interrupt_count(value: Any) -> int:
     return count
 
 
-async def _aread_whole(saver: Any, head: LatestHead) -> ThreadRow:
+async def _aread_whole(saver: BaseCheckpointSaver, head: LatestHead) -> ThreadRow:
     """The row of a thread whose head could not say its status: its newest top-level
     checkpoint read in full."""
     cfg = {"configurable": {"thread_id": head.thread_id, "checkpoint_ns": ""}}
@@ -243,7 +243,7 @@ def _reason(exc: BaseException) -> str:
     return str(exc) if isinstance(exc, DurableDebugError) else f"{type(exc).__name__}: {exc}"
 
 
-async def _athread_by_thread(saver: Any) -> list[ThreadRow]:
+async def _athread_by_thread(saver: BaseCheckpointSaver) -> list[ThreadRow]:
     view = SaverView(saver)
     rows = []
     for thread in await view.alist_threads():

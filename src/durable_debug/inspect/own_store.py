@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from durable_debug.checkpoint.errors import StoreClosedError
+from durable_debug.inspect.access import GraphLike, SaverLike
 
 __all__ = ["reading_graph", "store_gone_message"]
 
@@ -41,13 +42,13 @@ def _sqlite_file(conn: Any) -> str | None:
     return path or None
 
 
-def _is_langgraph_sync_sqlite(saver: Any) -> bool:
+def _is_langgraph_sync_sqlite(saver: SaverLike) -> bool:
     cls = type(saver)
     module = cls.__module__
     return cls.__name__ == "SqliteSaver" and module.startswith("langgraph.checkpoint.sqlite")
 
 
-def reading_graph(graph: Any) -> tuple[Any, Callable[[], None]]:
+def reading_graph(graph: GraphLike) -> tuple[Any, Callable[[], None]]:
     """``graph`` with a saver on a connection of its own, for reads, and the function that
     closes that connection; ``(graph, no-op)`` when the saver is not one the view can reopen.
 

@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterable
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
+from durable_debug.checkpoint.names import NS_SEP
 from durable_debug.graph.hooks import TaskEvent, add_task_observer
-from durable_debug.graph.subgraph import NS_SEP, recast_namespace
+from durable_debug.graph.subgraph import recast_namespace
 from durable_debug.inspect.langgraph_hook import add_langgraph_observer
 
 if TYPE_CHECKING:

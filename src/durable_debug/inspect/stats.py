@@ -9,10 +9,11 @@ A saver stores one blob per (channel, version), shared by every checkpoint that 
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.detail import blobs_of
 from durable_debug.inspect.thread import aread_thread
 
@@ -44,7 +45,7 @@ class StorageStats(NamedTuple):
         return 1.0 - self.blob_bytes / self.naive_bytes if self.naive_bytes else 0.0
 
 
-async def astorage_stats(graph: Any, config: RunnableConfig) -> StorageStats:
+async def astorage_stats(graph: GraphLike, config: RunnableConfig) -> StorageStats:
     """Count the thread's checkpoints, distinct blobs and bytes, against full copies."""
     thread = await aread_thread(graph, config)
     distinct: dict[tuple[str, str], int | None] = {}
@@ -68,6 +69,6 @@ async def astorage_stats(graph: Any, config: RunnableConfig) -> StorageStats:
     )
 
 
-def storage_stats(graph: Any, config: RunnableConfig) -> StorageStats:
+def storage_stats(graph: GraphLike, config: RunnableConfig) -> StorageStats:
     """Sync twin of :func:`astorage_stats`."""
     return run_sync(astorage_stats(graph, config))

@@ -17,7 +17,7 @@ that nothing wrote yet is absent instead of shown at its empty value.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
 from typing import Any
 
 from durable_debug._sync import run_sync
@@ -94,6 +94,18 @@ class SaverView:
             thread, filter=filter, before=before, limit=limit
         ):
             yield snapshot_of(saved, latest=False, task_ids=self._task_ids(saved))
+
+    def get_state(self, config: RunnableConfig, **_: Any) -> StateSnapshot:
+        """Sync twin of :meth:`aget_state`."""
+        return run_sync(self.aget_state(config))
+
+    def get_state_history(self, config: RunnableConfig, **kwargs: Any) -> Iterator[StateSnapshot]:
+        """Sync twin of :meth:`aget_state_history` (the history read whole, then iterated)."""
+
+        async def read() -> list[StateSnapshot]:
+            return [snapshot async for snapshot in self.aget_state_history(config, **kwargs)]
+
+        return iter(run_sync(read()))
 
     def snapshots_of(self, listed: Iterable[CheckpointTuple]) -> list[StateSnapshot]:
         """The history snapshots of checkpoints already read (as ``aget_state_history``)."""

@@ -33,15 +33,22 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
-from durable_debug.checkpoint.names import NO_WRITES, PREVIOUS, START, TASKS
+from durable_debug.checkpoint.names import NO_WRITES, NS_SEP, PREVIOUS, START, TASKS
 from durable_debug.checkpoint.outline import asubgraph_heads
 from durable_debug.checkpoint.records import AS_NODE, aread_records, record_of
 from durable_debug.checkpoint.serde import MsgpackSerializer
 from durable_debug.graph.algo import expand_start_writes
 from durable_debug.graph.findings import Finding, findings_of
-from durable_debug.graph.subgraph import NS_SEP, graph_at
+from durable_debug.graph.subgraph import graph_at
 from durable_debug.graph.types import END
-from durable_debug.inspect.access import aget_checkpoint, alist_checkpoints, astate, astate_history
+from durable_debug.inspect.access import (
+    GraphLike,
+    SaverLike,
+    aget_checkpoint,
+    alist_checkpoints,
+    astate,
+    astate_history,
+)
 
 __all__ = [
     "SPECIAL_CHANNELS",
@@ -179,7 +186,7 @@ class CheckpointRecord:
 class Thread:
     """The checkpoints of one thread (one namespace), oldest first, with lookups."""
 
-    graph: Any
+    graph: GraphLike
     """The compiled graph the thread was read through."""
     thread_id: str
     """The thread's id."""
@@ -309,7 +316,7 @@ class Thread:
             saver = checkpointer_of(self.graph)
             stored = getattr(saver, "blob_size_of", None)  # a reader that saw the blob's bytes
             if stored is not None:
-                size = stored(self.thread_id, self.checkpoint_ns, channel, version)
+                size: int | None = stored(self.thread_id, self.checkpoint_ns, channel, version)
                 if size is not None:
                     self._blob_sizes[key] = size
                     return size
@@ -339,7 +346,7 @@ class Thread:
 
 
 async def aread_thread(
-    graph: Any, config: RunnableConfig, *, listed: Sequence[CheckpointTuple] | None = None
+    graph: GraphLike, config: RunnableConfig, *, listed: Sequence[CheckpointTuple] | None = None
 ) -> Thread:
     """Read every checkpoint of the thread ``config`` names (all branches, forks included).
 
@@ -380,14 +387,14 @@ async def aread_thread(
     )
 
 
-async def alist_thread(graph: Any, thread_id: str) -> list[CheckpointTuple]:
+async def alist_thread(graph: GraphLike, thread_id: str) -> list[CheckpointTuple]:
     """Every checkpoint tuple of a thread, subgraph namespaces included, newest first."""
     return await alist_checkpoints(
         checkpointer_of(graph), {"configurable": {"thread_id": thread_id}}
     )
 
 
-async def asubgraph_namespaces(graph: Any, thread_id: str) -> dict[str, str | None]:
+async def asubgraph_namespaces(graph: GraphLike, thread_id: str) -> dict[str, str | None]:
     """The subgraph namespaces of a thread (see :func:`subgraph_namespaces`): on
     durable_debug's SQLite saver from one query over the checkpoint rows (the widget asks on
     every click), else from the thread's listed checkpoints."""
@@ -446,7 +453,7 @@ def loop_links(parents: Mapping[str, str | None]) -> dict[str, str]:
     return broken
 
 
-async def _snapshots(graph: Any, base: RunnableConfig, listed: Sequence[Any]) -> list[Any]:
+async def _snapshots(graph: GraphLike, base: RunnableConfig, listed: Sequence[Any]) -> list[Any]:
     """The snapshots of the checkpoints ``listed``: built from that one read for a
     durable_debug graph or a :class:`SaverView`; a LangGraph graph reads its history itself."""
     from durable_debug.graph.pregel import CompiledStateGraph
@@ -462,13 +469,13 @@ async def _snapshots(graph: Any, base: RunnableConfig, listed: Sequence[Any]) ->
     return await astate_history(graph, base)
 
 
-def read_thread(graph: Any, config: RunnableConfig) -> Thread:
+def read_thread(graph: GraphLike, config: RunnableConfig) -> Thread:
     """Sync twin of :func:`aread_thread`."""
     return run_sync(aread_thread(graph, config))
 
 
 async def aread_checkpoint(
-    graph: Any, config: RunnableConfig, ref: CheckpointRef = None, *, with_parent: bool = True
+    graph: GraphLike, config: RunnableConfig, ref: CheckpointRef = None, *, with_parent: bool = True
 ) -> tuple[Thread, CheckpointRecord]:
     """Read one checkpoint (and its parent) without reading the whole thread.
 
@@ -514,7 +521,7 @@ async def aread_checkpoint(
     return thread, record
 
 
-def checkpointer_of(graph: Any) -> Any:
+def checkpointer_of(graph: GraphLike) -> Any:
     """The saver of a compiled graph, or a ``TypeError`` saying how to give it one."""
     saver = getattr(graph, "checkpointer", None)
     if saver is None or not hasattr(saver, "alist"):
@@ -561,7 +568,9 @@ def _looks_complete(checkpoint_id: str) -> bool:
     return len(checkpoint_id) >= 32
 
 
-async def _aread_one(graph: Any, saver: Any, config: RunnableConfig) -> CheckpointRecord | None:
+async def _aread_one(
+    graph: GraphLike, saver: SaverLike, config: RunnableConfig
+) -> CheckpointRecord | None:
     tup = await aget_checkpoint(saver, config)
     if tup is None:
         return None
@@ -594,7 +603,7 @@ def _record(
     )
 
 
-def _schema_channels(graph: Any) -> list[str]:
+def _schema_channels(graph: GraphLike) -> list[str]:
     """The state schema's keys, found the way durable_debug and LangGraph expose them."""
     keys = getattr(getattr(graph, "schema", None), "keys", None)  # durable_debug
     if isinstance(keys, tuple) and all(isinstance(k, str) for k in keys):

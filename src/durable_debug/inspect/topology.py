@@ -24,6 +24,7 @@ from typing import Any, Literal, NamedTuple
 from typing_extensions import TypedDict
 
 from durable_debug.graph.types import END, START
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.layout import NodeBox, layered_layout, render_svg
 from durable_debug.inspect.names import short_name
 
@@ -144,7 +145,7 @@ class Topology(TypedDict):
     svg: str | None
 
 
-def topology(graph: Any) -> GraphTopology:
+def topology(graph: GraphLike) -> GraphTopology:
     """Nodes and edges of ``graph`` (anything with LangGraph's ``get_graph()``); empty when the
     shape is unknown (a store read without the graph's code)."""
     drawable = graph.get_graph()
@@ -166,7 +167,7 @@ def topology(graph: Any) -> GraphTopology:
     return GraphTopology(nodes, edges)
 
 
-def node_names(graph: Any) -> list[str]:
+def node_names(graph: GraphLike) -> list[str]:
     """The names of the graph's own nodes (without ``__start__`` and ``__end__``)."""
     return [n.id for n in topology(graph).nodes if n.id not in (START_NODE, END_NODE)]
 
@@ -177,7 +178,7 @@ def dot_available() -> bool:
 
 
 def topology_svg(
-    graph: Any, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
+    graph: GraphLike, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
 ) -> str:
     """Draw the graph as an SVG element, each node labelled with its execution count.
 
@@ -200,7 +201,7 @@ def topology_svg(
 
 
 def topology_data(
-    graph: Any, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
+    graph: GraphLike, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
 ) -> Topology:
     """The protocol's ``Topology``: node positions from the Python layout, counts, and the
     graphviz SVG (sanitized) when ``dot`` exists and succeeds (else ``svg`` is None and the
@@ -240,7 +241,7 @@ def topology_data(
 
 
 async def atopology_data(
-    graph: Any, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
+    graph: GraphLike, counts: Mapping[str, Any] | None = None, *, renderer: Renderer = "auto"
 ) -> Topology:
     """:func:`topology_data` in a worker thread: graphviz's ``dot`` runs as a subprocess that
     takes a while on a large graph, and the caller's event loop (a kernel's) stays free."""

@@ -118,6 +118,7 @@ def create_react_agent(
     if not chooses_model:
         bound = model
         if (tool_list or builtin) and _needs_binding(model, tool_list, builtin):
+            # model is the user's chat model here; Runnable does not declare its bind_tools
             bound = model.bind_tools([*tool_list, *builtin])  # type: ignore[union-attr]
         fixed_model = prompt_step | bound
 
@@ -129,15 +130,19 @@ def create_react_agent(
                 "Async model callable provided but agent invoked synchronously. Use "
                 "agent.ainvoke() or agent.astream(), or provide a sync model callable."
             )
-        return prompt_step | model(state, _runtime())  # type: ignore[operator]
+        # chooses_model: model is the user's callable choosing a model, not a Runnable
+        step: Runnable[Any, Any] = prompt_step | model(state, _runtime())  # type: ignore[operator]
+        return step
 
     async def amodel_for(state: Any) -> Runnable[Any, Any]:
         if fixed_model is not None:
             return fixed_model
+        # chooses_model: model is the user's callable choosing a model, not a Runnable
         chosen = model(state, _runtime())  # type: ignore[operator]
         if inspect.isawaitable(chosen):
             chosen = await chosen
-        return prompt_step | chosen
+        step: Runnable[Any, Any] = prompt_step | chosen
+        return step
 
     def model_input(state: Any) -> Any:
         messages = None
@@ -457,7 +462,8 @@ def _with_llm_input(schema: Any) -> Any:
             "CallModelInputSchema", llm_input_messages=(list[AnyMessage], ...), __base__=schema
         )
 
-    class CallModelInputSchema(schema):
+    # schema is the user's TypedDict, a class known only at run time
+    class CallModelInputSchema(schema):  # type: ignore[misc]
         llm_input_messages: list[AnyMessage]
 
     return CallModelInputSchema

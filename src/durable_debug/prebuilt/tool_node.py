@@ -41,6 +41,7 @@ from langchain_core.tools.base import _DirectlyInjectedToolArg
 from pydantic import ValidationError
 from typing_extensions import TypedDict, get_type_hints
 
+from durable_debug.checkpoint.names import END
 from durable_debug.graph.calls import current_call
 from durable_debug.graph.types import (
     Command,
@@ -394,8 +395,8 @@ class ToolNode:
         return found
 
     def _checked_command(
-        self, command: Command, call: ToolCall, shape: str, *, answered: bool = False
-    ) -> Command:
+        self, command: Command[Any], call: ToolCall, shape: str, *, answered: bool = False
+    ) -> Command[Any]:
         """``command`` if its messages answer ``call`` (a tool's ``Command`` must carry the
         ``ToolMessage`` for its own call, unless it goes to the parent graph)."""
         from langchain_core.messages import RemoveMessage, convert_to_messages
@@ -482,7 +483,7 @@ def tools_condition(state: Any, messages_key: str = "messages") -> Literal["tool
     if not messages:
         raise ValueError(f"No messages found in input state to tool_edge: {state}")
     last = messages[-1]
-    return "tools" if getattr(last, "tool_calls", None) else "__end__"
+    return "tools" if getattr(last, "tool_calls", None) else END
 
 
 # -- helpers ---------------------------------------------------------------------------------
@@ -492,7 +493,7 @@ def _no_writer(chunk: Any) -> None:
     """The stream writer outside a run: drops the chunk."""
 
 
-def _as_command(value: Any) -> Command | None:
+def _as_command(value: Any) -> Command[Any] | None:
     """``value`` as our :class:`Command`: ours as it is, LangGraph's (a tool written for it)
     field by field; None for anything else."""
     value = from_langgraph(value)
