@@ -23,6 +23,7 @@ from abc import abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
+from durable_debug._collector import collector_paused
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint._connected import ConnectedSaver, statements_only
 from durable_debug.checkpoint._rows import (
@@ -33,7 +34,6 @@ from durable_debug.checkpoint._rows import (
     blob_keys,
     blob_rows,
     checkpoint_record,
-    collector_paused,
     metadata_text,
     not_found,
     parse_checkpoint_rows,
