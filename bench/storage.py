@@ -4,6 +4,7 @@
     python bench/storage.py --quick    # 3 rounds
     python bench/storage.py --no-postgres --no-redis
     python bench/storage.py --servers-only    # only the PostgreSQL and Redis rows
+    python bench/storage.py --listings-only --rounds 3   # only the SQLite alist rows
 
 Workloads:
 
@@ -13,10 +14,10 @@ Workloads:
   compression can shrink (no target: it shows what the saver's own compression is worth);
 * long thread — one thread of 60 runs × 11 checkpoints on SQLite: time to write it (target
   ≤ 1×) and to list its whole history with ``aget_state_history`` (target ≤ 0.5×);
-* listings — ``alist`` of one thread of 50,000 checkpoints (10,000 with
-  ``--quick``; target ≤ 0.5× LangGraph), its per-checkpoint cost against a thread of 1,000
-  (flat: ≈ 1), and ``alist(None)`` over 10,000 threads of 5 (2,000 with ``--quick``; target
-  ≤ 0.5×);
+* listings — ``alist`` of one thread of 1,000, 10,000, 50,000 and 100,000 checkpoints
+  (1,000 and 10,000 with ``--quick``; target ≤ 0.5× LangGraph), the per-checkpoint CPU of each
+  against the thread of 1,000 (flat: ≤ 1.2), and ``alist(None)`` over 10,000 threads of 5
+  (2,000 with ``--quick``; target ≤ 0.4×);
 * the inspect layer: the read sessions and ``to_tuple`` calls of ``durable-debug
   inspect DB --thread T --html`` on the long thread (floor: one pass, one ``to_tuple`` per
   checkpoint), and ``durable-debug inspect DB`` over 10,000 threads of 5 (2,000 with
@@ -73,6 +74,8 @@ FIELD_BYTES = 1024
 STEPS = 30
 RUNS = 60
 CHAIN = 9  # nodes; with the input checkpoint and START's step: 11 checkpoints per run
+LISTING_SIZES = [1_000, 10_000, 50_000, 100_000]
+"""Thread lengths of the ``alist(thread)`` rows; per-checkpoint CPU is compared with the first."""
 
 
 def words(rng: random.Random, size: int) -> str:
@@ -326,8 +329,12 @@ async def main() -> int:
     parser.add_argument(
         "--servers-only", action="store_true", help="only the PostgreSQL and Redis rows"
     )
+    parser.add_argument(
+        "--listings-only", action="store_true", help="only the SQLite alist rows (full sizes)"
+    )
+    parser.add_argument("--rounds", type=int, help="alternating rounds (default 5, --quick 3)")
     args = parser.parse_args()
-    rounds = 3 if args.quick else 5
+    rounds = args.rounds or (3 if args.quick else 5)
     import langgraph.version
 
     import durable_debug
@@ -343,6 +350,9 @@ async def main() -> int:
             await postgres_vs_langgraph(rounds, 50 if args.quick else 200, 20 if args.quick else 50)
         print("\nper-checkpoint write latency (aput_step: a checkpoint with its task's writes):")
         await server_latencies(args)
+        return 0
+    if args.listings_only:
+        await listing_vs_langgraph(rounds, LISTING_SIZES, 10_000)
         return 0
 
     async def wide(lib: str, path: Path) -> tuple[float, int]:
@@ -411,9 +421,9 @@ async def main() -> int:
         )
     )
     if args.quick:
-        await listing_vs_langgraph(rounds, 10_000, 2_000)
+        await listing_vs_langgraph(rounds, [1_000, 10_000], 2_000)
     else:
-        await listing_vs_langgraph(rounds, 50_000, 10_000)
+        await listing_vs_langgraph(rounds, LISTING_SIZES, 10_000)
     await inspect_reads()
     # in a thread of its own: the command runs its own event loop, as from a shell
     await asyncio.to_thread(inspect_listing, rounds, 2_000 if args.quick else 10_000)
@@ -455,12 +465,14 @@ async def server_latencies(args: argparse.Namespace) -> None:
         await redis_latencies()
 
 
-async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
-    """``alist`` on SQLite against LangGraph's AsyncSqliteSaver: one thread of ``big``
-    checkpoints (and, in the same file, one of 1,000: per-checkpoint cost should stay flat),
-    and ``alist(None)`` over ``threads`` threads of 5 checkpoints. The files are written once
-    per library (LangGraph's with ``synchronous=OFF``, only to fill it faster); the listings
-    alternate."""
+async def listing_vs_langgraph(rounds: int, sizes: list[int], threads: int) -> None:
+    """``alist`` on SQLite against LangGraph's AsyncSqliteSaver: one thread of each of
+    ``sizes`` checkpoints, all in one file (per-checkpoint CPU against the smallest should stay
+    flat), and ``alist(None)`` over ``threads`` threads of 5 in another. Each checkpoint holds
+    two channels (an int and a short string) and its metadata (source, step); no pending
+    writes. The files are written once per library (ours with its defaults, WAL and
+    ``synchronous=NORMAL``; LangGraph's with ``synchronous=OFF``, only to fill it faster); the
+    listings only read, each on a newly opened saver, and alternate (ours, LangGraph's)."""
     from builders import child_checkpoint, config_for
     from langgraph.checkpoint.sqlite import SqliteSaver as LangGraphSync
     from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
@@ -489,8 +501,8 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
                     conn.execute("PRAGMA synchronous = OFF")
                     put = saver.put
                 if shape == "long":
-                    fill(put, "small", 1000)
-                    fill(put, "big", big)
+                    for size in sizes:
+                        fill(put, f"thread-of-{size}", size)
                 else:
                     for t in range(threads):
                         fill(put, f"thread-{t}", 5)
@@ -514,71 +526,58 @@ async def listing_vs_langgraph(rounds: int, big: int, threads: int) -> None:
                     count += 1
                 return time.perf_counter() - t0, time.process_time() - cpu0, count
 
-        shapes = {
-            "small": ("long", {"configurable": {"thread_id": "small"}}),
-            "big": ("long", {"configurable": {"thread_id": "big"}}),
-            "all": ("wide", None),
+        shapes: dict[str, tuple[str, Any, int]] = {
+            str(size): ("long", {"configurable": {"thread_id": f"thread-of-{size}"}}, size)
+            for size in sizes
         }
+        shapes["all"] = ("wide", None, threads * 5)
         seconds: dict[tuple[str, str], list[float]] = {}
         cpu: dict[tuple[str, str], list[float]] = {}
         for lib in ("durable_debug", "langgraph"):  # warm up: imports, caches
-            await listing(lib, files[lib]["long"], shapes["small"][1])
+            await listing(lib, files[lib]["long"], shapes[str(sizes[0])][1])
         for _ in range(rounds):
-            for name, (shape, config) in shapes.items():
+            for name, (shape, config, expected) in shapes.items():
                 for lib in ("durable_debug", "langgraph"):
                     elapsed, used, count = await listing(lib, files[lib][shape], config)
-                    expected = {"small": 1000, "big": big, "all": threads * 5}[name]
                     assert count == expected, (lib, name, count, expected)
                     seconds.setdefault((lib, name), []).append(elapsed)
                     cpu.setdefault((lib, name), []).append(used)
     med = {key: statistics.median(values) for key, values in seconds.items()}
     med_cpu = {key: statistics.median(values) for key, values in cpu.items()}
-    print(
-        row(
-            f"alist(thread) at {big:,} checkpoints",
-            med[("durable_debug", "big")] * 1000,
-            med[("langgraph", "big")] * 1000,
-            "ms",
-            0.5,
-        )
-    )
-    print(
-        row(
-            f"alist(thread) at {big:,}, CPU seconds",
-            med_cpu[("durable_debug", "big")] * 1000,
-            med_cpu[("langgraph", "big")] * 1000,
-            "ms",
-            0.5,
-        )
-    )
-    # CPU time (the process's, both threads): wall time on a loaded machine drifts too much to
+    # CPU time (the process's, every thread): wall time on a loaded machine drifts too much to
     # compare two sizes.
-    per = {
-        lib: (med_cpu[(lib, "big")] / big) / (med_cpu[(lib, "small")] / 1000)
-        for lib in ("durable_debug", "langgraph")
-    }
-    print(
-        f"{'  per-checkpoint CPU, ' + f'{big:,}' + ' vs 1,000':<44} "
-        f"{per['durable_debug']:>10.2f} ×   {per['langgraph']:>10.2f} ×   (flat: ≈ 1)"
-    )
-    print(
-        row(
-            f"alist(None) over {threads:,} threads × 5",
-            med[("durable_debug", "all")] * 1000,
-            med[("langgraph", "all")] * 1000,
-            "ms",
-            0.5,
+    base = str(sizes[0])
+    for size in sizes:
+        name = str(size)
+        for label, table in (("wall", med), ("CPU", med_cpu)):
+            print(
+                row(
+                    f"alist(thread) at {size:,}, {label}",
+                    table[("durable_debug", name)] * 1000,
+                    table[("langgraph", name)] * 1000,
+                    "ms",
+                    0.5,
+                )
+            )
+        if name != base:
+            per = {
+                lib: (med_cpu[(lib, name)] / size) / (med_cpu[(lib, base)] / sizes[0])
+                for lib in ("durable_debug", "langgraph")
+            }
+            print(
+                f"{'  per-checkpoint CPU, ' + f'{size:,} vs {sizes[0]:,}':<44} "
+                f"{per['durable_debug']:>10.2f} ×   {per['langgraph']:>10.2f} ×   (≤ 1.2)"
+            )
+    for label, table in (("wall", med), ("CPU", med_cpu)):
+        print(
+            row(
+                f"alist(None) over {threads:,} threads × 5, {label}",
+                table[("durable_debug", "all")] * 1000,
+                table[("langgraph", "all")] * 1000,
+                "ms",
+                0.4,
+            )
         )
-    )
-    print(
-        row(
-            f"alist(None) over {threads:,} × 5, CPU seconds",
-            med_cpu[("durable_debug", "all")] * 1000,
-            med_cpu[("langgraph", "all")] * 1000,
-            "ms",
-            0.5,
-        )
-    )
 
 
 async def inspect_reads() -> None:

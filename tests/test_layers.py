@@ -15,6 +15,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "durable_debug"
 
 LAYERS = {
+    "durable_debug._collector": 0,
     "durable_debug._sync": 0,
     "durable_debug._version": 0,
     "durable_debug.checkpoint": 1,

@@ -7,15 +7,14 @@ anything is written) and turns rows back into :class:`CheckpointTuple`. It knows
 connections or SQL dialects.
 
     rows = blob_rows(thread_id, "", checkpoint, new_versions, serde)  # checkpoint_blobs rows
-    record = checkpoint_record(checkpoint, serde)                    # checkpoints.checkpoint
+    record = checkpoint_record(thread_id, checkpoint, serde)         # checkpoints.checkpoint
     tup = to_tuple(parse_checkpoint_row(row, serde), blobs, writes, serde)
 
 Two encodings matter to anyone reading the tables in plain SQL:
 
-* ``checkpoints.checkpoint`` and ``checkpoints.metadata`` are JSON. JSON-native values (str,
-  int, float, bool, None, lists, dicts with str keys) are stored as they are; any other value
-  (a tuple, a datetime, a registered dataclass) is stored as ``{"$serde": [tag, base64]}`` so it
-  loads back exactly.
+* ``checkpoints.checkpoint`` and ``checkpoints.metadata`` are JSON, written and read by
+  :mod:`durable_debug.checkpoint._json_columns` (a value JSON cannot hold exactly is wrapped
+  as ``{"$serde": [tag, base64]}``).
 * Channel versions are stored without the engine's 32-digit zero padding: the version
   ``"00000000000000000000000000000007.1f3a…"`` is stored as ``"7.1f3a…"``. A version in any
   other format is stored as ``"!"`` + itself.
@@ -34,16 +33,19 @@ Two encodings matter to anyone reading the tables in plain SQL:
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import functools
-import gc
-import json
-import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from durable_debug.checkpoint._json_columns import (
+    WRAPPED,
+    decode_json,
+    dumps_plain,
+    encode_json,
+    plain_depth,
+    storable,
+)
 from durable_debug.checkpoint.base import (
     INTERRUPT,
     NULL_TASK_ID,
@@ -63,7 +65,6 @@ from durable_debug.checkpoint.serde import (
     SerdeError,
     UnsupportedValueError,
     limits_of,
-    nesting_depth,
     with_location,
 )
 
@@ -78,10 +79,7 @@ __all__ = [
     "blob_keys",
     "blob_rows",
     "checkpoint_record",
-    "collector_paused",
     "compact_version",
-    "decode_json",
-    "encode_json",
     "full_version",
     "group_versions",
     "metadata_text",
@@ -247,225 +245,14 @@ def _pointer_map(stored: Any) -> tuple[dict[str, str], dict[str, tuple[str, ...]
     return versions, pointers
 
 
-# --- JSON columns ------------------------------------------------------------------------------
-
-_WRAPPED = "$serde"
-_WRAPPED_BYTES = _WRAPPED.encode()
-
-
-def encode_json(value: Any, serde: SerializerProtocol) -> str:
-    """Encode ``value`` as compact JSON, wrapping values JSON cannot hold exactly.
-
-    A value nesting deeper than :func:`decode_json` reads back is refused.
-    """
-    limit = limits_of(serde).max_depth
-    depth = _plain_depth(value, limit)
-    if depth is not None:
-        # Nothing to wrap: the C encoder writes the value as it is, and its depth is known.
-        if depth > limit:
-            text = ""
-        else:
-            return _dumps(value)
-    else:
-        try:
-            text = json.dumps(_to_json(value, serde), separators=(",", ":"), ensure_ascii=False)
-        except RecursionError:
-            text = ""
-    if not text or (len(text) > limit and nesting_depth(value, limit) > limit):
-        limits = limits_of(serde)
-        raise UnsupportedValueError(
-            f"the value nests deeper than the limit of {limit} levels; {limits.hint('max_depth')}"
-        )
-    return text
-
-
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"{type(value).__name__} is not JSON")
-
-
-def _compact_encoder() -> Callable[[Any], str]:
-    """``json.dumps(value, separators=(",", ":"), ensure_ascii=False)`` for a value known to be
-    plain JSON of bounded depth: the C encoder made once, not once per call (about 3 µs of
-    each checkpoint record); ``json.dumps`` itself where the C accelerator is missing."""
-    make = getattr(json.encoder, "c_make_encoder", None)
-    quote = getattr(json.encoder, "c_encode_basestring", None)
-    if make is None or quote is None:
-        return functools.partial(json.dumps, separators=(",", ":"), ensure_ascii=False)
-    encode = make(None, _refuse, quote, None, ":", ",", False, False, True)
-    return lambda value: "".join(encode(value, 0))
-
-
-_dumps = _compact_encoder()
-
-
-def decode_json(text: str | bytes, serde: SerializerProtocol, max_depth: int | None = None) -> Any:
-    """Decode what :func:`encode_json` produced; a malformed text, or one nesting deeper than
-    the serializer's :attr:`~durable_debug.checkpoint.serde.Limits.max_depth`, is a
-    CorruptPayloadError. ``max_depth``, when given, is that limit, looked up once by a caller
-    decoding many texts."""
-    try:
-        wrapped = _WRAPPED in text if isinstance(text, str) else _WRAPPED_BYTES in text
-        if not wrapped:
-            # Nothing to unwrap (encode_json never escapes the marker's characters), so the
-            # C decoder can skip the per-object hook; a text encode_json wrote has no
-            # surrounding whitespace, so its scanner reads it whole without json.loads' layers.
-            end = -1
-            if isinstance(text, str):
-                try:
-                    value, end = _scan(text, 0)
-                except StopIteration:  # no value at the start: json.loads says what is wrong
-                    end = -1
-            if end != len(text):
-                value = json.loads(text)
-        else:
-            value = json.loads(text, object_hook=lambda obj: _from_json(obj, serde))
-    except CorruptPayloadError:
-        raise
-    except RecursionError:
-        raise _too_deep(serde) from None
-    except (ValueError, TypeError) as exc:
-        raise CorruptPayloadError(f"the stored JSON is malformed ({exc})") from None
-    limit = limits_of(serde).max_depth if max_depth is None else max_depth
-    # Each level of nesting takes at least one character, and without wrapped values an
-    # opening bracket: a text with few of them cannot be too deep.
-    if (
-        len(text) > limit
-        and (wrapped or _brackets(text) > limit)
-        and nesting_depth(value, limit) > limit
-    ):
-        raise _too_deep(serde)
-    return value
-
-
-_scan: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
-"""The C scanner of ``json.loads``: a value and where it ends."""
-
-
-def _brackets(text: str | bytes) -> int:
-    """How many ``[`` and ``{`` ``text`` holds (inside strings too): at least the nesting
-    depth of the JSON it encodes."""
-    if isinstance(text, str):
-        return text.count("[") + text.count("{")
-    return text.count(b"[") + text.count(b"{")
-
-
-_PLAIN_SCALARS = frozenset({type(None), bool, int})
-"""Types :func:`_to_json` keeps as they are without looking at them."""
-
-
-def _plain_depth(value: Any, limit: int) -> int | None:
-    """The nesting depth of ``value`` if :func:`_to_json` would keep it as it is (lists, dicts
-    with string keys, and scalars JSON holds exactly); None if something needs wrapping.
-
-    Level by level, with the checks of a level's strings done at once, so the common record
-    (version maps of short names) costs a few C calls per container. Stops past ``limit``.
-    """
-    if type(value) is not dict and type(value) is not list:
-        return None
-    plain = _PLAIN_SCALARS
-    only_str = frozenset((str,)).issuperset
-    level: list[Any] = [value]
-    depth = 0
-    strings: list[str] = []
-    while level:
-        if depth > limit:
-            return depth
-        below: list[Any] = []
-        for obj in level:
-            cls = type(obj)
-            if cls is dict:
-                if not only_str(map(type, obj)) or _WRAPPED in obj:
-                    return None
-                strings.extend(obj)
-                items: Any = obj.values()
-            elif cls is list:
-                items = obj
-            else:
-                return None
-            for item in items:
-                kind = type(item)
-                if kind is str:
-                    strings.append(item)
-                elif kind is dict or kind is list:
-                    below.append(item)
-                elif kind is float:
-                    if not math.isfinite(item):
-                        return None
-                elif kind not in plain:
-                    return None
-        depth += 1
-        level = below
-    return depth if _storable("".join(strings)) else None
-
-
-def _too_deep(serde: SerializerProtocol) -> CorruptPayloadError:
-    limits = limits_of(serde)
-    return CorruptPayloadError(
-        f"the stored JSON nests deeper than the limit of {limits.max_depth} levels; "
-        f"{limits.hint('max_depth')} if it is genuine"
-    )
-
-
-def _to_json(value: Any, serde: SerializerProtocol) -> Any:
-    cls = type(value)
-    if value is None or cls is bool or cls is int:
-        return value
-    if cls is str and _storable(value):
-        return value
-    if cls is float and math.isfinite(value):
-        return value
-    if cls is list:
-        return [_to_json(item, serde) for item in value]
-    if (
-        cls is dict
-        and _WRAPPED not in value
-        and all(type(key) is str and _storable(key) for key in value)
-    ):
-        return {key: _to_json(item, serde) for key, item in value.items()}
-    tag, payload = serde.dumps_typed(value)
-    return {_WRAPPED: [tag, base64.b64encode(payload).decode("ascii")]}
-
-
 def _check_channel_name(channel: str) -> None:
     """Refuse a channel name (a state key, or a node's ``branch:to:…`` channel) that the
     stores' text columns cannot keep exactly, before anything is written."""
-    if not (type(channel) is str and _storable(channel)):
+    if not (type(channel) is str and storable(channel)):
         raise UnsupportedValueError(
             f"the channel name {channel!r:.80} holds a NUL character or a lone surrogate, which "
             "the store cannot keep; rename the node or state key it comes from"
         )
-
-
-def _storable(text: str) -> bool:
-    """Whether a JSON column can hold ``text`` as it is: PostgreSQL's jsonb cannot hold NUL,
-    and no UTF-8 column can hold a lone surrogate (the serializer then refuses the value,
-    naming where it is, instead of the driver failing mid-write)."""
-    if "\x00" in text:
-        return False
-    if text.isascii():
-        return True
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _from_json(obj: dict[str, Any], serde: SerializerProtocol) -> Any:
-    if len(obj) != 1 or _WRAPPED not in obj:
-        return obj
-    wrapped = obj[_WRAPPED]
-    if not (
-        isinstance(wrapped, list) and len(wrapped) == 2 and all(isinstance(p, str) for p in wrapped)
-    ):
-        raise CorruptPayloadError(
-            f"a {_WRAPPED!r} value must be [tag, base64], got {wrapped!r:.80}"
-        )
-    try:
-        payload = base64.b64decode(wrapped[1], validate=True)
-    except ValueError:
-        raise CorruptPayloadError(f"a {_WRAPPED!r} value holds invalid base64") from None
-    return serde.loads_typed((wrapped[0], payload))
 
 
 # --- writing -----------------------------------------------------------------------------------
@@ -494,9 +281,9 @@ def checkpoint_record(thread_id: str, checkpoint: Checkpoint, serde: SerializerP
             # The version maps (most of the record) are checked by shape; the rest by the
             # general scan, which then sees only a few scalars.
             rest = {k: v for k, v in record.items() if k not in _VERSION_MAPS}
-            depth = _plain_depth(rest, limit)
+            depth = plain_depth(rest, limit)
             if depth is not None and depth <= limit:
-                return _dumps(record)
+                return dumps_plain(record)
         return encode_json(record, serde)
 
 
@@ -508,10 +295,10 @@ _VERSION_MAPS_DEPTH = 4
 def _plain_version_maps(
     versions: dict[str, list[str]], seen: dict[Any, Any], empty: dict[str, list[str]]
 ) -> bool:
-    """Whether grouped version maps hold only text JSON keeps exactly (as :func:`_plain_depth`
+    """Whether grouped version maps hold only text JSON keeps exactly (as :func:`plain_depth`
     would find, at a fraction of its cost): string node and channel names, no wrapping marker,
     nothing a text column refuses. Versions are :func:`compact_version`'s strings."""
-    if _WRAPPED in seen:
+    if WRAPPED in seen:
         return False
     strings: list[Any] = list(seen)
     for grouped in (versions, empty, *seen.values()):
@@ -520,7 +307,7 @@ def _plain_version_maps(
             strings.extend(channels)
     if not _ONLY_STR(map(type, strings)):
         return False
-    return _storable("".join(strings))
+    return storable("".join(strings))
 
 
 _ONLY_STR = frozenset((str,)).issuperset
@@ -604,26 +391,6 @@ def write_rows(
 
 
 # --- reading -----------------------------------------------------------------------------------
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a page of checkpoints is decoded.
-
-    A page outlives many automatic collections while its caller consumes it, so objects
-    allocated under an active collector get promoted to the oldest generation and soon trigger
-    a full collection of the whole heap (measured: one in two listings of 5,000 checkpoints,
-    a third of their CPU time in a process that has imported LangGraph too). Decoded rows hold
-    no cycles. The collector is turned back on (if it was on) when the block ends.
-    The thread listing (checkpoint.latest) decodes under it too.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def parse_checkpoint_rows(

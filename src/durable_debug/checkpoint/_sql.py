@@ -20,9 +20,10 @@ import json
 import logging
 import operator
 from abc import abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, NamedTuple, Protocol, TypeVar
 
+from durable_debug._collector import collect_young
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint._connected import ConnectedSaver, statements_only
 from durable_debug.checkpoint._rows import (
@@ -33,7 +34,6 @@ from durable_debug.checkpoint._rows import (
     blob_keys,
     blob_rows,
     checkpoint_record,
-    collector_paused,
     metadata_text,
     not_found,
     parse_checkpoint_rows,
@@ -159,6 +159,15 @@ class _Page(NamedTuple):
     """(checkpoint_id, thread_id, checkpoint_ns) of the last row read: the next page's start."""
     exhausted: bool
     """True when no row follows this page."""
+
+
+def _page_tuples(page: _Page, serde: SerializerProtocol) -> Iterator[CheckpointTuple]:
+    """The checkpoints of ``page`` rebuilt one by one; values of immutable types are loaded
+    once per page (bounded memory), and nothing of the page is held once it is exhausted."""
+    shared: dict[BlobKey, Any] = {}
+    blobs, writes_of = page.blobs, page.writes
+    for parsed in page.checkpoints:
+        yield to_tuple(parsed, blobs, writes_of.get(parsed.key, ()), serde, shared)
 
 
 class SqlSaver(ConnectedSaver):
@@ -324,11 +333,8 @@ class SqlSaver(ConnectedSaver):
                 more = not page.exhausted and (left is None or left > 0)
                 if more and self._reads_ahead():
                     pending = asyncio.ensure_future(read(page.last, left))
-                shared: dict[BlobKey, Any] = {}  # values loaded once per page: bounded memory
-                blobs, writes_of = page.blobs, page.writes
-                for parsed in page.checkpoints:
-                    writes = writes_of.get(parsed.key, ())
-                    yield to_tuple(parsed, blobs, writes, serde, shared)
+                for tup in _page_tuples(page, serde):
+                    yield tup
                     if remaining is not None:
                         remaining -= 1
                         if remaining <= 0:
@@ -336,7 +342,13 @@ class SqlSaver(ConnectedSaver):
                 if not more:
                     return
                 if pending is None:
-                    page = await read(page.last, remaining)
+                    # The page is consumed: let go of it and collect the young generations
+                    # before the next is read, so the collector never finds a page alive in
+                    # a collection that would promote it (see durable_debug._collector).
+                    last = page.last
+                    del page
+                    collect_young()
+                    page = await read(last, remaining)
                 else:
                     page, pending = await pending, None
         finally:
@@ -405,8 +417,7 @@ class SqlSaver(ConnectedSaver):
         @short_read
         async def read(s: Session) -> _Page:
             rows = await s.fetch(sql, params)
-            with collector_paused():  # the page lives on while it is consumed
-                parsed = parse_checkpoint_rows(rows, self.serde)
+            parsed = parse_checkpoint_rows(rows, self.serde)
             kept = [c for c in parsed if metadata_matches(c.metadata, filter)]
             if want is not None:
                 kept = kept[:want]

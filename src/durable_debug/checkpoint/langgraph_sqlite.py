@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from durable_debug._collector import collector_paused
 from durable_debug.checkpoint._files import access_problem, foreign_file
-from durable_debug.checkpoint._rows import collector_paused
 from durable_debug.checkpoint._schema import DatabaseSetupError
 from durable_debug.checkpoint.langgraph_layout import LangGraphReader, WriteRow
 from durable_debug.checkpoint.latest import (

@@ -26,10 +26,10 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from durable_debug._collector import collector_paused
 from durable_debug.checkpoint._rows import (
     _SPECIAL_SHAPES,
     _check_special_write,
-    collector_paused,
     full_version,
     missing_blob,
     ungroup_versions,
@@ -50,7 +50,6 @@ __all__ = [
     "LatestHead",
     "LatestRow",
     "alatest_heads",
-    "collector_paused",
     "head_of",
     "is_trigger_channel",
     "split_writes",

@@ -215,7 +215,7 @@ def _fast_json(text: Any, serde: Any) -> Any:
                 return value
         except (StopIteration, ValueError, RecursionError):
             pass
-    from durable_debug.checkpoint._rows import decode_json
+    from durable_debug.checkpoint._json_columns import decode_json
 
     return decode_json(text, serde)
 

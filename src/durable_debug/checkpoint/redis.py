@@ -34,6 +34,7 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
+from durable_debug._collector import collect_young
 from durable_debug.checkpoint._connected import ConnectedSaver
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._redis_layout import (
@@ -629,6 +630,7 @@ class RedisSaver(ConnectedSaver):
                     remaining -= 1
                     if remaining <= 0:
                         return
+            del page, kept, parsed, details, shared  # consumed: _merged collects next
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint, oldest thread first."""
@@ -685,6 +687,10 @@ class RedisSaver(ConnectedSaver):
                     break
             if page:
                 yield page
+            # The page is consumed (alist holds none of it any more): let it go and collect the
+            # young generations before the next is read (see durable_debug._collector).
+            del page, records
+            collect_young()
 
     # -- reads on the I/O loop -----------------------------------------------------------------
 

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from typing_extensions import TypedDict
 
+from durable_debug._collector import collector_paused
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
-from durable_debug.checkpoint.latest import collector_paused
 from durable_debug.checkpoint.outline import alatest_mark
 from durable_debug.checkpoint.records import AS_NODE, aread_records
 from durable_debug.graph.algo import PULL, PUSH, task_id

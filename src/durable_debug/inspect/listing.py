@@ -21,9 +21,10 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from durable_debug._collector import collector_paused
 from durable_debug.checkpoint.base import NULL_TASK_ID, BaseCheckpointSaver, PendingWrite
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
-from durable_debug.checkpoint.latest import LatestHead, alatest_heads, collector_paused
+from durable_debug.checkpoint.latest import LatestHead, alatest_heads
 from durable_debug.checkpoint.names import ERROR, INTERRUPT, NOT_FINISHING
 from durable_debug.graph.algo import task_id
 from durable_debug.graph.nodes import INPUT_KEYS
