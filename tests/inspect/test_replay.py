@@ -1,0 +1,184 @@
+"""Recorded calls, replays, the divergence check and stepping into a task, on every saver."""
+
+from __future__ import annotations
+
+import io
+import pdb
+from typing import Any
+
+import pytest
+
+from durable_debug.checkpoint.records import TASK_CALLS
+from durable_debug.inspect import history_frame
+from durable_debug.inspect.replay import (
+    ReplayMismatchError,
+    debug_task,
+    recorded_calls,
+    replay_check,
+    replaying,
+)
+from support.replay_graphs import Agent
+
+CFG = {"configurable": {"thread_id": "t"}}
+
+
+@pytest.fixture
+def agent(every_saver: Any) -> Agent:
+    """The agent, run once on a fresh saver: one turn, 3 model calls, 1 tool call, 1 once()."""
+    made = Agent(every_saver)
+    made.graph.invoke({"messages": [("user", "tides")]}, CFG)
+    assert (made.model.calls, made.tool_calls, made.effects) == (3, 1, 1)
+    return made
+
+
+def _input_checkpoint(agent: Agent) -> dict[str, Any]:
+    frame = history_frame(agent.graph, CFG)
+    first = frame[frame["step"] == -1]["checkpoint_id"].iloc[0]
+    return {"configurable": {"thread_id": "t", "checkpoint_id": first}}
+
+
+def test_recorded_calls_lists_each_call_of_each_task(agent: Agent) -> None:
+    frame = recorded_calls(agent.graph, CFG)
+    rows = frame[["node", "kind", "name", "index"]].values.tolist()
+    assert rows == [
+        ["plan", "chat_model", "CountingModel", 0],
+        ["answer", "tool", "lookup", 0],
+        ["answer", "chat_model", "CountingModel", 1],
+        ["answer", "chat_model", "CountingModel", 2],
+        ["answer", "once", "Agent.__init__.<locals>.stamp", 3],
+    ]
+    plan = frame.iloc[0]
+    assert plan["output"] == "answer 1 to tides"
+    assert plan["tokens"] == {"input": 2, "output": 3, "total": 5}
+    assert plan["latency_ms"] >= 0
+    assert "Plan briefly." in plan["input"]
+    assert frame.iloc[1]["output"] == "facts about tides #1"
+    assert frame["replayed"].isna().all()  # not a replay
+    # the task ran from the checkpoint before its step
+    history = history_frame(agent.graph, CFG)
+    by_step = dict(zip(history["step"], history["checkpoint_id"], strict=True))
+    assert list(frame["checkpoint_id"]) == [by_step[0]] + [by_step[1]] * 4
+
+
+def test_the_recording_is_not_in_langgraph_visible_values(agent: Agent) -> None:
+    for snapshot in agent.graph.get_state_history(CFG):
+        assert TASK_CALLS not in (snapshot.metadata or {})
+        assert "task_calls" not in str(snapshot.values)
+    for tup in agent.graph.checkpointer.list(CFG):
+        channels = {channel for _, channel, _ in tup.pending_writes or ()}
+        assert all("call" not in channel for channel in channels)
+
+
+def test_a_fork_rerun_inside_replaying_makes_no_new_call(agent: Agent) -> None:
+    recorded = agent.graph.get_state(CFG).values["messages"][-1].content
+    with replaying(agent.graph, CFG) as replay:
+        out = agent.graph.invoke(None, _input_checkpoint(agent))
+    assert (agent.model.calls, agent.tool_calls, agent.effects) == (3, 1, 1)
+    assert out["messages"][-1].content == recorded
+    assert replay.live == []
+    assert [(c["node"], c["kind"]) for c in replay.replayed] == [
+        ("plan", "chat_model"),
+        ("answer", "tool"),
+        ("answer", "chat_model"),
+        ("answer", "chat_model"),
+        ("answer", "once"),
+    ]
+    # the rerun recorded its own calls, marked replayed
+    frame = recorded_calls(agent.graph, CFG)
+    assert frame["replayed"].tolist() == [None] * 5 + [True] * 5
+
+
+def test_an_edited_prompt_makes_exactly_the_changed_call_live(agent: Agent) -> None:
+    agent.prompts["answer"] = "Be verbose."
+    with replaying(agent.graph, CFG) as replay:
+        out = agent.graph.invoke(None, _input_checkpoint(agent))
+    assert (agent.model.calls, agent.tool_calls, agent.effects) == (4, 1, 1)
+    assert [(c["node"], c["i"]) for c in replay.live] == [("answer", 2)]
+    assert len(replay.replayed) == 4
+    assert out["messages"][-1].content.startswith("answer 4 to answer 2 to answer 1 to tides")
+    frame = recorded_calls(agent.graph, CFG)
+    rerun = frame.iloc[5:]
+    assert rerun["replayed"].tolist() == [True, True, True, False, True]
+
+
+def test_strict_replay_refuses_a_changed_call_naming_it(agent: Agent) -> None:
+    agent.prompts["plan"] = "Plan at length."
+    with (
+        replaying(agent.graph, CFG, strict=True),
+        pytest.raises(ReplayMismatchError, match=r"thread 't', task .* \(node 'plan'\).* call 0"),
+    ):
+        agent.graph.invoke(None, _input_checkpoint(agent))
+    assert agent.model.calls == 3
+
+
+def test_replay_check_is_ok_on_unchanged_code_and_names_the_changed_node(agent: Agent) -> None:
+    report = replay_check(agent.graph, CFG)
+    assert report.ok, report.diverged
+    assert report.checked == 2
+    assert report.live_calls == []
+    assert (agent.model.calls, agent.tool_calls, agent.effects) == (3, 1, 1)
+
+    agent.prompts["answer"] = "Be verbose."
+    report = replay_check(agent.graph, CFG)
+    assert not report.ok
+    assert [d["node"] for d in report.diverged] == ["answer"]
+    assert report.diverged[0]["paths"] == ["messages[0]"]
+    assert [(c["node"], c["i"], c["kind"]) for c in report.live_calls] == [
+        ("answer", 2, "chat_model")
+    ]
+
+
+def test_debug_task_stops_in_pdb_inside_the_node_with_its_recorded_input(agent: Agent) -> None:
+    out = io.StringIO()
+    debugger = pdb.Pdb(stdin=io.StringIO("p state['messages'][-1].content\nc\n"), stdout=out)
+    config = _input_checkpoint(agent)
+    answer_at = history_frame(agent.graph, CFG).query("step == 1")["checkpoint_id"].iloc[0]
+    config["configurable"]["checkpoint_id"] = answer_at
+    run = debug_task(agent.graph, config, "answer", debugger=debugger)
+    shown = out.getvalue()
+    assert "replay_graphs.py" in shown and "answer()" in shown
+    assert "'answer 1 to tides'" in shown  # the input the task recorded
+    assert run.error is None
+    assert (agent.model.calls, agent.tool_calls, agent.effects) == (3, 1, 1)
+    assert len(run.replayed) == 3  # its once() result is the one the task saved
+    assert history_frame(agent.graph, CFG).shape[0] == 4  # nothing saved
+
+
+def test_debug_task_names_a_node_without_a_task() -> None:
+    from durable_debug.checkpoint.memory import MemorySaver
+
+    agent = Agent(MemorySaver())
+    agent.graph.invoke({"messages": [("user", "x")]}, CFG)
+    step1 = history_frame(agent.graph, CFG).query("step == 1")["checkpoint_id"].iloc[0]
+    at = {"configurable": {"thread_id": "t", "checkpoint_id": step1}}
+    with pytest.raises(ValueError, match=r"no task of node 'plan'.*\['answer'\]"):
+        debug_task(agent.graph, at, "plan")
+
+
+def test_replaying_a_thread_without_recording_says_so() -> None:
+    from durable_debug.checkpoint.memory import MemorySaver
+
+    agent = Agent(MemorySaver())
+    off = {"configurable": {"thread_id": "t", "record_calls": False}}
+    agent.graph.invoke({"messages": [("user", "x")]}, off)
+    assert recorded_calls(agent.graph, CFG).empty
+    with (
+        pytest.raises(ValueError, match="thread 't' has no recorded calls"),
+        replaying(agent.graph, CFG),
+    ):
+        pass
+
+
+def test_a_damaged_recording_names_the_thread_task_and_call() -> None:
+    from durable_debug.checkpoint.memory import MemorySaver
+
+    saver = MemorySaver()
+    agent = Agent(saver)
+    agent.graph.invoke({"messages": [("user", "x")]}, CFG)
+    for record in saver.records.values():
+        for task in (record.get(TASK_CALLS) or {}).values():
+            del task["calls"][0]["hash"]
+    with pytest.raises(
+        ValueError, match=r"thread 't', task .* \(node 'plan'\), call 0: .*truncated"
+    ):
+        recorded_calls(agent.graph, CFG)
