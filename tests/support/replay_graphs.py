@@ -87,3 +87,12 @@ class Agent:
             .add_edge("plan", "answer")
             .compile(checkpointer=saver)
         )
+
+
+APP = Agent(None)
+"""One agent for the command line tests (``--graph support.replay_graphs:app_graph``)."""
+
+
+def app_graph() -> Any:
+    """The graph of :data:`APP`, compiled without a saver (the command gives it the store's)."""
+    return APP.graph

@@ -51,15 +51,19 @@ __all__ = [
     "RecordedTask",
     "ReplayCheck",
     "ReplayMismatchError",
+    "ReplaySource",
     "TaskRun",
     "adebug_task",
     "arecorded_calls",
     "arecorded_tasks",
     "areplay_check",
+    "areplay_source",
     "debug_task",
     "recorded_calls",
     "replay_check",
+    "replay_text",
     "replaying",
+    "use_replay",
 ]
 
 CALL_COLUMNS = [
@@ -172,6 +176,27 @@ def recorded_calls(graph: Any, config: RunnableConfig) -> pd.DataFrame:
     return run_sync(arecorded_calls(graph, config))
 
 
+async def areplay_source(
+    graph: Any, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
+) -> ReplaySource:
+    """The :class:`ReplaySource` :func:`replaying` uses (for async code: ``with
+    use_replay(await areplay_source(graph, config)):``); same checks and errors."""
+    tasks = await arecorded_tasks(graph, config)
+    thread_id = str((config.get("configurable") or {}).get("thread_id"))
+    if not tasks:
+        raise ValueError(
+            f"thread {thread_id!r} has no recorded calls to replay (was it run with a "
+            "checkpointer, and with recording on?)"
+        )
+    if not any_version:
+        _check_versions(graph, thread_id, tasks)
+    return ReplaySource.from_tasks(
+        {t.task_id: {"node": t.node, "calls": t.calls} for t in tasks.values()},
+        strict=strict,
+        thread_id=thread_id,
+    )
+
+
 @contextlib.contextmanager
 def replaying(
     graph: Any, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
@@ -186,20 +211,7 @@ def replaying(
     Raises ``ValueError`` naming the thread when it recorded no call, or when its recording
     comes from another version of the graph's structure (``any_version=True`` replays it
     anyway)."""
-    tasks = run_sync(arecorded_tasks(graph, config))
-    thread_id = str((config.get("configurable") or {}).get("thread_id"))
-    if not tasks:
-        raise ValueError(
-            f"thread {thread_id!r} has no recorded calls to replay (was it run with a "
-            "checkpointer, and with recording on?)"
-        )
-    if not any_version:
-        _check_versions(graph, thread_id, tasks)
-    source = ReplaySource.from_tasks(
-        {t.task_id: {"node": t.node, "calls": t.calls} for t in tasks.values()},
-        strict=strict,
-        thread_id=thread_id,
-    )
+    source = run_sync(areplay_source(graph, config, strict=strict, any_version=any_version))
     with use_replay(source):
         yield source
 
@@ -400,6 +412,29 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
 def replay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
     """Sync twin of :func:`areplay_check`."""
     return run_sync(areplay_check(graph, config))
+
+
+def replay_text(report: ReplayCheck) -> str:
+    """The report as ``%replay_check`` and ``durable-debug replay-check`` print it."""
+    if report.ok:
+        lines = [f"thread {report.thread_id!r}: {report.checked} tasks write what they recorded"]
+    else:
+        lines = [
+            f"thread {report.thread_id!r}: {len(report.diverged)} of {report.checked} tasks "
+            "write something else now"
+        ]
+    for found in report.diverged:
+        where = f"  {found['node']} (task {found['task_id']}, checkpoint {found['checkpoint_id']})"
+        if "error" in found:
+            lines.append(f"{where}: now fails with {found['error']}")
+        else:
+            lines.append(f"{where}: differs at {', '.join(found['paths'])}")
+    for live in report.live_calls:
+        lines.append(
+            f"  live call: {live['node']} call {live['i']} ({live['kind']} {live['name']!r}) "
+            f"at checkpoint {live['checkpoint_id']}: its input is not in the recording"
+        )
+    return "\n".join(lines)
 
 
 def _by_channel(writes: list[tuple[str, Any]]) -> dict[str, Any]:
