@@ -51,7 +51,7 @@ def test_recorded_calls_lists_each_call_of_each_task(agent: Agent) -> None:
     assert plan["output"] == "answer 1 to tides"
     assert plan["tokens"] == {"input": 2, "output": 3, "total": 5}
     assert plan["latency_ms"] >= 0
-    assert "Plan briefly." in plan["input"]
+    assert plan["input"] == "2 messages, last HumanMessage: tides"
     assert frame.iloc[1]["output"] == "facts about tides #1"
     assert frame["replayed"].isna().all()  # not a replay
     # the task ran from the checkpoint before its step

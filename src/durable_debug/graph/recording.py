@@ -14,11 +14,16 @@ key :data:`~durable_debug.checkpoint.records.TASK_CALLS`)::
                                              "value": {...}, "tokens": {...}, "ms": 12.5}]}}}
 
 A :class:`ReplaySource` (made by ``durable_debug.inspect.replaying``) answers calls from a
-recording while it is current: a chat model's call through the LLM cache hook of
-``langchain_core`` (installed only while a source is current, and handing every call it does
-not answer to the cache that was set before), a tool's call through ``BaseTool.run``/``arun``
-(wrapped only while a source is current), a ``once()`` effect in ``effects.py``. Nothing is
-installed, and nothing behaves differently, outside a ``replaying`` block.
+recording while it is current. Callbacks observe a call but cannot answer it, so: the recorder
+looks the call up when the model run starts (``on_chat_model_start``) and keeps the answer
+under the LangChain run id; ``BaseChatModel._generate_with_cache`` (the step every
+``invoke``/``ainvoke``/``generate`` of a chat model goes through, where LangChain's own LLM
+cache answers) returns it instead of calling the model. A tool's call is answered in
+``BaseTool.run``/``arun``; a ``once()`` effect in ``effects.py``. Both wrappers are installed
+only while a source is in use and fall through to LangChain's code for any call the source
+does not answer: nothing behaves differently outside a ``replaying`` block. (LangChain's LLM
+cache hook was the other way in, but it serializes the whole prompt with ``dumps`` on every
+call, 35 ms for a 100-message history.)
 
     recording = RunRecording()
     tape = recording.start("agent", task_id, checkpoint_id)     # the node runs with it
@@ -120,8 +125,9 @@ class Tape:
     """One entry per call (see the module's docstring)."""
     replay: ReplaySource | None = None
     """What answers the task's calls (None: every call is live)."""
-    stash: dict[str, list[tuple[dict[str, Any], Any]]] = field(default_factory=dict)
-    """Chat-model answers found when the model run started, by prompt, for the cache hook."""
+    stash: dict[Any, tuple[dict[str, Any], Any]] = field(default_factory=dict)
+    """Chat-model answers (or refusals) found when the model run started, by LangChain run
+    id, for the model's ``_generate_with_cache`` to return."""
     handler: Any = None
     """The LangChain callback handler writing onto this tape (None when LangChain is not
     imported)."""
@@ -327,9 +333,10 @@ def _langchain_importable() -> bool:
 
 
 def stored_value(value: Any) -> dict[str, Any] | None:
-    """A call's output as the record keeps it (``{"lc": ...}`` for a LangChain object,
-    ``{"json": ...}`` for plain data), or None when it cannot be kept (too large, or not
-    JSON): then the call has a summary but no answer to replay."""
+    """A call's output as the record keeps it (``{"message": ...}`` for a LangChain message,
+    ``{"lc": ...}`` for another LangChain object, ``{"json": ...}`` for plain data), or None
+    when it cannot be kept (too large, or not JSON): then the call has a summary but no answer
+    to replay."""
     try:
         from langchain_core.load import dumpd
         from langchain_core.load.serializable import Serializable
@@ -348,6 +355,10 @@ def stored_value(value: Any) -> dict[str, Any] | None:
 
 def loaded_value(kept: Mapping[str, Any]) -> Any:
     """The output :func:`stored_value` kept."""
+    if "message" in kept:
+        from langchain_core.messages import messages_from_dict
+
+        return messages_from_dict([kept["message"]])[0]
     if "lc" in kept:
         import warnings
 
@@ -410,7 +421,6 @@ def _recorder_class() -> type:
 
 def _build_recorder() -> type:
     from langchain_core.callbacks import BaseCallbackHandler
-    from langchain_core.load import dumps
     from langchain_core.tracers.context import register_configure_hook
 
     register_configure_hook(_HANDLER, inheritable=True)
@@ -434,10 +444,10 @@ def _build_recorder() -> type:
         ) -> None:
             if not self._mine():
                 return
-            prompt = dumps([_without_id(m) for m in messages[0]])
             name = _model_name(serialized, kw)
-            digest = call_hash(name, prompt, _params(kw.get("invocation_params")))
-            self._start("chat_model", name, digest, messages[0], run_id, prompt)
+            text = messages_text(messages[0])
+            digest = call_hash(name, text, _params(kw.get("invocation_params")))
+            self._start("chat_model", name, digest, _messages_summary(messages[0]), run_id, True)
 
         def on_llm_start(
             self, serialized: dict[str, Any], prompts: list[str], *, run_id: Any, **kw: Any
@@ -446,19 +456,16 @@ def _build_recorder() -> type:
                 return
             name = _model_name(serialized, kw)
             digest = call_hash(name, prompts[0], _params(kw.get("invocation_params")))
-            self._start("llm", name, digest, prompts[0], run_id, None)
+            self._start("llm", name, digest, prompts[0], run_id, False)
 
         def _start(
-            self, kind: str, name: str, digest: str, shown: Any, run_id: Any, prompt: str | None
+            self, kind: str, name: str, digest: str, shown: Any, run_id: Any, answerable: bool
         ) -> None:
             tape = self.tape
             entry = tape.open(kind, name, digest, shown)
             self.open[run_id] = (entry, time.perf_counter())
             replay = tape.replay
-            if replay is None or prompt is None:
-                if replay is not None:
-                    entry["replayed"] = False
-                    replay.note(tape, entry, False)
+            if replay is None or not answerable:
                 return
             found = replay.find(tape, entry["i"], digest)
             answer: Any = found
@@ -466,7 +473,7 @@ def _build_recorder() -> type:
                 answer = replay.refuse(tape, entry)
             if answer is not None:
                 with tape._lock:
-                    tape.stash.setdefault(prompt, []).append((entry, answer))
+                    tape.stash[run_id] = (entry, answer)
 
         def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
             opened = self.open.pop(run_id, None)
@@ -540,10 +547,31 @@ def tool_input_text(inputs: Mapping[str, Any] | None, input_str: str) -> str:
     return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)
 
 
-def _without_id(message: Any) -> Any:
-    if getattr(message, "id", None) is not None:
-        return message.model_copy(update={"id": None})
-    return message
+def messages_text(messages: list[Any]) -> str:
+    """A chat model call's messages as hashed: each message's class, content, name, tool
+    calls and tool call id (not its id, which a fresh run gives anew)."""
+    return json.dumps(
+        [
+            [
+                type(m).__name__,
+                getattr(m, "content", m),
+                getattr(m, "name", None),
+                getattr(m, "tool_calls", None) or [],
+                getattr(m, "tool_call_id", None),
+            ]
+            for m in messages
+        ],
+        sort_keys=True,
+        default=repr,
+        ensure_ascii=False,
+    )
+
+
+def _messages_summary(messages: list[Any]) -> str:
+    if not messages:
+        return "no messages"
+    last = messages[-1]
+    return f"{len(messages)} messages, last {type(last).__name__}: {getattr(last, 'content', last)}"
 
 
 def _model_name(serialized: Mapping[str, Any] | None, kw: Mapping[str, Any]) -> str:
@@ -585,83 +613,61 @@ def _tokens(output: Any, response: Any) -> dict[str, int] | None:
     return None
 
 
-def _stashed(prompt: str) -> Any:
-    """The answer the recorder found for a chat model call with ``prompt`` (None if none)."""
+def _stashed(run_manager: Any) -> Any:
+    """The recorded answer to the chat model run of ``run_manager`` (None: it goes live)."""
     tape = _TAPE.get()
-    if tape is None or tape.replay is None:
+    run_id = getattr(run_manager, "run_id", None)
+    if tape is None or tape.replay is None or run_id is None:
         return None
     with tape._lock:
-        waiting = tape.stash.get(prompt)
-        if not waiting:
-            return None
-        entry, answer = waiting.pop(0)
+        found = tape.stash.pop(run_id, None)
+    if found is None:
+        return None
+    entry, answer = found
     if isinstance(answer, ReplayMismatchError):
         raise answer
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
     message = loaded_value(answer["value"])
     entry.update(output=answer.get("output"), value=answer["value"], ms=0.0, replayed=True)
     if answer.get("tokens"):
         entry["tokens"] = answer["tokens"]
     tape.replay.note(tape, entry, True)
-    return [_recorded_generation()(message=message)]
-
-
-_GENERATION: type | None = None
-
-
-def _recorded_generation() -> type:
-    """A ``ChatGeneration`` whose message stays as recorded: on a cache hit LangChain sets the
-    message's ``usage_metadata["total_cost"]`` to 0, which a replay must not add."""
-    global _GENERATION
-    if _GENERATION is None:
-        from langchain_core.outputs import ChatGeneration
-
-        class RecordedGeneration(ChatGeneration):
-            def __setattr__(self, name: str, value: Any) -> None:
-                if name != "message":
-                    super().__setattr__(name, value)
-
-        _GENERATION = RecordedGeneration
-    return _GENERATION
+    return ChatResult(generations=[ChatGeneration(message=message)])
 
 
 def _install_hooks() -> None:
-    """Install the LLM cache hook and the tool wrapper (undone by the last ``use_replay``)."""
+    """Wrap the chat models' and the tools' call (undone by the last ``use_replay``)."""
     _recorder_class()
-    from langchain_core.caches import BaseCache
-    from langchain_core.globals import get_llm_cache, set_llm_cache
+    from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.tools import BaseTool
 
-    previous = get_llm_cache()
+    generate, agenerate = BaseChatModel._generate_with_cache, BaseChatModel._agenerate_with_cache
 
-    class ReplayCache(BaseCache):
-        """Answers a replayed chat model call; hands every other call to ``previous``."""
+    def replayed_generate(
+        self: Any, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        found = _stashed(run_manager)
+        if found is not None:
+            return found
+        return generate(self, messages, stop, run_manager, **kwargs)
 
-        def lookup(self, prompt: str, llm_string: str) -> Any:
-            found = _stashed(prompt)
-            if found is not None:
-                return found
-            return previous.lookup(prompt, llm_string) if previous is not None else None
+    async def replayed_agenerate(
+        self: Any, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        found = _stashed(run_manager)
+        if found is not None:
+            return found
+        return await agenerate(self, messages, stop, run_manager, **kwargs)
 
-        def update(self, prompt: str, llm_string: str, return_val: Any) -> None:
-            if previous is not None:
-                previous.update(prompt, llm_string, return_val)
+    BaseChatModel._generate_with_cache = replayed_generate  # type: ignore[method-assign]
+    BaseChatModel._agenerate_with_cache = replayed_agenerate  # type: ignore[method-assign]
 
-        def clear(self, **kwargs: Any) -> None:
-            if previous is not None:
-                previous.clear(**kwargs)
+    def undo_models() -> None:
+        BaseChatModel._generate_with_cache = generate  # type: ignore[method-assign]
+        BaseChatModel._agenerate_with_cache = agenerate  # type: ignore[method-assign]
 
-        async def alookup(self, prompt: str, llm_string: str) -> Any:
-            found = _stashed(prompt)
-            if found is not None:
-                return found
-            return await previous.alookup(prompt, llm_string) if previous is not None else None
-
-        async def aupdate(self, prompt: str, llm_string: str, return_val: Any) -> None:
-            if previous is not None:
-                await previous.aupdate(prompt, llm_string, return_val)
-
-    set_llm_cache(ReplayCache())
-    _UNDO.append(lambda: set_llm_cache(previous))
+    _UNDO.append(undo_models)
 
     run, arun = BaseTool.run, BaseTool.arun
 

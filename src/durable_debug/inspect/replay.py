@@ -19,14 +19,14 @@ import contextlib
 import pdb
 import sys
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import CheckpointNotFoundError, RunnableConfig
 from durable_debug.checkpoint.names import NO_WRITES, START
-from durable_debug.checkpoint.records import GRAPH_VERSION, TASK_CALLS
+from durable_debug.checkpoint.records import GRAPH_VERSION, TASK_CALLS, aread_records
 from durable_debug.graph.algo import Task, prepare_tasks, read_pending_writes, restore_channels
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
@@ -41,7 +41,12 @@ from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.types import from_langgraph
 from durable_debug.graph.version import graph_version
 from durable_debug.inspect.diff import path_changes
-from durable_debug.inspect.thread import SPECIAL_CHANNELS, CheckpointRecord, Thread, aread_thread
+from durable_debug.inspect.thread import (
+    SPECIAL_CHANNELS,
+    CheckpointRecord,
+    aread_thread,
+    checkpointer_of,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,41 +105,47 @@ async def arecorded_tasks(graph: Any, config: RunnableConfig) -> dict[str, Recor
     """Every task of the thread (all branches) that recorded calls, by task id, oldest
     checkpoint first. Raises ``ValueError`` naming the thread, task and call for a recording
     that is damaged (a call without its index, kind or hash)."""
-    thread = await aread_thread(graph, config)
-    return _recorded_tasks(thread)
+    thread_id, checkpoint_ns = _thread_of(config)
+    saver = checkpointer_of(graph)
+    records = await aread_records(saver, thread_id, checkpoint_ns)
+    kept = sorted((cid, record) for (_, cid), record in records.items())
+    return _recorded_tasks(thread_id, kept)
 
 
-def _recorded_tasks(thread: Thread) -> dict[str, RecordedTask]:
+def _recorded_tasks(
+    thread_id: str, records: Iterable[tuple[str, Mapping[str, Any]]]
+) -> dict[str, RecordedTask]:
+    """The recorded tasks in ``(checkpoint id, debug record)`` pairs, oldest first."""
     found: dict[str, RecordedTask] = {}
-    for record in thread:
-        kept = record.debug.get(TASK_CALLS)
+    for checkpoint_id, debug in records:
+        kept = debug.get(TASK_CALLS)
         if not kept:
             continue
         if not isinstance(kept, Mapping):
             raise ValueError(
-                f"thread {thread.thread_id!r}, checkpoint {record.id}: its recorded calls are "
+                f"thread {thread_id!r}, checkpoint {checkpoint_id}: its recorded calls are "
                 "damaged (not a map of task ids)"
             )
         for task_id, task in kept.items():
             calls = task.get("calls") if isinstance(task, Mapping) else None
             if not isinstance(calls, list):
                 raise ValueError(
-                    f"thread {thread.thread_id!r}, task {task_id} (checkpoint {record.id}): its "
+                    f"thread {thread_id!r}, task {task_id} (checkpoint {checkpoint_id}): its "
                     "recorded calls are damaged (no list of calls)"
                 )
             for n, entry in enumerate(calls):
                 if not isinstance(entry, Mapping) or not {"i", "kind", "hash"} <= entry.keys():
                     raise ValueError(
-                        f"thread {thread.thread_id!r}, task {task_id} (node "
+                        f"thread {thread_id!r}, task {task_id} (node "
                         f"{task.get('node')!r}), call {n}: the recording is truncated or damaged "
                         "(a call needs its index, kind and hash)"
                     )
             found[str(task_id)] = RecordedTask(
                 str(task_id),
                 str(task.get("node")),
-                str(task.get("from") or record.parent_id or record.id),
+                str(task.get("from") or checkpoint_id),
                 list(calls),
-                record.debug.get(GRAPH_VERSION),
+                debug.get(GRAPH_VERSION),
             )
     return found
 
@@ -214,6 +225,14 @@ def replaying(
     source = run_sync(areplay_source(graph, config, strict=strict, any_version=any_version))
     with use_replay(source):
         yield source
+
+
+def _thread_of(config: RunnableConfig) -> tuple[str, str]:
+    configurable = config.get("configurable") or {}
+    thread_id = configurable.get("thread_id")
+    if thread_id is None:
+        raise ValueError("the config names no thread: give {'configurable': {'thread_id': ...}}")
+    return str(thread_id), str(configurable.get("checkpoint_ns") or "")
 
 
 def _check_versions(graph: Any, thread_id: str, tasks: Mapping[str, RecordedTask]) -> None:
@@ -359,7 +378,7 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
     code as it is now, with its recorded input, ``once()`` results and calls (each task's
     own recording), and compare its writes with the recorded ones. Nothing is saved."""
     thread = await aread_thread(graph, config)
-    tasks = _recorded_tasks(thread)
+    tasks = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
     report = ReplayCheck(thread.thread_id)
     for record in thread:
         if not record.pending_writes:
@@ -503,7 +522,8 @@ async def adebug_task(
             f"runs from it (its tasks: {names})"
         )
     task = tasks[0]
-    source = _source_for(task.id, _recorded_tasks(thread), thread.thread_id)
+    recorded = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
+    source = _source_for(task.id, recorded, thread.thread_id)
     debugger = debugger or pdb.Pdb()
     target = task.node.style.target if task.node.style is not None else None
     trace = _stop_in(_code_of(target), debugger) if stop else None
