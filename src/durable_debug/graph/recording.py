@@ -88,7 +88,7 @@ class ReplayMismatchError(LookupError):
 
 def call_hash(*parts: str) -> str:
     """The hash of a call's input (its parts joined), as recorded and compared on replay."""
-    text = "\x1f".join(_ADDRESS.sub("", part) for part in parts)
+    text = "\x1f".join(_ADDRESS.sub("", part) if " at 0x" in part else part for part in parts)
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
 
 
@@ -550,21 +550,19 @@ def tool_input_text(inputs: Mapping[str, Any] | None, input_str: str) -> str:
 def messages_text(messages: list[Any]) -> str:
     """A chat model call's messages as hashed: each message's class, content, name, tool
     calls and tool call id (not its id, which a fresh run gives anew)."""
-    return json.dumps(
-        [
-            [
+    kept = []
+    for m in messages:
+        fields = getattr(m, "__dict__", None) or {}  # a pydantic model's fields: no lookups
+        kept.append(
+            (
                 type(m).__name__,
-                getattr(m, "content", m),
-                getattr(m, "name", None),
-                getattr(m, "tool_calls", None) or [],
-                getattr(m, "tool_call_id", None),
-            ]
-            for m in messages
-        ],
-        sort_keys=True,
-        default=repr,
-        ensure_ascii=False,
-    )
+                fields.get("content", m),
+                fields.get("name"),
+                fields.get("tool_calls") or (),
+                fields.get("tool_call_id"),
+            )
+        )
+    return json.dumps(kept, default=repr, ensure_ascii=False)
 
 
 def _messages_summary(messages: list[Any]) -> str:
