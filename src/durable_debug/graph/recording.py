@@ -471,9 +471,12 @@ def _build_recorder() -> type:
             answer: Any = found
             if found is None and replay.strict:
                 answer = replay.refuse(tape, entry)
-            if answer is not None:
-                with tape._lock:
-                    tape.stash[run_id] = (entry, answer)
+            if answer is None:  # the input changed: the call goes live (noted now: it may fail)
+                entry["replayed"] = False
+                replay.note(tape, entry, False)
+                return
+            with tape._lock:
+                tape.stash[run_id] = (entry, answer)
 
         def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
             opened = self.open.pop(run_id, None)
@@ -492,7 +495,7 @@ def _build_recorder() -> type:
             kept = stored_value(output)
             if kept is not None:
                 entry["value"] = kept
-            if replay is not None:
+            if replay is not None and "replayed" not in entry:  # not answered after all
                 entry["replayed"] = False
                 replay.note(self.tape, entry, False)
 
