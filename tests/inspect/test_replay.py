@@ -182,3 +182,80 @@ def test_a_damaged_recording_names_the_thread_task_and_call() -> None:
         ValueError, match=r"thread 't', task .* \(node 'plan'\), call 0: .*truncated"
     ):
         recorded_calls(agent.graph, CFG)
+
+
+async def test_async_nodes_record_and_replay_their_calls() -> None:
+    from langchain_core.messages import SystemMessage
+    from langchain_core.tools import tool
+
+    from durable_debug import START, MemorySaver, MessagesState, StateGraph
+    from support.replay_graphs import CountingModel
+
+    model = CountingModel()
+    used: list[str] = []
+
+    @tool
+    async def weather(city: str) -> str:
+        """The weather in a city."""
+        used.append(city)
+        return f"sunny in {city}"
+
+    async def agent(state: MessagesState) -> dict[str, Any]:
+        report = await weather.ainvoke({"city": "Oslo"})
+        reply = await model.ainvoke([SystemMessage(report), *state["messages"]])
+        return {"messages": [reply]}
+
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("agent", agent)
+        .add_edge(START, "agent")
+        .compile(checkpointer=MemorySaver())
+    )
+    await graph.ainvoke({"messages": [("user", "hi")]}, CFG)
+    first = graph.get_state_history(CFG)
+    start = next(s for s in first if s.metadata["step"] == -1).config
+    with replaying(graph, CFG) as replay:
+        out = await graph.ainvoke(None, start)
+    assert (model.calls, used) == (1, ["Oslo"])
+    assert out["messages"][-1].content == "answer 1 to hi"
+    assert [c["kind"] for c in replay.replayed] == ["tool", "chat_model"]
+
+
+def test_a_failed_task_keeps_its_calls_on_the_checkpoint_it_ran_from() -> None:
+    from durable_debug import START, MemorySaver, MessagesState, StateGraph
+    from support.replay_graphs import CountingModel
+
+    model = CountingModel()
+
+    def agent(state: MessagesState) -> dict[str, Any]:
+        model.invoke(state["messages"])
+        raise ValueError("the reply did not parse")
+
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("agent", agent)
+        .add_edge(START, "agent")
+        .compile(checkpointer=MemorySaver())
+    )
+    with pytest.raises(ValueError, match="did not parse"):
+        graph.invoke({"messages": [("user", "hi")]}, CFG)
+    frame = recorded_calls(graph, CFG)
+    assert frame[["node", "kind", "index"]].values.tolist() == [["agent", "chat_model", 0]]
+    head = graph.get_state(CFG).config["configurable"]["checkpoint_id"]
+    assert frame["checkpoint_id"].tolist() == [head]  # the task ran from the thread's head
+
+
+def test_a_recording_of_another_graph_version_is_refused_by_name() -> None:
+    from durable_debug.checkpoint.memory import MemorySaver
+
+    saver = MemorySaver()
+    agent = Agent(saver)
+    agent.graph.invoke({"messages": [("user", "x")]}, CFG)
+    changed = agent.graph.builder.add_node("review", lambda s: {}).compile(checkpointer=saver)
+    with (
+        pytest.raises(ValueError, match=r"thread 't', task .* \(node 'plan'.*another version"),
+        replaying(changed, CFG),
+    ):
+        pass
+    with replaying(changed, CFG, any_version=True) as replay:
+        assert replay.by_node
