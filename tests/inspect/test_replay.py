@@ -259,3 +259,17 @@ def test_a_recording_of_another_graph_version_is_refused_by_name() -> None:
         pass
     with replaying(changed, CFG, any_version=True) as replay:
         assert replay.by_node
+
+
+def test_replay_check_refuses_a_langgraph_graph_by_name() -> None:
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import START, MessagesState, StateGraph
+
+    graph = (
+        StateGraph(MessagesState)
+        .add_node("a", lambda s: {})
+        .add_edge(START, "a")
+        .compile(checkpointer=InMemorySaver())
+    )
+    with pytest.raises(TypeError, match="replay_check runs a task's node with durable_debug"):
+        replay_check(graph, CFG)

@@ -430,6 +430,10 @@ def _build_recorder() -> type:
 
         run_inline = True
         raise_error = False
+        # Only model and tool runs are recorded: LangChain skips these kinds for this handler
+        # (not ``ignore_agent``, which LangChain also reads for tool runs).
+        ignore_chain = ignore_retriever = ignore_retry = True
+        ignore_custom_event = True
 
         def __init__(self, tape: Tape) -> None:
             self.tape = tape

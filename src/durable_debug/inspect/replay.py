@@ -318,6 +318,18 @@ async def _arun_task(
     return run
 
 
+def _require_engine(graph: Any, what: str) -> None:
+    """``what`` runs nodes through durable_debug's engine: a graph of another library (a
+    LangGraph compiled graph) is refused by name."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+    if not isinstance(graph, CompiledStateGraph):
+        raise TypeError(
+            f"{what} runs a task's node with durable_debug's engine; {type(graph).__name__} is "
+            "not a durable_debug compiled graph (build it with durable_debug.StateGraph)"
+        )
+
+
 def _tasks_of(graph: Any, record: CheckpointRecord) -> list[Task]:
     """The tasks of the step after ``record``, with their input, answers and ``once()``
     results as saved."""
@@ -377,6 +389,7 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
     """Run every task of the thread (all branches) that finished with writes again, on the
     code as it is now, with its recorded input, ``once()`` results and calls (each task's
     own recording), and compare its writes with the recorded ones. Nothing is saved."""
+    _require_engine(graph, "replay_check")
     thread = await aread_thread(graph, config)
     tasks = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
     report = ReplayCheck(thread.thread_id)
@@ -510,6 +523,7 @@ async def adebug_task(
     that fails. Its model, tool and ``once()`` calls are answered from its recording (a call
     it did not record goes live). Nothing is saved. ``debugger``: a ``pdb.Pdb`` of your own
     (tests give one reading commands from a string)."""
+    _require_engine(graph, "debug_task")
     thread = await aread_thread(graph, config)
     if not len(thread):
         raise CheckpointNotFoundError(f"thread {thread.thread_id!r} has no checkpoints")
