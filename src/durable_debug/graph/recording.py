@@ -305,8 +305,8 @@ _UNDO: list[Callable[[], None]] = []
 def use_replay(source: ReplaySource) -> Iterator[ReplaySource]:
     """Make ``source`` answer the calls of the tasks run in this context until the block ends.
 
-    The LLM cache hook and the tool wrapper are installed while at least one source is in
-    use anywhere in the process, and removed after the last one."""
+    The chat model and tool wrappers (see the module's docstring) are installed while at least
+    one source is in use anywhere in the process, and removed after the last one."""
     global _INSTALLED
     with _INSTALL_LOCK:
         if _INSTALLED == 0 and _langchain_importable():
@@ -406,7 +406,7 @@ def _nothing(result: Any) -> None:
     return None
 
 
-# -- LangChain: the recorder, the cache hook, the tool wrapper ------------------------------
+# -- LangChain: the recorder, the chat model and tool wrappers ---------------------------------
 
 _RECORDER: type | None = None
 
