@@ -273,3 +273,30 @@ def test_replay_check_refuses_a_langgraph_graph_by_name() -> None:
     )
     with pytest.raises(TypeError, match="replay_check runs a task's node with durable_debug"):
         replay_check(graph, CFG)
+
+
+def test_a_call_recorded_without_its_output_goes_live_or_is_refused_as_such() -> None:
+    from durable_debug.checkpoint.memory import MemorySaver
+
+    saver = MemorySaver()
+    agent = Agent(saver)
+    agent.graph.invoke({"messages": [("user", "tides")]}, CFG)
+    for record in saver.records.values():  # as if plan's answer had been too large to keep
+        for task in (record.get(TASK_CALLS) or {}).values():
+            if task["node"] == "plan":
+                del task["calls"][0]["value"]
+    start = _input_checkpoint(agent)
+    with replaying(agent.graph, CFG) as replay:
+        agent.graph.invoke(None, start)
+    # plan's call goes live, and so do the calls whose input holds its new answer
+    assert [(c["node"], c["i"]) for c in replay.live] == [("plan", 0), ("answer", 1), ("answer", 2)]
+    assert [(c["node"], c["kind"]) for c in replay.replayed] == [
+        ("answer", "tool"),
+        ("answer", "once"),
+    ]
+    assert agent.model.calls == 6
+    with (
+        pytest.raises(ReplayMismatchError, match=r"\(node 'plan'\).*call 0 .*without its output"),
+        replaying(agent.graph, CFG, strict=True),
+    ):
+        agent.graph.invoke(None, start)

@@ -256,20 +256,25 @@ class ReplaySource:
 
     @classmethod
     def from_tasks(cls, tasks: Mapping[str, Mapping[str, Any]], **kwargs: Any) -> ReplaySource:
-        """A source answering by node from recorded tasks (task id → ``{"node", "calls"}``)."""
+        """A source answering by node from recorded tasks (task id → ``{"node", "calls"}``);
+        a recorded call without its output (too large, not storable, or failed) answers
+        nothing."""
         by_node: dict[tuple[str, int, str], dict[str, Any]] = {}
         for recorded in tasks.values():
             for call in recorded.get("calls") or ():
-                if "value" in call and "error" not in call:
-                    by_node.setdefault((recorded["node"], call["i"], call["hash"]), call)
+                by_node.setdefault((recorded["node"], call["i"], call["hash"]), call)
         return cls(by_node=by_node, **kwargs)
 
     def find(self, tape: Tape, index: int, digest: str) -> dict[str, Any] | None:
         """The recorded call answering ``tape``'s call ``index`` with input ``digest``."""
+        found = self._recorded(tape, index, digest)
+        return found if found is not None and _answers(found) else None
+
+    def _recorded(self, tape: Tape, index: int, digest: str) -> dict[str, Any] | None:
         if self.by_task is not None:
             for call in self.by_task.get(tape.task_id, ()):
                 if call.get("i") == index and call.get("hash") == digest:
-                    return call if "value" in call and "error" not in call else None
+                    return call
             return None
         return self.by_node.get((tape.node, index, digest))
 
@@ -289,11 +294,27 @@ class ReplaySource:
 
     def refuse(self, tape: Tape, entry: Mapping[str, Any]) -> ReplayMismatchError:
         """The error for a call the recording cannot answer under ``strict``."""
+        found = self._recorded(tape, int(entry.get("i", -1)), str(entry.get("hash")))
+        if found is not None:  # the same call was recorded, but not what it returned
+            why = (
+                "failed when it was recorded"
+                if "error" in found
+                else ("was recorded without its output (too large, or not storable)")
+            )
+            return ReplayMismatchError(
+                f"replay: {tape.where(entry)} {why}, so the recording cannot answer it; "
+                "run without strict=True to make it live"
+            )
         return ReplayMismatchError(
             f"replay: no recorded call matches {tape.where(entry)}: its input "
             f"(hash {entry.get('hash')}) differs from the recording, or the recording has no "
             "such call; run without strict=True to make it live"
         )
+
+
+def _answers(call: Mapping[str, Any]) -> bool:
+    """Whether a recorded call can answer a replayed one: it kept its output, and did not fail."""
+    return "value" in call and "error" not in call
 
 
 _INSTALLED = 0
