@@ -2465,6 +2465,7 @@ function drawDetail(view, detail, force = false) {
       "dd-tasks",
       drawTasks(view, detail.tasks || [], detail.writes || [])
     ),
+    ...detail.calls && detail.calls.length ? [section(h, "Recorded calls", "dd-calls", drawCalls(view, detail.calls))] : [],
     ...drawSubgraphSections(view, detail),
     section(
       h,
@@ -2501,6 +2502,15 @@ function drawDetailHeader(view, detail, readonly) {
         "div",
         { class: "dd-actions" },
         h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
+        h(
+          "label",
+          {
+            class: "dd-replay-toggle",
+            title: "Answer the rerun's model and tool calls from the thread's recording"
+          },
+          h("input", { type: "checkbox", class: "dd-replay" }),
+          " replay recorded calls"
+        ),
         h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true })
       )
     );
@@ -2587,6 +2597,37 @@ function drawChannelValue(view, value) {
     { class: "dd-chat" },
     drawConversation(h, value),
     h("details", { class: "dd-raw" }, h("summary", {}, "raw value"), drawJson(view, value, 2))
+  );
+}
+function drawCalls(view, tasks) {
+  const h = hyperscript(view.doc);
+  return h(
+    "div",
+    { class: "dd-call-tasks" },
+    ...tasks.map(
+      (task) => h(
+        "div",
+        { class: "dd-call-task", "data-task": task.task_id, "data-node": task.node },
+        h("div", { class: "dd-subhead" }, h("code", {}, task.node), ` task …${shortId(task.task_id)}`),
+        h("ol", { class: "dd-call-list" }, ...task.calls.map((call) => drawCall(h, call)))
+      )
+    )
+  );
+}
+function drawCall(h, call) {
+  const mark = call.replayed === true ? h("span", { class: "dd-call-mark dd-call-replayed" }, "replayed") : call.replayed === false ? h("span", { class: "dd-call-mark dd-call-live" }, "live") : "";
+  const facts = [
+    call.tokens ? `${call.tokens.total} tokens` : "",
+    call.ms === null || call.ms === void 0 ? "" : `${call.ms} ms`
+  ].filter(Boolean);
+  return h(
+    "li",
+    { class: "dd-call", "data-kind": call.kind, "data-index": String(call.i) },
+    h("code", {}, `#${call.i} ${call.kind} ${call.name}`),
+    " ",
+    mark,
+    h("div", { class: "dd-call-io dd-muted" }, `${call.input || ""} → ${call.error || call.output || ""}`),
+    facts.length ? h("div", { class: "dd-call-facts dd-muted" }, facts.join(" · ")) : ""
   );
 }
 function drawFindings(view, findings) {
@@ -3024,7 +3065,9 @@ function fork(view) {
 function rerun(view) {
   if (!view.detail) return;
   const slot = view.parts.detail.querySelector(".dd-rerun-error");
-  runAction(view, "rerun", { checkpoint_id: view.detail.id, ...inNamespace(view) }, slot);
+  const replay = view.parts.detail.querySelector("input.dd-replay");
+  const fields = { checkpoint_id: view.detail.id, ...inNamespace(view) };
+  runAction(view, "rerun", replay && replay.checked ? { ...fields, replay: true } : fields, slot);
 }
 function resume(view) {
   if (!view.detail) return;

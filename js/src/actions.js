@@ -232,7 +232,10 @@ function fork(view) {
 function rerun(view) {
   if (!view.detail) return;
   const slot = view.parts.detail.querySelector(".dd-rerun-error");
-  runAction(view, "rerun", { checkpoint_id: view.detail.id, ...inNamespace(view) }, slot);
+  /** @type {HTMLInputElement | null} */
+  const replay = view.parts.detail.querySelector("input.dd-replay");
+  const fields = { checkpoint_id: view.detail.id, ...inNamespace(view) };
+  runAction(view, "rerun", replay && replay.checked ? { ...fields, replay: true } : fields, slot);
 }
 
 /** Send one answer per filled interrupt box. @param {View} view */

@@ -25,6 +25,8 @@ import { drawSubgraphSections } from "./subgraph.js";
 /** @typedef {import("./types.js").InterruptInfo} InterruptInfo */
 /** @typedef {import("./types.js").Task} Task */
 /** @typedef {import("./types.js").Write} Write */
+/** @typedef {import("./types.js").RecordedCall} RecordedCall */
+/** @typedef {import("./types.js").TaskCalls} TaskCalls */
 /**
  * Draw a Detail: state, next, interrupts, blob versions, tasks and their writes, metadata, and
  * (unless read-only) the fork and rerun controls. Drawing the same detail twice is a no-op, as
@@ -83,6 +85,9 @@ export function drawDetail(view, detail, force = false) {
       "dd-tasks",
       drawTasks(view, detail.tasks || [], detail.writes || []),
     ),
+    ...(detail.calls && detail.calls.length
+      ? [section(h, "Recorded calls", "dd-calls", drawCalls(view, detail.calls))]
+      : []),
     ...drawSubgraphSections(view, detail),
     section(
       h,
@@ -123,6 +128,15 @@ function drawDetailHeader(view, detail, readonly) {
         "div",
         { class: "dd-actions" },
         h("button", { class: "dd-button", type: "button", "data-action": "rerun" }, "Rerun from here"),
+        h(
+          "label",
+          {
+            class: "dd-replay-toggle",
+            title: "Answer the rerun's model and tool calls from the thread's recording",
+          },
+          h("input", { type: "checkbox", class: "dd-replay" }),
+          " replay recorded calls",
+        ),
         h("span", { class: "dd-inline-error dd-rerun-error", role: "alert", hidden: true }),
       ),
     );
@@ -229,6 +243,51 @@ function drawChannelValue(view, value) {
     { class: "dd-chat" },
     drawConversation(h, value),
     h("details", { class: "dd-raw" }, h("summary", {}, "raw value"), drawJson(view, value, 2)),
+  );
+}
+
+/**
+ * The model, tool and once() calls recorded by the tasks whose step saved this checkpoint: per
+ * task its node, then one row per call (index, kind, name, input → output, tokens, latency),
+ * marked "replayed" or "live" when the task ran inside a replay.
+ * @param {View} view @param {TaskCalls[]} tasks
+ */
+function drawCalls(view, tasks) {
+  const h = hyperscript(view.doc);
+  return h(
+    "div",
+    { class: "dd-call-tasks" },
+    ...tasks.map((task) =>
+      h(
+        "div",
+        { class: "dd-call-task", "data-task": task.task_id, "data-node": task.node },
+        h("div", { class: "dd-subhead" }, h("code", {}, task.node), ` task …${shortId(task.task_id)}`),
+        h("ol", { class: "dd-call-list" }, ...task.calls.map((call) => drawCall(h, call))),
+      ),
+    ),
+  );
+}
+
+/** @param {ReturnType<typeof hyperscript>} h @param {RecordedCall} call */
+function drawCall(h, call) {
+  const mark =
+    call.replayed === true
+      ? h("span", { class: "dd-call-mark dd-call-replayed" }, "replayed")
+      : call.replayed === false
+        ? h("span", { class: "dd-call-mark dd-call-live" }, "live")
+        : "";
+  const facts = [
+    call.tokens ? `${call.tokens.total} tokens` : "",
+    call.ms === null || call.ms === undefined ? "" : `${call.ms} ms`,
+  ].filter(Boolean);
+  return h(
+    "li",
+    { class: "dd-call", "data-kind": call.kind, "data-index": String(call.i) },
+    h("code", {}, `#${call.i} ${call.kind} ${call.name}`),
+    " ",
+    mark,
+    h("div", { class: "dd-call-io dd-muted" }, `${call.input || ""} → ${call.error || call.output || ""}`),
+    facts.length ? h("div", { class: "dd-call-facts dd-muted" }, facts.join(" · ")) : "",
   );
 }
 

@@ -14,11 +14,15 @@
  *   result: any, failure: string | null }} Task
  * @typedef {{ task_id: string, node: string, channel: string, value: any }} Write
  * @typedef {{ code: string, message: string, node: string | null, key: string | null }} Finding
+ * @typedef {{ i: number, kind: string, name: string, input: string | null, output: string | null,
+ *   tokens: { input: number, output: number, total: number } | null, ms: number | null,
+ *   replayed: boolean | null, error: string | null }} RecordedCall
+ * @typedef {{ task_id: string, node: string, from: string, calls: RecordedCall[] }} TaskCalls
  * @typedef {{ id: string, parent: string | null, step: number, source: string, next: string[],
  *   created_at: string, metadata: object, config: object, values: Record<string, any>,
  *   blobs: Blob[], tasks: Task[], writes: Write[], interrupts: InterruptInfo[],
  *   editable: string[], nodes: string[], clipped?: string[], reducers?: Record<string, string>,
- *   findings?: Finding[] }} Detail
+ *   findings?: Finding[], calls?: TaskCalls[] }} Detail
  * @typedef {{ id: string, x: number, y: number, count: number, reruns: number }} TopologyNode
  * @typedef {{ source: string, target: string, conditional: boolean }} TopologyEdge
  * @typedef {{ nodes: TopologyNode[], edges: TopologyEdge[], width: number, height: number,

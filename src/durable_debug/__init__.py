@@ -95,7 +95,14 @@ def __getattr__(name: str) -> Any:
         from durable_debug.widget import TimeTravel
 
         return TimeTravel
+    if name in _REPLAY_NAMES:  # deterministic time travel (durable_debug.inspect.replay)
+        import durable_debug.inspect.replay as replay
+
+        return getattr(replay, name)
     raise AttributeError(f"module 'durable_debug' has no attribute {name!r}")
+
+
+_REPLAY_NAMES = frozenset({"replaying", "replay_check", "debug_task", "recorded_calls"})
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -160,6 +167,7 @@ __all__ = [
     "aonce",
     "arecover",
     "current_task_id",
+    "debug_task",
     "get_config",
     "get_runtime",
     "get_store",
@@ -167,8 +175,11 @@ __all__ = [
     "interrupt",
     "load_ipython_extension",
     "once",
+    "recorded_calls",
     "recover",
     "register_type",
+    "replay_check",
+    "replaying",
     "saver_from_url",
     "unload_ipython_extension",
 ]

@@ -103,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_check(commands)
     _add_sweep(commands)
     _add_recover(commands)
+    _add_replay_check(commands)
     return parser
 
 
@@ -540,46 +541,99 @@ def _add_recover(commands: Any) -> None:
 
 def _recover(args: argparse.Namespace) -> int:
     """``durable-debug recover``: one line per thread, ``<thread> <outcome> [error]``."""
-    import importlib
-
-    from durable_debug.graph import CompiledStateGraph, StateGraph, recover
+    from durable_debug.graph import recover
 
     if args.list:
         return _list_crashed(args.store)
     if args.graph is None:
         raise UsageError("give --graph MODULE:NAME to resume the crashed threads, or --list")
-    module_name, _, name = args.graph.partition(":")
-    if not module_name or not name:
-        raise UsageError(f"--graph {args.graph!r}: give it as MODULE:NAME")
-    try:
-        target: Any = getattr(importlib.import_module(module_name), name)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"--graph {args.graph!r}: {exc}") from None
-    if callable(target) and not isinstance(target, (StateGraph, CompiledStateGraph)):
-        target = target()
+    target = _graph_target(args.graph)
     saver = _open_store(args.store, write=True)
     try:
-        if isinstance(target, CompiledStateGraph):
-            graph = target.builder.compile(
-                checkpointer=saver,
-                interrupt_before=list(target.interrupt_before),
-                interrupt_after=list(target.interrupt_after),
-                name=target.name,
-            )
-        elif isinstance(target, StateGraph):
-            graph = target.compile(checkpointer=saver)
-        else:
-            raise UsageError(
-                f"--graph {args.graph!r} is a {type(target).__name__}, not a StateGraph or a "
-                "compiled graph"
-            )
-        done = recover(graph, limit=args.limit)
+        done = recover(_compiled_on(target, saver, args.graph), limit=args.limit)
     finally:
         _close(saver)
     for item in done:
         print(" ".join(x for x in (item.thread_id, item.outcome, item.error) if x))
     print(f"{len(done)} thread(s) recovered", file=sys.stderr)
     return 0
+
+
+def _graph_target(spec: str) -> Any:
+    """What ``--graph MODULE:NAME`` names: a StateGraph, a compiled graph, or what a function
+    without arguments returns."""
+    import importlib
+
+    from durable_debug.graph import CompiledStateGraph, StateGraph
+
+    module_name, _, name = spec.partition(":")
+    if not module_name or not name:
+        raise UsageError(f"--graph {spec!r}: give it as MODULE:NAME")
+    try:
+        target: Any = getattr(importlib.import_module(module_name), name)
+    except (ImportError, AttributeError) as exc:
+        raise UsageError(f"--graph {spec!r}: {exc}") from None
+    if callable(target) and not isinstance(target, (StateGraph, CompiledStateGraph)):
+        target = target()
+    return target
+
+
+def _compiled_on(target: Any, saver: Any, spec: str) -> Any:
+    """``target`` (see :func:`_graph_target`) compiled with ``saver`` as its checkpointer."""
+    from durable_debug.graph import CompiledStateGraph, StateGraph
+
+    if isinstance(target, CompiledStateGraph):
+        return target.builder.compile(
+            checkpointer=saver,
+            interrupt_before=list(target.interrupt_before),
+            interrupt_after=list(target.interrupt_after),
+            name=target.name,
+        )
+    if isinstance(target, StateGraph):
+        return target.compile(checkpointer=saver)
+    raise UsageError(
+        f"--graph {spec!r} is a {type(target).__name__}, not a StateGraph or a compiled graph"
+    )
+
+
+def _add_replay_check(commands: Any) -> None:
+    check = commands.add_parser(
+        "replay-check",
+        help="run a thread's recorded tasks again on the current code and compare their writes",
+        description="Run every task of a thread (all branches) that finished again, on the "
+        "graph's code as it is now, with its recorded input and its recorded model and tool "
+        "calls, and compare what it writes with what it wrote. Nothing is saved. Exit status "
+        "1 when a task writes something else now.",
+    )
+    check.add_argument("store", metavar="DB_OR_URL", help="a SQLite file or a saver URL")
+    check.add_argument("thread", help="the thread to check")
+    check.add_argument(
+        "--graph",
+        metavar="MODULE:NAME",
+        required=True,
+        help="the graph's code: a StateGraph, a compiled graph, or a function without "
+        "arguments returning one (it is compiled with the store's saver)",
+    )
+    check.set_defaults(run=_replay_check)
+
+
+def _replay_check(args: argparse.Namespace) -> int:
+    """``durable-debug replay-check``: the report of ``inspect.replay_check``."""
+    from durable_debug.inspect.replay import replay_check, replay_text
+    from durable_debug.inspect.thread import thread_config
+
+    target = _graph_target(args.graph)
+    saver = _open_store(args.store)
+    if saver is None:
+        raise UsageError(f"{args.store} holds no checkpoint tables: nothing to check")
+    try:
+        report = replay_check(_compiled_on(target, saver, args.graph), thread_config(args.thread))
+    finally:
+        _close(saver)
+    if not report.checked:
+        raise UsageError(f"thread {args.thread!r} has no finished task in {args.store}")
+    print(replay_text(report))
+    return 0 if report.ok else 1
 
 
 def _list_crashed(store: str) -> int:

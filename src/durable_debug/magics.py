@@ -14,7 +14,8 @@
     In [3]: runs.loc[runs.node == "gate", "reruns"].item()            # 1
     In [4]: %checkpoints hitl-1                                       # history_frame
     In [5]: %diff 1f0a3c 1f0a3d --paths                               # diff_frame
-    In [6]: %unload_ext durable_debug                                 # all of it gone
+    In [6]: %replay_check hitl-1                   # recorded tasks rerun on the code now
+    In [7]: %unload_ext durable_debug                                 # all of it gone
 
 ``%%graph [--thread ID] [--counts NAME] [--no-widget] [--graph NAME]``: the cell runs as a
 normal cell does — top-level ``await`` works, the names it defines stay defined, its last
@@ -52,6 +53,7 @@ from durable_debug.inspect.findings import frame_findings_text
 from durable_debug.inspect.frames import ahistory_frame
 from durable_debug.inspect.locate import afind_graph, is_compiled_graph
 from durable_debug.inspect.recorder import Recorder
+from durable_debug.inspect.replay import ReplayCheck, areplay_check, replay_text
 from durable_debug.inspect.thread import thread_config
 
 __all__ = [
@@ -205,6 +207,11 @@ class GraphSession:
         """The checkpoint table of a thread (``%checkpoints``)."""
         thread = self.thread_or_last(thread_id)
         return await ahistory_frame(await self.agraph(thread, graph), thread_config(thread))
+
+    async def areplay_check(self, thread_id: str | None, graph: str | None) -> ReplayCheck:
+        """Every recorded task of a thread run again on the code now (``%replay_check``)."""
+        thread = self.thread_or_last(thread_id)
+        return await areplay_check(await self.agraph(thread, graph), thread_config(thread))
 
     async def adiff(
         self, a: str, b: str, thread_id: str | None, graph: str | None, paths: bool
@@ -530,6 +537,20 @@ def _magics_class() -> Any:
                 return run_sync(
                     self.session.adiff(args.a, args.b, args.thread, args.graph, args.paths)
                 )
+
+        @magic_arguments()
+        @argument("thread", nargs="?", default=None, help="thread id (default: the last)")
+        @argument("--graph", default=None, help="name of the compiled graph")
+        @line_magic
+        def replay_check(self, line: str) -> ReplayCheck:
+            """Run every recorded task of a thread again on the code as it is now, its model
+            and tool calls answered from the recording, and say which tasks write something
+            else (``durable_debug.inspect.replay_check``)."""
+            args = parse_argstring(self.replay_check, line)
+            with _usage_errors():
+                report = run_sync(self.session.areplay_check(args.thread, args.graph))
+            print(replay_text(report))
+            return report
 
     @contextmanager
     def _usage_errors() -> Iterator[None]:

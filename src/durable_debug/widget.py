@@ -22,6 +22,7 @@ Runs started here are asyncio tasks on the kernel's loop: the kernel stays free 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import json
 import logging
@@ -58,6 +59,7 @@ from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
+from durable_debug.inspect.replay import TaskRun, areplay_source, debug_task, use_replay
 from durable_debug.inspect.thread import (
     CheckpointRecord,
     Thread,
@@ -194,6 +196,14 @@ class TimeTravel(anywidget.AnyWidget):
     def code(self) -> str:
         """The Python equivalent of every action done in the widget, oldest first."""
         return "\n".join(entry["code"] for entry in self._code)
+
+    def debug(self, checkpoint_id: str, node: str, **kwargs: Any) -> TaskRun:
+        """Run the task of ``node`` that runs from ``checkpoint_id`` (an id or unique prefix)
+        once more under ``pdb``, with its exact input and its recorded model and tool calls
+        (``durable_debug.inspect.debug_task``; ``kwargs`` go to it). Nothing is saved."""
+        config = {"configurable": {**self.config.get("configurable", {})}}
+        config["configurable"]["checkpoint_id"] = checkpoint_id
+        return debug_task(self.graph, config, node, **kwargs)
 
     def __repr__(self) -> str:
         if not self._loaded.done():  # shown right after construction: the read is under way
@@ -406,12 +416,12 @@ class TimeTravel(anywidget.AnyWidget):
                 f"Checkpoint {record.id} has nothing left to run (its next is empty): pick an "
                 "earlier checkpoint, or fork this one with edited values."
             )
-        return self._start(
-            None,
-            record,
-            "rerun",
-            self._call_code("invoke", f"None, {_config_code(record)}{self._breaks_code()}"),
-        )
+        code = self._call_code("invoke", f"None, {_config_code(record)}{self._breaks_code()}")
+        replay = bool(request.get("replay"))
+        if replay:  # answer the rerun's model and tool calls from the thread's recording
+            config = {"configurable": {"thread_id": self._thread_id}}
+            code = f"with durable_debug.replaying({self.graph_name}, {config!r}):\n    {code}"
+        return self._start(None, record, "rerun", code, replay=replay)
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
         _, record = await self._checkpoint(_field(request, "checkpoint_id"), self._ns_of(request))
@@ -605,7 +615,9 @@ class TimeTravel(anywidget.AnyWidget):
 
     # -- runs --------------------------------------------------------------------------------
 
-    def _start(self, command: Any, record: CheckpointRecord, action: str, code: str) -> Any:
+    def _start(
+        self, command: Any, record: CheckpointRecord, action: str, code: str, replay: bool = False
+    ) -> Any:
         if self._run_task is not None and not self._run_task.done():
             raise RequestError(
                 "A run started here is still going: wait for it, or press Stop first."
@@ -615,16 +627,22 @@ class TimeTravel(anywidget.AnyWidget):
             self._running, self._error = True, ""
             self._status = f"{action}: running from step {record.step}…"
         breaks = {f"interrupt_{when}": list(nodes) for when, nodes in self._breaks().items()}
-        task = asyncio.get_running_loop().create_task(self._run(command, record, breaks))
+        task = asyncio.get_running_loop().create_task(self._run(command, record, breaks, replay))
         task.add_done_callback(lambda done: self._cancelled_before_start(done, record))
         self._run_task = task
         return {"started": True, "code": code}
 
     async def _run(
-        self, command: Any, start: CheckpointRecord, breaks: Mapping[str, Any] | None = None
+        self,
+        command: Any,
+        start: CheckpointRecord,
+        breaks: Mapping[str, Any] | None = None,
+        replay: bool = False,
     ) -> None:
         """Stream the run, then say how it ended. However it ends (done, failed, stopped, or an
-        error while reading where it ended) ``_end_run`` clears "running" with the status."""
+        error while reading where it ended) ``_end_run`` clears "running" with the status.
+        ``replay``: the run's model and tool calls are answered from the thread's recording
+        (``inspect.replay``)."""
         namespace = config_checkpoint_ns(start.config)
         before = await self._ids_in(namespace)
         # The first checkpoint shows at once; later ones at most every _REFRESH_EVERY seconds,
@@ -633,7 +651,10 @@ class TimeTravel(anywidget.AnyWidget):
         status, error = f"run from step {start.step} ended", ""
         try:
             try:
-                async with self._recorder:
+                async with self._recorder, contextlib.AsyncExitStack() as replayed:
+                    if replay:
+                        thread = {"configurable": {"thread_id": self._thread_id}}
+                        replayed.enter_context(use_replay(await areplay_source(self.graph, thread)))
                     stream = astream(
                         self.graph, command, start.config, stream_mode="debug", **(breaks or {})
                     )

@@ -6,7 +6,8 @@ A checkpoint's *debug record* is a small JSON object the engine writes with the 
      "graph_structure": {"nodes": [...], ...},       # the first checkpoint of a version
      "parent_write_ms": 1.7,                          # how long saving the parent took
      "as_node": "review",                              # an update_state checkpoint
-     "findings": [{"code": "unknown-key", "message": "...", "node": "a", "key": "x"}]}
+     "findings": [{"code": "unknown-key", "message": "...", "node": "a", "key": "x"}],
+     "task_calls": {"<task id>": {"node": "agent", "from": "<id>", "calls": [...]}}}
 
 LangGraph's values never carry it: ``metadata``, ``checkpoint``, writes and stream chunks are
 what LangGraph would have stored. Where it lives depends on the saver:
@@ -42,7 +43,9 @@ __all__ = [
     "LEGACY_KEYS",
     "PARENT_WRITE_MS",
     "RECORD_KEY",
+    "TASK_CALLS",
     "aadd_findings",
+    "aadd_task_calls",
     "aread_record",
     "aread_records",
     "attach_record",
@@ -65,6 +68,11 @@ AS_NODE = "as_node"
 """Record key: the node an ``update_state`` checkpoint was applied as."""
 FINDINGS = "findings"
 """Record key: the checkpoint's findings, ``[{"code", "message", "node", "key"}, ...]``."""
+TASK_CALLS = "task_calls"
+"""Record key: the model, tool and ``once()`` calls of the tasks whose step saved this
+checkpoint (or, for tasks that failed or paused, of the tasks that ran from it), by task id:
+``{"<task id>": {"node": ..., "from": <checkpoint the task ran from>, "calls": [...]}}``
+(``graph/recording.py``)."""
 LEGACY_KEYS = (GRAPH_VERSION, GRAPH_STRUCTURE, PARENT_WRITE_MS, AS_NODE)
 """Record keys that older versions stored in ``metadata`` (read from there as a fallback)."""
 RECORD_KEY = "__durable_debug_record__"
@@ -216,6 +224,26 @@ async def aread_record(
     """The stored record of one checkpoint (None when it has none)."""
     found = await aread_records(saver, thread_id, checkpoint_ns, [checkpoint_id])
     return found.get((checkpoint_ns, checkpoint_id))
+
+
+async def aadd_task_calls(
+    saver: Any,
+    thread_id: str,
+    checkpoint_ns: str,
+    checkpoint_id: str,
+    task_calls: Mapping[str, Any],
+) -> None:
+    """Add the calls of tasks that ran from a checkpoint already saved and saved no checkpoint
+    of their own (they failed, or paused on an interrupt) to that checkpoint's record."""
+    if not task_calls:
+        return
+    if stores_records(saver):
+        record = await aread_record(saver, thread_id, checkpoint_ns, checkpoint_id) or {}
+        record[TASK_CALLS] = {**record.get(TASK_CALLS, {}), **task_calls}
+        await saver.aset_debug_record(thread_id, checkpoint_ns, checkpoint_id, record)
+        return
+    kept = registry(saver).setdefault((thread_id, checkpoint_ns, checkpoint_id), {})
+    kept[TASK_CALLS] = {**kept.get(TASK_CALLS, {}), **task_calls}
 
 
 async def aadd_findings(

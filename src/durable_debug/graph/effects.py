@@ -19,7 +19,10 @@ must make its ``once`` calls in the same order each time (as with ``interrupt()`
 The guarantee covers re-runs of a node after its effect was *saved*: an effect whose process
 dies after the effect but before the save (a few milliseconds) happens again on resume, so the
 effect itself should still accept an idempotency key where it can (pass the task id of
-:func:`current_task_id`). A replay (time travel) runs new tasks, whose effects run anew.
+:func:`current_task_id`). A replay (time travel) runs new tasks, whose effects run anew —
+except inside ``durable_debug.inspect.replaying``, where an effect recorded with the same
+function and arguments at the same place in the node is answered from the recording
+(``recording.py``).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any, TypeVar
 
 from durable_debug._sync import run_sync
 from durable_debug.graph.interrupts import Scratchpad, current_scratchpad
+from durable_debug.graph.recording import answer_once
 
 __all__ = ["aonce", "current_task_id", "once"]
 
@@ -52,19 +56,23 @@ def once(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         return saved
     if pad.before_effect is not None:
         run_sync(pad.before_effect())
-    result = fn(*args, **kwargs)
-    if inspect.isawaitable(result):
-        close = getattr(result, "close", None)
-        if callable(close):
-            close()
-        raise TypeError(
-            f"once() in node {pad.node!r}: {_name(fn)} returned an awaitable; "
-            "use `await aonce(...)` for async functions"
-        )
+    answered, result, recorded = answer_once(fn, args, kwargs)
+    if not answered:
+        result = fn(*args, **kwargs)
+        if inspect.isawaitable(result):
+            close = getattr(result, "close", None)
+            if callable(close):
+                close()
+            raise TypeError(
+                f"once() in node {pad.node!r}: {_name(fn)} returned an awaitable; "
+                "use `await aonce(...)` for async functions"
+            )
+        recorded(result)
     pad.once.append(result)
     if pad.save_once is not None:
         run_sync(pad.save_once(list(pad.once)))
-    return result
+    done: T = result
+    return done
 
 
 async def aonce(fn: Callable[..., T | Awaitable[T]], /, *args: Any, **kwargs: Any) -> T:
@@ -77,13 +85,17 @@ async def aonce(fn: Callable[..., T | Awaitable[T]], /, *args: Any, **kwargs: An
         return saved
     if pad.before_effect is not None:
         await pad.before_effect()
-    result = fn(*args, **kwargs)
-    if inspect.isawaitable(result):
-        result = await result
+    answered, result, recorded = answer_once(fn, args, kwargs)
+    if not answered:
+        result = fn(*args, **kwargs)
+        if inspect.isawaitable(result):
+            result = await result
+        recorded(result)
     pad.once.append(result)
     if pad.save_once is not None:
         await pad.save_once(list(pad.once))
-    return result
+    done: T = result
+    return done
 
 
 def current_task_id() -> str:

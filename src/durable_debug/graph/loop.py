@@ -46,7 +46,9 @@ from durable_debug.checkpoint.lease import check_lease, confirm_lease, thread_le
 from durable_debug.checkpoint.records import (
     GRAPH_VERSION,
     PARENT_WRITE_MS,
+    TASK_CALLS,
     aadd_findings,
+    aadd_task_calls,
     aread_record,
     attach_record,
     known_version,
@@ -81,6 +83,7 @@ from durable_debug.graph.interrupts import (
 )
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.push import CallRunner
+from durable_debug.graph.recording import RunRecording
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
@@ -269,6 +272,9 @@ class RunLoop:
         """The event loop running concurrent tasks, and its thread (for ``_wake_up``)."""
         self.calls = CallRunner(self)
         """Runs the ``@task`` calls the run's tasks make (see ``push.py``)."""
+        self.recording = RunRecording(self.config) if self.saver is not None else None
+        """The model and tool calls of the run's tasks, for the next checkpoint's record
+        (``recording.py``; None without a saver)."""
 
     # -- driving -----------------------------------------------------------------------------
 
@@ -343,6 +349,16 @@ class RunLoop:
         if found and self.saver is not None and self.has_saved and self.thread_id is not None:
             await aadd_findings(
                 self.saver, self.thread_id, self.checkpoint_ns, self.checkpoint["id"], found
+            )
+        calls = self.recording.take() if self.recording is not None else None
+        if calls and self.saver is not None and self.has_saved and self.thread_id is not None:
+            # tasks that failed or paused: their calls go on the checkpoint they ran from
+            await aadd_task_calls(
+                self.saver,
+                self.thread_id,
+                self.checkpoint_ns,
+                self.checkpoint["id"],
+                calls[TASK_CALLS],
             )
 
     async def _start_graph_run(self) -> None:
@@ -829,6 +845,7 @@ class RunLoop:
             nesting=self._nesting(),
             graph_run=self.graph_run,
             findings=self.findings,
+            recording=self.recording,
         )
 
     async def _run_concurrently(
@@ -1000,6 +1017,8 @@ class RunLoop:
         found = self.findings.take()
         if found:
             record["findings"] = found
+        if self.recording is not None:
+            record.update(self.recording.take())
         self.record = record
         self.metadata = checkpoint_metadata(self.config, source, self.step, parents=self.parents)
         self.pending = {}

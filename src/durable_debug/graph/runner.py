@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.findings import RunFindings
     from durable_debug.graph.pregel import CompiledStateGraph
+    from durable_debug.graph.recording import RunRecording
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
 
@@ -75,6 +76,7 @@ async def run_task(
     nesting: Nesting | None = None,
     graph_run: Any = None,
     findings: RunFindings | None = None,
+    recording: RunRecording | None = None,
 ) -> None:
     """Execute ``task`` and record its outcome on it (status, writes, error, interrupts).
 
@@ -84,6 +86,7 @@ async def run_task(
     ``callbacks.GraphRun``) is the run's callback run, when its config has callbacks: each
     attempt of the node is a child run of it. ``findings`` collects what the node let pass
     (a write to a key the schema lacks, dropped as LangGraph drops it; without it, an error).
+    ``recording`` keeps the model, tool and ``once()`` calls the node makes (``recording.py``).
     Never raises for the node's own exceptions; only cancellation propagates.
     """
     spec = task.node
@@ -163,10 +166,13 @@ async def run_task(
         )
 
     token = set_scratchpad(scratchpad)
+    taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     try:
         while True:
             attempt += 1
+            if taping is not None and attempt > 1:
+                taping[0].restart()
             scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
             scratchpad.calls = 0
             observed = hooks.has_observers()
@@ -238,6 +244,8 @@ async def run_task(
             await asyncio.sleep(wait)
             task.status, task.error = None, None
     finally:
+        if taping is not None:
+            recording.stop(taping)  # type: ignore[union-attr]
         reset_scratchpad(token)
 
 

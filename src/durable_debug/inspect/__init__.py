@@ -6,6 +6,8 @@
     ddi.history_frame(graph, config)                 # one row per checkpoint
     ddi.blobs_frame(graph, config)                   # version, new/shared, bytes per channel
     ddi.diff(old_id, new_id, graph=graph, config=config)
+    ddi.recorded_calls(graph, config)                # every model / tool call, recorded
+    ddi.replay_check(graph, config).ok               # the code now writes what it recorded
     with ddi.Recorder() as rec:                      # executions per (thread, node)
         await graph.ainvoke(None, config)
     rec.counts_frame()
@@ -77,6 +79,20 @@ from durable_debug.inspect.health import (
 from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.locate import afind_graph, find_graph
 from durable_debug.inspect.recorder import Execution, NodeCount, Recorder
+from durable_debug.inspect.replay import (
+    ReplayCheck,
+    ReplayMismatchError,
+    ReplaySource,
+    TaskRun,
+    adebug_task,
+    arecorded_calls,
+    areplay_check,
+    areplay_source,
+    debug_task,
+    recorded_calls,
+    replay_check,
+    replaying,
+)
 from durable_debug.inspect.retention import (
     StuckThread,
     adelete_thread,
@@ -125,9 +141,13 @@ __all__ = [
     "NodeCount",
     "PathChange",
     "Recorder",
+    "ReplayCheck",
+    "ReplayMismatchError",
+    "ReplaySource",
     "StorageStats",
     "StuckThread",
     "Task",
+    "TaskRun",
     "Thread",
     "Topology",
     "TopologyEdge",
@@ -139,6 +159,7 @@ __all__ = [
     "acheckpoint_detail",
     "acrashed_threads",
     "adag_data",
+    "adebug_task",
     "adelete_thread",
     "adiff",
     "adiff_frame",
@@ -152,6 +173,9 @@ __all__ = [
     "aprune",
     "aread_checkpoint",
     "aread_thread",
+    "arecorded_calls",
+    "areplay_check",
+    "areplay_source",
     "astorage_stats",
     "asubgraph_namespaces",
     "asweep",
@@ -165,6 +189,7 @@ __all__ = [
     "crashed_threads",
     "dag_data",
     "dag_layout",
+    "debug_task",
     "delete_thread",
     "diff",
     "diff_data",
@@ -180,6 +205,9 @@ __all__ = [
     "html_data",
     "prune",
     "read_thread",
+    "recorded_calls",
+    "replay_check",
+    "replaying",
     "storage_stats",
     "subgraph_namespaces",
     "sweep",

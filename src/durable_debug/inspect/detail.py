@@ -19,6 +19,7 @@ from typing_extensions import NotRequired, TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import ERROR, FAILURES, INTERRUPT, ONCE, RESUME, RunnableConfig
+from durable_debug.checkpoint.records import TASK_CALLS
 from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.failures import failure_classes
 from durable_debug.inspect.jsonable import clip, to_jsonable
@@ -117,6 +118,9 @@ class Detail(TypedDict):
     through the reducer unless the user replaces the value (``Overwrite``)."""
     clipped: NotRequired[list[str]]
     """Channels whose value was cut for display (:func:`clip_detail`); absent when none."""
+    calls: NotRequired[list[dict[str, Any]]]
+    """The recorded model, tool and ``once()`` calls of the tasks whose step saved this
+    checkpoint (:func:`calls_of`); absent when none."""
 
 
 async def acheckpoint_detail(
@@ -143,6 +147,39 @@ def checkpoint_detail(
 
 def detail_of(thread: Thread, record: CheckpointRecord, *, nodes: list[str]) -> Detail:
     """Build the ``Detail`` of ``record`` (its parent must be in ``thread`` for blob status)."""
+    detail = _detail_of(thread, record, nodes=nodes)
+    calls = calls_of(record)
+    if calls:
+        detail["calls"] = calls
+    return detail
+
+
+def calls_of(record: CheckpointRecord) -> list[dict[str, Any]]:
+    """The recorded calls kept on ``record`` (``graph/recording.py``), by task: ``task_id``,
+    ``node``, ``from`` (the checkpoint the task ran from) and ``calls`` — each call's index
+    ``i``, ``kind``, ``name``, ``input``, ``output``, ``tokens``, ``ms`` and ``replayed``
+    (True, False, or None outside a replay), without the stored output itself."""
+    kept = record.debug.get(TASK_CALLS)
+    if not isinstance(kept, Mapping):
+        return []
+    shown = ("i", "kind", "name", "input", "output", "tokens", "ms", "replayed", "error")
+    return [
+        {
+            "task_id": str(task_id),
+            "node": task.get("node"),
+            "from": task.get("from"),
+            "calls": [
+                {key: call.get(key) for key in shown}
+                for call in task.get("calls") or ()
+                if isinstance(call, Mapping)
+            ],
+        }
+        for task_id, task in kept.items()
+        if isinstance(task, Mapping)
+    ]
+
+
+def _detail_of(thread: Thread, record: CheckpointRecord, *, nodes: list[str]) -> Detail:
     return Detail(
         id=record.id,
         parent=record.parent_id,

@@ -1,0 +1,762 @@
+"""Recording the model and tool calls a task makes, and answering them again from a recording.
+
+Every task of a run with a checkpointer gets a :class:`Tape`. While its node runs, the tape is
+current (a context variable), and so is a LangChain callback handler that writes onto it
+(registered once with ``langchain_core``'s configure hook, so every chat model, LLM and tool
+run inside the node — at any depth, in worker threads too — reports to it without touching
+the node's config). ``once()`` effects write onto it too. When the step's checkpoint is saved,
+the tapes of its tasks go into that checkpoint's debug record (``checkpoint/records.py``,
+key :data:`~durable_debug.checkpoint.records.TASK_CALLS`)::
+
+    {"task_calls": {"<task id>": {"node": "agent", "from": "<checkpoint the task ran from>",
+                                  "calls": [{"i": 0, "kind": "chat_model", "name": "...",
+                                             "hash": "9c1f...", "input": "...", "output": "...",
+                                             "value": {...}, "tokens": {...}, "ms": 12.5}]}}}
+
+A :class:`ReplaySource` (made by ``durable_debug.inspect.replaying``) answers calls from a
+recording while it is current. Callbacks observe a call but cannot answer it, so: the recorder
+looks the call up when the model run starts (``on_chat_model_start``) and keeps the answer
+under the LangChain run id; ``BaseChatModel._generate_with_cache`` (the step every
+``invoke``/``ainvoke``/``generate`` of a chat model goes through, where LangChain's own LLM
+cache answers) returns it instead of calling the model. A tool's call is answered in
+``BaseTool.run``/``arun``; a ``once()`` effect in ``effects.py``. Both wrappers are installed
+only while a source is in use and fall through to LangChain's code for any call the source
+does not answer: nothing behaves differently outside a ``replaying`` block. (LangChain's LLM
+cache hook was the other way in, but it serializes the whole prompt with ``dumps`` on every
+call, 35 ms for a 100-message history.)
+
+    recording = RunRecording()
+    tape = recording.start("agent", task_id, checkpoint_id)     # the node runs with it
+    recording.stop(tape); recording.take()                      # {"task_calls": {...}}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import hashlib
+import json
+import re
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from durable_debug.checkpoint.records import TASK_CALLS
+
+__all__ = [
+    "RECORD_CALLS",
+    "ReplayMismatchError",
+    "ReplaySource",
+    "RunRecording",
+    "Tape",
+    "call_hash",
+    "current_tape",
+    "records_calls",
+    "use_replay",
+]
+
+RECORD_CALLS = "record_calls"
+"""``config["configurable"]`` key: ``False`` turns the recording of calls off for a run."""
+SUMMARY_CHARS = 200
+"""Characters of an input or output kept as its summary."""
+MAX_VALUE_CHARS = 1_000_000
+"""Largest stored output (as JSON text) of one call; a larger one keeps its summary only and
+cannot be replayed (the call goes live)."""
+
+_TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
+    "durable_debug_tape", default=None
+)
+_HANDLER: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "durable_debug_call_recorder", default=None
+)
+_REPLAY: contextvars.ContextVar[ReplaySource | None] = contextvars.ContextVar(
+    "durable_debug_replay", default=None
+)
+_RESERVED: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "durable_debug_reserved_call", default=None
+)
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+class ReplayMismatchError(LookupError):
+    """A call inside ``replaying(strict=True)`` (or a recording that cannot answer it) has no
+    recorded call with the same input: the message names the thread, task, node and call."""
+
+
+def call_hash(*parts: str) -> str:
+    """The hash of a call's input (its parts joined), as recorded and compared on replay."""
+    text = "\x1f".join(_ADDRESS.sub("", part) if " at 0x" in part else part for part in parts)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def summary(value: Any) -> str:
+    """A short text for a call's input or output (:data:`SUMMARY_CHARS` at most)."""
+    text = value if isinstance(value, str) else repr(value)
+    text = _ADDRESS.sub("", text)
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+
+
+def records_calls(config: Mapping[str, Any] | None) -> bool:
+    """Whether a run with ``config`` records its tasks' calls (on unless turned off)."""
+    return ((config or {}).get("configurable") or {}).get(RECORD_CALLS) is not False
+
+
+def current_tape() -> Tape | None:
+    """The tape of the task running in this context (None outside a recorded task)."""
+    return _TAPE.get()
+
+
+@dataclass
+class Tape:
+    """The calls of one task, in the order they started."""
+
+    node: str
+    """The task's node."""
+    task_id: str
+    """The task's id."""
+    checkpoint_id: str
+    """The checkpoint the task ran from."""
+    thread_id: str = ""
+    """The thread (for error messages)."""
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """One entry per call (see the module's docstring)."""
+    replay: ReplaySource | None = None
+    """What answers the task's calls (None: every call is live)."""
+    stash: dict[Any, tuple[dict[str, Any], Any]] = field(default_factory=dict)
+    """Chat-model answers (or refusals) found when the model run started, by LangChain run
+    id, for the model's ``_generate_with_cache`` to return."""
+    handler: Any = None
+    """The LangChain callback handler writing onto this tape (None when LangChain is not
+    imported)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def restart(self) -> None:
+        """Forget the calls of a failed attempt (the task is retried)."""
+        with self._lock:
+            self.calls.clear()
+            self.stash.clear()
+
+    def open(self, kind: str, name: str, digest: str, shown: Any) -> dict[str, Any]:
+        """Add the entry of a call that starts now (its index is the next one)."""
+        reserved = _RESERVED.get()
+        entry: dict[str, Any] = {
+            "i": -1,
+            "kind": kind,
+            "name": name,
+            "hash": digest,
+            "input": summary(shown),
+        }
+        if reserved is not None:  # a live tool call of a replay: its index was kept for it
+            self.fill(reserved, entry)
+            return entry
+        with self._lock:
+            entry["i"] = self._next_index()
+            self.calls.append(entry)
+        return entry
+
+    def reserve(self) -> int:
+        """The index of the next call, taken now (its entry is added later)."""
+        with self._lock:
+            index = self._next_index()
+            self.calls.append({"i": index, "kind": "reserved"})
+            return index
+
+    def fill(self, index: int, entry: dict[str, Any]) -> None:
+        """Put ``entry`` in the place :meth:`reserve` kept for call ``index``."""
+        entry["i"] = index
+        with self._lock:
+            for n, kept in enumerate(self.calls):
+                if kept.get("i") == index and kept.get("kind") == "reserved":
+                    self.calls[n] = entry
+                    return
+            self.calls.append(entry)
+
+    def _next_index(self) -> int:
+        return len(self.calls)
+
+    def where(self, entry: Mapping[str, Any]) -> str:
+        """Thread, task, node and call, for messages."""
+        return (
+            f"thread {self.thread_id!r}, task {self.task_id} (node {self.node!r}) from "
+            f"checkpoint {self.checkpoint_id}, call {entry.get('i')} "
+            f"({entry.get('kind')} {entry.get('name')!r})"
+        )
+
+    def as_record(self) -> dict[str, Any]:
+        """What the checkpoint's record keeps of this tape."""
+        calls = [c for c in self.calls if c.get("kind") != "reserved"]
+        return {"node": self.node, "from": self.checkpoint_id, "calls": calls}
+
+
+class RunRecording:
+    """The tapes of one run's tasks until the checkpoint they belong to is saved."""
+
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        self.enabled = records_calls(config)
+        """False when the run's config turns recording off."""
+        self.thread_id = str(((config or {}).get("configurable") or {}).get("thread_id") or "")
+        self.tapes: list[Tape] = []
+        self._lock = threading.Lock()
+
+    def start(self, node: str, task_id: str, checkpoint_id: str) -> tuple[Tape, Any] | None:
+        """Make ``node``'s task's tape current (until :meth:`stop`); None when not recording."""
+        if not self.enabled:
+            return None
+        replay = _REPLAY.get()
+        tape = Tape(node, task_id, checkpoint_id, self.thread_id, replay=replay)
+        if "langchain_core" in sys.modules:
+            tape.handler = _recorder_class()(tape)
+        with self._lock:
+            self.tapes.append(tape)
+        tokens = (_TAPE.set(tape), _HANDLER.set(tape.handler))
+        return tape, tokens
+
+    @staticmethod
+    def stop(started: tuple[Tape, Any] | None) -> None:
+        """Leave the task's tape (the counterpart of :meth:`start`)."""
+        if started is None:
+            return
+        tape_token, handler_token = started[1]
+        _HANDLER.reset(handler_token)
+        _TAPE.reset(tape_token)
+
+    def take(self) -> dict[str, Any]:
+        """The record entry for the tapes that have calls (``{}`` when none has), handed over
+        once: the checkpoint being saved keeps them."""
+        with self._lock:
+            tapes, self.tapes = self.tapes, []
+        kept = {t.task_id: t.as_record() for t in tapes if t.calls}
+        return {TASK_CALLS: kept} if kept else {}
+
+
+# -- replay ---------------------------------------------------------------------------------
+
+
+@dataclass
+class ReplaySource:
+    """Recorded calls that answer the calls of the tasks run while it is current.
+
+    ``by_node`` answers any task of a node from the recorded calls of that node with the same
+    call index and input hash; ``by_task`` (a task id's calls) restricts a task to its own
+    recording (``replay_check``, ``debug_task``)."""
+
+    by_node: dict[tuple[str, int, str], dict[str, Any]] = field(default_factory=dict)
+    by_task: dict[str, list[dict[str, Any]]] | None = None
+    strict: bool = False
+    """Refuse (``ReplayMismatchError``) a call that has no recorded answer."""
+    thread_id: str = ""
+    replayed: list[dict[str, Any]] = field(default_factory=list)
+    """``{"node", "task_id", "i", "kind", "name"}`` of every call answered from the recording."""
+    live: list[dict[str, Any]] = field(default_factory=list)
+    """The same for every call that was made for real (with ``"hash"``)."""
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def from_tasks(cls, tasks: Mapping[str, Mapping[str, Any]], **kwargs: Any) -> ReplaySource:
+        """A source answering by node from recorded tasks (task id → ``{"node", "calls"}``);
+        a recorded call without its output (too large, not storable, or failed) answers
+        nothing."""
+        by_node: dict[tuple[str, int, str], dict[str, Any]] = {}
+        for recorded in tasks.values():
+            for call in recorded.get("calls") or ():
+                by_node.setdefault((recorded["node"], call["i"], call["hash"]), call)
+        return cls(by_node=by_node, **kwargs)
+
+    def find(self, tape: Tape, index: int, digest: str) -> dict[str, Any] | None:
+        """The recorded call answering ``tape``'s call ``index`` with input ``digest``."""
+        found = self._recorded(tape, index, digest)
+        return found if found is not None and _answers(found) else None
+
+    def _recorded(self, tape: Tape, index: int, digest: str) -> dict[str, Any] | None:
+        if self.by_task is not None:
+            for call in self.by_task.get(tape.task_id, ()):
+                if call.get("i") == index and call.get("hash") == digest:
+                    return call
+            return None
+        return self.by_node.get((tape.node, index, digest))
+
+    def note(self, tape: Tape, entry: Mapping[str, Any], replayed: bool) -> None:
+        """Remember that ``entry`` was answered from the recording or went live."""
+        item = {
+            "node": tape.node,
+            "task_id": tape.task_id,
+            "i": entry.get("i"),
+            "kind": entry.get("kind"),
+            "name": entry.get("name"),
+            "hash": entry.get("hash"),
+            "input": entry.get("input"),
+        }
+        with self._lock:
+            (self.replayed if replayed else self.live).append(item)
+
+    def refuse(self, tape: Tape, entry: Mapping[str, Any]) -> ReplayMismatchError:
+        """The error for a call the recording cannot answer under ``strict``."""
+        found = self._recorded(tape, int(entry.get("i", -1)), str(entry.get("hash")))
+        if found is not None:  # the same call was recorded, but not what it returned
+            why = (
+                "failed when it was recorded"
+                if "error" in found
+                else ("was recorded without its output (too large, or not storable)")
+            )
+            return ReplayMismatchError(
+                f"replay: {tape.where(entry)} {why}, so the recording cannot answer it; "
+                "run without strict=True to make it live"
+            )
+        return ReplayMismatchError(
+            f"replay: no recorded call matches {tape.where(entry)}: its input "
+            f"(hash {entry.get('hash')}) differs from the recording, or the recording has no "
+            "such call; run without strict=True to make it live"
+        )
+
+
+def _answers(call: Mapping[str, Any]) -> bool:
+    """Whether a recorded call can answer a replayed one: it kept its output, and did not fail."""
+    return "value" in call and "error" not in call
+
+
+_INSTALLED = 0
+_INSTALL_LOCK = threading.Lock()
+_UNDO: list[Callable[[], None]] = []
+
+
+@contextlib.contextmanager
+def use_replay(source: ReplaySource) -> Iterator[ReplaySource]:
+    """Make ``source`` answer the calls of the tasks run in this context until the block ends.
+
+    The chat model and tool wrappers (see the module's docstring) are installed while at least
+    one source is in use anywhere in the process, and removed after the last one."""
+    global _INSTALLED
+    with _INSTALL_LOCK:
+        if _INSTALLED == 0 and _langchain_importable():
+            _install_hooks()
+        _INSTALLED += 1
+    token = _REPLAY.set(source)
+    try:
+        yield source
+    finally:
+        _REPLAY.reset(token)
+        with _INSTALL_LOCK:
+            _INSTALLED -= 1
+            if _INSTALLED == 0:
+                while _UNDO:
+                    _UNDO.pop()()
+
+
+def _langchain_importable() -> bool:
+    try:
+        import langchain_core  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def stored_value(value: Any) -> dict[str, Any] | None:
+    """A call's output as the record keeps it (``{"message": ...}`` for a LangChain message,
+    ``{"lc": ...}`` for another LangChain object, ``{"json": ...}`` for plain data), or None
+    when it cannot be kept (too large, or not JSON): then the call has a summary but no answer
+    to replay."""
+    try:
+        from langchain_core.load import dumpd
+        from langchain_core.load.serializable import Serializable
+    except ImportError:
+        Serializable = None  # type: ignore[assignment,misc]
+    try:
+        if Serializable is not None and isinstance(value, Serializable):
+            kept: dict[str, Any] = {"lc": dumpd(value)}
+        else:
+            kept = {"json": value}
+        text = json.dumps(kept, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return None
+    return kept if len(text) <= MAX_VALUE_CHARS else None
+
+
+def loaded_value(kept: Mapping[str, Any]) -> Any:
+    """The output :func:`stored_value` kept."""
+    if "message" in kept:
+        from langchain_core.messages import messages_from_dict
+
+        return messages_from_dict([kept["message"]])[0]
+    if "lc" in kept:
+        import warnings
+
+        from langchain_core.load import load
+
+        with warnings.catch_warnings():  # load() is marked beta
+            warnings.simplefilter("ignore")
+            return load(kept["lc"], allowed_objects="messages")
+    return kept.get("json")
+
+
+def answer_once(fn: Any, args: Any, kwargs: Any) -> tuple[bool, Any, Any]:
+    """For ``once(fn, *args, **kwargs)`` in a recorded task: ``(True, value, None)`` when a
+    replay answers it, else ``(False, None, finish)`` where ``finish(result, ms)`` records
+    the effect's result once it ran (a no-op outside a recorded task)."""
+    tape = _TAPE.get()
+    if tape is None:
+        return False, None, _nothing
+    name = getattr(fn, "__qualname__", None) or repr(fn)
+    digest = call_hash(name, repr(args), repr(sorted(kwargs.items())))
+    entry = tape.open("once", name, digest, (args, kwargs) if kwargs else args)
+    if tape.replay is not None:
+        found = tape.replay.find(tape, entry["i"], digest)
+        if found is not None:
+            entry.update(output=found.get("output"), value=found["value"], ms=0.0, replayed=True)
+            tape.replay.note(tape, entry, True)
+            return True, loaded_value(found["value"]), None
+        if tape.replay.strict:
+            raise tape.replay.refuse(tape, entry)
+        entry["replayed"] = False
+        tape.replay.note(tape, entry, False)
+    started = time.perf_counter()
+
+    def finish(result: Any) -> None:
+        entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+        entry["output"] = summary(result)
+        kept = stored_value(result)
+        if kept is not None:
+            entry["value"] = kept
+
+    return False, None, finish
+
+
+def _nothing(result: Any) -> None:
+    return None
+
+
+# -- LangChain: the recorder, the chat model and tool wrappers ---------------------------------
+
+_RECORDER: type | None = None
+
+
+def _recorder_class() -> type:
+    """The LangChain callback handler class (built on first use: LangChain is optional)."""
+    global _RECORDER
+    if _RECORDER is None:
+        _RECORDER = _build_recorder()
+    return _RECORDER
+
+
+def _build_recorder() -> type:
+    from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.tracers.context import register_configure_hook
+
+    register_configure_hook(_HANDLER, inheritable=True)
+
+    class CallRecorder(BaseCallbackHandler):
+        """Writes the chat model, LLM and tool runs of one task onto its tape."""
+
+        run_inline = True
+        raise_error = False
+        # Only model and tool runs are recorded: LangChain skips these kinds for this handler
+        # (not ``ignore_agent``, which LangChain also reads for tool runs).
+        ignore_chain = ignore_retriever = ignore_retry = True
+        ignore_custom_event = True
+
+        def __init__(self, tape: Tape) -> None:
+            self.tape = tape
+            self.open: dict[Any, tuple[dict[str, Any], float]] = {}
+
+        def _mine(self) -> bool:
+            # A nested task (a subgraph's) records its own calls, not its parent's.
+            return _TAPE.get() is self.tape
+
+        def on_chat_model_start(
+            self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: Any, **kw: Any
+        ) -> None:
+            if not self._mine():
+                return
+            name = _model_name(serialized, kw)
+            text = messages_text(messages[0])
+            digest = call_hash(name, text, _params(kw.get("invocation_params")))
+            self._start("chat_model", name, digest, _messages_summary(messages[0]), run_id, True)
+
+        def on_llm_start(
+            self, serialized: dict[str, Any], prompts: list[str], *, run_id: Any, **kw: Any
+        ) -> None:
+            if not self._mine():
+                return
+            name = _model_name(serialized, kw)
+            digest = call_hash(name, prompts[0], _params(kw.get("invocation_params")))
+            self._start("llm", name, digest, prompts[0], run_id, False)
+
+        def _start(
+            self, kind: str, name: str, digest: str, shown: Any, run_id: Any, answerable: bool
+        ) -> None:
+            tape = self.tape
+            entry = tape.open(kind, name, digest, shown)
+            self.open[run_id] = (entry, time.perf_counter())
+            replay = tape.replay
+            if replay is None or not answerable:
+                return
+            found = replay.find(tape, entry["i"], digest)
+            answer: Any = found
+            if found is None and replay.strict:
+                answer = replay.refuse(tape, entry)
+            if answer is None:  # the input changed: the call goes live (noted now: it may fail)
+                entry["replayed"] = False
+                replay.note(tape, entry, False)
+                return
+            with tape._lock:
+                tape.stash[run_id] = (entry, answer)
+
+        def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
+            opened = self.open.pop(run_id, None)
+            if opened is None:
+                return
+            entry, started = opened
+            replay = self.tape.replay
+            if entry.get("replayed"):
+                return
+            entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+            output = _first_output(response)
+            entry["output"] = summary(getattr(output, "content", output))
+            tokens = _tokens(output, response)
+            if tokens:
+                entry["tokens"] = tokens
+            kept = stored_value(output)
+            if kept is not None:
+                entry["value"] = kept
+            if replay is not None and "replayed" not in entry:  # not answered after all
+                entry["replayed"] = False
+                replay.note(self.tape, entry, False)
+
+        def on_llm_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+            opened = self.open.pop(run_id, None)
+            if opened is not None:
+                entry, started = opened
+                entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+                entry["error"] = summary(repr(error))
+
+        def on_tool_start(
+            self,
+            serialized: dict[str, Any],
+            input_str: str,
+            *,
+            run_id: Any,
+            inputs: dict[str, Any] | None = None,
+            **kw: Any,
+        ) -> None:
+            if not self._mine():
+                return
+            name = str((serialized or {}).get("name") or kw.get("name") or "tool")
+            shown = inputs if inputs is not None else input_str
+            digest = call_hash(name, tool_input_text(inputs, input_str))
+            entry = self.tape.open("tool", name, digest, shown)
+            self.open[run_id] = (entry, time.perf_counter())
+            if self.tape.replay is not None:
+                entry["replayed"] = False
+                self.tape.replay.note(self.tape, entry, False)
+
+        def on_tool_end(self, output: Any, *, run_id: Any, **kw: Any) -> None:
+            opened = self.open.pop(run_id, None)
+            if opened is None:
+                return
+            entry, started = opened
+            entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+            entry["output"] = summary(getattr(output, "content", output))
+            kept = stored_value(output)
+            if kept is not None:
+                entry["value"] = kept
+
+        def on_tool_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
+            self.on_llm_error(error, run_id=run_id)
+
+    return CallRecorder
+
+
+def tool_input_text(inputs: Mapping[str, Any] | None, input_str: str) -> str:
+    """A tool call's input as hashed: its arguments as sorted JSON, else its text."""
+    if inputs is None:
+        return input_str
+    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)
+
+
+def messages_text(messages: list[Any]) -> str:
+    """A chat model call's messages as hashed: each message's class, content, name, tool
+    calls and tool call id (not its id, which a fresh run gives anew)."""
+    kept = []
+    for m in messages:
+        fields = getattr(m, "__dict__", None) or {}  # a pydantic model's fields: no lookups
+        kept.append(
+            (
+                type(m).__name__,
+                fields.get("content", m),
+                fields.get("name"),
+                fields.get("tool_calls") or (),
+                fields.get("tool_call_id"),
+            )
+        )
+    return json.dumps(kept, default=repr, ensure_ascii=False)
+
+
+def _messages_summary(messages: list[Any]) -> str:
+    if not messages:
+        return "no messages"
+    last = messages[-1]
+    return f"{len(messages)} messages, last {type(last).__name__}: {getattr(last, 'content', last)}"
+
+
+def _model_name(serialized: Mapping[str, Any] | None, kw: Mapping[str, Any]) -> str:
+    ids = (serialized or {}).get("id") or ()
+    return str(kw.get("name") or (ids[-1] if ids else None) or "model")
+
+
+def _params(params: Any) -> str:
+    if not isinstance(params, Mapping):
+        return ""
+    return repr(sorted((str(k), repr(v)) for k, v in params.items()))
+
+
+def _first_output(response: Any) -> Any:
+    generations = getattr(response, "generations", None) or [[]]
+    first = generations[0][0] if generations and generations[0] else None
+    if first is None:
+        return None
+    message = getattr(first, "message", None)
+    return message if message is not None else getattr(first, "text", None)
+
+
+def _tokens(output: Any, response: Any) -> dict[str, int] | None:
+    usage = getattr(output, "usage_metadata", None)
+    if isinstance(usage, Mapping):
+        return {
+            "input": int(usage.get("input_tokens") or 0),
+            "output": int(usage.get("output_tokens") or 0),
+            "total": int(usage.get("total_tokens") or 0),
+        }
+    llm_output = getattr(response, "llm_output", None) or {}
+    usage = llm_output.get("token_usage") if isinstance(llm_output, Mapping) else None
+    if isinstance(usage, Mapping):
+        return {
+            "input": int(usage.get("prompt_tokens") or 0),
+            "output": int(usage.get("completion_tokens") or 0),
+            "total": int(usage.get("total_tokens") or 0),
+        }
+    return None
+
+
+def _stashed(run_manager: Any) -> Any:
+    """The recorded answer to the chat model run of ``run_manager`` (None: it goes live)."""
+    tape = _TAPE.get()
+    run_id = getattr(run_manager, "run_id", None)
+    if tape is None or tape.replay is None or run_id is None:
+        return None
+    with tape._lock:
+        found = tape.stash.pop(run_id, None)
+    if found is None:
+        return None
+    entry, answer = found
+    if isinstance(answer, ReplayMismatchError):
+        raise answer
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    message = loaded_value(answer["value"])
+    entry.update(output=answer.get("output"), value=answer["value"], ms=0.0, replayed=True)
+    if answer.get("tokens"):
+        entry["tokens"] = answer["tokens"]
+    tape.replay.note(tape, entry, True)
+    return ChatResult(generations=[ChatGeneration(message=message)])
+
+
+def _install_hooks() -> None:
+    """Wrap the chat models' and the tools' call (undone by the last ``use_replay``)."""
+    _recorder_class()
+    from langchain_core.language_models.chat_models import BaseChatModel
+    from langchain_core.tools import BaseTool
+
+    generate, agenerate = BaseChatModel._generate_with_cache, BaseChatModel._agenerate_with_cache
+
+    def replayed_generate(
+        self: Any, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        found = _stashed(run_manager)
+        if found is not None:
+            return found
+        return generate(self, messages, stop, run_manager, **kwargs)
+
+    async def replayed_agenerate(
+        self: Any, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> Any:
+        found = _stashed(run_manager)
+        if found is not None:
+            return found
+        return await agenerate(self, messages, stop, run_manager, **kwargs)
+
+    BaseChatModel._generate_with_cache = replayed_generate  # type: ignore[method-assign]
+    BaseChatModel._agenerate_with_cache = replayed_agenerate  # type: ignore[method-assign]
+
+    def undo_models() -> None:
+        BaseChatModel._generate_with_cache = generate  # type: ignore[method-assign]
+        BaseChatModel._agenerate_with_cache = agenerate  # type: ignore[method-assign]
+
+    _UNDO.append(undo_models)
+
+    run, arun = BaseTool.run, BaseTool.arun
+
+    def replayed_run(self: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        answered, value, index = _tool_answer(self, tool_input, kwargs)
+        if answered:
+            return value
+        token = _RESERVED.set(index)
+        try:
+            return run(self, tool_input, *args, **kwargs)
+        finally:
+            _RESERVED.reset(token)
+
+    async def replayed_arun(self: Any, tool_input: Any, *args: Any, **kwargs: Any) -> Any:
+        answered, value, index = _tool_answer(self, tool_input, kwargs)
+        if answered:
+            return value
+        token = _RESERVED.set(index)
+        try:
+            return await arun(self, tool_input, *args, **kwargs)
+        finally:
+            _RESERVED.reset(token)
+
+    BaseTool.run, BaseTool.arun = replayed_run, replayed_arun  # type: ignore[method-assign]
+
+    def undo_tools() -> None:
+        BaseTool.run, BaseTool.arun = run, arun  # type: ignore[method-assign]
+
+    _UNDO.append(undo_tools)
+
+
+def _tool_answer(tool: Any, tool_input: Any, kwargs: Mapping[str, Any]) -> tuple[bool, Any, Any]:
+    """``(True, output, None)`` when the replay answers this tool call, else ``(False, None,
+    index)``: the call goes live under the call index kept for it (None outside a replay)."""
+    tape = _TAPE.get()
+    if tape is None or tape.replay is None or _RESERVED.get() is not None:
+        return False, None, None
+    inputs = None
+    if isinstance(tool_input, dict):
+        filtered = getattr(tool, "_filter_injected_args", None)
+        inputs = filtered(tool_input) if callable(filtered) else tool_input
+    text = tool_input if isinstance(tool_input, str) else str(inputs or tool_input)
+    name = str(tool.name)
+    digest = call_hash(name, tool_input_text(inputs, text))
+    index = tape.reserve()
+    found = tape.replay.find(tape, index, digest)
+    entry: dict[str, Any] = {
+        "kind": "tool",
+        "name": name,
+        "hash": digest,
+        "input": summary(inputs if inputs is not None else text),
+    }
+    if found is None:
+        if tape.replay.strict:
+            entry["i"] = index
+            tape.fill(index, {**entry, "error": "refused: no recorded call"})
+            raise tape.replay.refuse(tape, entry)
+        return False, None, index
+    value = loaded_value(found["value"])
+    call_id = kwargs.get("tool_call_id")
+    if call_id is not None and getattr(value, "tool_call_id", call_id) != call_id:
+        value = value.model_copy(update={"tool_call_id": call_id})
+    entry.update(output=found.get("output"), value=found["value"], ms=0.0, replayed=True)
+    tape.fill(index, entry)
+    tape.replay.note(tape, entry, True)
+    return True, value, None
