@@ -67,7 +67,6 @@ __all__ = [
 ]
 
 
-
 async def aupdate_state(
     graph: CompiledStateGraph[Any, Any, Any, Any],
     config: RunnableConfig,
