@@ -158,3 +158,49 @@ async def test_a_damaged_row_is_named_not_skipped(tmp_path, change, said):
         await DagReader(g, cfg).aread()
     assert "demo-1" in str(raised.value)
     assert (second if "branch" in change else newest) in str(raised.value)
+
+
+def graph_facts(dag: Any) -> tuple[Any, ...]:
+    """Everything a networkx tree says: its attributes, nodes with theirs, and edges."""
+    return dag.graph, dict(dag.nodes(data=True)), sorted(dag.edges)
+
+
+@pytest.mark.parametrize("name", ["accumulate", "resume", "rerun_rule", "fanout", "loop"])
+async def test_checkpoint_dag_and_dag_data_read_the_outline_the_same_tree(tmp_path, name):
+    """The public readers give what they gave from the full read, attribute for attribute."""
+    from durable_debug.inspect import acheckpoint_dag, adag_data
+    from durable_debug.inspect.dag import dag_from_thread
+
+    ns = on_sqlite(name, tmp_path / "s.db")
+    g, cfg = ns["g"], ns["cfg"]
+    state = {
+        k: [] if "list" in str(t) else ("" if t is str else 0)
+        for k, t in ns["State"].__annotations__.items()
+    }
+    with contextlib.suppress(Exception):
+        await g.ainvoke(state, cfg)
+    history = [s async for s in g.aget_state_history(cfg)]
+    if len(history) > 2:  # a fork from the middle, so the tree has a branch
+        with contextlib.suppress(Exception):
+            await g.aupdate_state(history[len(history) // 2].config, None)
+    thread = await aread_thread(g, cfg)
+    assert graph_facts(await acheckpoint_dag(g, cfg)) == graph_facts(dag_from_thread(thread))
+    assert await adag_data(g, cfg) == dag_data_of(thread)
+
+
+async def test_checkpoint_dag_and_dag_data_decode_no_state(tmp_path):
+    """State blobs made unreadable: the tree and its data still open, the state read fails."""
+    from durable_debug.inspect import acheckpoint_dag, adag_data
+
+    database = tmp_path / "t.db"
+    ns = on_sqlite("accumulate", database)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    expected = await full_dag(g, cfg)
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("UPDATE checkpoint_blobs SET blob = x'c1c1' WHERE channel IN ('value', 'log')")
+    with pytest.raises(Exception):  # noqa: B017 - any decoding error: the values are garbage
+        await aread_thread(g, cfg)
+    assert await adag_data(g, cfg) == expected
+    tree = await acheckpoint_dag(g, cfg)
+    assert sorted(tree.nodes) == sorted(n["id"] for n in expected["nodes"])

@@ -160,10 +160,14 @@ class OutlineRow(NamedTuple):
     parent_id: str | None
     metadata: dict[str, Any]
     ts: str
-    pull: tuple[str, ...]
-    """The nodes its trigger channels schedule next, sorted (before any Send task)."""
-    packets: tuple[Any, ...]
-    """The Send packets it holds (each a later task of the next step, in order)."""
+    triggers: dict[str, Any]
+    """The trigger channels that hold a value (the Send packets' channel too): channel →
+    value, loaded only where the value decides which nodes run (a join's sources, the
+    packets), None for the others. Which tasks they schedule is the inspect layer's reading."""
+    versions: dict[str, str]
+    """The versions of :attr:`triggers` (engine form, comparable with :attr:`seen`'s)."""
+    seen: dict[str, dict[str, str]]
+    """``versions_seen`` cut to the triggers: node → trigger channel → the version it saw."""
     tasks: dict[str, TaskWrites]
     """Task id → what its writes say, for the tasks with writes saved on this checkpoint."""
 
@@ -310,28 +314,30 @@ def outline_rows(
                             raise missing_blob(name, version)
                         if blob[0] != EMPTY:
                             present.append((name, version))
-            pull: set[str] = set()
-            packets: tuple[Any, ...] = ()
+            values: dict[str, Any] = {}
+            full_versions: dict[str, str] = {}
+            seen: dict[str, dict[str, str]] = {}
             seen_by = record.get("versions_seen")
             for name, version in present:
+                mine = full.get(version) or full.setdefault(version, full_version(version))
+                full_versions[name] = mine
                 if name == TASKS:
-                    packets = tuple(_blob_value(decoded, stored, loads, name, version) or ())
+                    values[name] = _blob_value(decoded, stored, loads, name, version)
                     continue
                 trigger = triggers.get(name)
                 if trigger is None:
                     trigger = triggers[name] = parse_trigger(name)
                 if trigger is None:
+                    values[name] = None
                     continue
-                if trigger.sources:
-                    got = _blob_value(decoded, stored, loads, name, version)
-                    if set(got or ()) < set(trigger.sources):
-                        continue
-                seen = _seen_version(seen_by, trigger.node, name)
-                mine = full.get(version) or full.setdefault(version, full_version(version))
-                if seen is None or mine > (
-                    full.get(seen) or full.setdefault(seen, full_version(seen))
-                ):
-                    pull.add(trigger.node)
+                values[name] = (
+                    _blob_value(decoded, stored, loads, name, version) if trigger.sources else None
+                )
+                was = _seen_version(seen_by, trigger.node, name)
+                if was is not None:
+                    seen.setdefault(trigger.node, {})[name] = full.get(was) or full.setdefault(
+                        was, full_version(was)
+                    )
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, field=field) from None
         tasks = per_checkpoint.get(checkpoint_id)
@@ -341,8 +347,9 @@ def outline_rows(
                 parent_id or None,
                 metadata,
                 record["ts"],
-                tuple(sorted(pull)),
-                packets,
+                values,
+                full_versions,
+                seen,
                 {t: TaskWrites(s[0], bool(s[1]), s[2]) for t, s in tasks.items()} if tasks else {},
             )
         )

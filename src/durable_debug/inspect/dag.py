@@ -27,7 +27,7 @@ from durable_debug.inspect.dag_wire import (
     pack_wire,
     unpack_wire,
 )
-from durable_debug.inspect.thread import CheckpointRecord, Thread, aread_thread
+from durable_debug.inspect.thread import CheckpointRecord, Thread
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -59,9 +59,13 @@ async def acheckpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
     One node per checkpoint (attributes: id, parent, broken_parent, step, source, next,
     writers, interrupts, errors, created_at, config, metadata), one edge parent → child (none
     for a parent link that loops back, see :attr:`Thread.broken_links`). Graph attributes
-    hold ``thread_id`` and ``checkpoint_ns``.
+    hold ``thread_id`` and ``checkpoint_ns``. Read as :class:`DagReader` reads: on a saver
+    that gives an outline (:class:`~durable_debug.checkpoint.base.OutlineSaver`) no state is
+    decoded; open one checkpoint's state with :func:`~durable_debug.inspect.checkpoint_detail`.
     """
-    return dag_from_thread(await aread_thread(graph, config))
+    reader = DagReader(graph, config)
+    await reader.arefresh()
+    return reader.networkx()
 
 
 def checkpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
@@ -98,8 +102,9 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
 
 
 async def adag_data(graph: Any, config: RunnableConfig) -> Dag:
-    """The protocol's ``Dag`` for the thread ``config`` names (JSON-ready)."""
-    return dag_data_of(await aread_thread(graph, config))
+    """The protocol's ``Dag`` for the thread ``config`` names (JSON-ready), read as
+    :class:`DagReader` reads it (no state decoded where the saver gives an outline)."""
+    return await DagReader(graph, config).aread()
 
 
 def dag_data(graph: Any, config: RunnableConfig) -> Dag:

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
 from durable_debug.checkpoint.latest import collector_paused
 from durable_debug.checkpoint.outline import alatest_mark
 from durable_debug.checkpoint.records import AS_NODE, aread_records
-from durable_debug.graph.algo import PULL, PUSH, task_id
+from durable_debug.graph.algo import task_id
 from durable_debug.graph.findings import findings_of
 from durable_debug.graph.version import GRAPH_VERSION_KEY
 from durable_debug.inspect.dag_shape import Dag, placement
 from durable_debug.inspect.dag_wire import DAG_WIRE_FORMAT, _intern, _sparse, dag_from_wire
+from durable_debug.inspect.stored import scheduled_tasks
 from durable_debug.inspect.thread import (
     CheckpointRecord,
     _thread_of,
@@ -23,6 +24,9 @@ from durable_debug.inspect.thread import (
     loop_links,
     thread_config,
 )
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 __all__ = ["DagReader"]
 
@@ -291,6 +295,58 @@ class DagReader:
         """The protocol's ``Dag`` of what was read (nodes sorted by depth, lane)."""
         return dag_from_wire(self.wire())
 
+    def networkx(self) -> nx.DiGraph:
+        """What was read as a ``networkx.DiGraph`` (see
+        :func:`~durable_debug.inspect.dag.checkpoint_dag`): one node per checkpoint with its
+        marks, config and metadata, one edge parent → child (none for a link that loops)."""
+        import networkx as nx
+
+        col, rows, index = self._col, self._rows, self._index
+        strings, lists = list(self._strings), [list(key) for key in self._lists]
+        parents, steps, sources = col["parent"], col["step"], col["source"]
+        nexts, writers, times = col["next"], col["writers"], col["created_at"]
+        interrupts, errors, broken = col["interrupts"], col["errors"], col["broken_parent"]
+        thread_id, checkpoint_ns = self.thread_id, self.checkpoint_ns
+        nodes = []
+        edges = []
+        for i, cid in enumerate(self._order):
+            row = rows[cid]
+            parent = parents[i]
+            if parent is not None and parent in index:
+                edges.append((parent, cid))
+            config = row.config
+            if config is None:
+                config = {
+                    "configurable": {
+                        "thread_id": thread_id,
+                        "checkpoint_ns": checkpoint_ns,
+                        "checkpoint_id": cid,
+                    }
+                }
+            nodes.append(
+                (
+                    cid,
+                    {
+                        "id": cid,
+                        "parent": parent,
+                        "broken_parent": broken[i],
+                        "step": steps[i],
+                        "source": strings[sources[i]],
+                        "next": list(lists[nexts[i]]),
+                        "writers": list(lists[writers[i]]),
+                        "interrupts": interrupts[i],
+                        "errors": errors[i],
+                        "created_at": times[i],
+                        "config": config,
+                        "metadata": dict(row.metadata or {}),
+                    },
+                )
+            )
+        dag = nx.DiGraph(thread_id=thread_id, checkpoint_ns=checkpoint_ns)
+        dag.add_nodes_from(nodes)
+        dag.add_edges_from(edges)
+        return dag
+
     def wire(self, start: int = 0) -> dict[str, Any]:
         """The tree in the widget's compact form (see :data:`DAG_WIRE_FORMAT`): fresh lists,
         so a traitlet holding the previous one sees a change.
@@ -399,6 +455,10 @@ class _Row(NamedTuple):
     created_at: str
     findings: int = 0
     """How many findings its debug record holds."""
+    metadata: Mapping[str, Any] | None = None
+    """Its metadata as stored (source, step, parents and any user metadata)."""
+    config: Any = None
+    """The config a full read gave it; None for an outline row (the plain address)."""
 
 
 def _with_debug(row: _Row, debug: Mapping[str, Any] | None) -> _Row:
@@ -426,17 +486,13 @@ def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
     the engine gives them (:func:`~durable_debug.graph.algo.task_id`)."""
     metadata = row.metadata
     step = int(metadata.get("step", -1))
-    names = list(row.pull)
-    if row.packets:
-        from durable_debug.inspect.stored import _packet_node
-
-        names += [_packet_node(p) for p in row.packets]
+    scheduled = scheduled_tasks(row.triggers, row.versions, row.seen) if row.triggers else []
+    names = [name for name, _ in scheduled]
     interrupts = errors = 0
     done: list[str] = []
     if row.tasks:
-        paths = [(PULL, n) for n in row.pull] + [(PUSH, i) for i in range(len(row.packets))]
         failed_done: list[str] = []
-        for name, path in zip(names, paths, strict=True):
+        for name, path in scheduled:
             tid = task_id(row.checkpoint_id, checkpoint_ns, step + 1, name, path)
             task = row.tasks.get(tid)
             if task is None:
@@ -462,6 +518,7 @@ def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
         _named_writers(metadata),
         metadata.get(GRAPH_VERSION_KEY),
         row.ts,
+        metadata=metadata,
     )
 
 
@@ -489,5 +546,7 @@ def _row_of(record: CheckpointRecord) -> _Row:
         _named_writers(metadata),
         metadata.get(GRAPH_VERSION_KEY),
         record.created_at,
+        metadata=metadata,
+        config=record.config,
     )
     return _with_debug(row, record.debug)
