@@ -204,3 +204,17 @@ async def test_checkpoint_dag_and_dag_data_decode_no_state(tmp_path):
     assert await adag_data(g, cfg) == expected
     tree = await acheckpoint_dag(g, cfg)
     assert sorted(tree.nodes) == sorted(n["id"] for n in expected["nodes"])
+
+
+def test_the_savers_declare_the_reads_they_can_do_without_state(tmp_path):
+    """A view asks the saver, not its class: SQLite reads outlines, marks and heads; the
+    memory saver names subgraph namespaces only; the others read through the protocol."""
+    from durable_debug import MemorySaver, SqliteSaver
+    from durable_debug.checkpoint.base import LatestHeadsSaver, OutlineSaver, SubgraphHeadsSaver
+
+    sqlite = SqliteSaver(str(tmp_path / "c.db"))
+    assert isinstance(sqlite, OutlineSaver)
+    assert isinstance(sqlite, SubgraphHeadsSaver) and isinstance(sqlite, LatestHeadsSaver)
+    memory = MemorySaver()
+    assert isinstance(memory, SubgraphHeadsSaver)
+    assert not isinstance(memory, OutlineSaver) and not isinstance(memory, LatestHeadsSaver)

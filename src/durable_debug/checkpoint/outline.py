@@ -2,18 +2,19 @@
 
 The widget's DAG shows each checkpoint's id, parent, step, source, the nodes that run next,
 the nodes whose writes made it, and whether it holds an interrupt or an error. None of that
-needs the state values: the next nodes come from the trigger channels (the same reduction
-as :mod:`durable_debug.checkpoint.latest`) and the rest from metadata and the pending writes'
-channels. So one read session of three plain queries reads a thread's rows, its writes (the
+needs the state values: the next nodes follow from the trigger channels that hold a value
+(which the inspect layer reads, as it reads a thread list's heads) and the rest from metadata
+and the pending writes' channels. So a saver that is an
+:class:`~durable_debug.checkpoint.base.OutlineSaver` reads a thread's rows, its writes (the
 value only for errors, interrupts and the run input's key names) and its trigger channels'
-blobs, and no state blob is loaded.
+blobs, and no state blob is loaded; on durable_debug's SQLite layout that is one read
+session of three plain queries (:func:`sqlite_read_outline`).
 
     rows = await aread_outline(sqlite_saver, "job-1", "")                   # oldest first
     newer = await aread_outline(sqlite_saver, "job-1", "", since=rows[-1].checkpoint_id)
 
 With ``since``, only checkpoints from that one on are read, plus the parents of the newer
-ones (their writes grow while the next step runs). None when the saver cannot (any saver
-other than durable_debug's :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`): the caller
+ones (their writes grow while the next step runs). None when the saver cannot: the caller
 then reads the thread through the saver protocol.
 """
 
@@ -23,6 +24,7 @@ import json
 import json.scanner
 from typing import Any, NamedTuple, cast
 
+from durable_debug.checkpoint.base import OutlineSaver, SubgraphHeadsSaver
 from durable_debug.checkpoint.names import trigger_channel_sql
 
 __all__ = [
@@ -34,7 +36,11 @@ __all__ = [
     "TaskWrites",
     "alatest_mark",
     "aread_outline",
+    "asubgraph_heads",
     "outline_rows",
+    "sqlite_latest_mark",
+    "sqlite_read_outline",
+    "sqlite_subgraph_heads",
 ]
 
 OWN_SQLITE_LATEST_MARK = """
@@ -51,15 +57,19 @@ ORDER BY c.checkpoint_id DESC LIMIT 1
 
 async def alatest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[str, int] | None:
     """``(newest checkpoint id, its pending writes)`` of a thread, read from the index alone,
-    ``("", 0)`` for a thread without checkpoints; None when ``saver`` cannot say so cheaply.
+    ``("", 0)`` for a thread without checkpoints; None when ``saver`` cannot say so cheaply
+    (it is no :class:`~durable_debug.checkpoint.base.OutlineSaver`).
 
     A view that watches a thread compares this with what it showed last: a new checkpoint,
     or new writes on the newest one (an error, an interrupt), means it should read again.
     """
-    from durable_debug.checkpoint.sqlite import SqliteSaver
-
-    if not isinstance(saver, SqliteSaver):
+    if not isinstance(saver, OutlineSaver):
         return None
+    return await saver.alatest_mark(thread_id, checkpoint_ns)
+
+
+async def sqlite_latest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+    """:meth:`OutlineSaver.alatest_mark` on durable_debug's SQLite layout (one index query)."""
     rows = await saver.aquery(OWN_SQLITE_LATEST_MARK, (thread_id, checkpoint_ns))
     return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)
 
@@ -77,19 +87,17 @@ checkpoint's metadata (the primary key's range for the thread; no state is read)
 
 async def asubgraph_heads(saver: Any, thread_id: str) -> list[tuple[str, Any]] | None:
     """``(namespace, metadata of its newest checkpoint)`` for every subgraph namespace of a
-    thread (on our SQLite saver in one query, on our memory saver from its rows), decoding no
-    state; None when ``saver`` cannot say so cheaply (then the caller lists the thread's
-    checkpoints)."""
-    from durable_debug.checkpoint.memory import MemorySaver
-    from durable_debug.checkpoint.sqlite import SqliteSaver
-
-    if isinstance(saver, MemorySaver):
-        namespaces = list(saver.storage.get(thread_id, {}).items())
-        return [
-            (ns, dict(stored[max(stored)].metadata)) for ns, stored in namespaces if ns and stored
-        ]
-    if not isinstance(saver, SqliteSaver):
+    thread, decoding no state; None when ``saver`` cannot say so cheaply (it is no
+    :class:`~durable_debug.checkpoint.base.SubgraphHeadsSaver`: the caller then lists the
+    thread's checkpoints)."""
+    if not isinstance(saver, SubgraphHeadsSaver):
         return None
+    return list(await saver.asubgraph_heads(thread_id))
+
+
+async def sqlite_subgraph_heads(saver: Any, thread_id: str) -> list[tuple[str, Any]]:
+    """:meth:`SubgraphHeadsSaver.asubgraph_heads` on durable_debug's SQLite layout (one
+    query)."""
     rows = await saver.aquery(OWN_SQLITE_SUBGRAPH_HEADS, (thread_id, thread_id))
     return [(str(ns), _fast_json(metadata, saver.serde)) for ns, metadata in rows]
 
@@ -175,18 +183,23 @@ class OutlineRow(NamedTuple):
 async def aread_outline(
     saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
 ) -> list[OutlineRow] | None:
-    """The checkpoints of one thread as a tree needs them, oldest first, in one read session
-    of three plain queries (rows, writes, trigger blobs); None when ``saver`` is not
-    durable_debug's :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`.
+    """The checkpoints of one thread as a tree needs them, oldest first; None when ``saver``
+    cannot read them so (it is no :class:`~durable_debug.checkpoint.base.OutlineSaver`).
 
     ``since``: a checkpoint id; only the checkpoints from it on are read, plus the parents of
     newer ones. A damaged row raises a located
     :class:`~durable_debug.checkpoint.serde.CorruptPayloadError`.
     """
-    from durable_debug.checkpoint.sqlite import SqliteSaver
-
-    if not isinstance(saver, SqliteSaver):
+    if not isinstance(saver, OutlineSaver):
         return None
+    return list(await saver.aread_outline(thread_id, checkpoint_ns, since=since))
+
+
+async def sqlite_read_outline(
+    saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+) -> list[OutlineRow]:
+    """:meth:`OutlineSaver.aread_outline` on durable_debug's SQLite layout: one read session
+    of three plain queries (rows, writes, trigger blobs)."""
     thread = (thread_id, checkpoint_ns)
     where = thread if since is None else (*thread, *thread, since, *thread, since)
     clause = "" if since is None else f" AND {_SINCE}"
