@@ -58,8 +58,14 @@ export function decodeDag(wire, tail) {
 const unpacked = new WeakMap();
 
 /**
- * The compact form itself: Python packs it as UTF-8 JSON in `packed` (one binary buffer,
- * arriving as a DataView; a string too is read), unpacked once per object.
+ * The compact form itself, unpacked once per object. Python packs it (`inspect.dag_wire.pack_wire`)
+ * into one binary buffer (arriving as a DataView): `PACKED_MAGIC`, a 4-byte little-endian length,
+ * that much UTF-8 JSON, then the ids as 16 bytes each when the JSON says `id_bytes`. The JSON holds
+ * six columns made small, restored here: `parent_rel` (index minus parent index, 0 for none),
+ * `step_rel`, `depth_rel`, `lane_rel` (minus the parent's value when the parent comes earlier in
+ * the same buffer), and `created_at` as microseconds (`time0_us`, then `time_us` deltas, with
+ * `time_text` pairs for times in another form). A buffer without the magic is plain JSON, as is a
+ * string.
  * @param {any} value
  */
 export function unpack(value) {
@@ -67,16 +73,109 @@ export function unpack(value) {
   if (packed == null) return value;
   let found = unpacked.get(value);
   if (!found) {
-    const text =
-      typeof packed === "string"
-        ? packed
-        : new TextDecoder().decode(
-            ArrayBuffer.isView(packed) || packed instanceof ArrayBuffer ? packed : new Uint8Array(0),
-          );
-    found = JSON.parse(text);
+    found = typeof packed === "string" ? JSON.parse(packed) : unpackBytes(bytesOf(packed));
     unpacked.set(value, found);
   }
   return found;
+}
+
+/** The first bytes of a packed `_dag`: "DWB1" (Python's `inspect.dag_wire.PACKED_MAGIC`). */
+const PACKED_MAGIC = [0x44, 0x57, 0x42, 0x31];
+
+/** @param {any} packed @returns {Uint8Array} */
+function bytesOf(packed) {
+  if (packed instanceof ArrayBuffer) return new Uint8Array(packed);
+  if (ArrayBuffer.isView(packed)) return new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength);
+  return new Uint8Array(0);
+}
+
+/** @param {Uint8Array} bytes */
+function unpackBytes(bytes) {
+  const decoder = new TextDecoder();
+  if (bytes.length < 8 || PACKED_MAGIC.some((b, i) => bytes[i] !== b))
+    return JSON.parse(decoder.decode(bytes));
+  const size = (bytes[4] | (bytes[5] << 8) | (bytes[6] << 16) | (bytes[7] << 24)) >>> 0;
+  const wire = JSON.parse(decoder.decode(bytes.subarray(8, 8 + size)));
+  if (wire.id_bytes != null) {
+    wire.id = uuidTexts(bytes.subarray(8 + size), wire.id_bytes);
+    delete wire.id_bytes;
+  }
+  const start = wire.start || 0;
+  const rel = wire.parent_rel || [];
+  const count = rel.length;
+  const parent = new Array(count);
+  const step = new Array(count);
+  const depth = new Array(count);
+  const lane = new Array(count);
+  for (let k = 0; k < count; k++) {
+    const at = start + k;
+    const p = rel[k] === 0 ? -1 : at - rel[k];
+    parent[k] = p;
+    step[k] = wire.step_rel[k];
+    depth[k] = wire.depth_rel[k];
+    lane[k] = wire.lane_rel[k];
+    if (start <= p && p < at) {
+      const q = p - start;
+      step[k] += step[q];
+      depth[k] += depth[q];
+      lane[k] += lane[q];
+    }
+  }
+  wire.parent = parent;
+  wire.step = step;
+  wire.node_depth = depth;
+  wire.lane = lane;
+  wire.created_at = timeTexts(wire.time0_us || 0, wire.time_us || [], pairs(wire.time_text));
+  for (const key of ["parent_rel", "step_rel", "depth_rel", "lane_rel", "time0_us", "time_us", "time_text"]) {
+    delete wire[key];
+  }
+  return wire;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
+/**
+ * Ids stored as 16 bytes each, as canonical lowercase UUID texts.
+ * @param {Uint8Array} raw @param {number} count @returns {string[]}
+ */
+function uuidTexts(raw, count) {
+  const ids = new Array(count);
+  for (let k = 0, o = 0; k < count; k++, o += 16) {
+    let text = "";
+    for (let j = 0; j < 16; j++) {
+      text += HEX[raw[o + j]];
+      if (j === 3 || j === 5 || j === 7 || j === 9) text += "-";
+    }
+    ids[k] = text;
+  }
+  return ids;
+}
+
+/**
+ * `created_at` texts (`YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, as Python writes them) from
+ * microseconds since 1970: the first is `first`, each next one a delta from the one before;
+ * `odd` holds the texts of another form (their delta is 0).
+ * @param {number} first @param {number[]} deltas @param {Map<number, any>} odd @returns {string[]}
+ */
+function timeTexts(first, deltas, odd) {
+  const texts = new Array(deltas.length);
+  let now = first;
+  let second = NaN;
+  let prefix = "";
+  for (let k = 0; k < deltas.length; k++) {
+    if (odd.has(k)) {
+      texts[k] = odd.get(k);
+      continue;
+    }
+    now += deltas[k];
+    const whole = Math.floor(now / 1e6);
+    if (whole !== second) {
+      second = whole;
+      prefix = new Date(whole * 1000).toISOString().slice(0, 19) + ".";
+    }
+    texts[k] = prefix + String(now - whole * 1e6).padStart(6, "0") + "+00:00";
+  }
+  return texts;
 }
 
 /**

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 from typing import Any
 
@@ -77,25 +78,191 @@ def dag_wire_of(dag: Dag) -> dict[str, Any]:
     }
 
 
+PACKED_MAGIC = b"DWB1"
+"""The first bytes of a packed ``_dag`` (:func:`pack_wire`); ``js/src/dag-wire.js`` checks
+them. A buffer without them is the compact form as plain UTF-8 JSON (what older kernels sent)."""
+
+_PACKED_COLUMNS = ("id", "parent", "step", "node_depth", "lane", "created_at")
+"""The columns :func:`pack_wire` encodes (the rest of the compact form goes as it is)."""
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+_MICROSECOND = _dt.timedelta(microseconds=1)
+
+
 def pack_wire(wire: dict[str, Any]) -> dict[str, Any]:
-    """``wire`` as the widget's traitlet holds it: ``{format, epoch, start, packed}`` with the
-    compact form as UTF-8 JSON bytes, which ipywidgets sends as one binary buffer (it walks
-    every list item of a plain value looking for buffers, and the comm encodes each one)."""
-    text = json.dumps(wire, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """``wire`` as the widget's traitlet holds it: ``{format, epoch, start, packed}``, where
+    ``packed`` is one binary buffer (ipywidgets sends it as it is; it walks every list item
+    of a plain value looking for buffers, and the comm encodes each one).
+
+    The buffer: :data:`PACKED_MAGIC`, the length of a UTF-8 JSON text (4 bytes, little
+    endian), the text, then the ids as 16 bytes each when every id is a canonical lowercase
+    UUID (``id_bytes``; else the text holds ``id``). The text holds the compact form with six
+    columns made small (``unpack_wire`` and ``js/src/dag-wire.js`` restore them):
+
+    * ``parent_rel``: ``index - parent index``, 0 for none;
+    * ``step_rel``, ``depth_rel``, ``lane_rel``: the value minus the parent's when the parent
+      comes earlier in the same buffer, else the value itself;
+    * ``time0_us`` and ``time_us``: ``created_at`` as microseconds since 1970 (UTC), the first
+      relative to ``time0_us`` and each next one to the one before; ``time_text``: sparse
+      ``[index, text, …]`` for a time not in the form ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``
+      (its ``time_us`` entry is 0).
+    """
+    start = wire.get("start", 0)
+    head = {key: value for key, value in wire.items() if key not in _PACKED_COLUMNS}
+    ids, parents = wire["id"], wire["parent"]
+    steps, depths, lanes = wire["step"], wire["node_depth"], wire["lane"]
+    parent_rel: list[int] = []
+    step_rel: list[int] = []
+    depth_rel: list[int] = []
+    lane_rel: list[int] = []
+    for k, p in enumerate(parents):
+        at = start + k
+        parent_rel.append(0 if p < 0 else at - p)
+        if start <= p < at:
+            q = p - start
+            step_rel.append(steps[k] - steps[q])
+            depth_rel.append(depths[k] - depths[q])
+            lane_rel.append(lanes[k] - lanes[q])
+        else:
+            step_rel.append(steps[k])
+            depth_rel.append(depths[k])
+            lane_rel.append(lanes[k])
+    head.update(parent_rel=parent_rel, step_rel=step_rel, depth_rel=depth_rel, lane_rel=lane_rel)
+    head.update(_times(wire["created_at"]))
+    binary = _uuid_bytes(ids)
+    if binary is None:
+        head["id"] = ids
+    else:
+        head["id_bytes"] = len(ids)
+    text = json.dumps(head, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
     return {
         "format": wire["format"],
         "epoch": wire.get("epoch"),
-        "start": wire.get("start", 0),
-        "packed": text.encode(),
+        "start": start,
+        "packed": b"".join((PACKED_MAGIC, len(text).to_bytes(4, "little"), text, binary or b"")),
     }
+
+
+def _uuid_bytes(ids: list[str]) -> bytes | None:
+    """The ids as 16 bytes each, None unless every one is a canonical lowercase UUID."""
+    out = bytearray()
+    for cid in ids:
+        if len(cid) != 36 or cid[8] != "-" or cid[13] != "-" or cid[18] != "-" or cid[23] != "-":
+            return None
+        plain = cid.replace("-", "")
+        try:
+            raw = bytes.fromhex(plain)
+        except ValueError:
+            return None
+        if len(raw) != 16 or raw.hex() != plain:
+            return None
+        out += raw
+    return bytes(out)
+
+
+def _times(texts: list[str]) -> dict[str, Any]:
+    """``created_at`` as ``time0_us``, ``time_us`` and ``time_text`` (see :func:`pack_wire`).
+
+    Each minute is parsed once (a thread's checkpoints share their minutes); a time's seconds
+    and fraction are its two-digit and six-digit fields read as one integer."""
+    minutes: dict[str, int] = {}
+    deltas: list[int] = []
+    odd: list[Any] = []
+    first = previous = None
+    for k, text in enumerate(texts):
+        us = None
+        if (
+            type(text) is str
+            and len(text) == 32
+            and text[16] == ":"
+            and text[19] == "."
+            and text[26:] == "+00:00"
+            and text.isascii()
+        ):
+            minute = text[:16]
+            base = minutes.get(minute)
+            if base is None:
+                base = minutes[minute] = _minute_us(minute)
+            digits = text[17:19] + text[20:26]
+            if base >= 0 and digits.isdigit():
+                us = base + int(digits)
+        if us is None:
+            deltas.append(0)
+            odd += (k, text)
+        elif previous is None:
+            first = previous = us
+            deltas.append(0)
+        else:
+            deltas.append(us - previous)
+            previous = us
+    return {"time0_us": first or 0, "time_us": deltas, "time_text": odd}
+
+
+def _minute_us(minute: str) -> int:
+    """``YYYY-MM-DDTHH:MM`` (UTC) as microseconds since 1970; -1 when it is not exactly that."""
+    try:
+        at = _dt.datetime.fromisoformat(f"{minute}:00+00:00")
+    except ValueError:
+        return -1
+    if at.isoformat()[:16] != minute:
+        return -1
+    return (at - _EPOCH) // _MICROSECOND
+
+
+def _iso(us: int) -> str:
+    """Microseconds since 1970 (UTC) as ``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``."""
+    return (_EPOCH + us * _MICROSECOND).isoformat(timespec="microseconds")
 
 
 def unpack_wire(value: dict[str, Any]) -> dict[str, Any]:
     """The compact form from :func:`pack_wire`'s value (anything else as it is)."""
     packed = value.get("packed") if isinstance(value, dict) else None
-    if isinstance(packed, (bytes, bytearray, memoryview)):
-        return dict(json.loads(bytes(packed)))
-    return value
+    if not isinstance(packed, (bytes, bytearray, memoryview)):
+        return value
+    data = bytes(packed)
+    if not data.startswith(PACKED_MAGIC):
+        return dict(json.loads(data))
+    size = int.from_bytes(data[4:8], "little")
+    wire = dict(json.loads(data[8 : 8 + size]))
+    start = wire.get("start", 0)
+    if "id_bytes" in wire:
+        raw = data[8 + size :]
+        wire["id"] = [_uuid_text(raw[16 * k : 16 * k + 16]) for k in range(wire.pop("id_bytes"))]
+    parents: list[int] = []
+    steps: list[int] = []
+    depths: list[int] = []
+    lanes: list[int] = []
+    for k, rel in enumerate(wire.pop("parent_rel")):
+        at = start + k
+        p = -1 if rel == 0 else at - rel
+        parents.append(p)
+        step, depth, lane = wire["step_rel"][k], wire["depth_rel"][k], wire["lane_rel"][k]
+        if start <= p < at:
+            q = p - start
+            step, depth, lane = step + steps[q], depth + depths[q], lane + lanes[q]
+        steps.append(step)
+        depths.append(depth)
+        lanes.append(lane)
+    for key in ("step_rel", "depth_rel", "lane_rel"):
+        del wire[key]
+    wire.update(parent=parents, step=steps, node_depth=depths, lane=lanes)
+    times: list[str] = []
+    odd = dict(zip(wire["time_text"][::2], wire["time_text"][1::2], strict=True))
+    now = wire.pop("time0_us")
+    for k, delta in enumerate(wire.pop("time_us")):
+        if k in odd:
+            times.append(odd[k])
+        else:
+            now += delta
+            times.append(_iso(now))
+    del wire["time_text"]
+    wire["created_at"] = times
+    return wire
+
+
+def _uuid_text(raw: bytes) -> str:
+    plain = raw.hex()
+    return f"{plain[:8]}-{plain[8:12]}-{plain[12:16]}-{plain[16:20]}-{plain[20:]}"
 
 
 _WIRE_COLUMNS = (
