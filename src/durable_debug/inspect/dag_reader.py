@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
 from durable_debug.checkpoint.latest import collector_paused
 from durable_debug.checkpoint.outline import alatest_mark
-from durable_debug.checkpoint.records import AS_NODE, aread_records
+from durable_debug.checkpoint.records import AS_NODE, FINDINGS, aread_records
 from durable_debug.graph.algo import task_id
 from durable_debug.graph.findings import findings_of
 from durable_debug.graph.version import GRAPH_VERSION_KEY
@@ -111,14 +111,9 @@ class DagReader:
                 self.last_read = len(listed)
                 ids = [row.checkpoint_id for row in listed]
                 debug = await aread_records(saver, self.thread_id, self.checkpoint_ns, ids)
+                ns = self.checkpoint_ns
                 self._take(
-                    [
-                        _with_debug(
-                            _row_of_outline(row, self.checkpoint_ns),
-                            debug.get((self.checkpoint_ns, row.checkpoint_id)),
-                        )
-                        for row in listed
-                    ]
+                    [_row_of_outline(row, ns, debug.get((ns, row.checkpoint_id))) for row in listed]
                 )
                 return
         if self._order:
@@ -466,9 +461,21 @@ def _with_debug(row: _Row, debug: Mapping[str, Any] | None) -> _Row:
     the node an update was applied as, the graph version, the findings."""
     if not debug:
         return row
-    named = (str(debug[AS_NODE]),) if debug.get(AS_NODE) else row.named
-    version = debug.get(GRAPH_VERSION_KEY, row.version)
-    return row._replace(named=named, version=version, findings=len(findings_of(debug)))
+    named, version, findings = _debug_marks(debug, row.named, row.version)
+    return row._replace(named=named, version=version, findings=findings)
+
+
+def _debug_marks(
+    debug: Mapping[str, Any] | None, named: tuple[str, ...] | None, version: Any
+) -> tuple[tuple[str, ...] | None, Any, int]:
+    """``(writers named, graph version, findings)`` once a debug record overrides what the
+    metadata says: the node an update was applied as, the version, how many findings."""
+    if not debug:
+        return named, version, 0
+    if debug.get(AS_NODE):
+        named = (str(debug[AS_NODE]),)
+    version = debug.get(GRAPH_VERSION_KEY, version)
+    return named, version, len(findings_of(debug)) if debug.get(FINDINGS) else 0
 
 
 def _named_writers(metadata: dict[str, Any]) -> tuple[str, ...] | None:
@@ -481,9 +488,10 @@ def _named_writers(metadata: dict[str, Any]) -> tuple[str, ...] | None:
     return None
 
 
-def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
-    """A :class:`_Row` from an outline row: the tasks are matched to their writes by the ids
-    the engine gives them (:func:`~durable_debug.graph.algo.task_id`)."""
+def _row_of_outline(row: Any, checkpoint_ns: str, debug: Mapping[str, Any] | None) -> _Row:
+    """A :class:`_Row` from an outline row and the checkpoint's debug record (if any): the
+    tasks are matched to their writes by the ids the engine gives them
+    (:func:`~durable_debug.graph.algo.task_id`)."""
     metadata = row.metadata
     step = int(metadata.get("step", -1))
     scheduled = scheduled_tasks(row.triggers, row.versions, row.seen) if row.triggers else []
@@ -506,6 +514,9 @@ def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
             elif (task.finished or not task.interrupts) and name not in done:
                 done.append(name)
         done += [name for name in failed_done if name not in done]
+    named, version, findings = _debug_marks(
+        debug, _named_writers(metadata), metadata.get(GRAPH_VERSION_KEY)
+    )
     return _Row(
         row.checkpoint_id,
         row.parent_id,
@@ -515,10 +526,11 @@ def _row_of_outline(row: Any, checkpoint_ns: str) -> _Row:
         interrupts,
         errors,
         tuple(done),
-        _named_writers(metadata),
-        metadata.get(GRAPH_VERSION_KEY),
+        named,
+        version,
         row.ts,
-        metadata=metadata,
+        findings,
+        metadata,
     )
 
 
