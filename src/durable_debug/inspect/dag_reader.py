@@ -96,7 +96,8 @@ class DagReader:
     async def aread(self) -> Dag:
         """The thread's ``Dag`` as it is now."""
         await self.arefresh()
-        return self.dag()
+        with collector_paused():  # plain dicts and lists, no cycles
+            return self.dag()
 
     async def arefresh(self) -> None:
         """Read what was written since the last read (everything, the first time)."""
@@ -294,6 +295,10 @@ class DagReader:
         """What was read as a ``networkx.DiGraph`` (see
         :func:`~durable_debug.inspect.dag.checkpoint_dag`): one node per checkpoint with its
         marks, config and metadata, one edge parent → child (none for a link that loops)."""
+        with collector_paused():  # plain dicts, no cycles: no collection meanwhile
+            return self._networkx()
+
+    def _networkx(self) -> nx.DiGraph:
         import networkx as nx
 
         col, rows, index = self._col, self._rows, self._index
