@@ -34,12 +34,13 @@ __all__ = ["DagReader"]
 class DagReader:
     """Reads one thread's ``Dag`` again and again, as a view that refreshes does.
 
-    On durable_debug's SQLite saver the tree comes from checkpoint rows, metadata, trigger
+    On a saver that gives outlines (:class:`~durable_debug.checkpoint.base.OutlineSaver`:
+    durable_debug's SQLite saver) the tree comes from checkpoint rows, metadata, trigger
     channels and the writes' channels only (:func:`~durable_debug.checkpoint.outline.aread_outline`:
-    no state value is decoded), in one read session, and each read after the first asks only
-    for the checkpoints from the newest one seen on (plus the parents of newer ones, whose
-    writes grew). Any other saver is read in full each time
-    (:func:`~durable_debug.inspect.thread.aread_thread`). The tree is kept as one column per
+    no state value is decoded), and each read after the first asks only for the checkpoints
+    from the newest one seen on (plus the parents of newer ones, whose writes grew). Any
+    other saver is read in full the first time
+    (:func:`~durable_debug.inspect.thread.aread_thread`), then from the newest one seen on. The tree is kept as one column per
     field in id order, so checkpoints newer than every one read are appended and placed
     without touching the others, and :meth:`wire` hands the columns out as they are.
 
