@@ -82,6 +82,18 @@ export function unpack(value) {
 /** The first bytes of a packed `_dag`: "DWB1" (Python's `inspect.dag_wire.PACKED_MAGIC`). */
 const PACKED_MAGIC = [0x44, 0x57, 0x42, 0x31];
 
+/** The keys of the packed JSON that `unpackBytes` turns back into columns. */
+const PACKED_ONLY = new Set([
+  "id_bytes",
+  "parent_rel",
+  "step_rel",
+  "depth_rel",
+  "lane_rel",
+  "time0_us",
+  "time_us",
+  "time_text",
+]);
+
 /** @param {any} packed @returns {Uint8Array} */
 function bytesOf(packed) {
   if (packed instanceof ArrayBuffer) return new Uint8Array(packed);
@@ -96,24 +108,24 @@ function unpackBytes(bytes) {
     return JSON.parse(decoder.decode(bytes));
   const size = (bytes[4] | (bytes[5] << 8) | (bytes[6] << 16) | (bytes[7] << 24)) >>> 0;
   const wire = JSON.parse(decoder.decode(bytes.subarray(8, 8 + size)));
-  if (wire.id_bytes != null) {
-    wire.id = uuidTexts(bytes.subarray(8 + size), wire.id_bytes);
-    delete wire.id_bytes;
-  }
+  if (wire.id_bytes != null) wire.id = uuidTexts(bytes.subarray(8 + size), wire.id_bytes);
   const start = wire.start || 0;
   const rel = wire.parent_rel || [];
   const count = rel.length;
-  const parent = new Array(count);
-  const step = new Array(count);
-  const depth = new Array(count);
-  const lane = new Array(count);
+  const parent = new Array(count).fill(0);
+  const step = new Array(count).fill(0);
+  const depth = new Array(count).fill(0);
+  const lane = new Array(count).fill(0);
+  const stepRel = wire.step_rel;
+  const depthRel = wire.depth_rel;
+  const laneRel = wire.lane_rel;
   for (let k = 0; k < count; k++) {
     const at = start + k;
     const p = rel[k] === 0 ? -1 : at - rel[k];
     parent[k] = p;
-    step[k] = wire.step_rel[k];
-    depth[k] = wire.depth_rel[k];
-    lane[k] = wire.lane_rel[k];
+    step[k] = stepRel[k];
+    depth[k] = depthRel[k];
+    lane[k] = laneRel[k];
     if (start <= p && p < at) {
       const q = p - start;
       step[k] += step[q];
@@ -121,62 +133,92 @@ function unpackBytes(bytes) {
       lane[k] += lane[q];
     }
   }
-  wire.parent = parent;
-  wire.step = step;
-  wire.node_depth = depth;
-  wire.lane = lane;
-  wire.created_at = timeTexts(wire.time0_us || 0, wire.time_us || [], pairs(wire.time_text));
-  for (const key of ["parent_rel", "step_rel", "depth_rel", "lane_rel", "time0_us", "time_us", "time_text"]) {
-    delete wire[key];
-  }
-  return wire;
+  /** @type {any} */
+  const columns = {};
+  for (const key of Object.keys(wire)) if (!PACKED_ONLY.has(key)) columns[key] = wire[key];
+  columns.parent = parent;
+  columns.step = step;
+  columns.node_depth = depth;
+  columns.lane = lane;
+  columns.created_at = timeTexts(wire.time0_us || 0, wire.time_us || [], pairs(wire.time_text));
+  return columns;
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** ASCII codes of the hex digits of each byte value, high digit first. */
+const HEX = (() => {
+  const digits = new Uint8Array(512);
+  const text = "0123456789abcdef";
+  for (let i = 0; i < 256; i++) {
+    digits[2 * i] = text.charCodeAt(i >> 4);
+    digits[2 * i + 1] = text.charCodeAt(i & 15);
+  }
+  return digits;
+})();
 
 /**
- * Ids stored as 16 bytes each, as canonical lowercase UUID texts.
+ * Ids stored as 16 bytes each, as canonical lowercase UUID texts: written as ASCII into one
+ * buffer, decoded once, then cut (no string is built piece by piece).
  * @param {Uint8Array} raw @param {number} count @returns {string[]}
  */
 function uuidTexts(raw, count) {
-  const ids = new Array(count);
-  for (let k = 0, o = 0; k < count; k++, o += 16) {
-    let text = "";
-    for (let j = 0; j < 16; j++) {
-      text += HEX[raw[o + j]];
-      if (j === 3 || j === 5 || j === 7 || j === 9) text += "-";
+  const ascii = new Uint8Array(36 * count);
+  for (let k = 0, o = 0, w = 0; k < count; k++) {
+    for (let j = 0; j < 16; j++, o++) {
+      const b = raw[o];
+      ascii[w++] = HEX[2 * b];
+      ascii[w++] = HEX[2 * b + 1];
+      if (j === 3 || j === 5 || j === 7 || j === 9) ascii[w++] = 45; // "-"
     }
-    ids[k] = text;
   }
-  return ids;
+  return cut(new TextDecoder().decode(ascii), 36, count);
+}
+
+/** @param {string} text @param {number} width @param {number} count @returns {string[]} */
+function cut(text, width, count) {
+  const parts = new Array(count);
+  for (let k = 0; k < count; k++) parts[k] = text.slice(k * width, k * width + width);
+  return parts;
 }
 
 /**
  * `created_at` texts (`YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, as Python writes them) from
  * microseconds since 1970: the first is `first`, each next one a delta from the one before;
- * `odd` holds the texts of another form (their delta is 0).
+ * `odd` holds the texts of another form (their delta is 0). Written as ASCII into one buffer
+ * (the date and time formatted once per second), decoded once, then cut.
  * @param {number} first @param {number[]} deltas @param {Map<number, any>} odd @returns {string[]}
  */
 function timeTexts(first, deltas, odd) {
-  const texts = new Array(deltas.length);
+  const count = deltas.length;
+  const ascii = new Uint8Array(32 * count);
+  const some = odd.size > 0;
   let now = first;
   let second = NaN;
-  let prefix = "";
-  for (let k = 0; k < deltas.length; k++) {
-    if (odd.has(k)) {
-      texts[k] = odd.get(k);
-      continue;
-    }
+  let prefix = new Uint8Array(20);
+  for (let k = 0, w = 0; k < count; k++, w += 32) {
+    if (some && odd.has(k)) continue;
     now += deltas[k];
     const whole = Math.floor(now / 1e6);
     if (whole !== second) {
       second = whole;
-      prefix = new Date(whole * 1000).toISOString().slice(0, 19) + ".";
+      const text = new Date(whole * 1000).toISOString().slice(0, 19) + ".";
+      prefix = Uint8Array.from(text, (c) => c.charCodeAt(0));
     }
-    texts[k] = prefix + String(now - whole * 1e6).padStart(6, "0") + "+00:00";
+    ascii.set(prefix, w);
+    let fraction = (now - whole * 1e6) | 0; // 0 ≤ fraction < 1e6
+    for (let i = w + 25; i >= w + 20; i--) {
+      const tenth = (fraction / 10) | 0;
+      ascii[i] = 48 + fraction - tenth * 10;
+      fraction = tenth;
+    }
+    ascii.set(UTC, w + 26);
   }
+  const texts = cut(new TextDecoder().decode(ascii), 32, count);
+  for (const [k, text] of odd) if (k < count) texts[k] = text;
   return texts;
 }
+
+/** "+00:00" in ASCII. */
+const UTC = Uint8Array.from("+00:00", (c) => c.charCodeAt(0));
 
 /**
  * `wire` with `tail`'s checkpoints in place of those from its start on (as Python's
