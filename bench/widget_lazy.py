@@ -298,7 +298,17 @@ async def tree_readers(g: Any, cfg: Any, path: Path, rounds: int) -> None:
             "<= 5x",
         )
     packed = await _open_packed(g, cfg)
-    row("  the packed _dag sent", f"{len(packed) / 1e6:.2f} MB", "<= 2 MB at 50,000")
+    reader = DagReader(g, cfg)
+    await reader.arefresh()
+    as_json = json.dumps(reader.wire(), separators=(",", ":"), ensure_ascii=False).encode()
+    row(
+        "  the packed _dag sent",
+        f"{len(packed) / 1e6:.2f} MB (as JSON: {len(as_json) / 1e6:.2f} MB)",
+        "<= 2 MB at 50,000",
+    )
+    binary = js_decode_ms(packed, max(rounds, 7), path.with_suffix(".bin"))
+    text = js_decode_ms(as_json, max(rounds, 7), path.with_suffix(".json"))
+    row("  + front end (node): unpack, decode", f"{binary:.0f} ms (as JSON: {text:.0f} ms)", "")
 
 
 async def _open_packed(g: Any, cfg: Any) -> bytes:
