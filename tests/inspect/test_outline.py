@@ -1,8 +1,10 @@
-"""The widget's DAG from checkpoint rows and metadata only (big threads).
+"""The checkpoint tree from checkpoint rows and metadata only (big threads).
 
-On durable_debug's SQLite saver the tree is read without decoding any state value, in one
-query, and a read after the first asks only for what was written since. It must be the same
-tree, mark for mark, as the one built from the full thread read.
+On durable_debug's SQLite saver the tree is read without decoding any state value, in one read
+session of three queries (rows, writes, trigger blobs) plus the debug records, and a read
+after the first asks only for what was written since. It must be the same tree, mark for
+mark, as the one built from the full thread read, for the widget's DagReader and for
+checkpoint_dag and dag_data alike.
 """
 
 from __future__ import annotations
