@@ -225,3 +225,23 @@ def test_the_savers_declare_the_reads_they_can_do_without_state(tmp_path):
     memory = MemorySaver()
     assert isinstance(memory, SubgraphHeadsSaver)
     assert not isinstance(memory, OutlineSaver) and not isinstance(memory, LatestHeadsSaver)
+
+
+async def test_a_file_older_than_the_debug_records_is_read_as_it_is(tmp_path):
+    """A file from before checkpoints had a debug column (read-only: never migrated): the
+    outline reads the rows without records, as the full read does."""
+    from durable_debug.checkpoint.readonly import ReadOnlySqliteSaver
+    from durable_debug.inspect.stored import SaverView
+
+    database = tmp_path / "old.db"
+    ns = on_sqlite("accumulate", database)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    count = len([s async for s in g.aget_state_history(cfg)])
+    await g.checkpointer.aclose()
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("ALTER TABLE checkpoints DROP COLUMN debug")
+    view = SaverView(ReadOnlySqliteSaver(database))
+    dag = await DagReader(view, cfg).aread()
+    assert dag == await full_dag(view, cfg)
+    assert len(dag["nodes"]) == count

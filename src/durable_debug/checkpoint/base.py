@@ -720,9 +720,9 @@ class OutlineSaver(Protocol):
     async def aread_outline(
         self, thread_id: str, checkpoint_ns: str, *, since: str | None = None
     ) -> Sequence[OutlineRow]:
-        """The checkpoints of a thread as a tree needs them, oldest first (see
-        :mod:`durable_debug.checkpoint.outline`); ``since``: only the checkpoints from that
-        id on, plus the parents of newer ones."""
+        """The checkpoints of a thread as a tree needs them, oldest first, each with its debug
+        record (see :mod:`durable_debug.checkpoint.outline`); ``since``: only the checkpoints
+        from that id on, plus the parents of newer ones."""
         ...
 
     async def alatest_mark(self, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:

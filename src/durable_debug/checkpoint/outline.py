@@ -5,7 +5,8 @@ the nodes whose writes made it, and whether it holds an interrupt or an error. N
 needs the state values: the next nodes follow from the trigger channels that hold a value
 (which the inspect layer reads, as it reads a thread list's heads) and the rest from metadata
 and the pending writes' channels. So a saver that is an
-:class:`~durable_debug.checkpoint.base.OutlineSaver` reads a thread's rows, its writes (the
+:class:`~durable_debug.checkpoint.base.OutlineSaver` reads a thread's rows (with their debug
+records), its writes (the
 value only for errors, interrupts and the run input's key names) and its trigger channels'
 blobs, and no state blob is loaded; on durable_debug's SQLite layout that is one read
 session of three plain queries (:func:`sqlite_read_outline`).
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import json.scanner
+import sqlite3
 from typing import Any, NamedTuple, cast
 
 from durable_debug.checkpoint.base import OutlineSaver, SubgraphHeadsSaver
@@ -113,12 +115,13 @@ _SINCE = """checkpoint_id IN (
 an ``OR`` of the two would scan the whole thread)."""
 
 OWN_SQLITE_OUTLINE_ROWS = """
-SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints
+SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata, {debug} FROM checkpoints
 WHERE thread_id = ? AND checkpoint_ns = ?{since}
 ORDER BY checkpoint_id
 """
-"""durable_debug's SQLite layout: a thread's checkpoint rows (``since``: ``""``, or ``AND``
-:data:`_SINCE` for a later read)."""
+"""durable_debug's SQLite layout: a thread's checkpoint rows with their debug records
+(``since``: ``""``, or ``AND`` :data:`_SINCE` for a later read; ``debug``: the column, or
+``NULL`` in a file older than the column, read as it is)."""
 
 OWN_SQLITE_OUTLINE_WRITES = """
 SELECT checkpoint_id, task_id, channel, type,
@@ -178,6 +181,8 @@ class OutlineRow(NamedTuple):
     """``versions_seen`` cut to the triggers: node → trigger channel → the version it saw."""
     tasks: dict[str, TaskWrites]
     """Task id → what its writes say, for the tasks with writes saved on this checkpoint."""
+    debug: dict[str, Any] | None = None
+    """Its debug record (:mod:`durable_debug.checkpoint.records`), None if it has none."""
 
 
 async def aread_outline(
@@ -205,7 +210,12 @@ async def sqlite_read_outline(
     clause = "" if since is None else f" AND {_SINCE}"
 
     async def read(s: Any) -> tuple[list[Any], list[Any], list[Any]]:
-        rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause), where)
+        try:
+            rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause, debug="debug"), where)
+        except sqlite3.OperationalError as exc:
+            if "debug" not in str(exc):
+                raise
+            rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause, debug="NULL"), where)
         writes = await s.fetch(OWN_SQLITE_OUTLINE_WRITES.format(since=clause), where)
         if since is None:
             blobs = await s.fetch(OWN_SQLITE_TRIGGER_BLOBS, thread)
@@ -263,6 +273,7 @@ def outline_rows(
         TRIGGER_CHANNELS,
         parse_trigger,
     )
+    from durable_debug.checkpoint.records import parse_record
     from durable_debug.checkpoint.serde import SerdeError
 
     serde, loads = saver.serde, saver._blob_serde.loads_typed
@@ -293,7 +304,7 @@ def outline_rows(
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
     found: list[OutlineRow] = []
     field = "checkpoint"
-    for checkpoint_id, parent_id, checkpoint_text, metadata_text in rows:
+    for checkpoint_id, parent_id, checkpoint_text, metadata_text, debug_text in rows:
         try:
             field = "checkpoint"
             record = _fast_json(checkpoint_text, serde)
@@ -315,6 +326,7 @@ def outline_rows(
                 and type(metadata.get("parents", _NO_PARENTS)) is dict
             ):
                 _check_metadata(metadata)  # raises, naming the key
+            debug = None if debug_text is None else parse_record(debug_text)
             field = "checkpoint"
             present: list[tuple[str, str]] = []
             versions = record.get("channel_versions")
@@ -364,6 +376,7 @@ def outline_rows(
                 full_versions,
                 seen,
                 {t: TaskWrites(s[0], bool(s[1]), s[2]) for t, s in tasks.items()} if tasks else {},
+                debug,
             )
         )
     return found

@@ -40,9 +40,11 @@ class DagReader:
     no state value is decoded), and each read after the first asks only for the checkpoints
     from the newest one seen on (plus the parents of newer ones, whose writes grew). Any
     other saver is read in full the first time
-    (:func:`~durable_debug.inspect.thread.aread_thread`), then from the newest one seen on. The tree is kept as one column per
-    field in id order, so checkpoints newer than every one read are appended and placed
-    without touching the others, and :meth:`wire` hands the columns out as they are.
+    (:func:`~durable_debug.inspect.thread.aread_thread`), then from the newest one seen on.
+    The tree is kept as one column per field in id order, so checkpoints newer than every
+    one read are appended and placed without touching the others, and :meth:`wire` hands
+    the columns out as they are. An outline row carries the checkpoint's debug record
+    (graph version, findings, the node an update was applied as), read with the row.
 
         reader = DagReader(graph, {"configurable": {"thread_id": "job-1"}})
         dag = await reader.aread()          # the whole tree
@@ -111,12 +113,8 @@ class DagReader:
             listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
             if listed is not None:
                 self.last_read = len(listed)
-                ids = [row.checkpoint_id for row in listed]
-                debug = await aread_records(saver, self.thread_id, self.checkpoint_ns, ids)
                 ns = self.checkpoint_ns
-                self._take(
-                    [_row_of_outline(row, ns, debug.get((ns, row.checkpoint_id))) for row in listed]
-                )
+                self._take([_row_of_outline(row, ns, row.debug) for row in listed])
                 return
         if self._order:
             read = await self._aread_since(saver, self._order[-1])
