@@ -1,6 +1,8 @@
-"""The widget's compact form of a ``Dag`` (``_dag``): columns in checkpoint id order.
+"""The widget's compact form of a ``Dag`` (``_dag``): columns in checkpoint id order, and
+the binary buffer the widget sends it in (:func:`pack_wire`, :func:`unpack_wire`).
 
-``js/src/dag-wire.js`` is its twin in the browser: a change to one is a change to both.
+``js/src/dag-wire.js`` is its twin in the browser: a change to one is a change to both
+(``tests/inspect/test_dag_wire.py`` runs both on the same buffers).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from durable_debug.inspect.dag_shape import Dag, DagNode
 
 __all__ = [
     "DAG_WIRE_FORMAT",
+    "PACKED_MAGIC",
     "dag_from_wire",
     "dag_wire_of",
     "merge_wire",
