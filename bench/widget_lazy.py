@@ -45,7 +45,12 @@ sys.path.insert(0, str(REPO / "src"))
 from typing_extensions import TypedDict  # noqa: E402
 
 from durable_debug import END, START, SqliteSaver, StateGraph  # noqa: E402
-from durable_debug.inspect import DagReader, adag_data, export_html  # noqa: E402
+from durable_debug.inspect import (  # noqa: E402
+    DagReader,
+    acheckpoint_dag,
+    adag_data,
+    export_html,
+)
 from durable_debug.inspect.dag import pack_wire  # noqa: E402
 from durable_debug.inspect.detail import acheckpoint_detail, clip_detail  # noqa: E402
 
@@ -162,21 +167,29 @@ async def big_state(path: Path, steps: int, rounds: int) -> None:
     )
 
 
-async def big_tree(path: Path, checkpoints: int, forks: int, rounds: int, export: int) -> None:
+async def big_tree(
+    path: Path, checkpoints: int, forks: int, rounds: int, export: int, readers_only: bool
+) -> None:
+    reuse = path.exists()
     saver = SqliteSaver(str(path))
     g = (
         StateGraph(Small).add_node("step", step).add_edge(START, "step").add_edge("step", END)
     ).compile(checkpointer=saver)
     cfg: Any = {"configurable": {"thread_id": "big-tree"}}
-    await g.ainvoke({"n": 0, "note": ""}, cfg)
-    configs = [(await g.aget_state(cfg)).config]
     started = time.perf_counter()
-    for i in range(checkpoints - 3 - forks):
-        configs.append(await g.aupdate_state(configs[-1], {"n": i}, as_node="step"))
-    for k in range(forks):
-        at = configs[(k + 1) * len(configs) // (forks + 1)]
-        await g.aupdate_state(at, {"note": f"fork {k}"}, as_node="step")
+    if not reuse:
+        await g.ainvoke({"n": 0, "note": ""}, cfg)
+        configs = [(await g.aget_state(cfg)).config]
+        for i in range(checkpoints - 3 - forks):
+            configs.append(await g.aupdate_state(configs[-1], {"n": i}, as_node="step"))
+        for k in range(forks):
+            at = configs[(k + 1) * len(configs) // (forks + 1)]
+            await g.aupdate_state(at, {"note": f"fork {k}"}, as_node="step")
     built = time.perf_counter() - started
+    await tree_readers(g, cfg, path, rounds)
+    if readers_only:
+        return
+    configs = [(await g.aget_state(cfg)).config]
     reader = DagReader(g, cfg)
     dag = await reader.aread()
     print(
@@ -256,6 +269,76 @@ async def big_tree(path: Path, checkpoints: int, forks: int, rounds: int, export
     )
 
 
+async def tree_readers(g: Any, cfg: Any, path: Path, rounds: int) -> None:
+    """Every reader of a thread's tree against the bare SQL of the outline (ids, parents,
+    metadata and ``json.loads``), in the same run: medians of wall and of CPU time."""
+    floor, floor_cpu = bare_outline_s(path, "big-tree", rounds)
+    row(
+        "  bare SQL: ids, parents, metadata + json.loads",
+        f"{floor * 1000:.0f} ms ({floor_cpu * 1000:.0f} ms CPU)",
+        "",
+    )
+    readers: list[tuple[str, Callable[[], Awaitable[Any]]]] = [
+        ("DagReader open: read, packed _dag, comm msg", lambda: _open_packed(g, cfg)),
+        ("checkpoint_dag", lambda: acheckpoint_dag(g, cfg)),
+        ("dag_data", lambda: adag_data(g, cfg)),
+    ]
+    for name, fn in readers:
+        walls, cpus = [], []
+        for _ in range(rounds):
+            wall, cpu = time.perf_counter(), time.process_time()
+            await fn()
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        seconds, cpu = statistics.median(walls), statistics.median(cpus)
+        row(
+            f"  {name}",
+            f"{seconds * 1000:.0f} ms ({cpu * 1000:.0f} ms CPU): {seconds / floor:.1f}x "
+            f"({cpu / floor_cpu:.1f}x CPU)",
+            "<= 5x",
+        )
+    packed = await _open_packed(g, cfg)
+    reader = DagReader(g, cfg)
+    await reader.arefresh()
+    as_json = json.dumps(reader.wire(), separators=(",", ":"), ensure_ascii=False).encode()
+    row(
+        "  the packed _dag sent",
+        f"{len(packed) / 1e6:.2f} MB (as JSON: {len(as_json) / 1e6:.2f} MB)",
+        "<= 2 MB at 50,000",
+    )
+    binary = js_decode_ms(packed, max(rounds, 7), path.with_suffix(".bin"))
+    text = js_decode_ms(as_json, max(rounds, 7), path.with_suffix(".json"))
+    row("  + front end (node): unpack, decode", f"{binary:.0f} ms (as JSON: {text:.0f} ms)", "")
+
+
+async def _open_packed(g: Any, cfg: Any) -> bytes:
+    """The widget's open, kernel side: read, the packed ``_dag``, the comm message."""
+    fresh = DagReader(g, cfg)
+    await fresh.arefresh()
+    return comm_message({"_dag": pack_wire(fresh.wire())})
+
+
+def bare_outline_s(path: Path, thread_id: str, rounds: int) -> tuple[float, float]:
+    """Median seconds (wall, CPU) plain ``sqlite3`` takes to fetch a thread's ids, parents and
+    metadata, each metadata decoded with ``json.loads``: the floor of an outline read."""
+    import sqlite3
+    from contextlib import closing
+
+    times, cpus = [], []
+    with closing(sqlite3.connect(path)) as db:
+        for _ in range(rounds):
+            started, cpu = time.perf_counter(), time.process_time()
+            rows = db.execute(
+                "SELECT checkpoint_id, parent_checkpoint_id, metadata FROM checkpoints "
+                "WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id",
+                (thread_id,),
+            ).fetchall()
+            [(c, p, json.loads(m)) for c, p, m in rows]
+            times.append(time.perf_counter() - started)
+            cpus.append(time.process_time() - cpu)
+    return statistics.median(times), statistics.median(cpus)
+
+
 def bare_rows_s(path: Path, thread_id: str, rounds: int) -> float:
     """Median seconds plain ``sqlite3`` takes to fetch a thread's checkpoint rows (ids,
     parents, the checkpoint and metadata JSON): the floor of any read of the tree."""
@@ -319,13 +402,25 @@ async def main() -> None:
     parser.add_argument("--forks", type=int, default=50)
     parser.add_argument("--export", type=int, default=5_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--readers",
+        action="store_true",
+        help="only the big tree's readers against the bare SQL (no big state, no export)",
+    )
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="a folder to build the threads in and keep; a tree already there is reused",
+    )
     args = parser.parse_args()
     print(machine())
-    with tempfile.TemporaryDirectory() as folder:
-        await big_state(Path(folder) / "state.db", args.steps, args.rounds)
-        await big_tree(
-            Path(folder) / "tree.db", args.checkpoints, args.forks, args.rounds, args.export
-        )
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = args.keep or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        if not args.readers:
+            await big_state(folder / "state.db", args.steps, args.rounds)
+        tree = folder / f"tree-{args.checkpoints}-{args.forks}.db"
+        await big_tree(tree, args.checkpoints, args.forks, args.rounds, args.export, args.readers)
 
 
 if __name__ == "__main__":

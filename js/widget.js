@@ -45,14 +45,123 @@ function unpack(value) {
   if (packed == null) return value;
   let found = unpacked.get(value);
   if (!found) {
-    const text = typeof packed === "string" ? packed : new TextDecoder().decode(
-      ArrayBuffer.isView(packed) || packed instanceof ArrayBuffer ? packed : new Uint8Array(0)
-    );
-    found = JSON.parse(text);
+    found = typeof packed === "string" ? JSON.parse(packed) : unpackBytes(bytesOf(packed));
     unpacked.set(value, found);
   }
   return found;
 }
+var PACKED_MAGIC = [68, 87, 66, 49];
+var PACKED_ONLY = /* @__PURE__ */ new Set([
+  "id_bytes",
+  "parent_rel",
+  "step_rel",
+  "depth_rel",
+  "lane_rel",
+  "time0_us",
+  "time_us",
+  "time_text"
+]);
+function bytesOf(packed) {
+  if (packed instanceof ArrayBuffer) return new Uint8Array(packed);
+  if (ArrayBuffer.isView(packed)) return new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength);
+  return new Uint8Array(0);
+}
+function unpackBytes(bytes) {
+  const decoder = new TextDecoder();
+  if (bytes.length < 8 || PACKED_MAGIC.some((b, i) => bytes[i] !== b))
+    return JSON.parse(decoder.decode(bytes));
+  const size = (bytes[4] | bytes[5] << 8 | bytes[6] << 16 | bytes[7] << 24) >>> 0;
+  const wire = JSON.parse(decoder.decode(bytes.subarray(8, 8 + size)));
+  if (wire.id_bytes != null) wire.id = uuidTexts(bytes.subarray(8 + size), wire.id_bytes);
+  const start = wire.start || 0;
+  const rel = wire.parent_rel || [];
+  const count = rel.length;
+  const parent = new Array(count).fill(0);
+  const step = new Array(count).fill(0);
+  const depth = new Array(count).fill(0);
+  const lane = new Array(count).fill(0);
+  const stepRel = wire.step_rel;
+  const depthRel = wire.depth_rel;
+  const laneRel = wire.lane_rel;
+  for (let k = 0; k < count; k++) {
+    const at = start + k;
+    const p = rel[k] === 0 ? -1 : at - rel[k];
+    parent[k] = p;
+    step[k] = stepRel[k];
+    depth[k] = depthRel[k];
+    lane[k] = laneRel[k];
+    if (start <= p && p < at) {
+      const q = p - start;
+      step[k] += step[q];
+      depth[k] += depth[q];
+      lane[k] += lane[q];
+    }
+  }
+  const columns = {};
+  for (const key of Object.keys(wire)) if (!PACKED_ONLY.has(key)) columns[key] = wire[key];
+  columns.parent = parent;
+  columns.step = step;
+  columns.node_depth = depth;
+  columns.lane = lane;
+  columns.created_at = timeTexts(wire.time0_us || 0, wire.time_us || [], pairs(wire.time_text));
+  return columns;
+}
+var HEX = (() => {
+  const digits = new Uint8Array(512);
+  const text = "0123456789abcdef";
+  for (let i = 0; i < 256; i++) {
+    digits[2 * i] = text.charCodeAt(i >> 4);
+    digits[2 * i + 1] = text.charCodeAt(i & 15);
+  }
+  return digits;
+})();
+function uuidTexts(raw, count) {
+  const ascii = new Uint8Array(36 * count);
+  for (let k = 0, o = 0, w = 0; k < count; k++) {
+    for (let j = 0; j < 16; j++, o++) {
+      const b = raw[o];
+      ascii[w++] = HEX[2 * b];
+      ascii[w++] = HEX[2 * b + 1];
+      if (j === 3 || j === 5 || j === 7 || j === 9) ascii[w++] = 45;
+    }
+  }
+  return cut(new TextDecoder().decode(ascii), 36, count);
+}
+function cut(text, width, count) {
+  const parts = new Array(count);
+  for (let k = 0; k < count; k++) parts[k] = text.slice(k * width, k * width + width);
+  return parts;
+}
+function timeTexts(first, deltas, odd) {
+  const count = deltas.length;
+  const ascii = new Uint8Array(32 * count);
+  const some = odd.size > 0;
+  let now = first;
+  let second = NaN;
+  let prefix = new Uint8Array(20);
+  for (let k = 0, w = 0; k < count; k++, w += 32) {
+    if (some && odd.has(k)) continue;
+    now += deltas[k];
+    const whole = Math.floor(now / 1e6);
+    if (whole !== second) {
+      second = whole;
+      const text = new Date(whole * 1e3).toISOString().slice(0, 19) + ".";
+      prefix = Uint8Array.from(text, (c) => c.charCodeAt(0));
+    }
+    ascii.set(prefix, w);
+    let fraction = now - whole * 1e6 | 0;
+    for (let i = w + 25; i >= w + 20; i--) {
+      const tenth = fraction / 10 | 0;
+      ascii[i] = 48 + fraction - tenth * 10;
+      fraction = tenth;
+    }
+    ascii.set(UTC, w + 26);
+  }
+  const texts = cut(new TextDecoder().decode(ascii), 32, count);
+  for (const [k, text] of odd) if (k < count) texts[k] = text;
+  return texts;
+}
+var UTC = Uint8Array.from("+00:00", (c) => c.charCodeAt(0));
 function mergeTail(wire, tail) {
   if (!tail || tail.format !== DAG_WIRE_FORMAT) return wire;
   const start = tail.start || 0;

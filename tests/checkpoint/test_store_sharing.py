@@ -94,7 +94,7 @@ def as_user(user: str, *args: str, stdin: str | None = None) -> subprocess.Popen
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        cwd="/tmp",
+        cwd="/",  # nothing there shadows a standard module (-m puts the cwd first on sys.path)
     )
 
 

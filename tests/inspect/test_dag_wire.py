@@ -192,3 +192,104 @@ async def test_a_tail_extends_only_the_wire_it_follows(tmp_path):
     await reader.arefresh()  # laid out anew: a new epoch, an old wire takes no tail of it
     assert reader.epoch != base["epoch"] and reader.low == 0
     assert dag_from_wire(base, reader.wire(2)) == dag_from_wire(base)
+
+
+def odd_wire(start: int) -> dict[str, Any]:
+    """A compact form with what packing must keep exactly: an id that is no UUID, a time in
+    another form, a parent after its child, a lost parent, negative steps."""
+    return {
+        "format": DAG_WIRE_FORMAT,
+        "thread_id": "t",
+        "checkpoint_ns": "",
+        "epoch": 3,
+        "start": start,
+        "count": start + 4,
+        "depth": 3,
+        "lanes": 2,
+        "strings": ["input"],
+        "lists": [[]],
+        "id": ["c0", "c1", "c2", "c3"],
+        "parent": [-1, start + 3, start, -1],
+        "step": [-1, 4, 0, 7],
+        "source": [0, 0, 0, 0],
+        "next": [0, 0, 0, 0],
+        "writers": [0, 0, 0, 0],
+        "node_depth": [0, 2, 1, 0],
+        "lane": [0, 1, 0, 1],
+        "created_at": [
+            "2026-12-04T23:59:59.999999+00:00",
+            "yesterday",
+            "2026-12-05T00:00:00+00:00",
+            "1969-12-31T23:59:59.000001+00:00",
+        ],
+        "interrupts": [],
+        "errors": [],
+        "findings": [],
+        "graph_changed": [],
+        "broken_parent": [],
+        "missing_parent": [start + 3, "gone"],
+    }
+
+
+@pytest.mark.parametrize("start", [0, 5])
+def test_packing_keeps_every_column_exactly(start):
+    wire = odd_wire(start)
+    packed = pack_wire(wire)
+    assert packed["packed"][:4] == b"DWB1" and packed["start"] == start
+    assert unpack_wire(packed) == wire
+
+
+async def test_the_packed_buffer_is_small_and_exact(tmp_path):
+    """Ids go as 16 bytes, times as microsecond deltas: a fraction of the JSON they were."""
+    ns = seed("accumulate", tmp_path / "t.db")
+    await forked(ns)
+    reader = DagReader(ns["g"], ns["cfg"])
+    await reader.arefresh()
+    wire = reader.wire()
+    packed = pack_wire(wire)["packed"]
+    assert unpack_wire(pack_wire(wire)) == wire
+    assert len(packed) < len(json.dumps(wire, separators=(",", ":")))
+    assert wire["id"][0].encode() not in packed  # the ids travel as bytes
+    assert wire["created_at"][0].encode() not in packed  # the times as numbers
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="the front end's decoder runs in node")
+async def test_the_front_end_unpacks_the_buffers_python_packs(tmp_path):
+    ns = seed("accumulate", tmp_path / "t.db")
+    await forked(ns)
+    g, cfg = ns["g"], ns["cfg"]
+    reader = DagReader(g, cfg)
+    await reader.arefresh()
+    base = pack_wire(reader.wire())
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    await reader.arefresh()
+    tail = pack_wire(reader.wire(reader.low))
+    odd = pack_wire(odd_wire(0))
+    for name, value in (("base", base), ("tail", tail), ("odd", odd)):
+        (tmp_path / f"{name}.bin").write_bytes(value["packed"])
+    module = (REPO / "js" / "src" / "dag-wire.js").as_uri()
+    fields = {
+        name: {k: v for k, v in value.items() if k != "packed"}
+        for name, value in (("base", base), ("tail", tail))
+    }
+    script = (
+        f"import {{ decodeDag, unpack, DAG_WIRE_FORMAT }} from {json.dumps(module)};"
+        "import { readFileSync } from 'node:fs';"
+        "const read = (name, value) => { const b = new Uint8Array(readFileSync(process.argv[1]"
+        " + '/' + name + '.bin')); return { ...value, packed: new DataView(b.buffer,"
+        " b.byteOffset, b.byteLength) }; };"
+        f"const base = read('base', {json.dumps(fields['base'])});"
+        f"const tail = read('tail', {json.dumps(fields['tail'])});"
+        "const odd = unpack(read('odd', { format: DAG_WIRE_FORMAT }));"
+        "process.stdout.write(JSON.stringify({ dag: decodeDag(base, tail), odd }));"
+    )
+    done = subprocess.run(
+        ["node", "--input-type=module", "-e", script, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    out = json.loads(done.stdout)
+    assert out["dag"] == json.loads(json.dumps(await full_dag(g, cfg)))
+    assert out["odd"] == odd_wire(0)

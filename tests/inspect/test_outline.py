@@ -1,8 +1,10 @@
-"""The widget's DAG from checkpoint rows and metadata only (big threads).
+"""The checkpoint tree from checkpoint rows and metadata only (big threads).
 
-On durable_debug's SQLite saver the tree is read without decoding any state value, in one
-query, and a read after the first asks only for what was written since. It must be the same
-tree, mark for mark, as the one built from the full thread read.
+On durable_debug's SQLite saver the tree is read without decoding any state value, in one read
+session of three queries (rows, writes, trigger blobs) plus the debug records, and a read
+after the first asks only for what was written since. It must be the same tree, mark for
+mark, as the one built from the full thread read, for the widget's DagReader and for
+checkpoint_dag and dag_data alike.
 """
 
 from __future__ import annotations
@@ -158,3 +160,88 @@ async def test_a_damaged_row_is_named_not_skipped(tmp_path, change, said):
         await DagReader(g, cfg).aread()
     assert "demo-1" in str(raised.value)
     assert (second if "branch" in change else newest) in str(raised.value)
+
+
+def graph_facts(dag: Any) -> tuple[Any, ...]:
+    """Everything a networkx tree says: its attributes, nodes with theirs, and edges."""
+    return dag.graph, dict(dag.nodes(data=True)), sorted(dag.edges)
+
+
+@pytest.mark.parametrize(
+    ("name", "store"),
+    [(name, "sqlite") for name in ("accumulate", "resume", "rerun_rule", "fanout", "loop")]
+    + [("accumulate", "memory"), ("resume", "memory")],
+)
+async def test_checkpoint_dag_and_dag_data_read_the_outline_the_same_tree(tmp_path, name, store):
+    """The public readers give what they gave from the full read, attribute for attribute
+    (from the outline on SQLite; on the memory saver, which has none, from the full read)."""
+    from durable_debug.inspect import acheckpoint_dag, adag_data
+    from durable_debug.inspect.dag import dag_from_thread
+
+    ns = on_sqlite(name, tmp_path / "s.db") if store == "sqlite" else load("durable_debug", name)
+    g, cfg = ns["g"], ns["cfg"]
+    state = {
+        k: [] if "list" in str(t) else ("" if t is str else 0)
+        for k, t in ns["State"].__annotations__.items()
+    }
+    with contextlib.suppress(Exception):
+        await g.ainvoke(state, cfg)
+    history = [s async for s in g.aget_state_history(cfg)]
+    if len(history) > 2:  # a fork from the middle, so the tree has a branch
+        with contextlib.suppress(Exception):
+            await g.aupdate_state(history[len(history) // 2].config, None)
+    thread = await aread_thread(g, cfg)
+    assert graph_facts(await acheckpoint_dag(g, cfg)) == graph_facts(dag_from_thread(thread))
+    assert await adag_data(g, cfg) == dag_data_of(thread)
+
+
+async def test_checkpoint_dag_and_dag_data_decode_no_state(tmp_path):
+    """State blobs made unreadable: the tree and its data still open, the state read fails."""
+    from durable_debug.inspect import acheckpoint_dag, adag_data
+
+    database = tmp_path / "t.db"
+    ns = on_sqlite("accumulate", database)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    expected = await full_dag(g, cfg)
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("UPDATE checkpoint_blobs SET blob = x'c1c1' WHERE channel IN ('value', 'log')")
+    with pytest.raises(Exception):  # noqa: B017 - any decoding error: the values are garbage
+        await aread_thread(g, cfg)
+    assert await adag_data(g, cfg) == expected
+    tree = await acheckpoint_dag(g, cfg)
+    assert sorted(tree.nodes) == sorted(n["id"] for n in expected["nodes"])
+
+
+def test_the_savers_declare_the_reads_they_can_do_without_state(tmp_path):
+    """A view asks the saver, not its class: SQLite reads outlines, marks and heads; the
+    memory saver names subgraph namespaces only; the others read through the protocol."""
+    from durable_debug import MemorySaver, SqliteSaver
+    from durable_debug.checkpoint.base import LatestHeadsSaver, OutlineSaver, SubgraphHeadsSaver
+
+    sqlite = SqliteSaver(str(tmp_path / "c.db"))
+    assert isinstance(sqlite, OutlineSaver)
+    assert isinstance(sqlite, SubgraphHeadsSaver) and isinstance(sqlite, LatestHeadsSaver)
+    memory = MemorySaver()
+    assert isinstance(memory, SubgraphHeadsSaver)
+    assert not isinstance(memory, OutlineSaver) and not isinstance(memory, LatestHeadsSaver)
+
+
+async def test_a_file_older_than_the_debug_records_is_read_as_it_is(tmp_path):
+    """A file from before checkpoints had a debug column (read-only: never migrated): the
+    outline reads the rows without records, as the full read does."""
+    from durable_debug.checkpoint.readonly import ReadOnlySqliteSaver
+    from durable_debug.inspect.stored import SaverView
+
+    database = tmp_path / "old.db"
+    ns = on_sqlite("accumulate", database)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    count = len([s async for s in g.aget_state_history(cfg)])
+    await g.checkpointer.aclose()
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("ALTER TABLE checkpoints DROP COLUMN debug")
+    view = SaverView(ReadOnlySqliteSaver(database))
+    dag = await DagReader(view, cfg).aread()
+    assert dag == await full_dag(view, cfg)
+    assert len(dag["nodes"]) == count

@@ -29,7 +29,7 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast, runtime_checkable
 
 from typing_extensions import TypedDict
 
@@ -45,6 +45,10 @@ from durable_debug.checkpoint.names import (
     ONCE,
     RESUME,
 )
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.latest import LatestHead
+    from durable_debug.checkpoint.outline import OutlineRow
 
 __all__ = [
     "CONFIG_ADDRESS_KEYS",
@@ -63,10 +67,13 @@ __all__ = [
     "CheckpointNotFoundError",
     "CheckpointTuple",
     "Completed",
+    "LatestHeadsSaver",
+    "OutlineSaver",
     "PendingWrite",
     "RunnableConfig",
     "SerializerProtocol",
     "StepQueue",
+    "SubgraphHeadsSaver",
     "TaskWrites",
     "address_config",
     "check_address",
@@ -701,3 +708,50 @@ class BaseCheckpointSaver(ABC):
     def list_abandoned_threads(self) -> builtins.list[str]:
         """Sync twin of :meth:`alist_abandoned_threads`."""
         return run_sync(self.alist_abandoned_threads())
+
+
+# -- optional read capabilities ------------------------------------------------------------------
+#
+# A saver may read less than whole checkpoints where a view needs less: the tree of a thread,
+# each thread's newest checkpoint, the namespaces of a thread. The inspect layer asks for them
+# with ``isinstance(saver, OutlineSaver)`` (and so on) and reads through the saver protocol
+# above when a saver has none.
+
+
+@runtime_checkable
+class OutlineSaver(Protocol):
+    """A saver that reads a thread's tree without decoding its state (durable_debug's
+    :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`)."""
+
+    async def aread_outline(
+        self, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+    ) -> Sequence[OutlineRow]:
+        """The checkpoints of a thread as a tree needs them, oldest first, each with its debug
+        record (see :mod:`durable_debug.checkpoint.outline`); ``since``: only the checkpoints
+        from that id on, plus the parents of newer ones."""
+        ...
+
+    async def alatest_mark(self, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+        """``(newest checkpoint id, its pending writes)`` from the index alone, ``("", 0)``
+        for a thread without checkpoints: a cheap mark of a thread's progress to watch."""
+        ...
+
+
+@runtime_checkable
+class SubgraphHeadsSaver(Protocol):
+    """A saver that names a thread's subgraph namespaces without listing its checkpoints."""
+
+    async def asubgraph_heads(self, thread_id: str) -> Sequence[tuple[str, dict[str, Any]]]:
+        """``(namespace, metadata of its newest checkpoint)`` for every subgraph namespace of
+        the thread (not the top-level ``""``); no state is decoded."""
+        ...
+
+
+@runtime_checkable
+class LatestHeadsSaver(Protocol):
+    """A saver that reads each thread's newest top-level checkpoint without its state (what
+    a thread list needs; :class:`~durable_debug.checkpoint.latest.LatestHead`)."""
+
+    async def alatest_heads(self) -> Sequence[LatestHead]:
+        """Each thread's head, sorted by thread id."""
+        ...

@@ -30,7 +30,7 @@ from durable_debug.checkpoint.base import (
     metadata_matches,
 )
 from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
-from durable_debug.checkpoint.latest import LatestHead, LatestRow
+from durable_debug.checkpoint.latest import LatestHead, LatestRow, heads_of_rows
 from durable_debug.checkpoint.names import (
     PULL,
     PUSH,
@@ -195,6 +195,12 @@ class LangGraphReader(BaseCheckpointSaver):
     async def alatest_rows(self) -> builtins.list[LatestRow]:
         """Async twin of :meth:`latest_rows`."""
         return await asyncio.to_thread(self._latest_rows)
+
+    async def alatest_heads(self) -> builtins.list[LatestHead]:
+        """Each thread's newest top-level checkpoint cut down to a head (see
+        :class:`~durable_debug.checkpoint.base.LatestHeadsSaver`): whole newest checkpoints
+        read, their state dropped here."""
+        return heads_of_rows(await self.alatest_rows(), self.task_ids_of)
 
     # -- writing is refused ---------------------------------------------------------------------
 

@@ -7,10 +7,11 @@ from the newest top-level checkpoint's trigger channels (which nodes run next: `
 
     heads = await alatest_heads(sqlite_saver)  # [LatestHead('job-1', 5, '1ef…', 3, …), …]
 
-:func:`alatest_heads` answers for durable_debug's :class:`SqliteSaver` (one query on its
-connection), for any saver with an ``alatest_heads`` method (LangGraph's SQLite layout) and
-for any saver with an ``alatest_rows`` method (LangGraph's PostgreSQL layout: whole newest
-checkpoints, cut down here); None for the others, which are then read thread by thread.
+:func:`alatest_heads` answers for every
+:class:`~durable_debug.checkpoint.base.LatestHeadsSaver`: durable_debug's :class:`SqliteSaver`
+(one query on its connection, :func:`sqlite_latest_heads`), LangGraph's SQLite layout (one
+query) and its PostgreSQL layout (whole newest checkpoints, cut down by
+:func:`heads_of_rows`); None for the others, which are then read thread by thread.
 
 A head holds raw facts only (which trigger channels hold a value, at which version, what each
 node has seen, the writes); which tasks they schedule and what the writes say about them is
@@ -34,7 +35,12 @@ from durable_debug.checkpoint._rows import (
     missing_blob,
     ungroup_versions,
 )
-from durable_debug.checkpoint.base import NULL_TASK_ID, CheckpointTuple, PendingWrite
+from durable_debug.checkpoint.base import (
+    NULL_TASK_ID,
+    CheckpointTuple,
+    LatestHeadsSaver,
+    PendingWrite,
+)
 from durable_debug.checkpoint.errors import StoreUnavailableError
 from durable_debug.checkpoint.names import (
     SPECIAL_WRITES,
@@ -51,6 +57,7 @@ __all__ = [
     "LatestRow",
     "alatest_heads",
     "head_of",
+    "heads_of_rows",
     "is_trigger_channel",
     "split_writes",
 ]
@@ -168,27 +175,26 @@ nothing, so nothing else of it is read. State blobs are never looked up."""
 
 async def alatest_heads(saver: Any) -> list[LatestHead] | None:
     """Each thread's newest top-level checkpoint as a :class:`LatestHead` (in one query where
-    the store allows it), sorted by thread id; None if ``saver`` cannot list them so.
+    the store allows it), sorted by thread id; None if ``saver`` cannot list them so (it is
+    no :class:`~durable_debug.checkpoint.base.LatestHeadsSaver`).
 
     Also None when a stored JSON text SQLite cannot parse stops the query (SQLite fails the
     whole query, not the row): read thread by thread, the damaged thread is named.
     """
+    if not isinstance(saver, LatestHeadsSaver):
+        return None
     try:
-        own = getattr(saver, "alatest_heads", None)
-        if own is not None:
-            return list(await own())
-        whole = getattr(saver, "alatest_rows", None)
-        if whole is not None:
-            return _heads_of_rows(await whole(), getattr(saver, "task_ids_of", None))
-        from durable_debug.checkpoint.sqlite import SqliteSaver
-
-        if not isinstance(saver, SqliteSaver):
-            return None
-        rows = await saver.aquery(OWN_SQLITE_HEADS)
+        return list(await saver.alatest_heads())
     except (sqlite3.OperationalError, StoreUnavailableError) as exc:
         if MALFORMED_JSON in str(exc):
             return None
         raise
+
+
+async def sqlite_latest_heads(saver: Any) -> list[LatestHead]:
+    """:meth:`~durable_debug.checkpoint.base.LatestHeadsSaver.alatest_heads` on
+    durable_debug's SQLite layout: one query on its connection."""
+    rows = await saver.aquery(OWN_SQLITE_HEADS)
     with collector_paused():
         return _own_heads(rows, saver)
 
@@ -197,7 +203,9 @@ MALFORMED_JSON = "malformed JSON"
 """What SQLite's JSON functions say of a text they cannot parse."""
 
 
-def _heads_of_rows(rows: Sequence[LatestRow], lookup: Any) -> list[LatestHead]:
+def heads_of_rows(rows: Sequence[LatestRow], lookup: Any) -> list[LatestHead]:
+    """Heads cut from whole newest checkpoints (a saver that reads those, as LangGraph's
+    PostgreSQL layout does); ``lookup``: a config → task ids function, or None."""
     heads = []
     for row in rows:
         if row.tuple is None:

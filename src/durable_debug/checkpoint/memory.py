@@ -400,6 +400,14 @@ class MemorySaver(BaseCheckpointSaver):
         """Return the ids of every thread that has a checkpoint."""
         return [t for t, namespaces in self.storage.items() if any(namespaces.values())]
 
+    async def asubgraph_heads(self, thread_id: str) -> list[tuple[str, dict[str, Any]]]:
+        """Each subgraph namespace of a thread with its newest checkpoint's metadata (see
+        :class:`~durable_debug.checkpoint.base.SubgraphHeadsSaver`), from the stored rows."""
+        namespaces = list(self.storage.get(thread_id, {}).items())
+        return [
+            (ns, dict(stored[max(stored)].metadata)) for ns, stored in namespaces if ns and stored
+        ]
+
 
 InMemorySaver = MemorySaver
 """LangGraph's newer name for :class:`MemorySaver`."""

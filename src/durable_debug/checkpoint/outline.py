@@ -2,18 +2,20 @@
 
 The widget's DAG shows each checkpoint's id, parent, step, source, the nodes that run next,
 the nodes whose writes made it, and whether it holds an interrupt or an error. None of that
-needs the state values: the next nodes come from the trigger channels (the same reduction
-as :mod:`durable_debug.checkpoint.latest`) and the rest from metadata and the pending writes'
-channels. So one read session of three plain queries reads a thread's rows, its writes (the
+needs the state values: the next nodes follow from the trigger channels that hold a value
+(which the inspect layer reads, as it reads a thread list's heads) and the rest from metadata
+and the pending writes' channels. So a saver that is an
+:class:`~durable_debug.checkpoint.base.OutlineSaver` reads a thread's rows (with their debug
+records), its writes (the
 value only for errors, interrupts and the run input's key names) and its trigger channels'
-blobs, and no state blob is loaded.
+blobs, and no state blob is loaded; on durable_debug's SQLite layout that is one read
+session of three plain queries (:func:`sqlite_read_outline`).
 
     rows = await aread_outline(sqlite_saver, "job-1", "")                   # oldest first
     newer = await aread_outline(sqlite_saver, "job-1", "", since=rows[-1].checkpoint_id)
 
 With ``since``, only checkpoints from that one on are read, plus the parents of the newer
-ones (their writes grow while the next step runs). None when the saver cannot (any saver
-other than durable_debug's :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`): the caller
+ones (their writes grow while the next step runs). None when the saver cannot: the caller
 then reads the thread through the saver protocol.
 """
 
@@ -21,8 +23,10 @@ from __future__ import annotations
 
 import json
 import json.scanner
+import sqlite3
 from typing import Any, NamedTuple, cast
 
+from durable_debug.checkpoint.base import OutlineSaver, SubgraphHeadsSaver
 from durable_debug.checkpoint.names import ERROR, INPUT_KEYS, INTERRUPT, trigger_channel_sql
 
 __all__ = [
@@ -34,7 +38,11 @@ __all__ = [
     "TaskWrites",
     "alatest_mark",
     "aread_outline",
+    "asubgraph_heads",
     "outline_rows",
+    "sqlite_latest_mark",
+    "sqlite_read_outline",
+    "sqlite_subgraph_heads",
 ]
 
 OWN_SQLITE_LATEST_MARK = """
@@ -51,15 +59,19 @@ ORDER BY c.checkpoint_id DESC LIMIT 1
 
 async def alatest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[str, int] | None:
     """``(newest checkpoint id, its pending writes)`` of a thread, read from the index alone,
-    ``("", 0)`` for a thread without checkpoints; None when ``saver`` cannot say so cheaply.
+    ``("", 0)`` for a thread without checkpoints; None when ``saver`` cannot say so cheaply
+    (it is no :class:`~durable_debug.checkpoint.base.OutlineSaver`).
 
     A view that watches a thread compares this with what it showed last: a new checkpoint,
     or new writes on the newest one (an error, an interrupt), means it should read again.
     """
-    from durable_debug.checkpoint.sqlite import SqliteSaver
-
-    if not isinstance(saver, SqliteSaver):
+    if not isinstance(saver, OutlineSaver):
         return None
+    return await saver.alatest_mark(thread_id, checkpoint_ns)
+
+
+async def sqlite_latest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+    """:meth:`OutlineSaver.alatest_mark` on durable_debug's SQLite layout (one index query)."""
     rows = await saver.aquery(OWN_SQLITE_LATEST_MARK, (thread_id, checkpoint_ns))
     return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)
 
@@ -77,19 +89,17 @@ checkpoint's metadata (the primary key's range for the thread; no state is read)
 
 async def asubgraph_heads(saver: Any, thread_id: str) -> list[tuple[str, Any]] | None:
     """``(namespace, metadata of its newest checkpoint)`` for every subgraph namespace of a
-    thread (on our SQLite saver in one query, on our memory saver from its rows), decoding no
-    state; None when ``saver`` cannot say so cheaply (then the caller lists the thread's
-    checkpoints)."""
-    from durable_debug.checkpoint.memory import MemorySaver
-    from durable_debug.checkpoint.sqlite import SqliteSaver
-
-    if isinstance(saver, MemorySaver):
-        namespaces = list(saver.storage.get(thread_id, {}).items())
-        return [
-            (ns, dict(stored[max(stored)].metadata)) for ns, stored in namespaces if ns and stored
-        ]
-    if not isinstance(saver, SqliteSaver):
+    thread, decoding no state; None when ``saver`` cannot say so cheaply (it is no
+    :class:`~durable_debug.checkpoint.base.SubgraphHeadsSaver`: the caller then lists the
+    thread's checkpoints)."""
+    if not isinstance(saver, SubgraphHeadsSaver):
         return None
+    return list(await saver.asubgraph_heads(thread_id))
+
+
+async def sqlite_subgraph_heads(saver: Any, thread_id: str) -> list[tuple[str, Any]]:
+    """:meth:`SubgraphHeadsSaver.asubgraph_heads` on durable_debug's SQLite layout (one
+    query)."""
     rows = await saver.aquery(OWN_SQLITE_SUBGRAPH_HEADS, (thread_id, thread_id))
     return [(str(ns), _fast_json(metadata, saver.serde)) for ns, metadata in rows]
 
@@ -105,12 +115,13 @@ _SINCE = """checkpoint_id IN (
 an ``OR`` of the two would scan the whole thread)."""
 
 OWN_SQLITE_OUTLINE_ROWS = """
-SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata FROM checkpoints
+SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata, {debug} FROM checkpoints
 WHERE thread_id = ? AND checkpoint_ns = ?{since}
 ORDER BY checkpoint_id
 """
-"""durable_debug's SQLite layout: a thread's checkpoint rows (``since``: ``""``, or ``AND``
-:data:`_SINCE` for a later read)."""
+"""durable_debug's SQLite layout: a thread's checkpoint rows with their debug records
+(``since``: ``""``, or ``AND`` :data:`_SINCE` for a later read; ``debug``: the column, or
+``NULL`` in a file older than the column, read as it is)."""
 
 OWN_SQLITE_OUTLINE_WRITES = f"""
 SELECT checkpoint_id, task_id, channel, type,
@@ -160,35 +171,51 @@ class OutlineRow(NamedTuple):
     parent_id: str | None
     metadata: dict[str, Any]
     ts: str
-    pull: tuple[str, ...]
-    """The nodes its trigger channels schedule next, sorted (before any Send task)."""
-    packets: tuple[Any, ...]
-    """The Send packets it holds (each a later task of the next step, in order)."""
+    triggers: dict[str, Any]
+    """The trigger channels that hold a value (the Send packets' channel too): channel →
+    value, loaded only where the value decides which nodes run (a join's sources, the
+    packets), None for the others. Which tasks they schedule is the inspect layer's reading."""
+    versions: dict[str, str]
+    """The versions of :attr:`triggers` (engine form, comparable with :attr:`seen`'s)."""
+    seen: dict[str, dict[str, str]]
+    """``versions_seen`` cut to the triggers: node → trigger channel → the version it saw."""
     tasks: dict[str, TaskWrites]
     """Task id → what its writes say, for the tasks with writes saved on this checkpoint."""
+    debug: dict[str, Any] | None = None
+    """Its debug record (:mod:`durable_debug.checkpoint.records`), None if it has none."""
 
 
 async def aread_outline(
     saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
 ) -> list[OutlineRow] | None:
-    """The checkpoints of one thread as a tree needs them, oldest first, in one read session
-    of three plain queries (rows, writes, trigger blobs); None when ``saver`` is not
-    durable_debug's :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`.
+    """The checkpoints of one thread as a tree needs them, oldest first; None when ``saver``
+    cannot read them so (it is no :class:`~durable_debug.checkpoint.base.OutlineSaver`).
 
     ``since``: a checkpoint id; only the checkpoints from it on are read, plus the parents of
     newer ones. A damaged row raises a located
     :class:`~durable_debug.checkpoint.serde.CorruptPayloadError`.
     """
-    from durable_debug.checkpoint.sqlite import SqliteSaver
-
-    if not isinstance(saver, SqliteSaver):
+    if not isinstance(saver, OutlineSaver):
         return None
+    return list(await saver.aread_outline(thread_id, checkpoint_ns, since=since))
+
+
+async def sqlite_read_outline(
+    saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+) -> list[OutlineRow]:
+    """:meth:`OutlineSaver.aread_outline` on durable_debug's SQLite layout: one read session
+    of three plain queries (rows, writes, trigger blobs)."""
     thread = (thread_id, checkpoint_ns)
     where = thread if since is None else (*thread, *thread, since, *thread, since)
     clause = "" if since is None else f" AND {_SINCE}"
 
     async def read(s: Any) -> tuple[list[Any], list[Any], list[Any]]:
-        rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause), where)
+        try:
+            rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause, debug="debug"), where)
+        except sqlite3.OperationalError as exc:
+            if "debug" not in str(exc):
+                raise
+            rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause, debug="NULL"), where)
         writes = await s.fetch(OWN_SQLITE_OUTLINE_WRITES.format(since=clause), where)
         if since is None:
             blobs = await s.fetch(OWN_SQLITE_TRIGGER_BLOBS, thread)
@@ -246,6 +273,7 @@ def outline_rows(
         TRIGGER_CHANNELS,
         parse_trigger,
     )
+    from durable_debug.checkpoint.records import parse_record
     from durable_debug.checkpoint.serde import SerdeError
 
     serde, loads = saver.serde, saver._blob_serde.loads_typed
@@ -276,7 +304,7 @@ def outline_rows(
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
     found: list[OutlineRow] = []
     field = "checkpoint"
-    for checkpoint_id, parent_id, checkpoint_text, metadata_text in rows:
+    for checkpoint_id, parent_id, checkpoint_text, metadata_text, debug_text in rows:
         try:
             field = "checkpoint"
             record = _fast_json(checkpoint_text, serde)
@@ -298,6 +326,7 @@ def outline_rows(
                 and type(metadata.get("parents", _NO_PARENTS)) is dict
             ):
                 _check_metadata(metadata)  # raises, naming the key
+            debug = None if debug_text is None else parse_record(debug_text)
             field = "checkpoint"
             present: list[tuple[str, str]] = []
             versions = record.get("channel_versions")
@@ -310,28 +339,30 @@ def outline_rows(
                             raise missing_blob(name, version)
                         if blob[0] != EMPTY:
                             present.append((name, version))
-            pull: set[str] = set()
-            packets: tuple[Any, ...] = ()
+            values: dict[str, Any] = {}
+            full_versions: dict[str, str] = {}
+            seen: dict[str, dict[str, str]] = {}
             seen_by = record.get("versions_seen")
             for name, version in present:
+                mine = full.get(version) or full.setdefault(version, full_version(version))
+                full_versions[name] = mine
                 if name == TASKS:
-                    packets = tuple(_blob_value(decoded, stored, loads, name, version) or ())
+                    values[name] = _blob_value(decoded, stored, loads, name, version)
                     continue
                 trigger = triggers.get(name)
                 if trigger is None:
                     trigger = triggers[name] = parse_trigger(name)
                 if trigger is None:
+                    values[name] = None
                     continue
-                if trigger.sources:
-                    got = _blob_value(decoded, stored, loads, name, version)
-                    if set(got or ()) < set(trigger.sources):
-                        continue
-                seen = _seen_version(seen_by, trigger.node, name)
-                mine = full.get(version) or full.setdefault(version, full_version(version))
-                if seen is None or mine > (
-                    full.get(seen) or full.setdefault(seen, full_version(seen))
-                ):
-                    pull.add(trigger.node)
+                values[name] = (
+                    _blob_value(decoded, stored, loads, name, version) if trigger.sources else None
+                )
+                was = _seen_version(seen_by, trigger.node, name)
+                if was is not None:
+                    seen.setdefault(trigger.node, {})[name] = full.get(was) or full.setdefault(
+                        was, full_version(was)
+                    )
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, field=field) from None
         tasks = per_checkpoint.get(checkpoint_id)
@@ -341,9 +372,11 @@ def outline_rows(
                 parent_id or None,
                 metadata,
                 record["ts"],
-                tuple(sorted(pull)),
-                packets,
+                values,
+                full_versions,
+                seen,
                 {t: TaskWrites(s[0], bool(s[1]), s[2]) for t, s in tasks.items()} if tasks else {},
+                debug,
             )
         )
     return found

@@ -46,12 +46,19 @@ from durable_debug.checkpoint._schema import (
 from durable_debug.checkpoint._sql import Session, SqlSaver, is_short_read
 from durable_debug.checkpoint.base import SerializerProtocol
 from durable_debug.checkpoint.errors import StoreClosedError, StoreUnavailableError
+from durable_debug.checkpoint.latest import LatestHead, sqlite_latest_heads
 from durable_debug.checkpoint.lease import (
     LeaseInfo,
     boot_clock,
     boot_expired,
     holder_is_dead,
     holder_proof,
+)
+from durable_debug.checkpoint.outline import (
+    OutlineRow,
+    sqlite_latest_mark,
+    sqlite_read_outline,
+    sqlite_subgraph_heads,
 )
 from durable_debug.checkpoint.serde import CorruptPayloadError
 
@@ -738,6 +745,26 @@ class SqliteSaver(SqlSaver):
         if cls is float and math.isfinite(value):
             return "json_extract(metadata, ?) = ?", (path, value)
         return None
+
+    # -- the optional reads (checkpoint.base: OutlineSaver, SubgraphHeadsSaver, LatestHeadsSaver)
+
+    async def aread_outline(
+        self, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+    ) -> list[OutlineRow]:
+        """A thread's tree without its state (:mod:`durable_debug.checkpoint.outline`)."""
+        return await sqlite_read_outline(self, thread_id, checkpoint_ns, since=since)
+
+    async def alatest_mark(self, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+        """``(newest checkpoint id, its pending writes)`` of a thread, from the index alone."""
+        return await sqlite_latest_mark(self, thread_id, checkpoint_ns)
+
+    async def asubgraph_heads(self, thread_id: str) -> list[tuple[str, Any]]:
+        """Each subgraph namespace of a thread with its newest checkpoint's metadata."""
+        return await sqlite_subgraph_heads(self, thread_id)
+
+    async def alatest_heads(self) -> list[LatestHead]:
+        """Each thread's newest top-level checkpoint, no state (one query)."""
+        return await sqlite_latest_heads(self)
 
 
 AsyncSqliteSaver = SqliteSaver

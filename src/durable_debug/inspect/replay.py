@@ -16,7 +16,6 @@ the thread's checkpoints; see docs/inspect.md, *Recorded calls and replay*.
 from __future__ import annotations
 
 import contextlib
-import pdb
 import sys
 import types
 from collections.abc import Iterable, Iterator, Mapping
@@ -49,6 +48,8 @@ from durable_debug.inspect.thread import (
 )
 
 if TYPE_CHECKING:
+    import pdb
+
     import pandas as pd
 
 __all__ = [
@@ -538,6 +539,8 @@ async def adebug_task(
     task = tasks[0]
     recorded = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
     source = _source_for(task.id, recorded, thread.thread_id)
+    import pdb  # only when stepping into a task: the CLI and magics start without it
+
     debugger = debugger or pdb.Pdb()
     target = task.node.style.target if task.node.style is not None else None
     trace = _stop_in(_code_of(target), debugger) if stop else None

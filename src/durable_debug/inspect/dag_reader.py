@@ -1,0 +1,568 @@
+"""Reading a thread's tree again and again, as a view that refreshes does: :class:`DagReader`."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from durable_debug._collector import collector_paused
+from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
+from durable_debug.checkpoint.outline import alatest_mark
+from durable_debug.checkpoint.records import AS_NODE, FINDINGS, aread_records
+from durable_debug.graph.algo import task_id
+from durable_debug.graph.findings import findings_of
+from durable_debug.graph.version import GRAPH_VERSION_KEY
+from durable_debug.inspect.dag_shape import Dag, placement
+from durable_debug.inspect.dag_wire import DAG_WIRE_FORMAT, _intern, _sparse, dag_from_wire
+from durable_debug.inspect.stored import scheduled_tasks
+from durable_debug.inspect.thread import (
+    CheckpointRecord,
+    _thread_of,
+    aread_thread,
+    checkpointer_of,
+    loop_links,
+    thread_config,
+)
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+__all__ = ["DagReader"]
+
+
+class DagReader:
+    """Reads one thread's ``Dag`` again and again, as a view that refreshes does.
+
+    On a saver that gives outlines (:class:`~durable_debug.checkpoint.base.OutlineSaver`:
+    durable_debug's SQLite saver) the tree comes from checkpoint rows, metadata, trigger
+    channels and the writes' channels only (:func:`~durable_debug.checkpoint.outline.aread_outline`:
+    no state value is decoded), and each read after the first asks only for the checkpoints
+    from the newest one seen on (plus the parents of newer ones, whose writes grew). Any
+    other saver is read in full the first time
+    (:func:`~durable_debug.inspect.thread.aread_thread`), then from the newest one seen on.
+    The tree is kept as one column per field in id order, so checkpoints newer than every
+    one read are appended and placed without touching the others, and :meth:`wire` hands
+    the columns out as they are. An outline row carries the checkpoint's debug record
+    (graph version, findings, the node an update was applied as), read with the row.
+
+        reader = DagReader(graph, {"configurable": {"thread_id": "job-1"}})
+        dag = await reader.aread()          # the whole tree
+        dag = await reader.aread()          # only what was written since
+        wire = reader.wire()                # the same tree in the widget's compact form
+    """
+
+    def __init__(self, graph: Any, config: RunnableConfig) -> None:
+        self.graph = graph
+        self.thread_id, self.checkpoint_ns = _thread_of(config, "DagReader")
+        self.reads = 0
+        """Reads of the store so far (one per :meth:`aread`)."""
+        self.last_read = 0
+        """Checkpoints the last read returned (the whole thread, or only the newer ones)."""
+        self.forget()
+
+    async def alatest_mark(self) -> tuple[str, int]:
+        """``(newest checkpoint id, its pending writes)``: a cheap mark of the thread's progress
+        to watch (one index query on durable_debug's SQLite saver; else the newest checkpoint
+        read through the saver)."""
+        saver = checkpointer_of(self.graph)
+        mark = await alatest_mark(saver, self.thread_id, self.checkpoint_ns)
+        if mark is not None:
+            return mark
+        from durable_debug.inspect.access import aget_checkpoint
+
+        latest = await aget_checkpoint(saver, thread_config(self.thread_id, self.checkpoint_ns))
+        if latest is None:
+            return ("", 0)
+        return (str(config_checkpoint_id(latest.config)), len(latest.pending_writes or ()))
+
+    def forget(self) -> None:
+        """Drop what was read: the next :meth:`aread` reads the whole thread again."""
+        self._rows: dict[str, _Row] = {}
+        self._order: list[str] = []
+        """Every checkpoint id read, ascending (creation order)."""
+        self._index: dict[str, int] = {}
+        self._children: dict[str, list[str]] = {}
+        self._broken: dict[str, str] = {}
+        self._lanes = 0
+        self._strings: dict[str, int] = {}
+        self._lists: dict[tuple[str, ...], int] = {}
+        self._col: dict[str, list[Any]] = {name: [] for name in _COLUMNS}
+        self.epoch = next(_EPOCHS)
+        """Changes whenever the columns are laid out anew (a first read, or a checkpoint older
+        than the newest one read): a tail (:meth:`wire` with ``start``) extends only a wire
+        of the same epoch."""
+        self.low = 0
+        """The lowest index the last read marked again or added (the whole tree after a new
+        layout): a wire sent before it and a tail from it make the tree."""
+
+    async def aread(self) -> Dag:
+        """The thread's ``Dag`` as it is now."""
+        await self.arefresh()
+        with collector_paused():  # plain dicts and lists, no cycles
+            return self.dag()
+
+    async def arefresh(self) -> None:
+        """Read what was written since the last read (everything, the first time)."""
+        from durable_debug.checkpoint.outline import aread_outline
+
+        saver = checkpointer_of(self.graph)
+        since = self._order[-1] if self._order else None
+        self.reads += 1
+        with collector_paused():  # many small containers, no cycles: no collection meanwhile
+            listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
+            if listed is not None:
+                self.last_read = len(listed)
+                ns = self.checkpoint_ns
+                self._take([_row_of_outline(row, ns, row.debug) for row in listed])
+                return
+        if self._order:
+            read = await self._aread_since(saver, self._order[-1])
+            self.last_read = len(read)
+            with collector_paused():
+                self._take([_row_of(record) for record in read])
+            return
+        thread = await aread_thread(self.graph, thread_config(self.thread_id, self.checkpoint_ns))
+        self.last_read = len(thread)
+        with collector_paused():
+            self._take([_row_of(record) for record in thread])
+
+    async def _aread_since(self, saver: Any, newest: str) -> list[CheckpointRecord]:
+        """Through the saver protocol: the checkpoints from ``newest`` on (the listing stops at
+        the first older one), and the parents of the new ones again (their writes grew), each
+        with its snapshot (the graph's own ``get_state`` for a LangGraph graph)."""
+        from durable_debug.inspect.access import aget_checkpoint, alist_since, astate
+        from durable_debug.inspect.thread import _record, _snapshots
+
+        base = thread_config(self.thread_id, self.checkpoint_ns)
+        listed = await alist_since(saver, base, newest)
+        have = {str(config_checkpoint_id(t.config)) for t in listed}
+        for tup in list(listed):
+            parent = config_checkpoint_id(tup.parent_config) if tup.parent_config else None
+            if parent and parent not in have and parent in self._rows:
+                have.add(parent)
+                again = await aget_checkpoint(saver, thread_config(*_address(base, parent)))
+                if again is not None:
+                    listed.append(again)
+        by_id = {str(config_checkpoint_id(t.config)): t for t in listed}
+        debug = await aread_records(saver, self.thread_id, self.checkpoint_ns, list(by_id))
+        if _reads_history(self.graph):
+            snapshots = [await astate(self.graph, t.config) for t in by_id.values()]
+        else:
+            snapshots = await _snapshots(self.graph, base, list(by_id.values()))
+        records = []
+        for snapshot in snapshots:
+            checkpoint_id = str(snapshot.config["configurable"]["checkpoint_id"])
+            records.append(_record(snapshot, by_id.get(checkpoint_id), debug))
+        return sorted(records, key=lambda r: r.id)
+
+    def _take(self, read: list[_Row]) -> None:
+        """Merge the rows of one read: append and place the checkpoints newer than every one
+        read before (the usual case), else lay the whole tree out again."""
+        rows, newest = self._rows, self._order[-1] if self._order else ""
+        added = [row.id for row in read if row.id not in rows]
+        for row in read:
+            rows[row.id] = row
+        # A loop of parent links needs a link to a newer checkpoint (a damaged store), and
+        # a checkpoint older than the newest one read means the columns must be rebuilt.
+        appending = (
+            not self._broken
+            and (not added or added[0] > newest)
+            and all((rows[cid].parent_id or "") < cid for cid in added)
+        )
+        if not appending:
+            self._rebuild()
+            self.epoch = next(_EPOCHS)
+            self.low = 0
+            return
+        order, index, children = self._order, self._index, self._children
+        for column in self._col.values():
+            column.extend([None] * len(added))
+        place = self._place
+        for cid in added:
+            index[cid] = len(order)
+            order.append(cid)
+            place(cid, rows[cid].parent_id)
+        if not newest:  # the first read: every checkpoint, in order
+            self._mark(order)
+            self.low = 0
+            return
+        again = {row.id for row in read}
+        for row in read:  # their children's writers come from their writes
+            again.update(children.get(row.id, ()))
+        marked = sorted(again)
+        self._mark(marked)
+        self.low = index[marked[0]] if marked else len(order)
+
+    def _rebuild(self) -> None:
+        """Lay every checkpoint read out again, in id order."""
+        rows = self._rows
+        self._order = sorted(rows)
+        self._index = {cid: i for i, cid in enumerate(self._order)}
+        self._broken = loop_links({cid: r.parent_id for cid, r in rows.items()})
+        count = len(self._order)
+        self._col = {name: [None] * count for name in _COLUMNS}
+        self._children, self._lanes = {}, 0
+        parents = {cid: None if cid in self._broken else rows[cid].parent_id for cid in self._order}
+        if all((parent or "") < cid for cid, parent in parents.items()):
+            for cid in self._order:  # parents come first: place as they come
+                self._place(cid, parents[cid])
+        else:
+            children, place, self._lanes = placement(parents)
+            self._children = children
+            depth, lane = self._col["node_depth"], self._col["lane"]
+            for cid, (d, n) in place.items():
+                depth[self._index[cid]], lane[self._index[cid]] = d, n
+        self._mark(self._order)
+
+    def _place(self, cid: str, parent: str | None) -> None:
+        """Place a checkpoint whose parent (if read) is placed: the oldest child of a
+        checkpoint continues its lane, a younger one (or a root after the first) starts the
+        next lane (the layout of :func:`dag_layout`)."""
+        index, depths, lanes = self._index, self._col["node_depth"], self._col["lane"]
+        at = None if parent is None else index.get(parent)
+        if at is None or (self._broken and (parent in self._broken or cid in self._broken)):
+            depth, lane = 0, self._lanes
+            self._lanes += 1
+        else:
+            siblings = self._children.get(parent)  # type: ignore[arg-type]
+            depth, lane = depths[at] + 1, lanes[at]
+            if siblings is None:
+                self._children[parent] = [cid]  # type: ignore[index]
+            else:
+                lane = self._lanes
+                self._lanes += 1
+                siblings.append(cid)
+        i = index[cid]
+        depths[i], lanes[i] = depth, lane
+
+    def _mark(self, cids: list[str]) -> None:
+        """Fill the columns of checkpoints from their rows and their parents' (what
+        :func:`_marks` gives for a full read)."""
+        rows, index, broken_links = self._rows, self._index, self._broken
+        strings, listed = self._strings, self._list
+        col = self._col
+        parents, broken_col, steps = col["parent"], col["broken_parent"], col["step"]
+        sources, nexts, writers_col = col["source"], col["next"], col["writers"]
+        interrupts, errors, changed = col["interrupts"], col["errors"], col["graph_changed"]
+        found = col["findings"]
+        times = col["created_at"]
+        for cid in cids:
+            i = index[cid]
+            row = rows[cid]
+            broken = cid in broken_links
+            parent = None if broken or not row.parent_id else rows.get(row.parent_id)
+            if row.source == "input":
+                writers: tuple[str, ...] = ()
+            elif row.named is not None:
+                writers = row.named
+            elif row.source != "loop" or parent is None:
+                writers = ()
+            else:
+                writers = parent.done
+            version = row.version
+            before = None if parent is None else parent.version
+            parents[i] = None if broken else row.parent_id
+            broken_col[i] = broken_links.get(cid) if broken else None
+            steps[i] = row.step
+            sources[i] = _intern(strings, row.source)
+            nexts[i] = listed(row.next)
+            writers_col[i] = listed(writers)
+            interrupts[i] = row.interrupts
+            errors[i] = row.errors
+            found[i] = row.findings
+            changed[i] = version is not None and before is not None and version != before
+            times[i] = row.created_at
+
+    def _list(self, names: tuple[str, ...]) -> int:
+        found = self._lists.get(names)
+        if found is None:
+            for name in names:
+                _intern(self._strings, name)
+            found = self._lists[names] = len(self._lists)
+        return found
+
+    def ids(self) -> list[str]:
+        """Every checkpoint id read, oldest first."""
+        return list(self._order)
+
+    def dag(self) -> Dag:
+        """The protocol's ``Dag`` of what was read (nodes sorted by depth, lane)."""
+        return dag_from_wire(self.wire())
+
+    def networkx(self) -> nx.DiGraph:
+        """What was read as a ``networkx.DiGraph`` (see
+        :func:`~durable_debug.inspect.dag.checkpoint_dag`): one node per checkpoint with its
+        marks, config and metadata, one edge parent → child (none for a link that loops)."""
+        with collector_paused():  # plain dicts, no cycles: no collection meanwhile
+            return self._networkx()
+
+    def _networkx(self) -> nx.DiGraph:
+        import networkx as nx
+
+        col, rows, index = self._col, self._rows, self._index
+        strings, lists = list(self._strings), [list(key) for key in self._lists]
+        parents, steps, sources = col["parent"], col["step"], col["source"]
+        nexts, writers, times = col["next"], col["writers"], col["created_at"]
+        interrupts, errors, broken = col["interrupts"], col["errors"], col["broken_parent"]
+        thread_id, checkpoint_ns = self.thread_id, self.checkpoint_ns
+        nodes = []
+        edges = []
+        for i, cid in enumerate(self._order):
+            row = rows[cid]
+            parent = parents[i]
+            if parent is not None and parent in index:
+                edges.append((parent, cid))
+            config = row.config
+            if config is None:
+                config = {
+                    "configurable": {
+                        "thread_id": thread_id,
+                        "checkpoint_ns": checkpoint_ns,
+                        "checkpoint_id": cid,
+                    }
+                }
+            nodes.append(
+                (
+                    cid,
+                    {
+                        "id": cid,
+                        "parent": parent,
+                        "broken_parent": broken[i],
+                        "step": steps[i],
+                        "source": strings[sources[i]],
+                        "next": list(lists[nexts[i]]),
+                        "writers": list(lists[writers[i]]),
+                        "interrupts": interrupts[i],
+                        "errors": errors[i],
+                        "created_at": times[i],
+                        "config": config,
+                        "metadata": dict(row.metadata or {}),
+                    },
+                )
+            )
+        dag = nx.DiGraph(thread_id=thread_id, checkpoint_ns=checkpoint_ns)
+        dag.add_nodes_from(nodes)
+        dag.add_edges_from(edges)
+        return dag
+
+    def wire(self, start: int = 0) -> dict[str, Any]:
+        """The tree in the widget's compact form (see :data:`DAG_WIRE_FORMAT`): fresh lists,
+        so a traitlet holding the previous one sees a change.
+
+        ``start`` > 0: only the checkpoints from that index on (a *tail*, ``"start"`` says
+        where it begins; parents are still indices into the whole tree), to send after a
+        refresh that appended checkpoints and re-marked none before ``start``
+        (:attr:`low`). A tail carries the :attr:`epoch` of the columns: it extends only a
+        wire of the same epoch.
+        """
+        col, index, order = self._col, self._index, self._order
+        parents: list[int] = []
+        orphans: list[Any] = []
+        for i in range(start, len(order)):
+            parent = col["parent"][i]
+            at = -1 if parent is None else index.get(parent, -1)
+            parents.append(at)
+            if at < 0 and parent is not None:
+                orphans += (i, parent)
+        strings = list(self._strings)
+        return {
+            "format": DAG_WIRE_FORMAT,
+            "thread_id": self.thread_id,
+            "checkpoint_ns": self.checkpoint_ns,
+            "epoch": self.epoch,
+            "start": start,
+            "count": len(order),
+            "depth": 1 + max(col["node_depth"], default=-1),
+            "lanes": self._lanes,
+            "strings": strings,
+            "lists": [[self._strings[n] for n in key] for key in self._lists],
+            "id": order[start:],
+            "parent": parents,
+            "step": col["step"][start:],
+            "source": col["source"][start:],
+            "next": col["next"][start:],
+            "writers": col["writers"][start:],
+            "node_depth": col["node_depth"][start:],
+            "lane": col["lane"][start:],
+            "created_at": col["created_at"][start:],
+            "interrupts": _sparse(col["interrupts"], start),
+            "errors": _sparse(col["errors"], start),
+            "findings": _sparse(col["findings"], start),
+            "graph_changed": [i for i in range(start, len(order)) if col["graph_changed"][i]],
+            "broken_parent": _sparse(col["broken_parent"], start),
+            "missing_parent": orphans,
+        }
+
+
+_EPOCHS = itertools.count(1)
+"""Epochs of every reader's columns, never reused: a tail never extends another's wire."""
+
+_COLUMNS = (
+    "parent",
+    "broken_parent",
+    "step",
+    "source",
+    "next",
+    "writers",
+    "interrupts",
+    "errors",
+    "findings",
+    "graph_changed",
+    "created_at",
+    "node_depth",
+    "lane",
+)
+"""The per-checkpoint columns a :class:`DagReader` keeps (in id order)."""
+
+
+def _reads_history(graph: Any) -> bool:
+    """True for a graph whose snapshots only it can build (a LangGraph compiled graph): not
+    durable_debug's engine, nor a saver seen as a graph."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+    return (
+        not isinstance(graph, CompiledStateGraph) and getattr(graph, "snapshots_of", None) is None
+    )
+
+
+def _address(base: RunnableConfig, checkpoint_id: str) -> tuple[str, str, str]:
+    configurable = base["configurable"]
+    return (
+        str(configurable["thread_id"]),
+        str(configurable.get("checkpoint_ns") or ""),
+        checkpoint_id,
+    )
+
+
+class _Row(NamedTuple):
+    """What a checkpoint's mark, and the marks of its children, need."""
+
+    id: str
+    parent_id: str | None
+    step: int
+    source: str
+    next: tuple[str, ...]
+    interrupts: int
+    errors: int
+    done: tuple[str, ...]
+    """The nodes a loop child of this checkpoint was written by (its finished tasks)."""
+    named: tuple[str, ...] | None
+    """The writers its metadata names (``as_node``, or the keys of ``writes``); None if none."""
+    version: Any
+    """The graph version its debug record holds (None if none)."""
+    created_at: str
+    findings: int = 0
+    """How many findings its debug record holds."""
+    metadata: Mapping[str, Any] | None = None
+    """Its metadata as stored (source, step, parents and any user metadata)."""
+    config: Any = None
+    """The config a full read gave it; None for an outline row (the plain address)."""
+
+
+def _with_debug(row: _Row, debug: Mapping[str, Any] | None) -> _Row:
+    """``row`` with what the checkpoint's debug record says (``checkpoint/records.py``):
+    the node an update was applied as, the graph version, the findings."""
+    if not debug:
+        return row
+    named, version, findings = _debug_marks(debug, row.named, row.version)
+    return row._replace(named=named, version=version, findings=findings)
+
+
+def _debug_marks(
+    debug: Mapping[str, Any] | None, named: tuple[str, ...] | None, version: Any
+) -> tuple[tuple[str, ...] | None, Any, int]:
+    """``(writers named, graph version, findings)`` once a debug record overrides what the
+    metadata says: the node an update was applied as, the version, how many findings."""
+    if not debug:
+        return named, version, 0
+    if debug.get(AS_NODE):
+        named = (str(debug[AS_NODE]),)
+    version = debug.get(GRAPH_VERSION_KEY, version)
+    return named, version, len(findings_of(debug)) if debug.get(FINDINGS) else 0
+
+
+def _named_writers(metadata: dict[str, Any]) -> tuple[str, ...] | None:
+    """The nodes a checkpoint's metadata says wrote it (see :meth:`Thread.writers`): an older
+    durable_debug stored ``as_node`` there; now the debug record holds it (:func:`_with_debug`)."""
+    if metadata.get(AS_NODE):
+        return (str(metadata[AS_NODE]),)
+    if isinstance(metadata.get("writes"), dict):
+        return tuple(str(node) for node in metadata["writes"])
+    return None
+
+
+def _row_of_outline(row: Any, checkpoint_ns: str, debug: Mapping[str, Any] | None) -> _Row:
+    """A :class:`_Row` from an outline row and the checkpoint's debug record (if any): the
+    tasks are matched to their writes by the ids the engine gives them
+    (:func:`~durable_debug.graph.algo.task_id`)."""
+    metadata = row.metadata
+    step = int(metadata.get("step", -1))
+    scheduled = scheduled_tasks(row.triggers, row.versions, row.seen) if row.triggers else []
+    names = [name for name, _ in scheduled]
+    interrupts = errors = 0
+    done: list[str] = []
+    if row.tasks:
+        failed_done: list[str] = []
+        for name, path in scheduled:
+            tid = task_id(row.checkpoint_id, checkpoint_ns, step + 1, name, path)
+            task = row.tasks.get(tid)
+            if task is None:
+                continue
+            if not task.finished:
+                interrupts += task.interrupts
+            if task.failed:
+                errors += 1
+                if task.finished and name not in failed_done:
+                    failed_done.append(name)
+            elif (task.finished or not task.interrupts) and name not in done:
+                done.append(name)
+        done += [name for name in failed_done if name not in done]
+    named, version, findings = _debug_marks(
+        debug, _named_writers(metadata), metadata.get(GRAPH_VERSION_KEY)
+    )
+    return _Row(
+        row.checkpoint_id,
+        row.parent_id,
+        step,
+        str(metadata.get("source", "")),
+        tuple(names),
+        interrupts,
+        errors,
+        tuple(done),
+        named,
+        version,
+        row.ts,
+        findings,
+        metadata,
+    )
+
+
+def _row_of(record: CheckpointRecord) -> _Row:
+    """A :class:`_Row` from a full read's record."""
+    metadata = record.metadata
+    written = {task_id for task_id, _, _ in record.pending_writes}
+    done: list[str] = []
+    for task in record.tasks:
+        finished = task.result is not None or (task.id in written and not task.interrupts)
+        if finished and not task.error and task.name not in done:
+            done.append(str(task.name))
+    for task in record.tasks:
+        if task.error and task.result is not None and task.name not in done:
+            done.append(str(task.name))
+    row = _Row(
+        record.id,
+        record.parent_id,
+        record.step,
+        record.source,
+        tuple(record.next),
+        len(record.pending_interrupts()),
+        len(record.failed_tasks()),
+        tuple(done),
+        _named_writers(metadata),
+        metadata.get(GRAPH_VERSION_KEY),
+        record.created_at,
+        metadata=metadata,
+        config=record.config,
+    )
+    return _with_debug(row, record.debug)
