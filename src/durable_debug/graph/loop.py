@@ -83,7 +83,14 @@ from durable_debug.graph.push import CallRunner
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
-from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
+from durable_debug.graph.subgraph import (
+    NS_END,
+    NS_SEP,
+    Nesting,
+    Replay,
+    SubgraphStream,
+    checkpoint_parents,
+)
 from durable_debug.graph.types import (
     START,
     Command,
@@ -102,7 +109,7 @@ from durable_debug.graph.types import (
 from durable_debug.graph.version import acheck_graph_version, scheduled_nodes, version_record
 
 if TYPE_CHECKING:
-    from durable_debug.checkpoint.base import BaseCheckpointSaver
+    from durable_debug.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -209,6 +216,8 @@ class RunLoop:
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
         self.parents = checkpoint_parents(self.config) if nesting else {}
+        self.replay: Replay | None = nesting.replay if nesting else None
+        """Set while a top-level run replays (time travel): see ``_load``."""
         self.resuming = False
         """True while the first step of a resumed run runs (its tasks run again)."""
         self.interrupt_before = (
@@ -497,7 +506,7 @@ class RunLoop:
             await self.nesting.settle()  # the enclosing run's checkpoint is saved first
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
-            saved = await self.saver.aget_tuple(self.config)
+            saved = await self._load_saved()
             if saved is not None and config_checkpoint_id(self.config):
                 # An addressed checkpoint the thread has moved past may already have children.
                 latest = await self.saver.aget_tuple(
@@ -528,6 +537,24 @@ class RunLoop:
         else:
             self.checkpoint_config = checkpoint_config(self.thread_id or "", self.checkpoint_ns)
         self.channels = restore_channels(self.graph, self.checkpoint)
+
+    async def _load_saved(self) -> CheckpointTuple | None:
+        """The checkpoint the run starts from: the addressed one, else its namespace's
+        newest; but a subgraph's first run in a replay (time travel) of the top-level run
+        starts from its newest checkpoint made before the replayed point, as LangGraph
+        loads it, so it sees the state it had there, not the state of a later branch."""
+        assert self.saver is not None
+        replay = self.replay
+        if (
+            replay is not None
+            and not config_checkpoint_id(self.config)
+            and replay.first_visit(self.checkpoint_ns)
+        ):
+            before = checkpoint_config(self.thread_id or "", self.checkpoint_ns, replay.bound)
+            async for saved in self.saver.alist(self.config, before=before, limit=1):
+                return saved
+            return None
+        return await self.saver.aget_tuple(self.config)
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
@@ -643,6 +670,13 @@ class RunLoop:
         if time_travel:
             for record in self.pending.values():
                 record.resume = None
+            if self.nesting is None:
+                # Subgraphs load their checkpoints from before the replayed point: before
+                # the addressed checkpoint, or before the one an update_state forked from.
+                bound = self.checkpoint["id"]
+                if self.source in ("update", "fork") and self.parent_config is not None:
+                    bound = config_checkpoint_id(self.parent_config) or bound
+                self.replay = Replay(bound)
         self.resuming = self.reuse_writes
         if self.answers.values and self.reuse_writes:
             await self._apply_answers()
@@ -809,6 +843,7 @@ class RunLoop:
             durability=self.durability,
             calls=self.calls,
             stop=self.stop,
+            replay=self.replay,
             resumable=self.nesting is not None
             and (self.nesting.resumable or self.nesting.saver is not None),
         )
