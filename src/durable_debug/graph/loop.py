@@ -391,10 +391,10 @@ class RunLoop:
             if not tasks:
                 break
             if self._should_interrupt(self.interrupt_before, tasks):
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())  # and reports it, as LangGraph (not this level)
                 self._emit("static_interrupt", _nothing)
                 yield
-                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
-                    raise GraphInterrupt(())
                 break
             to_run = self._tasks_to_run(tasks)
             if to_run and self.saves is not None:  # a run that lost its lease starts no node
@@ -427,9 +427,16 @@ class RunLoop:
             if self.paused:
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
-                self._emit(
-                    "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
-                )
+                if self.interrupts:
+                    self._emit(
+                        "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
+                    )
+                elif self.nesting is None:
+                    # Paused by a subgraph's interrupt_before/after only: the state with the
+                    # step's writes, then the static interrupt, as LangGraph reports it.
+                    written = {ch for t in tasks if t.status == "done" for ch, _ in t.writes}
+                    self._emit("values", lambda written=written: (self.values, written))  # type: ignore[misc]
+                    self._emit("static_interrupt", _nothing)
                 yield
                 if self.nesting is not None:  # the enclosing task pauses on them
                     raise GraphInterrupt(self.interrupts)
@@ -438,10 +445,10 @@ class RunLoop:
             if self._reported():
                 yield
             if self._should_interrupt(self.interrupt_after, tasks):
-                self._emit("static_interrupt", _nothing)
-                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
+                self._emit("static_interrupt", _nothing)
+                yield
                 break
         self.values = self.graph.read_state(self.channels)
 
@@ -783,9 +790,21 @@ class RunLoop:
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
         to_run = [t for t in tasks if t.status is None]
-        for task in to_run:
-            if task.name != START:
+        # As LangGraph: every task of the step is reported as it starts, also one that took
+        # its saved writes, whose result then comes as a cached ``updates`` chunk.
+        reused = [t for t in tasks if t.status == "done" and t.name != START]
+        for task in tasks:
+            if task.name != START and (task.status is None or task.status == "done"):
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
+        for task in reused:
+            self._emit(
+                "task_result",
+                lambda task=task: (  # type: ignore[misc]
+                    self._debug_event("task_result", task),
+                    True,
+                    self.graph.update_of(task.writes),
+                ),
+            )
         return to_run
 
     async def _run_error_handlers(self, tasks: list[Task]) -> list[Task]:
@@ -941,6 +960,8 @@ class RunLoop:
                     await self._save_error(task)
             elif task.status == "error":
                 await self._save_error(task)
+        if task.status == "interrupt" and not task.interrupts:
+            return  # paused by a subgraph's static interrupt: no outcome, as LangGraph
         if task.name != START and self.producers.wants("task_result"):
             chunks = self.producers.chunks(
                 "task_result",

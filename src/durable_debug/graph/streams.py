@@ -142,14 +142,15 @@ _PRODUCERS: dict[str, dict[str, Produce]] = {
     },
     "custom": {"custom": lambda chunk: (chunk,)},
     "messages": {"message": lambda pair: (pair,)},
+    # A cached result (a cache hit, or writes saved by an earlier run) is not a task result.
     "tasks": {
         "task": lambda event: (event["payload"],),
-        "task_result": lambda result: (result[0]["payload"],),
+        "task_result": lambda result: () if result[1] else (result[0]["payload"],),
     },
     "checkpoints": {"checkpoint": lambda event: (event["payload"],)},
     "debug": {
         "task": lambda event: (event,),
-        "task_result": lambda result: (result[0],),
+        "task_result": lambda result: () if result[1] else (result[0],),
         "checkpoint": lambda event: (event,),
     },
     EVENTS_MODE: {"callback": lambda event: (event,)},
