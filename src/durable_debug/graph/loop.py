@@ -803,6 +803,7 @@ class RunLoop:
                     self._debug_event("task_result", task),
                     True,
                     self.graph.update_of(task.writes),
+                    self._state_writes(task),
                 ),
             )
         return to_run
@@ -969,6 +970,7 @@ class RunLoop:
                     self._debug_event("task_result", task),
                     task.cached,
                     self.graph.update_of(task.writes),
+                    self._state_writes(task),
                 ),
             )
             (self.held if held else self.outbox).extend(chunks)
@@ -1106,6 +1108,13 @@ class RunLoop:
 
     def _task_result(self, task: Task) -> dict[str, Any] | None:
         return self.graph.result_of(task.writes)
+
+    def _state_writes(self, task: Task) -> list[tuple[str, Any]]:
+        """A finished task's writes of state keys, in order (its ``updates`` chunk)."""
+        if task.status != "done":
+            return []
+        keys = self.graph.schema.key_set
+        return [(ch, v) for ch, v in task.writes if ch in keys]
 
     def _debug_checkpoint(self) -> dict[str, Any]:
         tasks = prepare_tasks(

@@ -61,6 +61,7 @@ from durable_debug.graph.interrupts import (
 )
 from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.runner import _OUTCOMES, _retry_wait, node_config
+from durable_debug.graph.streams import TaskResult
 from durable_debug.graph.types import GraphInterrupt, RetryPolicy
 
 if TYPE_CHECKING:
@@ -454,15 +455,15 @@ class CallRunner:
         elif task.status == "error":
             await saves.put_writes(where, [(ERROR, repr(task.error))], task.id)
 
-    def _result_event(self, task: Task) -> tuple[dict[str, Any], bool, tuple[Any] | None]:
+    def _result_event(self, task: Task) -> TaskResult:
         """The ``task_result`` event of a finished call: its debug payload's ``result`` is
         ``{"__return__": value}``; its ``updates`` chunk is ``{name: value}``."""
         event = self.loop._debug_event("task_result", task)
         if task.status != "done":
-            return event, task.cached, None
+            return event, task.cached, None, ()
         value = dict(task.writes).get(RETURN)
         event["payload"]["result"] = {RETURN: value}
-        return event, task.cached, (value,)
+        return event, task.cached, (value,), ()
 
     def _report(self, kind: str, build: Callable[[], Any]) -> None:
         if kind != "task" or self.loop.producers.wants(kind):
