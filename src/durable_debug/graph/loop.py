@@ -1091,7 +1091,10 @@ class RunLoop:
                 raise task.error from None
             self.write_ms = round((time.perf_counter() - started) * 1000, 3)
             self.saved_versions = dict(versions)
-            self.parent_config = parent
+            if not isinstance(self.saves, ExitSaves):
+                # Under "exit" nothing is saved on the way: LangGraph's checkpoints report
+                # the parent the loaded checkpoint had.
+                self.parent_config = parent
         # The step is saved: what its lone task produced may now be reported.
         self.outbox.extend(self.held)
         self.held.clear()

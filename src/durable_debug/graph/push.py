@@ -215,6 +215,8 @@ class CallRunner:
         task = Task(tid, fn.name, path, fn.spec, input=(args, kwargs))
         record = loop.pending.get(tid)
         if record is not None and record.finished and loop.reuse_writes:
+            # Reported as started, as LangGraph reports it; its saved result is not.
+            self._report("task", lambda: loop._debug_event("task", task))
             saved: concurrent.futures.Future[Any] = concurrent.futures.Future()
             saved.set_result(dict(record.writes).get(RETURN))
             return TaskFuture(saved)
