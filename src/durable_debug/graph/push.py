@@ -134,7 +134,13 @@ class TaskFunction(Generic[T]):
                 "the functional API (as in LangGraph)"
             )
         self.func = func
-        self.name: str = name or getattr(func, "__name__", None) or type(func).__name__
+        inner = func.func if isinstance(func, functools.partial) else None
+        self.name: str = (
+            name
+            or getattr(func, "__name__", None)
+            or getattr(inner, "__name__", None)  # a partial: its function's name, as LangGraph
+            or type(func).__name__
+        )
         if retry_policy is None:
             retries: tuple[RetryPolicy, ...] = ()
         elif isinstance(retry_policy, RetryPolicy):
