@@ -118,3 +118,39 @@ def test_an_annotated_class() -> None:
         trace.history("history", graph.get_state_history(cfg))
 
     check_parity(scenario)
+
+
+def test_a_pydantic_update_writes_no_field_left_unset_at_none():
+    # A node may return another pydantic model as its update: a field it left unset at a
+    # None default is not written (a reducer never sees that None), as in LangGraph.
+    from pydantic import BaseModel
+
+    class Docs(BaseModel):
+        query: str
+        answer: str | None = None
+        docs: Annotated[list[str], operator.add] = []
+
+    class Update(BaseModel):
+        query: str | None = None
+        answer: str | None = None
+        docs: list[str] | None = None
+
+    def scenario(api: Api, trace: Trace) -> None:
+        def rewrite(state: Docs) -> Any:
+            return Update(query=f"q: {state.query}")
+
+        def fetch(state: Docs) -> Any:
+            return Update(docs=["d1"], answer=None)
+
+        g = (
+            api.StateGraph(Docs)
+            .add_node("rewrite", rewrite)
+            .add_node("fetch", fetch)
+            .add_edge(api.START, "rewrite")
+            .add_edge("rewrite", "fetch")
+            .compile()
+        )
+        trace.call("result", g.invoke, {"query": "x", "answer": "kept"})
+
+    ours = check_parity(scenario)
+    assert ours["result"] == {"query": "q: x", "answer": None, "docs": ["d1"]}

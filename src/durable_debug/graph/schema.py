@@ -305,6 +305,13 @@ def _instance_kind(value: Any) -> str | None:
 def _instance_fields(value: Any, kind: str) -> dict[str, Any]:
     if kind == "dataclass":
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if kind == "pydantic":  # every field, defaults included (as LangGraph writes them)
-        return {name: getattr(value, name) for name in type(value).model_fields}
+    if kind == "pydantic":
+        # Every field, defaults included, except one left None that defaults to None and was
+        # not set: LangGraph writes no update for it.
+        fields, given = type(value).model_fields, value.model_fields_set
+        return {
+            name: v
+            for name, field in fields.items()
+            if (v := getattr(value, name)) is not None or field.default is not None or name in given
+        }
     return dict(value)
