@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 import pytest
 from parity_harness import Api, Trace, check_parity, multiset
+from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.parity
 
@@ -154,3 +155,24 @@ def test_a_pydantic_update_writes_no_field_left_unset_at_none():
 
     ours = check_parity(scenario)
     assert ours["result"] == {"query": "q: x", "answer": None, "docs": ["d1"]}
+
+
+class Rooted(TypedDict):
+    __root__: Annotated[list, operator.add]
+
+
+def test_a_typeddict_whose_only_key_is_root_is_one_value():
+    # LangGraph reads a state whose only key is __root__ as that one value: nodes get it and
+    # return its update, and the result is the value itself.
+    def scenario(api: Api, trace: Trace) -> None:
+        g = (
+            api.StateGraph(Rooted)
+            .add_node("a", lambda value: [f"a saw {len(value)}"])
+            .add_edge(api.START, "a")
+            .compile()
+        )
+        trace.call("result", g.invoke, ["x"])
+        trace.note("updates", list(g.stream(["x"], stream_mode="updates")))
+
+    ours = check_parity(scenario)
+    assert ours["result"] == ["x", "a saw 1"]
