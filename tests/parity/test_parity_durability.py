@@ -146,3 +146,46 @@ def postgres_api(postgres_db: str) -> Iterator[Api]:
 @pytest.mark.parametrize("durability", ["async", None, "exit"])
 async def test_async_durability_on_postgres_matches_langgraph(durability, postgres_api):
     await acheck_parity(scenario_for(durability), api=postgres_api)
+
+
+@pytest.mark.parametrize("durability", ["async", "exit"])
+async def test_debug_checkpoints_and_a_reused_task_call(durability):
+    # Under "exit" nothing is saved on the way, so each debug checkpoint names the parent the
+    # loaded checkpoint had; on resume a @task call whose result was saved is reported as
+    # started (not as finished), as LangGraph reports it.
+    async def scenario(api: Api, trace: Trace) -> None:
+        if api.name == "langgraph":
+            from langgraph.func import entrypoint, task
+        else:
+            from durable_debug.func import entrypoint, task
+
+        @task
+        def double(x: int) -> int:
+            trace.ran("double")
+            return 2 * x
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def flow(x: int) -> int:
+            y = double(x).result()
+            return y + int(api.interrupt("more?"))
+
+        def shown(events: list[dict]) -> list[Any]:
+            return [
+                (
+                    e["type"],
+                    e["payload"].get("name"),
+                    trace.checkpoint_label(e["payload"].get("parent_config")),
+                )
+                for e in events
+            ]
+
+        cfg = {"configurable": {"thread_id": "t"}}
+        for label, given in (("first", 1), ("resumed", api.Command(resume="5"))):
+            events = [
+                e
+                async for e in flow.astream(given, cfg, stream_mode="debug", durability=durability)
+            ]
+            trace.note(label, shown(events))
+
+    ours = await acheck_parity(scenario)
+    assert ours["executions"] == {"double": 1}

@@ -409,3 +409,25 @@ def test_runtime_context_reaches_the_entrypoint_and_its_tasks():
         trace.call("second", workflow.invoke, "yo", cfg, context={"user": "bo"})
 
     check_parity(scenario)
+
+
+def test_a_task_of_a_partial_is_named_after_its_function():
+    def scenario(api: Api, trace: Trace) -> None:
+        import functools
+
+        entrypoint, task = func_names(api)
+
+        def tagged(tag: str, value: str) -> str:
+            return f"{value}|{tag}"
+
+        plain = task(functools.partial(tagged, "a"))
+        named = task(functools.partial(tagged, "b"), name="custom")
+
+        @entrypoint()
+        def flow(value: str) -> str:
+            return named(plain(value).result()).result()
+
+        trace.note("updates", list(flow.stream("x", stream_mode="updates")))
+
+    ours = check_parity(scenario)
+    assert ours["updates"][0] == {"tagged": "x|a"}

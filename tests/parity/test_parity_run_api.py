@@ -150,3 +150,32 @@ def test_node_interrupt_pauses_the_run_until_the_state_is_fixed():
 
     ours = check_parity(scenario)
     assert ours["fixed"] == {"n": 1, "log": ["checked"]}
+
+
+@pytest.mark.parametrize("state", ["one value", "output_keys"])
+def test_invoke_of_a_paused_run_that_is_not_a_dict_gives_only_the_interrupts(state):
+    # A one-value state, or output_keys naming one key: the result is not a dict, so a paused
+    # run returns {"__interrupt__": [...]} alone, as LangGraph does.
+    def scenario(api: Api, trace: Trace) -> None:
+        def ask(s: Any) -> Any:
+            api.interrupt("why?")
+            return ["x"] if state == "one value" else {"log": ["x"]}
+
+        if state == "one value":
+            builder = api.StateGraph(Annotated[list, operator.add])
+            first, kwargs = ["0"], {}
+        else:
+            builder = api.StateGraph(Logged)
+            first, kwargs = {"log": ["0"]}, {"output_keys": "log"}
+        g = builder.add_node("ask", ask).add_edge(api.START, "ask")
+        g = g.compile(checkpointer=api.MemorySaver())
+        for durability in ("async", "exit"):
+            cfg = {"configurable": {"thread_id": durability}}
+            trace.call(durability, g.invoke, first, cfg, durability=durability, **kwargs)
+
+    ours = check_parity(scenario)
+    assert set(ours["async"]) == {"__interrupt__"}
+
+
+class Logged(TypedDict):
+    log: Annotated[list, operator.add]

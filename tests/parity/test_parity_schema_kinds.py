@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 
 import pytest
 from parity_harness import Api, Trace, check_parity, multiset
+from typing_extensions import TypedDict
 
 pytestmark = pytest.mark.parity
 
@@ -118,3 +119,60 @@ def test_an_annotated_class() -> None:
         trace.history("history", graph.get_state_history(cfg))
 
     check_parity(scenario)
+
+
+def test_a_pydantic_update_writes_no_field_left_unset_at_none():
+    # A node may return another pydantic model as its update: a field it left unset at a
+    # None default is not written (a reducer never sees that None), as in LangGraph.
+    from pydantic import BaseModel
+
+    class Docs(BaseModel):
+        query: str
+        answer: str | None = None
+        docs: Annotated[list[str], operator.add] = []
+
+    class Update(BaseModel):
+        query: str | None = None
+        answer: str | None = None
+        docs: list[str] | None = None
+
+    def scenario(api: Api, trace: Trace) -> None:
+        def rewrite(state: Docs) -> Any:
+            return Update(query=f"q: {state.query}")
+
+        def fetch(state: Docs) -> Any:
+            return Update(docs=["d1"], answer=None)
+
+        g = (
+            api.StateGraph(Docs)
+            .add_node("rewrite", rewrite)
+            .add_node("fetch", fetch)
+            .add_edge(api.START, "rewrite")
+            .add_edge("rewrite", "fetch")
+            .compile()
+        )
+        trace.call("result", g.invoke, {"query": "x", "answer": "kept"})
+
+    ours = check_parity(scenario)
+    assert ours["result"] == {"query": "q: x", "answer": None, "docs": ["d1"]}
+
+
+class Rooted(TypedDict):
+    __root__: Annotated[list, operator.add]
+
+
+def test_a_typeddict_whose_only_key_is_root_is_one_value():
+    # LangGraph reads a state whose only key is __root__ as that one value: nodes get it and
+    # return its update, and the result is the value itself.
+    def scenario(api: Api, trace: Trace) -> None:
+        g = (
+            api.StateGraph(Rooted)
+            .add_node("a", lambda value: [f"a saw {len(value)}"])
+            .add_edge(api.START, "a")
+            .compile()
+        )
+        trace.call("result", g.invoke, ["x"])
+        trace.note("updates", list(g.stream(["x"], stream_mode="updates")))
+
+    ours = check_parity(scenario)
+    assert ours["result"] == ["x", "a saw 1"]

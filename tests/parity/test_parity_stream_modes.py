@@ -220,3 +220,48 @@ def test_context_schema_runtime_and_get_runtime():
 
     ours = check_parity(scenario)
     assert ours["dict context"]["log"] == ["Ctx ada en", "again ada"]
+
+
+@pytest.mark.parametrize("output_keys", [None, "log", ["log", "topic"]])
+def test_a_key_written_more_than_once_in_updates(output_keys):
+    # A node returning several Commands writes a key more than once: its updates chunk lists
+    # one dict per write (one key shown: the list of its values), as LangGraph shows it.
+    def scenario(api: Api, trace: Trace) -> None:
+        def twice(state: State) -> Any:
+            return [api.Command(update={"log": ["a1"]}), api.Command(update={"log": ["a2"]})]
+
+        def both(state: State) -> dict:
+            return {"topic": "t", "log": ["b"]}
+
+        g = (
+            api.StateGraph(State)
+            .add_node("twice", twice)
+            .add_node("both", both)
+            .add_edge(api.START, "twice")
+            .add_edge("twice", "both")
+            .compile()
+        )
+        kwargs = {} if output_keys is None else {"output_keys": output_keys}
+        chunks = list(g.stream({"topic": "", "log": []}, stream_mode="updates", **kwargs))
+        trace.note("updates", chunks)
+
+    check_parity(scenario)
+
+
+def test_a_root_state_written_more_than_once_in_updates():
+    def scenario(api: Api, trace: Trace) -> None:
+        def twice(state: str) -> Any:
+            return [api.Command(update="a1"), api.Command(update="a2")]
+
+        g = (
+            api.StateGraph(Annotated[str, operator.add])
+            .add_node("twice", twice)
+            .add_node("once", lambda s: "b")
+            .add_edge(api.START, "twice")
+            .add_edge("twice", "once")
+            .compile()
+        )
+        trace.note("updates", list(g.stream("", stream_mode="updates")))
+
+    ours = check_parity(scenario)
+    assert ours["updates"] == [{"twice": ["a1", "a2"]}, {"once": "b"}]

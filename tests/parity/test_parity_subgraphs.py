@@ -597,3 +597,62 @@ async def test_astream_events_of_a_chat_model_inside_a_subgraph():
         trace.note("tokens", tokens)
 
     await acheck_parity(scenario)
+
+
+@pytest.mark.parametrize("subgraphs", [True, False])
+async def test_a_subgraph_paused_by_interrupt_before_streams_as_langgraph(subgraphs):
+    # The subgraph's static interrupt is reported once, by the top level (no namespaced
+    # __interrupt__, no update or task result of the paused task); on resume the step's task
+    # that had finished is reported as started and its saved writes as a cached update.
+    async def scenario(api: Api, trace: Trace) -> None:
+        def one(state: State) -> dict:
+            trace.ran("one")
+            return {"log": ["one"]}
+
+        def two(state: State) -> dict:
+            trace.ran("two")
+            return {"log": ["two"]}
+
+        def side(state: State) -> dict:
+            trace.ran("side")
+            return {"log": ["side"]}
+
+        inner = (
+            api.StateGraph(State)
+            .add_node("one", one)
+            .add_node("two", two)
+            .add_edge(api.START, "one")
+            .add_edge("one", "two")
+            .compile(interrupt_before=["two"])
+        )
+        g = (
+            api.StateGraph(State)
+            .add_node("inner", inner)
+            .add_node("side", side)
+            .add_edge(api.START, "inner")
+            .add_edge(api.START, "side")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "static"}}
+        modes = ["updates", "values", "tasks"]
+
+        def shown(items: list[Any]) -> list[Any]:
+            out = []
+            for item in items:
+                *namespace, mode, chunk = item if subgraphs else ((), *item)
+                chunk = labelled(trace, chunk) if mode == "tasks" else trace.normalize(chunk)
+                out.append(([trace.namespace(p) for p in namespace[0]], mode, chunk))
+            return out
+
+        first = [
+            i
+            async for i in g.astream(
+                {"x": "", "log": []}, cfg, stream_mode=modes, subgraphs=subgraphs
+            )
+        ]
+        trace.note("until the interrupt", shown(first))
+        again = [i async for i in g.astream(None, cfg, stream_mode=modes, subgraphs=subgraphs)]
+        trace.note("resumed", shown(again))
+
+    ours = await acheck_parity(scenario)
+    assert ours["executions"] == {"one": 1, "side": 1, "two": 1}

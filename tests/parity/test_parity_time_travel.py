@@ -154,3 +154,49 @@ async def test_answer_an_interrupt_through_its_checkpoint_config():
 
     ours = await acheck_parity(scenario)
     assert ours["executions"] == {"ask": 2, "done": 1}
+
+
+class Trail(TypedDict):
+    trail: Annotated[list, operator.add]
+
+
+@pytest.mark.parametrize("how", ["replay", "fork"])
+async def test_a_stateful_subgraph_replays_with_the_state_it_had_then(how):
+    # A subgraph compiled with checkpointer=True keeps its state across parent runs; replaying
+    # (or forking) the parent from its first run must show the subgraph the state it had
+    # then, not what later runs added.
+    async def scenario(api: Api, trace: Trace) -> None:
+        seen: list[list] = []
+
+        async def step(state: Trail) -> dict:
+            seen.append(list(state["trail"]))
+            return {"trail": ["s"]}
+
+        sub = (
+            api.StateGraph(Trail)
+            .add_node("step", step)
+            .add_edge(api.START, "step")
+            .compile(checkpointer=True)
+        )
+        g = (
+            api.StateGraph(Trail)
+            .add_node("first", lambda s: {"trail": ["p"]})
+            .add_node("sub", sub)
+            .add_edge(api.START, "first")
+            .add_edge("first", "sub")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "sub-replay"}}
+        await g.ainvoke({"trail": []}, cfg)
+        await g.ainvoke({"trail": []}, cfg)
+        first_run = [s for s in await history(g, cfg) if s.next == ("sub",)][-1]
+        target = first_run.config
+        if how == "fork":
+            target = await g.aupdate_state(target, {"trail": ["forked"]})
+        seen.clear()
+        await trace.run("again", g.ainvoke(None, target))
+        trace.note("the subgraph saw", seen)
+
+    ours = await acheck_parity(scenario)
+    # The parent's state as its input, on the subgraph's empty state of the first run.
+    assert ours["the subgraph saw"] == [["p"] if how == "replay" else ["p", "forked"]]

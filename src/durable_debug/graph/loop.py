@@ -87,7 +87,14 @@ from durable_debug.graph.recording import RunRecording
 from durable_debug.graph.runner import run_task
 from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
-from durable_debug.graph.subgraph import NS_END, NS_SEP, Nesting, SubgraphStream, checkpoint_parents
+from durable_debug.graph.subgraph import (
+    NS_END,
+    NS_SEP,
+    Nesting,
+    Replay,
+    SubgraphStream,
+    checkpoint_parents,
+)
 from durable_debug.graph.types import (
     START,
     Command,
@@ -106,7 +113,7 @@ from durable_debug.graph.types import (
 from durable_debug.graph.version import acheck_graph_version, scheduled_nodes, version_record
 
 if TYPE_CHECKING:
-    from durable_debug.checkpoint.base import BaseCheckpointSaver
+    from durable_debug.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.pregel import CompiledStateGraph
 
@@ -213,6 +220,8 @@ class RunLoop:
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
         self.parents = checkpoint_parents(self.config) if nesting else {}
+        self.replay: Replay | None = nesting.replay if nesting else None
+        """Set while a top-level run replays (time travel): see ``_load``."""
         self.resuming = False
         """True while the first step of a resumed run runs (its tasks run again)."""
         self.interrupt_before = (
@@ -399,10 +408,10 @@ class RunLoop:
             if not tasks:
                 break
             if self._should_interrupt(self.interrupt_before, tasks):
+                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
+                    raise GraphInterrupt(())  # and reports it, as LangGraph (not this level)
                 self._emit("static_interrupt", _nothing)
                 yield
-                if self.nesting is not None:  # the enclosing task pauses (no interrupt)
-                    raise GraphInterrupt(())
                 break
             to_run = self._tasks_to_run(tasks)
             if to_run and self.saves is not None:  # a run that lost its lease starts no node
@@ -435,9 +444,16 @@ class RunLoop:
             if self.paused:
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
-                self._emit(
-                    "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
-                )
+                if self.interrupts:
+                    self._emit(
+                        "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
+                    )
+                elif self.nesting is None:
+                    # Paused by a subgraph's interrupt_before/after only: the state with the
+                    # step's writes, then the static interrupt, as LangGraph reports it.
+                    written = {ch for t in tasks if t.status == "done" for ch, _ in t.writes}
+                    self._emit("values", lambda written=written: (self.values, written))  # type: ignore[misc]
+                    self._emit("static_interrupt", _nothing)
                 yield
                 if self.nesting is not None:  # the enclosing task pauses on them
                     raise GraphInterrupt(self.interrupts)
@@ -446,10 +462,10 @@ class RunLoop:
             if self._reported():
                 yield
             if self._should_interrupt(self.interrupt_after, tasks):
-                self._emit("static_interrupt", _nothing)
-                yield
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
+                self._emit("static_interrupt", _nothing)
+                yield
                 break
         self.values = self.graph.read_state(self.channels)
 
@@ -514,7 +530,7 @@ class RunLoop:
             await self.nesting.settle()  # the enclosing run's checkpoint is saved first
         if self.saver is not None:
             self.thread_id = config_thread_id(self.config)
-            saved = await self.saver.aget_tuple(self.config)
+            saved = await self._load_saved()
             if saved is not None and config_checkpoint_id(self.config):
                 # An addressed checkpoint the thread has moved past may already have children.
                 latest = await self.saver.aget_tuple(
@@ -545,6 +561,24 @@ class RunLoop:
         else:
             self.checkpoint_config = checkpoint_config(self.thread_id or "", self.checkpoint_ns)
         self.channels = restore_channels(self.graph, self.checkpoint)
+
+    async def _load_saved(self) -> CheckpointTuple | None:
+        """The checkpoint the run starts from: the addressed one, else its namespace's
+        newest; but a subgraph's first run in a replay (time travel) of the top-level run
+        starts from its newest checkpoint made before the replayed point, as LangGraph
+        loads it, so it sees the state it had there, not the state of a later branch."""
+        assert self.saver is not None
+        replay = self.replay
+        if (
+            replay is not None
+            and not config_checkpoint_id(self.config)
+            and replay.first_visit(self.checkpoint_ns)
+        ):
+            before = checkpoint_config(self.thread_id or "", self.checkpoint_ns, replay.bound)
+            async for saved in self.saver.alist(self.config, before=before, limit=1):
+                return saved
+            return None
+        return await self.saver.aget_tuple(self.config)
 
     async def _begin(self) -> None:
         """Apply the run's input: a fresh start, or a resume (None / Command)."""
@@ -660,6 +694,13 @@ class RunLoop:
         if time_travel:
             for record in self.pending.values():
                 record.resume = None
+            if self.nesting is None:
+                # Subgraphs load their checkpoints from before the replayed point: before
+                # the addressed checkpoint, or before the one an update_state forked from.
+                bound = self.checkpoint["id"]
+                if self.source in ("update", "fork") and self.parent_config is not None:
+                    bound = config_checkpoint_id(self.parent_config) or bound
+                self.replay = Replay(bound)
         self.resuming = self.reuse_writes
         if self.answers.values and self.reuse_writes:
             await self._apply_answers()
@@ -766,9 +807,22 @@ class RunLoop:
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
         to_run = [t for t in tasks if t.status is None]
-        for task in to_run:
-            if task.name != START:
+        # As LangGraph: every task of the step is reported as it starts, also one that took
+        # its saved writes, whose result then comes as a cached ``updates`` chunk.
+        reused = [t for t in tasks if t.status == "done" and t.name != START]
+        for task in tasks:
+            if task.name != START and (task.status is None or task.status == "done"):
                 self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
+        for task in reused:
+            self._emit(
+                "task_result",
+                lambda task=task: (  # type: ignore[misc]
+                    self._debug_event("task_result", task),
+                    True,
+                    self.graph.update_of(task.writes),
+                    self._state_writes(task),
+                ),
+            )
         return to_run
 
     async def _run_error_handlers(self, tasks: list[Task]) -> list[Task]:
@@ -826,6 +880,7 @@ class RunLoop:
             durability=self.durability,
             calls=self.calls,
             stop=self.stop,
+            replay=self.replay,
             resumable=self.nesting is not None
             and (self.nesting.resumable or self.nesting.saver is not None),
         )
@@ -924,6 +979,8 @@ class RunLoop:
                     await self._save_error(task)
             elif task.status == "error":
                 await self._save_error(task)
+        if task.status == "interrupt" and not task.interrupts:
+            return  # paused by a subgraph's static interrupt: no outcome, as LangGraph
         if task.name != START and self.producers.wants("task_result"):
             chunks = self.producers.chunks(
                 "task_result",
@@ -931,6 +988,7 @@ class RunLoop:
                     self._debug_event("task_result", task),
                     task.cached,
                     self.graph.update_of(task.writes),
+                    self._state_writes(task),
                 ),
             )
             (self.held if held else self.outbox).extend(chunks)
@@ -1053,7 +1111,10 @@ class RunLoop:
                 raise task.error from None
             self.write_ms = round((time.perf_counter() - started) * 1000, 3)
             self.saved_versions = dict(versions)
-            self.parent_config = parent
+            if not isinstance(self.saves, ExitSaves):
+                # Under "exit" nothing is saved on the way: LangGraph's checkpoints report
+                # the parent the loaded checkpoint had.
+                self.parent_config = parent
         # The step is saved: what its lone task produced may now be reported.
         self.outbox.extend(self.held)
         self.held.clear()
@@ -1070,6 +1131,13 @@ class RunLoop:
 
     def _task_result(self, task: Task) -> dict[str, Any] | None:
         return self.graph.result_of(task.writes)
+
+    def _state_writes(self, task: Task) -> list[tuple[str, Any]]:
+        """A finished task's writes of state keys, in order (its ``updates`` chunk)."""
+        if task.status != "done":
+            return []
+        keys = self.graph.schema.key_set
+        return [(ch, v) for ch, v in task.writes if ch in keys]
 
     def _debug_checkpoint(self) -> dict[str, Any]:
         tasks = prepare_tasks(

@@ -299,10 +299,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         )
         async for mode, chunk in loop.events():
             print_chunk(mode, chunk)
-        if output_keys is not None:
-            return select_output(loop.values, output_keys)
-        output = loop.graph.output_values(loop.values)
-        if loop.interrupts:  # an entrypoint's result that is not a dict is left out
+        if output_keys is not None:  # (a one-value state's key among them)
+            output = select_output(loop.values, output_keys)
+        else:
+            output = loop.graph.output_values(loop.values)
+        if loop.interrupts:  # a result that is not a dict is left out, as LangGraph
             output = {**(output if isinstance(output, dict) else {})}
             output[INTERRUPT] = list(loop.interrupts)
         return output

@@ -61,6 +61,7 @@ from durable_debug.graph.interrupts import (
 )
 from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.runner import _OUTCOMES, _retry_wait, node_config
+from durable_debug.graph.streams import TaskResult
 from durable_debug.graph.types import GraphInterrupt, RetryPolicy
 
 if TYPE_CHECKING:
@@ -133,7 +134,13 @@ class TaskFunction(Generic[T]):
                 "the functional API (as in LangGraph)"
             )
         self.func = func
-        self.name: str = name or getattr(func, "__name__", None) or type(func).__name__
+        inner = func.func if isinstance(func, functools.partial) else None
+        self.name: str = (
+            name
+            or getattr(func, "__name__", None)
+            or getattr(inner, "__name__", None)  # a partial: its function's name, as LangGraph
+            or type(func).__name__
+        )
         if retry_policy is None:
             retries: tuple[RetryPolicy, ...] = ()
         elif isinstance(retry_policy, RetryPolicy):
@@ -216,6 +223,8 @@ class CallRunner:
         task = Task(tid, fn.name, path, fn.spec, input=(args, kwargs))
         record = loop.pending.get(tid)
         if record is not None and record.finished and loop.reuse_writes:
+            # Reported as started, as LangGraph reports it; its saved result is not.
+            self._report("task", lambda: loop._debug_event("task", task))
             saved: concurrent.futures.Future[Any] = concurrent.futures.Future()
             saved.set_result(dict(record.writes).get(RETURN))
             return TaskFuture(saved)
@@ -456,15 +465,15 @@ class CallRunner:
         elif task.status == "error":
             await saves.put_writes(where, [(ERROR, repr(task.error))], task.id)
 
-    def _result_event(self, task: Task) -> tuple[dict[str, Any], bool, tuple[Any] | None]:
+    def _result_event(self, task: Task) -> TaskResult:
         """The ``task_result`` event of a finished call: its debug payload's ``result`` is
         ``{"__return__": value}``; its ``updates`` chunk is ``{name: value}``."""
         event = self.loop._debug_event("task_result", task)
         if task.status != "done":
-            return event, task.cached, None
+            return event, task.cached, None, ()
         value = dict(task.writes).get(RETURN)
         event["payload"]["result"] = {RETURN: value}
-        return event, task.cached, (value,)
+        return event, task.cached, (value,), ()
 
     def _report(self, kind: str, build: Callable[[], Any]) -> None:
         if kind != "task" or self.loop.producers.wants(kind):

@@ -51,9 +51,13 @@ class StateSchema:
     def __init__(self, schema: Any, extra: Sequence[StateSchema] = ()) -> None:
         self.schema = schema
         self.kind = _kind_of(schema)
-        self.managed = managed_keys(schema, self.kind)
+        declared = schema
+        if self.kind == "typeddict" and (root := _root_annotation(schema)) is not None:
+            # A TypedDict whose one key is ``__root__``: one value, as LangGraph reads it.
+            self.kind, declared = "root", root
+        self.managed = managed_keys(declared, self.kind)
         """Keys annotated ``RemainingSteps`` / ``IsLastStep``: values, not channels."""
-        own = [k for k in _read_keys(schema, self.kind) if k.name not in self.managed]
+        own = [k for k in _read_keys(declared, self.kind) if k.name not in self.managed]
         self.own_keys: tuple[str, ...] = tuple(k.name for k in own)
         """The keys ``schema`` itself declares (what a node reading it receives)."""
         self._own_set = frozenset(self.own_keys)
@@ -209,6 +213,15 @@ def _kind_of(schema: Any) -> str:
     )
 
 
+def _root_annotation(schema: Any) -> Any:
+    """The annotation of a TypedDict's ``__root__`` key when it is its only key, else None."""
+    try:
+        hints = typing.get_type_hints(schema, include_extras=True)
+    except Exception:  # annotations that do not resolve: read as a TypedDict
+        return None
+    return hints[ROOT] if list(hints) == [ROOT] else None
+
+
 def _annotated_keys(cls: type) -> list[str]:
     """The annotated names of ``cls`` and its bases (none for builtins)."""
     keys: list[str] = []
@@ -306,6 +319,13 @@ def _instance_kind(value: Any) -> str | None:
 def _instance_fields(value: Any, kind: str) -> dict[str, Any]:
     if kind == "dataclass":
         return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
-    if kind == "pydantic":  # every field, defaults included (as LangGraph writes them)
-        return {name: getattr(value, name) for name in type(value).model_fields}
+    if kind == "pydantic":
+        # Every field, defaults included, except one left None that defaults to None and was
+        # not set: LangGraph writes no update for it.
+        fields, given = type(value).model_fields, value.model_fields_set
+        return {
+            name: v
+            for name, field in fields.items()
+            if (v := getattr(value, name)) is not None or field.default is not None or name in given
+        }
     return dict(value)

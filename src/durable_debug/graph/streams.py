@@ -50,6 +50,7 @@ __all__ = [
     "STREAM_MODES",
     "OutputKeys",
     "Producers",
+    "TaskResult",
     "print_chunk",
     "print_modes",
     "select_output",
@@ -79,6 +80,10 @@ EVENT_KINDS = (
 """What a run emits (see the module docstring)."""
 
 Produce = Callable[[Any], Iterable[Any]]
+
+TaskResult = tuple[dict[str, Any], bool, "tuple[Any] | None", Sequence[tuple[str, Any]]]
+"""A ``task_result`` event: the debug event, whether the writes are cached ones, the
+functional API's return value (or None), and the task's writes of state keys."""
 
 OutputKeys = str | Sequence[str] | None
 """A run's ``output_keys``: one state key, a list of them, or None for the whole state."""
@@ -116,13 +121,11 @@ def _values_of(keys: OutputKeys) -> Produce:
 def _updates_of(keys: OutputKeys) -> Produce:
     """The ``updates`` producer: a finished task → ``{node: its writes of output keys}``."""
 
-    def produce(result: tuple[dict[str, Any], bool, tuple[Any] | None]) -> Iterable[Any]:
-        event, cached, value = result
+    def produce(result: TaskResult) -> Iterable[Any]:
+        event, cached, value, writes = result
         payload = event["payload"]
         if payload["error"] is None and not payload["interrupts"]:
-            writes = payload["result"] or {}
-            shown = select_output(writes, keys) if _touches(writes, keys) else None
-            chunk: dict[str, Any] = {payload["name"]: shown or None if keys is None else shown}
+            chunk: dict[str, Any] = {payload["name"]: _update(writes, keys)}
             if value is not None:  # a functional-API task: its return value
                 chunk = {payload["name"]: value[0]}
             if cached:
@@ -130,6 +133,22 @@ def _updates_of(keys: OutputKeys) -> Produce:
             yield chunk
 
     return produce
+
+
+def _update(writes: Sequence[tuple[str, Any]], keys: OutputKeys) -> Any:
+    """What a task's ``updates`` chunk shows of its state writes, as LangGraph shows it: one
+    key's value (several values: their list), or a dict of the keys written (a key written
+    more than once: a list of one-key dicts, one per write); None when nothing is shown."""
+    if isinstance(keys, str):
+        values = [v for ch, v in writes if ch == keys]
+        return values[0] if len(values) == 1 else (values or None)
+    shown = [(ch, v) for ch, v in writes if keys is None or ch in keys]
+    if not shown:
+        return None
+    channels = [ch for ch, _ in shown]
+    if len(set(channels)) < len(channels):
+        return [{ch: v} for ch, v in shown]
+    return dict(shown)
 
 
 _PRODUCERS: dict[str, dict[str, Produce]] = {
@@ -144,14 +163,15 @@ _PRODUCERS: dict[str, dict[str, Produce]] = {
     },
     "custom": {"custom": lambda chunk: (chunk,)},
     "messages": {"message": lambda pair: (pair,)},
+    # A cached result (a cache hit, or writes saved by an earlier run) is not a task result.
     "tasks": {
         "task": lambda event: (event["payload"],),
-        "task_result": lambda result: (result[0]["payload"],),
+        "task_result": lambda result: () if result[1] else (result[0]["payload"],),
     },
     "checkpoints": {"checkpoint": lambda event: (event["payload"],)},
     "debug": {
         "task": lambda event: (event,),
-        "task_result": lambda result: (result[0],),
+        "task_result": lambda result: () if result[1] else (result[0],),
         "checkpoint": lambda event: (event,),
     },
     EVENTS_MODE: {"callback": lambda event: (event,)},

@@ -46,6 +46,7 @@ __all__ = [
     "NS_END",
     "NS_SEP",
     "Nesting",
+    "Replay",
     "SubgraphStream",
     "find_subgraph",
     "graph_at",
@@ -63,6 +64,27 @@ class SubgraphStream:
     send: Callable[[tuple[str, ...], str, Any], None]
     sent_messages: set[str] = field(default_factory=set)
     """Ids of the chat messages streamed so far, at any level (each is streamed once)."""
+
+
+@dataclass
+class Replay:
+    """A top-level run replaying (time travel): the subgraphs it runs load, the first time
+    each namespace runs, their newest checkpoint from before the replayed point, not their
+    thread's newest one, as LangGraph loads them. Shared by every level of the run."""
+
+    bound: str
+    """Checkpoint id of the top-level run that a subgraph's first checkpoint must precede."""
+    visited: set[str] = field(default_factory=set)
+    """Namespaces that loaded theirs already (task ids of the last level left out)."""
+
+    def first_visit(self, namespace: str) -> bool:
+        """True the first time ``namespace`` (without its last level's task id) runs: a
+        later run of it (a loop) loads its newest checkpoint."""
+        stable = namespace.rsplit(NS_END, 1)[0]
+        if stable in self.visited:
+            return False
+        self.visited.add(stable)
+        return True
 
 
 @dataclass
@@ -95,6 +117,8 @@ class Nesting:
     run even when this level saves nothing (``compile(checkpointer=False)``): on resume the
     graph runs again from its start and the answer reaches its first unanswered
     ``interrupt()``, as in LangGraph."""
+    replay: Replay | None = None
+    """The top-level run replays: where its subgraphs load their checkpoints from."""
 
 
 def recast_namespace(namespace: str) -> str:
@@ -158,6 +182,7 @@ def nesting_for(
         settle=parent.nesting.settle,
         durability=parent.nesting.durability,
         resumable=parent.nesting.resumable or parent.nesting.saver is not None,
+        replay=parent.nesting.replay,
     )
     return merged, nesting
 
