@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+import threading
 from typing import Annotated
 
 import pytest
@@ -112,10 +113,22 @@ def test_unknown_stream_mode_is_refused(saver: MemorySaver) -> None:
 
 def test_snapshots_leave_the_graphs_empty_channels_empty(saver: MemorySaver) -> None:
     """Snapshots read shared empty channels; previewing pending writes must not change them."""
+    a_done = threading.Event()
+
+    def a(state: LogState) -> dict[str, str]:
+        a_done.set()
+        return {"value": "A"}
+
+    def b(state: LogState) -> dict[str, float]:
+        # Fails once a has finished, so a's write is saved beside b's error (a sibling still
+        # running when b fails would be cancelled, on a loaded machine at random).
+        assert a_done.wait(timeout=120), "node a never ran"
+        return {"value": 1 / 0}
+
     g = (
         StateGraph(LogState)
-        .add_node("a", lambda s: {"value": "A"})
-        .add_node("b", lambda s: 1 / 0)
+        .add_node("a", a)
+        .add_node("b", b)
         .add_edge(START, "a")
         .add_edge(START, "b")
         .compile(checkpointer=saver)
@@ -125,6 +138,7 @@ def test_snapshots_leave_the_graphs_empty_channels_empty(saver: MemorySaver) -> 
     assert g.get_state(cfg("t")).values == {"value": "A", "log": []}  # a's write previewed
     assert next(s.values for s in g.get_state_history(cfg("t"))) == {"log": []}
     assert all(ch.get() in (MISSING, []) for ch in g.new_channels().values())
+    a_done.clear()
     with pytest.raises(ZeroDivisionError):
         g.invoke({"log": ["again"]}, cfg("u"))
     assert g.get_state(cfg("u")).values == {"value": "A", "log": ["again"]}
