@@ -401,7 +401,7 @@ def _seen_version(seen_by: Any, node: str, channel: str) -> str | None:
     for key, value in seen.items():
         if type(value) is list:
             if channel in value:
-                return key
+                return str(key)
         elif key == channel:
             return str(value)
     return None
