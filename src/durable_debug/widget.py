@@ -656,7 +656,11 @@ class TimeTravel(anywidget.AnyWidget):
                         thread = {"configurable": {"thread_id": self._thread_id}}
                         replayed.enter_context(use_replay(await areplay_source(self.graph, thread)))
                     stream = astream(
-                        self.graph, command, start.config, stream_mode="debug", **(breaks or {})
+                        self.graph,
+                        command,
+                        _run_config(start),
+                        stream_mode="debug",
+                        **(breaks or {}),
                     )
                     async for event in stream:
                         is_checkpoint = (
@@ -885,12 +889,19 @@ def _input_schema_missing(graph: GraphLike) -> bool:
     return getattr(getattr(graph, "builder", None), "input_schema", None) is None
 
 
-def _config_code(record: CheckpointRecord) -> str:
+def _run_config(record: CheckpointRecord) -> dict[str, Any]:
+    """The config a rerun or resume from ``record`` runs with, as its code shows it: the
+    checkpoint's address only (a subgraph's namespace without its ``checkpoint_map`` runs that
+    subgraph alone)."""
     configurable = dict(record.config.get("configurable") or {})
     # checkpoint_ns stays even when empty: LangGraph's savers index the config by it.
     keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
     keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
-    return repr({"configurable": keep})
+    return {"configurable": keep}
+
+
+def _config_code(record: CheckpointRecord) -> str:
+    return repr(_run_config(record))
 
 
 def _user_name_of(graph: GraphLike) -> str | None:

@@ -1,5 +1,6 @@
 """Subgraph behaviour durable_debug has beyond what the parity tests compare: a fork made
-inside a finished subgraph's namespace runs on its own, the inspect layer reads a namespace
+inside a finished subgraph's namespace, run with a config that names its namespace but no
+``checkpoint_map``, runs on its own, the inspect layer reads a namespace
 through the graph that wrote it, and a namespace no node can explain is a clear error."""
 
 from __future__ import annotations
@@ -48,7 +49,10 @@ def test_a_fork_inside_a_finished_subgraph_runs_that_subgraph():
     namespace = finished(graph)
     inside = {"configurable": {"thread_id": "t", "checkpoint_ns": namespace}}
     before_ask = next(s for s in graph.get_state_history(inside) if s.next == ("ask",))
-    fork = graph.update_state(before_ask.config, {"draft": "short draft"})
+    forked = graph.update_state(before_ask.config, {"draft": "short draft"})
+    # Without its checkpoint_map (which runs the whole graph, as in LangGraph).
+    address = ("thread_id", "checkpoint_ns", "checkpoint_id")
+    fork = {"configurable": {k: forked["configurable"][k] for k in address}}
 
     paused = graph.invoke(None, fork)
     assert [i.value for i in paused["__interrupt__"]] == [{"draft": "short draft"}]

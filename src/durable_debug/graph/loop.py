@@ -596,13 +596,18 @@ class RunLoop:
 
     def _continues_subgraph(self) -> bool:
         """A subgraph whose enclosing task runs again continues from its namespace's newest
-        checkpoint (made under the same parent checkpoints) instead of starting over."""
-        return (
-            self.nesting is not None
-            and self.nesting.resuming
-            and self.has_saved
-            and dict(self.metadata.get("parents") or {}) == self.parents
-        )
+        checkpoint (made under the same parent checkpoints), or from the checkpoint the run's
+        ``checkpoint_map`` names for it, instead of starting over."""
+        if self.nesting is None or not self.has_saved:
+            return False
+        if config_checkpoint_id(self.config) is not None:  # named by the run's checkpoint_map
+            return True
+        # A run given a subgraph's checkpoint config also lists the subgraph's own checkpoint.
+        own = self.checkpoint_ns
+        saved = {k: v for k, v in (self.metadata.get("parents") or {}).items() if k != own}
+        return self.nesting.resuming and saved == {
+            k: v for k, v in self.parents.items() if k != own
+        }
 
     async def _apply_answers(self) -> None:
         """Give the answers handed down by the enclosing run to the tasks of this run

@@ -59,6 +59,7 @@ from durable_debug.graph.subgraph import (
     NS_END,
     NS_SEP,
     find_subgraph,
+    from_parent_checkpoint,
     graph_at,
     nesting_for,
     recast_namespace,
@@ -336,11 +337,15 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         graph, saver = self, None
         if nested is not None:
             config, nesting = nested
-        elif config_checkpoint_ns(config or {}):
-            # A config naming a subgraph's namespace (a fork made there): run that subgraph
-            # on its own, through this graph's saver.
-            graph = graph_at(self, config_checkpoint_ns(config or {}))
-            saver = self.checkpointer
+        elif config is not None and config_checkpoint_ns(config):
+            if "checkpoint_map" in (config.get("configurable") or {}):
+                config = from_parent_checkpoint(config)  # a subgraph's snapshot config
+            else:
+                # A namespace without the map (written by hand, or by the widget's rerun of
+                # a fork made inside a subgraph): that subgraph runs alone, through this
+                # graph's saver.
+                graph = graph_at(self, config_checkpoint_ns(config))
+                saver = self.checkpointer
         loop = RunLoop(
             graph,
             input,

@@ -7,10 +7,10 @@ checkpoint read from history, the checkpoint is shown as it was saved.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from durable_debug.checkpoint.base import CheckpointTuple
+from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig
 from durable_debug.graph.algo import (
     TaskRecord,
     prepare_tasks,
@@ -63,18 +63,31 @@ def snapshot_from_tuple(
     if graph.schema.is_root:  # a one-value state: each task's result is the value it wrote
         shown = [t._replace(result=graph.schema.shown(t.result)) if t.result else t for t in shown]
     waiting = tuple([i for t in shown for i in t.interrupts]) if shown else ()
+    parent = saved.parent_config
     # positional (values, next, config, metadata, created_at, parent_config, tasks,
     # interrupts): a history builds one per checkpoint
     return StateSnapshot(
         values,
         next_names,
-        saved.config,
+        with_checkpoint_map(saved.config, saved.metadata),
         saved.metadata,
         checkpoint["ts"],
-        saved.parent_config,
+        parent and with_checkpoint_map(parent, saved.metadata),
         tuple(shown),
         waiting,
     )
+
+
+def with_checkpoint_map(config: RunnableConfig, metadata: Mapping[str, Any]) -> RunnableConfig:
+    """A subgraph checkpoint's config with ``checkpoint_map``: the checkpoint of each enclosing
+    level (its metadata's ``parents``) and its own, as LangGraph's snapshots give it. A run
+    given that config runs the whole graph from those checkpoints (``pregel._run_loop``)."""
+    parents = metadata.get("parents")
+    if not parents:
+        return config
+    configurable = config.get("configurable") or {}
+    own = {configurable.get("checkpoint_ns", ""): configurable.get("checkpoint_id")}
+    return {**config, "configurable": {**configurable, "checkpoint_map": {**parents, **own}}}
 
 
 def task_view(

@@ -159,7 +159,13 @@ def nesting_for(
     if calls:  # the task's second (third, …) graph: a namespace of its own, as LangGraph
         namespace = f"{namespace}{NS_SEP}{calls}"
     configurable["checkpoint_ns"] = namespace
-    configurable.pop("checkpoint_id", None)
+    # A run given a subgraph's checkpoint config (``get_state(subgraphs=True)``) names the
+    # subgraph's checkpoint in ``checkpoint_map``: the subgraph starts from it, as in LangGraph.
+    addressed = (configurable.get("checkpoint_map") or {}).get(namespace)
+    if addressed:
+        configurable["checkpoint_id"] = addressed
+    else:
+        configurable.pop("checkpoint_id", None)
     merged["configurable"] = configurable
     if merged.get("callbacks"):
         from durable_debug.graph.callbacks import without_taps
@@ -196,6 +202,19 @@ def _addresses_own_thread(config: RunnableConfig | None, task: RunnableConfig) -
         return False
     own = task.get("configurable") or {}
     return any(configurable.get(k) != own.get(k) for k in ("thread_id", "checkpoint_ns"))
+
+
+def from_parent_checkpoint(config: RunnableConfig) -> RunnableConfig:
+    """A top-level run's config given a subgraph's checkpoint config (its ``checkpoint_ns``):
+    as in LangGraph, the run is the whole graph's, from the parent checkpoint its
+    ``checkpoint_map`` names (the thread's newest without one); the map stays, so the
+    subgraph starts from the checkpoint it names there (:func:`nesting_for`)."""
+    configurable = dict(config.get("configurable") or {})
+    configurable["checkpoint_ns"] = ""
+    configurable.pop("checkpoint_id", None)
+    if parent := (configurable.get("checkpoint_map") or {}).get(""):
+        configurable["checkpoint_id"] = parent
+    return {**config, "configurable": configurable}
 
 
 def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:

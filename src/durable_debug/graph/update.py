@@ -48,6 +48,7 @@ from durable_debug.graph.algo import (
 from durable_debug.graph.findings import RunFindings
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.runner import edge_writes
+from durable_debug.graph.snapshot import with_checkpoint_map
 from durable_debug.graph.types import END, START, Command, InvalidUpdateError, Send
 from durable_debug.graph.version import version_record
 
@@ -270,7 +271,8 @@ async def _aput_with_record(
     key = (config_thread_id(parent_config), config_checkpoint_ns(parent_config), checkpoint["id"])
     given = attach_record(saver, key, metadata, record)
     # given is the metadata dict with the debug record attached, still CheckpointMetadata
-    return await saver.aput(parent_config, checkpoint, given, new_versions)  # type: ignore[arg-type]
+    saved = await saver.aput(parent_config, checkpoint, given, new_versions)  # type: ignore[arg-type]
+    return with_checkpoint_map(saved, metadata)
 
 
 async def _update_as_input(
