@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -37,6 +37,7 @@ __all__ = [
     "next_interrupt_id",
     "own_answers",
     "subgraph_answer",
+    "subgraph_answered",
 ]
 
 
@@ -48,6 +49,15 @@ the task runs (``{SUBGRAPH_ANSWER: interrupt_id, "value": answer}``), not its ow
 def subgraph_answer(interrupt_id: str, value: Any) -> dict[str, Any]:
     """The saved form of an answer to a subgraph's interrupt ``interrupt_id``."""
     return {SUBGRAPH_ANSWER: interrupt_id, "value": value}
+
+
+def subgraph_answered(resume: list[Any] | None) -> set[str]:
+    """The ids of the subgraph interrupts a task's saved resume values answer."""
+    return {
+        str(v[SUBGRAPH_ANSWER])
+        for v in resume or ()
+        if isinstance(v, dict) and SUBGRAPH_ANSWER in v
+    }
 
 
 def own_answers(resume: list[Any] | None) -> list[Any]:
@@ -248,14 +258,16 @@ def is_resume_map(resume: Any) -> bool:
 
 def match_resume(
     resume: Any,
-    pending: Mapping[str, Interrupt[Any]],
+    pending: Mapping[str, Sequence[Interrupt[Any]]],
     *,
     thread_id: str | None,
     report: Callable[[Finding, BaseException], None] | None = None,
-) -> dict[str, Any]:
+) -> list[tuple[str, str, Any]]:
     """Assign resume values to the tasks whose interrupts they answer.
 
-    ``pending`` maps task id → the interrupt that task is paused on. Returns task id → value.
+    ``pending`` maps task id → the interrupts that task is paused on (several when a subgraph
+    it runs paused on parallel interrupts). Returns ``(task id, interrupt id, value)`` for
+    each answer.
     As in LangGraph, a resume with nothing pending and the ids of a resume map that match no
     pending interrupt are ignored: each is reported to ``report`` as a finding with the
     ValueError it raised before (``report`` raises it under ``strict``; without ``report``
@@ -283,10 +295,11 @@ def match_resume(
                 "(LangGraph ignores such a resume value silently.)"
             ),
         )
-        return {}
-    listing = ", ".join(f"{i.id} ({i.value!r:.60})" for i in pending.values())
+        return []
+    waiting = [(tid, i) for tid, intrs in pending.items() for i in intrs]
+    listing = ", ".join(f"{i.id} ({i.value!r:.60})" for _, i in waiting)
     if is_resume_map(resume):
-        by_id = {intr.id: tid for tid, intr in pending.items()}
+        by_id = {intr.id: tid for tid, intr in waiting}
         unknown = [k for k in resume if k not in by_id]
         error = ValueError(
             f"{where}: the resume map names interrupt id(s) {', '.join(unknown)} that are "
@@ -303,15 +316,15 @@ def match_resume(
                 ),
                 error,
             )
-        return {by_id[k]: v for k, v in resume.items() if k in by_id}
-    if len(pending) > 1:
+        return [(by_id[k], k, v) for k, v in resume.items() if k in by_id]
+    if len(waiting) > 1:
         raise RuntimeError(
-            f"{where} has {len(pending)} pending interrupts, so a single resume value is "
+            f"{where} has {len(waiting)} pending interrupts, so a single resume value is "
             "ambiguous; answer them by id with Command(resume={interrupt_id: value, ...}). "
             f"Pending: {listing}"
         )
-    (tid,) = pending
-    return {tid: resume}
+    ((tid, asked),) = waiting
+    return [(tid, asked.id, resume)]
 
 
 class NodeInterrupt(GraphInterrupt):

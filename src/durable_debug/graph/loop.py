@@ -80,6 +80,7 @@ from durable_debug.graph.interrupts import (
     match_resume,
     own_answers,
     subgraph_answer,
+    subgraph_answered,
 )
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.push import CallRunner
@@ -756,9 +757,8 @@ class RunLoop:
             answers = match_resume(
                 command.resume, pending, thread_id=self.thread_id, report=self.findings.report
             )
-            for tid, value in answers.items():
+            for tid, asked, value in answers:
                 record = self.pending[tid]
-                asked = pending[tid].id
                 own = own_answers(record.resume)
                 if own and record.error is not None and interrupt_id(tid, len(own) - 1) == asked:
                     # The task failed on its answer (one its response_schema refused): this
@@ -769,7 +769,9 @@ class RunLoop:
                 elif interrupt_id(tid, len(own)) != asked:
                     value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
-                await self.saves.put_writes(self.checkpoint_config, [(RESUME, record.resume)], tid)
+            for tid in dict.fromkeys(tid for tid, _, _ in answers):
+                answered = self.pending[tid].resume
+                await self.saves.put_writes(self.checkpoint_config, [(RESUME, answered)], tid)
         writes: list[tuple[str, Any]] = []
         if command.update is not None:
             updates = self.graph.schema.updates_from(
@@ -804,11 +806,11 @@ class RunLoop:
                 task.status, task.error = "error", Exception(record.error or "")
             elif record.resume:
                 task.resume = own_answers(record.resume)
-                last = record.resume[-1]
-                asked = record.interrupts[-1].id if record.interrupts else None
-                if isinstance(last, dict) and last.get(SUBGRAPH_ANSWER) == asked:
-                    # The answer is for a subgraph the task runs: handed down to it.
-                    self.answers.values[str(asked)] = last["value"]
+                # Answers to the interrupts of a subgraph the task runs: handed down to it.
+                asked = {i.id for i in record.interrupts}
+                for answer in record.resume:
+                    if isinstance(answer, dict) and answer.get(SUBGRAPH_ANSWER) in asked:
+                        self.answers.values[str(answer[SUBGRAPH_ANSWER])] = answer["value"]
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
         to_run = [t for t in tasks if t.status is None]
@@ -1237,10 +1239,14 @@ def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:
     )
 
 
-def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, Interrupt[Any]]:
-    """Task id → the interrupt it is paused on, for tasks that have not finished."""
-    return {
-        tid: record.interrupts[-1]
-        for tid, record in records.items()
-        if record.interrupts and not record.finished
-    }
+def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, tuple[Interrupt[Any], ...]]:
+    """Task id → the interrupts it is paused on, for tasks that have not finished: its own
+    last one, or those of a subgraph it runs that paused on parallel interrupts and are not
+    answered yet (each answers one of them, as LangGraph's resume map does)."""
+    waiting: dict[str, tuple[Interrupt[Any], ...]] = {}
+    for tid, record in records.items():
+        if record.interrupts and not record.finished:
+            answered = subgraph_answered(record.resume)
+            left = tuple(i for i in record.interrupts if i.id not in answered)
+            waiting[tid] = left or record.interrupts[-1:]
+    return waiting
