@@ -9,8 +9,8 @@
     await graph.ainvoke(None, {'configurable': {'thread_id': 'hitl-1', ...}})
 
 The code awaits the async methods when the graph's saver has them, and calls the sync ones
-(``graph.update_state(...)``, ``graph.invoke(...)``) for a sync-only saver such as LangGraph's
-``SqliteSaver``, so it runs pasted into a cell of the app it was made for.
+for a sync-only saver such as LangGraph's ``SqliteSaver`` (``durable_debug.widget_code``
+writes it).
 
 State lives in traitlets (``_dag``, ``_selected``, ``_detail``, ``_running``…); the front end
 (``js/widget.js``) sends requests ``{uuid, kind, ...}`` over ``msg:custom`` and gets
@@ -69,6 +69,7 @@ from durable_debug.inspect.thread import (
     thread_config,
 )
 from durable_debug.inspect.topology import atopology_data, node_names
+from durable_debug.widget_code import ActionCode, entrypoint_return
 
 __all__ = ["TimeTravel"]
 
@@ -343,9 +344,9 @@ class TimeTravel(anywidget.AnyWidget):
             channel: _overwrite_class(self.graph)(value) if channel in replace else value
             for channel, value in values.items()
         }
-        update_code = _update_code(values, replace)
-        if set(channels) == {END, PREVIOUS}:  # an @entrypoint thread: its return value
-            update, update_code = _entrypoint_update(self.graph, update, record.values)
+        entrypoint = set(channels) == {END, PREVIOUS}  # an @entrypoint thread: return, previous
+        if entrypoint:
+            update = _entrypoint_update(self.graph, update, record.values)
         try:
             written = await aupdate_state(self.graph, record.config, update, as_node)
         except Exception as error:
@@ -354,10 +355,14 @@ class TimeTravel(anywidget.AnyWidget):
                 store_gone_message(error, what) or f"{what}: {type(error).__name__}: {error}"
             ) from error
         new_id = str(written["configurable"]["checkpoint_id"])
-        node = "" if as_node is None else f", as_node={as_node!r}"
-        code = _reducer_notes(values, replace, self._reducers()) + self._call_code(
-            "update_state", f"{_config_code(record)}, {update_code}{node}"
-        )
+        if entrypoint:
+            code = self._writer().fork_entrypoint(
+                record.config, values, record.values, as_node=as_node
+            )
+        else:
+            code = self._writer().fork(
+                record.config, values, replace=replace, reducers=self._reducers(), as_node=as_node
+            )
         self._add_code("fork", code)
         await self._refresh_dag()
         await self._show(new_id, self._ns_of(request))
@@ -416,11 +421,10 @@ class TimeTravel(anywidget.AnyWidget):
                 f"Checkpoint {record.id} has nothing left to run (its next is empty): pick an "
                 "earlier checkpoint, or fork this one with edited values."
             )
-        code = self._call_code("invoke", f"None, {_config_code(record)}{self._breaks_code()}")
-        replay = bool(request.get("replay"))
-        if replay:  # answer the rerun's model and tool calls from the thread's recording
-            config = {"configurable": {"thread_id": self._thread_id}}
-            code = f"with durable_debug.replaying({self.graph_name}, {config!r}):\n    {code}"
+        replay = bool(request.get("replay"))  # model and tool calls from the recording
+        code = self._writer().rerun(
+            record.config, self._breaks(), replay_thread=self._thread_id if replay else None
+        )
         return self._start(None, record, "rerun", code, replay=replay)
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
@@ -436,9 +440,7 @@ class TimeTravel(anywidget.AnyWidget):
             )
         resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
         command = _command_class(self.graph)(resume=resume)
-        code = self._call_code(
-            "invoke", f"Command(resume={resume!r}), {_config_code(record)}{self._breaks_code()}"
-        )
+        code = self._writer().resume(record.config, resume, self._breaks())
         return self._start(command, record, "resume", code)
 
     async def _do_run(self, request: Mapping[str, Any]) -> Any:
@@ -458,8 +460,7 @@ class TimeTravel(anywidget.AnyWidget):
                 f"The state schema has no key {unknown[0]!r} (its keys: {', '.join(channels)}); "
                 "nothing was run."
             )
-        thread_code = repr({"configurable": {"thread_id": self._thread_id, "checkpoint_ns": ""}})
-        code = self._call_code("invoke", f"{value!r}, {thread_code}{self._breaks_code()}")
+        code = self._writer().run(self._thread_id, value, self._breaks())
         return self._start(value, record, "run", code)
 
     async def _do_input_form(self, _request: Mapping[str, Any]) -> Any:
@@ -498,16 +499,11 @@ class TimeTravel(anywidget.AnyWidget):
         """The breakpoints set, only the kinds with nodes."""
         return {when: list(names) for when, names in self._breakpoints.items() if names}
 
-    def _call_code(self, method: str, arguments: str) -> str:
-        """The generated Python for ``graph.<method>(arguments)`` as the app's saver can run
-        it: ``await graph.a<method>(...)`` for a saver with async methods, the plain sync call
-        for a sync-only one (LangGraph's ``SqliteSaver``, whose async methods raise)."""
-        if has_async_methods(getattr(self.graph, "checkpointer", None)):
-            return f"await {self.graph_name}.a{method}({arguments})"
-        return f"{self.graph_name}.{method}({arguments})"
-
-    def _breaks_code(self) -> str:
-        return "".join(f", interrupt_{when}={names!r}" for when, names in self._breaks().items())
+    def _writer(self) -> ActionCode:
+        """The code of this widget's actions: awaited for a saver with async methods, sync
+        calls for a sync-only one (LangGraph's ``SqliteSaver``, whose async methods raise)."""
+        saver = getattr(self.graph, "checkpointer", None)
+        return ActionCode(self.graph_name, awaits=has_async_methods(saver))
 
     async def _do_stop(self, _request: Mapping[str, Any]) -> Any:
         task = self._run_task
@@ -885,14 +881,6 @@ def _input_schema_missing(graph: GraphLike) -> bool:
     return getattr(getattr(graph, "builder", None), "input_schema", None) is None
 
 
-def _config_code(record: CheckpointRecord) -> str:
-    configurable = dict(record.config.get("configurable") or {})
-    # checkpoint_ns stays even when empty: LangGraph's savers index the config by it.
-    keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
-    keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
-    return repr({"configurable": keep})
-
-
 def _user_name_of(graph: GraphLike) -> str | None:
     """The notebook variable bound to ``graph`` (the one defined last if several), or None
     outside IPython or when no plain variable holds it."""
@@ -923,24 +911,15 @@ def _overwrite_class(graph: GraphLike) -> Any:
     return Overwrite
 
 
-def _update_code(values: Mapping[str, Any], replace: set[str]) -> str:
-    """The update dict as Python, a replaced reducer channel wrapped in ``Overwrite(...)``."""
-    items = [
-        f"{channel!r}: Overwrite({value!r})" if channel in replace else f"{channel!r}: {value!r}"
-        for channel, value in values.items()
-    ]
-    return "{" + ", ".join(items) + "}"
-
-
 def _entrypoint_update(
     graph: GraphLike, edits: Mapping[str, Any], current: Mapping[str, Any]
-) -> tuple[Any, str]:
-    """The ``update_state`` value (and its code) of a fork of an ``@entrypoint`` thread:
-    its new return value, or ``entrypoint.final(value=..., save=...)`` when the saved
-    ``previous`` is edited too."""
-    value = edits.get(END, current.get(END))
+) -> Any:
+    """The ``update_state`` value of a fork of an ``@entrypoint`` thread: its new return
+    value, or ``entrypoint.final(value=..., save=...)`` when the saved ``previous`` is edited
+    too."""
+    value = entrypoint_return(edits, current)
     if PREVIOUS not in edits:
-        return value, repr(value)
+        return value
     final: Any
     if type(graph).__module__.startswith("langgraph"):
         from langgraph.func import entrypoint as theirs
@@ -950,18 +929,7 @@ def _entrypoint_update(
         from durable_debug.func import entrypoint
 
         final = entrypoint.final
-    save = edits[PREVIOUS]
-    return final(value=value, save=save), (f"entrypoint.final(value={value!r}, save={save!r})")
-
-
-def _reducer_notes(values: Mapping[str, Any], replace: set[str], reducers: dict[str, str]) -> str:
-    """A comment line per edited reducer channel saying what the fork does with the value."""
-    notes = []
-    for channel in values:
-        if channel in reducers:
-            how = "replaced (Overwrite)" if channel in replace else "appended through it"
-            notes.append(f"# {channel!r} has a reducer ({reducers[channel]}): the value is {how}\n")
-    return "".join(notes)
+    return final(value=value, save=edits[PREVIOUS])
 
 
 def _command_class(graph: GraphLike) -> Any:
