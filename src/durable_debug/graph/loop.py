@@ -452,7 +452,7 @@ class RunLoop:
                     # Paused by a subgraph's interrupt_before/after only: the state with the
                     # step's writes, then the static interrupt, as LangGraph reports it.
                     written = {ch for t in tasks if t.status == "done" for ch, _ in t.writes}
-                    self._emit("values", lambda written=written: (self.values, written))  # type: ignore[misc]
+                    self._emit("values", lambda written=written: (self.values, written))  # type: ignore[misc]  # mypy infers no type for a lambda with a default argument
                     self._emit("static_interrupt", _nothing)
                 yield
                 if self.nesting is not None:  # the enclosing task pauses on them
@@ -812,11 +812,11 @@ class RunLoop:
         reused = [t for t in tasks if t.status == "done" and t.name != START]
         for task in tasks:
             if task.name != START and (task.status is None or task.status == "done"):
-                self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
+                self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]  # mypy infers no type for a lambda with a default argument
         for task in reused:
             self._emit(
                 "task_result",
-                lambda task=task: (  # type: ignore[misc]
+                lambda task=task: (  # type: ignore[misc]  # mypy infers no type for a lambda with a default argument
                     self._debug_event("task_result", task),
                     True,
                     self.graph.update_of(task.writes),
@@ -1098,7 +1098,7 @@ class RunLoop:
                     self.checkpoint_config,
                     task_writes,
                     self.checkpoint,
-                    attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]
+                    attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
                     new_versions,
                 )
             except SerdeError as exc:

@@ -221,14 +221,15 @@ class DagReader:
         next lane (the layout of :func:`dag_layout`)."""
         index, depths, lanes = self._index, self._col["node_depth"], self._col["lane"]
         at = None if parent is None else index.get(parent)
-        if at is None or (self._broken and (parent in self._broken or cid in self._broken)):
+        broken = self._broken and (parent in self._broken or cid in self._broken)
+        if parent is None or at is None or broken:
             depth, lane = 0, self._lanes
             self._lanes += 1
         else:
-            siblings = self._children.get(parent)  # type: ignore[arg-type]
+            siblings = self._children.get(parent)
             depth, lane = depths[at] + 1, lanes[at]
             if siblings is None:
-                self._children[parent] = [cid]  # type: ignore[index]
+                self._children[parent] = [cid]
             else:
                 lane = self._lanes
                 self._lanes += 1

@@ -281,7 +281,7 @@ async def _arun_task(
 
     A sync node runs on this thread (``trace``, when given, is this thread's trace function
     while the node runs: the debugger's hook)."""
-    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]
+    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]  # a saved Checkpoint, typed a Mapping in CheckpointRecord
     config: dict[str, Any] = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     run = TaskRun(record.id, task.name, task.id, task.input)
     scratchpad = Scratchpad(
@@ -334,13 +334,13 @@ def _require_engine(graph: Any, what: str) -> None:
 def _tasks_of(graph: Any, record: CheckpointRecord) -> list[Task]:
     """The tasks of the step after ``record``, with their input, answers and ``once()``
     results as saved."""
-    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]
+    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]  # a saved Checkpoint, typed a Mapping in CheckpointRecord
     checkpoint: Any = record.checkpoint
     tasks = prepare_tasks(graph, checkpoint, channels, record.step, for_execution=True)
     saved = types.SimpleNamespace(
         pending_writes=record.pending_writes, checkpoint=record.checkpoint
     )
-    records, _ = read_pending_writes(saved)  # type: ignore[arg-type]
+    records, _ = read_pending_writes(saved)  # type: ignore[arg-type]  # reads only the pending_writes and checkpoint this one has
     for task in tasks:
         found = records.get(task.id)
         if found is not None:
@@ -400,7 +400,7 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
         saved = types.SimpleNamespace(
             pending_writes=record.pending_writes, checkpoint=record.checkpoint
         )
-        done, _ = read_pending_writes(saved)  # type: ignore[arg-type]
+        done, _ = read_pending_writes(saved)  # type: ignore[arg-type]  # reads only the pending_writes and checkpoint this one has
         for task in _tasks_of(graph, record):
             was = done.get(task.id)
             if task.name == START or was is None or not was.finished or was.error:
