@@ -2,6 +2,8 @@
 // Do not edit: change js/src/ and run `npm run build`.
 
 // js/src/names.js
+var START = "__start__";
+var END = "__end__";
 var NAME_MAX = 40;
 var INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 function displayName(name) {
@@ -1098,7 +1100,7 @@ function pausedAt(view) {
 function drawBreakpoints(view, topology) {
   const h = hyperscript(view.doc);
   const set = view.model.get("_breakpoints") || { before: [], after: [] };
-  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
+  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== START && id !== END);
   const toggle = (node, when) => {
     const input = h("input", {
       type: "checkbox",
