@@ -1,9 +1,9 @@
 """Rules of the repository's text that no linter checks.
 
-- In every module of ``src/``, a ``# type: ignore`` names the errors it silences (``# type: ignore[attr-defined]``) and says
-  why on the same line, after them (``# type: ignore[method-assign]  # put back below``): a
-  reader sees at once what mypy would say and why the code is right anyway. No module is
-  exempt.
+- In every module of ``src/``, a ``# type: ignore`` names the errors it silences
+  (``# type: ignore[attr-defined]``) and says why on the same line, after them
+  (``# type: ignore[method-assign]  # put back below``): a reader sees at once what mypy would
+  say and why the code is right anyway. No module is exempt.
 - No tracked file cites an issue of the tracker by its number.
 """
 
