@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import importlib.util
 import json
 import logging
 import time
@@ -57,6 +58,7 @@ from durable_debug.inspect.diff import adiff
 from durable_debug.inspect.diff_view import diff_view
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
+from durable_debug.inspect.live_text import LiveText
 from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.replay import TaskRun, areplay_source, debug_task, use_replay
@@ -77,6 +79,9 @@ logger = logging.getLogger(__name__)
 _ESM, _CSS = widget_asset_paths()
 _REFRESH_EVERY = 0.25
 """Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+_LIVE_EVERY = 0.1
+"""Seconds between updates of ``_live_text`` while a chat model streams (the last text of a
+message always shows)."""
 _TAIL_MAX = 2_000
 """Checkpoints a refresh sends as ``_dag_tail`` at most (or a quarter of the tree, if more)
 before it sends the whole tree again."""
@@ -86,6 +91,11 @@ _PAGE_ITEMS = 200
 """Items of a list, or keys of a dict, one "Show all" page holds."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
+
+
+_HAS_LANGCHAIN = importlib.util.find_spec("langchain_core") is not None
+"""Runs started here also stream ``"messages"`` (a chat model's tokens) when LangChain, which
+every chat model builds on, is installed."""
 
 
 class RequestError(Exception):
@@ -120,6 +130,10 @@ class TimeTravel(anywidget.AnyWidget):
     _error = traitlets.Unicode("").tag(sync=True)
     _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
+    _live_text: traitlets.List[dict[str, Any]] = traitlets.List(default_value=[]).tag(sync=True)
+    """The text the chat models of a run started here are writing, one entry per (node,
+    message id) (``inspect.live_text.LiveEntry``); ``[]`` once the step's checkpoint lands or
+    the run ends."""
     _breakpoints: traitlets.Dict[str, Any] = traitlets.Dict(
         default_value={"before": [], "after": []}
     ).tag(sync=True)
@@ -157,6 +171,9 @@ class TimeTravel(anywidget.AnyWidget):
         self._tasks: set[Any] = set()
         self._run_task: asyncio.Task[None] | None = None
         self._select_seq = 0
+        self._live = LiveText()
+        self._live_sent = 0.0
+        self._live_later: asyncio.TimerHandle | None = None
         self.on_msg(self._on_custom_msg)
         self._loaded = self._spawn(self._aload())
 
@@ -648,6 +665,8 @@ class TimeTravel(anywidget.AnyWidget):
         # The first checkpoint shows at once; later ones at most every _REFRESH_EVERY seconds,
         # and one skipped so is shown by the front end's next watch, not the step after it.
         outcome, error_text, last_refresh = "done", "", 0.0
+        # A chat model's tokens ("messages") only when LangChain is there to make any.
+        modes = ["debug", "messages"] if _HAS_LANGCHAIN else ["debug"]
         status, error = f"run from step {start.step} ended", ""
         try:
             try:
@@ -656,12 +675,18 @@ class TimeTravel(anywidget.AnyWidget):
                         thread = {"configurable": {"thread_id": self._thread_id}}
                         replayed.enter_context(use_replay(await areplay_source(self.graph, thread)))
                     stream = astream(
-                        self.graph, command, start.config, stream_mode="debug", **(breaks or {})
+                        self.graph, command, start.config, stream_mode=modes, **(breaks or {})
                     )
-                    async for event in stream:
-                        is_checkpoint = (
-                            isinstance(event, Mapping) and event.get("type") == "checkpoint"
-                        )
+                    async for mode, event in stream:
+                        if mode == "messages":
+                            self._show_live(self._live.add(*event))
+                            continue
+                        kind = event.get("type") if isinstance(event, Mapping) else None
+                        if kind == "task_result":  # a node ended: its text as it ended
+                            self._show_live(now=True)
+                        is_checkpoint = kind == "checkpoint"
+                        if is_checkpoint and self._live.clear():  # the text is in the state now
+                            self._show_live(now=True)
                         if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
                             await self._refresh_dag()
                             last_refresh = time.monotonic()
@@ -689,10 +714,36 @@ class TimeTravel(anywidget.AnyWidget):
 
     def _end_run(self, status: str, error: str) -> None:
         """The one place a run stops being "running": status, error and flag in one update."""
+        self._live.clear()
         with self.hold_sync():
+            self._show_live(now=True)
             self._running = False
             self._status = status
             self._error = error
+
+    def _show_live(self, changed: bool = True, now: bool = False) -> None:
+        """Send the chat models' text as ``_live_text``: at once when ``now``; after a
+        ``changed`` one at most every ``_LIVE_EVERY`` seconds (a change held back is sent when
+        that time is up)."""
+        if now:
+            if self._live_later is not None:
+                self._live_later.cancel()
+            self._send_live()
+            return
+        if not changed or self._live_later is not None:
+            return
+        wait = self._live_sent + _LIVE_EVERY - time.monotonic()
+        if wait > 0:
+            self._live_later = asyncio.get_running_loop().call_later(wait, self._send_live)
+        else:
+            self._send_live()
+
+    def _send_live(self) -> None:
+        self._live_later = None
+        self._live_sent = time.monotonic()
+        entries = [dict(entry) for entry in self._live.entries()]
+        if entries != self._live_text:
+            self._live_text = entries
 
     def _cancelled_before_start(self, task: asyncio.Task[None], start: CheckpointRecord) -> None:
         """A run stopped before its first step never enters ``_run``: end it here."""
