@@ -53,7 +53,7 @@ async def test_a_rerun_streams_the_models_text_into_the_widget() -> None:
     assert widget._live_text == []  # gone once the checkpoint landed
     assert widget._status.endswith("done")
     entry = front.updates("_live_text")[-2][0]
-    assert entry["chars"] == len(ANSWER) and entry["id"]
+    assert entry["chars"] == len(ANSWER) and not entry["cut"] and entry["id"]
 
 
 async def test_a_run_from_a_cell_shows_no_live_text() -> None:
@@ -76,6 +76,6 @@ def test_a_long_message_keeps_its_end_after_an_ellipsis() -> None:
     assert live.add(AIMessageChunk(content="END", id="m"), metadata)
     [entry] = live.entries()
     assert entry["text"] == "…" + "x" * (CLIP_CHARS - 3) + "END"
-    assert entry["chars"] == CLIP_CHARS + 3
+    assert entry["chars"] == CLIP_CHARS + 3 and entry["cut"]
     assert not live.add(AIMessageChunk(content="", id="m"), metadata)  # a tool call's piece
     assert live.clear() and live.entries() == []

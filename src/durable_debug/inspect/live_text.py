@@ -26,12 +26,14 @@ __all__ = ["LiveEntry", "LiveText", "message_text"]
 
 class LiveEntry(TypedDict):
     """One message being written: the node whose model writes it, the message id, its text so
-    far (its last ``CLIP_CHARS`` characters after ``"…"`` when longer) and its whole length."""
+    far (its last ``CLIP_CHARS`` characters after ``"…"`` when longer: ``cut``) and its whole
+    length."""
 
     node: str
     id: str
     text: str
     chars: int
+    cut: bool
 
 
 def message_text(message: Any) -> str:
@@ -78,7 +80,13 @@ class LiveText:
     def entries(self) -> list[LiveEntry]:
         """The messages with their text so far, cut to the limit (the end kept)."""
         return [
-            LiveEntry(node=node, id=message_id, text=self._cut(text, chars), chars=chars)
+            LiveEntry(
+                node=node,
+                id=message_id,
+                text=text if chars == len(text) else "…" + text,
+                chars=chars,
+                cut=chars != len(text),
+            )
             for (node, message_id), (text, chars) in self._texts.items()
         ]
 
@@ -88,7 +96,3 @@ class LiveText:
         had = bool(self._texts)
         self._texts.clear()
         return had
-
-    @staticmethod
-    def _cut(kept: str, chars: int) -> str:
-        return kept if chars == len(kept) else "…" + kept
