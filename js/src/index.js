@@ -412,12 +412,17 @@ function buildSkeleton(doc) {
     ),
     parts.runForm,
     parts.error,
-    parts.live,
     h(
       "div",
       { class: "dd-top" },
       h("section", { class: "dd-panel dd-dag-panel" }, parts.nav, parts.dagScroll, parts.overview),
-      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology),
+      h(
+        "section",
+        { class: "dd-panel dd-topology-panel" },
+        h("h4", {}, "Topology"),
+        parts.topology,
+        parts.live,
+      ),
     ),
     h(
       "div",

@@ -1,4 +1,4 @@
-// What a chat model writes while a run goes (`_live_text`): shown under the toolbar, per node,
+// What a chat model writes while a run goes (`_live_text`): shown in the topology panel, per node,
 // as text (never markup), growing with each update, gone when the list empties.
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, test } from "node:test";
@@ -35,7 +35,7 @@ const entry = (text, extra = {}) => ({
 
 test("the text a node's model writes grows in the live box, then goes with the checkpoint", () => {
   const { model, el } = show();
-  const box = el.querySelector(".dd-live");
+  const box = el.querySelector(".dd-topology-panel .dd-live");
   assert.ok(box.hidden, "nothing is written before a run");
   model.set("_running", true);
   model.set("_live_text", [entry("The capital")]);
