@@ -31,7 +31,7 @@
  *   health.js        the Health panel: the store's health tables
  *   subgraph.js      a subgraph's checkpoints, nested under the task that ran it
  *   status.js        the status line and request errors, the topology, the code panel
- *   live-text.js     what a chat model writes while a run started here goes
+ *   live-text.js     what a chat model writes while a run goes
  *   json-tree.js     the collapsible JSON tree
  *   helpers.js       small pure helpers (exported for the tests)
  *

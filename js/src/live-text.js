@@ -1,8 +1,8 @@
 // @ts-check
-// What a chat model is writing while a run started here goes (`_live_text`): each message's
-// text so far under the name of the node writing it, as plain text, in the topology panel
-// under the drawing where that node is highlighted as running; emptied, and hidden, once the
-// step's checkpoint lands.
+// What a chat model is writing while a run goes (`_live_text`: a run started here, or one
+// watched whose model streams): each message's text so far under the name of the node writing
+// it, as plain text, in the topology panel under the drawing where that node is highlighted
+// as running; emptied, and hidden, once the step's checkpoint lands.
 
 import { hyperscript } from "./helpers.js";
 import { nameInto } from "./names.js";

@@ -58,7 +58,7 @@ from durable_debug.inspect.diff import adiff
 from durable_debug.inspect.diff_view import diff_view
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
-from durable_debug.inspect.live_text import LiveText
+from durable_debug.inspect.live_text import LiveText, add_chunk_listener
 from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.replay import TaskRun, areplay_source, debug_task, use_replay
@@ -91,6 +91,26 @@ _PAGE_ITEMS = 200
 """Items of a list, or keys of a dict, one "Show all" page holds."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
+
+
+def _chunk_listener(
+    widget: Callable[[], TimeTravel | None],
+) -> Callable[[Any, Mapping[str, Any], bool], None]:
+    """A chunk listener (``inspect.live_text.add_chunk_listener``) that hands the chunks of
+    the widget's thread to the widget on the loop its watch runs on; ``widget`` is a weak
+    reference, so the listener does not keep a widget alive."""
+
+    def listener(message: Any, metadata: Mapping[str, Any], final: bool) -> None:
+        shown = widget()
+        loop = shown._watch_loop if shown is not None else None
+        if shown is None or loop is None or str(metadata.get("thread_id")) != shown._thread_id:
+            return
+        if shown._run_going():  # decided now, while the model runs: a run started here
+            return  # shows its own chunks through its stream
+        with contextlib.suppress(RuntimeError):  # the loop closed
+            loop.call_soon_threadsafe(shown._watched_chunk, message, dict(metadata), final)
+
+    return listener
 
 
 _HAS_LANGCHAIN = importlib.util.find_spec("langchain_core") is not None
@@ -131,9 +151,10 @@ class TimeTravel(anywidget.AnyWidget):
     _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
     _live_text: traitlets.List[dict[str, Any]] = traitlets.List(default_value=[]).tag(sync=True)
-    """The text the chat models of a run started here are writing, one entry per (node,
-    message id) (``inspect.live_text.LiveEntry``); ``[]`` once the step's checkpoint lands or
-    the run ends."""
+    """The text the chat models of a run are writing (a run started here, or one of this
+    thread the shown widget watches, when its model streams), one entry per (node, message id)
+    (``inspect.live_text.LiveEntry``); ``[]`` once the step's checkpoint lands or the run
+    ends."""
     _breakpoints: traitlets.Dict[str, Any] = traitlets.Dict(
         default_value={"before": [], "after": []}
     ).tag(sync=True)
@@ -174,6 +195,12 @@ class TimeTravel(anywidget.AnyWidget):
         self._live = LiveText()
         self._live_sent = 0.0
         self._live_later: asyncio.TimerHandle | None = None
+        self._watch_loop: asyncio.AbstractEventLoop | None = None
+        """The loop the front end's watch requests come on (None before the first): where
+        the chunks of a run started elsewhere are shown."""
+        self._watched_done: set[str] = set()
+        """Ids of the messages of a watched run whose model has ended."""
+        weakref.finalize(self, add_chunk_listener(_chunk_listener(weakref.ref(self))))
         self.on_msg(self._on_custom_msg)
         self._loaded = self._spawn(self._aload())
 
@@ -535,9 +562,14 @@ class TimeTravel(anywidget.AnyWidget):
         """The front end's periodic look while the widget is shown: read the thread again only
         if its newest checkpoint (or that checkpoint's writes) changed since the last read, as
         when a run started in a cell or another process writes to it."""
+        self._watch_loop = asyncio.get_running_loop()
         mark = await self._reader.alatest_mark()
         if mark == self._mark:
             return {"changed": False}
+        if self._mark is not None and mark[0] != self._mark[0] and not self._run_going():
+            # a new checkpoint: the messages whose model ended are in the state now
+            done, self._watched_done = self._watched_done, set()
+            self._show_live(self._live.clear(done), now=True)
         await self._refresh_dag()
         if self._selected and self._selected == mark[0]:
             # its writes changed: an error or an interrupt
@@ -594,6 +626,9 @@ class TimeTravel(anywidget.AnyWidget):
             self._send_dag(reader)
             self._selected, self._status, self._error = "", "", ""
             self._selected_ns = namespace
+            self._live.clear()
+            self._watched_done = set()
+            self._show_live(now=True)
             self.set_trait("_detail", None)
         self._mark = None
         return {"thread_id": thread_id}
@@ -720,6 +755,18 @@ class TimeTravel(anywidget.AnyWidget):
             self._running = False
             self._status = status
             self._error = error
+
+    def _run_going(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def _watched_chunk(self, message: Any, metadata: Mapping[str, Any], final: bool) -> None:
+        """A chunk (or, ``final``, the whole message) of a chat model in a run of this thread
+        started elsewhere; a run started here shows its own through its stream."""
+        if self._run_going():
+            return
+        if final:
+            self._watched_done.add(str(getattr(message, "id", None) or ""))
+        self._show_live(self._live.add(message, metadata), now=final)
 
     def _show_live(self, changed: bool = True, now: bool = False) -> None:
         """Send the chat models' text as ``_live_text``: at once when ``now``; after a

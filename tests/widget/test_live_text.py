@@ -1,6 +1,7 @@
-"""A chat model's tokens in the widget while a run it started goes: ``_live_text`` grows as the
-model writes, holds the whole message when the node ends, and empties when the step's
-checkpoint lands; what a watched run (from a cell) writes is not seen (docs/widget-protocol.md).
+"""A chat model's tokens in the widget while a run goes: ``_live_text`` grows as the model
+writes, holds the whole message when the node ends, and empties when the step's checkpoint
+lands; in a run the widget started, and in one it watches (from a cell) when that run's model
+streams (docs/widget-protocol.md).
 """
 
 from __future__ import annotations
@@ -56,15 +57,36 @@ async def test_a_rerun_streams_the_models_text_into_the_widget() -> None:
     assert entry["chars"] == len(ANSWER) and not entry["cut"] and entry["id"]
 
 
-async def test_a_run_from_a_cell_shows_no_live_text() -> None:
-    """A watched run's stream is the user's own: the widget does not see its chunks."""
+async def test_a_streaming_run_from_a_cell_shows_its_text_too() -> None:
+    """A run the widget watches: its model's chunks are seen beside the user's own stream,
+    which yields what it yields without the widget."""
     ns = chat_graph("tokens-2")
     widget, front = await open_widget(ns["g"], ns["cfg"])
+    assert (await front.result("watch"))["changed"] is False  # the widget is shown
+    ns["go"].clear()
+
+    async def users_run() -> list[str]:
+        question = {"messages": [("user", "again")]}
+        stream = ns["g"].astream(question, ns["cfg"], stream_mode="messages")
+        return [chunk.content async for chunk, _metadata in stream]
+
+    run = asyncio.ensure_future(users_run())
+    await until(lambda: texts(front)[-1:] == [[("agent", PARTIAL)]], "the partial text")
     ns["go"].set()
-    await asyncio.wait_for(
-        ns["g"].ainvoke({"messages": [("user", "again")]}, ns["cfg"], stream_mode="messages"),
-        WAIT,
-    )
+    streamed = await asyncio.wait_for(run, WAIT)
+    assert "".join(streamed) == ANSWER
+    await until(lambda: texts(front)[-1:] == [[("agent", ANSWER)]], "the whole answer")
+    assert (await front.result("watch"))["changed"] is True  # its checkpoint lands
+    assert widget._live_text == []
+
+
+async def test_a_run_from_a_cell_that_streams_no_messages_shows_no_live_text() -> None:
+    """A model called with ``invoke`` in a run that streams no messages writes no tokens."""
+    ns = chat_graph("tokens-3")
+    widget, front = await open_widget(ns["g"], ns["cfg"])
+    await front.result("watch")
+    ns["go"].set()
+    await asyncio.wait_for(ns["g"].ainvoke({"messages": [("user", "again")]}, ns["cfg"]), WAIT)
     assert (await front.result("watch"))["changed"] is True
     assert front.updates("_live_text") == [] and widget._live_text == []
 
