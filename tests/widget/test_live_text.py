@@ -11,6 +11,7 @@ import contextlib
 import io
 from typing import Any
 
+import pytest
 from langchain_core.messages import AIMessageChunk
 from test_timetravel import WAIT, FrontEnd, open_widget, until
 from token_cells import ANSWER, PARTIAL, SETUP
@@ -18,13 +19,25 @@ from token_cells import ANSWER, PARTIAL, SETUP
 from durable_debug.inspect.jsonable import CLIP_CHARS
 from durable_debug.inspect.live_text import LiveText
 
+LANGGRAPH = """\
+from langgraph.graph import StateGraph, START, END, add_messages
+from langgraph.checkpoint.memory import MemorySaver
+from durable_debug import TimeTravel
+"""
 
-def chat_graph(thread_id: str) -> dict[str, Any]:
-    """The cell's graph and thread, run once (its model does not wait outside the widget)."""
+
+def chat_graph(thread_id: str, engine: str = "durable_debug") -> dict[str, Any]:
+    """The cell's graph and thread, run once (its model does not wait outside the widget);
+    ``engine="langgraph"``: the same graph built with LangGraph."""
     namespace: dict[str, Any] = {}
+    source = SETUP.replace("THREAD", thread_id)
+    if engine == "langgraph":
+        lines = source.splitlines(keepends=True)
+        ours = next(line for line in lines if line.startswith("from durable_debug import"))
+        source = source.replace(ours, LANGGRAPH)
     with contextlib.redirect_stdout(io.StringIO()):
         # compiled as a cell is: without this module's ``from __future__ import annotations``
-        cell = compile(SETUP.replace("THREAD", thread_id), "<cell>", "exec", dont_inherit=True)
+        cell = compile(source, "<cell>", "exec", dont_inherit=True)
         exec(cell, namespace)
     return namespace
 
@@ -34,8 +47,9 @@ def texts(front: FrontEnd) -> list[list[tuple[str, str]]]:
     return [[(e["node"], e["text"]) for e in value] for value in front.updates("_live_text")]
 
 
-async def test_a_rerun_streams_the_models_text_into_the_widget() -> None:
-    ns = chat_graph("tokens-1")
+@pytest.mark.parametrize("engine", ["durable_debug", "langgraph"])
+async def test_a_rerun_streams_the_models_text_into_the_widget(engine: str) -> None:
+    ns = chat_graph("tokens-1", engine)
     widget, front = await open_widget(ns["g"], ns["cfg"])
     step0 = widget.dag["nodes"][1]["id"]  # the input is in, agent runs next
     ns["go"].clear()
