@@ -101,10 +101,10 @@ def _chunk_listener(
     reference, so the listener does not keep a widget alive."""
 
     def listener(message: Any, metadata: Mapping[str, Any], final: bool) -> None:
-        shown = widget()
+        shown, thread_id = widget(), metadata.get("thread_id")
         loop = shown._watch_loop if shown is not None else None
-        if shown is None or loop is None or str(metadata.get("thread_id")) != shown._thread_id:
-            return
+        if shown is None or loop is None or thread_id is None or str(thread_id) != shown._thread_id:
+            return  # not shown, or a model called outside a run of its thread
         if shown._run_going():  # decided now, while the model runs: a run started here
             return  # shows its own chunks through its stream
         with contextlib.suppress(RuntimeError):  # the loop closed
