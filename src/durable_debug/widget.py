@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import importlib.util
 import json
 import logging
 import time
@@ -57,6 +58,7 @@ from durable_debug.inspect.diff import adiff
 from durable_debug.inspect.diff_view import diff_view
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
+from durable_debug.inspect.live_text import LiveText, add_chunk_listener
 from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.replay import TaskRun, areplay_source, debug_task, use_replay
@@ -78,6 +80,9 @@ logger = logging.getLogger(__name__)
 _ESM, _CSS = widget_asset_paths()
 _REFRESH_EVERY = 0.25
 """Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+_LIVE_EVERY = 0.1
+"""Seconds between updates of ``_live_text`` while a chat model streams (the last text of a
+message always shows)."""
 _TAIL_MAX = 2_000
 """Checkpoints a refresh sends as ``_dag_tail`` at most (or a quarter of the tree, if more)
 before it sends the whole tree again."""
@@ -87,6 +92,31 @@ _PAGE_ITEMS = 200
 """Items of a list, or keys of a dict, one "Show all" page holds."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
+
+
+def _chunk_listener(
+    widget: Callable[[], TimeTravel | None],
+) -> Callable[[Any, Mapping[str, Any], bool], None]:
+    """A chunk listener (``inspect.live_text.add_chunk_listener``) that hands the chunks of
+    the widget's thread to the widget on the loop its watch runs on; ``widget`` is a weak
+    reference, so the listener does not keep a widget alive."""
+
+    def listener(message: Any, metadata: Mapping[str, Any], final: bool) -> None:
+        shown, thread_id = widget(), metadata.get("thread_id")
+        loop = shown._watch_loop if shown is not None else None
+        if shown is None or loop is None or thread_id is None or str(thread_id) != shown._thread_id:
+            return  # not shown, or a model called outside a run of its thread
+        if shown._run_going():  # decided now, while the model runs: a run started here
+            return  # shows its own chunks through its stream
+        with contextlib.suppress(RuntimeError):  # the loop closed
+            loop.call_soon_threadsafe(shown._watched_chunk, message, dict(metadata), final)
+
+    return listener
+
+
+_HAS_LANGCHAIN = importlib.util.find_spec("langchain_core") is not None
+"""Runs started here also stream ``"messages"`` (a chat model's tokens) when LangChain, which
+every chat model builds on, is installed."""
 
 
 class RequestError(Exception):
@@ -121,6 +151,11 @@ class TimeTravel(anywidget.AnyWidget):
     _error = traitlets.Unicode("").tag(sync=True)
     _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
+    _live_text: traitlets.List[dict[str, Any]] = traitlets.List(default_value=[]).tag(sync=True)
+    """The text the chat models of a run are writing (a run started here, or one of this
+    thread the shown widget watches, when its model streams), one entry per (node, message id)
+    (``inspect.live_text.LiveEntry``); ``[]`` once the step's checkpoint lands or the run
+    ends."""
     _breakpoints: traitlets.Dict[str, Any] = traitlets.Dict(
         default_value={"before": [], "after": []}
     ).tag(sync=True)
@@ -158,6 +193,15 @@ class TimeTravel(anywidget.AnyWidget):
         self._tasks: set[Any] = set()
         self._run_task: asyncio.Task[None] | None = None
         self._select_seq = 0
+        self._live = LiveText()
+        self._live_sent = 0.0
+        self._live_later: asyncio.TimerHandle | None = None
+        self._watch_loop: asyncio.AbstractEventLoop | None = None
+        """The loop the front end's watch requests come on (None before the first): where
+        the chunks of a run started elsewhere are shown."""
+        self._watched_done: set[str] = set()
+        """Ids of the messages of a watched run whose model has ended."""
+        weakref.finalize(self, add_chunk_listener(_chunk_listener(weakref.ref(self))))
         self.on_msg(self._on_custom_msg)
         self._loaded = self._spawn(self._aload())
 
@@ -514,9 +558,14 @@ class TimeTravel(anywidget.AnyWidget):
         """The front end's periodic look while the widget is shown: read the thread again only
         if its newest checkpoint (or that checkpoint's writes) changed since the last read, as
         when a run started in a cell or another process writes to it."""
+        self._watch_loop = asyncio.get_running_loop()
         mark = await self._reader.alatest_mark()
         if mark == self._mark:
             return {"changed": False}
+        if self._mark is not None and mark[0] != self._mark[0] and not self._run_going():
+            # a new checkpoint: the messages whose model ended are in the state now
+            done, self._watched_done = self._watched_done, set()
+            self._show_live(self._live.clear(done), now=True)
         await self._refresh_dag()
         if self._selected and self._selected == mark[0]:
             # its writes changed: an error or an interrupt
@@ -573,6 +622,9 @@ class TimeTravel(anywidget.AnyWidget):
             self._send_dag(reader)
             self._selected, self._status, self._error = "", "", ""
             self._selected_ns = namespace
+            self._live.clear()
+            self._watched_done = set()
+            self._show_live(now=True)
             self.set_trait("_detail", None)
         self._mark = None
         return {"thread_id": thread_id}
@@ -644,6 +696,8 @@ class TimeTravel(anywidget.AnyWidget):
         # The first checkpoint shows at once; later ones at most every _REFRESH_EVERY seconds,
         # and one skipped so is shown by the front end's next watch, not the step after it.
         outcome, error_text, last_refresh = "done", "", 0.0
+        # A chat model's tokens ("messages") only when LangChain is there to make any.
+        modes = ["debug", "messages"] if _HAS_LANGCHAIN else ["debug"]
         status, error = f"run from step {start.step} ended", ""
         try:
             try:
@@ -652,12 +706,18 @@ class TimeTravel(anywidget.AnyWidget):
                         thread = {"configurable": {"thread_id": self._thread_id}}
                         replayed.enter_context(use_replay(await areplay_source(self.graph, thread)))
                     stream = astream(
-                        self.graph, command, start.config, stream_mode="debug", **(breaks or {})
+                        self.graph, command, start.config, stream_mode=modes, **(breaks or {})
                     )
-                    async for event in stream:
-                        is_checkpoint = (
-                            isinstance(event, Mapping) and event.get("type") == "checkpoint"
-                        )
+                    async for mode, event in stream:
+                        if mode == "messages":
+                            self._show_live(self._live.add(*event))
+                            continue
+                        kind = event.get("type") if isinstance(event, Mapping) else None
+                        if kind == "task_result":  # a node ended: its text as it ended
+                            self._show_live(now=True)
+                        is_checkpoint = kind == "checkpoint"
+                        if is_checkpoint and self._live.clear():  # the text is in the state now
+                            self._show_live(now=True)
                         if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
                             await self._refresh_dag()
                             last_refresh = time.monotonic()
@@ -685,10 +745,48 @@ class TimeTravel(anywidget.AnyWidget):
 
     def _end_run(self, status: str, error: str) -> None:
         """The one place a run stops being "running": status, error and flag in one update."""
+        self._live.clear()
         with self.hold_sync():
+            self._show_live(now=True)
             self._running = False
             self._status = status
             self._error = error
+
+    def _run_going(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def _watched_chunk(self, message: Any, metadata: Mapping[str, Any], final: bool) -> None:
+        """A chunk (or, ``final``, the whole message) of a chat model in a run of this thread
+        started elsewhere; a run started here shows its own through its stream."""
+        if self._run_going():
+            return
+        if final:
+            self._watched_done.add(str(getattr(message, "id", None) or ""))
+        self._show_live(self._live.add(message, metadata), now=final)
+
+    def _show_live(self, changed: bool = True, now: bool = False) -> None:
+        """Send the chat models' text as ``_live_text``: at once when ``now``; after a
+        ``changed`` one at most every ``_LIVE_EVERY`` seconds (a change held back is sent when
+        that time is up)."""
+        if now:
+            if self._live_later is not None:
+                self._live_later.cancel()
+            self._send_live()
+            return
+        if not changed or self._live_later is not None:
+            return
+        wait = self._live_sent + _LIVE_EVERY - time.monotonic()
+        if wait > 0:
+            self._live_later = asyncio.get_running_loop().call_later(wait, self._send_live)
+        else:
+            self._send_live()
+
+    def _send_live(self) -> None:
+        self._live_later = None
+        self._live_sent = time.monotonic()
+        entries = [dict(entry) for entry in self._live.entries()]
+        if entries != self._live_text:
+            self._live_text = entries
 
     def _cancelled_before_start(self, task: asyncio.Task[None], start: CheckpointRecord) -> None:
         """A run stopped before its first step never enters ``_run``: end it here."""
