@@ -115,7 +115,8 @@ PULL = "__pregel_pull"
 """First element of the path of a task triggered by an edge: ``(PULL, node)``."""
 PUSH = "__pregel_push"
 """First element of the path of a task created by a Send or a ``@task`` call:
-``(PUSH, index)``; also the trigger such a task reports."""
+``(PUSH, index, False)`` for a Send (its id is made from ``(PUSH, index)``), ``(PUSH,
+caller's task id, n)`` for a call; also the trigger such a task reports."""
 UPDATE_PATH = "__update__"
 """First element of the path of a task that ``update_state`` made to apply an update as a
 node's writes: ``(UPDATE_PATH, node)``."""

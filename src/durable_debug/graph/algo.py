@@ -253,11 +253,12 @@ def prepare_tasks(
     sends = channels[TASKS]
     if sends.is_available():
         for index, (name, arg) in enumerate(sends.get()):
-            push_path: tuple[Any, ...] = (PUSH, index)
+            # As LangGraph: the path ends with False (the task is a Send, not a call), which
+            # its id leaves out.
             task = Task(
-                task_id(checkpoint_id, checkpoint_ns, next_step, name, push_path),
+                task_id(checkpoint_id, checkpoint_ns, next_step, name, (PUSH, index)),
                 name,
-                push_path,
+                (PUSH, index, False),
                 graph.nodes[name],
             )
             if for_execution:

@@ -148,7 +148,8 @@ def snapshot_of(
         record = records.get(tid)
         if record is not None and record.finished:
             finished.add(tid)
-        tasks.append(task_view(tid, name, path, record, _is_state_key, latest=latest))
+        shown = (*path, False) if path[0] == PUSH else path  # a Send's, as the engine's
+        tasks.append(task_view(tid, name, shown, record, _is_state_key, latest=latest))
     # Without the graph's reducers, pending writes cannot be merged into the values: they are
     # shown as the checkpoint stored them (the writes themselves are in the pending writes).
     values = {k: v for k, v in values_all.items() if not is_internal_channel(k)}
