@@ -160,8 +160,18 @@ class LoopTasks(LoopSave):
         self._aio_loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
         self._wake = asyncio.Event()
+        limit = self.config.get("max_concurrency")
+        gate = asyncio.Semaphore(int(limit)) if limit else None
+
+        async def run(task: Task) -> None:
+            if gate is None:
+                await self._run_one(task, step, alone=False)
+                return
+            async with gate:  # config max_concurrency: at most that many nodes at once
+                await self._run_one(task, step, alone=False)
+
         running: dict[asyncio.Future[None], Task] = {
-            asyncio.ensure_future(self._run_one(task, step, alone=False)): task for task in to_run
+            asyncio.ensure_future(run(task)): task for task in to_run
         }
         try:
             pending: set[asyncio.Future[Any]] = set(running)
