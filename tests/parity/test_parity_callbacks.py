@@ -356,3 +356,27 @@ async def test_a_sibling_cancelled_by_a_failure_ends_its_run_with_the_cancellati
 
     ours = await acheck_parity(scenario)
     assert ours["runs"][1] == ["ValueError", "CancelledError", "ValueError"]
+
+
+def test_task_calls_run_under_their_callers_run():
+    def scenario(api: Api, trace: Trace) -> None:
+        from test_parity_func import func_names
+
+        entrypoint, task = func_names(api)
+
+        @task
+        def double(x: int, *, by: int = 2) -> int:
+            return x * by
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        def graph(numbers: list) -> list:
+            return [double(n).result() for n in numbers]
+
+        recorder = Recorder()
+        cfg = {"configurable": {"thread_id": "t"}, "callbacks": [recorder]}
+        trace.note("result", graph.invoke([1, 2], cfg))
+        # (name, run, parent, inputs) of each run that starts; how each run ends
+        trace.note("starts", [(e[1], e[2], e[3], e[6]) for e in recorder.events if e[0] == "start"])
+        trace.note("ends", [e for e in recorder.events if e[0] != "start"])
+
+    check_parity(scenario)

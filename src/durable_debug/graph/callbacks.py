@@ -24,6 +24,7 @@ Only imported when a run's config has callbacks: LangChain is then installed.
 
 from __future__ import annotations
 
+import inspect
 import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from durable_debug.graph.nodes import Branch, NodeSpec
 
 __all__ = [
+    "CallRun",
     "GraphRun",
     "NodeRun",
     "branch_run_name",
@@ -222,6 +224,50 @@ class NodeRun:
             raise
         await run.on_chain_end(result)
         return result
+
+
+class CallRun:
+    """The callback run of one attempt of a ``@task`` call: a child of its caller's run
+    (the node, entrypoint or task that called it), named after the task, with the call's
+    arguments by parameter name as its input, as LangGraph traces it."""
+
+    def __init__(self, run: Any) -> None:
+        self.run = run
+
+    @classmethod
+    async def start(
+        cls, config: dict[str, Any], name: str, func: Any, args: Any, kwargs: Any
+    ) -> CallRun:
+        manager = _manager(config, config.get("callbacks"))
+        run = await manager.on_chain_start(None, call_inputs(func, args, kwargs), name=name)
+        return cls(run)
+
+    def child_config(self, config: dict[str, Any]) -> dict[str, Any]:
+        """``config`` with this run's child manager: what the call runs is its child."""
+        return {**config, "callbacks": self.run.get_child()}
+
+    async def end(self, output: Any) -> None:
+        await self.run.on_chain_end(output)
+
+    async def error(self, exc: BaseException) -> None:
+        await self.run.on_chain_error(exc)
+
+
+def call_inputs(func: Any, args: Any, kwargs: Any) -> dict[str, Any]:
+    """A call's arguments by parameter name (``**kwargs`` spread out), as LangGraph traces a
+    ``@task`` call's input; positional names ``args[i]`` when the signature cannot be read."""
+    try:
+        bound = inspect.signature(func).bind_partial(*args, **kwargs)
+    except (TypeError, ValueError):
+        return {**{f"args[{i}]": a for i, a in enumerate(args)}, **kwargs}
+    bound.apply_defaults()
+    arguments = dict(bound.arguments)
+    arguments.pop("self", None)
+    arguments.pop("cls", None)
+    for name, param in bound.signature.parameters.items():
+        if param.kind == inspect.Parameter.VAR_KEYWORD and name in arguments:
+            arguments.update(arguments.pop(name))
+    return arguments
 
 
 async def _one(value: Any) -> AsyncIterator[Any]:

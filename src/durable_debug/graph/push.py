@@ -291,6 +291,7 @@ class CallRunner:
             while True:
                 attempt += 1
                 pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
+                traced = await _call_run(context, task, fn)
                 token = set_scratchpad(pad)
                 self._observe("start", task, step)
                 try:
@@ -300,6 +301,8 @@ class CallRunner:
                     self._failed(task, exc, step)
                 finally:
                     reset_scratchpad(token)
+                if traced is not None:
+                    await _end_call_run(traced, task)
                 self._observe("finish", task, step)
                 wait = self._retry(task, fn, attempt)
                 if not wait:
@@ -327,6 +330,7 @@ class CallRunner:
                 attempt += 1
                 pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
                 pad.inline = True
+                traced = run_sync(_call_run(context, task, fn))
                 token = set_scratchpad(pad)
                 call_token = use_call_context(context)
                 self._observe("start", task, step)
@@ -340,6 +344,8 @@ class CallRunner:
                 finally:
                     reset_call_context(call_token)
                     reset_scratchpad(token)
+                if traced is not None:
+                    run_sync(_end_call_run(traced, task))
                 self._observe("finish", task, step)
                 wait = self._retry(task, fn, attempt)
                 if not wait:
@@ -478,6 +484,31 @@ class CallRunner:
     def _report(self, kind: str, build: Callable[[], Any]) -> None:
         if kind != "task" or self.loop.producers.wants(kind):
             self.loop.report_live(kind, build)
+
+
+async def _call_run(context: CallContext, task: Task, fn: TaskFunction[Any]) -> Any:
+    """The callback run of a call's attempt when its caller's config has callbacks (None
+    otherwise); the call's config then has the run's child manager."""
+    if not context.config.get("callbacks"):
+        return None
+    from durable_debug.graph.callbacks import CallRun, has_callbacks
+
+    if not has_callbacks(dict(context.config)):
+        return None
+    args, kwargs = task.input
+    run = await CallRun.start(dict(context.config), task.name, fn.func, args, kwargs)
+    context.config = run.child_config(dict(context.config))
+    return run
+
+
+async def _end_call_run(run: Any, task: Task) -> None:
+    """End a call's callback run with its outcome."""
+    if task.status == "done":
+        await run.end(task.writes[0][1] if task.writes else None)
+    elif task.status == "interrupt":
+        await run.error(GraphInterrupt(task.interrupts))
+    else:
+        await run.error(task.error or RuntimeError(f"task {task.name!r} did not finish"))
 
 
 async def _awaited(awaitable: Awaitable[Any]) -> Any:
