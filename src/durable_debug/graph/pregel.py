@@ -47,6 +47,13 @@ from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_dura
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import ROOT, StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple, task_result
+from durable_debug.graph.stream_parts import (
+    STREAM_VERSIONS,
+    GraphOutput,
+    Mapper,
+    schema_mapper,
+    stream_part,
+)
 from durable_debug.graph.streams import (
     EVENTS_MODE,
     OutputKeys,
@@ -251,6 +258,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         wait: float | None = None,
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
+        version: str = "v1",
         **kwargs: Any,
     ) -> Any:
         """Run the thread to its end (or to an interrupt) and return the final state.
@@ -262,6 +270,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
         ``output_keys`` (a state key or a list of them) narrows the result: one key gives its
         value. ``print_mode`` modes are printed to stdout as the run goes (for debugging).
+        ``version="v2"`` returns a :class:`GraphOutput` (``value``, ``interrupts``) instead,
+        or with another ``stream_mode`` the list of v2 parts (``graph/stream_parts.py``).
 
         The run holds its thread (one writer per thread): if another run holds it, this one
         raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
@@ -281,6 +291,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     interrupt_after=interrupt_after,
                     durability=durability,
                     wait=wait,
+                    version=version,
                 )
             ]
         printed, misspelt = print_modes(print_mode)
@@ -296,6 +307,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             output_keys,
             wait=wait,
             unknown_print=misspelt,
+            version=version,
         )
         async for mode, chunk in loop.events():
             print_chunk(mode, chunk)
@@ -303,6 +315,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             output = select_output(loop.values, output_keys)
         else:
             output = loop.graph.output_values(loop.values)
+        if version == "v2":
+            mapper = self._output_mapper()
+            if mapper is not None and isinstance(output, dict):
+                output = mapper(output)
+            return GraphOutput(output, tuple(loop.interrupts))
         if loop.interrupts:  # a result that is not a dict is left out, as LangGraph
             output = {**(output if isinstance(output, dict) else {})}
             output[INTERRUPT] = list(loop.interrupts)
@@ -326,10 +343,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         subgraphs: bool = False,
         wait: float | None = None,
         unknown_print: Sequence[str] = (),
+        version: str = "v1",
     ) -> RunLoop:
         """The run of ``input``. An unknown ``durability`` runs as the default (``"async"``)
         and a ``print_mode`` that names no stream mode prints nothing, as in LangGraph, each
-        with a finding (``strict=True``: the ValueError naming it, before anything runs)."""
+        with a finding (``strict=True``: the ValueError naming it, before anything runs); so
+        does a ``version`` other than ``"v1"`` / ``"v2"`` (LangGraph streams it as ``"v1"``)."""
         odd_durability = durability is not None and durability not in DURABILITY
         nested = nesting_for(self, config)
         nesting = None
@@ -370,6 +389,17 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     ),
                     error,
                 )
+        if version not in STREAM_VERSIONS:
+            loop.findings.report(
+                Finding(
+                    "unknown-stream-version",
+                    f"version {version!r} is not one of "
+                    f"{', '.join(map(repr, STREAM_VERSIONS))}: the run's output had the default "
+                    "format, 'v1', as in LangGraph.",
+                    key=str(version),
+                ),
+                ValueError(f"version must be 'v1' or 'v2', not {version!r}"),
+            )
         for mode in unknown_print:
             try:
                 stream_modes(mode)
@@ -399,6 +429,16 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             )
         return output_keys
 
+    def _output_mapper(self) -> Mapper | None:
+        """What makes a ``values`` dict an instance of the output schema in v2 output (None
+        unless that schema is a pydantic model or dataclass; see ``graph/stream_parts.py``)."""
+        output = self.builder.output_schema
+        return schema_mapper(output.schema, output.kind)
+
+    def _state_mapper(self) -> Mapper | None:
+        """The same for the state schema: the values of v2 ``checkpoints`` / ``debug`` parts."""
+        return schema_mapper(self.schema.schema, self.schema.kind)
+
     async def astream(
         self,
         input: Any,
@@ -413,6 +453,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         wait: float | None = None,
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
+        version: str = "v1",
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
@@ -426,6 +467,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``output_keys`` narrows ``values`` and ``updates`` chunks to those state keys (one key:
         its value); ``print_mode`` modes are printed to stdout, and yielded only if also in
         ``stream_mode``.
+        ``version="v2"`` yields every chunk as a dict ``{"type": mode, "ns": namespace,
+        "data": chunk}`` whatever the modes and ``subgraphs`` (``values`` parts add
+        ``"interrupts"``; see ``graph/stream_parts.py``).
         ``wait`` as for :meth:`ainvoke`.
         """
         requested = "updates" if stream_mode is None else stream_mode
@@ -445,7 +489,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             subgraphs=subgraphs,
             wait=wait,
             unknown_print=misspelt,
+            version=version,
         )
+        v2 = version == "v2"
+        output_mapper = self._output_mapper() if v2 else None
+        state_mapper = self._state_mapper() if v2 else None
         events = loop.events()
         try:
             async for mode, chunk in events:
@@ -456,7 +504,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     print_chunk(mode, chunk)
                     if mode not in modes:
                         continue
-                if subgraphs:
+                if v2:
+                    yield stream_part(namespace, mode, chunk, output_mapper, state_mapper)
+                elif subgraphs:
                     yield (namespace, chunk) if single else (namespace, mode, chunk)
                 else:
                     yield chunk if single else (mode, chunk)
