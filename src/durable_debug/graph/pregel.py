@@ -19,6 +19,8 @@ import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, cast
 
+from typing_extensions import Self
+
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
@@ -43,6 +45,7 @@ from durable_debug.graph.channels import (
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
+from durable_debug.graph.jsonschema import context_jsonschema, schema_title, state_jsonschema
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import ROOT, StateSchema
@@ -576,6 +579,38 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             if keep(event):
                 yield event
 
+    def copy(self, update: Mapping[str, Any] | None = None) -> Self:
+        """A copy of this compiled graph with the attributes ``update`` names replaced
+        (``{"checkpointer": saver}``, ``{"name": ...}``), as LangGraph's ``copy``; a
+        TypeError names an attribute the graph does not have."""
+        unknown = sorted(k for k in update or {} if not hasattr(self, k))
+        if unknown:
+            raise TypeError(f"copy(update=...): {unknown!r} are not attributes of the graph")
+        clone = copy.copy(self)
+        clone._subgraphs = {}
+        for key, value in (update or {}).items():
+            setattr(clone, key, value)
+        return clone
+
+    def clear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Forget the cached writes of ``nodes`` (default: every node) in the graph's
+        ``cache``; ValueError when it has none, as in LangGraph."""
+        self._cache_to_clear().clear(self._cached_nodes(nodes))
+
+    async def aclear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Async twin of :meth:`clear_cache`."""
+        await self._cache_to_clear().aclear(self._cached_nodes(nodes))
+
+    def _cache_to_clear(self) -> Any:
+        """The graph's cache (LangGraph's ValueError when it has none)."""
+        if not self.cache:
+            raise ValueError("No cache is set for this graph. Cannot clear cache.")
+        return self.cache
+
+    def _cached_nodes(self, nodes: Sequence[str] | None) -> list[str]:
+        names = list(nodes or self.nodes)
+        return [n for n in names if n in self.nodes]
+
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
     ) -> CompiledStateGraph[Any, Any, Any, Any]:
@@ -873,6 +908,23 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """The graph's name (``compile(name=...)``, default ``"LangGraph"``): what
         ``add_node(graph)`` names the node."""
         return self.name
+
+    def get_input_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of the graph's input, as LangGraph gives it
+        (``graph/jsonschema.py``)."""
+        return self._io_jsonschema(self.builder.input_schema, "Input")
+
+    def get_output_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of what the graph returns, as LangGraph gives it."""
+        return self._io_jsonschema(self.builder.output_schema, "Output")
+
+    def _io_jsonschema(self, schema: StateSchema, suffix: str) -> dict[str, Any]:
+        title = schema_title(self.get_name(), suffix)
+        return state_jsonschema(schema.schema, schema.kind, schema.own_key_types(), title)
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """The JSON schema of the graph's ``context_schema`` (None without one)."""
+        return context_jsonschema(self.builder.context_schema)
 
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""

@@ -182,6 +182,17 @@ class TaskFunction(Generic[T]):
         future: TaskFuture[T] = runner.start(pad, self, args, kwargs)
         return future
 
+    def clear_cache(self, cache: Any) -> None:
+        """Forget what ``cache`` holds for this task's calls (nothing without a
+        ``cache_policy``), as LangGraph's ``task.clear_cache``."""
+        if self.cache_policy is not None:
+            cache.clear([self.name])
+
+    async def aclear_cache(self, cache: Any) -> None:
+        """Async twin of :meth:`clear_cache`."""
+        if self.cache_policy is not None:
+            await cache.aclear([self.name])
+
     def __repr__(self) -> str:
         return f"<task {self.name}>"
 

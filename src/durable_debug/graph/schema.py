@@ -85,6 +85,11 @@ class StateSchema:
             return None
         return cls(schema)
 
+    def own_key_types(self) -> list[tuple[str, Any]]:
+        """``(key, type)`` of each key ``schema`` itself declares (reducer keys: the type
+        inside ``Annotated``)."""
+        return [(k.name, k.typ) for k in self._keys if k.name in self._own_set]
+
     @property
     def is_root(self) -> bool:
         """True when the state is one value (the channel :data:`ROOT`), not keys."""
