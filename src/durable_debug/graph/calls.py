@@ -36,11 +36,13 @@ __all__ = [
     "CallStyle",
     "ExecutionInfo",
     "Runtime",
+    "ServerInfo",
     "StreamWriter",
     "call",
     "call_style",
     "callable_name",
     "coerce_context",
+    "config_run_id",
     "current_call",
     "get_config",
     "get_runtime",
@@ -77,8 +79,29 @@ class ExecutionInfo:
     """Deterministic id of the task."""
     thread_id: str | None = None
     """Thread of the run (None without a checkpointer)."""
+    run_id: str | None = None
+    """The ``run_id`` of the run's config, as a string (None when it has none)."""
     node_attempt: int = 1
     """Attempt number of this execution (1 for the first, more under a RetryPolicy)."""
+    node_first_attempt_time: float | None = None
+    """Unix time (seconds) when the task's first attempt started."""
+
+    def patch(self, **overrides: Any) -> ExecutionInfo:
+        """A copy with some fields replaced."""
+        return replace(self, **overrides)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What LangGraph's server tells the runs it hosts (``Runtime.server_info``); runs here
+    have none, but code written for the server may build one."""
+
+    assistant_id: str
+    """The assistant the run belongs to."""
+    graph_id: str
+    """The graph the run runs."""
+    user: Any = None
+    """The authenticated user, if any."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +128,20 @@ class Runtime(Generic[ContextT]):
     def override(self, **overrides: Any) -> Runtime[ContextT]:
         """A copy with some fields replaced."""
         return replace(self, **overrides)
+
+    def merge(self, other: Runtime[ContextT]) -> Runtime[ContextT]:
+        """``other``, its unset fields taken from this runtime (LangGraph's rule: a falsy
+        context, store, execution or server info, a None ``previous``, the no-op writer)."""
+        return Runtime(
+            context=other.context or self.context,
+            store=other.store or self.store,
+            stream_writer=(
+                other.stream_writer if other.stream_writer is not _no_writer else self.stream_writer
+            ),
+            previous=self.previous if other.previous is None else other.previous,
+            execution_info=other.execution_info or self.execution_info,
+            server_info=other.server_info or self.server_info,
+        )
 
 
 class CallContext:
@@ -359,6 +396,12 @@ def coerce_context(schema: Any, context: Any) -> Any:
     if dataclasses.is_dataclass(schema) or hasattr(schema, "model_validate"):
         return schema(**context)
     return context
+
+
+def config_run_id(config: Mapping[str, Any]) -> str | None:
+    """The config's ``run_id`` as a string (what ``ExecutionInfo.run_id`` shows), or None."""
+    run_id = config.get("run_id")
+    return str(run_id) if run_id else None
 
 
 def merge_configs(base: RunnableConfig | None, config: RunnableConfig | None) -> RunnableConfig:

@@ -49,6 +49,7 @@ from durable_debug.graph.calls import (
     CallStyle,
     ExecutionInfo,
     call,
+    config_run_id,
     current_call,
     reset_call_context,
     use_call_context,
@@ -298,10 +299,12 @@ class CallRunner:
     ) -> Any:
         """Run one call to its outcome, save it, report it; return its value or raise."""
         if self._begin(task, fn, parent, resume):
-            attempt = 0
+            attempt, first = 0, time.time()
             while True:
                 attempt += 1
-                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
+                pad, context, call_fn = self._attempt(
+                    task, fn, parent, resume, step, (attempt, first), base
+                )
                 token = set_scratchpad(pad)
                 self._observe("start", task, step)
                 try:
@@ -333,10 +336,12 @@ class CallRunner:
         the calls it makes; its outcome is saved through ``run_sync``, as a ``once()``
         result of such a node is."""
         if self._begin(task, fn, parent, resume):
-            attempt = 0
+            attempt, first = 0, time.time()
             while True:
                 attempt += 1
-                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
+                pad, context, call_fn = self._attempt(
+                    task, fn, parent, resume, step, (attempt, first), base
+                )
                 pad.inline = True
                 token = set_scratchpad(pad)
                 call_token = use_call_context(context)
@@ -380,7 +385,7 @@ class CallRunner:
         parent: Scratchpad,
         resume: list[Any],
         step: int,
-        attempt: int,
+        attempt: tuple[int, float],
         base: dict[str, Any],
     ) -> tuple[Scratchpad, CallContext, Callable[[Any], Any]]:
         """The scratchpad, call context and bound function of one attempt of a call. Its
@@ -397,7 +402,15 @@ class CallRunner:
             answers=parent.answers,
             spare=parent.spare,
         )
-        info = ExecutionInfo(checkpoint_id, loop.checkpoint_ns, task.id, loop.thread_id, attempt)
+        info = ExecutionInfo(
+            checkpoint_id,
+            loop.checkpoint_ns,
+            task.id,
+            loop.thread_id,
+            run_id=config_run_id(base),
+            node_attempt=attempt[0],
+            node_first_attempt_time=attempt[1],
+        )
         context = CallContext(node_config(base, task, step, checkpoint_id), loop.runtime, info)
         args, kwargs = task.input
         given = dict(kwargs)

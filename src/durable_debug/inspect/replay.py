@@ -294,7 +294,7 @@ async def _arun_task(
     with use_replay(source):
         taping = recording.start(task.name, task.id, record.id)
         try:
-            info = ExecutionInfo(record.id, "", task.id, thread_id, 1)
+            info = ExecutionInfo(record.id, "", task.id, thread_id, node_attempt=1)
             context = CallContext(
                 node_config(config, task, step, record.id), Runtime(store=graph.store), info
             )
