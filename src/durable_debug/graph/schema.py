@@ -106,6 +106,7 @@ class StateSchema:
             if key.channel is not None:
                 channel = key.channel.copy()
                 channel.key = key.name
+                channel.for_annotation(key.typ)
                 channels[key.name] = channel
             elif key.reducer is not None:
                 origin = without_required(get_origin(key.typ) or key.typ)
