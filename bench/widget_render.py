@@ -1,4 +1,4 @@
-"""Speed of the standalone widget page on a big thread, in headless Chromium (issues 5 and 14).
+"""Speed of the standalone widget page on a big thread, in headless Chromium.
 
 Prints, for a synthetic thread (``large_export``: one long run, evenly spaced forks, every
 50th checkpoint paused on an interrupt, every 97th failed):

@@ -2,6 +2,8 @@
 // Do not edit: change js/src/ and run `npm run build`.
 
 // js/src/names.js
+var START = "__start__";
+var END = "__end__";
 var NAME_MAX = 40;
 var INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 function displayName(name) {
@@ -1098,7 +1100,7 @@ function pausedAt(view) {
 function drawBreakpoints(view, topology) {
   const h = hyperscript(view.doc);
   const set = view.model.get("_breakpoints") || { before: [], after: [] };
-  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
+  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== START && id !== END);
   const toggle = (node, when) => {
     const input = h("input", {
       type: "checkbox",
@@ -3862,6 +3864,32 @@ function leaveWidget(view) {
   }
 }
 
+// js/src/live-text.js
+function drawLiveText(view) {
+  const box = view.parts.live;
+  const entries = (
+    /** @type {LiveEntry[]} */
+    view.model.get("_live_text") || []
+  );
+  const h = hyperscript(view.doc);
+  box.replaceChildren(
+    ...entries.map(
+      (entry) => h(
+        "div",
+        { class: "dd-live-entry", "data-node": entry.node, "data-message": entry.id },
+        nameInto(h("span", { class: "dd-live-node" }), entry.node || "a chat model"),
+        h("span", { class: "dd-live-note dd-muted" }, liveNote(entry)),
+        h("pre", { class: "dd-live-text" }, entry.text)
+      )
+    )
+  );
+  box.hidden = !entries.length;
+  for (const pre of box.querySelectorAll(".dd-live-text")) pre.scrollTop = pre.scrollHeight;
+}
+function liveNote(entry) {
+  return entry.cut ? ` is writing… (the end of ${entry.chars} characters)` : " is writing…";
+}
+
 // js/src/static-model.js
 function createStaticModel(data) {
   const details = data.details || {};
@@ -4009,6 +4037,7 @@ function createView(model, el) {
     });
   }
   watch(view, "change:_readonly", () => drawAll(view));
+  watch(view, "change:_live_text", () => drawLiveText(view));
   listen(view, parts.dagScroll, "click", (event) => onDagClick(
     view,
     /** @type {MouseEvent} */
@@ -4137,6 +4166,7 @@ function openDag(view) {
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
   drawStatus(view);
+  drawLiveText(view);
   openDag(view);
   drawDetail(view, view.model.get("_detail") || view.detail, true);
   drawTopology(view, view.model.get("_topology"));
@@ -4197,6 +4227,7 @@ function buildSkeleton(doc) {
     ),
     status: h("span", { class: "dd-status" }),
     error: h("div", { class: "dd-error", role: "alert", hidden: true }),
+    live: h("div", { class: "dd-live", role: "status", "aria-live": "polite", hidden: true }),
     dagScroll: h("div", {
       class: "dd-dag-scroll",
       tabindex: "0",
@@ -4239,7 +4270,13 @@ function buildSkeleton(doc) {
       "div",
       { class: "dd-top" },
       h("section", { class: "dd-panel dd-dag-panel" }, parts.nav, parts.dagScroll, parts.overview),
-      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology)
+      h(
+        "section",
+        { class: "dd-panel dd-topology-panel" },
+        h("h4", {}, "Topology"),
+        parts.topology,
+        parts.live
+      )
     ),
     h(
       "div",

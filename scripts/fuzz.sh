@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fuzz the serializer and the row decoders for longer than the test suite does (issue 9):
+# Fuzz the serializer and the row decoders for longer than the test suite does:
 # random bytes and mutated payloads, each of which must load as a value or raise
 # CorruptPayloadError. Prints the examples tried, the crashes and the peak memory.
 #

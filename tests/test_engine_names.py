@@ -109,19 +109,44 @@ def js_constant(file: str, name: str) -> str | int:
 def test_the_widget_constants_hold_the_python_values() -> None:
     assert js_constant("subgraph.js", "NS_SEP") == names.NS_SEP
     assert js_constant("types.js", "TYPE_KEY") == names.TYPE_KEY
+    assert js_constant("names.js", "START") == names.START
+    assert js_constant("names.js", "END") == names.END
     assert js_constant("health.js", "HEALTH_SLA_S") == DEFAULT_SLA.total_seconds()
 
 
-def test_the_widget_splits_namespaces_by_its_constant_only() -> None:
-    """The namespace separator and the class key appear in js/src/ once each, as the constant
-    the test above compares with Python's."""
-    strays = []
-    for path in sorted(JS_SRC.glob("*.js")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            code = line.split("//", 1)[0]
-            if code.startswith("export const "):
-                continue
-            for literal in (f'"{names.NS_SEP}"', f"'{names.NS_SEP}'", f'"{names.TYPE_KEY}"'):
+def js_strays(text: str) -> list[tuple[int, str]]:
+    """``(line, literal)`` for each quoted namespace separator, class key, START or END in
+    JS source ``text`` outside comments (``//`` and the lines of a ``/** ... */`` block) and
+    outside the ``export const`` defining it."""
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("//", 1)[0]
+        if code.startswith("export const ") or code.lstrip().startswith(("/*", "*")):
+            continue
+        for name in (names.NS_SEP, names.TYPE_KEY, names.START, names.END):
+            for literal in (f'"{name}"', f"'{name}'", f"`{name}`"):
                 if literal in code:
-                    strays.append(f"js/src/{path.name}:{number}: {literal}")
+                    found.append((number, literal))
+    return found
+
+
+def test_the_widget_writes_the_engine_names_by_its_constants_only() -> None:
+    """The namespace separator, the class key and the START and END nodes appear in js/src/
+    once each, as the constant the test above compares with Python's."""
+    strays = [
+        f"js/src/{path.name}:{number}: {literal}"
+        for path in sorted(JS_SRC.glob("*.js"))
+        for number, literal in js_strays(path.read_text(encoding="utf-8"))
+    ]
     assert strays == []
+
+
+def test_the_js_check_finds_a_stray_name_in_code_not_in_comments() -> None:
+    source = (
+        'export const END = "__end__";\n'
+        'const nodes = ids.filter((id) => id !== "__start__"); // not "__end__"\n'
+        "const ns = parts.join('|');\n"
+        "/** tagged with `__type__`,\n"
+        " * as `__end__` is */\n"
+    )
+    assert js_strays(source) == [(2, '"__start__"'), (3, "'|'")]

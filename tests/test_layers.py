@@ -35,6 +35,7 @@ LAYERS = {
     "durable_debug.warnings": 2,
     "durable_debug.inspect": 3,
     "durable_debug.widget": 4,
+    "durable_debug.widget_code": 4,  # the Python the widget shows for each action
     "durable_debug.magics": 4,
     "durable_debug.cli": 4,
     "durable_debug": 5,  # the package's front door re-exports every layer

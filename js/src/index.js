@@ -31,6 +31,7 @@
  *   health.js        the Health panel: the store's health tables
  *   subgraph.js      a subgraph's checkpoints, nested under the task that ran it
  *   status.js        the status line and request errors, the topology, the code panel
+ *   live-text.js     what a chat model writes while a run goes
  *   json-tree.js     the collapsible JSON tree
  *   helpers.js       small pure helpers (exported for the tests)
  *
@@ -62,6 +63,7 @@ import { mountHealth } from "./health.js";
 import { hyperscript, isReadonly, listen, watch } from "./helpers.js";
 import { fillLazyJson } from "./json-tree.js";
 import { mountKeys } from "./keys.js";
+import { drawLiveText } from "./live-text.js";
 import { createRequester } from "./requests.js";
 import {
   createNav,
@@ -199,6 +201,7 @@ function createView(model, el) {
     });
   }
   watch(view, "change:_readonly", () => drawAll(view));
+  watch(view, "change:_live_text", () => drawLiveText(view));
 
   listen(view, parts.dagScroll, "click", (event) => onDagClick(view, /** @type {MouseEvent} */ (event)));
   listen(view, parts.dagScroll, "keydown", (event) => onDagKey(view, /** @type {KeyboardEvent} */ (event)));
@@ -305,6 +308,7 @@ function openDag(view) {
 function drawAll(view) {
   view.root.classList.toggle("dd-readonly", isReadonly(view));
   drawStatus(view);
+  drawLiveText(view);
   openDag(view);
   drawDetail(view, view.model.get("_detail") || view.detail, true);
   drawTopology(view, view.model.get("_topology"));
@@ -367,6 +371,7 @@ function buildSkeleton(doc) {
     ),
     status: h("span", { class: "dd-status" }),
     error: h("div", { class: "dd-error", role: "alert", hidden: true }),
+    live: h("div", { class: "dd-live", role: "status", "aria-live": "polite", hidden: true }),
     dagScroll: h("div", {
       class: "dd-dag-scroll",
       tabindex: "0",
@@ -411,7 +416,13 @@ function buildSkeleton(doc) {
       "div",
       { class: "dd-top" },
       h("section", { class: "dd-panel dd-dag-panel" }, parts.nav, parts.dagScroll, parts.overview),
-      h("section", { class: "dd-panel dd-topology-panel" }, h("h4", {}, "Topology"), parts.topology),
+      h(
+        "section",
+        { class: "dd-panel dd-topology-panel" },
+        h("h4", {}, "Topology"),
+        parts.topology,
+        parts.live,
+      ),
     ),
     h(
       "div",

@@ -3,6 +3,11 @@
 // (a right-to-left override cannot turn "exe.txt" into "txt.exe"), long names cut with an
 // ellipsis and the whole escaped name in a tooltip. The same as durable_debug.inspect.names.
 
+/** The engine's virtual first node (checkpoint/names.py: START; tests/test_engine_names.py compares). */
+export const START = "__start__";
+/** The engine's virtual last node: an edge to it ends the run (checkpoint/names.py: END). */
+export const END = "__end__";
+
 /** Characters of a name shown in a label, its ellipsis included (inspect/names.py: NAME_MAX). */
 export const NAME_MAX = 40;
 

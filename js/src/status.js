@@ -2,7 +2,7 @@
 // Status line, topology, code
 
 import { readDag } from "./dag-wire.js";
-import { displayName, nameInto, shortName } from "./names.js";
+import { END, START, displayName, nameInto, shortName } from "./names.js";
 import { cell, hyperscript, isReadonly, later, plural, round1, svgHyperscript, table } from "./helpers.js";
 import { SVG_NS } from "./types.js";
 
@@ -279,7 +279,7 @@ export function pausedAt(view) {
 function drawBreakpoints(view, topology) {
   const h = hyperscript(view.doc);
   const set = view.model.get("_breakpoints") || { before: [], after: [] };
-  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== "__start__" && id !== "__end__");
+  const nodes = topology.nodes.map((node) => node.id).filter((id) => id !== START && id !== END);
   const toggle = (/** @type {string} */ node, /** @type {string} */ when) => {
     const input = h("input", {
       type: "checkbox",

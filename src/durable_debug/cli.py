@@ -28,6 +28,7 @@ from typing_extensions import TypedDict
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver
+    from durable_debug.graph import CompiledStateGraph
 
 __all__ = ["main"]
 
@@ -578,7 +579,9 @@ def _graph_target(spec: str) -> Any:
     return target
 
 
-def _compiled_on(target: Any, saver: Any, spec: str) -> Any:
+def _compiled_on(
+    target: object, saver: BaseCheckpointSaver, spec: str
+) -> CompiledStateGraph[Any, Any, Any, Any]:
     """``target`` (see :func:`_graph_target`) compiled with ``saver`` as its checkpointer."""
     from durable_debug.graph import CompiledStateGraph, StateGraph
 

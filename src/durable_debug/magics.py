@@ -372,7 +372,7 @@ def rewrite_graph_cell(lines: list[str]) -> list[str]:
 # ``has_side_effects`` keeps IPython's ``check_complete`` treating ``%%graph`` as a cell magic
 # (complete at a blank line) instead of checking the rewritten text. IPython reads it off the
 # function object, which no type declares.
-rewrite_graph_cell.has_side_effects = True  # type: ignore[attr-defined]
+rewrite_graph_cell.has_side_effects = True  # type: ignore[attr-defined]  # IPython's mark on the function
 
 
 class GraphCellTransformer(ast.NodeTransformer):

@@ -9,8 +9,8 @@
     await graph.ainvoke(None, {'configurable': {'thread_id': 'hitl-1', ...}})
 
 The code awaits the async methods when the graph's saver has them, and calls the sync ones
-(``graph.update_state(...)``, ``graph.invoke(...)``) for a sync-only saver such as LangGraph's
-``SqliteSaver``, so it runs pasted into a cell of the app it was made for.
+for a sync-only saver such as LangGraph's ``SqliteSaver`` (``durable_debug.widget_code``
+writes it).
 
 State lives in traitlets (``_dag``, ``_selected``, ``_detail``, ``_running``…); the front end
 (``js/widget.js``) sends requests ``{uuid, kind, ...}`` over ``msg:custom`` and gets
@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import importlib.util
 import json
 import logging
 import time
@@ -57,6 +58,7 @@ from durable_debug.inspect.diff import adiff
 from durable_debug.inspect.diff_view import diff_view
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
+from durable_debug.inspect.live_text import LiveText, add_chunk_listener
 from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.replay import TaskRun, areplay_source, debug_task, use_replay
@@ -69,6 +71,7 @@ from durable_debug.inspect.thread import (
     thread_config,
 )
 from durable_debug.inspect.topology import atopology_data, node_names
+from durable_debug.widget_code import ActionCode, entrypoint_return
 
 __all__ = ["TimeTravel"]
 
@@ -77,6 +80,9 @@ logger = logging.getLogger(__name__)
 _ESM, _CSS = widget_asset_paths()
 _REFRESH_EVERY = 0.25
 """Seconds between DAG refreshes while a run writes checkpoints (the last one always shows)."""
+_LIVE_EVERY = 0.1
+"""Seconds between updates of ``_live_text`` while a chat model streams (the last text of a
+message always shows)."""
 _TAIL_MAX = 2_000
 """Checkpoints a refresh sends as ``_dag_tail`` at most (or a quarter of the tree, if more)
 before it sends the whole tree again."""
@@ -86,6 +92,31 @@ _PAGE_ITEMS = 200
 """Items of a list, or keys of a dict, one "Show all" page holds."""
 _MAX_SLA_S = 1e9
 """The longest SLA the health panel accepts (about 31 years; a timedelta holds no infinity)."""
+
+
+def _chunk_listener(
+    widget: Callable[[], TimeTravel | None],
+) -> Callable[[Any, Mapping[str, Any], bool], None]:
+    """A chunk listener (``inspect.live_text.add_chunk_listener``) that hands the chunks of
+    the widget's thread to the widget on the loop its watch runs on; ``widget`` is a weak
+    reference, so the listener does not keep a widget alive."""
+
+    def listener(message: Any, metadata: Mapping[str, Any], final: bool) -> None:
+        shown, thread_id = widget(), metadata.get("thread_id")
+        loop = shown._watch_loop if shown is not None else None
+        if shown is None or loop is None or thread_id is None or str(thread_id) != shown._thread_id:
+            return  # not shown, or a model called outside a run of its thread
+        if shown._run_going():  # decided now, while the model runs: a run started here
+            return  # shows its own chunks through its stream
+        with contextlib.suppress(RuntimeError):  # the loop closed
+            loop.call_soon_threadsafe(shown._watched_chunk, message, dict(metadata), final)
+
+    return listener
+
+
+_HAS_LANGCHAIN = importlib.util.find_spec("langchain_core") is not None
+"""Runs started here also stream ``"messages"`` (a chat model's tokens) when LangChain, which
+every chat model builds on, is installed."""
 
 
 class RequestError(Exception):
@@ -120,6 +151,11 @@ class TimeTravel(anywidget.AnyWidget):
     _error = traitlets.Unicode("").tag(sync=True)
     _code: traitlets.List[dict[str, str]] = traitlets.List(default_value=[]).tag(sync=True)
     _readonly = traitlets.Bool(False).tag(sync=True)
+    _live_text: traitlets.List[dict[str, Any]] = traitlets.List(default_value=[]).tag(sync=True)
+    """The text the chat models of a run are writing (a run started here, or one of this
+    thread the shown widget watches, when its model streams), one entry per (node, message id)
+    (``inspect.live_text.LiveEntry``); ``[]`` once the step's checkpoint lands or the run
+    ends."""
     _breakpoints: traitlets.Dict[str, Any] = traitlets.Dict(
         default_value={"before": [], "after": []}
     ).tag(sync=True)
@@ -157,6 +193,15 @@ class TimeTravel(anywidget.AnyWidget):
         self._tasks: set[Any] = set()
         self._run_task: asyncio.Task[None] | None = None
         self._select_seq = 0
+        self._live = LiveText()
+        self._live_sent = 0.0
+        self._live_later: asyncio.TimerHandle | None = None
+        self._watch_loop: asyncio.AbstractEventLoop | None = None
+        """The loop the front end's watch requests come on (None before the first): where
+        the chunks of a run started elsewhere are shown."""
+        self._watched_done: set[str] = set()
+        """Ids of the messages of a watched run whose model has ended."""
+        weakref.finalize(self, add_chunk_listener(_chunk_listener(weakref.ref(self))))
         self.on_msg(self._on_custom_msg)
         self._loaded = self._spawn(self._aload())
 
@@ -343,9 +388,9 @@ class TimeTravel(anywidget.AnyWidget):
             channel: _overwrite_class(self.graph)(value) if channel in replace else value
             for channel, value in values.items()
         }
-        update_code = _update_code(values, replace)
-        if set(channels) == {END, PREVIOUS}:  # an @entrypoint thread: its return value
-            update, update_code = _entrypoint_update(self.graph, update, record.values)
+        entrypoint = set(channels) == {END, PREVIOUS}  # an @entrypoint thread: return, previous
+        if entrypoint:
+            update = _entrypoint_update(self.graph, update, record.values)
         try:
             written = await aupdate_state(self.graph, record.config, update, as_node)
         except Exception as error:
@@ -354,10 +399,14 @@ class TimeTravel(anywidget.AnyWidget):
                 store_gone_message(error, what) or f"{what}: {type(error).__name__}: {error}"
             ) from error
         new_id = str(written["configurable"]["checkpoint_id"])
-        node = "" if as_node is None else f", as_node={as_node!r}"
-        code = _reducer_notes(values, replace, self._reducers()) + self._call_code(
-            "update_state", f"{_config_code(record)}, {update_code}{node}"
-        )
+        if entrypoint:
+            code = self._writer().fork_entrypoint(
+                record.config, values, record.values, as_node=as_node
+            )
+        else:
+            code = self._writer().fork(
+                record.config, values, replace=replace, reducers=self._reducers(), as_node=as_node
+            )
         self._add_code("fork", code)
         await self._refresh_dag()
         await self._show(new_id, self._ns_of(request))
@@ -416,11 +465,10 @@ class TimeTravel(anywidget.AnyWidget):
                 f"Checkpoint {record.id} has nothing left to run (its next is empty): pick an "
                 "earlier checkpoint, or fork this one with edited values."
             )
-        code = self._call_code("invoke", f"None, {_config_code(record)}{self._breaks_code()}")
-        replay = bool(request.get("replay"))
-        if replay:  # answer the rerun's model and tool calls from the thread's recording
-            config = {"configurable": {"thread_id": self._thread_id}}
-            code = f"with durable_debug.replaying({self.graph_name}, {config!r}):\n    {code}"
+        replay = bool(request.get("replay"))  # model and tool calls from the recording
+        code = self._writer().rerun(
+            record.config, self._breaks(), replay_thread=self._thread_id if replay else None
+        )
         return self._start(None, record, "rerun", code, replay=replay)
 
     async def _do_resume(self, request: Mapping[str, Any]) -> Any:
@@ -436,9 +484,7 @@ class TimeTravel(anywidget.AnyWidget):
             )
         resume = {i: _parse(text, f"The answer to interrupt {i!r}") for i, text in answers.items()}
         command = _command_class(self.graph)(resume=resume)
-        code = self._call_code(
-            "invoke", f"Command(resume={resume!r}), {_config_code(record)}{self._breaks_code()}"
-        )
+        code = self._writer().resume(record.config, resume, self._breaks())
         return self._start(command, record, "resume", code)
 
     async def _do_run(self, request: Mapping[str, Any]) -> Any:
@@ -458,8 +504,7 @@ class TimeTravel(anywidget.AnyWidget):
                 f"The state schema has no key {unknown[0]!r} (its keys: {', '.join(channels)}); "
                 "nothing was run."
             )
-        thread_code = repr({"configurable": {"thread_id": self._thread_id, "checkpoint_ns": ""}})
-        code = self._call_code("invoke", f"{value!r}, {thread_code}{self._breaks_code()}")
+        code = self._writer().run(self._thread_id, value, self._breaks())
         return self._start(value, record, "run", code)
 
     async def _do_input_form(self, _request: Mapping[str, Any]) -> Any:
@@ -498,16 +543,11 @@ class TimeTravel(anywidget.AnyWidget):
         """The breakpoints set, only the kinds with nodes."""
         return {when: list(names) for when, names in self._breakpoints.items() if names}
 
-    def _call_code(self, method: str, arguments: str) -> str:
-        """The generated Python for ``graph.<method>(arguments)`` as the app's saver can run
-        it: ``await graph.a<method>(...)`` for a saver with async methods, the plain sync call
-        for a sync-only one (LangGraph's ``SqliteSaver``, whose async methods raise)."""
-        if has_async_methods(getattr(self.graph, "checkpointer", None)):
-            return f"await {self.graph_name}.a{method}({arguments})"
-        return f"{self.graph_name}.{method}({arguments})"
-
-    def _breaks_code(self) -> str:
-        return "".join(f", interrupt_{when}={names!r}" for when, names in self._breaks().items())
+    def _writer(self) -> ActionCode:
+        """The code of this widget's actions: awaited for a saver with async methods, sync
+        calls for a sync-only one (LangGraph's ``SqliteSaver``, whose async methods raise)."""
+        saver = getattr(self.graph, "checkpointer", None)
+        return ActionCode(self.graph_name, awaits=has_async_methods(saver))
 
     async def _do_stop(self, _request: Mapping[str, Any]) -> Any:
         task = self._run_task
@@ -518,9 +558,14 @@ class TimeTravel(anywidget.AnyWidget):
         """The front end's periodic look while the widget is shown: read the thread again only
         if its newest checkpoint (or that checkpoint's writes) changed since the last read, as
         when a run started in a cell or another process writes to it."""
+        self._watch_loop = asyncio.get_running_loop()
         mark = await self._reader.alatest_mark()
         if mark == self._mark:
             return {"changed": False}
+        if self._mark is not None and mark[0] != self._mark[0] and not self._run_going():
+            # a new checkpoint: the messages whose model ended are in the state now
+            done, self._watched_done = self._watched_done, set()
+            self._show_live(self._live.clear(done), now=True)
         await self._refresh_dag()
         if self._selected and self._selected == mark[0]:
             # its writes changed: an error or an interrupt
@@ -577,6 +622,9 @@ class TimeTravel(anywidget.AnyWidget):
             self._send_dag(reader)
             self._selected, self._status, self._error = "", "", ""
             self._selected_ns = namespace
+            self._live.clear()
+            self._watched_done = set()
+            self._show_live(now=True)
             self.set_trait("_detail", None)
         self._mark = None
         return {"thread_id": thread_id}
@@ -648,6 +696,8 @@ class TimeTravel(anywidget.AnyWidget):
         # The first checkpoint shows at once; later ones at most every _REFRESH_EVERY seconds,
         # and one skipped so is shown by the front end's next watch, not the step after it.
         outcome, error_text, last_refresh = "done", "", 0.0
+        # A chat model's tokens ("messages") only when LangChain is there to make any.
+        modes = ["debug", "messages"] if _HAS_LANGCHAIN else ["debug"]
         status, error = f"run from step {start.step} ended", ""
         try:
             try:
@@ -656,12 +706,18 @@ class TimeTravel(anywidget.AnyWidget):
                         thread = {"configurable": {"thread_id": self._thread_id}}
                         replayed.enter_context(use_replay(await areplay_source(self.graph, thread)))
                     stream = astream(
-                        self.graph, command, start.config, stream_mode="debug", **(breaks or {})
+                        self.graph, command, start.config, stream_mode=modes, **(breaks or {})
                     )
-                    async for event in stream:
-                        is_checkpoint = (
-                            isinstance(event, Mapping) and event.get("type") == "checkpoint"
-                        )
+                    async for mode, event in stream:
+                        if mode == "messages":
+                            self._show_live(self._live.add(*event))
+                            continue
+                        kind = event.get("type") if isinstance(event, Mapping) else None
+                        if kind == "task_result":  # a node ended: its text as it ended
+                            self._show_live(now=True)
+                        is_checkpoint = kind == "checkpoint"
+                        if is_checkpoint and self._live.clear():  # the text is in the state now
+                            self._show_live(now=True)
                         if is_checkpoint and time.monotonic() - last_refresh > _REFRESH_EVERY:
                             await self._refresh_dag()
                             last_refresh = time.monotonic()
@@ -689,10 +745,48 @@ class TimeTravel(anywidget.AnyWidget):
 
     def _end_run(self, status: str, error: str) -> None:
         """The one place a run stops being "running": status, error and flag in one update."""
+        self._live.clear()
         with self.hold_sync():
+            self._show_live(now=True)
             self._running = False
             self._status = status
             self._error = error
+
+    def _run_going(self) -> bool:
+        return self._run_task is not None and not self._run_task.done()
+
+    def _watched_chunk(self, message: Any, metadata: Mapping[str, Any], final: bool) -> None:
+        """A chunk (or, ``final``, the whole message) of a chat model in a run of this thread
+        started elsewhere; a run started here shows its own through its stream."""
+        if self._run_going():
+            return
+        if final:
+            self._watched_done.add(str(getattr(message, "id", None) or ""))
+        self._show_live(self._live.add(message, metadata), now=final)
+
+    def _show_live(self, changed: bool = True, now: bool = False) -> None:
+        """Send the chat models' text as ``_live_text``: at once when ``now``; after a
+        ``changed`` one at most every ``_LIVE_EVERY`` seconds (a change held back is sent when
+        that time is up)."""
+        if now:
+            if self._live_later is not None:
+                self._live_later.cancel()
+            self._send_live()
+            return
+        if not changed or self._live_later is not None:
+            return
+        wait = self._live_sent + _LIVE_EVERY - time.monotonic()
+        if wait > 0:
+            self._live_later = asyncio.get_running_loop().call_later(wait, self._send_live)
+        else:
+            self._send_live()
+
+    def _send_live(self) -> None:
+        self._live_later = None
+        self._live_sent = time.monotonic()
+        entries = [dict(entry) for entry in self._live.entries()]
+        if entries != self._live_text:
+            self._live_text = entries
 
     def _cancelled_before_start(self, task: asyncio.Task[None], start: CheckpointRecord) -> None:
         """A run stopped before its first step never enters ``_run``: end it here."""
@@ -885,14 +979,6 @@ def _input_schema_missing(graph: GraphLike) -> bool:
     return getattr(getattr(graph, "builder", None), "input_schema", None) is None
 
 
-def _config_code(record: CheckpointRecord) -> str:
-    configurable = dict(record.config.get("configurable") or {})
-    # checkpoint_ns stays even when empty: LangGraph's savers index the config by it.
-    keep = {k: configurable.get(k) for k in ("thread_id", "checkpoint_ns", "checkpoint_id")}
-    keep["checkpoint_ns"] = keep["checkpoint_ns"] or ""
-    return repr({"configurable": keep})
-
-
 def _user_name_of(graph: GraphLike) -> str | None:
     """The notebook variable bound to ``graph`` (the one defined last if several), or None
     outside IPython or when no plain variable holds it."""
@@ -923,24 +1009,15 @@ def _overwrite_class(graph: GraphLike) -> Any:
     return Overwrite
 
 
-def _update_code(values: Mapping[str, Any], replace: set[str]) -> str:
-    """The update dict as Python, a replaced reducer channel wrapped in ``Overwrite(...)``."""
-    items = [
-        f"{channel!r}: Overwrite({value!r})" if channel in replace else f"{channel!r}: {value!r}"
-        for channel, value in values.items()
-    ]
-    return "{" + ", ".join(items) + "}"
-
-
 def _entrypoint_update(
     graph: GraphLike, edits: Mapping[str, Any], current: Mapping[str, Any]
-) -> tuple[Any, str]:
-    """The ``update_state`` value (and its code) of a fork of an ``@entrypoint`` thread:
-    its new return value, or ``entrypoint.final(value=..., save=...)`` when the saved
-    ``previous`` is edited too."""
-    value = edits.get(END, current.get(END))
+) -> Any:
+    """The ``update_state`` value of a fork of an ``@entrypoint`` thread: its new return
+    value, or ``entrypoint.final(value=..., save=...)`` when the saved ``previous`` is edited
+    too."""
+    value = entrypoint_return(edits, current)
     if PREVIOUS not in edits:
-        return value, repr(value)
+        return value
     final: Any
     if type(graph).__module__.startswith("langgraph"):
         from langgraph.func import entrypoint as theirs
@@ -950,18 +1027,7 @@ def _entrypoint_update(
         from durable_debug.func import entrypoint
 
         final = entrypoint.final
-    save = edits[PREVIOUS]
-    return final(value=value, save=save), (f"entrypoint.final(value={value!r}, save={save!r})")
-
-
-def _reducer_notes(values: Mapping[str, Any], replace: set[str], reducers: dict[str, str]) -> str:
-    """A comment line per edited reducer channel saying what the fork does with the value."""
-    notes = []
-    for channel in values:
-        if channel in reducers:
-            how = "replaced (Overwrite)" if channel in replace else "appended through it"
-            notes.append(f"# {channel!r} has a reducer ({reducers[channel]}): the value is {how}\n")
-    return "".join(notes)
+    return final(value=value, save=edits[PREVIOUS])
 
 
 def _command_class(graph: GraphLike) -> Any:

@@ -245,3 +245,22 @@ async def test_a_file_older_than_the_debug_records_is_read_as_it_is(tmp_path):
     dag = await DagReader(view, cfg).aread()
     assert dag == await full_dag(view, cfg)
     assert len(dag["nodes"]) == count
+
+
+async def test_the_outline_is_one_read_session_of_three_queries(tmp_path):
+    """As docs/inspect.md says: the rows with their metadata and debug records, the writes,
+    the trigger blobs, in one transaction."""
+    ns = on_sqlite("accumulate", tmp_path / "t.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    saver = g.checkpointer
+    statements: list[str] = []
+    await saver._conn.set_trace_callback(statements.append)
+    dag = await DagReader(g, cfg).aread()
+    await saver._conn.set_trace_callback(None)
+    assert len(dag["nodes"]) == 4
+    read = [" ".join(sql.split()[:2]) for sql in statements if not sql.startswith("PRAGMA")]
+    assert read[0] == "BEGIN" and read[-1] == "COMMIT"
+    queries = read[1:-1]
+    assert len(queries) == 3 and all(query.startswith("SELECT") for query in queries)
+    assert "debug" in statements[statements.index("BEGIN") + 1]

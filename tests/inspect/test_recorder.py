@@ -122,6 +122,17 @@ def test_sync_invoke_is_counted_too(seed):
     assert [(e.node, e.outcome) for e in rec.executions] == [("first", "ok"), ("second", "ok")]
 
 
+async def test_a_run_streaming_messages_counts_each_execution_once(seed):
+    """Streaming "messages" gives the run LangChain callbacks, which LangGraph's hook sees
+    too: each execution still counts once."""
+    ns = seed("accumulate")
+    async with Recorder() as rec:
+        async for _ in ns["g"].astream({"value": "", "log": []}, ns["cfg"], stream_mode="messages"):
+            pass
+    counts = rec.counts(ns["cfg"]["configurable"]["thread_id"])
+    assert {n: (c.executions, c.reruns) for n, c in counts.items()} == {"a": (1, 0), "b": (1, 0)}
+
+
 async def test_subgraph_nodes_are_counted_under_their_parent_path():
     """A subgraph's nodes count as ``parent/child``; its finished step does not run again when
     the parent resumes, the interrupted one does."""

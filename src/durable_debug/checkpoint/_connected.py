@@ -45,8 +45,7 @@ def statements_only(fn: F) -> F:
     """Mark ``fn`` as reaching the database only through the saver's own statement methods
     (``_in_session``, ``_lease_fetch``): a saver that can run such calls on the caller's loop
     (:meth:`ConnectedSaver._call`) may run it there instead of on the I/O loop."""
-    # a mark on the function object, which no type declares
-    fn.statements_only = True  # type: ignore[attr-defined]
+    fn.statements_only = True  # type: ignore[attr-defined]  # a mark on the function object, which no type declares
     return fn
 
 

@@ -124,7 +124,7 @@ def decode_json(text: str | bytes, serde: SerializerProtocol, max_depth: int | N
     return value
 
 
-_scan: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]
+_scan: Callable[[str, int], tuple[Any, int]] = json.decoder.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set by JSONDecoder.__init__, not declared by typeshed
 """The C scanner of ``json.loads``: a value and where it ends."""
 
 

@@ -567,12 +567,12 @@ def to_tuple(
             pending.append((task_id, channel, value))
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
-    checkpoint = replace_checkpoint(parsed.record, channel_values=values)  # type: ignore[arg-type]
+    checkpoint = replace_checkpoint(parsed.record, channel_values=values)  # type: ignore[arg-type]  # the stored record: a Checkpoint's keys but channel_values
     parent = parsed.parent_checkpoint_id
     return CheckpointTuple(
         config=checkpoint_config(thread_id, ns, checkpoint_id),
         checkpoint=checkpoint,
-        metadata=parsed.metadata,  # type: ignore[arg-type]
+        metadata=parsed.metadata,  # type: ignore[arg-type]  # the stored metadata dict, a CheckpointMetadata
         parent_config=checkpoint_config(thread_id, ns, parent) if parent else None,
         pending_writes=pending,
     )

@@ -550,7 +550,7 @@ class SqlSaver(ConnectedSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
-        metadata, record = split_record(metadata)  # type: ignore[assignment]
+        plain_metadata, record = split_record(metadata)
         ordinary, special = self._write_rows(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self._blob_serde)
         row = (
@@ -559,7 +559,7 @@ class SqlSaver(ConnectedSaver):
             checkpoint_id,
             config_checkpoint_id(config),
             checkpoint_record(thread_id, checkpoint, self.serde),
-            metadata_text(thread_id, checkpoint_id, metadata, self.serde),
+            metadata_text(thread_id, checkpoint_id, plain_metadata, self.serde),
             record_text(record),
         )
         return StepRows(ordinary, special, blobs, row, self._fence(thread_id))

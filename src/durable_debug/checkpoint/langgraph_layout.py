@@ -345,8 +345,7 @@ class LangGraphReader(BaseCheckpointSaver):
         for node, seen in seen_by.items():
             if seen is None or any(type(v) is not str for v in seen.values()):
                 seen_by[node] = {k: str(v) for k, v in (seen or {}).items()}
-        # the JSON dict, its Checkpoint keys filled in above
-        return loaded  # type: ignore[return-value]
+        return loaded  # type: ignore[return-value]  # the JSON dict, its Checkpoint keys filled in above
 
     def _metadata(self, thread_id: str, checkpoint_id: str, raw: Any) -> dict[str, Any]:
         if raw is None:

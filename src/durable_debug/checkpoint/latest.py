@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from durable_debug._collector import collector_paused
 from durable_debug.checkpoint._rows import (
@@ -50,6 +50,9 @@ from durable_debug.checkpoint.names import (
     trigger_channel_sql,
     valued_trigger_sql,
 )
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.sqlite import SqliteSaver
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
 
 __all__ = [
@@ -191,7 +194,7 @@ async def alatest_heads(saver: Any) -> list[LatestHead] | None:
         raise
 
 
-async def sqlite_latest_heads(saver: Any) -> list[LatestHead]:
+async def sqlite_latest_heads(saver: SqliteSaver) -> list[LatestHead]:
     """:meth:`~durable_debug.checkpoint.base.LatestHeadsSaver.alatest_heads` on
     durable_debug's SQLite layout: one query on its connection."""
     rows = await saver.aquery(OWN_SQLITE_HEADS)
@@ -217,7 +220,7 @@ def heads_of_rows(rows: Sequence[LatestRow], lookup: Any) -> list[LatestHead]:
     return heads
 
 
-def _own_heads(rows: list[tuple[Any, ...]], saver: Any) -> list[LatestHead]:
+def _own_heads(rows: list[tuple[Any, ...]], saver: SqliteSaver) -> list[LatestHead]:
     loads = saver._blob_serde.loads_typed
     heads: list[LatestHead] = []
     append = heads.append

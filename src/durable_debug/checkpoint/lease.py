@@ -633,8 +633,7 @@ def _quiet_at_exit() -> None:
     an error to report ("Task was destroyed but it is pending")."""
     task = asyncio.current_task()
     if task is not None:
-        # asyncio's private flag, not in typeshed's Task
-        task._log_destroy_pending = False  # type: ignore[attr-defined]
+        task._log_destroy_pending = False  # type: ignore[attr-defined]  # asyncio's private flag, not in typeshed's Task
 
 
 _RENEWER = _Renewer()

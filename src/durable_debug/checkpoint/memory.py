@@ -226,7 +226,7 @@ class MemorySaver(BaseCheckpointSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         parent_id = config_checkpoint_id(config)
-        metadata, record = split_record(metadata)  # type: ignore[assignment]
+        plain_metadata, record = split_record(metadata)
         if record is not None:
             record = json.loads(record_text(record) or "{}")  # stored as the SQL savers do
         writes = [
@@ -248,7 +248,7 @@ class MemorySaver(BaseCheckpointSaver):
             versions_seen={n: dict(v) for n, v in checkpoint["versions_seen"].items()},
         )
         self.storage.setdefault(thread_id, {}).setdefault(checkpoint_ns, {})[checkpoint["id"]] = (
-            _new_tuple(_StoredCheckpoint, (stored, dict(metadata), parent_id))
+            _new_tuple(_StoredCheckpoint, (stored, plain_metadata, parent_id))
         )
         if record is not None:
             self.records[(thread_id, checkpoint_ns, checkpoint["id"])] = record

@@ -24,10 +24,13 @@ from __future__ import annotations
 import json
 import json.scanner
 import sqlite3
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from durable_debug.checkpoint.base import OutlineSaver, SubgraphHeadsSaver
 from durable_debug.checkpoint.names import ERROR, INPUT_KEYS, INTERRUPT, trigger_channel_sql
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.sqlite import SqliteSaver
 
 __all__ = [
     "OWN_SQLITE_LATEST_MARK",
@@ -70,7 +73,9 @@ async def alatest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[
     return await saver.alatest_mark(thread_id, checkpoint_ns)
 
 
-async def sqlite_latest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+async def sqlite_latest_mark(
+    saver: SqliteSaver, thread_id: str, checkpoint_ns: str
+) -> tuple[str, int]:
     """:meth:`OutlineSaver.alatest_mark` on durable_debug's SQLite layout (one index query)."""
     rows = await saver.aquery(OWN_SQLITE_LATEST_MARK, (thread_id, checkpoint_ns))
     return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)
@@ -201,7 +206,7 @@ async def aread_outline(
 
 
 async def sqlite_read_outline(
-    saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+    saver: SqliteSaver, thread_id: str, checkpoint_ns: str, *, since: str | None = None
 ) -> list[OutlineRow]:
     """:meth:`OutlineSaver.aread_outline` on durable_debug's SQLite layout: one read session
     of three plain queries (rows, writes, trigger blobs)."""
@@ -251,7 +256,7 @@ _NO_PARENTS: dict[str, Any] = {}
 
 
 def outline_rows(
-    rows: list[Any], writes: list[Any], blobs: list[Any], saver: Any, thread_id: str
+    rows: list[Any], writes: list[Any], blobs: list[Any], saver: SqliteSaver, thread_id: str
 ) -> list[OutlineRow]:
     """Turn the three queries of :func:`aread_outline` into :class:`OutlineRow` s."""
     from durable_debug.checkpoint._rows import (

@@ -319,7 +319,7 @@ class RedisSaver(ConnectedSaver):
         thread_id = config_thread_id(config)
         checkpoint_ns = config_checkpoint_ns(config)
         checkpoint_id = checkpoint["id"]
-        metadata, record = split_record(metadata)  # type: ignore[assignment]
+        plain_metadata, record = split_record(metadata)
         # Serialize everything first: a value that cannot be saved leaves Redis untouched.
         writes = self._write_args(config, task_writes)
         blobs = blob_rows(thread_id, checkpoint_ns, checkpoint, new_versions, self.serde)
@@ -329,7 +329,7 @@ class RedisSaver(ConnectedSaver):
             key_part(checkpoint_ns),
             checkpoint_id,
             checkpoint_record(thread_id, checkpoint, self.serde),
-            metadata_text(thread_id, checkpoint_id, metadata, self.serde),
+            metadata_text(thread_id, checkpoint_id, plain_metadata, self.serde),
             config_checkpoint_id(config) or "",
             self._ttl_ms,
             len(blobs),

@@ -884,8 +884,7 @@ class _Decoding:
         if type(name) is str:
             found = self.models.get(name, _UNKNOWN)
             if found is not _UNKNOWN:
-                # anything but the _UNKNOWN sentinel is what self.models holds
-                return found  # type: ignore[return-value]
+                return found  # type: ignore[return-value]  # anything but the _UNKNOWN sentinel is a model of self.models
         cls = self.user_type(name, _is_pydantic, "pydantic model")
         found = None if cls is None else (cls, _model_plan(cls))
         self.models[name] = found
@@ -956,8 +955,7 @@ def _model_plan(cls: Any) -> _ModelPlan | None:
             not issubclass(cls, BaseModel)
             or cls.__new__ is not object.__new__
             or getattr(cls.model_construct, "__func__", None)
-            # pydantic's stub types model_construct as a function, at run time a bound classmethod
-            is not BaseModel.model_construct.__func__  # type: ignore[attr-defined]
+            is not BaseModel.model_construct.__func__  # type: ignore[attr-defined]  # typed as a function by pydantic, a bound classmethod at run time
             or cls.__pydantic_post_init__
             or cls.__pydantic_root_model__
             or type(fields) is not dict

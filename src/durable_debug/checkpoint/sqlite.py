@@ -365,8 +365,7 @@ class SqliteSaver(SqlSaver):
         def connect() -> sqlite3.Connection:
             if given is not None:
                 opened.append(given)
-                # _Borrowed wraps the caller's connection and answers as one (close excepted)
-                return _Borrowed(given)  # type: ignore[return-value]
+                return _Borrowed(given)  # type: ignore[return-value]  # _Borrowed wraps the caller's connection and answers as one
             # isolation_level=None: transactions begin and end where the saver says so.
             raw = sqlite3.connect(
                 path, timeout=timeout, isolation_level=None, check_same_thread=False
@@ -799,8 +798,8 @@ async def _on_connection_thread(conn: aiosqlite.Connection, fn: Callable[..., T]
     ``future.get_loop()``; a connection without that queue is called the plain way.)"""
     queue = getattr(conn, "_tx", None)
     if queue is None or not getattr(conn, "_running", False) or conn._connection is None:
-        # closed: it says so (aiosqlite's private _execute carries no annotations)
-        return cast("T", await conn._execute(fn, *args))  # type: ignore[no-untyped-call]
+        # closed: it says so
+        return cast("T", await conn._execute(fn, *args))  # type: ignore[no-untyped-call]  # aiosqlite's private _execute carries no annotations
     future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
     queue.put_nowait((_Answer(future), functools.partial(fn, *args)))
     return await future

@@ -34,8 +34,7 @@ from langchain_core.callbacks.manager import AsyncCallbackManager
 try:  # time-ordered run ids, as LangChain gives its runs
     from langchain_core.utils.uuid import uuid7 as _new_run_id
 except ImportError:  # pragma: no cover - older langchain-core
-    # uuid4 takes no argument where uuid7 takes an optional one; both are called bare
-    _new_run_id = uuid.uuid4  # type: ignore[assignment]
+    _new_run_id = uuid.uuid4  # type: ignore[assignment]  # uuid4 takes no argument, uuid7 an optional one; both are called bare
 
 from durable_debug._sync import in_runner_thread
 from durable_debug.graph.types import TAG_HIDDEN

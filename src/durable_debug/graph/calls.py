@@ -110,8 +110,7 @@ class Runtime(Generic[ContextT]):
     :func:`get_runtime`): the run's ``context``, the graph's ``store``, the ``stream_writer``
     of stream mode ``"custom"``."""
 
-    # None when the run got no context, whatever ContextT is (as LangGraph's Runtime)
-    context: ContextT = None  # type: ignore[assignment]
+    context: ContextT = None  # type: ignore[assignment]  # None when the run got no context, whatever ContextT is (as LangGraph's)
     """What the caller passed as ``invoke(..., context=...)`` (None when nothing)."""
     store: Any = None
     """The store given to ``compile(store=...)`` (None when none)."""
@@ -269,8 +268,7 @@ def call_style(fn: Callable[..., Any]) -> CallStyle:
         hops = getattr(type(fn), "sync_invoke_hops_threads", False) is True
         direct = callable(invoke) and not hops
         return CallStyle(
-            # _is_runnable found a Runnable; fn's declared type is the plain callable's
-            fn.ainvoke,  # type: ignore[attr-defined]
+            fn.ainvoke,  # type: ignore[attr-defined]  # _is_runnable found a Runnable; fn is typed as the plain callable
             True,
             runnable=True,
             sync_target=invoke if direct else None,

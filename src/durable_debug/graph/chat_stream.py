@@ -96,13 +96,11 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
     try:  # a handler of this kind makes chat models stream their tokens even from invoke()
         from langchain_core.tracers._streaming import _StreamingCallbackHandler as Streaming
     except ImportError:  # pragma: no cover - older langchain-core
-        # the fallback base when langchain-core has no such handler
-        Streaming = object  # type: ignore[misc,assignment]
+        Streaming = object  # type: ignore[misc,assignment]  # the fallback base when langchain-core has no such handler
 
     shared = set() if sent is None else sent
 
-    # Streaming is generic in langchain-core but may be the plain object above: no parameter.
-    class MessageTap(BaseCallbackHandler, Streaming):  # type: ignore[type-arg]
+    class MessageTap(BaseCallbackHandler, Streaming):  # type: ignore[type-arg]  # Streaming is generic, or the plain object above: no parameter
         """Reports chat model output of the running nodes to the ``messages`` stream."""
 
         run_inline = True

@@ -75,8 +75,7 @@ class _EntrypointSchema(StateSchema):
     function returns is written to both (``entrypoint.final`` splits them)."""
 
     def __init__(self) -> None:
-        # mypy takes TypedDict's functional form only with literal keys; these are the names'
-        super().__init__(TypedDict("EntrypointState", {END: Any, PREVIOUS: Any}))  # type: ignore[operator]
+        super().__init__(TypedDict("EntrypointState", {END: Any, PREVIOUS: Any}))  # type: ignore[operator]  # TypedDict's functional form takes literal keys only; these are names.py's
 
     def updates_from(
         self,
@@ -139,8 +138,7 @@ class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
         )
         self.func = func
         super().__init__(
-            # _Builder stands in for a StateGraph: it has every attribute the compiled graph reads
-            builder=_Builder({name: spec}, context_schema),  # type: ignore[arg-type]
+            builder=_Builder({name: spec}, context_schema),  # type: ignore[arg-type]  # _Builder stands in for a StateGraph, with every attribute the compiled graph reads
             schema=_EntrypointSchema(),
             nodes={name: spec},
             checkpointer=checkpointer,

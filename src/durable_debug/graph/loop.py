@@ -388,7 +388,7 @@ class RunLoop(LoopStart, LoopTasks):
                     # Paused by a subgraph's interrupt_before/after only: the state with the
                     # step's writes, then the static interrupt, as LangGraph reports it.
                     written = {ch for t in tasks if t.status == "done" for ch, _ in t.writes}
-                    self._emit("values", lambda written=written: (self.values, written))  # type: ignore[misc]
+                    self._emit("values", lambda written=written: (self.values, written))  # type: ignore[misc]  # mypy infers no type for a lambda with a default argument
                     self._emit("static_interrupt", _nothing)
                 yield
                 if self.nesting is not None:  # the enclosing task pauses on them

@@ -151,7 +151,7 @@ class LoopSave(LoopStream):
                     self.checkpoint_config,
                     task_writes,
                     self.checkpoint,
-                    attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]
+                    attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
                     new_versions,
                 )
             except SerdeError as exc:

@@ -61,11 +61,11 @@ class LoopTasks(LoopSave):
         reused = [t for t in tasks if t.status == "done" and t.name != START]
         for task in tasks:
             if task.name != START and (task.status is None or task.status == "done"):
-                self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
+                self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]  # mypy infers no type for a lambda with a default argument
         for task in reused:
             self._emit(
                 "task_result",
-                lambda task=task: (  # type: ignore[misc]
+                lambda task=task: (  # type: ignore[misc]  # mypy infers no type for a lambda with a default argument
                     self._debug_event("task_result", task),
                     True,
                     self.graph.update_of(task.writes),

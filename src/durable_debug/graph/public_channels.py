@@ -183,8 +183,7 @@ class Topic(_Public, engine.Channel):
         return new
 
     @property
-    # the base class's attribute is a property here: it follows accumulate
-    def ephemeral(self) -> bool:  # type: ignore[override]
+    def ephemeral(self) -> bool:  # type: ignore[override]  # the base's attribute is a property here: it follows accumulate
         """Without ``accumulate`` the values last one step."""
         return not self.accumulate
 

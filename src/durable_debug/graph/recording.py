@@ -362,7 +362,7 @@ def stored_value(value: Any) -> dict[str, Any] | None:
         from langchain_core.load import dumpd
         from langchain_core.load.serializable import Serializable
     except ImportError:
-        Serializable = None  # type: ignore[assignment,misc]
+        Serializable = None  # type: ignore[assignment,misc]  # no langchain-core: nothing is Serializable
     try:
         if Serializable is not None and isinstance(value, Serializable):
             kept: dict[str, Any] = {"lc": dumpd(value)}
@@ -686,12 +686,12 @@ def _install_hooks() -> None:
             return found
         return await agenerate(self, messages, stop, run_manager, **kwargs)
 
-    BaseChatModel._generate_with_cache = replayed_generate  # type: ignore[method-assign]
-    BaseChatModel._agenerate_with_cache = replayed_agenerate  # type: ignore[method-assign]
+    BaseChatModel._generate_with_cache = replayed_generate  # type: ignore[method-assign]  # patched for the replay; undo_models puts it back
+    BaseChatModel._agenerate_with_cache = replayed_agenerate  # type: ignore[method-assign]  # patched for the replay; undo_models puts it back
 
     def undo_models() -> None:
-        BaseChatModel._generate_with_cache = generate  # type: ignore[method-assign]
-        BaseChatModel._agenerate_with_cache = agenerate  # type: ignore[method-assign]
+        BaseChatModel._generate_with_cache = generate  # type: ignore[method-assign]  # langchain-core's own method back
+        BaseChatModel._agenerate_with_cache = agenerate  # type: ignore[method-assign]  # langchain-core's own method back
 
     _UNDO.append(undo_models)
 
@@ -717,10 +717,10 @@ def _install_hooks() -> None:
         finally:
             _RESERVED.reset(token)
 
-    BaseTool.run, BaseTool.arun = replayed_run, replayed_arun  # type: ignore[method-assign]
+    BaseTool.run, BaseTool.arun = replayed_run, replayed_arun  # type: ignore[method-assign]  # patched for the replay; undo_tools puts them back
 
     def undo_tools() -> None:
-        BaseTool.run, BaseTool.arun = run, arun  # type: ignore[method-assign]
+        BaseTool.run, BaseTool.arun = run, arun  # type: ignore[method-assign]  # langchain-core's own methods back
 
     _UNDO.append(undo_tools)
 

@@ -260,8 +260,8 @@ async def run_task(
             await asyncio.sleep(wait)
             task.status, task.error = None, None
     finally:
-        if taping is not None:
-            recording.stop(taping)  # type: ignore[union-attr]
+        if recording is not None and taping is not None:
+            recording.stop(taping)
         reset_scratchpad(token)
 
 

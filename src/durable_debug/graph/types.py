@@ -240,8 +240,7 @@ class RetryPolicy:
             return isinstance(exc, rule)
         if isinstance(rule, Sequence):
             return isinstance(exc, tuple(rule))
-        # mypy keeps type[BaseException] in rule's type past the issubclass test above
-        return bool(rule(exc))  # type: ignore[call-arg]
+        return bool(rule(exc))  # type: ignore[call-arg]  # mypy keeps type[BaseException] in rule past the issubclass test above
 
 
 class PregelTask(NamedTuple):

@@ -269,8 +269,7 @@ async def _aput_with_record(
     """``saver.aput`` of a checkpoint with its debug record beside it (``records.py``)."""
     key = (config_thread_id(parent_config), config_checkpoint_ns(parent_config), checkpoint["id"])
     given = attach_record(saver, key, metadata, record)
-    # given is the metadata dict with the debug record attached, still CheckpointMetadata
-    return await saver.aput(parent_config, checkpoint, given, new_versions)  # type: ignore[arg-type]
+    return await saver.aput(parent_config, checkpoint, given, new_versions)  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
 
 
 async def _update_as_input(

@@ -12,11 +12,12 @@ refresh with :mod:`durable_debug.inspect.dag_reader`, the widget's compact form
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.graph.version import GRAPH_VERSION_KEY
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.dag_reader import DagReader
 from durable_debug.inspect.dag_shape import Dag, DagNode, DagPosition, dag_layout, placement
 from durable_debug.inspect.dag_wire import (
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 
-async def acheckpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
+async def acheckpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGraph:
     """The checkpoint tree of the thread ``config`` names, as a ``networkx.DiGraph``.
 
     One node per checkpoint (attributes: id, parent, broken_parent, step, source, next,
@@ -68,7 +69,7 @@ async def acheckpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
     return reader.networkx()
 
 
-def checkpoint_dag(graph: Any, config: RunnableConfig) -> nx.DiGraph:
+def checkpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGraph:
     """Sync twin of :func:`acheckpoint_dag`."""
     return run_sync(acheckpoint_dag(graph, config))
 
@@ -101,13 +102,13 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
     return dag
 
 
-async def adag_data(graph: Any, config: RunnableConfig) -> Dag:
+async def adag_data(graph: GraphLike, config: RunnableConfig) -> Dag:
     """The protocol's ``Dag`` for the thread ``config`` names (JSON-ready), read as
     :class:`DagReader` reads it (no state decoded where the saver gives an outline)."""
     return await DagReader(graph, config).aread()
 
 
-def dag_data(graph: Any, config: RunnableConfig) -> Dag:
+def dag_data(graph: GraphLike, config: RunnableConfig) -> Dag:
     """Sync twin of :func:`adag_data`."""
     return run_sync(adag_data(graph, config))
 

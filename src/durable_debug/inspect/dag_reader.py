@@ -13,6 +13,7 @@ from durable_debug.checkpoint.records import AS_NODE, FINDINGS, aread_records
 from durable_debug.graph.algo import task_id
 from durable_debug.graph.findings import findings_of
 from durable_debug.graph.version import GRAPH_VERSION_KEY
+from durable_debug.inspect.access import GraphLike, SaverLike
 from durable_debug.inspect.dag_shape import Dag, placement
 from durable_debug.inspect.dag_wire import DAG_WIRE_FORMAT, _intern, _sparse, dag_from_wire
 from durable_debug.inspect.stored import scheduled_tasks
@@ -52,7 +53,7 @@ class DagReader:
         wire = reader.wire()                # the same tree in the widget's compact form
     """
 
-    def __init__(self, graph: Any, config: RunnableConfig) -> None:
+    def __init__(self, graph: GraphLike, config: RunnableConfig) -> None:
         self.graph = graph
         self.thread_id, self.checkpoint_ns = _thread_of(config, "DagReader")
         self.reads = 0
@@ -127,7 +128,7 @@ class DagReader:
         with collector_paused():
             self._take([_row_of(record) for record in thread])
 
-    async def _aread_since(self, saver: Any, newest: str) -> list[CheckpointRecord]:
+    async def _aread_since(self, saver: SaverLike, newest: str) -> list[CheckpointRecord]:
         """Through the saver protocol: the checkpoints from ``newest`` on (the listing stops at
         the first older one), and the parents of the new ones again (their writes grew), each
         with its snapshot (the graph's own ``get_state`` for a LangGraph graph)."""
@@ -221,14 +222,15 @@ class DagReader:
         next lane (the layout of :func:`dag_layout`)."""
         index, depths, lanes = self._index, self._col["node_depth"], self._col["lane"]
         at = None if parent is None else index.get(parent)
-        if at is None or (self._broken and (parent in self._broken or cid in self._broken)):
+        broken = self._broken and (parent in self._broken or cid in self._broken)
+        if parent is None or at is None or broken:
             depth, lane = 0, self._lanes
             self._lanes += 1
         else:
-            siblings = self._children.get(parent)  # type: ignore[arg-type]
+            siblings = self._children.get(parent)
             depth, lane = depths[at] + 1, lanes[at]
             if siblings is None:
-                self._children[parent] = [cid]  # type: ignore[index]
+                self._children[parent] = [cid]
             else:
                 lane = self._lanes
                 self._lanes += 1
@@ -416,7 +418,7 @@ _COLUMNS = (
 """The per-checkpoint columns a :class:`DagReader` keeps (in id order)."""
 
 
-def _reads_history(graph: Any) -> bool:
+def _reads_history(graph: GraphLike) -> bool:
     """True for a graph whose snapshots only it can build (a LangGraph compiled graph): not
     durable_debug's engine, nor a saver seen as a graph."""
     from durable_debug.graph.pregel import CompiledStateGraph

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from typing import Any
+from typing import Any, cast
 
 from durable_debug.inspect.dag_shape import Dag, DagNode
 
@@ -310,7 +310,7 @@ def dag_from_wire(wire: dict[str, Any], tail: dict[str, Any] | None = None) -> D
     (:func:`merge_wire`; what ``js/src/dag-wire.js`` does); a ``Dag`` already plain
     (``{"nodes": [...]}``) is returned as it is."""
     if isinstance(wire, dict) and "format" not in wire and isinstance(wire.get("nodes"), list):
-        return wire  # type: ignore[return-value]
+        return cast("Dag", wire)  # a plain Dag, as it is
     if not isinstance(wire, dict) or wire.get("format") != DAG_WIRE_FORMAT:
         got = wire.get("format") if isinstance(wire, dict) else type(wire).__name__
         raise ValueError(f"Not a DAG in the {DAG_WIRE_FORMAT!r} form (format {got!r}).")

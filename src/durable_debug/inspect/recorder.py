@@ -189,6 +189,10 @@ class Recorder:
         task = (event.thread_id, event.checkpoint_ns, event.task_id)
         with self._lock:
             if event.kind == "start":
+                if (*task, event.node) in self._running:
+                    # reported twice: the engine's hook and, when the run has LangChain
+                    # callbacks (a run streaming "messages"), LangGraph's callback hook
+                    return
                 rerun = task in self._seen
                 self._seen.add(task)
                 self._running[(*task, event.node)] = len(self._executions)

@@ -39,6 +39,7 @@ from durable_debug.graph.runner import node_config, node_writes
 from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.types import from_langgraph
 from durable_debug.graph.version import graph_version
+from durable_debug.inspect.access import GraphLike
 from durable_debug.inspect.diff import path_changes
 from durable_debug.inspect.thread import (
     SPECIAL_CHANNELS,
@@ -51,6 +52,8 @@ if TYPE_CHECKING:
     import pdb
 
     import pandas as pd
+
+    from durable_debug.graph.pregel import CompiledStateGraph
 
 __all__ = [
     "CALL_COLUMNS",
@@ -102,7 +105,7 @@ class RecordedTask:
     """The fingerprint of the graph that recorded it (None when not known)."""
 
 
-async def arecorded_tasks(graph: Any, config: RunnableConfig) -> dict[str, RecordedTask]:
+async def arecorded_tasks(graph: GraphLike, config: RunnableConfig) -> dict[str, RecordedTask]:
     """Every task of the thread (all branches) that recorded calls, by task id, oldest
     checkpoint first. Raises ``ValueError`` naming the thread, task and call for a recording
     that is damaged (a call without its index, kind or hash)."""
@@ -151,7 +154,7 @@ def _recorded_tasks(
     return found
 
 
-async def arecorded_calls(graph: Any, config: RunnableConfig) -> pd.DataFrame:
+async def arecorded_calls(graph: GraphLike, config: RunnableConfig) -> pd.DataFrame:
     """One row per recorded call of the thread (every branch), oldest first: the checkpoint
     its task ran from, the task, its node, the call's kind (``chat_model``, ``llm``,
     ``tool``, ``once``), name, index in the task, input and output summaries, token usage,
@@ -183,13 +186,13 @@ async def arecorded_calls(graph: Any, config: RunnableConfig) -> pd.DataFrame:
     return frame
 
 
-def recorded_calls(graph: Any, config: RunnableConfig) -> pd.DataFrame:
+def recorded_calls(graph: GraphLike, config: RunnableConfig) -> pd.DataFrame:
     """Sync twin of :func:`arecorded_calls`."""
     return run_sync(arecorded_calls(graph, config))
 
 
 async def areplay_source(
-    graph: Any, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
+    graph: GraphLike, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
 ) -> ReplaySource:
     """The :class:`ReplaySource` :func:`replaying` uses (for async code: ``with
     use_replay(await areplay_source(graph, config)):``); same checks and errors."""
@@ -211,7 +214,7 @@ async def areplay_source(
 
 @contextlib.contextmanager
 def replaying(
-    graph: Any, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
+    graph: GraphLike, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
 ) -> Iterator[ReplaySource]:
     """Runs inside the block answer each chat model, tool and ``once()`` call from the
     recording of thread ``config`` (all its branches): a call of node N with index i is
@@ -236,11 +239,12 @@ def _thread_of(config: RunnableConfig) -> tuple[str, str]:
     return str(thread_id), str(configurable.get("checkpoint_ns") or "")
 
 
-def _check_versions(graph: Any, thread_id: str, tasks: Mapping[str, RecordedTask]) -> None:
-    try:
-        now = graph_version(graph)
-    except Exception:  # a LangGraph compiled graph: no fingerprint to compare
+def _check_versions(graph: GraphLike, thread_id: str, tasks: Mapping[str, RecordedTask]) -> None:
+    from durable_debug.graph.pregel import CompiledStateGraph
+
+    if not isinstance(graph, CompiledStateGraph):  # a LangGraph compiled graph: no fingerprint
         return
+    now = graph_version(graph)
     for task in tasks.values():
         if task.graph_version is not None and task.graph_version != now:
             raise ValueError(
@@ -270,7 +274,7 @@ class TaskRun:
 
 
 async def _arun_task(
-    graph: Any,
+    graph: CompiledStateGraph[Any, Any, Any, Any],
     record: CheckpointRecord,
     task: Task,
     source: ReplaySource,
@@ -281,7 +285,7 @@ async def _arun_task(
 
     A sync node runs on this thread (``trace``, when given, is this thread's trace function
     while the node runs: the debugger's hook)."""
-    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]
+    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]  # a saved Checkpoint, typed a Mapping in CheckpointRecord
     config: dict[str, Any] = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
     run = TaskRun(record.id, task.name, task.id, task.input)
     scratchpad = Scratchpad(
@@ -319,9 +323,9 @@ async def _arun_task(
     return run
 
 
-def _require_engine(graph: Any, what: str) -> None:
-    """``what`` runs nodes through durable_debug's engine: a graph of another library (a
-    LangGraph compiled graph) is refused by name."""
+def _require_engine(graph: GraphLike, what: str) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """``graph``, as ``what`` runs nodes through durable_debug's engine: a graph of another
+    library (a LangGraph compiled graph) is refused by name."""
     from durable_debug.graph.pregel import CompiledStateGraph
 
     if not isinstance(graph, CompiledStateGraph):
@@ -329,18 +333,21 @@ def _require_engine(graph: Any, what: str) -> None:
             f"{what} runs a task's node with durable_debug's engine; {type(graph).__name__} is "
             "not a durable_debug compiled graph (build it with durable_debug.StateGraph)"
         )
+    return graph
 
 
-def _tasks_of(graph: Any, record: CheckpointRecord) -> list[Task]:
+def _tasks_of(
+    graph: CompiledStateGraph[Any, Any, Any, Any], record: CheckpointRecord
+) -> list[Task]:
     """The tasks of the step after ``record``, with their input, answers and ``once()``
     results as saved."""
-    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]
+    channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]  # a saved Checkpoint, typed a Mapping in CheckpointRecord
     checkpoint: Any = record.checkpoint
     tasks = prepare_tasks(graph, checkpoint, channels, record.step, for_execution=True)
     saved = types.SimpleNamespace(
         pending_writes=record.pending_writes, checkpoint=record.checkpoint
     )
-    records, _ = read_pending_writes(saved)  # type: ignore[arg-type]
+    records, _ = read_pending_writes(saved)  # type: ignore[arg-type]  # reads only the pending_writes and checkpoint this one has
     for task in tasks:
         found = records.get(task.id)
         if found is not None:
@@ -386,11 +393,11 @@ class ReplayCheck:
         )
 
 
-async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
+async def areplay_check(graph: GraphLike, config: RunnableConfig) -> ReplayCheck:
     """Run every task of the thread (all branches) that finished with writes again, on the
     code as it is now, with its recorded input, ``once()`` results and calls (each task's
     own recording), and compare its writes with the recorded ones. Nothing is saved."""
-    _require_engine(graph, "replay_check")
+    engine = _require_engine(graph, "replay_check")
     thread = await aread_thread(graph, config)
     tasks = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
     report = ReplayCheck(thread.thread_id)
@@ -400,15 +407,15 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
         saved = types.SimpleNamespace(
             pending_writes=record.pending_writes, checkpoint=record.checkpoint
         )
-        done, _ = read_pending_writes(saved)  # type: ignore[arg-type]
-        for task in _tasks_of(graph, record):
+        done, _ = read_pending_writes(saved)  # type: ignore[arg-type]  # reads only the pending_writes and checkpoint this one has
+        for task in _tasks_of(engine, record):
             was = done.get(task.id)
             if task.name == START or was is None or not was.finished or was.error:
                 continue
-            if graph.subgraph_of(task.name) is not None:
+            if engine.subgraph_of(task.name) is not None:
                 continue  # a subgraph node saves checkpoints of its own: not run alone
             source = _source_for(task.id, tasks, thread.thread_id)
-            run = await _arun_task(graph, record, task, source, thread.thread_id)
+            run = await _arun_task(engine, record, task, source, thread.thread_id)
             report.checked += 1
             for live in run.live:
                 report.live_calls.append({"checkpoint_id": record.id, **live})
@@ -442,7 +449,7 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
     return report
 
 
-def replay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
+def replay_check(graph: GraphLike, config: RunnableConfig) -> ReplayCheck:
     """Sync twin of :func:`areplay_check`."""
     return run_sync(areplay_check(graph, config))
 
@@ -511,7 +518,7 @@ def _without_ids(value: Any) -> Any:
 
 
 async def adebug_task(
-    graph: Any,
+    graph: GraphLike,
     config: RunnableConfig,
     node: str,
     *,
@@ -524,14 +531,14 @@ async def adebug_task(
     that fails. Its model, tool and ``once()`` calls are answered from its recording (a call
     it did not record goes live). Nothing is saved. ``debugger``: a ``pdb.Pdb`` of your own
     (tests give one reading commands from a string)."""
-    _require_engine(graph, "debug_task")
+    engine = _require_engine(graph, "debug_task")
     thread = await aread_thread(graph, config)
     if not len(thread):
         raise CheckpointNotFoundError(f"thread {thread.thread_id!r} has no checkpoints")
     record = thread.resolve(config)
-    tasks = [t for t in _tasks_of(graph, record) if t.name == node]
+    tasks = [t for t in _tasks_of(engine, record) if t.name == node]
     if not tasks:
-        names = sorted({t.name for t in _tasks_of(graph, record)})
+        names = sorted({t.name for t in _tasks_of(engine, record)})
         raise ValueError(
             f"thread {thread.thread_id!r}, checkpoint {record.id}: no task of node {node!r} "
             f"runs from it (its tasks: {names})"
@@ -544,7 +551,7 @@ async def adebug_task(
     debugger = debugger or pdb.Pdb()
     target = task.node.style.target if task.node.style is not None else None
     trace = _stop_in(_code_of(target), debugger) if stop else None
-    run = await _arun_task(graph, record, task, source, thread.thread_id, trace=trace)
+    run = await _arun_task(engine, record, task, source, thread.thread_id, trace=trace)
     if run.error is not None and run.error.__traceback__ is not None:
         debugger.reset()
         debugger.interaction(None, run.error.__traceback__)
@@ -552,7 +559,7 @@ async def adebug_task(
 
 
 def debug_task(
-    graph: Any,
+    graph: GraphLike,
     config: RunnableConfig,
     node: str,
     *,

@@ -118,8 +118,7 @@ def create_react_agent(
     if not chooses_model:
         bound = model
         if (tool_list or builtin) and _needs_binding(model, tool_list, builtin):
-            # model is the user's chat model here; Runnable does not declare its bind_tools
-            bound = model.bind_tools([*tool_list, *builtin])  # type: ignore[union-attr]
+            bound = model.bind_tools([*tool_list, *builtin])  # type: ignore[union-attr]  # the user's chat model; Runnable does not declare bind_tools
         fixed_model = prompt_step | bound
 
     def model_for(state: Any) -> Runnable[Any, Any]:
@@ -130,15 +129,13 @@ def create_react_agent(
                 "Async model callable provided but agent invoked synchronously. Use "
                 "agent.ainvoke() or agent.astream(), or provide a sync model callable."
             )
-        # chooses_model: model is the user's callable choosing a model, not a Runnable
-        step: Runnable[Any, Any] = prompt_step | model(state, _runtime())  # type: ignore[operator]
+        step: Runnable[Any, Any] = prompt_step | model(state, _runtime())  # type: ignore[operator]  # chooses_model: model is the user's callable choosing a model
         return step
 
     async def amodel_for(state: Any) -> Runnable[Any, Any]:
         if fixed_model is not None:
             return fixed_model
-        # chooses_model: model is the user's callable choosing a model, not a Runnable
-        chosen = model(state, _runtime())  # type: ignore[operator]
+        chosen = model(state, _runtime())  # type: ignore[operator]  # chooses_model: model is the user's callable choosing a model
         if inspect.isawaitable(chosen):
             chosen = await chosen
         step: Runnable[Any, Any] = prompt_step | chosen
@@ -462,8 +459,7 @@ def _with_llm_input(schema: Any) -> Any:
             "CallModelInputSchema", llm_input_messages=(list[AnyMessage], ...), __base__=schema
         )
 
-    # schema is the user's TypedDict, a class known only at run time
-    class CallModelInputSchema(schema):  # type: ignore[misc]
+    class CallModelInputSchema(schema):  # type: ignore[misc]  # schema is the user's TypedDict, a class known only at run time
         llm_input_messages: list[AnyMessage]
 
     return CallModelInputSchema

@@ -407,8 +407,7 @@ class _Index:
         else:
             vectors = self.embed(texts)
             if inspect.isawaitable(vectors):
-                # a coroutine (not awaited, so closed); Awaitable does not declare close
-                vectors.close()  # type: ignore[attr-defined]
+                vectors.close()  # type: ignore[attr-defined]  # an un-awaited coroutine; Awaitable does not declare close
                 raise TypeError(
                     "The store's embed function is async: use aput / asearch (namespace "
                     f"{namespace}, key {key!r})"
