@@ -79,3 +79,55 @@ def test_runtime_merge_and_server_info():
         trace.note("kept", (kept.context, kept.store, kept.server_info))
 
     check_parity(scenario)
+
+
+def errors_of(api: Api) -> Any:
+    if api.name == "langgraph":
+        import langgraph.errors as module
+    else:
+        import durable_debug.errors as module
+    return module
+
+
+def test_run_control_drains_before_the_next_step_and_the_thread_resumes():
+    def scenario(api: Api, trace: Trace) -> None:
+        rt, errors = runtime_names(api), errors_of(api)
+
+        class Steps(TypedDict, total=False):
+            first: str
+            second: str
+
+        control = rt.RunControl()
+
+        def first(state: Steps, runtime: rt.Runtime) -> dict[str, Any]:
+            trace.note("node sees its control", runtime.control is control)
+            control.request_drain("sigterm")
+            trace.note("drain requested", runtime.drain_requested)
+            return {"first": "done"}
+
+        g = (
+            api.StateGraph(Steps)
+            .add_node("first", first)
+            .add_node("second", lambda s: {"second": "ran"})
+            .add_edge(api.START, "first")
+            .add_edge("first", "second")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "d"}}
+        chunks: list[Any] = []
+        with pytest.raises(errors.GraphDrained) as drained:
+            for chunk in g.stream({}, cfg, control=control, stream_mode="values"):
+                chunks.append(chunk)
+        trace.note("chunks before the drain", chunks)
+        trace.note("reason", (drained.value.reason, str(drained.value)))
+        trace.state("drained at", g.get_state(cfg))
+        trace.note("resumed", g.invoke(None, cfg))
+        early = rt.RunControl()
+        early.request_drain()
+        other = {"configurable": {"thread_id": "early"}}
+        trace.call("drained before it starts", g.invoke, {}, other, control=early)
+        trace.note("early next", g.get_state(other).next)
+
+    ours = check_parity(scenario)
+    assert ours["reason"] == ("sigterm", "Graph drained: sigterm")
+    assert ours["resumed"] == {"first": "done", "second": "ran"}

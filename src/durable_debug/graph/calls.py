@@ -35,6 +35,7 @@ __all__ = [
     "CallContext",
     "CallStyle",
     "ExecutionInfo",
+    "RunControl",
     "Runtime",
     "ServerInfo",
     "StreamWriter",
@@ -104,6 +105,33 @@ class ServerInfo:
     """The authenticated user, if any."""
 
 
+class RunControl:
+    """Asks a run to stop cooperatively (LangGraph's ``RunControl``): after
+    :meth:`request_drain`, the run finishes the step it is running, saves it, and raises
+    :class:`~durable_debug.errors.GraphDrained` instead of starting the next one (a run with
+    nothing left to do finishes normally; a breakpoint before the next step still pauses).
+    Pass one per run as ``invoke(..., control=control)``; safe to call from any thread."""
+
+    __slots__ = ("_reason",)
+
+    def __init__(self) -> None:
+        self._reason: str | None = None
+
+    def request_drain(self, reason: str = "shutdown") -> None:
+        """Ask the run to stop before its next step; ``reason`` is GraphDrained's."""
+        self._reason = reason
+
+    @property
+    def drain_requested(self) -> bool:
+        """Whether :meth:`request_drain` was called."""
+        return self._reason is not None
+
+    @property
+    def drain_reason(self) -> str | None:
+        """The reason given to :meth:`request_drain` (None before)."""
+        return self._reason
+
+
 @dataclass(frozen=True)
 class Runtime(Generic[ContextT]):
     """Run-scoped values a node receives as its ``runtime`` parameter (or from
@@ -123,6 +151,14 @@ class Runtime(Generic[ContextT]):
     server_info: Any = None
     """Set by LangGraph's server for runs it hosts; always None here (LangGraph's prebuilt
     ``ToolNode`` reads it)."""
+    control: RunControl | None = None
+    """The run's :class:`RunControl` (the one given to ``invoke(control=...)``, or the
+    run's own)."""
+
+    @property
+    def drain_requested(self) -> bool:
+        """Whether the run was asked to stop before its next step."""
+        return self.control.drain_requested if self.control is not None else False
 
     def override(self, **overrides: Any) -> Runtime[ContextT]:
         """A copy with some fields replaced."""
@@ -140,6 +176,7 @@ class Runtime(Generic[ContextT]):
             previous=self.previous if other.previous is None else other.previous,
             execution_info=other.execution_info or self.execution_info,
             server_info=other.server_info or self.server_info,
+            control=other.control or self.control,
         )
 
 

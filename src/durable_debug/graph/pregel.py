@@ -33,7 +33,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
-from durable_debug.graph.calls import coerce_context, merge_configs
+from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
 from durable_debug.graph.channels import (
     Channel,
     EphemeralValue,
@@ -76,6 +76,7 @@ from durable_debug.graph.subgraph import (
 from durable_debug.graph.types import (
     START,
     ContextT,
+    GraphDrained,
     InputT,
     InvalidUpdateError,
     OutputT,
@@ -262,6 +263,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
         version: str = "v1",
+        control: RunControl | None = None,
         **kwargs: Any,
     ) -> Any:
         """Run the thread to its end (or to an interrupt) and return the final state.
@@ -273,6 +275,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
         ``output_keys`` (a state key or a list of them) narrows the result: one key gives its
         value. ``print_mode`` modes are printed to stdout as the run goes (for debugging).
+        ``control`` (a :class:`RunControl`) lets another thread stop the run cooperatively
+        before its next step (:class:`GraphDrained`).
         ``version="v2"`` returns a :class:`GraphOutput` (``value``, ``interrupts``) instead,
         or with another ``stream_mode`` the list of v2 parts (``graph/stream_parts.py``).
 
@@ -295,6 +299,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     durability=durability,
                     wait=wait,
                     version=version,
+                    control=control,
                 )
             ]
         printed, misspelt = print_modes(print_mode)
@@ -311,9 +316,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             wait=wait,
             unknown_print=misspelt,
             version=version,
+            control=control,
         )
         async for mode, chunk in loop.events():
             print_chunk(mode, chunk)
+        _raise_if_drained(loop)
         if output_keys is not None:  # (a one-value state's key among them)
             output = select_output(loop.values, output_keys)
         else:
@@ -347,6 +354,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         wait: float | None = None,
         unknown_print: Sequence[str] = (),
         version: str = "v1",
+        control: RunControl | None = None,
     ) -> RunLoop:
         """The run of ``input``. An unknown ``durability`` runs as the default (``"async"``)
         and a ``print_mode`` that names no stream mode prints nothing, as in LangGraph, each
@@ -378,6 +386,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             output_keys=output_keys,
             durability=None if odd_durability else durability,
         )
+        caller = current_call()
+        inherited = caller.runtime.control if caller is not None else None
+        loop.runtime = loop.runtime.override(control=control or inherited or RunControl())
         if odd_durability:
             try:
                 check_durability(durability)
@@ -457,6 +468,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
         version: str = "v1",
+        control: RunControl | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
@@ -493,6 +505,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             wait=wait,
             unknown_print=misspelt,
             version=version,
+            control=control,
         )
         v2 = version == "v2"
         output_mapper = self._output_mapper() if v2 else None
@@ -513,6 +526,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     yield (namespace, chunk) if single else (namespace, mode, chunk)
                 else:
                     yield chunk if single else (mode, chunk)
+            _raise_if_drained(loop)
         finally:
             # A caller that leaves early ends the run now (giving its thread back), not
             # whenever the garbage collector finalizes the run's generator.
@@ -943,6 +957,13 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         return (
             f"<CompiledStateGraph nodes=[{nodes}] checkpointer={type(self.checkpointer).__name__}>"
         )
+
+
+def _raise_if_drained(loop: RunLoop) -> None:
+    """GraphDrained when the run stopped before a step because its RunControl asked it to."""
+    control = loop.runtime.control
+    if loop.drained and control is not None:
+        raise GraphDrained(control.drain_reason or "shutdown")
 
 
 async def _next(agen: AsyncGenerator[Any, None]) -> Any:
