@@ -36,7 +36,7 @@ from durable_debug.graph.recording import (
     use_replay,
 )
 from durable_debug.graph.runner import node_config, node_writes
-from durable_debug.graph.subgraph import Nesting
+from durable_debug.graph.subgraph import Nesting, graph_at
 from durable_debug.graph.types import from_langgraph
 from durable_debug.graph.version import graph_version
 from durable_debug.inspect.diff import path_changes
@@ -44,7 +44,9 @@ from durable_debug.inspect.thread import (
     SPECIAL_CHANNELS,
     CheckpointRecord,
     aread_thread,
+    asubgraph_namespaces,
     checkpointer_of,
+    thread_config,
 )
 
 if TYPE_CHECKING:
@@ -276,13 +278,20 @@ async def _arun_task(
     source: ReplaySource,
     thread_id: str,
     trace: Any = None,
+    *,
+    checkpoint_ns: str = "",
+    store: Any = None,
 ) -> TaskRun:
     """Run ``task`` of ``record`` once with ``source`` answering its calls; save nothing.
 
     A sync node runs on this thread (``trace``, when given, is this thread's trace function
-    while the node runs: the debugger's hook)."""
+    while the node runs: the debugger's hook). ``graph`` is the graph the task belongs to (a
+    subgraph for a task of namespace ``checkpoint_ns``), ``store`` the root graph's store when
+    it is not ``graph``'s own."""
     channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]
-    config: dict[str, Any] = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    config: dict[str, Any] = {
+        "configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns}
+    }
     run = TaskRun(record.id, task.name, task.id, task.input)
     scratchpad = Scratchpad(
         task.id, list(task.resume), can_interrupt=False, node=task.name, nesting=Nesting(None)
@@ -294,9 +303,11 @@ async def _arun_task(
     with use_replay(source):
         taping = recording.start(task.name, task.id, record.id)
         try:
-            info = ExecutionInfo(record.id, "", task.id, thread_id, 1)
+            info = ExecutionInfo(record.id, checkpoint_ns, task.id, thread_id, 1)
             context = CallContext(
-                node_config(config, task, step, record.id), Runtime(store=graph.store), info
+                node_config(config, task, step, record.id),
+                Runtime(store=store if store is not None else graph.store),
+                info,
             )
             previous = sys.gettrace()
             if trace is not None:
@@ -331,12 +342,14 @@ def _require_engine(graph: Any, what: str) -> None:
         )
 
 
-def _tasks_of(graph: Any, record: CheckpointRecord) -> list[Task]:
-    """The tasks of the step after ``record``, with their input, answers and ``once()``
-    results as saved."""
+def _tasks_of(graph: Any, record: CheckpointRecord, checkpoint_ns: str = "") -> list[Task]:
+    """The tasks of the step after ``record`` (of namespace ``checkpoint_ns``), with their
+    input, answers and ``once()`` results as saved."""
     channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]
     checkpoint: Any = record.checkpoint
-    tasks = prepare_tasks(graph, checkpoint, channels, record.step, for_execution=True)
+    tasks = prepare_tasks(
+        graph, checkpoint, channels, record.step, checkpoint_ns=checkpoint_ns, for_execution=True
+    )
     saved = types.SimpleNamespace(
         pending_writes=record.pending_writes, checkpoint=record.checkpoint
     )
@@ -365,7 +378,8 @@ class ReplayCheck:
     checked: int = 0
     """Tasks run again."""
     diverged: list[dict[str, Any]] = field(default_factory=list)
-    """One per task whose writes differ now: ``checkpoint_id``, ``node``, ``task_id``,
+    """One per task whose writes differ now: ``checkpoint_id``, ``namespace`` (for a task of a
+    subgraph: its checkpoint namespace, ``node:task_id``), ``node``, ``task_id``,
     ``paths`` (the differing write paths, ``channel`` or ``channel.key[2]``), ``recorded``
     and ``now`` (the writes, by channel), and ``error`` when the task now fails."""
     live_calls: list[dict[str, Any]] = field(default_factory=list)
@@ -389,11 +403,27 @@ class ReplayCheck:
 async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
     """Run every task of the thread (all branches) that finished with writes again, on the
     code as it is now, with its recorded input, ``once()`` results and calls (each task's
-    own recording), and compare its writes with the recorded ones. Nothing is saved."""
+    own recording), and compare its writes with the recorded ones. The tasks of the
+    subgraphs the thread ran (each subgraph namespace that saved checkpoints) are run with
+    the subgraph as it is now; their entries name the ``namespace``. Nothing is saved."""
     _require_engine(graph, "replay_check")
     thread = await aread_thread(graph, config)
-    tasks = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
     report = ReplayCheck(thread.thread_id)
+    await _check_thread(graph, thread, "", graph.store, report)
+    for namespace in await asubgraph_namespaces(graph, thread.thread_id):
+        subgraph = graph_at(graph, namespace)
+        inner = await aread_thread(graph, thread_config(thread.thread_id, namespace))
+        await _check_thread(subgraph, inner, namespace, graph.store, report)
+    return report
+
+
+async def _check_thread(
+    graph: Any, thread: Any, namespace: str, store: Any, report: ReplayCheck
+) -> None:
+    """:func:`areplay_check` for the checkpoints of one namespace (``graph``: the graph whose
+    checkpoints they are)."""
+    tasks = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
+    where = {"namespace": namespace} if namespace else {}
     for record in thread:
         if not record.pending_writes:
             continue
@@ -401,24 +431,25 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
             pending_writes=record.pending_writes, checkpoint=record.checkpoint
         )
         done, _ = read_pending_writes(saved)  # type: ignore[arg-type]
-        for task in _tasks_of(graph, record):
+        for task in _tasks_of(graph, record, namespace):
             was = done.get(task.id)
             if task.name == START or was is None or not was.finished or was.error:
                 continue
             if graph.subgraph_of(task.name) is not None:
-                continue  # a subgraph node saves checkpoints of its own: not run alone
+                continue  # a subgraph node: its own tasks are checked in its namespace
             source = _source_for(task.id, tasks, thread.thread_id)
-            run = await _arun_task(graph, record, task, source, thread.thread_id)
+            run = await _arun_task(
+                graph, record, task, source, thread.thread_id, checkpoint_ns=namespace, store=store
+            )
             report.checked += 1
             for live in run.live:
-                report.live_calls.append({"checkpoint_id": record.id, **live})
+                report.live_calls.append({"checkpoint_id": record.id, **where, **live})
             recorded = _by_channel(was.writes)
+            found = {"checkpoint_id": record.id, **where, "node": task.name, "task_id": task.id}
             if run.error is not None:
                 report.diverged.append(
                     {
-                        "checkpoint_id": record.id,
-                        "node": task.name,
-                        "task_id": task.id,
+                        **found,
                         "paths": sorted(recorded),
                         "recorded": recorded,
                         "now": {},
@@ -429,17 +460,7 @@ async def areplay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
             now = _by_channel(run.writes)
             paths = _differing_paths(recorded, now)
             if paths:
-                report.diverged.append(
-                    {
-                        "checkpoint_id": record.id,
-                        "node": task.name,
-                        "task_id": task.id,
-                        "paths": paths,
-                        "recorded": recorded,
-                        "now": now,
-                    }
-                )
-    return report
+                report.diverged.append({**found, "paths": paths, "recorded": recorded, "now": now})
 
 
 def replay_check(graph: Any, config: RunnableConfig) -> ReplayCheck:
@@ -457,7 +478,11 @@ def replay_text(report: ReplayCheck) -> str:
             "write something else now"
         ]
     for found in report.diverged:
-        where = f"  {found['node']} (task {found['task_id']}, checkpoint {found['checkpoint_id']})"
+        inside = f", subgraph {found['namespace']}" if found.get("namespace") else ""
+        where = (
+            f"  {found['node']} (task {found['task_id']}, checkpoint {found['checkpoint_id']}"
+            f"{inside})"
+        )
         if "error" in found:
             lines.append(f"{where}: now fails with {found['error']}")
         else:
