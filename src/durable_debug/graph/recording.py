@@ -365,45 +365,91 @@ def _langchain_importable() -> bool:
 
 def stored_value(value: Any) -> dict[str, Any] | None:
     """A call's output as the record keeps it (``{"message": ...}`` for a LangChain message,
-    ``{"lc": ...}`` for another LangChain object, ``{"json": ...}`` for plain data), or None
-    when it cannot be kept (too large, or not JSON): then the call has a summary but no answer
-    to replay."""
-    try:
-        from langchain_core.load import dumpd
+    as ``message_to_dict``; ``{"lc": ...}`` for another LangChain object, as ``dumpd``;
+    ``{"json": ...}`` for plain data), or None when it cannot be kept (over
+    :data:`MAX_VALUE_CHARS` as JSON, or not JSON): then the call has a summary but no answer
+    to replay. A message or plain data is checked by a walk that stops at the limit, not by
+    encoding it (the record is encoded once, when its checkpoint is saved)."""
+    base = _message_class()
+    if base is not None and isinstance(value, base):
+        from langchain_core.messages import message_to_dict
+
+        kept: dict[str, Any] = {"message": message_to_dict(value)}  # type: ignore[arg-type]
+        return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
+    if base is not None:
         from langchain_core.load.serializable import Serializable
-    except ImportError:
-        Serializable = None  # type: ignore[assignment,misc]
-    try:
-        if Serializable is not None and isinstance(value, Serializable):
-            kept: dict[str, Any] = {"lc": dumpd(value)}
+
+        if isinstance(value, Serializable):
+            from langchain_core.load import dumpd
+
+            try:
+                kept = {"lc": dumpd(value)}
+                text = json.dumps(kept, ensure_ascii=False)
+            except (TypeError, ValueError):
+                return None
+            return kept if len(text) <= MAX_VALUE_CHARS else None
+    kept = {"json": value}
+    return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
+
+
+def _message_class() -> type | None:
+    """LangChain's ``BaseMessage`` when LangChain is imported (None: it is not)."""
+    module = sys.modules.get("langchain_core.messages.base")
+    return getattr(module, "BaseMessage", None) if module is not None else None
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _json_size(value: Any, budget: int) -> int:
+    """About how many characters ``value`` takes as JSON (a lower bound: quotes and escapes
+    left out), or -1 when it is not JSON data (dicts with string keys, lists, tuples, strings,
+    numbers, booleans, None) or takes more than ``budget``."""
+    size = 0
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            size += len(item) + 2
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    return -1
+                size += len(key) + 4
+                if isinstance(inner, str):
+                    size += len(inner) + 2
+                elif isinstance(inner, _SCALARS) and not isinstance(inner, float):
+                    size += 5
+                else:
+                    todo.append(inner)
+        elif isinstance(item, list | tuple):
+            size += 2 + len(item)
+            todo.extend(item)
+        elif isinstance(item, _SCALARS):
+            if isinstance(item, float) and item != item:  # NaN is not JSON
+                return -1
+            size += 5
         else:
-            kept = {"json": value}
-        text = json.dumps(kept, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return None
-    return kept if len(text) <= MAX_VALUE_CHARS else None
+            return -1
+        if size > budget:
+            return -1
+    return size
 
 
 def stored_chunks(chunks: list[Any]) -> list[Any] | None:
     """The chunks a streamed model call produced, as the record keeps them (a chat model's:
-    its message chunks, each as :func:`stored_value` keeps it; an LLM's: its texts), or None
-    when they cannot be kept (then a replay yields the whole answer as one chunk)."""
-    try:
-        from langchain_core.load import dumpd
-    except ImportError:  # pragma: no cover - chunks come from LangChain
-        return None
+    its message chunks, each as :func:`stored_value` keeps a message; an LLM's: its texts), or
+    None when they cannot be kept (then a replay yields the whole answer as one chunk)."""
+    from langchain_core.messages import message_to_dict
+
     kept: list[Any] = []
-    try:
-        for chunk in chunks:
-            message = getattr(chunk, "message", None)
-            if message is not None:
-                kept.append({"lc": dumpd(message)})
-            else:
-                kept.append(getattr(chunk, "text", chunk))
-        text = json.dumps(kept, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return None
-    return kept if len(text) <= MAX_VALUE_CHARS else None
+    for chunk in chunks:
+        message = getattr(chunk, "message", None)
+        if message is not None:
+            kept.append({"message": message_to_dict(message)})
+        else:
+            kept.append(getattr(chunk, "text", chunk))
+    return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
 
 
 def loaded_value(kept: Mapping[str, Any]) -> Any:
