@@ -1,0 +1,184 @@
+"""What a run saves: each task's writes as it finishes, its failures, and one checkpoint a step.
+
+:class:`LoopSave` owns the writes side of a run. ``_task_done`` (``loop_tasks``) hands it a
+finished task: ``_writes_to_save`` picks the writes kept, ``_save_task_writes`` saves them (a
+value that cannot be serialized fails the task), ``_save_error`` saves a failure with its
+history. ``_finish_step`` ends a step: ``_save_checkpoint`` applies the tasks' writes to the
+channels, and ``_put`` saves the checkpoint, with the deferred writes of a lone task and the
+debug record, then releases the chunks held until it was saved. It relies on the shared state
+of :class:`~durable_debug.graph.loop_state.LoopState`, on :class:`LoopStream` to report the
+step, and on ``saving.RunSaves`` (how and when the saver is called, by durability).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from durable_debug.checkpoint.base import (
+    ERROR,
+    ERROR_SOURCE,
+    FAILURES,
+    checkpoint_metadata,
+    config_thread_id,
+    new_checkpoint_id,
+)
+from durable_debug.checkpoint.lease import check_lease
+from durable_debug.checkpoint.records import PARENT_WRITE_MS, attach_record
+from durable_debug.checkpoint.serde import SerdeError
+from durable_debug.graph.algo import (
+    Task,
+    apply_writes,
+    compact_start_writes,
+    make_checkpoint,
+    task_path_str,
+)
+from durable_debug.graph.failures import failure_entry, failure_history
+from durable_debug.graph.loop_stream import LoopStream
+from durable_debug.graph.saving import ExitSaves
+from durable_debug.graph.types import START, ParentCommand
+from durable_debug.graph.version import version_record
+
+__all__ = ["LoopSave"]
+
+
+class LoopSave(LoopStream):
+    """Saves a run's task outcomes and one checkpoint a step."""
+
+    def _writes_to_save(self, task: Task) -> list[tuple[str, Any]]:
+        """A finished task's writes as saved: START's state writes are left out when the
+        checkpoint they are saved on holds the very input they come from; so are writes to
+        an ``UntrackedValue`` channel."""
+        if task.name == START and self.checkpoint["channel_values"].get(START) is task.input:
+            return compact_start_writes(task.input, task.writes)
+        if self.graph.untracked_channels:
+            untracked = self.graph.untracked_channels
+            return [(ch, v) for ch, v in task.writes if ch not in untracked]
+        return task.writes
+
+    async def _save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
+        """Save a finished task's writes; if they cannot be serialized, the task failed."""
+        assert self.saves is not None
+        try:
+            await self.saves.put_writes(
+                self.checkpoint_config, writes, task.id, task_path_str(task.path)
+            )
+        except SerdeError as exc:
+            task.status, task.error = "error", exc.located(node=task.name)
+            await self._save_error(task)
+
+    async def _save_error(self, task: Task) -> None:
+        assert self.saves is not None
+        assert task.error is not None
+        if isinstance(task.error, ParentCommand):
+            return  # not a failure: the command goes to the enclosing graph's task
+        record = self.pending.get(task.id)
+        entry = failure_entry(task.error, task.node.retry)
+        failures = (
+            failure_history(record.error, record.failures, entry) if record is not None else None
+        )
+        writes: list[tuple[str, Any]] = [(ERROR, repr(task.error))]
+        if failures is not None:
+            writes.append((FAILURES, failures))
+        if _goes_to_handler(task, self.graph.nodes):
+            writes.append((ERROR_SOURCE, task.name))
+        await self.saves.put_writes(self.checkpoint_config, writes, task.id)
+        if record is not None:
+            record.error, record.failures = repr(task.error), failures or []
+
+    async def _finish_step(self, tasks: list[Task]) -> None:
+        await self._save_checkpoint(tasks, "loop")
+        self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
+        self._emit("checkpoint", self._debug_checkpoint)
+
+    async def _save_checkpoint(
+        self, tasks: list[Task], source: str, extra_writes: list[tuple[str, Any]] | None = None
+    ) -> None:
+        """Apply the step's writes, snapshot the channels and save the checkpoint."""
+        checkpoint_id = new_checkpoint_id()
+        try:
+            versions, seen, updated = apply_writes(
+                self.graph,
+                self.checkpoint,
+                self.channels,
+                tasks,
+                checkpoint_id,
+                extra_writes=extra_writes or (),
+            )
+        except BaseException:
+            # The step cannot complete (a reducer raised, two writes to a plain key): what its
+            # tasks produced is still saved, as pending writes, before the error propagates.
+            deferred, self.deferred = self.deferred, []
+            for task, writes in deferred:
+                await self._save_task_writes(task, writes)
+            raise
+        self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        self.updated = self.graph.schema.key_set & updated
+        self.candidates = self.graph.nodes_triggered_by(updated)
+        await self._put(source, versions)
+
+    async def _put(self, source: str, versions: dict[str, str]) -> None:
+        """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
+        self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
+        self.has_saved = True
+        record = version_record(self.graph, self.record)
+        if self.write_ms is not None:
+            record[PARENT_WRITE_MS] = self.write_ms
+        found = self.findings.take()
+        if found:
+            record["findings"] = found
+        if self.recording is not None:
+            record.update(self.recording.take())
+        self.record = record
+        self.metadata = checkpoint_metadata(self.config, source, self.step, parents=self.parents)
+        self.pending = {}
+        if self.saves is not None:
+            new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
+            # An engine-made config (checked when the run began): read, not validated again.
+            parent = (
+                self.checkpoint_config
+                if self.checkpoint_config["configurable"].get("checkpoint_id")
+                else None
+            )
+            deferred, self.deferred = self.deferred, []
+            task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
+            check_lease(self.saves.saver, config_thread_id(self.config))  # another run took it
+            started = time.perf_counter()
+            try:
+                key = (config_thread_id(self.config), self.checkpoint_ns, self.checkpoint["id"])
+                self.checkpoint_config = await self.saves.put_step(
+                    self.checkpoint_config,
+                    task_writes,
+                    self.checkpoint,
+                    attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]
+                    new_versions,
+                )
+            except SerdeError as exc:
+                if not deferred:
+                    raise
+                # Nothing was written: the task whose output could not be saved failed.
+                task = deferred[0][0]
+                task.status, task.error = "error", exc.located(node=task.name)
+                await self._save_error(task)
+                raise task.error from None
+            self.write_ms = round((time.perf_counter() - started) * 1000, 3)
+            self.saved_versions = dict(versions)
+            if not isinstance(self.saves, ExitSaves):
+                # Under "exit" nothing is saved on the way: LangGraph's checkpoints report
+                # the parent the loaded checkpoint had.
+                self.parent_config = parent
+        # The step is saved: what its lone task produced may now be reported.
+        self.outbox.extend(self.held)
+        self.held.clear()
+
+
+def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:
+    """True when ``task``'s failure goes to its node's error handler."""
+    handler = task.node.error_handler
+    return (
+        handler is not None
+        and handler in nodes
+        and not task.node.is_error_handler
+        and not isinstance(task.error, ParentCommand)
+    )

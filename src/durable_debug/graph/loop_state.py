@@ -1,0 +1,101 @@
+"""The state one run shares among the parts of :class:`~durable_debug.graph.loop.RunLoop`.
+
+``RunLoop`` is put together from parts, each a class of its own module, stacked on this one:
+``loop_stream.LoopStream`` (what the run reports), ``loop_save.LoopSave`` (what it saves),
+``loop_start.LoopStart`` (how it loads and starts or resumes) and ``loop_tasks.LoopTasks`` (how a
+step's tasks run); ``loop.RunLoop`` drives them. :class:`LoopState` owns no behaviour: it
+declares the attributes ``RunLoop.__init__`` sets (each documented there), so every part reads
+and writes them typed. It relies on nothing but the types it names.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.base import (
+        BaseCheckpointSaver,
+        Checkpoint,
+        CheckpointMetadata,
+        RunnableConfig,
+    )
+    from durable_debug.graph.algo import Task, TaskRecord
+    from durable_debug.graph.calls import Runtime
+    from durable_debug.graph.channels import Channel
+    from durable_debug.graph.findings import RunFindings
+    from durable_debug.graph.interrupts import Answers
+    from durable_debug.graph.pregel import CompiledStateGraph
+    from durable_debug.graph.push import CallRunner
+    from durable_debug.graph.recording import RunRecording
+    from durable_debug.graph.saving import RunSaves
+    from durable_debug.graph.streams import Producers
+    from durable_debug.graph.subgraph import Nesting, Replay, SubgraphStream
+    from durable_debug.graph.types import Interrupt
+
+__all__ = ["Durability", "Event", "LoopState"]
+
+Event = tuple[str, Any]
+
+Durability = Literal["sync", "async", "exit"]
+
+
+class LoopState:
+    """The attributes of a run, as ``RunLoop.__init__`` sets them."""
+
+    graph: CompiledStateGraph[Any, Any, Any, Any]
+    wait: float | None
+    nesting: Nesting | None
+    input: Any
+    config: RunnableConfig
+    sink: SubgraphStream | None
+    producers: Producers
+    updated: frozenset[str]
+    forwards: bool
+    outbox: list[Event]
+    held: list[Event]
+    live: collections.deque[Event]
+    _wake: asyncio.Event | None
+    runtime: Runtime[Any]
+    message_tap: Any
+    graph_run: Any
+    saver: BaseCheckpointSaver | None
+    durability: Durability | None
+    saves: RunSaves | None
+    answers: Answers
+    parents: dict[str, str]
+    replay: Replay | None
+    resuming: bool
+    interrupt_before: tuple[str, ...]
+    interrupt_after: tuple[str, ...]
+    recursion_limit: int
+    thread_id: str | None
+    checkpoint_ns: str
+    paused: bool
+    interrupts: tuple[Interrupt[Any], ...]
+    values: dict[str, Any]
+    write_ms: float | None
+    checkpoint: Checkpoint
+    checkpoint_config: RunnableConfig
+    step: int
+    source: str
+    metadata: CheckpointMetadata
+    record: dict[str, Any]
+    findings: RunFindings
+    parent_config: RunnableConfig | None
+    has_saved: bool
+    superseded: bool
+    saved_versions: dict[str, str]
+    pending: dict[str, TaskRecord]
+    handled: set[str]
+    null_writes: list[tuple[str, Any]]
+    channels: dict[str, Channel]
+    candidates: set[str] | None
+    reuse_writes: bool
+    deferred: list[tuple[Task, list[tuple[str, Any]]]]
+    stop: int
+    _aio_loop: asyncio.AbstractEventLoop | None
+    _loop_thread: int | None
+    calls: CallRunner
+    recording: RunRecording | None

@@ -1,0 +1,161 @@
+"""What a run reports: the events of its stream modes, and the chunks of running nodes.
+
+:class:`LoopStream` owns the run's outgoing events. The loop *emits* events (``_emit``: a
+task's start or result, a checkpoint, the state) into ``outbox``; running nodes and ``@task``
+calls write theirs into ``live``, from any thread, and wake the loop (``_wake_up``); ``_drain``
+hands both to ``RunLoop._events``, the one place events leave the run. It also builds the
+payloads of ``debug`` events (``_debug_event``, ``_debug_checkpoint``). It relies on the shared
+state of :class:`~durable_debug.graph.loop_state.LoopState` and on ``streams.Producers``, which
+turns events into the requested modes' chunks; it saves and runs nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from durable_debug.checkpoint.base import RunnableConfig, checkpoint_config
+from durable_debug.graph.algo import PUSH, Task, prepare_tasks
+from durable_debug.graph.loop_state import Event, LoopState
+from durable_debug.graph.subgraph import NS_END, NS_SEP
+from durable_debug.graph.types import interrupt_payload
+
+__all__ = ["LoopStream"]
+
+
+class LoopStream(LoopState):
+    """The events a run reports, and the chunks its running nodes write."""
+
+    def _emit(self, kind: str, build: Callable[[], Any]) -> None:
+        """Report one event; the requested modes turn it into chunks (see ``streams.py``).
+        A run without a saver saves no checkpoint, so it reports none (as LangGraph)."""
+        if kind == "checkpoint" and self.saver is None:
+            return
+        if self.producers.wants(kind):
+            self.outbox.extend(self.producers.chunks(kind, build))
+
+    def _reported(self) -> bool:
+        """Whether events wait to go out: a step yields only then (``_events`` passes them
+        on; yielding with none costs a resumption of every generator up the chain, for
+        nothing)."""
+        return bool(self.outbox or self.live)
+
+    def _drain(self) -> list[Event]:
+        events: list[Event] = []
+        while self.live:  # written by a node after the last wake-up
+            events.append(self.live.popleft())
+        events += self.outbox
+        self.outbox = []
+        return events
+
+    def _write_custom(self, chunk: Any) -> None:
+        """The ``writer`` of a node: a ``"custom"`` chunk, from the loop or a worker thread."""
+        self._write_live("custom", chunk)
+
+    def _write_message(self, pair: tuple[Any, dict[str, Any]]) -> None:
+        """A ``(message, metadata)`` pair from a running node (see ``chat_stream.py``)."""
+        self._write_live("message", pair)
+
+    def _write_callback(self, event: dict[str, Any]) -> None:
+        """A callback of a runnable nested in a running node (for ``astream_events``)."""
+        self._write_live("callback", event)
+
+    def report_live(self, kind: str, build: Callable[[], Any]) -> None:
+        """Report an event while tasks run (a ``@task`` call's start or result), from the
+        loop or a worker thread; ``build()`` makes its payload if a requested mode reads it."""
+        self.live.extend(self.producers.chunks(kind, build))
+        self._wake_up()
+
+    def _write_live(self, kind: str, payload: Any) -> None:
+        """Report an event of a running node, from the loop or a worker thread."""
+        self.live.extend(self.producers.chunks(kind, lambda: payload))
+        self._wake_up()
+
+    def _wake_up(self) -> None:
+        wake, loop = self._wake, self._aio_loop
+        if wake is not None and loop is not None:
+            if threading.get_ident() == self._loop_thread:
+                wake.set()
+            else:
+                loop.call_soon_threadsafe(wake.set)
+
+    # -- output ------------------------------------------------------------------------------
+
+    def _task_result(self, task: Task) -> dict[str, Any] | None:
+        return self.graph.result_of(task.writes)
+
+    def _state_writes(self, task: Task) -> list[tuple[str, Any]]:
+        """A finished task's writes of state keys, in order (its ``updates`` chunk)."""
+        if task.status != "done":
+            return []
+        keys = self.graph.schema.key_set
+        return [(ch, v) for ch, v in task.writes if ch in keys]
+
+    def _debug_checkpoint(self) -> dict[str, Any]:
+        tasks = prepare_tasks(
+            self.graph, self.checkpoint, self.channels, self.step, checkpoint_ns=self.checkpoint_ns
+        )
+        return {
+            "step": self.step,
+            "timestamp": self.checkpoint["ts"],
+            "type": "checkpoint",
+            "payload": {
+                "config": self._mapped(self.checkpoint_config),
+                "parent_config": self._mapped(self.parent_config),
+                "values": self.graph.schema.shown(self.graph.read_state(self.channels)),
+                "metadata": self.metadata,
+                "next": [t.name for t in tasks],
+                "tasks": [
+                    {
+                        "id": t.id,
+                        "name": t.name,
+                        "interrupts": self._pending_interrupts(t.id),
+                        "state": self._task_state(t),
+                    }
+                    for t in tasks
+                ],
+            },
+        }
+
+    def _mapped(self, config: RunnableConfig | None) -> RunnableConfig | None:
+        """A subgraph's checkpoint config with ``checkpoint_map`` (each level's checkpoint),
+        as LangGraph reports it."""
+        if config is None or not self.parents:
+            return config
+        configurable = dict(config["configurable"])
+        own = configurable.get("checkpoint_id")
+        configurable["checkpoint_map"] = {**self.parents, self.checkpoint_ns: own}
+        return {**config, "configurable": configurable}
+
+    def _task_state(self, task: Task) -> RunnableConfig | None:
+        """The namespace config of a task whose node runs a subgraph (else None)."""
+        if self.graph.subgraph_of(task.name) is None:
+            return None
+        own = f"{task.name}{NS_END}{task.id}"
+        namespace = f"{self.checkpoint_ns}{NS_SEP}{own}" if self.checkpoint_ns else own
+        return checkpoint_config(self.thread_id or "", namespace, None)
+
+    def _pending_interrupts(self, task_id: str) -> tuple[dict[str, Any], ...]:
+        record = self.pending.get(task_id)
+        if record is None or record.finished:
+            return ()
+        return tuple(interrupt_payload(i) for i in record.interrupts)
+
+    def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
+        payload: dict[str, Any] = {"id": task.id, "name": task.name}
+        if kind == "task":
+            payload.update(input=task.input, triggers=task.triggers or (PUSH,))
+        else:
+            payload.update(
+                error=task.error,
+                result=(self._task_result(task) or {}) if task.status == "done" else {},
+                interrupts=[interrupt_payload(i) for i in task.interrupts],
+            )
+        return {
+            "step": self.step + 1,
+            "timestamp": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+            "type": kind,
+            "payload": payload,
+        }

@@ -1,0 +1,253 @@
+"""How a step's tasks run: which run, side by side or alone, and what each one's outcome does.
+
+:class:`LoopTasks` owns one super-step's tasks once ``prepare_tasks`` found them:
+``_tasks_to_run`` leaves out those with saved writes (reported as cached), ``_run_one`` runs a
+node (``runner.run_task``, with the ``Nesting`` a subgraph gets from ``_nesting``),
+``_run_concurrently`` runs several as futures and yields whenever chunks wait (cancelling the
+rest when one fails), ``_task_done`` saves and reports each outcome, ``_run_error_handlers``
+runs the error handlers of failed tasks and ``_tasks_ran`` raises a failure or notes the
+interrupts. It relies on the shared state of
+:class:`~durable_debug.graph.loop_state.LoopState` and on :class:`LoopSave` to save each
+outcome.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from durable_debug.checkpoint.base import INTERRUPT, RESUME
+from durable_debug.checkpoint.serde import UnsupportedValueError
+from durable_debug.graph.algo import Task, task_id
+from durable_debug.graph.interrupts import SUBGRAPH_ANSWER, own_answers
+from durable_debug.graph.loop_save import LoopSave, _goes_to_handler
+from durable_debug.graph.runner import run_task
+from durable_debug.graph.subgraph import Nesting
+from durable_debug.graph.types import START, NodeError, is_invalid_resume, saved_interrupt
+
+__all__ = ["LoopTasks"]
+
+
+class LoopTasks(LoopSave):
+    """Runs a step's tasks and takes each one's outcome."""
+
+    def _tasks_to_run(self, tasks: list[Task]) -> list[Task]:
+        """The tasks of a step that have no saved writes (the others take theirs), each
+        reported as it starts; ``_run`` runs them and saves each one's outcome as it
+        finishes, then ``_tasks_ran`` looks at what they did."""
+        for task in tasks:
+            record = self.pending.get(task.id)
+            if record is None:
+                continue
+            if record.finished and self.reuse_writes:
+                task.writes, task.status = record.writes, "done"
+            elif record.handled and self.reuse_writes and _goes_to_handler(task, self.graph.nodes):
+                # Failed in an earlier run, its error handler taken: the handler runs instead.
+                task.status, task.error = "error", Exception(record.error or "")
+            elif record.resume:
+                task.resume = own_answers(record.resume)
+                last = record.resume[-1]
+                asked = record.interrupts[-1].id if record.interrupts else None
+                if isinstance(last, dict) and last.get(SUBGRAPH_ANSWER) == asked:
+                    # The answer is for a subgraph the task runs: handed down to it.
+                    self.answers.values[str(asked)] = last["value"]
+            if record.once and self.reuse_writes and not record.finished:
+                task.once = record.once  # a replay (time travel) makes its effects anew
+        to_run = [t for t in tasks if t.status is None]
+        # As LangGraph: every task of the step is reported as it starts, also one that took
+        # its saved writes, whose result then comes as a cached ``updates`` chunk.
+        reused = [t for t in tasks if t.status == "done" and t.name != START]
+        for task in tasks:
+            if task.name != START and (task.status is None or task.status == "done"):
+                self._emit("task", lambda task=task: self._debug_event("task", task))  # type: ignore[misc]
+        for task in reused:
+            self._emit(
+                "task_result",
+                lambda task=task: (  # type: ignore[misc]
+                    self._debug_event("task_result", task),
+                    True,
+                    self.graph.update_of(task.writes),
+                    self._state_writes(task),
+                ),
+            )
+        return to_run
+
+    async def _run_error_handlers(self, tasks: list[Task]) -> list[Task]:
+        """For each task of the step that failed (now, or in an earlier run of this step)
+        and whose node has an error handler: the handler's task, run in this step with the
+        failed task's input and its :class:`NodeError` (its saved writes reused when it
+        already finished), as LangGraph does."""
+        handlers = []
+        for failed in list(tasks):
+            if failed.status != "error" or not _goes_to_handler(failed, self.graph.nodes):
+                continue
+            name = failed.node.error_handler
+            assert name is not None and failed.error is not None
+            error = failed.error
+            self.handled.add(failed.id)
+            path = (*failed.path[:2], "node_error_handler")
+            handler = Task(
+                task_id(self.checkpoint["id"], self.checkpoint_ns, self.step + 1, name, path),
+                name,
+                path,
+                self.graph.nodes[name],
+                input=failed.input,
+                node_error=NodeError(failed.name, error),
+            )
+            saved = self.pending.get(handler.id)
+            if saved is not None and saved.finished and self.reuse_writes:
+                handler.writes, handler.status = saved.writes, "done"
+            else:
+                # Its start is not streamed (LangGraph streams only its result).
+                await self._run_one(handler, self.step + 1, alone=False)
+                await self._task_done(handler)
+            handlers.append(handler)
+        return handlers
+
+    def _tasks_ran(self, tasks: list[Task], ran: list[Task]) -> None:
+        """After a step's tasks ran: raise the first failure no error handler took, or note
+        the interrupts."""
+        failed = [t for t in ran if t.status == "error" and t.id not in self.handled]
+        if failed:
+            assert failed[0].error is not None
+            raise failed[0].error
+        self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
+        self.paused = any(t.status == "interrupt" for t in tasks)
+        """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
+
+    def _nesting(self) -> Nesting:
+        """What the tasks of this step hand to the graphs they run."""
+        return Nesting(
+            self.saver,
+            resuming=self.resuming,
+            answers=self.answers,
+            stream=self.sink,
+            spare=self.nesting is not None,
+            settle=self.saves.settle if self.saves is not None else None,
+            durability=self.durability,
+            calls=self.calls,
+            stop=self.stop,
+            replay=self.replay,
+            resumable=self.nesting is not None
+            and (self.nesting.resumable or self.nesting.saver is not None),
+        )
+
+    async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
+        """Execute one task's node on the current checkpoint (see ``runner.run_task``)."""
+        await run_task(
+            self.graph,
+            task,
+            self.channels,
+            step=step,
+            config=self.config,
+            checkpoint_id=self.checkpoint["id"],
+            alone=alone,
+            runtime=self.runtime,
+            message_tap=self.message_tap,
+            nesting=self._nesting(),
+            graph_run=self.graph_run,
+            findings=self.findings,
+            recording=self.recording,
+        )
+
+    async def _run_concurrently(
+        self, to_run: list[Task], step: int, *, defer: bool
+    ) -> AsyncGenerator[None, None]:
+        """Run tasks as concurrent futures, yielding when each one is saved (its chunks go
+        out) and when running nodes wrote to the ``custom``, ``messages`` or subgraph streams."""
+        self._aio_loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        self._wake = asyncio.Event()
+        running: dict[asyncio.Future[None], Task] = {
+            asyncio.ensure_future(self._run_one(task, step, alone=False)): task for task in to_run
+        }
+        try:
+            pending: set[asyncio.Future[Any]] = set(running)
+            while pending:
+                waker = asyncio.ensure_future(self._wake.wait())
+                done, _ = await asyncio.wait({*pending, waker}, return_when=asyncio.FIRST_COMPLETED)
+                waker.cancel()
+                self._wake.clear()
+                yield  # what running nodes wrote (custom, messages, subgraphs) goes out now
+                done.discard(waker)
+                pending -= done
+                for future in sorted(done, key=lambda f: running[f].sort_key):
+                    future.result()
+                    await self._task_done(running[future], defer=defer)
+                yield
+                if any(_fails_fast(running[f]) for f in done) and pending:
+                    # Fail fast like LangGraph: the siblings still running are cancelled,
+                    # recorded as such, and run again on resume (not for an answer refused
+                    # by its response_schema: the other answered tasks finish).
+                    for future in pending:
+                        future.cancel()
+                    await asyncio.gather(*pending, return_exceptions=True)
+                    for future in sorted(pending, key=lambda f: running[f].sort_key):
+                        cancelled = running[future]
+                        cancelled.status = "cancelled"
+                        cancelled.error = asyncio.CancelledError()
+                        if self.saves is not None:
+                            await self._save_error(cancelled)
+                    pending = set()
+        finally:
+            self._wake = None
+            left = [future for future in running if not future.done()]
+            for future in left:
+                future.cancel()
+            if left:  # the nodes have stopped before the run (and its thread's lease) ends
+                await asyncio.gather(*left, return_exceptions=True)
+
+    async def _task_done(self, task: Task, *, defer: bool = False) -> None:
+        """Persist one finished task's outcome and report it.
+
+        With ``defer``, a successful task's writes are kept for :meth:`_put`, which saves them
+        in the same transaction as the checkpoint they produce (a lone task of a step: there
+        is no sibling whose failure its saved writes would have to survive), and its chunks
+        are held until then.
+        """
+        held = False
+        if self.saves is not None:
+            if task.status == "done":
+                writes = self._writes_to_save(task)
+                if defer:
+                    self.deferred.append((task, writes))
+                    held = True
+                else:
+                    await self._save_task_writes(task, writes)
+            elif task.status == "interrupt":
+                payload = [saved_interrupt(i) for i in task.interrupts]
+                paused: list[tuple[str, Any]] = [(INTERRUPT, payload)]
+                if task.resume:  # it may have taken an answer meant for its graph's caller
+                    paused.append((RESUME, task.resume))
+                try:
+                    await self.saves.put_writes(self.checkpoint_config, paused, task.id)
+                except UnsupportedValueError as exc:
+                    task.status, task.error = "error", exc.located(node=task.name)
+                    await self._save_error(task)
+            elif task.status == "error":
+                await self._save_error(task)
+        if task.status == "interrupt" and not task.interrupts:
+            return  # paused by a subgraph's static interrupt: no outcome, as LangGraph
+        if task.name != START and self.producers.wants("task_result"):
+            chunks = self.producers.chunks(
+                "task_result",
+                lambda: (
+                    self._debug_event("task_result", task),
+                    task.cached,
+                    self.graph.update_of(task.writes),
+                    self._state_writes(task),
+                ),
+            )
+            (self.held if held else self.outbox).extend(chunks)
+
+
+def _fails_fast(task: Task) -> bool:
+    """True when ``task`` failed in a way that cancels its running siblings (not when an
+    error handler takes the failure)."""
+    return (
+        task.status == "error"
+        and not (task.error is not None and is_invalid_resume(task.error))
+        and not (task.node.error_handler and not task.node.is_error_handler)
+    )
