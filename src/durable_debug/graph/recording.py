@@ -136,9 +136,6 @@ class Tape:
     stash: dict[Any, tuple[dict[str, Any], Any]] = field(default_factory=dict)
     """Chat-model answers (or refusals) found when the model run started, by LangChain run
     id, for the model's ``_generate_with_cache`` to return."""
-    handler: Any = None
-    """The LangChain callback handler writing onto this tape (None when LangChain is not
-    imported)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def restart(self) -> None:
@@ -215,13 +212,14 @@ class RunRecording:
             return None
         replay = _REPLAY.get()
         tape = Tape(node, task_id, checkpoint_id, self.thread_id, replay=replay)
+        handler = None  # the handler refers to the tape, not the other way: no reference cycle
         if "langchain_core" in sys.modules:
-            tape.handler = _recorder_class()(tape)
+            handler = _recorder_class()(tape)
             if "langchain_core.embeddings" in sys.modules:
                 wrap_embeddings()
         with self._lock:
             self.tapes.append(tape)
-        tokens = (_TAPE.set(tape), _HANDLER.set(tape.handler))
+        tokens = (_TAPE.set(tape), _HANDLER.set(handler))
         return tape, tokens
 
     @staticmethod
