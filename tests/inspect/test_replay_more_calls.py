@@ -202,3 +202,31 @@ async def test_async_embedding_and_stream_calls_replay() -> None:
     assert (embeddings._calls, chat._calls) == (1, 1)
     assert out["answer"] == "3:ok"
     assert [c["kind"] for c in replay.replayed] == ["embedding", "chat_model"]
+
+
+def test_an_invoke_streamed_for_stream_mode_messages_replays_its_tokens() -> None:
+    chat = CountingStreamer(responses=["hello there"])
+
+    def bot(state: dd.MessagesState) -> dict[str, Any]:
+        return {"messages": [chat.invoke(state["messages"])]}
+
+    graph = (
+        dd.StateGraph(dd.MessagesState)
+        .add_node("bot", bot)
+        .add_edge(dd.START, "bot")
+        .compile(checkpointer=dd.MemorySaver())
+    )
+
+    def tokens(run_input: Any, config: dict[str, Any]) -> list[str]:
+        return [
+            m.content
+            for m, _ in graph.stream(run_input, config, stream_mode="messages")
+            if isinstance(m, AIMessageChunk)
+        ]
+
+    live = tokens({"messages": [("user", "hi")]}, CFG)
+    assert live == list("hello there")
+    with replaying(graph, CFG) as replay:
+        assert tokens(None, _first(graph)) == live
+    assert chat._calls == 1
+    assert [c["kind"] for c in replay.replayed] == ["chat_model"]
