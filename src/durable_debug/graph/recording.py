@@ -4,7 +4,9 @@ Every task of a run with a checkpointer gets a :class:`Tape`. While its node run
 current (a context variable), and so is a LangChain callback handler that writes onto it
 (registered once with ``langchain_core``'s configure hook, so every chat model, LLM and tool
 run inside the node — at any depth, in worker threads too — reports to it without touching
-the node's config). ``once()`` effects write onto it too. When the step's checkpoint is saved,
+the node's config). ``once()`` effects write onto it too, and so do LangChain embeddings,
+which report to no callback: their ``embed_*`` methods are wrapped (:func:`wrap_embeddings`).
+A streamed model call keeps its chunks (``"chunks"``). When the step's checkpoint is saved,
 the tapes of its tasks go into that checkpoint's debug record (``checkpoint/records.py``,
 key :data:`~durable_debug.checkpoint.records.TASK_CALLS`)::
 
@@ -18,9 +20,12 @@ recording while it is current. Callbacks observe a call but cannot answer it, so
 looks the call up when the model run starts (``on_chat_model_start``) and keeps the answer
 under the LangChain run id; ``BaseChatModel._generate_with_cache`` (the step every
 ``invoke``/``ainvoke``/``generate`` of a chat model goes through, where LangChain's own LLM
-cache answers) returns it instead of calling the model. A tool's call is answered in
-``BaseTool.run``/``arun``; a ``once()`` effect in ``effects.py``. Both wrappers are installed
-only while a source is in use and fall through to LangChain's code for any call the source
+cache answers) returns it instead of calling the model (sending the recorded chunks to the
+run's callbacks first); a direct ``stream``/``astream`` is answered by the model class's
+``_stream``/``_astream``, a plain LLM's ``generate`` by ``BaseLLM._generate_helper``. A tool's
+call is answered in ``BaseTool.run``/``arun``; an embedding in its wrapped method; a
+``once()`` effect in ``effects.py``. The model and tool wrappers are installed only while a
+source is in use and fall through to LangChain's code for any call the source
 does not answer: nothing behaves differently outside a ``replaying`` block. (LangChain's LLM
 cache hook was the other way in, but it serializes the whole prompt with ``dumps`` on every
 call, 35 ms for a 100-message history.)
@@ -334,7 +339,7 @@ _UNDO: list[Callable[[], None]] = []
 def use_replay(source: ReplaySource) -> Iterator[ReplaySource]:
     """Make ``source`` answer the calls of the tasks run in this context until the block ends.
 
-    The chat model and tool wrappers (see the module's docstring) are installed while at least
+    The model and tool wrappers (see the module's docstring) are installed while at least
     one source is in use anywhere in the process, and removed after the last one."""
     global _INSTALLED
     with _INSTALL_LOCK:
@@ -523,7 +528,8 @@ def _build_recorder() -> type:
     register_configure_hook(_HANDLER, inheritable=True)
 
     class CallRecorder(BaseCallbackHandler):
-        """Writes the chat model, LLM and tool runs of one task onto its tape."""
+        """Writes the chat model, LLM and tool runs of one task (and a streamed run's chunks)
+        onto its tape."""
 
         run_inline = True
         raise_error = False

@@ -156,8 +156,8 @@ def _recorded_tasks(
 async def arecorded_calls(graph: Any, config: RunnableConfig) -> pd.DataFrame:
     """One row per recorded call of the thread (every branch), oldest first: the checkpoint
     its task ran from, the task, its node, the call's kind (``chat_model``, ``llm``,
-    ``tool``, ``once``), name, index in the task, input and output summaries, token usage,
-    latency, whether a replay answered it (None outside a replay) and its input hash.
+    ``embedding``, ``tool``, ``once``), name, index in the task, input and output summaries,
+    token usage, latency, whether a replay answered it (None outside a replay) and its input hash.
     Columns: :data:`CALL_COLUMNS`."""
     import pandas as pd
 
@@ -215,12 +215,13 @@ async def areplay_source(
 def replaying(
     graph: Any, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
 ) -> Iterator[ReplaySource]:
-    """Runs inside the block answer each chat model, tool and ``once()`` call from the
-    recording of thread ``config`` (all its branches): a call of node N with index i is
-    answered by a recorded call of N with index i and the same input hash. A call whose input
-    changed goes live (``strict``: raises :class:`ReplayMismatchError`). The source yielded
-    lists what was ``replayed`` and what went ``live``; the runs also record it (column
-    ``replayed`` of :func:`recorded_calls`).
+    """Runs inside the block answer each chat model, LLM, embedding, tool and ``once()`` call
+    (a streamed one with its recorded chunks) from the recording of thread ``config`` (all
+    its branches): a call of node N with index i is answered by a recorded call of N with
+    index i and the same input hash. A call whose input changed goes live (``strict``:
+    raises :class:`ReplayMismatchError`). The source yielded lists what was ``replayed`` and
+    what went ``live``; the runs also record it (column ``replayed`` of
+    :func:`recorded_calls`).
 
     Raises ``ValueError`` naming the thread when it recorded no call, or when its recording
     comes from another version of the graph's structure (``any_version=True`` replays it
