@@ -108,8 +108,9 @@ def call_hash(*parts: str) -> str:
 def summary(value: Any) -> str:
     """A short text for a call's input or output (:data:`SUMMARY_CHARS` at most)."""
     text = value if isinstance(value, str) else repr(value)
-    text = _ADDRESS.sub("", text)
-    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+    cut = len(text) > 4 * SUMMARY_CHARS  # a long text: only its start is looked at
+    text = _ADDRESS.sub("", text[: 4 * SUMMARY_CHARS] if cut else text)
+    return text if len(text) <= SUMMARY_CHARS and not cut else text[: SUMMARY_CHARS - 1] + "…"
 
 
 def records_calls(config: Mapping[str, Any] | None) -> bool:
@@ -809,7 +810,10 @@ def _messages_summary(messages: list[Any]) -> str:
     if not messages:
         return "no messages"
     last = messages[-1]
-    return f"{len(messages)} messages, last {type(last).__name__}: {getattr(last, 'content', last)}"
+    content = getattr(last, "content", last)
+    if isinstance(content, str) and len(content) > SUMMARY_CHARS:
+        content = content[:SUMMARY_CHARS]  # the summary keeps less than this anyway
+    return f"{len(messages)} messages, last {type(last).__name__}: {content}"
 
 
 def _model_name(serialized: Mapping[str, Any] | None, kw: Mapping[str, Any]) -> str:
