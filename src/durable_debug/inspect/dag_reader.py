@@ -59,6 +59,8 @@ class DagReader:
         """Reads of the store so far (one per :meth:`aread`)."""
         self.last_read = 0
         """Checkpoints the last read returned (the whole thread, or only the newer ones)."""
+        self.outlined = False
+        """Whether the last read was an outline (no state decoded), not a full read."""
         self.forget()
 
     async def alatest_mark(self) -> tuple[str, int]:
@@ -111,6 +113,7 @@ class DagReader:
         self.reads += 1
         with collector_paused():  # many small containers, no cycles: no collection meanwhile
             listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
+            self.outlined = listed is not None
             if listed is not None:
                 self.last_read = len(listed)
                 ns = self.checkpoint_ns
@@ -281,6 +284,35 @@ class DagReader:
                 _intern(self._strings, name)
             found = self._lists[names] = len(self._lists)
         return found
+
+    def history_rows(self) -> list[dict[str, Any]]:
+        """One row per checkpoint read, oldest first, with the columns of
+        :data:`~durable_debug.inspect.frames.HISTORY_COLUMNS` but ``failure`` (which needs the
+        failed tasks' errors): the table :func:`~durable_debug.inspect.frames.ahistory_frame`
+        builds from an outline."""
+        col, rows, children = self._col, self._rows, self._children
+        strings, lists = list(self._strings), [tuple(key) for key in self._lists]
+        steps, sources, nexts, writers = col["step"], col["source"], col["next"], col["writers"]
+        interrupts, errors, found = col["interrupts"], col["errors"], col["findings"]
+        depths, lanes, times = col["node_depth"], col["lane"], col["created_at"]
+        return [
+            {
+                "checkpoint_id": cid,
+                "parent_id": rows[cid].parent_id,
+                "step": steps[i],
+                "source": strings[sources[i]],
+                "next": lists[nexts[i]],
+                "writers": lists[writers[i]],
+                "interrupts": interrupts[i],
+                "errors": errors[i],
+                "depth": depths[i],
+                "lane": lanes[i],
+                "is_head": cid not in children,
+                "created_at": times[i],
+                "findings": found[i],
+            }
+            for i, cid in enumerate(self._order)
+        ]
 
     def ids(self) -> list[str]:
         """Every checkpoint id read, oldest first."""
