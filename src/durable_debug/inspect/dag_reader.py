@@ -413,22 +413,19 @@ class DagReader:
                         "checkpoint_id": cid,
                     }
                 }
-            nodes[cid].update(
-                {
-                    "id": cid,
-                    "parent": parents[i],
-                    "broken_parent": broken[i],
-                    "step": steps[i],
-                    "source": strings[sources[i]],
-                    "next": list(lists[nexts[i]]),
-                    "writers": list(lists[writers[i]]),
-                    "interrupts": interrupts[i],
-                    "errors": errors[i],
-                    "created_at": times[i],
-                    "config": config,
-                    "metadata": dict(row.metadata or {}),
-                }
-            )
+            attrs = nodes[cid]
+            attrs["id"] = cid
+            attrs["parent"] = parents[i]
+            attrs["broken_parent"] = broken[i]
+            attrs["step"] = steps[i]
+            attrs["source"] = strings[sources[i]]
+            attrs["next"] = list(lists[nexts[i]])
+            attrs["writers"] = list(lists[writers[i]])
+            attrs["interrupts"] = interrupts[i]
+            attrs["errors"] = errors[i]
+            attrs["created_at"] = times[i]
+            attrs["config"] = config
+            attrs["metadata"] = dict(row.metadata or {})
         dag.add_edges_from(
             [(parent, order[i]) for i, parent in enumerate(parents) if parent in index]
         )
