@@ -348,7 +348,9 @@ def _require_engine(graph: GraphLike, what: str) -> CompiledStateGraph[Any, Any,
     return graph
 
 
-def _tasks_of(graph: Any, record: CheckpointRecord, checkpoint_ns: str = "") -> list[Task]:
+def _tasks_of(
+    graph: CompiledStateGraph[Any, Any, Any, Any], record: CheckpointRecord, checkpoint_ns: str = ""
+) -> list[Task]:
     """The tasks of the step after ``record`` (of namespace ``checkpoint_ns``), with their
     input, answers and ``once()`` results as saved."""
     channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]  # a saved Checkpoint, typed a Mapping in CheckpointRecord
@@ -424,7 +426,11 @@ async def areplay_check(graph: GraphLike, config: RunnableConfig) -> ReplayCheck
 
 
 async def _check_thread(
-    graph: Any, thread: Any, namespace: str, store: Any, report: ReplayCheck
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    thread: Any,
+    namespace: str,
+    store: Any,
+    report: ReplayCheck,
 ) -> None:
     """:func:`areplay_check` for the checkpoints of one namespace (``graph``: the graph whose
     checkpoints they are)."""
