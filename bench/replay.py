@@ -5,6 +5,7 @@ Run it from the repository root:
     python bench/replay.py              # 7 rounds of the recording cost, 3 of the replay
     python bench/replay.py --quick      # 3 and 1, for a smoke check
     python bench/replay.py --cpu        # the recording cost in CPU time
+    python bench/replay.py --cpu --no-replay --rounds 9   # the recording cost only
 
 Workloads, all on durable_debug, 100 turns on one thread, `invoke`:
 
@@ -12,6 +13,8 @@ Workloads, all on durable_debug, 100 turns on one thread, `invoke`:
   recording on (the default) vs off (``configurable.record_calls=False``), rounds alternating;
 * **model chat**: the same with the bot calling a LangChain chat model that answers at once
   (every turn records one model call), on vs off;
+* **ReAct agent** (the engine bench's: ``create_react_agent`` v2, MemorySaver, a scripted fake
+  model, three rounds of one tool call then the answer, 20 threads): on vs off;
 * **replay** (MemorySaver, then SQLite): the model sleeps 50 ms a call; the live run records
   a thread, then the same 100 turns on a new thread inside ``replaying(graph, recorded
   thread)`` answer every call from the recording.
@@ -117,6 +120,68 @@ def recording_cost(rounds: int, with_model: bool) -> tuple[float, float]:
     return statistics.median(on), statistics.median(off)
 
 
+REACT_THREADS = 20
+REACT_TOOL_ROUNDS = 3
+
+
+def react_agent(record: bool) -> Callable[[], None]:
+    """The engine bench's ReAct agent (``bench/engine.py``, ``react_agent``) on durable_debug,
+    with recording on or off: 20 threads of three tool rounds and the answer."""
+    import itertools
+    import warnings
+
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.tools import tool
+
+    from durable_debug.prebuilt import create_react_agent
+
+    @tool
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    class Scripted(GenericFakeChatModel):
+        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+            return self
+
+    def script() -> Any:
+        for n in itertools.count():  # new messages each time: add_messages keys them by id
+            for r in range(REACT_TOOL_ROUNDS):
+                call = {"name": "add", "args": {"a": 1, "b": 2}, "id": f"call-{n}-{r}"}
+                yield AIMessage("", tool_calls=[call])
+            yield AIMessage("3")
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        agent = create_react_agent(
+            Scripted(messages=script()), [add], checkpointer=dd.MemorySaver()
+        )
+
+    def runs() -> None:
+        for thread in range(REACT_THREADS):
+            cfg: dict[str, Any] = {"configurable": {"thread_id": f"r{thread}"}}
+            if not record:
+                cfg["configurable"]["record_calls"] = False
+            out = agent.invoke({"messages": [("user", "1+2?")]}, cfg)
+        assert len(out["messages"]) == 2 + 2 * REACT_TOOL_ROUNDS, len(out["messages"])
+
+    return runs
+
+
+def react_cost(rounds: int) -> tuple[float, float]:
+    """Median seconds of the ReAct agent's 20 threads with recording on and off, alternating
+    (a fresh agent and saver each run)."""
+    on: list[float] = []
+    off: list[float] = []
+    for n in range(rounds + 1):  # the first round warms up
+        for record, into in ((True, on), (False, off)):
+            seconds = timed(react_agent(record))
+            if n:
+                into.append(seconds)
+    return statistics.median(on), statistics.median(off)
+
+
 def replay_speed(rounds: int, sqlite: bool) -> tuple[float, float]:
     """Median seconds (wall clock) of the live 100 turns (model sleeping 50 ms) and of the
     same 100 turns replayed from that recording on a new thread."""
@@ -147,8 +212,12 @@ def main() -> int:
         action="store_true",
         help="time the recording cost in CPU time of the process (steadier on a loaded machine)",
     )
+    parser.add_argument(
+        "--no-replay", action="store_true", help="the recording cost only, not the replay"
+    )
+    parser.add_argument("--rounds", type=int, help="rounds of the recording cost (default 7)")
     args = parser.parse_args()
-    rounds = 3 if args.quick else 7
+    rounds = args.rounds or (3 if args.quick else 7)
     if args.cpu:
         CLOCK[0] = time.process_time
     on, off = recording_cost(rounds, with_model=False)
@@ -158,6 +227,13 @@ def main() -> int:
         f"model chat, {TURNS} turns: recording on {on:.3f} s, off {off:.3f} s, "
         f"on/off {on / off:.3f}"
     )
+    on, off = react_cost(rounds)
+    print(
+        f"ReAct agent, {REACT_THREADS} threads: recording on {on:.3f} s, off {off:.3f} s, "
+        f"on/off {on / off:.3f}"
+    )
+    if args.no_replay:
+        return 0
     CLOCK[0] = time.perf_counter  # the model's sleep is wall-clock time
     for sqlite in (False, True):
         live, replayed = replay_speed(1 if args.quick else 3, sqlite)

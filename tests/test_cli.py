@@ -222,16 +222,19 @@ def test_a_damaged_store_is_listed_with_its_broken_threads_marked(
 
 
 @pytest.mark.parametrize(
-    ("thread", "message"),
-    [("garbled", "not valid serialized data"), ("lost", "no blob of that version")],
+    ("thread", "html", "message"),
+    [("garbled", True, "not valid serialized data"), ("lost", False, "no blob of that version")],
 )
 def test_a_damaged_thread_is_one_line_and_status_2_never_a_traceback(
-    tmp_path: Path, thread: str, message: str
+    tmp_path: Path, thread: str, html: bool, message: str
 ) -> None:
+    """A thread whose tree cannot be read (a lost trigger blob), or whose states cannot be
+    decoded where they are shown (the HTML page holds every checkpoint's state)."""
     db = damaged_store(tmp_path)
     src = Path(__file__).resolve().parents[1] / "src"
+    page = ["--html", str(tmp_path / "page.html")] if html else []
     proc = subprocess.run(
-        [sys.executable, "-m", "durable_debug.cli", "inspect", str(db), "--thread", thread],
+        [sys.executable, "-m", "durable_debug.cli", "inspect", str(db), "--thread", thread, *page],
         capture_output=True,
         text=True,
         timeout=120,
@@ -245,6 +248,33 @@ def test_a_damaged_thread_is_one_line_and_status_2_never_a_traceback(
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith(f"durable-debug: error: thread {thread!r}, checkpoint ")
     assert message in lines[0]
+
+
+def test_a_thread_whose_states_cannot_be_decoded_still_shows_its_tree_and_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The tree and the table come from the outline (ids, parents, metadata, triggers): no
+    state is decoded for them, so garbled state blobs do not hide the thread."""
+    db = damaged_store(tmp_path)
+    code, out, err = run_cli(capsys, "inspect", str(db), "--thread", "garbled")
+    assert code == 0, err
+    assert "thread 'garbled': 3 checkpoints" in out
+    table = out.split("\n\n")[-1].splitlines()
+    assert table[0].split() == [
+        "step",
+        "source",
+        "checkpoint",
+        "parent",
+        "next",
+        "writers",
+        "flags",
+    ]
+    assert [line.split()[:2] for line in table[1:]] == [
+        ["-1", "input"],
+        ["0", "loop"],
+        ["1", "loop"],
+    ]
+    assert table[2].split()[-2:] == ["fill", "__start__"]  # next, writers of step 0
 
 
 def test_a_parent_loop_is_shown_not_a_key_error(

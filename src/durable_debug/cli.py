@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 from typing_extensions import TypedDict
 
@@ -248,30 +248,40 @@ async def _run_inspect(saver: BaseCheckpointSaver, thread: str | None, html: str
             raise UsageError("--html needs --thread: say which thread to export")
         return await _print_threads(saver)
     # Only reading one thread needs these (listing imports the listing module alone).
+    from durable_debug.checkpoint.base import OutlineSaver
     from durable_debug.inspect import aread_thread
-    from durable_debug.inspect.dag import dag_data_of
+    from durable_debug.inspect.dag import DagReader, dag_data_of
     from durable_debug.inspect.export import write_html
     from durable_debug.inspect.findings import frame_findings_text
-    from durable_debug.inspect.frames import history_frame_of
+    from durable_debug.inspect.frames import aoutline_history_frame, history_frame_of
     from durable_debug.inspect.stored import SaverView
     from durable_debug.inspect.text import tree_text
-    from durable_debug.inspect.thread import alist_thread
+    from durable_debug.inspect.thread import alist_thread, asubgraph_namespaces
+    from durable_debug.inspect.thread import subgraph_namespaces as subgraph_namespaces_of
 
     view = SaverView(saver)
     cfg = {"configurable": {"thread_id": thread}}
     _progress_err(f"reading thread {thread!r}…")
-    # One read: the tree, the subgraphs' trees, the table and the page (and whether the
-    # thread exists: no checkpoint read, decoded and dropped first to ask).
-    listed = await alist_thread(view, thread)
-    if not listed:
-        threads = await view.alist_threads()
-        known = ", ".join(repr(t) for t in threads[:10]) or "none"
-        raise UsageError(f"no thread {thread!r} in this store (threads: {known})")
-    read = await aread_thread(view, cfg, listed=listed)
-    print(tree_text(dag_data_of(read)))
-    await _print_subgraphs(view, thread, listed)
+    if html is None and isinstance(saver, OutlineSaver):
+        # The tree and the table from the outline (no state decoded: the page shows none).
+        reader = DagReader(view, cfg)
+        await reader.arefresh()
+        if not reader.ids():
+            await _no_thread(view, thread)
+        print(tree_text(reader.dag()))
+        await _print_subgraphs(view, thread, await asubgraph_namespaces(view, thread), None)
+        frame = await aoutline_history_frame(reader)
+    else:
+        # One read: the tree, the subgraphs' trees, the table and the page (and whether the
+        # thread exists: no checkpoint read, decoded and dropped first to ask).
+        listed = await alist_thread(view, thread)
+        if not listed:
+            await _no_thread(view, thread)
+        read = await aread_thread(view, cfg, listed=listed)
+        print(tree_text(dag_data_of(read)))
+        await _print_subgraphs(view, thread, subgraph_namespaces_of(listed), listed)
+        frame = history_frame_of(read)
     print()
-    frame = history_frame_of(read)
     print(history_text(frame))
     found = frame_findings_text(frame)
     if found:
@@ -283,6 +293,13 @@ async def _run_inspect(saver: BaseCheckpointSaver, thread: str | None, html: str
     return 0
 
 
+async def _no_thread(view: Any, thread: str) -> NoReturn:
+    """Raise the usage error for a thread the store does not hold, naming some it does."""
+    threads = await view.alist_threads()
+    known = ", ".join(repr(t) for t in threads[:10]) or "none"
+    raise UsageError(f"no thread {thread!r} in this store (threads: {known})")
+
+
 def _flags(interrupts: int, errors: int, failure: str) -> str:
     """The flags column of one checkpoint: interrupts, failed tasks and their class."""
     parts = [f"{interrupts} interrupt(s)" if interrupts else ""]
@@ -291,24 +308,29 @@ def _flags(interrupts: int, errors: int, failure: str) -> str:
     return " ".join(p for p in parts if p)
 
 
-async def _print_subgraphs(view: Any, thread: str, listed: list[Any]) -> None:
+async def _print_subgraphs(
+    view: Any, thread: str, namespaces: dict[str, str | None], listed: list[Any] | None
+) -> None:
     """Each subgraph namespace of the thread, indented under its parent: a header naming the
-    node, its task and the checkpoint it ran from, then its own checkpoint tree."""
+    node, its task and the checkpoint it ran from, then its own checkpoint tree (from the
+    thread's ``listed`` checkpoints when read, else from the outline)."""
     from durable_debug.checkpoint.names import NS_END, NS_SEP
     from durable_debug.inspect import aread_thread
-    from durable_debug.inspect.dag import dag_data_of
+    from durable_debug.inspect.dag import DagReader, dag_data_of
     from durable_debug.inspect.text import short_id, tree_text
-    from durable_debug.inspect.thread import subgraph_namespaces
 
-    for ns, parent in subgraph_namespaces(listed).items():
+    for ns, parent in namespaces.items():
         depth = ns.count(NS_SEP) + 1
         node, _, task = ns.rpartition(NS_SEP)[2].partition(NS_END)
         where = f", from checkpoint {short_id(parent)}" if parent else ""
         indent = "    " * depth
         print(f"\n{indent[2:]}└─ subgraph {node!r} (task {short_id(task)}{where}): {ns}")
         address = {"configurable": {"thread_id": thread, "checkpoint_ns": ns}}
-        sub = await aread_thread(view, address, listed=listed)
-        for line in tree_text(dag_data_of(sub)).splitlines():
+        if listed is None:
+            dag = await DagReader(view, address).aread()
+        else:
+            dag = dag_data_of(await aread_thread(view, address, listed=listed))
+        for line in tree_text(dag).splitlines():
             print(f"{indent}{line}")
 
 

@@ -6,6 +6,7 @@ from durable_debug.graph.interrupts import NodeInterrupt
 from durable_debug.graph.public_channels import EmptyChannelError
 from durable_debug.graph.types import (
     EmptyInputError,
+    GraphDrained,
     GraphInterrupt,
     GraphRecursionError,
     InvalidUpdateError,
@@ -17,6 +18,7 @@ from durable_debug.graph.types import (
 __all__ = [
     "EmptyChannelError",
     "EmptyInputError",
+    "GraphDrained",
     "GraphInterrupt",
     "GraphRecursionError",
     "InvalidUpdateError",

@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from durable_debug.graph.calls import Runtime, get_runtime
+from durable_debug.graph.calls import ExecutionInfo, RunControl, Runtime, ServerInfo, get_runtime
 
-__all__ = ["Runtime", "get_runtime"]
+__all__ = ["ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"]

@@ -8,6 +8,20 @@ from durable_debug.graph.cache import CachePolicy
 from durable_debug.graph.calls import StreamWriter
 from durable_debug.graph.interrupts import interrupt
 from durable_debug.graph.loop import Durability
+from durable_debug.graph.stream_parts import (
+    CheckpointPayload,
+    CheckpointStreamPart,
+    CheckpointTask,
+    CustomStreamPart,
+    DebugStreamPart,
+    GraphOutput,
+    MessagesStreamPart,
+    TaskPayload,
+    TaskResultPayload,
+    TasksStreamPart,
+    UpdatesStreamPart,
+    ValuesStreamPart,
+)
 from durable_debug.graph.types import (
     Command,
     Interrupt,
@@ -21,9 +35,16 @@ from durable_debug.graph.update import StateUpdate
 
 __all__ = [
     "CachePolicy",
+    "CheckpointPayload",
+    "CheckpointStreamPart",
+    "CheckpointTask",
     "Command",
+    "CustomStreamPart",
+    "DebugStreamPart",
     "Durability",
+    "GraphOutput",
     "Interrupt",
+    "MessagesStreamPart",
     "Overwrite",
     "PregelTask",
     "RetryPolicy",
@@ -31,5 +52,10 @@ __all__ = [
     "StateSnapshot",
     "StateUpdate",
     "StreamWriter",
+    "TaskPayload",
+    "TaskResultPayload",
+    "TasksStreamPart",
+    "UpdatesStreamPart",
+    "ValuesStreamPart",
     "interrupt",
 ]

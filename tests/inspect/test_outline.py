@@ -264,3 +264,62 @@ async def test_the_outline_is_one_read_session_of_three_queries(tmp_path):
     queries = read[1:-1]
     assert len(queries) == 3 and all(query.startswith("SELECT") for query in queries)
     assert "debug" in statements[statements.index("BEGIN") + 1]
+
+
+@pytest.mark.parametrize("name", ["accumulate", "resume", "rerun_rule", "fanout", "loop"])
+async def test_the_history_table_reads_the_outline_the_same_table(tmp_path, name):
+    """%checkpoints and the CLI's table (ahistory_frame) from the outline: what the full read
+    gave, column for column, findings included, on forks, failures and pauses."""
+    from pandas.testing import assert_frame_equal
+
+    from durable_debug.inspect.frames import ahistory_frame, history_frame_of
+
+    ns = on_sqlite(name, tmp_path / "s.db")
+    g, cfg = ns["g"], ns["cfg"]
+    state = {
+        k: [] if "list" in str(t) else ("" if t is str else 0)
+        for k, t in ns["State"].__annotations__.items()
+    }
+    with contextlib.suppress(Exception):
+        await g.ainvoke(state, cfg)
+    history = [s async for s in g.aget_state_history(cfg)]
+    if len(history) > 2:  # a fork from the middle, so the table has two lanes
+        with contextlib.suppress(Exception):
+            await g.aupdate_state(history[len(history) // 2].config, None)
+    frame = await ahistory_frame(g, cfg)
+    expected = history_frame_of(await aread_thread(g, cfg))
+    assert_frame_equal(frame, expected)
+    assert frame.attrs == expected.attrs
+
+
+async def test_the_history_table_decodes_no_state(tmp_path):
+    """State blobs made unreadable: the full read fails, the table of a finished thread (no
+    failure to classify) still opens, as it was."""
+    from pandas.testing import assert_frame_equal
+
+    from durable_debug.inspect.frames import ahistory_frame, history_frame_of
+
+    database = tmp_path / "t.db"
+    ns = on_sqlite("accumulate", database)
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    expected = history_frame_of(await aread_thread(g, cfg))
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("UPDATE checkpoint_blobs SET blob = x'c1c1' WHERE channel IN ('value', 'log')")
+    with pytest.raises(Exception):  # noqa: B017 - any decoding error: the values are garbage
+        await aread_thread(g, cfg)
+    assert_frame_equal(await ahistory_frame(g, cfg), expected)
+
+
+async def test_the_exported_page_holds_the_tree_the_outline_reads(tmp_path):
+    """export_html's tree is the widget's outline read: the same tree as the full read's."""
+    from durable_debug.inspect.dag_wire import dag_from_wire
+    from durable_debug.inspect.export import ahtml_data
+
+    ns = on_sqlite("resume", tmp_path / "r.db")
+    g, cfg = ns["g"], ns["cfg"]
+    with contextlib.suppress(RuntimeError):
+        await g.ainvoke({"log": []}, cfg)
+    data = await ahtml_data(g, cfg)
+    assert dag_from_wire(data["dag"]) == await full_dag(g, cfg)
+    assert sorted(data["details"]) == sorted(n["id"] for n in (await full_dag(g, cfg))["nodes"])

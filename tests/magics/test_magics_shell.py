@@ -245,3 +245,43 @@ def test_checkpoints_lists_each_finding_under_its_checkpoint(ip):
     result, printed = run(ip, "%checkpoints clean --graph ok")
     assert result.result.findings.tolist() == [0, 0, 0]
     assert "findings:" not in printed
+
+
+def test_checkpoints_on_sqlite_lists_findings_and_decodes_no_state(ip, tmp_path):
+    """On durable_debug's SQLite saver %checkpoints reads the outline: the finding still
+    shows under its checkpoint, and the table still lists once the state blobs are garbled."""
+    import sqlite3
+    from contextlib import closing
+
+    import pytest
+
+    from durable_debug.inspect import history_frame
+
+    database = tmp_path / "typo.db"
+    ip.run_line_magic("load_ext", EXTENSION)
+    ip.run_cell(
+        "import warnings\n"
+        "from typing import TypedDict\n"
+        "from durable_debug import START, SqliteSaver, StateGraph\n"
+        "class S(TypedDict):\n"
+        "    value: str\n"
+        "def typo(state):\n"
+        "    return {'value': 'a', 'vlaue': 'oops'}\n"
+        "g = StateGraph(S).add_node('typo', typo).add_edge(START, 'typo')"
+        f".compile(checkpointer=SqliteSaver({str(database)!r}))\n"
+        "cfg = {'configurable': {'thread_id': 'typo-1'}}\n"
+        "with warnings.catch_warnings():\n"
+        "    warnings.simplefilter('ignore')\n"
+        "    g.invoke({'value': ''}, cfg)\n"
+    )
+    result, printed = run(ip, "%checkpoints typo-1 --graph g")
+    table = result.result
+    assert table.findings.tolist() == [0, 0, 1]
+    assert "⚑ unknown-key (node 'typo', key 'vlaue')" in printed
+    with closing(sqlite3.connect(database)) as db, db:
+        db.execute("UPDATE checkpoint_blobs SET blob = x'c1c1' WHERE channel = 'value'")
+    with pytest.raises(Exception):  # noqa: B017 - any decoding error: the values are garbage
+        history_frame(ip.user_ns["g"], ip.user_ns["cfg"], values=True)
+    result, printed = run(ip, "%checkpoints typo-1 --graph g")
+    assert result.error_in_exec is None, printed
+    assert result.result.equals(table)

@@ -527,6 +527,23 @@ async def test_an_unknown_print_mode(recwarn, capsys):
     assert strict["executions"].get("work", 0) == 0
 
 
+async def test_an_unknown_stream_version(recwarn):
+    async def scenario(api: Api, trace: Trace, strict: bool = False) -> None:
+        g = gate_graph(api, trace, strict=strict)
+        cfg = {"configurable": {"thread_id": "version"}}
+        await trace.run("run", g.ainvoke({"value": "", "log": []}, cfg, version="v3"))
+        await note_findings(api, trace, g, cfg)
+
+    ours, theirs = await both(scenario)
+    same(ours, theirs)  # the v1 output: a dict with the pending interrupt
+    assert theirs["run"]["value"] == "worked"
+    assert ours["findings"] == [(-1, "unknown-stream-version", None, "v3")]
+    strict = await strictly(scenario)
+    assert strict["run"]["raised"] == "ValueError"
+    assert "'v3'" in strict["run"]["message"]
+    assert strict["executions"].get("work", 0) == 0
+
+
 async def test_a_store_embedding_of_the_wrong_size_is_refused():
     def two_dims(texts: list[str]) -> list[list[float]]:
         return [[1.0, float(len(t))] for t in texts]

@@ -187,7 +187,8 @@ class OutlineRow(NamedTuple):
     tasks: dict[str, TaskWrites]
     """Task id → what its writes say, for the tasks with writes saved on this checkpoint."""
     debug: dict[str, Any] | None = None
-    """Its debug record (:mod:`durable_debug.checkpoint.records`), None if it has none."""
+    """Its debug record (:mod:`durable_debug.checkpoint.records`), None if it has none; read
+    only: rows that store the same record text share one dict."""
 
 
 async def aread_outline(
@@ -308,6 +309,8 @@ def outline_rows(
     except SerdeError as exc:
         raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
     found: list[OutlineRow] = []
+    records: dict[Any, Any] = {}
+    """Stored debug record text → the record parsed (rows with the same text share it)."""
     field = "checkpoint"
     for checkpoint_id, parent_id, checkpoint_text, metadata_text, debug_text in rows:
         try:
@@ -331,7 +334,12 @@ def outline_rows(
                 and type(metadata.get("parents", _NO_PARENTS)) is dict
             ):
                 _check_metadata(metadata)  # raises, naming the key
-            debug = None if debug_text is None else parse_record(debug_text)
+            if debug_text is None:
+                debug = None
+            else:  # most checkpoints of a thread store the same record: parse each text once
+                debug = records.get(debug_text, records)
+                if debug is records:
+                    debug = records[debug_text] = parse_record(debug_text)
             field = "checkpoint"
             present: list[tuple[str, str]] = []
             versions = record.get("channel_versions")

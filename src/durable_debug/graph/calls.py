@@ -35,12 +35,15 @@ __all__ = [
     "CallContext",
     "CallStyle",
     "ExecutionInfo",
+    "RunControl",
     "Runtime",
+    "ServerInfo",
     "StreamWriter",
     "call",
     "call_style",
     "callable_name",
     "coerce_context",
+    "config_run_id",
     "current_call",
     "get_config",
     "get_runtime",
@@ -77,8 +80,56 @@ class ExecutionInfo:
     """Deterministic id of the task."""
     thread_id: str | None = None
     """Thread of the run (None without a checkpointer)."""
+    run_id: str | None = None
+    """The ``run_id`` of the run's config, as a string (None when it has none)."""
     node_attempt: int = 1
     """Attempt number of this execution (1 for the first, more under a RetryPolicy)."""
+    node_first_attempt_time: float | None = None
+    """Unix time (seconds) when the task's first attempt started."""
+
+    def patch(self, **overrides: Any) -> ExecutionInfo:
+        """A copy with some fields replaced."""
+        return replace(self, **overrides)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """What LangGraph's server tells the runs it hosts (``Runtime.server_info``); runs here
+    have none, but code written for the server may build one."""
+
+    assistant_id: str
+    """The assistant the run belongs to."""
+    graph_id: str
+    """The graph the run runs."""
+    user: Any = None
+    """The authenticated user, if any."""
+
+
+class RunControl:
+    """Asks a run to stop cooperatively (LangGraph's ``RunControl``): after
+    :meth:`request_drain`, the run finishes the step it is running, saves it, and raises
+    :class:`~durable_debug.errors.GraphDrained` instead of starting the next one (a run with
+    nothing left to do finishes normally; a breakpoint before the next step still pauses).
+    Pass one per run as ``invoke(..., control=control)``; safe to call from any thread."""
+
+    __slots__ = ("_reason",)
+
+    def __init__(self) -> None:
+        self._reason: str | None = None
+
+    def request_drain(self, reason: str = "shutdown") -> None:
+        """Ask the run to stop before its next step; ``reason`` is GraphDrained's."""
+        self._reason = reason
+
+    @property
+    def drain_requested(self) -> bool:
+        """Whether :meth:`request_drain` was called."""
+        return self._reason is not None
+
+    @property
+    def drain_reason(self) -> str | None:
+        """The reason given to :meth:`request_drain` (None before)."""
+        return self._reason
 
 
 @dataclass(frozen=True)
@@ -100,10 +151,33 @@ class Runtime(Generic[ContextT]):
     server_info: Any = None
     """Set by LangGraph's server for runs it hosts; always None here (LangGraph's prebuilt
     ``ToolNode`` reads it)."""
+    control: RunControl | None = None
+    """The run's :class:`RunControl` (the one given to ``invoke(control=...)``, or the
+    run's own)."""
+
+    @property
+    def drain_requested(self) -> bool:
+        """Whether the run was asked to stop before its next step."""
+        return self.control.drain_requested if self.control is not None else False
 
     def override(self, **overrides: Any) -> Runtime[ContextT]:
         """A copy with some fields replaced."""
         return replace(self, **overrides)
+
+    def merge(self, other: Runtime[ContextT]) -> Runtime[ContextT]:
+        """``other``, its unset fields taken from this runtime (LangGraph's rule: a falsy
+        context, store, execution or server info, a None ``previous``, the no-op writer)."""
+        return Runtime(
+            context=other.context or self.context,
+            store=other.store or self.store,
+            stream_writer=(
+                other.stream_writer if other.stream_writer is not _no_writer else self.stream_writer
+            ),
+            previous=self.previous if other.previous is None else other.previous,
+            execution_info=other.execution_info or self.execution_info,
+            server_info=other.server_info or self.server_info,
+            control=other.control or self.control,
+        )
 
 
 class CallContext:
@@ -357,6 +431,12 @@ def coerce_context(schema: Any, context: Any) -> Any:
     if dataclasses.is_dataclass(schema) or hasattr(schema, "model_validate"):
         return schema(**context)
     return context
+
+
+def config_run_id(config: Mapping[str, Any]) -> str | None:
+    """The config's ``run_id`` as a string (what ``ExecutionInfo.run_id`` shows), or None."""
+    run_id = config.get("run_id")
+    return str(run_id) if run_id else None
 
 
 def merge_configs(base: RunnableConfig | None, config: RunnableConfig | None) -> RunnableConfig:

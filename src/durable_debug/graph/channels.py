@@ -106,6 +106,10 @@ class Channel:
         """Load the value stored by :meth:`checkpoint`."""
         self.value = value
 
+    def for_annotation(self, typ: Any) -> None:
+        """Told the type of the state key it is given to (``Annotated[typ, channel]``); a
+        channel that takes its value type from there (``DeltaChannel``) sets it."""
+
 
 class LastValue(Channel):
     """A plain state key: keeps the last value; two writes in one step are an error."""

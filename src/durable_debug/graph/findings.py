@@ -21,6 +21,8 @@ Codes:
 ``resume-empty-thread``     a resume on a thread with no checkpoint (the graph ran from START)
 ``unknown-print-mode``      a ``print_mode`` that names no stream mode (nothing printed for it)
 ``unknown-durability``      a ``durability`` LangGraph does not know (treated as ``"async"``)
+``unknown-stream-version``  a ``version`` of ``stream`` / ``invoke`` other than ``"v1"`` / ``"v2"``
+                            (output in the default format, ``"v1"``)
 ``graph-changed``           the thread was resumed by a graph of another structure
 ==========================  ==================================================================
 """

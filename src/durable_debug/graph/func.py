@@ -27,7 +27,7 @@ import contextlib
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, get_args, get_origin, overload
 
 from typing_extensions import TypedDict
 
@@ -37,6 +37,7 @@ from durable_debug.graph.calls import Runtime, call_style
 from durable_debug.graph.channels import Channel
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.interrupts import current_scratchpad
+from durable_debug.graph.jsonschema import root_jsonschema, schema_title
 from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.push import TaskFunction, TaskFuture
@@ -191,6 +192,23 @@ class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
         would (the default ``as_node``, also on a thread with no checkpoint yet)."""
         node = as_node if as_node is not None else next(iter(self.nodes))
         return await super().aupdate_state(config, values, node, wait=wait, **kwargs)
+
+    def get_input_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of the function's first parameter (its annotation; any value
+        without one), as LangGraph gives it."""
+        parameters = inspect.signature(self.func).parameters
+        first = next(iter(parameters.values()), None)
+        typ = Any if first is None or first.annotation is first.empty else first.annotation
+        return root_jsonschema(typ, schema_title(self.get_name(), "Input"))
+
+    def get_output_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of the function's return value (``entrypoint.final[R, S]``: of
+        ``R``), as LangGraph gives it."""
+        returns = inspect.signature(self.func).return_annotation
+        typ: Any = Any
+        if returns is not inspect.Signature.empty and returns is not Final:
+            typ = get_args(returns)[0] if get_origin(returns) is Final else returns
+        return root_jsonschema(typ, schema_title(self.get_name(), "Output"))
 
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """``__start__`` → the function → ``__end__``."""

@@ -124,6 +124,8 @@ class RunLoop(LoopStart, LoopTasks):
         """Chunks written by running nodes (custom, messages), from any thread."""
         self._wake: asyncio.Event | None = None
         self.runtime: Runtime[Any] = Runtime(context=context, store=graph.store)
+        self.drained = False
+        """Whether the run stopped before a step because its ``RunControl`` asked it to."""
         if self.producers.wants("custom"):
             self.runtime = self.runtime.override(stream_writer=self._write_custom)
         self.message_tap: Any = None
@@ -348,6 +350,9 @@ class RunLoop(LoopStart, LoopTasks):
                     raise GraphInterrupt(())  # and reports it, as LangGraph (not this level)
                 self._emit("static_interrupt", _nothing)
                 yield
+                break
+            if self.runtime.drain_requested:  # after the breakpoints, as LangGraph checks it
+                self.drained = True
                 break
             to_run = self._tasks_to_run(tasks)
             if to_run and self.saves is not None:  # a run that lost its lease starts no node

@@ -9,6 +9,7 @@ own writes, and writes the triggers (or Send packets) it picks.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import types
 import typing
@@ -134,6 +135,14 @@ class NodeSpec:
     ``add_node(..., error_handler=fn)`` or ``set_node_defaults(error_handler=fn)``."""
     is_error_handler: bool = False
     """This node handles other nodes' failures (its own failure fails the run)."""
+
+    def copy(self, update: Mapping[str, Any] | None = None) -> NodeSpec:
+        """This node with the fields ``update`` names replaced (LangGraph's
+        ``PregelNode.copy``); a TypeError names a field a node does not have."""
+        unknown = sorted(set(update or {}) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise TypeError(f"NodeSpec.copy: {unknown!r} are not fields of a node")
+        return dataclasses.replace(self, **(update or {}))
 
 
 def _literal_destinations(fn: Callable[..., Any]) -> list[str] | None:

@@ -19,6 +19,8 @@ import copy
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, cast
 
+from typing_extensions import Self
+
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
@@ -31,7 +33,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
-from durable_debug.graph.calls import coerce_context, merge_configs
+from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
 from durable_debug.graph.channels import (
     Channel,
     EphemeralValue,
@@ -43,10 +45,18 @@ from durable_debug.graph.channels import (
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
+from durable_debug.graph.jsonschema import context_jsonschema, schema_title, state_jsonschema
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import ROOT, StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple, task_result
+from durable_debug.graph.stream_parts import (
+    STREAM_VERSIONS,
+    GraphOutput,
+    Mapper,
+    schema_mapper,
+    stream_part,
+)
 from durable_debug.graph.streams import (
     EVENTS_MODE,
     OutputKeys,
@@ -67,6 +77,7 @@ from durable_debug.graph.subgraph import (
 from durable_debug.graph.types import (
     START,
     ContextT,
+    GraphDrained,
     InputT,
     InvalidUpdateError,
     OutputT,
@@ -252,6 +263,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         wait: float | None = None,
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
+        version: str = "v1",
+        control: RunControl | None = None,
         **kwargs: Any,
     ) -> Any:
         """Run the thread to its end (or to an interrupt) and return the final state.
@@ -263,6 +276,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         streams, as LangGraph does. ``context`` is what nodes see as ``runtime.context``.
         ``output_keys`` (a state key or a list of them) narrows the result: one key gives its
         value. ``print_mode`` modes are printed to stdout as the run goes (for debugging).
+        ``control`` (a :class:`RunControl`) lets another thread stop the run cooperatively
+        before its next step (:class:`GraphDrained`).
+        ``version="v2"`` returns a :class:`GraphOutput` (``value``, ``interrupts``) instead,
+        or with another ``stream_mode`` the list of v2 parts (``graph/stream_parts.py``).
 
         The run holds its thread (one writer per thread): if another run holds it, this one
         raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
@@ -282,6 +299,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     interrupt_after=interrupt_after,
                     durability=durability,
                     wait=wait,
+                    version=version,
+                    control=control,
                 )
             ]
         printed, misspelt = print_modes(print_mode)
@@ -297,13 +316,21 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             output_keys,
             wait=wait,
             unknown_print=misspelt,
+            version=version,
+            control=control,
         )
         async for mode, chunk in loop.events():
             print_chunk(mode, chunk)
+        _raise_if_drained(loop)
         if output_keys is not None:  # (a one-value state's key among them)
             output = select_output(loop.values, output_keys)
         else:
             output = loop.graph.output_values(loop.values)
+        if version == "v2":
+            mapper = self._output_mapper()
+            if mapper is not None and isinstance(output, dict):
+                output = mapper(output)
+            return GraphOutput(output, tuple(loop.interrupts))
         if loop.interrupts:  # a result that is not a dict is left out, as LangGraph
             output = {**(output if isinstance(output, dict) else {})}
             output[INTERRUPT] = list(loop.interrupts)
@@ -327,10 +354,13 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         subgraphs: bool = False,
         wait: float | None = None,
         unknown_print: Sequence[str] = (),
+        version: str = "v1",
+        control: RunControl | None = None,
     ) -> RunLoop:
         """The run of ``input``. An unknown ``durability`` runs as the default (``"async"``)
         and a ``print_mode`` that names no stream mode prints nothing, as in LangGraph, each
-        with a finding (``strict=True``: the ValueError naming it, before anything runs)."""
+        with a finding (``strict=True``: the ValueError naming it, before anything runs); so
+        does a ``version`` other than ``"v1"`` / ``"v2"`` (LangGraph streams it as ``"v1"``)."""
         odd_durability = durability is not None and durability not in DURABILITY
         nested = nesting_for(self, config)
         nesting = None
@@ -361,6 +391,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             output_keys=output_keys,
             durability=None if odd_durability else durability,
         )
+        caller = current_call()
+        inherited = caller.runtime.control if caller is not None else None
+        loop.runtime = loop.runtime.override(control=control or inherited or RunControl())
         if odd_durability:
             try:
                 check_durability(durability)
@@ -375,6 +408,17 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     ),
                     error,
                 )
+        if version not in STREAM_VERSIONS:
+            loop.findings.report(
+                Finding(
+                    "unknown-stream-version",
+                    f"version {version!r} is not one of "
+                    f"{', '.join(map(repr, STREAM_VERSIONS))}: the run's output had the default "
+                    "format, 'v1', as in LangGraph.",
+                    key=str(version),
+                ),
+                ValueError(f"version must be 'v1' or 'v2', not {version!r}"),
+            )
         for mode in unknown_print:
             try:
                 stream_modes(mode)
@@ -404,6 +448,16 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             )
         return output_keys
 
+    def _output_mapper(self) -> Mapper | None:
+        """What makes a ``values`` dict an instance of the output schema in v2 output (None
+        unless that schema is a pydantic model or dataclass; see ``graph/stream_parts.py``)."""
+        output = self.builder.output_schema
+        return schema_mapper(output.schema, output.kind)
+
+    def _state_mapper(self) -> Mapper | None:
+        """The same for the state schema: the values of v2 ``checkpoints`` / ``debug`` parts."""
+        return schema_mapper(self.schema.schema, self.schema.kind)
+
     async def astream(
         self,
         input: Any,
@@ -418,6 +472,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         wait: float | None = None,
         print_mode: StreamMode | Sequence[StreamMode] = (),
         output_keys: OutputKeys = None,
+        version: str = "v1",
+        control: RunControl | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[Any]:
         """Run like :meth:`ainvoke`, yielding as it goes.
@@ -431,6 +487,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``output_keys`` narrows ``values`` and ``updates`` chunks to those state keys (one key:
         its value); ``print_mode`` modes are printed to stdout, and yielded only if also in
         ``stream_mode``.
+        ``version="v2"`` yields every chunk as a dict ``{"type": mode, "ns": namespace,
+        "data": chunk}`` whatever the modes and ``subgraphs`` (``values`` parts add
+        ``"interrupts"``; see ``graph/stream_parts.py``).
         ``wait`` as for :meth:`ainvoke`.
         """
         requested = "updates" if stream_mode is None else stream_mode
@@ -450,7 +509,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             subgraphs=subgraphs,
             wait=wait,
             unknown_print=misspelt,
+            version=version,
+            control=control,
         )
+        v2 = version == "v2"
+        output_mapper = self._output_mapper() if v2 else None
+        state_mapper = self._state_mapper() if v2 else None
         events = loop.events()
         try:
             async for mode, chunk in events:
@@ -461,10 +525,13 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     print_chunk(mode, chunk)
                     if mode not in modes:
                         continue
-                if subgraphs:
+                if v2:
+                    yield stream_part(namespace, mode, chunk, output_mapper, state_mapper)
+                elif subgraphs:
                     yield (namespace, chunk) if single else (namespace, mode, chunk)
                 else:
                     yield chunk if single else (mode, chunk)
+            _raise_if_drained(loop)
         finally:
             # A caller that leaves early ends the run now (giving its thread back), not
             # whenever the garbage collector finalizes the run's generator.
@@ -530,6 +597,38 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         for event in events.graph_end():
             if keep(event):
                 yield event
+
+    def copy(self, update: Mapping[str, Any] | None = None) -> Self:
+        """A copy of this compiled graph with the attributes ``update`` names replaced
+        (``{"checkpointer": saver}``, ``{"name": ...}``), as LangGraph's ``copy``; a
+        TypeError names an attribute the graph does not have."""
+        unknown = sorted(k for k in update or {} if not hasattr(self, k))
+        if unknown:
+            raise TypeError(f"copy(update=...): {unknown!r} are not attributes of the graph")
+        clone = copy.copy(self)
+        clone._subgraphs = {}
+        for key, value in (update or {}).items():
+            setattr(clone, key, value)
+        return clone
+
+    def clear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Forget the cached writes of ``nodes`` (default: every node) in the graph's
+        ``cache``; ValueError when it has none, as in LangGraph."""
+        self._cache_to_clear().clear(self._cached_nodes(nodes))
+
+    async def aclear_cache(self, nodes: Sequence[str] | None = None) -> None:
+        """Async twin of :meth:`clear_cache`."""
+        await self._cache_to_clear().aclear(self._cached_nodes(nodes))
+
+    def _cache_to_clear(self) -> Any:
+        """The graph's cache (LangGraph's ValueError when it has none)."""
+        if not self.cache:
+            raise ValueError("No cache is set for this graph. Cannot clear cache.")
+        return self.cache
+
+    def _cached_nodes(self, nodes: Sequence[str] | None) -> list[str]:
+        names = list(nodes or self.nodes)
+        return [n for n in names if n in self.nodes]
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
@@ -829,6 +928,23 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``add_node(graph)`` names the node."""
         return self.name
 
+    def get_input_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of the graph's input, as LangGraph gives it
+        (``graph/jsonschema.py``)."""
+        return self._io_jsonschema(self.builder.input_schema, "Input")
+
+    def get_output_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of what the graph returns, as LangGraph gives it."""
+        return self._io_jsonschema(self.builder.output_schema, "Output")
+
+    def _io_jsonschema(self, schema: StateSchema, suffix: str) -> dict[str, Any]:
+        title = schema_title(self.get_name(), suffix)
+        return state_jsonschema(schema.schema, schema.kind, schema.own_key_types(), title)
+
+    def get_context_jsonschema(self) -> dict[str, Any] | None:
+        """The JSON schema of the graph's ``context_schema`` (None without one)."""
+        return context_jsonschema(self.builder.context_schema)
+
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""
         return draw_graph(self.builder)
@@ -846,6 +962,13 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         return (
             f"<CompiledStateGraph nodes=[{nodes}] checkpointer={type(self.checkpointer).__name__}>"
         )
+
+
+def _raise_if_drained(loop: RunLoop) -> None:
+    """GraphDrained when the run stopped before a step because its RunControl asked it to."""
+    control = loop.runtime.control
+    if loop.drained and control is not None:
+        raise GraphDrained(control.drain_reason or "shutdown")
 
 
 async def _next(agen: AsyncGenerator[Any, None]) -> Any:

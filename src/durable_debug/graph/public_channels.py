@@ -14,18 +14,21 @@ methods: ``get()`` (raises :class:`EmptyChannelError` when empty), ``update(valu
 
 from __future__ import annotations
 
+import collections.abc
+import copy
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, get_origin
 
 from typing_extensions import Self
 
 from durable_debug.graph import channels as engine
-from durable_debug.graph.channels import MISSING
+from durable_debug.graph.channels import MISSING, overwrite_value
 from durable_debug.graph.types import InvalidUpdateError
 
 __all__ = [
     "AnyValue",
     "BinaryOperatorAggregate",
+    "DeltaChannel",
     "EmptyChannelError",
     "EphemeralValue",
     "LastValue",
@@ -225,3 +228,108 @@ class NamedBarrierValue(_Public, engine.NamedBarrierValue):
         if not self.is_available():
             raise EmptyChannelError()
         return None
+
+
+_ABSTRACT: dict[Any, type] = {
+    collections.abc.Sequence: list,
+    collections.abc.MutableSequence: list,
+    collections.abc.Set: set,
+    collections.abc.MutableSet: set,
+    collections.abc.Mapping: dict,
+    collections.abc.MutableMapping: dict,
+}
+
+
+class DeltaChannel(_Public, engine.Channel):
+    """A reducer key whose reducer takes the value and the whole batch of a step's writes:
+    ``reducer(value, [write, ...]) -> value`` (LangGraph's beta ``DeltaChannel``). ``typ``
+    (default: the state key's annotation, else ``list``) gives the empty value it starts
+    from. An ``Overwrite`` write replaces the value (one per step).
+
+    LangGraph saves only the writes of such a key and rebuilds its value by replaying them
+    (``snapshot_frequency`` sets how often it saves the whole value); this engine saves the
+    whole value at every checkpoint, so a thread reads the same values and
+    ``snapshot_frequency`` is accepted and checked but changes nothing.
+    """
+
+    __slots__ = ("inferred", "reducer", "snapshot_frequency", "typ")
+
+    def __init__(
+        self,
+        reducer: Callable[[Any, Sequence[Any]], Any],
+        typ: Any = None,
+        *,
+        snapshot_frequency: int = 100,
+    ) -> None:
+        if snapshot_frequency <= 0:
+            raise ValueError(f"snapshot_frequency must be a positive int, got {snapshot_frequency}")
+        super().__init__(Any)
+        self.reducer = reducer
+        self.snapshot_frequency = snapshot_frequency
+        self.inferred = typ is None
+        self._set_type(list if typ is None else typ)
+
+    def _set_type(self, typ: Any) -> None:
+        origin = get_origin(typ) or typ
+        self.typ = _ABSTRACT.get(origin, origin)
+        self.value = self._empty()
+
+    def _empty(self) -> Any:
+        try:
+            return self.typ()
+        except Exception:  # a type without an empty value: the key starts unset
+            return MISSING
+
+    def for_annotation(self, typ: Any) -> None:
+        if self.inferred:
+            self._set_type(typ)
+
+    def copy(self) -> Self:
+        new = super().copy()
+        new.reducer = self.reducer
+        new.snapshot_frequency = self.snapshot_frequency
+        new.inferred = self.inferred
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, DeltaChannel)
+            and self.snapshot_frequency == other.snapshot_frequency
+            and self.reducer == other.reducer
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def update(self, values: Sequence[Any]) -> bool:
+        if not values:
+            return False
+        replaced = [v for v in (overwrite_value(w) for w in values) if v is not MISSING]
+        if len(replaced) > 1:
+            raise InvalidUpdateError(
+                f"At key '{self.key}': Can receive only one Overwrite value per super-step."
+            )
+        if replaced:
+            self.value = self._empty() if replaced[0] is None else copy.copy(replaced[0])
+            return True
+        base = self._empty() if self.value is MISSING else self.value
+        self.value = self.reducer(base, list(values))
+        return True
+
+    def from_checkpoint(self, checkpoint: Any) -> Self:
+        """A new channel like this one holding ``checkpoint`` (its empty value for None)."""
+        new = self.copy()
+        new.value = self._empty() if checkpoint is MISSING or checkpoint is None else checkpoint
+        return new
+
+    def replay_writes(self, writes: Sequence[tuple[str, str, Any]]) -> None:
+        """Apply saved ``(task_id, channel, value)`` writes, oldest first, in one reducer
+        call (from the last ``Overwrite`` among them, if any)."""
+        values = [value for _, _, value in writes]
+        base, start = self.value, 0
+        for index, value in enumerate(values):
+            replaced = overwrite_value(value)
+            if replaced is not MISSING:
+                base = self._empty() if replaced is None else copy.copy(replaced)
+                start = index + 1
+        rest = values[start:]
+        self.value = self.reducer(base, rest) if rest else base

@@ -49,6 +49,7 @@ from durable_debug.graph.calls import (
     CallStyle,
     ExecutionInfo,
     call,
+    config_run_id,
     current_call,
     reset_call_context,
     use_call_context,
@@ -182,6 +183,17 @@ class TaskFunction(Generic[T]):
         future: TaskFuture[T] = runner.start(pad, self, args, kwargs)
         return future
 
+    def clear_cache(self, cache: Any) -> None:
+        """Forget what ``cache`` holds for this task's calls (nothing without a
+        ``cache_policy``), as LangGraph's ``task.clear_cache``."""
+        if self.cache_policy is not None:
+            cache.clear([self.name])
+
+    async def aclear_cache(self, cache: Any) -> None:
+        """Async twin of :meth:`clear_cache`."""
+        if self.cache_policy is not None:
+            await cache.aclear([self.name])
+
     def __repr__(self) -> str:
         return f"<task {self.name}>"
 
@@ -287,10 +299,12 @@ class CallRunner:
     ) -> Any:
         """Run one call to its outcome, save it, report it; return its value or raise."""
         if self._begin(task, fn, parent, resume):
-            attempt = 0
+            attempt, first = 0, time.time()
             while True:
                 attempt += 1
-                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
+                pad, context, call_fn = self._attempt(
+                    task, fn, parent, resume, step, (attempt, first), base
+                )
                 traced = await _call_run(context, task, fn)
                 token = set_scratchpad(pad)
                 self._observe("start", task, step)
@@ -325,10 +339,12 @@ class CallRunner:
         the calls it makes; its outcome is saved through ``run_sync``, as a ``once()``
         result of such a node is."""
         if self._begin(task, fn, parent, resume):
-            attempt = 0
+            attempt, first = 0, time.time()
             while True:
                 attempt += 1
-                pad, context, call_fn = self._attempt(task, fn, parent, resume, step, attempt, base)
+                pad, context, call_fn = self._attempt(
+                    task, fn, parent, resume, step, (attempt, first), base
+                )
                 pad.inline = True
                 traced = run_sync(_call_run(context, task, fn))
                 token = set_scratchpad(pad)
@@ -375,7 +391,7 @@ class CallRunner:
         parent: Scratchpad,
         resume: list[Any],
         step: int,
-        attempt: int,
+        attempt: tuple[int, float],
         base: dict[str, Any],
     ) -> tuple[Scratchpad, CallContext, Callable[[Any], Any]]:
         """The scratchpad, call context and bound function of one attempt of a call. Its
@@ -392,7 +408,15 @@ class CallRunner:
             answers=parent.answers,
             spare=parent.spare,
         )
-        info = ExecutionInfo(checkpoint_id, loop.checkpoint_ns, task.id, loop.thread_id, attempt)
+        info = ExecutionInfo(
+            checkpoint_id,
+            loop.checkpoint_ns,
+            task.id,
+            loop.thread_id,
+            run_id=config_run_id(base),
+            node_attempt=attempt[0],
+            node_first_attempt_time=attempt[1],
+        )
         context = CallContext(node_config(base, task, step, checkpoint_id), loop.runtime, info)
         args, kwargs = task.input
         given = dict(kwargs)

@@ -4,7 +4,9 @@ Every task of a run with a checkpointer gets a :class:`Tape`. While its node run
 current (a context variable), and so is a LangChain callback handler that writes onto it
 (registered once with ``langchain_core``'s configure hook, so every chat model, LLM and tool
 run inside the node — at any depth, in worker threads too — reports to it without touching
-the node's config). ``once()`` effects write onto it too. When the step's checkpoint is saved,
+the node's config). ``once()`` effects write onto it too, and so do LangChain embeddings,
+which report to no callback: their ``embed_*`` methods are wrapped (:func:`wrap_embeddings`).
+A streamed model call keeps its chunks (``"chunks"``). When the step's checkpoint is saved,
 the tapes of its tasks go into that checkpoint's debug record (``checkpoint/records.py``,
 key :data:`~durable_debug.checkpoint.records.TASK_CALLS`)::
 
@@ -18,9 +20,12 @@ recording while it is current. Callbacks observe a call but cannot answer it, so
 looks the call up when the model run starts (``on_chat_model_start``) and keeps the answer
 under the LangChain run id; ``BaseChatModel._generate_with_cache`` (the step every
 ``invoke``/``ainvoke``/``generate`` of a chat model goes through, where LangChain's own LLM
-cache answers) returns it instead of calling the model. A tool's call is answered in
-``BaseTool.run``/``arun``; a ``once()`` effect in ``effects.py``. Both wrappers are installed
-only while a source is in use and fall through to LangChain's code for any call the source
+cache answers) returns it instead of calling the model (sending the recorded chunks to the
+run's callbacks first); a direct ``stream``/``astream`` is answered by the model class's
+``_stream``/``_astream``, a plain LLM's ``generate`` by ``BaseLLM._generate_helper``. A tool's
+call is answered in ``BaseTool.run``/``arun``; an embedding in its wrapped method; a
+``once()`` effect in ``effects.py``. The model and tool wrappers are installed only while a
+source is in use and fall through to LangChain's code for any call the source
 does not answer: nothing behaves differently outside a ``replaying`` block. (LangChain's LLM
 cache hook was the other way in, but it serializes the whole prompt with ``dumps`` on every
 call, 35 ms for a 100-message history.)
@@ -78,6 +83,14 @@ _REPLAY: contextvars.ContextVar[ReplaySource | None] = contextvars.ContextVar(
 _RESERVED: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "durable_debug_reserved_call", default=None
 )
+_STARTED: contextvars.ContextVar[Any] = contextvars.ContextVar(
+    "durable_debug_started_model_run", default=None
+)
+"""The LangChain run id of the model run whose start was just answered from a recording (a
+chat model's ``stream`` calls ``_stream`` without its run manager)."""
+_IN_EMBEDDING: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "durable_debug_in_embedding", default=False
+)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -95,8 +108,9 @@ def call_hash(*parts: str) -> str:
 def summary(value: Any) -> str:
     """A short text for a call's input or output (:data:`SUMMARY_CHARS` at most)."""
     text = value if isinstance(value, str) else repr(value)
-    text = _ADDRESS.sub("", text)
-    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 1] + "…"
+    cut = len(text) > 4 * SUMMARY_CHARS  # a long text: only its start is looked at
+    text = _ADDRESS.sub("", text[: 4 * SUMMARY_CHARS] if cut else text)
+    return text if len(text) <= SUMMARY_CHARS and not cut else text[: SUMMARY_CHARS - 1] + "…"
 
 
 def records_calls(config: Mapping[str, Any] | None) -> bool:
@@ -128,9 +142,6 @@ class Tape:
     stash: dict[Any, tuple[dict[str, Any], Any]] = field(default_factory=dict)
     """Chat-model answers (or refusals) found when the model run started, by LangChain run
     id, for the model's ``_generate_with_cache`` to return."""
-    handler: Any = None
-    """The LangChain callback handler writing onto this tape (None when LangChain is not
-    imported)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def restart(self) -> None:
@@ -207,11 +218,14 @@ class RunRecording:
             return None
         replay = _REPLAY.get()
         tape = Tape(node, task_id, checkpoint_id, self.thread_id, replay=replay)
+        handler = None  # the handler refers to the tape, not the other way: no reference cycle
         if "langchain_core" in sys.modules:
-            tape.handler = _recorder_class()(tape)
+            handler = _recorder_class()(tape)
+            if "langchain_core.embeddings" in sys.modules:
+                wrap_embeddings()
         with self._lock:
             self.tapes.append(tape)
-        tokens = (_TAPE.set(tape), _HANDLER.set(tape.handler))
+        tokens = (_TAPE.set(tape), _HANDLER.set(handler))
         return tape, tokens
 
     @staticmethod
@@ -326,7 +340,7 @@ _UNDO: list[Callable[[], None]] = []
 def use_replay(source: ReplaySource) -> Iterator[ReplaySource]:
     """Make ``source`` answer the calls of the tasks run in this context until the block ends.
 
-    The chat model and tool wrappers (see the module's docstring) are installed while at least
+    The model and tool wrappers (see the module's docstring) are installed while at least
     one source is in use anywhere in the process, and removed after the last one."""
     global _INSTALLED
     with _INSTALL_LOCK:
@@ -355,23 +369,91 @@ def _langchain_importable() -> bool:
 
 def stored_value(value: Any) -> dict[str, Any] | None:
     """A call's output as the record keeps it (``{"message": ...}`` for a LangChain message,
-    ``{"lc": ...}`` for another LangChain object, ``{"json": ...}`` for plain data), or None
-    when it cannot be kept (too large, or not JSON): then the call has a summary but no answer
-    to replay."""
-    try:
-        from langchain_core.load import dumpd
+    as ``message_to_dict``; ``{"lc": ...}`` for another LangChain object, as ``dumpd``;
+    ``{"json": ...}`` for plain data), or None when it cannot be kept (over
+    :data:`MAX_VALUE_CHARS` as JSON, or not JSON): then the call has a summary but no answer
+    to replay. A message or plain data is checked by a walk that stops at the limit, not by
+    encoding it (the record is encoded once, when its checkpoint is saved)."""
+    base = _message_class()
+    if base is not None and isinstance(value, base):
+        from langchain_core.messages import message_to_dict
+
+        kept: dict[str, Any] = {"message": message_to_dict(value)}  # type: ignore[arg-type]  # value is a BaseMessage, checked at run time above
+        return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
+    if base is not None:
         from langchain_core.load.serializable import Serializable
-    except ImportError:
-        Serializable = None  # type: ignore[assignment,misc]  # no langchain-core: nothing is Serializable
-    try:
-        if Serializable is not None and isinstance(value, Serializable):
-            kept: dict[str, Any] = {"lc": dumpd(value)}
+
+        if isinstance(value, Serializable):
+            from langchain_core.load import dumpd
+
+            try:
+                kept = {"lc": dumpd(value)}
+                text = json.dumps(kept, ensure_ascii=False)
+            except (TypeError, ValueError):
+                return None
+            return kept if len(text) <= MAX_VALUE_CHARS else None
+    kept = {"json": value}
+    return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
+
+
+def _message_class() -> type | None:
+    """LangChain's ``BaseMessage`` when LangChain is imported (None: it is not)."""
+    module = sys.modules.get("langchain_core.messages.base")
+    return getattr(module, "BaseMessage", None) if module is not None else None
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _json_size(value: Any, budget: int) -> int:
+    """About how many characters ``value`` takes as JSON (a lower bound: quotes and escapes
+    left out), or -1 when it is not JSON data (dicts with string keys, lists, tuples, strings,
+    numbers, booleans, None) or takes more than ``budget``."""
+    size = 0
+    todo = [value]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            size += len(item) + 2
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if not isinstance(key, str):
+                    return -1
+                size += len(key) + 4
+                if isinstance(inner, str):
+                    size += len(inner) + 2
+                elif isinstance(inner, _SCALARS) and not isinstance(inner, float):
+                    size += 5
+                else:
+                    todo.append(inner)
+        elif isinstance(item, list | tuple):
+            size += 2 + len(item)
+            todo.extend(item)
+        elif isinstance(item, _SCALARS):
+            if isinstance(item, float) and item != item:  # NaN is not JSON
+                return -1
+            size += 5
         else:
-            kept = {"json": value}
-        text = json.dumps(kept, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return None
-    return kept if len(text) <= MAX_VALUE_CHARS else None
+            return -1
+        if size > budget:
+            return -1
+    return size
+
+
+def stored_chunks(chunks: list[Any]) -> list[Any] | None:
+    """The chunks a streamed model call produced, as the record keeps them (a chat model's:
+    its message chunks, each as :func:`stored_value` keeps a message; an LLM's: its texts), or
+    None when they cannot be kept (then a replay yields the whole answer as one chunk)."""
+    from langchain_core.messages import message_to_dict
+
+    kept: list[Any] = []
+    for chunk in chunks:
+        message = getattr(chunk, "message", None)
+        if message is not None:
+            kept.append({"message": message_to_dict(message)})
+        else:
+            kept.append(getattr(chunk, "text", chunk))
+    return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
 
 
 def loaded_value(kept: Mapping[str, Any]) -> Any:
@@ -447,7 +529,8 @@ def _build_recorder() -> type:
     register_configure_hook(_HANDLER, inheritable=True)
 
     class CallRecorder(BaseCallbackHandler):
-        """Writes the chat model, LLM and tool runs of one task onto its tape."""
+        """Writes the chat model, LLM and tool runs of one task (and a streamed run's chunks)
+        onto its tape."""
 
         run_inline = True
         raise_error = False
@@ -458,7 +541,7 @@ def _build_recorder() -> type:
 
         def __init__(self, tape: Tape) -> None:
             self.tape = tape
-            self.open: dict[Any, tuple[dict[str, Any], float]] = {}
+            self.open: dict[Any, tuple[dict[str, Any], float, list[Any]]] = {}
 
         def _mine(self) -> bool:
             # A nested task (a subgraph's) records its own calls, not its parent's.
@@ -481,14 +564,14 @@ def _build_recorder() -> type:
                 return
             name = _model_name(serialized, kw)
             digest = call_hash(name, prompts[0], _params(kw.get("invocation_params")))
-            self._start("llm", name, digest, prompts[0], run_id, False)
+            self._start("llm", name, digest, prompts[0], run_id, len(prompts) == 1)
 
         def _start(
             self, kind: str, name: str, digest: str, shown: Any, run_id: Any, answerable: bool
         ) -> None:
             tape = self.tape
             entry = tape.open(kind, name, digest, shown)
-            self.open[run_id] = (entry, time.perf_counter())
+            self.open[run_id] = (entry, time.perf_counter(), [])
             replay = tape.replay
             if replay is None or not answerable:
                 return
@@ -502,12 +585,20 @@ def _build_recorder() -> type:
                 return
             with tape._lock:
                 tape.stash[run_id] = (entry, answer)
+            _STARTED.set(run_id)  # for a ``stream`` that calls ``_stream`` without its run
+
+        def on_llm_new_token(
+            self, token: Any, *, chunk: Any = None, run_id: Any, **kw: Any
+        ) -> None:
+            opened = self.open.get(run_id)
+            if opened is not None and not opened[0].get("replayed"):
+                opened[2].append(chunk if chunk is not None else token)
 
         def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
             opened = self.open.pop(run_id, None)
             if opened is None:
                 return
-            entry, started = opened
+            entry, started, chunks = opened
             replay = self.tape.replay
             if entry.get("replayed"):
                 return
@@ -520,6 +611,10 @@ def _build_recorder() -> type:
             kept = stored_value(output)
             if kept is not None:
                 entry["value"] = kept
+                if chunks:
+                    streamed = stored_chunks(chunks)
+                    if streamed is not None:
+                        entry["chunks"] = streamed
             if replay is not None and "replayed" not in entry:  # not answered after all
                 entry["replayed"] = False
                 replay.note(self.tape, entry, False)
@@ -527,7 +622,7 @@ def _build_recorder() -> type:
         def on_llm_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
             opened = self.open.pop(run_id, None)
             if opened is not None:
-                entry, started = opened
+                entry, started = opened[0], opened[1]
                 entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
                 entry["error"] = summary(repr(error))
 
@@ -546,7 +641,9 @@ def _build_recorder() -> type:
             shown = inputs if inputs is not None else input_str
             digest = call_hash(name, tool_input_text(inputs, input_str))
             entry = self.tape.open("tool", name, digest, shown)
-            self.open[run_id] = (entry, time.perf_counter())
+            if _RESERVED.get() is not None:  # the calls inside the tool take their own index
+                _RESERVED.set(None)
+            self.open[run_id] = (entry, time.perf_counter(), [])
             if self.tape.replay is not None:
                 entry["replayed"] = False
                 self.tape.replay.note(self.tape, entry, False)
@@ -555,7 +652,7 @@ def _build_recorder() -> type:
             opened = self.open.pop(run_id, None)
             if opened is None:
                 return
-            entry, started = opened
+            entry, started = opened[0], opened[1]
             entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
             entry["output"] = summary(getattr(output, "content", output))
             kept = stored_value(output)
@@ -566,6 +663,122 @@ def _build_recorder() -> type:
             self.on_llm_error(error, run_id=run_id)
 
     return CallRecorder
+
+
+# -- LangChain embeddings (they have no callbacks: their methods are wrapped) ----------------
+
+_EMBEDDING_METHODS = ("embed_query", "embed_documents", "aembed_query", "aembed_documents")
+_EMBEDDING_CLASSES: set[type] = set()
+
+
+def wrap_embeddings() -> None:
+    """Wrap ``embed_query`` / ``embed_documents`` (and their async forms) of every LangChain
+    ``Embeddings`` class defined so far, once per class, so a recorded task records its
+    embedding calls and a replay answers them. Outside a recorded task the wrapper only calls
+    the method."""
+    from langchain_core.embeddings import Embeddings
+
+    for cls in _subclasses(Embeddings):
+        if cls in _EMBEDDING_CLASSES:
+            continue
+        _EMBEDDING_CLASSES.add(cls)
+        for name in _EMBEDDING_METHODS:
+            fn = cls.__dict__.get(name)
+            if fn is None or not callable(fn) or getattr(fn, "__isabstractmethod__", False):
+                continue
+            wrapped = _embedding_acall(fn, name) if name.startswith("a") else None
+            type.__setattr__(cls, name, wrapped or _embedding_call(fn, name))
+
+
+def _embedding_open(model: Any, method: str, texts: Any) -> tuple[Tape, dict[str, Any]] | None:
+    """The tape and entry of an embedding call of a recorded task (None: not recorded)."""
+    tape = _TAPE.get()
+    if tape is None or _IN_EMBEDDING.get():
+        return None
+    name = f"{type(model).__name__}.{method.removeprefix('a')}"
+    text = texts if isinstance(texts, str) else json.dumps(list(texts), ensure_ascii=False)
+    digest = call_hash(name, text, repr(model))
+    shown = texts if isinstance(texts, str) else f"{len(texts)} texts: {texts[:3]!r}"
+    return tape, tape.open("embedding", name, digest, shown)
+
+
+def _embedding_answer(tape: Tape, entry: dict[str, Any]) -> tuple[bool, Any]:
+    """``(True, vectors)`` when the replay answers the call, else ``(False, None)``."""
+    replay = tape.replay
+    if replay is None:
+        return False, None
+    found = replay.find(tape, entry["i"], entry["hash"])
+    if found is not None:
+        entry.update(output=found.get("output"), value=found["value"], ms=0.0, replayed=True)
+        replay.note(tape, entry, True)
+        return True, loaded_value(found["value"])
+    if replay.strict:
+        raise replay.refuse(tape, entry)
+    entry["replayed"] = False
+    replay.note(tape, entry, False)
+    return False, None
+
+
+def _embedding_done(entry: dict[str, Any], started: float, result: Any) -> None:
+    entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+    many = bool(result) and isinstance(result[0], list)
+    size = len(result[0]) if many else len(result or ())
+    entry["output"] = f"{len(result)} vectors of {size}" if many else f"vector of {size}"
+    kept = stored_value(result)
+    if kept is not None:
+        entry["value"] = kept
+
+
+def _embedding_call(fn: Any, method: str) -> Any:
+    def embed(self: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        opened = _embedding_open(self, method, texts)
+        if opened is None:
+            return fn(self, texts, *args, **kwargs)
+        tape, entry = opened
+        answered, value = _embedding_answer(tape, entry)
+        if answered:
+            return value
+        token = _IN_EMBEDDING.set(True)
+        started = time.perf_counter()
+        try:
+            result = fn(self, texts, *args, **kwargs)
+        except BaseException as exc:
+            entry["error"] = summary(repr(exc))
+            raise
+        finally:
+            _IN_EMBEDDING.reset(token)
+        _embedding_done(entry, started, result)
+        return result
+
+    embed.__wrapped__ = fn  # type: ignore[attr-defined]  # functools convention: the method it wraps
+    embed.__doc__ = fn.__doc__
+    return embed
+
+
+def _embedding_acall(fn: Any, method: str) -> Any:
+    async def aembed(self: Any, texts: Any, *args: Any, **kwargs: Any) -> Any:
+        opened = _embedding_open(self, method, texts)
+        if opened is None:
+            return await fn(self, texts, *args, **kwargs)
+        tape, entry = opened
+        answered, value = _embedding_answer(tape, entry)
+        if answered:
+            return value
+        token = _IN_EMBEDDING.set(True)
+        started = time.perf_counter()
+        try:
+            result = await fn(self, texts, *args, **kwargs)
+        except BaseException as exc:
+            entry["error"] = summary(repr(exc))
+            raise
+        finally:
+            _IN_EMBEDDING.reset(token)
+        _embedding_done(entry, started, result)
+        return result
+
+    aembed.__wrapped__ = fn  # type: ignore[attr-defined]  # functools convention: the method it wraps  # functools convention: the method it wraps
+    aembed.__doc__ = fn.__doc__
+    return aembed
 
 
 def tool_input_text(inputs: Mapping[str, Any] | None, input_str: str) -> str:
@@ -597,7 +810,10 @@ def _messages_summary(messages: list[Any]) -> str:
     if not messages:
         return "no messages"
     last = messages[-1]
-    return f"{len(messages)} messages, last {type(last).__name__}: {getattr(last, 'content', last)}"
+    content = getattr(last, "content", last)
+    if isinstance(content, str) and len(content) > SUMMARY_CHARS:
+        content = content[:SUMMARY_CHARS]  # the summary keeps less than this anyway
+    return f"{len(messages)} messages, last {type(last).__name__}: {content}"
 
 
 def _model_name(serialized: Mapping[str, Any] | None, kw: Mapping[str, Any]) -> str:
@@ -639,11 +855,15 @@ def _tokens(output: Any, response: Any) -> dict[str, int] | None:
     return None
 
 
-def _stashed(run_manager: Any) -> Any:
-    """The recorded answer to the chat model run of ``run_manager`` (None: it goes live)."""
+def _take_stash(run_id: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The recorded answer to the model run ``run_id`` of the current task (None: it goes
+    live), marked replayed in the task's tape; raises the refusal of a ``strict`` replay."""
     tape = _TAPE.get()
-    run_id = getattr(run_manager, "run_id", None)
-    if tape is None or tape.replay is None or run_id is None:
+    if tape is None or tape.replay is None:
+        return None
+    if run_id is None:
+        run_id = _STARTED.get()
+    if run_id is None:
         return None
     with tape._lock:
         found = tape.stash.pop(run_id, None)
@@ -652,14 +872,119 @@ def _stashed(run_manager: Any) -> Any:
     entry, answer = found
     if isinstance(answer, ReplayMismatchError):
         raise answer
-    from langchain_core.outputs import ChatGeneration, ChatResult
-
-    message = loaded_value(answer["value"])
     entry.update(output=answer.get("output"), value=answer["value"], ms=0.0, replayed=True)
     if answer.get("tokens"):
         entry["tokens"] = answer["tokens"]
     tape.replay.note(tape, entry, True)
-    return ChatResult(generations=[ChatGeneration(message=message)])
+    return entry, answer
+
+
+def _chat_chunks(answer: Mapping[str, Any]) -> list[Any]:
+    """The recorded answer of a chat model as ``ChatGenerationChunk`` s: the chunks it streamed
+    when recorded, else its whole message as one chunk."""
+    from langchain_core.messages.utils import _msg_to_chunk
+    from langchain_core.outputs import ChatGenerationChunk
+
+    kept = answer.get("chunks")
+    if kept:
+        return [ChatGenerationChunk(message=loaded_value(c)) for c in kept]
+    return [ChatGenerationChunk(message=_msg_to_chunk(loaded_value(answer["value"])))]
+
+
+def _llm_chunks(answer: Mapping[str, Any]) -> list[Any]:
+    """The same for a (non-chat) LLM: ``GenerationChunk`` s of its text."""
+    from langchain_core.outputs import GenerationChunk
+
+    texts = answer.get("chunks") or [loaded_value(answer["value"])]
+    return [GenerationChunk(text=str(t)) for t in texts]
+
+
+def _chat_result(run_manager: Any) -> Any:
+    """The chat model run's recorded ``ChatResult`` (its streamed chunks sent to the run's
+    callbacks first, so a replayed run streams tokens too), or None."""
+    taken = _take_stash(getattr(run_manager, "run_id", None) if run_manager else None)
+    if taken is None:
+        return None
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    _, answer = taken
+    return ChatResult(generations=[ChatGeneration(message=loaded_value(answer["value"]))]), (
+        _chat_chunks(answer) if answer.get("chunks") else []
+    )
+
+
+def _llm_result(prompts: Any, run_managers: Any) -> Any:
+    """A (non-chat) LLM run's recorded answer as the ``LLMResult`` and the chunks to send, or
+    None (several prompts at once are not answered: they go live)."""
+    if not run_managers or len(prompts) != 1:
+        return None
+    taken = _take_stash(run_managers[0].run_id)
+    if taken is None:
+        return None
+    from langchain_core.outputs import Generation, LLMResult, RunInfo
+
+    _, answer = taken
+    result = LLMResult(generations=[[Generation(text=str(loaded_value(answer["value"])))]])
+    result.run = [RunInfo(run_id=m.run_id) for m in run_managers]
+    return result, (_llm_chunks(answer) if answer.get("chunks") else [])
+
+
+def _subclasses(base: type) -> list[type]:
+    """``base`` and every class derived from it, as defined now."""
+    found: list[type] = [base]
+    todo: list[type] = [base]
+    while todo:
+        subs: list[type] = todo.pop().__subclasses__()
+        for sub in subs:
+            if sub not in found:
+                found.append(sub)
+                todo.append(sub)
+    return found
+
+
+def _wrap_streams(base: type, chunks_of: Callable[[Mapping[str, Any]], list[Any]]) -> None:
+    """Make every ``_stream`` / ``_astream`` defined by a subclass of ``base`` yield the
+    recorded chunks of a replayed run (undone by the last ``use_replay``)."""
+    for cls in _subclasses(base):
+        for name in ("_stream", "_astream"):
+            fn = cls.__dict__.get(name)
+            if fn is None or not callable(fn):
+                continue
+            wrapped = _replayed_astream(fn, chunks_of) if name == "_astream" else None
+            wrapped = wrapped or _replayed_stream(fn, chunks_of)
+            type.__setattr__(cls, name, wrapped)
+            _UNDO.append(_restore(cls, name, fn))
+
+
+def _restore(cls: type, name: str, fn: Any) -> Callable[[], None]:
+    def undo() -> None:
+        type.__setattr__(cls, name, fn)
+
+    return undo
+
+
+def _replayed_stream(fn: Any, chunks_of: Callable[[Mapping[str, Any]], list[Any]]) -> Any:
+    def _stream(self: Any, *args: Any, run_manager: Any = None, **kwargs: Any) -> Any:
+        taken = _take_stash(getattr(run_manager, "run_id", None))
+        if taken is None:
+            yield from fn(self, *args, run_manager=run_manager, **kwargs)
+            return
+        yield from chunks_of(taken[1])
+
+    return _stream
+
+
+def _replayed_astream(fn: Any, chunks_of: Callable[[Mapping[str, Any]], list[Any]]) -> Any:
+    async def _astream(self: Any, *args: Any, run_manager: Any = None, **kwargs: Any) -> Any:
+        taken = _take_stash(getattr(run_manager, "run_id", None))
+        if taken is None:
+            async for chunk in fn(self, *args, run_manager=run_manager, **kwargs):
+                yield chunk
+            return
+        for chunk in chunks_of(taken[1]):
+            yield chunk
+
+    return _astream
 
 
 def _install_hooks() -> None:
@@ -673,18 +998,22 @@ def _install_hooks() -> None:
     def replayed_generate(
         self: Any, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> Any:
-        found = _stashed(run_manager)
-        if found is not None:
-            return found
-        return generate(self, messages, stop, run_manager, **kwargs)
+        found = _chat_result(run_manager)
+        if found is None:
+            return generate(self, messages, stop, run_manager, **kwargs)
+        for chunk in found[1]:
+            run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
+        return found[0]
 
     async def replayed_agenerate(
         self: Any, messages: Any, stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> Any:
-        found = _stashed(run_manager)
-        if found is not None:
-            return found
-        return await agenerate(self, messages, stop, run_manager, **kwargs)
+        found = _chat_result(run_manager)
+        if found is None:
+            return await agenerate(self, messages, stop, run_manager, **kwargs)
+        for chunk in found[1]:
+            await run_manager.on_llm_new_token(chunk.message.content, chunk=chunk)
+        return found[0]
 
     BaseChatModel._generate_with_cache = replayed_generate  # type: ignore[method-assign]  # patched for the replay; undo_models puts it back
     BaseChatModel._agenerate_with_cache = replayed_agenerate  # type: ignore[method-assign]  # patched for the replay; undo_models puts it back
@@ -694,6 +1023,8 @@ def _install_hooks() -> None:
         BaseChatModel._agenerate_with_cache = agenerate  # type: ignore[method-assign]  # langchain-core's own method back
 
     _UNDO.append(undo_models)
+    _wrap_streams(BaseChatModel, _chat_chunks)
+    _install_llm_hooks()
 
     run, arun = BaseTool.run, BaseTool.arun
 
@@ -723,6 +1054,47 @@ def _install_hooks() -> None:
         BaseTool.run, BaseTool.arun = run, arun  # type: ignore[method-assign]  # langchain-core's own methods back
 
     _UNDO.append(undo_tools)
+
+
+def _install_llm_hooks() -> None:
+    """Wrap the (non-chat) LLMs' generation and streaming the same way."""
+    from langchain_core.language_models.llms import BaseLLM
+
+    helper, ahelper = BaseLLM._generate_helper, BaseLLM._agenerate_helper
+
+    def replayed_helper(self: Any, prompts: Any, stop: Any, run_managers: Any, **kw: Any) -> Any:
+        found = _llm_result(prompts, run_managers)
+        if found is None:
+            return helper(self, prompts, stop, run_managers, **kw)
+        result, chunks = found
+        for chunk in chunks:
+            run_managers[0].on_llm_new_token(chunk.text, chunk=chunk)
+        for manager, flat in zip(run_managers, result.flatten(), strict=False):
+            manager.on_llm_end(flat)
+        return result
+
+    async def replayed_ahelper(
+        self: Any, prompts: Any, stop: Any, run_managers: Any, **kw: Any
+    ) -> Any:
+        found = _llm_result(prompts, run_managers)
+        if found is None:
+            return await ahelper(self, prompts, stop, run_managers, **kw)
+        result, chunks = found
+        for chunk in chunks:
+            await run_managers[0].on_llm_new_token(chunk.text, chunk=chunk)
+        for manager, flat in zip(run_managers, result.flatten(), strict=False):
+            await manager.on_llm_end(flat)
+        return result
+
+    BaseLLM._generate_helper = replayed_helper  # type: ignore[method-assign]  # patched for the replay; undo() below puts it back
+    BaseLLM._agenerate_helper = replayed_ahelper  # type: ignore[method-assign]  # patched for the replay; undo() below puts it back
+
+    def undo() -> None:
+        BaseLLM._generate_helper = helper  # type: ignore[method-assign]  # langchain-core's own method back
+        BaseLLM._agenerate_helper = ahelper  # type: ignore[method-assign]  # langchain-core's own method back
+
+    _UNDO.append(undo)
+    _wrap_streams(BaseLLM, _llm_chunks)
 
 
 def _tool_answer(tool: Any, tool_input: Any, kwargs: Mapping[str, Any]) -> tuple[bool, Any, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +21,13 @@ from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
 from durable_debug.checkpoint.names import NS_END, NS_SEP
 from durable_debug.graph.algo import PULL, PUSH, Task, task_path_str
-from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
+from durable_debug.graph.calls import (
+    CallContext,
+    ExecutionInfo,
+    Runtime,
+    call,
+    config_run_id,
+)
 from durable_debug.graph.interrupts import (
     Scratchpad,
     current_scratchpad,
@@ -168,6 +175,7 @@ async def run_task(
     token = set_scratchpad(scratchpad)
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
+    first_attempt = time.time()
     try:
         while True:
             attempt += 1
@@ -179,7 +187,15 @@ async def run_task(
             if observed:
                 event("start")
             try:
-                info = ExecutionInfo(checkpoint_id, checkpoint_ns, task.id, thread_id, attempt)
+                info = ExecutionInfo(
+                    checkpoint_id,
+                    checkpoint_ns,
+                    task.id,
+                    thread_id,
+                    run_id=config_run_id(config),
+                    node_attempt=attempt,
+                    node_first_attempt_time=first_attempt,
+                )
                 context = CallContext(
                     node_config(config, task, step, checkpoint_id), runtime, info, task.node_error
                 )

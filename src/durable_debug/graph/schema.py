@@ -85,6 +85,11 @@ class StateSchema:
             return None
         return cls(schema)
 
+    def own_key_types(self) -> list[tuple[str, Any]]:
+        """``(key, type)`` of each key ``schema`` itself declares (reducer keys: the type
+        inside ``Annotated``)."""
+        return [(k.name, k.typ) for k in self._keys if k.name in self._own_set]
+
     @property
     def is_root(self) -> bool:
         """True when the state is one value (the channel :data:`ROOT`), not keys."""
@@ -101,6 +106,7 @@ class StateSchema:
             if key.channel is not None:
                 channel = key.channel.copy()
                 channel.key = key.name
+                channel.for_annotation(key.typ)
                 channels[key.name] = channel
             elif key.reducer is not None:
                 origin = without_required(get_origin(key.typ) or key.typ)
@@ -242,7 +248,8 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
         keys = []
         for name, info in schema.model_fields.items():
             reducer = _reducer_in(list(info.metadata))
-            keys.append(_Key(name, info.annotation, reducer, _channel_in(list(info.metadata))))
+            channel = _channel_in(list(info.metadata), info.annotation)
+            keys.append(_Key(name, info.annotation, reducer, channel))
         return keys
     hints = typing.get_type_hints(schema, include_extras=True)
     if kind == "dataclass":
@@ -256,7 +263,7 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
         if get_origin(hint) is typing.Annotated:
             base, *meta = get_args(hint)
             reducer = _reducer_in(meta)
-            channel = _channel_in(meta)
+            channel = _channel_in(meta, base)
         keys.append(_Key(name, base, reducer, channel))
     return keys
 
@@ -272,13 +279,22 @@ _CONCRETE: dict[Any, type] = {
 """The concrete type a reducer key annotated with an abstract collection starts empty as."""
 
 
-def _channel_in(metadata: list[Any]) -> Channel | None:
-    """A channel instance in Annotated metadata (``durable_debug.channels``), if any; a
-    reducer channel's operator is the key's reducer."""
+def _channel_in(metadata: list[Any], typ: Any = Any) -> Channel | None:
+    """A channel in Annotated metadata (``durable_debug.channels``), if any: an instance, or
+    a public channel class, made for the key's type as LangGraph makes it
+    (``Annotated[str, UntrackedValue]``); a reducer channel's operator is the key's reducer."""
     for item in reversed(metadata):
         if isinstance(item, Channel):
             return item
+        if _is_channel_class(item):
+            made: Channel = item(get_origin(typ) or typ)
+            return made
     return None
+
+
+def _is_channel_class(item: Any) -> bool:
+    """A public channel class (one with LangGraph's ``ValueType``), given uninstantiated."""
+    return isinstance(item, type) and issubclass(item, Channel) and hasattr(item, "ValueType")
 
 
 def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
@@ -287,6 +303,8 @@ def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
     for item in reversed(metadata):
         if isinstance(item, BinaryOperatorAggregate):
             return item.operator
+        if _is_channel_class(item):
+            continue
         if callable(item) and _takes_two(item):
             reducer: Callable[[Any, Any], Any] = item
             return reducer

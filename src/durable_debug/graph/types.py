@@ -26,6 +26,7 @@ __all__ = [
     "TAG_NOSTREAM",
     "Command",
     "EmptyInputError",
+    "GraphDrained",
     "GraphInterrupt",
     "GraphRecursionError",
     "Interrupt",
@@ -310,6 +311,16 @@ class GraphRecursionError(RecursionError):
 
 class EmptyInputError(ValueError):
     """A run was asked to resume (input None) on a thread that has nothing to resume."""
+
+
+class GraphDrained(Exception):
+    """A run stopped before its next step because its :class:`RunControl` asked it to
+    (``request_drain``); the step before is saved and the thread resumes from there with
+    ``invoke(None, config)``."""
+
+    def __init__(self, reason: str = "shutdown") -> None:
+        self.reason = reason
+        super().__init__(f"Graph drained: {reason}")
 
 
 class GraphInterrupt(Exception):

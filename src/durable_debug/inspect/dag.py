@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from durable_debug._collector import collector_paused
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.graph.version import GRAPH_VERSION_KEY
@@ -64,9 +65,12 @@ async def acheckpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGrap
     that gives an outline (:class:`~durable_debug.checkpoint.base.OutlineSaver`) no state is
     decoded; open one checkpoint's state with :func:`~durable_debug.inspect.checkpoint_detail`.
     """
-    reader = DagReader(graph, config)
-    await reader.arefresh()
-    return reader.networkx()
+    with collector_paused():  # one pause for the read and the graph; the reader goes first
+        reader = DagReader(graph, config)
+        await reader.arefresh()
+        dag = reader.networkx()
+        del reader  # so the collection when the pause ends walks only the graph
+    return dag
 
 
 def checkpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGraph:
@@ -105,7 +109,12 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
 async def adag_data(graph: GraphLike, config: RunnableConfig) -> Dag:
     """The protocol's ``Dag`` for the thread ``config`` names (JSON-ready), read as
     :class:`DagReader` reads it (no state decoded where the saver gives an outline)."""
-    return await DagReader(graph, config).aread()
+    with collector_paused():  # one pause for the read and the Dag; the reader goes first
+        reader = DagReader(graph, config)
+        await reader.arefresh()
+        dag = reader.dag()
+        del reader  # so the collection when the pause ends walks only the Dag
+    return dag
 
 
 def dag_data(graph: GraphLike, config: RunnableConfig) -> Dag:

@@ -14,8 +14,8 @@ from durable_debug.graph.algo import task_id
 from durable_debug.graph.findings import findings_of
 from durable_debug.graph.version import GRAPH_VERSION_KEY
 from durable_debug.inspect.access import GraphLike, SaverLike
-from durable_debug.inspect.dag_shape import Dag, placement
-from durable_debug.inspect.dag_wire import DAG_WIRE_FORMAT, _intern, _sparse, dag_from_wire
+from durable_debug.inspect.dag_shape import Dag, DagNode, placement
+from durable_debug.inspect.dag_wire import DAG_WIRE_FORMAT, _intern, _sparse
 from durable_debug.inspect.stored import scheduled_tasks
 from durable_debug.inspect.thread import (
     CheckpointRecord,
@@ -60,6 +60,8 @@ class DagReader:
         """Reads of the store so far (one per :meth:`aread`)."""
         self.last_read = 0
         """Checkpoints the last read returned (the whole thread, or only the newer ones)."""
+        self.outlined = False
+        """Whether the last read was an outline (no state decoded), not a full read."""
         self.forget()
 
     async def alatest_mark(self) -> tuple[str, int]:
@@ -112,11 +114,16 @@ class DagReader:
         self.reads += 1
         with collector_paused():  # many small containers, no cycles: no collection meanwhile
             listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
+            self.outlined = listed is not None
             if listed is not None:
                 self.last_read = len(listed)
                 ns = self.checkpoint_ns
                 self._take([_row_of_outline(row, ns, row.debug) for row in listed])
-                return
+                # Let the rows go before the collector is back on: its first collection then
+                # walks only what is kept (the marks), not every row read.
+                del listed
+        if self.outlined:
+            return
         if self._order:
             read = await self._aread_since(saver, self._order[-1])
             self.last_read = len(read)
@@ -284,13 +291,96 @@ class DagReader:
             found = self._lists[names] = len(self._lists)
         return found
 
+    def history_rows(self) -> list[dict[str, Any]]:
+        """One row per checkpoint read, oldest first, with the columns of
+        :data:`~durable_debug.inspect.frames.HISTORY_COLUMNS` but ``failure`` (which needs the
+        failed tasks' errors): the table :func:`~durable_debug.inspect.frames.ahistory_frame`
+        builds from an outline."""
+        col, rows, children = self._col, self._rows, self._children
+        strings, lists = list(self._strings), [tuple(key) for key in self._lists]
+        steps, sources, nexts, writers = col["step"], col["source"], col["next"], col["writers"]
+        interrupts, errors, found = col["interrupts"], col["errors"], col["findings"]
+        depths, lanes, times = col["node_depth"], col["lane"], col["created_at"]
+        return [
+            {
+                "checkpoint_id": cid,
+                "parent_id": rows[cid].parent_id,
+                "step": steps[i],
+                "source": strings[sources[i]],
+                "next": lists[nexts[i]],
+                "writers": lists[writers[i]],
+                "interrupts": interrupts[i],
+                "errors": errors[i],
+                "depth": depths[i],
+                "lane": lanes[i],
+                "is_head": cid not in children,
+                "created_at": times[i],
+                "findings": found[i],
+            }
+            for i, cid in enumerate(self._order)
+        ]
+
     def ids(self) -> list[str]:
         """Every checkpoint id read, oldest first."""
         return list(self._order)
 
     def dag(self) -> Dag:
-        """The protocol's ``Dag`` of what was read (nodes sorted by depth, lane)."""
-        return dag_from_wire(self.wire())
+        """The protocol's ``Dag`` of what was read (nodes sorted by depth, lane): what
+        :func:`~durable_debug.inspect.dag_wire.dag_from_wire` makes of :meth:`wire`, built
+        from the columns directly."""
+        col, order = self._col, self._order
+        strings = list(self._strings)
+        lists = [list(key) for key in self._lists]
+        parents, broken, steps, sources = (
+            col["parent"],
+            col["broken_parent"],
+            col["step"],
+            col["source"],
+        )
+        nexts, writers, interrupts, errors = (
+            col["next"],
+            col["writers"],
+            col["interrupts"],
+            col["errors"],
+        )
+        changed, found, depths, lanes = (
+            col["graph_changed"],
+            col["findings"],
+            col["node_depth"],
+            col["lane"],
+        )
+        times = col["created_at"]
+        has_child = set(parents)
+        last = len(order) - 1
+        nodes: list[DagNode] = [
+            {
+                "id": cid,
+                "parent": parents[i],
+                "broken_parent": broken[i] or None,
+                "step": steps[i],
+                "source": strings[sources[i]],
+                "next": list(lists[nexts[i]]),
+                "writers": list(lists[writers[i]]),
+                "interrupts": interrupts[i] or 0,
+                "errors": errors[i] or 0,
+                "graph_changed": bool(changed[i]),
+                "findings": found[i] or 0,
+                "is_head": cid not in has_child,
+                "is_latest": i == last,
+                "depth": depths[i],
+                "lane": lanes[i],
+                "created_at": times[i],
+            }
+            for i, cid in enumerate(order)
+        ]
+        nodes.sort(key=_placed)
+        return Dag(
+            thread_id=self.thread_id,
+            checkpoint_ns=self.checkpoint_ns,
+            nodes=nodes,
+            depth=1 + max(depths, default=-1),
+            lanes=self._lanes,
+        )
 
     def networkx(self) -> nx.DiGraph:
         """What was read as a ``networkx.DiGraph`` (see
@@ -302,19 +392,20 @@ class DagReader:
     def _networkx(self) -> nx.DiGraph:
         import networkx as nx
 
-        col, rows, index = self._col, self._rows, self._index
+        col, rows, index, order = self._col, self._rows, self._index, self._order
         strings, lists = list(self._strings), [list(key) for key in self._lists]
         parents, steps, sources = col["parent"], col["step"], col["source"]
         nexts, writers, times = col["next"], col["writers"], col["created_at"]
         interrupts, errors, broken = col["interrupts"], col["errors"], col["broken_parent"]
         thread_id, checkpoint_ns = self.thread_id, self.checkpoint_ns
-        nodes = []
-        edges = []
-        for i, cid in enumerate(self._order):
+        dag = nx.DiGraph(thread_id=thread_id, checkpoint_ns=checkpoint_ns)
+        # Nodes without attributes take networkx's short path; each node's attribute dict
+        # is then filled in place (a node given as (id, attributes) costs a failed hash, a
+        # copy and an update each).
+        dag.add_nodes_from(order)
+        nodes = dag.nodes
+        for i, cid in enumerate(order):
             row = rows[cid]
-            parent = parents[i]
-            if parent is not None and parent in index:
-                edges.append((parent, cid))
             config = row.config
             if config is None:
                 config = {
@@ -324,28 +415,22 @@ class DagReader:
                         "checkpoint_id": cid,
                     }
                 }
-            nodes.append(
-                (
-                    cid,
-                    {
-                        "id": cid,
-                        "parent": parent,
-                        "broken_parent": broken[i],
-                        "step": steps[i],
-                        "source": strings[sources[i]],
-                        "next": list(lists[nexts[i]]),
-                        "writers": list(lists[writers[i]]),
-                        "interrupts": interrupts[i],
-                        "errors": errors[i],
-                        "created_at": times[i],
-                        "config": config,
-                        "metadata": dict(row.metadata or {}),
-                    },
-                )
-            )
-        dag = nx.DiGraph(thread_id=thread_id, checkpoint_ns=checkpoint_ns)
-        dag.add_nodes_from(nodes)
-        dag.add_edges_from(edges)
+            attrs = nodes[cid]
+            attrs["id"] = cid
+            attrs["parent"] = parents[i]
+            attrs["broken_parent"] = broken[i]
+            attrs["step"] = steps[i]
+            attrs["source"] = strings[sources[i]]
+            attrs["next"] = list(lists[nexts[i]])
+            attrs["writers"] = list(lists[writers[i]])
+            attrs["interrupts"] = interrupts[i]
+            attrs["errors"] = errors[i]
+            attrs["created_at"] = times[i]
+            attrs["config"] = config
+            attrs["metadata"] = dict(row.metadata or {})
+        dag.add_edges_from(
+            [(parent, order[i]) for i, parent in enumerate(parents) if parent in index]
+        )
         return dag
 
     def wire(self, start: int = 0) -> dict[str, Any]:
@@ -395,6 +480,11 @@ class DagReader:
             "broken_parent": _sparse(col["broken_parent"], start),
             "missing_parent": orphans,
         }
+
+
+def _placed(node: DagNode) -> tuple[int, int, str]:
+    """The order of a ``Dag``'s nodes: by depth, lane, id."""
+    return node["depth"], node["lane"], node["id"]
 
 
 _EPOCHS = itertools.count(1)

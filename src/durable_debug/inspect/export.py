@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.checkpoint.base import OutlineSaver, RunnableConfig
 from durable_debug.inspect.access import GraphLike
-from durable_debug.inspect.dag import dag_data_of, dag_wire_of
+from durable_debug.inspect.dag import DagReader, dag_data_of, dag_wire_of
 from durable_debug.inspect.detail import clip_detail, detail_of, writes_of
 from durable_debug.inspect.jsonable import to_jsonable
-from durable_debug.inspect.thread import Thread, aread_thread
+from durable_debug.inspect.thread import Thread, aread_thread, checkpointer_of
 from durable_debug.inspect.topology import node_names, topology_data
 
 __all__ = [
@@ -93,15 +93,31 @@ def jsonl_lines(thread: Thread, *, stable: bool = False) -> list[str]:
 async def ahtml_data(
     graph: GraphLike, config: RunnableConfig, counts: Any = None
 ) -> dict[str, Any]:
-    """The data a standalone page embeds: ``{thread_id, dag, details, topology}``."""
-    return html_data_of(await aread_thread(graph, config), counts)
+    """The data a standalone page embeds: ``{thread_id, dag, details, topology}``; the tree
+    read as the widget reads it (:class:`~durable_debug.inspect.dag.DagReader`: from the
+    outline, no state decoded, on a saver that gives one), each detail from the full read."""
+    dag = await _aoutline_wire(graph, config)
+    return html_data_of(await aread_thread(graph, config), counts, dag=dag)
 
 
-def html_data_of(thread: Thread, counts: Any = None) -> dict[str, Any]:
+async def _aoutline_wire(graph: GraphLike, config: RunnableConfig) -> dict[str, Any] | None:
+    """The thread's tree in the widget's compact form read from its outline, or None when the
+    saver gives none (the full read's tree is the same)."""
+    if not isinstance(checkpointer_of(graph), OutlineSaver):
+        return None
+    reader = DagReader(graph, config)
+    await reader.arefresh()
+    return reader.wire() if reader.outlined else None
+
+
+def html_data_of(
+    thread: Thread, counts: Any = None, *, dag: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The data of :func:`ahtml_data` for an already read thread: the DAG in the widget's
-    compact form, and each checkpoint's detail cut as the widget shows it, without what every
-    detail shares (``detail_defaults``: the editable channels and the graph's nodes) or can be
-    rebuilt (its ``config``); the page's model puts them back."""
+    compact form (``dag`` when the caller read it, e.g. from the outline), and each
+    checkpoint's detail cut as the widget shows it, without what every detail shares
+    (``detail_defaults``: the editable channels and the graph's nodes) or can be rebuilt (its
+    ``config``); the page's model puts them back."""
     graph = thread.graph
     nodes = node_names(graph)
     details: dict[str, Any] = {}
@@ -115,7 +131,7 @@ def html_data_of(thread: Thread, counts: Any = None) -> dict[str, Any]:
     return {
         "thread_id": thread.thread_id,
         "checkpoint_ns": thread.checkpoint_ns,
-        "dag": dag_wire_of(dag_data_of(thread)),
+        "dag": dag_wire_of(dag_data_of(thread)) if dag is None else dag,
         "details": details,
         "detail_defaults": {"editable": thread.state_channels(), "nodes": list(nodes)},
         "topology": topology_data(graph, counts) if nodes else None,
@@ -136,15 +152,23 @@ async def aexport_html(
 ) -> Path:
     """Write one self-contained HTML file to browse the thread read-only (no kernel, no
     network). The page itself comes from ``durable_debug.inspect.html.render_html``."""
-    return write_html(await aread_thread(graph, config), path, counts)
+    dag = await _aoutline_wire(graph, config)
+    return write_html(await aread_thread(graph, config), path, counts, dag=dag)
 
 
-def write_html(thread: Thread, path: str | os.PathLike[str], counts: Any = None) -> Path:
-    """Write the page of :func:`aexport_html` for an already read thread."""
+def write_html(
+    thread: Thread,
+    path: str | os.PathLike[str],
+    counts: Any = None,
+    *,
+    dag: dict[str, Any] | None = None,
+) -> Path:
+    """Write the page of :func:`aexport_html` for an already read thread (``dag``: its tree
+    in the widget's compact form, when the caller read it)."""
     from durable_debug.inspect.html import render_html  # the widget's page, built elsewhere
 
     target = Path(path)
-    target.write_text(render_html(html_data_of(thread, counts)), "utf-8")
+    target.write_text(render_html(html_data_of(thread, counts, dag=dag)), "utf-8")
     return target
 
 

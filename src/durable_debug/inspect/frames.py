@@ -9,15 +9,17 @@ Rows are oldest first; values are the real Python objects (not JSON copies).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from durable_debug._sync import run_sync
-from durable_debug.checkpoint.base import RunnableConfig
+from durable_debug.checkpoint.base import OutlineSaver, RunnableConfig
+from durable_debug.checkpoint.records import aread_records
+from durable_debug.graph.findings import findings_of
 from durable_debug.inspect.access import GraphLike
-from durable_debug.inspect.dag import dag_from_thread, dag_layout
+from durable_debug.inspect.dag import DagReader, dag_from_thread, dag_layout
 from durable_debug.inspect.detail import blobs_of, write_kind, writes_of
 from durable_debug.inspect.failures import failure_classes
-from durable_debug.inspect.thread import Thread, aread_thread
+from durable_debug.inspect.thread import Thread, aread_thread, checkpointer_of, thread_config
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,6 +30,7 @@ __all__ = [
     "WRITE_COLUMNS",
     "ablobs_frame",
     "ahistory_frame",
+    "aoutline_history_frame",
     "awrites_frame",
     "blobs_frame",
     "history_frame",
@@ -62,8 +65,59 @@ async def ahistory_frame(
 
     Columns: :data:`HISTORY_COLUMNS`; with ``values=True`` also one column per state channel.
     ``frame.attrs`` names the thread and the namespace (a subgraph's, or "").
+
+    Without ``values``, on a saver that gives outlines (durable_debug's SQLite saver) the
+    table comes from the outline :class:`~durable_debug.inspect.dag.DagReader` reads (no
+    state decoded); the thread is read in full only when a checkpoint may have a failure
+    to classify (a failed task, or a head with tasks left to run).
     """
+    if not values and isinstance(checkpointer_of(graph), OutlineSaver):
+        reader = DagReader(graph, config)
+        await reader.arefresh()
+        if reader.outlined:
+            return await aoutline_history_frame(reader)
     return history_frame_of(await aread_thread(graph, config), values=values)
+
+
+async def aoutline_history_frame(reader: DagReader) -> pd.DataFrame:
+    """The :func:`ahistory_frame` of what ``reader`` read from an outline: every column from
+    its rows, but ``failure``, for which the thread is read in full only when a checkpoint
+    has a failed task or is a head with tasks left to run (a run that may have crashed), and
+    the findings, read from the debug records of the checkpoints that have some."""
+    import pandas as pd
+
+    rows = reader.history_rows()
+    graph, thread_id, checkpoint_ns = reader.graph, reader.thread_id, reader.checkpoint_ns
+    unsure = [
+        row["checkpoint_id"]
+        for row in rows
+        if row["errors"] or (row["is_head"] and row["next"] and row["source"] != "update")
+    ]
+    found: dict[str, Any] = {}
+    if unsure:
+        thread = await aread_thread(graph, thread_config(thread_id, checkpoint_ns))
+        for row in rows:
+            record = thread.records.get(row["checkpoint_id"])
+            if record is None:
+                continue
+            row["failure"] = ", ".join(sorted(set(failure_classes(thread, record).values())))
+            if record.findings:
+                found[record.id] = record.findings
+    else:
+        with_findings = [row["checkpoint_id"] for row in rows if row["findings"]]
+        if with_findings:
+            saver = checkpointer_of(graph)
+            records = await aread_records(saver, thread_id, checkpoint_ns, with_findings)
+            for (_, cid), debug in sorted(records.items()):
+                if findings_of(debug):
+                    found[cid] = findings_of(debug)
+    for row in rows:
+        row.setdefault("failure", "")
+    frame = pd.DataFrame(rows, columns=HISTORY_COLUMNS)
+    frame.attrs.update(thread_id=thread_id, checkpoint_ns=checkpoint_ns)
+    if found:
+        frame.attrs["findings"] = found
+    return frame
 
 
 def history_frame(

@@ -36,7 +36,7 @@ from durable_debug.graph.recording import (
     use_replay,
 )
 from durable_debug.graph.runner import node_config, node_writes
-from durable_debug.graph.subgraph import Nesting
+from durable_debug.graph.subgraph import Nesting, graph_at
 from durable_debug.graph.types import from_langgraph
 from durable_debug.graph.version import graph_version
 from durable_debug.inspect.access import GraphLike
@@ -45,7 +45,9 @@ from durable_debug.inspect.thread import (
     SPECIAL_CHANNELS,
     CheckpointRecord,
     aread_thread,
+    asubgraph_namespaces,
     checkpointer_of,
+    thread_config,
 )
 
 if TYPE_CHECKING:
@@ -157,8 +159,8 @@ def _recorded_tasks(
 async def arecorded_calls(graph: GraphLike, config: RunnableConfig) -> pd.DataFrame:
     """One row per recorded call of the thread (every branch), oldest first: the checkpoint
     its task ran from, the task, its node, the call's kind (``chat_model``, ``llm``,
-    ``tool``, ``once``), name, index in the task, input and output summaries, token usage,
-    latency, whether a replay answered it (None outside a replay) and its input hash.
+    ``embedding``, ``tool``, ``once``), name, index in the task, input and output summaries,
+    token usage, latency, whether a replay answered it (None outside a replay) and its input hash.
     Columns: :data:`CALL_COLUMNS`."""
     import pandas as pd
 
@@ -216,12 +218,13 @@ async def areplay_source(
 def replaying(
     graph: GraphLike, config: RunnableConfig, *, strict: bool = False, any_version: bool = False
 ) -> Iterator[ReplaySource]:
-    """Runs inside the block answer each chat model, tool and ``once()`` call from the
-    recording of thread ``config`` (all its branches): a call of node N with index i is
-    answered by a recorded call of N with index i and the same input hash. A call whose input
-    changed goes live (``strict``: raises :class:`ReplayMismatchError`). The source yielded
-    lists what was ``replayed`` and what went ``live``; the runs also record it (column
-    ``replayed`` of :func:`recorded_calls`).
+    """Runs inside the block answer each chat model, LLM, embedding, tool and ``once()`` call
+    (a streamed one with its recorded chunks) from the recording of thread ``config`` (all
+    its branches): a call of node N with index i is answered by a recorded call of N with
+    index i and the same input hash. A call whose input changed goes live (``strict``:
+    raises :class:`ReplayMismatchError`). The source yielded lists what was ``replayed`` and
+    what went ``live``; the runs also record it (column ``replayed`` of
+    :func:`recorded_calls`).
 
     Raises ``ValueError`` naming the thread when it recorded no call, or when its recording
     comes from another version of the graph's structure (``any_version=True`` replays it
@@ -280,13 +283,20 @@ async def _arun_task(
     source: ReplaySource,
     thread_id: str,
     trace: Any = None,
+    *,
+    checkpoint_ns: str = "",
+    store: Any = None,
 ) -> TaskRun:
     """Run ``task`` of ``record`` once with ``source`` answering its calls; save nothing.
 
     A sync node runs on this thread (``trace``, when given, is this thread's trace function
-    while the node runs: the debugger's hook)."""
+    while the node runs: the debugger's hook). ``graph`` is the graph the task belongs to (a
+    subgraph for a task of namespace ``checkpoint_ns``), ``store`` the root graph's store when
+    it is not ``graph``'s own."""
     channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]  # a saved Checkpoint, typed a Mapping in CheckpointRecord
-    config: dict[str, Any] = {"configurable": {"thread_id": thread_id, "checkpoint_ns": ""}}
+    config: dict[str, Any] = {
+        "configurable": {"thread_id": thread_id, "checkpoint_ns": checkpoint_ns}
+    }
     run = TaskRun(record.id, task.name, task.id, task.input)
     scratchpad = Scratchpad(
         task.id, list(task.resume), can_interrupt=False, node=task.name, nesting=Nesting(None)
@@ -298,9 +308,11 @@ async def _arun_task(
     with use_replay(source):
         taping = recording.start(task.name, task.id, record.id)
         try:
-            info = ExecutionInfo(record.id, "", task.id, thread_id, 1)
+            info = ExecutionInfo(record.id, checkpoint_ns, task.id, thread_id, node_attempt=1)
             context = CallContext(
-                node_config(config, task, step, record.id), Runtime(store=graph.store), info
+                node_config(config, task, step, record.id),
+                Runtime(store=store if store is not None else graph.store),
+                info,
             )
             previous = sys.gettrace()
             if trace is not None:
@@ -337,13 +349,15 @@ def _require_engine(graph: GraphLike, what: str) -> CompiledStateGraph[Any, Any,
 
 
 def _tasks_of(
-    graph: CompiledStateGraph[Any, Any, Any, Any], record: CheckpointRecord
+    graph: CompiledStateGraph[Any, Any, Any, Any], record: CheckpointRecord, checkpoint_ns: str = ""
 ) -> list[Task]:
-    """The tasks of the step after ``record``, with their input, answers and ``once()``
-    results as saved."""
+    """The tasks of the step after ``record`` (of namespace ``checkpoint_ns``), with their
+    input, answers and ``once()`` results as saved."""
     channels = restore_channels(graph, record.checkpoint)  # type: ignore[arg-type]  # a saved Checkpoint, typed a Mapping in CheckpointRecord
     checkpoint: Any = record.checkpoint
-    tasks = prepare_tasks(graph, checkpoint, channels, record.step, for_execution=True)
+    tasks = prepare_tasks(
+        graph, checkpoint, channels, record.step, checkpoint_ns=checkpoint_ns, for_execution=True
+    )
     saved = types.SimpleNamespace(
         pending_writes=record.pending_writes, checkpoint=record.checkpoint
     )
@@ -372,7 +386,8 @@ class ReplayCheck:
     checked: int = 0
     """Tasks run again."""
     diverged: list[dict[str, Any]] = field(default_factory=list)
-    """One per task whose writes differ now: ``checkpoint_id``, ``node``, ``task_id``,
+    """One per task whose writes differ now: ``checkpoint_id``, ``namespace`` (for a task of a
+    subgraph: its checkpoint namespace, ``node:task_id``), ``node``, ``task_id``,
     ``paths`` (the differing write paths, ``channel`` or ``channel.key[2]``), ``recorded``
     and ``now`` (the writes, by channel), and ``error`` when the task now fails."""
     live_calls: list[dict[str, Any]] = field(default_factory=list)
@@ -396,11 +411,31 @@ class ReplayCheck:
 async def areplay_check(graph: GraphLike, config: RunnableConfig) -> ReplayCheck:
     """Run every task of the thread (all branches) that finished with writes again, on the
     code as it is now, with its recorded input, ``once()`` results and calls (each task's
-    own recording), and compare its writes with the recorded ones. Nothing is saved."""
+    own recording), and compare its writes with the recorded ones. The tasks of the
+    subgraphs the thread ran (each subgraph namespace that saved checkpoints) are run with
+    the subgraph as it is now; their entries name the ``namespace``. Nothing is saved."""
     engine = _require_engine(graph, "replay_check")
-    thread = await aread_thread(graph, config)
-    tasks = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
+    thread = await aread_thread(engine, config)
     report = ReplayCheck(thread.thread_id)
+    await _check_thread(engine, thread, "", engine.store, report)
+    for namespace in await asubgraph_namespaces(engine, thread.thread_id):
+        subgraph = graph_at(engine, namespace)
+        inner = await aread_thread(engine, thread_config(thread.thread_id, namespace))
+        await _check_thread(subgraph, inner, namespace, engine.store, report)
+    return report
+
+
+async def _check_thread(
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    thread: Any,
+    namespace: str,
+    store: Any,
+    report: ReplayCheck,
+) -> None:
+    """:func:`areplay_check` for the checkpoints of one namespace (``graph``: the graph whose
+    checkpoints they are)."""
+    tasks = _recorded_tasks(thread.thread_id, ((r.id, r.debug) for r in thread))
+    where = {"namespace": namespace} if namespace else {}
     for record in thread:
         if not record.pending_writes:
             continue
@@ -408,24 +443,25 @@ async def areplay_check(graph: GraphLike, config: RunnableConfig) -> ReplayCheck
             pending_writes=record.pending_writes, checkpoint=record.checkpoint
         )
         done, _ = read_pending_writes(saved)  # type: ignore[arg-type]  # reads only the pending_writes and checkpoint this one has
-        for task in _tasks_of(engine, record):
+        for task in _tasks_of(graph, record, namespace):
             was = done.get(task.id)
             if task.name == START or was is None or not was.finished or was.error:
                 continue
-            if engine.subgraph_of(task.name) is not None:
-                continue  # a subgraph node saves checkpoints of its own: not run alone
+            if graph.subgraph_of(task.name) is not None:
+                continue  # a subgraph node: its own tasks are checked in its namespace
             source = _source_for(task.id, tasks, thread.thread_id)
-            run = await _arun_task(engine, record, task, source, thread.thread_id)
+            run = await _arun_task(
+                graph, record, task, source, thread.thread_id, checkpoint_ns=namespace, store=store
+            )
             report.checked += 1
             for live in run.live:
-                report.live_calls.append({"checkpoint_id": record.id, **live})
+                report.live_calls.append({"checkpoint_id": record.id, **where, **live})
             recorded = _by_channel(was.writes)
+            found = {"checkpoint_id": record.id, **where, "node": task.name, "task_id": task.id}
             if run.error is not None:
                 report.diverged.append(
                     {
-                        "checkpoint_id": record.id,
-                        "node": task.name,
-                        "task_id": task.id,
+                        **found,
                         "paths": sorted(recorded),
                         "recorded": recorded,
                         "now": {},
@@ -436,17 +472,7 @@ async def areplay_check(graph: GraphLike, config: RunnableConfig) -> ReplayCheck
             now = _by_channel(run.writes)
             paths = _differing_paths(recorded, now)
             if paths:
-                report.diverged.append(
-                    {
-                        "checkpoint_id": record.id,
-                        "node": task.name,
-                        "task_id": task.id,
-                        "paths": paths,
-                        "recorded": recorded,
-                        "now": now,
-                    }
-                )
-    return report
+                report.diverged.append({**found, "paths": paths, "recorded": recorded, "now": now})
 
 
 def replay_check(graph: GraphLike, config: RunnableConfig) -> ReplayCheck:
@@ -464,7 +490,11 @@ def replay_text(report: ReplayCheck) -> str:
             "write something else now"
         ]
     for found in report.diverged:
-        where = f"  {found['node']} (task {found['task_id']}, checkpoint {found['checkpoint_id']})"
+        inside = f", subgraph {found['namespace']}" if found.get("namespace") else ""
+        where = (
+            f"  {found['node']} (task {found['task_id']}, checkpoint {found['checkpoint_id']}"
+            f"{inside})"
+        )
         if "error" in found:
             lines.append(f"{where}: now fails with {found['error']}")
         else:
