@@ -4,7 +4,7 @@ half-pruned thread, and store-wide commands that survive one bad thread.
 * Another user's read-only ``inspect``/``health`` of a store leaves no file beside it and the
   owner's next write succeeds (users made for the test: it runs as root, as CI does).
 * Writers, a reader, sweep, prune, delete and recover side by side: no error anywhere, and the
-  store is whole afterwards (``scripts/lease_experiments.py soak`` runs it for 60 s).
+  store is whole afterwards (``bench/lease_experiments.py soak`` runs it for 60 s).
 * One damaged thread: ``health`` and ``sweep`` report every other thread, ``check`` names it.
 * An empty file and a permission problem are one-line errors naming the path (and the user).
 """
