@@ -746,6 +746,8 @@ class PostgresSaver(SqlSaver):
         prefetched, self._prefetched = self._prefetched, None
         if (
             prefetched is not None
+            and self._state == "open"
+            and self._pid == os.getpid()
             and fn == self._read_one
             and args == (prefetched.thread_id, "", None)
             and prefetched.task is asyncio.current_task()
