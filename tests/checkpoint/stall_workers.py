@@ -14,7 +14,7 @@ test can stop the process inside that node. Run as a script:
 ``DURABLE_DEBUG_TEST_CLOCK_SKEW=<seconds>`` moves the worker's wall clock (``time.time``).
 
 :func:`stall_trial`, :func:`skew_trial` and :func:`kill_trial` drive one trial each from the
-test process (also used by ``scripts/lease_experiments.py`` for the full counts).
+test process (also used by ``bench/lease_experiments.py`` for the full counts).
 """
 
 from __future__ import annotations

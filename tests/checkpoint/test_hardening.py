@@ -277,11 +277,24 @@ def test_a_postgres_restart_between_calls_costs_no_failed_call(postgres_control)
 def test_a_postgres_server_stopping_mid_run_is_a_package_error_naming_the_thread(
     postgres_control,
 ):
+    import psycopg
+    from stall_workers import wait_until
+
     server = postgres_control
     stopped: list[bool] = []
 
+    def saved(count: int) -> bool:
+        with psycopg.connect(server.url, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM checkpoints WHERE thread_id = 'restarted-job'"
+            ).fetchone()
+            return row is not None and row[0] >= count
+
     def stop_server(state: Pair) -> dict[str, str]:
         if not stopped:  # the first run stops the server while the node runs
+            # The step before this node was sent without waiting for its answer: stopped
+            # only once the server has it (the input's checkpoint and this step's).
+            wait_until(lambda: saved(2), "the checkpoint of the step before the node")
             server.stop()
             stopped.append(True)
         return {"a": state["a"] + "!"}

@@ -3,7 +3,7 @@
 * Fencing: a holder stopped (SIGSTOP) inside a node past its lease, while another process
   resumes the thread, writes nothing more and starts no further node once continued; a worker
   whose wall clock is two minutes ahead cannot take a live lease. (The test runs a few trials
-  per saver; ``scripts/lease_experiments.py`` runs the full counts.)
+  per saver; ``bench/lease_experiments.py`` runs the full counts.)
 * A run killed mid-step is resumed at once by a new process on the same host (its lease
   names a dead process), and only the unfinished node runs again; a Jupyter kernel restart is
   the same.
@@ -41,7 +41,7 @@ from durable_debug.checkpoint.lease import holder_is_dead, holder_proof, thread_
 from durable_debug.checkpoint.url import saver_from_url
 
 TRIALS = 3
-"""Stall trials per saver in the suite (scripts/lease_experiments.py runs 60)."""
+"""Stall trials per saver in the suite (bench/lease_experiments.py runs 60)."""
 
 
 @pytest.fixture(
@@ -226,7 +226,7 @@ def test_a_jupyter_kernel_restart_then_resume_works_at_once(tmp_path: Path) -> N
 async def test_runs_waiting_for_a_lease_are_woken_when_it_is_released(tmp_path: Path) -> None:
     """32 runs on 4 threads of one saver, each waiting for its thread's lease: every run
     goes through, and none is refused (the p99 wait is measured by
-    scripts/lease_experiments.py)."""
+    bench/lease_experiments.py)."""
     saver = SqliteSaver(str(tmp_path / "waits.db"))
     try:
 

@@ -244,6 +244,34 @@ async def test_a_graph_run_sends_one_statement_per_checkpoint(postgres_db: str):
     assert all(statements <= checkpoints + 3 for statements, checkpoints in per_run), per_run
 
 
+async def test_a_runs_lease_and_its_first_read_share_one_round_trip(postgres_db: str):
+    # The take of a run's lease and the read of its thread's newest checkpoint go in one
+    # pipeline: a run resuming a thread waits for the server once before its first node,
+    # and it resumes from the checkpoint the previous run saved last.
+    builder = chain_builder(3)
+    with WireCounter(postgres_db) as wire:
+        async with PostgresSaver(wire.url) as saver:
+            graph = builder.compile(checkpointer=saver)
+            config = {"configurable": {"thread_id": "t"}}
+            assert await graph.ainvoke({"n": 0}, config) == {"n": 3}
+            await saver.aget_tuple(config)  # the give-back's answer read: counting starts clean
+            wire.reset()
+            assert await graph.ainvoke(None, config) == {"n": 3}  # nothing left to run
+            # The give-back is sent without waiting; the next call reads its answer, so once
+            # that call is done the proxy has counted it.
+            await saver.aget_tuple(config)
+            # take and read (one Sync), give-back, the read after the run
+            assert wire.round_trips() == 3, wire.counts()
+            assert wire.statements() == 4, wire.counts()
+            assert await graph.ainvoke({"n": 5}, config) == {"n": 8}
+            latest = await saver.aget_tuple(config)
+            assert latest is not None and latest.checkpoint["channel_values"]["n"] == 8
+            # A read outside a run (no lease taken) is a round trip of its own, as before.
+            wire.reset()
+            assert await saver.aget_tuple(config) is not None
+            assert wire.round_trips() == 1 and wire.statements() == 1, wire.counts()
+
+
 async def test_every_history_page_is_an_index_range_scan_on_a_large_table(postgres_db: str):
     async with PostgresSaver(postgres_db) as saver:
         cp, versions = child_checkpoint(None, {"n": 0})

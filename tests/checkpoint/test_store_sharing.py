@@ -4,8 +4,9 @@ half-pruned thread, and store-wide commands that survive one bad thread.
 * Another user's read-only ``inspect``/``health`` of a store leaves no file beside it and the
   owner's next write succeeds (users made for the test: it runs as root, as CI does).
 * Writers, a reader, sweep, prune, delete and recover side by side: no error anywhere, and the
-  store is whole afterwards (``scripts/lease_experiments.py soak`` runs it for 60 s).
-* One damaged thread: ``health`` and ``sweep`` report every other thread, ``check`` names it.
+  store is whole afterwards (``bench/lease_experiments.py soak`` runs it for 60 s).
+* One damaged thread (SQLite, PostgreSQL): ``health`` and ``sweep`` report every other
+  thread, ``check`` names it.
 * An empty file and a permission problem are one-line errors naming the path (and the user).
 """
 
@@ -243,13 +244,10 @@ def _damaged_store(path: Path) -> None:
     conn.close()
 
 
-def test_one_damaged_thread_does_not_stop_health_sweep_or_check(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    db = tmp_path / "damaged.db"
-    _damaged_store(db)
-
-    assert main(["health", str(db)]) == 2
+def _damaged_thread_reported(store: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """``health``, ``sweep`` and ``check`` on ``store``, whose thread t2 is damaged: each
+    reports t1 and t3 (or prunes them) and names t2, and exits 2."""
+    assert main(["health", store]) == 2
     out, err = capsys.readouterr()
     largest = out.split("== largest ==")[1].split("==")[0]
     assert "t1" in largest and "t3" in largest
@@ -257,16 +255,43 @@ def test_one_damaged_thread_does_not_stop_health_sweep_or_check(
     assert "t2" in damaged and "CorruptPayloadError" in damaged
     assert "1 thread(s) could not be read" in err
 
-    assert main(["sweep", str(db), "--keep-last", "1"]) == 2
+    assert main(["sweep", store, "--keep-last", "1"]) == 2
     out, err = capsys.readouterr()
     pruned = [line.split()[0] for line in out.splitlines()[2:] if line.split()]
     assert {"t1", "t3"} <= set(pruned)
     assert any(line.split()[:1] == ["t2"] and "damaged:" in line for line in out.splitlines())
 
-    assert main(["check", str(db)]) == 2
+    assert main(["check", store]) == 2
     out, err = capsys.readouterr()
     assert [line.split(":")[0] for line in out.splitlines()] == ["t2"]
     assert "1 damaged thread(s)" in err
+
+
+def test_one_damaged_thread_does_not_stop_health_sweep_or_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "damaged.db"
+    _damaged_store(db)
+
+    _damaged_thread_reported(str(db), capsys)
+
+
+@pytest.mark.postgres
+def test_one_damaged_thread_on_postgres_does_not_stop_health_sweep_or_check(
+    postgres_db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import psycopg
+
+    from durable_debug import PostgresSaver
+
+    with PostgresSaver(postgres_db) as saver:
+        graph = _graph(saver)
+        for thread_id in ("t1", "t2", "t3"):
+            graph.invoke({"items": [thread_id]}, {"configurable": {"thread_id": thread_id}})
+    with psycopg.connect(postgres_db, autocommit=True) as conn:
+        conn.execute("UPDATE checkpoint_blobs SET blob = '\\xc1c1c1' WHERE thread_id = 't2'")
+
+    _damaged_thread_reported(postgres_db, capsys)
 
 
 def test_an_empty_file_and_a_permission_problem_are_one_line_errors(

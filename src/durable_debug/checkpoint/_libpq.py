@@ -32,7 +32,17 @@ if TYPE_CHECKING:
     import psycopg
     from psycopg import pq
 
-__all__ = ["Blobs", "answer", "blobs_array", "encode", "fetch", "flush", "prepared", "python_rows"]
+__all__ = [
+    "Blobs",
+    "answer",
+    "blobs_array",
+    "encode",
+    "fetch",
+    "fetch_together",
+    "flush",
+    "prepared",
+    "python_rows",
+]
 
 _BYTEA_ARRAY = 1001
 """The type oid of ``bytea[]``: the blobs of a step go as one binary array."""
@@ -140,6 +150,73 @@ async def fetch(
         raise error
     assert result is not None  # a query that did not fail answers with its rows
     return result
+
+
+async def fetch_together(
+    conn: psycopg.AsyncConnection[Any], queries: Sequence[tuple[str, Sequence[Any]]]
+) -> list[pq.abc.PGresult]:
+    """Run ``queries`` (SQL, parameters), in order, in one pipeline on ``conn`` (idle, used
+    by nothing else meanwhile): one round trip for all of them, each its own statement (in
+    autocommit, each its own transaction, seeing what the ones before it did). Return their
+    results as :func:`fetch` does, in order; raise the first error the server answered with
+    (the queries after a failed one are not run)."""
+    pgconn = conn.pgconn
+    names = _prepared.setdefault(pgconn, {})
+    fresh: dict[str, bytes] = {}
+    pgconn.enter_pipeline_mode()
+    for sql, params in queries:
+        values, types, formats = encode(params)
+        name = names.get(sql) or fresh.get(sql)
+        if name is None:
+            name = fresh[sql] = f"durable_debug_{next(_names)}".encode()
+            pgconn.send_prepare(name, _numbered(sql).encode(), types)
+        pgconn.send_query_prepared(name, values, formats, result_format=1)
+    pgconn.pipeline_sync()
+    await flush(pgconn)
+    error, results = await _answers(conn)
+    # Left in pipeline mode only if the wait above was interrupted: then the connection is
+    # not idle, and whoever holds it closes it.
+    pgconn.exit_pipeline_mode()
+    if error is not None:
+        raise error
+    names.update(fresh)
+    if len(results) != len(queries):
+        raise AssertionError(f"{len(queries)} queries answered with {len(results)} results")
+    return results
+
+
+async def _answers(
+    conn: psycopg.AsyncConnection[Any],
+) -> tuple[Exception | None, list[pq.abc.PGresult]]:
+    """Read the results of the commands sent in pipeline mode, up to their sync: the first
+    error the server answered with, if any, and every query's rows, in order."""
+    import psycopg
+    from psycopg.pq import DiagnosticField, ExecStatus
+
+    pgconn = conn.pgconn
+    error: Exception | None = None
+    results: list[pq.abc.PGresult] = []
+    while True:
+        pgconn.consume_input()
+        while pgconn.is_busy():
+            await _wait(pgconn.socket, write=False)
+            pgconn.consume_input()
+        result = pgconn.get_result()
+        if result is None:
+            continue  # the end of one command's results: the next command's follow
+        status = result.status
+        if status == ExecStatus.TUPLES_OK:
+            results.append(result)
+        elif status == ExecStatus.PIPELINE_SYNC:
+            return error, results
+        elif status == ExecStatus.FATAL_ERROR and error is None:
+            encoding = conn.info.encoding
+            state = (result.error_field(DiagnosticField.SQLSTATE) or b"").decode()
+            try:
+                cls: type[psycopg.Error] = psycopg.errors.lookup(state)
+            except KeyError:
+                cls = psycopg.DatabaseError
+            error = cls(result.get_error_message(encoding), info=result, encoding=encoding)
 
 
 _POSTGRES_EPOCH = _dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc)

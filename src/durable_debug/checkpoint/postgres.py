@@ -33,7 +33,7 @@ import struct
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, TypeVar, cast
 
 from durable_debug.checkpoint._connected import is_statements_only
 from durable_debug.checkpoint._io import run_soon_on_io_loop
@@ -43,6 +43,7 @@ from durable_debug.checkpoint._libpq import (
     blobs_array,
     encode,
     fetch,
+    fetch_together,
     flush,
     prepared,
     python_rows,
@@ -482,6 +483,9 @@ class PostgresSaver(SqlSaver):
         self._unread_release: tuple[str, str] | None = None
         """(thread_id, token) of a lease give-back sent on ``_direct`` whose answer is not read
         yet (``_send_release``); read before anything else uses that connection."""
+        self._prefetched: _Prefetched | None = None
+        """The thread's newest checkpoint, read in the same round trip as the lease a run just
+        took (``_lease_fetch``), for that run's first read; dropped by any other call."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({redact(self.conn_string)!r})"
@@ -593,6 +597,7 @@ class PostgresSaver(SqlSaver):
         self._pool = None
         self._direct, self._direct_lock = None, threading.Lock()
         self._unread_release = None
+        self._prefetched = None
         self._lease_conn, self._lease_lock = None, None
 
     async def _lease_release(self, thread_id: str, token: str) -> None:
@@ -667,6 +672,18 @@ class PostgresSaver(SqlSaver):
         import psycopg
 
         direct = _DIRECT.get()
+        if direct is not None and sql is LEASE_ACQUIRE:
+            # A run's take, with the read every run starts with (its thread's newest
+            # checkpoint) in the same pipeline: the take costs no round trip of its own. Read
+            # after the take, in its own statement, so as fresh as a read right after it.
+            thread_id = str(params[0])
+            taken, latest = await fetch_together(
+                direct, ((sql, params), (SELECT_LATEST, (thread_id, "")))
+            )
+            rows = python_rows(taken)
+            if rows:  # taken (RETURNING): this task's next read of the thread may use it
+                self._prefetched = _Prefetched(thread_id, asyncio.current_task(), latest)
+            return rows
         if direct is not None:  # a take or give-back on the caller's loop (_call): autocommit,
             # through libpq (see _libpq): a run's two lease statements cost half the time
             return python_rows(await fetch(direct, sql, params))
@@ -726,6 +743,16 @@ class PostgresSaver(SqlSaver):
     open, they may run on the caller's loop (``_call``)."""
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        prefetched, self._prefetched = self._prefetched, None
+        if (
+            prefetched is not None
+            and self._state == "open"
+            and self._pid == os.getpid()
+            and fn == self._read_one
+            and args == (prefetched.thread_id, "", None)
+            and prefetched.task is asyncio.current_task()
+        ):  # the run's first read, answered with its lease (_lease_fetch)
+            return cast(T, self._page(prefetched.result))
         # Once open, a write or read skips the savers' I/O loop: it runs on the caller's loop
         # over a connection of its own (psycopg's async connection keeps no loop-bound state
         # while unused, and only one call at a time uses it), so a step costs no thread
@@ -765,6 +792,7 @@ class PostgresSaver(SqlSaver):
         ``_check_idle_connection`` tells, without a round trip); under ``_direct_lock``."""
         import psycopg
 
+        self._prefetched = None  # the connection is about to be used for something else
         conn = self._direct
         if conn is not None and self._unread_release is not None:
             await self._read_release(conn)
@@ -850,7 +878,11 @@ class PostgresSaver(SqlSaver):
             assert isinstance(s, _PgSession)
             return await fetch(s.conn, sql, params)  # through libpq: see _libpq
 
-        result = await self._in_session(read, False)
+        return self._page(await self._in_session(read, False))
+
+    def _page(self, result: pq.abc.PGresult) -> _Page:
+        """The checkpoint of a ``SELECT_LATEST`` or ``SELECT_BY_ID`` result, with its blobs and
+        pending writes."""
         get: Callable[[int, int], Any] = result.get_value  # bytes, None for NULL
         kinds = [get(r, 0)[3] for r in range(result.ntuples)]  # int4, big-endian: 0, 1 or 2
         if 0 not in kinds:
@@ -914,6 +946,15 @@ class PostgresSaver(SqlSaver):
 
 AsyncPostgresSaver = PostgresSaver
 """LangGraph's name for the async PostgreSQL saver; here one class serves sync and async code."""
+
+
+class _Prefetched(NamedTuple):
+    """A thread's newest checkpoint (root namespace) read together with a run's lease."""
+
+    thread_id: str
+    task: asyncio.Task[Any] | None
+    """The task that took the lease: only its next read uses the result."""
+    result: pq.abc.PGresult
 
 
 @asynccontextmanager

@@ -298,7 +298,7 @@ class DeltaChannel(_Public, engine.Channel):
             and self.reducer == other.reducer
         )
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as an __eq__ without __hash__ makes it
 
     def update(self, values: Sequence[Any]) -> bool:
         if not values:
