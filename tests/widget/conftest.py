@@ -121,6 +121,14 @@ def notebook7(labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory) -
     yield from _serve(labserver, tmp_path_factory, "notebook")
 
 
+@pytest.fixture(scope="module", params=["lab", "notebook"])
+def frontend(
+    request: pytest.FixtureRequest, labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """JupyterLab, then Notebook 7 (one at a time): a test taking it runs in both front ends."""
+    yield from _serve(labserver, tmp_path_factory, request.param)
+
+
 def _serve(
     labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory, frontend: str
 ) -> Iterator[Any]:

@@ -26,21 +26,6 @@ WAIT_MS = 120_000
 """Generous waits on conditions: Notebook 7 and a kernel on a small shared machine."""
 
 
-NOTEBOOK7_OWN_ERRORS = ("Cannot read properties of undefined (reading 'schema')",)
-"""Page errors Notebook 7 raises by itself, with or without the widget (its /tree page too):
-its keyboard-shortcuts plugin sometimes reads a plugin's settings before they are loaded
-(jupyter/notebook#7862). Tolerated only when thrown from Notebook 7's own bundle."""
-
-
-def widget_errors(errors: list[tuple[str, str]]) -> list[str]:
-    """The page errors that are not Notebook 7's own known ones."""
-    return [
-        f"{message}\n{stack}"
-        for message, stack in errors
-        if not (message in NOTEBOOK7_OWN_ERRORS and "/static/notebook/notebook_core." in stack)
-    ]
-
-
 def count_marks(count: int) -> str:
     return f"() => document.querySelectorAll('.dd-root .dd-mark').length === {count}"
 
@@ -50,8 +35,7 @@ def test_render_select_fork_and_rerun_in_notebook7(
 ) -> None:
     notebook7.write_notebook("timetravel.ipynb", cells("nb7-1"))
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    errors: list[tuple[str, str]] = []
-    page.on("pageerror", lambda error: errors.append((error.message, error.stack or "")))
+    errors = labserver.watch_errors(page)
     try:
         labserver.open_notebook(page, notebook7, "timetravel.ipynb", timeout_ms=WAIT_MS)
         assert page.url.startswith(f"{notebook7.url}/notebooks/"), page.url
@@ -132,4 +116,4 @@ def test_render_select_fork_and_rerun_in_notebook7(
     finally:
         page.screenshot(path=str(artifacts / "notebook7-last.png"))
         page.close()
-    assert widget_errors(errors) == []
+    assert labserver.widget_errors(errors) == []
