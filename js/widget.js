@@ -883,7 +883,7 @@ function drawStatus(view) {
   parts.threads.hidden = isReadonly(view);
   parts.newRun.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
-  const messages = [model.get("_error"), view.requestError].filter(Boolean);
+  const messages = view.kernelGone ? [view.kernelGone] : [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");
   parts.error.hidden = !messages.length;
 }
@@ -3606,6 +3606,22 @@ function goneMessage(error) {
   const said = error instanceof Error ? error.message : String(error);
   return `Cannot reach the kernel (${said}): it was restarted or shut down since this widget was shown, so what it shows may be out of date. Re-run the cell that shows this widget.`;
 }
+var GONE_STATUSES = ["restarting", "autorestarting", "dead"];
+function watchKernel(model, onGone) {
+  const manager = model.widget_manager;
+  const signal = manager && manager.kernel && manager.kernel.statusChanged;
+  if (!signal || typeof signal.connect !== "function") return () => {
+  };
+  const onStatus = (_kernel, status) => {
+    if (GONE_STATUSES.includes(status)) onGone(kernelGoneMessage(status));
+  };
+  signal.connect(onStatus);
+  return () => signal.disconnect(onStatus);
+}
+function kernelGoneMessage(status) {
+  const what = status === "dead" ? "was shut down" : status === "autorestarting" ? "died" : "was restarted";
+  return `The kernel ${what}: this widget is no longer connected to it, so what it shows may be out of date and its buttons do nothing. Re-run the cells that build the graph and show this widget.`;
+}
 function newUuid() {
   const c = globalThis.crypto;
   if (c && typeof c.randomUUID === "function") return c.randomUUID();
@@ -3961,6 +3977,7 @@ function createView(model, el) {
     selecting: "",
     diffTicket: 0,
     requestError: "",
+    kernelGone: "",
     pendingScroll: "",
     pendingOpen: false,
     nav: createNav(),
@@ -3980,7 +3997,11 @@ function createView(model, el) {
   };
   view.cleanups.push(
     () => view.requests.dispose(),
-    () => root.remove()
+    () => root.remove(),
+    watchKernel(model, (message) => {
+      view.kernelGone = message;
+      drawStatus(view);
+    })
   );
   let dagDrawn = null;
   const redrawDag = () => {

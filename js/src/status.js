@@ -25,7 +25,10 @@ export function drawStatus(view) {
   parts.threads.hidden = isReadonly(view);
   parts.newRun.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
-  const messages = [model.get("_error"), view.requestError].filter(Boolean);
+  // A gone kernel says so alone: every other message would be about an object that is gone.
+  const messages = view.kernelGone
+    ? [view.kernelGone]
+    : [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");
   parts.error.hidden = !messages.length;
 }
