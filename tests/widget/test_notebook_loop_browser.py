@@ -244,6 +244,11 @@ def test_names_chat_topology_thread_list_and_new_run(
         expect(marker).to_have_attribute("visibility", "visible", timeout=WAIT_MS)
         expect(marker).to_contain_text("paused before")
         expect(page.locator(long_node)).to_have_class(re.compile(r"\bdd-paused\b"))
+        # The status line names the node it waits for as the other labels do: cut, escaped.
+        expect(widget.locator(".dd-status")).to_have_text(
+            f"wrote {checkpoints - 1} checkpoints from step {after_run - 2}; "
+            f"next: {short_name(LONG)}"
+        )
         page.screenshot(path=str(artifacts / f"{shot}-4-paused.png"))
 
         # Arrow keys in the thread list move the highlight only; Enter switches.
