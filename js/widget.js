@@ -1070,7 +1070,7 @@ function markTopology(view) {
   runningShown.set(view, key);
   const label = view.parts.topology.querySelector(".dd-topology-hint");
   if (label)
-    label.textContent = running.length ? `running: ${running.join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.join(", ")}` : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
+    label.textContent = running.length ? `running: ${running.map((node) => shortName(node)).join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.map((node) => shortName(node)).join(", ")}` : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
 }
 var runningShown = (
   /** @type {WeakMap<object, string>} */
@@ -1751,7 +1751,7 @@ function placePausedMarker(view) {
   const at = paused ? placeOf(view.layout, paused.id) : void 0;
   marker.setAttribute("visibility", paused && at ? "visible" : "hidden");
   if (!paused || !at) return;
-  const text = `paused ${paused.when} ${paused.nodes.join(", ")}`;
+  const text = `paused ${paused.when} ${paused.nodes.map((node) => shortName(node)).join(", ")}`;
   const label = (
     /** @type {SVGTextElement} */
     marker.querySelector("text")
@@ -1761,8 +1761,11 @@ function placePausedMarker(view) {
     /** @type {SVGRectElement} */
     marker.querySelector("rect")
   );
-  rect.setAttribute("width", String(Math.round(text.length * 6.4 + 26)));
-  marker.setAttribute("transform", `translate(${at.x} ${at.y})`);
+  const measured = typeof label.getComputedTextLength === "function" ? label.getComputedTextLength() : 0;
+  const width = Math.round((measured || text.length * 6.4) + 26);
+  rect.setAttribute("width", String(width));
+  const past = Math.max(0, at.x + Number(rect.getAttribute("x")) + width + 4 - view.layout.width);
+  marker.setAttribute("transform", `translate(${at.x - past} ${at.y})`);
 }
 
 // js/src/json-tree.js

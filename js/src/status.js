@@ -233,9 +233,9 @@ export function markTopology(view) {
   const label = view.parts.topology.querySelector(".dd-topology-hint");
   if (label)
     label.textContent = running.length
-      ? `running: ${running.join(", ")}`
+      ? `running: ${running.map((node) => shortName(node)).join(", ")}`
       : paused
-        ? `paused ${paused.when} ${paused.nodes.join(", ")}`
+        ? `paused ${paused.when} ${paused.nodes.map((node) => shortName(node)).join(", ")}`
         : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
 }
 

@@ -219,7 +219,8 @@ def test_names_chat_topology_thread_list_and_new_run(
         expect(page.locator(long_node)).to_have_class(
             re.compile(r"\bdd-running\b"), timeout=WAIT_MS
         )
-        expect(widget.locator(".dd-topology-hint")).to_contain_text("running:")
+        hint = widget.locator(".dd-topology-hint")
+        expect(hint).to_have_text(f"running: {short_name(LONG)}")
         page.screenshot(path=str(artifacts / f"{shot}-3-running.png"))
         gate.write_text("go", encoding="utf-8")
         expect(widget.locator("span.dd-running")).to_be_hidden(timeout=WAIT_MS)
@@ -242,7 +243,9 @@ def test_names_chat_topology_thread_list_and_new_run(
         )  # all but one
         marker = widget.locator(".dd-paused-marker")
         expect(marker).to_have_attribute("visibility", "visible", timeout=WAIT_MS)
-        expect(marker).to_contain_text("paused before")
+        expect(marker).to_have_text(f"paused before {short_name(LONG)}")
+        expect(hint).to_have_text(f"paused before {short_name(LONG)}")
+        page.wait_for_function(INSIDE, arg=[".dd-dag-scroll", ".dd-paused-marker"], timeout=WAIT_MS)
         expect(page.locator(long_node)).to_have_class(re.compile(r"\bdd-paused\b"))
         # The status line names the node it waits for as the other labels do: cut, escaped.
         expect(widget.locator(".dd-status")).to_have_text(
