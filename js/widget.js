@@ -885,7 +885,7 @@ function drawStatus(view) {
   parts.threads.hidden = isReadonly(view);
   parts.newRun.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
-  const messages = [model.get("_error"), view.requestError].filter(Boolean);
+  const messages = view.kernelGone ? [view.kernelGone] : [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");
   parts.error.hidden = !messages.length;
 }
@@ -1072,7 +1072,7 @@ function markTopology(view) {
   runningShown.set(view, key);
   const label = view.parts.topology.querySelector(".dd-topology-hint");
   if (label)
-    label.textContent = running.length ? `running: ${running.join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.join(", ")}` : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
+    label.textContent = running.length ? `running: ${running.map((node) => shortName(node)).join(", ")}` : paused ? `paused ${paused.when} ${paused.nodes.map((node) => shortName(node)).join(", ")}` : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
 }
 var runningShown = (
   /** @type {WeakMap<object, string>} */
@@ -1753,7 +1753,7 @@ function placePausedMarker(view) {
   const at = paused ? placeOf(view.layout, paused.id) : void 0;
   marker.setAttribute("visibility", paused && at ? "visible" : "hidden");
   if (!paused || !at) return;
-  const text = `paused ${paused.when} ${paused.nodes.join(", ")}`;
+  const text = `paused ${paused.when} ${paused.nodes.map((node) => shortName(node)).join(", ")}`;
   const label = (
     /** @type {SVGTextElement} */
     marker.querySelector("text")
@@ -1763,8 +1763,11 @@ function placePausedMarker(view) {
     /** @type {SVGRectElement} */
     marker.querySelector("rect")
   );
-  rect.setAttribute("width", String(Math.round(text.length * 6.4 + 26)));
-  marker.setAttribute("transform", `translate(${at.x} ${at.y})`);
+  const measured = typeof label.getComputedTextLength === "function" ? label.getComputedTextLength() : 0;
+  const width = Math.round((measured || text.length * 6.4) + 26);
+  rect.setAttribute("width", String(width));
+  const past = Math.max(0, at.x + Number(rect.getAttribute("x")) + width + 4 - view.layout.width);
+  marker.setAttribute("transform", `translate(${at.x - past} ${at.y})`);
 }
 
 // js/src/json-tree.js
@@ -3608,6 +3611,22 @@ function goneMessage(error) {
   const said = error instanceof Error ? error.message : String(error);
   return `Cannot reach the kernel (${said}): it was restarted or shut down since this widget was shown, so what it shows may be out of date. Re-run the cell that shows this widget.`;
 }
+var GONE_STATUSES = ["restarting", "autorestarting", "dead"];
+function watchKernel(model, onGone) {
+  const manager = model.widget_manager;
+  const signal = manager && manager.kernel && manager.kernel.statusChanged;
+  if (!signal || typeof signal.connect !== "function") return () => {
+  };
+  const onStatus = (_kernel, status) => {
+    if (GONE_STATUSES.includes(status)) onGone(kernelGoneMessage(status));
+  };
+  signal.connect(onStatus);
+  return () => signal.disconnect(onStatus);
+}
+function kernelGoneMessage(status) {
+  const what = status === "dead" ? "was shut down" : status === "autorestarting" ? "died" : "was restarted";
+  return `The kernel ${what}: this widget is no longer connected to it, so what it shows may be out of date and its buttons do nothing. Re-run the cells that build the graph and show this widget.`;
+}
 function newUuid() {
   const c = globalThis.crypto;
   if (c && typeof c.randomUUID === "function") return c.randomUUID();
@@ -3989,6 +4008,7 @@ function createView(model, el) {
     selecting: "",
     diffTicket: 0,
     requestError: "",
+    kernelGone: "",
     pendingScroll: "",
     pendingOpen: false,
     nav: createNav(),
@@ -4008,7 +4028,11 @@ function createView(model, el) {
   };
   view.cleanups.push(
     () => view.requests.dispose(),
-    () => root.remove()
+    () => root.remove(),
+    watchKernel(model, (message) => {
+      view.kernelGone = message;
+      drawStatus(view);
+    })
   );
   let dagDrawn = null;
   const redrawDag = () => {

@@ -3,7 +3,7 @@
 // checkpoint, the tooltip (layout.js places it, overview.js draws the strip, dag-input.js
 // handles its pointer and keys, navigate.js zooms, pans and filters)
 
-import { displayName } from "./names.js";
+import { displayName, shortName } from "./names.js";
 import { readDag } from "./dag-wire.js";
 import { plural, shortId, svgHyperscript, truncate } from "./helpers.js";
 import { itemsInArea, layoutDag, placeOf } from "./layout.js";
@@ -540,10 +540,16 @@ export function placePausedMarker(view) {
   const at = paused ? placeOf(view.layout, paused.id) : undefined;
   marker.setAttribute("visibility", paused && at ? "visible" : "hidden");
   if (!paused || !at) return;
-  const text = `paused ${paused.when} ${paused.nodes.join(", ")}`;
+  const text = `paused ${paused.when} ${paused.nodes.map((node) => shortName(node)).join(", ")}`;
   const label = /** @type {SVGTextElement} */ (marker.querySelector("text"));
   label.textContent = text;
   const rect = /** @type {SVGRectElement} */ (marker.querySelector("rect"));
-  rect.setAttribute("width", String(Math.round(text.length * 6.4 + 26)));
-  marker.setAttribute("transform", `translate(${at.x} ${at.y})`);
+  // The text's own length where the page can measure it (a guess from its characters elsewhere).
+  const measured = typeof label.getComputedTextLength === "function" ? label.getComputedTextLength() : 0;
+  const width = Math.round((measured || text.length * 6.4) + 26);
+  rect.setAttribute("width", String(width));
+  // Above the mark, to its right; moved left as far as it would pass the drawing's right edge
+  // (the newest checkpoint is the rightmost, and a tag past the edge was cut off).
+  const past = Math.max(0, at.x + Number(rect.getAttribute("x")) + width + 4 - view.layout.width);
+  marker.setAttribute("transform", `translate(${at.x - past} ${at.y})`);
 }

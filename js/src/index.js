@@ -64,7 +64,7 @@ import { hyperscript, isReadonly, listen, watch } from "./helpers.js";
 import { fillLazyJson } from "./json-tree.js";
 import { mountKeys } from "./keys.js";
 import { drawLiveText } from "./live-text.js";
-import { createRequester } from "./requests.js";
+import { createRequester, watchKernel } from "./requests.js";
 import {
   createNav,
   navParts,
@@ -110,7 +110,7 @@ function render({ model, el }) {
  *   layout: DagLayout | null, svg: SVGSVGElement | null,
  *   selected: string, diffTarget: string, selectTicket: number, diffTicket: number,
  *   selecting: string,
- *   requestError: string, pendingScroll: string, pendingOpen: boolean, drawnArea: Area | null,
+ *   requestError: string, kernelGone: string, pendingScroll: string, pendingOpen: boolean, drawnArea: Area | null,
  *   nav: import("./navigate.js").Nav,
  *   marks: { byItem: Map<import("./types.js").DagItem, SVGElement>, matches: Set<string> | null },
  *   frame: { cancel: () => void } | null,
@@ -149,6 +149,7 @@ function createView(model, el) {
     selecting: "",
     diffTicket: 0,
     requestError: "",
+    kernelGone: "",
     pendingScroll: "",
     pendingOpen: false,
     nav: createNav(),
@@ -169,6 +170,10 @@ function createView(model, el) {
   view.cleanups.push(
     () => view.requests.dispose(),
     () => root.remove(),
+    watchKernel(model, (message) => {
+      view.kernelGone = message;
+      drawStatus(view);
+    }),
   );
 
   // `_dag` and `_dag_tail` often change in one update: draw the tree they make once.

@@ -78,6 +78,39 @@ export function goneMessage(error) {
   );
 }
 
+/** The kernel statuses after which the Python object behind a view is gone. */
+const GONE_STATUSES = ["restarting", "autorestarting", "dead"];
+
+/**
+ * Call `onGone(message)` as soon as the model's kernel restarts or dies (JupyterLab's and
+ * Notebook 7's widget manager hold the kernel; a page without one, like the read-only export,
+ * has nothing to watch). Returns the function that stops watching.
+ * @param {Model} model @param {(message: string) => void} onGone
+ * @returns {() => void}
+ */
+export function watchKernel(model, onGone) {
+  const manager = model.widget_manager;
+  const signal = manager && manager.kernel && manager.kernel.statusChanged;
+  if (!signal || typeof signal.connect !== "function") return () => {};
+  const onStatus = (/** @type {unknown} */ _kernel, /** @type {string} */ status) => {
+    if (GONE_STATUSES.includes(status)) onGone(kernelGoneMessage(status));
+  };
+  signal.connect(onStatus);
+  return () => signal.disconnect(onStatus);
+}
+
+/**
+ * What to tell the user the moment the widget's kernel restarts or dies.
+ * @param {string} status the kernel's status: "restarting", "autorestarting" or "dead"
+ */
+export function kernelGoneMessage(status) {
+  const what = status === "dead" ? "was shut down" : status === "autorestarting" ? "died" : "was restarted";
+  return (
+    `The kernel ${what}: this widget is no longer connected to it, so what it shows may be out ` +
+    "of date and its buttons do nothing. Re-run the cells that build the graph and show this widget."
+  );
+}
+
 function newUuid() {
   const c = globalThis.crypto;
   if (c && typeof c.randomUUID === "function") return c.randomUUID();

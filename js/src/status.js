@@ -25,7 +25,10 @@ export function drawStatus(view) {
   parts.threads.hidden = isReadonly(view);
   parts.newRun.hidden = isReadonly(view);
   parts.status.textContent = model.get("_status") || "";
-  const messages = [model.get("_error"), view.requestError].filter(Boolean);
+  // A gone kernel says so alone: every other message would be about an object that is gone.
+  const messages = view.kernelGone
+    ? [view.kernelGone]
+    : [model.get("_error"), view.requestError].filter(Boolean);
   parts.error.textContent = messages.join("\n");
   parts.error.hidden = !messages.length;
 }
@@ -230,9 +233,9 @@ export function markTopology(view) {
   const label = view.parts.topology.querySelector(".dd-topology-hint");
   if (label)
     label.textContent = running.length
-      ? `running: ${running.join(", ")}`
+      ? `running: ${running.map((node) => shortName(node)).join(", ")}`
       : paused
-        ? `paused ${paused.when} ${paused.nodes.join(", ")}`
+        ? `paused ${paused.when} ${paused.nodes.map((node) => shortName(node)).join(", ")}`
         : "drag to pan, Ctrl + wheel to zoom, Fit to see it all";
 }
 

@@ -36,7 +36,7 @@
  * @typedef {{ get(name: string): any, set(name: string, value: any): void,
  *   on(name: string, fn: Function): void, off(name?: string | null, fn?: Function | null): void,
  *   send(content: object, callbacks?: any, buffers?: any[]): void,
- *   save_changes(): void }} Model
+ *   save_changes(): void, widget_manager?: any }} Model
  *
  * One mark of the DAG (js/src/layout.js): a checkpoint (`kind` "node", `id` its id) or a
  * collapsed linear run of `count` checkpoints from `node` to `last` (`kind` "run", `gap` the

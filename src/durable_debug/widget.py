@@ -59,6 +59,7 @@ from durable_debug.inspect.diff_view import diff_view
 from durable_debug.inspect.html import widget_asset_paths
 from durable_debug.inspect.jsonable import clip, to_jsonable
 from durable_debug.inspect.live_text import LiveText, add_chunk_listener
+from durable_debug.inspect.names import short_name
 from durable_debug.inspect.own_store import reading_graph, store_gone_message
 from durable_debug.inspect.recorder import NodeCount, Recorder
 from durable_debug.inspect.replay import TaskRun, areplay_source, debug_task, use_replay
@@ -820,10 +821,10 @@ class TimeTravel(anywidget.AnyWidget):
         elif outcome == "stopped":
             status = f"{ran}; stopped"
         elif detail["interrupts"]:
-            nodes = ", ".join(sorted({item["node"] for item in detail["interrupts"]}))
+            nodes = ", ".join(sorted({short_name(item["node"]) for item in detail["interrupts"]}))
             status = f"{ran}; interrupted at {nodes} ({len(detail['interrupts'])} pending)"
         else:
-            left = ", ".join(detail["next"])
+            left = ", ".join(short_name(name) for name in detail["next"])
             status = f"{ran}; " + (f"next: {left}" if left else "done")
         if self._selected in ("", start.id):
             self._select_seq += 1

@@ -114,11 +114,13 @@ def lab(labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Iter
     yield from _serve(labserver, tmp_path_factory, "lab")
 
 
-@pytest.fixture(scope="module")
-def notebook7(labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A Notebook 7 on a free local port, token-less, in a temp dir; fails (under CI) or skips
-    (elsewhere) when it cannot start."""
-    yield from _serve(labserver, tmp_path_factory, "notebook")
+@pytest.fixture(scope="module", params=["lab", "notebook"])
+def frontend(
+    request: pytest.FixtureRequest, labserver: ModuleType, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Any]:
+    """JupyterLab, then Notebook 7 (one at a time), each as ``lab`` is: a test taking it runs in
+    both front ends."""
+    yield from _serve(labserver, tmp_path_factory, request.param)
 
 
 def _serve(

@@ -41,6 +41,8 @@ __all__ = [
     "run_all",
     "run_cell",
     "wait_for_text",
+    "watch_errors",
+    "widget_errors",
 ]
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -344,6 +346,28 @@ def notebook_shape(page: Any) -> dict[str, Any]:
                        return { cells: nb.widgets.length, active: nb.activeCellIndex }; }"""
         )
     )
+
+
+NOTEBOOK7_OWN_ERRORS = ("Cannot read properties of undefined (reading 'schema')",)
+"""Page errors Notebook 7 raises by itself, with or without the widget (its /tree page too):
+its keyboard-shortcuts plugin sometimes reads a plugin's settings before they are loaded
+(jupyter/notebook#7862). Tolerated only when thrown from Notebook 7's own bundle."""
+
+
+def watch_errors(page: Any) -> list[tuple[str, str]]:
+    """The page's uncaught errors (message, stack), as they happen."""
+    errors: list[tuple[str, str]] = []
+    page.on("pageerror", lambda error: errors.append((error.message, error.stack or "")))
+    return errors
+
+
+def widget_errors(errors: list[tuple[str, str]]) -> list[str]:
+    """The page errors that are not Notebook 7's own known ones."""
+    return [
+        f"{message}\n{stack}"
+        for message, stack in errors
+        if not (message in NOTEBOOK7_OWN_ERRORS and "/static/notebook/notebook_core." in stack)
+    ]
 
 
 def check_keys_stay_in_widget(page: Any, widget: Any, here: str, parent: str, wait_ms: int) -> None:

@@ -1,11 +1,11 @@
-"""TimeTravel in a real JupyterLab with a live kernel, driven in headless Chromium.
+"""TimeTravel in a real JupyterLab and a real Notebook 7 with a live kernel, in headless Chromium.
 
-The test starts JupyterLab (token-less, free local port, temp dir), opens a notebook that builds
+The test starts the front end (token-less, free local port, temp dir), opens a notebook that builds
 a small graph, runs it once and shows ``TimeTravel``; then, as a person would: waits for the
 DAG, clicks a checkpoint (the state panel shows its values), types an invalid edit (refused,
 nothing written), edits a value and presses Fork, then Rerun. The new branch must appear in the
 page and in the saver, which a later cell of the same kernel reads back. Screenshots go to
-``test-artifacts/jupyterlab-*.png``.
+``test-artifacts/fork-lab-*.png`` and ``test-artifacts/fork-notebook-*.png``.
 """
 
 from __future__ import annotations
@@ -26,15 +26,20 @@ WAIT_MS = 120_000
 """Generous waits on conditions: JupyterLab and a kernel on a small shared machine."""
 
 
-def test_click_edit_fork_and_rerun_in_jupyterlab(
-    browser: Any, lab: Any, labserver: ModuleType, artifacts: Path
+def test_click_edit_fork_and_rerun(
+    browser: Any, frontend: Any, labserver: ModuleType, artifacts: Path
 ) -> None:
-    lab.write_notebook("timetravel.ipynb", cells("lab-1"))
+    frontend.write_notebook("timetravel.ipynb", cells(f"{frontend.frontend}-1"))
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    errors = labserver.watch_errors(page)
     try:
-        labserver.open_notebook(page, lab, "timetravel.ipynb", timeout_ms=WAIT_MS)
+        labserver.open_notebook(page, frontend, "timetravel.ipynb", timeout_ms=WAIT_MS)
+        # Each front end's own shell: JupyterLab's tree of panels, Notebook 7's single page.
+        if frontend.frontend == "notebook":
+            assert page.url.startswith(f"{frontend.url}/notebooks/"), page.url
+            assert page.locator("#main-panel .jp-NotebookPanel").count() == 1
+        else:
+            assert page.url.startswith(f"{frontend.url}/lab/tree/"), page.url
         labserver.run_all(page)
         page.wait_for_function(
             "() => document.querySelectorAll('.dd-root .dd-mark').length === 4", timeout=WAIT_MS
@@ -44,14 +49,14 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         input_id, step0, after_a, after_b = json.loads(setup_output.split("IDS ", 1)[1])
         widget = page.locator(".dd-root")
         expect(widget.locator(".dd-thread")).to_contain_text("4 checkpoints · 1 branch")
-        page.screenshot(path=str(artifacts / "jupyterlab-1-dag.png"))
+        page.screenshot(path=str(artifacts / f"fork-{frontend.frontend}-1-dag.png"))
 
         # The store's health: asked of the kernel, drawn as text.
         widget.locator(".dd-health-button").click()
         size = widget.locator('.dd-health [data-health="size"] td')
         expect(size.nth(1)).to_have_text("4", timeout=WAIT_MS)  # checkpoints of the one thread
         expect(size.nth(0)).to_have_text("1")
-        page.screenshot(path=str(artifacts / "jupyterlab-1b-health.png"))
+        page.screenshot(path=str(artifacts / f"fork-{frontend.frontend}-1b-health.png"))
         widget.locator('.dd-health [data-health-action="close"]').click()
         expect(widget.locator(".dd-health")).to_be_hidden()
 
@@ -61,7 +66,7 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         expect(widget.locator(".dd-state")).to_contain_text('"a ran"', timeout=WAIT_MS)
         state = widget.locator(".dd-state").inner_text()
         assert '"A"' in state and "b saw" not in state
-        page.screenshot(path=str(artifacts / "jupyterlab-2-selected.png"))
+        page.screenshot(path=str(artifacts / f"fork-{frontend.frontend}-2-selected.png"))
 
         # Keys typed in the widget stay there: the notebook's shortcuts never fire,
         # arrow keys walk the DAG.
@@ -93,7 +98,7 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         expect(widget.locator(".dd-state")).to_contain_text('"edited"', timeout=WAIT_MS)
         expect(widget.locator(".dd-thread")).to_contain_text("5 checkpoints · 2 branches")
         expect(widget.locator(".dd-code")).to_contain_text("aupdate_state(", timeout=WAIT_MS)
-        page.screenshot(path=str(artifacts / "jupyterlab-3-forked.png"))
+        page.screenshot(path=str(artifacts / f"fork-{frontend.frontend}-3-forked.png"))
 
         # Rerun from the fork: b runs on the new branch, in the kernel, without a cell.
         widget.locator('[data-action="rerun"]').click()
@@ -107,7 +112,7 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         assert rerun_id not in (fork_id, after_b)
         assert '"edited+B"' in widget.locator(".dd-state").inner_text()
         expect(widget.locator(".dd-code")).to_contain_text("ainvoke(None", timeout=WAIT_MS)
-        page.screenshot(path=str(artifacts / "jupyterlab-4-rerun.png"))
+        page.screenshot(path=str(artifacts / f"fork-{frontend.frontend}-4-rerun.png"))
 
         # The saver, read by the same kernel: one fork of after_a, one checkpoint after it.
         count = labserver.run_cell(page, 2)
@@ -130,6 +135,6 @@ def test_click_edit_fork_and_rerun_in_jupyterlab(
         }
         assert rows[after_b]["values"]["value"] == "A+B"  # the first branch is untouched
     finally:
-        page.screenshot(path=str(artifacts / "jupyterlab-last.png"))
+        page.screenshot(path=str(artifacts / f"fork-{frontend.frontend}-last.png"))
         page.close()
-    assert errors == [], errors
+    assert labserver.widget_errors(errors) == []
