@@ -39,7 +39,7 @@ from durable_debug.checkpoint.base import (
     replace_checkpoint,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
-from durable_debug.checkpoint.records import record_text, split_record
+from durable_debug.checkpoint.records import split_record, stored_record
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 __all__ = ["InMemorySaver", "MemorySaver"]
@@ -228,7 +228,7 @@ class MemorySaver(BaseCheckpointSaver):
         parent_id = config_checkpoint_id(config)
         plain_metadata, record = split_record(metadata)
         if record is not None:
-            record = json.loads(record_text(record) or "{}")  # stored as the SQL savers do
+            record = stored_record(record)  # as the SQL savers store it (through JSON)
         writes = [
             (task_id, task_path, self._serialized_writes(thread_id, parent_id, writes))
             for task_id, writes, task_path in task_writes
@@ -392,9 +392,7 @@ class MemorySaver(BaseCheckpointSaver):
     ) -> None:
         """Replace the debug record of a saved checkpoint."""
         if checkpoint_id in self.storage.get(thread_id, {}).get(checkpoint_ns, {}):
-            self.records[(thread_id, checkpoint_ns, checkpoint_id)] = json.loads(
-                record_text(record) or "{}"
-            )
+            self.records[(thread_id, checkpoint_ns, checkpoint_id)] = stored_record(record)
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint."""

@@ -154,6 +154,23 @@ def record_text(record: Mapping[str, Any] | None) -> str | None:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
+_JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
+"""The types that come back from a JSON round trip as they went in (exact types only)."""
+
+
+def stored_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """What :func:`parse_record` gives back for ``record`` once stored by :func:`record_text`
+    (keys sorted, values as JSON reads them), for a saver that keeps records in memory.
+
+    A record of plain scalars (most steps: the graph's fingerprint and the write time) is
+    copied in key order without the round trip through JSON text; any other goes through it.
+    """
+    scalars = _JSON_SCALARS
+    if all(type(k) is str and type(v) in scalars for k, v in record.items()):
+        return dict(sorted(record.items()))
+    return json.loads(record_text(record) or "{}")  # type: ignore[no-any-return]  # json.loads returns Any; a record's text is a JSON object
+
+
 def parse_record(text: str | bytes | None) -> dict[str, Any] | None:
     """A record stored by :func:`record_text` (None for none)."""
     if text is None or text in ("", b""):

@@ -14,15 +14,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from functools import cached_property
+from typing import Any, cast
 
 from durable_debug.checkpoint.base import (
     ERROR,
     ERROR_SOURCE,
     FAILURES,
-    checkpoint_metadata,
+    CheckpointMetadata,
     config_thread_id,
     new_checkpoint_id,
+    run_metadata,
 )
 from durable_debug.checkpoint.lease import check_lease
 from durable_debug.checkpoint.records import PARENT_WRITE_MS, attach_record
@@ -45,6 +47,12 @@ __all__ = ["LoopSave"]
 
 class LoopSave(LoopStream):
     """Saves a run's task outcomes and one checkpoint a step."""
+
+    @cached_property
+    def _run_metadata(self) -> dict[str, Any]:
+        """What the run's config adds to each checkpoint's metadata (``base.run_metadata``):
+        the config does not change during a run, so it is worked out once, not per step."""
+        return run_metadata(self.config)
 
     def _writes_to_save(self, task: Task) -> list[tuple[str, Any]]:
         """A finished task's writes as saved: START's state writes are left out when the
@@ -131,7 +139,10 @@ class LoopSave(LoopStream):
         if self.recording is not None:
             record.update(self.recording.take())
         self.record = record
-        self.metadata = checkpoint_metadata(self.config, source, self.step, parents=self.parents)
+        # as base.checkpoint_metadata(self.config, source, self.step, parents=self.parents)
+        metadata = {**self._run_metadata, "source": source, "step": self.step}
+        metadata["parents"] = self.parents
+        self.metadata = cast(CheckpointMetadata, metadata)
         self.pending = {}
         if self.saves is not None:
             new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
@@ -143,10 +154,11 @@ class LoopSave(LoopStream):
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
-            check_lease(self.saves.saver, config_thread_id(self.config))  # another run took it
+            thread_id = config_thread_id(self.config)
+            check_lease(self.saves.saver, thread_id)  # another run took it
             started = time.perf_counter()
             try:
-                key = (config_thread_id(self.config), self.checkpoint_ns, self.checkpoint["id"])
+                key = (thread_id, self.checkpoint_ns, self.checkpoint["id"])
                 self.checkpoint_config = await self.saves.put_step(
                     self.checkpoint_config,
                     task_writes,
