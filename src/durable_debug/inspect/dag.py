@@ -67,7 +67,7 @@ async def acheckpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGrap
     decoded; open one checkpoint's state with :func:`~durable_debug.inspect.checkpoint_detail`.
     """
     reader = DagReader(graph, config)
-    return await reader.arefresh_then(lambda: _built(reader, reader.networkx()))
+    return await reader.arefresh_then(reader.networkx_handed_over)
 
 
 def checkpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGraph:

@@ -407,9 +407,17 @@ class DagReader:
         :func:`~durable_debug.inspect.dag.checkpoint_dag`): one node per checkpoint with its
         marks, config and metadata, one edge parent → child (none for a link that loops)."""
         with collector_paused():  # plain dicts, no cycles: no collection meanwhile
-            return self._networkx()
+            return self._networkx(copy_metadata=True)
 
-    def _networkx(self) -> nx.DiGraph:
+    def networkx_handed_over(self) -> nx.DiGraph:
+        """:meth:`networkx`, for a caller that lets the reader go at once (:meth:`forget`):
+        each node holds the metadata dict read, not a copy, and the reader is left empty."""
+        with collector_paused():
+            dag = self._networkx(copy_metadata=False)
+            self.forget()
+            return dag
+
+    def _networkx(self, *, copy_metadata: bool) -> nx.DiGraph:
         import networkx as nx
 
         col, rows, index, order = self._col, self._rows, self._index, self._order
@@ -448,7 +456,7 @@ class DagReader:
                 "errors": errors[i],
                 "created_at": times[i],
                 "config": config,
-                "metadata": dict(row.metadata or {}),
+                "metadata": dict(row.metadata or {}) if copy_metadata else row.metadata or {},
             }
         succ: dict[str, dict[str, Any]] = dag._succ
         pred: dict[str, dict[str, Any]] = dag._pred
