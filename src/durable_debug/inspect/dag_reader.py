@@ -630,28 +630,31 @@ def _row_of_outline(
     ``marks``: what each debug record read says, by the record's identity, for the rows of
     one read (rows that store the same record text share one record; it is read once).
     """
-    metadata = row.metadata
+    checkpoint_id, parent_id, metadata, ts, triggers, versions, seen, tasks, _ = row
     step = int(metadata.get("step", -1))
-    scheduled = scheduled_tasks(row.triggers, row.versions, row.seen) if row.triggers else []
-    names = [name for name, _ in scheduled]
     interrupts = errors = 0
-    done: list[str] = []
-    if row.tasks:
-        failed_done: list[str] = []
-        for name, path in scheduled:
-            tid = task_id(row.checkpoint_id, checkpoint_ns, step + 1, name, path)
-            task = row.tasks.get(tid)
-            if task is None:
-                continue
-            if not task.finished:
-                interrupts += task.interrupts
-            if task.failed:
-                errors += 1
-                if task.finished and name not in failed_done:
-                    failed_done.append(name)
-            elif (task.finished or not task.interrupts) and name not in done:
-                done.append(name)
-        done += [name for name in failed_done if name not in done]
+    names: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
+    if triggers:
+        scheduled = scheduled_tasks(triggers, versions, seen)
+        names = tuple([name for name, _ in scheduled])
+        if tasks:
+            finished: list[str] = []
+            failed_done: list[str] = []
+            for name, path in scheduled:
+                task = tasks.get(task_id(checkpoint_id, checkpoint_ns, step + 1, name, path))
+                if task is None:
+                    continue
+                if not task.finished:
+                    interrupts += task.interrupts
+                if task.failed:
+                    errors += 1
+                    if task.finished and name not in failed_done:
+                        failed_done.append(name)
+                elif (task.finished or not task.interrupts) and name not in finished:
+                    finished.append(name)
+            finished += [name for name in failed_done if name not in finished]
+            done = tuple(finished)
     said = None if marks is None or not debug else marks.get(id(debug))
     if said is None and marks is not None and debug:
         as_node = (str(debug[AS_NODE]),) if debug.get(AS_NODE) else None
@@ -667,17 +670,17 @@ def _row_of_outline(
             named = _named_writers(metadata)
         version = record[GRAPH_VERSION_KEY] if has_version else metadata.get(GRAPH_VERSION_KEY)
     return _Row(
-        row.checkpoint_id,
-        row.parent_id,
+        checkpoint_id,
+        parent_id,
         step,
         str(metadata.get("source", "")),
-        tuple(names),
+        names,
         interrupts,
         errors,
-        tuple(done),
+        done,
         named,
         version,
-        row.ts,
+        ts,
         findings,
         metadata,
     )
