@@ -323,3 +323,35 @@ async def test_the_exported_page_holds_the_tree_the_outline_reads(tmp_path):
     data = await ahtml_data(g, cfg)
     assert dag_from_wire(data["dag"]) == await full_dag(g, cfg)
     assert sorted(data["details"]) == sorted(n["id"] for n in (await full_dag(g, cfg))["nodes"])
+
+
+async def test_other_tasks_find_the_collector_on_while_a_tree_is_read(tmp_path):
+    """The readers pause the garbage collector only while they build, never across the
+    read's await: a task that runs meanwhile always finds it on, and it is on after."""
+    import asyncio
+    import gc
+
+    from durable_debug.inspect import acheckpoint_dag, adag_data
+
+    ns = on_sqlite("accumulate", tmp_path / "t.db")
+    g, cfg = ns["g"], ns["cfg"]
+    await g.ainvoke({"value": "", "log": []}, cfg)
+    seen: list[bool] = []
+    reading = True
+
+    async def watch() -> None:
+        while reading:
+            seen.append(gc.isenabled())
+            await asyncio.sleep(0)
+
+    assert gc.isenabled()
+    watcher = asyncio.create_task(watch())
+    await asyncio.sleep(0)
+    started = len(seen)
+    await acheckpoint_dag(g, cfg)
+    await adag_data(g, cfg)
+    await DagReader(g, cfg).aread()
+    reading = False
+    await watcher
+    assert len(seen) > started + 3  # the watcher ran while the readers awaited their reads
+    assert all(seen) and gc.isenabled()

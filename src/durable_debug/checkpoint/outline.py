@@ -24,10 +24,21 @@ from __future__ import annotations
 import json
 import json.scanner
 import sqlite3
+import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from durable_debug._collector import collector_paused
 from durable_debug.checkpoint.base import OutlineSaver, SubgraphHeadsSaver
-from durable_debug.checkpoint.names import ERROR, INPUT_KEYS, INTERRUPT, trigger_channel_sql
+from durable_debug.checkpoint.names import (
+    BRANCH_PREFIX,
+    ERROR,
+    INPUT_KEYS,
+    INTERRUPT,
+    JOIN_PREFIX,
+    TRIGGER_CHANNELS,
+    trigger_channel_sql,
+)
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.sqlite import SqliteSaver
@@ -41,6 +52,7 @@ __all__ = [
     "TaskWrites",
     "alatest_mark",
     "aread_outline",
+    "aread_outline_into",
     "asubgraph_heads",
     "outline_rows",
     "sqlite_latest_mark",
@@ -206,11 +218,54 @@ async def aread_outline(
     return list(await saver.aread_outline(thread_id, checkpoint_ns, since=since))
 
 
+async def aread_outline_into(
+    saver: Any,
+    thread_id: str,
+    checkpoint_ns: str,
+    take: Callable[[list[OutlineRow]], None],
+    *,
+    since: str | None = None,
+) -> bool:
+    """Read as :func:`aread_outline` does and hand the rows to ``take``; False (``take`` not
+    called) when ``saver`` cannot read an outline.
+
+    The rows are built and ``take`` runs in one pause of the garbage collector, with no await
+    inside it: what ``take`` keeps of the rows is built alongside them, and the rows are gone
+    before the collector is back on, so its first collection walks only what ``take`` kept.
+    """
+    if not isinstance(saver, OutlineSaver):
+        return False
+    # durable_debug's SqliteSaver (its module imports this one; a SqliteSaver means it is
+    # loaded), unless a subclass reads its outline otherwise.
+    own = getattr(sys.modules.get("durable_debug.checkpoint.sqlite"), "SqliteSaver", None)
+    if own is not None and getattr(type(saver), "aread_outline", None) is own.aread_outline:
+        own_saver = cast("SqliteSaver", saver)
+        rows, writes, blobs = await _sqlite_outline_queries(
+            own_saver, thread_id, checkpoint_ns, since
+        )
+        with collector_paused():  # many small containers, no cycles
+            take(outline_rows(rows, writes, blobs, own_saver, thread_id))
+        return True
+    listed = list(await saver.aread_outline(thread_id, checkpoint_ns, since=since))
+    with collector_paused():
+        take(listed)
+    return True
+
+
 async def sqlite_read_outline(
     saver: SqliteSaver, thread_id: str, checkpoint_ns: str, *, since: str | None = None
 ) -> list[OutlineRow]:
     """:meth:`OutlineSaver.aread_outline` on durable_debug's SQLite layout: one read session
     of three plain queries (rows, writes, trigger blobs)."""
+    rows, writes, blobs = await _sqlite_outline_queries(saver, thread_id, checkpoint_ns, since)
+    with collector_paused():  # many small containers, no cycles
+        return outline_rows(rows, writes, blobs, saver, thread_id)
+
+
+async def _sqlite_outline_queries(
+    saver: SqliteSaver, thread_id: str, checkpoint_ns: str, since: str | None
+) -> tuple[list[Any], list[Any], list[Any]]:
+    """The three queries of :func:`sqlite_read_outline`, in one read session."""
     thread = (thread_id, checkpoint_ns)
     where = thread if since is None else (*thread, *thread, since, *thread, since)
     clause = "" if since is None else f" AND {_SINCE}"
@@ -229,8 +284,8 @@ async def sqlite_read_outline(
             blobs = await s.fetch(OWN_SQLITE_ROW_TRIGGER_BLOBS, where)
         return rows, writes, blobs
 
-    rows, writes, blobs = await saver._run(saver._in_session, read, False)
-    return outline_rows(rows, writes, blobs, saver, thread_id)
+    found: tuple[list[Any], list[Any], list[Any]] = await saver._run(saver._in_session, read, False)
+    return found
 
 
 _SCAN: Any = cast(Any, json.scanner).make_scanner(json.JSONDecoder())
@@ -254,6 +309,45 @@ def _fast_json(text: Any, serde: Any) -> Any:
 
 
 _NO_PARENTS: dict[str, Any] = {}
+_NO_RECORD: dict[str, Any] = {}
+"""The part of a stored checkpoint a tree reads when it holds no trigger channel: nothing."""
+
+_TRIGGER_MARKS = tuple(
+    [f'"{name}"' for name in TRIGGER_CHANNELS]
+    + [f'"{prefix}' for prefix in (BRANCH_PREFIX, JOIN_PREFIX)]
+)
+"""How a trigger channel's name starts in a stored checkpoint's ``channel_versions``."""
+
+
+def _untriggered_ts(text: Any, checkpoint_id: str) -> str | None:
+    """The ``ts`` of a stored checkpoint whose ``channel_versions`` names no trigger channel
+    (no node is scheduled from it), read without decoding the rest of it; None when the text
+    is not in the form ``encode_json`` writes (``{"v":1,"id":…,"ts":…,"channel_versions":{…}``
+    first, a flat map without escapes) or names a trigger channel: then it is decoded whole.
+
+    Most checkpoints of a long thread are of this kind (updates, finished runs), and the tree
+    needs nothing else of them.
+    """
+    if type(text) is not str:
+        return None
+    head = '{"v":1,"id":"' + checkpoint_id + '","ts":'
+    if not text.startswith(head) or "\\" in text or text[-1] != "}":
+        return None
+    try:
+        ts, end = _SCAN(text, len(head))
+    except (StopIteration, ValueError):
+        return None
+    if type(ts) is not str or not text.startswith(',"channel_versions":{', end):
+        return None
+    start = end + 21
+    close = text.find("}", start)
+    versions = text[start:close]
+    if close < 0 or "{" in versions or text[close + 1 : close + 2] not in (",", "}"):
+        return None
+    for mark in _TRIGGER_MARKS:
+        if mark in versions:
+            return None
+    return ts
 
 
 def outline_rows(
@@ -315,13 +409,18 @@ def outline_rows(
     for checkpoint_id, parent_id, checkpoint_text, metadata_text, debug_text in rows:
         try:
             field = "checkpoint"
-            record = _fast_json(checkpoint_text, serde)
-            if type(record) is not dict:
-                from durable_debug.checkpoint.serde import CorruptPayloadError
+            ts = _untriggered_ts(checkpoint_text, checkpoint_id)
+            if ts is None:
+                record = _fast_json(checkpoint_text, serde)
+                if type(record) is not dict:
+                    from durable_debug.checkpoint.serde import CorruptPayloadError
 
-                raise CorruptPayloadError("the stored checkpoint is not a JSON object")
-            if record.get("id") != checkpoint_id or type(record.get("ts")) is not str:
-                _check_record(record, checkpoint_id)  # raises, naming what is wrong
+                    raise CorruptPayloadError("the stored checkpoint is not a JSON object")
+                if record.get("id") != checkpoint_id or type(record.get("ts")) is not str:
+                    _check_record(record, checkpoint_id)  # raises, naming what is wrong
+                ts = record["ts"]
+            else:
+                record = _NO_RECORD
             field = "metadata"
             metadata = _fast_json(metadata_text, serde)
             if type(metadata) is not dict:
@@ -384,7 +483,7 @@ def outline_rows(
                 checkpoint_id,
                 parent_id or None,
                 metadata,
-                record["ts"],
+                ts,
                 values,
                 full_versions,
                 seen,

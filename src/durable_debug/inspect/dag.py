@@ -12,9 +12,8 @@ refresh with :mod:`durable_debug.inspect.dag_reader`, the widget's compact form
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
-from durable_debug._collector import collector_paused
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.graph.version import GRAPH_VERSION_KEY
@@ -33,6 +32,8 @@ from durable_debug.inspect.thread import CheckpointRecord, Thread
 
 if TYPE_CHECKING:
     import networkx as nx
+
+_T = TypeVar("_T")
 
 __all__ = [
     "DAG_WIRE_FORMAT",
@@ -65,12 +66,8 @@ async def acheckpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGrap
     that gives an outline (:class:`~durable_debug.checkpoint.base.OutlineSaver`) no state is
     decoded; open one checkpoint's state with :func:`~durable_debug.inspect.checkpoint_detail`.
     """
-    with collector_paused():  # one pause for the read and the graph; the reader goes first
-        reader = DagReader(graph, config)
-        await reader.arefresh()
-        dag = reader.networkx()
-        del reader  # so the collection when the pause ends walks only the graph
-    return dag
+    reader = DagReader(graph, config)
+    return await reader.arefresh_then(reader.networkx_handed_over)
 
 
 def checkpoint_dag(graph: GraphLike, config: RunnableConfig) -> nx.DiGraph:
@@ -109,12 +106,15 @@ def dag_from_thread(thread: Thread) -> nx.DiGraph:
 async def adag_data(graph: GraphLike, config: RunnableConfig) -> Dag:
     """The protocol's ``Dag`` for the thread ``config`` names (JSON-ready), read as
     :class:`DagReader` reads it (no state decoded where the saver gives an outline)."""
-    with collector_paused():  # one pause for the read and the Dag; the reader goes first
-        reader = DagReader(graph, config)
-        await reader.arefresh()
-        dag = reader.dag()
-        del reader  # so the collection when the pause ends walks only the Dag
-    return dag
+    reader = DagReader(graph, config)
+    return await reader.arefresh_then(lambda: _built(reader, reader.dag()))
+
+
+def _built(reader: DagReader, result: _T) -> _T:
+    """``result``, once ``reader`` let its columns go: the collection after the read's pause
+    then walks only the result."""
+    reader.forget()
+    return result
 
 
 def dag_data(graph: GraphLike, config: RunnableConfig) -> Dag:

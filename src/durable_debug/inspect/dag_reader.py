@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from durable_debug._collector import collector_paused
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
@@ -29,7 +29,15 @@ from durable_debug.inspect.thread import (
 if TYPE_CHECKING:
     import networkx as nx
 
+    from durable_debug.checkpoint.outline import OutlineRow
+
 __all__ = ["DagReader"]
+
+_T = TypeVar("_T")
+
+
+def _nothing() -> None:
+    """What :meth:`DagReader.arefresh` builds after the read: nothing."""
 
 
 class DagReader:
@@ -101,39 +109,51 @@ class DagReader:
 
     async def aread(self) -> Dag:
         """The thread's ``Dag`` as it is now."""
-        await self.arefresh()
-        with collector_paused():  # plain dicts and lists, no cycles
-            return self.dag()
+        return await self.arefresh_then(self.dag)
 
     async def arefresh(self) -> None:
         """Read what was written since the last read (everything, the first time)."""
-        from durable_debug.checkpoint.outline import aread_outline
+        await self.arefresh_then(_nothing)
+
+    async def arefresh_then(self, then: Callable[[], _T]) -> _T:
+        """:meth:`arefresh`, then ``then()`` (a view of what was read: :meth:`dag`,
+        :meth:`networkx`) in the same pause of the garbage collector as the merge of the rows
+        read, with no await inside it; its result.
+
+        The rows read are gone by the end of the pause, so the collection that follows walks
+        only what is kept and what ``then`` returned, once.
+        """
+        from durable_debug.checkpoint.outline import aread_outline_into
 
         saver = checkpointer_of(self.graph)
         since = self._order[-1] if self._order else None
         self.reads += 1
-        with collector_paused():  # many small containers, no cycles: no collection meanwhile
-            listed = await aread_outline(saver, self.thread_id, self.checkpoint_ns, since=since)
-            self.outlined = listed is not None
-            if listed is not None:
-                self.last_read = len(listed)
-                ns = self.checkpoint_ns
-                self._take([_row_of_outline(row, ns, row.debug) for row in listed])
-                # Let the rows go before the collector is back on: its first collection then
-                # walks only what is kept (the marks), not every row read.
-                del listed
+        done: list[_T] = []
+        ns = self.checkpoint_ns
+
+        def take(listed: list[OutlineRow]) -> None:
+            self.last_read = len(listed)
+            marks: dict[int, tuple[Any, ...]] = {}
+            self._take([_row_of_outline(row, ns, row.debug, marks) for row in listed])
+            listed.clear()  # the rows go before the collector is back on
+            done.append(then())
+
+        self.outlined = await aread_outline_into(
+            saver, self.thread_id, self.checkpoint_ns, take, since=since
+        )
         if self.outlined:
-            return
+            return done[0]
         if self._order:
             read = await self._aread_since(saver, self._order[-1])
-            self.last_read = len(read)
-            with collector_paused():
-                self._take([_row_of(record) for record in read])
-            return
-        thread = await aread_thread(self.graph, thread_config(self.thread_id, self.checkpoint_ns))
-        self.last_read = len(thread)
-        with collector_paused():
-            self._take([_row_of(record) for record in thread])
+        else:
+            read = list(
+                await aread_thread(self.graph, thread_config(self.thread_id, self.checkpoint_ns))
+            )
+        self.last_read = len(read)
+        with collector_paused():  # many small containers, no cycles: no collection meanwhile
+            self._take([_row_of(record) for record in read])
+            del read
+            return then()
 
     async def _aread_since(self, saver: SaverLike, newest: str) -> list[CheckpointRecord]:
         """Through the saver protocol: the checkpoints from ``newest`` on (the listing stops at
@@ -387,9 +407,17 @@ class DagReader:
         :func:`~durable_debug.inspect.dag.checkpoint_dag`): one node per checkpoint with its
         marks, config and metadata, one edge parent → child (none for a link that loops)."""
         with collector_paused():  # plain dicts, no cycles: no collection meanwhile
-            return self._networkx()
+            return self._networkx(copy_metadata=True)
 
-    def _networkx(self) -> nx.DiGraph:
+    def networkx_handed_over(self) -> nx.DiGraph:
+        """:meth:`networkx`, for a caller that lets the reader go at once (:meth:`forget`):
+        each node holds the metadata dict read, not a copy, and the reader is left empty."""
+        with collector_paused():
+            dag = self._networkx(copy_metadata=False)
+            self.forget()
+            return dag
+
+    def _networkx(self, *, copy_metadata: bool) -> nx.DiGraph:
         import networkx as nx
 
         col, rows, index, order = self._col, self._rows, self._index, self._order
@@ -399,11 +427,12 @@ class DagReader:
         interrupts, errors, broken = col["interrupts"], col["errors"], col["broken_parent"]
         thread_id, checkpoint_ns = self.thread_id, self.checkpoint_ns
         dag = nx.DiGraph(thread_id=thread_id, checkpoint_ns=checkpoint_ns)
-        # Nodes without attributes take networkx's short path; each node's attribute dict
-        # is then filled in place (a node given as (id, attributes) costs a failed hash, a
-        # copy and an update each).
+        # Nodes without attributes take networkx's short path; each node's attribute dict is
+        # then put in its place whole, and each edge's (empty) one on both ends, as networkx
+        # keeps them (``_node``, ``_succ``, ``_pred``: the structure its docs describe for
+        # subclasses). Through add_node / add_edge each costs a copy and updates.
         dag.add_nodes_from(order)
-        nodes = dag.nodes
+        node_attrs: dict[str, Any] = dag._node
         for i, cid in enumerate(order):
             row = rows[cid]
             config = row.config
@@ -415,22 +444,26 @@ class DagReader:
                         "checkpoint_id": cid,
                     }
                 }
-            attrs = nodes[cid]
-            attrs["id"] = cid
-            attrs["parent"] = parents[i]
-            attrs["broken_parent"] = broken[i]
-            attrs["step"] = steps[i]
-            attrs["source"] = strings[sources[i]]
-            attrs["next"] = list(lists[nexts[i]])
-            attrs["writers"] = list(lists[writers[i]])
-            attrs["interrupts"] = interrupts[i]
-            attrs["errors"] = errors[i]
-            attrs["created_at"] = times[i]
-            attrs["config"] = config
-            attrs["metadata"] = dict(row.metadata or {})
-        dag.add_edges_from(
-            [(parent, order[i]) for i, parent in enumerate(parents) if parent in index]
-        )
+            node_attrs[cid] = {
+                "id": cid,
+                "parent": parents[i],
+                "broken_parent": broken[i],
+                "step": steps[i],
+                "source": strings[sources[i]],
+                "next": list(lists[nexts[i]]),
+                "writers": list(lists[writers[i]]),
+                "interrupts": interrupts[i],
+                "errors": errors[i],
+                "created_at": times[i],
+                "config": config,
+                "metadata": dict(row.metadata or {}) if copy_metadata else row.metadata or {},
+            }
+        succ: dict[str, dict[str, Any]] = dag._succ
+        pred: dict[str, dict[str, Any]] = dag._pred
+        for i, parent in enumerate(parents):
+            if parent in index:
+                child = order[i]
+                succ[parent][child] = pred[child][parent] = {}
         return dag
 
     def wire(self, start: int = 0) -> dict[str, Any]:
@@ -584,47 +617,70 @@ def _named_writers(metadata: dict[str, Any]) -> tuple[str, ...] | None:
     return None
 
 
-def _row_of_outline(row: Any, checkpoint_ns: str, debug: Mapping[str, Any] | None) -> _Row:
+def _row_of_outline(
+    row: Any,
+    checkpoint_ns: str,
+    debug: Mapping[str, Any] | None,
+    marks: dict[int, tuple[Any, ...]] | None = None,
+) -> _Row:
     """A :class:`_Row` from an outline row and the checkpoint's debug record (if any): the
     tasks are matched to their writes by the ids the engine gives them
-    (:func:`~durable_debug.graph.algo.task_id`)."""
-    metadata = row.metadata
+    (:func:`~durable_debug.graph.algo.task_id`).
+
+    ``marks``: what each debug record read says, by the record's identity, for the rows of
+    one read (rows that store the same record text share one record; it is read once).
+    """
+    checkpoint_id, parent_id, metadata, ts, triggers, versions, seen, tasks, _ = row
     step = int(metadata.get("step", -1))
-    scheduled = scheduled_tasks(row.triggers, row.versions, row.seen) if row.triggers else []
-    names = [name for name, _ in scheduled]
     interrupts = errors = 0
-    done: list[str] = []
-    if row.tasks:
-        failed_done: list[str] = []
-        for name, path in scheduled:
-            tid = task_id(row.checkpoint_id, checkpoint_ns, step + 1, name, path)
-            task = row.tasks.get(tid)
-            if task is None:
-                continue
-            if not task.finished:
-                interrupts += task.interrupts
-            if task.failed:
-                errors += 1
-                if task.finished and name not in failed_done:
-                    failed_done.append(name)
-            elif (task.finished or not task.interrupts) and name not in done:
-                done.append(name)
-        done += [name for name in failed_done if name not in done]
-    named, version, findings = _debug_marks(
-        debug, _named_writers(metadata), metadata.get(GRAPH_VERSION_KEY)
-    )
+    names: tuple[str, ...] = ()
+    done: tuple[str, ...] = ()
+    if triggers:
+        scheduled = scheduled_tasks(triggers, versions, seen)
+        names = tuple([name for name, _ in scheduled])
+        if tasks:
+            finished: list[str] = []
+            failed_done: list[str] = []
+            for name, path in scheduled:
+                task = tasks.get(task_id(checkpoint_id, checkpoint_ns, step + 1, name, path))
+                if task is None:
+                    continue
+                if not task.finished:
+                    interrupts += task.interrupts
+                if task.failed:
+                    errors += 1
+                    if task.finished and name not in failed_done:
+                        failed_done.append(name)
+                elif (task.finished or not task.interrupts) and name not in finished:
+                    finished.append(name)
+            finished += [name for name in failed_done if name not in finished]
+            done = tuple(finished)
+    said = None if marks is None or not debug else marks.get(id(debug))
+    if said is None and marks is not None and debug:
+        as_node = (str(debug[AS_NODE]),) if debug.get(AS_NODE) else None
+        findings = len(findings_of(debug)) if debug.get(FINDINGS) else 0
+        said = marks[id(debug)] = (debug, as_node, GRAPH_VERSION_KEY in debug, findings)
+    if said is None:
+        named, version, findings = _debug_marks(
+            debug, _named_writers(metadata), metadata.get(GRAPH_VERSION_KEY)
+        )
+    else:
+        record, named, has_version, findings = said
+        if named is None:
+            named = _named_writers(metadata)
+        version = record[GRAPH_VERSION_KEY] if has_version else metadata.get(GRAPH_VERSION_KEY)
     return _Row(
-        row.checkpoint_id,
-        row.parent_id,
+        checkpoint_id,
+        parent_id,
         step,
         str(metadata.get("source", "")),
-        tuple(names),
+        names,
         interrupts,
         errors,
-        tuple(done),
+        done,
         named,
         version,
-        row.ts,
+        ts,
         findings,
         metadata,
     )
