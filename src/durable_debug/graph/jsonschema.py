@@ -20,18 +20,39 @@ import types
 import typing
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, get_args, get_origin
+from typing import TYPE_CHECKING, Any, get_args, get_origin
 
-import pydantic
 from typing_extensions import is_typeddict
+
+if TYPE_CHECKING:
+    import pydantic
 
 __all__ = ["context_jsonschema", "root_jsonschema", "schema_title", "state_jsonschema"]
 
 
-class _Arbitrary(pydantic.BaseModel):
-    """The base of the models built here: any Python type may be a field's type."""
+def _pydantic() -> Any:
+    """pydantic, imported on the first schema asked for (durable_debug does not need it to run
+    graphs); a clear error when it is not installed."""
+    try:
+        import pydantic
+    except ImportError as error:
+        raise ImportError(
+            "A graph's JSON schemas are built with pydantic, which is not installed: "
+            "pip install pydantic"
+        ) from error
+    return pydantic
 
-    model_config = pydantic.ConfigDict(arbitrary_types_allowed=True)
+
+@lru_cache(maxsize=1)
+def _arbitrary() -> type[pydantic.BaseModel]:
+    """The base of the models built here: any Python type may be a field's type."""
+    pyd = _pydantic()
+    base: type[pydantic.BaseModel] = type(
+        "_Arbitrary",
+        (pyd.BaseModel,),
+        {"model_config": pyd.ConfigDict(arbitrary_types_allowed=True)},
+    )
+    return base
 
 
 def schema_title(graph_name: str, suffix: str) -> str:
@@ -51,8 +72,9 @@ def root_jsonschema(typ: Any, title: str, *, default: bool = False) -> dict[str,
 
 @lru_cache(maxsize=256)
 def _root_model(typ: Any, title: str, default: bool) -> type[pydantic.BaseModel]:
-    base = pydantic.RootModel[typ]
-    namespace: dict[str, Any] = {"model_config": pydantic.ConfigDict(arbitrary_types_allowed=True)}
+    pyd = _pydantic()
+    base = pyd.RootModel[typ]
+    namespace: dict[str, Any] = {"model_config": pyd.ConfigDict(arbitrary_types_allowed=True)}
     if default:
         namespace["__annotations__"] = {"root": typ}
         namespace["root"] = None
@@ -68,14 +90,17 @@ def state_jsonschema(
     if kind == "pydantic":
         result: dict[str, Any] = schema.model_json_schema()
         return result
+    pyd = _pydantic()
     if kind == "typeddict":
-        return pydantic.TypeAdapter(schema).json_schema()
+        result = pyd.TypeAdapter(schema).json_schema()
+        return result
     if kind == "root":
         typ = keys[0][1] if keys else Any
         return root_jsonschema(typ, title, default=True)
     fields: dict[str, Any] = {name: (typ, _field_default(name, typ, schema)) for name, typ in keys}
-    model = pydantic.create_model(title, __base__=_Arbitrary, **fields)
-    return model.model_json_schema()
+    model = pyd.create_model(title, __base__=_arbitrary(), **fields)
+    result = model.model_json_schema()
+    return result
 
 
 def context_jsonschema(context_schema: Any) -> dict[str, Any] | None:
@@ -83,10 +108,13 @@ def context_jsonschema(context_schema: Any) -> dict[str, Any] | None:
     not a pydantic model, TypedDict or dataclass, as in LangGraph."""
     if context_schema is None:
         return None
-    if isinstance(context_schema, type) and issubclass(context_schema, pydantic.BaseModel):
-        return context_schema.model_json_schema()
+    pyd = _pydantic()
+    if isinstance(context_schema, type) and issubclass(context_schema, pyd.BaseModel):
+        own: dict[str, Any] = context_schema.model_json_schema()  # type: ignore[attr-defined]  # a pydantic model, checked just above
+        return own
     if is_typeddict(context_schema) or dataclasses.is_dataclass(context_schema):
-        return pydantic.TypeAdapter(context_schema).json_schema()
+        result: dict[str, Any] = pyd.TypeAdapter(context_schema).json_schema()
+        return result
     raise ValueError(
         f"Invalid context schema type: {context_schema}. Must be a BaseModel, TypedDict or "
         "dataclass."
