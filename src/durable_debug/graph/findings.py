@@ -24,6 +24,8 @@ Codes:
 ``unknown-stream-version``  a ``version`` of ``stream`` / ``invoke`` other than ``"v1"`` / ``"v2"``
                             (output in the default format, ``"v1"``)
 ``graph-changed``           the thread was resumed by a graph of another structure
+``interrupt-no-saver``      a node called ``interrupt()`` in a graph with no checkpointer: the
+                            run ended with ``__interrupt__``, which nothing can resume
 ==========================  ==================================================================
 """
 

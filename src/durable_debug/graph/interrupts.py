@@ -24,6 +24,7 @@ from durable_debug.graph.findings import Finding
 from durable_debug.graph.types import INVALID_RESUME, GraphInterrupt, Interrupt
 
 if TYPE_CHECKING:
+    from durable_debug.graph.findings import RunFindings
     from durable_debug.graph.subgraph import Nesting
 
 __all__ = [
@@ -125,6 +126,8 @@ class Scratchpad:
     managed: dict[str, Any] = field(default_factory=dict)
     """The managed values (``RemainingSteps``…) of the task's step, which its conditional
     edges read too."""
+    findings: RunFindings | None = None
+    """Where the task reports what it let pass (an ``interrupt()`` with no checkpointer)."""
     inline: bool = False
     """The (sync) task runs on the run's own event loop thread, which waits for it: a
     ``@task`` it calls runs to its end before the call returns."""
@@ -153,7 +156,9 @@ def reset_scratchpad(token: contextvars.Token[Scratchpad | None]) -> None:
 def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     """Pause the run and hand ``value`` to the caller; return the resume value once answered.
 
-    Must be called inside a node of a graph compiled with a checkpointer. Each call in a node
+    Must be called inside a node; in a graph compiled without a checkpointer the run ends with
+    ``__interrupt__`` as LangGraph's does, which nothing can resume (an ``interrupt-no-saver``
+    finding; ``strict=True`` raises ``RuntimeError`` instead). Each call in a node
     has its own id; answered calls return their answer immediately when the node re-runs.
 
     ``response_schema`` describes the answer expected, for clients to render a form: a JSON
@@ -171,10 +176,17 @@ def interrupt(value: Any, *, response_schema: Any = None) -> Any:
             "function of a compiled graph"
         )
     if not scratchpad.can_interrupt:
-        raise RuntimeError(
+        message = (
             f"Node {scratchpad.node!r} called interrupt() but the graph has no checkpointer, "
-            "so the run could not be resumed; compile with checkpointer=MemorySaver() (or "
+            "so the run cannot be resumed; compile with checkpointer=MemorySaver() (or "
             "another saver)"
+        )
+        if scratchpad.findings is None:  # a task the debugger re-runs: nothing to end
+            raise RuntimeError(message)
+        # LangGraph ends the run with ``__interrupt__``, which nothing can resume
+        scratchpad.findings.report(
+            Finding("interrupt-no-saver", message, scratchpad.node),
+            RuntimeError(message),
         )
     adapter = _response_adapter(response_schema)
     index = scratchpad.counter

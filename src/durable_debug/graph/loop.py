@@ -205,6 +205,13 @@ class RunLoop(LoopStart, LoopTasks):
         """Saved writes of the current checkpoint's tasks, by task id."""
         self.null_writes: list[tuple[str, Any]] = []
         """Saved writes of no task (a ``Command``'s resume values, ``update_state``)."""
+        self.given_answers: dict[str, tuple[str, Any]] = {}
+        """The answers this run's ``Command(resume=...)`` gave: task id → (interrupt id,
+        answer)."""
+        self.spare_answers = False
+        """An answer was given to a task the step no longer has (a ``Command(goto=Send)``
+        replaced the step's Send tasks): the first ``interrupt()`` with no answer takes it,
+        as LangGraph's resume value not addressed to an interrupt id is taken."""
         self.channels: dict[str, Channel] = {}
         self.candidates: set[str] | None = None
         """Nodes the last step's writes may trigger (None: look at every node)."""

@@ -24,6 +24,7 @@ from durable_debug.checkpoint.base import (
     CheckpointMetadata,
     config_thread_id,
     new_checkpoint_id,
+    replace_checkpoint,
     run_metadata,
 )
 from durable_debug.checkpoint.lease import check_lease
@@ -38,6 +39,7 @@ from durable_debug.graph.algo import (
 )
 from durable_debug.graph.failures import failure_entry, failure_history
 from durable_debug.graph.loop_stream import LoopStream
+from durable_debug.graph.nodes import TASKS
 from durable_debug.graph.saving import ExitSaves
 from durable_debug.graph.types import START, ParentCommand
 from durable_debug.graph.version import version_record
@@ -62,8 +64,25 @@ class LoopSave(LoopStream):
             return compact_start_writes(task.input, task.writes)
         if self.graph.untracked_channels:
             untracked = self.graph.untracked_channels
-            return [(ch, v) for ch, v in task.writes if ch not in untracked]
+            return [
+                (ch, _send_without(v, untracked) if ch == TASKS else v)
+                for ch, v in task.writes
+                if ch not in untracked
+            ]
         return task.writes
+
+    def _checkpoint_to_save(self) -> Any:
+        """The current checkpoint as saved: its pending Sends without the values of
+        ``UntrackedValue`` keys (as LangGraph saves them; the run keeps them)."""
+        untracked = self.graph.untracked_channels
+        sends = self.checkpoint["channel_values"].get(TASKS)
+        if not untracked or not sends:
+            return self.checkpoint
+        values = {
+            **self.checkpoint["channel_values"],
+            TASKS: [_send_without(send, untracked) for send in sends],
+        }
+        return replace_checkpoint(self.checkpoint, channel_values=values)
 
     async def _save_task_writes(self, task: Task, writes: list[tuple[str, Any]]) -> None:
         """Save a finished task's writes; if they cannot be serialized, the task failed."""
@@ -162,7 +181,7 @@ class LoopSave(LoopStream):
                 self.checkpoint_config = await self.saves.put_step(
                     self.checkpoint_config,
                     task_writes,
-                    self.checkpoint,
+                    self._checkpoint_to_save(),
                     attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
                     new_versions,
                 )
@@ -194,3 +213,15 @@ def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:
         and not task.node.is_error_handler
         and not isinstance(task.error, ParentCommand)
     )
+
+
+def _send_without(send: Any, untracked: frozenset[str]) -> Any:
+    """A pending Send (``[node, arg]``) whose state ``arg`` has no ``untracked`` keys."""
+    if (
+        isinstance(send, (list, tuple))
+        and len(send) == 2
+        and isinstance(send[1], dict)
+        and any(key in untracked for key in send[1])
+    ):
+        return [send[0], {k: v for k, v in send[1].items() if k not in untracked}]
+    return send

@@ -307,6 +307,7 @@ class LoopStart(LoopSave):
                 elif interrupt_id(tid, len(own)) != asked:
                     value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
+                self.given_answers[tid] = (asked, value)
             for tid in dict.fromkeys(tid for tid, _, _ in answers):
                 answered = self.pending[tid].resume
                 await self.saves.put_writes(self.checkpoint_config, [(RESUME, answered)], tid)

@@ -90,6 +90,8 @@ class LoopState:
     pending: dict[str, TaskRecord]
     handled: set[str]
     null_writes: list[tuple[str, Any]]
+    given_answers: dict[str, tuple[str, Any]]
+    spare_answers: bool
     channels: dict[str, Channel]
     candidates: set[str] | None
     reuse_writes: bool

@@ -55,6 +55,12 @@ class LoopTasks(LoopSave):
                         self.answers.values[str(answer[SUBGRAPH_ANSWER])] = answer["value"]
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
+        ids = {t.id for t in tasks}
+        for tid, (interrupt_id, value) in self.given_answers.items():
+            if tid not in ids:  # its task is gone: the answer goes to the first that asks
+                self.answers.values[interrupt_id] = value
+                self.spare_answers = True
+        self.given_answers = {}
         to_run = [t for t in tasks if t.status is None]
         # As LangGraph: every task of the step is reported as it starts, also one that took
         # its saved writes, whose result then comes as a cached ``updates`` chunk.
@@ -124,7 +130,7 @@ class LoopTasks(LoopSave):
             resuming=self.resuming,
             answers=self.answers,
             stream=self.sink,
-            spare=self.nesting is not None,
+            spare=self.nesting is not None or self.spare_answers,
             settle=self.saves.settle if self.saves is not None else None,
             durability=self.durability,
             calls=self.calls,

@@ -407,6 +407,7 @@ class CallRunner:
             nesting=parent.nesting,
             answers=parent.answers,
             spare=parent.spare,
+            findings=parent.findings,
         )
         info = ExecutionInfo(
             checkpoint_id,

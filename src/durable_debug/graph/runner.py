@@ -129,6 +129,7 @@ async def run_task(
         nesting=nesting,
         answers=nesting.answers,
         spare=nesting.spare,
+        findings=findings,
     )
     scratchpad.once = list(task.once)
     reader = spec.input_schema or graph.schema
