@@ -118,7 +118,8 @@ async def test_messages_forks_failures_interrupts_and_sends_are_shown(store):
     fanned = [r for r in thread if r.next == ("research",) * 3]
     assert len(fanned) == 1 and len(thread.children(fanned[0])) == 2  # the fork
     failed = [t for t in fanned[0].failed_tasks() if "timed out on 'b'" in str(t.error)]
-    assert [t.path for t in failed] == [("__pregel_push", 1)]  # the Send of topic "b"
+    # the Send of topic "b", its path as LangGraph gives a Send task's (a trailing False)
+    assert [t.path for t in failed] == [("__pregel_push", 1, False)]
     ((task, question),) = latest.pending_interrupts()
     assert task.name == "review" and question.value == {"question": "publish?", "notes": 2}
     writes = await ddi.awrites_frame(view, CONFIG)
