@@ -319,9 +319,10 @@ def match_resume(
         return [(by_id[k], k, v) for k, v in resume.items() if k in by_id]
     if len(waiting) > 1:
         raise RuntimeError(
-            f"{where} has {len(waiting)} pending interrupts, so a single resume value is "
-            "ambiguous; answer them by id with Command(resume={interrupt_id: value, ...}). "
-            f"Pending: {listing}"
+            "When there are multiple pending interrupts, you must specify the interrupt id "
+            f"when resuming. {where} has {len(waiting)} pending interrupts, so a single "
+            "resume value is ambiguous; answer them by id with "
+            f"Command(resume={{interrupt_id: value, ...}}). Pending: {listing}"
         )
     ((tid, asked),) = waiting
     return [(tid, asked.id, resume)]

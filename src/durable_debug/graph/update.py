@@ -93,10 +93,10 @@ async def abulk_update_state(
     checkpoint scheduled (see :func:`aupdate_step`). Returns the config of the last
     checkpoint."""
     if len(supersteps) == 0:
-        raise ValueError("bulk_update_state needs at least one superstep (got an empty list)")
+        raise ValueError("No supersteps provided: bulk_update_state got an empty list")
     for index, updates in enumerate(supersteps):
         if len(updates) == 0:
-            raise ValueError(f"bulk_update_state: superstep {index} holds no update")
+            raise ValueError(f"No updates provided: bulk_update_state's superstep {index} is empty")
     for index, updates in enumerate(supersteps):
         for update in updates:
             if not isinstance(update, (tuple, list)) or not 1 <= len(update) <= 3:
