@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import contextvars
 import re
+import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10
 from durable_debug.graph.findings import Finding
 from durable_debug.graph.types import INVALID_RESUME, GraphInterrupt, Interrupt
 
@@ -339,6 +341,11 @@ class NodeInterrupt(GraphInterrupt):
     """
 
     def __init__(self, value: Any, id: str | None = None) -> None:
+        warnings.warn(
+            "NodeInterrupt is deprecated. Please use `langgraph.types.interrupt` instead.",
+            LangGraphDeprecatedSinceV10,
+            stacklevel=2,
+        )
         if id is None:
             id = next_interrupt_id()
         super().__init__([Interrupt(value=value, id=id)])

@@ -19,6 +19,11 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from durable_debug.checkpoint.names import COPY, ERROR, INPUT, INTERRUPT, JOIN_PREFIX, RESUME
 from durable_debug.graph.calls import call_style, callable_name
+from durable_debug.graph.deprecation import (
+    LangGraphDeprecatedSinceV05,
+    LangGraphDeprecatedSinceV10,
+    warn_renamed,
+)
 from durable_debug.graph.nodes import (
     TASKS,
     Branch,
@@ -72,6 +77,13 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self.context_schema = context_schema
         """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
         or a pydantic model; nodes read it as ``runtime.context``."""
+        for old, new in (("input", "input_schema"), ("output", "output_schema")):
+            if old in kwargs:
+                warn_renamed(old, new, LangGraphDeprecatedSinceV05)
+        if "config_schema" in kwargs:
+            warn_renamed("config_schema", "context_schema", LangGraphDeprecatedSinceV10)
+            if self.context_schema is None:
+                self.context_schema = kwargs.pop("config_schema")
         input_schema = input_schema if input_schema is not None else kwargs.pop("input", None)
         output_schema = output_schema if output_schema is not None else kwargs.pop("output", None)
         self.input_schema = _declared(input_schema, self.state_schema, "input_schema")
@@ -143,6 +155,10 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             raise ValueError(f"Node {name!r} is already present; node names must be unique")
         if name in _RESERVED or ":" in name:
             raise ValueError(f"Node name {name!r} is reserved; choose another name")
+        if retry is not None:
+            warn_renamed("retry", "retry_policy", LangGraphDeprecatedSinceV05)
+        if "input" in kwargs:
+            warn_renamed("input", "input_schema", LangGraphDeprecatedSinceV05)
         node_input = _node_input_schema(action, kwargs, self.state_schema)
         handler_name = None
         if error_handler is not None:
