@@ -106,3 +106,41 @@ def test_one_resume_value_for_several_pending_interrupts() -> None:
         return graph.invoke(api.Command(resume="answer"), config)
 
     assert_holds_langgraphs(scenario)
+
+
+@pytest.mark.parametrize("method", ["get_state", "update_state", "bulk_update_state"])
+def test_state_api_without_a_checkpointer(method: str) -> None:
+    def scenario(api: Api) -> Any:
+        graph = api.StateGraph(Counter).add_node("a", lambda s: {"n": 1})
+        graph = graph.add_edge(api.START, "a").compile()
+        config = {"configurable": {"thread_id": "t"}}
+        if method == "get_state":
+            return graph.get_state(config)
+        if method == "update_state":
+            return graph.update_state(config, {"n": 2})
+        return graph.bulk_update_state(config, [[({"n": 2}, "a")]])
+
+    assert_holds_langgraphs(scenario)
+
+
+def destinations_graph(api: Api, destinations: Any) -> Any:
+    return (
+        api.StateGraph(Counter)
+        .add_node("a", lambda s: {"n": 1}, destinations=destinations)
+        .add_node("b", lambda s: {"n": 2})
+        .add_edge(api.START, "a")
+        .add_edge("b", api.END)
+        .compile()
+    )
+
+
+def test_a_destination_that_names_no_node() -> None:
+    assert_holds_langgraphs(lambda api: destinations_graph(api, ("b", "typo")))
+
+
+def test_a_mapping_of_destinations_names_nodes_by_its_keys() -> None:
+    def edges(api: Api) -> list[tuple[Any, ...]]:
+        graph = destinations_graph(api, {"b": "to b"})
+        return sorted((tuple(e) for e in graph.get_graph().edges), key=str)
+
+    assert edges(durable_api()) == edges(langgraph_api())

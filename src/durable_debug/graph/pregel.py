@@ -1006,7 +1006,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     def _require_saver(self, method: str) -> BaseCheckpointSaver:
         if self.checkpointer is None:
             raise ValueError(
-                f"{method} needs a checkpointer: compile(checkpointer=MemorySaver()) "
+                f"No checkpointer set: {method} needs a checkpointer: "
+                "compile(checkpointer=MemorySaver()) "
                 "(or SqliteSaver / PostgresSaver)"
             )
         return self.checkpointer

@@ -170,18 +170,16 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             assert handler_name is not None
             self._add_handler(handler_name, error_handler, node_input)
         policy = retry_policy or retry
-        if destinations is None:  # as LangGraph: from a -> Command[Literal[...]] annotation
-            dests = command_destinations(action)
-        else:
-            dests = tuple(
-                destinations.values() if isinstance(destinations, Mapping) else destinations
-            )
+        # As LangGraph: from a -> Command[Literal[...]] annotation when not given; a mapping's
+        # keys are the nodes, its values the edges' labels.
+        dests = command_destinations(action) if destinations is None else tuple(destinations)
         self.nodes[name] = NodeSpec(
             name=name,
             fn=action,
             style=call_style(action),
             retry=(policy,) if isinstance(policy, RetryPolicy) else tuple(policy or ()),
             destinations=dests,
+            destination_labels=dict(destinations) if isinstance(destinations, Mapping) else {},
             metadata=dict(metadata or {}),
             input_schema=node_input,
             defer=defer,
@@ -419,8 +417,8 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             for dst in spec.destinations:
                 if dst != END and dst not in known:
                     raise ValueError(
-                        f"Node {spec.name!r} declares destination {dst!r}, which is not a node "
-                        f"(nodes: {listing})"
+                        f"Found edge ending at unknown node `{dst}`: node {spec.name!r} declares "
+                        f"it in destinations= (nodes: {listing})"
                     )
         for label, names in (
             ("interrupt_before", interrupt_before),

@@ -161,7 +161,10 @@ async def aupdate_step(
 
         graph = graph_at(graph, checkpoint_ns)
     if saver is None:
-        raise ValueError("update_state needs a checkpointer: compile(checkpointer=MemorySaver())")
+        raise ValueError(
+            "No checkpointer set: update_state needs a checkpointer: "
+            "compile(checkpointer=MemorySaver())"
+        )
     thread_id = config_thread_id(config)
     saved = await saver.aget_tuple(config)
     if saved is None:
@@ -333,7 +336,10 @@ async def _clear_tasks(
     writes its finished tasks saved are applied, the unfinished ones dropped."""
     saver = graph.checkpointer
     if saver is None:
-        raise ValueError("update_state needs a checkpointer: compile(checkpointer=MemorySaver())")
+        raise ValueError(
+            "No checkpointer set: update_state needs a checkpointer: "
+            "compile(checkpointer=MemorySaver())"
+        )
     thread_id = config_thread_id(config)
     checkpoint_ns = config_checkpoint_ns(config)
     saved = await saver.aget_tuple(config)
