@@ -77,6 +77,7 @@ from durable_debug.graph.subgraph import (
     recast_namespace,
 )
 from durable_debug.graph.types import (
+    END,
     START,
     ContextT,
     GraphDrained,
@@ -195,6 +196,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                 kind = LastValueAfterFinish if node in deferred else EphemeralValue
                 specs[trigger] = kind(trigger)
         for sources, target in self.builder.joins:
+            if target == END:  # drawn only, as in LangGraph: the run ends anyway
+                continue
             name = join_channel(sources, target)
             barrier = NamedBarrierValueAfterFinish if target in deferred else NamedBarrierValue
             specs[name] = barrier(name, sources)

@@ -280,8 +280,12 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             raise ValueError("add_edge needs at least one start node")
         if len(sources) == 1:
             return self.add_edge(sources[0], end_key)
-        if START in sources or END in sources or end_key in (START, END):
-            raise ValueError("A join cannot include START or END")
+        if END in sources:
+            raise ValueError("END cannot be a start node")
+        if START in sources:  # LangGraph's message: a join's sources must be nodes
+            raise ValueError(f"Need to add_node `{START}` first: a join cannot start at START")
+        if end_key == START:
+            raise ValueError("START cannot be an end node")
         self.joins.append((sources, end_key))
         return self
 
@@ -399,7 +403,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     raise ValueError(
                         f"Found join starting at unknown node {src!r} (nodes: {listing})"
                     )
-            if dst not in known:
+            if dst != END and dst not in known:
                 raise ValueError(f"Found join ending at unknown node {dst!r} (nodes: {listing})")
         for src, branches in self.branches.items():
             if src != START and src not in known:
@@ -463,7 +467,9 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             spec.edges_to = tuple(
                 dst for src, dst in self._edge_order if src == name and dst != END
             )
-            spec.joins = tuple(join_channel(srcs, dst) for srcs, dst in self.joins if name in srcs)
+            spec.joins = tuple(
+                join_channel(srcs, dst) for srcs, dst in self.joins if name in srcs and dst != END
+            )
             spec.branches = tuple(self.branches.get(name, ()))
         return specs
 
