@@ -318,3 +318,26 @@ async def test_dataclass_and_pydantic_state(schema):
     ours = await acheck_parity(scenario)
     assert ours["research received"] == schema.__name__
     assert ours["schema: output"]["verdict"] == "1 note(s), verdict was none"
+
+
+class Pair(TypedDict):
+    a: int
+    b: int
+
+
+async def test_a_dict_of_runnables_as_a_node():
+    """``add_node(name, {key: runnable})`` runs the runnables side by side on the state and
+    writes each result to its key (LangChain's RunnableParallel), as in LangGraph."""
+    from langchain_core.runnables import RunnableLambda
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = (
+            api.StateGraph(Pair)
+            .add_node("p", {"a": RunnableLambda(lambda s: s["a"] + 1), "b": lambda s: s["a"] * 10})
+            .add_edge(api.START, "p")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        await run_and_record(trace, g, {"a": 1, "b": 0}, "parallel")
+
+    ours = await acheck_parity(scenario)
+    assert ours["parallel: output"] == {"a": 2, "b": 10}

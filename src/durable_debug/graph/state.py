@@ -149,6 +149,8 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             if not isinstance(node, str):
                 raise TypeError(f"A node name must be a string, got {node!r}")
             name = node
+        if isinstance(action, Mapping):  # LangGraph's shorthand for a RunnableParallel
+            action = _runnable_parallel(name, action)
         if not callable(action) and not callable(getattr(action, "ainvoke", None)):
             raise TypeError(f"Node {name!r} must be a function, got {action!r}")
         if name in self.nodes:
@@ -508,3 +510,17 @@ def _node_list(names: Sequence[str] | str | None) -> tuple[str, ...]:
     if isinstance(names, str):
         return (names,)
     return tuple(names)
+
+
+def _runnable_parallel(name: str, steps: Mapping[str, Any]) -> Any:
+    """``add_node(name, {key: runnable, ...})``: LangChain's ``RunnableParallel`` of those
+    steps, as LangGraph makes of a dict (each step gets the state; the node returns their
+    results by key)."""
+    try:
+        from langchain_core.runnables import RunnableParallel
+    except ImportError as error:
+        raise TypeError(
+            f"Node {name!r} is a dict of runnables, which runs as LangChain's RunnableParallel: "
+            "install langchain-core"
+        ) from error
+    return RunnableParallel(steps)
