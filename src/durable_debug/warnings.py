@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from durable_debug.graph.stream_parts import (
+from durable_debug.graph.deprecation import (
     LangGraphDeprecatedSinceV05,
     LangGraphDeprecatedSinceV10,
     LangGraphDeprecatedSinceV11,

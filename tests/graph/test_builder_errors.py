@@ -47,8 +47,12 @@ def test_edges_refuse_start_and_end_in_the_wrong_place() -> None:
         graph.add_edge("a", START)
     with pytest.raises(ValueError, match="needs at least one start node"):
         graph.add_edge([], "a")
-    with pytest.raises(ValueError, match="A join cannot include START or END"):
+    with pytest.raises(ValueError, match="END cannot be a start node"):
+        graph.add_edge(["a", END], "b")
+    with pytest.raises(ValueError, match="Need to add_node `__start__` first"):
         graph.add_edge([START, "a"], "b")
+    with pytest.raises(ValueError, match="START cannot be an end node"):
+        graph.add_edge(["a", "b"], START)
     with pytest.raises(TypeError, match="conditional edge"):
         graph.add_conditional_edges("a", "not callable")  # type: ignore[arg-type]
 

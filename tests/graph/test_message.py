@@ -34,7 +34,9 @@ def test_dict_messages_get_ids_and_merge_by_id(no_langchain: None) -> None:
     assert [m["content"] for m in kept] == ["edited", "hello"]
     fresh = message.add_messages(kept, [{"type": "remove", "id": REMOVE_ALL_MESSAGES}, "new"])
     assert [m["content"] for m in fresh] == ["new"]
-    with pytest.raises(ValueError, match="no message has id 'zzz'"):
+    with pytest.raises(
+        ValueError, match="Attempting to delete a message with an ID that doesn't exist \\('zzz'\\)"
+    ):
         message.add_messages(kept, [{"type": "remove", "id": "zzz"}])
     with pytest.raises(TypeError, match="without langchain-core a message is a dict"):
         message.add_messages([], [42])

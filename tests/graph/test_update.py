@@ -141,5 +141,7 @@ def test_bulk_update_state_names_a_malformed_update() -> None:
     cfg = {"configurable": {"thread_id": "b"}}
     with pytest.raises(TypeError, match=r"superstep 1 holds \{'v': 'x'\}; each update is"):
         app.bulk_update_state(cfg, [[StateUpdate({"v": "a"}, START)], [{"v": "x"}]])
-    with pytest.raises(ValueError, match="superstep 0 holds no update"):
+    with pytest.raises(
+        ValueError, match="No updates provided: bulk_update_state.s superstep 0 is empty"
+    ):
         app.bulk_update_state(cfg, [[]])

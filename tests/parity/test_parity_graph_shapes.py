@@ -179,6 +179,28 @@ async def test_join_waits_for_every_source():
     assert ours["executions"] == {"a": 1, "b": 1, "b2": 1, "c": 1}
 
 
+async def test_a_join_to_end():
+    """A join may end at END (drawn only: the run ends when nothing is left)."""
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = (
+            api.StateGraph(LogState)
+            .add_node("a", logger(trace, "a"))
+            .add_node("b", logger(trace, "b"))
+            .add_node("c", logger(trace, "c"))
+            .add_edge(api.START, "a")
+            .add_edge("a", "b")
+            .add_edge("a", "c")
+            .add_edge(["b", "c"], api.END)
+            .compile(checkpointer=api.MemorySaver())
+        )
+        trace.note("edges", sorted(tuple(e) for e in g.get_graph().edges))
+        await run_and_record(trace, g, {"n": 0, "log": []}, "joins")
+
+    ours = await acheck_parity(scenario)
+    assert ours["joins: output"]["log"] == ["a", "b", "c"]
+
+
 async def test_add_sequence_with_functions_and_named_pairs():
     async def scenario(api: Api, trace: Trace) -> None:
         async def first(state: LogState) -> dict:
@@ -296,3 +318,26 @@ async def test_dataclass_and_pydantic_state(schema):
     ours = await acheck_parity(scenario)
     assert ours["research received"] == schema.__name__
     assert ours["schema: output"]["verdict"] == "1 note(s), verdict was none"
+
+
+class Pair(TypedDict):
+    a: int
+    b: int
+
+
+async def test_a_dict_of_runnables_as_a_node():
+    """``add_node(name, {key: runnable})`` runs the runnables side by side on the state and
+    writes each result to its key (LangChain's RunnableParallel), as in LangGraph."""
+    from langchain_core.runnables import RunnableLambda
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        g = (
+            api.StateGraph(Pair)
+            .add_node("p", {"a": RunnableLambda(lambda s: s["a"] + 1), "b": lambda s: s["a"] * 10})
+            .add_edge(api.START, "p")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        await run_and_record(trace, g, {"a": 1, "b": 0}, "parallel")
+
+    ours = await acheck_parity(scenario)
+    assert ours["parallel: output"] == {"a": 2, "b": 10}

@@ -158,8 +158,7 @@ class BinaryOperatorAggregate(Channel):
             if replacement is not MISSING:
                 if overwritten:
                     raise InvalidUpdateError(
-                        f"At key '{self.key}': two Overwrite values in one step; only one "
-                        "node may overwrite a reducer key per step"
+                        f"At key '{self.key}': Can receive only one Overwrite value per super-step."
                     )
                 value, overwritten = replacement, True
             elif not overwritten:  # after an Overwrite, the step's other writes are dropped

@@ -72,8 +72,8 @@ def draw_graph(builder: StateGraph[Any, Any, Any, Any]) -> DrawableGraph:
         nodes[name] = Node(name, name, spec.fn, spec.metadata or None)
     edges: list[Edge] = []
 
-    def add(source: str, target: str, conditional: bool) -> None:
-        edge = Edge(source, target, None, conditional)
+    def add(source: str, target: str, conditional: bool, label: str | None = None) -> None:
+        edge = Edge(source, target, label, conditional)
         if edge not in edges:
             edges.append(edge)
 
@@ -91,7 +91,7 @@ def draw_graph(builder: StateGraph[Any, Any, Any, Any]) -> DrawableGraph:
                 add(source, target, True)
     for name, spec in builder.nodes.items():
         for target in spec.destinations:
-            add(name, target, True)
+            add(name, target, True, spec.destination_labels.get(target))
     for name, spec in builder.nodes.items():
         # An error handler has no edges of its own (it routes with Command), as LangGraph.
         if not spec.is_error_handler and not any(e.source == name for e in edges):

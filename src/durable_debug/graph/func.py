@@ -35,6 +35,11 @@ from durable_debug.checkpoint.base import BaseCheckpointSaver, RunnableConfig
 from durable_debug.checkpoint.names import PREVIOUS
 from durable_debug.graph.calls import Runtime, call_style
 from durable_debug.graph.channels import Channel
+from durable_debug.graph.deprecation import (
+    LangGraphDeprecatedSinceV05,
+    LangGraphDeprecatedSinceV10,
+    warn_renamed,
+)
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.interrupts import current_scratchpad
 from durable_debug.graph.jsonschema import root_jsonschema, schema_title
@@ -353,9 +358,14 @@ class entrypoint:
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
         **kwargs: Any,
     ) -> None:
-        unknown = sorted(set(kwargs) - {"config_schema", "timeout"})
+        unknown = sorted(set(kwargs) - {"config_schema", "timeout", "retry"})
         if unknown:
             raise TypeError(f"entrypoint() got unexpected keyword argument(s) {unknown}")
+        if "config_schema" in kwargs:
+            warn_renamed("config_schema", "context_schema", LangGraphDeprecatedSinceV10)
+        if "retry" in kwargs:
+            warn_renamed("retry", "retry_policy", LangGraphDeprecatedSinceV05)
+            retry_policy = retry_policy if retry_policy is not None else kwargs["retry"]
         self.checkpointer = checkpointer
         self.store = store
         self.cache = cache
@@ -413,9 +423,12 @@ def task(
 ) -> Any:
     """``@task`` (or ``@task(name=..., retry_policy=..., cache_policy=...)``): calling the
     function inside a running graph starts a durable task and returns its future."""
-    unknown = sorted(set(kwargs) - {"timeout"})
+    unknown = sorted(set(kwargs) - {"timeout", "retry"})
     if unknown:
         raise TypeError(f"task() got unexpected keyword argument(s) {unknown}")
+    if "retry" in kwargs:
+        warn_renamed("retry", "retry_policy", LangGraphDeprecatedSinceV05)
+        retry_policy = retry_policy if retry_policy is not None else kwargs["retry"]
 
     def decorate(func: Callable[..., Any]) -> TaskFunction[Any]:
         return TaskFunction(func, name=name, retry_policy=retry_policy, cache_policy=cache_policy)

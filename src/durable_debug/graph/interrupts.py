@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import contextvars
 import re
+import warnings
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10
 from durable_debug.graph.findings import Finding
 from durable_debug.graph.types import INVALID_RESUME, GraphInterrupt, Interrupt
 
@@ -331,9 +333,10 @@ def match_resume(
         return [(by_id[k], k, v) for k, v in resume.items() if k in by_id]
     if len(waiting) > 1:
         raise RuntimeError(
-            f"{where} has {len(waiting)} pending interrupts, so a single resume value is "
-            "ambiguous; answer them by id with Command(resume={interrupt_id: value, ...}). "
-            f"Pending: {listing}"
+            "When there are multiple pending interrupts, you must specify the interrupt id "
+            f"when resuming. {where} has {len(waiting)} pending interrupts, so a single "
+            "resume value is ambiguous; answer them by id with "
+            f"Command(resume={{interrupt_id: value, ...}}). Pending: {listing}"
         )
     ((tid, asked),) = waiting
     return [(tid, asked.id, resume)]
@@ -350,6 +353,11 @@ class NodeInterrupt(GraphInterrupt):
     """
 
     def __init__(self, value: Any, id: str | None = None) -> None:
+        warnings.warn(
+            "NodeInterrupt is deprecated. Please use `langgraph.types.interrupt` instead.",
+            LangGraphDeprecatedSinceV10,
+            stacklevel=2,
+        )
         if id is None:
             id = next_interrupt_id()
         super().__init__([Interrupt(value=value, id=id)])

@@ -101,7 +101,8 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
                 merged[at] = message
         elif is_remove(message):
             raise ValueError(
-                f"add_messages: no message has id {key!r}, so a remove message cannot delete it"
+                f"Attempting to delete a message with an ID that doesn't exist ({key!r}): "
+                "add_messages found no message with that id to remove"
             )
         else:
             position[key] = len(merged)
@@ -111,7 +112,9 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
     if format == "langchain-openai" and lc is not None:
         merged = _openai_format(lc, merged)
     elif format is not None and format != "langchain-openai":
-        raise ValueError(f"add_messages: unknown format {format!r}; use 'langchain-openai' or None")
+        raise ValueError(
+            f"Unrecognized format={format!r}. Expected one of 'langchain-openai', None."
+        )
     return merged
 
 

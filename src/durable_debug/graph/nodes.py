@@ -119,6 +119,8 @@ class NodeSpec:
     branches: tuple[Branch, ...] = ()
     destinations: tuple[str, ...] = ()
     """Declared ``Command(goto=...)`` targets (for drawing)."""
+    destination_labels: dict[str, str] = field(default_factory=dict)
+    """The edge labels of ``destinations={node: label}`` (for drawing)."""
     metadata: dict[str, Any] = field(default_factory=dict)
     cache_policy: Any = None
     """A :class:`~durable_debug.graph.cache.CachePolicy`: results cached by input."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import copy
+import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, cast
 
@@ -42,6 +43,7 @@ from durable_debug.graph.channels import (
     NamedBarrierValueAfterFinish,
     Topic,
 )
+from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10, warn_renamed
 from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
@@ -75,6 +77,7 @@ from durable_debug.graph.subgraph import (
     recast_namespace,
 )
 from durable_debug.graph.types import (
+    END,
     START,
     ContextT,
     GraphDrained,
@@ -92,6 +95,18 @@ if TYPE_CHECKING:
 __all__ = ["CompiledStateGraph"]
 
 StreamMode = str
+
+
+def _checkpoint_during(durability: Durability | None, kwargs: dict[str, Any]) -> Any:
+    """``durability``, or what LangGraph's deprecated ``checkpoint_during=`` in ``kwargs``
+    means (True: ``"async"``, False: ``"exit"``), with LangGraph's warning."""
+    if "checkpoint_during" not in kwargs:
+        return durability
+    warn_renamed("checkpoint_during", "durability", LangGraphDeprecatedSinceV10)
+    during = kwargs.pop("checkpoint_during")
+    if durability is not None or during is None:
+        return durability
+    return "async" if during else "exit"
 
 
 class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
@@ -181,6 +196,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                 kind = LastValueAfterFinish if node in deferred else EphemeralValue
                 specs[trigger] = kind(trigger)
         for sources, target in self.builder.joins:
+            if target == END:  # drawn only, as in LangGraph: the run ends anyway
+                continue
             name = join_channel(sources, target)
             barrier = NamedBarrierValueAfterFinish if target in deferred else NamedBarrierValue
             specs[name] = barrier(name, sources)
@@ -285,6 +302,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
         seconds (default: the ``wait=`` given to ``compile``) for it to be released.
         """
+        durability = _checkpoint_during(durability, kwargs)
         if stream_mode != "values":
             return [
                 chunk
@@ -492,6 +510,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``"interrupts"``; see ``graph/stream_parts.py``).
         ``wait`` as for :meth:`ainvoke`.
         """
+        durability = _checkpoint_during(durability, kwargs)
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
@@ -945,6 +964,44 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """The JSON schema of the graph's ``context_schema`` (None without one)."""
         return context_jsonschema(self.builder.context_schema)
 
+    @property
+    def context_schema(self) -> Any:
+        """The type of ``invoke(..., context=)`` (None without one)."""
+        return self.builder.context_schema
+
+    def config_schema(self, *, include: Sequence[str] | None = None) -> Any:
+        """LangGraph's deprecated form of :meth:`get_context_jsonschema`: a pydantic model
+        with the context schema as its ``configurable`` field, and the config keys named in
+        ``include``."""
+        warnings.warn(
+            "`config_schema` is deprecated. Use `get_context_jsonschema` for the relevant "
+            "schema instead.",
+            LangGraphDeprecatedSinceV10,
+            stacklevel=2,
+        )
+        import pydantic  # imported when first asked, as the schemas are
+
+        fields: dict[str, Any] = {}
+        if self.builder.context_schema is not None:
+            fields["configurable"] = (self.builder.context_schema, None)
+        for key in include or ():
+            if key != "configurable":
+                fields[key] = (Any, None)
+        return pydantic.create_model(f"{self.get_name()}Config", **fields)
+
+    def get_config_jsonschema(self, *, include: Sequence[str] | None = None) -> dict[str, Any]:
+        """LangGraph's deprecated form of :meth:`get_context_jsonschema`: the JSON schema of
+        :meth:`config_schema`."""
+        warnings.warn(
+            "`get_config_jsonschema` is deprecated. Use `get_context_jsonschema` instead.",
+            LangGraphDeprecatedSinceV10,
+            stacklevel=2,
+        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", LangGraphDeprecatedSinceV10)
+            model = self.config_schema(include=include)
+        return cast("dict[str, Any]", model.model_json_schema())
+
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""
         return draw_graph(self.builder)
@@ -952,7 +1009,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     def _require_saver(self, method: str) -> BaseCheckpointSaver:
         if self.checkpointer is None:
             raise ValueError(
-                f"{method} needs a checkpointer: compile(checkpointer=MemorySaver()) "
+                f"No checkpointer set: {method} needs a checkpointer: "
+                "compile(checkpointer=MemorySaver()) "
                 "(or SqliteSaver / PostgresSaver)"
             )
         return self.checkpointer

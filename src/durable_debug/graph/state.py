@@ -19,6 +19,11 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from durable_debug.checkpoint.names import COPY, ERROR, INPUT, INTERRUPT, JOIN_PREFIX, RESUME
 from durable_debug.graph.calls import call_style, callable_name
+from durable_debug.graph.deprecation import (
+    LangGraphDeprecatedSinceV05,
+    LangGraphDeprecatedSinceV10,
+    warn_renamed,
+)
 from durable_debug.graph.nodes import (
     TASKS,
     Branch,
@@ -72,6 +77,13 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self.context_schema = context_schema
         """Type of ``invoke(..., context=)``: a dict is turned into it when it is a dataclass
         or a pydantic model; nodes read it as ``runtime.context``."""
+        for old, new in (("input", "input_schema"), ("output", "output_schema")):
+            if old in kwargs:
+                warn_renamed(old, new, LangGraphDeprecatedSinceV05)
+        if "config_schema" in kwargs:
+            warn_renamed("config_schema", "context_schema", LangGraphDeprecatedSinceV10)
+            if self.context_schema is None:
+                self.context_schema = kwargs.pop("config_schema")
         input_schema = input_schema if input_schema is not None else kwargs.pop("input", None)
         output_schema = output_schema if output_schema is not None else kwargs.pop("output", None)
         self.input_schema = _declared(input_schema, self.state_schema, "input_schema")
@@ -137,12 +149,18 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             if not isinstance(node, str):
                 raise TypeError(f"A node name must be a string, got {node!r}")
             name = node
+        if isinstance(action, Mapping):  # LangGraph's shorthand for a RunnableParallel
+            action = _runnable_parallel(name, action)
         if not callable(action) and not callable(getattr(action, "ainvoke", None)):
             raise TypeError(f"Node {name!r} must be a function, got {action!r}")
         if name in self.nodes:
             raise ValueError(f"Node {name!r} is already present; node names must be unique")
         if name in _RESERVED or ":" in name:
             raise ValueError(f"Node name {name!r} is reserved; choose another name")
+        if retry is not None:
+            warn_renamed("retry", "retry_policy", LangGraphDeprecatedSinceV05)
+        if "input" in kwargs:
+            warn_renamed("input", "input_schema", LangGraphDeprecatedSinceV05)
         node_input = _node_input_schema(action, kwargs, self.state_schema)
         handler_name = None
         if error_handler is not None:
@@ -154,18 +172,16 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             assert handler_name is not None
             self._add_handler(handler_name, error_handler, node_input)
         policy = retry_policy or retry
-        if destinations is None:  # as LangGraph: from a -> Command[Literal[...]] annotation
-            dests = command_destinations(action)
-        else:
-            dests = tuple(
-                destinations.values() if isinstance(destinations, Mapping) else destinations
-            )
+        # As LangGraph: from a -> Command[Literal[...]] annotation when not given; a mapping's
+        # keys are the nodes, its values the edges' labels.
+        dests = command_destinations(action) if destinations is None else tuple(destinations)
         self.nodes[name] = NodeSpec(
             name=name,
             fn=action,
             style=call_style(action),
             retry=(policy,) if isinstance(policy, RetryPolicy) else tuple(policy or ()),
             destinations=dests,
+            destination_labels=dict(destinations) if isinstance(destinations, Mapping) else {},
             metadata=dict(metadata or {}),
             input_schema=node_input,
             defer=defer,
@@ -266,8 +282,12 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             raise ValueError("add_edge needs at least one start node")
         if len(sources) == 1:
             return self.add_edge(sources[0], end_key)
-        if START in sources or END in sources or end_key in (START, END):
-            raise ValueError("A join cannot include START or END")
+        if END in sources:
+            raise ValueError("END cannot be a start node")
+        if START in sources:  # LangGraph's message: a join's sources must be nodes
+            raise ValueError(f"Need to add_node `{START}` first: a join cannot start at START")
+        if end_key == START:
+            raise ValueError("START cannot be an end node")
         self.joins.append((sources, end_key))
         return self
 
@@ -385,7 +405,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     raise ValueError(
                         f"Found join starting at unknown node {src!r} (nodes: {listing})"
                     )
-            if dst not in known:
+            if dst != END and dst not in known:
                 raise ValueError(f"Found join ending at unknown node {dst!r} (nodes: {listing})")
         for src, branches in self.branches.items():
             if src != START and src not in known:
@@ -403,8 +423,8 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             for dst in spec.destinations:
                 if dst != END and dst not in known:
                     raise ValueError(
-                        f"Node {spec.name!r} declares destination {dst!r}, which is not a node "
-                        f"(nodes: {listing})"
+                        f"Found edge ending at unknown node `{dst}`: node {spec.name!r} declares "
+                        f"it in destinations= (nodes: {listing})"
                     )
         for label, names in (
             ("interrupt_before", interrupt_before),
@@ -449,7 +469,9 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             spec.edges_to = tuple(
                 dst for src, dst in self._edge_order if src == name and dst != END
             )
-            spec.joins = tuple(join_channel(srcs, dst) for srcs, dst in self.joins if name in srcs)
+            spec.joins = tuple(
+                join_channel(srcs, dst) for srcs, dst in self.joins if name in srcs and dst != END
+            )
             spec.branches = tuple(self.branches.get(name, ()))
         return specs
 
@@ -488,3 +510,17 @@ def _node_list(names: Sequence[str] | str | None) -> tuple[str, ...]:
     if isinstance(names, str):
         return (names,)
     return tuple(names)
+
+
+def _runnable_parallel(name: str, steps: Mapping[str, Any]) -> Any:
+    """``add_node(name, {key: runnable, ...})``: LangChain's ``RunnableParallel`` of those
+    steps, as LangGraph makes of a dict (each step gets the state; the node returns their
+    results by key)."""
+    try:
+        from langchain_core.runnables import RunnableParallel
+    except ImportError as error:
+        raise TypeError(
+            f"Node {name!r} is a dict of runnables, which runs as LangChain's RunnableParallel: "
+            "install langchain-core"
+        ) from error
+    return RunnableParallel(steps)

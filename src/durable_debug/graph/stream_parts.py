@@ -29,6 +29,7 @@ from typing_extensions import TypedDict, TypeVar
 
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
 from durable_debug.checkpoint.names import INTERRUPT, START
+from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV11
 from durable_debug.graph.types import Interrupt
 
 __all__ = [
@@ -39,10 +40,6 @@ __all__ = [
     "CustomStreamPart",
     "DebugStreamPart",
     "GraphOutput",
-    "LangGraphDeprecatedSinceV05",
-    "LangGraphDeprecatedSinceV10",
-    "LangGraphDeprecatedSinceV11",
-    "LangGraphDeprecationWarning",
     "Mapper",
     "MessagesStreamPart",
     "TaskPayload",
@@ -59,50 +56,6 @@ STREAM_VERSIONS = ("v1", "v2")
 
 StateT = TypeVar("StateT")
 OutputT = TypeVar("OutputT")
-
-
-class LangGraphDeprecationWarning(DeprecationWarning):
-    """LangGraph's deprecation warning: ``since`` is the LangGraph version that deprecated
-    the feature, ``expected_removal`` the one expected to remove it."""
-
-    def __init__(
-        self,
-        message: str,
-        *args: object,
-        since: tuple[int, int],
-        expected_removal: tuple[int, int] | None = None,
-    ) -> None:
-        super().__init__(message, *args)
-        self.message = message.rstrip(".")
-        self.since = since
-        self.expected_removal = expected_removal or (since[0] + 1, 0)
-
-    def __str__(self) -> str:
-        return (
-            f"{self.message}. Deprecated in LangGraph V{self.since[0]}.{self.since[1]}"
-            f" to be removed in V{self.expected_removal[0]}.{self.expected_removal[1]}."
-        )
-
-
-class LangGraphDeprecatedSinceV05(LangGraphDeprecationWarning):
-    """Deprecated since LangGraph 0.5, to be removed in 2.0."""
-
-    def __init__(self, message: str, *args: object) -> None:
-        super().__init__(message, *args, since=(0, 5), expected_removal=(2, 0))
-
-
-class LangGraphDeprecatedSinceV10(LangGraphDeprecationWarning):
-    """Deprecated since LangGraph 1.0, to be removed in 2.0."""
-
-    def __init__(self, message: str, *args: object) -> None:
-        super().__init__(message, *args, since=(1, 0), expected_removal=(2, 0))
-
-
-class LangGraphDeprecatedSinceV11(LangGraphDeprecationWarning):
-    """Deprecated since LangGraph 1.1, to be removed in 3.0."""
-
-    def __init__(self, message: str, *args: object) -> None:
-        super().__init__(message, *args, since=(1, 1), expected_removal=(3, 0))
 
 
 _ITEM_ACCESS = (

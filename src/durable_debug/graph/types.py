@@ -9,6 +9,7 @@ StateSnapshot, PregelTask and the exceptions a run can raise.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, NamedTuple
@@ -18,6 +19,7 @@ from typing_extensions import TypeVar
 from durable_debug.checkpoint import names
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
 from durable_debug.checkpoint.serde import register_type
+from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10
 
 __all__ = [
     "END",
@@ -97,6 +99,16 @@ class Interrupt(Generic[ResponseT]):
     response_schema: type[ResponseT] | dict[str, Any] | None = field(default=None, kw_only=True)
     """JSON Schema of the answer expected, when ``interrupt(..., response_schema=...)`` gave
     one (a class given there is shown as its JSON Schema), for clients to render a form."""
+
+    @property
+    def interrupt_id(self) -> str:
+        """LangGraph's deprecated name of :attr:`id`."""
+        warnings.warn(
+            "`interrupt_id` is deprecated. Use `id` instead.",
+            LangGraphDeprecatedSinceV10,
+            stacklevel=2,
+        )
+        return self.id
 
 
 def interrupt_payload(interrupt: Interrupt[Any]) -> dict[str, Any]:

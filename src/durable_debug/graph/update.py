@@ -93,10 +93,10 @@ async def abulk_update_state(
     checkpoint scheduled (see :func:`aupdate_step`). Returns the config of the last
     checkpoint."""
     if len(supersteps) == 0:
-        raise ValueError("bulk_update_state needs at least one superstep (got an empty list)")
+        raise ValueError("No supersteps provided: bulk_update_state got an empty list")
     for index, updates in enumerate(supersteps):
         if len(updates) == 0:
-            raise ValueError(f"bulk_update_state: superstep {index} holds no update")
+            raise ValueError(f"No updates provided: bulk_update_state's superstep {index} is empty")
     for index, updates in enumerate(supersteps):
         for update in updates:
             if not isinstance(update, (tuple, list)) or not 1 <= len(update) <= 3:
@@ -161,7 +161,10 @@ async def aupdate_step(
 
         graph = graph_at(graph, checkpoint_ns)
     if saver is None:
-        raise ValueError("update_state needs a checkpointer: compile(checkpointer=MemorySaver())")
+        raise ValueError(
+            "No checkpointer set: update_state needs a checkpointer: "
+            "compile(checkpointer=MemorySaver())"
+        )
     thread_id = config_thread_id(config)
     saved = await saver.aget_tuple(config)
     if saved is None:
@@ -333,7 +336,10 @@ async def _clear_tasks(
     writes its finished tasks saved are applied, the unfinished ones dropped."""
     saver = graph.checkpointer
     if saver is None:
-        raise ValueError("update_state needs a checkpointer: compile(checkpointer=MemorySaver())")
+        raise ValueError(
+            "No checkpointer set: update_state needs a checkpointer: "
+            "compile(checkpointer=MemorySaver())"
+        )
     thread_id = config_thread_id(config)
     checkpoint_ns = config_checkpoint_ns(config)
     saved = await saver.aget_tuple(config)
