@@ -11,7 +11,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, NamedTuple
+from datetime import timedelta
+from typing import Any, ClassVar, Generic, Literal, NamedTuple
 
 from typing_extensions import TypeVar
 
@@ -38,6 +39,7 @@ __all__ = [
     "RetryPolicy",
     "Send",
     "StateSnapshot",
+    "TimeoutPolicy",
     "adopt_langchain_tool_output",
     "default_retry_on",
     "from_langgraph",
@@ -242,6 +244,56 @@ class RetryPolicy:
         if isinstance(rule, Sequence):
             return isinstance(exc, tuple(rule))
         return bool(rule(exc))  # type: ignore[call-arg]  # mypy keeps type[BaseException] in rule past the issubclass test above
+
+
+def _positive_seconds(value: float | timedelta | None, what: str) -> float | None:
+    """``value`` in seconds (a timedelta converted), or None; ValueError unless positive."""
+    if value is None:
+        return None
+    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    if seconds <= 0:
+        raise ValueError(f"{what} must be greater than 0")
+    return seconds
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimeoutPolicy:
+    """How long one attempt of a node may run: ``run_timeout`` caps its wall-clock time,
+    ``idle_timeout`` the time it may go without progress (``refresh_on="auto"``: any
+    progress signal; ``"heartbeat"``: only ``runtime.heartbeat()``). Seconds or timedeltas.
+
+    Timeouts cancel the attempt through asyncio, so they apply to async nodes only.
+    """
+
+    run_timeout: float | timedelta | None = None
+    """Hard cap, in seconds, on one attempt; never refreshed."""
+    idle_timeout: float | timedelta | None = None
+    """Longest time, in seconds, one attempt may go without progress."""
+    refresh_on: Literal["auto", "heartbeat"] = "auto"
+    """Which signals count as progress for ``idle_timeout``."""
+
+    @classmethod
+    def coerce(cls, value: float | timedelta | TimeoutPolicy | None) -> TimeoutPolicy | None:
+        """A policy with both timeouts in float seconds: a number or timedelta is a
+        ``run_timeout``; None, or a policy with neither timeout, gives None. A policy
+        already in that form is returned as it is. ValueError on a timeout not above zero
+        or an unknown ``refresh_on``."""
+        if value is None:
+            return None
+        policy = value if isinstance(value, TimeoutPolicy) else cls(run_timeout=value)
+        if policy.refresh_on not in ("auto", "heartbeat"):
+            raise ValueError("refresh_on must be 'auto' or 'heartbeat'")
+        run = _positive_seconds(policy.run_timeout, "run_timeout")
+        idle = _positive_seconds(policy.idle_timeout, "idle_timeout")
+        if run is None and idle is None:
+            return None
+        if (
+            policy is value
+            and type(policy.run_timeout) is type(run)
+            and type(policy.idle_timeout) is type(idle)
+        ):
+            return policy
+        return cls(run_timeout=run, idle_timeout=idle, refresh_on=policy.refresh_on)
 
 
 class PregelTask(NamedTuple):
