@@ -8,6 +8,7 @@ StateSnapshot, PregelTask and the exceptions a run can raise.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -88,17 +89,57 @@ class Send:
         return f"Send(node={self.node!r}, arg={self.arg!r})"
 
 
-@dataclass(frozen=True, slots=True)
+_PLACEHOLDER_ID = "placeholder-id"
+
+
+def _namespace_id(ns: str) -> str:
+    """The id of an interrupt known by its namespace only (see :meth:`Interrupt.from_ns`)."""
+    return hashlib.blake2b(ns.encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Interrupt(Generic[ResponseT]):
-    """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value."""
+    """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value.
+
+    The keywords of interrupts saved by LangGraph before 0.6 (``ns``, ``when``,
+    ``resumable``) are accepted and dropped, as LangGraph does; an ``ns`` given without an
+    ``id`` gives the id :meth:`from_ns` gives that namespace.
+    """
 
     value: Any
     """What the node asked (shown to the human who answers)."""
-    id: str = "placeholder-id"
+    id: str
     """Deterministic id: the same task and position in the node always give the same id."""
-    response_schema: type[ResponseT] | dict[str, Any] | None = field(default=None, kw_only=True)
+    response_schema: type[ResponseT] | dict[str, Any] | None
     """JSON Schema of the answer expected, when ``interrupt(..., response_schema=...)`` gave
     one (a class given there is shown as its JSON Schema), for clients to render a form."""
+
+    def __init__(
+        self,
+        value: Any,
+        id: str = _PLACEHOLDER_ID,
+        *,
+        response_schema: type[ResponseT] | dict[str, Any] | None = None,
+        ns: Sequence[str] | None = None,
+        when: str | None = None,
+        resumable: bool | None = None,
+    ) -> None:
+        if ns is not None and id == _PLACEHOLDER_ID and not isinstance(ns, str):
+            id = _namespace_id(names.NS_SEP.join(ns))
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "response_schema", response_schema)
+
+    @classmethod
+    def from_ns(
+        cls,
+        value: Any,
+        ns: str,
+        *,
+        response_schema: type[ResponseT] | dict[str, Any] | None = None,
+    ) -> Interrupt[ResponseT]:
+        """An interrupt whose id is derived from its namespace ``ns`` (``"a:b|c:d"``)."""
+        return cls(value, _namespace_id(ns), response_schema=response_schema)
 
 
 def interrupt_payload(interrupt: Interrupt[Any]) -> dict[str, Any]:
