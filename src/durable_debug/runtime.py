@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from durable_debug.graph.calls import ExecutionInfo, RunControl, Runtime, ServerInfo, get_runtime
+from durable_debug.graph.calls import (
+    DEFAULT_RUNTIME,
+    ExecutionInfo,
+    RunControl,
+    Runtime,
+    ServerInfo,
+    get_runtime,
+)
 
-__all__ = ["ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"]
+__all__ = ["DEFAULT_RUNTIME", "ExecutionInfo", "RunControl", "Runtime", "ServerInfo", "get_runtime"]

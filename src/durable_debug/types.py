@@ -30,6 +30,7 @@ from durable_debug.graph.types import (
     RetryPolicy,
     Send,
     StateSnapshot,
+    TimeoutPolicy,
 )
 from durable_debug.graph.update import StateUpdate
 
@@ -55,6 +56,7 @@ __all__ = [
     "TaskPayload",
     "TaskResultPayload",
     "TasksStreamPart",
+    "TimeoutPolicy",
     "UpdatesStreamPart",
     "ValuesStreamPart",
     "interrupt",

@@ -65,7 +65,13 @@ def has_callbacks(config: dict[str, Any]) -> bool:
 
 
 def _is_tap(handler: Any) -> bool:
+    """A run's ``messages`` tap (``chat_stream.py``)."""
     return bool(getattr(handler, "durable_debug_message_tap", False))
+
+
+def _is_run_tap(handler: Any) -> bool:
+    """A run's ``messages`` tap or ``tools`` tap (``tool_stream.py``)."""
+    return _is_tap(handler) or bool(getattr(handler, "durable_debug_tool_tap", False))
 
 
 def with_handler(callbacks: Any, handler: Any) -> Any:
@@ -79,15 +85,16 @@ def with_handler(callbacks: Any, handler: Any) -> Any:
 
 
 def without_taps(callbacks: Any) -> Any:
-    """``callbacks`` without the ``messages`` taps of enclosing runs (see ``subgraph.py``)."""
+    """``callbacks`` without the ``messages`` and ``tools`` taps of enclosing runs (see
+    ``subgraph.py``)."""
     if isinstance(callbacks, BaseCallbackManager):
         manager = callbacks.copy()
         for handler in [*manager.handlers, *manager.inheritable_handlers]:
-            if _is_tap(handler):
+            if _is_run_tap(handler):
                 manager.remove_handler(handler)
         return manager
     if isinstance(callbacks, (list, tuple)):
-        return [c for c in callbacks if not _is_tap(c)]
+        return [c for c in callbacks if not _is_run_tap(c)]
     return callbacks
 
 

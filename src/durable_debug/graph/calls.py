@@ -31,6 +31,7 @@ from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.graph.types import adopt_langchain_tool_output
 
 __all__ = [
+    "DEFAULT_RUNTIME",
     "INJECTED",
     "CallContext",
     "CallStyle",
@@ -66,6 +67,10 @@ _INJECTABLE_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.
 
 def _no_writer(chunk: Any) -> None:
     """The stream writer outside a run that streams ``"custom"``: drops the chunk."""
+
+
+def _no_heartbeat() -> None:
+    """The heartbeat of a runtime with no idle timeout to refresh: does nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +149,9 @@ class Runtime(Generic[ContextT]):
     """The store given to ``compile(store=...)`` (None when none)."""
     stream_writer: Callable[[Any], None] = _no_writer
     """Send a chunk to stream mode ``"custom"``; does nothing when that mode is not streamed."""
+    heartbeat: Callable[[], None] = _no_heartbeat
+    """Report that the node is making progress (what a ``TimeoutPolicy(idle_timeout=...,
+    refresh_on="heartbeat")`` waits for); does nothing where no such timeout is running."""
     previous: Any = None
     """The functional API's previous return value; always None for a StateGraph."""
     execution_info: ExecutionInfo | None = None
@@ -173,11 +181,17 @@ class Runtime(Generic[ContextT]):
             stream_writer=(
                 other.stream_writer if other.stream_writer is not _no_writer else self.stream_writer
             ),
+            heartbeat=(other.heartbeat if other.heartbeat is not _no_heartbeat else self.heartbeat),
             previous=self.previous if other.previous is None else other.previous,
             execution_info=other.execution_info or self.execution_info,
             server_info=other.server_info or self.server_info,
             control=other.control or self.control,
         )
+
+
+DEFAULT_RUNTIME: Runtime[Any] = Runtime()
+"""The runtime of code run outside a graph's task: no context, store, previous value or
+execution info, and a stream writer that does nothing."""
 
 
 class CallContext:

@@ -139,6 +139,12 @@ class RunLoop(LoopStart, LoopTasks):
             from durable_debug.graph.callbacks import with_handler
 
             self.config["callbacks"] = with_handler(self.config.get("callbacks"), self.message_tap)
+        if self.producers.wants("tool"):
+            from durable_debug.graph.callbacks import with_handler
+            from durable_debug.graph.tool_stream import make_tool_tap
+
+            tap = make_tool_tap(lambda payload: self._write_live("tool", payload))
+            self.config["callbacks"] = with_handler(self.config.get("callbacks"), tap)
         self.graph_run: Any = None
         """The run's LangChain callback run (``callbacks.GraphRun``) when its config has
         callback handlers: its nodes and conditional edges report under it."""

@@ -137,6 +137,9 @@ class NodeSpec:
     ``add_node(..., error_handler=fn)`` or ``set_node_defaults(error_handler=fn)``."""
     is_error_handler: bool = False
     """This node handles other nodes' failures (its own failure fails the run)."""
+    subgraphs: list[Any] = field(default_factory=list)
+    """The compiled graph the node runs, when the graph it belongs to found one as it was
+    compiled (``subgraph.find_subgraph``), else empty (LangGraph's ``PregelNode.subgraphs``)."""
 
     def copy(self, update: Mapping[str, Any] | None = None) -> NodeSpec:
         """This node with the fields ``update`` names replaced (LangGraph's

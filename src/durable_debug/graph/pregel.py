@@ -177,6 +177,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         )
         """Channels whose writes are never saved (``UntrackedValue``)."""
         self._subgraphs: dict[str, CompiledStateGraph[Any, Any, Any, Any] | None] = {}
+        for spec in nodes.values():
+            found = find_subgraph(spec.fn, CompiledStateGraph) if spec.fn is not None else None
+            spec.subgraphs = [] if found is None else [found]
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:

@@ -21,16 +21,16 @@ stream modes and ``subgraphs=`` (``ns`` is ``()`` for the graph streamed). As in
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, is_dataclass
 from typing import Any, Generic, Literal
 
-from typing_extensions import TypedDict, TypeVar
+from typing_extensions import NotRequired, TypedDict, TypeVar
 
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
 from durable_debug.checkpoint.names import INTERRUPT, START
 from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV11
-from durable_debug.graph.types import Interrupt
+from durable_debug.graph.types import TAG_HIDDEN, Interrupt
 
 __all__ = [
     "STREAM_VERSIONS",
@@ -47,6 +47,7 @@ __all__ = [
     "TasksStreamPart",
     "UpdatesStreamPart",
     "ValuesStreamPart",
+    "map_debug_tasks",
     "schema_mapper",
     "stream_part",
 ]
@@ -108,6 +109,53 @@ class TaskPayload(TypedDict):
     name: str
     input: Any
     triggers: list[str]
+    metadata: NotRequired[dict[str, Any]]
+    """The task config's own metadata and tags (not the engine's keys), when it has any."""
+
+
+ENGINE_METADATA_KEYS = frozenset(
+    {
+        "thread_id",
+        "checkpoint_id",
+        "checkpoint_ns",
+        "checkpoint_map",
+        "langgraph_step",
+        "langgraph_node",
+        "langgraph_triggers",
+        "langgraph_path",
+        "langgraph_checkpoint_ns",
+    }
+)
+"""Metadata keys the engine puts in a task's config (left out of a task payload)."""
+
+
+def map_debug_tasks(tasks: Iterable[Any]) -> Iterator[TaskPayload]:
+    """The ``tasks`` payload of each task (anything with ``id``, ``name``, ``input``,
+    ``triggers`` and ``config``), as LangGraph builds it: a hidden task is skipped; the
+    config's metadata but the engine's keys, with its tags but ``seq:step`` ones, go under
+    ``metadata`` when any remain."""
+    for task in tasks:
+        config = task.config
+        if config is not None and TAG_HIDDEN in (config.get("tags") or ()):
+            continue
+        payload: TaskPayload = {
+            "id": task.id,
+            "name": task.name,
+            "input": task.input,
+            "triggers": task.triggers,
+        }
+        if config is not None:
+            metadata = {
+                k: v
+                for k, v in (config.get("metadata") or {}).items()
+                if k not in ENGINE_METADATA_KEYS
+            }
+            tags = [t for t in config.get("tags") or () if not t.startswith("seq:step")]
+            if tags:
+                metadata["tags"] = tags
+            if metadata:
+                payload["metadata"] = metadata
+        yield payload
 
 
 class TaskResultPayload(TypedDict):

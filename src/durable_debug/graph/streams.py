@@ -15,6 +15,8 @@ mode                    events it reads → what it yields
                         ``interrupt`` / ``static_interrupt`` → ``{"__interrupt__": ...}``
 ``custom``              ``custom``: what a node passed to its ``writer``
 ``messages``            ``message``: ``(message, metadata)`` from a chat model in a node
+``tools``               ``tool``: a tool call's start, output delta, end or error
+                        (``tool_stream.py``)
 ``tasks``               ``task`` and ``task_result`` payloads
 ``checkpoints``         ``checkpoint`` payloads
 ``debug``               ``task``, ``task_result`` and ``checkpoint``, wrapped with type,
@@ -32,8 +34,9 @@ function that builds it), so a run that streams nothing builds nothing.
 
 Every event that reports a step's result is emitted after the step's writes are saved, so a
 consumer that stops reading after a chunk finds that step done when the thread resumes.
-``custom`` and ``messages`` chunks are emitted while the node runs (they are progress, not
-results): a consumer that stops on one cancels the node, which then runs again on resume.
+``custom``, ``messages`` and ``tools`` chunks are emitted while the node runs (they are
+progress, not results): a consumer that stops on one cancels the node, which then runs again
+on resume.
 """
 
 from __future__ import annotations
@@ -57,13 +60,22 @@ __all__ = [
     "stream_modes",
 ]
 
-STREAM_MODES = ("values", "updates", "custom", "messages", "tasks", "checkpoints", "debug")
+STREAM_MODES = (
+    "values",
+    "updates",
+    "custom",
+    "messages",
+    "tools",
+    "tasks",
+    "checkpoints",
+    "debug",
+)
 """Every stream mode, in the order their chunks are given for one event."""
 
 EVENTS_MODE = "__events__"
 """The internal mode of ``astream_events``: nested runnables' callbacks (not a user mode)."""
 
-LIVE_MODES = frozenset({"custom", "messages", EVENTS_MODE})
+LIVE_MODES = frozenset({"custom", "messages", "tools", EVENTS_MODE})
 """Modes whose chunks come while a node runs (so sync nodes run in a worker thread)."""
 
 EVENT_KINDS = (
@@ -75,6 +87,7 @@ EVENT_KINDS = (
     "checkpoint",
     "custom",
     "message",
+    "tool",
     "callback",
 )
 """What a run emits (see the module docstring)."""
@@ -163,6 +176,7 @@ _PRODUCERS: dict[str, dict[str, Produce]] = {
     },
     "custom": {"custom": lambda chunk: (chunk,)},
     "messages": {"message": lambda pair: (pair,)},
+    "tools": {"tool": lambda payload: (payload,)},
     # A cached result (a cache hit, or writes saved by an earlier run) is not a task result.
     "tasks": {
         "task": lambda event: (event["payload"],),

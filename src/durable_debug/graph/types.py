@@ -8,11 +8,13 @@ StateSnapshot, PregelTask and the exceptions a run can raise.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, NamedTuple
+from datetime import timedelta
+from typing import Any, ClassVar, Generic, Literal, NamedTuple
 
 from typing_extensions import TypeVar
 
@@ -40,6 +42,7 @@ __all__ = [
     "RetryPolicy",
     "Send",
     "StateSnapshot",
+    "TimeoutPolicy",
     "adopt_langchain_tool_output",
     "default_retry_on",
     "from_langgraph",
@@ -88,15 +91,28 @@ class Send:
         return f"Send(node={self.node!r}, arg={self.arg!r})"
 
 
-@dataclass(frozen=True, slots=True)
+_PLACEHOLDER_ID = "placeholder-id"
+
+
+def _namespace_id(ns: str) -> str:
+    """The id of an interrupt known by its namespace only (see :meth:`Interrupt.from_ns`)."""
+    return hashlib.blake2b(ns.encode(), digest_size=16).hexdigest()
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Interrupt(Generic[ResponseT]):
-    """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value."""
+    """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value.
+
+    The keywords of interrupts saved by LangGraph before 0.6 (``ns``, ``when``,
+    ``resumable``) are accepted and dropped, as LangGraph does; an ``ns`` given without an
+    ``id`` gives the id :meth:`from_ns` gives that namespace.
+    """
 
     value: Any
     """What the node asked (shown to the human who answers)."""
-    id: str = "placeholder-id"
+    id: str
     """Deterministic id: the same task and position in the node always give the same id."""
-    response_schema: type[ResponseT] | dict[str, Any] | None = field(default=None, kw_only=True)
+    response_schema: type[ResponseT] | dict[str, Any] | None
     """JSON Schema of the answer expected, when ``interrupt(..., response_schema=...)`` gave
     one (a class given there is shown as its JSON Schema), for clients to render a form."""
 
@@ -109,6 +125,33 @@ class Interrupt(Generic[ResponseT]):
             stacklevel=2,
         )
         return self.id
+
+    def __init__(
+        self,
+        value: Any,
+        id: str = _PLACEHOLDER_ID,
+        *,
+        response_schema: type[ResponseT] | dict[str, Any] | None = None,
+        ns: Sequence[str] | None = None,
+        when: str | None = None,
+        resumable: bool | None = None,
+    ) -> None:
+        if ns is not None and id == _PLACEHOLDER_ID and not isinstance(ns, str):
+            id = _namespace_id(names.NS_SEP.join(ns))
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "response_schema", response_schema)
+
+    @classmethod
+    def from_ns(
+        cls,
+        value: Any,
+        ns: str,
+        *,
+        response_schema: type[ResponseT] | dict[str, Any] | None = None,
+    ) -> Interrupt[ResponseT]:
+        """An interrupt whose id is derived from its namespace ``ns`` (``"a:b|c:d"``)."""
+        return cls(value, _namespace_id(ns), response_schema=response_schema)
 
 
 def interrupt_payload(interrupt: Interrupt[Any]) -> dict[str, Any]:
@@ -254,6 +297,56 @@ class RetryPolicy:
         if isinstance(rule, Sequence):
             return isinstance(exc, tuple(rule))
         return bool(rule(exc))  # type: ignore[call-arg]  # mypy keeps type[BaseException] in rule past the issubclass test above
+
+
+def _positive_seconds(value: float | timedelta | None, what: str) -> float | None:
+    """``value`` in seconds (a timedelta converted), or None; ValueError unless positive."""
+    if value is None:
+        return None
+    seconds = value.total_seconds() if isinstance(value, timedelta) else float(value)
+    if seconds <= 0:
+        raise ValueError(f"{what} must be greater than 0")
+    return seconds
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TimeoutPolicy:
+    """How long one attempt of a node may run: ``run_timeout`` caps its wall-clock time,
+    ``idle_timeout`` the time it may go without progress (``refresh_on="auto"``: any
+    progress signal; ``"heartbeat"``: only ``runtime.heartbeat()``). Seconds or timedeltas.
+
+    Timeouts cancel the attempt through asyncio, so they apply to async nodes only.
+    """
+
+    run_timeout: float | timedelta | None = None
+    """Hard cap, in seconds, on one attempt; never refreshed."""
+    idle_timeout: float | timedelta | None = None
+    """Longest time, in seconds, one attempt may go without progress."""
+    refresh_on: Literal["auto", "heartbeat"] = "auto"
+    """Which signals count as progress for ``idle_timeout``."""
+
+    @classmethod
+    def coerce(cls, value: float | timedelta | TimeoutPolicy | None) -> TimeoutPolicy | None:
+        """A policy with both timeouts in float seconds: a number or timedelta is a
+        ``run_timeout``; None, or a policy with neither timeout, gives None. A policy
+        already in that form is returned as it is. ValueError on a timeout not above zero
+        or an unknown ``refresh_on``."""
+        if value is None:
+            return None
+        policy = value if isinstance(value, TimeoutPolicy) else cls(run_timeout=value)
+        if policy.refresh_on not in ("auto", "heartbeat"):
+            raise ValueError("refresh_on must be 'auto' or 'heartbeat'")
+        run = _positive_seconds(policy.run_timeout, "run_timeout")
+        idle = _positive_seconds(policy.idle_timeout, "idle_timeout")
+        if run is None and idle is None:
+            return None
+        if (
+            policy is value
+            and type(policy.run_timeout) is type(run)
+            and type(policy.idle_timeout) is type(idle)
+        ):
+            return policy
+        return cls(run_timeout=run, idle_timeout=idle, refresh_on=policy.refresh_on)
 
 
 class PregelTask(NamedTuple):

@@ -43,6 +43,7 @@ from typing_extensions import TypedDict, get_type_hints
 
 from durable_debug.checkpoint.names import END
 from durable_debug.graph.calls import current_call
+from durable_debug.graph.tool_stream import tool_call_writer
 from durable_debug.graph.types import (
     Command,
     GraphInterrupt,
@@ -121,6 +122,13 @@ class ToolRuntime(_DirectlyInjectedToolArg, Generic[ContextT, StateT]):
     """The id of the tool call being answered."""
     store: Any
     """The graph's store, or None."""
+
+    def emit_output_delta(self, delta: Any) -> None:
+        """Send ``delta`` as a ``tool-output-delta`` of this call to stream mode ``"tools"``;
+        does nothing when the run does not stream that mode."""
+        writer = tool_call_writer()
+        if writer is not None:
+            writer(delta)
 
 
 class ToolInvocationError(Exception):
