@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from durable_debug.inspect.diff import DiffEntry
-from durable_debug.inspect.jsonable import clip, to_jsonable
+from durable_debug.inspect.jsonable import clip_jsonable
 
 __all__ = ["DIFF_BYTES", "LINE_CONTEXT", "diff_view"]
 
@@ -95,7 +95,7 @@ def _path_view(change: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         view["lines"] = _line_diff(old, new)
     harder = dict(view)
     for side, value in (("old", old), ("new", new)):
-        shown, cut = clip(to_jsonable(value))
+        shown, cut = clip_jsonable(value)
         view[side] = shown
         harder[side] = _TOO_BIG.format(type(value).__name__) if cut else shown
     return view, harder
@@ -104,8 +104,8 @@ def _path_view(change: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 def _entry_view(entry: DiffEntry) -> tuple[dict[str, Any], dict[str, Any]]:
     """A channel's entry as sent, and as sent when cut harder (without the channel's whole
     values: the paths say what changed)."""
-    old, old_cut = clip(to_jsonable(entry["old"]))
-    new, new_cut = clip(to_jsonable(entry["new"]))
+    old, old_cut = clip_jsonable(entry["old"])
+    new, new_cut = clip_jsonable(entry["new"])
     paths = [_path_view(dict(c)) for c in entry["changes"]]
     head = {"channel": entry["channel"], "change": entry["change"]}
     view = {
