@@ -200,8 +200,8 @@ async def big_tree(
         """What the kernel does before the first marks: read, the packed _dag, and the comm
         message ipywidgets would send (its walk for buffers, jupyter_client's JSON)."""
         fresh = DagReader(g, cfg)
-        await fresh.arefresh()
-        return comm_message({"_dag": pack_wire(fresh.wire())})
+        packed = await fresh.arefresh_then(lambda: pack_wire(fresh.wire()))
+        return comm_message({"_dag": packed})
 
     seconds, packed = await timed(open_thread, rounds)
     cpu = time.process_time()
@@ -314,8 +314,7 @@ async def tree_readers(g: Any, cfg: Any, path: Path, rounds: int) -> None:
 async def _open_packed(g: Any, cfg: Any) -> bytes:
     """The widget's open, kernel side: read, the packed ``_dag``, the comm message."""
     fresh = DagReader(g, cfg)
-    await fresh.arefresh()
-    return comm_message({"_dag": pack_wire(fresh.wire())})
+    return comm_message({"_dag": await fresh.arefresh_then(lambda: pack_wire(fresh.wire()))})
 
 
 def bare_outline_s(path: Path, thread_id: str, rounds: int) -> tuple[float, float]:

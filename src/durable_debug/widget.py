@@ -615,12 +615,12 @@ class TimeTravel(anywidget.AnyWidget):
         namespace = str(self.config["configurable"].get("checkpoint_ns") or "")
         config = thread_config(thread_id, namespace)
         reader = DagReader(self._reads, config)
-        await reader.arefresh()
+        packed = await reader.arefresh_then(lambda: pack_wire(reader.wire()))
         if not reader.ids():
             raise RequestError(f"The store has no thread {thread_id!r}; nothing changed.")
         with self.hold_sync():
             self._thread_id, self.config, self._reader = thread_id, config, reader
-            self._send_dag(reader)
+            self._send_dag(reader, packed)
             self._selected, self._status, self._error = "", "", ""
             self._selected_ns = namespace
             self._live.clear()
@@ -839,20 +839,31 @@ class TimeTravel(anywidget.AnyWidget):
         """Read what the thread holds now (after the first read, only the newer checkpoints)."""
         reader = self._reader
         mark = await reader.alatest_mark()  # before the read: a later change shows next
-        await reader.arefresh()
-        count = len(reader.ids())
-        start = min(self._tail_start, reader.low)
-        if self._dag.get("epoch") == reader.epoch and count - start <= max(_TAIL_MAX, count // 4):
+        epoch = self._dag.get("epoch")
+
+        def packed() -> tuple[int, dict[str, Any]]:
+            """The tail to send (its start), else the whole tree (-1): packed in the read's
+            pause of the collector, so the rows read and the wire are walked by no
+            collection."""
+            count = len(reader.ids())
+            start = min(self._tail_start, reader.low)
+            if epoch == reader.epoch and count - start <= max(_TAIL_MAX, count // 4):
+                return start, pack_wire(reader.wire(start))
+            return -1, pack_wire(reader.wire())  # a new layout, or too much changed
+
+        start, value = await reader.arefresh_then(packed)
+        if start >= 0:
             self._tail_start = start
-            self._dag_tail = pack_wire(reader.wire(start))
-        else:  # a new layout, or too much changed: the whole tree once more
-            self._send_dag(reader)
+            self._dag_tail = value
+        else:
+            self._send_dag(reader, value)
         self._mark = mark
 
-    def _send_dag(self, reader: DagReader) -> None:
-        """Send the whole tree of ``reader`` as ``_dag`` (no tail)."""
+    def _send_dag(self, reader: DagReader, packed: dict[str, Any] | None = None) -> None:
+        """Send the whole tree of ``reader`` as ``_dag`` (no tail); ``packed``: its
+        ``pack_wire(reader.wire())`` when already made."""
         with self.hold_sync():
-            self._dag = pack_wire(reader.wire())
+            self._dag = pack_wire(reader.wire()) if packed is None else packed
             self._dag_tail = {}
         self._tail_start = len(reader.ids())
 

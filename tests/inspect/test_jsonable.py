@@ -73,3 +73,14 @@ def test_clip_cuts_long_strings_lists_and_dicts_and_says_how_much():
     assert cut["d"]["…"] == "50 more keys"
     many, _ = clip(["y" * 1999] * 100)  # each item under the limit, the whole far over it
     assert len(json.dumps(many)) <= CLIP_BYTES
+
+
+def test_clip_jsonable_is_clip_of_to_jsonable_for_long_lists() -> None:
+    from durable_debug.inspect.jsonable import CLIP_ITEMS, clip, clip_jsonable
+
+    rows = [{"id": i, "payload": "y" * 200, "when": dt.date(2024, 1, 2)} for i in range(1_000)]
+    small = [(i, {i}) for i in range(CLIP_ITEMS + 1)]
+    looped: list[object] = [1]
+    looped += [looped, *range(CLIP_ITEMS * 2)]
+    for value in (rows, tuple(rows), small, looped, rows[:CLIP_ITEMS], "x" * 5_000, {"a": rows}):
+        assert clip_jsonable(value) == clip(to_jsonable(value))

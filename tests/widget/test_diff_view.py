@@ -77,3 +77,21 @@ def test_a_small_diff_is_sent_as_it_is() -> None:
         ("n", [1], [1, 2], 0),
     ]
     assert view[1]["changes"] == [{"path": "n[1]", "change": "added", "old": None, "new": 2}]
+
+
+def test_a_long_strings_line_diff_numbers_its_hunks_in_the_whole_text() -> None:
+    old = "\n".join(f"line {i}" for i in range(1000))
+    new = old.replace("line 500\n", "line 500 changed\n").replace("line 998\n", "")
+    (entry,) = diff_view(diff_values({"doc": old}, {"doc": new}))
+    (change,) = entry["changes"]
+    assert change["lines"] == [
+        "@@ -498,7 +498,7 @@",
+        *[f" line {i}" for i in range(497, 500)],
+        "-line 500",
+        "+line 500 changed",
+        *[f" line {i}" for i in range(501, 504)],
+        "@@ -996,5 +996,4 @@",
+        *[f" line {i}" for i in range(995, 998)],
+        "-line 998",
+        " line 999",
+    ]

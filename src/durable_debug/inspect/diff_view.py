@@ -22,7 +22,7 @@ import json
 from typing import Any
 
 from durable_debug.inspect.diff import DiffEntry
-from durable_debug.inspect.jsonable import clip, to_jsonable
+from durable_debug.inspect.jsonable import clip_jsonable
 
 __all__ = ["DIFF_BYTES", "LINE_CONTEXT", "diff_view"]
 
@@ -39,11 +39,30 @@ _LINE_CHARS = 500
 
 
 def _line_diff(old: str, new: str) -> list[str]:
+    a, b = old.splitlines(), new.splitlines()
+    # The lines both share at the start and the end, but the context kept, are left out of
+    # the matching (difflib's cost grows with the lines it indexes): the hunks are the same,
+    # their line numbers moved back by the lines left out at the start.
+    size = min(len(a), len(b))
+    head = 0
+    while head < size and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < size - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    skip = max(0, head - LINE_CONTEXT)
+    cut = max(0, tail - LINE_CONTEXT)
     lines = list(
-        difflib.unified_diff(old.splitlines(), new.splitlines(), lineterm="", n=LINE_CONTEXT)
+        difflib.unified_diff(
+            a[skip : len(a) - cut], b[skip : len(b) - cut], lineterm="", n=LINE_CONTEXT
+        )
     )[2:]  # without the ---/+++ header
     lines = [
-        line if len(line) <= _LINE_CHARS else f"{line[:_LINE_CHARS]}… ({len(line):,} characters)"
+        _moved(line, skip)
+        if line.startswith("@@")
+        else line
+        if len(line) <= _LINE_CHARS
+        else f"{line[:_LINE_CHARS]}… ({len(line):,} characters)"
         for line in lines
     ]
     if len(lines) > _MAX_LINES:
@@ -51,33 +70,61 @@ def _line_diff(old: str, new: str) -> list[str]:
     return lines
 
 
-def _path_view(change: dict[str, Any], harder: bool) -> dict[str, Any]:
+def _moved(hunk: str, skip: int) -> str:
+    """A hunk's ``@@ -a[,n] +b[,m] @@`` line with both starts ``skip`` lines later."""
+    if not skip:
+        return hunk
+    old, new = hunk[3:-3].split(" ")
+    return f"@@ {_start_moved(old, skip)} {_start_moved(new, skip)} @@"
+
+
+def _start_moved(side: str, skip: int) -> str:
+    start, comma, length = side[1:].partition(",")
+    return f"{side[0]}{int(start) + skip}{comma}{length}"
+
+
+_TOO_BIG = "… ({}, too big for this diff: open the checkpoint)"
+
+
+def _path_view(change: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A changed path as sent, and as sent when cut harder (a value too big for a detail
+    said so, not shown): the line diff and each side converted once for both."""
     old, new = change["old"], change["new"]
     view: dict[str, Any] = {"path": change["path"], "change": change["change"]}
     if isinstance(old, str) and isinstance(new, str) and max(len(old), len(new)) >= _LINES_FROM:
         view["lines"] = _line_diff(old, new)
+    harder = dict(view)
     for side, value in (("old", old), ("new", new)):
-        shown, cut = clip(to_jsonable(value))
-        if harder and cut:
-            shown = f"… ({type(value).__name__}, too big for this diff: open the checkpoint)"
+        shown, cut = clip_jsonable(value)
         view[side] = shown
-    return view
+        harder[side] = _TOO_BIG.format(type(value).__name__) if cut else shown
+    return view, harder
 
 
-def _entry_view(entry: DiffEntry, harder: bool) -> dict[str, Any]:
-    old, old_cut = clip(to_jsonable(entry["old"]))
-    new, new_cut = clip(to_jsonable(entry["new"]))
-    if harder:  # the paths say what changed; the channel's whole values are left out
-        old = new = None
-    return {
-        "channel": entry["channel"],
-        "change": entry["change"],
+def _entry_view(entry: DiffEntry) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A channel's entry as sent, and as sent when cut harder (without the channel's whole
+    values: the paths say what changed)."""
+    old, old_cut = clip_jsonable(entry["old"])
+    new, new_cut = clip_jsonable(entry["new"])
+    paths = [_path_view(dict(c)) for c in entry["changes"]]
+    head = {"channel": entry["channel"], "change": entry["change"]}
+    view = {
+        **head,
         "old": old,
         "new": new,
-        "clipped": old_cut or new_cut or harder,
-        "changes": [_path_view(dict(c), harder) for c in entry["changes"]],
+        "clipped": old_cut or new_cut,
+        "changes": [path for path, _ in paths],
         "more": 0,
     }
+    harder = {
+        **head,
+        "old": None,
+        "new": None,
+        "clipped": True,
+        "changes": [path for _, path in paths],
+        "more": 0,
+    }
+    return view, harder
 
 
 _ENVELOPE = 1024
@@ -91,10 +138,11 @@ def _size(value: Any) -> int:
 def diff_view(entries: list[DiffEntry], budget: int = DIFF_BYTES) -> list[dict[str, Any]]:
     """``entries`` JSON-ready for the widget, within ``budget`` bytes of JSON (see the module)."""
     budget -= _ENVELOPE
-    view = [_entry_view(e, harder=False) for e in entries]
+    views = [_entry_view(e) for e in entries]
+    view = [plain for plain, _ in views]
     if _size(view) <= budget:
         return view
-    view = [_entry_view(e, harder=True) for e in entries]
+    view = [harder for _, harder in views]
     if _size(view) <= budget:
         return view
     # Still too big: keep paths while they fit, a path of each channel in turn (so a channel

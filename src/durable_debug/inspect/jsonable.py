@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["CLIP_BYTES", "CLIP_CHARS", "CLIP_ITEMS", "clip", "to_jsonable"]
+__all__ = ["CLIP_BYTES", "CLIP_CHARS", "CLIP_ITEMS", "clip", "clip_jsonable", "to_jsonable"]
 
 _MAX_DEPTH = 64
 
@@ -102,6 +102,21 @@ def clip(value: Any) -> tuple[Any, bool]:
         cut[0] = True
         result = _clip(value, CLIP_CHARS // 10, CLIP_ITEMS // 10, cut)
     return result, cut[0]
+
+
+def clip_jsonable(value: Any) -> tuple[Any, bool]:
+    """``clip(to_jsonable(value))``, without converting the items of a long list (or tuple)
+    that the cut leaves out: a 10,000-row channel converts its first :data:`CLIP_ITEMS`."""
+    if type(value) not in (list, tuple) or len(value) <= CLIP_ITEMS:
+        return clip(to_jsonable(value))
+    seen = {id(value)}
+    head = [_convert(item, 1, seen) for item in value[:CLIP_ITEMS]]
+    for chars, items in ((CLIP_CHARS, CLIP_ITEMS), (CLIP_CHARS // 10, CLIP_ITEMS // 10)):
+        result = _clip(head[:items], chars, items, [True])
+        result.append(f"… {len(value) - items:,} more items")
+        if len(json.dumps(result)) <= CLIP_BYTES:
+            break
+    return result, True
 
 
 def _clip(value: Any, chars: int, items: int, cut: list[bool]) -> Any:
