@@ -243,7 +243,9 @@ def open_notebook(page: Any, lab: LabServer, name: str, timeout_ms: int = 180_00
     """Open ``name`` in the server's front end (JupyterLab or Notebook 7) and wait until its
     kernel is idle. Either way ``window.jupyterapp.shell.currentWidget`` is then the notebook's
     panel, which the other helpers use."""
-    page.goto(lab.notebook_url(name), timeout=timeout_ms)
+    # Navigation only: the page's "load" event (every script and style fetched) can take
+    # minutes on a loaded machine, and what follows waits for what the helpers need anyway.
+    page.goto(lab.notebook_url(name), timeout=timeout_ms, wait_until="commit")
     page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell", timeout=timeout_ms)
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_ms)
     deadline = time.monotonic() + timeout_ms / 1000

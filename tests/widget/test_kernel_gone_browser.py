@@ -30,7 +30,7 @@ def test_a_kernel_restart_is_said_at_once_and_stays_said(
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
     errors = labserver.watch_errors(page)
     try:
-        labserver.open_notebook(page, frontend, "gone.ipynb", timeout_ms=WAIT_MS)
+        labserver.open_notebook(page, frontend, "gone.ipynb")
         labserver.run_all(page)
         page.wait_for_function(
             "() => document.querySelectorAll('.dd-root .dd-mark').length === 4", timeout=WAIT_MS
