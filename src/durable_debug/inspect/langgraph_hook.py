@@ -17,22 +17,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Callable
-from contextvars import ContextVar
 from typing import Any
 from uuid import UUID
 
 from durable_debug.checkpoint.names import NS_END, NS_SEP, START
 from durable_debug.graph.hooks import TaskEvent, TaskObserver
+from durable_debug.inspect.process_callbacks import ProcessCallbacks
 
 __all__ = ["add_langgraph_observer", "langgraph_available"]
 
 logger = logging.getLogger(__name__)
 
-_observers: list[TaskObserver] = []
-_registered = False
-_lock = threading.Lock()
+_observers: ProcessCallbacks[TaskObserver] = ProcessCallbacks(
+    "durable_debug_task_observer", lambda: _make_handler()
+)
 
 
 def langgraph_available() -> bool:
@@ -52,27 +51,7 @@ def add_langgraph_observer(observer: TaskObserver) -> Callable[[], None]:
     """
     if not langgraph_available():
         return lambda: None
-    _register_once()
-    _observers.append(observer)
-
-    def remove() -> None:
-        if observer in _observers:
-            _observers.remove(observer)
-
-    return remove
-
-
-def _register_once() -> None:
-    global _registered
-    with _lock:
-        if _registered:
-            return
-        from langchain_core.tracers.context import register_configure_hook
-
-        handler = _make_handler()
-        # The variable's default is the handler itself, so every run in every context gets it.
-        register_configure_hook(ContextVar("durable_debug_task_observer", default=handler), True)
-        _registered = True
+    return _observers.add(observer)
 
 
 def _make_handler() -> Any:
@@ -97,7 +76,7 @@ def _make_handler() -> Any:
             metadata: dict[str, Any] | None = None,
             **kwargs: Any,
         ) -> None:
-            if not _observers:
+            if not _observers.listeners:
                 return
             event = _task_event(tags, metadata, kwargs.get("name"))
             if event is not None:
@@ -118,7 +97,7 @@ def _make_handler() -> Any:
 
         def _finish(self, run_id: UUID, outcome: Any, error: str | None) -> None:
             start = self._running.pop(run_id, None)
-            if start is not None and _observers:
+            if start is not None and _observers.listeners:
                 _notify(start._replace(kind="finish", outcome=outcome, error=error))
 
     return TaskCallbackHandler()
@@ -171,7 +150,7 @@ def _callers(path: Any) -> int:
 
 
 def _notify(event: TaskEvent) -> None:
-    for observer in list(_observers):
+    for observer in list(_observers.listeners):
         try:
             observer(event)
         except Exception:

@@ -23,13 +23,12 @@ a model called with ``invoke`` in a run that streams no messages gives none to s
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable, Collection, Mapping
-from contextvars import ContextVar
 from typing import Any, TypedDict
 from uuid import UUID
 
 from durable_debug.inspect.jsonable import CLIP_CHARS
+from durable_debug.inspect.process_callbacks import ProcessCallbacks
 
 __all__ = ["ChunkListener", "LiveEntry", "LiveText", "add_chunk_listener", "message_text"]
 
@@ -115,9 +114,9 @@ class LiveText:
         return bool(gone)
 
 
-_listeners: list[ChunkListener] = []
-_registered = False
-_lock = threading.Lock()
+_listeners: ProcessCallbacks[ChunkListener] = ProcessCallbacks(
+    "durable_debug_chunk_listener", lambda: _handler()
+)
 
 
 def add_chunk_listener(listener: ChunkListener) -> Callable[[], None]:
@@ -130,27 +129,7 @@ def add_chunk_listener(listener: ChunkListener) -> Callable[[], None]:
         import langchain_core.callbacks  # noqa: F401
     except ImportError:
         return lambda: None
-    _register_once()
-    _listeners.append(listener)
-
-    def remove() -> None:
-        if listener in _listeners:
-            _listeners.remove(listener)
-
-    return remove
-
-
-def _register_once() -> None:
-    global _registered
-    with _lock:
-        if _registered:
-            return
-        from langchain_core.tracers.context import register_configure_hook
-
-        handler = _handler()
-        # The variable's default is the handler itself, so every run in every context gets it.
-        register_configure_hook(ContextVar("durable_debug_chunk_listener", default=handler), True)
-        _registered = True
+    return _listeners.add(listener)
 
 
 def _handler() -> Any:
@@ -174,7 +153,7 @@ def _handler() -> Any:
             metadata: dict[str, Any] | None = None,
             **kwargs: Any,
         ) -> None:
-            if _listeners:
+            if _listeners.listeners:
                 self._calls[run_id] = dict(metadata or {})
 
         def on_llm_new_token(
@@ -201,7 +180,7 @@ def _handler() -> Any:
 def _tell(message: Any, metadata: Mapping[str, Any], final: bool) -> None:
     if message is None:
         return
-    for listener in list(_listeners):
+    for listener in list(_listeners.listeners):
         try:
             listener(message, metadata, final)
         except Exception:
