@@ -190,8 +190,7 @@ async def _answers(
 ) -> tuple[Exception | None, list[pq.abc.PGresult]]:
     """Read the results of the commands sent in pipeline mode, up to their sync: the first
     error the server answered with, if any, and every query's rows, in order."""
-    import psycopg
-    from psycopg.pq import DiagnosticField, ExecStatus
+    from psycopg.pq import ExecStatus
 
     pgconn = conn.pgconn
     error: Exception | None = None
@@ -210,13 +209,22 @@ async def _answers(
         elif status == ExecStatus.PIPELINE_SYNC:
             return error, results
         elif status == ExecStatus.FATAL_ERROR and error is None:
-            encoding = conn.info.encoding
-            state = (result.error_field(DiagnosticField.SQLSTATE) or b"").decode()
-            try:
-                cls: type[psycopg.Error] = psycopg.errors.lookup(state)
-            except KeyError:
-                cls = psycopg.DatabaseError
-            error = cls(result.get_error_message(encoding), info=result, encoding=encoding)
+            error = _result_error(conn, result)
+
+
+def _result_error(conn: Any, result: Any) -> psycopg.Error:
+    """The psycopg exception a failed result stands for (its class by the SQLSTATE, as psycopg
+    raises it), with the server's message."""
+    import psycopg
+    from psycopg.pq import DiagnosticField
+
+    encoding = conn.info.encoding
+    state = (result.error_field(DiagnosticField.SQLSTATE) or b"").decode()
+    try:
+        cls: type[psycopg.Error] = psycopg.errors.lookup(state)
+    except KeyError:
+        cls = psycopg.DatabaseError
+    return cls(result.get_error_message(encoding), info=result, encoding=encoding)
 
 
 _POSTGRES_EPOCH = _dt.datetime(2000, 1, 1, tzinfo=_dt.timezone.utc)
@@ -287,8 +295,7 @@ async def answer(
     in pipeline mode, up to their sync) until the connection is idle again; return the first
     error the server answered with, if any, and the rows of a query (raise when the connection
     failed)."""
-    import psycopg
-    from psycopg.pq import DiagnosticField, ExecStatus
+    from psycopg.pq import ExecStatus
 
     pgconn = conn.pgconn
     error: Exception | None = None
@@ -309,10 +316,4 @@ async def answer(
         elif status == ExecStatus.PIPELINE_SYNC:
             return error, rows
         elif status == ExecStatus.FATAL_ERROR and error is None:
-            encoding = conn.info.encoding
-            state = (result.error_field(DiagnosticField.SQLSTATE) or b"").decode()
-            try:
-                cls: type[psycopg.Error] = psycopg.errors.lookup(state)
-            except KeyError:
-                cls = psycopg.DatabaseError
-            error = cls(result.get_error_message(encoding), info=result, encoding=encoding)
+            error = _result_error(conn, result)
