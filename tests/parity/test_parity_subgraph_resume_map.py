@@ -43,7 +43,10 @@ def test_answering_one_of_a_subgraphs_parallel_interrupts() -> None:
             .compile(checkpointer=api.MemorySaver())
         )
         cfg = {"configurable": {"thread_id": "1"}}
-        trace.note("paused", graph.invoke({"log": []}, cfg))
+        paused = graph.invoke({"log": []}, cfg)
+        # a and b run side by side: the order their interrupts come in is the order they
+        # paused, on either library, so only which questions were asked is compared
+        trace.note("paused", sorted(i.value for i in paused["__interrupt__"]))
         asked = {i.value: i.id for i in graph.get_state(cfg).interrupts}
         trace.note("after A", graph.invoke(api.Command(resume={asked["A"]: "yes"}), cfg))
         trace.state("state after A", graph.get_state(cfg))
