@@ -258,10 +258,10 @@ def nested_subgraphs(lib: Library) -> Callable[[], None]:
     return runs
 
 
-def react_agent(lib: Library) -> Callable[[], None]:
+def react_agent(lib: Library, configurable: dict[str, Any] | None = None) -> Callable[[], None]:
     """A prebuilt ReAct agent (``create_react_agent``, version v2) with a MemorySaver and a
     scripted fake chat model: per thread, three rounds of one tool call each, then the answer
-    (8 steps); 20 threads."""
+    (8 steps); 20 threads. ``configurable``: more keys for each run's config."""
     import itertools
     import warnings
 
@@ -292,7 +292,7 @@ def react_agent(lib: Library) -> Callable[[], None]:
 
     def runs() -> None:
         for thread in range(REACT_THREADS):
-            cfg = {"configurable": {"thread_id": f"r{thread}"}}
+            cfg = {"configurable": {"thread_id": f"r{thread}", **(configurable or {})}}
             out = agent.invoke({"messages": [("user", "1+2?")]}, cfg)
         assert len(out["messages"]) == 2 + 2 * REACT_TOOL_ROUNDS, len(out["messages"])
 

@@ -120,53 +120,12 @@ def recording_cost(rounds: int, with_model: bool) -> tuple[float, float]:
     return statistics.median(on), statistics.median(off)
 
 
-REACT_THREADS = 20
-REACT_TOOL_ROUNDS = 3
-
-
 def react_agent(record: bool) -> Callable[[], None]:
     """The engine bench's ReAct agent (``bench/engine.py``, ``react_agent``) on durable_debug,
     with recording on or off: 20 threads of three tool rounds and the answer."""
-    import itertools
-    import warnings
+    import engine  # bench/engine.py: this script's folder is first on sys.path
 
-    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
-    from langchain_core.messages import AIMessage
-    from langchain_core.tools import tool
-
-    from durable_debug.prebuilt import create_react_agent
-
-    @tool
-    def add(a: int, b: int) -> int:
-        """Add two numbers."""
-        return a + b
-
-    class Scripted(GenericFakeChatModel):
-        def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
-            return self
-
-    def script() -> Any:
-        for n in itertools.count():  # new messages each time: add_messages keys them by id
-            for r in range(REACT_TOOL_ROUNDS):
-                call = {"name": "add", "args": {"a": 1, "b": 2}, "id": f"call-{n}-{r}"}
-                yield AIMessage("", tool_calls=[call])
-            yield AIMessage("3")
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        agent = create_react_agent(
-            Scripted(messages=script()), [add], checkpointer=dd.MemorySaver()
-        )
-
-    def runs() -> None:
-        for thread in range(REACT_THREADS):
-            cfg: dict[str, Any] = {"configurable": {"thread_id": f"r{thread}"}}
-            if not record:
-                cfg["configurable"]["record_calls"] = False
-            out = agent.invoke({"messages": [("user", "1+2?")]}, cfg)
-        assert len(out["messages"]) == 2 + 2 * REACT_TOOL_ROUNDS, len(out["messages"])
-
-    return runs
+    return engine.react_agent(engine.durable_library(), None if record else {"record_calls": False})
 
 
 def react_cost(rounds: int) -> tuple[float, float]:
@@ -227,9 +186,11 @@ def main() -> int:
         f"model chat, {TURNS} turns: recording on {on:.3f} s, off {off:.3f} s, "
         f"on/off {on / off:.3f}"
     )
+    import engine  # bench/engine.py: this script's folder is first on sys.path
+
     on, off = react_cost(rounds)
     print(
-        f"ReAct agent, {REACT_THREADS} threads: recording on {on:.3f} s, off {off:.3f} s, "
+        f"ReAct agent, {engine.REACT_THREADS} threads: recording on {on:.3f} s, off {off:.3f} s, "
         f"on/off {on / off:.3f}"
     )
     if args.no_replay:
