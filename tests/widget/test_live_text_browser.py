@@ -5,7 +5,8 @@ The notebook builds a one-node chat graph whose fake model types its answer a to
 and stops half way until a later cell sets ``go`` (``token_cells``). The user clicks the
 checkpoint before the model's node, presses Rerun and sees the half-written answer while the
 run still goes, under the topology's running node; after ``go``, the run ends, the live text
-goes and the answer is in the state. Screenshots go to ``test-artifacts/live-text-<front end>-*.png``.
+goes and the answer is in the state. Screenshots go to
+``test-artifacts/live-text-<front end>-*.png``.
 """
 
 from __future__ import annotations

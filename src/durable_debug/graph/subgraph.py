@@ -119,6 +119,9 @@ class Nesting:
     ``interrupt()``, as in LangGraph."""
     replay: Replay | None = None
     """The top-level run replays: where its subgraphs load their checkpoints from."""
+    root: str | None = None
+    """The id of the top-level run's task the nested run is under (None: this is the
+    top-level run's own step), see :attr:`Scratchpad.root`."""
 
 
 def recast_namespace(namespace: str) -> str:
@@ -189,6 +192,7 @@ def nesting_for(
         durability=parent.nesting.durability,
         resumable=parent.nesting.resumable or parent.nesting.saver is not None,
         replay=parent.nesting.replay,
+        root=parent.root,
     )
     return merged, nesting
 
