@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from durable_debug.checkpoint.base import config_checkpoint_ns
-from durable_debug.checkpoint.names import NS_SEP
+from durable_debug.checkpoint.names import MESSAGES_PROTOCOL, NS_SEP
 from durable_debug.graph.calls import merge_configs
 from durable_debug.graph.v3_channel import StreamTransformer
 from durable_debug.graph.v3_mux import StreamMux, TransformerFactory
@@ -90,6 +90,14 @@ def _mux(graph: Any, config: Any, transformers: Sequence[Any] | None, is_async: 
     )
 
 
+def _with_protocol(config: Any) -> dict[str, Any]:
+    """``config`` asking the run's chat models for content-block events (what
+    ``run.messages`` projects) instead of token chunks."""
+    asking: dict[str, Any] = dict(config or {})
+    asking["configurable"] = {**asking.get("configurable", {}), MESSAGES_PROTOCOL: True}
+    return asking
+
+
 def _with_defaults(kwargs: dict[str, Any]) -> dict[str, Any]:
     """``kwargs`` with ``interrupt_before`` / ``interrupt_after`` / ``control`` given (None
     unless the caller passed them), as LangGraph's v3 passes them to the run."""
@@ -116,7 +124,7 @@ def stream_events_v3(
     mux = _mux(graph, config, transformers, is_async=False)
     parts = graph.stream(
         input,
-        config,
+        _with_protocol(config),
         stream_mode=_modes(mux),
         subgraphs=True,
         version="v2",
@@ -137,7 +145,7 @@ async def astream_events_v3(
     mux = _mux(graph, config, transformers, is_async=True)
     parts = graph.astream(
         input,
-        config,
+        _with_protocol(config),
         stream_mode=_modes(mux),
         subgraphs=True,
         version="v2",
