@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import operator
+import sys
 from typing import Annotated, Any
 
 import pytest
@@ -285,3 +286,12 @@ async def test_async_fan_out_and_subgraph_handles() -> None:
         "namespace": list(failed[0].path),
         "error": "inner failed",
     }
+
+
+def test_runs_without_langchain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without LangChain installed the run does not request ``messages`` (whose tap is a
+    LangChain handler): the other projections work and ``run.messages`` stays empty."""
+    monkeypatch.setitem(sys.modules, "langchain_core", None)
+    run = chain("a").stream_events({"items": []}, version="v3")
+    assert list(run.messages) == []
+    assert run.output == {"items": ["a"]}

@@ -105,9 +105,15 @@ def _with_defaults(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def _modes(mux: StreamMux) -> list[str]:
+    """The stream modes the transformers require; without LangChain, not ``messages`` (no
+    chat model or message can exist, and the mode's tap is a LangChain handler)."""
     modes: set[str] = set()
     for transformer in mux._transformers:
         modes.update(getattr(transformer, "required_stream_modes", ()))
+    try:
+        import langchain_core  # noqa: F401  # only whether it is installed
+    except ImportError:
+        modes.discard("messages")
     return sorted(modes)
 
 
