@@ -594,8 +594,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         iterating them (``graph/v3_events.py``); no other version streams synchronously."""
         if version != "v3":
             raise NotImplementedError(
-                f"stream_events(version={version!r}) is not implemented: use astream_events, "
-                "or version='v3'"
+                f"stream_events(version={version!r}) is not supported. Use astream_events() "
+                "for v1/v2, or stream_events(version='v3')."
             )
         return stream_events_v3(self, input, config, transformers=transformers, **kwargs)
 
