@@ -89,6 +89,7 @@ from durable_debug.graph.types import (
 )
 from durable_debug.graph.update import abulk_update_state, aupdate_state
 from durable_debug.graph.v3_events import stream_events_v3, with_v3
+from durable_debug.graph.v3_run import GraphRunStream
 
 if TYPE_CHECKING:
     from durable_debug.graph.state import StateGraph
@@ -589,7 +590,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         version: str = "v2",
         transformers: Sequence[Any] | None = None,
         **kwargs: Any,
-    ) -> Any:
+    ) -> GraphRunStream:
         """``version="v3"``: the run as a ``GraphRunStream`` of typed projections, pulled by
         iterating them (``graph/v3_events.py``); no other version streams synchronously."""
         if version != "v3":
