@@ -64,6 +64,9 @@ class SubgraphStream:
     send: Callable[[tuple[str, ...], str, Any], None]
     sent_messages: set[str] = field(default_factory=set)
     """Ids of the chat messages streamed so far, at any level (each is streamed once)."""
+    protocol: bool = False
+    """Chat models stream content-block events to ``messages`` (a v3 event stream's run,
+    ``graph/v3_events.py``), at every level."""
 
 
 @dataclass
