@@ -205,3 +205,28 @@ def test_a_tool_node_and_a_react_agent(with_tools: bool) -> None:
         note_drawing(trace, "tool node", tools.get_graph())
 
     check_parity(scenario)
+
+
+def test_a_branch_as_a_runnable_lambda_or_a_callable_object_and_interrupts_on_all() -> None:
+    from langchain_core.runnables import RunnableLambda
+
+    def literal(state: State) -> Literal["b", "__end__"]:
+        return "b"
+
+    class Router:
+        def __call__(self, state: State) -> Literal["b", "__end__"]:
+            return "b"
+
+    def scenario(api: Api, trace: Trace) -> None:
+        for label, path in (("lambda", RunnableLambda(literal)), ("object", Router())):
+            g = (
+                api.StateGraph(State)
+                .add_node("a", noop)
+                .add_node("b", noop)
+                .add_edge(api.START, "a")
+                .add_conditional_edges("a", path)
+                .compile(interrupt_before="*")
+            )
+            note_drawing(trace, label, g.get_graph())
+
+    check_parity(scenario)
