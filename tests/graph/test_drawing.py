@@ -5,6 +5,9 @@ runnables LangChain's drawing names nodes by."""
 from __future__ import annotations
 
 import operator
+import subprocess
+import sys
+import textwrap
 from typing import Annotated, Any, Literal
 
 import pytest
@@ -123,4 +126,35 @@ def test_a_graph_without_end_edges_and_a_subgraph_of_one_node_stays_whole() -> N
     assert edges == [
         ("__start__", "wrap:only", None, False),
         ("wrap:only", "__end__", None, False),
+    ]
+
+
+def test_a_process_without_langchain_draws_a_drawable_graph() -> None:
+    code = textwrap.dedent(
+        """
+        import sys
+        sys.modules["langchain_core"] = None  # as if it were not installed
+        from typing_extensions import TypedDict
+        from durable_debug import START, StateGraph
+
+        class S(TypedDict):
+            n: int
+
+        g = StateGraph(S).add_node("a", lambda s: {}).add_edge(START, "a").compile()
+        drawn = g.get_graph(xray=True)
+        print(type(drawn).__name__, [tuple(e)[:2] for e in drawn.edges])
+        print(drawn.draw_mermaid(with_styles=True), end="")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert done.stdout.splitlines() == [
+        "DrawableGraph [('__start__', 'a'), ('a', '__end__')]",
+        "graph TD;",
+        "\t__start__([start])",
+        "\ta(a)",
+        "\t__end__([end])",
+        "\t__start__ --> a;",
+        "\ta --> __end__;",
     ]
