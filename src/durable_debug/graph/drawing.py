@@ -172,7 +172,9 @@ def _mermaid_id(name: str) -> str:
 
 
 def draw_graph(builder: StateGraph[Any, Any, Any, Any]) -> DrawableGraph:
-    """Build the drawing of ``builder``'s nodes and edges."""
+    """The builder's nodes and edges as the graph's structure records them (a conditional
+    edge of unknown targets goes to every node): what ``graph/version.py`` compares between
+    runs. The drawing ``get_graph()`` returns is :func:`get_graph`'s, LangGraph's."""
     nodes = {START: Node(START, START)}
     for name, spec in builder.nodes.items():
         nodes[name] = Node(name, name, spec.fn, spec.metadata or None)
@@ -366,6 +368,7 @@ def _dry_run(
     step_sources: dict[str, set[_TriggerEdge]] = {}
     declared: dict[str, set[_TriggerEdge]] = defaultdict(set)
     declared_once: set[tuple[str, int]] = set()
+    static_groups: dict[str, list[list[_Static]]] = {}
     tasks = prepare(apply([((), [(START, {})])]))
     start_tasks = tasks
     for _ in range(-1, STEP_LIMIT):
@@ -377,7 +380,9 @@ def _dry_run(
             spec = nodes[name]
             task_writes: list[_Write] = [(branch_channel(t), None) for t in spec.edges_to]
             task_writes += [(join, name) for join in spec.joins]
-            for index, group in enumerate(_static_groups(spec)):
+            if name not in static_groups:
+                static_groups[name] = _static_groups(spec)
+            for index, group in enumerate(static_groups[name]):
                 if (name, index) in declared_once:
                     continue  # declared writes are sent the first time only, as LangGraph
                 declared_once.add((name, index))
