@@ -83,12 +83,13 @@ def test_without_langchain_the_drawing_has_langchains_nodes_and_edges(
     without = graph.get_graph(xray=xray)
     assert isinstance(without, drawing.DrawableGraph)
     assert shape(without) == shape(with_langchain)
+    assert without.to_json() == with_langchain.to_json()
 
 
 def test_the_fallback_drawing_and_its_mermaid(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(drawing, "_langchain_graph", lambda: None)
     drawn = graphs()["branching"].get_graph(xray=True)
-    assert drawn.nodes["jump"].data is jump  # the node's own function
+    assert drawn.nodes["jump"].data == drawing.NodeData(drawing.RUNNABLE_CALLABLE, "jump", jump)
     assert drawn.nodes["b"].metadata == {"defer": True, "__interrupt": "before"}
     assert ("b", "sub:i1", None, False) in [tuple(e) for e in drawn.edges]
     assert repr(drawn).startswith("DrawableGraph(nodes=['__start__'")
@@ -143,6 +144,7 @@ def test_a_process_without_langchain_draws_a_drawable_graph() -> None:
         g = StateGraph(S).add_node("a", lambda s: {}).add_edge(START, "a").compile()
         drawn = g.get_graph(xray=True)
         print(type(drawn).__name__, [tuple(e)[:2] for e in drawn.edges])
+        print(drawn.to_json()["nodes"][1])
         print(drawn.draw_mermaid(with_styles=True), end="")
         """
     )
@@ -151,6 +153,8 @@ def test_a_process_without_langchain_draws_a_drawable_graph() -> None:
     )
     assert done.stdout.splitlines() == [
         "DrawableGraph [('__start__', 'a'), ('a', '__end__')]",
+        "{'id': 'a', 'type': 'runnable', 'data': {'id': ['langgraph', '_internal', '_runnable',"
+        " 'RunnableCallable'], 'name': 'a'}}",
         "graph TD;",
         "\t__start__([start])",
         "\ta(a)",

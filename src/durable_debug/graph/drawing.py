@@ -33,7 +33,18 @@ if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
     from durable_debug.graph.state import StateGraph
 
-__all__ = ["STEP_LIMIT", "DrawableGraph", "Edge", "Node", "draw_graph", "get_graph"]
+__all__ = [
+    "COMPILED_STATE_GRAPH",
+    "RUNNABLE_CALLABLE",
+    "STEP_LIMIT",
+    "TOOL_NODE",
+    "DrawableGraph",
+    "Edge",
+    "Node",
+    "NodeData",
+    "draw_graph",
+    "get_graph",
+]
 
 STEP_LIMIT = 250
 """Steps of the dry run before a loop is cut (LangGraph's limit)."""
@@ -146,6 +157,32 @@ class DrawableGraph:
             and len({e for e in self.edges if e.target == last.id}) == 1
         ):
             self.remove_node(last)
+
+    def to_json(self) -> dict[str, list[dict[str, Any]]]:
+        """The drawing as LangChain's ``Graph.to_json()`` gives it: each node's id, its
+        runnable (LangGraph's class path, see :class:`NodeData`) and metadata; each edge's
+        source, target, label (``data``) and ``conditional``."""
+        nodes: list[dict[str, Any]] = []
+        for node in self.nodes.values():
+            entry: dict[str, Any] = {"id": node.id}
+            if isinstance(node.data, NodeData):
+                entry["type"] = "runnable"
+                entry["data"] = {"id": node.data.path.split("."), "name": node.id}
+            elif node.data is not None:
+                entry["type"] = "unknown"
+                entry["data"] = node.id
+            if node.metadata is not None:
+                entry["metadata"] = node.metadata
+            nodes.append(entry)
+        edges: list[dict[str, Any]] = []
+        for edge in self.edges:
+            shown: dict[str, Any] = {"source": edge.source, "target": edge.target}
+            if edge.data is not None:
+                shown["data"] = edge.data
+            if edge.conditional:
+                shown["conditional"] = True
+            edges.append(shown)
+        return {"nodes": nodes, "edges": edges}
 
     def draw_mermaid(self, *, with_styles: bool = True) -> str:
         """A Mermaid flowchart of the graph (dotted arrows are conditional); without
@@ -437,34 +474,44 @@ def _langchain_graph() -> type[Any] | None:
     return Graph
 
 
+RUNNABLE_CALLABLE = "langgraph._internal._runnable.RunnableCallable"
+COMPILED_STATE_GRAPH = "langgraph.graph.state.CompiledStateGraph"
+TOOL_NODE = "langgraph.prebuilt.tool_node.ToolNode"
+"""The class paths LangGraph's drawing names a node's runnable by (``to_json()``'s node
+``data.id``): a function, a compiled graph added as a node, a tool node. Tools reading a
+drawing (LangGraph Studio) know these, so a drawing here names its nodes the same way."""
+
+
+class NodeData(NamedTuple):
+    """What a node of a :class:`DrawableGraph` holds: the LangGraph class path its runnable
+    would have, the runnable's name, and the node's function (or compiled graph)."""
+
+    path: str
+    name: str
+    func: Any
+
+
 @functools.lru_cache(maxsize=1)
 def _stand_ins() -> dict[str, type[Any]]:
-    """Runnables standing for a node in LangChain's drawing, one per kind of LangGraph node:
-    ``to_json()`` names a node's runnable by its class path, and tools reading a drawing know
-    LangGraph's (a function node is a ``RunnableCallable``, a subgraph a
-    ``CompiledStateGraph``, a tool node a ``ToolNode``), so each stand-in carries that path.
-    ``invoke`` calls the node's function with the input alone."""
+    """Runnables standing for a node in LangChain's drawing, one per class path above, each
+    carrying that path (LangChain's ``to_json()`` names a runnable by its class's module and
+    name). ``invoke`` calls the node's function with the input alone."""
     from langchain_core.runnables import Runnable
 
+    def invoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        if self.func is None:
+            return input
+        target = getattr(self.func, "invoke", self.func)
+        return target(input)
+
+    def init(self: Any, name: str, func: Any) -> None:
+        self.name = name
+        self.func = func
+
     made: dict[str, type[Any]] = {}
-    for path in (
-        "langgraph._internal._runnable.RunnableCallable",
-        "langgraph.graph.state.CompiledStateGraph",
-        "langgraph.prebuilt.tool_node.ToolNode",
-    ):
+    for path in (RUNNABLE_CALLABLE, COMPILED_STATE_GRAPH, TOOL_NODE):
         module, _, cls_name = path.rpartition(".")
-
-        def invoke(self: Any, input: Any, config: Any = None, **kwargs: Any) -> Any:
-            if self.func is None:
-                return input
-            target = getattr(self.func, "invoke", self.func)
-            return target(input)
-
-        def init(self: Any, name: str, func: Any) -> None:
-            self.name = name
-            self.func = func
-
-        made[cls_name] = type(
+        made[path] = type(
             cls_name,
             (Runnable,),
             {
@@ -478,22 +525,23 @@ def _stand_ins() -> dict[str, type[Any]]:
 
 
 def _node_data(name: str, spec: NodeSpec, graph: Any, lc: bool) -> Any:
-    """What a node of the drawing holds: the node's runnable, or its function without
-    LangChain."""
+    """What a node of the drawing holds: the node's own runnable, else a stand-in named as
+    LangGraph's (a :class:`NodeData` without LangChain)."""
     fn = spec.fn
+    sub = graph._runs_graph(name)
+    if sub is not None and id(fn) == id(sub):  # a compiled graph added as a node
+        data = NodeData(COMPILED_STATE_GRAPH, sub.get_name(), sub)
+    elif isinstance(getattr(fn, "tools_by_name", None), Mapping):
+        data = NodeData(TOOL_NODE, getattr(fn, "name", None) or "tools", fn)
+    else:
+        data = NodeData(RUNNABLE_CALLABLE, name, fn)
     if not lc:
-        return fn
+        return data
     from langchain_core.runnables import Runnable
 
     if isinstance(fn, Runnable):
         return fn
-    stand_ins = _stand_ins()
-    sub = graph._runs_graph(name)
-    if sub is not None and id(fn) == id(sub):  # a compiled graph added as a node
-        return stand_ins["CompiledStateGraph"](sub.get_name(), sub)
-    if isinstance(getattr(fn, "tools_by_name", None), Mapping):
-        return stand_ins["ToolNode"](getattr(fn, "name", None) or "tools", fn)
-    return stand_ins["RunnableCallable"](name, fn)
+    return _stand_ins()[data.path](data.name, data.func)
 
 
 def _add_edge(
