@@ -230,3 +230,23 @@ def test_a_branch_as_a_runnable_lambda_or_a_callable_object_and_interrupts_on_al
             note_drawing(trace, label, g.get_graph())
 
     check_parity(scenario)
+
+
+def test_a_langgraph_graph_added_as_a_node_is_drawn_in_place() -> None:
+    import langgraph.graph as lg
+
+    inner = (
+        lg.StateGraph(State)
+        .add_node("i1", noop)
+        .add_node("i2", noop)
+        .add_edge(lg.START, "i1")
+        .add_edge("i1", "i2")
+        .compile()
+    )
+
+    def scenario(api: Api, trace: Trace) -> None:
+        g = api.StateGraph(State).add_node("sub", inner).add_edge(api.START, "sub").compile()
+        note_drawing(trace, "plain", g.get_graph())
+        note_drawing(trace, "xray", g.get_graph(xray=True))
+
+    check_parity(scenario)

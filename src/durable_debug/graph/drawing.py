@@ -572,8 +572,10 @@ def get_graph(
     subgraphs: dict[str, Any] = {}
     if xray:
         deeper = xray if isinstance(xray, bool) or xray <= 0 else xray - 1
-        for name in graph.nodes:
-            sub = graph._runs_graph(name)
+        for name, spec in graph.nodes.items():
+            sub: Any = graph._runs_graph(name)
+            if sub is None and callable(getattr(spec.fn, "get_subgraphs", None)):
+                sub = spec.fn  # a LangGraph compiled graph added as a node draws itself
             if sub is not None:
                 subgraphs[name] = sub.get_graph(config, xray=deeper)
     lc_graph = _langchain_graph()
