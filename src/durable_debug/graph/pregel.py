@@ -44,7 +44,7 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10, warn_renamed
-from durable_debug.graph.drawing import DrawableGraph, draw_graph
+from durable_debug.graph.drawing import get_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
 from durable_debug.graph.jsonschema import context_jsonschema, schema_title, state_jsonschema
@@ -1030,9 +1030,17 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             model = self.config_schema(include=include)
         return cast("dict[str, Any]", model.model_json_schema())
 
-    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
-        """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""
-        return draw_graph(self.builder)
+    def get_graph(self, config: RunnableConfig | None = None, *, xray: int | bool = False) -> Any:
+        """The graph's drawing as LangGraph's: langchain_core's ``Graph`` (``.nodes``,
+        ``.edges``, ``to_json()``, ``draw_mermaid()``), or without LangChain a
+        ``DrawableGraph``; ``xray`` draws subgraphs' nodes in place (see ``graph/drawing.py``)."""
+        return get_graph(self, config, xray=xray)
+
+    async def aget_graph(
+        self, config: RunnableConfig | None = None, *, xray: int | bool = False
+    ) -> Any:
+        """Async twin of :meth:`get_graph`."""
+        return get_graph(self, config, xray=xray)
 
     def _require_saver(self, method: str) -> BaseCheckpointSaver:
         if self.checkpointer is None:
