@@ -551,8 +551,9 @@ class RemoteGraph:
     ) -> StateSnapshot:
         """The thread's state at the checkpoint ``config`` names (its latest when none)."""
         merged = merge_configs(self.config, config)
+        thread_id = self._thread_id(merged, "get_state")
         state = self._validate_sync_client().threads.get_state(
-            thread_id=self._thread_id(merged, "get_state"),
+            thread_id=thread_id,
             checkpoint=self._get_checkpoint(merged),
             subgraphs=subgraphs,
             headers=headers,
@@ -570,8 +571,9 @@ class RemoteGraph:
     ) -> StateSnapshot:
         """Async :meth:`get_state`."""
         merged = merge_configs(self.config, config)
+        thread_id = self._thread_id(merged, "aget_state")
         state = await self._validate_client().threads.get_state(
-            thread_id=self._thread_id(merged, "aget_state"),
+            thread_id=thread_id,
             checkpoint=self._get_checkpoint(merged),
             subgraphs=subgraphs,
             headers=headers,
@@ -655,8 +657,9 @@ class RemoteGraph:
         """Write ``values`` to the thread as if ``as_node`` had returned them; the config of
         the checkpoint the server made."""
         merged = merge_configs(self.config, config)
+        thread_id = self._thread_id(merged, "update_state")
         response = self._validate_sync_client().threads.update_state(
-            thread_id=self._thread_id(merged, "update_state"),
+            thread_id=thread_id,
             values=values,
             as_node=as_node,
             checkpoint=self._get_checkpoint(merged),
@@ -676,8 +679,9 @@ class RemoteGraph:
     ) -> RunnableConfig:
         """Async :meth:`update_state`."""
         merged = merge_configs(self.config, config)
+        thread_id = self._thread_id(merged, "aupdate_state")
         response = await self._validate_client().threads.update_state(
-            thread_id=self._thread_id(merged, "aupdate_state"),
+            thread_id=thread_id,
             values=values,
             as_node=as_node,
             checkpoint=self._get_checkpoint(merged),
@@ -707,8 +711,8 @@ class RemoteGraph:
             single = False
             modes = list(stream_mode)
         requested = list(modes)
-        if parent is not None:
-            modes.extend(parent.modes)
+        if parent is not None:  # each once (LangGraph's client may ask for one twice)
+            modes.extend(m for m in sorted(parent.modes) if m not in modes)
         if "messages" in modes:
             modes.remove("messages")
             modes.append("messages-tuple")
