@@ -90,6 +90,7 @@ class FakeApi:
         self.graph = graph
         self.assistant = assistant
         self.requests: list[tuple[str, str, Any]] = []
+        self.headers: list[dict[str, str]] = []
         self.runs = 0
 
     def clients(self) -> tuple[LangGraphClient, SyncLangGraphClient]:
@@ -104,6 +105,7 @@ class FakeApi:
         body = json.loads(request.content) if request.content else None
         path = request.url.path
         self.requests.append((request.method, path, body))
+        self.headers.append(dict(request.headers))
         with concurrent.futures.ThreadPoolExecutor(1) as pool:
             return pool.submit(self._answer, request.method, path, body).result()
 
@@ -703,3 +705,225 @@ def test_stream_events_v3_starts_the_run_on_the_sdks_thread_stream() -> None:
         remote.stream_events({}, version="v3", context={})
     with pytest.raises(NotImplementedError, match="stream_events"):
         remote.stream_events({}, version="v2")
+
+
+class _SdkThread:
+    """The SDK's thread stream as a v3 run stream sees it: the run, the projections, the
+    raw events, subscriptions per channel; sync or async by ``aio``."""
+
+    def __init__(self, *, aio: bool = False, start_error: Exception | None = None) -> None:
+        self.aio = aio
+        self.calls: list[Any] = []
+        self.thread_id = "t1"
+        self.values, self.messages = ["v"], ["m"]
+        self.tool_calls, self.subgraphs = ["t"], ["s"]
+        self.extensions = {"mine": ["x"]}
+        self.interrupted, self.interrupts = True, ({"value": "why?"},)
+        self.wire = [
+            {"method": "updates", "params": {"data": {"n": 1}}},
+            {"method": "updates", "params": {}},
+            {"method": "tasks", "params": {"data": {"t": 1}}},
+        ]
+        self.events = _aiter(self.wire) if aio else self.wire
+        outer = self
+
+        class Run:
+            def start(self, **kwargs: Any) -> Any:
+                outer.calls.append(("start", kwargs))
+                if start_error is not None:
+                    raise start_error
+                return _value({"run_id": "r1"}, aio)
+
+        self.run = Run()
+
+    @property
+    def output(self) -> Any:
+        return _value({"done": True}, self.aio)
+
+    def subscribe(self, channels: list[str]) -> Any:
+        return _aiter(self.wire) if self.aio else iter(self.wire)
+
+    def interleave_projections(self, names: list[str]) -> Any:
+        return iter([(name, "item") for name in names])
+
+    def __enter__(self) -> Any:
+        self.calls.append("enter")
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.calls.append(("exit", exc[0]))
+
+    async def __aenter__(self) -> Any:
+        return self.__enter__()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.__exit__(*exc)
+
+    def close(self) -> Any:
+        self.calls.append("close")
+        return _value(None, self.aio)
+
+
+def _value(value: Any, aio: bool) -> Any:
+    if not aio:
+        return value
+
+    async def later() -> Any:
+        return value
+
+    return later()
+
+
+async def _aiter(items: list[Any]) -> Any:
+    for item in items:
+        yield item
+
+
+class _Cancelling:
+    """A client whose ``runs.cancel`` records its call (and fails when asked to)."""
+
+    def __init__(self, *, aio: bool, fails: bool = False) -> None:
+        calls: list[Any] = []
+        self.calls = calls
+
+        class Runs:
+            def cancel(self, thread_id: str, run_id: str, wait: bool) -> Any:
+                calls.append((thread_id, run_id, wait))
+                if fails:
+                    raise RuntimeError("server gone")
+                return _value(None, aio)
+
+        class Threads:
+            def __init__(self) -> None:
+                self.made: list[_SdkThread] = []
+
+            def stream(self, **kwargs: Any) -> _SdkThread:
+                self.made.append(_SdkThread(aio=aio))
+                return self.made[-1]
+
+        self.runs = Runs()
+        self.threads = Threads()
+
+
+def test_a_sync_v3_run_stream_reads_the_sdks_projections_and_aborts_the_run() -> None:
+    client = _Cancelling(aio=False)
+    remote = RemoteGraph("agent", sync_client=client)
+    with remote.stream_events({"topic": "tea"}, version="v3") as run:
+        sdk = client.threads.made[-1]
+        assert (run.values, run.messages, run.tool_calls, run.subgraphs) == (
+            ["v"],
+            ["m"],
+            ["t"],
+            ["s"],
+        )
+        assert (run.output, run.interrupted, run.interrupts) == (
+            {"done": True},
+            True,
+            [{"value": "why?"}],
+        )
+        assert list(run.extensions["updates"]) == [{"n": 1}]
+        assert list(run.extensions["tasks"]) == [{"t": 1}]
+        assert run.extensions["mine"] == ["x"]
+        assert len(run.extensions) == 8
+        assert list(run) == sdk.wire
+        assert iter(run) is iter(run)  # one subscription to the raw events
+        assert list(run.interleave("values", "updates")) == [
+            ("values", "item"),
+            ("updates", "item"),
+        ]
+        run.abort()
+        run.abort()  # once only
+    assert client.calls == [("t1", "r1", False)]
+    assert sdk.calls[-1] == "close"
+    with pytest.raises(RuntimeError, match="closed"):
+        run.__enter__()
+
+
+def test_a_v3_run_stream_leaves_the_sdks_stream_when_the_start_fails() -> None:
+    from durable_debug.pregel.remote_stream import RemoteGraphRunStream
+
+    sdk = _SdkThread(start_error=RuntimeError("start boom"))
+    run = RemoteGraphRunStream(
+        sync_client=_Cancelling(aio=False, fails=True),
+        sdk_thread=sdk,
+        input=None,
+        config=None,
+        metadata=None,
+    )
+    with pytest.raises(RuntimeError, match="start boom"), run:
+        pytest.fail("the body must not run")
+    assert sdk.calls[0] == "enter" and sdk.calls[-1] == ("exit", RuntimeError)
+    run.abort()  # never started: nothing to cancel, the stream is closed already
+
+
+async def test_an_async_v3_run_stream_reads_the_sdks_projections_and_aborts_the_run() -> None:
+    client = _Cancelling(aio=True, fails=True)
+    remote = RemoteGraph("agent", client=client)
+    run = await remote.astream_events(
+        {"topic": "tea"}, {"configurable": {"thread_id": "t1"}}, version="v3"
+    )
+    async with run:
+        sdk = client.threads.made[-1]
+        assert await run.output() == {"done": True}
+        assert (await run.interrupted(), await run.interrupts()) == (True, [{"value": "why?"}])
+        assert [item async for item in run.extensions["updates"]] == [{"n": 1}]
+        assert run.values == ["v"]
+        assert run.__aiter__() is run.__aiter__()
+        assert [event async for event in run] == sdk.wire
+        await run.abort()  # the cancel fails: logged, the stream still closes
+        await run.abort()
+    assert client.calls == [("t1", "r1", False)]
+    assert sdk.calls[-1] == "close"
+    with pytest.raises(NotImplementedError, match="not implemented"):
+        await remote.astream_events({}, version="v2")
+    with pytest.raises(NotImplementedError, match="interrupt_before"):
+        await remote.astream_events({}, version="v3", interrupt_before=["a"])
+
+
+async def test_an_async_v3_run_stream_leaves_the_sdks_stream_when_the_start_fails() -> None:
+    from durable_debug.pregel.remote_stream import AsyncRemoteGraphRunStream
+
+    sdk = _SdkThread(aio=True, start_error=RuntimeError("start boom"))
+    run = AsyncRemoteGraphRunStream(
+        client=_Cancelling(aio=True), sdk_thread=sdk, input=None, config=None, metadata=None
+    )
+    with pytest.raises(RuntimeError, match="start boom"):
+        async with run:
+            pytest.fail("the body must not run")
+    assert sdk.calls[-1] == ("exit", RuntimeError)
+    await run.__aexit__(None, None, None)  # leaving twice does nothing more
+    with pytest.raises(RuntimeError, match="closed"):
+        await run.__aenter__()
+
+
+@pytest.mark.parity
+@pytest.mark.parametrize("headers", [None, {"baggage": "team=a", "x": "y"}])
+def test_distributed_tracing_sends_langsmiths_headers_as_langgraph_does(
+    headers: dict[str, str] | None,
+) -> None:
+    from unittest import mock
+
+    import langsmith
+
+    api = FakeApi(deployed(("draft", draft)))
+    sent = []
+    for remote in remotes(api, distributed_tracing=True):
+        given = dict(headers) if headers else None
+        with (
+            langsmith.tracing_context(enabled=True, client=mock.Mock()),
+            langsmith.trace("caller") as run_tree,
+        ):
+            remote.invoke({"topic": "tea"}, thread("a"), headers=given)
+            tracing = run_tree.to_headers()
+        if isinstance(remote, RemoteGraph):  # ours leaves the caller's dict as it was
+            assert given == (dict(headers) if headers else None)
+        got = api.headers[-1]
+        baggage = f"{headers['baggage']},{tracing['baggage']}" if headers else tracing["baggage"]
+        assert got["langsmith-trace"] == tracing["langsmith-trace"]
+        assert got["baggage"] == baggage
+        sent.append(sorted(k for k in got if k in {"x", "baggage", "langsmith-trace"}))
+    assert sent[0] == sent[1]
+    # Outside a traced run nothing is added.
+    ours, _ = remotes(api, distributed_tracing=True)
+    ours.invoke({"topic": "tea"}, thread("b"), headers={"x": "y"})
+    assert "langsmith-trace" not in api.headers[-1] and api.headers[-1]["x"] == "y"
