@@ -927,3 +927,20 @@ def test_distributed_tracing_sends_langsmiths_headers_as_langgraph_does(
     ours, _ = remotes(api, distributed_tracing=True)
     ours.invoke({"topic": "tea"}, thread("b"), headers={"x": "y"})
     assert "langsmith-trace" not in api.headers[-1] and api.headers[-1]["x"] == "y"
+
+
+async def test_the_debugger_shows_the_local_task_paused_on_the_remote_interrupt() -> None:
+    from durable_debug import inspect as ddi
+
+    api = FakeApi(deployed(("draft", draft), ("ask", ask)))
+    ours, _ = remotes(api)
+    graph = local_graph(api, ours)
+    config = thread("debugged")
+    await graph.ainvoke({"topic": "tea"}, config)
+    detail = await ddi.acheckpoint_detail(graph, config)
+    assert detail["next"] == ["agent"]
+    [task] = detail["tasks"]
+    assert task["name"] == "agent"
+    assert [i["value"] for i in task["interrupts"]] == [{"question": "publish tea?"}]
+    frame = await ddi.ahistory_frame(graph, config)
+    assert frame["interrupts"].tolist() == [0, 1]
