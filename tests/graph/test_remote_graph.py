@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import copy
 import dataclasses
 import json
 import operator
@@ -406,7 +407,10 @@ def test_the_config_sent_keeps_what_the_server_can_take() -> None:
         client=client,
         sync_client=sync_client,
         config={"tags": ["base", 7], "configurable": {"model": "small"}},
-    ).with_config({"metadata": {"who": "me", "fn": print}}, recursion_limit=9)
+    ).with_config(
+        {"metadata": {"who": "me", "fn": print, "deep": {"a": 1, "f": print, 3: "x"}}},
+        recursion_limit=9,
+    )
     remote.invoke(
         {"topic": "tea"},
         {"configurable": {"thread_id": "a", "checkpoint_id": "c1", "user": ("u", 1)}},
@@ -416,9 +420,11 @@ def test_the_config_sent_keeps_what_the_server_can_take() -> None:
     assert body["config"] == {
         "recursion_limit": 9,
         "tags": ["base"],
-        "metadata": {"who": "me"},
+        "metadata": {"who": "me", "deep": {"a": 1}},
         "configurable": {"model": "small", "user": ["u", 1]},
     }
+    with pytest.raises(ValueError, match="unknown version 'v3'"):
+        list(remote.stream({}, thread("a"), version="v3"))
     assert body["stream_mode"] == ["values", "updates"]
     assert body["if_not_exists"] == "create"
     assert remote.get_name() == "agent"
@@ -629,12 +635,11 @@ def test_interrupts_raise_only_for_a_caller_namespace_and_forward_to_its_stream(
 
 
 class _Scripted:
-    """A sync SDK client whose ``runs.stream`` answers the given ``(event, data)`` pairs."""
+    """A sync SDK client whose ``runs.stream`` answers the given ``(event, data)`` pairs
+    (fresh copies each call: a client may change the data it is handed)."""
 
     def __init__(self, events: list[tuple[str, Any]]) -> None:
         from langgraph_sdk.schema import StreamPart
-
-        parts = [StreamPart(event, data) for event, data in events]
 
         class Runs:
             def __init__(self) -> None:
@@ -642,7 +647,7 @@ class _Scripted:
 
             def stream(self, **kwargs: Any) -> Any:
                 self.calls.append(kwargs)
-                return iter(parts)
+                return iter([StreamPart(e, copy.deepcopy(d)) for e, d in events])
 
         self.runs = Runs()
 
@@ -944,3 +949,43 @@ async def test_the_debugger_shows_the_local_task_paused_on_the_remote_interrupt(
     assert [i["value"] for i in task["interrupts"]] == [{"question": "publish tea?"}]
     frame = await ddi.ahistory_frame(graph, config)
     assert frame["interrupts"].tolist() == [0, 1]
+
+
+@pytest.mark.parity
+def test_v2_parts_and_messages_match_langgraphs_remote_graph() -> None:
+    from langgraph.pregel.remote import RemoteGraph as LangGraphRemote
+
+    events = [
+        ("metadata", {"run_id": "r1"}),
+        ("messages", [{"content": "hi", "type": "AIMessageChunk"}, {"langgraph_node": "n"}]),
+        ("values|sub:1", {"y": 1}),
+        ("values", {"x": 1, "__interrupt__": [{"value": "why?", "id": "i1"}]}),
+        ("updates", {"__interrupt__": [{"value": "why?", "id": "i1"}]}),
+    ]
+    calls = [
+        {"stream_mode": ["values", "messages"], "version": "v2"},
+        {"stream_mode": ["values", "messages"], "subgraphs": True, "version": "v2"},
+        {"stream_mode": "messages"},
+        {"stream_mode": ["messages", "values"], "subgraphs": True},
+    ]
+    for kwargs in calls:
+        got = list(RemoteGraph("a", sync_client=_Scripted(events)).stream({}, **kwargs))
+        expected = list(LangGraphRemote("a", sync_client=_Scripted(events)).stream({}, **kwargs))
+        assert normalized(got) == normalized(expected), kwargs
+    out = RemoteGraph("a", sync_client=_Scripted(events)).invoke({}, version="v2")
+    assert (out.value, out.interrupts) == ({"x": 1}, (Interrupt("why?", "i1"),))
+    assert RemoteGraph("a", sync_client=_Scripted([])).invoke({}) is None
+
+
+def test_get_graph_without_langchain_draws_with_the_engines_classes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from durable_debug.graph.drawing import DrawableGraph
+
+    monkeypatch.setitem(sys.modules, "langchain_core.runnables.graph", None)
+    api = FakeApi(deployed(("draft", draft)))
+    ours, _ = remotes(api)
+    drawn = ours.get_graph()
+    assert isinstance(drawn, DrawableGraph)
+    assert list(drawn.nodes) == ["__start__", "draft", "__end__"]
+    assert drawn.nodes["draft"].name == "draft"

@@ -19,6 +19,7 @@ it sends back becomes the task's command (:class:`~durable_debug.errors.ParentCo
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -126,7 +127,7 @@ def _drawing() -> tuple[Any, Any, Any]:
     """``(Graph, Node, Edge)``: LangChain's drawable graph classes when langchain-core is
     installed (what LangGraph returns), else the engine's own."""
     try:
-        from langchain_core.runnables import graph as drawing
+        drawing = importlib.import_module("langchain_core.runnables.graph")
     except ImportError:
         from durable_debug.graph import drawing as ours
 
