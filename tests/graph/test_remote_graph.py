@@ -586,10 +586,15 @@ async def test_an_interrupt_of_the_remote_run_pauses_the_local_task_as_with_lang
         config = thread(f"pause-{langgraph}")
         result = await graph.ainvoke({"topic": "tea"}, config)
         state = await graph.aget_state(config)
-        seen.append(normalized((result, state.next, state.interrupts)))
+        # Resuming re-runs the node, which starts a new remote run on the paused thread:
+        # the server pauses again on the same question (no answer reaches it).
+        resume = _lg_resume("yes") if langgraph else Command(resume="yes")
+        again = await graph.ainvoke(resume, config)
+        seen.append(normalized((result, state.next, state.interrupts, again)))
     assert seen[0] == seen[1]
     assert seen[0][1] == ("agent",)
     assert seen[0][2] == (("Interrupt", {"question": "publish tea?"}, "id0"),)
+    assert [i[1] for i in seen[0][3]["__interrupt__"]] == [{"question": "publish tea?"}]
 
 
 def test_a_parent_command_event_becomes_the_tasks_command() -> None:
