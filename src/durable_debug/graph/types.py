@@ -432,8 +432,10 @@ class GraphInterrupt(Exception):
     """Raised inside a node by ``interrupt()``; the engine catches it and pauses the run."""
 
     def __init__(self, interrupts: Sequence[Interrupt[Any]] = ()) -> None:
-        super().__init__(tuple(interrupts))
-        self.interrupts: tuple[Interrupt[Any], ...] = tuple(interrupts)
+        # ``args[0]`` is the sequence as given (a list stays a list), as in LangGraph.
+        given = interrupts if isinstance(interrupts, (list, tuple)) else tuple(interrupts)
+        super().__init__(given)
+        self.interrupts: tuple[Interrupt[Any], ...] = tuple(given)
 
 
 class ParentCommand(Exception):
