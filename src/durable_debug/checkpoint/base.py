@@ -650,7 +650,17 @@ class BaseCheckpointSaver(ABC):
             seen.setdefault(tup.config["configurable"]["thread_id"], None)
         return list(seen)
 
+    async def aget(self, config: RunnableConfig) -> Checkpoint | None:
+        """The checkpoint ``config`` names (its thread's newest without an id), or None:
+        LangGraph's ``aget``, the checkpoint of :meth:`aget_tuple`."""
+        found = await self.aget_tuple(config)
+        return found.checkpoint if found is not None else None
+
     # -- sync twins --------------------------------------------------------------------------
+
+    def get(self, config: RunnableConfig) -> Checkpoint | None:
+        """Sync twin of :meth:`aget`."""
+        return run_sync(self.aget(config))
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Sync twin of :meth:`aget_tuple`."""

@@ -235,6 +235,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                 values[key] = channel.value
         return values
 
+    def input_writes(self, input: Any) -> list[tuple[str, Any]]:
+        """What a run's input writes in its ``input`` checkpoint: the START channel, which
+        the START task turns into state writes (``lowlevel.Pregel`` writes its channels)."""
+        return [(START, input)]
+
     def input_updates(
         self,
         input: Any,
