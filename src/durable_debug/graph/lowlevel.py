@@ -26,12 +26,13 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any, NamedTuple
 
 from typing_extensions import Self, TypedDict
 
 from durable_debug.checkpoint.base import BaseCheckpointSaver, RunnableConfig
-from durable_debug.checkpoint.names import TASKS
+from durable_debug.checkpoint.names import INTERRUPT, TASKS
 from durable_debug.graph.cache import CachePolicy
 from durable_debug.graph.calls import CallStyle, call, call_style, current_call
 from durable_debug.graph.channels import Channel
@@ -42,7 +43,14 @@ from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.schema import StateSchema, _Key
 from durable_debug.graph.streams import OutputKeys
-from durable_debug.graph.types import END, START, InvalidUpdateError, RetryPolicy, Send
+from durable_debug.graph.types import (
+    END,
+    START,
+    InvalidUpdateError,
+    RetryPolicy,
+    Send,
+    TimeoutPolicy,
+)
 
 __all__ = ["PASSTHROUGH", "ChannelWriteEntry", "NodeBuilder", "Pregel", "PregelNode"]
 
@@ -90,6 +98,8 @@ class PregelNode:
     cache_policy: CachePolicy[Any] | None = None
     mapper: Callable[[Any], Any] | None = None
     """Applied to the input before the first step."""
+    timeout: TimeoutPolicy | None = None
+    """Kept, not enforced (see :meth:`NodeBuilder.set_timeout`)."""
 
     def writes_of(self, result: Any) -> list[tuple[str, Any]]:
         """The ``(channel, value)`` writes of a run that returned ``result`` (a ``Send`` among
@@ -127,6 +137,7 @@ class NodeBuilder:
         "_metadata",
         "_retry_policy",
         "_tags",
+        "_timeout",
         "_triggers",
         "_writes",
     )
@@ -140,6 +151,7 @@ class NodeBuilder:
         self._bound: list[Callable[..., Any]] = []
         self._retry_policy: list[RetryPolicy] = []
         self._cache_policy: CachePolicy[Any] | None = None
+        self._timeout: TimeoutPolicy | None = None
 
     def subscribe_only(self, channel: str) -> Self:
         """Run when ``channel`` is updated, receiving its value alone."""
@@ -200,6 +212,12 @@ class NodeBuilder:
         self._cache_policy = policy
         return self
 
+    def set_timeout(self, timeout: float | timedelta | TimeoutPolicy | None) -> Self:
+        """A per-attempt timeout, kept on the node as LangGraph's ``TimeoutPolicy``; the
+        engine does not enforce node timeouts (docs/engine.md)."""
+        self._timeout = TimeoutPolicy.coerce(timeout)
+        return self
+
     def build(self) -> PregelNode:
         """The node."""
         return PregelNode(
@@ -211,6 +229,7 @@ class NodeBuilder:
             metadata=dict(self._metadata),
             retry_policy=list(self._retry_policy),
             cache_policy=self._cache_policy,
+            timeout=self._timeout,
         )
 
 
@@ -496,10 +515,48 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
             return self.output_channels
         return super()._output_keys(output_keys)
 
-    async def ainvoke(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
-        """Run to the end; return the output channels (``output_keys=`` others)."""
+    async def ainvoke(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        stream_mode: str | Sequence[str] = "values",
+        output_keys: OutputKeys = None,
+        version: str = "v1",
+        **kwargs: Any,
+    ) -> Any:
+        """Run to the end (or an interrupt); return the output channels (``output_keys=``
+        others) as the run last wrote them: None when it wrote none of them, as in LangGraph
+        (not what an earlier run of the thread left there). Pending interrupts are added
+        under ``"__interrupt__"``."""
         kwargs.pop("debug", None)
-        return await super().ainvoke(input, config, **kwargs)
+        if stream_mode != "values" or version != "v1":
+            return await super().ainvoke(
+                input,
+                config,
+                stream_mode=stream_mode,
+                output_keys=output_keys,
+                version=version,
+                **kwargs,
+            )
+        keys = self.output_channels if output_keys is None else output_keys
+        latest: Any = None
+        interrupts: list[Any] = []
+        stream = CompiledStateGraph.astream(
+            self, input, config, stream_mode=["values", "updates"], output_keys=keys, **kwargs
+        )
+        async for mode, chunk in stream:
+            if mode == "values":
+                latest = chunk
+            elif isinstance(chunk, dict) and chunk.get(INTERRUPT):
+                interrupts.extend(chunk[INTERRUPT])
+        if interrupts:
+            return (
+                {**latest, INTERRUPT: interrupts}
+                if isinstance(latest, dict)
+                else {INTERRUPT: interrupts}
+            )
+        return latest
 
     async def astream(self, input: Any, config: RunnableConfig | None = None, **kwargs: Any) -> Any:
         """Stream the run (default mode: the ``stream_mode`` given to the constructor;
