@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, NamedTuple
 
+import pydantic
 from typing_extensions import Self, TypedDict
 
 from durable_debug.checkpoint.base import BaseCheckpointSaver, RunnableConfig
@@ -568,6 +569,51 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
             kwargs["output_keys"] = self.stream_channels_asis
         async for chunk in super().astream(input, config, **kwargs):
             yield chunk
+
+    # -- schemas ------------------------------------------------------------------------------
+
+    def _io_schema(self, channels: str | Sequence[str], suffix: str, attr: str) -> Any:
+        """A pydantic model of ``channels``: one channel's type as a root model, else a model
+        with a field (default None) per channel, named like LangGraph's (``LangGraphInput``)."""
+        name = f"{self.name}{suffix}"
+        if isinstance(channels, str):
+            generic: Any = pydantic.RootModel
+            root = generic[getattr(self.channels[channels], attr, Any)]
+            return type(name, (root,), {"__module__": __name__})
+        fields: dict[str, Any] = {
+            k: (getattr(self.channels[k], attr, Any), None) for k in channels if k in self.channels
+        }
+        return pydantic.create_model(name, **fields)
+
+    def get_input_schema(self, config: RunnableConfig | None = None) -> Any:
+        """The pydantic model of the input: the input channel's update type, or a field per
+        input channel."""
+        return self._io_schema(self.input_channels, "Input", "UpdateType")
+
+    def get_output_schema(self, config: RunnableConfig | None = None) -> Any:
+        """The pydantic model of the output: the output channel's value type, or a field per
+        output channel."""
+        return self._io_schema(self.output_channels, "Output", "ValueType")
+
+    @property
+    def input_schema(self) -> Any:
+        """:meth:`get_input_schema` (LangGraph's ``input_schema``)."""
+        return self.get_input_schema()
+
+    @property
+    def output_schema(self) -> Any:
+        """:meth:`get_output_schema` (LangGraph's ``output_schema``)."""
+        return self.get_output_schema()
+
+    def get_input_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of :meth:`get_input_schema`."""
+        schema: dict[str, Any] = self.get_input_schema(config).model_json_schema()
+        return schema
+
+    def get_output_jsonschema(self, config: RunnableConfig | None = None) -> dict[str, Any]:
+        """The JSON schema of :meth:`get_output_schema`."""
+        schema: dict[str, Any] = self.get_output_schema(config).model_json_schema()
+        return schema
 
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """Nodes linked through the channels: an edge from each writer of a channel to each

@@ -1,0 +1,207 @@
+"""LangGraph's low-level ``Pregel`` / ``NodeBuilder`` API on our engine, each run side by side
+with the installed LangGraph: the same results, stream chunks, snapshots and saved channel
+values; then what our savers keep of such a thread and the errors for a malformed graph."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from graph_support import cfg
+from langgraph.channels.binop import BinaryOperatorAggregate as LGBinop
+from langgraph.channels.ephemeral_value import EphemeralValue as LGEphemeral
+from langgraph.channels.last_value import LastValue as LGLastValue
+from langgraph.channels.topic import Topic as LGTopic
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.pregel import NodeBuilder as LGNodeBuilder
+from langgraph.pregel import Pregel as LGPregel
+
+from durable_debug.channels import BinaryOperatorAggregate, EphemeralValue, LastValue, Topic
+from durable_debug.checkpoint.memory import MemorySaver
+from durable_debug.checkpoint.sqlite import SqliteSaver
+from durable_debug.pregel import NodeBuilder, Pregel
+
+Kit = dict[str, Any]
+
+OURS: Kit = {
+    "Pregel": Pregel,
+    "NodeBuilder": NodeBuilder,
+    "LastValue": LastValue,
+    "Topic": Topic,
+    "Binop": BinaryOperatorAggregate,
+    "Ephemeral": EphemeralValue,
+}
+LANGGRAPH: Kit = {
+    "Pregel": LGPregel,
+    "NodeBuilder": LGNodeBuilder,
+    "LastValue": LGLastValue,
+    "Topic": LGTopic,
+    "Binop": LGBinop,
+    "Ephemeral": LGEphemeral,
+}
+
+
+def chain(kit: Kit, saver: Any = None, **options: Any) -> Any:
+    """input → one (+1) → inbox → two (+1) → output."""
+    nb = kit["NodeBuilder"]
+    return kit["Pregel"](
+        nodes={
+            "one": nb().subscribe_only("input").do(lambda x: x + 1).write_to("inbox"),
+            "two": nb().subscribe_only("inbox").do(lambda x: x + 1).write_to("output"),
+        },
+        channels={
+            "input": kit["LastValue"](int),
+            "inbox": kit["LastValue"](int),
+            "output": kit["LastValue"](int),
+        },
+        input_channels="input",
+        output_channels="output",
+        checkpointer=saver,
+        **options,
+    )
+
+
+def fan_in(kit: Kit, saver: Any = None) -> Any:
+    """Two nodes publish to a Topic; a third sums it into a running total it also reads."""
+    nb = kit["NodeBuilder"]
+    return kit["Pregel"](
+        nodes={
+            "a": nb().subscribe_only("input").do(lambda x: x + 1).write_to("inbox"),
+            "b": nb().subscribe_only("input").do(lambda x: x * 10).write_to("inbox"),
+            "sum": nb()
+            .subscribe_to("inbox")
+            .read_from("total")
+            .do(lambda d: d["total"] + sum(d["inbox"]))
+            .write_to("output", "total"),
+        },
+        channels={
+            "input": kit["LastValue"](int),
+            "inbox": kit["Topic"](int),
+            "total": kit["Binop"](int, operator.add),
+            "output": kit["LastValue"](int),
+        },
+        input_channels="input",
+        output_channels="output",
+        checkpointer=saver,
+    )
+
+
+def both(build: Callable[..., Any], saver: Any) -> tuple[Any, Any]:
+    """The same graph on our engine (with ``saver``) and on LangGraph (in memory)."""
+    return build(OURS, saver), build(LANGGRAPH, InMemorySaver())
+
+
+def history(app: Any, thread: str) -> list[tuple[Any, ...]]:
+    """Each checkpoint as the user reads it: source, step, values, next."""
+    return [
+        (s.metadata["source"], s.metadata["step"], s.values, s.next)
+        for s in app.get_state_history(cfg(thread))
+    ]
+
+
+def test_a_chain_runs_streams_and_saves_as_on_langgraph(tmp_path: Path) -> None:
+    with SqliteSaver(str(tmp_path / "p.db")) as saver:
+        ours, theirs = both(chain, saver)
+        for app in (ours, theirs):
+            assert app.invoke(2, cfg("t")) == 4
+        assert list(ours.stream(5, cfg("t"), stream_mode="updates")) == list(
+            theirs.stream(5, cfg("t"), stream_mode="updates")
+        )
+        assert list(ours.stream(7, cfg("u"))) == list(theirs.stream(7, cfg("u")))
+        assert history(ours, "t") == history(theirs, "t")
+        ours_saved = saver.get(cfg("t"))
+        theirs_saved = theirs.checkpointer.get(cfg("t"))
+        assert ours_saved is not None and theirs_saved is not None
+        assert ours_saved["channel_values"] == theirs_saved["channel_values"]
+
+
+def test_a_topic_fan_in_with_a_reducer_matches_langgraph() -> None:
+    ours, theirs = both(fan_in, MemorySaver())
+    for value in (1, 2):
+        assert ours.invoke(value, cfg("t")) == theirs.invoke(value, cfg("t"))
+    assert ours.get_state(cfg("t")).values == theirs.get_state(cfg("t")).values
+    assert ours.get_state(cfg("t")).values["total"] == (2 + 10) + (12 + (3 + 20))
+
+
+def test_interrupt_after_a_node_then_update_as_it_and_resume_matches_langgraph() -> None:
+    ours = chain(OURS, MemorySaver(), interrupt_after_nodes=["one"])
+    theirs = chain(LANGGRAPH, InMemorySaver(), interrupt_after_nodes=["one"])
+    for app in (ours, theirs):
+        # The run stopped before writing its output channel: None, not an old value.
+        assert app.invoke(20, cfg("t")) is None
+        assert app.get_state(cfg("t")).next == ("two",)
+        app.update_state(cfg("t"), 25, as_node="one")
+        assert app.invoke(None, cfg("t")) == 26
+    assert history(ours, "t") == history(theirs, "t")
+
+
+def test_an_ephemeral_input_channel_is_not_kept_in_the_checkpoint() -> None:
+    def build(kit: Kit, saver: Any) -> Any:
+        return kit["Pregel"](
+            nodes={"one": kit["NodeBuilder"]().subscribe_only("input").write_to("output")},
+            channels={
+                "ephemeral": kit["Ephemeral"](Any),
+                "input": kit["LastValue"](int),
+                "output": kit["LastValue"](int),
+            },
+            input_channels=["input", "ephemeral"],
+            output_channels="output",
+            checkpointer=saver,
+        )
+
+    ours, theirs = both(build, MemorySaver())
+    for app in (ours, theirs):
+        app.invoke({"input": 1, "ephemeral": "meow"}, cfg("t"))
+    assert ours.checkpointer.get(cfg("t"))["channel_values"] == {"input": 1, "output": 1}
+    assert theirs.checkpointer.get(cfg("t"))["channel_values"] == {"input": 1, "output": 1}
+
+
+async def test_async_steps_and_several_write_targets_match_langgraph() -> None:
+    async def add_one(x: int) -> int:
+        return x + 1
+
+    def build(kit: Kit, saver: Any) -> Any:
+        return kit["Pregel"](
+            nodes={
+                "one": kit["NodeBuilder"]()
+                .subscribe_only("input")
+                .do(add_one)
+                .do(lambda x: x * 2)
+                .write_to("output", fixed=5, plus_one=lambda x: x + 1),
+            },
+            channels={k: kit["LastValue"](int) for k in ("input", "output", "fixed", "plus_one")},
+            input_channels="input",
+            output_channels=["output", "fixed", "plus_one"],
+            checkpointer=saver,
+        )
+
+    ours, theirs = both(build, MemorySaver())
+    assert await ours.ainvoke(2, cfg("t")) == await theirs.ainvoke(2, cfg("t"))
+    assert await ours.ainvoke(2, cfg("t")) == {"output": 6, "fixed": 5, "plus_one": 7}
+    assert ours.get_input_jsonschema() == theirs.get_input_jsonschema()
+    assert ours.get_output_jsonschema() == theirs.get_output_jsonschema()
+
+
+def test_a_malformed_graph_is_refused_as_langgraph_refuses_it() -> None:
+    nb = NodeBuilder
+    with pytest.raises(ValueError, match="reads channel 'missing'"):
+        Pregel(
+            nodes={"one": nb().subscribe_to("input").read_from("missing").write_to("output")},
+            channels={"input": LastValue(int), "output": LastValue(int)},
+            input_channels="input",
+            output_channels="output",
+        )
+    with pytest.raises(ValueError, match="not subscribed to by any node"):
+        Pregel(
+            nodes={"one": nb().subscribe_only("other").write_to("output")},
+            channels={"input": LastValue(int), "other": LastValue(int), "output": LastValue(int)},
+            input_channels="input",
+            output_channels="output",
+        )
+    with pytest.raises(TypeError):
+        Pregel(nodes={"one": nb().subscribe_only("input")})  # type: ignore[call-arg]  # the input and output channels are required, as LangGraph's
+    with pytest.raises(ValueError, match="single channel"):
+        nb().subscribe_only("a").subscribe_to("b")
