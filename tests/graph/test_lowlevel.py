@@ -7,7 +7,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from graph_support import cfg
@@ -18,10 +18,14 @@ from langgraph.channels.topic import Topic as LGTopic
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.pregel import NodeBuilder as LGNodeBuilder
 from langgraph.pregel import Pregel as LGPregel
+from typing_extensions import TypedDict
 
+from durable_debug import StateGraph
 from durable_debug.channels import BinaryOperatorAggregate, EphemeralValue, LastValue, Topic
 from durable_debug.checkpoint.memory import MemorySaver
 from durable_debug.checkpoint.sqlite import SqliteSaver
+from durable_debug.inspect import Recorder, aread_thread, checkpoint_detail
+from durable_debug.managed import RemainingSteps
 from durable_debug.pregel import NodeBuilder, Pregel
 
 Kit = dict[str, Any]
@@ -205,3 +209,39 @@ def test_a_malformed_graph_is_refused_as_langgraph_refuses_it() -> None:
         Pregel(nodes={"one": nb().subscribe_only("input")})  # type: ignore[call-arg]  # the input and output channels are required, as LangGraph's
     with pytest.raises(ValueError, match="single channel"):
         nb().subscribe_only("a").subscribe_to("b")
+
+
+async def test_the_debugger_reads_a_pregel_thread_and_counts_its_nodes() -> None:
+    app = fan_in(OURS, MemorySaver())
+    with Recorder() as recorder:
+        await app.ainvoke(1, cfg("t"))
+    thread = await aread_thread(app, cfg("t"))
+    assert [(r.source, r.step) for r in thread] == [("input", -1), ("loop", 0), ("loop", 1)]
+    assert thread.latest.values == {"input": 1, "total": 12, "output": 12}
+    frame = recorder.counts_frame()
+    counts = set(zip(frame["node"], frame["executions"], strict=True))
+    assert counts == {("a", 1), ("b", 1), ("sum", 1)}
+    detail = checkpoint_detail(app, cfg("t"), thread.latest.id)
+    assert detail["values"] == {"input": 1, "total": 12, "output": 12}
+
+
+def test_channels_and_managed_keys_read_as_langgraph_shows_them() -> None:
+    class State(TypedDict):
+        log: Annotated[list[str], operator.add]
+        value: str
+        remaining: RemainingSteps
+
+    builder = StateGraph(State)
+    builder.add_node("n", lambda s: {"value": "x"})
+    builder.add_edge("__start__", "n")
+    assert set(builder.channels) == {"log", "value"}
+    assert isinstance(builder.channels["log"], BinaryOperatorAggregate)
+    assert builder.channels["log"].operator is operator.add
+    assert isinstance(builder.channels["value"], LastValue)
+    assert set(builder.managed) == {"remaining"}
+    graph = builder.compile()
+    assert isinstance(graph.channels["log"], BinaryOperatorAggregate)
+    assert graph.channels["log"].get() == []
+    app = fan_in(OURS)
+    assert set(app.channels) == {"input", "inbox", "total", "output"}
+    assert app.schema.reducers() == {"total": operator.add}

@@ -36,7 +36,7 @@ from durable_debug.checkpoint.base import BaseCheckpointSaver, RunnableConfig
 from durable_debug.checkpoint.names import INTERRUPT, TASKS
 from durable_debug.graph.cache import CachePolicy
 from durable_debug.graph.calls import CallStyle, call, call_style, current_call
-from durable_debug.graph.channels import Channel
+from durable_debug.graph.channels import BinaryOperatorAggregate, Channel
 from durable_debug.graph.channels import Topic as SendTopic
 from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10, warn_renamed
 from durable_debug.graph.drawing import DrawableGraph, Edge, Node
@@ -286,6 +286,14 @@ class _ChannelsSchema(StateSchema):
     def shown(self, values: Mapping[str, Any]) -> Any:
         return _select(values, self.shown_channels)
 
+    def reducers(self) -> dict[str, Callable[[Any, Any], Any]]:
+        """The channels that fold their writes with an operator, with it."""
+        return {
+            k.name: k.channel.operator
+            for k in self._keys
+            if isinstance(k.channel, BinaryOperatorAggregate)
+        }
+
     def make_channels(self) -> dict[str, Channel]:
         channels: dict[str, Channel] = {}
         for key in self._keys:
@@ -382,8 +390,7 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
         if TASKS in own and not isinstance(own[TASKS], SendTopic):
             raise ValueError(f"Channel '{TASKS}' is reserved and cannot be used in the graph.")
         own.pop(TASKS, None)
-        self.channels = own
-        """The channels given, by name (LangGraph's ``Pregel.channels``)."""
+        self._given = own
         self.pregel_nodes = built
         """The :class:`PregelNode` of each node."""
         self.input_channels = input_channels
@@ -471,6 +478,11 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
         for chan in _names(self.output_channels) + _names(self.stream_channels or []):
             if chan not in self.channels:
                 raise ValueError(f"Output channel '{chan}' not in known channels: '{known}'")
+
+    @property
+    def channels(self) -> dict[str, Any]:
+        """The channels given, by name (LangGraph's ``Pregel.channels``)."""
+        return self._given
 
     @property
     def stream_channels_asis(self) -> str | Sequence[str]:

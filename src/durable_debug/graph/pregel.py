@@ -35,6 +35,7 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
+from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.channels import (
     Channel,
     EphemeralValue,
@@ -206,6 +207,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             specs[name] = barrier(name, sources)
         specs[TASKS] = Topic(TASKS)
         return specs
+
+    @property
+    def channels(self) -> dict[str, Any]:
+        """Every channel by name, as LangGraph's public channel classes (its
+        ``Pregel.channels``; see ``graph/channel_view.py``)."""
+        return public_channels(self._channel_factories)
 
     def new_channels(self) -> dict[str, Channel]:
         """A fresh set of empty channels (reducers start from their empty value)."""
