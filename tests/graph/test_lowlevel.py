@@ -15,6 +15,7 @@ from langgraph.channels.binop import BinaryOperatorAggregate as LGBinop
 from langgraph.channels.ephemeral_value import EphemeralValue as LGEphemeral
 from langgraph.channels.last_value import LastValue as LGLastValue
 from langgraph.channels.topic import Topic as LGTopic
+from langgraph.checkpoint.base import BaseCheckpointSaver as LGBaseSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.pregel import NodeBuilder as LGNodeBuilder
 from langgraph.pregel import Pregel as LGPregel
@@ -245,3 +246,10 @@ def test_channels_and_managed_keys_read_as_langgraph_shows_them() -> None:
     app = fan_in(OURS)
     assert set(app.channels) == {"input", "inbox", "total", "output"}
     assert app.schema.reducers() == {"total": operator.add}
+
+
+def test_a_saver_answers_langgraphs_get_next_version_like_langgraphs() -> None:
+    theirs = InMemorySaver()
+    for current in (None, 1, 41):
+        expected = LGBaseSaver.get_next_version(theirs, current, None)
+        assert MemorySaver().get_next_version(current, None) == expected

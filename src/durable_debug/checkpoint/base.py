@@ -656,6 +656,15 @@ class BaseCheckpointSaver(ABC):
         found = await self.aget_tuple(config)
         return found.checkpoint if found is not None else None
 
+    def get_next_version(self, current: Any, channel: Any = None) -> Any:
+        """LangGraph's ``get_next_version``: the version after ``current`` (None: the
+        first). An int gives the next int; a version of this engine the next counter. The
+        engine does not call it (its versions come from :func:`next_version`, which also
+        keeps forked branches apart), so overriding it changes nothing."""
+        if current is None or isinstance(current, int):
+            return (current or 0) + 1
+        return f"{version_counter(str(current)) + 1:032}"
+
     # -- sync twins --------------------------------------------------------------------------
 
     def get(self, config: RunnableConfig) -> Checkpoint | None:
