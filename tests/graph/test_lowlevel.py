@@ -253,3 +253,41 @@ def test_a_saver_answers_langgraphs_get_next_version_like_langgraphs() -> None:
     for current in (None, 1, 41):
         expected = LGBaseSaver.get_next_version(theirs, current, None)
         assert MemorySaver().get_next_version(current, None) == expected
+
+
+def test_a_pregel_mapped_over_a_topic_inside_another_matches_langgraph(tmp_path: Path) -> None:
+    def build(kit: Kit, saver: Any) -> Any:
+        nb = kit["NodeBuilder"]
+        inner = kit["Pregel"](
+            nodes={"one": nb().subscribe_only("input").do(lambda x: x + 1).write_to("output")},
+            channels={"input": kit["LastValue"](int), "output": kit["LastValue"](int)},
+            input_channels="input",
+            output_channels="output",
+        )
+        outer = kit["Pregel"](
+            nodes={
+                "split": nb().subscribe_only("input").do(lambda xs: xs).write_to("inbox"),
+                "each": nb().subscribe_only("inbox").do(inner.map()).write_to("outbox"),
+                "sum": nb().subscribe_only("outbox").do(sum).write_to("output"),
+            },
+            channels={
+                "input": kit["LastValue"](list),
+                "inbox": kit["Topic"](int),
+                "outbox": kit["LastValue"](list),
+                "output": kit["LastValue"](int),
+            },
+            input_channels="input",
+            output_channels="output",
+            checkpointer=saver,
+        )
+        return outer, inner
+
+    with SqliteSaver(str(tmp_path / "p.db")) as saver:
+        (ours, ours_inner), (theirs, theirs_inner) = (
+            build(OURS, saver),
+            build(LANGGRAPH, InMemorySaver()),
+        )
+        assert ours.invoke([2, 3], cfg("t")) == theirs.invoke([2, 3], cfg("t")) == 7
+        ours_inner.checkpointer = theirs_inner.checkpointer = False  # the inner saves nothing
+        assert ours.invoke([4], cfg("t")) == theirs.invoke([4], cfg("t")) == 5
+        assert history(ours, "t") == history(theirs, "t")

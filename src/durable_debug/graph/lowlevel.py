@@ -23,6 +23,7 @@ pending writes, retries, caching, interrupts, stream modes and the debugger's re
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -32,6 +33,7 @@ from typing import Any, NamedTuple
 import pydantic
 from typing_extensions import Self, TypedDict
 
+from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import BaseCheckpointSaver, RunnableConfig
 from durable_debug.checkpoint.names import INTERRUPT, TASKS
 from durable_debug.graph.cache import CachePolicy
@@ -369,7 +371,7 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
         interrupt_before_nodes: str | Sequence[str] = (),
         step_timeout: float | None = None,
         debug: bool | None = None,
-        checkpointer: BaseCheckpointSaver | None = None,
+        checkpointer: BaseCheckpointSaver | bool | None = None,
         store: Any = None,
         cache: Any = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] = (),
@@ -413,7 +415,8 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
             builder=builder,  # type: ignore[arg-type]  # _Builder stands in for a StateGraph, with every attribute the compiled graph reads
             schema=schema,
             nodes=specs,
-            checkpointer=checkpointer,
+            checkpointer=None if isinstance(checkpointer, bool) else checkpointer,
+            subgraph_checkpointer=checkpointer if isinstance(checkpointer, bool) else None,
             interrupt_before=tuple(_names(interrupt_before_nodes)),
             interrupt_after=tuple(_names(interrupt_after_nodes)),
             name=name,
@@ -478,6 +481,19 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
         for chan in _names(self.output_channels) + _names(self.stream_channels or []):
             if chan not in self.channels:
                 raise ValueError(f"Output channel '{chan}' not in known channels: '{known}'")
+
+    @property
+    def checkpointer(self) -> BaseCheckpointSaver | None:
+        """The saver; setting True or False instead says how the graph saves when it runs
+        inside another graph's node (its parent's saver, or none), as in LangGraph."""
+        return self._checkpointer
+
+    @checkpointer.setter
+    def checkpointer(self, value: BaseCheckpointSaver | bool | None) -> None:
+        if isinstance(value, bool):
+            self._checkpointer, self.subgraph_checkpointer = None, value
+        else:
+            self._checkpointer = value
 
     @property
     def channels(self) -> dict[str, Any]:
@@ -627,6 +643,11 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
         schema: dict[str, Any] = self.get_output_schema(config).model_json_schema()
         return schema
 
+    def map(self) -> _Each:
+        """A runnable that runs this graph on each item of a list input, concurrently, and
+        returns the list of results (LangChain's ``Runnable.map``)."""
+        return _Each(self)
+
     def get_graph(self, *, xray: bool = False) -> DrawableGraph:
         """Nodes linked through the channels: an edge from each writer of a channel to each
         node it triggers; the input from ``__start__``, the output to ``__end__``."""
@@ -653,6 +674,22 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
             f"<Pregel nodes={list(self.nodes)} channels={list(self.channels)} "
             f"checkpointer={type(self.checkpointer).__name__}>"
         )
+
+
+class _Each:
+    """``Pregel.map()``: the graph run on each item of a list (``invoke`` / ``ainvoke``)."""
+
+    def __init__(self, graph: Pregel) -> None:
+        self.graph = graph
+
+    async def ainvoke(self, inputs: Sequence[Any], config: RunnableConfig | None = None) -> Any:
+        """The graph's result for each of ``inputs``, in order."""
+        runs = [self.graph.ainvoke(item, config) for item in inputs]
+        return list(await asyncio.gather(*runs))
+
+    def invoke(self, inputs: Sequence[Any], config: RunnableConfig | None = None) -> Any:
+        """Sync twin of :meth:`ainvoke`."""
+        return run_sync(self.ainvoke(inputs, config))
 
 
 def _select(values: Mapping[str, Any], channels: str | Sequence[str]) -> Any:
