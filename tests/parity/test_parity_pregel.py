@@ -4,13 +4,15 @@ values; then what our savers keep of such a thread and the errors for a malforme
 
 from __future__ import annotations
 
+import contextlib
+import io
 import operator
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
 import pytest
-from graph_support import cfg
 from langgraph.channels.binop import BinaryOperatorAggregate as LGBinop
 from langgraph.channels.ephemeral_value import EphemeralValue as LGEphemeral
 from langgraph.channels.last_value import LastValue as LGLastValue
@@ -29,7 +31,15 @@ from durable_debug.inspect import Recorder, aread_thread, checkpoint_detail
 from durable_debug.managed import RemainingSteps
 from durable_debug.pregel import NodeBuilder, Pregel
 
+pytestmark = pytest.mark.parity
+
 Kit = dict[str, Any]
+
+
+def cfg(thread: str) -> dict[str, Any]:
+    """Config for ``thread``."""
+    return {"configurable": {"thread_id": thread}}
+
 
 OURS: Kit = {
     "Pregel": Pregel,
@@ -291,3 +301,49 @@ def test_a_pregel_mapped_over_a_topic_inside_another_matches_langgraph(tmp_path:
         ours_inner.checkpointer = theirs_inner.checkpointer = False  # the inner saves nothing
         assert ours.invoke([4], cfg("t")) == theirs.invoke([4], cfg("t")) == 5
         assert history(ours, "t") == history(theirs, "t")
+
+
+SOURCE = """
+import operator
+from langgraph.channels import BinaryOperatorAggregate, LastValue, Topic
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.pregel import NodeBuilder, Pregel
+
+app = Pregel(
+    nodes={
+        "a": NodeBuilder().subscribe_only("input").do(lambda x: x + 1).write_to("inbox"),
+        "b": NodeBuilder().subscribe_only("input").do(lambda x: x * 10).write_to("inbox"),
+        "sum": NodeBuilder().subscribe_to("inbox").read_from("total")
+        .do(lambda d: d["total"] + sum(d["inbox"])).write_to("output", "total"),
+    },
+    channels={
+        "input": LastValue(int),
+        "inbox": Topic(int),
+        "total": BinaryOperatorAggregate(int, operator.add),
+        "output": LastValue(int),
+    },
+    input_channels="input",
+    output_channels="output",
+    checkpointer=InMemorySaver(),
+)
+cfg = {"configurable": {"thread_id": "t"}}
+# tasks of one step finish in any order: their chunks are compared sorted
+print(app.invoke(1, cfg), sorted(map(str, app.stream(2, cfg, stream_mode="updates"))))
+print(app.get_state(cfg).values, app.get_state(cfg).next)
+print([(s.metadata["source"], s.metadata["step"]) for s in app.get_state_history(cfg)])
+"""
+
+
+def run(source: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<pregel>", "exec", dont_inherit=True), {"__name__": "__main__"})
+    return out.getvalue()
+
+
+def test_pregel_code_runs_with_only_its_imports_changed() -> None:
+    ours = re.sub(r"\bfrom langgraph\b", "from durable_debug", SOURCE)
+    assert "langgraph" not in ours
+    lines = run(ours)
+    assert lines == run(SOURCE)
+    assert lines.startswith("12 ")  # (1 + 1) + (1 * 10)
