@@ -347,3 +347,37 @@ def test_pregel_code_runs_with_only_its_imports_changed() -> None:
     lines = run(ours)
     assert lines == run(SOURCE)
     assert lines.startswith("12 ")  # (1 + 1) + (1 * 10)
+
+
+def test_a_timeout_on_a_node_with_sync_steps_is_refused_as_langgraph_refuses_it() -> None:
+    from langchain_core.runnables import RunnableLambda, RunnableParallel
+
+    async def fast(value: int) -> int:
+        return value + 1
+
+    def slow(value: int) -> int:
+        return value + 1
+
+    def build(kit: Kit, step: Any) -> Any:
+        return kit["Pregel"](
+            nodes={
+                "n": kit["NodeBuilder"]()
+                .subscribe_only("input")
+                .do(step)
+                .set_timeout(0.05)
+                .write_to("output")
+            },
+            channels={"input": kit["LastValue"](int), "output": kit["LastValue"](Any)},
+            input_channels="input",
+            output_channels="output",
+        )
+
+    refused = [slow, RunnableLambda(slow).with_config(tags=["t"])]
+    refused.append(RunnableParallel(a=RunnableLambda(slow), b=RunnableLambda(fast)))
+    for step in refused:
+        for kit in (OURS, LANGGRAPH):
+            with pytest.raises(ValueError, match="only supported for async nodes"):
+                build(kit, step)
+    for step in (fast, RunnableLambda(fast).with_config(tags=["t"])):
+        for kit in (OURS, LANGGRAPH):
+            build(kit, step)

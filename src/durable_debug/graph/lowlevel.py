@@ -216,8 +216,9 @@ class NodeBuilder:
         return self
 
     def set_timeout(self, timeout: float | timedelta | TimeoutPolicy | None) -> Self:
-        """A per-attempt timeout, kept on the node as LangGraph's ``TimeoutPolicy``; the
-        engine does not enforce node timeouts (docs/engine.md)."""
+        """A per-attempt timeout, kept on the node as LangGraph's ``TimeoutPolicy`` (a node
+        with sync steps is refused, as in LangGraph); the engine does not enforce node
+        timeouts (docs/engine.md)."""
         self._timeout = TimeoutPolicy.coerce(timeout)
         return self
 
@@ -242,6 +243,38 @@ def _step_style(step: Callable[..., Any]) -> CallStyle:
     if inspect.isroutine(step) or callable(getattr(type(step), "ainvoke", None)):
         return call_style(step)
     return call_style(getattr(step, "__call__", step))  # noqa: B004
+
+
+SYNC_TIMEOUT = (
+    "Node timeouts are only supported for async nodes because sync Python execution cannot "
+    "be safely cancelled in-process."
+)
+"""The start of LangGraph's error for a timeout declared on a node that runs sync code."""
+
+
+def _natively_async(step: Any) -> bool:
+    """Whether ``step`` runs without sync code a timeout could not cancel, as LangGraph
+    judges it: a coroutine function; a runnable binding, sequence or parallel whose parts
+    all are; a ``RunnableLambda`` with an async function; another runnable that defines its
+    own ``ainvoke``."""
+    if inspect.isroutine(step):
+        return inspect.iscoroutinefunction(step)
+    if not callable(getattr(type(step), "ainvoke", None)):  # a callable object
+        return inspect.iscoroutinefunction(getattr(step, "__call__", None))  # noqa: B004
+    while type(step).__name__.startswith("RunnableBinding") and hasattr(step, "bound"):
+        step = step.bound
+    parts = getattr(step, "steps__", None)  # RunnableParallel
+    if isinstance(parts, Mapping):
+        return all(_natively_async(p) for p in parts.values())
+    if type(step).__name__ == "RunnableSequence":
+        return all(_natively_async(p) for p in step.steps)
+    if type(step).__name__ == "RunnableLambda":
+        return bool(getattr(step, "afunc", None))
+    try:
+        from langchain_core.runnables import Runnable
+    except ImportError:  # not a LangChain runnable: its ainvoke is its own
+        return True
+    return getattr(type(step), "ainvoke", None) is not Runnable.ainvoke
 
 
 class _Steps:
@@ -458,6 +491,8 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
                     f"Invalid node type {type(node)}, expected PregelNode or NodeBuilder"
                 )
             subscribed.update(node.triggers)
+            if node.timeout is not None and not all(_natively_async(b) for b in node.bound):
+                raise ValueError(f"{SYNC_TIMEOUT} Node {name!r} is sync.")
             for chan in _names(node.channels):
                 if chan not in self.channels:
                     raise ValueError(
