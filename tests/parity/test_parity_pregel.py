@@ -381,3 +381,36 @@ def test_a_timeout_on_a_node_with_sync_steps_is_refused_as_langgraph_refuses_it(
     for step in (fast, RunnableLambda(fast).with_config(tags=["t"])):
         for kit in (OURS, LANGGRAPH):
             build(kit, step)
+
+
+def test_an_interrupt_in_a_pregel_node_pauses_and_resumes_as_on_langgraph() -> None:
+    from langgraph.types import Command as LGCommand
+    from langgraph.types import interrupt as lg_interrupt
+
+    from durable_debug.types import Command, interrupt
+
+    def build(kit: Kit, saver: Any, ask: Any) -> Any:
+        return kit["Pregel"](
+            nodes={
+                "ask": kit["NodeBuilder"]()
+                .subscribe_only("input")
+                .do(lambda x: f"{x}:{ask('name?')}")
+                .write_to("output")
+            },
+            channels={"input": kit["LastValue"](str), "output": kit["LastValue"](str)},
+            input_channels="input",
+            output_channels="output",
+            checkpointer=saver,
+        )
+
+    runs = []
+    for app, resume in (
+        (build(OURS, MemorySaver(), interrupt), Command(resume="ada")),
+        (build(LANGGRAPH, InMemorySaver(), lg_interrupt), LGCommand(resume="ada")),
+    ):
+        paused = app.invoke("hi", cfg("t"))
+        asked = [i.value for i in paused["__interrupt__"]]
+        runs.append((asked, app.get_state(cfg("t")).next, app.invoke(resume, cfg("t"))))
+        runs.append(history(app, "t"))
+    assert runs[0] == runs[2] == (["name?"], ("ask",), "hi:ada")
+    assert runs[1] == runs[3]
