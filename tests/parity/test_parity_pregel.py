@@ -131,6 +131,14 @@ def test_a_chain_runs_streams_and_saves_as_on_langgraph(tmp_path: Path) -> None:
         theirs_saved = theirs.checkpointer.get(cfg("t"))
         assert ours_saved is not None and theirs_saved is not None
         assert ours_saved["channel_values"] == theirs_saved["channel_values"]
+        drawn = [
+            (
+                sorted(app.get_graph().nodes),
+                sorted((e.source, e.target) for e in app.get_graph().edges),
+            )
+            for app in (ours, theirs)
+        ]
+        assert drawn[0] == drawn[1]
 
 
 def test_a_topic_fan_in_with_a_reducer_matches_langgraph() -> None:
