@@ -650,7 +650,26 @@ class BaseCheckpointSaver(ABC):
             seen.setdefault(tup.config["configurable"]["thread_id"], None)
         return list(seen)
 
+    async def aget(self, config: RunnableConfig) -> Checkpoint | None:
+        """The checkpoint ``config`` names (its thread's newest without an id), or None:
+        LangGraph's ``aget``, the checkpoint of :meth:`aget_tuple`."""
+        found = await self.aget_tuple(config)
+        return found.checkpoint if found is not None else None
+
+    def get_next_version(self, current: Any, channel: Any = None) -> Any:
+        """LangGraph's ``get_next_version``: the version after ``current`` (None: the
+        first). An int gives the next int; a version of this engine the next counter. The
+        engine does not call it (its versions come from :func:`next_version`, which also
+        keeps forked branches apart), so overriding it changes nothing."""
+        if current is None or isinstance(current, int):
+            return (current or 0) + 1
+        return f"{version_counter(str(current)) + 1:032}"
+
     # -- sync twins --------------------------------------------------------------------------
+
+    def get(self, config: RunnableConfig) -> Checkpoint | None:
+        """Sync twin of :meth:`aget`."""
+        return run_sync(self.aget(config))
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Sync twin of :meth:`aget_tuple`."""

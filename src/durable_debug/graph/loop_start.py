@@ -50,7 +50,7 @@ from durable_debug.graph.interrupts import (
 from durable_debug.graph.loop_save import LoopSave
 from durable_debug.graph.nodes import targets_to_writes
 from durable_debug.graph.subgraph import Replay
-from durable_debug.graph.types import START, Command, EmptyInputError, Interrupt, Send
+from durable_debug.graph.types import Command, EmptyInputError, Interrupt, Send
 from durable_debug.graph.version import acheck_graph_version, scheduled_nodes
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class LoopStart(LoopSave):
                 self.step,
                 checkpoint_ns=self.checkpoint_ns,
             )
-        await self._save_checkpoint(discarded, "input", extra_writes=[(START, input)])
+        await self._save_checkpoint(discarded, "input", extra_writes=self.graph.input_writes(input))
         self._emit("checkpoint", self._debug_checkpoint)
 
     async def _resume(self, command: Command[Any] | None) -> None:

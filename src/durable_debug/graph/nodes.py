@@ -140,6 +140,9 @@ class NodeSpec:
     ``add_node(..., error_handler=fn)`` or ``set_node_defaults(error_handler=fn)``."""
     is_error_handler: bool = False
     """This node handles other nodes' failures (its own failure fails the run)."""
+    writer: Callable[[Any], list[tuple[str, Any]]] | None = None
+    """Turns the node's return value into its ``(channel, value)`` writes, instead of the
+    state schema and edges (a low-level ``Pregel`` node's ``write_to``)."""
     subgraphs: list[Any] = field(default_factory=list)
     """The compiled graph the node runs, when the graph it belongs to found one as it was
     compiled (``subgraph.find_subgraph``), else empty (LangGraph's ``PregelNode.subgraphs``)."""

@@ -35,6 +35,7 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
+from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.channels import (
     Channel,
     EphemeralValue,
@@ -213,6 +214,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         specs[TASKS] = Topic(TASKS)
         return specs
 
+    @property
+    def channels(self) -> dict[str, Any]:
+        """Every channel by name, as LangGraph's public channel classes (its
+        ``Pregel.channels``; see ``graph/channel_view.py``)."""
+        return public_channels(self._channel_factories)
+
     def new_channels(self) -> dict[str, Channel]:
         """A fresh set of empty channels (reducers start from their empty value)."""
         return {name: proto.copy() for name, proto in self._channel_factories.items()}
@@ -240,6 +247,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             if channel.is_available():
                 values[key] = channel.value
         return values
+
+    def input_writes(self, input: Any) -> list[tuple[str, Any]]:
+        """What a run's input writes in its ``input`` checkpoint: the START channel, which
+        the START task turns into state writes (``lowlevel.Pregel`` writes its channels)."""
+        return [(START, input)]
 
     def input_updates(
         self,

@@ -362,6 +362,8 @@ async def node_writes(
     added as a node: it returns its own state, of which the parent keeps its keys, as in
     LangGraph)."""
     spec = task.node
+    if spec.writer is not None:  # a low-level Pregel node writes where it was told to
+        return spec.writer(result) or [(NO_WRITES, None)]
     on_unknown = None
     if findings is not None:
         fn: object = spec.fn  # a compiled subgraph added as a node is its own fn

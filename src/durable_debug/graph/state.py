@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from durable_debug.checkpoint.names import COPY, ERROR, INPUT, INTERRUPT, JOIN_PREFIX, RESUME
 from durable_debug.graph.calls import call_style, callable_name
+from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.deprecation import (
     LangGraphDeprecatedSinceV05,
     LangGraphDeprecatedSinceV10,
@@ -232,6 +233,17 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         if error_handler is not None:
             self._defaults["error_handler"] = error_handler
         return self
+
+    @property
+    def channels(self) -> dict[str, Any]:
+        """The channel of each state key (of every schema), as LangGraph's public channel
+        classes (``graph/channel_view.py``)."""
+        return public_channels(self.schema.make_channels())
+
+    @property
+    def managed(self) -> dict[str, Any]:
+        """The keys annotated with a managed value (``RemainingSteps``…), with its class."""
+        return dict(self.schema.managed)
 
     def _add_schema(self, schema: StateSchema | None) -> None:
         """Make the keys of ``schema`` channels too (private channels between nodes)."""

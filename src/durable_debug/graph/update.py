@@ -300,7 +300,7 @@ async def _update_as_input(
         channels,
         (),
         new_id,
-        extra_writes=[(START, values)],
+        extra_writes=graph.input_writes(values),
         clear_ephemeral=False,
     )
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
@@ -411,6 +411,8 @@ async def _update_writes(
 ) -> list[tuple[str, Any]]:
     """The writes of one update: its state keys (a key the schema lacks is dropped, as
     LangGraph drops it, with a finding), a Command's goto, then the node's edges."""
+    if task.node.writer is not None:  # a low-level Pregel node: its writes of ``values``
+        return task.node.writer(values)
     goto: list[Any] = []
     if isinstance(values, Command):
         goto = [values.goto] if isinstance(values.goto, (str, Send)) else list(values.goto or ())
