@@ -622,6 +622,25 @@ def get_graph(
     return drawing
 
 
+def as_langchain_graph(drawn: DrawableGraph) -> Any:
+    """``drawn`` as langchain_core's ``Graph`` when LangChain is installed (each node's
+    runnable a stand-in named as LangGraph's function node), else ``drawn`` itself."""
+    lc_graph = _langchain_graph()
+    if lc_graph is None:
+        return drawn
+    drawing = lc_graph()
+    for node in drawn.nodes.values():
+        data = (
+            None
+            if node.id in (START, END)
+            else _stand_ins()[RUNNABLE_CALLABLE](node.name, node.data)
+        )
+        drawing.add_node(data, node.id, metadata=node.metadata)
+    for edge in drawn.edges:
+        _add_edge(drawing, edge.source, edge.target, data=edge.data, conditional=edge.conditional)
+    return drawing
+
+
 def _inline(drawing: Any, name: str, sub: Any) -> None:
     """Draw subgraph ``sub``'s nodes in place of node ``name`` (its ``__start__`` and
     ``__end__`` dropped when that leaves it one first and one last node), as LangGraph."""

@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, NamedTuple
 
-import pydantic
 from typing_extensions import Self, TypedDict
 
 from durable_debug._sync import run_sync
@@ -41,7 +40,7 @@ from durable_debug.graph.calls import CallStyle, call, call_style, current_call
 from durable_debug.graph.channels import BinaryOperatorAggregate, Channel
 from durable_debug.graph.channels import Topic as SendTopic
 from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10, warn_renamed
-from durable_debug.graph.drawing import DrawableGraph, Edge, Node
+from durable_debug.graph.drawing import DrawableGraph, Edge, Node, as_langchain_graph
 from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.schema import StateSchema, _Key
@@ -638,6 +637,8 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
     def _io_schema(self, channels: str | Sequence[str], suffix: str, attr: str) -> Any:
         """A pydantic model of ``channels``: one channel's type as a root model, else a model
         with a field (default None) per channel, named like LangGraph's (``LangGraphInput``)."""
+        import pydantic  # only here: the package imports without pydantic
+
         name = f"{self.name}{suffix}"
         if isinstance(channels, str):
             generic: Any = pydantic.RootModel
@@ -683,9 +684,15 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
         returns the list of results (LangChain's ``Runnable.map``)."""
         return _Each(self)
 
-    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
+    def get_graph(self, config: RunnableConfig | None = None, *, xray: int | bool = False) -> Any:
         """Nodes linked through the channels: an edge from each writer of a channel to each
-        node it triggers; the input from ``__start__``, the output to ``__end__``."""
+        node it triggers; the input from ``__start__``, the output to ``__end__``. As for a
+        compiled graph (``graph/drawing.py``): langchain_core's ``Graph`` when LangChain is
+        installed, else a ``DrawableGraph``; ``config`` and ``xray`` change nothing here."""
+        drawn = self._channel_drawing()
+        return as_langchain_graph(drawn)
+
+    def _channel_drawing(self) -> DrawableGraph:
         drawn: dict[str, Node] = {START: Node(START, START)}
         for name, spec in self.nodes.items():
             drawn[name] = Node(name, name, spec.fn, spec.metadata or None)

@@ -1052,7 +1052,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self, config: RunnableConfig | None = None, *, xray: int | bool = False
     ) -> Any:
         """Async twin of :meth:`get_graph`."""
-        return get_graph(self, config, xray=xray)
+        return self.get_graph(config, xray=xray)
 
     def _require_saver(self, method: str) -> BaseCheckpointSaver:
         if self.checkpointer is None:
