@@ -48,7 +48,7 @@ from durable_debug.graph.interrupts import (
     subgraph_answered,
 )
 from durable_debug.graph.loop_save import LoopSave
-from durable_debug.graph.nodes import targets_to_writes
+from durable_debug.graph.nodes import command_update_pairs, targets_to_writes
 from durable_debug.graph.subgraph import Replay
 from durable_debug.graph.types import START, Command, EmptyInputError, Interrupt, Send
 from durable_debug.graph.version import acheck_graph_version, scheduled_nodes
@@ -313,12 +313,12 @@ class LoopStart(LoopSave):
                 await self.saves.put_writes(self.checkpoint_config, [(RESUME, answered)], tid)
         writes: list[tuple[str, Any]] = []
         if command.update is not None:
-            updates = self.graph.schema.updates_from(
+            writes += command_update_pairs(
+                self.graph.schema,
                 command.update,
-                where="Command(update=...)",
-                on_unknown=self.findings.on_unknown_key(None),
+                "Command(update=...)",
+                self.findings.on_unknown_key(None),
             )
-            writes += list(updates.items())
         if command.goto:
             goto = command.goto
             targets: list[str | Send] = [goto] if isinstance(goto, (str, Send)) else list(goto)

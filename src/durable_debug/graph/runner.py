@@ -369,7 +369,7 @@ async def node_writes(
     updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     writes: list[tuple[str, Any]] = list(updates)
     writes += targets_to_writes(spec.name, goto, graph.nodes)
-    writes += await edge_writes(graph, task, updates, channels, context, node_run)
+    writes += await edge_writes(graph, task, updates, channels, context, node_run, result)
     return writes or [(NO_WRITES, None)]
 
 
@@ -380,9 +380,11 @@ async def edge_writes(
     channels: dict[str, Channel],
     context: CallContext | None = None,
     node_run: Any = None,
+    output: Any = None,
 ) -> list[tuple[str, Any]]:
     """Writes made by the node's edges: triggers for plain edges, barrier entries for joins,
-    and whatever its conditional edges pick on the state including ``updates``.
+    and whatever its conditional edges pick on the state including ``updates`` (and, as
+    LangGraph passes them, the other keys of the node's returned dict ``output``).
 
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
     ``runtime``), on the event loop's thread; each is a child run of ``node_run`` when the
@@ -391,17 +393,21 @@ async def edge_writes(
     writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
-        state = fresh_state(graph.schema, channels, updates, spec.input_schema)
         pad = current_scratchpad()
-        if pad is not None and pad.managed and isinstance(state, dict):
-            state = {**state, **pad.managed}
         context = context or CallContext({})
         for index, branch in enumerate(spec.branches):
+            reader = branch.input_schema or spec.input_schema
+            passed = output if branch.input_schema is None else None
+            state = fresh_state(graph.schema, channels, updates, reader, passed)
+            if pad is not None and pad.managed and isinstance(state, dict):
+                state = {**state, **pad.managed}
             if node_run is None:
                 result = await call(branch.style, state, context, inline=True)
             else:
 
-                async def evaluate(config: dict[str, Any], branch: Any = branch) -> Any:
+                async def evaluate(
+                    config: dict[str, Any], branch: Any = branch, state: Any = state
+                ) -> Any:
                     return await call(branch.style, state, context.with_config(config), inline=True)
 
                 result = await node_run.branch(branch, index, state, evaluate, context.config)
@@ -423,5 +429,5 @@ async def _start_writes(
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
     # The run checked (and reported) the input when it began: unknown keys are dropped here.
     updates = graph.input_updates(task.input, on_unknown=_ignore_unknown)
-    edges = await edge_writes(graph, task, updates, channels, context, node_run)
+    edges = await edge_writes(graph, task, updates, channels, context, node_run, task.input)
     return list(updates.items()) + edges

@@ -46,7 +46,7 @@ from durable_debug.graph.algo import (
     task_id,
 )
 from durable_debug.graph.findings import RunFindings
-from durable_debug.graph.nodes import targets_to_writes
+from durable_debug.graph.nodes import command_update_pairs, targets_to_writes
 from durable_debug.graph.runner import edge_writes
 from durable_debug.graph.snapshot import with_checkpoint_map
 from durable_debug.graph.types import END, START, Command, InvalidUpdateError, Send
@@ -412,14 +412,18 @@ async def _update_writes(
     """The writes of one update: its state keys (a key the schema lacks is dropped, as
     LangGraph drops it, with a finding), a Command's goto, then the node's edges."""
     goto: list[Any] = []
+    on_unknown = findings.on_unknown_key(task.name)
     if isinstance(values, Command):
         goto = [values.goto] if isinstance(values.goto, (str, Send)) else list(values.goto or ())
-        values = values.update
-    updates = graph.schema.updates_from(
-        values, where=where, on_unknown=findings.on_unknown_key(task.name)
-    )
-    writes = list(updates.items()) + targets_to_writes(where, goto, graph.nodes)
-    return writes + await edge_writes(graph, task, updates, channels)
+        updates = command_update_pairs(graph.schema, values.update, where, on_unknown)
+        output = None
+    else:
+        updates = list(
+            graph.schema.updates_from(values, where=where, on_unknown=on_unknown).items()
+        )
+        output = values
+    writes = updates + targets_to_writes(where, goto, graph.nodes)
+    return writes + await edge_writes(graph, task, updates, channels, output=output)
 
 
 def infer_as_node(
