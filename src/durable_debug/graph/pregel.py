@@ -34,6 +34,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
+from durable_debug.graph.cache import node_namespace
 from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
 from durable_debug.graph.channels import (
     Channel,
@@ -648,9 +649,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             raise ValueError("No cache is set for this graph. Cannot clear cache.")
         return self.cache
 
-    def _cached_nodes(self, nodes: Sequence[str] | None) -> list[str]:
-        names = list(nodes or self.nodes)
-        return [n for n in names if n in self.nodes]
+    def _cached_nodes(self, nodes: Sequence[str] | None) -> list[tuple[str, ...]]:
+        """The cache namespaces of ``nodes`` (default: every node)."""
+        names = [n for n in (nodes or self.nodes) if n in self.nodes]
+        return [node_namespace(n, self.nodes[n].fn) for n in names]
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
