@@ -325,7 +325,10 @@ class LoopStart(LoopSave):
             writes += targets_to_writes("Command(goto=...)", targets, self.graph.nodes)
         if writes:
             if save:  # when forking, the fork checkpoint carries them instead
-                await self.saves.put_writes(self.checkpoint_config, writes, NULL_TASK_ID)
+                # Writes of no task accumulate (as LangGraph's): savers key a write by its
+                # position, so the ones already saved go first and keep theirs.
+                accumulated = [*self.null_writes, *writes]
+                await self.saves.put_writes(self.checkpoint_config, accumulated, NULL_TASK_ID)
             self.null_writes.extend(writes)
 
 
