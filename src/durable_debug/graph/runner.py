@@ -38,6 +38,7 @@ from durable_debug.graph.managed import managed_values
 from durable_debug.graph.nodes import (
     NO_WRITES,
     branch_channel,
+    command_update_pairs,
     fresh_state,
     state_writes,
     targets_to_writes,
@@ -49,6 +50,7 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     ParentCommand,
     RetryPolicy,
+    Send,
     from_langgraph,
 )
 
@@ -428,6 +430,16 @@ async def _start_writes(
 ) -> list[tuple[str, Any]]:
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
     # The run checked (and reported) the input when it began: unknown keys are dropped here.
-    updates = graph.input_updates(task.input, on_unknown=_ignore_unknown)
-    edges = await edge_writes(graph, task, updates, channels, context, node_run, task.input)
-    return list(updates.items()) + edges
+    if isinstance(task.input, Command):  # a Command starting a thread: its update and goto
+        accepted = graph.builder.input_schema.key_set
+        update = task.input.update
+        pairs = command_update_pairs(graph.schema, update, "The graph input", _ignore_unknown)
+        updates = [(k, v) for k, v in pairs if k in accepted]
+        goto = task.input.goto
+        targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
+        edges = targets_to_writes(START, targets, graph.nodes)
+        edges += await edge_writes(graph, task, updates, channels, context, node_run)
+        return updates + edges
+    updates_by_key = graph.input_updates(task.input, on_unknown=_ignore_unknown)
+    edges = await edge_writes(graph, task, updates_by_key, channels, context, node_run, task.input)
+    return list(updates_by_key.items()) + edges
