@@ -49,6 +49,7 @@ from durable_debug.graph.interrupts import (
     subgraph_answered,
 )
 from durable_debug.graph.loop_save import LoopSave
+from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import command_update_pairs, targets_to_writes
 from durable_debug.graph.subgraph import Replay
 from durable_debug.graph.types import START, Command, EmptyInputError, Interrupt, Send
@@ -199,6 +200,7 @@ class LoopStart(LoopSave):
             "Command(update=...)",
             self.findings.on_unknown_key(None),
         )  # and its goto, on LangGraph, but the input clears that trigger before any step
+        null = ensure_message_ids(self.channels, null)
         await self._save_checkpoint([], "input", extra_writes=[*null, (START, command)])
         self._emit("checkpoint", self._debug_checkpoint)
 
@@ -337,6 +339,7 @@ class LoopStart(LoopSave):
                 "Command(update=...)",
                 self.findings.on_unknown_key(None),
             )
+        writes = ensure_message_ids(self.channels, writes)
         writes += command_goto_writes(command, self.graph.nodes)
         if writes:
             if save:  # when forking, the fork checkpoint carries them instead

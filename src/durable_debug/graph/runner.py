@@ -35,6 +35,7 @@ from durable_debug.graph.interrupts import (
     set_scratchpad,
 )
 from durable_debug.graph.managed import managed_values
+from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import (
     NO_WRITES,
     branch_channel,
@@ -369,6 +370,7 @@ async def node_writes(
         is_subgraph = graph.subgraph_of(spec.name) is fn and fn is not None
         on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
     updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
+    updates = ensure_message_ids(channels, updates)
     writes: list[tuple[str, Any]] = list(updates)
     writes += targets_to_writes(spec.name, goto, graph.nodes)
     writes += await edge_writes(graph, task, updates, channels, context, node_run, result)
@@ -434,12 +436,13 @@ async def _start_writes(
         accepted = graph.builder.input_schema.key_set
         update = task.input.update
         pairs = command_update_pairs(graph.schema, update, "The graph input", _ignore_unknown)
-        updates = [(k, v) for k, v in pairs if k in accepted]
+        updates = ensure_message_ids(channels, [(k, v) for k, v in pairs if k in accepted])
         goto = task.input.goto
         targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
         edges = targets_to_writes(START, targets, graph.nodes)
         edges += await edge_writes(graph, task, updates, channels, context, node_run)
         return updates + edges
-    updates_by_key = graph.input_updates(task.input, on_unknown=_ignore_unknown)
-    edges = await edge_writes(graph, task, updates_by_key, channels, context, node_run, task.input)
-    return list(updates_by_key.items()) + edges
+    given = graph.input_updates(task.input, on_unknown=_ignore_unknown)
+    updates = ensure_message_ids(channels, list(given.items()))
+    edges = await edge_writes(graph, task, updates, channels, context, node_run, task.input)
+    return updates + edges

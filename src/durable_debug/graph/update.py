@@ -46,6 +46,7 @@ from durable_debug.graph.algo import (
     task_id,
 )
 from durable_debug.graph.findings import RunFindings
+from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import command_update_pairs, targets_to_writes
 from durable_debug.graph.runner import edge_writes
 from durable_debug.graph.snapshot import with_checkpoint_map
@@ -422,6 +423,7 @@ async def _update_writes(
             graph.schema.updates_from(values, where=where, on_unknown=on_unknown).items()
         )
         output = values
+    updates = ensure_message_ids(channels, updates)
     writes = updates + targets_to_writes(where, goto, graph.nodes)
     return writes + await edge_writes(graph, task, updates, channels, output=output)
 
