@@ -1012,6 +1012,14 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         return draw_graph(self.builder)
 
     def _require_saver(self, method: str) -> BaseCheckpointSaver:
+        if self.checkpointer is None and self.subgraph_checkpointer is True:
+            # Run on its own, a graph compiled to save with its parent has no saver to read.
+            raise RuntimeError(
+                f"checkpointer=True cannot be used for root graphs: {method} reads the "
+                "checkpoints of a graph compiled with checkpointer=True through the graph "
+                "that runs it as a subgraph (its task's state config on the parent's "
+                "get_state), or compile it with a saver of its own"
+            )
         if self.checkpointer is None:
             raise ValueError(
                 f"No checkpointer set: {method} needs a checkpointer: "

@@ -161,6 +161,10 @@ async def aupdate_step(
         from durable_debug.graph.subgraph import graph_at
 
         graph = graph_at(graph, checkpoint_ns)
+        # A checkpointer=True subgraph keeps its history under its namespace without task
+        # ids: the task's state config names its checkpoints there.
+        config = graph._own_config(config)
+        checkpoint_ns = config_checkpoint_ns(config)
     if saver is None:
         raise ValueError(
             "No checkpointer set: update_state needs a checkpointer: "
