@@ -398,7 +398,9 @@ async def _prepared_task_ids(
     latest = await saver.aget_tuple(thread)
     if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
         return {}
-    finished = {w[0] for w in saved.pending_writes or ()}
+    # A task that only paused (or failed) has not finished: an update of its node answers it.
+    records, _ = read_pending_writes(saved)
+    finished = {tid for tid, record in records.items() if record.finished}
     ids: dict[str, list[str]] = {}
     for task in prepare_tasks(graph, saved.checkpoint, channels, step, checkpoint_ns=checkpoint_ns):
         if task.id not in finished:
