@@ -411,11 +411,9 @@ class Overwrite:
 
 
 register_type(Overwrite, name="durable_debug.Overwrite")
-# A Command given to a thread with no checkpoint is its input (the START channel's value), as
-# LangGraph saves it.
+# A Command is saved as a dataclass (a thread's first input, a Send's argument), as LangGraph
+# saves it; its "no resume value" marker with it.
 register_type(_Unset, name="durable_debug.Command.unset")
-register_type(Command, name="durable_debug.Command")
-register_type(Send, name="durable_debug.Send")
 
 
 class InvalidUpdateError(ValueError):
