@@ -134,3 +134,36 @@ def test_bulk_update_state():
         trace.call("empty step", graph.bulk_update_state, cfg, [[]], message=False)
 
     check_parity(scenario)
+
+
+def test_clearing_a_checkpoint_after_editing_its_paused_task_keeps_the_edit() -> None:
+    """An update of a paused node's task, given at the checkpoint that paused, is saved as
+    that task's writes there, so clearing the checkpoint afterwards (``update_state(None,
+    as_node=END)``) applies the edit along with the finished tasks' writes."""
+
+    def scenario(api: Api, trace: Trace) -> None:
+        class Log(TypedDict):
+            log: Annotated[list, operator.add]
+
+        def ask(state: Log) -> dict:
+            api.interrupt("continue?")
+            return {"log": ["q"]}
+
+        graph = (
+            api.StateGraph(Log)
+            .add_node("p", lambda state: {"log": ["p"]})
+            .add_node("q", ask)
+            .add_edge(api.START, "p")
+            .add_edge(api.START, "q")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "t"}}
+        trace.call("run", graph.invoke, {"log": ["in"]}, cfg)
+        head = graph.get_state(cfg)
+        edited = graph.update_state(head.config, {"log": ["edit"]}, as_node="q")
+        trace.note("edited", graph.get_state(edited).values)
+        cleared = graph.update_state(head.config, None, as_node=api.END)
+        trace.note("cleared", graph.get_state(cleared).values)
+        trace.history("history", graph.get_state_history(cfg))
+
+    check_parity(scenario)

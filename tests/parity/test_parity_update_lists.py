@@ -75,3 +75,29 @@ def test_sends_that_carry_commands_on_a_one_value_state() -> None:
         trace.call("run", builder.compile().invoke, ["0"])
 
     check_parity(scenario)
+
+
+def test_sends_that_carry_commands_are_saved_with_a_checkpointer() -> None:
+    """A Send's argument that is a ``Command`` (with a Send of its own) is saved in the
+    step's writes and pending Sends, as LangGraph saves it."""
+
+    def scenario(api: Api, trace: Trace) -> None:
+        def fan(state: list) -> list:
+            return [api.Send("2", api.Command(update=["c"], goto=api.Send("2", 3)))]
+
+        def two(state: Any) -> Any:
+            if isinstance(state, api.Command):
+                return [state, api.Command(update=["2|cmd"])]
+            return [f"2|{state}"]
+
+        builder = api.StateGraph(Annotated[list, operator.add])
+        builder.add_node("1", lambda state: ["1"])
+        builder.add_node("2", two)
+        builder.add_edge(api.START, "1")
+        builder.add_conditional_edges("1", fan)
+        graph = builder.compile(checkpointer=api.MemorySaver())
+        cfg = {"configurable": {"thread_id": "t"}}
+        trace.call("run", graph.invoke, ["0"], cfg)
+        trace.history("history", graph.get_state_history(cfg))
+
+    check_parity(scenario)

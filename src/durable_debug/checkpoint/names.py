@@ -24,6 +24,7 @@ from typing import Final
 
 __all__ = [
     "BRANCH_PREFIX",
+    "CACHE_NS_WRITES",
     "COPY",
     "END",
     "ERROR",
@@ -142,6 +143,11 @@ INPUT = "__input__"
 """``as_node`` that applies the values as new run input (source "input")."""
 OVERWRITE = "__overwrite__"
 """Key of the dict form of an ``Overwrite`` write (``{"__overwrite__": value}``)."""
+
+CACHE_NS_WRITES = "__pregel_ns_writes"
+"""First element of the namespace a node's (or a ``@task``'s) cached writes are kept under:
+``(CACHE_NS_WRITES, function, node)`` (``(CACHE_NS_WRITES, function)`` for a ``@task``), as
+LangGraph names it, so one of LangGraph's caches can be shared."""
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""

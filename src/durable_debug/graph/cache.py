@@ -16,10 +16,12 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
-from collections.abc import Callable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from durable_debug.checkpoint.names import CACHE_NS_WRITES
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 if TYPE_CHECKING:
@@ -27,10 +29,16 @@ if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
 
 __all__ = [
+    "BaseCache",
     "CachePolicy",
+    "FullKey",
     "InMemoryCache",
+    "Namespace",
+    "call_namespace",
     "default_cache_key",
+    "identifier",
     "lookup",
+    "node_namespace",
     "remember",
 ]
 
@@ -42,6 +50,8 @@ def default_cache_key(value: Any) -> str:
     return hashlib.sha256(_serde.dumps(value)).hexdigest()
 
 
+ValueT = TypeVar("ValueT")
+"""What a cache holds (the engine keeps a task's writes, a list of ``(channel, value)``)."""
 KeyFuncT = TypeVar("KeyFuncT", bound=Callable[..., str | bytes])
 """The type of a :class:`CachePolicy`'s key function (``CachePolicy[MyKeyFunc]``)."""
 
@@ -56,52 +66,133 @@ class CachePolicy(Generic[KeyFuncT]):
     """Seconds an entry lives; None: no expiry."""
 
 
-class InMemoryCache:
-    """A cache of node writes kept in memory (per process), shared by the graphs given it."""
+Namespace = tuple[str, ...]
+"""Where a cache groups its entries: ``(CACHE_NS_WRITES, function, node)`` for a node."""
+FullKey = tuple[Namespace, str]
+"""A cache entry's address: its namespace and its key within it."""
 
-    def __init__(self, *, clock: Callable[[], float] = time.monotonic, **options: Any) -> None:
+
+class BaseCache(ABC, Generic[ValueT]):
+    """What the engine needs of a node cache, as LangGraph's ``langgraph.cache.base.BaseCache``
+    declares it: batch ``get``, ``set`` of a mapping, ``clear`` by namespace, and their async
+    twins. Subclass it (or LangGraph's, or pass one of LangGraph's caches) for another store;
+    ``serde`` is there for caches that serialize what they keep."""
+
+    serde: Any = None
+
+    def __init__(self, *, serde: Any = None) -> None:
+        self.serde = serde if serde is not None else self.serde
+
+    @abstractmethod
+    def get(self, keys: Sequence[FullKey]) -> dict[FullKey, ValueT]:
+        """The values cached under ``keys`` (missing and expired ones left out)."""
+
+    @abstractmethod
+    async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, ValueT]:
+        """Async twin of :meth:`get`."""
+
+    @abstractmethod
+    def set(self, pairs: Mapping[FullKey, tuple[ValueT, int | float | None]]) -> None:
+        """Cache each value under its key for its ttl in seconds (None: no expiry)."""
+
+    @abstractmethod
+    async def aset(self, pairs: Mapping[FullKey, tuple[ValueT, int | float | None]]) -> None:
+        """Async twin of :meth:`set`."""
+
+    @abstractmethod
+    def clear(self, namespaces: Sequence[Namespace] | None = None) -> None:
+        """Forget the entries of ``namespaces`` (None: every entry)."""
+
+    @abstractmethod
+    async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
+        """Async twin of :meth:`clear`."""
+
+
+class InMemoryCache(BaseCache[ValueT]):
+    """A cache of node writes kept in memory (per process), shared by the graphs given it.
+    ``clock`` gives the time expiry is measured on (seconds)."""
+
+    def __init__(self, *, serde: Any = None, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(serde=serde)
         self._clock = clock
-        self._entries: dict[tuple[str, ...], tuple[float | None, list[tuple[str, Any]]]] = {}
-        self._lock = threading.Lock()
+        self._entries: dict[Namespace, dict[str, tuple[float | None, Any]]] = {}
+        self._lock = threading.RLock()
 
-    def get(self, key: tuple[str, ...]) -> list[tuple[str, Any]] | None:
-        """The writes cached under ``key``, or None (missing or expired)."""
+    def get(self, keys: Sequence[FullKey]) -> dict[FullKey, ValueT]:
+        """The values cached under ``keys`` (missing and expired ones left out)."""
+        found: dict[FullKey, ValueT] = {}
         with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                return None
-            expires, writes = entry
-            if expires is not None and self._clock() >= expires:
-                del self._entries[key]
-                return None
-            return list(writes)
+            now = self._clock()
+            for ns, key in keys:
+                space = self._entries.get(tuple(ns), {})
+                entry = space.get(key)
+                if entry is None:
+                    continue
+                expires, value = entry
+                if expires is not None and now >= expires:
+                    del space[key]
+                    continue
+                found[(tuple(ns), key)] = _copy(value)
+        return found
 
-    def set(
-        self, key: tuple[str, ...], writes: Sequence[tuple[str, Any]], ttl: float | None
-    ) -> None:
-        """Cache ``writes`` under ``key`` for ``ttl`` seconds (None: no expiry)."""
-        expires = None if ttl is None else self._clock() + ttl
-        with self._lock:
-            self._entries[key] = (expires, list(writes))
+    async def aget(self, keys: Sequence[FullKey]) -> dict[FullKey, ValueT]:
+        """Async twin of :meth:`get`."""
+        return self.get(keys)
 
-    def clear(self, nodes: Sequence[str] | None = None) -> None:
-        """Forget every entry, or those of ``nodes``."""
+    def set(self, pairs: Mapping[FullKey, tuple[ValueT, int | float | None]]) -> None:
+        """Cache each value under its key for its ttl in seconds (None: no expiry)."""
         with self._lock:
-            if nodes is None:
+            now = self._clock()
+            for (ns, key), (value, ttl) in pairs.items():
+                expires = None if ttl is None else now + ttl
+                self._entries.setdefault(tuple(ns), {})[key] = (expires, _copy(value))
+
+    async def aset(self, pairs: Mapping[FullKey, tuple[ValueT, int | float | None]]) -> None:
+        """Async twin of :meth:`set`."""
+        self.set(pairs)
+
+    def clear(self, namespaces: Sequence[Namespace] | None = None) -> None:
+        """Forget the entries of ``namespaces`` (None: every entry)."""
+        with self._lock:
+            if namespaces is None:
                 self._entries.clear()
             else:
-                names = set(nodes)
-                self._entries = {k: v for k, v in self._entries.items() if k[0] not in names}
+                for ns in namespaces:
+                    self._entries.pop(tuple(ns), None)
 
-    async def aclear(self, nodes: Sequence[str] | None = None) -> None:
+    async def aclear(self, namespaces: Sequence[Namespace] | None = None) -> None:
         """Async twin of :meth:`clear`."""
-        self.clear(nodes)
+        self.clear(namespaces)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return sum(len(space) for space in self._entries.values())
 
 
-def _key(task: Task, policy: CachePolicy[Any]) -> tuple[str, ...] | None:
+def _copy(value: Any) -> Any:
+    """A list's own copy (the writes a task gets are its own to extend), else the value."""
+    return list(value) if isinstance(value, list) else value
+
+
+def identifier(fn: Any) -> str:
+    """The name a function's cache entries are kept under: its module and qualified name, as
+    LangGraph names it (``__dynamic__`` for one without them)."""
+    fn = getattr(fn, "func", fn)  # a runnable wrapping a function
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    module = getattr(fn, "__module__", None)
+    return f"{module}.{name}" if name and module else "__dynamic__"
+
+
+def node_namespace(name: str, fn: Any) -> Namespace:
+    """The namespace of a graph node's cached writes."""
+    return (CACHE_NS_WRITES, identifier(fn), name)
+
+
+def call_namespace(fn: Any) -> Namespace:
+    """The namespace of a ``@task`` function's cached results."""
+    return (CACHE_NS_WRITES, identifier(fn))
+
+
+def _key(task: Task, policy: CachePolicy[Any], call: bool) -> FullKey | None:
     try:
         raw = policy.key_func(task.input)
     except SerdeError:
@@ -113,28 +204,35 @@ def _key(task: Task, policy: CachePolicy[Any]) -> tuple[str, ...] | None:
         ) from exc
     text = raw.hex() if isinstance(raw, bytes) else str(raw)
     fn = task.node.fn
-    ident = f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', type(fn).__name__)}"
-    return (task.name, ident, text)
+    ns = call_namespace(fn) if call else node_namespace(task.name, fn)
+    return (ns, text)
 
 
-def lookup(graph: CompiledStateGraph[Any, Any, Any, Any], task: Task) -> bool:
-    """Give ``task`` its cached writes if there are any; True on a hit."""
+def lookup(
+    graph: CompiledStateGraph[Any, Any, Any, Any], task: Task, *, call: bool = False
+) -> bool:
+    """Give ``task`` its cached writes if there are any; True on a hit. ``call``: the task is
+    a ``@task`` call (its entries are the function's, not a node's)."""
     cache, policy = getattr(graph, "cache", None), task.node.cache_policy
     if cache is None or policy is None:
         return False
-    key = _key(task, policy)
-    writes = cache.get(key) if key is not None else None
+    key = _key(task, policy, call)
+    if key is None:
+        return False
+    writes = cache.get([key]).get(key)
     if writes is None:
         return False
-    task.writes, task.status, task.cached = writes, "done", True
+    task.writes, task.status, task.cached = list(writes), "done", True
     return True
 
 
-def remember(graph: CompiledStateGraph[Any, Any, Any, Any], task: Task) -> None:
+def remember(
+    graph: CompiledStateGraph[Any, Any, Any, Any], task: Task, *, call: bool = False
+) -> None:
     """Cache the writes of ``task`` if it finished and its node has a cache policy."""
     cache, policy = getattr(graph, "cache", None), task.node.cache_policy
     if cache is None or policy is None or task.status != "done" or task.cached:
         return
-    key = _key(task, policy)
+    key = _key(task, policy, call)
     if key is not None:
-        cache.set(key, task.writes, policy.ttl)
+        cache.set({key: (list(task.writes), policy.ttl)})

@@ -13,6 +13,7 @@ checkpoints it makes and report them.
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -48,7 +49,8 @@ from durable_debug.graph.interrupts import (
     subgraph_answered,
 )
 from durable_debug.graph.loop_save import LoopSave
-from durable_debug.graph.nodes import targets_to_writes
+from durable_debug.graph.message_ids import ensure_message_ids
+from durable_debug.graph.nodes import command_update_pairs, targets_to_writes
 from durable_debug.graph.subgraph import Replay
 from durable_debug.graph.types import Command, EmptyInputError, Interrupt, Send
 from durable_debug.graph.version import acheck_graph_version, scheduled_nodes
@@ -187,6 +189,21 @@ class LoopStart(LoopSave):
         await self._save_checkpoint(discarded, "input", extra_writes=self.graph.input_writes(input))
         self._emit("checkpoint", self._debug_checkpoint)
 
+    async def _start_with_command(self, command: Command[Any]) -> None:
+        """``Command(update=..., goto=...)`` on a thread with no checkpoint starts it, as
+        LangGraph runs it: its writes are applied to the empty state as writes of no task, and
+        the Command is the run's input, which the START task applies once more (so a reducer
+        key gets the update twice, as on LangGraph)."""
+        null = command_update_pairs(
+            self.graph.schema,
+            command.update,
+            "Command(update=...)",
+            self.findings.on_unknown_key(None),
+        )  # and its goto, on LangGraph, but the input clears that trigger before any step
+        null = ensure_message_ids(self.channels, null)
+        await self._save_checkpoint([], "input", extra_writes=[*null, (START, command)])
+        self._emit("checkpoint", self._debug_checkpoint)
+
     async def _resume(self, command: Command[Any] | None) -> None:
         """Continue the thread from the loaded checkpoint.
 
@@ -198,6 +215,9 @@ class LoopStart(LoopSave):
         unfinished tasks run.
         """
         if not self.has_saved:
+            if command is not None and not command.has_resume and command_writes(command):
+                await self._start_with_command(command)
+                return
             what = "None" if command is None else repr(command)
             error = EmptyInputError(
                 f"Thread {self.thread_id!r} has no checkpoint, so there is nothing to resume "
@@ -313,20 +333,35 @@ class LoopStart(LoopSave):
                 await self.saves.put_writes(self.checkpoint_config, [(RESUME, answered)], tid)
         writes: list[tuple[str, Any]] = []
         if command.update is not None:
-            updates = self.graph.schema.updates_from(
+            writes += command_update_pairs(
+                self.graph.schema,
                 command.update,
-                where="Command(update=...)",
-                on_unknown=self.findings.on_unknown_key(None),
+                "Command(update=...)",
+                self.findings.on_unknown_key(None),
             )
-            writes += list(updates.items())
-        if command.goto:
-            goto = command.goto
-            targets: list[str | Send] = [goto] if isinstance(goto, (str, Send)) else list(goto)
-            writes += targets_to_writes("Command(goto=...)", targets, self.graph.nodes)
+        writes = ensure_message_ids(self.channels, writes)
+        writes += command_goto_writes(command, self.graph.nodes)
         if writes:
             if save:  # when forking, the fork checkpoint carries them instead
-                await self.saves.put_writes(self.checkpoint_config, writes, NULL_TASK_ID)
+                # Writes of no task accumulate (as LangGraph's): savers key a write by its
+                # position, so the ones already saved go first and keep theirs.
+                accumulated = [*self.null_writes, *writes]
+                await self.saves.put_writes(self.checkpoint_config, accumulated, NULL_TASK_ID)
             self.null_writes.extend(writes)
+
+
+def command_writes(command: Command[Any]) -> bool:
+    """Whether ``command`` writes anything besides its answer (an update or a goto)."""
+    return command.update is not None or bool(command.goto)
+
+
+def command_goto_writes(command: Command[Any], nodes: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The writes that schedule what ``Command(goto=...)`` names."""
+    goto = command.goto
+    if not goto:
+        return []
+    targets: list[str | Send] = [goto] if isinstance(goto, (str, Send)) else list(goto)
+    return targets_to_writes("Command(goto=...)", targets, nodes)
 
 
 def pending_interrupts(records: dict[str, TaskRecord]) -> dict[str, tuple[Interrupt[Any], ...]]:

@@ -66,6 +66,9 @@ class Branch:
     path_map: Mapping[Hashable, str] | None
     style: CallStyle
     """How to call ``path`` (see :mod:`durable_debug.graph.calls`)."""
+    input_schema: StateSchema | None = None
+    """The schema ``path``'s first parameter is annotated with, when it is a state class: the
+    edge reads the state through it (and is not given the node's other returned keys)."""
 
     def destinations(self) -> list[str] | None:
         """Nodes this branch may go to, when known (for drawing)."""
@@ -216,8 +219,7 @@ def state_writes(
     if isinstance(result, Command):
         goto = result.goto
         targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
-        updates = schema.updates_from(result.update, where=where, on_unknown=on_unknown)
-        return list(updates.items()), targets
+        return command_update_pairs(schema, result.update, where, on_unknown), targets
     if isinstance(result, (list, tuple)) and result and any(isinstance(r, Command) for r in result):
         writes: list[tuple[str, Any]] = []
         targets = []
@@ -231,22 +233,51 @@ def state_writes(
     return list(schema.updates_from(result, where=where, on_unknown=on_unknown).items()), []
 
 
+def command_update_pairs(
+    schema: StateSchema,
+    update: Any,
+    where: str,
+    on_unknown: Callable[[str, str, InvalidUpdateError], None] | None = None,
+) -> list[tuple[str, Any]]:
+    """A ``Command``'s ``update`` as ``(key, value)`` writes, in order. Besides what a node may
+    return, LangGraph takes a list of ``(key, value)`` pairs here, a key written as often as
+    it is named (a reducer gets each value)."""
+    if (
+        schema.kind != "root"
+        and isinstance(update, (list, tuple))
+        and update
+        and all(isinstance(t, tuple) and len(t) == 2 and isinstance(t[0], str) for t in update)
+    ):
+        pairs: list[tuple[str, Any]] = []
+        for key, value in update:
+            one = schema.updates_from({key: value}, where=where, on_unknown=on_unknown)
+            pairs += one.items()
+        return pairs
+    return list(schema.updates_from(update, where=where, on_unknown=on_unknown).items())
+
+
 def fresh_state(
     schema: StateSchema,
     channels: Mapping[str, Channel],
     updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
     reader: StateSchema | None = None,
+    output: Any = None,
 ) -> Any:
-    """The state as a conditional edge of this task sees it: current values plus the task's
-    own writes (reducers applied), without touching the channels; read through the source
-    node's input schema ``reader`` (default: the state), plus the keys the task wrote."""
+    """The state as a conditional edge of this task sees it, as LangGraph reads it: the keys
+    of ``reader`` (default: the state) with the task's own writes applied (reducers run on a
+    copy; the channels are not touched). Unless the edge declares its own schema
+    (``Branch.input_schema``), a dict ``output`` (what the node returned) is merged under it,
+    so the edge also sees returned keys the state lacks."""
+    reader = reader or schema
     pairs = list(updates.items()) if isinstance(updates, Mapping) else list(updates)
     written: dict[str, list[Any]] = {}
     for key, new in pairs:
         written.setdefault(key, []).append(new)
     values = {}
-    for key in schema.keys:
-        channel = channels[key]
+    for key in reader.keys:
+        channel = channels.get(key)
+        if channel is None:
+            continue
         value = channel.value if channel.is_available() else MISSING
         if key in written:
             if isinstance(channel, BinaryOperatorAggregate) and value is not MISSING:
@@ -257,7 +288,33 @@ def fresh_state(
                 value = written[key][-1]
         if value is not MISSING:
             values[key] = value
-    return (reader or schema).to_input(values, also=written)
+    state = reader.to_input(values)
+    if isinstance(state, dict) and isinstance(output, dict):
+        state = {**output, **state}
+    return state
+
+
+def branch_reader(path: Any) -> StateSchema | None:
+    """The schema a conditional edge's function declares with its first parameter's
+    annotation, when that is a class with annotated keys (as LangGraph infers it); None:
+    the edge reads what its source node reads."""
+    target = getattr(path, "func", None) if not inspect.isroutine(path) else path
+    if not inspect.isroutine(target):
+        return None
+    try:
+        hints = typing.get_type_hints(target)
+        first = next(iter(inspect.signature(target).parameters), None)
+    except Exception:  # annotations that do not resolve, or no signature
+        return None
+    hint = hints.get(first) if first else None
+    if not isinstance(hint, type):
+        return None
+    try:
+        if not typing.get_type_hints(hint):
+            return None
+    except Exception:
+        return None
+    return StateSchema.of(hint)
 
 
 def targets_to_writes(

@@ -34,6 +34,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
+from durable_debug.graph.cache import node_namespace
 from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
 from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.channels import (
@@ -685,9 +686,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             raise ValueError("No cache is set for this graph. Cannot clear cache.")
         return self.cache
 
-    def _cached_nodes(self, nodes: Sequence[str] | None) -> list[str]:
-        names = list(nodes or self.nodes)
-        return [n for n in names if n in self.nodes]
+    def _cached_nodes(self, nodes: Sequence[str] | None) -> list[tuple[str, ...]]:
+        """The cache namespaces of ``nodes`` (default: every node)."""
+        names = [n for n in (nodes or self.nodes) if n in self.nodes]
+        return [node_namespace(n, self.nodes[n].fn) for n in names]
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
@@ -1055,6 +1057,14 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         return self.get_graph(config, xray=xray)
 
     def _require_saver(self, method: str) -> BaseCheckpointSaver:
+        if self.checkpointer is None and self.subgraph_checkpointer is True:
+            # Run on its own, a graph compiled to save with its parent has no saver to read.
+            raise RuntimeError(
+                f"checkpointer=True cannot be used for root graphs: {method} reads the "
+                "checkpoints of a graph compiled with checkpointer=True through the graph "
+                "that runs it as a subgraph (its task's state config on the parent's "
+                "get_state), or compile it with a saver of its own"
+            )
         if self.checkpointer is None:
             raise ValueError(
                 f"No checkpointer set: {method} needs a checkpointer: "

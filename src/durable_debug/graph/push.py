@@ -43,6 +43,7 @@ from durable_debug._sync import run_sync, submit
 from durable_debug.checkpoint.base import ERROR, RESUME
 from durable_debug.checkpoint.names import PREVIOUS, RETURN
 from durable_debug.graph.algo import PUSH, Task, interrupt_id, task_id, task_path_str
+from durable_debug.graph.cache import call_namespace
 from durable_debug.graph.calls import (
     INJECTED,
     CallContext,
@@ -187,12 +188,12 @@ class TaskFunction(Generic[T]):
         """Forget what ``cache`` holds for this task's calls (nothing without a
         ``cache_policy``), as LangGraph's ``task.clear_cache``."""
         if self.cache_policy is not None:
-            cache.clear([self.name])
+            cache.clear([call_namespace(self.func)])
 
     async def aclear_cache(self, cache: Any) -> None:
         """Async twin of :meth:`clear_cache`."""
         if self.cache_policy is not None:
-            await cache.aclear([self.name])
+            await cache.aclear([call_namespace(self.func)])
 
     def __repr__(self) -> str:
         return f"<task {self.name}>"
@@ -382,7 +383,7 @@ class CallRunner:
             while (asked := interrupt_id(task.id, len(resume))) in answers.values:
                 answers.claim(asked)
                 resume.append(answers.values[asked])
-        return fn.spec.cache_policy is None or not cache.lookup(loop.graph, task)
+        return fn.spec.cache_policy is None or not cache.lookup(loop.graph, task, call=True)
 
     def _attempt(
         self,
@@ -430,7 +431,7 @@ class CallRunner:
     def _done(self, task: Task, fn: TaskFunction[Any], result: Any) -> None:
         task.writes, task.status = [(RETURN, result)], "done"
         if fn.spec.cache_policy is not None:
-            cache.remember(self.loop.graph, task)
+            cache.remember(self.loop.graph, task, call=True)
 
     def _failed(self, task: Task, exc: BaseException, step: int) -> None:
         if isinstance(exc, GraphInterrupt):

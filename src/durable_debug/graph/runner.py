@@ -35,9 +35,11 @@ from durable_debug.graph.interrupts import (
     set_scratchpad,
 )
 from durable_debug.graph.managed import managed_values
+from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import (
     NO_WRITES,
     branch_channel,
+    command_update_pairs,
     fresh_state,
     state_writes,
     targets_to_writes,
@@ -49,6 +51,7 @@ from durable_debug.graph.types import (
     GraphInterrupt,
     ParentCommand,
     RetryPolicy,
+    Send,
     from_langgraph,
 )
 
@@ -370,9 +373,10 @@ async def node_writes(
         is_subgraph = graph.subgraph_of(spec.name) is fn and fn is not None
         on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
     updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
+    updates = ensure_message_ids(channels, updates)
     writes: list[tuple[str, Any]] = list(updates)
     writes += targets_to_writes(spec.name, goto, graph.nodes)
-    writes += await edge_writes(graph, task, updates, channels, context, node_run)
+    writes += await edge_writes(graph, task, updates, channels, context, node_run, result)
     return writes or [(NO_WRITES, None)]
 
 
@@ -383,9 +387,11 @@ async def edge_writes(
     channels: dict[str, Channel],
     context: CallContext | None = None,
     node_run: Any = None,
+    output: Any = None,
 ) -> list[tuple[str, Any]]:
     """Writes made by the node's edges: triggers for plain edges, barrier entries for joins,
-    and whatever its conditional edges pick on the state including ``updates``.
+    and whatever its conditional edges pick on the state including ``updates`` (and, as
+    LangGraph passes them, the other keys of the node's returned dict ``output``).
 
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
     ``runtime``), on the event loop's thread; each is a child run of ``node_run`` when the
@@ -394,17 +400,21 @@ async def edge_writes(
     writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
     writes += [(join, spec.name) for join in spec.joins]
     if spec.branches:
-        state = fresh_state(graph.schema, channels, updates, spec.input_schema)
         pad = current_scratchpad()
-        if pad is not None and pad.managed and isinstance(state, dict):
-            state = {**state, **pad.managed}
         context = context or CallContext({})
         for index, branch in enumerate(spec.branches):
+            reader = branch.input_schema or spec.input_schema
+            passed = output if branch.input_schema is None else None
+            state = fresh_state(graph.schema, channels, updates, reader, passed)
+            if pad is not None and pad.managed and isinstance(state, dict):
+                state = {**state, **pad.managed}
             if node_run is None:
                 result = await call(branch.style, state, context, inline=True)
             else:
 
-                async def evaluate(config: dict[str, Any], branch: Any = branch) -> Any:
+                async def evaluate(
+                    config: dict[str, Any], branch: Any = branch, state: Any = state
+                ) -> Any:
                     return await call(branch.style, state, context.with_config(config), inline=True)
 
                 result = await node_run.branch(branch, index, state, evaluate, context.config)
@@ -425,6 +435,17 @@ async def _start_writes(
 ) -> list[tuple[str, Any]]:
     """The virtual START node: the run input becomes state writes, then START's edges fire."""
     # The run checked (and reported) the input when it began: unknown keys are dropped here.
-    updates = graph.input_updates(task.input, on_unknown=_ignore_unknown)
-    edges = await edge_writes(graph, task, updates, channels, context, node_run)
-    return list(updates.items()) + edges
+    if isinstance(task.input, Command):  # a Command starting a thread: its update and goto
+        accepted = graph.builder.input_schema.key_set
+        update = task.input.update
+        pairs = command_update_pairs(graph.schema, update, "The graph input", _ignore_unknown)
+        updates = ensure_message_ids(channels, [(k, v) for k, v in pairs if k in accepted])
+        goto = task.input.goto
+        targets = [goto] if isinstance(goto, (str, Send)) else list(goto or ())
+        edges = targets_to_writes(START, targets, graph.nodes)
+        edges += await edge_writes(graph, task, updates, channels, context, node_run)
+        return updates + edges
+    given = graph.input_updates(task.input, on_unknown=_ignore_unknown)
+    updates = ensure_message_ids(channels, list(given.items()))
+    edges = await edge_writes(graph, task, updates, channels, context, node_run, task.input)
+    return updates + edges

@@ -30,6 +30,7 @@ from durable_debug.graph.nodes import (
     Branch,
     NodeSpec,
     branch_channel,
+    branch_reader,
     command_destinations,
     join_channel,
 )
@@ -324,7 +325,10 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             mapping = dict(path_map)
         else:
             mapping = {name: name for name in path_map}
-        branch = Branch(source, path, mapping, call_style(path))
+        reader = branch_reader(path)
+        if reader is not None and reader.schema is not self.state_schema.schema:
+            self._add_schema(reader)  # its keys are channels too
+        branch = Branch(source, path, mapping, call_style(path), reader)
         self.branches.setdefault(source, []).append(branch)
         return self
 

@@ -8,6 +8,7 @@ StateSnapshot, PregelTask and the exceptions a run can raise.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import sys
 import warnings
@@ -185,7 +186,14 @@ def is_invalid_resume(error: BaseException) -> bool:
     return getattr(error, INVALID_RESUME, False) is True
 
 
-_UNSET: Any = object()
+class _Unset(enum.Enum):
+    """The "no resume value" marker: an Enum member, so a saved ``Command`` (a thread's
+    first input) reads back with the same marker."""
+
+    UNSET = "unset"
+
+
+_UNSET: Any = _Unset.UNSET
 
 
 class _ToolOutput:
@@ -403,6 +411,9 @@ class Overwrite:
 
 
 register_type(Overwrite, name="durable_debug.Overwrite")
+# A Command is saved as a dataclass (a thread's first input, a Send's argument), as LangGraph
+# saves it; its "no resume value" marker with it.
+register_type(_Unset, name="durable_debug.Command.unset")
 
 
 class InvalidUpdateError(ValueError):

@@ -46,7 +46,8 @@ from durable_debug.graph.algo import (
     task_id,
 )
 from durable_debug.graph.findings import RunFindings
-from durable_debug.graph.nodes import targets_to_writes
+from durable_debug.graph.message_ids import ensure_message_ids
+from durable_debug.graph.nodes import command_update_pairs, targets_to_writes
 from durable_debug.graph.runner import edge_writes
 from durable_debug.graph.snapshot import with_checkpoint_map
 from durable_debug.graph.types import END, START, Command, InvalidUpdateError, Send
@@ -160,6 +161,10 @@ async def aupdate_step(
         from durable_debug.graph.subgraph import graph_at
 
         graph = graph_at(graph, checkpoint_ns)
+        # A checkpointer=True subgraph keeps its history under its namespace without task
+        # ids: the task's state config names its checkpoints there.
+        config = graph._own_config(config)
+        checkpoint_ns = config_checkpoint_ns(config)
     if saver is None:
         raise ValueError(
             "No checkpointer set: update_state needs a checkpointer: "
@@ -393,7 +398,9 @@ async def _prepared_task_ids(
     latest = await saver.aget_tuple(thread)
     if latest is None or latest.checkpoint["id"] != saved.checkpoint["id"]:
         return {}
-    finished = {w[0] for w in saved.pending_writes or ()}
+    # A task that only paused (or failed) has not finished: an update of its node answers it.
+    records, _ = read_pending_writes(saved)
+    finished = {tid for tid, record in records.items() if record.finished}
     ids: dict[str, list[str]] = {}
     for task in prepare_tasks(graph, saved.checkpoint, channels, step, checkpoint_ns=checkpoint_ns):
         if task.id not in finished:
@@ -414,14 +421,19 @@ async def _update_writes(
     if task.node.writer is not None:  # a low-level Pregel node: its writes of ``values``
         return task.node.writer(values)
     goto: list[Any] = []
+    on_unknown = findings.on_unknown_key(task.name)
     if isinstance(values, Command):
         goto = [values.goto] if isinstance(values.goto, (str, Send)) else list(values.goto or ())
-        values = values.update
-    updates = graph.schema.updates_from(
-        values, where=where, on_unknown=findings.on_unknown_key(task.name)
-    )
-    writes = list(updates.items()) + targets_to_writes(where, goto, graph.nodes)
-    return writes + await edge_writes(graph, task, updates, channels)
+        updates = command_update_pairs(graph.schema, values.update, where, on_unknown)
+        output = None
+    else:
+        updates = list(
+            graph.schema.updates_from(values, where=where, on_unknown=on_unknown).items()
+        )
+        output = values
+    updates = ensure_message_ids(channels, updates)
+    writes = updates + targets_to_writes(where, goto, graph.nodes)
+    return writes + await edge_writes(graph, task, updates, channels, output=output)
 
 
 def infer_as_node(
