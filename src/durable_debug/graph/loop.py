@@ -177,6 +177,9 @@ class RunLoop(LoopStart, LoopTasks):
         self.thread_id: str | None = None
         self.checkpoint_ns = config_checkpoint_ns(self.config)
         self.paused = False
+        self.stopped_on: str | None = None
+        """Why the run stopped before its end: ``"pending"`` (interrupts), or the static
+        breakpoint (``"interrupt_before"`` / ``"interrupt_after"``); its lifecycle status."""
         self.interrupts: tuple[Interrupt[Any], ...] = ()
         """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
         self.values: dict[str, Any] = {}
@@ -299,6 +302,8 @@ class RunLoop(LoopStart, LoopTasks):
             if self.graph_run is not None:
                 await self.graph_run.error(exc)
             raise
+        if self.stopped_on is not None and self.nesting is None and self.config.get("callbacks"):
+            await self._report_lifecycle(self.stopped_on, self.interrupts)
         if self.graph_run is not None:
             await self.graph_run.end(self.graph.output_values(self.values))
 
@@ -362,6 +367,7 @@ class RunLoop(LoopStart, LoopTasks):
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())  # and reports it, as LangGraph (not this level)
                 self._emit("static_interrupt", _nothing)
+                self.stopped_on = "interrupt_before"
                 yield
                 break
             if self.runtime.drain_requested:  # after the breakpoints, as LangGraph checks it
@@ -396,6 +402,7 @@ class RunLoop(LoopStart, LoopTasks):
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
             if self.paused:
+                self.stopped_on = "pending"
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
                 if self.interrupts:
@@ -419,6 +426,7 @@ class RunLoop(LoopStart, LoopTasks):
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 self._emit("static_interrupt", _nothing)
+                self.stopped_on = "interrupt_after"
                 yield
                 break
         self.values = self.graph.read_state(self.channels)
