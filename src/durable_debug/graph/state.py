@@ -33,6 +33,7 @@ from durable_debug.graph.nodes import (
     join_channel,
 )
 from durable_debug.graph.schema import StateSchema
+from durable_debug.graph.trace_policy import TracePolicy
 from durable_debug.graph.types import (
     END,
     START,
@@ -117,6 +118,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         defer: bool = False,
         cache_policy: Any = None,
         error_handler: Callable[..., Any] | None = None,
+        trace_policy: TracePolicy | None = None,
         **kwargs: Any,
     ) -> StateGraph[Any, Any, Any, Any]:
         """Add a node. ``add_node(fn)`` names it after the function (a callable object after
@@ -136,6 +138,9 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         in a parameter annotated :class:`~durable_debug.errors.NodeError`, the failure; its
         writes (a ``Command`` may route on) replace the failed node's, and the run goes on.
         A failing handler fails the run.
+
+        ``trace_policy=TracePolicy(process_inputs=..., process_outputs=...)`` changes what
+        tracers record as the node run's input and output (``graph/trace_policy.py``).
         """
         if action is None:
             if isinstance(node, str) or not (
@@ -187,6 +192,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             defer=defer,
             cache_policy=cache_policy,
             error_handler=handler_name,
+            trace_policy=trace_policy,
         )
         return self
 
