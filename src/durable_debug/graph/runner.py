@@ -43,6 +43,7 @@ from durable_debug.graph.nodes import (
     targets_to_writes,
 )
 from durable_debug.graph.subgraph import Nesting
+from durable_debug.graph.timeouts import AttemptClock, NodeCancelledError
 from durable_debug.graph.types import (
     START,
     Command,
@@ -197,8 +198,12 @@ async def run_task(
                     node_attempt=attempt,
                     node_first_attempt_time=first_attempt,
                 )
+                clock = AttemptClock(spec.timeout, spec.name) if spec.timeout else None
                 context = CallContext(
-                    node_config(config, task, step, checkpoint_id), runtime, info, task.node_error
+                    node_config(config, task, step, checkpoint_id),
+                    runtime if clock is None else runtime.override(heartbeat=clock.heartbeat),
+                    info,
+                    task.node_error,
                 )
                 assert spec.style is not None
                 inline = (
@@ -213,11 +218,15 @@ async def run_task(
                 if graph_run is not None:
                     node_run = await graph_run.node(spec, task.input, step, context.config)
                     context.config = node_run.child_config(context.config)
+                if clock is not None and clock.auto:
+                    context.config, watched = clock.watch_progress(context.config, context.runtime)
+                    context = CallContext(context.config, watched, None, task.node_error)
                 try:
                     try:
-                        result = await call(
+                        body = call(
                             spec.style, task.input, context, inline=inline, node_run=node_run
                         )
+                        result = await (body if clock is None else clock.run(body))
                     except ParentCommand as exc:  # from a subgraph this node ran: its result
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:
@@ -244,11 +253,15 @@ async def run_task(
                 task.status, task.interrupts = "interrupt", exc.interrupts
             except ParentCommand as exc:  # ends this run; never retried
                 task.status, task.error = "error", exc
-            except asyncio.CancelledError:
-                task.status = "cancelled"
-                if observed:
-                    event("finish", "cancelled")
-                raise
+            except asyncio.CancelledError as exc:
+                if not _cancelled_from_outside():  # the node's own code raised it
+                    task.status, task.error = "error", NodeCancelledError(spec.name)
+                    task.error.__cause__ = exc
+                else:
+                    task.status = "cancelled"
+                    if observed:
+                        event("finish", "cancelled")
+                    raise
             except Exception as exc:
                 task.status, task.error = "error", exc
             if observed:
@@ -264,6 +277,13 @@ async def run_task(
         if recording is not None and taping is not None:
             recording.stop(taping)
         reset_scratchpad(token)
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the running task was asked to stop (a sibling failed, the run was cancelled),
+    rather than a node raising ``asyncio.CancelledError`` of its own."""
+    current = asyncio.current_task()
+    return current is None or current.cancelling() > 0
 
 
 def _retry_wait(policies: Sequence[RetryPolicy], exc: BaseException | None, attempt: int) -> float:
