@@ -178,6 +178,7 @@ async def run_task(
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     first_attempt = time.time()
+    inline = False
     try:
         while True:
             attempt += 1
@@ -271,7 +272,10 @@ async def run_task(
                 wait = _retry_wait(spec.retry, task.error, attempt)
             if not wait:
                 return
-            await asyncio.sleep(wait)
+            if inline:  # a sync run's lone task: its caller waits anyway, as LangGraph's
+                time.sleep(wait)  # sync loop does (tests patch time.sleep to watch back-off)
+            else:
+                await asyncio.sleep(wait)
             task.status, task.error = None, None
     finally:
         if recording is not None and taping is not None:
