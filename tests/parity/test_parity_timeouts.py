@@ -218,3 +218,32 @@ async def test_a_node_raising_cancelled_error_fails_the_run():
         trace.note("error", (type(caught.value).__name__, caught.value.node, str(caught.value)))
 
     await acheck_parity(scenario)
+
+
+async def test_step_timeout_counts_the_consumers_time_and_cancels_the_step():
+    async def scenario(api: Api, trace: Trace) -> None:
+        cancelled: list[str] = []
+
+        async def hangs(state: State) -> dict:
+            try:
+                await _forever()
+            except asyncio.CancelledError:
+                cancelled.append("hangs")
+                raise
+            return {"x": 0}
+
+        async def quick(state: State) -> dict:
+            return {"x": 1}
+
+        builder = api.StateGraph(State).add_node("hangs", hangs).add_node("quick", quick)
+        graph = builder.add_edge(api.START, "hangs").add_edge(api.START, "quick").compile()
+        graph.step_timeout = 0.2
+        chunks = []
+        with pytest.raises(asyncio.TimeoutError):
+            async for chunk in graph.astream({"x": 0}, stream_mode="updates"):
+                chunks.append(chunk)
+                await asyncio.sleep(0.3)  # past the step's deadline before asking for more
+        trace.note("seen", (chunks, cancelled))
+
+    ours = await acheck_parity(scenario)
+    assert ours["seen"] == ([{"quick": {"x": 1}}], ["hangs"])

@@ -379,7 +379,10 @@ class RunLoop(LoopStart, LoopTasks):
             if self._reported():
                 yield
             if len(to_run) == 1 and not (
-                self.producers.live or self.forwards or self.graph.streams_while_running
+                self.producers.live
+                or self.forwards
+                or self.graph.streams_while_running
+                or getattr(self.graph, "step_timeout", None)  # timed in _run_concurrently
             ):
                 # No chunk can come while it runs (so a sync node may run inline): just await it.
                 await self._run_one(to_run[0], self.step + 1, alone=True)
