@@ -224,6 +224,16 @@ class NodeRun:
         await tracers.on_chain_end(recorded)
         await real.on_chain_end(output)
 
+    def tracing_parent(self) -> Any:
+        """The LangSmith run tree LangChain's tracer keeps for this run (None when no tracer
+        follows it): the node's code runs under it, so ``get_current_run_tree()`` and
+        ``@traceable`` functions see the node's run, as in LangGraph."""
+        for handler in self.run.handlers:
+            runs = getattr(handler, "run_map", None)
+            if isinstance(runs, dict) and type(handler).__name__ == "LangChainTracer":
+                return runs.get(str(self.run.run_id))
+        return None
+
     async def error(self, exc: BaseException) -> None:
         """The node raised ``exc`` (or paused on an interrupt)."""
         await self.run.on_chain_error(exc)

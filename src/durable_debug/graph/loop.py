@@ -43,6 +43,7 @@ from durable_debug.graph.recording import RunRecording
 from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_SEP, Nesting, Replay, SubgraphStream, checkpoint_parents
+from durable_debug.graph.trace_policy import langsmith_tracing
 from durable_debug.graph.types import (
     START,
     GraphInterrupt,
@@ -283,7 +284,7 @@ class RunLoop(LoopStart, LoopTasks):
     async def _events(self) -> AsyncGenerator[Event, None]:
         """The one place events leave the run. Everything else reports into ``outbox`` (or
         ``live``, from running nodes) and yields to say "pass on what is there now"."""
-        if self.config.get("callbacks"):
+        if self.config.get("callbacks") or langsmith_tracing():
             await self._start_graph_run()
         try:
             try:
@@ -331,7 +332,7 @@ class RunLoop(LoopStart, LoopTasks):
         from durable_debug.graph.callbacks import GraphRun, has_callbacks
         from durable_debug.graph.runner import run_metadata
 
-        if has_callbacks(self.config):
+        if has_callbacks(self.config) or langsmith_tracing():  # LangChain adds its tracer
             self.graph_run = await GraphRun.start(
                 self.config, self.graph.name, self.input, run_metadata(self.config)
             )

@@ -227,7 +227,14 @@ async def run_task(
                         body = call(
                             spec.style, task.input, context, inline=inline, node_run=node_run
                         )
-                        result = await (body if clock is None else clock.run(body))
+                        parent = node_run.tracing_parent() if node_run is not None else None
+                        if parent is None:
+                            result = await (body if clock is None else clock.run(body))
+                        else:  # the node's code runs inside its LangSmith run tree
+                            from langsmith.run_helpers import tracing_context
+
+                            with tracing_context(parent=parent):
+                                result = await (body if clock is None else clock.run(body))
                     except ParentCommand as exc:  # from a subgraph this node ran: its result
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:

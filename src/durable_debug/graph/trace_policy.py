@@ -15,11 +15,18 @@ from __future__ import annotations
 
 import copy
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["TracePolicy", "omit_payload", "recorded_payload", "split_tracers"]
+__all__ = [
+    "TracePolicy",
+    "langsmith_tracing",
+    "omit_payload",
+    "recorded_payload",
+    "split_tracers",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +58,17 @@ def recorded_payload(value: Any, process: Callable[[Any], Any] | None) -> Any:
     except Exception:
         logger.exception("a TracePolicy processor raised; the tracers record the real value")
         return value
+
+
+def langsmith_tracing() -> bool:
+    """Whether LangSmith tracing is on (``tracing_context(enabled=True)``, or its environment
+    variables): a run then reports to LangChain's tracer even without ``callbacks``, as
+    LangGraph's runs do, and each node runs inside its LangSmith run tree."""
+    if "langsmith" not in sys.modules:  # tracing needs it imported: nothing to ask
+        return False
+    from langsmith.utils import tracing_is_enabled
+
+    return bool(tracing_is_enabled())
 
 
 def _is_streaming(handler: Any) -> bool:
