@@ -247,3 +247,42 @@ async def test_step_timeout_counts_the_consumers_time_and_cancels_the_step():
 
     ours = await acheck_parity(scenario)
     assert ours["seen"] == ([{"quick": {"x": 1}}], ["hangs"])
+
+
+async def test_auto_refresh_counts_custom_chunks_and_callback_events_as_progress():
+    from langchain_core.runnables import RunnableLambda
+
+    async def scenario(api: Api, trace: Trace) -> None:
+        _, types, _ = _names(api)
+        step = RunnableLambda(lambda x: x + 1, name="step")
+
+        get_stream_writer = importlib.import_module(f"{api.name}.config").get_stream_writer
+
+        async def writes(state: State) -> dict:
+            writer = get_stream_writer()
+            for i in range(30):  # 0.6 s in all, three times the idle timeout
+                writer({"chunk": i})
+                await asyncio.sleep(0.02)
+            return {"x": state["x"] + 1}
+
+        async def calls_runnables(state: State) -> dict:
+            x = state["x"]
+            for _ in range(30):
+                x = await step.ainvoke(x)
+                await asyncio.sleep(0.02)
+            return {"x": x}
+
+        policy = types.TimeoutPolicy(idle_timeout=0.2)
+        for name, fn in (("writes", writes), ("calls_runnables", calls_runnables)):
+            graph = (
+                api.StateGraph(State)
+                .add_node(name, fn, timeout=policy)
+                .add_edge(api.START, name)
+                .compile()
+            )
+            chunks = [c async for c in graph.astream({"x": 0}, stream_mode="custom")]
+            trace.note(name, (len(chunks), await graph.ainvoke({"x": 0})))
+
+    ours = await acheck_parity(scenario)
+    assert ours["writes"] == (30, {"x": 1})
+    assert ours["calls_runnables"] == (0, {"x": 30})
