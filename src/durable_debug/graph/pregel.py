@@ -599,7 +599,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``include_*`` / ``exclude_*`` keep or drop events by name, type (``"chain"``,
         ``"chat_model"``) or tag, as LangChain's filters do. Chat models, tools and runnables
         a node calls have start / end events under the node's run; conditional edges have
-        none (LangGraph reports them too; see docs/engine.md).
+        none (LangGraph reports them too; see docs/engine.md). ``version="v1"`` gives
+        LangChain's older events, built from the run log as :meth:`astream_log` builds it.
         """
         if version == "v1":  # LangChain's run-log events (graph/log_stream.py)
             filters = dict(include_names=include_names, include_types=include_types)
