@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from durable_debug.graph.interrupts import NodeInterrupt
 from durable_debug.graph.public_channels import EmptyChannelError
+from durable_debug.graph.timeouts import NodeCancelledError, NodeTimeoutError
 from durable_debug.graph.types import (
     EmptyInputError,
     GraphDrained,
@@ -22,8 +23,10 @@ __all__ = [
     "GraphInterrupt",
     "GraphRecursionError",
     "InvalidUpdateError",
+    "NodeCancelledError",
     "NodeError",
     "NodeInterrupt",
+    "NodeTimeoutError",
     "ParentCommand",
     "is_invalid_resume",
 ]

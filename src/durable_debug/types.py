@@ -22,6 +22,7 @@ from durable_debug.graph.stream_parts import (
     UpdatesStreamPart,
     ValuesStreamPart,
 )
+from durable_debug.graph.trace_policy import TracePolicy, omit_payload
 from durable_debug.graph.types import (
     Command,
     Interrupt,
@@ -57,7 +58,9 @@ __all__ = [
     "TaskResultPayload",
     "TasksStreamPart",
     "TimeoutPolicy",
+    "TracePolicy",
     "UpdatesStreamPart",
     "ValuesStreamPart",
     "interrupt",
+    "omit_payload",
 ]

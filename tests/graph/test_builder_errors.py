@@ -96,5 +96,5 @@ def test_node_defaults_apply_to_nodes_without_their_own() -> None:
         {"log": []}, {"configurable": {"thread_id": "t"}}
     )
     assert out == {"log": ["flaky"]} and attempts == ["flaky", "flaky"]
-    with pytest.raises(NotImplementedError, match="node timeouts are not supported"):
-        StateGraph(S).set_node_defaults(timeout=1.0)
+    with pytest.raises(ValueError, match="set_node_defaults.*greater than 0"):
+        StateGraph(S).set_node_defaults(timeout=0)

@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - older langchain-core
     _new_run_id = uuid.uuid4  # type: ignore[assignment]  # uuid4 takes no argument, uuid7 an optional one; both are called bare
 
 from durable_debug._sync import in_runner_thread
+from durable_debug.graph.trace_policy import recorded_payload, split_tracers
 from durable_debug.graph.types import TAG_HIDDEN
 
 if TYPE_CHECKING:
@@ -169,7 +170,15 @@ class GraphRun:
         run_id = _new_run_id()
         if not hidden:  # START's run is reported by the taps like a nested one
             _mark_engine_run(manager, run_id)
-        run = await manager.on_chain_start(None, input, name=spec.name, run_id=run_id)
+        policy = spec.trace_policy
+        recorded = recorded_payload(input, policy.process_inputs if policy else None)
+        if recorded is input:
+            run = await manager.on_chain_start(None, input, name=spec.name, run_id=run_id)
+            return NodeRun(run, spec, tags)
+        real, tracers = split_tracers(manager)  # tracers record the policy's input
+        run = await real.on_chain_start(None, input, name=spec.name, run_id=run_id)
+        await tracers.on_chain_start(None, recorded, name=spec.name, run_id=run_id)
+        run.handlers = manager.handlers
         return NodeRun(run, spec, tags)
 
 
@@ -203,11 +212,27 @@ class NodeRun:
         for handler in self.run.handlers:
             if _is_tap(handler) and not handler.durable_debug_streams_nodes:
                 continue
-            tap = getattr(handler, "tap_output_aiter", None)
-            if callable(tap):
-                async for _ in tap(self.run.run_id, _one(output)):
+            if _streams(handler):
+                async for _ in handler.tap_output_aiter(self.run.run_id, _one(output)):
                     pass
-        await self.run.on_chain_end(output)
+        policy = self.spec.trace_policy
+        recorded = recorded_payload(output, policy.process_outputs if policy else None)
+        if recorded is output:
+            await self.run.on_chain_end(output)
+            return
+        real, tracers = split_tracers(self.run)  # tracers record the policy's output
+        await tracers.on_chain_end(recorded)
+        await real.on_chain_end(output)
+
+    def tracing_parent(self) -> Any:
+        """The LangSmith run tree LangChain's tracer keeps for this run (None when no tracer
+        follows it): the node's code runs under it, so ``get_current_run_tree()`` and
+        ``@traceable`` functions see the node's run, as in LangGraph."""
+        for handler in self.run.handlers:
+            runs = getattr(handler, "run_map", None)
+            if isinstance(runs, dict) and type(handler).__name__ == "LangChainTracer":
+                return runs.get(str(self.run.run_id))
+        return None
 
     async def error(self, exc: BaseException) -> None:
         """The node raised ``exc`` (or paused on an interrupt)."""
@@ -297,8 +322,17 @@ def wants_stream(config: dict[str, Any]) -> bool:
     callbacks = config.get("callbacks")
     handlers: Iterable[Any] = getattr(callbacks, "handlers", None) or ()
     return any(getattr(h, "durable_debug_streams_nodes", False) for h in handlers) or any(
-        callable(getattr(h, "tap_output_aiter", None)) and not _is_tap(h) for h in handlers
+        _streams(h) and not _is_tap(h) for h in handlers
     )
+
+
+def _streams(handler: Any) -> bool:
+    """A LangChain streaming handler (``astream_events``', ``astream_log``'s): one deriving
+    from its streaming base class, as LangGraph tells them (a handler that merely has
+    ``tap_output_aiter`` is not streamed to)."""
+    from langchain_core.tracers._streaming import _StreamingCallbackHandler
+
+    return _StreamingCallbackHandler in type(handler).__mro__
 
 
 async def run_runnable_node(

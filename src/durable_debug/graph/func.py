@@ -46,6 +46,7 @@ from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.pregel import CompiledStateGraph
 from durable_debug.graph.push import TaskFunction, TaskFuture
 from durable_debug.graph.schema import StateSchema
+from durable_debug.graph.timeouts import check_timeout_target, coerce_timeout
 from durable_debug.graph.types import (
     END,
     START,
@@ -128,6 +129,7 @@ class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
         context_schema: Any,
         cache_policy: Any,
         retry_policy: tuple[RetryPolicy, ...],
+        timeout: Any = None,
     ) -> None:
         name = getattr(func, "__name__", None) or type(func).__name__
         node = _entrypoint_node(func)
@@ -139,6 +141,7 @@ class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
             triggers=(START,),
             cache_policy=cache_policy,
             input_channel=START,
+            timeout=timeout,
         )
         self.func = func
         super().__init__(
@@ -356,6 +359,7 @@ class entrypoint:
         unknown = sorted(set(kwargs) - {"config_schema", "timeout", "retry"})
         if unknown:
             raise TypeError(f"entrypoint() got unexpected keyword argument(s) {unknown}")
+        self.timeout = coerce_timeout(kwargs.get("timeout"), "entrypoint(timeout=...)")
         if "config_schema" in kwargs:
             warn_renamed("config_schema", "context_schema", LangGraphDeprecatedSinceV10)
         if "retry" in kwargs:
@@ -375,8 +379,12 @@ class entrypoint:
         )
 
     def __call__(self, func: Callable[..., Any]) -> EntrypointGraph:
+        if self.timeout is not None:
+            name = getattr(func, "__name__", func)
+            check_timeout_target(inspect.iscoroutinefunction(func), f"@entrypoint {name!r}")
         return EntrypointGraph(
             func,
+            timeout=self.timeout,
             checkpointer=self.checkpointer,
             store=self.store,
             cache=self.cache,
@@ -421,12 +429,15 @@ def task(
     unknown = sorted(set(kwargs) - {"timeout", "retry"})
     if unknown:
         raise TypeError(f"task() got unexpected keyword argument(s) {unknown}")
+    timeout = coerce_timeout(kwargs.get("timeout"), "task(timeout=...)")
     if "retry" in kwargs:
         warn_renamed("retry", "retry_policy", LangGraphDeprecatedSinceV05)
         retry_policy = retry_policy if retry_policy is not None else kwargs["retry"]
 
     def decorate(func: Callable[..., Any]) -> TaskFunction[Any]:
-        return TaskFunction(func, name=name, retry_policy=retry_policy, cache_policy=cache_policy)
+        return TaskFunction(
+            func, name=name, retry_policy=retry_policy, cache_policy=cache_policy, timeout=timeout
+        )
 
     if __func_or_none__ is not None:
         return decorate(__func_or_none__)

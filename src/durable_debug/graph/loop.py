@@ -44,6 +44,7 @@ from durable_debug.graph.recording import RunRecording
 from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_SEP, Nesting, Replay, SubgraphStream, checkpoint_parents
+from durable_debug.graph.trace_policy import langsmith_tracing
 from durable_debug.graph.types import (
     START,
     GraphInterrupt,
@@ -189,6 +190,9 @@ class RunLoop(LoopStart, LoopTasks):
         self.thread_id: str | None = None
         self.checkpoint_ns = config_checkpoint_ns(self.config)
         self.paused = False
+        self.stopped_on: str | None = None
+        """Why the run stopped before its end: ``"pending"`` (interrupts), or the static
+        breakpoint (``"interrupt_before"`` / ``"interrupt_after"``); its lifecycle status."""
         self.interrupts: tuple[Interrupt[Any], ...] = ()
         """Interrupts the run stopped on (empty if it finished or stopped otherwise)."""
         self.values: dict[str, Any] = {}
@@ -292,7 +296,7 @@ class RunLoop(LoopStart, LoopTasks):
     async def _events(self) -> AsyncGenerator[Event, None]:
         """The one place events leave the run. Everything else reports into ``outbox`` (or
         ``live``, from running nodes) and yields to say "pass on what is there now"."""
-        if self.config.get("callbacks"):
+        if self.config.get("callbacks") or langsmith_tracing():
             await self._start_graph_run()
         try:
             try:
@@ -311,6 +315,8 @@ class RunLoop(LoopStart, LoopTasks):
             if self.graph_run is not None:
                 await self.graph_run.error(exc)
             raise
+        if self.stopped_on is not None and self.nesting is None and self.config.get("callbacks"):
+            await self._report_lifecycle(self.stopped_on, self.interrupts)
         if self.graph_run is not None:
             await self.graph_run.end(self.graph.output_values(self.values))
 
@@ -338,7 +344,7 @@ class RunLoop(LoopStart, LoopTasks):
         from durable_debug.graph.callbacks import GraphRun, has_callbacks
         from durable_debug.graph.runner import run_metadata
 
-        if has_callbacks(self.config):
+        if has_callbacks(self.config) or langsmith_tracing():  # LangChain adds its tracer
             self.graph_run = await GraphRun.start(
                 self.config, self.graph.name, self.input, run_metadata(self.config)
             )
@@ -374,6 +380,7 @@ class RunLoop(LoopStart, LoopTasks):
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())  # and reports it, as LangGraph (not this level)
                 self._emit("static_interrupt", _nothing)
+                self.stopped_on = "interrupt_before"
                 yield
                 break
             if self.runtime.drain_requested:  # after the breakpoints, as LangGraph checks it
@@ -385,7 +392,10 @@ class RunLoop(LoopStart, LoopTasks):
             if self._reported():
                 yield
             if len(to_run) == 1 and not (
-                self.producers.live or self.forwards or self.graph.streams_while_running
+                self.producers.live
+                or self.forwards
+                or self.graph.streams_while_running
+                or getattr(self.graph, "step_timeout", None)  # timed in _run_concurrently
             ):
                 # No chunk can come while it runs (so a sync node may run inline): just await it.
                 await self._run_one(to_run[0], self.step + 1, alone=True)
@@ -408,6 +418,7 @@ class RunLoop(LoopStart, LoopTasks):
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
             if self.paused:
+                self.stopped_on = "pending"
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
                 if self.interrupts:
@@ -431,6 +442,7 @@ class RunLoop(LoopStart, LoopTasks):
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 self._emit("static_interrupt", _nothing)
+                self.stopped_on = "interrupt_after"
                 yield
                 break
         self.values = self.graph.read_state(self.channels)

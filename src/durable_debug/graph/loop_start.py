@@ -298,6 +298,24 @@ class LoopStart(LoopSave):
         else:  # the checkpoint the run resumes from, as LangGraph reports it
             self._emit("values", lambda: (self.graph.read_state(self.channels), None))
             self._emit("checkpoint", self._debug_checkpoint)
+        if self.config.get("callbacks"):
+            await self._report_lifecycle("pending")
+
+    async def _report_lifecycle(
+        self, status: str, interrupts: tuple[Interrupt[Any], ...] | None = None
+    ) -> None:
+        """Tell the run's graph lifecycle handlers (``lifecycle.py``) it paused on
+        ``interrupts``, or resumed (None)."""
+        from durable_debug.graph.lifecycle import report_lifecycle
+
+        await report_lifecycle(
+            self.config,
+            self.graph_run,
+            status=status,
+            checkpoint_id=self.checkpoint["id"],
+            checkpoint_ns=self.checkpoint_ns,
+            interrupts=interrupts,
+        )
 
     async def _save_fork(self) -> None:
         """Start a new branch: a copy of the addressed checkpoint (with any Command writes)

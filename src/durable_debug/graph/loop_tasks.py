@@ -178,14 +178,27 @@ class LoopTasks(LoopSave):
             async with gate:  # config max_concurrency: at most that many nodes at once
                 await self._run_one(task, step, alone=False)
 
+        step_timeout = getattr(self.graph, "step_timeout", None)
+        # LangGraph's step_timeout: seconds from the step's start, the time the consumer
+        # spends between chunks included; past it the step's running nodes are cancelled.
+        deadline = self._aio_loop.time() + step_timeout if step_timeout else None
         running: dict[asyncio.Future[None], Task] = {
             asyncio.ensure_future(run(task)): task for task in to_run
         }
         try:
             pending: set[asyncio.Future[Any]] = set(running)
             while pending:
+                left = None if deadline is None else max(0.0, deadline - self._aio_loop.time())
                 waker = asyncio.ensure_future(self._wake.wait())
-                done, _ = await asyncio.wait({*pending, waker}, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait(
+                    {*pending, waker}, timeout=left, return_when=asyncio.FIRST_COMPLETED
+                )
+                if not done:
+                    waker.cancel()
+                    raise asyncio.TimeoutError(
+                        f"step {step} ran past the graph's step_timeout of {step_timeout}s "
+                        f"(still running: {sorted(running[f].name for f in pending)})"
+                    )
                 waker.cancel()
                 self._wake.clear()
                 yield  # what running nodes wrote (custom, messages, subgraphs) goes out now

@@ -139,6 +139,11 @@ class NodeSpec:
     """The channel whose value the node receives instead of the state (an ``@entrypoint``
     receives the run input, from ``__start__``)."""
     error_handler: str | None = None
+    trace_policy: Any = None
+    """A :class:`~durable_debug.graph.trace_policy.TracePolicy`: what tracers record."""
+    timeout: Any = None
+    """A :class:`~durable_debug.graph.types.TimeoutPolicy` for each attempt (``timeouts.py``)."""
+    """A :class:`~durable_debug.graph.trace_policy.TracePolicy`: what tracers record."""
     """The node run, in the same step, when this node's task fails (after its retries):
     ``add_node(..., error_handler=fn)`` or ``set_node_defaults(error_handler=fn)``."""
     is_error_handler: bool = False

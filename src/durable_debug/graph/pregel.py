@@ -50,6 +50,7 @@ from durable_debug.graph.drawing import get_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
 from durable_debug.graph.jsonschema import context_jsonschema, schema_title, state_jsonschema
+from durable_debug.graph.log_stream import astream_events_v1, astream_log
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
 from durable_debug.graph.schema import ROOT, StateSchema
@@ -636,10 +637,18 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``include_*`` / ``exclude_*`` keep or drop events by name, type (``"chain"``,
         ``"chat_model"``) or tag, as LangChain's filters do. Chat models, tools and runnables
         a node calls have start / end events under the node's run; conditional edges have
-        none (LangGraph reports them too; see docs/engine.md).
+        none (LangGraph reports them too; see docs/engine.md). ``version="v1"`` gives
+        LangChain's older events, built from the run log as :meth:`astream_log` builds it.
         """
+        if version == "v1":  # LangChain's run-log events (graph/log_stream.py)
+            filters = dict(include_names=include_names, include_types=include_types)
+            filters |= dict(include_tags=include_tags, exclude_names=exclude_names)
+            filters |= dict(exclude_types=exclude_types, exclude_tags=exclude_tags)
+            async for item in astream_events_v1(self, input, config, **filters, **kwargs):
+                yield item
+            return
         if version != "v2":
-            raise ValueError(f"astream_events supports version='v2' only, not {version!r}")
+            raise ValueError(f"astream_events supports version='v1' or 'v2', not {version!r}")
         keep = EventFilter(
             include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
         )
@@ -657,6 +666,15 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         for event in events.graph_end():
             if keep(event):
                 yield event
+
+    async def astream_log(
+        self, input: Any, config: RunnableConfig | None = None, **kwargs: Any
+    ) -> AsyncIterator[Any]:
+        """The run as LangChain's run log (``RunLogPatch`` objects; ``diff``, the
+        ``include_*`` / ``exclude_*`` filters and the run's keyword arguments as LangChain's
+        ``Runnable.astream_log`` takes them; graph/log_stream.py)."""
+        async for item in astream_log(self, input, config, **kwargs):
+            yield item
 
     def copy(self, update: Mapping[str, Any] | None = None) -> Self:
         """A copy of this compiled graph with the attributes ``update`` names replaced

@@ -64,6 +64,7 @@ from durable_debug.graph.interrupts import (
 from durable_debug.graph.nodes import NodeSpec
 from durable_debug.graph.runner import _OUTCOMES, _retry_wait, node_config
 from durable_debug.graph.streams import TaskResult
+from durable_debug.graph.timeouts import AttemptClock, check_timeout_target
 from durable_debug.graph.types import GraphInterrupt, RetryPolicy
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ class TaskFunction(Generic[T]):
         name: str | None = None,
         retry_policy: RetryPolicy | Sequence[RetryPolicy] | None = None,
         cache_policy: Any = None,
+        timeout: Any = None,
     ) -> None:
         if not callable(func):
             raise TypeError(f"@task needs a function, not {type(func).__name__} {func!r:.60}")
@@ -166,6 +168,10 @@ class TaskFunction(Generic[T]):
         )
         """Names among config/writer/store/runtime the function takes, filled in by name
         when the caller does not pass them."""
+        self.timeout = timeout
+        """Each attempt's ``TimeoutPolicy`` (``timeouts.py``), or None."""
+        if timeout is not None:
+            check_timeout_target(self.is_async, f"@task {self.name!r}")
         self.spec = NodeSpec(
             self.name, func, retry=retries, cache_policy=cache_policy
         )  # a task's node (its cache key uses the function)
@@ -311,7 +317,10 @@ class CallRunner:
                 self._observe("start", task, step)
                 try:
                     style = CallStyle(call_fn, fn.is_async)
-                    self._done(task, fn, await call(style, None, context, inline=False))
+                    work = call(style, None, context, inline=False)
+                    if fn.timeout is not None:
+                        work = AttemptClock(fn.timeout, fn.name).run(work)
+                    self._done(task, fn, await work)
                 except BaseException as exc:
                     self._failed(task, exc, step)
                 finally:

@@ -45,6 +45,7 @@ from durable_debug.graph.nodes import (
     targets_to_writes,
 )
 from durable_debug.graph.subgraph import Nesting
+from durable_debug.graph.timeouts import AttemptClock, NodeCancelledError
 from durable_debug.graph.types import (
     START,
     Command,
@@ -181,6 +182,7 @@ async def run_task(
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     first_attempt = time.time()
+    inline = False
     try:
         while True:
             attempt += 1
@@ -201,8 +203,12 @@ async def run_task(
                     node_attempt=attempt,
                     node_first_attempt_time=first_attempt,
                 )
+                clock = AttemptClock(spec.timeout, spec.name) if spec.timeout else None
                 context = CallContext(
-                    node_config(config, task, step, checkpoint_id), runtime, info, task.node_error
+                    node_config(config, task, step, checkpoint_id),
+                    runtime if clock is None else runtime.override(heartbeat=clock.heartbeat),
+                    info,
+                    task.node_error,
                 )
                 assert spec.style is not None
                 inline = (
@@ -217,11 +223,22 @@ async def run_task(
                 if graph_run is not None:
                     node_run = await graph_run.node(spec, task.input, step, context.config)
                     context.config = node_run.child_config(context.config)
+                if clock is not None and clock.auto:
+                    context.config, watched = clock.watch_progress(context.config, context.runtime)
+                    context = CallContext(context.config, watched, None, task.node_error)
                 try:
                     try:
-                        result = await call(
+                        body = call(
                             spec.style, task.input, context, inline=inline, node_run=node_run
                         )
+                        parent = node_run.tracing_parent() if node_run is not None else None
+                        if parent is None:
+                            result = await (body if clock is None else clock.run(body))
+                        else:  # the node's code runs inside its LangSmith run tree
+                            from langsmith.run_helpers import tracing_context
+
+                            with tracing_context(parent=parent):
+                                result = await (body if clock is None else clock.run(body))
                     except ParentCommand as exc:  # from a subgraph this node ran: its result
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:
@@ -248,11 +265,15 @@ async def run_task(
                 task.status, task.interrupts = "interrupt", exc.interrupts
             except ParentCommand as exc:  # ends this run; never retried
                 task.status, task.error = "error", exc
-            except asyncio.CancelledError:
-                task.status = "cancelled"
-                if observed:
-                    event("finish", "cancelled")
-                raise
+            except asyncio.CancelledError as exc:
+                if not _cancelled_from_outside():  # the node's own code raised it
+                    task.status, task.error = "error", NodeCancelledError(spec.name)
+                    task.error.__cause__ = exc
+                else:
+                    task.status = "cancelled"
+                    if observed:
+                        event("finish", "cancelled")
+                    raise
             except Exception as exc:
                 task.status, task.error = "error", exc
             if observed:
@@ -262,12 +283,22 @@ async def run_task(
                 wait = _retry_wait(spec.retry, task.error, attempt)
             if not wait:
                 return
-            await asyncio.sleep(wait)
+            if inline:  # a sync run's lone task: its caller waits anyway, as LangGraph's
+                time.sleep(wait)  # sync loop does (tests patch time.sleep to watch back-off)
+            else:
+                await asyncio.sleep(wait)
             task.status, task.error = None, None
     finally:
         if recording is not None and taping is not None:
             recording.stop(taping)
         reset_scratchpad(token)
+
+
+def _cancelled_from_outside() -> bool:
+    """Whether the running task was asked to stop (a sibling failed, the run was cancelled),
+    rather than a node raising ``asyncio.CancelledError`` of its own."""
+    current = asyncio.current_task()
+    return current is None or current.cancelling() > 0
 
 
 def _retry_wait(policies: Sequence[RetryPolicy], exc: BaseException | None, attempt: int) -> float:

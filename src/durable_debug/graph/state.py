@@ -15,6 +15,7 @@ import dataclasses
 import inspect
 import typing
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Generic
 
 from durable_debug.checkpoint.names import COPY, ERROR, INPUT, INTERRUPT, JOIN_PREFIX, RESUME
@@ -35,6 +36,8 @@ from durable_debug.graph.nodes import (
     join_channel,
 )
 from durable_debug.graph.schema import StateSchema
+from durable_debug.graph.timeouts import check_timeout_target, coerce_timeout
+from durable_debug.graph.trace_policy import TracePolicy
 from durable_debug.graph.types import (
     END,
     START,
@@ -43,6 +46,7 @@ from durable_debug.graph.types import (
     OutputT,
     RetryPolicy,
     StateT,
+    TimeoutPolicy,
 )
 
 if TYPE_CHECKING:
@@ -119,6 +123,8 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         defer: bool = False,
         cache_policy: Any = None,
         error_handler: Callable[..., Any] | None = None,
+        trace_policy: TracePolicy | None = None,
+        timeout: float | timedelta | TimeoutPolicy | None = None,
         **kwargs: Any,
     ) -> StateGraph[Any, Any, Any, Any]:
         """Add a node. ``add_node(fn)`` names it after the function (a callable object after
@@ -138,6 +144,11 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         in a parameter annotated :class:`~durable_debug.errors.NodeError`, the failure; its
         writes (a ``Command`` may route on) replace the failed node's, and the run goes on.
         A failing handler fails the run.
+
+        ``trace_policy=TracePolicy(process_inputs=..., process_outputs=...)`` changes what
+        tracers record as the node run's input and output (``graph/trace_policy.py``).
+        ``timeout=`` (seconds, a timedelta or a ``TimeoutPolicy``) cancels an attempt of an
+        async node that runs too long (``graph/timeouts.py``).
         """
         if action is None:
             if isinstance(node, str) or not (
@@ -189,6 +200,8 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             defer=defer,
             cache_policy=cache_policy,
             error_handler=handler_name,
+            trace_policy=trace_policy,
+            timeout=coerce_timeout(timeout, f"add_node({name!r}, timeout=...)"),
         )
         return self
 
@@ -221,10 +234,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``retry_policy`` (error handlers included), ``cache_policy`` and ``error_handler``
         (regular nodes only: a handler's failure fails the run), as LangGraph's."""
         if timeout is not None:
-            raise NotImplementedError(
-                "set_node_defaults(timeout=...): node timeouts are not supported by "
-                "durable_debug's engine"
-            )
+            self._defaults["timeout"] = coerce_timeout(timeout, "set_node_defaults(timeout=...)")
         if retry_policy is not None:
             self._defaults["retry"] = (
                 (retry_policy,) if isinstance(retry_policy, RetryPolicy) else tuple(retry_policy)
@@ -477,6 +487,11 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             changes: dict[str, Any] = {}
             if not spec.retry and self._defaults.get("retry"):
                 changes["retry"] = self._defaults["retry"]
+            if spec.timeout is None and self._defaults.get("timeout") is not None:
+                changes["timeout"] = self._defaults["timeout"]
+            if (changes.get("timeout") or spec.timeout) is not None:
+                assert spec.style is not None
+                check_timeout_target(spec.style.is_async, f"node {name!r}")
             if not spec.is_error_handler:
                 if spec.error_handler is None and default_handler is not None:
                     changes["error_handler"] = DEFAULT_ERROR_HANDLER
