@@ -201,7 +201,9 @@ class LoopStart(LoopSave):
             self.findings.on_unknown_key(None),
         )  # and its goto, on LangGraph, but the input clears that trigger before any step
         null = ensure_message_ids(self.channels, null)
-        await self._save_checkpoint([], "input", extra_writes=[*null, (START, command)])
+        await self._save_checkpoint(
+            [], "input", extra_writes=[*null, *self.graph.input_writes(command)]
+        )
         self._emit("checkpoint", self._debug_checkpoint)
 
     async def _resume(self, command: Command[Any] | None) -> None:
