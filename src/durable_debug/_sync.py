@@ -23,13 +23,31 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["in_runner_thread", "run_in_background", "run_sync", "start_loop_thread", "submit"]
+__all__ = [
+    "in_runner_thread",
+    "run_in_background",
+    "run_sync",
+    "start_loop_thread",
+    "submit",
+    "sync_caller",
+]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 _lock = threading.Lock()
+_SYNC_CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "durable_debug_sync_caller", default=False
+)
+
+
+def sync_caller() -> bool:
+    """True inside a coroutine that :func:`run_sync` runs: synchronous code started it (a
+    graph run started by ``invoke``/``stream`` calls a user's sync saver methods)."""
+    return _SYNC_CALLER.get()
+
+
 _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
 
@@ -87,6 +105,8 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
     """
     if context is None:
         context = contextvars.copy_context()
+    if not context.run(_SYNC_CALLER.get):
+        context.run(_SYNC_CALLER.set, True)
     if in_runner_thread():
 
         def run_private() -> T:

@@ -140,6 +140,10 @@ class LoopSave(LoopStream):
             for task, writes in deferred:
                 await self._save_task_writes(task, writes)
             raise
+        if updated and self.saves is not None and self.saves.calls.methods:
+            self.saves.calls.next_version(
+                max(self.checkpoint["channel_versions"].values(), default=None)
+            )
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
         self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)

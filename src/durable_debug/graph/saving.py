@@ -38,6 +38,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
+from durable_debug.checkpoint.user_methods import SaverCalls
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver, StepQueue
@@ -51,7 +52,11 @@ class RunSaves:
 
     def __init__(self, saver: BaseCheckpointSaver, durability: str | None) -> None:
         self.saver = saver
-        self.queue: StepQueue | None = None if durability == "sync" else saver.step_queue()
+        self.calls = SaverCalls(saver)
+        """How the run calls the saver: through a user's overrides of its methods, if any."""
+        self.queue: StepQueue | None = (
+            None if durability == "sync" or self.calls.saves_by_method else saver.step_queue()
+        )
         """The saver's queue of this run's steps; None when each step is awaited."""
 
     async def put_step(
@@ -64,7 +69,7 @@ class RunSaves:
     ) -> RunnableConfig:
         """Save a step (see ``BaseCheckpointSaver.aput_step``), or start saving it."""
         if self.queue is None:
-            return await self.saver.aput_step(
+            return await self.calls.put_step(
                 config, task_writes, checkpoint, metadata, new_versions
             )
         return await self.queue.put(config, task_writes, checkpoint, metadata, new_versions)
@@ -78,7 +83,7 @@ class RunSaves:
     ) -> None:
         """Save a task's writes on a checkpoint, once every step put before is saved."""
         await self.settle()
-        await self.saver.aput_writes(config, writes, task_id, task_path)
+        await self.calls.put_writes(config, writes, task_id, task_path)
 
     async def settle(self) -> None:
         """Return when every step put so far is saved; raise the error of one that was not."""
@@ -143,7 +148,7 @@ class ExitSaves(RunSaves):
             if at == self.held[0]["id"]:
                 self.writes.append((task_id, list(writes), task_path))
             return  # a step passed over (or the held one's parent): dropped, as in LangGraph
-        await self.saver.aput_writes(config, writes, task_id, task_path)
+        await self.calls.put_writes(config, writes, task_id, task_path)
 
     async def finish(self) -> None:
         """Save the held checkpoint with its writes (one step, as ``aput_step`` saves it)."""
@@ -152,9 +157,9 @@ class ExitSaves(RunSaves):
         checkpoint, metadata = self.held
         self.held = None
         versions = {ch: v for ch, v in checkpoint["channel_versions"].items() if ch in self.changed}
-        saved = await self.saver.aput_step(self.base, (), checkpoint, metadata, versions)
+        saved = await self.calls.put_step(self.base, (), checkpoint, metadata, versions)
         for task_id, writes, task_path in self.writes:
-            await self.saver.aput_writes(saved, writes, task_id, task_path)
+            await self.calls.put_writes(saved, writes, task_id, task_path)
         self.writes = []
 
 
