@@ -40,7 +40,7 @@ from durable_debug.graph.loop_state import Durability, Event
 from durable_debug.graph.loop_tasks import LoopTasks
 from durable_debug.graph.push import CallRunner
 from durable_debug.graph.recording import RunRecording
-from durable_debug.graph.saving import ExitSaves, RunSaves
+from durable_debug.graph.saving import ExitSaves, RunSaves, delta_frequencies
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_SEP, Nesting, Replay, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (
@@ -159,7 +159,11 @@ class RunLoop(LoopStart, LoopTasks):
             # "exit" saves once, when the run ends (a nested run saves as "async": its
             # checkpoints name their parents, which must exist)
             exiting = durability == "exit" and nesting is None
-            self.saves = ExitSaves(self.saver) if exiting else RunSaves(self.saver, durability)
+            self.saves = (
+                ExitSaves(self.saver, delta_frequencies(graph))
+                if exiting
+                else RunSaves(self.saver, durability)
+            )
         """How this run saves its steps (see ``saving.py``); None without a saver."""
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""

@@ -23,7 +23,7 @@ run for a chain of nodes driven by ``invoke``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from durable_debug.checkpoint.base import (
@@ -36,14 +36,22 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_id,
     config_checkpoint_ns,
     config_thread_id,
+    empty_checkpoint,
+    new_checkpoint_id,
 )
 from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
 from durable_debug.checkpoint.user_methods import SaverCalls
+from durable_debug.graph.public_channels import DeltaChannel
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver, StepQueue
+    from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["ExitSaves", "RunSaves"]
+__all__ = ["DELTA_MAX_STEPS", "ExitSaves", "RunSaves", "delta_frequencies"]
+
+DELTA_MAX_STEPS = 5000
+"""LangGraph's default bound on the steps between two whole saves of a ``DeltaChannel`` key
+(its ``DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT``)."""
 
 
 class RunSaves:
@@ -102,10 +110,23 @@ class ExitSaves(RunSaves):
     writes made on it (the interrupts, errors and results of its step). Writes on a checkpoint
     already saved (the answers of a resume) are saved at once; writes on a step passed over
     are dropped with it. The debug record of the checkpoint saved keeps the findings and the
-    version boundary of the steps passed over."""
+    version boundary of the steps passed over.
 
-    def __init__(self, saver: BaseCheckpointSaver) -> None:
+    On a thread with nothing saved, a run that wrote a ``DeltaChannel`` key (fewer times than
+    its ``snapshot_frequency``) saves an empty checkpoint first (step -2, LangGraph's anchor
+    for the key's writes) as the parent of its own: a fork from there starts from the empty
+    state, as on LangGraph. ``delta``: the graph's ``DeltaChannel`` keys and their
+    ``snapshot_frequency`` (:func:`delta_frequencies`)."""
+
+    def __init__(self, saver: BaseCheckpointSaver, delta: Mapping[str, int] | None = None) -> None:
         super().__init__(saver, "sync")
+        self.delta = delta or {}
+        self.delta_updates: dict[str, int] = {}
+        """How many held steps wrote each ``DeltaChannel`` key."""
+        self.steps = 0
+        """How many steps were held."""
+        self.anchor_id = new_checkpoint_id() if self.delta else ""
+        """The id of the anchor checkpoint, made before any of the run's (ids sort by time)."""
         self.base: RunnableConfig | None = None
         """The config of the saved checkpoint the held one will be the child of."""
         self.held: tuple[Checkpoint, CheckpointMetadata] | None = None
@@ -130,6 +151,9 @@ class ExitSaves(RunSaves):
             metadata = _carry_record(self.saver, config, self.held[1], metadata, checkpoint["id"])
         self.held = (checkpoint, metadata)
         self.changed.update(new_versions)
+        self.steps += 1
+        for ch in self.delta.keys() & new_versions.keys():
+            self.delta_updates[ch] = self.delta_updates.get(ch, 0) + 1
         self.writes = []
         return checkpoint_config(
             config_thread_id(config), config_checkpoint_ns(config), checkpoint["id"]
@@ -157,10 +181,32 @@ class ExitSaves(RunSaves):
         checkpoint, metadata = self.held
         self.held = None
         versions = {ch: v for ch, v in checkpoint["channel_versions"].items() if ch in self.changed}
+        if self._anchors_delta_writes():
+            anchor = empty_checkpoint()
+            anchor["id"] = self.anchor_id
+            anchor_metadata = cast(CheckpointMetadata, {"step": -2})
+            self.base = await self.calls.put_step(self.base, (), anchor, anchor_metadata, {})
         saved = await self.calls.put_step(self.base, (), checkpoint, metadata, versions)
         for task_id, writes, task_path in self.writes:
             await self.calls.put_writes(saved, writes, task_id, task_path)
         self.writes = []
+
+    def _anchors_delta_writes(self) -> bool:
+        """Whether LangGraph would save an empty anchor checkpoint before the final one: the
+        thread had nothing saved and a ``DeltaChannel`` key was written, but not so often
+        that LangGraph saves its whole value instead of its writes."""
+        if self.base is None or config_checkpoint_id(self.base) or self.steps >= DELTA_MAX_STEPS:
+            return False
+        return any(0 < n < self.delta[ch] for ch, n in self.delta_updates.items())
+
+
+def delta_frequencies(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, int]:
+    """The ``snapshot_frequency`` of each ``DeltaChannel`` key of ``graph``."""
+    return {
+        name: channel.snapshot_frequency
+        for name, channel in graph.new_channels().items()
+        if isinstance(channel, DeltaChannel)
+    }
 
 
 def _carry_record(
