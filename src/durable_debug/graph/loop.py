@@ -211,6 +211,7 @@ class RunLoop(LoopStart, LoopTasks):
         """Channel versions of the last saved checkpoint: only newer blobs are written."""
         self.pending: dict[str, TaskRecord] = {}
         self.handled: set[str] = set()
+        self.started_handlers: list[Task] = []
         """Ids of the tasks whose failure an error handler took (the run goes on)."""
         """Saved writes of the current checkpoint's tasks, by task id."""
         self.null_writes: list[tuple[str, Any]] = []
