@@ -25,6 +25,8 @@ from typing import Any, TypeVar
 
 __all__ = [
     "in_runner_thread",
+    "on_runner_loop",
+    "private_loop_context",
     "run_in_background",
     "run_sync",
     "start_loop_thread",
@@ -40,6 +42,29 @@ _lock = threading.Lock()
 _SYNC_CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "durable_debug_sync_caller", default=False
 )
+
+
+_PRIVATE_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "durable_debug_private_loop", default=False
+)
+
+
+def private_loop_context() -> contextvars.Context:
+    """A copy of the caller's context in which :func:`run_sync` runs its coroutine on a
+    private loop, never on the shared one: for synchronous code called from a coroutine on a
+    private loop (a nested run's), while the shared loop's thread may be the one waiting on
+    that run."""
+    context = contextvars.copy_context()
+    context.run(_PRIVATE_LOOP.set, True)
+    return context
+
+
+def on_runner_loop() -> bool:
+    """True inside a coroutine running on the shared background loop."""
+    try:
+        return asyncio.get_running_loop() is _loop
+    except RuntimeError:
+        return False
 
 
 def sync_caller() -> bool:
@@ -107,7 +132,7 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
         context = contextvars.copy_context()
     if not context.run(_SYNC_CALLER.get):
         context.run(_SYNC_CALLER.set, True)
-    if in_runner_thread():
+    if in_runner_thread() or _PRIVATE_LOOP.get():
 
         def run_private() -> T:
             loop = asyncio.new_event_loop()

@@ -132,3 +132,26 @@ def test_a_put_failing_once_fails_the_run_and_the_thread_resumes() -> None:
     ours = check_parity(scenario)
     assert ours["run"]["raised"] == "ConnectionError"
     assert ours["end"]["values"] == {"log": ["a", "b", "c"]}
+
+
+def test_a_graph_a_node_invokes_calls_the_overrides_too() -> None:
+    """A sync node (run inline on the engine's loop thread) invoking another graph on the
+    same overriding saver: the inner run, on a loop of its own, calls the overrides and
+    finishes (their ``super()`` calls must not wait on the loop thread the node holds)."""
+
+    def scenario(api: Api, trace: Trace) -> None:
+        saver = _counting_sync_saver(api)
+        inner = _chain(api, saver)
+
+        def outer_node(state: State) -> dict:
+            done = inner.invoke({"log": []}, {"configurable": {"thread_id": "inner"}})
+            return {"log": done["log"]}
+
+        builder = api.StateGraph(State).add_node("o", outer_node).add_edge(api.START, "o")
+        outer = builder.compile(checkpointer=saver)
+        trace.call("run", outer.invoke, {"log": []}, {"configurable": {"thread_id": "outer"}})
+        trace.note("called put", saver.calls.get("put", 0) > 0)
+
+    ours = check_parity(scenario)
+    assert ours["run"] == {"log": ["a", "b", "c"]}
+    assert ours["called put"] is True

@@ -21,7 +21,7 @@ import inspect
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
-from durable_debug._sync import sync_caller
+from durable_debug._sync import on_runner_loop, private_loop_context, sync_caller
 from durable_debug.checkpoint.base import (
     ChannelVersions,
     Checkpoint,
@@ -149,6 +149,11 @@ def _takes_task_path(cls: type[BaseCheckpointSaver]) -> bool:
 
 
 async def _call(method: Any, *args: Any) -> Any:
-    """A user's sync saver method, run off the event loop (it may wait on the saver's own
-    sync twins, which run on that loop)."""
-    return await asyncio.to_thread(method, *args)
+    """A user's sync saver method, run off the event loop: it may call our sync twins
+    (``super().put(...)``), which run their coroutine on the shared loop — free while this
+    run waits, when the run is on it; a nested run on a private loop may be waited on by the
+    shared loop's thread, so there the twins get a private loop of their own."""
+    if on_runner_loop():
+        return await asyncio.to_thread(method, *args)
+    context = private_loop_context()
+    return await asyncio.get_running_loop().run_in_executor(None, context.run, method, *args)
