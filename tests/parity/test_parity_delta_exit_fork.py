@@ -49,25 +49,6 @@ def _graph(api: Api, saver: Any, key: str, tag: str) -> Any:
     return builder.compile(checkpointer=saver)
 
 
-def _history(trace: Trace, label: str, graph: Any, cfg: Any) -> list[Any]:
-    """Record each checkpoint's step, values and parent (its position in the listing),
-    leaving out the metadata LangGraph adds for its stored delta writes (docs/engine.md,
-    diff-delta-channel)."""
-    snapshots = list(graph.get_state_history(cfg))
-    ids = [s.config["configurable"]["checkpoint_id"] for s in snapshots]
-    parents = [
-        s.parent_config and s.parent_config["configurable"]["checkpoint_id"] for s in snapshots
-    ]
-    trace.note(
-        label,
-        [
-            {"step": s.metadata["step"], "values": s.values, "parent": ids.index(p) if p else None}
-            for s, p in zip(snapshots, parents, strict=True)
-        ],
-    )
-    return snapshots
-
-
 @pytest.mark.parametrize("fork_writes", ["log", "other"])
 def test_a_fork_from_before_the_first_input_under_exit_durability(fork_writes: str) -> None:
     def scenario(api: Api, trace: Trace) -> None:
@@ -76,13 +57,12 @@ def test_a_fork_from_before_the_first_input_under_exit_durability(fork_writes: s
         first = _graph(api, saver, "log", "first")
         trace.call("first run", first.invoke, {"log": ["in-1"], "plain": ["in-1"]}, cfg,
                    durability="exit")  # fmt: skip
-        history = _history(trace, "saved at exit", first, cfg)
-        root = history[-1]
+        root = trace.history("saved at exit", first.get_state_history(cfg))[-1]
         fork_input = {"log": ["in-9"], "plain": ["in-9"]} if fork_writes == "log" else {}
         fork_input["other"] = ["in-9"]
         trace.call("fork", _graph(api, saver, fork_writes, "third").invoke, fork_input,
                    root.config, durability="exit")  # fmt: skip
-        _history(trace, "after the fork", first, cfg)
+        trace.history("after the fork", first.get_state_history(cfg))
         trace.state("head", first.get_state(cfg))
 
     ours = check_parity(scenario)

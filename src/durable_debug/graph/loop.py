@@ -34,6 +34,7 @@ from durable_debug.checkpoint.names import MESSAGES_PROTOCOL
 from durable_debug.checkpoint.records import TASK_CALLS, aadd_findings, aadd_task_calls
 from durable_debug.graph.algo import INTERRUPT_SEEN, Task, TaskRecord, prepare_tasks, preview_values
 from durable_debug.graph.calls import Runtime
+from durable_debug.graph.delta_counters import delta_frequencies
 from durable_debug.graph.findings import RunFindings
 from durable_debug.graph.interrupts import Answers
 from durable_debug.graph.loop_start import LoopStart
@@ -41,7 +42,7 @@ from durable_debug.graph.loop_state import Durability, Event
 from durable_debug.graph.loop_tasks import LoopTasks
 from durable_debug.graph.push import CallRunner
 from durable_debug.graph.recording import RunRecording
-from durable_debug.graph.saving import ExitSaves, RunSaves, delta_frequencies
+from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
 from durable_debug.graph.subgraph import NS_SEP, Nesting, Replay, SubgraphStream, checkpoint_parents
 from durable_debug.graph.types import (

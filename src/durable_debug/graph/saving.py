@@ -39,19 +39,15 @@ from durable_debug.checkpoint.base import (
     empty_checkpoint,
     new_checkpoint_id,
 )
+from durable_debug.checkpoint.names import DELTA_COUNTERS
 from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
 from durable_debug.checkpoint.user_methods import SaverCalls
-from durable_debug.graph.public_channels import DeltaChannel
+from durable_debug.graph.delta_counters import DELTA_MAX_STEPS, reset_counters
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver, StepQueue
-    from durable_debug.graph.pregel import CompiledStateGraph
 
-__all__ = ["DELTA_MAX_STEPS", "ExitSaves", "RunSaves", "delta_frequencies"]
-
-DELTA_MAX_STEPS = 5000
-"""LangGraph's default bound on the steps between two whole saves of a ``DeltaChannel`` key
-(its ``DELTA_MAX_SUPERSTEPS_SINCE_SNAPSHOT``)."""
+__all__ = ["ExitSaves", "RunSaves"]
 
 
 class RunSaves:
@@ -116,7 +112,7 @@ class ExitSaves(RunSaves):
     its ``snapshot_frequency``) saves an empty checkpoint first (step -2, LangGraph's anchor
     for the key's writes) as the parent of its own: a fork from there starts from the empty
     state, as on LangGraph. ``delta``: the graph's ``DeltaChannel`` keys and their
-    ``snapshot_frequency`` (:func:`delta_frequencies`)."""
+    ``snapshot_frequency`` (``delta_counters.delta_frequencies``)."""
 
     def __init__(self, saver: BaseCheckpointSaver, delta: Mapping[str, int] | None = None) -> None:
         super().__init__(saver, "sync")
@@ -180,6 +176,14 @@ class ExitSaves(RunSaves):
             return
         checkpoint, metadata = self.held
         self.held = None
+        counters = cast("dict[str, list[int]] | None", dict(metadata).get(DELTA_COUNTERS))
+        if counters:  # the whole saves LangGraph makes at exit
+            metadata = cast(CheckpointMetadata, dict(metadata))
+            kept = reset_counters(self.delta, counters, checkpoint["channel_versions"])
+            if kept:
+                metadata[DELTA_COUNTERS] = kept  # type: ignore[literal-required]  # LangGraph's metadata key, not in our TypedDict
+            else:
+                del metadata[DELTA_COUNTERS]  # type: ignore[misc]  # LangGraph's metadata key, not in our TypedDict
         versions = {ch: v for ch, v in checkpoint["channel_versions"].items() if ch in self.changed}
         if self._anchors_delta_writes():
             anchor = empty_checkpoint()
@@ -198,15 +202,6 @@ class ExitSaves(RunSaves):
         if self.base is None or config_checkpoint_id(self.base) or self.steps >= DELTA_MAX_STEPS:
             return False
         return any(0 < n < self.delta[ch] for ch, n in self.delta_updates.items())
-
-
-def delta_frequencies(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, int]:
-    """The ``snapshot_frequency`` of each ``DeltaChannel`` key of ``graph``."""
-    return {
-        name: channel.snapshot_frequency
-        for name, channel in graph.new_channels().items()
-        if isinstance(channel, DeltaChannel)
-    }
 
 
 def _carry_record(
