@@ -23,13 +23,56 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-__all__ = ["in_runner_thread", "run_in_background", "run_sync", "start_loop_thread", "submit"]
+__all__ = [
+    "in_runner_thread",
+    "on_runner_loop",
+    "private_loop_context",
+    "run_in_background",
+    "run_sync",
+    "start_loop_thread",
+    "submit",
+    "sync_caller",
+]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 _lock = threading.Lock()
+_SYNC_CALLER: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "durable_debug_sync_caller", default=False
+)
+
+
+_PRIVATE_LOOP: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "durable_debug_private_loop", default=False
+)
+
+
+def private_loop_context() -> contextvars.Context:
+    """A copy of the caller's context in which :func:`run_sync` runs its coroutine on a
+    private loop, never on the shared one: for synchronous code called from a coroutine on a
+    private loop (a nested run's), while the shared loop's thread may be the one waiting on
+    that run."""
+    context = contextvars.copy_context()
+    context.run(_PRIVATE_LOOP.set, True)
+    return context
+
+
+def on_runner_loop() -> bool:
+    """True inside a coroutine running on the shared background loop."""
+    try:
+        return asyncio.get_running_loop() is _loop
+    except RuntimeError:
+        return False
+
+
+def sync_caller() -> bool:
+    """True inside a coroutine that :func:`run_sync` runs: synchronous code started it (a
+    graph run started by ``invoke``/``stream`` calls a user's sync saver methods)."""
+    return _SYNC_CALLER.get()
+
+
 _loop: asyncio.AbstractEventLoop | None = None
 _thread: threading.Thread | None = None
 
@@ -87,7 +130,9 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
     """
     if context is None:
         context = contextvars.copy_context()
-    if in_runner_thread():
+    if not context.run(_SYNC_CALLER.get):
+        context.run(_SYNC_CALLER.set, True)
+    if in_runner_thread() or _PRIVATE_LOOP.get():
 
         def run_private() -> T:
             loop = asyncio.new_event_loop()

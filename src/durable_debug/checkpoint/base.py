@@ -28,7 +28,7 @@ import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast, runtime_checkable
 
 from typing_extensions import TypedDict
@@ -45,6 +45,7 @@ from durable_debug.checkpoint.names import (
     ONCE,
     RESUME,
 )
+from durable_debug.checkpoint.start_writes import expand_start_writes
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.latest import LatestHead
@@ -67,6 +68,7 @@ __all__ = [
     "CheckpointNotFoundError",
     "CheckpointTuple",
     "Completed",
+    "DeltaChannelHistory",
     "LatestHeadsSaver",
     "OutlineSaver",
     "PendingWrite",
@@ -147,6 +149,15 @@ class CheckpointMetadata(TypedDict, total=False):
     """-1 for the first input checkpoint, then 0, 1, 2…"""
     parents: dict[str, str]
     """Checkpoint ids of enclosing graphs, by namespace (empty for a top-level graph)."""
+
+
+class DeltaChannelHistory(TypedDict, total=False):
+    """What :meth:`BaseCheckpointSaver.get_delta_channel_history` returns for one channel:
+    the writes to it since the nearest ancestor that stores its value, oldest first, and
+    that value (``seed``; absent when no ancestor stores one: the channel starts empty)."""
+
+    writes: list[PendingWrite]
+    seed: Any
 
 
 class CheckpointTuple(NamedTuple):
@@ -659,17 +670,54 @@ class BaseCheckpointSaver(ABC):
     def get_next_version(self, current: Any, channel: Any = None) -> Any:
         """LangGraph's ``get_next_version``: the version after ``current`` (None: the
         first). An int gives the next int; a version of this engine the next counter. The
-        engine does not call it (its versions come from :func:`next_version`, which also
-        keeps forked branches apart), so overriding it changes nothing."""
+        engine's versions come from :func:`next_version` (which also keeps forked branches
+        apart); it calls this method only when a subclass overrides it, where LangGraph calls
+        it (``checkpoint/user_methods.py``), so an override's errors fail the run, but the
+        version it returns is not used."""
         if current is None or isinstance(current, int):
             return (current or 0) + 1
         return f"{version_counter(str(current)) + 1:032}"
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> dict[str, DeltaChannelHistory]:
+        """For each of ``channels``: the pending writes to it on the ancestors of the
+        checkpoint ``config`` names (its parent, then that one's parent…, oldest first), back
+        to the nearest ancestor whose ``channel_values`` hold it (that value is the entry's
+        ``seed``). LangGraph's saver method, from which it rebuilds a ``DeltaChannel`` key; this
+        engine saves such a key's whole value at every checkpoint and never calls it, so here
+        it is a view of the history for code that does (the walk follows ``parent_config``, so
+        a fork sees only its own branch)."""
+        return _delta_history(
+            channels, [t async for t in _ancestors(self.aget_tuple, config, channels)]
+        )
 
     # -- sync twins --------------------------------------------------------------------------
 
     def get(self, config: RunnableConfig) -> Checkpoint | None:
         """Sync twin of :meth:`aget`."""
         return run_sync(self.aget(config))
+
+    def get_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> dict[str, DeltaChannelHistory]:
+        """Sync twin of :meth:`aget_delta_channel_history`; it reads through ``get_tuple``
+        (so a subclass's ``get_tuple`` is the one that reads, as in LangGraph)."""
+
+        if not channels:
+            return {}
+        ancestors: builtins.list[CheckpointTuple] = []
+        target = self.get_tuple(config)
+        at = target.parent_config if target is not None else None
+        remaining = set(channels)
+        while at is not None and remaining:
+            tup = self.get_tuple(at)
+            if tup is None:
+                break
+            ancestors.append(tup)
+            remaining -= tup.checkpoint["channel_values"].keys()
+            at = tup.parent_config
+        return _delta_history(channels, ancestors)
 
     def get_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """Sync twin of :meth:`aget_tuple`."""
@@ -727,6 +775,47 @@ class BaseCheckpointSaver(ABC):
     def list_abandoned_threads(self) -> builtins.list[str]:
         """Sync twin of :meth:`alist_abandoned_threads`."""
         return run_sync(self.alist_abandoned_threads())
+
+
+async def _ancestors(
+    get_tuple: Callable[[RunnableConfig], Awaitable[CheckpointTuple | None]],
+    config: RunnableConfig,
+    channels: Sequence[str],
+) -> AsyncIterator[CheckpointTuple]:
+    """The ancestors of the checkpoint ``config`` names, nearest first, up to the first one
+    whose values hold every one of ``channels`` (none when ``channels`` is empty)."""
+    if not channels:
+        return
+    target = await get_tuple(config)
+    at = target.parent_config if target is not None else None
+    remaining = set(channels)
+    while at is not None and remaining:
+        tup = await get_tuple(at)
+        if tup is None:
+            return
+        yield tup
+        remaining -= tup.checkpoint["channel_values"].keys()
+        at = tup.parent_config
+
+
+def _delta_history(
+    channels: Sequence[str], ancestors: Sequence[CheckpointTuple]
+) -> dict[str, DeltaChannelHistory]:
+    """Each channel's writes (oldest first) and seed, from ``ancestors`` nearest first (a
+    START task's saved writes as the writes they stand for, ``checkpoint/start_writes.py``)."""
+    history: dict[str, DeltaChannelHistory] = {}
+    for ch in channels:
+        writes: builtins.list[PendingWrite] = []
+        entry: DeltaChannelHistory = {}
+        for tup in ancestors:
+            saved = expand_start_writes(tup.pending_writes or (), tup.checkpoint)
+            writes[:0] = [w for w in saved if w[1] == ch]
+            if ch in tup.checkpoint["channel_values"]:
+                entry["seed"] = tup.checkpoint["channel_values"][ch]
+                break
+        entry["writes"] = writes
+        history[ch] = entry
+    return history
 
 
 # -- optional read capabilities ------------------------------------------------------------------

@@ -103,6 +103,9 @@ INPUT_KEYS = "__input_keys__"
 """Marker write saved by the START task in place of its state writes: the keys it took from
 the run input. The checkpoint it is saved on holds that input in its ``__start__`` channel, so
 the input is stored once instead of twice."""
+DELTA_COUNTERS = "counters_since_delta_snapshot"
+"""Metadata key of a checkpoint: per ``DeltaChannel`` key, ``[steps that wrote it, steps]``
+since LangGraph last saved its whole value (LangGraph's name; ``graph/delta_counters.py``)."""
 NO_WRITES = "__no_writes__"
 """Marker write saved for a task that finished without writing anything."""
 NOT_FINISHING = frozenset({ERROR, INTERRUPT, RESUME, FAILURES, ONCE, ERROR_SOURCE})

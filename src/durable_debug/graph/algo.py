@@ -27,11 +27,10 @@ from durable_debug.checkpoint.base import (
     RESUME,
     Checkpoint,
     CheckpointTuple,
-    PendingWrite,
     next_version,
 )
 from durable_debug.checkpoint.names import ID_SEP, PULL, PUSH, TASK_PATH_SEP
-from durable_debug.checkpoint.serde import CorruptPayloadError
+from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
 from durable_debug.graph.channels import MISSING, Channel
 from durable_debug.graph.nodes import INPUT_KEYS, NO_WRITES, TASKS, NodeSpec
 from durable_debug.graph.types import START, Interrupt, InvalidUpdateError
@@ -186,46 +185,12 @@ def compact_start_writes(
     """
     keys: list[str] = []
     for channel, value in writes:
-        if _input_value(run_input, channel) is not value:
+        if input_value(run_input, channel) is not value:
             break
         keys.append(channel)
     if not keys:
         return list(writes)
     return [(INPUT_KEYS, keys), *writes[len(keys) :]]
-
-
-def expand_start_writes(
-    pending_writes: Sequence[PendingWrite], checkpoint: Checkpoint
-) -> Sequence[PendingWrite]:
-    """``pending_writes`` with each :data:`INPUT_KEYS` write replaced by the state writes it
-    stands for, taken from the run input that ``checkpoint`` holds."""
-    if not any(channel == INPUT_KEYS for _, channel, _ in pending_writes):
-        return pending_writes
-    run_input = checkpoint["channel_values"].get(START, MISSING)
-    expanded: list[PendingWrite] = []
-    for tid, channel, value in pending_writes:
-        if channel != INPUT_KEYS:
-            expanded.append((tid, channel, value))
-            continue
-        for key in value:
-            key_value = _input_value(run_input, key)
-            if key_value is MISSING:
-                raise CorruptPayloadError(
-                    f"the saved writes of task {tid} take key {key!r} from the run input, but "
-                    f"checkpoint {checkpoint['id']} holds no input with that key"
-                )
-            expanded.append((tid, key, key_value))
-    return expanded
-
-
-def _input_value(run_input: Any, key: str) -> Any:
-    """The value the START task writes to ``key`` for this input (see StateSchema.updates_from:
-    a mapping's item, or a dataclass / pydantic model's attribute); MISSING if it has none."""
-    if isinstance(run_input, Mapping):
-        return run_input.get(key, MISSING)
-    if run_input is MISSING or run_input is None:
-        return MISSING
-    return getattr(run_input, key, MISSING)
 
 
 def prepare_tasks(

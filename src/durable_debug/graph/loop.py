@@ -34,6 +34,7 @@ from durable_debug.checkpoint.names import MESSAGES_PROTOCOL
 from durable_debug.checkpoint.records import TASK_CALLS, aadd_findings, aadd_task_calls
 from durable_debug.graph.algo import INTERRUPT_SEEN, Task, TaskRecord, prepare_tasks, preview_values
 from durable_debug.graph.calls import Runtime
+from durable_debug.graph.delta_counters import delta_frequencies
 from durable_debug.graph.findings import RunFindings
 from durable_debug.graph.interrupts import Answers
 from durable_debug.graph.loop_start import LoopStart
@@ -172,7 +173,11 @@ class RunLoop(LoopStart, LoopTasks):
             # "exit" saves once, when the run ends (a nested run saves as "async": its
             # checkpoints name their parents, which must exist)
             exiting = durability == "exit" and nesting is None
-            self.saves = ExitSaves(self.saver) if exiting else RunSaves(self.saver, durability)
+            self.saves = (
+                ExitSaves(self.saver, delta_frequencies(graph))
+                if exiting
+                else RunSaves(self.saver, durability)
+            )
         """How this run saves its steps (see ``saving.py``); None without a saver."""
         self.answers = nesting.answers if nesting else Answers()
         """Answers to subgraphs' interrupts, shared with the enclosing and nested runs."""
@@ -223,6 +228,7 @@ class RunLoop(LoopStart, LoopTasks):
         """Channel versions of the last saved checkpoint: only newer blobs are written."""
         self.pending: dict[str, TaskRecord] = {}
         self.handled: set[str] = set()
+        self.started_handlers: list[Task] = []
         """Ids of the tasks whose failure an error handler took (the run goes on)."""
         """Saved writes of the current checkpoint's tasks, by task id."""
         self.null_writes: list[tuple[str, Any]] = []

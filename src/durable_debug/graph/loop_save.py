@@ -13,7 +13,7 @@ step, and on ``saving.RunSaves`` (how and when the saver is called, by durabilit
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from functools import cached_property
 from typing import Any, cast
 
@@ -28,6 +28,7 @@ from durable_debug.checkpoint.base import (
     run_metadata,
 )
 from durable_debug.checkpoint.lease import check_lease
+from durable_debug.checkpoint.names import DELTA_COUNTERS
 from durable_debug.checkpoint.records import PARENT_WRITE_MS, attach_record
 from durable_debug.checkpoint.serde import SerdeError
 from durable_debug.graph.algo import (
@@ -37,6 +38,7 @@ from durable_debug.graph.algo import (
     make_checkpoint,
     task_path_str,
 )
+from durable_debug.graph.delta_counters import count_step, delta_frequencies, overwritten
 from durable_debug.graph.failures import failure_entry, failure_history
 from durable_debug.graph.loop_stream import LoopStream
 from durable_debug.graph.nodes import TASKS
@@ -140,13 +142,26 @@ class LoopSave(LoopStream):
             for task, writes in deferred:
                 await self._save_task_writes(task, writes)
             raise
+        if updated and self.saves is not None and self.saves.calls.methods:
+            self.saves.calls.next_version(
+                max(self.checkpoint["channel_versions"].values(), default=None)
+            )
         self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
         self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)
-        await self._put(source, versions)
+        frequencies = delta_frequencies(self.graph)
+        whole = (
+            overwritten(frequencies, [*(extra_writes or ()), *(w for t in tasks for w in t.writes)])
+            if frequencies
+            else ()
+        )
+        await self._put(source, versions, whole)
 
-    async def _put(self, source: str, versions: dict[str, str]) -> None:
-        """Save ``self.checkpoint`` as the next step, a child of the current checkpoint."""
+    async def _put(
+        self, source: str, versions: dict[str, str], whole: Collection[str] = ()
+    ) -> None:
+        """Save ``self.checkpoint`` as the next step, a child of the current checkpoint
+        (``whole``: the ``DeltaChannel`` keys the step overwrote, see ``delta_counters``)."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
         record = version_record(self.graph, self.record)
@@ -161,6 +176,21 @@ class LoopSave(LoopStream):
         # as base.checkpoint_metadata(self.config, source, self.step, parents=self.parents)
         metadata = {**self._run_metadata, "source": source, "step": self.step}
         metadata["parents"] = self.parents
+        frequencies = delta_frequencies(self.graph)
+        # A run from a checkpoint the thread moved past (a fork): LangGraph saves each key
+        # whole at its input (and, under "exit", at exit), so the counters start again.
+        forked = self.superseded and (source == "input" or isinstance(self.saves, ExitSaves))
+        if frequencies and not forked:
+            counters = count_step(
+                frequencies,
+                self.metadata,
+                self.checkpoint.get("updated_channels") or (),
+                self.checkpoint["channel_versions"],
+                whole=whole,
+                reset=not isinstance(self.saves, ExitSaves),  # until the run saves at exit
+            )
+            if counters:
+                metadata[DELTA_COUNTERS] = counters
         self.metadata = cast(CheckpointMetadata, metadata)
         self.pending = {}
         if self.saves is not None:

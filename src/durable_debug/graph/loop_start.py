@@ -119,6 +119,8 @@ class LoopStart(LoopSave):
             async for saved in self.saver.alist(self.config, before=before, limit=1):
                 return saved
             return None
+        if self.saves is not None:  # through a user's get_tuple override, if any
+            return await self.saves.calls.get_tuple(self.config)
         return await self.saver.aget_tuple(self.config)
 
     async def _begin(self) -> None:

@@ -89,6 +89,8 @@ class LoopState:
     saved_versions: dict[str, str]
     pending: dict[str, TaskRecord]
     handled: set[str]
+    started_handlers: list[Task]
+    """Error handlers started while the step's tasks ran side by side (``loop_tasks``)."""
     null_writes: list[tuple[str, Any]]
     given_answers: dict[str, tuple[str, Any]]
     spare_answers: bool

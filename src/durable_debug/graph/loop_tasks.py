@@ -85,33 +85,46 @@ class LoopTasks(LoopSave):
         """For each task of the step that failed (now, or in an earlier run of this step)
         and whose node has an error handler: the handler's task, run in this step with the
         failed task's input and its :class:`NodeError` (its saved writes reused when it
-        already finished), as LangGraph does."""
-        handlers = []
+        already finished), as LangGraph does. Handlers already started while the step's
+        tasks ran side by side (:meth:`_start_handler`) are among those returned."""
+        handlers, self.started_handlers = self.started_handlers, []
         for failed in list(tasks):
-            if failed.status != "error" or not _goes_to_handler(failed, self.graph.nodes):
+            handler = self._handler_task(failed)
+            if handler is None:
                 continue
-            name = failed.node.error_handler
-            assert name is not None and failed.error is not None
-            error = failed.error
-            self.handled.add(failed.id)
-            path = (*failed.path[:2], "node_error_handler")
-            handler = Task(
-                task_id(self.checkpoint["id"], self.checkpoint_ns, self.step + 1, name, path),
-                name,
-                path,
-                self.graph.nodes[name],
-                input=failed.input,
-                node_error=NodeError(failed.name, error),
-            )
-            saved = self.pending.get(handler.id)
-            if saved is not None and saved.finished and self.reuse_writes:
-                handler.writes, handler.status = saved.writes, "done"
-            else:
+            if handler.status is None:
                 # Its start is not streamed (LangGraph streams only its result).
                 await self._run_one(handler, self.step + 1, alone=False)
                 await self._task_done(handler)
             handlers.append(handler)
         return handlers
+
+    def _handler_task(self, failed: Task) -> Task | None:
+        """The task of the error handler that takes ``failed``'s failure (its saved writes
+        reused when it already finished in an earlier run), or None: ``failed`` did not fail,
+        its node has no handler, or its handler was already taken."""
+        if (
+            failed.status != "error"
+            or failed.id in self.handled
+            or not _goes_to_handler(failed, self.graph.nodes)
+        ):
+            return None
+        name = failed.node.error_handler
+        assert name is not None and failed.error is not None
+        self.handled.add(failed.id)
+        path = (*failed.path[:2], "node_error_handler")
+        handler = Task(
+            task_id(self.checkpoint["id"], self.checkpoint_ns, self.step + 1, name, path),
+            name,
+            path,
+            self.graph.nodes[name],
+            input=failed.input,
+            node_error=NodeError(failed.name, failed.error),
+        )
+        saved = self.pending.get(handler.id)
+        if saved is not None and saved.finished and self.reuse_writes:
+            handler.writes, handler.status = saved.writes, "done"
+        return handler
 
     def _tasks_ran(self, tasks: list[Task], ran: list[Task]) -> None:
         """After a step's tasks ran: raise the first failure no error handler took, or note
@@ -207,6 +220,15 @@ class LoopTasks(LoopSave):
                 for future in sorted(done, key=lambda f: running[f].sort_key):
                     future.result()
                     await self._task_done(running[future], defer=defer)
+                    handler = self._handler_task(running[future])
+                    if handler is not None:
+                        # As LangGraph: the handler runs at once, beside the step's tasks
+                        # still running (its start is not streamed, only its result).
+                        self.started_handlers.append(handler)
+                        if handler.status is None:
+                            started = asyncio.ensure_future(run(handler))
+                            running[started] = handler
+                            pending.add(started)
                 yield
                 if any(_fails_fast(running[f]) for f in done) and pending:
                     # Fail fast like LangGraph: the siblings still running are cancelled,

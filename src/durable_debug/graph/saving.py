@@ -23,7 +23,7 @@ run for a chain of nodes driven by ``invoke``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from durable_debug.checkpoint.base import (
@@ -36,8 +36,13 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_id,
     config_checkpoint_ns,
     config_thread_id,
+    empty_checkpoint,
+    new_checkpoint_id,
 )
+from durable_debug.checkpoint.names import DELTA_COUNTERS
 from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
+from durable_debug.checkpoint.user_methods import SaverCalls
+from durable_debug.graph.delta_counters import DELTA_MAX_STEPS, reset_counters
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import BaseCheckpointSaver, StepQueue
@@ -51,7 +56,11 @@ class RunSaves:
 
     def __init__(self, saver: BaseCheckpointSaver, durability: str | None) -> None:
         self.saver = saver
-        self.queue: StepQueue | None = None if durability == "sync" else saver.step_queue()
+        self.calls = SaverCalls(saver)
+        """How the run calls the saver: through a user's overrides of its methods, if any."""
+        self.queue: StepQueue | None = (
+            None if durability == "sync" or self.calls.saves_by_method else saver.step_queue()
+        )
         """The saver's queue of this run's steps; None when each step is awaited."""
 
     async def put_step(
@@ -64,7 +73,7 @@ class RunSaves:
     ) -> RunnableConfig:
         """Save a step (see ``BaseCheckpointSaver.aput_step``), or start saving it."""
         if self.queue is None:
-            return await self.saver.aput_step(
+            return await self.calls.put_step(
                 config, task_writes, checkpoint, metadata, new_versions
             )
         return await self.queue.put(config, task_writes, checkpoint, metadata, new_versions)
@@ -78,7 +87,7 @@ class RunSaves:
     ) -> None:
         """Save a task's writes on a checkpoint, once every step put before is saved."""
         await self.settle()
-        await self.saver.aput_writes(config, writes, task_id, task_path)
+        await self.calls.put_writes(config, writes, task_id, task_path)
 
     async def settle(self) -> None:
         """Return when every step put so far is saved; raise the error of one that was not."""
@@ -97,10 +106,23 @@ class ExitSaves(RunSaves):
     writes made on it (the interrupts, errors and results of its step). Writes on a checkpoint
     already saved (the answers of a resume) are saved at once; writes on a step passed over
     are dropped with it. The debug record of the checkpoint saved keeps the findings and the
-    version boundary of the steps passed over."""
+    version boundary of the steps passed over.
 
-    def __init__(self, saver: BaseCheckpointSaver) -> None:
+    On a thread with nothing saved, a run that wrote a ``DeltaChannel`` key (fewer times than
+    its ``snapshot_frequency``) saves an empty checkpoint first (step -2, LangGraph's anchor
+    for the key's writes) as the parent of its own: a fork from there starts from the empty
+    state, as on LangGraph. ``delta``: the graph's ``DeltaChannel`` keys and their
+    ``snapshot_frequency`` (``delta_counters.delta_frequencies``)."""
+
+    def __init__(self, saver: BaseCheckpointSaver, delta: Mapping[str, int] | None = None) -> None:
         super().__init__(saver, "sync")
+        self.delta = delta or {}
+        self.delta_updates: dict[str, int] = {}
+        """How many held steps wrote each ``DeltaChannel`` key."""
+        self.steps = 0
+        """How many steps were held."""
+        self.anchor_id = new_checkpoint_id() if self.delta else ""
+        """The id of the anchor checkpoint, made before any of the run's (ids sort by time)."""
         self.base: RunnableConfig | None = None
         """The config of the saved checkpoint the held one will be the child of."""
         self.held: tuple[Checkpoint, CheckpointMetadata] | None = None
@@ -125,6 +147,9 @@ class ExitSaves(RunSaves):
             metadata = _carry_record(self.saver, config, self.held[1], metadata, checkpoint["id"])
         self.held = (checkpoint, metadata)
         self.changed.update(new_versions)
+        self.steps += 1
+        for ch in self.delta.keys() & new_versions.keys():
+            self.delta_updates[ch] = self.delta_updates.get(ch, 0) + 1
         self.writes = []
         return checkpoint_config(
             config_thread_id(config), config_checkpoint_ns(config), checkpoint["id"]
@@ -143,7 +168,7 @@ class ExitSaves(RunSaves):
             if at == self.held[0]["id"]:
                 self.writes.append((task_id, list(writes), task_path))
             return  # a step passed over (or the held one's parent): dropped, as in LangGraph
-        await self.saver.aput_writes(config, writes, task_id, task_path)
+        await self.calls.put_writes(config, writes, task_id, task_path)
 
     async def finish(self) -> None:
         """Save the held checkpoint with its writes (one step, as ``aput_step`` saves it)."""
@@ -151,11 +176,32 @@ class ExitSaves(RunSaves):
             return
         checkpoint, metadata = self.held
         self.held = None
+        counters = cast("dict[str, list[int]] | None", dict(metadata).get(DELTA_COUNTERS))
+        if counters:  # the whole saves LangGraph makes at exit
+            metadata = cast(CheckpointMetadata, dict(metadata))
+            kept = reset_counters(self.delta, counters, checkpoint["channel_versions"])
+            if kept:
+                metadata[DELTA_COUNTERS] = kept  # type: ignore[literal-required]  # LangGraph's metadata key, not in our TypedDict
+            else:
+                del metadata[DELTA_COUNTERS]  # type: ignore[misc]  # LangGraph's metadata key, not in our TypedDict
         versions = {ch: v for ch, v in checkpoint["channel_versions"].items() if ch in self.changed}
-        saved = await self.saver.aput_step(self.base, (), checkpoint, metadata, versions)
+        if self._anchors_delta_writes():
+            anchor = empty_checkpoint()
+            anchor["id"] = self.anchor_id
+            anchor_metadata = cast(CheckpointMetadata, {"step": -2})
+            self.base = await self.calls.put_step(self.base, (), anchor, anchor_metadata, {})
+        saved = await self.calls.put_step(self.base, (), checkpoint, metadata, versions)
         for task_id, writes, task_path in self.writes:
-            await self.saver.aput_writes(saved, writes, task_id, task_path)
+            await self.calls.put_writes(saved, writes, task_id, task_path)
         self.writes = []
+
+    def _anchors_delta_writes(self) -> bool:
+        """Whether LangGraph would save an empty anchor checkpoint before the final one: the
+        thread had nothing saved and a ``DeltaChannel`` key was written, but not so often
+        that LangGraph saves its whole value instead of its writes."""
+        if self.base is None or config_checkpoint_id(self.base) or self.steps >= DELTA_MAX_STEPS:
+            return False
+        return any(0 < n < self.delta[ch] for ch, n in self.delta_updates.items())
 
 
 def _carry_record(

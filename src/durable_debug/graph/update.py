@@ -23,6 +23,7 @@ from durable_debug.checkpoint.base import (
     RunnableConfig,
     checkpoint_config,
     checkpoint_metadata,
+    config_checkpoint_id,
     config_checkpoint_ns,
     config_thread_id,
     empty_checkpoint,
@@ -45,6 +46,7 @@ from durable_debug.graph.algo import (
     restore_channels,
     task_id,
 )
+from durable_debug.graph.delta_counters import add_update_counters, delta_frequencies
 from durable_debug.graph.findings import RunFindings
 from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import command_update_pairs, targets_to_writes
@@ -192,6 +194,7 @@ async def aupdate_step(
             None,
         )
         fork = checkpoint_metadata(config, "fork", step + 1)
+        add_update_counters(graph, fork, saved.metadata, (), copied["channel_versions"], steps=0)  # type: ignore[arg-type]  # CheckpointMetadata is a dict
         record = version_record(graph, await _record(saver, saved))
         parent = saved.parent_config or checkpoint_config(thread_id, checkpoint_ns, None)
         return await _aput_with_record(saver, parent, copied, fork, record, {})
@@ -243,6 +246,9 @@ async def aupdate_step(
     if saved is not None and saved.metadata.get("parents"):  # a subgraph's checkpoint
         extra["parents"] = dict(saved.metadata["parents"])
     metadata = checkpoint_metadata(config, source, step + 1, **extra)
+    previous = saved.metadata if saved is not None else None
+    forked = await _updates_a_fork(graph, saver, config, saved)
+    add_update_counters(graph, metadata, previous, updated, versions, forked=forked)  # type: ignore[arg-type]  # CheckpointMetadata is a dict
     record = version_record(graph, await _record(saver, saved))
     if source == "update":
         record[AS_NODE] = node
@@ -254,6 +260,22 @@ async def aupdate_step(
     return await _aput_with_record(
         saver, parent_config, new_checkpoint, metadata, record, new_versions
     )
+
+
+async def _updates_a_fork(
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    saver: BaseCheckpointSaver,
+    config: RunnableConfig,
+    saved: CheckpointTuple | None,
+) -> bool:
+    """Whether an update of the graph with ``DeltaChannel`` keys is made on a checkpoint its
+    thread has moved past (``delta_counters``: LangGraph saves those keys whole there)."""
+    if saved is None or not delta_frequencies(graph) or not config_checkpoint_id(config):
+        return False
+    latest = await saver.aget_tuple(
+        checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
+    )
+    return latest is not None and latest.checkpoint["id"] != saved.checkpoint["id"]
 
 
 async def _record(saver: BaseCheckpointSaver, saved: CheckpointTuple | None) -> dict[str, Any]:
@@ -314,6 +336,9 @@ async def _update_as_input(
         extra["parents"] = dict(saved.metadata["parents"])
     step = int(saved.metadata.get("step", -1)) + 1 if saved is not None else -1
     metadata = checkpoint_metadata(config, "input", step, **extra)
+    previous = saved.metadata if saved is not None else None
+    forked = await _updates_a_fork(graph, saver, config, saved)
+    add_update_counters(graph, metadata, previous, updated, versions, forked=forked)  # type: ignore[arg-type]  # CheckpointMetadata is a dict
     record = version_record(graph, await _record(saver, saved))
     parent = saved.config if saved else checkpoint_config(thread_id, checkpoint_ns, None)
     old_versions = checkpoint["channel_versions"]
@@ -373,6 +398,9 @@ async def _clear_tasks(
     )
     new_checkpoint = make_checkpoint(new_id, channels, versions, seen, updated)
     metadata = checkpoint_metadata(config, "update", step + 1)
+    previous = saved.metadata if saved is not None else None
+    forked = await _updates_a_fork(graph, saver, config, saved)
+    add_update_counters(graph, metadata, previous, updated, versions, forked=forked)  # type: ignore[arg-type]  # CheckpointMetadata is a dict
     debug = {**version_record(graph, await _record(saver, saved)), AS_NODE: END}
     old_versions = checkpoint["channel_versions"]
     new_versions = {ch: v for ch, v in versions.items() if old_versions.get(ch) != v}
