@@ -267,3 +267,26 @@ def test_a_scalar_blob_loads_as_the_value_it_was(value: object) -> None:
     serde = SqliteSaver().serde
     loaded = serde.loads_typed(serde.dumps_typed(value))
     assert loaded == value and type(loaded) is type(value)
+
+
+_NOT_GIVEN: object = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class WithSentinel:
+    name: str
+    answer: object = _NOT_GIVEN
+
+
+def test_a_dataclass_field_left_at_its_sentinel_default_is_not_saved() -> None:
+    serde = MsgpackSerializer()
+    registry = TypeRegistry()
+    registry.register(WithSentinel)
+    reading = MsgpackSerializer(registry)
+    loaded = reading.loads_typed(serde.dumps_typed(WithSentinel("q")))
+    assert loaded == WithSentinel("q")
+    assert loaded.answer is _NOT_GIVEN
+    assert reading.loads_typed(serde.dumps_typed(WithSentinel("q", 42))) == WithSentinel("q", 42)
+    # any other object in the field is still refused, naming its type
+    with pytest.raises(UnsupportedValueError, match="builtins.object"):
+        serde.dumps_typed(WithSentinel("q", object()))

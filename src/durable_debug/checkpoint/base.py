@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import builtins
 import datetime as _dt
+import functools
 import hashlib
 import numbers
 import os
@@ -28,7 +29,7 @@ import threading
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast, runtime_checkable
 
 from typing_extensions import TypedDict
@@ -422,6 +423,35 @@ def empty_checkpoint() -> Checkpoint:
         versions_seen={},
         updated_channels=None,
     )
+
+
+def step_saver(
+    saver: BaseCheckpointSaver,
+) -> Callable[
+    [
+        RunnableConfig,
+        Sequence[TaskWrites],
+        Checkpoint,
+        CheckpointMetadata,
+        ChannelVersions,
+    ],
+    Awaitable[RunnableConfig],
+]:
+    """What saves a step on ``saver``: its ``aput_step``, unless a subclass overrides ``aput``
+    or ``aput_writes`` below the class that defines ``aput_step`` (LangGraph code subclasses a
+    saver to change those two); then the base ``aput_step``, which calls them, so the
+    override runs as it does on LangGraph."""
+    mro = type(saver).__mro__
+
+    def owner(name: str) -> type:
+        return next(cls for cls in mro if name in vars(cls))
+
+    step = owner("aput_step")
+    for name in ("aput", "aput_writes"):
+        found = owner(name)
+        if found is not step and issubclass(found, step):
+            return functools.partial(BaseCheckpointSaver.aput_step, saver)
+    return saver.aput_step
 
 
 # --- a run's steps, saved in order --------------------------------------------------------

@@ -36,6 +36,7 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_id,
     config_checkpoint_ns,
     config_thread_id,
+    step_saver,
 )
 from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
 
@@ -51,7 +52,13 @@ class RunSaves:
 
     def __init__(self, saver: BaseCheckpointSaver, durability: str | None) -> None:
         self.saver = saver
-        self.queue: StepQueue | None = None if durability == "sync" else saver.step_queue()
+        self.aput_step = step_saver(saver)
+        """Saves one step (``saver.aput_step``, or its ``aput_writes`` then ``aput`` when a
+        subclass overrides those: see ``step_saver``)."""
+        own = self.aput_step == saver.aput_step
+        self.queue: StepQueue | None = (
+            None if durability == "sync" or not own else saver.step_queue()
+        )
         """The saver's queue of this run's steps; None when each step is awaited."""
 
     async def put_step(
@@ -64,9 +71,7 @@ class RunSaves:
     ) -> RunnableConfig:
         """Save a step (see ``BaseCheckpointSaver.aput_step``), or start saving it."""
         if self.queue is None:
-            return await self.saver.aput_step(
-                config, task_writes, checkpoint, metadata, new_versions
-            )
+            return await self.aput_step(config, task_writes, checkpoint, metadata, new_versions)
         return await self.queue.put(config, task_writes, checkpoint, metadata, new_versions)
 
     async def put_writes(
@@ -152,7 +157,7 @@ class ExitSaves(RunSaves):
         checkpoint, metadata = self.held
         self.held = None
         versions = {ch: v for ch, v in checkpoint["channel_versions"].items() if ch in self.changed}
-        saved = await self.saver.aput_step(self.base, (), checkpoint, metadata, versions)
+        saved = await self.aput_step(self.base, (), checkpoint, metadata, versions)
         for task_id, writes, task_path in self.writes:
             await self.saver.aput_writes(saved, writes, task_id, task_path)
         self.writes = []

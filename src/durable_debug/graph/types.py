@@ -403,6 +403,10 @@ class Overwrite:
 
 
 register_type(Overwrite, name="durable_debug.Overwrite")
+# Saved under stable names, so a process that did not write a thread's checkpoints rebuilds
+# its pending Sends (and the Commands they carry) rather than loading tagged dicts.
+for _cls in (Send, Command, Interrupt):
+    register_type(_cls, name=names.STORED_TYPE_NAMES[_cls.__name__])
 
 
 class InvalidUpdateError(ValueError):
