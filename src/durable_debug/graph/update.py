@@ -156,6 +156,7 @@ async def aupdate_step(
                 )
     checkpoint_ns = config_checkpoint_ns(config)
     saver = graph.checkpointer
+    root = graph
     if checkpoint_ns:  # a subgraph's namespace: its own graph, its parent's saver
         from durable_debug.graph.subgraph import graph_at
 
@@ -189,7 +190,11 @@ async def aupdate_step(
         fork = checkpoint_metadata(config, "fork", step + 1)
         record = version_record(graph, await _record(saver, saved))
         parent = saved.parent_config or checkpoint_config(thread_id, checkpoint_ns, None)
-        return await _aput_with_record(saver, parent, copied, fork, record, {})
+        copy_config = await _aput_with_record(saver, parent, copied, fork, record, {})
+        following = _updates_after_copy(updates)
+        if following:  # copy and update in one go, as LangGraph does
+            return await aupdate_step(root, copy_config, following)
+        return copy_config
     channels = restore_channels(graph, checkpoint)
     if as_node == INPUT:
         return await _update_as_input(graph, saver, config, saved, channels, updates[0][0])
@@ -249,6 +254,25 @@ async def aupdate_step(
     return await _aput_with_record(
         saver, parent_config, new_checkpoint, metadata, record, new_versions
     )
+
+
+def _updates_after_copy(updates: Sequence[Update]) -> list[Update]:
+    """The updates ``update_state(cfg, [StateUpdate(...), ...], as_node="__copy__")`` applies
+    to the copy as its next step: the list's updates grouped by node (in the order each node
+    first appears), each answering the copy's next scheduled task of its node. None for a
+    copy alone."""
+    if len(updates) > 1:
+        raise InvalidUpdateError("Cannot copy checkpoint with multiple updates")
+    values = updates[0][0]
+    if not isinstance(values, list) or not values:
+        return []
+    grouped: dict[Any, list[Update]] = {}
+    for item in values:
+        if not isinstance(item, (tuple, list)) or not 1 <= len(item) <= 3:
+            raise InvalidUpdateError(f"Invalid update item: {item} when copying checkpoint")
+        node = item[1] if len(item) > 1 else None
+        grouped.setdefault(node, []).append((item[0], node))
+    return [update for group in grouped.values() for update in group]
 
 
 async def _record(saver: BaseCheckpointSaver, saved: CheckpointTuple | None) -> dict[str, Any]:
