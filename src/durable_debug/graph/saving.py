@@ -90,8 +90,9 @@ class RunSaves:
         if self.queue is not None:
             await self.queue.drain()
 
-    async def finish(self) -> None:
-        """The run ends (returns, pauses or fails): everything it put is saved."""
+    async def finish(self, completed: bool = False) -> None:
+        """The run ends (returns, pauses or fails; ``completed``: it returned): everything it
+        put is saved."""
         await self.settle()
 
 
@@ -104,8 +105,11 @@ class ExitSaves(RunSaves):
     are dropped with it. The debug record of the checkpoint saved keeps the findings and the
     version boundary of the steps passed over."""
 
-    def __init__(self, saver: BaseCheckpointSaver) -> None:
+    def __init__(self, saver: BaseCheckpointSaver, *, save_completed: bool = True) -> None:
         super().__init__(saver, "sync")
+        self.save_completed = save_completed
+        """False for a subgraph's run (one with its own checkpointer excepted): as in
+        LangGraph, it saves at its end only when it pauses or fails."""
         self.base: RunnableConfig | None = None
         """The config of the saved checkpoint the held one will be the child of."""
         self.held: tuple[Checkpoint, CheckpointMetadata] | None = None
@@ -150,8 +154,10 @@ class ExitSaves(RunSaves):
             return  # a step passed over (or the held one's parent): dropped, as in LangGraph
         await self.saver.aput_writes(config, writes, task_id, task_path)
 
-    async def finish(self) -> None:
+    async def finish(self, completed: bool = False) -> None:
         """Save the held checkpoint with its writes (one step, as ``aput_step`` saves it)."""
+        if completed and not self.save_completed:
+            self.held = None
         if self.held is None or self.base is None:
             return
         checkpoint, metadata = self.held
