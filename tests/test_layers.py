@@ -34,6 +34,7 @@ LAYERS = {
     "durable_debug.managed": 2,
     "durable_debug.warnings": 2,
     "durable_debug.pregel": 2,
+    "durable_debug.stream": 2,  # LangGraph's v3 event streaming names (graph/v3_*.py)
     "durable_debug.inspect": 3,
     "durable_debug.widget": 4,
     "durable_debug.widget_code": 4,  # the Python the widget shows for each action

@@ -3,6 +3,7 @@ LangGraph silently ignores what the user asked for."""
 
 from __future__ import annotations
 
+import asyncio
 import operator
 from typing import Annotated
 
@@ -202,3 +203,51 @@ def test_resume_on_an_empty_thread_runs_from_start_with_a_finding(saver: MemoryS
     assert codes(g, "nobody") == {
         first.config["configurable"]["checkpoint_id"]: ["resume-empty-thread"]
     }
+
+
+class Asked(TypedDict, total=False):
+    who: str
+    answers: Annotated[list, operator.add]
+
+
+async def test_side_by_side_subgraphs_never_take_each_others_answer() -> None:
+    """Two subgraphs run side by side, each paused; answering one by its id answers that one
+    only, whichever resumes first. Here the unanswered one asks first: it used to take the
+    answer meant for its sibling, as if it had been its own."""
+    gates: list[asyncio.Event] = []
+
+    def ask(state: Asked) -> Asked:
+        if state["who"] == "b":
+            gates[-1].set()  # b asks before a's subgraph has started
+        return {"answers": [f"{state['who']}:{interrupt(state['who'])}"]}
+
+    child = StateGraph(Asked).add_node("ask", ask).add_edge(START, "ask").compile()
+
+    async def run_child(state: Asked) -> Asked:
+        if state["who"] == "a":
+            await gates[-1].wait()
+        done = await child.ainvoke({"who": state["who"]})
+        return {"answers": done["answers"]}
+
+    graph = (
+        StateGraph(Asked)
+        .add_node("run_child", run_child)
+        .add_conditional_edges(START, lambda _: [Send("run_child", {"who": w}) for w in "ab"])
+        .compile(checkpointer=MemorySaver())
+    )
+    config = cfg("side-by-side")
+    gates.append(asyncio.Event())
+    first = await graph.ainvoke({"answers": []}, config)
+    asked = {i.value: i.id for i in first["__interrupt__"]}
+    assert sorted(asked) == ["a", "b"]
+
+    gates.append(asyncio.Event())
+    second = await graph.ainvoke(Command(resume={asked["a"]: "yes"}), config)
+    assert [i.value for i in second["__interrupt__"]] == ["b"]  # b still waits for its own
+    state = await graph.aget_state(config)
+    assert [i.value for t in state.tasks for i in t.interrupts] == ["b"]
+
+    gates.append(asyncio.Event())
+    third = await graph.ainvoke(Command(resume={asked["b"]: "no"}), config)
+    assert sorted(third["answers"]) == ["a:yes", "b:no"]
+    assert "__interrupt__" not in third

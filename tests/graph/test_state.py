@@ -71,8 +71,8 @@ def test_add_node_takes_the_function_name_and_add_sequence_chains() -> None:
     out = g.invoke({"log": []}, {"configurable": {"thread_id": "seq"}})
     assert out["log"] == ["first", "second"]
     assert [(e.source, e.target) for e in g.get_graph().edges] == [
-        ("first", "second"),
         ("__start__", "first"),
+        ("first", "second"),
         ("second", "__end__"),
     ]
 

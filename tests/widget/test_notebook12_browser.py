@@ -1,4 +1,5 @@
-"""Notebook 12 as shipped, Run All in JupyterLab: the widget shows the app's thread.
+"""Notebook 12 as shipped, Run All in JupyterLab and in Notebook 7: the widget shows the app's
+thread.
 
 The notebook closes the app's SQLite connection in a later cell; with Run All that cell runs
 before the widget's first read reaches the kernel. The widget reads on a connection of its own,
@@ -22,18 +23,17 @@ pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "12_debug_your_langgraph_app.ipynb"
 WAIT_MS = 240_000
-"""Generous waits on conditions: JupyterLab, a kernel and LangGraph on a small shared machine."""
+"""Generous waits on conditions: a front end, a kernel and LangGraph on a small shared machine."""
 
 
-def test_notebook_12_run_all_shows_its_thread_in_jupyterlab(
-    browser: Any, lab: Any, labserver: ModuleType, artifacts: Path
+def test_notebook_12_run_all_shows_its_thread(
+    browser: Any, frontend: Any, labserver: ModuleType, artifacts: Path
 ) -> None:
-    shutil.copy(NOTEBOOK, lab.root / NOTEBOOK.name)
+    shutil.copy(NOTEBOOK, frontend.root / NOTEBOOK.name)
     page = browser.new_page(viewport={"width": 1400, "height": 1100})
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
+    errors = labserver.watch_errors(page)
     try:
-        labserver.open_notebook(page, lab, NOTEBOOK.name, timeout_ms=WAIT_MS)
+        labserver.open_notebook(page, frontend, NOTEBOOK.name, timeout_ms=WAIT_MS)
         cells = page.evaluate("() => window.jupyterapp.shell.currentWidget.content.widgets.length")
         labserver.run_all(page)
         # Every cell ran, the one closing the app's connection included.
@@ -53,7 +53,7 @@ def test_notebook_12_run_all_shows_its_thread_in_jupyterlab(
         widget.locator('[data-action="refresh"]').click()
         expect(thread).to_contain_text("8 checkpoints · 2 branches", timeout=WAIT_MS)
         expect(widget.locator(".dd-error")).to_be_hidden()
-        page.screenshot(path=str(artifacts / "notebook12-run-all.png"))
+        page.screenshot(path=str(artifacts / f"notebook12-run-all-{frontend.frontend}.png"))
 
         # A click after the app closed its connection still reads the checkpoint.
         widget.locator(".dd-mark").last.click()
@@ -65,4 +65,4 @@ def test_notebook_12_run_all_shows_its_thread_in_jupyterlab(
         assert "closed database" not in widget.inner_text()
     finally:
         page.close()
-    assert errors == []
+    assert labserver.widget_errors(errors) == []

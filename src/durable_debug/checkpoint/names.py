@@ -34,6 +34,7 @@ __all__ = [
     "INPUT_KEYS",
     "INTERRUPT",
     "JOIN_PREFIX",
+    "MESSAGES_PROTOCOL",
     "NOT_FINISHING",
     "NO_WRITES",
     "NS_END",
@@ -110,6 +111,10 @@ SPECIAL_WRITES = (ERROR, INTERRUPT, RESUME)
 """The write channels whose values say how a task ended (a listing's status needs them)."""
 SPECIAL_WRITES_SQL = "(" + ", ".join(f"'{name}'" for name in SPECIAL_WRITES) + ")"
 """:data:`SPECIAL_WRITES` as a SQL list, for ``channel IN …`` (SQLite and PostgreSQL)."""
+
+MESSAGES_PROTOCOL = "__messages_protocol__"
+"""Configurable key a v3 event stream sets (``graph/v3_events.py``): the run's chat models
+stream content-block events to the ``messages`` mode instead of token chunks."""
 
 # Task paths and namespaces.
 PULL = "__pregel_pull"

@@ -82,15 +82,27 @@ def messages_in(value: Any) -> Iterable[Any]:
             yield from (item for item in field if isinstance(item, BaseMessage))
 
 
-def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | None = None) -> Any:
+def make_message_tap(
+    emit: Emit,
+    sent: set[str] | None = None,
+    report: Report | None = None,
+    *,
+    protocol: bool = False,
+) -> Any:
     """A LangChain callback handler that sends ``(message, metadata)`` pairs to ``emit`` and,
     if ``report`` is given, the start and end of the chat model, tool and chain runs nested in
     a node to it.
+
+    ``protocol`` (a v3 event stream, ``graph/v3_events.py``): chat models stream content-block
+    events instead (``(event, metadata)`` with the model call's ``run_id``), the whole message
+    of a model that streamed them is not sent again, and tool messages a node returns are
+    not sent.
 
     ``sent``: ids of messages already streamed, shared with the taps of the run's subgraphs
     (a message a subgraph streamed is not streamed again when its parent node returns it).
     """
     from langchain_core.callbacks import BaseCallbackHandler
+    from langchain_core.messages import ToolMessage
     from langchain_core.outputs import ChatGeneration, ChatGenerationChunk
 
     try:  # a handler of this kind makes chat models stream their tokens even from invoke()
@@ -155,6 +167,8 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
             node's (no parent run id)."""
             self.tapped: set[UUID] = set()
             """Runs whose streamed chunks are reported."""
+            self.protocol_runs: set[UUID] = set()
+            """Chat model runs that streamed content-block events (``protocol`` taps)."""
 
         def _start(
             self,
@@ -308,10 +322,21 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
                 {"input": {"messages": messages}},
             )
 
+        def on_stream_event(self, event: Any, *, run_id: UUID, **kwargs: Any) -> None:
+            """A content-block event of a chat model call (``protocol`` taps only)."""
+            metadata = self.calls.get(run_id)
+            if metadata is None:
+                return
+            if event.get("event") == "message-start":
+                self.protocol_runs.add(run_id)
+                if event.get("message_id"):
+                    self.sent.add(str(event["message_id"]))
+            emit((event, {**metadata, "run_id": str(run_id)}))
+
         def on_llm_new_token(
             self, token: Any, *, chunk: Any = None, run_id: UUID, **kwargs: Any
         ) -> None:
-            metadata = self.calls.get(run_id)
+            metadata = None if protocol else self.calls.get(run_id)
             if metadata is not None and isinstance(chunk, ChatGenerationChunk):
                 self.send(chunk.message, metadata, once=False)
             start = self.runs.get(run_id)
@@ -330,10 +355,16 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
                 return
             generation = response.generations[0][0]
             if isinstance(generation, ChatGeneration):
+                if run_id in self.protocol_runs:  # its events carried it already
+                    self.protocol_runs.discard(run_id)
+                    generation.message.id = generation.message.id or str(uuid4())
+                    self.sent.add(generation.message.id)
+                    return
                 self.send(generation.message, metadata, once=True)
 
         def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
             self.calls.pop(run_id, None)
+            self.protocol_runs.discard(run_id)
             self.runs.pop(run_id, None)
 
         def node_input(self, state: Any) -> None:
@@ -343,6 +374,11 @@ def make_message_tap(emit: Emit, sent: set[str] | None = None, report: Report | 
         def node_output(self, result: Any, metadata: dict[str, Any]) -> None:
             """Send the messages a node returned that were not sent yet."""
             for message in messages_in(result):
-                self.send(message, metadata, once=True)
+                if not (protocol and isinstance(message, ToolMessage)):
+                    self.send(message, metadata, once=True)
 
+    if protocol:  # a handler of this kind makes chat models stream content-block events
+        from langchain_core.tracers._streaming import _V2StreamingCallbackHandler
+
+        return type("ProtocolMessageTap", (MessageTap, _V2StreamingCallbackHandler), {})()
     return MessageTap()

@@ -40,7 +40,6 @@ from durable_debug.graph.deprecation import (
     LangGraphDeprecatedSinceV10,
     warn_renamed,
 )
-from durable_debug.graph.drawing import DrawableGraph, draw_graph
 from durable_debug.graph.interrupts import current_scratchpad
 from durable_debug.graph.jsonschema import root_jsonschema, schema_title
 from durable_debug.graph.nodes import NodeSpec
@@ -214,10 +213,6 @@ class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
         if returns is not inspect.Signature.empty and returns is not Final:
             typ = get_args(returns)[0] if get_origin(returns) is Final else returns
         return root_jsonschema(typ, schema_title(self.get_name(), "Output"))
-
-    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
-        """``__start__`` → the function → ``__end__``."""
-        return draw_graph(self.builder)
 
     async def _state(
         self, saver: BaseCheckpointSaver, config: RunnableConfig, subgraphs: bool

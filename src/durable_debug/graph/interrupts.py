@@ -75,21 +75,34 @@ class Answers:
 
     The subgraph task paused on an interrupt claims its answer when the subgraph resumes; an
     answer nobody claims (the subgraph's state was updated meanwhile, so the paused task is
-    gone) goes to the first ``interrupt()`` of a subgraph that has no answer of its own.
+    gone) goes to the first ``interrupt()`` of a subgraph that has no answer of its own, run
+    under the same top-level task as the interrupt it answered (``owners``): subgraphs that
+    run side by side, each paused, never take each other's answers, whichever resumes first.
     """
 
     values: dict[str, Any] = field(default_factory=dict)
     claimed: set[str] = field(default_factory=set)
+    owners: dict[str, str | None] = field(default_factory=dict)
+    """Interrupt id → the top-level task whose subgraphs may take its answer as a spare one
+    (None: any, for an answer whose task the step no longer has)."""
+
+    def hand_down(self, interrupt_id: str, value: Any, owner: str | None) -> None:
+        """Hold ``value``, the answer to ``interrupt_id``, for the graphs run inside the
+        top-level task ``owner`` (None: for whichever asks first)."""
+        self.values[interrupt_id] = value
+        self.owners[interrupt_id] = owner
 
     def claim(self, interrupt_id: str) -> None:
         """Mark the answer to ``interrupt_id`` as taken."""
         self.claimed.add(interrupt_id)
 
-    def take_spare(self) -> tuple[bool, Any]:
-        """``(True, answer)`` for the first answer not claimed yet (now claimed), else
+    def take_spare(self, root: str | None) -> tuple[bool, Any]:
+        """``(True, answer)`` for the first answer not claimed yet (now claimed) that an
+        ``interrupt()`` run under the top-level task ``root`` may take, else
         ``(False, None)``."""
         for key, value in self.values.items():
-            if key not in self.claimed:
+            owner = self.owners.get(key)
+            if key not in self.claimed and (owner is None or owner == root):
                 self.claimed.add(key)
                 return True, value
         return False, None
@@ -123,6 +136,9 @@ class Scratchpad:
     spare: bool = False
     """The task belongs to a subgraph: an ``interrupt()`` with no answer of its own takes an
     answer no paused task claimed (LangGraph's resume of a subgraph that was changed)."""
+    root: str | None = None
+    """The id of the top-level run's task this task runs under (its own id at the top
+    level): which spare answers it may take (:meth:`Answers.take_spare`)."""
     calls: int = 0
     """``@task`` calls this task has made so far (the n-th call's id uses n)."""
     managed: dict[str, Any] = field(default_factory=dict)
@@ -196,7 +212,7 @@ def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     if index < len(scratchpad.resume):
         return _validated(adapter, scratchpad.resume[index])
     if scratchpad.spare and scratchpad.answers is not None:
-        found, answer = scratchpad.answers.take_spare()
+        found, answer = scratchpad.answers.take_spare(scratchpad.root)
         if found:
             scratchpad.resume.append(answer)  # saved with the task's outcome
             return _validated(adapter, answer)

@@ -30,7 +30,7 @@ from durable_debug.checkpoint.base import (
     empty_checkpoint,
 )
 from durable_debug.checkpoint.lease import confirm_lease, thread_lease
-from durable_debug.checkpoint.names import NS_END
+from durable_debug.checkpoint.names import MESSAGES_PROTOCOL, NS_END
 from durable_debug.checkpoint.records import TASK_CALLS, aadd_findings, aadd_task_calls
 from durable_debug.graph.algo import INTERRUPT_SEEN, Task, TaskRecord, prepare_tasks, preview_values
 from durable_debug.graph.calls import Runtime
@@ -108,10 +108,19 @@ class RunLoop(LoopStart, LoopTasks):
         self.config: RunnableConfig = address_config(config)
         self.sink: SubgraphStream | None = nesting.stream if nesting else None
         """Where this run's chunks go when it is a subgraph of a run streaming subgraphs."""
+        # Only the run a v3 event stream starts reads the key; its subgraphs learn it from
+        # the sink, and a graph a node streams itself is not asked for content-block events.
+        configurable = self.config.get("configurable", {})
+        protocol = bool(configurable.get(MESSAGES_PROTOCOL))
+        if protocol:
+            self.config["configurable"] = {
+                k: v for k, v in configurable.items() if k != MESSAGES_PROTOCOL
+            }
         if self.sink is not None:
             modes = self.sink.modes
+            protocol = self.sink.protocol
         elif subgraphs:
-            self.sink = SubgraphStream(modes, self._forward)
+            self.sink = SubgraphStream(modes, self._forward, protocol=protocol)
         self.producers = Producers(modes, output_keys)
         self.updated: frozenset[str] = frozenset()
         """The state keys the last saved step wrote (a ``values`` chunk needs an output key)."""
@@ -136,7 +145,9 @@ class RunLoop(LoopStart, LoopTasks):
 
             sent = self.sink.sent_messages if self.sink is not None else None
             report = self._write_callback if self.producers.wants("callback") else None
-            self.message_tap = make_message_tap(self._write_message, sent, report)
+            self.message_tap = make_message_tap(
+                self._write_message, sent, report, protocol=protocol
+            )
             from durable_debug.graph.callbacks import with_handler
 
             self.config["callbacks"] = with_handler(self.config.get("callbacks"), self.message_tap)

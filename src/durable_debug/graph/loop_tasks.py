@@ -52,13 +52,14 @@ class LoopTasks(LoopSave):
                 asked = {i.id for i in record.interrupts}
                 for answer in record.resume:
                     if isinstance(answer, dict) and answer.get(SUBGRAPH_ANSWER) in asked:
-                        self.answers.values[str(answer[SUBGRAPH_ANSWER])] = answer["value"]
+                        root = self.nesting.root if self.nesting is not None else task.id
+                        self.answers.hand_down(str(answer[SUBGRAPH_ANSWER]), answer["value"], root)
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
         ids = {t.id for t in tasks}
         for tid, (interrupt_id, value) in self.given_answers.items():
             if tid not in ids:  # its task is gone: the answer goes to the first that asks
-                self.answers.values[interrupt_id] = value
+                self.answers.hand_down(interrupt_id, value, None)
                 self.spare_answers = True
         self.given_answers = {}
         to_run = [t for t in tasks if t.status is None]
@@ -136,6 +137,7 @@ class LoopTasks(LoopSave):
             calls=self.calls,
             stop=self.stop,
             replay=self.replay,
+            root=self.nesting.root if self.nesting is not None else None,
             resumable=self.nesting is not None
             and (self.nesting.resumable or self.nesting.saver is not None),
         )

@@ -71,7 +71,10 @@ class Branch:
         """Nodes this branch may go to, when known (for drawing)."""
         if self.path_map is not None:
             return list(dict.fromkeys(self.path_map.values()))
-        return _literal_destinations(self.path)
+        path: Any = self.path
+        if type(path).__name__ == "RunnableLambda":  # LangChain's: read its function
+            path = getattr(path, "func", None) or getattr(path, "afunc", None)
+        return _literal_destinations(path)
 
     def resolve(self, result: Any) -> list[str | Send]:
         """Turn what ``path`` returned into a list of node names and Sends."""

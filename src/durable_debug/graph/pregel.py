@@ -44,7 +44,7 @@ from durable_debug.graph.channels import (
     Topic,
 )
 from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10, warn_renamed
-from durable_debug.graph.drawing import DrawableGraph, draw_graph
+from durable_debug.graph.drawing import get_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
 from durable_debug.graph.jsonschema import context_jsonschema, schema_title, state_jsonschema
@@ -88,6 +88,8 @@ from durable_debug.graph.types import (
     StateT,
 )
 from durable_debug.graph.update import abulk_update_state, aupdate_state
+from durable_debug.graph.v3_events import stream_events_v3, with_v3
+from durable_debug.graph.v3_run import GraphRunStream
 
 if TYPE_CHECKING:
     from durable_debug.graph.state import StateGraph
@@ -112,6 +114,10 @@ def _checkpoint_during(durability: Durability | None, kwargs: dict[str, Any]) ->
 class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     """A compiled :class:`StateGraph`, ready to run threads (generic like it, for type
     annotations)."""
+
+    stream_transformers: tuple[Any, ...] = ()
+    """``compile(transformers=...)``: transformer factories every v3 event stream of
+    the graph registers after the built-in ones (``graph/v3_events.py``)."""
 
     streams_while_running = False
     """Whether a lone task's run reports events while it runs (an ``@entrypoint``'s task
@@ -576,6 +582,25 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         finally:
             run_sync(agen.aclose(), context=context)
 
+    def stream_events(
+        self,
+        input: Any,
+        config: RunnableConfig | None = None,
+        *,
+        version: str = "v2",
+        transformers: Sequence[Any] | None = None,
+        **kwargs: Any,
+    ) -> GraphRunStream:
+        """``version="v3"``: the run as a ``GraphRunStream`` of typed projections, pulled by
+        iterating them (``graph/v3_events.py``); no other version streams synchronously."""
+        if version != "v3":
+            raise NotImplementedError(
+                f"stream_events(version={version!r}) is not supported. Use astream_events() "
+                "for v1/v2, or stream_events(version='v3')."
+            )
+        return stream_events_v3(self, input, config, transformers=transformers, **kwargs)
+
+    @with_v3
     async def astream_events(
         self,
         input: Any,
@@ -1005,9 +1030,17 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             model = self.config_schema(include=include)
         return cast("dict[str, Any]", model.model_json_schema())
 
-    def get_graph(self, *, xray: bool = False) -> DrawableGraph:
-        """The graph's nodes and edges (``.nodes``, ``.edges``), for drawing."""
-        return draw_graph(self.builder)
+    def get_graph(self, config: RunnableConfig | None = None, *, xray: int | bool = False) -> Any:
+        """The graph's drawing as LangGraph's: langchain_core's ``Graph`` (``.nodes``,
+        ``.edges``, ``to_json()``, ``draw_mermaid()``), or without LangChain a
+        ``DrawableGraph``; ``xray`` draws subgraphs' nodes in place (see ``graph/drawing.py``)."""
+        return get_graph(self, config, xray=xray)
+
+    async def aget_graph(
+        self, config: RunnableConfig | None = None, *, xray: int | bool = False
+    ) -> Any:
+        """Async twin of :meth:`get_graph`."""
+        return get_graph(self, config, xray=xray)
 
     def _require_saver(self, method: str) -> BaseCheckpointSaver:
         if self.checkpointer is None:

@@ -407,6 +407,7 @@ class CallRunner:
             nesting=parent.nesting,
             answers=parent.answers,
             spare=parent.spare,
+            root=parent.root,
             findings=parent.findings,
         )
         info = ExecutionInfo(

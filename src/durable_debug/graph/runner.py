@@ -129,6 +129,7 @@ async def run_task(
         nesting=nesting,
         answers=nesting.answers,
         spare=nesting.spare,
+        root=nesting.root or task.id,
         findings=findings,
     )
     scratchpad.once = list(task.once)

@@ -344,6 +344,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         store: Any = None,
         wait: float | None = None,
         strict: bool = False,
+        transformers: Sequence[Any] | None = None,
         **kwargs: Any,
     ) -> CompiledStateGraph[Any, Any, Any, Any]:
         """Check the graph and return a runnable :class:`CompiledStateGraph`.
@@ -360,13 +361,16 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         schema lacks, a resume with nothing pending, a thread saved by another graph
         structure), raise the error describing it instead of recording a *finding*
         (``graph/findings.py``; default False: behave as LangGraph, warn once, record it).
+
+        ``transformers``: transformer classes or ``scope -> transformer`` factories
+        every ``stream_events(version="v3")`` run of the graph registers (``graph/v3_events.py``).
         """
         from durable_debug.graph.pregel import CompiledStateGraph
 
         self._validate(interrupt_before, interrupt_after)
         nodes = self._node_specs()
         self.compiled = True
-        return CompiledStateGraph(
+        compiled: CompiledStateGraph[Any, Any, Any, Any] = CompiledStateGraph(
             builder=self,
             schema=self.schema,
             nodes=nodes,
@@ -380,6 +384,9 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             lease_wait=wait,
             strict=strict,
         )
+        if transformers:
+            compiled.stream_transformers = tuple(transformers)
+        return compiled
 
     def _validate(
         self,

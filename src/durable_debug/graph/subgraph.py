@@ -64,6 +64,9 @@ class SubgraphStream:
     send: Callable[[tuple[str, ...], str, Any], None]
     sent_messages: set[str] = field(default_factory=set)
     """Ids of the chat messages streamed so far, at any level (each is streamed once)."""
+    protocol: bool = False
+    """Chat models stream content-block events to ``messages`` (a v3 event stream's run,
+    ``graph/v3_events.py``), at every level."""
 
 
 @dataclass
@@ -119,6 +122,9 @@ class Nesting:
     ``interrupt()``, as in LangGraph."""
     replay: Replay | None = None
     """The top-level run replays: where its subgraphs load their checkpoints from."""
+    root: str | None = None
+    """The id of the top-level run's task the nested run is under (None: this is the
+    top-level run's own step), see :attr:`Scratchpad.root`."""
 
 
 def recast_namespace(namespace: str) -> str:
@@ -189,6 +195,7 @@ def nesting_for(
         durability=parent.nesting.durability,
         resumable=parent.nesting.resumable or parent.nesting.saver is not None,
         replay=parent.nesting.replay,
+        root=parent.root,
     )
     return merged, nesting
 
