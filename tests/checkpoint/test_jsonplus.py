@@ -129,3 +129,38 @@ def test_a_saver_given_the_serializer_runs_a_graph_with_an_unstorable_value() ->
     )
     assert pickling.invoke({"thing": None}, config) == {"thing": Unstorable("made")}
     assert pickling.get_state(config).values == {"thing": Unstorable("made")}
+
+
+def test_a_sqlite_thread_written_with_it_is_read_back_and_shown(tmp_path: Any) -> None:
+    from typing_extensions import TypedDict
+
+    from durable_debug.checkpoint.serde import MsgpackSerializer
+    from durable_debug.checkpoint.sqlite import SqliteSaver
+
+    class State(TypedDict):
+        thing: Any
+        raw: Any
+
+    builder = durable_debug.StateGraph(State)
+    builder.add_node("make", lambda s: {"thing": Unstorable("x"), "raw": b"\x00raw"})
+    builder.add_node("clear", lambda s: {"raw": None})
+    builder.add_edge(durable_debug.START, "make").add_edge("make", "clear")
+    path = tmp_path / "threads.db"
+    config = {"configurable": {"thread_id": "t"}}
+    writing = SqliteSaver(path, serde=JsonPlusSerializer(pickle_fallback=True))
+    builder.compile(checkpointer=writing).invoke({"thing": None, "raw": None}, config)
+    reading = builder.compile(
+        checkpointer=SqliteSaver(path, serde=JsonPlusSerializer(pickle_fallback=True))
+    )
+    values = [s.values for s in reading.get_state_history(config)]
+    assert values[:3] == [
+        {"thing": Unstorable("x"), "raw": None},
+        {"thing": Unstorable("x"), "raw": b"\x00raw"},
+        {"thing": None, "raw": None},
+    ]
+    # our default serializer reads the "null" and "bytes" blobs, and refuses the pickle
+    plain = MsgpackSerializer()
+    assert plain.loads_typed(("null", b"")) is None
+    assert plain.loads_typed(("bytes", b"\x00raw")) == b"\x00raw"
+    with pytest.raises(CorruptPayloadError, match="pickle_fallback=True"):
+        plain.loads_typed(JsonPlusSerializer(pickle_fallback=True).dumps_typed(Unstorable("x")))

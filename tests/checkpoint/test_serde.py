@@ -99,8 +99,10 @@ def test_hostile_payload_naming_a_function_executes_nothing(serde: MsgpackSerial
     assert serde.loads_typed(("msgpack", qualified)) == {"__type__": "posix.system", "value": "ls"}
     with pytest.raises(CorruptPayloadError, match="unknown extension type 99"):
         serde.loads_typed(("msgpack", msgpack.packb(msgpack.ExtType(99, b""))))
-    with pytest.raises(CorruptPayloadError, match="unknown blob type tag 'pickle'"):
+    with pytest.raises(CorruptPayloadError, match="the blob is a pickle"):
         serde.loads_typed(("pickle", b"cos\nsystem\n"))
+    with pytest.raises(CorruptPayloadError, match="unknown blob type tag 'shell'"):
+        serde.loads_typed(("shell", b"ls"))
     with pytest.raises(CorruptPayloadError, match="not valid serialized data"):
         serde.loads_typed(("msgpack", b"\xc1"))
 

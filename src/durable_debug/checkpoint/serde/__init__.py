@@ -599,8 +599,23 @@ class MsgpackSerializer:
         except (TypeError, ValueError):
             raise CorruptPayloadError(f"expected a (tag, bytes) pair, got {data!r:.80}") from None
         if tag != TAG:
-            raise CorruptPayloadError(f"unknown blob type tag {tag!r}; expected {TAG!r}")
+            return self._loads_other(tag, payload)
         return self.loads(payload)
+
+    def _loads_other(self, tag: Any, payload: Any) -> Any:
+        """A blob ``JsonPlusSerializer`` wrote under one of LangGraph's other tags: None and raw
+        bytes load as they are; a pickle is refused (loading it would run code)."""
+        if tag == "null":
+            return None
+        if tag in ("bytes", "bytearray") and isinstance(payload, (bytes, bytearray, memoryview)):
+            return bytes(payload) if tag == "bytes" else bytearray(payload)
+        if tag == "pickle":
+            raise CorruptPayloadError(
+                "the blob is a pickle, which loading it would run; read this thread with "
+                "a saver given serde=JsonPlusSerializer(pickle_fallback=True) "
+                "(durable_debug.checkpoint.serde.jsonplus) if you trust whoever wrote it"
+            )
+        raise CorruptPayloadError(f"unknown blob type tag {tag!r}; expected {TAG!r}")
 
     def loads(self, payload: bytes) -> Any:
         """Deserialize bytes written by :meth:`dumps`, within :attr:`limits`."""
