@@ -92,3 +92,30 @@ def test_a_saved_send_carrying_a_command_loads_in_a_fresh_process() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Send(node='2', arg=Command(goto=Send(node='flaky', arg=4)))"
+
+
+def test_langgraphs_send_carrying_its_command_runs_on_our_engine_too() -> None:
+    import langgraph.graph as lg_graph
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.types import Command as LangGraphCommand
+    from langgraph.types import Send as LangGraphSend
+
+    def run(api: Any, saver: Any) -> list[Any]:
+        builder = api.StateGraph(Annotated[list, operator.add])
+        builder.add_node("one", lambda s: ["one"])
+        builder.add_node("two", lambda s: [f"two {s}"])
+        builder.add_edge(api.START, "one")
+        builder.add_conditional_edges(
+            "one",
+            lambda s: [
+                LangGraphSend("two", LangGraphCommand(goto=LangGraphSend("two", 1))),
+                LangGraphSend("two", 5),
+            ],
+        )
+        graph = builder.compile(checkpointer=saver, interrupt_before=["two"])
+        config = {"configurable": {"thread_id": "t"}}
+        return [graph.invoke(["0"], config), graph.invoke(None, config)]
+
+    ours = run(durable_debug, durable_debug.MemorySaver())
+    assert ours == run(lg_graph, InMemorySaver())
+    assert ours[1][-2:] == ["two Command(goto=Send(node='two', arg=1))", "two 5"]

@@ -463,7 +463,8 @@ def adopt_langchain_tool_output() -> None:
 def from_langgraph(value: Any) -> Any:
     """``value`` with LangGraph's own ``Command`` and ``Send`` objects (from code written for
     ``langgraph.types``, such as LangGraph's prebuilt ``ToolNode``) made into ours, also inside
-    a list or tuple and a Command's ``goto``; any other value is returned as it is.
+    a list or tuple, a Command's ``goto`` and a Send's ``arg``; any other value is returned as
+    it is.
 
     The engine calls it on what nodes and conditional edges return and on run input, so code
     that mixes the two libraries' objects runs unchanged.
@@ -477,8 +478,8 @@ def from_langgraph(value: Any) -> Any:
         return value
     if not _is_langgraphs(kind):
         return value
-    if kind.__name__ == "Send":
-        return Send(value.node, value.arg)
+    if kind.__name__ == "Send":  # a Command it carries is made ours too, so it can be saved
+        return Send(value.node, from_langgraph(value.arg))
     if kind.__name__ == "Command":
         goto = value.goto
         if isinstance(goto, (list, tuple)):
