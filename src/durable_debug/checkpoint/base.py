@@ -443,13 +443,15 @@ def step_saver(
     override runs as it does on LangGraph."""
     mro = type(saver).__mro__
 
-    def owner(name: str) -> type:
-        return next(cls for cls in mro if name in vars(cls))
+    def owner(name: str) -> type | None:
+        return next((cls for cls in mro if name in vars(cls)), None)
 
     step = owner("aput_step")
+    if step is None:  # not one of ours: save a step with its aput_writes and aput
+        return functools.partial(BaseCheckpointSaver.aput_step, saver)
     for name in ("aput", "aput_writes"):
         found = owner(name)
-        if found is not step and issubclass(found, step):
+        if found is not None and found is not step and issubclass(found, step):
             return functools.partial(BaseCheckpointSaver.aput_step, saver)
     return saver.aput_step
 

@@ -55,7 +55,7 @@ class RunSaves:
         self.aput_step = step_saver(saver)
         """Saves one step (``saver.aput_step``, or its ``aput_writes`` then ``aput`` when a
         subclass overrides those: see ``step_saver``)."""
-        own = self.aput_step == saver.aput_step
+        own = self.aput_step == getattr(saver, "aput_step", None)
         self.queue: StepQueue | None = (
             None if durability == "sync" or not own else saver.step_queue()
         )
