@@ -99,8 +99,10 @@ def test_hostile_payload_naming_a_function_executes_nothing(serde: MsgpackSerial
     assert serde.loads_typed(("msgpack", qualified)) == {"__type__": "posix.system", "value": "ls"}
     with pytest.raises(CorruptPayloadError, match="unknown extension type 99"):
         serde.loads_typed(("msgpack", msgpack.packb(msgpack.ExtType(99, b""))))
-    with pytest.raises(CorruptPayloadError, match="unknown blob type tag 'pickle'"):
+    with pytest.raises(CorruptPayloadError, match="the blob is a pickle"):
         serde.loads_typed(("pickle", b"cos\nsystem\n"))
+    with pytest.raises(CorruptPayloadError, match="unknown blob type tag 'shell'"):
+        serde.loads_typed(("shell", b"ls"))
     with pytest.raises(CorruptPayloadError, match="not valid serialized data"):
         serde.loads_typed(("msgpack", b"\xc1"))
 
@@ -267,3 +269,26 @@ def test_a_scalar_blob_loads_as_the_value_it_was(value: object) -> None:
     serde = SqliteSaver().serde
     loaded = serde.loads_typed(serde.dumps_typed(value))
     assert loaded == value and type(loaded) is type(value)
+
+
+_NOT_GIVEN: object = object()
+
+
+@dataclasses.dataclass(frozen=True)
+class WithSentinel:
+    name: str
+    answer: object = _NOT_GIVEN
+
+
+def test_a_dataclass_field_left_at_its_sentinel_default_is_not_saved() -> None:
+    serde = MsgpackSerializer()
+    registry = TypeRegistry()
+    registry.register(WithSentinel)
+    reading = MsgpackSerializer(registry)
+    loaded = reading.loads_typed(serde.dumps_typed(WithSentinel("q")))
+    assert loaded == WithSentinel("q")
+    assert loaded.answer is _NOT_GIVEN
+    assert reading.loads_typed(serde.dumps_typed(WithSentinel("q", 42))) == WithSentinel("q", 42)
+    # any other object in the field is still refused, naming its type
+    with pytest.raises(UnsupportedValueError, match="builtins.object"):
+        serde.dumps_typed(WithSentinel("q", object()))

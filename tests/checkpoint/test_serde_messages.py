@@ -28,7 +28,7 @@ from durable_debug.checkpoint.serde import (
 )
 
 PYDANTIC = 12
-"""The extension code of a pydantic model (checkpoint/serde.py)."""
+"""The extension code of a pydantic model (checkpoint/serde/__init__.py)."""
 
 
 def chat() -> list[Any]:

@@ -6,7 +6,7 @@ written for the builtins keeps working (a corrupt payload is still a ``ValueErro
 unreachable store a ``ConnectionError``, a missing checkpoint a ``LookupError``)::
 
     DurableDebugError
-    ├── SerdeError (ValueError)                  serde.py
+    ├── SerdeError (ValueError)                  serde/
     │   ├── UnsupportedValueError (TypeError)    a value that cannot be saved
     │   └── CorruptPayloadError                  a stored byte that cannot be read, or a
     │                                            checkpoint pointing at a blob that is gone

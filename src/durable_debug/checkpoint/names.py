@@ -51,6 +51,7 @@ __all__ = [
     "SPECIAL_WRITES",
     "SPECIAL_WRITES_SQL",
     "START",
+    "STORED_TYPE_NAMES",
     "TASKS",
     "TASK_PATH_SEP",
     "TRIGGER_CHANNELS",
@@ -158,6 +159,15 @@ NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 TYPE_KEY = "__type__"
 """Key naming the class of an object stored as a dict (``{"__type__": "pkg.mod.Cls", ...}``),
 in durable_debug's format and in LangGraph's JSON one alike."""
+
+STORED_TYPE_NAMES: Final = {
+    "Send": "durable_debug.Send",
+    "Command": "durable_debug.Command",
+    "Interrupt": "durable_debug.Interrupt",
+}
+"""The names the engine's own value classes are registered under for the serializer (a
+pending ``Send``, the ``Command`` it may carry, an ``Interrupt``), by class name; LangGraph
+names the same classes ``langgraph.types.<class name>``."""
 
 TRIGGER_CHANNELS = (START, TASKS)
 """The trigger channels with fixed names; edges and joins have a prefix and a node."""

@@ -45,6 +45,7 @@ __all__ = [
     "allowed_types",
     "class_for_loading",
     "display_name",
+    "imported_class",
     "name_for_saving",
     "qualified_name",
     "unloaded",
@@ -163,6 +164,13 @@ def _find(module_name: str, qualname: str) -> Any:
         if target is None:
             return None
     return target
+
+
+def imported_class(module_name: str, qualname: str) -> type | None:
+    """The class ``qualname`` of the already imported module ``module_name``, or None; read
+    from namespaces only: nothing is imported and no module ``__getattr__`` runs."""
+    found = _find(module_name, qualname)
+    return found if isinstance(found, type) else None
 
 
 def _safe(name: str) -> type | None:

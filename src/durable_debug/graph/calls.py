@@ -307,7 +307,10 @@ def callable_name(fn: Any) -> str | None:
 
 
 def _is_runnable(fn: Any) -> bool:
-    return not inspect.isroutine(fn) and callable(getattr(fn, "ainvoke", None))
+    """Whether ``fn``'s class has an ``ainvoke`` (a LangChain runnable, a compiled graph). The
+    class is asked, not the object: a test double (``unittest.mock.Mock``) answers every
+    attribute, and LangGraph calls it as the function it stands for."""
+    return not inspect.isroutine(fn) and callable(getattr(type(fn), "ainvoke", None))
 
 
 def call_style(fn: Callable[..., Any]) -> CallStyle:

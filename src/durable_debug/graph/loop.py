@@ -30,7 +30,7 @@ from durable_debug.checkpoint.base import (
     empty_checkpoint,
 )
 from durable_debug.checkpoint.lease import confirm_lease, thread_lease
-from durable_debug.checkpoint.names import MESSAGES_PROTOCOL
+from durable_debug.checkpoint.names import MESSAGES_PROTOCOL, NS_END
 from durable_debug.checkpoint.records import TASK_CALLS, aadd_findings, aadd_task_calls
 from durable_debug.graph.algo import INTERRUPT_SEEN, Task, TaskRecord, prepare_tasks, preview_values
 from durable_debug.graph.calls import Runtime
@@ -170,12 +170,16 @@ class RunLoop(LoopStart, LoopTasks):
         self.durability: Durability | None = durability
         self.saves: RunSaves | None = None
         if self.saver is not None:
-            # "exit" saves once, when the run ends (a nested run saves as "async": its
-            # checkpoints name their parents, which must exist)
-            exiting = durability == "exit" and nesting is None
+            # "exit" saves once, when the run ends; a nested run only when it pauses or fails
+            # (or has a checkpointer of its own: its namespace has no task ids), as LangGraph
+            nested_ns = config_checkpoint_ns(self.config) if nesting is not None else ""
             self.saves = (
-                ExitSaves(self.saver, delta_frequencies(graph))
-                if exiting
+                ExitSaves(
+                    self.saver,
+                    delta_frequencies(graph) if nesting is None else None,
+                    save_completed=NS_END not in nested_ns,
+                )
+                if durability == "exit"
                 else RunSaves(self.saver, durability)
             )
         """How this run saves its steps (see ``saving.py``); None without a saver."""
@@ -304,6 +308,7 @@ class RunLoop(LoopStart, LoopTasks):
         ``live``, from running nodes) and yields to say "pass on what is there now"."""
         if self.config.get("callbacks") or langsmith_tracing():
             await self._start_graph_run()
+        completed = False
         try:
             try:
                 async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
@@ -313,9 +318,10 @@ class RunLoop(LoopStart, LoopTasks):
                             await self.saves.settle()  # a chunk reports a saved step
                         for event in events:
                             yield event
+                completed = True
             finally:
                 if self.saves is not None:  # the run ends once all it put is saved
-                    await self.saves.finish()
+                    await self.saves.finish(completed)
                     await self._report_leftover_findings()
         except Exception as exc:
             if self.graph_run is not None:

@@ -94,8 +94,9 @@ class RunSaves:
         if self.queue is not None:
             await self.queue.drain()
 
-    async def finish(self) -> None:
-        """The run ends (returns, pauses or fails): everything it put is saved."""
+    async def finish(self, completed: bool = False) -> None:
+        """The run ends (returns, pauses or fails; ``completed``: it returned): everything it
+        put is saved."""
         await self.settle()
 
 
@@ -112,10 +113,19 @@ class ExitSaves(RunSaves):
     its ``snapshot_frequency``) saves an empty checkpoint first (step -2, LangGraph's anchor
     for the key's writes) as the parent of its own: a fork from there starts from the empty
     state, as on LangGraph. ``delta``: the graph's ``DeltaChannel`` keys and their
-    ``snapshot_frequency`` (``delta_counters.delta_frequencies``)."""
+    ``snapshot_frequency`` (``delta_counters.delta_frequencies``). ``save_completed``: False
+    for a subgraph's run (one with its own checkpointer excepted), which, as in LangGraph,
+    saves at its end only when it pauses or fails."""
 
-    def __init__(self, saver: BaseCheckpointSaver, delta: Mapping[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        saver: BaseCheckpointSaver,
+        delta: Mapping[str, int] | None = None,
+        *,
+        save_completed: bool = True,
+    ) -> None:
         super().__init__(saver, "sync")
+        self.save_completed = save_completed
         self.delta = delta or {}
         self.delta_updates: dict[str, int] = {}
         """How many held steps wrote each ``DeltaChannel`` key."""
@@ -170,8 +180,10 @@ class ExitSaves(RunSaves):
             return  # a step passed over (or the held one's parent): dropped, as in LangGraph
         await self.calls.put_writes(config, writes, task_id, task_path)
 
-    async def finish(self) -> None:
+    async def finish(self, completed: bool = False) -> None:
         """Save the held checkpoint with its writes (one step, as ``aput_step`` saves it)."""
+        if completed and not self.save_completed:
+            self.held = None
         if self.held is None or self.base is None:
             return
         checkpoint, metadata = self.held

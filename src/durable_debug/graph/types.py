@@ -414,6 +414,10 @@ register_type(Overwrite, name="durable_debug.Overwrite")
 # A Command is saved as a dataclass (a thread's first input, a Send's argument), as LangGraph
 # saves it; its "no resume value" marker with it.
 register_type(_Unset, name="durable_debug.Command.unset")
+# Saved under stable names, so a process that did not write a thread's checkpoints rebuilds
+# its pending Sends (and the Commands they carry) rather than loading tagged dicts.
+for _cls in (Send, Command, Interrupt):
+    register_type(_cls, name=names.STORED_TYPE_NAMES[_cls.__name__])
 
 
 class InvalidUpdateError(ValueError):
@@ -472,7 +476,8 @@ def adopt_langchain_tool_output() -> None:
 def from_langgraph(value: Any) -> Any:
     """``value`` with LangGraph's own ``Command`` and ``Send`` objects (from code written for
     ``langgraph.types``, such as LangGraph's prebuilt ``ToolNode``) made into ours, also inside
-    a list or tuple and a Command's ``goto``; any other value is returned as it is.
+    a list or tuple, a Command's ``goto`` and a Send's ``arg``; any other value is returned as
+    it is.
 
     The engine calls it on what nodes and conditional edges return and on run input, so code
     that mixes the two libraries' objects runs unchanged.
@@ -486,8 +491,8 @@ def from_langgraph(value: Any) -> Any:
         return value
     if not _is_langgraphs(kind):
         return value
-    if kind.__name__ == "Send":
-        return Send(value.node, value.arg)
+    if kind.__name__ == "Send":  # a Command it carries is made ours too, so it can be saved
+        return Send(value.node, from_langgraph(value.arg))
     if kind.__name__ == "Command":
         goto = value.goto
         if isinstance(goto, (list, tuple)):

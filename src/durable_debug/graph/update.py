@@ -159,6 +159,7 @@ async def aupdate_step(
                 )
     checkpoint_ns = config_checkpoint_ns(config)
     saver = graph.checkpointer
+    root = graph
     if checkpoint_ns:  # a subgraph's namespace: its own graph, its parent's saver
         from durable_debug.graph.subgraph import graph_at
 
@@ -197,7 +198,11 @@ async def aupdate_step(
         add_update_counters(graph, fork, saved.metadata, (), copied["channel_versions"], steps=0)  # type: ignore[arg-type]  # CheckpointMetadata is a dict
         record = version_record(graph, await _record(saver, saved))
         parent = saved.parent_config or checkpoint_config(thread_id, checkpoint_ns, None)
-        return await _aput_with_record(saver, parent, copied, fork, record, {})
+        copy_config = await _aput_with_record(saver, parent, copied, fork, record, {})
+        following = _updates_after_copy(updates)
+        if following:  # copy and update in one go, as LangGraph does
+            return await aupdate_step(root, copy_config, following)
+        return copy_config
     channels = restore_channels(graph, checkpoint)
     if as_node == INPUT:
         return await _update_as_input(graph, saver, config, saved, channels, updates[0][0])
@@ -276,6 +281,25 @@ async def _updates_a_fork(
         checkpoint_config(config_thread_id(config), config_checkpoint_ns(config), None)
     )
     return latest is not None and latest.checkpoint["id"] != saved.checkpoint["id"]
+
+
+def _updates_after_copy(updates: Sequence[Update]) -> list[Update]:
+    """The updates ``update_state(cfg, [StateUpdate(...), ...], as_node="__copy__")`` applies
+    to the copy as its next step: the list's updates grouped by node (in the order each node
+    first appears), each answering the copy's next scheduled task of its node. None for a
+    copy alone."""
+    if len(updates) > 1:
+        raise InvalidUpdateError("Cannot copy checkpoint with multiple updates")
+    values = updates[0][0]
+    if not isinstance(values, list) or not values:
+        return []
+    grouped: dict[Any, list[Update]] = {}
+    for item in values:
+        if not isinstance(item, (tuple, list)) or not 1 <= len(item) <= 3:
+            raise InvalidUpdateError(f"Invalid update item: {item} when copying checkpoint")
+        node = item[1] if len(item) > 1 else None
+        grouped.setdefault(node, []).append((item[0], node))
+    return [update for group in grouped.values() for update in group]
 
 
 async def _record(saver: BaseCheckpointSaver, saved: CheckpointTuple | None) -> dict[str, Any]:

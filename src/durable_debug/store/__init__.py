@@ -14,11 +14,14 @@ The API is the part of LangGraph's ``BaseStore`` nodes use: ``put`` / ``get`` / 
 ``delete`` / ``list_namespaces`` and their ``a``-prefixed async twins. ``search`` filters by
 namespace prefix and ``filter``; with ``InMemoryStore(index={"dims": n, "embed": e})`` (a
 LangChain ``Embeddings`` or a function from texts to vectors) ``search(..., query=...)`` also
-ranks by cosine similarity, as LangGraph's does.
+ranks by cosine similarity, as LangGraph's does. A store of your own subclasses
+:class:`~durable_debug.store.base.BaseStore` (LangGraph's interface: implement ``batch`` and
+``abatch``, the rest is built on them).
 """
 
 from __future__ import annotations
 
+from durable_debug.store.base import BaseStore
 from durable_debug.store.memory import (
     InMemoryStore,
     InvalidNamespaceError,
@@ -26,4 +29,4 @@ from durable_debug.store.memory import (
     SearchItem,
 )
 
-__all__ = ["InMemoryStore", "InvalidNamespaceError", "Item", "SearchItem"]
+__all__ = ["BaseStore", "InMemoryStore", "InvalidNamespaceError", "Item", "SearchItem"]

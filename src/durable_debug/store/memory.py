@@ -11,83 +11,27 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["InMemoryStore", "InvalidNamespaceError", "Item", "SearchItem"]
+from durable_debug.store.base import (
+    NOT_PROVIDED,
+    BaseStore,
+    InvalidNamespaceError,
+    Item,
+    Namespace,
+    NotProvided,
+    Op,
+    Result,
+    SearchItem,
+    aapply_batch,
+    apply_batch,
+)
+from durable_debug.store.base import checked_namespace as _checked
 
-Namespace = tuple[str, ...]
+__all__ = ["InMemoryStore", "InvalidNamespaceError", "Item", "SearchItem"]
 
 _OPERATORS = ("$eq", "$ne", "$gt", "$gte", "$lt", "$lte")
 
 
-class InvalidNamespaceError(ValueError):
-    """A namespace that is empty, holds a label that is not a non-empty string, contains a
-    period or a NUL byte, or starts with the reserved label ``"langgraph"``."""
-
-
-class Item:
-    """A stored value with its namespace, key and timestamps."""
-
-    __slots__ = ("created_at", "key", "namespace", "updated_at", "value")
-
-    def __init__(
-        self,
-        *,
-        value: dict[str, Any],
-        key: str,
-        namespace: Namespace,
-        created_at: _dt.datetime,
-        updated_at: _dt.datetime,
-    ) -> None:
-        self.value = value
-        """The stored dict."""
-        self.key = key
-        """Its key inside the namespace."""
-        self.namespace = tuple(namespace)
-        """The namespace path, e.g. ``("users", "u1")``."""
-        self.created_at = created_at
-        """When it was written (each ``put`` writes a new item)."""
-        self.updated_at = updated_at
-        """When it was last written."""
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Item):
-            return NotImplemented
-        return self.dict() == other.dict()
-
-    def __hash__(self) -> int:
-        return hash((self.namespace, self.key))
-
-    def dict(self) -> dict[str, Any]:
-        """The item as plain data (timestamps in ISO 8601)."""
-        return {
-            "namespace": list(self.namespace),
-            "key": self.key,
-            "value": self.value,
-            "created_at": self.created_at.isoformat(),
-            "updated_at": self.updated_at.isoformat(),
-        }
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{k}={v!r}" for k, v in self.dict().items())
-        return f"{type(self).__name__}({fields})"
-
-
-class SearchItem(Item):
-    """An item found by :meth:`InMemoryStore.search`; ``score`` is its similarity to the
-    query (None without a query, an index, or a vector of its own)."""
-
-    __slots__ = ("score",)
-
-    def __init__(self, *, score: float | None = None, **fields: Any) -> None:
-        super().__init__(**fields)
-        self.score = score
-        """Cosine similarity to the query of a ranked search (its best field), or None."""
-
-    def dict(self) -> dict[str, Any]:
-        """The item as plain data, with its score."""
-        return {**super().dict(), "score": self.score}
-
-
-class InMemoryStore:
+class InMemoryStore(BaseStore):
     """A store kept in memory: fast, shared by every graph given it, gone with the process.
 
     Values are dicts; ``put(namespace, key, None)`` deletes like ``delete``.
@@ -115,7 +59,7 @@ class InMemoryStore:
         value: Mapping[str, Any] | None,
         index: Any = None,
         *,
-        ttl: float | None = None,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
     ) -> None:
         """Store ``value`` (a dict) under ``key`` in ``namespace``, replacing what was there."""
         namespace = _checked(namespace)
@@ -257,7 +201,7 @@ class InMemoryStore:
         value: Mapping[str, Any] | None,
         index: Any = None,
         *,
-        ttl: float | None = None,
+        ttl: float | NotProvided | None = NOT_PROVIDED,
     ) -> None:
         """Async twin of :meth:`put` (an async embedding function is awaited)."""
         if self._index is None or value is None or not isinstance(value, Mapping):
@@ -310,6 +254,17 @@ class InMemoryStore:
         return self.list_namespaces(
             prefix=prefix, suffix=suffix, max_depth=max_depth, limit=limit, offset=offset
         )
+
+    # -- LangGraph's batch interface ---------------------------------------------------------
+
+    def batch(self, ops: Iterable[Op]) -> list[Result]:
+        """Run LangGraph's store operations, as its in-memory store does: reads first, on
+        the store as it was, then the writes (see :func:`~durable_debug.store.base.apply_batch`)."""
+        return apply_batch(self, ops)
+
+    async def abatch(self, ops: Iterable[Op]) -> list[Result]:
+        """Async twin of :meth:`batch`."""
+        return await aapply_batch(self, ops)
 
     def __repr__(self) -> str:
         count = sum(len(items) for items in self._data.values())
@@ -485,21 +440,6 @@ def _texts_at(value: Any, path: str) -> list[str]:
                 following.append(node[token])
         nodes = following
     return [text for node in nodes for text in _leaf_text(node)]
-
-
-def _checked(namespace: Iterable[str]) -> Namespace:
-    path = tuple(namespace)
-    if not path:
-        raise InvalidNamespaceError("A store namespace cannot be empty")
-    for label in path:
-        if not isinstance(label, str) or not label or "." in label or "\x00" in label:
-            raise InvalidNamespaceError(
-                f"Invalid label {label!r} in store namespace {path}: labels are non-empty "
-                "strings without periods or NUL bytes"
-            )
-    if path[0] == "langgraph":
-        raise InvalidNamespaceError(f'A store namespace cannot start with "langgraph": {path}')
-    return path
 
 
 def _labels_match(namespace: Namespace, pattern: Namespace) -> bool:

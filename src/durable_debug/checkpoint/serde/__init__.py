@@ -386,6 +386,20 @@ def _unsupported_zone(obj: _dt.datetime | _dt.time) -> UnsupportedValueError:
     )
 
 
+def _dataclass_fields(obj: Any) -> dict[str, Any]:
+    """The fields a dataclass instance is saved with. A field still holding its default when
+    that default is a bare ``object()`` (a sentinel meaning "not given", as ``Command.resume``
+    has) is left out: a sentinel is no data, and loading gets it back from the constructor's
+    default."""
+    fields = {}
+    for field in dataclasses.fields(obj):
+        value = getattr(obj, field.name)
+        if value is field.default and type(value) is object and field.init:
+            continue
+        fields[field.name] = value
+    return fields
+
+
 def _is_pydantic(cls: type) -> bool:
     return hasattr(cls, "model_validate") and hasattr(cls, "model_fields")
 
@@ -549,8 +563,7 @@ class MsgpackSerializer:
             return ext(_BYTEARRAY, bytes(obj))
         if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
             name = self._registered(obj)
-            fields = {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-            return ext(_DATACLASS, pack([name, fields]))
+            return ext(_DATACLASS, pack([name, _dataclass_fields(obj)]))
         if _is_pydantic(cls):
             objects.PYDANTIC_CLASSES.add(cls)
             return ext(_PYDANTIC, pack([self._registered(obj), objects.model_fields(obj)]))
@@ -586,8 +599,23 @@ class MsgpackSerializer:
         except (TypeError, ValueError):
             raise CorruptPayloadError(f"expected a (tag, bytes) pair, got {data!r:.80}") from None
         if tag != TAG:
-            raise CorruptPayloadError(f"unknown blob type tag {tag!r}; expected {TAG!r}")
+            return self._loads_other(tag, payload)
         return self.loads(payload)
+
+    def _loads_other(self, tag: Any, payload: Any) -> Any:
+        """A blob ``JsonPlusSerializer`` wrote under one of LangGraph's other tags: None and raw
+        bytes load as they are; a pickle is refused (loading it would run code)."""
+        if tag == "null":
+            return None
+        if tag in ("bytes", "bytearray") and isinstance(payload, (bytes, bytearray, memoryview)):
+            return bytes(payload) if tag == "bytes" else bytearray(payload)
+        if tag == "pickle":
+            raise CorruptPayloadError(
+                "the blob is a pickle, which loading it would run; read this thread with "
+                "a saver given serde=JsonPlusSerializer(pickle_fallback=True) "
+                "(durable_debug.checkpoint.serde.jsonplus) if you trust whoever wrote it"
+            )
+        raise CorruptPayloadError(f"unknown blob type tag {tag!r}; expected {TAG!r}")
 
     def loads(self, payload: bytes) -> Any:
         """Deserialize bytes written by :meth:`dumps`, within :attr:`limits`."""
