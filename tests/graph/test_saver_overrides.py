@@ -1,5 +1,7 @@
 """A saver subclass that overrides ``aput`` or ``aput_writes`` (as LangGraph code does to
-observe or fail saves) has its override called by the engine, under every durability."""
+observe or fail saves) has its override called by an async run, under every durability (a
+sync run calls the sync ``put`` / ``put_writes``, as LangGraph's does: see
+``tests/checkpoint/test_user_methods.py``)."""
 
 from __future__ import annotations
 
@@ -44,17 +46,19 @@ def graph(saver: MemorySaver) -> Any:
 
 
 @pytest.mark.parametrize("durability", ["sync", "async", "exit"])
-def test_overridden_aput_and_aput_writes_are_called(durability: Any) -> None:
+async def test_overridden_aput_and_aput_writes_are_called(durability: Any) -> None:
     saver = CountingSaver()
     config = {"configurable": {"thread_id": "t"}}
-    assert graph(saver).invoke("", config, durability=durability) in ("ab", "ba")
-    history = list(graph(saver).get_state_history(config))
+    assert await graph(saver).ainvoke("", config, durability=durability) in ("ab", "ba")
+    history = [s async for s in graph(saver).aget_state_history(config)]
     assert saver.puts == len(history)
     if durability != "exit":  # each of the two side-by-side tasks' writes went through aput_writes
         assert saver.written.count("__root__") >= 2
 
 
 @pytest.mark.parametrize("durability", ["sync", "async", "exit"])
-def test_an_overridden_aput_that_raises_fails_the_run(durability: Any) -> None:
+async def test_an_overridden_aput_that_raises_fails_the_run(durability: Any) -> None:
     with pytest.raises(ValueError, match="Faulty put"):
-        graph(FailingPut()).invoke("", {"configurable": {"thread_id": "t"}}, durability=durability)
+        await graph(FailingPut()).ainvoke(
+            "", {"configurable": {"thread_id": "t"}}, durability=durability
+        )
