@@ -1,0 +1,164 @@
+"""The engine on LangGraph's own savers: the same builder code run by LangGraph's StateGraph
+and ours, on the same saver class (InMemorySaver, SqliteSaver on a real file,
+AsyncSqliteSaver), gives the same results and histories, and each reads the other's threads."""
+
+from __future__ import annotations
+
+import asyncio
+import operator
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Annotated, Any
+
+import langgraph.graph as lg_graph
+import langgraph.types as lg_types
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from typing_extensions import TypedDict
+
+import durable_debug as dd
+from durable_debug.checkpoint.foreign import LangGraphSaver, adapt_saver
+
+
+class State(TypedDict):
+    msgs: Annotated[list[Any], operator.add]
+    n: int
+
+
+def build(graph: Any, types: Any) -> Any:
+    """One builder, written once, for either library (its imports passed in)."""
+
+    def a(s: State) -> dict[str, Any]:
+        return {"msgs": ["a"], "n": s["n"] + 1}
+
+    def fan(s: State) -> list[Any]:
+        return [types.Send("b", {"msgs": [], "n": i}) for i in range(2)]
+
+    def b(s: State) -> dict[str, Any]:
+        return {"msgs": [f"b{s['n']}"]}
+
+    def c(s: State) -> dict[str, Any]:
+        answer = types.interrupt({"q": "ok?"})
+        return {"msgs": [f"c:{answer}"]}
+
+    g = graph.StateGraph(State)
+    g.add_node("a", a)
+    g.add_node("b", b)
+    g.add_node("c", c)
+    g.add_edge(graph.START, "a")
+    g.add_conditional_edges("a", fan, ["b"])
+    g.add_edge("b", "c")
+    g.add_edge("c", graph.END)
+    return g
+
+
+LIBS = {"langgraph": (lg_graph, lg_types), "durable_debug": (dd, dd)}
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def make_saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Any]]:
+    conns: list[sqlite3.Connection] = []
+
+    def make() -> Any:
+        if request.param == "memory":
+            return InMemorySaver()
+        conn = sqlite3.connect(tmp_path / f"app{len(conns)}.db", check_same_thread=False)
+        conns.append(conn)
+        return SqliteSaver(conn)
+
+    yield make
+    for conn in conns:
+        conn.close()
+
+
+def _history(app: Any, cfg: dict[str, Any]) -> list[Any]:
+    return [
+        (h.metadata, h.next, h.values, [t.name for t in h.tasks])
+        for h in app.get_state_history(cfg)
+    ]
+
+
+def _run(lib: str, saver: Any) -> tuple[Any, ...]:
+    graph, types = LIBS[lib]
+    app = build(graph, types).compile(checkpointer=saver)
+    cfg = {"configurable": {"thread_id": "t1"}}
+    first = app.invoke({"msgs": [HumanMessage("hi", id="m1")], "n": 0}, cfg)
+    paused = app.get_state(cfg)
+    done = app.invoke(types.Command(resume="yes"), cfg)
+    first.pop("__interrupt__")  # its id is derived from the task id, unique per run
+    return first, paused.next, [i.value for i in paused.interrupts], done, _history(app, cfg)
+
+
+def test_compile_wraps_a_langgraph_saver_once() -> None:
+    saver = InMemorySaver()
+    app = build(dd, dd).compile(checkpointer=saver)
+    assert isinstance(app.checkpointer, LangGraphSaver)
+    assert adapt_saver(saver) is app.checkpointer
+    assert app.checkpointer.inner is saver
+    ours = dd.MemorySaver()
+    assert adapt_saver(ours) is ours
+
+
+def test_same_results_and_history_as_langgraph(make_saver: Callable[[], Any]) -> None:
+    theirs = _run("langgraph", make_saver())
+    ours = _run("durable_debug", make_saver())
+    assert ours == theirs
+    # the debug record stays out of what LangGraph stores
+    assert {k for m, *_ in ours[4] for k in m} == {"source", "step", "parents"}
+
+
+@pytest.mark.parametrize("writer", ["durable_debug", "langgraph"])
+def test_each_reads_the_others_thread(make_saver: Callable[[], Any], writer: str) -> None:
+    reader = "langgraph" if writer == "durable_debug" else "durable_debug"
+    saver = make_saver()
+    cfg = {"configurable": {"thread_id": "shared"}}
+    w_graph, w_types = LIBS[writer]
+    r_graph, r_types = LIBS[reader]
+    written = build(w_graph, w_types).compile(checkpointer=saver)
+    read = build(r_graph, r_types).compile(checkpointer=saver)
+    written.invoke({"msgs": [HumanMessage("hi", id="m1")], "n": 0}, cfg)
+    assert read.get_state(cfg).values == written.get_state(cfg).values
+    assert read.get_state(cfg).next == ("c",)
+    assert _history(read, cfg) == _history(written, cfg)
+    if writer == "durable_debug":  # LangGraph resumes the interrupt our engine saved
+        done = read.invoke(r_types.Command(resume="yes"), cfg)
+        assert done["msgs"] == [HumanMessage("hi", id="m1"), "a", "b0", "b1", "c:yes"]
+        assert _history(read, cfg) == _history(written, cfg)
+
+
+def test_update_state_and_fork_match_langgraph(make_saver: Callable[[], Any]) -> None:
+    results = {}
+    for lib in LIBS:
+        graph, types = LIBS[lib]
+        app = build(graph, types).compile(checkpointer=make_saver())
+        cfg = {"configurable": {"thread_id": f"u-{lib}"}}
+        app.invoke({"msgs": [], "n": 0}, cfg)
+        first = next(h for h in app.get_state_history(cfg) if h.metadata["step"] == 0)
+        forked = app.update_state(first.config, {"n": 10}, as_node="a")
+        app.invoke(None, forked)
+        state = app.get_state(cfg)
+        results[lib] = (
+            state.values,
+            state.next,
+            state.metadata,
+            len(list(app.get_state_history(cfg))),
+        )
+    assert results["durable_debug"] == results["langgraph"]
+
+
+def test_async_sqlite_saver_same_as_langgraph(tmp_path: Path) -> None:
+    async def run(lib: str) -> tuple[Any, ...]:
+        graph, types = LIBS[lib]
+        async with AsyncSqliteSaver.from_conn_string(str(tmp_path / f"{lib}.db")) as saver:
+            app = build(graph, types).compile(checkpointer=saver)
+            cfg = {"configurable": {"thread_id": "t"}}
+            await app.ainvoke({"msgs": [], "n": 0}, cfg)
+            done = await app.ainvoke(types.Command(resume="y"), cfg)
+            hist = [(h.metadata, h.next, h.values) async for h in app.aget_state_history(cfg)]
+            return done, hist
+
+    assert asyncio.run(run("durable_debug")) == asyncio.run(run("langgraph"))
