@@ -4,7 +4,8 @@
 
 :func:`adapt_saver` wraps such a saver in a :class:`LangGraphSaver`, a saver of ours that
 delegates ``aget_tuple`` / ``alist`` / ``aput`` / ``aput_writes`` / ``adelete_thread`` to it
-(its sync methods when it has no async ones, as LangGraph's ``SqliteSaver``). What differs
+(its sync methods when its async ones raise NotImplementedError, as those of
+LangGraph's ``SqliteSaver`` and ``PostgresSaver`` do). What differs
 from our own savers:
 
 * no lease: LangGraph has none, so two processes running one thread are not kept apart
@@ -68,14 +69,6 @@ def adapt_saver(saver: Any) -> Any:
 _ADAPTERS: dict[int, LangGraphSaver] = {}
 """One wrapper per LangGraph saver, so every graph compiled on it shares in-process leases
 and debug records (kept for the process's life, as the savers themselves usually are)."""
-
-
-def _is_sync_only(saver: Any) -> bool:
-    """A saver whose async methods raise NotImplementedError (LangGraph's ``SqliteSaver``)."""
-    module = type(saver).__module__
-    return module.startswith("langgraph.checkpoint.sqlite") and not module.startswith(
-        "langgraph.checkpoint.sqlite.aio"
-    )
 
 
 class _Converter:
@@ -236,17 +229,27 @@ class LangGraphSaver(BaseCheckpointSaver):
     def __init__(self, inner: Any) -> None:
         self.inner = inner
         self.serde = inner.serde
-        self.sync_only = _is_sync_only(inner)
+        self.sync_only = False
+        """Whether the inner saver's async methods raise NotImplementedError (LangGraph's
+        ``SqliteSaver`` and ``PostgresSaver``): then its sync methods are called. Found on the
+        first call."""
         self.convert = _Converter()
 
     def __repr__(self) -> str:
         return f"<LangGraphSaver over {type(self.inner).__name__}>"
 
+    async def _call(self, name: str, *args: Any) -> Any:
+        """The inner saver's ``a<name>(*args)``, or ``<name>(*args)`` when it is sync-only."""
+        if not self.sync_only:
+            try:
+                return await getattr(self.inner, "a" + name)(*args)
+            except NotImplementedError:
+                self.sync_only = True
+        return getattr(self.inner, name)(*args)
+
     async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
         """The inner saver's ``aget_tuple`` (``get_tuple`` for a sync-only saver)."""
-        if self.sync_only:
-            return self.convert.tuple_out(self.inner.get_tuple(config))
-        return self.convert.tuple_out(await self.inner.aget_tuple(config))
+        return self.convert.tuple_out(await self._call("get_tuple", config))
 
     async def alist(
         self,
@@ -258,11 +261,18 @@ class LangGraphSaver(BaseCheckpointSaver):
     ) -> AsyncIterator[CheckpointTuple]:
         """The inner saver's ``alist`` (``list`` for a sync-only saver)."""
         kwargs = {"filter": dict(filter) if filter else None, "before": before, "limit": limit}
-        if self.sync_only:
-            for found in builtins.list(self.inner.list(config, **kwargs)):
-                yield cast(CheckpointTuple, self.convert.tuple_out(found))
-            return
-        async for found in self.inner.alist(config, **kwargs):
+        if not self.sync_only:
+            found_any = False
+            try:
+                async for found in self.inner.alist(config, **kwargs):
+                    found_any = True
+                    yield cast(CheckpointTuple, self.convert.tuple_out(found))
+                return
+            except NotImplementedError:
+                if found_any:
+                    raise
+                self.sync_only = True
+        for found in builtins.list(self.inner.list(config, **kwargs)):
             yield cast(CheckpointTuple, self.convert.tuple_out(found))
 
     async def aput(
@@ -278,10 +288,8 @@ class LangGraphSaver(BaseCheckpointSaver):
                 CheckpointMetadata, {k: v for k, v in metadata.items() if k != RECORD_KEY}
             )
         checkpoint = self.convert.checkpoint_in(checkpoint)
-        if self.sync_only:
-            return cast(RunnableConfig, self.inner.put(config, checkpoint, metadata, new_versions))
         return cast(
-            RunnableConfig, await self.inner.aput(config, checkpoint, metadata, new_versions)
+            RunnableConfig, await self._call("put", config, checkpoint, metadata, new_versions)
         )
 
     async def aput_writes(
@@ -293,14 +301,8 @@ class LangGraphSaver(BaseCheckpointSaver):
     ) -> None:
         """The inner saver's ``aput_writes``."""
         writes = [(channel, self.convert.write_in(channel, value)) for channel, value in writes]
-        if self.sync_only:
-            self.inner.put_writes(config, writes, task_id, task_path)
-        else:
-            await self.inner.aput_writes(config, writes, task_id, task_path)
+        await self._call("put_writes", config, writes, task_id, task_path)
 
     async def adelete_thread(self, thread_id: str) -> None:
         """The inner saver's ``adelete_thread``."""
-        if self.sync_only:
-            self.inner.delete_thread(thread_id)
-        else:
-            await self.inner.adelete_thread(thread_id)
+        await self._call("delete_thread", thread_id)
