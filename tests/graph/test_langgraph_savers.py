@@ -231,3 +231,28 @@ def test_cli_inspects_a_langgraph_file_our_engine_wrote(
     code, out, err = run_cli(capsys, "inspect", str(path), "--thread", "job-1")
     assert code == 0, err
     assert "thread 'job-1': 4 checkpoints" in out
+
+
+def test_findings_show_in_the_debugger_not_in_the_store(tmp_path: Path) -> None:
+    from durable_debug import inspect as ddi
+
+    class X(TypedDict):
+        x: int
+
+    builder = dd.StateGraph(X)
+    builder.add_node("a", lambda s: {"x": 1, "bogus": 2})
+    builder.add_edge(dd.START, "a")
+    with sqlite3.connect(tmp_path / "f.db", check_same_thread=False) as conn:
+        saver = SqliteSaver(conn)
+        app = builder.compile(checkpointer=saver)
+        cfg = {"configurable": {"thread_id": "f"}}
+        with pytest.warns(dd.DurableDebugWarning):
+            assert app.invoke({"x": 0}, cfg) == {"x": 1}
+        frame = ddi.history_frame(app, cfg)
+        assert frame["findings"].tolist() == [0, 0, 1]
+        # LangGraph's view of the same thread: its own metadata keys, no debug record
+        assert [t.metadata for t in saver.list(cfg)] == [
+            {"source": "loop", "step": 1, "parents": {}},
+            {"source": "loop", "step": 0, "parents": {}},
+            {"source": "input", "step": -1, "parents": {}},
+        ]
