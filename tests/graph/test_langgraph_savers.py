@@ -256,3 +256,23 @@ def test_findings_show_in_the_debugger_not_in_the_store(tmp_path: Path) -> None:
             {"source": "loop", "step": 0, "parents": {}},
             {"source": "input", "step": -1, "parents": {}},
         ]
+
+
+def test_entrypoint_and_copy_take_a_langgraph_saver() -> None:
+    from durable_debug.func import entrypoint
+
+    saver = InMemorySaver()
+
+    @entrypoint(checkpointer=saver)
+    def double(x: int) -> int:
+        return 2 * x
+
+    cfg = {"configurable": {"thread_id": "e"}}
+    assert double.invoke(3, cfg) == 6
+    assert saver.get_tuple(cfg) is not None  # saved in the user's store
+
+    other = InMemorySaver()
+    app = build(dd, dd).compile(checkpointer=saver).copy({"checkpointer": other})
+    app.invoke({"msgs": [], "n": 0}, {"configurable": {"thread_id": "c"}})
+    assert app.get_state({"configurable": {"thread_id": "c"}}).next == ("c",)
+    assert other.get_tuple({"configurable": {"thread_id": "c"}}) is not None

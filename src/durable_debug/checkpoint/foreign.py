@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any, cast
+from typing import Any, cast, overload
 
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
@@ -55,6 +55,12 @@ def is_langgraph_saver(saver: Any) -> bool:
     )
 
 
+@overload
+def adapt_saver(saver: BaseCheckpointSaver) -> BaseCheckpointSaver: ...
+@overload
+def adapt_saver(saver: None) -> None: ...
+@overload
+def adapt_saver(saver: Any) -> Any: ...
 def adapt_saver(saver: Any) -> Any:
     """``saver`` itself, or a :class:`LangGraphSaver` over it when it is one of LangGraph's
     (the same wrapper each time for one saver object)."""

@@ -391,7 +391,6 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         ``transformers``: transformer classes or ``scope -> transformer`` factories
         every ``stream_events(version="v3")`` run of the graph registers (``graph/v3_events.py``).
         """
-        from durable_debug.checkpoint.foreign import adapt_saver
         from durable_debug.graph.pregel import CompiledStateGraph
 
         self._validate(interrupt_before, interrupt_after)
@@ -401,7 +400,7 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             builder=self,
             schema=self.schema,
             nodes=nodes,
-            checkpointer=None if isinstance(checkpointer, bool) else adapt_saver(checkpointer),
+            checkpointer=None if isinstance(checkpointer, bool) else checkpointer,
             subgraph_checkpointer=checkpointer if isinstance(checkpointer, bool) else None,
             interrupt_before=_node_list(interrupt_before),
             interrupt_after=_node_list(interrupt_after),
