@@ -276,3 +276,23 @@ def test_entrypoint_and_copy_take_a_langgraph_saver() -> None:
     app.invoke({"msgs": [], "n": 0}, {"configurable": {"thread_id": "c"}})
     assert app.get_state({"configurable": {"thread_id": "c"}}).next == ("c",)
     assert other.get_tuple({"configurable": {"thread_id": "c"}}) is not None
+
+
+def test_stream_listing_filters_and_delete_match_langgraph(make_saver: Callable[[], Any]) -> None:
+    results = {}
+    for lib, (graph, types) in LIBS.items():
+        saver = make_saver()
+        app = build(graph, types).compile(checkpointer=saver)
+        cfg = {"configurable": {"thread_id": f"s-{lib}"}}
+        chunks = list(app.stream({"msgs": [], "n": 0}, cfg, stream_mode="updates"))
+        assert chunks[-1]["__interrupt__"][0].value == {"q": "ok?"}
+        loops = app.get_state_history(cfg, filter={"source": "loop"}, limit=2)
+        steps = [h.metadata["step"] for h in loops]
+        before = app.get_state_history(cfg, before=app.get_state(cfg).config)
+        older = [h.metadata["step"] for h in before]
+        app.checkpointer.delete_thread(f"s-{lib}")
+        # parallel Send tasks stream in the order they finish: compare as a set
+        updates = sorted(map(repr, chunks[:-1]))
+        results[lib] = (updates, steps, older, app.get_state(cfg).values, saver.get_tuple(cfg))
+    assert results["durable_debug"] == results["langgraph"]
+    assert results["durable_debug"][1:] == ([2, 1], [1, 0, -1], {}, None)
