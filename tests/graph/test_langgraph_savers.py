@@ -296,3 +296,32 @@ def test_stream_listing_filters_and_delete_match_langgraph(make_saver: Callable[
         results[lib] = (updates, steps, older, app.get_state(cfg).values, saver.get_tuple(cfg))
     assert results["durable_debug"] == results["langgraph"]
     assert results["durable_debug"][1:] == ([2, 1], [1, 0, -1], {}, None)
+
+
+def test_a_failed_task_is_saved_and_retried_as_in_langgraph(make_saver: Callable[[], Any]) -> None:
+    class X(TypedDict):
+        x: int
+
+    results = {}
+    for lib, (graph, _types) in LIBS.items():
+        calls: list[int] = []
+
+        def flaky(s: X, calls: list[int] = calls) -> dict[str, Any]:
+            calls.append(1)
+            if len(calls) == 1:
+                raise ValueError("boom")
+            return {"x": 1}
+
+        builder = graph.StateGraph(X)
+        builder.add_node("a", flaky)
+        builder.add_edge(graph.START, "a")
+        saver = make_saver()
+        app = builder.compile(checkpointer=saver)
+        cfg = {"configurable": {"thread_id": f"e-{lib}"}}
+        with pytest.raises(ValueError, match="boom"):
+            app.invoke({"x": 0}, cfg)
+        paused = app.get_state(cfg)
+        saved = [(c, v) for _, c, v in saver.get_tuple(cfg).pending_writes]
+        results[lib] = (paused.next, [t.error for t in paused.tasks], saved, app.invoke(None, cfg))
+    assert results["durable_debug"] == results["langgraph"]
+    assert results["durable_debug"][3] == {"x": 1}
