@@ -34,6 +34,7 @@ from typing_extensions import Self, TypedDict
 
 from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import BaseCheckpointSaver, RunnableConfig
+from durable_debug.checkpoint.foreign import adapt_saver
 from durable_debug.checkpoint.names import INTERRUPT, TASKS
 from durable_debug.graph.cache import CachePolicy
 from durable_debug.graph.calls import CallStyle, call, call_style, current_call
@@ -527,7 +528,7 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
         if isinstance(value, bool):
             self._checkpointer, self.subgraph_checkpointer = None, value
         else:
-            self._checkpointer = value
+            self._checkpointer = adapt_saver(value)
 
     @property
     def channels(self) -> dict[str, Any]:

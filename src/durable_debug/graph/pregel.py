@@ -32,6 +32,7 @@ from durable_debug.checkpoint.base import (
     config_checkpoint_ns,
     config_thread_id,
 )
+from durable_debug.checkpoint.foreign import adapt_saver
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.cache import node_namespace
@@ -156,7 +157,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """Config bound by :meth:`with_config`, merged under each call's config."""
         self.schema = schema
         self.nodes = nodes
-        self.checkpointer = checkpointer
+        self.checkpointer = adapt_saver(checkpointer)  # LangGraph's savers: checkpoint/foreign.py
         self.subgraph_checkpointer = subgraph_checkpointer
         """``compile(checkpointer=True/False)``: how the graph saves when run as a subgraph."""
         self.interrupt_before = interrupt_before
@@ -686,7 +687,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         clone = copy.copy(self)
         clone._subgraphs = {}
         for key, value in (update or {}).items():
-            setattr(clone, key, value)
+            setattr(clone, key, adapt_saver(value) if key == "checkpointer" else value)
         return clone
 
     def clear_cache(self, nodes: Sequence[str] | None = None) -> None:

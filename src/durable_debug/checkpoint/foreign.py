@@ -1,0 +1,314 @@
+"""Running the engine on a saver of LangGraph's own (``InMemorySaver``, ``SqliteSaver``,
+``AsyncSqliteSaver``, ``PostgresSaver``…), so a LangGraph app that only changes its
+``StateGraph`` import keeps its store, and LangGraph's code reads what the engine saves.
+
+:func:`adapt_saver` wraps such a saver in a :class:`LangGraphSaver`, a saver of ours that
+delegates ``aget_tuple`` / ``alist`` / ``aput`` / ``aput_writes`` / ``adelete_thread`` to it
+(its sync methods when its async ones raise NotImplementedError, as those of
+LangGraph's ``SqliteSaver`` and ``PostgresSaver`` do). What differs
+from our own savers:
+
+* no lease: LangGraph has none, so two processes running one thread are not kept apart
+  (runs in one process still are, by the in-process lease of the base class);
+* the debug record of each checkpoint (findings, graph fingerprint) is never written into
+  the store: it lives in this process only (``checkpoint/records.py``), so the debugger
+  shows findings and graph versions for the runs of this process, not for older ones.
+
+LangGraph is not imported here: a saver is recognized by its class's bases.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import Any, cast, overload
+
+from durable_debug.checkpoint.base import (
+    BaseCheckpointSaver,
+    ChannelVersions,
+    Checkpoint,
+    CheckpointMetadata,
+    CheckpointTuple,
+    RunnableConfig,
+)
+from durable_debug.checkpoint.names import INTERRUPT, STORED_TYPE_NAMES, TASKS
+from durable_debug.checkpoint.records import RECORD_KEY
+from durable_debug.checkpoint.serde import default_registry
+
+__all__ = ["LangGraphSaver", "adapt_saver", "is_langgraph_saver"]
+
+LANGGRAPH_CHECKPOINT_V = 4
+"""The checkpoint format version LangGraph's own runs write (from which on its savers read
+pending sends as the writes of the parent checkpoint, as the engine saves them)."""
+
+_LANGGRAPH_BASE = ("langgraph.checkpoint.base", "BaseCheckpointSaver")
+
+
+def is_langgraph_saver(saver: Any) -> bool:
+    """Whether ``saver`` is an instance of LangGraph's ``BaseCheckpointSaver`` (and not one
+    of ours)."""
+    if isinstance(saver, BaseCheckpointSaver):
+        return False
+    return any(
+        (getattr(cls, "__module__", ""), cls.__name__) == _LANGGRAPH_BASE
+        for cls in type(saver).__mro__
+    )
+
+
+@overload
+def adapt_saver(saver: BaseCheckpointSaver) -> BaseCheckpointSaver: ...
+@overload
+def adapt_saver(saver: None) -> None: ...
+@overload
+def adapt_saver(saver: Any) -> Any: ...
+def adapt_saver(saver: Any) -> Any:
+    """``saver`` itself, or a :class:`LangGraphSaver` over it when it is one of LangGraph's
+    (the same wrapper each time for one saver object)."""
+    if not is_langgraph_saver(saver):
+        return saver
+    found = _ADAPTERS.get(id(saver))
+    if found is None or found.inner is not saver:
+        found = _ADAPTERS[id(saver)] = LangGraphSaver(saver)
+    return found
+
+
+_ADAPTERS: dict[int, LangGraphSaver] = {}
+"""One wrapper per LangGraph saver, so every graph compiled on it shares in-process leases
+and debug records (kept for the process's life, as the savers themselves usually are)."""
+
+
+class _Converter:
+    """Turns the engine's ``Send`` / ``Command`` / ``Interrupt`` / ``Overwrite`` into
+    LangGraph's on the way into its saver, and back on the way out, so LangGraph's serializer
+    stores its own types (which its code reads) and nothing is unpickled. Lists, tuples,
+    dicts and a ``Command``'s fields are walked; other values pass as they are."""
+
+    def __init__(self) -> None:
+        import langgraph.types as lg  # the saver being wrapped is LangGraph's: it is installed
+
+        ours = {name: default_registry.lookup(stored) for name, stored in STORED_TYPE_NAMES.items()}
+        ours["Overwrite"] = default_registry.lookup("durable_debug.Overwrite")
+        self.ours = {cls: name for name, cls in ours.items() if cls is not None}
+        self.our_cls = {name: cls for cls, name in self.ours.items()}
+        self.theirs = {
+            getattr(lg, name): name for name in ("Send", "Command", "Interrupt", "Overwrite")
+        }
+        self.their_cls = {name: cls for cls, name in self.theirs.items()}
+
+    def to_langgraph(self, value: Any) -> Any:
+        """``value`` with the engine's objects replaced by LangGraph's."""
+        return self._walk(value, self.ours, self._lg)
+
+    def from_langgraph(self, value: Any) -> Any:
+        """``value`` with LangGraph's objects replaced by the engine's."""
+        return self._walk(value, self.theirs, self._dd)
+
+    def _walk(self, value: Any, kinds: dict[type, str], make: Any) -> Any:
+        kind = kinds.get(type(value))
+        if kind is not None:
+            return make(kind, value)
+        if type(value) is list:
+            return [self._walk(v, kinds, make) for v in value]
+        if type(value) is tuple:
+            return tuple(self._walk(v, kinds, make) for v in value)
+        if type(value) is dict:
+            return {k: self._walk(v, kinds, make) for k, v in value.items()}
+        return value
+
+    def _lg(self, kind: str, value: Any) -> Any:
+        cls = self.their_cls[kind]
+        walk = self.to_langgraph
+        if kind == "Send":
+            return cls(value.node, walk(value.arg))
+        if kind == "Interrupt":
+            return cls(value=walk(value.value), id=value.id)
+        if kind == "Overwrite":
+            return cls(walk(value.value))
+        resume = value.resume
+        resume = None if type(resume).__name__ == "_Unset" else walk(resume)
+        return cls(
+            graph=value.graph, update=walk(value.update), resume=resume, goto=walk(value.goto)
+        )
+
+    def _dd(self, kind: str, value: Any) -> Any:
+        cls = self.our_cls[kind]
+        walk = self.from_langgraph
+        if kind == "Send":
+            return cls(value.node, walk(value.arg))
+        if kind == "Interrupt":
+            return cls(value=walk(value.value), id=value.id)
+        if kind == "Overwrite":
+            return cls(walk(value.value))
+        extra = {} if value.resume is None else {"resume": walk(value.resume)}
+        return cls(graph=value.graph, update=walk(value.update), goto=walk(value.goto), **extra)
+
+    def write_in(self, channel: str, value: Any) -> Any:
+        """A write's value as LangGraph stores it: an ``__interrupt__`` write (the engine's
+        ``[{"id", "value"}, ...]``) as a list of LangGraph ``Interrupt`` objects."""
+        if channel == INTERRUPT and isinstance(value, (list, tuple)):
+            cls = self.their_cls["Interrupt"]
+            return [
+                cls(value=self.to_langgraph(i["value"]), id=i["id"])
+                if isinstance(i, dict) and "id" in i and "value" in i
+                else self.to_langgraph(i)
+                for i in value
+            ]
+        if channel == TASKS:
+            return self._send_in(value)
+        return self.to_langgraph(value)
+
+    def _send_in(self, value: Any) -> Any:
+        """A pending send as the engine saves it (``[node, arg]``) as LangGraph's ``Send``."""
+        if isinstance(value, (list, tuple)) and len(value) == 2 and isinstance(value[0], str):
+            return self.their_cls["Send"](value[0], self.to_langgraph(value[1]))
+        return self.to_langgraph(value)
+
+    def _send_out(self, value: Any) -> Any:
+        """LangGraph's ``Send`` as the engine saves a pending send: ``[node, arg]``."""
+        if isinstance(value, self.their_cls["Send"]):
+            return [value.node, self.from_langgraph(value.arg)]
+        return self.from_langgraph(value)
+
+    def values_in(self, values: dict[str, Any]) -> dict[str, Any]:
+        """A checkpoint's ``channel_values`` with LangGraph's objects (its pending sends
+        as ``Send`` objects)."""
+        out = self.to_langgraph(values)
+        if isinstance(values.get(TASKS), (list, tuple)):
+            out[TASKS] = [self._send_in(v) for v in values[TASKS]]
+        return cast("dict[str, Any]", out)
+
+    def values_out(self, values: dict[str, Any]) -> dict[str, Any]:
+        """The reverse of :meth:`values_in`."""
+        out = self.from_langgraph(values)
+        if isinstance(values.get(TASKS), (list, tuple)):
+            out[TASKS] = [self._send_out(v) for v in values[TASKS]]
+        return cast("dict[str, Any]", out)
+
+    def write_out(self, channel: str, value: Any) -> Any:
+        """A stored write's value as the engine saves it (the reverse of :meth:`write_in`)."""
+        if channel == INTERRUPT and isinstance(value, (list, tuple)):
+            kind = self.their_cls["Interrupt"]
+            return [
+                {"id": i.id, "value": self.from_langgraph(i.value)}
+                if isinstance(i, kind)
+                else self.from_langgraph(i)
+                for i in value
+            ]
+        if channel == TASKS:
+            return self._send_out(value)
+        return self.from_langgraph(value)
+
+    def checkpoint_in(self, checkpoint: Checkpoint) -> Checkpoint:
+        """``checkpoint`` as LangGraph's runs write it: LangGraph's objects in its values,
+        and format version :data:`LANGGRAPH_CHECKPOINT_V` (older versions make LangGraph's
+        savers move a parent's pending sends into the values, which the engine does not
+        expect)."""
+        return cast(
+            Checkpoint,
+            {
+                **checkpoint,
+                "v": max(checkpoint["v"], LANGGRAPH_CHECKPOINT_V),
+                "channel_values": self.values_in(checkpoint["channel_values"]),
+            },
+        )
+
+    def tuple_out(self, found: Any) -> CheckpointTuple | None:
+        """Our :class:`CheckpointTuple` of LangGraph's, with the engine's objects in it."""
+        if found is None:
+            return None
+        checkpoint = dict(found.checkpoint)
+        checkpoint["channel_values"] = self.values_out(checkpoint["channel_values"])
+        return CheckpointTuple(
+            config=found.config,
+            checkpoint=cast(Checkpoint, checkpoint),
+            metadata=cast(CheckpointMetadata, found.metadata),
+            parent_config=found.parent_config,
+            pending_writes=[(t, c, self.write_out(c, v)) for t, c, v in found.pending_writes]
+            if found.pending_writes is not None
+            else None,
+        )
+
+
+class LangGraphSaver(BaseCheckpointSaver):
+    """A saver of ours over a saver of LangGraph's (:attr:`inner`); see the module doc."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.serde = inner.serde
+        self.sync_only = False
+        """Whether the inner saver's async methods raise NotImplementedError (LangGraph's
+        ``SqliteSaver`` and ``PostgresSaver``): then its sync methods are called. Found on the
+        first call."""
+        self.convert = _Converter()
+
+    def __repr__(self) -> str:
+        return f"<LangGraphSaver over {type(self.inner).__name__}>"
+
+    async def _call(self, name: str, *args: Any) -> Any:
+        """The inner saver's ``a<name>(*args)``, or ``<name>(*args)`` when it is sync-only."""
+        if not self.sync_only:
+            try:
+                return await getattr(self.inner, "a" + name)(*args)
+            except NotImplementedError:
+                self.sync_only = True
+        return getattr(self.inner, name)(*args)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        """The inner saver's ``aget_tuple`` (``get_tuple`` for a sync-only saver)."""
+        return self.convert.tuple_out(await self._call("get_tuple", config))
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: Mapping[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        """The inner saver's ``alist`` (``list`` for a sync-only saver)."""
+        kwargs = {"filter": dict(filter) if filter else None, "before": before, "limit": limit}
+        if not self.sync_only:
+            found_any = False
+            try:
+                async for found in self.inner.alist(config, **kwargs):
+                    found_any = True
+                    yield cast(CheckpointTuple, self.convert.tuple_out(found))
+                return
+            except NotImplementedError:
+                if found_any:
+                    raise
+                self.sync_only = True
+        for found in builtins.list(self.inner.list(config, **kwargs)):
+            yield cast(CheckpointTuple, self.convert.tuple_out(found))
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """The inner saver's ``aput``, without our debug record in ``metadata``."""
+        if RECORD_KEY in metadata:
+            metadata = cast(
+                CheckpointMetadata, {k: v for k, v in metadata.items() if k != RECORD_KEY}
+            )
+        checkpoint = self.convert.checkpoint_in(checkpoint)
+        return cast(
+            RunnableConfig, await self._call("put", config, checkpoint, metadata, new_versions)
+        )
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        """The inner saver's ``aput_writes``."""
+        writes = [(channel, self.convert.write_in(channel, value)) for channel, value in writes]
+        await self._call("put_writes", config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        """The inner saver's ``adelete_thread``."""
+        await self._call("delete_thread", thread_id)
