@@ -5,6 +5,8 @@
   (``# type: ignore[method-assign]  # put back below``): a reader sees at once what mypy would
   say and why the code is right anyway. No module is exempt.
 - No tracked file cites an issue of the tracker by its number.
+- No two test modules share a file name: the test directories are not packages, so pytest
+  imports each module by its bare name and refuses to collect the second one.
 """
 
 from __future__ import annotations
@@ -89,3 +91,10 @@ def test_the_citation_check_sees_one() -> None:
     assert CITATION.search(f"the widget on big threads (issue {fourteen}, item 1)")
     assert CITATION.search(f"in headless Chromium (issues {five} and {fourteen})")
     assert not CITATION.search("reported upstream as jupyter/notebook#7862")
+
+
+def test_no_two_test_modules_share_a_name() -> None:
+    by_name: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "tests").rglob("test_*.py")):
+        by_name.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in by_name.items() if len(paths) > 1} == {}
