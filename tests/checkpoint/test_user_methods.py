@@ -77,6 +77,24 @@ def test_an_async_run_leaves_the_sync_overrides_alone(saver: Any) -> None:
     assert saver.seen == []  # as LangGraph: ainvoke calls aput / aput_writes
 
 
+def test_an_async_run_calls_an_aput_writes_without_task_path(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class OldStyle(SqliteSaver):
+        async def aput_writes(self, config: Any, writes: Any, task_id: str) -> None:
+            seen.extend(channel for channel, _ in writes)
+            await super().aput_writes(config, writes, task_id)
+
+    graph = _fan_out(OldStyle(tmp_path / "t.db"))
+    cfg = {"configurable": {"thread_id": "t"}}
+
+    done = asyncio.run(graph.ainvoke({"log": []}, cfg))
+
+    assert sorted(done["log"]) == ["a", "b"]
+    assert seen.count("log") == 2  # each side-by-side task's writes, through the override
+    assert sorted(graph.get_state(cfg).values["log"]) == ["a", "b"]
+
+
 def test_which_overrides_a_run_calls() -> None:
     recording = _recording(MemorySaver)()
     assert SaverCalls(recording, sync=True).methods == {"put", "put_writes"}

@@ -80,8 +80,10 @@ class SaverCalls:
         wanted = SYNC_METHODS if self.sync else (*ASYNC_METHODS, "get_next_version")
         self.methods = overridden_methods(saver) & frozenset(wanted)
         """The overridden methods this run calls; empty: the saver's own fast paths."""
-        self.writes_take_path = "put_writes" not in self.methods or _takes_task_path(type(saver))
-        """Whether the ``put_writes`` override takes ``task_path`` (LangGraph checks too)."""
+        writes = "put_writes" if self.sync else "aput_writes"
+        self.writes_take_path = writes not in self.methods or _takes_task_path(type(saver), writes)
+        """Whether the ``put_writes`` (``aput_writes``) override takes ``task_path``
+        (LangGraph checks too)."""
 
     @property
     def saves_by_method(self) -> bool:
@@ -105,6 +107,8 @@ class SaverCalls:
         if "put_writes" in self.methods:
             path = (task_path,) if self.writes_take_path else ()
             await _call(self.saver.put_writes, config, writes, task_id, *path)
+        elif "aput_writes" in self.methods and not self.writes_take_path:
+            await self.saver.aput_writes(config, writes, task_id)
         else:
             await self.saver.aput_writes(config, writes, task_id, task_path)
 
@@ -137,10 +141,11 @@ class SaverCalls:
 
 
 @functools.cache
-def _takes_task_path(cls: type[BaseCheckpointSaver]) -> bool:
-    """Whether ``cls.put_writes`` takes a fourth argument (``task_path``)."""
+def _takes_task_path(cls: type[BaseCheckpointSaver], method: str) -> bool:
+    """Whether ``cls.<method>`` (``put_writes`` or ``aput_writes``) takes a fourth argument
+    (``task_path``)."""
     try:
-        params = inspect.signature(cls.put_writes).parameters.values()
+        params = inspect.signature(getattr(cls, method)).parameters.values()
     except (TypeError, ValueError):  # no signature to read: pass it, as to our own savers
         return True
     positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
