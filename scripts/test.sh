@@ -3,7 +3,8 @@
 # tests (real SQLite files, a PostgreSQL and a Redis server started by the tests, a Jupyter
 # kernel, headless Chromium), LangGraph's own test suite run on durable_debug
 # (scripts/langgraph-suite.sh) and the widget's JS tests and lint; then the core suite
-# (storage, engine, inspect layer) again on Python 3.10 and 3.13, where those Pythons are found.
+# (storage, engine, inspect layer) and README's tour again on Python 3.10 and 3.13, where those
+# Pythons are found.
 #
 # The install steps stop at the first failure. The test stages all run, even after one fails;
 # the script then exits non-zero and names every stage that failed.
@@ -64,8 +65,8 @@ fi
 stage "node tests" node --test tests/js/
 stage "npm lint" npm run --silent lint
 
-# The core suite (tests/checkpoint, tests/graph, tests/inspect: no kernel, no browser) on the
-# oldest and the newest Python supported, each in a virtualenv of its own installed from its
+# The core suite (tests/checkpoint, tests/graph, tests/inspect: no browser) and README's tour
+# in a Jupyter kernel on the oldest and the newest Python supported, each in a virtualenv of its own installed from its
 # lock (scripts/pythons.sh says where the Pythons come from and why they are not installed here).
 source scripts/pythons.sh
 core_suite() {  # core_suite VERSION PYTHON [PYTEST ARGS]: install, then run the core suite
@@ -81,7 +82,8 @@ core_suite() {  # core_suite VERSION PYTHON [PYTEST ARGS]: install, then run the
     echo "installing $lock into $env failed" >&2
     return 1
   }
-  "$env/bin/python" -m pytest -p no:cacheprovider tests/checkpoint tests/graph tests/inspect "$@"
+  "$env/bin/python" -m pytest -p no:cacheprovider tests/checkpoint tests/graph tests/inspect \
+    tests/test_readme.py::test_the_tour_runs_in_a_kernel_and_the_inspect_command_reads_it "$@"
 }
 not_run=()
 for version in 3.10 3.13; do

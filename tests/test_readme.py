@@ -46,14 +46,18 @@ def test_the_tour_runs_in_a_kernel_and_the_inspect_command_reads_it(
     nb.cells.insert(
         2, nbformat.v4.new_code_cell("print(runs.set_index('node')['summary'].to_dict())")
     )
+    # CI runs this test on every supported Python: the kernel must be the one running pytest.
+    nb.cells.insert(0, nbformat.v4.new_code_cell("import sys; print(sys.version_info[:2])"))
     monkeypatch.setenv("PYTHONPATH", kernel_env()["PYTHONPATH"])  # the kernel imports src/
     resources = {"metadata": {"path": str(tmp_path)}}
     NotebookClient(nb, timeout=180, kernel_name="python3", resources=resources).execute()
-    printed = "".join(o.get("text", "") for o in nb.cells[2].outputs)
+    kernel_python = "".join(o.get("text", "") for o in nb.cells[0].outputs)
+    assert kernel_python.strip() == str(sys.version_info[:2])
+    printed = "".join(o.get("text", "") for o in nb.cells[3].outputs)
     assert printed.strip() == "{'prepare': 'prepare 1', 'gate': 'gate 2 (re-ran 1×)'}"
     widget_shown = any(
         "<TimeTravel thread 'job-1'>" in str(o.get("data", {}).get("text/plain", ""))
-        for o in nb.cells[1].outputs
+        for o in nb.cells[2].outputs
     )
     assert widget_shown
     line = re.search(r"`(durable-debug inspect runs\.db[^`]*)`", README)
