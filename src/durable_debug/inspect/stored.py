@@ -17,7 +17,7 @@ that nothing wrote yet is absent instead of shown at its empty value.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from durable_debug._sync import run_sync
@@ -36,7 +36,13 @@ from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
 
-__all__ = ["SaverView", "is_internal_channel", "scheduled_tasks", "snapshot_of"]
+__all__ = [
+    "SaverView",
+    "is_internal_channel",
+    "scheduled_tasks",
+    "snapshot_of",
+    "subscribers_of",
+]
 
 
 def is_internal_channel(name: str) -> bool:
@@ -167,19 +173,41 @@ def snapshot_of(
     )
 
 
+def subscribers_of(graph: Any) -> dict[str, tuple[str, ...]]:
+    """The channels that run ``graph``'s nodes besides the engine's trigger channels, each
+    with the nodes it triggers (its subscribers): a ``Pregel``'s nodes subscribe to channels
+    of any name; a ``StateGraph``'s are all run by the engine's channels (``{}``). Read from
+    each node's ``triggers`` (durable_debug's and LangGraph's nodes have them); ``{}`` for
+    anything without nodes (a saver seen as a graph)."""
+    nodes = getattr(graph, "nodes", None)
+    found: dict[str, tuple[str, ...]] = {}
+    if not isinstance(nodes, Mapping):
+        return found
+    for name, node in nodes.items():
+        for channel in getattr(node, "triggers", None) or ():
+            if isinstance(channel, str) and not is_trigger_channel(channel):
+                found[channel] = (*found.get(channel, ()), str(name))
+    return found
+
+
 def scheduled_tasks(
     values: Mapping[str, Any],
     versions: Mapping[str, str],
     seen_by: Mapping[str, Mapping[str, str]],
+    subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> list[tuple[str, tuple[Any, ...]]]:
     """The tasks a checkpoint schedules for the next step, as ``(node, path)``: the nodes its
-    trigger channels run (by name), then one task per Send packet.
+    trigger channels run (by name, and by ``subscribers``: other channels that run nodes, see
+    :func:`subscribers_of`), then one task per Send packet.
 
     ``values`` may hold only the trigger channels, and of those only the values of joins and
     of the Send packets are read (a thread list loads no more).
     """
+    triggered = _triggered_nodes(values, versions, seen_by)
+    if subscribers:
+        triggered |= _subscribed_nodes(values, versions, seen_by, subscribers)
     scheduled: list[tuple[str, tuple[Any, ...]]] = [
-        (node, (PULL, node)) for node in sorted(_triggered_nodes(values, versions, seen_by))
+        (node, (PULL, node)) for node in sorted(triggered)
     ]
     for index, packet in enumerate(values.get(TASKS) or ()):
         scheduled.append((_packet_node(packet), (PUSH, index)))
@@ -219,4 +247,21 @@ def _triggered_nodes(
             continue  # the join is still waiting for some of its sources
         if versions.get(channel, "") > seen_by.get(node, {}).get(channel, ""):
             nodes.add(node)
+    return nodes
+
+
+def _subscribed_nodes(
+    values: Mapping[str, Any],
+    versions: Mapping[str, str],
+    seen_by: Mapping[str, Mapping[str, str]],
+    subscribers: Mapping[str, Sequence[str]],
+) -> set[str]:
+    """Nodes a subscribed channel that holds a value runs: those that have not seen its
+    version (as the engine prepares a ``Pregel``'s tasks)."""
+    nodes: set[str] = set()
+    for channel in values:
+        version = versions.get(channel, "")
+        for node in subscribers.get(channel, ()):
+            if version > seen_by.get(node, {}).get(channel, ""):
+                nodes.add(node)
     return nodes
