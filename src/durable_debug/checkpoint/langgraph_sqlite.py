@@ -214,6 +214,19 @@ class LangGraphSqliteReader(LangGraphReader):
             str(r[0]) for r in self._fetch("SELECT DISTINCT thread_id FROM checkpoints ORDER BY 1")
         ]
 
+    def _metadata_rows(
+        self, thread_id: str, checkpoint_ns: str | None
+    ) -> list[tuple[str, str, Any]]:
+        sql = "SELECT checkpoint_ns, checkpoint_id, metadata FROM checkpoints WHERE thread_id = ?"
+        params = [thread_id]
+        if checkpoint_ns is not None:
+            sql += " AND checkpoint_ns = ?"
+            params.append(checkpoint_ns)
+        return [
+            (str(ns or ""), str(cid), self._metadata(thread_id, str(cid), metadata))
+            for ns, cid, metadata in self._fetch(sql, params)
+        ]
+
     def latest_heads(self) -> list[LatestHead]:
         """Each thread's newest top-level checkpoint, as a thread list reads it
         (:class:`~durable_debug.checkpoint.latest.LatestHead`), in one query."""

@@ -9,15 +9,18 @@ A checkpoint's *debug record* is a small JSON object the engine writes with the 
      "findings": [{"code": "unknown-key", "message": "...", "node": "a", "key": "x"}],
      "task_calls": {"<task id>": {"node": "agent", "from": "<id>", "calls": [...]}}}
 
-LangGraph's values never carry it: ``metadata``, ``checkpoint``, writes and stream chunks are
-what LangGraph would have stored. Where it lives depends on the saver:
+What the engine hands out never carries it: ``metadata``, ``checkpoint``, writes and stream
+chunks are what LangGraph would have stored. Where it lives depends on the saver:
 
 * our four savers store it beside the checkpoint (a ``debug`` column on SQLite and
   PostgreSQL, a hash field on Redis, a dict in memory); the engine hands it over inside the
   metadata dict under :data:`RECORD_KEY`, and the saver takes it out before storing the
   metadata (:func:`split_record`), so a saver never stores it in ``metadata``;
-* any other saver (LangGraph's own, a user's) has nowhere safe to keep it, so the records
-  live in this process only, in a registry per saver object (:func:`registry`).
+* LangGraph's own savers, through ``checkpoint/foreign.py``, keep it as JSON text in the
+  checkpoint's metadata under a reserved key (the only place every one of them stores), and
+  hand metadata back without it;
+* any other saver (a user's) has nowhere safe to keep it, so the records live in this
+  process only, in a registry per saver object (:func:`registry`).
 
 Checkpoints written by older versions of durable_debug carry these keys in ``metadata``;
 :func:`record_of` reads them from there when a checkpoint has no record.
