@@ -157,3 +157,33 @@ async def test_the_widget_shows_a_pregel_threads_next_nodes_and_writers(tmp_path
     await widget.aready()
     shown = sorted((n["step"], n["next"], n["writers"]) for n in widget.dag["nodes"])
     assert shown == [(-1, ["one"], []), (0, ["two"], ["one"])]
+
+
+async def test_without_the_graph_the_stored_structure_names_the_subscriptions(tmp_path: Path):
+    """A saver seen as a graph (what ``durable-debug inspect`` reads) has no nodes to ask: the
+    subscriptions come from the graph structure the first checkpoint's debug record holds, and
+    the tree is the one the graph's own reader gives."""
+    from durable_debug.graph.version import STRUCTURE_TRIGGERS, graph_structure
+    from durable_debug.inspect.stored import SaverView
+
+    saver = SqliteSaver(str(tmp_path / "p.db"))
+    g = pregel_chain(saver)
+    await run_paused_then_resumed(g, 1)
+    assert graph_structure(g)[STRUCTURE_TRIGGERS] == ["a -> one", "b -> two", "c -> three"]
+    assert STRUCTURE_TRIGGERS not in graph_structure(state_chain(None))  # versions unchanged
+    reader = DagReader(SaverView(saver), CFG)
+    assert await reader.aread() == await adag_data(g, CFG)
+    assert reader.outlined and reader.subscribers == {"a": ("one",), "b": ("two",), "c": ("three",)}
+
+
+def test_the_cli_shows_a_pregel_threads_next_nodes_and_writers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from durable_debug.cli import main
+
+    database = tmp_path / "p.db"
+    pregel_chain(SqliteSaver(str(database))).invoke(1, CFG)
+    assert main(["inspect", str(database), "--thread", "p-1"]) == 0
+    out = capsys.readouterr().out
+    assert "next one" in out
+    assert "wrote one  next two" in out

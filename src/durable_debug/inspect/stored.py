@@ -35,12 +35,14 @@ from durable_debug.checkpoint.names import TASKS, is_trigger_channel, parse_trig
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
+from durable_debug.graph.version import GRAPH_STRUCTURE_KEY, STRUCTURE_TRIGGERS
 
 __all__ = [
     "SaverView",
     "is_internal_channel",
     "scheduled_tasks",
     "snapshot_of",
+    "stored_subscribers",
     "subscribers_of",
 ]
 
@@ -187,6 +189,21 @@ def subscribers_of(graph: Any) -> dict[str, tuple[str, ...]]:
         for channel in getattr(node, "triggers", None) or ():
             if isinstance(channel, str) and not is_trigger_channel(channel):
                 found[channel] = (*found.get(channel, ()), str(name))
+    return found
+
+
+def stored_subscribers(records: Iterable[Mapping[str, Any] | None]) -> dict[str, tuple[str, ...]]:
+    """:func:`subscribers_of` for a reader without the graph: the subscriptions the graph
+    structures in these debug records list (``graph/version.py``: a ``Pregel``'s structure
+    lists them; every version's, merged); ``{}`` when none does (a ``StateGraph``'s)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for record in records:
+        structure = record.get(GRAPH_STRUCTURE_KEY) if record else None
+        listed = structure.get(STRUCTURE_TRIGGERS) if isinstance(structure, Mapping) else None
+        for line in listed if isinstance(listed, list) else ():
+            channel, arrow, node = str(line).rpartition(" -> ")
+            if arrow and node not in found.get(channel, ()):
+                found[channel] = (*found.get(channel, ()), node)
     return found
 
 
