@@ -187,3 +187,22 @@ def test_the_cli_shows_a_pregel_threads_next_nodes_and_writers(
     out = capsys.readouterr().out
     assert "next one" in out
     assert "wrote one  next two" in out
+
+
+async def test_a_full_read_without_the_graph_shows_them_too(tmp_path: Path):
+    """A store read in full without the graph (the memory saver, which gives no outline; the
+    CLI's ``--html``): the subscriptions come from the oldest checkpoint's debug record."""
+    from durable_debug import MemorySaver
+    from durable_debug.inspect.stored import SaverView
+
+    saver = MemorySaver()
+    g = pregel_chain(saver)
+    await run_paused_then_resumed(g, 1)
+    shown = dag_data_of(await aread_thread(SaverView(saver), CFG))
+    assert marks(shown) == marks(await adag_data(g, CFG))
+    assert [n["next"] for n in sorted(shown["nodes"], key=lambda n: n["id"])] == [
+        ["one"],
+        ["two"],
+        ["three"],
+        [],
+    ]

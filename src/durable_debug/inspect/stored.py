@@ -32,6 +32,7 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
 from durable_debug.checkpoint.names import TASKS, is_trigger_channel, parse_trigger
+from durable_debug.checkpoint.records import aread_records
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
@@ -121,6 +122,32 @@ class SaverView:
             snapshot_of(saved, latest=False, task_ids=self._task_ids(saved)) for saved in listed
         ]
 
+    async def asnapshots_of(self, listed: Sequence[CheckpointTuple]) -> list[StateSnapshot]:
+        """:meth:`snapshots_of` of one namespace's checkpoints, with the subscriptions of a
+        ``Pregel``'s thread (which node each of its channels runs), read from the graph
+        structure the oldest one's debug record holds (one record read)."""
+        subscribers = await self._asubscribers(listed)
+        return [
+            snapshot_of(
+                saved, latest=False, task_ids=self._task_ids(saved), subscribers=subscribers
+            )
+            for saved in listed
+        ]
+
+    async def _asubscribers(
+        self, listed: Sequence[CheckpointTuple]
+    ) -> dict[str, tuple[str, ...]] | None:
+        if not listed:
+            return None
+        oldest = min(listed, key=lambda saved: str(config_checkpoint_id(saved.config))).config
+        records = await aread_records(
+            self.checkpointer,
+            config_thread_id(oldest),
+            config_checkpoint_ns(oldest),
+            [str(config_checkpoint_id(oldest))],
+        )
+        return stored_subscribers(records.values()) or None
+
     def _task_ids(self, saved: CheckpointTuple) -> Mapping[tuple[str, Any], str] | None:
         lookup = getattr(self.checkpointer, "task_ids_of", None)
         return None if lookup is None else lookup(saved.config)
@@ -134,12 +161,18 @@ class SaverView:
 
 
 def snapshot_of(
-    saved: CheckpointTuple, *, latest: bool, task_ids: Mapping[tuple[str, Any], str] | None = None
+    saved: CheckpointTuple,
+    *,
+    latest: bool,
+    task_ids: Mapping[tuple[str, Any], str] | None = None,
+    subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> StateSnapshot:
     """Rebuild a snapshot from a stored checkpoint, as the engine would show it.
 
     ``task_ids`` maps a task's path to its id when the store says it (LangGraph's layout);
-    otherwise the id is derived the way durable_debug's engine derives it.
+    otherwise the id is derived the way durable_debug's engine derives it. ``subscribers``:
+    the channels besides the engine's that run nodes (a ``Pregel``'s, see
+    :func:`subscribers_of`).
     """
     checkpoint = saved.checkpoint
     values_all = checkpoint["channel_values"]
@@ -150,7 +183,7 @@ def snapshot_of(
     records, _ = read_pending_writes(saved)
     tasks: list[PregelTask] = []
     finished: set[str] = set()
-    for name, path in scheduled_tasks(values_all, versions, seen_by):
+    for name, path in scheduled_tasks(values_all, versions, seen_by, subscribers):
         known = (task_ids or {}).get(path)
         tid = known or task_id(checkpoint["id"], ns, step + 1, name, path)
         record = records.get(tid)
