@@ -235,6 +235,20 @@ def test_postgres_saver_keeps_the_records_for_another_process(postgres_db: str) 
         assert codes(findings(LangGraphSaver(saver), CFG)) == ["unknown-key"]
         theirs = build("langgraph").compile(checkpointer=saver)
         assert theirs.invoke(lg_types.Command(resume="yes"), CFG) == {"log": ["a", "yes"]}
+        # our engine answers again: nothing pending, a finding added to LangGraph's last
+        # checkpoint (saved again under its id); LangGraph still reads the thread as it was
+        before = theirs.get_state(CFG)
+        ours = build("durable_debug").compile(checkpointer=saver)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours.invoke(dd.Command(resume="again"), CFG)
+        after = theirs.get_state(CFG)
+        assert (after.values, after.next, after.config) == (before.values, (), before.config)
+    with PostgresSaver.from_conn_string(postgres_db) as saver:
+        assert codes(findings(LangGraphSaver(saver), CFG)) == [
+            "resume-nothing-pending",
+            "unknown-key",
+        ]
     done = subprocess.run(
         [sys.executable, "-m", "durable_debug.cli", "inspect", postgres_db, "--thread", "t"],
         capture_output=True,
