@@ -206,3 +206,19 @@ async def test_a_full_read_without_the_graph_shows_them_too(tmp_path: Path):
         ["three"],
         [],
     ]
+
+
+async def test_the_history_table_shows_them(tmp_path: Path):
+    """``history_frame`` (``%checkpoints``) builds its table from the same outline."""
+    from durable_debug.inspect import ahistory_frame
+
+    g = pregel_chain(SqliteSaver(str(tmp_path / "p.db")))
+    await run_paused_then_resumed(g, 1)
+    frame = await ahistory_frame(g, CFG)
+    rows = list(zip(frame["step"], frame["next"], frame["writers"], strict=True))
+    assert [(int(s), list(n), list(w)) for s, n, w in rows] == [
+        (-1, ["one"], []),
+        (0, ["two"], ["one"]),
+        (1, ["three"], ["two"]),
+        (2, [], ["three"]),
+    ]
