@@ -30,6 +30,7 @@ LangGraph is not imported here: a saver is recognized by its class's bases.
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast, overload
 
@@ -383,6 +384,17 @@ class LangGraphSaver(BaseCheckpointSaver):
                     found[(checkpoint_ns, checkpoint_id)] = record
             return found
         wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        rows = await self._stored_metadata(thread_id, checkpoint_ns)
+        if rows is not None:
+            marker = DEBUG_METADATA_KEY.encode()
+            for ns, checkpoint_id, text in rows:
+                raw = text.encode() if isinstance(text, str) else bytes(text or b"")
+                if marker not in raw or (wanted is not None and str(checkpoint_id) not in wanted):
+                    continue
+                record = record_in_metadata(json.loads(raw))
+                if record is not None:
+                    found[(str(ns or ""), str(checkpoint_id))] = record
+            return found
         configurable: dict[str, Any] = {"thread_id": thread_id}
         if checkpoint_ns is not None:
             configurable["checkpoint_ns"] = checkpoint_ns
@@ -394,6 +406,28 @@ class LangGraphSaver(BaseCheckpointSaver):
             if record is not None and (wanted is None or key[1] in wanted):
                 found[key] = record
         return found
+
+    async def _stored_metadata(
+        self, thread_id: str, checkpoint_ns: str | None
+    ) -> list[tuple[Any, Any, Any]] | None:
+        """``(checkpoint_ns, checkpoint_id, metadata JSON)`` of a thread's checkpoints, read
+        without the checkpoints from LangGraph's ``SqliteSaver`` / ``AsyncSqliteSaver`` (the
+        table layout ``checkpoint/langgraph_sqlite.py`` reads); None for any other saver,
+        whose checkpoints are listed instead."""
+        from durable_debug.checkpoint.langgraph_sqlite import langgraph_metadata_query
+
+        inner = self.inner
+        kind = (type(inner).__module__, type(inner).__name__)
+        sql, params = langgraph_metadata_query(thread_id, checkpoint_ns)
+        if kind == ("langgraph.checkpoint.sqlite", "SqliteSaver"):
+            with inner.lock:
+                inner.setup()
+                return list(inner.conn.execute(sql, params).fetchall())
+        if kind == ("langgraph.checkpoint.sqlite.aio", "AsyncSqliteSaver"):
+            await inner.setup()
+            async with inner.lock, inner.conn.execute(sql, params) as cursor:
+                return list(await cursor.fetchall())
+        return None
 
     async def aset_debug_record(
         self, thread_id: str, checkpoint_ns: str, checkpoint_id: str, record: dict[str, Any]
