@@ -44,15 +44,18 @@ from durable_debug.checkpoint.base import (
     checkpoint_config,
 )
 from durable_debug.checkpoint.names import DEBUG_METADATA_KEY, INTERRUPT, STORED_TYPE_NAMES, TASKS
-from durable_debug.checkpoint.records import RECORD_KEY, parse_record, record_text
+from durable_debug.checkpoint.records import (
+    RECORD_KEY,
+    record_in_metadata,
+    record_text,
+    without_record,
+)
 from durable_debug.checkpoint.serde import default_registry
 
 __all__ = [
     "LangGraphSaver",
     "adapt_saver",
     "is_langgraph_saver",
-    "record_in_metadata",
-    "without_record",
 ]
 
 LANGGRAPH_CHECKPOINT_V = 4
@@ -71,27 +74,6 @@ def is_langgraph_saver(saver: Any) -> bool:
         (getattr(cls, "__module__", ""), cls.__name__) == _LANGGRAPH_BASE
         for cls in type(saver).__mro__
     )
-
-
-def record_in_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """The debug record a checkpoint's metadata holds under
-    :data:`~durable_debug.checkpoint.names.DEBUG_METADATA_KEY` (in a LangGraph saver's store),
-    None when it holds none, or a value there that is not a record's JSON text."""
-    text = (metadata or {}).get(DEBUG_METADATA_KEY)
-    if not isinstance(text, str):
-        return None
-    try:
-        return parse_record(text)
-    except ValueError:  # not written by the engine: nothing to show
-        return None
-
-
-def without_record(metadata: Mapping[str, Any]) -> Any:
-    """``metadata`` as its user sees it: without the debug record key (the same mapping when
-    it has none)."""
-    if DEBUG_METADATA_KEY not in metadata:
-        return metadata
-    return {k: v for k, v in metadata.items() if k != DEBUG_METADATA_KEY}
 
 
 @overload

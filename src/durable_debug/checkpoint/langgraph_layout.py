@@ -29,7 +29,6 @@ from durable_debug.checkpoint.base import (
     checkpoint_config,
     metadata_matches,
 )
-from durable_debug.checkpoint.foreign import record_in_metadata, without_record
 from durable_debug.checkpoint.langgraph_serde import LangGraphLoader
 from durable_debug.checkpoint.latest import LatestHead, LatestRow, heads_of_rows
 from durable_debug.checkpoint.names import (
@@ -40,6 +39,7 @@ from durable_debug.checkpoint.names import (
     is_valued_trigger,
     parse_trigger,
 )
+from durable_debug.checkpoint.records import record_in_metadata, without_record
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
 
 __all__ = ["LangGraphReader", "LatestRow", "ReadOnlyStoreError"]

@@ -35,6 +35,8 @@ from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from durable_debug.checkpoint.names import DEBUG_METADATA_KEY
+
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import CheckpointTuple
 
@@ -54,11 +56,13 @@ __all__ = [
     "attach_record",
     "known_version",
     "parse_record",
+    "record_in_metadata",
     "record_of",
     "record_text",
     "registry",
     "split_record",
     "stores_records",
+    "without_record",
 ]
 
 GRAPH_VERSION = "graph_fingerprint"
@@ -148,6 +152,27 @@ def split_record(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     rest = dict(metadata)
     record = rest.pop(RECORD_KEY)
     return rest, dict(record) if record else None
+
+
+def record_in_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The debug record a checkpoint's metadata holds under
+    :data:`~durable_debug.checkpoint.names.DEBUG_METADATA_KEY` (in a LangGraph saver's store),
+    None when it holds none, or a value there that is not a record's JSON text."""
+    text = (metadata or {}).get(DEBUG_METADATA_KEY)
+    if not isinstance(text, str):
+        return None
+    try:
+        return parse_record(text)
+    except ValueError:  # not written by the engine: nothing to show
+        return None
+
+
+def without_record(metadata: Mapping[str, Any]) -> Any:
+    """``metadata`` as its user sees it: without the debug record key (the same mapping when
+    it has none)."""
+    if DEBUG_METADATA_KEY not in metadata:
+        return metadata
+    return {k: v for k, v in metadata.items() if k != DEBUG_METADATA_KEY}
 
 
 def record_text(record: Mapping[str, Any] | None) -> str | None:
