@@ -5,6 +5,7 @@ AsyncSqliteSaver), gives the same results and histories, and each reads the othe
 from __future__ import annotations
 
 import asyncio
+import json
 import operator
 import sqlite3
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from typing_extensions import TypedDict
 
 import durable_debug as dd
 from durable_debug.checkpoint.foreign import LangGraphSaver, adapt_saver
+from durable_debug.checkpoint.names import DEBUG_METADATA_KEY
 
 
 class State(TypedDict):
@@ -76,8 +78,17 @@ def make_saver(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Calla
 
 
 def _history(app: Any, cfg: dict[str, Any]) -> list[Any]:
+    """The history as its user sees it. LangGraph's engine shows whatever metadata is stored,
+    so on a checkpoint our engine saved it also shows the debug record's reserved key (our
+    engine leaves it out): the key is dropped here, and looked at in
+    tests/checkpoint/test_foreign_records.py."""
     return [
-        (h.metadata, h.next, h.values, [t.name for t in h.tasks])
+        (
+            {k: v for k, v in h.metadata.items() if k != DEBUG_METADATA_KEY},
+            h.next,
+            h.values,
+            [t.name for t in h.tasks],
+        )
         for h in app.get_state_history(cfg)
     ]
 
@@ -107,8 +118,11 @@ def test_same_results_and_history_as_langgraph(make_saver: Callable[[], Any]) ->
     theirs = _run("langgraph", make_saver())
     ours = _run("durable_debug", make_saver())
     assert ours == theirs
-    # the debug record stays out of what LangGraph stores
-    assert {k for m, *_ in ours[4] for k in m} == {"source", "step", "parents"}
+    # our engine's history shows LangGraph's metadata keys only (the debug record is left out)
+    ours_app = build(dd, dd).compile(checkpointer=make_saver())
+    ours_app.invoke({"msgs": [], "n": 0}, {"configurable": {"thread_id": "t2"}})
+    shown = [h.metadata for h in ours_app.get_state_history({"configurable": {"thread_id": "t2"}})]
+    assert {k for m in shown for k in m} == {"source", "step", "parents"}
 
 
 @pytest.mark.parametrize("writer", ["durable_debug", "langgraph"])
@@ -233,7 +247,7 @@ def test_cli_inspects_a_langgraph_file_our_engine_wrote(
     assert "thread 'job-1': 4 checkpoints" in out
 
 
-def test_findings_show_in_the_debugger_not_in_the_store(tmp_path: Path) -> None:
+def test_findings_are_kept_in_the_stores_metadata_not_shown_as_metadata(tmp_path: Path) -> None:
     from durable_debug import inspect as ddi
 
     class X(TypedDict):
@@ -250,12 +264,20 @@ def test_findings_show_in_the_debugger_not_in_the_store(tmp_path: Path) -> None:
             assert app.invoke({"x": 0}, cfg) == {"x": 1}
         frame = ddi.history_frame(app, cfg)
         assert frame["findings"].tolist() == [0, 0, 1]
-        # LangGraph's view of the same thread: its own metadata keys, no debug record
-        assert [t.metadata for t in saver.list(cfg)] == [
+        # our engine's metadata: LangGraph's keys only
+        assert [h.metadata for h in app.get_state_history(cfg)] == [
             {"source": "loop", "step": 1, "parents": {}},
             {"source": "loop", "step": 0, "parents": {}},
             {"source": "input", "step": -1, "parents": {}},
         ]
+        # LangGraph's saver holds the debug record as JSON text under the reserved key
+        stored = [t.metadata for t in saver.list(cfg)]
+        assert [{k: v for k, v in m.items() if k != DEBUG_METADATA_KEY} for m in stored] == [
+            {"source": "loop", "step": 1, "parents": {}},
+            {"source": "loop", "step": 0, "parents": {}},
+            {"source": "input", "step": -1, "parents": {}},
+        ]
+        assert json.loads(stored[0][DEBUG_METADATA_KEY])["findings"][0]["key"] == "bogus"
 
 
 def test_entrypoint_and_copy_take_a_langgraph_saver() -> None:

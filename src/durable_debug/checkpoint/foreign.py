@@ -10,9 +10,19 @@ from our own savers:
 
 * no lease: LangGraph has none, so two processes running one thread are not kept apart
   (runs in one process still are, by the in-process lease of the base class);
-* the debug record of each checkpoint (findings, graph fingerprint) is never written into
-  the store: it lives in this process only (``checkpoint/records.py``), so the debugger
-  shows findings and graph versions for the runs of this process, not for older ones.
+* the debug record of each checkpoint (findings, graph fingerprint, ``as_node``…:
+  ``checkpoint/records.py``) has no column of its own: it is stored as JSON text in the
+  checkpoint's metadata, under the reserved key
+  :data:`~durable_debug.checkpoint.names.DEBUG_METADATA_KEY`, which every LangGraph saver
+  stores with the checkpoint. So another process (the ``durable-debug`` command, a new
+  kernel) shows the findings of earlier runs. The engine's ``get_state`` /
+  ``get_state_history`` and ``alist`` leave the key out of the metadata they return (it is
+  not the user's); LangGraph's engine never reads it (each of its checkpoints gets metadata
+  built anew, so the key is not carried on) and resumes such a thread unchanged, but shows
+  it among a checkpoint's metadata, as it shows whatever metadata is stored. A record
+  changed after its checkpoint was saved (findings of a resume that saved nothing) is
+  written by saving the same checkpoint again with the new metadata (LangGraph's savers
+  replace a checkpoint saved under the same id; its writes and blobs are left as they are).
 
 LangGraph is not imported here: a saver is recognized by its class's bases.
 """
@@ -20,6 +30,7 @@ LangGraph is not imported here: a saver is recognized by its class's bases.
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, cast, overload
 
@@ -30,12 +41,22 @@ from durable_debug.checkpoint.base import (
     CheckpointMetadata,
     CheckpointTuple,
     RunnableConfig,
+    checkpoint_config,
 )
-from durable_debug.checkpoint.names import INTERRUPT, STORED_TYPE_NAMES, TASKS
-from durable_debug.checkpoint.records import RECORD_KEY
+from durable_debug.checkpoint.names import DEBUG_METADATA_KEY, INTERRUPT, STORED_TYPE_NAMES, TASKS
+from durable_debug.checkpoint.records import (
+    RECORD_KEY,
+    record_in_metadata,
+    record_text,
+    without_record,
+)
 from durable_debug.checkpoint.serde import default_registry
 
-__all__ = ["LangGraphSaver", "adapt_saver", "is_langgraph_saver"]
+__all__ = [
+    "LangGraphSaver",
+    "adapt_saver",
+    "is_langgraph_saver",
+]
 
 LANGGRAPH_CHECKPOINT_V = 4
 """The checkpoint format version LangGraph's own runs write (from which on its savers read
@@ -221,7 +242,7 @@ class _Converter:
         return CheckpointTuple(
             config=found.config,
             checkpoint=cast(Checkpoint, checkpoint),
-            metadata=cast(CheckpointMetadata, found.metadata),
+            metadata=cast(CheckpointMetadata, without_record(found.metadata)),
             parent_config=found.parent_config,
             pending_writes=[(t, c, self.write_out(c, v)) for t, c, v in found.pending_writes]
             if found.pending_writes is not None
@@ -231,6 +252,9 @@ class _Converter:
 
 class LangGraphSaver(BaseCheckpointSaver):
     """A saver of ours over a saver of LangGraph's (:attr:`inner`); see the module doc."""
+
+    stores_debug_records = True
+    """Debug records are kept in the checkpoints' metadata (see the module doc)."""
 
     def __init__(self, inner: Any) -> None:
         self.inner = inner
@@ -267,19 +291,24 @@ class LangGraphSaver(BaseCheckpointSaver):
     ) -> AsyncIterator[CheckpointTuple]:
         """The inner saver's ``alist`` (``list`` for a sync-only saver)."""
         kwargs = {"filter": dict(filter) if filter else None, "before": before, "limit": limit}
+        async for found in self._alist_inner(config, kwargs):
+            yield cast(CheckpointTuple, self.convert.tuple_out(found))
+
+    async def _alist_inner(self, config: RunnableConfig | None, kwargs: Any) -> AsyncIterator[Any]:
+        """The inner saver's own tuples, as its ``alist`` (``list``) gives them."""
         if not self.sync_only:
             found_any = False
             try:
                 async for found in self.inner.alist(config, **kwargs):
                     found_any = True
-                    yield cast(CheckpointTuple, self.convert.tuple_out(found))
+                    yield found
                 return
             except NotImplementedError:
                 if found_any:
                     raise
                 self.sync_only = True
         for found in builtins.list(self.inner.list(config, **kwargs)):
-            yield cast(CheckpointTuple, self.convert.tuple_out(found))
+            yield found
 
     async def aput(
         self,
@@ -288,11 +317,16 @@ class LangGraphSaver(BaseCheckpointSaver):
         metadata: CheckpointMetadata,
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
-        """The inner saver's ``aput``, without our debug record in ``metadata``."""
-        if RECORD_KEY in metadata:
-            metadata = cast(
-                CheckpointMetadata, {k: v for k, v in metadata.items() if k != RECORD_KEY}
-            )
+        """The inner saver's ``aput``; the debug record the engine hands over in ``metadata``
+        is stored there as JSON text under the reserved key (see the module doc)."""
+        if RECORD_KEY in metadata or DEBUG_METADATA_KEY in metadata:
+            kept: dict[str, Any] = {
+                k: v for k, v in metadata.items() if k not in (RECORD_KEY, DEBUG_METADATA_KEY)
+            }
+            text = record_text(cast("dict[str, Any] | None", metadata.get(RECORD_KEY)))
+            if text is not None:
+                kept[DEBUG_METADATA_KEY] = text
+            metadata = cast(CheckpointMetadata, kept)
         checkpoint = self.convert.checkpoint_in(checkpoint)
         return cast(
             RunnableConfig, await self._call("put", config, checkpoint, metadata, new_versions)
@@ -312,3 +346,84 @@ class LangGraphSaver(BaseCheckpointSaver):
     async def adelete_thread(self, thread_id: str) -> None:
         """The inner saver's ``adelete_thread``."""
         await self._call("delete_thread", thread_id)
+
+    async def aget_debug_records(
+        self,
+        thread_id: str,
+        checkpoint_ns: str | None,
+        checkpoint_ids: Sequence[str] | None = None,
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """The debug records of a thread's checkpoints (every namespace when
+        ``checkpoint_ns`` is None; only ``checkpoint_ids`` when given), by ``(checkpoint_ns,
+        checkpoint_id)``, read from their metadata."""
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        if checkpoint_ids is not None and checkpoint_ns is not None:  # looked up one by one
+            for checkpoint_id in dict.fromkeys(checkpoint_ids):
+                config = checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+                item = await self._call("get_tuple", config)
+                record = None if item is None else record_in_metadata(item.metadata)
+                if record is not None:
+                    found[(checkpoint_ns, checkpoint_id)] = record
+            return found
+        wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        rows = await self._stored_metadata(thread_id, checkpoint_ns)
+        if rows is not None:
+            marker = DEBUG_METADATA_KEY.encode()
+            for ns, checkpoint_id, text in rows:
+                raw = text.encode() if isinstance(text, str) else bytes(text or b"")
+                if marker not in raw or (wanted is not None and str(checkpoint_id) not in wanted):
+                    continue
+                record = record_in_metadata(json.loads(raw))
+                if record is not None:
+                    found[(str(ns or ""), str(checkpoint_id))] = record
+            return found
+        configurable: dict[str, Any] = {"thread_id": thread_id}
+        if checkpoint_ns is not None:
+            configurable["checkpoint_ns"] = checkpoint_ns
+        kwargs = {"filter": None, "before": None, "limit": None}
+        async for item in self._alist_inner({"configurable": configurable}, kwargs):
+            conf = item.config["configurable"]
+            key = (str(conf.get("checkpoint_ns") or ""), str(conf["checkpoint_id"]))
+            record = record_in_metadata(item.metadata)
+            if record is not None and (wanted is None or key[1] in wanted):
+                found[key] = record
+        return found
+
+    async def _stored_metadata(
+        self, thread_id: str, checkpoint_ns: str | None
+    ) -> list[tuple[Any, Any, Any]] | None:
+        """``(checkpoint_ns, checkpoint_id, metadata JSON)`` of a thread's checkpoints, read
+        without the checkpoints from LangGraph's ``SqliteSaver`` / ``AsyncSqliteSaver`` (the
+        table layout ``checkpoint/langgraph_sqlite.py`` reads); None for any other saver,
+        whose checkpoints are listed instead."""
+        from durable_debug.checkpoint.langgraph_sqlite import langgraph_metadata_query
+
+        inner = self.inner
+        kind = (type(inner).__module__, type(inner).__name__)
+        sql, params = langgraph_metadata_query(thread_id, checkpoint_ns)
+        if kind == ("langgraph.checkpoint.sqlite", "SqliteSaver"):
+            with inner.lock:
+                inner.setup()
+                return list(inner.conn.execute(sql, params).fetchall())
+        if kind == ("langgraph.checkpoint.sqlite.aio", "AsyncSqliteSaver"):
+            await inner.setup()
+            async with inner.lock, inner.conn.execute(sql, params) as cursor:
+                return list(await cursor.fetchall())
+        return None
+
+    async def aset_debug_record(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str, record: dict[str, Any]
+    ) -> None:
+        """Replace the debug record of a saved checkpoint: the checkpoint is saved again under
+        its id, with its metadata holding the new record (its writes and blobs stay)."""
+        item = await self._call(
+            "get_tuple", checkpoint_config(thread_id, checkpoint_ns, checkpoint_id)
+        )
+        if item is None:
+            return
+        metadata = {k: v for k, v in item.metadata.items() if k != DEBUG_METADATA_KEY}
+        text = record_text(record)
+        if text is not None:
+            metadata[DEBUG_METADATA_KEY] = text
+        parent = item.parent_config or checkpoint_config(thread_id, checkpoint_ns)
+        await self._call("put", parent, item.checkpoint, metadata, {})

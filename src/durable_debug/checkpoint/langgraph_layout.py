@@ -39,6 +39,7 @@ from durable_debug.checkpoint.names import (
     is_valued_trigger,
     parse_trigger,
 )
+from durable_debug.checkpoint.records import record_in_metadata, without_record
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError, with_location
 
 __all__ = ["LangGraphReader", "LatestRow", "ReadOnlyStoreError"]
@@ -63,6 +64,9 @@ class LangGraphReader(BaseCheckpointSaver):
     """Name of the layout, for messages."""
     read_only = True
     """Nothing is ever written through this saver (its serializer only loads)."""
+    stores_debug_records = True
+    """The debug records durable_debug's engine kept in the checkpoints' metadata (when it ran
+    on a LangGraph saver: ``checkpoint/foreign.py``) are read from there."""
 
     def __init__(self, where: str) -> None:
         self.where = where
@@ -103,6 +107,16 @@ class LangGraphReader(BaseCheckpointSaver):
 
     def _thread_ids(self) -> list[str]:
         raise NotImplementedError
+
+    def _metadata_rows(
+        self, thread_id: str, checkpoint_ns: str | None
+    ) -> builtins.list[tuple[str, str, Any]]:
+        """Rows ``(checkpoint_ns, checkpoint_id, metadata dict)`` of a thread (one namespace,
+        or all when None); subclasses read them without the checkpoints."""
+        return [
+            (row[1], row[2], row[5])
+            for row in self._checkpoint_rows(thread_id, checkpoint_ns, None)
+        ]
 
     def _latest_rows(self) -> list[LatestRow]:
         raise NotImplementedError
@@ -234,6 +248,32 @@ class LangGraphReader(BaseCheckpointSaver):
         """Refused: the store is read-only here."""
         raise self._refuse()
 
+    async def aget_debug_records(
+        self,
+        thread_id: str,
+        checkpoint_ns: str | None,
+        checkpoint_ids: Sequence[str] | None = None,
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """The debug records kept in a thread's checkpoint metadata, by ``(checkpoint_ns,
+        checkpoint_id)`` (every namespace when ``checkpoint_ns`` is None; only
+        ``checkpoint_ids`` when given)."""
+        rows = await asyncio.to_thread(self._metadata_rows, thread_id, checkpoint_ns)
+        wanted = None if checkpoint_ids is None else set(checkpoint_ids)
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for ns, checkpoint_id, metadata in rows:
+            if wanted is not None and checkpoint_id not in wanted:
+                continue
+            record = record_in_metadata(metadata)
+            if record is not None:
+                found[(ns, checkpoint_id)] = record
+        return found
+
+    async def aset_debug_record(
+        self, thread_id: str, checkpoint_ns: str, checkpoint_id: str, record: dict[str, Any]
+    ) -> None:
+        """Refused: the store belongs to the LangGraph app."""
+        raise self._refuse()
+
     # -- building tuples ------------------------------------------------------------------------
 
     def _tuple(self, row: tuple[Any, ...], writes: Sequence[WriteRow]) -> CheckpointTuple:
@@ -256,7 +296,7 @@ class LangGraphReader(BaseCheckpointSaver):
         return CheckpointTuple(
             config=checkpoint_config(thread_id, ns, checkpoint_id),
             checkpoint=checkpoint,
-            metadata=metadata,
+            metadata=without_record(metadata),
             parent_config=checkpoint_config(thread_id, ns, parent_id) if parent_id else None,
             pending_writes=pending,
         )

@@ -177,6 +177,19 @@ class LangGraphPostgresReader(LangGraphReader):
         rows = self._fetch("SELECT DISTINCT thread_id FROM checkpoints ORDER BY 1")
         return [str(r[0]) for r in rows]
 
+    def _metadata_rows(
+        self, thread_id: str, checkpoint_ns: str | None
+    ) -> list[tuple[str, str, Any]]:
+        sql = "SELECT checkpoint_ns, checkpoint_id, metadata FROM checkpoints WHERE thread_id = %s"
+        params = [thread_id]
+        if checkpoint_ns is not None:
+            sql += " AND checkpoint_ns = %s"
+            params.append(checkpoint_ns)
+        return [
+            (str(ns or ""), str(cid), self._metadata(thread_id, str(cid), metadata))
+            for ns, cid, metadata in self._fetch(sql, params)
+        ]
+
     def _latest_rows(self) -> list[LatestRow]:
         found: list[LatestRow] = []
         for thread_id, count, *row in self._fetch(_LATEST):

@@ -34,7 +34,28 @@ from durable_debug.checkpoint.latest import (
 )
 from durable_debug.checkpoint.serde import SerdeError
 
-__all__ = ["LangGraphSqliteReader", "open_read_only", "sqlite_layout"]
+__all__ = [
+    "LANGGRAPH_SQLITE_METADATA",
+    "LangGraphSqliteReader",
+    "langgraph_metadata_query",
+    "open_read_only",
+    "sqlite_layout",
+]
+
+LANGGRAPH_SQLITE_METADATA = (
+    "SELECT checkpoint_ns, checkpoint_id, metadata FROM checkpoints WHERE thread_id = ?"
+)
+"""LangGraph's SQLite layout: a thread's checkpoint ids with their metadata (JSON), without
+the checkpoints."""
+
+
+def langgraph_metadata_query(thread_id: str, checkpoint_ns: str | None) -> tuple[str, list[str]]:
+    """:data:`LANGGRAPH_SQLITE_METADATA` for one namespace (or every one, None), with its
+    parameters."""
+    if checkpoint_ns is None:
+        return LANGGRAPH_SQLITE_METADATA, [thread_id]
+    return LANGGRAPH_SQLITE_METADATA + " AND checkpoint_ns = ?", [thread_id, checkpoint_ns]
+
 
 _LG_CHECKPOINTS = {"thread_id", "checkpoint_ns", "checkpoint_id", "parent_checkpoint_id"}
 _LG_CHECKPOINT_VALUE = {"type", "checkpoint", "metadata"}
@@ -212,6 +233,15 @@ class LangGraphSqliteReader(LangGraphReader):
     def _thread_ids(self) -> list[str]:
         return [
             str(r[0]) for r in self._fetch("SELECT DISTINCT thread_id FROM checkpoints ORDER BY 1")
+        ]
+
+    def _metadata_rows(
+        self, thread_id: str, checkpoint_ns: str | None
+    ) -> list[tuple[str, str, Any]]:
+        sql, params = langgraph_metadata_query(thread_id, checkpoint_ns)
+        return [
+            (str(ns or ""), str(cid), self._metadata(thread_id, str(cid), metadata))
+            for ns, cid, metadata in self._fetch(sql, params)
         ]
 
     def latest_heads(self) -> list[LatestHead]:

@@ -26,6 +26,7 @@ __all__ = [
     "BRANCH_PREFIX",
     "CACHE_NS_WRITES",
     "COPY",
+    "DEBUG_METADATA_KEY",
     "END",
     "ERROR",
     "ERROR_SOURCE",
@@ -152,6 +153,13 @@ CACHE_NS_WRITES = "__pregel_ns_writes"
 """First element of the namespace a node's (or a ``@task``'s) cached writes are kept under:
 ``(CACHE_NS_WRITES, function, node)`` (``(CACHE_NS_WRITES, function)`` for a ``@task``), as
 LangGraph names it, so one of LangGraph's caches can be shared."""
+
+DEBUG_METADATA_KEY = "__durable_debug__"
+"""Metadata key under which the engine keeps a checkpoint's debug record (its JSON text) in the
+store of one of LangGraph's own savers, which has no place of its own for it
+(``checkpoint/foreign.py``). LangGraph's engine never reads it (it builds each checkpoint's
+metadata anew, and drops config keys starting with ``__``) but shows it among the metadata of
+such a checkpoint; durable_debug's readers take it out of the metadata they show."""
 
 NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 """Task id for writes that belong to no task (the resume value given to ``Command``)."""

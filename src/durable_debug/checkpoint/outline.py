@@ -17,6 +17,11 @@ session of three plain queries (:func:`sqlite_read_outline`).
 With ``since``, only checkpoints from that one on are read, plus the parents of the newer
 ones (their writes grow while the next step runs). None when the saver cannot: the caller
 then reads the thread through the saver protocol.
+
+A graph built from channels (the low-level ``Pregel``) runs its nodes from channels of any
+name. The caller passes those as ``subscribers`` (channel → the nodes it triggers): they are
+read as trigger channels too, whether each holds a value (not the value itself) and what its
+subscribers have seen of it.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import json
 import json.scanner
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from durable_debug._collector import collector_paused
@@ -170,6 +175,22 @@ SELECT DISTINCT b.channel, b.version, b.type, b.blob
 """The trigger blobs the rows of a later read point at (few rows)."""
 
 
+def _subscribed_blobs_query(later: bool, count: int) -> str:
+    """:data:`OWN_SQLITE_TRIGGER_BLOBS` (``later``: :data:`OWN_SQLITE_ROW_TRIGGER_BLOBS`) with
+    ``count`` more channels bound as parameters after the thread's, whose value is not read
+    (only its kind: whether the channel holds a value)."""
+    marks = ", ".join("?" * count)
+    query, channel, blob = (
+        (OWN_SQLITE_ROW_TRIGGER_BLOBS, "ch.value", "b.blob")
+        if later
+        else (OWN_SQLITE_TRIGGER_BLOBS, "channel", "blob")
+    )
+    named = trigger_channel_sql(channel)
+    query = query.replace(named, f"({named} OR {channel} IN ({marks}))")
+    stored = trigger_channel_sql(blob.replace("blob", "channel"))
+    return query.replace(f"type, {blob}", f"type, CASE WHEN {stored} THEN {blob} END", 1)
+
+
 class TaskWrites(NamedTuple):
     """What one task's saved writes say, as a tree shows it."""
 
@@ -225,9 +246,15 @@ async def aread_outline_into(
     take: Callable[[list[OutlineRow]], None],
     *,
     since: str | None = None,
+    subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> bool:
     """Read as :func:`aread_outline` does and hand the rows to ``take``; False (``take`` not
     called) when ``saver`` cannot read an outline.
+
+    ``subscribers``: channels other than the engine's trigger channels that run nodes (a
+    ``Pregel``'s), each with the nodes it triggers; read as trigger channels (see the module
+    docstring). Only durable_debug's SQLite layout reads them: another outline saver then
+    answers False.
 
     The rows are built and ``take`` runs in one pause of the garbage collector, with no await
     inside it: what ``take`` keeps of the rows is built alongside them, and the rows are gone
@@ -241,11 +268,13 @@ async def aread_outline_into(
     if own is not None and getattr(type(saver), "aread_outline", None) is own.aread_outline:
         own_saver = cast("SqliteSaver", saver)
         rows, writes, blobs = await _sqlite_outline_queries(
-            own_saver, thread_id, checkpoint_ns, since
+            own_saver, thread_id, checkpoint_ns, since, tuple(subscribers or ())
         )
         with collector_paused():  # many small containers, no cycles
-            take(outline_rows(rows, writes, blobs, own_saver, thread_id))
+            take(outline_rows(rows, writes, blobs, own_saver, thread_id, subscribers))
         return True
+    if subscribers:
+        return False
     listed = list(await saver.aread_outline(thread_id, checkpoint_ns, since=since))
     with collector_paused():
         take(listed)
@@ -263,12 +292,23 @@ async def sqlite_read_outline(
 
 
 async def _sqlite_outline_queries(
-    saver: SqliteSaver, thread_id: str, checkpoint_ns: str, since: str | None
+    saver: SqliteSaver,
+    thread_id: str,
+    checkpoint_ns: str,
+    since: str | None,
+    subscribed: tuple[str, ...] = (),
 ) -> tuple[list[Any], list[Any], list[Any]]:
-    """The three queries of :func:`sqlite_read_outline`, in one read session."""
+    """The three queries of :func:`sqlite_read_outline`, in one read session; the blobs of
+    the ``subscribed`` channels too (their kind only: empty or not)."""
     thread = (thread_id, checkpoint_ns)
     where = thread if since is None else (*thread, *thread, since, *thread, since)
     clause = "" if since is None else f" AND {_SINCE}"
+    if subscribed:
+        blobs_query = _subscribed_blobs_query(since is not None, len(subscribed))
+        blobs_args = (*(thread if since is None else where), *subscribed)
+    else:
+        blobs_query = OWN_SQLITE_TRIGGER_BLOBS if since is None else OWN_SQLITE_ROW_TRIGGER_BLOBS
+        blobs_args = thread if since is None else where
 
     async def read(s: Any) -> tuple[list[Any], list[Any], list[Any]]:
         try:
@@ -278,10 +318,7 @@ async def _sqlite_outline_queries(
                 raise
             rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause, debug="NULL"), where)
         writes = await s.fetch(OWN_SQLITE_OUTLINE_WRITES.format(since=clause), where)
-        if since is None:
-            blobs = await s.fetch(OWN_SQLITE_TRIGGER_BLOBS, thread)
-        else:
-            blobs = await s.fetch(OWN_SQLITE_ROW_TRIGGER_BLOBS, where)
+        blobs = await s.fetch(blobs_query, blobs_args)
         return rows, writes, blobs
 
     found: tuple[list[Any], list[Any], list[Any]] = await saver._run(saver._in_session, read, False)
@@ -319,7 +356,9 @@ _TRIGGER_MARKS = tuple(
 """How a trigger channel's name starts in a stored checkpoint's ``channel_versions``."""
 
 
-def _untriggered_ts(text: Any, checkpoint_id: str) -> str | None:
+def _untriggered_ts(
+    text: Any, checkpoint_id: str, marks: tuple[str, ...] = _TRIGGER_MARKS
+) -> str | None:
     """The ``ts`` of a stored checkpoint whose ``channel_versions`` names no trigger channel
     (no node is scheduled from it), read without decoding the rest of it; None when the text
     is not in the form ``encode_json`` writes (``{"v":1,"id":…,"ts":…,"channel_versions":{…}``
@@ -344,16 +383,22 @@ def _untriggered_ts(text: Any, checkpoint_id: str) -> str | None:
     versions = text[start:close]
     if close < 0 or "{" in versions or text[close + 1 : close + 2] not in (",", "}"):
         return None
-    for mark in _TRIGGER_MARKS:
+    for mark in marks:
         if mark in versions:
             return None
     return ts
 
 
 def outline_rows(
-    rows: list[Any], writes: list[Any], blobs: list[Any], saver: SqliteSaver, thread_id: str
+    rows: list[Any],
+    writes: list[Any],
+    blobs: list[Any],
+    saver: SqliteSaver,
+    thread_id: str,
+    subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> list[OutlineRow]:
-    """Turn the three queries of :func:`aread_outline` into :class:`OutlineRow` s."""
+    """Turn the three queries of :func:`aread_outline` into :class:`OutlineRow` s
+    (``subscribers``: see :func:`aread_outline_into`)."""
     from durable_debug.checkpoint._rows import (
         EMPTY,
         _check_metadata,
@@ -382,6 +427,11 @@ def outline_rows(
     full: dict[str, str] = {}
     triggers: dict[str, Any] = {}
     prefixes = (BRANCH_PREFIX, JOIN_PREFIX)
+    fixed: Any = TRIGGER_CHANNELS
+    marks = _TRIGGER_MARKS
+    if subscribers:
+        fixed = frozenset(TRIGGER_CHANNELS).union(subscribers)
+        marks = (*marks, *(f'"{name}"' for name in subscribers))
     per_checkpoint: dict[str, dict[str, list[Any]]] = {}
     checkpoint_id = channel = ""
     try:
@@ -409,7 +459,7 @@ def outline_rows(
     for checkpoint_id, parent_id, checkpoint_text, metadata_text, debug_text in rows:
         try:
             field = "checkpoint"
-            ts = _untriggered_ts(checkpoint_text, checkpoint_id)
+            ts = _untriggered_ts(checkpoint_text, checkpoint_id, marks)
             if ts is None:
                 record = _fast_json(checkpoint_text, serde)
                 if type(record) is not dict:
@@ -444,7 +494,7 @@ def outline_rows(
             versions = record.get("channel_versions")
             for key, value in versions.items() if type(versions) is dict else ():
                 for name in value if type(value) is list else (key,):
-                    if name in TRIGGER_CHANNELS or name.startswith(prefixes):
+                    if name in fixed or name.startswith(prefixes):
                         version = key if type(value) is list else str(value)
                         blob = stored.get((name, version))
                         if blob is None:
@@ -466,6 +516,12 @@ def outline_rows(
                     trigger = triggers[name] = parse_trigger(name)
                 if trigger is None:
                     values[name] = None
+                    for node in (subscribers or _NO_RECORD).get(name, ()):
+                        was = _seen_version(seen_by, node, name)
+                        if was is not None:
+                            seen.setdefault(node, {})[name] = full.get(was) or full.setdefault(
+                                was, full_version(was)
+                            )
                     continue
                 values[name] = (
                     _blob_value(decoded, stored, loads, name, version) if trigger.sources else None

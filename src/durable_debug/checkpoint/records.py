@@ -9,15 +9,18 @@ A checkpoint's *debug record* is a small JSON object the engine writes with the 
      "findings": [{"code": "unknown-key", "message": "...", "node": "a", "key": "x"}],
      "task_calls": {"<task id>": {"node": "agent", "from": "<id>", "calls": [...]}}}
 
-LangGraph's values never carry it: ``metadata``, ``checkpoint``, writes and stream chunks are
-what LangGraph would have stored. Where it lives depends on the saver:
+What the engine hands out never carries it: ``metadata``, ``checkpoint``, writes and stream
+chunks are what LangGraph would have stored. Where it lives depends on the saver:
 
 * our four savers store it beside the checkpoint (a ``debug`` column on SQLite and
   PostgreSQL, a hash field on Redis, a dict in memory); the engine hands it over inside the
   metadata dict under :data:`RECORD_KEY`, and the saver takes it out before storing the
   metadata (:func:`split_record`), so a saver never stores it in ``metadata``;
-* any other saver (LangGraph's own, a user's) has nowhere safe to keep it, so the records
-  live in this process only, in a registry per saver object (:func:`registry`).
+* LangGraph's own savers, through ``checkpoint/foreign.py``, keep it as JSON text in the
+  checkpoint's metadata under a reserved key (the only place every one of them stores), and
+  hand metadata back without it;
+* any other saver (a user's) has nowhere safe to keep it, so the records live in this
+  process only, in a registry per saver object (:func:`registry`).
 
 Checkpoints written by older versions of durable_debug carry these keys in ``metadata``;
 :func:`record_of` reads them from there when a checkpoint has no record.
@@ -31,6 +34,8 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from durable_debug.checkpoint.names import DEBUG_METADATA_KEY
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.base import CheckpointTuple
@@ -51,11 +56,13 @@ __all__ = [
     "attach_record",
     "known_version",
     "parse_record",
+    "record_in_metadata",
     "record_of",
     "record_text",
     "registry",
     "split_record",
     "stores_records",
+    "without_record",
 ]
 
 GRAPH_VERSION = "graph_fingerprint"
@@ -145,6 +152,27 @@ def split_record(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     rest = dict(metadata)
     record = rest.pop(RECORD_KEY)
     return rest, dict(record) if record else None
+
+
+def record_in_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The debug record a checkpoint's metadata holds under
+    :data:`~durable_debug.checkpoint.names.DEBUG_METADATA_KEY` (in a LangGraph saver's store),
+    None when it holds none, or a value there that is not a record's JSON text."""
+    text = (metadata or {}).get(DEBUG_METADATA_KEY)
+    if not isinstance(text, str):
+        return None
+    try:
+        return parse_record(text)
+    except ValueError:  # not written by the engine: nothing to show
+        return None
+
+
+def without_record(metadata: Mapping[str, Any]) -> Any:
+    """``metadata`` as its user sees it: without the debug record key (the same mapping when
+    it has none)."""
+    if DEBUG_METADATA_KEY not in metadata:
+        return metadata
+    return {k: v for k, v in metadata.items() if k != DEBUG_METADATA_KEY}
 
 
 def record_text(record: Mapping[str, Any] | None) -> str | None:

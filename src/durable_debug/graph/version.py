@@ -4,7 +4,10 @@
     graph_version(graph)     # "3f9a0c1d2e4b5a69": the same in every process for the same graph
 
 The structure lists the nodes, the edges (``-.->`` for a conditional edge), and the state
-channels with their reducers by qualified name (``log: operator.add``). Nothing in it
+channels with their reducers by qualified name (``log: operator.add``); a graph whose nodes
+run from channels of the user's names (a low-level ``Pregel``) also lists each such
+subscription (``"triggers": ["a -> one"]``), so a reader without the graph knows which node a
+changed channel runs. Nothing in it
 depends on the process (no ``id()``, no memory address), so a worker on another machine
 computes the same version for the same code.
 
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import BaseCheckpointSaver, RunnableConfig, checkpoint_config
 from durable_debug.checkpoint.errors import GraphChangedError
-from durable_debug.checkpoint.names import START, TASKS, parse_trigger
+from durable_debug.checkpoint.names import START, TASKS, is_trigger_channel, parse_trigger
 from durable_debug.checkpoint.records import (
     GRAPH_STRUCTURE,
     GRAPH_VERSION,
@@ -46,6 +49,7 @@ __all__ = [
     "ALLOW_GRAPH_CHANGE",
     "GRAPH_STRUCTURE_KEY",
     "GRAPH_VERSION_KEY",
+    "STRUCTURE_TRIGGERS",
     "acheck_graph_version",
     "destructive_changes",
     "graph_structure",
@@ -78,8 +82,15 @@ def _storable(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8").replace("\x00", "\\x00")
 
 
+STRUCTURE_TRIGGERS = "triggers"
+"""Part of a structure listing the subscriptions ``"<channel> -> <node>"`` of a graph whose
+nodes run from channels other than the engine's trigger channels (absent for a
+``StateGraph``, whose structure and version it leaves as they were)."""
+
+
 def graph_structure(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, list[str]]:
-    """The graph's nodes, edges and state channels (with reducers), sorted."""
+    """The graph's nodes, edges and state channels (with reducers), sorted; and the
+    subscriptions to channels of the user's names (:data:`STRUCTURE_TRIGGERS`), if any."""
     cached: dict[str, list[str]] | None = graph.__dict__.get("_structure")
     if cached is not None:
         return cached
@@ -98,6 +109,14 @@ def graph_structure(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, 
         "edges": sorted(_storable(e) for e in edges),
         "channels": sorted(_storable(c) for c in channels),
     }
+    subscribed = {
+        f"{channel} -> {name}"
+        for name, spec in graph.nodes.items()
+        for channel in spec.triggers
+        if not is_trigger_channel(channel)
+    }
+    if subscribed:
+        structure[STRUCTURE_TRIGGERS] = sorted(_storable(s) for s in subscribed)
     graph.__dict__["_structure"] = structure
     return structure
 

@@ -16,7 +16,7 @@ from durable_debug.graph.version import GRAPH_VERSION_KEY
 from durable_debug.inspect.access import GraphLike, SaverLike
 from durable_debug.inspect.dag_shape import Dag, DagNode, placement
 from durable_debug.inspect.dag_wire import DAG_WIRE_FORMAT, _intern, _sparse
-from durable_debug.inspect.stored import scheduled_tasks
+from durable_debug.inspect.stored import scheduled_tasks, stored_subscribers, subscribers_of
 from durable_debug.inspect.thread import (
     CheckpointRecord,
     _thread_of,
@@ -70,6 +70,13 @@ class DagReader:
         """Checkpoints the last read returned (the whole thread, or only the newer ones)."""
         self.outlined = False
         """Whether the last read was an outline (no state decoded), not a full read."""
+        self.subscribers = subscribers_of(graph)
+        """The channels besides the engine's trigger channels that run the graph's nodes (a
+        ``Pregel``'s), with the nodes each runs: the outline reads them as triggers. Without
+        the graph (a saver seen as one), those the structure in the first outline's debug
+        records lists."""
+        self._from_records = not isinstance(getattr(graph, "nodes", None), Mapping)
+        """No graph to ask: look for the subscriptions in the first outline read."""
         self.forget()
 
     async def alatest_mark(self) -> tuple[str, int]:
@@ -131,16 +138,31 @@ class DagReader:
         done: list[_T] = []
         ns = self.checkpoint_ns
 
+        wanted: list[dict[str, tuple[str, ...]] | None] = [self.subscribers or None]
+        look = self._from_records and since is None and wanted[0] is None
+
         def take(listed: list[OutlineRow]) -> None:
+            if look and wanted[0] is None:
+                found = stored_subscribers([row.debug for row in listed])
+                if found:  # a Pregel's thread: read again, with its subscriptions
+                    self.subscribers = wanted[0] = found
+                    listed.clear()
+                    return
             self.last_read = len(listed)
             marks: dict[int, tuple[Any, ...]] = {}
-            self._take([_row_of_outline(row, ns, row.debug, marks) for row in listed])
+            subscribers = wanted[0]
+            self._take([_row_of_outline(row, ns, row.debug, marks, subscribers) for row in listed])
             listed.clear()  # the rows go before the collector is back on
             done.append(then())
 
+        thread, checkpoint_ns = self.thread_id, self.checkpoint_ns
         self.outlined = await aread_outline_into(
-            saver, self.thread_id, self.checkpoint_ns, take, since=since
+            saver, thread, checkpoint_ns, take, since=since, subscribers=wanted[0]
         )
+        if self.outlined and not done:  # the subscriptions were found in the records
+            self.outlined = await aread_outline_into(
+                saver, thread, checkpoint_ns, take, subscribers=wanted[0]
+            )
         if self.outlined:
             return done[0]
         if self._order:
@@ -622,6 +644,7 @@ def _row_of_outline(
     checkpoint_ns: str,
     debug: Mapping[str, Any] | None,
     marks: dict[int, tuple[Any, ...]] | None = None,
+    subscribers: Mapping[str, tuple[str, ...]] | None = None,
 ) -> _Row:
     """A :class:`_Row` from an outline row and the checkpoint's debug record (if any): the
     tasks are matched to their writes by the ids the engine gives them
@@ -629,6 +652,7 @@ def _row_of_outline(
 
     ``marks``: what each debug record read says, by the record's identity, for the rows of
     one read (rows that store the same record text share one record; it is read once).
+    ``subscribers``: the channels besides the engine's that run nodes (a ``Pregel``'s).
     """
     checkpoint_id, parent_id, metadata, ts, triggers, versions, seen, tasks, _ = row
     step = int(metadata.get("step", -1))
@@ -636,7 +660,7 @@ def _row_of_outline(
     names: tuple[str, ...] = ()
     done: tuple[str, ...] = ()
     if triggers:
-        scheduled = scheduled_tasks(triggers, versions, seen)
+        scheduled = scheduled_tasks(triggers, versions, seen, subscribers)
         names = tuple([name for name, _ in scheduled])
         if tasks:
             finished: list[str] = []

@@ -17,7 +17,7 @@ that nothing wrote yet is absent instead of shown at its empty value.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from durable_debug._sync import run_sync
@@ -32,11 +32,20 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
 from durable_debug.checkpoint.names import TASKS, is_trigger_channel, parse_trigger
+from durable_debug.checkpoint.records import aread_records
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
+from durable_debug.graph.version import GRAPH_STRUCTURE_KEY, STRUCTURE_TRIGGERS
 
-__all__ = ["SaverView", "is_internal_channel", "scheduled_tasks", "snapshot_of"]
+__all__ = [
+    "SaverView",
+    "is_internal_channel",
+    "scheduled_tasks",
+    "snapshot_of",
+    "stored_subscribers",
+    "subscribers_of",
+]
 
 
 def is_internal_channel(name: str) -> bool:
@@ -113,6 +122,32 @@ class SaverView:
             snapshot_of(saved, latest=False, task_ids=self._task_ids(saved)) for saved in listed
         ]
 
+    async def asnapshots_of(self, listed: Sequence[CheckpointTuple]) -> list[StateSnapshot]:
+        """:meth:`snapshots_of` of one namespace's checkpoints, with the subscriptions of a
+        ``Pregel``'s thread (which node each of its channels runs), read from the graph
+        structure the oldest one's debug record holds (one record read)."""
+        subscribers = await self._asubscribers(listed)
+        return [
+            snapshot_of(
+                saved, latest=False, task_ids=self._task_ids(saved), subscribers=subscribers
+            )
+            for saved in listed
+        ]
+
+    async def _asubscribers(
+        self, listed: Sequence[CheckpointTuple]
+    ) -> dict[str, tuple[str, ...]] | None:
+        if not listed:
+            return None
+        oldest = min(listed, key=lambda saved: str(config_checkpoint_id(saved.config))).config
+        records = await aread_records(
+            self.checkpointer,
+            config_thread_id(oldest),
+            config_checkpoint_ns(oldest),
+            [str(config_checkpoint_id(oldest))],
+        )
+        return stored_subscribers(records.values()) or None
+
     def _task_ids(self, saved: CheckpointTuple) -> Mapping[tuple[str, Any], str] | None:
         lookup = getattr(self.checkpointer, "task_ids_of", None)
         return None if lookup is None else lookup(saved.config)
@@ -126,12 +161,18 @@ class SaverView:
 
 
 def snapshot_of(
-    saved: CheckpointTuple, *, latest: bool, task_ids: Mapping[tuple[str, Any], str] | None = None
+    saved: CheckpointTuple,
+    *,
+    latest: bool,
+    task_ids: Mapping[tuple[str, Any], str] | None = None,
+    subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> StateSnapshot:
     """Rebuild a snapshot from a stored checkpoint, as the engine would show it.
 
     ``task_ids`` maps a task's path to its id when the store says it (LangGraph's layout);
-    otherwise the id is derived the way durable_debug's engine derives it.
+    otherwise the id is derived the way durable_debug's engine derives it. ``subscribers``:
+    the channels besides the engine's that run nodes (a ``Pregel``'s, see
+    :func:`subscribers_of`).
     """
     checkpoint = saved.checkpoint
     values_all = checkpoint["channel_values"]
@@ -142,7 +183,7 @@ def snapshot_of(
     records, _ = read_pending_writes(saved)
     tasks: list[PregelTask] = []
     finished: set[str] = set()
-    for name, path in scheduled_tasks(values_all, versions, seen_by):
+    for name, path in scheduled_tasks(values_all, versions, seen_by, subscribers):
         known = (task_ids or {}).get(path)
         tid = known or task_id(checkpoint["id"], ns, step + 1, name, path)
         record = records.get(tid)
@@ -167,19 +208,56 @@ def snapshot_of(
     )
 
 
+def subscribers_of(graph: Any) -> dict[str, tuple[str, ...]]:
+    """The channels that run ``graph``'s nodes besides the engine's trigger channels, each
+    with the nodes it triggers (its subscribers): a ``Pregel``'s nodes subscribe to channels
+    of any name; a ``StateGraph``'s are all run by the engine's channels (``{}``). Read from
+    each node's ``triggers`` (durable_debug's and LangGraph's nodes have them); ``{}`` for
+    anything without nodes (a saver seen as a graph)."""
+    nodes = getattr(graph, "nodes", None)
+    found: dict[str, tuple[str, ...]] = {}
+    if not isinstance(nodes, Mapping):
+        return found
+    for name, node in nodes.items():
+        for channel in getattr(node, "triggers", None) or ():
+            if isinstance(channel, str) and not is_trigger_channel(channel):
+                found[channel] = (*found.get(channel, ()), str(name))
+    return found
+
+
+def stored_subscribers(records: Iterable[Mapping[str, Any] | None]) -> dict[str, tuple[str, ...]]:
+    """:func:`subscribers_of` for a reader without the graph: the subscriptions the graph
+    structures in these debug records list (``graph/version.py``: a ``Pregel``'s structure
+    lists them; every version's, merged); ``{}`` when none does (a ``StateGraph``'s)."""
+    found: dict[str, tuple[str, ...]] = {}
+    for record in records:
+        structure = record.get(GRAPH_STRUCTURE_KEY) if record else None
+        listed = structure.get(STRUCTURE_TRIGGERS) if isinstance(structure, Mapping) else None
+        for line in listed if isinstance(listed, list) else ():
+            channel, arrow, node = str(line).rpartition(" -> ")
+            if arrow and node not in found.get(channel, ()):
+                found[channel] = (*found.get(channel, ()), node)
+    return found
+
+
 def scheduled_tasks(
     values: Mapping[str, Any],
     versions: Mapping[str, str],
     seen_by: Mapping[str, Mapping[str, str]],
+    subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> list[tuple[str, tuple[Any, ...]]]:
     """The tasks a checkpoint schedules for the next step, as ``(node, path)``: the nodes its
-    trigger channels run (by name), then one task per Send packet.
+    trigger channels run (by name, and by ``subscribers``: other channels that run nodes, see
+    :func:`subscribers_of`), then one task per Send packet.
 
     ``values`` may hold only the trigger channels, and of those only the values of joins and
     of the Send packets are read (a thread list loads no more).
     """
+    triggered = _triggered_nodes(values, versions, seen_by)
+    if subscribers:
+        triggered |= _subscribed_nodes(values, versions, seen_by, subscribers)
     scheduled: list[tuple[str, tuple[Any, ...]]] = [
-        (node, (PULL, node)) for node in sorted(_triggered_nodes(values, versions, seen_by))
+        (node, (PULL, node)) for node in sorted(triggered)
     ]
     for index, packet in enumerate(values.get(TASKS) or ()):
         scheduled.append((_packet_node(packet), (PUSH, index)))
@@ -219,4 +297,21 @@ def _triggered_nodes(
             continue  # the join is still waiting for some of its sources
         if versions.get(channel, "") > seen_by.get(node, {}).get(channel, ""):
             nodes.add(node)
+    return nodes
+
+
+def _subscribed_nodes(
+    values: Mapping[str, Any],
+    versions: Mapping[str, str],
+    seen_by: Mapping[str, Mapping[str, str]],
+    subscribers: Mapping[str, Sequence[str]],
+) -> set[str]:
+    """Nodes a subscribed channel that holds a value runs: those that have not seen its
+    version (as the engine prepares a ``Pregel``'s tasks)."""
+    nodes: set[str] = set()
+    for channel in values:
+        version = versions.get(channel, "")
+        for node in subscribers.get(channel, ()):
+            if version > seen_by.get(node, {}).get(channel, ""):
+                nodes.add(node)
     return nodes

@@ -463,7 +463,10 @@ async def _snapshots(graph: GraphLike, base: RunnableConfig, listed: Sequence[An
         # A subgraph's namespace is read through the graph that wrote it.
         graph = graph_at(graph, config_checkpoint_ns(base))
         return [snapshot_from_tuple(graph, saved, apply_pending=False) for saved in listed]
-    own = getattr(graph, "snapshots_of", None)  # SaverView
+    read = getattr(graph, "asnapshots_of", None)  # SaverView
+    if read is not None:
+        return list(await read(listed))
+    own = getattr(graph, "snapshots_of", None)
     if own is not None:
         return list(own(listed))
     return await astate_history(graph, base)
