@@ -54,6 +54,7 @@ from durable_debug.graph.jsonschema import context_jsonschema, schema_title, sta
 from durable_debug.graph.log_stream import astream_events_v1, astream_log
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
+from durable_debug.graph.runnable import as_runnable, pipe
 from durable_debug.graph.schema import ROOT, StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple, task_result
 from durable_debug.graph.stream_parts import (
@@ -658,6 +659,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         if keep(start):
             yield start
         modes = ["values", "updates", "debug", EVENTS_MODE]
+        chosen = kwargs.pop("stream_mode", None)
+        if chosen is not None:  # the graph's on_chain_stream events carry these modes' chunks
+            events.chunk_modes = chosen
+            wanted = [chosen] if isinstance(chosen, str) else list(chosen)
+            modes += [m for m in wanted if m not in modes]
         run = RunEvents(events, self._subgraph_at)
         items = self.astream(input, config, stream_mode=modes, subgraphs=True, **kwargs)
         async for namespace, mode, chunk in items:
@@ -709,6 +715,21 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """The cache namespaces of ``nodes`` (default: every node)."""
         names = [n for n in (nodes or self.nodes) if n in self.nodes]
         return [node_namespace(n, self.nodes[n].fn) for n in names]
+
+    def __or__(self, other: Any) -> Any:
+        """``graph | step``: LangChain's ``RunnableSequence`` of this graph then ``step``, as a
+        LangGraph graph (a ``Runnable``) gives it (``graph/runnable.py``)."""
+        return pipe(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        """``step | graph`` for a ``step`` that is no ``Runnable`` (a function, a dict)."""
+        from langchain_core.runnables import RunnableSequence
+
+        return RunnableSequence(other, as_runnable(self))
+
+    def pipe(self, *others: Any, name: str | None = None) -> Any:
+        """LangChain's ``RunnableSequence`` of this graph then ``others``."""
+        return pipe(self, *others, name=name)
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
