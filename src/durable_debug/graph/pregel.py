@@ -80,6 +80,7 @@ from durable_debug.graph.subgraph import (
     graph_at,
     nesting_for,
     recast_namespace,
+    remote_graph_of,
 )
 from durable_debug.graph.types import (
     END,
@@ -839,13 +840,14 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     ) -> StateSnapshot:
         """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph: the
         config of the task's namespace, or with ``subgraphs`` the subgraph's snapshot."""
-        if not any(self.subgraph_of(t.name) for t in snapshot.tasks):
+        subs = {t.name: self.subgraph_of(t.name) or self._remote_at(t.name) for t in snapshot.tasks}
+        if not any(subs.values()):
             return snapshot
         thread = config_thread_id(snapshot.config)
         namespace = config_checkpoint_ns(snapshot.config)
         tasks = []
         for task in snapshot.tasks:
-            sub = self.subgraph_of(task.name)
+            sub = subs[task.name]
             if sub is None:
                 tasks.append(task)
                 continue
@@ -854,10 +856,17 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                 thread, f"{namespace}{NS_SEP}{own}" if namespace else own, None
             )
             state: Any = where
-            if subgraphs:
+            if subgraphs and isinstance(sub, CompiledStateGraph):
                 state = await sub._state(sub.checkpointer or saver, where, True)
+            elif subgraphs:  # a RemoteGraph: the server's state of the namespace
+                state = await sub.aget_state(where, subgraphs=True)
             tasks.append(task._replace(state=state))
         return snapshot._replace(tasks=tuple(tasks))
+
+    def _remote_at(self, node: str) -> Any:
+        """The RemoteGraph node ``node`` is, if it is one (``subgraph.remote_graph_of``)."""
+        spec = self.nodes.get(node)
+        return None if spec is None else remote_graph_of(spec.fn)
 
     def _subgraph_at(self, namespace: str) -> tuple[str, bool]:
         """The name of the graph running at ``namespace`` and whether it is its node."""
