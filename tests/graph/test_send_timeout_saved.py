@@ -89,3 +89,20 @@ async def test_pushed_messages_are_saved_in_the_state(tmp_path: Path) -> None:
         ("p", "pushed"),
         ("r", "returned"),
     ]
+
+
+async def test_langgraphs_send_keeps_its_timeout_in_our_engine() -> None:
+    import langgraph.types as lg
+
+    def route(state: State) -> list[Any]:
+        return [lg.Send("slow", state, timeout=lg.TimeoutPolicy(run_timeout=0.05))]
+
+    graph = (
+        StateGraph(State)
+        .add_node("slow", slow, timeout=TimeoutPolicy(run_timeout=30))
+        .add_conditional_edges(START, route)
+        .compile()
+    )
+    with pytest.raises(NodeTimeoutError) as caught:
+        await graph.ainvoke({"x": 1})
+    assert (caught.value.kind, caught.value.run_timeout) == ("run", 0.05)
