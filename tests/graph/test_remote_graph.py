@@ -994,3 +994,28 @@ def test_get_graph_without_langchain_draws_with_the_engines_classes(
     assert isinstance(drawn, DrawableGraph)
     assert list(drawn.nodes) == ["__start__", "draft", "__end__"]
     assert drawn.nodes["draft"].name == "draft"
+
+
+@pytest.mark.parity
+async def test_a_paused_remote_node_counts_as_a_subgraph_in_get_state_as_with_langgraph() -> None:
+    api = FakeApi(deployed(("draft", draft), ("ask", ask)))
+    ours, theirs = remotes(api)
+    seen = []
+    for remote, langgraph in ((ours, False), (theirs, True)):
+        graph = local_graph(api, remote, langgraph=langgraph)
+        config = thread("counted")  # the same thread name: the server is asked the same
+        await graph.ainvoke({"topic": "tea"}, config)
+        [task] = (await graph.aget_state(config)).tasks
+        try:  # the server is asked for the task namespace's state of the local thread
+            await graph.aget_state(config, subgraphs=True)
+        except Exception as exc:  # the fake server has no such namespace: both fail alike
+            outcome = type(exc).__name__
+        else:
+            outcome = "answered"
+        method, path, body = api.requests[-1]
+        seen.append(normalized((task.state, outcome, method, path, body)))
+        api.graph = deployed(("draft", draft), ("ask", ask))  # a fresh server thread
+    assert seen[0] == seen[1]
+    config = seen[0][0]["configurable"]
+    assert config == {"thread_id": "counted", "checkpoint_ns": "agent:id0"}
+    assert seen[0][3] == "/threads/counted/state/checkpoint"

@@ -43,7 +43,13 @@ from durable_debug.checkpoint.base import (
     RunnableConfig,
     checkpoint_config,
 )
-from durable_debug.checkpoint.names import DEBUG_METADATA_KEY, INTERRUPT, STORED_TYPE_NAMES, TASKS
+from durable_debug.checkpoint.names import (
+    DEBUG_METADATA_KEY,
+    INTERRUPT,
+    STORED_TIMEOUT_POLICY,
+    STORED_TYPE_NAMES,
+    TASKS,
+)
 from durable_debug.checkpoint.records import (
     RECORD_KEY,
     record_in_metadata,
@@ -115,6 +121,8 @@ class _Converter:
             getattr(lg, name): name for name in ("Send", "Command", "Interrupt", "Overwrite")
         }
         self.their_cls = {name: cls for cls, name in self.theirs.items()}
+        self.their_timeout: Any = lg.TimeoutPolicy
+        self.our_timeout: Any = default_registry.lookup(STORED_TIMEOUT_POLICY)
 
     def to_langgraph(self, value: Any) -> Any:
         """``value`` with the engine's objects replaced by LangGraph's."""
@@ -140,7 +148,7 @@ class _Converter:
         cls = self.their_cls[kind]
         walk = self.to_langgraph
         if kind == "Send":
-            return cls(value.node, walk(value.arg))
+            return cls(value.node, walk(value.arg), timeout=self._timeout_lg(value.timeout))
         if kind == "Interrupt":
             return cls(value=walk(value.value), id=value.id)
         if kind == "Overwrite":
@@ -155,7 +163,7 @@ class _Converter:
         cls = self.our_cls[kind]
         walk = self.from_langgraph
         if kind == "Send":
-            return cls(value.node, walk(value.arg))
+            return cls(value.node, walk(value.arg), timeout=self._timeout_dd(value))
         if kind == "Interrupt":
             return cls(value=walk(value.value), id=value.id)
         if kind == "Overwrite":
@@ -178,16 +186,40 @@ class _Converter:
             return self._send_in(value)
         return self.to_langgraph(value)
 
+    def _timeout_lg(self, ours: Any) -> Any:
+        """The engine's ``TimeoutPolicy`` (or None) as LangGraph's."""
+        if ours is None:
+            return None
+        return self.their_timeout(
+            run_timeout=ours.run_timeout, idle_timeout=ours.idle_timeout, refresh_on=ours.refresh_on
+        )
+
+    def _timeout_dd(self, send: Any) -> Any:
+        """The timeout of LangGraph's ``Send`` (or None) as the engine's ``TimeoutPolicy``."""
+        theirs = getattr(send, "timeout", None)
+        if theirs is None:
+            return None
+        return self.our_timeout(
+            run_timeout=theirs.run_timeout,
+            idle_timeout=theirs.idle_timeout,
+            refresh_on=theirs.refresh_on,
+        )
+
     def _send_in(self, value: Any) -> Any:
-        """A pending send as the engine saves it (``[node, arg]``) as LangGraph's ``Send``."""
-        if isinstance(value, (list, tuple)) and len(value) == 2 and isinstance(value[0], str):
-            return self.their_cls["Send"](value[0], self.to_langgraph(value[1]))
+        """A pending send as the engine saves it (``[node, arg]``, ``[node, arg, timeout]``)
+        as LangGraph's ``Send``."""
+        if isinstance(value, (list, tuple)) and len(value) in (2, 3) and isinstance(value[0], str):
+            timeout = self._timeout_lg(value[2] if len(value) == 3 else None)
+            return self.their_cls["Send"](value[0], self.to_langgraph(value[1]), timeout=timeout)
         return self.to_langgraph(value)
 
     def _send_out(self, value: Any) -> Any:
-        """LangGraph's ``Send`` as the engine saves a pending send: ``[node, arg]``."""
+        """LangGraph's ``Send`` as the engine saves a pending send: ``[node, arg]`` (with its
+        timeout third, when it has one)."""
         if isinstance(value, self.their_cls["Send"]):
-            return [value.node, self.from_langgraph(value.arg)]
+            timeout = self._timeout_dd(value)
+            packet = [value.node, self.from_langgraph(value.arg)]
+            return packet if timeout is None else [*packet, timeout]
         return self.from_langgraph(value)
 
     def values_in(self, values: dict[str, Any]) -> dict[str, Any]:

@@ -52,6 +52,7 @@ __all__ = [
     "SPECIAL_WRITES",
     "SPECIAL_WRITES_SQL",
     "START",
+    "STORED_TIMEOUT_POLICY",
     "STORED_TYPE_NAMES",
     "TASKS",
     "TASK_PATH_SEP",
@@ -73,7 +74,8 @@ START = "__start__"
 END: Final = "__end__"
 """The virtual last node: an edge to it ends the run."""
 TASKS = "__pregel_tasks"
-"""Channel holding the Send packets to run in the next step, as ``[node, arg]`` pairs."""
+"""Channel holding the Send packets to run in the next step, as ``[node, arg]`` pairs
+(``[node, arg, timeout]`` for a Send that carries a ``TimeoutPolicy``)."""
 BRANCH_PREFIX = "branch:to:"
 """Prefix of the trigger channel an edge writes to run a node next."""
 JOIN_PREFIX = "join:"
@@ -176,6 +178,10 @@ STORED_TYPE_NAMES: Final = {
 """The names the engine's own value classes are registered under for the serializer (a
 pending ``Send``, the ``Command`` it may carry, an ``Interrupt``), by class name; LangGraph
 names the same classes ``langgraph.types.<class name>``."""
+
+STORED_TIMEOUT_POLICY: Final = "durable_debug.TimeoutPolicy"
+"""The name the engine's ``TimeoutPolicy`` is registered under for the serializer (the
+timeout a pending ``Send`` carries); LangGraph names it ``langgraph.types.TimeoutPolicy``."""
 
 TRIGGER_CHANNELS = (START, TASKS)
 """The trigger channels with fixed names; edges and joins have a prefix and a node."""

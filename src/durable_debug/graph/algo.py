@@ -33,7 +33,13 @@ from durable_debug.checkpoint.names import ID_SEP, PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
 from durable_debug.graph.channels import MISSING, Channel
 from durable_debug.graph.nodes import INPUT_KEYS, NO_WRITES, TASKS, NodeSpec
-from durable_debug.graph.types import START, Interrupt, InvalidUpdateError
+from durable_debug.graph.types import (
+    START,
+    Interrupt,
+    InvalidUpdateError,
+    TimeoutPolicy,
+    packet_timeout,
+)
 
 if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
@@ -106,6 +112,8 @@ class Task:
     """True when its writes came from the node's cache (the node did not run)."""
     node_error: Any = None
     """For an error handler's task: the :class:`NodeError` of the failure it handles."""
+    timeout: TimeoutPolicy | None = None
+    """A Send's own timeout, which replaces its node's (None: the node's)."""
 
     @property
     def sort_key(self) -> tuple[Any, ...]:
@@ -217,7 +225,8 @@ def prepare_tasks(
     tasks: list[Task] = []
     sends = channels[TASKS]
     if sends.is_available():
-        for index, (name, arg) in enumerate(sends.get()):
+        for index, packet in enumerate(sends.get()):
+            name = packet[0]
             # As LangGraph: the path ends with False (the task is a Send, not a call), which
             # its id leaves out.
             task = Task(
@@ -225,9 +234,10 @@ def prepare_tasks(
                 name,
                 (PUSH, index, False),
                 graph.nodes[name],
+                timeout=packet_timeout(packet),
             )
             if for_execution:
-                task.input = arg
+                task.input = packet[1]
             tasks.append(task)
     names = (
         graph.node_order if candidates is None else [n for n in graph.node_order if n in candidates]

@@ -47,7 +47,8 @@ class GraphEvents:
         own_tags: Sequence[str] = (),
     ) -> None:
         self.name = name
-        self.run_id = str(uuid.uuid4())
+        self.run_id = str(config.get("run_id") or uuid.uuid4())
+        """The graph run's id: the config's ``run_id`` when it gives one, as in LangGraph."""
         self.parents = list(parents)
         """Run ids above this graph's run: none for the graph streamed; for a subgraph, the
         runs of the graphs and the node that run it."""
@@ -69,6 +70,10 @@ class GraphEvents:
         self.input: Any = None
         self.nested: dict[str, str | None] = {}
         """Run id of a nested run reported → its parent's run id."""
+        self.chunk_modes: Sequence[str] | str | None = None
+        """The ``stream_mode`` given to ``astream_events``: the graph's ``on_chain_stream``
+        events carry those modes' chunks (``(mode, chunk)`` for a list), as LangGraph's do;
+        None: its updates."""
 
     def _event(
         self,
@@ -123,7 +128,13 @@ class GraphEvents:
 
     def on_chunk(self, mode: str, chunk: Any) -> Iterable[dict[str, Any]]:
         """The events one ``(mode, chunk)`` of the run gives."""
-        if mode == "updates":
+        chosen = self.chunk_modes
+        if chosen is not None and not self.namespace:
+            if mode in chosen:
+                self.updates.append(chunk if isinstance(chosen, str) else (mode, chunk))
+            if mode not in ("values", "debug", EVENTS_MODE):
+                return
+        elif mode == "updates":
             if not self.namespace:  # a subgraph's run streams no updates of its own
                 self.updates.append(chunk)
             return

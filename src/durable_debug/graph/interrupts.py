@@ -149,6 +149,9 @@ class Scratchpad:
     inline: bool = False
     """The (sync) task runs on the run's own event loop thread, which waits for it: a
     ``@task`` it calls runs to its end before the call returns."""
+    pushed: list[tuple[str, Any]] = field(default_factory=list)
+    """State writes ``push_message`` made in this attempt of the task, in order: they come
+    before the writes of the node's return value."""
 
 
 _SCRATCHPAD: contextvars.ContextVar[Scratchpad | None] = contextvars.ContextVar(

@@ -246,12 +246,13 @@ def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:
 
 
 def _send_without(send: Any, untracked: frozenset[str]) -> Any:
-    """A pending Send (``[node, arg]``) whose state ``arg`` has no ``untracked`` keys."""
+    """A pending Send (``[node, arg]``, or ``[node, arg, timeout]``) whose state ``arg`` has
+    no ``untracked`` keys."""
     if (
         isinstance(send, (list, tuple))
-        and len(send) == 2
+        and len(send) in (2, 3)
         and isinstance(send[1], dict)
         and any(key in untracked for key in send[1])
     ):
-        return [send[0], {k: v for k, v in send[1].items() if k not in untracked}]
+        return [send[0], {k: v for k, v in send[1].items() if k not in untracked}, *send[2:]]
     return send

@@ -53,6 +53,7 @@ from durable_debug.graph.types import (
     RetryPolicy,
     Send,
     TimeoutPolicy,
+    send_packet,
 )
 
 __all__ = ["PASSTHROUGH", "ChannelWriteEntry", "NodeBuilder", "Pregel", "PregelNode"]
@@ -102,7 +103,7 @@ class PregelNode:
     mapper: Callable[[Any], Any] | None = None
     """Applied to the input before the first step."""
     timeout: TimeoutPolicy | None = None
-    """Kept, not enforced (see :meth:`NodeBuilder.set_timeout`)."""
+    """Each attempt's timeout (see :meth:`NodeBuilder.set_timeout`)."""
 
     def writes_of(self, result: Any) -> list[tuple[str, Any]]:
         """The ``(channel, value)`` writes of a run that returned ``result`` (a ``Send`` among
@@ -110,7 +111,7 @@ class PregelNode:
         writes: list[tuple[str, Any]] = []
         for entry in self.writers:
             if isinstance(entry, Send):
-                writes.append((TASKS, [entry.node, entry.arg]))
+                writes.append((TASKS, send_packet(entry)))
                 continue
             value = result if entry.value is PASSTHROUGH else entry.value
             if entry.mapper is not None:
@@ -118,7 +119,7 @@ class PregelNode:
             if entry.skip_none and value is None:
                 continue
             if entry.channel == TASKS and isinstance(value, Send):
-                writes.append((TASKS, [value.node, value.arg]))
+                writes.append((TASKS, send_packet(value)))
                 continue
             writes.append((entry.channel, value))
         return writes
@@ -216,9 +217,9 @@ class NodeBuilder:
         return self
 
     def set_timeout(self, timeout: float | timedelta | TimeoutPolicy | None) -> Self:
-        """A per-attempt timeout, kept on the node as LangGraph's ``TimeoutPolicy`` (a node
-        with sync steps is refused, as in LangGraph); the engine does not enforce node
-        timeouts (docs/engine.md)."""
+        """A per-attempt timeout (a :class:`TimeoutPolicy`; a number or timedelta is a
+        ``run_timeout``), enforced as a ``StateGraph`` node's (``graph/timeouts.py``); a node
+        with sync steps is refused when the graph is built, as in LangGraph."""
         self._timeout = TimeoutPolicy.coerce(timeout)
         return self
 
@@ -477,6 +478,7 @@ class Pregel(CompiledStateGraph[Any, Any, Any, Any]):
             input_channel=reads if isinstance(reads, str) else None,
             input_schema=None if isinstance(reads, str) else _ChannelsSchema(self.channels, reads),
             writer=node.writes_of,
+            timeout=node.timeout,
         )
 
     def _validate(self) -> None:

@@ -15,19 +15,29 @@ objects, as in LangGraph: dicts, ``("user", "text")`` pairs and strings are conv
 dict messages (``{"role": ..., "content": ..., "id": ...}``): a string is a user message, a
 pair is ``(role, content)``, and ``{"type": "remove", "id": ...}`` deletes by id.
 langchain-core is imported on the first call, never by ``import durable_debug``.
+
+:func:`push_message` sends a message to the ``messages`` stream from inside a node (and
+writes it to the state); :class:`MessageGraph` is LangGraph's deprecated graph whose whole
+state is a message list.
 """
 
 from __future__ import annotations
 
 import operator
 import uuid
+import warnings
 from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Annotated, Any
 
 from typing_extensions import TypedDict
 
-__all__ = ["REMOVE_ALL_MESSAGES", "MessagesState", "add_messages"]
+from durable_debug.graph.calls import get_config
+from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10
+from durable_debug.graph.interrupts import current_scratchpad
+from durable_debug.graph.state import StateGraph
+
+__all__ = ["REMOVE_ALL_MESSAGES", "MessageGraph", "MessagesState", "add_messages", "push_message"]
 
 REMOVE_ALL_MESSAGES = "__remove_all__"
 """Id of a remove message that clears every message before it."""
@@ -195,3 +205,54 @@ class MessagesState(TypedDict):
     """A state with one key, ``messages``, merged by :func:`add_messages`."""
 
     messages: Annotated[list[Any], add_messages]
+
+
+class MessageGraph(StateGraph[Any, Any, Any, Any]):
+    """A graph whose whole state is one message list merged by :func:`add_messages`: each
+    node gets the list and returns a message or a list of them. Deprecated in LangGraph 1.0
+    (use a ``StateGraph`` with a ``messages`` key, :class:`MessagesState`); building one gives
+    LangGraph's ``LangGraphDeprecatedSinceV10`` warning."""
+
+    def __init__(self) -> None:
+        warnings.warn(
+            "MessageGraph is deprecated in LangGraph v1.0.0, to be removed in v2.0.0. Please "
+            "use StateGraph with a `messages` key instead.",
+            category=LangGraphDeprecatedSinceV10,
+            stacklevel=2,
+        )
+        super().__init__(Annotated[list[Any], add_messages])
+
+
+def push_message(message: Any, *, state_key: str | None = "messages") -> Any:
+    """Send ``message`` to stream mode ``"messages"`` from inside a running node, as if a chat
+    model the node called had produced it, and write it to the state key ``state_key`` (not
+    written when ``state_key`` is None); returns the message (a LangChain message: a dict, a
+    ``(role, content)`` pair or a string is converted).
+
+    The message must have an id (``ValueError`` otherwise): a message a node later returns
+    with that id is not streamed again. Called outside a running node it raises
+    ``RuntimeError``. The write joins the node's own writes (before those of its return value)
+    when the node finishes, as a write of LangGraph's ``push_message`` does.
+    """
+    config = get_config()
+    from langchain_core.messages import convert_to_messages
+
+    message = convert_to_messages([message])[0]
+    if message.id is None:
+        raise ValueError("Message ID is required (push_message needs a message with an id)")
+    for tap in _message_taps(config.get("callbacks")):
+        tap.send(message, dict(config.get("metadata") or {}), once=False)
+    if state_key:
+        scratchpad = current_scratchpad()
+        if scratchpad is None:  # pragma: no cover - get_config() found a running node
+            raise RuntimeError("push_message() was called outside a running node")
+        scratchpad.pushed.append((state_key, message))
+    return message
+
+
+def _message_taps(callbacks: Any) -> list[Any]:
+    """The ``messages`` stream taps (``chat_stream.py``) among a node's callback handlers."""
+    handlers = getattr(callbacks, "handlers", callbacks)
+    if not isinstance(handlers, (list, tuple)):
+        return []
+    return [h for h in handlers if getattr(h, "durable_debug_message_tap", False)]

@@ -36,6 +36,7 @@ from durable_debug.graph.types import (
     RetryPolicy,
     Send,
     from_langgraph,
+    send_packet,
 )
 
 __all__ = [
@@ -334,7 +335,7 @@ def targets_to_writes(
                     f"Node {node!r} sent to unknown node {target.node!r} "
                     f"(nodes: {', '.join(n for n in known if n != START)})"
                 )
-            writes.append((TASKS, [target.node, target.arg]))
+            writes.append((TASKS, send_packet(target)))
         elif target == END:
             continue
         elif target not in known or target == START:

@@ -54,6 +54,7 @@ from durable_debug.graph.jsonschema import context_jsonschema, schema_title, sta
 from durable_debug.graph.log_stream import astream_events_v1, astream_log
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
+from durable_debug.graph.runnable import as_runnable, pipe
 from durable_debug.graph.schema import ROOT, StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple, task_result
 from durable_debug.graph.stream_parts import (
@@ -79,6 +80,7 @@ from durable_debug.graph.subgraph import (
     graph_at,
     nesting_for,
     recast_namespace,
+    remote_graph_of,
 )
 from durable_debug.graph.types import (
     END,
@@ -658,6 +660,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         if keep(start):
             yield start
         modes = ["values", "updates", "debug", EVENTS_MODE]
+        chosen = kwargs.pop("stream_mode", None)
+        if chosen is not None:  # the graph's on_chain_stream events carry these modes' chunks
+            events.chunk_modes = chosen
+            wanted = [chosen] if isinstance(chosen, str) else list(chosen)
+            modes += [m for m in wanted if m not in modes]
         run = RunEvents(events, self._subgraph_at)
         items = self.astream(input, config, stream_mode=modes, subgraphs=True, **kwargs)
         async for namespace, mode, chunk in items:
@@ -709,6 +716,21 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """The cache namespaces of ``nodes`` (default: every node)."""
         names = [n for n in (nodes or self.nodes) if n in self.nodes]
         return [node_namespace(n, self.nodes[n].fn) for n in names]
+
+    def __or__(self, other: Any) -> Any:
+        """``graph | step``: LangChain's ``RunnableSequence`` of this graph then ``step``, as a
+        LangGraph graph (a ``Runnable``) gives it (``graph/runnable.py``)."""
+        return pipe(self, other)
+
+    def __ror__(self, other: Any) -> Any:
+        """``step | graph`` for a ``step`` that is no ``Runnable`` (a function, a dict)."""
+        from langchain_core.runnables import RunnableSequence
+
+        return RunnableSequence(other, as_runnable(self))
+
+    def pipe(self, *others: Any, name: str | None = None) -> Any:
+        """LangChain's ``RunnableSequence`` of this graph then ``others``."""
+        return pipe(self, *others, name=name)
 
     def with_config(
         self, config: RunnableConfig | None = None, **kwargs: Any
@@ -818,13 +840,14 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     ) -> StateSnapshot:
         """``snapshot`` with ``state`` set on the tasks whose node runs a subgraph: the
         config of the task's namespace, or with ``subgraphs`` the subgraph's snapshot."""
-        if not any(self.subgraph_of(t.name) for t in snapshot.tasks):
+        subs = {t.name: self.subgraph_of(t.name) or self._remote_at(t.name) for t in snapshot.tasks}
+        if not any(subs.values()):
             return snapshot
         thread = config_thread_id(snapshot.config)
         namespace = config_checkpoint_ns(snapshot.config)
         tasks = []
         for task in snapshot.tasks:
-            sub = self.subgraph_of(task.name)
+            sub = subs[task.name]
             if sub is None:
                 tasks.append(task)
                 continue
@@ -833,10 +856,17 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                 thread, f"{namespace}{NS_SEP}{own}" if namespace else own, None
             )
             state: Any = where
-            if subgraphs:
+            if subgraphs and isinstance(sub, CompiledStateGraph):
                 state = await sub._state(sub.checkpointer or saver, where, True)
+            elif subgraphs:  # a RemoteGraph: the server's state of the namespace
+                state = await sub.aget_state(where, subgraphs=True)
             tasks.append(task._replace(state=state))
         return snapshot._replace(tasks=tuple(tasks))
+
+    def _remote_at(self, node: str) -> Any:
+        """The RemoteGraph node ``node`` is, if it is one (``subgraph.remote_graph_of``)."""
+        spec = self.nodes.get(node)
+        return None if spec is None else remote_graph_of(spec.fn)
 
     def _subgraph_at(self, namespace: str) -> tuple[str, bool]:
         """The name of the graph running at ``namespace`` and whether it is its node."""

@@ -190,6 +190,7 @@ async def run_task(
                 taping[0].restart()
             scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
             scratchpad.calls = 0
+            scratchpad.pushed = []
             observed = hooks.has_observers()
             if observed:
                 event("start")
@@ -203,7 +204,8 @@ async def run_task(
                     node_attempt=attempt,
                     node_first_attempt_time=first_attempt,
                 )
-                clock = AttemptClock(spec.timeout, spec.name) if spec.timeout else None
+                timeout = task.timeout or spec.timeout  # a Send's replaces its node's
+                clock = AttemptClock(timeout, spec.name) if timeout else None
                 context = CallContext(
                     node_config(config, task, step, checkpoint_id),
                     runtime if clock is None else runtime.override(heartbeat=clock.heartbeat),
@@ -251,6 +253,8 @@ async def run_task(
                     writes = await node_writes(
                         graph, task, result, channels, context, node_run, findings
                     )
+                    if scratchpad.pushed:  # push_message()'s writes come first
+                        writes = scratchpad.pushed + [w for w in writes if w[0] != NO_WRITES]
                 except (Exception, asyncio.CancelledError) as exc:  # cancelled: a sibling failed
                     if node_run is not None:
                         await node_run.error(exc)

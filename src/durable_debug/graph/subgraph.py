@@ -52,6 +52,7 @@ __all__ = [
     "graph_at",
     "nesting_for",
     "recast_namespace",
+    "remote_graph_of",
 ]
 
 
@@ -251,6 +252,21 @@ def find_subgraph(
     candidates += [globals_[name] for name in code.co_names if name in globals_]
     found = {id(c): c for c in candidates if isinstance(c, compiled)}
     return next(iter(found.values())) if len(found) == 1 else None
+
+
+_REMOTE_GRAPH_MODULES = ("durable_debug.pregel.remote", "langgraph.pregel.remote")
+"""Where the ``RemoteGraph`` classes are: ours and LangGraph's (both run as a node)."""
+
+
+def remote_graph_of(fn: Any) -> Any:
+    """The ``RemoteGraph`` (a graph on a LangGraph API server) a node is, or None: it saves
+    on the server, not under the task's namespace, but LangGraph counts it as a subgraph in
+    ``get_state``'s tasks (``state`` is its namespace's config, or with ``subgraphs=True``
+    the server's state of it)."""
+    kind = type(fn)
+    if kind.__name__ == "RemoteGraph" and kind.__module__ in _REMOTE_GRAPH_MODULES:
+        return fn
+    return None
 
 
 def _filled(cell: Any) -> bool:

@@ -39,6 +39,7 @@ __all__ = [
     "NodeError",
     "Overwrite",
     "ParentCommand",
+    "PregelExecutableTask",
     "PregelTask",
     "RetryPolicy",
     "Send",
@@ -49,7 +50,9 @@ __all__ = [
     "from_langgraph",
     "interrupt_payload",
     "is_invalid_resume",
+    "packet_timeout",
     "saved_interrupt",
+    "send_packet",
 ]
 
 ResponseT = TypeVar("ResponseT")
@@ -80,16 +83,39 @@ class Send:
     """Schedule one run of ``node`` with ``arg`` as its input, in the next step.
 
     Returned from a conditional edge (usually many at once) to fan out. The tasks run in
-    parallel and their writes are merged in the order the Sends were made.
+    parallel and their writes are merged in the order the Sends were made. ``timeout`` (a
+    :class:`TimeoutPolicy`; a number or timedelta is a ``run_timeout``) replaces the node's
+    own timeout for this one task, as LangGraph's ``Send(..., timeout=...)`` does.
     """
 
     node: str
     """Name of the node to run."""
     arg: Any
     """The input that node receives instead of the graph state."""
+    timeout: TimeoutPolicy | None = field(default=None, kw_only=True)
+    """The timeout of this task (None: the node's own)."""
+
+    def __post_init__(self) -> None:
+        if self.timeout is not None:
+            object.__setattr__(self, "timeout", TimeoutPolicy.coerce(self.timeout))
 
     def __repr__(self) -> str:
-        return f"Send(node={self.node!r}, arg={self.arg!r})"
+        if self.timeout is None:
+            return f"Send(node={self.node!r}, arg={self.arg!r})"
+        return f"Send(node={self.node!r}, arg={self.arg!r}, timeout={self.timeout!r})"
+
+
+def send_packet(send: Send) -> list[Any]:
+    """A Send as the ``__pregel_tasks`` channel holds it until its task runs: ``[node, arg]``,
+    or ``[node, arg, timeout]`` when it carries a :class:`TimeoutPolicy`."""
+    if send.timeout is None:
+        return [send.node, send.arg]
+    return [send.node, send.arg, send.timeout]
+
+
+def packet_timeout(packet: Sequence[Any]) -> TimeoutPolicy | None:
+    """The timeout a pending Send (:func:`send_packet`) carries, if any."""
+    return packet[2] if len(packet) > 2 else None
 
 
 _PLACEHOLDER_ID = "placeholder-id"
@@ -357,6 +383,30 @@ class TimeoutPolicy:
         return cls(run_timeout=run, idle_timeout=idle, refresh_on=policy.refresh_on)
 
 
+@dataclass(frozen=True, slots=True)
+class PregelExecutableTask:
+    """LangGraph's record of a task ready to run (its name, input, runnable, config, retry
+    and timeout policies), public in ``langgraph.types`` for code that annotates with it or
+    builds one to call LangGraph's own runner. The engine schedules its tasks with a record
+    of its own (``graph/algo.py``) and never makes or reads one of these."""
+
+    name: str
+    input: Any
+    proc: Any
+    """The runnable the task calls."""
+    writes: Any
+    """Where the task's ``(channel, value)`` writes collect (a deque)."""
+    config: RunnableConfig
+    triggers: Sequence[str]
+    retry_policy: Sequence[RetryPolicy]
+    cache_key: Any
+    id: str
+    path: tuple[Any, ...]
+    writers: Sequence[Any] = ()
+    subgraphs: Sequence[Any] = ()
+    timeout: TimeoutPolicy | None = None
+
+
 class PregelTask(NamedTuple):
     """A task of the step that follows a checkpoint, as a snapshot shows it."""
 
@@ -418,6 +468,7 @@ register_type(_Unset, name="durable_debug.Command.unset")
 # its pending Sends (and the Commands they carry) rather than loading tagged dicts.
 for _cls in (Send, Command, Interrupt):
     register_type(_cls, name=names.STORED_TYPE_NAMES[_cls.__name__])
+register_type(TimeoutPolicy, name=names.STORED_TIMEOUT_POLICY)  # a pending Send's timeout
 
 
 class InvalidUpdateError(ValueError):
@@ -473,6 +524,18 @@ def adopt_langchain_tool_output() -> None:
             Command.__bases__ = (module.ToolOutputMixin, *Command.__bases__[1:])
 
 
+def _their_timeout(send: Any) -> TimeoutPolicy | None:
+    """The timeout of LangGraph's ``Send`` as ours (its ``TimeoutPolicy`` has our fields)."""
+    theirs = getattr(send, "timeout", None)
+    if theirs is None or isinstance(theirs, TimeoutPolicy):
+        return theirs
+    return TimeoutPolicy(
+        run_timeout=theirs.run_timeout,
+        idle_timeout=theirs.idle_timeout,
+        refresh_on=theirs.refresh_on,
+    )
+
+
 def from_langgraph(value: Any) -> Any:
     """``value`` with LangGraph's own ``Command`` and ``Send`` objects (from code written for
     ``langgraph.types``, such as LangGraph's prebuilt ``ToolNode``) made into ours, also inside
@@ -492,7 +555,7 @@ def from_langgraph(value: Any) -> Any:
     if not _is_langgraphs(kind):
         return value
     if kind.__name__ == "Send":  # a Command it carries is made ours too, so it can be saved
-        return Send(value.node, from_langgraph(value.arg))
+        return Send(value.node, from_langgraph(value.arg), timeout=_their_timeout(value))
     if kind.__name__ == "Command":
         goto = value.goto
         if isinstance(goto, (list, tuple)):
