@@ -35,6 +35,7 @@ from durable_debug import (
     ThreadBusyError,
     interrupt,
 )
+from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.checkpoint.url import saver_from_url
 
 PROCESSES = 8
@@ -401,10 +402,10 @@ def test_a_graph_run_inside_a_node_on_the_same_thread_shares_its_callers_lease(
     inner = StateGraph(Count).add_node("x", lambda s: {"v": s["v"] + 1}).add_edge(START, "x")
     sub = inner.compile(checkpointer=saver)
 
-    def outer_sync(state: Count, config: dict[str, Any]) -> dict[str, Any]:
+    def outer_sync(state: Count, config: RunnableConfig) -> dict[str, Any]:
         return sub.invoke(state, config)
 
-    async def outer_async(state: Count, config: dict[str, Any]) -> dict[str, Any]:
+    async def outer_async(state: Count, config: RunnableConfig) -> dict[str, Any]:
         return await sub.ainvoke(state, config)
 
     outer = outer_sync if style == "sync" else outer_async

@@ -280,7 +280,11 @@ def test_nodes_can_take_the_run_config(saver: MemorySaver) -> None:
         seen.update(config["metadata"])
         return {"out": [config["configurable"]["thread_id"]]}
 
-    g = StateGraph(Out).add_node("n", node).add_edge(START, "n").compile(checkpointer=saver)
+    # LangGraph warns about a config parameter typed otherwise than RunnableConfig (and then
+    # does not pass it); we warn the same way and pass it (docs/engine.md#diff-config-parameter).
+    with pytest.warns(UserWarning, match="should be typed as 'RunnableConfig'"):
+        builder = StateGraph(Out).add_node("n", node)
+    g = builder.add_edge(START, "n").compile(checkpointer=saver)
     assert g.invoke({"out": []}, cfg("cfg-thread"))["out"] == ["cfg-thread"]
     assert seen["langgraph_node"] == "n"
     assert seen["langgraph_step"] == 1
