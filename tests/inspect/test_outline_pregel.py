@@ -170,6 +170,10 @@ async def test_without_the_graph_the_stored_structure_names_the_subscriptions(tm
     g = pregel_chain(saver)
     await run_paused_then_resumed(g, 1)
     assert graph_structure(g)[STRUCTURE_TRIGGERS] == ["a -> one", "b -> two", "c -> three"]
+    # The stored nodes and edges are the channel links its drawing shows: the same StateGraph's.
+    edges = ["__start__ -> one", "one -> two", "three -> __end__", "two -> three"]
+    assert graph_structure(g)["edges"] == edges == graph_structure(state_chain(None))["edges"]
+    assert graph_structure(g)["nodes"] == graph_structure(state_chain(None))["nodes"]
     assert STRUCTURE_TRIGGERS not in graph_structure(state_chain(None))  # versions unchanged
     reader = DagReader(SaverView(saver), CFG)
     assert await reader.aread() == await adag_data(g, CFG)

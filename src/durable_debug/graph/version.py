@@ -94,7 +94,9 @@ def graph_structure(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, 
     cached: dict[str, list[str]] | None = graph.__dict__.get("_structure")
     if cached is not None:
         return cached
-    drawing = draw_graph(graph.builder)
+    # A low-level Pregel has no builder's edges: it is drawn through its channels.
+    channel_drawing = getattr(graph, "_channel_drawing", None)
+    drawing = channel_drawing() if channel_drawing is not None else draw_graph(graph.builder)
     edges = sorted(
         f"{e.source} {'-.->' if e.conditional else '->'} {e.target}" for e in drawing.edges
     )
