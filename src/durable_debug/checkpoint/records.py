@@ -184,6 +184,8 @@ def record_text(record: Mapping[str, Any] | None) -> str | None:
 
 _JSON_SCALARS = frozenset({str, int, float, bool, type(None)})
 """The types that come back from a JSON round trip as they went in (exact types only)."""
+_STR_KEYS = frozenset({str})
+"""The one key type a JSON round trip keeps (exact type only)."""
 
 
 def stored_record(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -193,8 +195,9 @@ def stored_record(record: Mapping[str, Any]) -> dict[str, Any]:
     A record of plain scalars (most steps: the graph's fingerprint and the write time) is
     copied in key order without the round trip through JSON text; any other goes through it.
     """
-    scalars = _JSON_SCALARS
-    if all(type(k) is str and type(v) in scalars for k, v in record.items()):
+    if _STR_KEYS.issuperset(map(type, record)) and _JSON_SCALARS.issuperset(
+        map(type, record.values())
+    ):
         return dict(sorted(record.items()))
     return json.loads(record_text(record) or "{}")  # type: ignore[no-any-return]  # json.loads returns Any; a record's text is a JSON object
 

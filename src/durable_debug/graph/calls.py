@@ -206,12 +206,13 @@ class CallContext:
         self,
         config: RunnableConfig,
         runtime: Runtime[Any] | None = None,
-        execution_info: ExecutionInfo | None = None,
+        execution_info: ExecutionInfo | Callable[[], ExecutionInfo] | None = None,
         node_error: Any = None,
     ) -> None:
         self.config = config
         self._runtime = runtime or Runtime()
         self._info = execution_info
+        """The task's execution info, or what makes it (built only when a node asks)."""
         self.node_error = node_error
         """The :class:`~durable_debug.graph.types.NodeError` an error handler handles."""
 
@@ -223,8 +224,11 @@ class CallContext:
     @property
     def runtime(self) -> Runtime[Any]:
         """The run's runtime, with this task's ``execution_info``."""
-        if self._info is not None:
-            self._runtime = self._runtime.override(execution_info=self._info)
+        info = self._info
+        if info is not None:
+            if not isinstance(info, ExecutionInfo):
+                info = info()
+            self._runtime = self._runtime.override(execution_info=info)
             self._info = None
         return self._runtime
 

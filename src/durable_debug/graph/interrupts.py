@@ -108,7 +108,7 @@ class Answers:
         return False, None
 
 
-@dataclass
+@dataclass(slots=True)
 class Scratchpad:
     """Per-task state that ``interrupt()`` reads: the task id and its resume values."""
 

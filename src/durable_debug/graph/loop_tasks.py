@@ -33,6 +33,9 @@ __all__ = ["LoopTasks"]
 class LoopTasks(LoopSave):
     """Runs a step's tasks and takes each one's outcome."""
 
+    _made_nesting: tuple[tuple[Any, ...], Nesting] | None = None
+    """The last :meth:`_nesting` made, with what it was made from."""
+
     def _tasks_to_run(self, tasks: list[Task]) -> list[Task]:
         """The tasks of a step that have no saved writes (the others take theirs), each
         reported as it starts; ``_run`` runs them and saves each one's outcome as it
@@ -138,8 +141,13 @@ class LoopTasks(LoopSave):
         """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
 
     def _nesting(self) -> Nesting:
-        """What the tasks of this step hand to the graphs they run."""
-        return Nesting(
+        """What the tasks of this step hand to the graphs they run (made once for as long as
+        what it holds stays the same: nobody changes a Nesting once made)."""
+        key = (self.resuming, self.spare_answers, self.stop, id(self.replay))
+        made = self._made_nesting
+        if made is not None and made[0] == key:
+            return made[1]
+        nesting = Nesting(
             self.saver,
             resuming=self.resuming,
             answers=self.answers,
@@ -154,6 +162,8 @@ class LoopTasks(LoopSave):
             resumable=self.nesting is not None
             and (self.nesting.resumable or self.nesting.saver is not None),
         )
+        self._made_nesting = (key, nesting)
+        return nesting
 
     async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
         """Execute one task's node on the current checkpoint (see ``runner.run_task``)."""

@@ -34,6 +34,7 @@ import functools
 import inspect
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -209,12 +210,22 @@ class CallRunner:
     """Runs the task calls made by the tasks of one run (one per :class:`RunLoop`)."""
 
     def __init__(self, loop: RunLoop) -> None:
-        self.loop = loop
+        # Held weakly: the run holds its runner, and a cycle between them would leave every
+        # run's channels and bookkeeping to the garbage collector instead of freeing them.
+        self._loop = weakref.ref(loop)
         self.aio: asyncio.AbstractEventLoop | None = None
         """The event loop running the run (where calls run)."""
         self.thread: int | None = None
         self.running: dict[str, list[TaskFuture[Any]]] = {}
         """Caller task id → the futures of the calls it made that are still running."""
+
+    @property
+    def loop(self) -> RunLoop:
+        """The run whose tasks make the calls (alive while any of its tasks runs)."""
+        loop = self._loop()
+        if loop is None:
+            raise RuntimeError("a @task was called after the run that made its caller ended")
+        return loop
 
     def bind(self) -> None:
         """Note the running event loop (called from the run's coroutine)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import random
 import time
 from collections.abc import Mapping, Sequence
@@ -195,7 +196,8 @@ async def run_task(
             if observed:
                 event("start")
             try:
-                info = ExecutionInfo(
+                info = functools.partial(  # built if the node asks for it (few do)
+                    ExecutionInfo,
                     checkpoint_id,
                     checkpoint_ns,
                     task.id,
@@ -337,17 +339,17 @@ def node_config(
     metadata = run_metadata(config)
     graph_ns = str(configurable.get("checkpoint_ns") or "")
     own_ns = task_namespace(graph_ns, task)
-    metadata.update(
-        langgraph_step=step,
-        langgraph_node=task.name,
-        langgraph_triggers=task.triggers or (PUSH,),
-        langgraph_path=task.path,
-        langgraph_checkpoint_ns=own_ns,
-    )
+    metadata["langgraph_step"] = step
+    metadata["langgraph_node"] = task.name
+    metadata["langgraph_triggers"] = task.triggers or (PUSH,)
+    metadata["langgraph_path"] = task.path
+    metadata["langgraph_checkpoint_ns"] = own_ns
     if checkpoint_id is not None:
         parents = dict(configurable.get("checkpoint_map") or {})
         parents[graph_ns] = checkpoint_id
-        configurable.update(checkpoint_map=parents, checkpoint_id=None, checkpoint_ns=own_ns)
+        configurable["checkpoint_map"] = parents
+        configurable["checkpoint_id"] = None
+        configurable["checkpoint_ns"] = own_ns
     # a run name given to a runnable node names that run only, not the runs of a graph it is
     outer = dict(config)
     outer.pop("run_name", None)

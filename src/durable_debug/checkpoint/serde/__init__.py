@@ -425,8 +425,15 @@ class MsgpackSerializer:
         """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved, or
         could not be loaded back within :attr:`limits`."""
         limits = self.limits
-        scalar = type(obj) in _SCALARS
-        depth, buffer = (0, None) if scalar else _scan(obj, limits.max_depth)
+        cls = type(obj)
+        if cls in _SCALARS:
+            depth, buffer = 0, None
+        elif (cls is list or cls is dict) and _SCALARS.issuperset(
+            map(type, obj.values() if cls is dict else obj)
+        ):  # one level of scalars (a list of names, a dict of counts): what _scan finds
+            depth, buffer = 1, None
+        else:
+            depth, buffer = _scan(obj, limits.max_depth)
         if depth > limits.max_depth:
             raise self._too_deep(UnsupportedValueError, "the value")
         if buffer is memoryview:
