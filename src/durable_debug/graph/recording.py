@@ -112,7 +112,10 @@ def summary(value: Any) -> str:
     """A short text for a call's input or output (:data:`SUMMARY_CHARS` at most)."""
     text = value if isinstance(value, str) else repr(value)
     cut = len(text) > 4 * SUMMARY_CHARS  # a long text: only its start is looked at
-    text = _ADDRESS.sub("", text[: 4 * SUMMARY_CHARS] if cut else text)
+    if cut:
+        text = text[: 4 * SUMMARY_CHARS]
+    if " at 0x" in text:
+        text = _ADDRESS.sub("", text)
     return text if len(text) <= SUMMARY_CHARS and not cut else text[: SUMMARY_CHARS - 1] + "…"
 
 
@@ -402,41 +405,71 @@ def _message_class() -> type | None:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SMALL = frozenset({int, bool, type(None)})
+"""Exact types counted as 5 characters without a look inside (floats are checked for NaN)."""
 
 
 def _json_size(value: Any, budget: int) -> int:
     """About how many characters ``value`` takes as JSON (a lower bound: quotes and escapes
     left out), or -1 when it is not JSON data (dicts with string keys, lists, tuples, strings,
-    numbers, booleans, None) or takes more than ``budget``."""
+    numbers, booleans, None) or takes more than ``budget``. The exact built-in types are
+    checked by identity first (most of a message's fields); subclasses by ``isinstance``."""
     size = 0
     todo = [value]
+    pop, push = todo.pop, todo.append
+    small = _SMALL
     while todo:
-        item = todo.pop()
-        if isinstance(item, str):
+        item = pop()
+        kind = type(item)
+        if kind is str:
             size += len(item) + 2
-        elif isinstance(item, dict):
+        elif kind is dict:
             for key, inner in item.items():
-                if not isinstance(key, str):
+                if type(key) is not str and not isinstance(key, str):
                     return -1
                 size += len(key) + 4
-                if isinstance(inner, str):
+                inner_kind = type(inner)
+                if inner_kind is str:
                     size += len(inner) + 2
-                elif isinstance(inner, _SCALARS) and not isinstance(inner, float):
+                elif inner_kind in small:
                     size += 5
                 else:
-                    todo.append(inner)
-        elif isinstance(item, list | tuple):
+                    push(inner)  # looked at on its own (a float, a subclass, a container)
+        elif kind is list or kind is tuple:
             size += 2 + len(item)
             todo.extend(item)
-        elif isinstance(item, _SCALARS):
-            if isinstance(item, float) and item != item:  # NaN is not JSON
-                return -1
+        elif kind in small:
             size += 5
         else:
-            return -1
+            size = _json_size_other(item, size, push)
+            if size < 0:
+                return -1
         if size > budget:
             return -1
     return size
+
+
+def _json_size_other(item: Any, size: int, push: Callable[[Any], None]) -> int:
+    """:func:`_json_size` for a value of no exact built-in JSON type (a float, or a subclass
+    of a JSON type): the size so far with it counted, or -1 when it is not JSON data."""
+    if isinstance(item, str):
+        return size + len(item) + 2
+    if isinstance(item, dict):
+        for key, inner in item.items():
+            if not isinstance(key, str):
+                return -1
+            size += len(key) + 4
+            push(inner)
+        return size
+    if isinstance(item, list | tuple):
+        for inner in item:
+            push(inner)
+        return size + 2 + len(item)
+    if isinstance(item, _SCALARS):
+        if isinstance(item, float) and item != item:  # NaN is not JSON
+            return -1
+        return size + 5
+    return -1
 
 
 def stored_chunks(chunks: list[Any]) -> list[Any] | None:
@@ -844,11 +877,17 @@ def _embedding_acall(fn: Any, method: str) -> Any:
     return aembed
 
 
+_TOOL_INPUT_JSON = json.JSONEncoder(sort_keys=True, default=repr, ensure_ascii=False)
+"""``json.dumps(..., sort_keys=True, default=repr, ensure_ascii=False)``, made once."""
+_MESSAGES_JSON = json.JSONEncoder(default=repr, ensure_ascii=False)
+"""``json.dumps(..., default=repr, ensure_ascii=False)``, made once."""
+
+
 def tool_input_text(inputs: Mapping[str, Any] | None, input_str: str) -> str:
     """A tool call's input as hashed: its arguments as sorted JSON, else its text."""
     if inputs is None:
         return input_str
-    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)
+    return _TOOL_INPUT_JSON.encode(inputs)
 
 
 def messages_text(messages: list[Any]) -> str:
@@ -866,7 +905,7 @@ def messages_text(messages: list[Any]) -> str:
                 fields.get("tool_call_id"),
             )
         )
-    return json.dumps(kept, default=repr, ensure_ascii=False)
+    return _MESSAGES_JSON.encode(kept)
 
 
 def _messages_summary(messages: list[Any]) -> str:
