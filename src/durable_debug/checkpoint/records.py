@@ -186,16 +186,22 @@ def _json_copy(value: Any) -> Any:
     be finite): a copy with each dict's keys sorted and tuples as lists. Anything else raises
     :class:`_NotPlainJSON` (a subclass, a non-string key, NaN: the round trip decides)."""
     kind = type(value)
+    leaves = _PLAIN_LEAVES
     if kind is dict:
         copied = {}
-        for key in sorted(value):  # a TypeError for mixed keys: not plain either
+        for key, inner in sorted(value.items()):  # keys differ: only they are compared
             if type(key) is not str:
                 raise _NotPlainJSON(key)
-            inner = value[key]
-            copied[key] = inner if type(inner) in _PLAIN_LEAVES else _json_copy(inner)
+            inner_kind = type(inner)
+            if inner_kind in leaves:
+                copied[key] = inner
+            elif not inner and (inner_kind is dict or inner_kind is list or inner_kind is tuple):
+                copied[key] = {} if inner_kind is dict else []
+            else:
+                copied[key] = _json_copy(inner)
         return copied
     if kind is list or kind is tuple:
-        return [item if type(item) in _PLAIN_LEAVES else _json_copy(item) for item in value]
+        return [item if type(item) in leaves else _json_copy(item) for item in value]
     if kind in _PLAIN_LEAVES:
         return value
     if kind is float and value - value == 0:  # finite (NaN and infinities are not)
