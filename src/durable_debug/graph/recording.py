@@ -244,8 +244,18 @@ class RunRecording:
         once: the checkpoint being saved keeps them."""
         with self._lock:
             tapes, self.tapes = self.tapes, []
+        if _OPEN and tapes:  # runs that never ended (a stream left unfinished): forget them
+            _forget_open_runs(tapes)
         kept = {t.task_id: t.as_record() for t in tapes if t.calls}
         return {TASK_CALLS: kept} if kept else {}
+
+
+def _forget_open_runs(tapes: list[Tape]) -> None:
+    """Drop the open runs of ``tapes`` from :data:`_OPEN` (their tasks are over)."""
+    ids = {id(t) for t in tapes}
+    for run_id, opened in list(_OPEN.items()):
+        if id(opened[0]) in ids:
+            _OPEN.pop(run_id, None)
 
 
 # -- replay ---------------------------------------------------------------------------------
