@@ -21,6 +21,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, Literal, cast
 
+from langchain_core.callbacks import CallbackManager
 from langchain_core.language_models import BaseChatModel, LanguageModelLike
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import (
@@ -34,6 +35,7 @@ from langchain_core.runnables.config import (
     ensure_config,
     get_async_callback_manager_for_config,
     get_callback_manager_for_config,
+    var_child_runnable_config,
 )
 from langchain_core.tools import BaseTool
 from typing_extensions import NotRequired, TypedDict, get_type_hints
@@ -399,18 +401,25 @@ class _MessagesPrompt(Runnable[Any, Any]):
 
 
 def _quiet_call(config: Any) -> RunnableConfig | None:
-    """The config to call the model with directly, skipping the ``prompt | model`` sequence,
+    """``config``, to call the model with directly, skipping the ``prompt | model`` sequence,
     when no callback handler would see the runs (no callbacks, tracing, debug or verbose
     output): the sequence's and the prompt's chain runs are then seen by nobody, and the
     model's own run is the same (the call recording, which is no handler, sees the same name,
-    messages and parameters). None: call the sequence, as LangGraph does.
-    The direct call gets the config a sequence gives its steps (no ``run_name``/``run_id``:
-    they name the sequence's run); with a ``run_id`` the sequence is kept."""
-    quiet: RunnableConfig = ensure_config(config)
-    if quiet.get("run_id") is not None or get_callback_manager_for_config(quiet).handlers:
+    messages and parameters). None: call the sequence, as LangGraph does; so too with a
+    ``run_id`` or ``run_name``, which belong to the sequence's run. The keys are read as
+    ``ensure_config`` merges them (``config`` over the config of the runnable being run)."""
+    given = config or {}
+    outer = var_child_runnable_config.get() or {}
+
+    def value(key: str) -> Any:
+        found = given.get(key)
+        return found if found is not None else outer.get(key)
+
+    if value("run_id") is not None or value("run_name") is not None:
         return None
-    quiet.pop("run_name", None)
-    return quiet
+    if CallbackManager.configure(value("callbacks")).handlers:
+        return None
+    return cast(RunnableConfig, config)
 
 
 def _sync_unsupported(state: Any) -> Any:
