@@ -224,7 +224,7 @@ class RunRecording:
             return None
         replay = _REPLAY.get()
         tape = Tape(node, task_id, checkpoint_id, self.thread_id, replay=replay)
-        if "langchain_core.callbacks.manager" in sys.modules:
+        if "langchain_core" in sys.modules:
             if not _RECORDER_INSTALLED:
                 _install_recorder()
             if "langchain_core.embeddings" in sys.modules:
