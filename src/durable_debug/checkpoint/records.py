@@ -193,13 +193,56 @@ def stored_record(record: Mapping[str, Any]) -> dict[str, Any]:
     (keys sorted, values as JSON reads them), for a saver that keeps records in memory.
 
     A record of plain scalars (most steps: the graph's fingerprint and the write time) is
-    copied in key order without the round trip through JSON text; any other goes through it.
+    copied in key order without the round trip through JSON text; one of exact JSON types
+    (dicts with string keys, lists, tuples, strings, numbers, booleans, None: the recorded
+    calls) is copied as the round trip would give it back; any other goes through it.
     """
     if _STR_KEYS.issuperset(map(type, record)) and _JSON_SCALARS.issuperset(
         map(type, record.values())
     ):
         return dict(sorted(record.items()))
+    try:
+        return _json_copy(record)  # type: ignore[no-any-return]  # a dict copies to a dict
+    except (_NotPlainJSON, RecursionError, TypeError):  # TypeError: keys that do not sort
+        pass
     return json.loads(record_text(record) or "{}")  # type: ignore[no-any-return]  # json.loads returns Any; a record's text is a JSON object
+
+
+class _NotPlainJSON(Exception):
+    """A value :func:`_json_copy` leaves to the JSON round trip."""
+
+
+def _json_copy(value: Any) -> Any:
+    """``json.loads(record_text(value))`` for a value of exact JSON types only (a float must
+    be finite): a copy with each dict's keys sorted and tuples as lists. Anything else raises
+    :class:`_NotPlainJSON` (a subclass, a non-string key, NaN: the round trip decides)."""
+    kind = type(value)
+    leaves = _PLAIN_LEAVES
+    if kind is dict:
+        copied = {}
+        for key, inner in sorted(value.items()):  # keys differ: only they are compared
+            if type(key) is not str:
+                raise _NotPlainJSON(key)
+            inner_kind = type(inner)
+            if inner_kind in leaves:
+                copied[key] = inner
+            elif not inner and (inner_kind is dict or inner_kind is list or inner_kind is tuple):
+                copied[key] = {} if inner_kind is dict else []
+            else:
+                copied[key] = _json_copy(inner)
+        return copied
+    if kind is list or kind is tuple:
+        return [item if type(item) in leaves else _json_copy(item) for item in value]
+    if kind in _PLAIN_LEAVES:
+        return value
+    if kind is float and value - value == 0:  # finite (NaN and infinities are not)
+        return value
+    raise _NotPlainJSON(value)
+
+
+_PLAIN_LEAVES = frozenset({str, int, bool, type(None)})
+"""Exact types a JSON round trip gives back equal and of the same type (floats are checked:
+``json.dumps`` writes NaN and infinities as bare words)."""
 
 
 def parse_record(text: str | bytes | None) -> dict[str, Any] | None:

@@ -24,6 +24,7 @@ state is a message list.
 from __future__ import annotations
 
 import operator
+import sys
 import uuid
 import warnings
 from collections.abc import Callable, Mapping
@@ -47,6 +48,9 @@ _MISSING: Any = object()
 
 def _langchain() -> Any:
     """``langchain_core.messages``, or None when langchain-core is not installed."""
+    module = sys.modules.get("langchain_core.messages")
+    if module is not None:
+        return module
     try:
         from langchain_core import messages
     except ImportError:
@@ -81,9 +85,10 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
     else:
         left, right = [_as_dict(m) for m in left], [_as_dict(m) for m in right]
         ident, is_remove, set_id = _dict_id, _dict_is_remove, _set_key_id
-    for message in left:
-        if ident(message) is None:
-            set_id(message, str(uuid.uuid4()))
+    if None in map(ident, left):  # one pass in C when every message has its id
+        for message in left:
+            if ident(message) is None:
+                set_id(message, str(uuid.uuid4()))
     cut = None
     for index, message in enumerate(right):
         if ident(message) is None:
@@ -94,7 +99,7 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
         return right[cut + 1 :]
     merged = list(left)
     try:
-        position = {ident(m): i for i, m in enumerate(merged)}
+        position = dict(zip(map(ident, merged), range(len(merged)), strict=True))
     except TypeError:  # an id that is no string (a damaged blob): say which message has it
         raise _unhashable_id(left, "the current messages", ident) from None
     removed: set[Any] = set()
@@ -149,10 +154,17 @@ def _unhashable_id(messages: list[Any], which: str, ident: Callable[[Any], Any])
     return TypeError(f"add_messages: a message of {which} has an id that is not a string")
 
 
+_WHOLE_MESSAGE_CLASSES: set[type] = set()
+"""Classes found to be LangChain messages that are no chunks (they pass unchanged)."""
+
+
 def _as_lc(lc: Any, messages: list[Any]) -> list[Any]:
     """LangChain messages (chunks become whole messages); plain messages pass unchanged."""
-    kinds = {type(m) for m in messages}
+    kinds = set(map(type, messages))
+    if kinds <= _WHOLE_MESSAGE_CLASSES:
+        return messages
     if all(issubclass(k, lc.BaseMessage) and not issubclass(k, lc.BaseMessageChunk) for k in kinds):
+        _WHOLE_MESSAGE_CLASSES.update(kinds)
         return messages
     return [lc.message_chunk_to_message(m) for m in lc.convert_to_messages(messages)]
 

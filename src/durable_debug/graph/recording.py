@@ -1,10 +1,13 @@
 """Recording the model and tool calls a task makes, and answering them again from a recording.
 
 Every task of a run with a checkpointer gets a :class:`Tape`. While its node runs, the tape is
-current (a context variable), and so is a LangChain callback handler that writes onto it
-(registered once with ``langchain_core``'s configure hook, so every chat model, LLM and tool
-run inside the node — at any depth, in worker threads too — reports to it without touching
-the node's config). ``once()`` effects write onto it too, and so do LangChain embeddings,
+current (a context variable). LangChain's callback managers report every chat model, LLM and
+tool run inside the node — at any depth, in worker threads too — onto the current tape: their
+``on_chat_model_start`` / ``on_llm_start`` / ``on_tool_start`` and the run managers'
+end, error and token methods are wrapped once per process (:func:`_install_recorder`), so
+nothing is added to the runs' handlers (LangChain does more work per call as soon as a run
+has any handler, even one that ignores most events; a wrapper costs a context variable read
+outside a recorded task). ``once()`` effects write onto it too, and so do LangChain embeddings,
 which report to no callback: their ``embed_*`` methods are wrapped (:func:`wrap_embeddings`).
 A streamed model call keeps its chunks (``"chunks"``). When the step's checkpoint is saved,
 the tapes of its tasks go into that checkpoint's debug record (``checkpoint/records.py``,
@@ -40,7 +43,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import hashlib
+import inspect
 import json
+import logging
 import re
 import sys
 import threading
@@ -74,9 +79,6 @@ cannot be replayed (the call goes live)."""
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
     "durable_debug_tape", default=None
 )
-_HANDLER: contextvars.ContextVar[Any] = contextvars.ContextVar(
-    "durable_debug_call_recorder", default=None
-)
 _REPLAY: contextvars.ContextVar[ReplaySource | None] = contextvars.ContextVar(
     "durable_debug_replay", default=None
 )
@@ -91,6 +93,7 @@ chat model's ``stream`` calls ``_stream`` without its run manager)."""
 _IN_EMBEDDING: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "durable_debug_in_embedding", default=False
 )
+_LOG = logging.getLogger(__name__)
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
@@ -109,7 +112,10 @@ def summary(value: Any) -> str:
     """A short text for a call's input or output (:data:`SUMMARY_CHARS` at most)."""
     text = value if isinstance(value, str) else repr(value)
     cut = len(text) > 4 * SUMMARY_CHARS  # a long text: only its start is looked at
-    text = _ADDRESS.sub("", text[: 4 * SUMMARY_CHARS] if cut else text)
+    if cut:
+        text = text[: 4 * SUMMARY_CHARS]
+    if " at 0x" in text:
+        text = _ADDRESS.sub("", text)
     return text if len(text) <= SUMMARY_CHARS and not cut else text[: SUMMARY_CHARS - 1] + "…"
 
 
@@ -218,32 +224,38 @@ class RunRecording:
             return None
         replay = _REPLAY.get()
         tape = Tape(node, task_id, checkpoint_id, self.thread_id, replay=replay)
-        handler = None  # the handler refers to the tape, not the other way: no reference cycle
         if "langchain_core" in sys.modules:
-            handler = _recorder_class()(tape)
+            if not _RECORDER_INSTALLED:
+                _install_recorder()
             if "langchain_core.embeddings" in sys.modules:
                 wrap_embeddings()
         with self._lock:
             self.tapes.append(tape)
-        tokens = (_TAPE.set(tape), _HANDLER.set(handler))
-        return tape, tokens
+        return tape, _TAPE.set(tape)
 
     @staticmethod
     def stop(started: tuple[Tape, Any] | None) -> None:
         """Leave the task's tape (the counterpart of :meth:`start`)."""
-        if started is None:
-            return
-        tape_token, handler_token = started[1]
-        _HANDLER.reset(handler_token)
-        _TAPE.reset(tape_token)
+        if started is not None:
+            _TAPE.reset(started[1])
 
     def take(self) -> dict[str, Any]:
         """The record entry for the tapes that have calls (``{}`` when none has), handed over
         once: the checkpoint being saved keeps them."""
         with self._lock:
             tapes, self.tapes = self.tapes, []
+        if _OPEN and tapes:  # runs that never ended (a stream left unfinished): forget them
+            _forget_open_runs(tapes)
         kept = {t.task_id: t.as_record() for t in tapes if t.calls}
         return {TASK_CALLS: kept} if kept else {}
+
+
+def _forget_open_runs(tapes: list[Tape]) -> None:
+    """Drop the open runs of ``tapes`` from :data:`_OPEN` (their tasks are over)."""
+    ids = {id(t) for t in tapes}
+    for run_id, opened in list(_OPEN.items()):
+        if id(opened[0]) in ids:
+            _OPEN.pop(run_id, None)
 
 
 # -- replay ---------------------------------------------------------------------------------
@@ -403,41 +415,71 @@ def _message_class() -> type | None:
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_SMALL = frozenset({int, bool, type(None)})
+"""Exact types counted as 5 characters without a look inside (floats are checked for NaN)."""
 
 
 def _json_size(value: Any, budget: int) -> int:
     """About how many characters ``value`` takes as JSON (a lower bound: quotes and escapes
     left out), or -1 when it is not JSON data (dicts with string keys, lists, tuples, strings,
-    numbers, booleans, None) or takes more than ``budget``."""
+    numbers, booleans, None) or takes more than ``budget``. The exact built-in types are
+    checked by identity first (most of a message's fields); subclasses by ``isinstance``."""
     size = 0
     todo = [value]
+    pop, push = todo.pop, todo.append
+    small = _SMALL
     while todo:
-        item = todo.pop()
-        if isinstance(item, str):
+        item = pop()
+        kind = type(item)
+        if kind is str:
             size += len(item) + 2
-        elif isinstance(item, dict):
+        elif kind is dict:
             for key, inner in item.items():
-                if not isinstance(key, str):
+                if type(key) is not str and not isinstance(key, str):
                     return -1
                 size += len(key) + 4
-                if isinstance(inner, str):
+                inner_kind = type(inner)
+                if inner_kind is str:
                     size += len(inner) + 2
-                elif isinstance(inner, _SCALARS) and not isinstance(inner, float):
+                elif inner_kind in small:
                     size += 5
                 else:
-                    todo.append(inner)
-        elif isinstance(item, list | tuple):
+                    push(inner)  # looked at on its own (a float, a subclass, a container)
+        elif kind is list or kind is tuple:
             size += 2 + len(item)
             todo.extend(item)
-        elif isinstance(item, _SCALARS):
-            if isinstance(item, float) and item != item:  # NaN is not JSON
-                return -1
+        elif kind in small:
             size += 5
         else:
-            return -1
+            size = _json_size_other(item, size, push)
+            if size < 0:
+                return -1
         if size > budget:
             return -1
     return size
+
+
+def _json_size_other(item: Any, size: int, push: Callable[[Any], None]) -> int:
+    """:func:`_json_size` for a value of no exact built-in JSON type (a float, or a subclass
+    of a JSON type): the size so far with it counted, or -1 when it is not JSON data."""
+    if isinstance(item, str):
+        return size + len(item) + 2
+    if isinstance(item, dict):
+        for key, inner in item.items():
+            if not isinstance(key, str):
+                return -1
+            size += len(key) + 4
+            push(inner)
+        return size
+    if isinstance(item, list | tuple):
+        for inner in item:
+            push(inner)
+        return size + 2 + len(item)
+    if isinstance(item, _SCALARS):
+        if isinstance(item, float) and item != item:  # NaN is not JSON
+            return -1
+        return size + 5
+    return -1
 
 
 def stored_chunks(chunks: list[Any]) -> list[Any] | None:
@@ -511,158 +553,222 @@ def _nothing(result: Any) -> None:
 
 # -- LangChain: the recorder, the chat model and tool wrappers ---------------------------------
 
-_RECORDER: type | None = None
+_RECORDER_INSTALLED = False
+_RECORDER_LOCK = threading.Lock()
+_Opened = tuple[Tape, dict[str, Any], float, list[Any]]
+_OPEN: dict[Any, _Opened] = {}
+"""The open model and tool runs of recorded tasks, by LangChain run id: the tape, the call's
+entry, when it started, and the chunks it streamed so far."""
 
 
-def _recorder_class() -> type:
-    """The LangChain callback handler class (built on first use: LangChain is optional)."""
-    global _RECORDER
-    if _RECORDER is None:
-        _RECORDER = _build_recorder()
-    return _RECORDER
+def _install_recorder() -> None:
+    """Wrap LangChain's callback managers (once per process) so that the runs started in a
+    recorded task are written onto its tape (see the module's docstring)."""
+    global _RECORDER_INSTALLED
+    with _RECORDER_LOCK:
+        if _RECORDER_INSTALLED:
+            return
+        from langchain_core.callbacks import manager as lc
+
+        managers: tuple[type, ...] = (lc.CallbackManager, lc.AsyncCallbackManager)
+        for manager in managers:
+            _wrap_start(manager, "on_chat_model_start", _chat_model_started)
+            _wrap_start(manager, "on_llm_start", _llm_started)
+            _wrap_start(manager, "on_tool_start", _tool_started)
+        for run in (lc.CallbackManagerForLLMRun, lc.AsyncCallbackManagerForLLMRun):
+            _wrap_event(run, "on_llm_new_token", _token)
+            _wrap_event(run, "on_llm_end", _llm_ended)
+            _wrap_event(run, "on_llm_error", _failed)
+        for tool_run in (lc.CallbackManagerForToolRun, lc.AsyncCallbackManagerForToolRun):
+            _wrap_event(tool_run, "on_tool_end", _tool_ended)
+            _wrap_event(tool_run, "on_tool_error", _failed)
+        _RECORDER_INSTALLED = True
 
 
-def _build_recorder() -> type:
-    from langchain_core.callbacks import BaseCallbackHandler
-    from langchain_core.tracers.context import register_configure_hook
+def _wrap_start(cls: type, name: str, record: Callable[..., None]) -> None:
+    """Wrap a callback manager's ``on_*_start``: after it made the run manager(s), the
+    current task's tape (if any) gets the call, as ``record(tape, managers, *args, **kwargs)``
+    (a failure to record is logged, never raised)."""
+    fn = cls.__dict__[name]
+    if inspect.iscoroutinefunction(fn):
 
-    register_configure_hook(_HANDLER, inheritable=True)
+        async def astart(self: Any, *args: Any, **kwargs: Any) -> Any:
+            managers = await fn(self, *args, **kwargs)
+            tape = _TAPE.get()
+            if tape is not None:
+                _recorded(record, tape, managers, *args, **kwargs)
+            return managers
 
-    class CallRecorder(BaseCallbackHandler):
-        """Writes the chat model, LLM and tool runs of one task (and a streamed run's chunks)
-        onto its tape."""
+        wrapped: Any = astart
+    else:
 
-        run_inline = True
-        raise_error = False
-        # Only model and tool runs are recorded: LangChain skips these kinds for this handler
-        # (not ``ignore_agent``, which LangChain also reads for tool runs).
-        ignore_chain = ignore_retriever = ignore_retry = True
-        ignore_custom_event = True
+        def start(self: Any, *args: Any, **kwargs: Any) -> Any:
+            managers = fn(self, *args, **kwargs)
+            tape = _TAPE.get()
+            if tape is not None:
+                _recorded(record, tape, managers, *args, **kwargs)
+            return managers
 
-        def __init__(self, tape: Tape) -> None:
-            self.tape = tape
-            self.open: dict[Any, tuple[dict[str, Any], float, list[Any]]] = {}
+        wrapped = start
+    wrapped.__wrapped__ = fn
+    wrapped.__doc__ = fn.__doc__
+    type.__setattr__(cls, name, wrapped)
 
-        def _mine(self) -> bool:
-            # A nested task (a subgraph's) records its own calls, not its parent's.
-            return _TAPE.get() is self.tape
 
-        def on_chat_model_start(
-            self, serialized: dict[str, Any], messages: list[list[Any]], *, run_id: Any, **kw: Any
-        ) -> None:
-            if not self._mine():
-                return
-            name = _model_name(serialized, kw)
-            text = messages_text(messages[0])
-            digest = call_hash(name, text, _params(kw.get("invocation_params")))
-            self._start("chat_model", name, digest, _messages_summary(messages[0]), run_id, True)
+def _wrap_event(cls: type, name: str, record: Callable[..., None]) -> None:
+    """Wrap a run manager's end, error or token method: ``record(open_run, *args,
+    **kwargs)`` first when the run is one of a recorded task's (see :data:`_OPEN`)."""
+    fn = cls.__dict__[name]
+    if inspect.iscoroutinefunction(fn):
 
-        def on_llm_start(
-            self, serialized: dict[str, Any], prompts: list[str], *, run_id: Any, **kw: Any
-        ) -> None:
-            if not self._mine():
-                return
-            name = _model_name(serialized, kw)
-            digest = call_hash(name, prompts[0], _params(kw.get("invocation_params")))
-            self._start("llm", name, digest, prompts[0], run_id, len(prompts) == 1)
+        async def aevent(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if _OPEN:
+                _ended(record, self.run_id, *args, **kwargs)
+            return await fn(self, *args, **kwargs)
 
-        def _start(
-            self, kind: str, name: str, digest: str, shown: Any, run_id: Any, answerable: bool
-        ) -> None:
-            tape = self.tape
-            entry = tape.open(kind, name, digest, shown)
-            self.open[run_id] = (entry, time.perf_counter(), [])
-            replay = tape.replay
-            if replay is None or not answerable:
-                return
-            found = replay.find(tape, entry["i"], digest)
-            answer: Any = found
-            if found is None and replay.strict:
-                answer = replay.refuse(tape, entry)
-            if answer is None:  # the input changed: the call goes live (noted now: it may fail)
-                entry["replayed"] = False
-                replay.note(tape, entry, False)
-                return
-            with tape._lock:
-                tape.stash[run_id] = (entry, answer)
-            _STARTED.set(run_id)  # for a ``stream`` that calls ``_stream`` without its run
+        wrapped: Any = aevent
+    else:
 
-        def on_llm_new_token(
-            self, token: Any, *, chunk: Any = None, run_id: Any, **kw: Any
-        ) -> None:
-            opened = self.open.get(run_id)
-            if opened is not None and not opened[0].get("replayed"):
-                opened[2].append(chunk if chunk is not None else token)
+        def event(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if _OPEN:
+                _ended(record, self.run_id, *args, **kwargs)
+            return fn(self, *args, **kwargs)
 
-        def on_llm_end(self, response: Any, *, run_id: Any, **kw: Any) -> None:
-            opened = self.open.pop(run_id, None)
-            if opened is None:
-                return
-            entry, started, chunks = opened
-            replay = self.tape.replay
-            if entry.get("replayed"):
-                return
-            entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
-            output = _first_output(response)
-            entry["output"] = summary(getattr(output, "content", output))
-            tokens = _tokens(output, response)
-            if tokens:
-                entry["tokens"] = tokens
-            kept = stored_value(output)
-            if kept is not None:
-                entry["value"] = kept
-                if chunks:
-                    streamed = stored_chunks(chunks)
-                    if streamed is not None:
-                        entry["chunks"] = streamed
-            if replay is not None and "replayed" not in entry:  # not answered after all
-                entry["replayed"] = False
-                replay.note(self.tape, entry, False)
+        wrapped = event
+    wrapped.__wrapped__ = fn
+    wrapped.__doc__ = fn.__doc__
+    type.__setattr__(cls, name, wrapped)
 
-        def on_llm_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
-            opened = self.open.pop(run_id, None)
-            if opened is not None:
-                entry, started = opened[0], opened[1]
-                entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
-                entry["error"] = summary(repr(error))
 
-        def on_tool_start(
-            self,
-            serialized: dict[str, Any],
-            input_str: str,
-            *,
-            run_id: Any,
-            inputs: dict[str, Any] | None = None,
-            **kw: Any,
-        ) -> None:
-            if not self._mine():
-                return
-            name = str((serialized or {}).get("name") or kw.get("name") or "tool")
-            shown = inputs if inputs is not None else input_str
-            digest = call_hash(name, tool_input_text(inputs, input_str))
-            entry = self.tape.open("tool", name, digest, shown)
-            if _RESERVED.get() is not None:  # the calls inside the tool take their own index
-                _RESERVED.set(None)
-            self.open[run_id] = (entry, time.perf_counter(), [])
-            if self.tape.replay is not None:
-                entry["replayed"] = False
-                self.tape.replay.note(self.tape, entry, False)
+def _recorded(record: Callable[..., None], *args: Any, **kwargs: Any) -> None:
+    try:
+        record(*args, **kwargs)
+    except Exception:  # recording must never break the call it records
+        _LOG.warning("could not record a LangChain call", exc_info=True)
 
-        def on_tool_end(self, output: Any, *, run_id: Any, **kw: Any) -> None:
-            opened = self.open.pop(run_id, None)
-            if opened is None:
-                return
-            entry, started = opened[0], opened[1]
-            entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
-            entry["output"] = summary(getattr(output, "content", output))
-            kept = stored_value(output)
-            if kept is not None:
-                entry["value"] = kept
 
-        def on_tool_error(self, error: BaseException, *, run_id: Any, **kw: Any) -> None:
-            self.on_llm_error(error, run_id=run_id)
+def _ended(record: Callable[..., None], run_id: Any, *args: Any, **kwargs: Any) -> None:
+    opened = _OPEN.get(run_id) if record is _token else _OPEN.pop(run_id, None)
+    if opened is not None:
+        _recorded(record, opened, *args, **kwargs)
 
-    return CallRecorder
+
+def _chat_model_started(
+    tape: Tape,
+    managers: list[Any],
+    serialized: dict[str, Any],
+    messages: list[list[Any]],
+    run_id: Any = None,
+    **kw: Any,
+) -> None:
+    name = _model_name(serialized, kw)
+    params = _params(kw.get("invocation_params"))
+    for manager, history in zip(managers, messages, strict=False):
+        digest = call_hash(name, messages_text(history), params)
+        summary_ = _messages_summary(history)
+        _start(tape, "chat_model", name, digest, summary_, manager.run_id, True)
+
+
+def _llm_started(
+    tape: Tape,
+    managers: list[Any],
+    serialized: dict[str, Any],
+    prompts: list[str],
+    run_id: Any = None,
+    **kw: Any,
+) -> None:
+    name = _model_name(serialized, kw)
+    params = _params(kw.get("invocation_params"))
+    for manager, prompt in zip(managers, prompts, strict=False):
+        digest = call_hash(name, prompt, params)
+        _start(tape, "llm", name, digest, prompt, manager.run_id, True)
+
+
+def _start(
+    tape: Tape, kind: str, name: str, digest: str, shown: Any, run_id: Any, answerable: bool
+) -> None:
+    entry = tape.open(kind, name, digest, shown)
+    _OPEN[run_id] = (tape, entry, time.perf_counter(), [])
+    replay = tape.replay
+    if replay is None or not answerable:
+        return
+    found = replay.find(tape, entry["i"], digest)
+    answer: Any = found
+    if found is None and replay.strict:
+        answer = replay.refuse(tape, entry)
+    if answer is None:  # the input changed: the call goes live (noted now: it may fail)
+        entry["replayed"] = False
+        replay.note(tape, entry, False)
+        return
+    with tape._lock:
+        tape.stash[run_id] = (entry, answer)
+    _STARTED.set(run_id)  # for a ``stream`` that calls ``_stream`` without its run
+
+
+def _token(opened: _Opened, token: Any, **kw: Any) -> None:
+    if not opened[1].get("replayed"):
+        chunk = kw.get("chunk")
+        opened[3].append(chunk if chunk is not None else token)
+
+
+def _llm_ended(opened: _Opened, response: Any, **kw: Any) -> None:
+    tape, entry, started, chunks = opened
+    if entry.get("replayed"):
+        return
+    entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+    output = _first_output(response)
+    entry["output"] = summary(getattr(output, "content", output))
+    tokens = _tokens(output, response)
+    if tokens:
+        entry["tokens"] = tokens
+    kept = stored_value(output)
+    if kept is not None:
+        entry["value"] = kept
+        if chunks:
+            streamed = stored_chunks(chunks)
+            if streamed is not None:
+                entry["chunks"] = streamed
+    replay = tape.replay
+    if replay is not None and "replayed" not in entry:  # not answered after all
+        entry["replayed"] = False
+        replay.note(tape, entry, False)
+
+
+def _failed(opened: _Opened, error: BaseException, **kw: Any) -> None:
+    entry, started = opened[1], opened[2]
+    entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+    entry["error"] = summary(repr(error))
+
+
+def _tool_started(
+    tape: Tape,
+    manager: Any,
+    serialized: dict[str, Any],
+    input_str: str,
+    run_id: Any = None,
+    parent_run_id: Any = None,
+    inputs: dict[str, Any] | None = None,
+    **kw: Any,
+) -> None:
+    name = str((serialized or {}).get("name") or kw.get("name") or "tool")
+    shown = inputs if inputs is not None else input_str
+    digest = call_hash(name, tool_input_text(inputs, input_str))
+    entry = tape.open("tool", name, digest, shown)
+    if _RESERVED.get() is not None:  # the calls inside the tool take their own index
+        _RESERVED.set(None)
+    _OPEN[manager.run_id] = (tape, entry, time.perf_counter(), [])
+    if tape.replay is not None:
+        entry["replayed"] = False
+        tape.replay.note(tape, entry, False)
+
+
+def _tool_ended(opened: _Opened, output: Any, **kw: Any) -> None:
+    entry, started = opened[1], opened[2]
+    entry["ms"] = round((time.perf_counter() - started) * 1000, 3)
+    entry["output"] = summary(getattr(output, "content", output))
+    kept = stored_value(output)
+    if kept is not None:
+        entry["value"] = kept
 
 
 # -- LangChain embeddings (they have no callbacks: their methods are wrapped) ----------------
@@ -781,11 +887,17 @@ def _embedding_acall(fn: Any, method: str) -> Any:
     return aembed
 
 
+_TOOL_INPUT_JSON = json.JSONEncoder(sort_keys=True, default=repr, ensure_ascii=False)
+"""``json.dumps(..., sort_keys=True, default=repr, ensure_ascii=False)``, made once."""
+_MESSAGES_JSON = json.JSONEncoder(default=repr, ensure_ascii=False)
+"""``json.dumps(..., default=repr, ensure_ascii=False)``, made once."""
+
+
 def tool_input_text(inputs: Mapping[str, Any] | None, input_str: str) -> str:
     """A tool call's input as hashed: its arguments as sorted JSON, else its text."""
     if inputs is None:
         return input_str
-    return json.dumps(inputs, sort_keys=True, default=repr, ensure_ascii=False)
+    return _TOOL_INPUT_JSON.encode(inputs)
 
 
 def messages_text(messages: list[Any]) -> str:
@@ -803,7 +915,7 @@ def messages_text(messages: list[Any]) -> str:
                 fields.get("tool_call_id"),
             )
         )
-    return json.dumps(kept, default=repr, ensure_ascii=False)
+    return _MESSAGES_JSON.encode(kept)
 
 
 def _messages_summary(messages: list[Any]) -> str:
@@ -989,7 +1101,8 @@ def _replayed_astream(fn: Any, chunks_of: Callable[[Mapping[str, Any]], list[Any
 
 def _install_hooks() -> None:
     """Wrap the chat models' and the tools' call (undone by the last ``use_replay``)."""
-    _recorder_class()
+    if not _RECORDER_INSTALLED:
+        _install_recorder()
     from langchain_core.language_models.chat_models import BaseChatModel
     from langchain_core.tools import BaseTool
 

@@ -21,6 +21,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, Literal, cast
 
+from langchain_core.callbacks import CallbackManager
 from langchain_core.language_models import BaseChatModel, LanguageModelLike
 from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import (
@@ -34,6 +35,7 @@ from langchain_core.runnables.config import (
     ensure_config,
     get_async_callback_manager_for_config,
     get_callback_manager_for_config,
+    var_child_runnable_config,
 )
 from langchain_core.tools import BaseTool
 from typing_extensions import NotRequired, TypedDict, get_type_hints
@@ -120,6 +122,11 @@ def create_react_agent(
         if (tool_list or builtin) and _needs_binding(model, tool_list, builtin):
             bound = model.bind_tools([*tool_list, *builtin])  # type: ignore[union-attr]  # the user's chat model; Runnable does not declare bind_tools
         fixed_model = prompt_step | bound
+    # No prompt or a system message: when no callback handler listens, the model
+    # is called without the ``prompt | model`` sequence around it (see _quiet_call).
+    direct: Any = None
+    if not chooses_model and isinstance(prompt_step, _MessagesPrompt):
+        direct = bound
 
     def model_for(state: Any) -> Runnable[Any, Any]:
         if fixed_model is not None:
@@ -170,9 +177,15 @@ def create_react_agent(
         return {"messages": [response]}
 
     def call_model(state: Any, config: Any) -> dict[str, Any]:
+        if direct is not None and (quiet := _quiet_call(config)) is not None:
+            messages = cast(_MessagesPrompt, prompt_step).messages(model_input(state))
+            return answer(state, direct.invoke(messages, quiet))
         return answer(state, model_for(state).invoke(model_input(state), config))
 
     async def acall_model(state: Any, config: Any) -> dict[str, Any]:
+        if direct is not None and (quiet := _quiet_call(config)) is not None:
+            messages = cast(_MessagesPrompt, prompt_step).messages(model_input(state))
+            return answer(state, await direct.ainvoke(messages, quiet))
         chosen = await amodel_for(state)
         return answer(state, await chosen.ainvoke(model_input(state), config))
 
@@ -353,7 +366,8 @@ class _MessagesPrompt(Runnable[Any, Any]):
     def __init__(self, system: SystemMessage | None) -> None:
         self.system = system
 
-    def _messages(self, state: Any) -> Any:
+    def messages(self, state: Any) -> Any:
+        """The model's input for the state ``state`` (nothing reported)."""
         messages = _get(state, "messages")
         return messages if self.system is None else [self.system, *messages]
 
@@ -364,7 +378,7 @@ class _MessagesPrompt(Runnable[Any, Any]):
             None, input, name=config.get("run_name") or self.name, run_id=config.pop("run_id", None)
         )
         try:
-            output = self._messages(input)
+            output = self.messages(input)
         except BaseException as exc:
             run.on_chain_error(exc)
             raise
@@ -378,12 +392,34 @@ class _MessagesPrompt(Runnable[Any, Any]):
             None, input, name=config.get("run_name") or self.name, run_id=config.pop("run_id", None)
         )
         try:
-            output = self._messages(input)
+            output = self.messages(input)
         except BaseException as exc:
             await run.on_chain_error(exc)
             raise
         await run.on_chain_end(output)
         return output
+
+
+def _quiet_call(config: Any) -> RunnableConfig | None:
+    """``config``, to call the model with directly, skipping the ``prompt | model`` sequence,
+    when no callback handler would see the runs (no callbacks, tracing, debug or verbose
+    output): the sequence's and the prompt's chain runs are then seen by nobody, and the
+    model's own run is the same (the call recording, which is no handler, sees the same name,
+    messages and parameters). None: call the sequence, as LangGraph does; so too with a
+    ``run_id`` or ``run_name``, which belong to the sequence's run. The keys are read as
+    ``ensure_config`` merges them (``config`` over the config of the runnable being run)."""
+    given = config or {}
+    outer = var_child_runnable_config.get() or {}
+
+    def value(key: str) -> Any:
+        found = given.get(key)
+        return found if found is not None else outer.get(key)
+
+    if value("run_id") is not None or value("run_name") is not None:
+        return None
+    if CallbackManager.configure(value("callbacks")).handlers:
+        return None
+    return cast(RunnableConfig, config)
 
 
 def _sync_unsupported(state: Any) -> Any:
