@@ -35,7 +35,7 @@ from durable_debug.graph.recording import (
     RunRecording,
     use_replay,
 )
-from durable_debug.graph.runner import node_config, node_writes
+from durable_debug.graph.runner import node_config, node_writes, task_namespace
 from durable_debug.graph.subgraph import Nesting, graph_at
 from durable_debug.graph.types import from_langgraph
 from durable_debug.graph.version import graph_version
@@ -301,6 +301,7 @@ async def _arun_task(
     scratchpad = Scratchpad(
         task.id, list(task.resume), can_interrupt=False, node=task.name, nesting=Nesting(None)
     )
+    scratchpad.namespace, scratchpad.path = task_namespace(checkpoint_ns, task), task.path
     scratchpad.once = list(task.once)
     recording = RunRecording(config)
     token = set_scratchpad(scratchpad)

@@ -32,7 +32,8 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
 from durable_debug.checkpoint.names import TASKS, is_trigger_channel, parse_trigger
-from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
+from durable_debug.graph.algo import PULL, PUSH, read_pending_writes
+from durable_debug.graph.ids import stored_task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
 
@@ -144,7 +145,9 @@ def snapshot_of(
     finished: set[str] = set()
     for name, path in scheduled_tasks(values_all, versions, seen_by):
         known = (task_ids or {}).get(path)
-        tid = known or task_id(checkpoint["id"], ns, step + 1, name, path)
+        tid = known or stored_task_id(
+            checkpoint["id"], ns, step + 1, name, path, versions, seen_by, records
+        )
         record = records.get(tid)
         if record is not None and record.finished:
             finished.add(tid)
