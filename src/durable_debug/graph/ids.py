@@ -29,7 +29,16 @@ from typing import Any, TypeVar
 
 from xxhash import xxh3_128_hexdigest
 
-from durable_debug.checkpoint.names import ID_SEP, NS_END, NS_SEP, PULL, PUSH, parse_trigger
+from durable_debug.checkpoint.names import (
+    BRANCH_PREFIX,
+    ID_SEP,
+    NS_END,
+    NS_SEP,
+    PULL,
+    PUSH,
+    START,
+    parse_trigger,
+)
 
 __all__ = [
     "ERROR_HANDLER",
@@ -248,15 +257,18 @@ def stored_task_id(
     saved_ids: Container[str],
 ) -> str:
     """The id of a task a stored checkpoint schedules, worked out without its graph (the
-    debugger reading a store): an edge-triggered node's trigger channels are taken to be the
-    trigger channels of that node the checkpoint names (in ``versions``, or seen by the
-    node). The id an older version gave the task when its writes (``saved_ids``) use that."""
+    debugger reading a store): an edge-triggered node's trigger channels are taken to be its
+    edge channel (every node of a ``StateGraph`` has one, written or not) and the trigger
+    channels of that node the checkpoint names (in ``versions``, or seen by the node). The id
+    an older version gave the task when its writes (``saved_ids``) use that."""
     if path[0] == PULL:
         triggers = {
             ch
             for ch in (*versions, *seen_by.get(name, ()))
             if (t := parse_trigger(ch)) is not None and t.node == name
         }
+        if name != START:
+            triggers.add(BRANCH_PREFIX + name)
         tid = pull_task_id(checkpoint_id, checkpoint_ns, step, name, triggers)
     else:
         tid = task_id(checkpoint_id, checkpoint_ns, step, name, path)
