@@ -27,12 +27,14 @@ from typing_extensions import TypedDict
 
 import durable_debug as dd
 import durable_debug.func as dd_func
+from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import INTERRUPT
 from durable_debug.checkpoint.langgraph_sqlite import LangGraphSqliteReader
 from durable_debug.checkpoint.names import PUSH
 from durable_debug.checkpoint.sqlite import SqliteSaver
 from durable_debug.graph.algo import prepare_tasks, restore_channels
 from durable_debug.graph.ids import legacy_interrupt_id, legacy_task_id, path_key
+from durable_debug.inspect.listing import athread_listing
 from durable_debug.inspect.stored import SaverView
 
 LIBS = {"langgraph": (lg_graph, lg_types, lg_func), "durable_debug": (dd, dd, dd_func)}
@@ -299,6 +301,10 @@ def test_a_thread_an_older_version_saved_resumes(tmp_path: Path) -> None:
     assert [t[:2] for t in tasks] == [t[:2] for t in shown_before[1]]
     ((asked, question),) = interrupts
     assert question == "b?" and asked != shown_before[2][0][0]  # the older id, as saved
+    # The debugger reads the store the same way, without the graph.
+    assert _shown(SaverView(app.checkpointer)) == _shown(app)
+    (row,) = run_sync(athread_listing(app.checkpointer))
+    assert row.status == "paused on 1 interrupt(s) at b"
     done = app.invoke(dd.Command(resume={asked: "yes"}), CFG)
     assert done == expected_done
     assert runs == Counter({"b": 1})  # c's saved writes were reused

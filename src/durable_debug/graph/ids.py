@@ -255,12 +255,15 @@ def stored_task_id(
     versions: Mapping[str, Any],
     seen_by: Mapping[str, Mapping[str, Any]],
     saved_ids: Container[str],
-) -> str:
+) -> tuple[str, str]:
     """The id of a task a stored checkpoint schedules, worked out without its graph (the
     debugger reading a store): an edge-triggered node's trigger channels are taken to be its
     edge channel (every node of a ``StateGraph`` has one, written or not) and the trigger
     channels of that node the checkpoint names (in ``versions``, or seen by the node). The id
-    an older version gave the task when its writes (``saved_ids``) use that."""
+    an older version gave the task when its writes (``saved_ids``) use that.
+
+    Returns ``(task id, id its saved writes are under)``: the two differ for a thread an older
+    version saved."""
     if path[0] == PULL:
         triggers = {
             ch
@@ -273,6 +276,6 @@ def stored_task_id(
     else:
         tid = task_id(checkpoint_id, checkpoint_ns, step, name, path)
     if tid in saved_ids:
-        return tid
+        return tid, tid
     old = legacy_task_id(checkpoint_id, checkpoint_ns, step, name, path)
-    return old if old in saved_ids else tid
+    return tid, old if old in saved_ids else tid

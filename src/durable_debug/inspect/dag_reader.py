@@ -642,10 +642,10 @@ def _row_of_outline(
             finished: list[str] = []
             failed_done: list[str] = []
             for name, path in scheduled:
-                tid = stored_task_id(
+                _, saved_as = stored_task_id(
                     checkpoint_id, checkpoint_ns, step + 1, name, path, versions, seen, tasks
                 )
-                task = tasks.get(tid)
+                task = tasks.get(saved_as)
                 if task is None:
                     continue
                 if not task.finished:

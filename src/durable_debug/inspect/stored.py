@@ -145,10 +145,13 @@ def snapshot_of(
     finished: set[str] = set()
     for name, path in scheduled_tasks(values_all, versions, seen_by):
         known = (task_ids or {}).get(path)
-        tid = known or stored_task_id(
-            checkpoint["id"], ns, step + 1, name, path, versions, seen_by, records
-        )
-        record = records.get(tid)
+        if known:
+            tid = saved_as = known
+        else:  # its writes may be under the id an older version gave it
+            tid, saved_as = stored_task_id(
+                checkpoint["id"], ns, step + 1, name, path, versions, seen_by, records
+            )
+        record = records.get(saved_as)
         if record is not None and record.finished:
             finished.add(tid)
         shown = (*path, False) if path[0] == PUSH else path  # a Send's, as the engine's
