@@ -10,10 +10,12 @@ SQLite files: LangGraph's ``SqliteSaver`` and our own ``SqliteSaver``.
 
 from __future__ import annotations
 
+import asyncio
 import operator
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +24,7 @@ import langgraph.graph as lg_graph
 import langgraph.types as lg_types
 import pytest
 from langgraph.checkpoint.sqlite import SqliteSaver as LangGraphSqliteSaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.pregel._algo import task_path_str as lg_task_path_str
 from typing_extensions import TypedDict
 
@@ -239,6 +242,42 @@ def test_langgraph_sees_our_engines_ids_and_resumes_by_them(
     assert theirs.get_state(CFG).values == ours_again.get_state(CFG).values
 
 
+def test_async_runs_on_langgraphs_async_sqlite_saver_resume_each_other(tmp_path: Path) -> None:
+    """Send fan-out paused by LangGraph's ``ainvoke`` on ``AsyncSqliteSaver``: our ``ainvoke``
+    answers it by LangGraph's ids on one copy of the file, LangGraph on another."""
+
+    async def pause(path: Path) -> tuple[Any, ...]:
+        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+            app = fan_out(*LIBS["langgraph"], Counter(), saver)
+            await app.ainvoke({"log": []}, CFG)
+            state = await app.aget_state(CFG)
+            return tuple((t.id, [i.id for i in t.interrupts]) for t in state.tasks)
+
+    async def resume(lib: str, path: Path, shown: tuple[Any, ...]) -> tuple[Any, ...]:
+        graph, types, func = LIBS[lib]
+        async with AsyncSqliteSaver.from_conn_string(str(path)) as saver:
+            runs: Counter[str] = Counter()
+            app = fan_out(graph, types, func, runs, saver)
+            state = await app.aget_state(CFG)
+            assert tuple((t.id, [i.id for i in t.interrupts]) for t in state.tasks) == shown
+            answers = {i.id: f"{i.value}!" for i in state.interrupts}
+            done = await app.ainvoke(types.Command(resume=answers), CFG)
+            return done, runs
+
+    async def scenario() -> None:
+        first = tmp_path / "langgraph.db"
+        shown = await pause(first)
+        copy = tmp_path / "ours.db"
+        with closing(sqlite3.connect(first)) as src, closing(sqlite3.connect(copy)) as dst:
+            src.backup(dst)
+        theirs = await resume("langgraph", first, shown)
+        ours = await resume("durable_debug", copy, shown)
+        assert ours == theirs
+        assert ours[1]["w1"] == 0  # its saved writes were found
+
+    asyncio.run(scenario())
+
+
 def test_the_debuggers_file_reader_shows_langgraphs_ids(
     files: Callable[[str], sqlite3.Connection], tmp_path: Path
 ) -> None:
@@ -271,7 +310,7 @@ def _as_older_version_saved(path: Path) -> None:
         by_task.setdefault(older.get(tid, tid), []).append((channel, value))
     checkpoint_id = saved.checkpoint["id"]
     saver.close()
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         conn.execute("DELETE FROM checkpoint_writes WHERE checkpoint_id = ?", (checkpoint_id,))
     saver = SqliteSaver(path)
     for tid, writes in by_task.items():
@@ -335,7 +374,7 @@ def test_a_workflow_an_older_version_saved_resumes(tmp_path: Path) -> None:
         else:  # the finished call to shout
             writes.setdefault(old_call[0], []).append((channel, value))
     saver.close()
-    with sqlite3.connect(path) as conn:
+    with closing(sqlite3.connect(path)) as conn, conn:
         conn.execute("DELETE FROM checkpoint_writes WHERE checkpoint_id = ?", (checkpoint_id,))
     saver = SqliteSaver(path)
     for tid, task_writes in writes.items():
