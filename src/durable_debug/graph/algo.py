@@ -53,6 +53,7 @@ __all__ = [
     "apply_writes",
     "compact_start_writes",
     "expand_start_writes",
+    "group_pending_writes",
     "interrupt_id",
     "make_checkpoint",
     "prepare_tasks",
@@ -129,9 +130,16 @@ def read_pending_writes(
 ) -> tuple[dict[str, TaskRecord], list[tuple[str, Any]]]:
     """Group the pending writes of ``saved`` by task; also return the writes of no task
     (``Command(update=..., goto=...)`` given as run input)."""
+    return group_pending_writes(saved.pending_writes or (), saved.checkpoint)
+
+
+def group_pending_writes(
+    pending_writes: Sequence[tuple[str, str, Any]], checkpoint: Checkpoint
+) -> tuple[dict[str, TaskRecord], list[tuple[str, Any]]]:
+    """:func:`read_pending_writes` of the writes ``pending_writes`` saved on ``checkpoint``."""
     records: dict[str, TaskRecord] = {}
     null_writes: list[tuple[str, Any]] = []
-    for tid, channel, value in expand_start_writes(saved.pending_writes or (), saved.checkpoint):
+    for tid, channel, value in expand_start_writes(pending_writes, checkpoint):
         if tid == NULL_TASK_ID:
             if channel != RESUME:
                 null_writes.append((channel, value))
@@ -163,27 +171,29 @@ def read_pending_writes(
 
 
 def adopt_legacy_writes(
-    saved: CheckpointTuple,
+    checkpoint: Checkpoint,
+    pending_writes: Sequence[tuple[str, str, Any]] | None,
     records: dict[str, TaskRecord],
     tasks: Sequence[Task],
     checkpoint_ns: str,
+    step: int,
 ) -> tuple[dict[str, TaskRecord], dict[str, str]]:
-    """``records`` (:func:`read_pending_writes` of ``saved``) keyed by the ids of ``tasks``
-    (what ``saved`` schedules) also when an older version saved them under its own task ids,
-    and task id → older id (empty when the writes use these ids: the usual case)."""
-    step = int(saved.metadata.get("step", -1)) + 1
+    """``records`` (the grouped ``pending_writes`` of ``checkpoint``) keyed by the ids of
+    ``tasks`` (what ``checkpoint`` schedules for ``step``) also when an older version saved them
+    under its own task ids, and task id → older id (empty when the writes use these ids: the
+    usual case, one set lookup per saved task)."""
     legacy = legacy_task_ids(
         records.keys(),
         [(t.id, t.name, t.path) for t in tasks],
-        saved.checkpoint["id"],
+        checkpoint["id"],
         checkpoint_ns,
         step,
     )
     if not legacy:
         return records, legacy
     new = {old: tid for tid, old in legacy.items()}
-    writes = [(new.get(tid, tid), ch, v) for tid, ch, v in saved.pending_writes or ()]
-    return read_pending_writes(saved._replace(pending_writes=writes))[0], legacy
+    writes = [(new.get(tid, tid), ch, v) for tid, ch, v in pending_writes or ()]
+    return group_pending_writes(writes, checkpoint)[0], legacy
 
 
 def compact_start_writes(

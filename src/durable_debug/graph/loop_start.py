@@ -119,7 +119,12 @@ class LoopStart(LoopSave):
         )
         self.pending_names = {t.id: t.name for t in tasks}
         self.pending, self.legacy_ids = adopt_legacy_writes(
-            saved, self.pending, tasks, self.checkpoint_ns
+            saved.checkpoint,
+            saved.pending_writes,
+            self.pending,
+            tasks,
+            self.checkpoint_ns,
+            self.step + 1,
         )
 
     def _by_owner(

@@ -42,7 +42,7 @@ def snapshot_from_tuple(
         checkpoint_ns=str(saved.config["configurable"].get("checkpoint_ns", "")),
     )
     ns = str(saved.config["configurable"].get("checkpoint_ns", ""))
-    records, _ = adopt_legacy_writes(saved, records, tasks, ns)
+    records, _ = adopt_legacy_writes(checkpoint, saved.pending_writes, records, tasks, ns, step + 1)
     keys = graph.schema.key_set
     shown: list[PregelTask] = []
     for task in tasks:
