@@ -2,8 +2,8 @@
 the next checkpoint.
 
 1. :func:`prepare_tasks` — a node runs when one of its trigger channels holds a version it has
-   not seen; each Send packet is a task of its own. Task ids are a hash of the checkpoint id,
-   step, node and path, so re-preparing the same checkpoint gives the same ids.
+   not seen; each Send packet is a task of its own. Task ids are derived as LangGraph derives
+   them (``ids.py``), so re-preparing the same checkpoint gives the same ids.
 2. The tasks run (``runner``), each saving its writes as pending writes when it finishes.
 3. :func:`apply_writes` — writes are applied in task-path order (never completion order),
    every changed channel gets the step's new version, and :func:`make_checkpoint` snapshots it.
@@ -12,7 +12,6 @@ the next checkpoint.
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -29,9 +28,16 @@ from durable_debug.checkpoint.base import (
     CheckpointTuple,
     next_version,
 )
-from durable_debug.checkpoint.names import ID_SEP, PULL, PUSH, TASK_PATH_SEP
+from durable_debug.checkpoint.names import PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
 from durable_debug.graph.channels import MISSING, Channel
+from durable_debug.graph.ids import (
+    interrupt_id,
+    legacy_task_ids,
+    pull_task_id,
+    send_task_id,
+    task_id,
+)
 from durable_debug.graph.nodes import INPUT_KEYS, NO_WRITES, TASKS, NodeSpec
 from durable_debug.graph.types import (
     START,
@@ -49,9 +55,11 @@ __all__ = [
     "PUSH",
     "Task",
     "TaskRecord",
+    "adopt_legacy_writes",
     "apply_writes",
     "compact_start_writes",
     "expand_start_writes",
+    "group_pending_writes",
     "interrupt_id",
     "make_checkpoint",
     "prepare_tasks",
@@ -67,23 +75,6 @@ INTERRUPT_SEEN = INTERRUPT
 ``interrupt_before``/``interrupt_after`` fire once per pause, not again on resume."""
 _NOTHING_SEEN: Mapping[str, str] = {}
 """The ``versions_seen`` of a node that has not run yet."""
-
-
-def _uuid_from(text: str) -> str:
-    h = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-
-
-def task_id(
-    checkpoint_id: str, checkpoint_ns: str, step: int, name: str, path: tuple[Any, ...]
-) -> str:
-    """Deterministic id of a task: the same checkpoint always schedules the same ids."""
-    return _uuid_from(ID_SEP.join((checkpoint_id, checkpoint_ns, str(step), name, repr(path))))
-
-
-def interrupt_id(task: str, index: int) -> str:
-    """Deterministic id of the ``index``-th ``interrupt()`` call of task ``task``."""
-    return hashlib.blake2b(f"{task}{ID_SEP}{index}".encode(), digest_size=16).hexdigest()
 
 
 @dataclass(eq=False, slots=True)
@@ -147,9 +138,16 @@ def read_pending_writes(
 ) -> tuple[dict[str, TaskRecord], list[tuple[str, Any]]]:
     """Group the pending writes of ``saved`` by task; also return the writes of no task
     (``Command(update=..., goto=...)`` given as run input)."""
+    return group_pending_writes(saved.pending_writes or (), saved.checkpoint)
+
+
+def group_pending_writes(
+    pending_writes: Sequence[tuple[str, str, Any]], checkpoint: Checkpoint
+) -> tuple[dict[str, TaskRecord], list[tuple[str, Any]]]:
+    """:func:`read_pending_writes` of the writes ``pending_writes`` saved on ``checkpoint``."""
     records: dict[str, TaskRecord] = {}
     null_writes: list[tuple[str, Any]] = []
-    for tid, channel, value in expand_start_writes(saved.pending_writes or (), saved.checkpoint):
+    for tid, channel, value in expand_start_writes(pending_writes, checkpoint):
         if tid == NULL_TASK_ID:
             if channel != RESUME:
                 null_writes.append((channel, value))
@@ -178,6 +176,32 @@ def read_pending_writes(
             record.writes.append((channel, value))
             record.finished = True
     return records, null_writes
+
+
+def adopt_legacy_writes(
+    checkpoint: Checkpoint,
+    pending_writes: Sequence[tuple[str, str, Any]] | None,
+    records: dict[str, TaskRecord],
+    tasks: Sequence[Task],
+    checkpoint_ns: str,
+    step: int,
+) -> tuple[dict[str, TaskRecord], dict[str, str]]:
+    """``records`` (the grouped ``pending_writes`` of ``checkpoint``) keyed by the ids of
+    ``tasks`` (what ``checkpoint`` schedules for ``step``) also when an older version saved them
+    under its own task ids, and task id → older id (empty when the writes use these ids: the
+    usual case, one set lookup per saved task)."""
+    legacy = legacy_task_ids(
+        records.keys(),
+        [(t.id, t.name, t.path) for t in tasks],
+        checkpoint["id"],
+        checkpoint_ns,
+        step,
+    )
+    if not legacy:
+        return records, legacy
+    new = {old: tid for tid, old in legacy.items()}
+    writes = [(new.get(tid, tid), ch, v) for tid, ch, v in pending_writes or ()]
+    return group_pending_writes(writes, checkpoint)[0], legacy
 
 
 def compact_start_writes(
@@ -230,7 +254,7 @@ def prepare_tasks(
             # As LangGraph: the path ends with False (the task is a Send, not a call), which
             # its id leaves out.
             task = Task(
-                task_id(checkpoint_id, checkpoint_ns, next_step, name, (PUSH, index)),
+                send_task_id(checkpoint_id, checkpoint_ns, next_step, name, index),
                 name,
                 (PUSH, index, False),
                 graph.nodes[name],
@@ -259,7 +283,7 @@ def prepare_tasks(
             continue
         pull_path: tuple[Any, ...] = (PULL, name)
         task = Task(
-            task_id(checkpoint_id, checkpoint_ns, next_step, name, pull_path),
+            pull_task_id(checkpoint_id, checkpoint_ns, next_step, name, spec.triggers),
             name,
             pull_path,
             spec,

@@ -114,6 +114,11 @@ class Scratchpad:
 
     task_id: str
     resume: list[Any] = field(default_factory=list)
+    """Resume values for its ``interrupt()`` calls, in order."""
+    namespace: str = ""
+    """The task's own namespace (``parent_ns|node:task_id``): its interrupts' ids hash it."""
+    path: tuple[Any, ...] = ()
+    """The task's path: the ids of the ``@task`` calls it makes hash it."""
     counter: int = 0
     can_interrupt: bool = True
     node: str = ""
@@ -188,7 +193,7 @@ def interrupt(value: Any, *, response_schema: Any = None) -> Any:
     returns), and one that does not match raises ``pydantic.ValidationError`` from the
     node, for which :func:`is_invalid_resume` is true (as LangGraph).
     """
-    from durable_debug.graph.algo import interrupt_id
+    from durable_debug.graph.ids import interrupt_id
 
     scratchpad = _SCRATCHPAD.get()
     if scratchpad is None:
@@ -224,7 +229,7 @@ def interrupt(value: Any, *, response_schema: Any = None) -> Any:
         [
             Interrupt(
                 value=value,
-                id=interrupt_id(scratchpad.task_id, index),
+                id=interrupt_id(scratchpad.namespace, len(scratchpad.resume)),
                 response_schema=shown,
             )
         ]
@@ -263,14 +268,14 @@ def _validated(adapter: Any, answer: Any) -> Any:
 def next_interrupt_id() -> str:
     """The id the next interrupt of the running node gets (for ``NodeInterrupt``), or a
     fixed placeholder outside a node."""
-    from durable_debug.graph.algo import interrupt_id
+    from durable_debug.graph.ids import interrupt_id
 
     scratchpad = _SCRATCHPAD.get()
     if scratchpad is None:
         return "placeholder-id"
     index = scratchpad.counter
     scratchpad.counter += 1
-    return interrupt_id(scratchpad.task_id, index)
+    return interrupt_id(scratchpad.namespace, index)
 
 
 _INTERRUPT_ID = re.compile(r"^[0-9a-f]{32}$")

@@ -231,6 +231,8 @@ class RunLoop(LoopStart, LoopTasks):
         self.saved_versions: dict[str, str] = {}
         """Channel versions of the last saved checkpoint: only newer blobs are written."""
         self.pending: dict[str, TaskRecord] = {}
+        self.pending_names: dict[str, str] = {}
+        self.legacy_ids: dict[str, str] = {}
         self.handled: set[str] = set()
         self.started_handlers: list[Task] = []
         """Ids of the tasks whose failure an error handler took (the run goes on)."""

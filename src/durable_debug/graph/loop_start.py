@@ -35,13 +35,18 @@ from durable_debug.graph.algo import (
     INTERRUPT_SEEN,
     Task,
     TaskRecord,
+    adopt_legacy_writes,
     apply_writes,
-    interrupt_id,
     prepare_tasks,
     read_pending_writes,
     restore_channels,
 )
 from durable_debug.graph.findings import Finding
+from durable_debug.graph.ids import (
+    interrupt_id,
+    legacy_interrupt_id,
+    task_namespace,
+)
 from durable_debug.graph.interrupts import (
     match_resume,
     own_answers,
@@ -102,6 +107,56 @@ class LoopStart(LoopSave):
         else:
             self.checkpoint_config = checkpoint_config(self.thread_id or "", self.checkpoint_ns)
         self.channels = restore_channels(self.graph, self.checkpoint)
+        if self.pending and saved is not None:
+            self._match_pending_ids(saved)
+
+    def _match_pending_ids(self, saved: CheckpointTuple) -> None:
+        """Note which node each saved task id belongs to, and move writes an older version
+        saved under its own task ids to the tasks' ids (:func:`~durable_debug.graph.algo.
+        adopt_legacy_writes`). Done once per run that loads pending writes, never per step."""
+        tasks = prepare_tasks(
+            self.graph, self.checkpoint, self.channels, self.step, checkpoint_ns=self.checkpoint_ns
+        )
+        self.pending_names = {t.id: t.name for t in tasks}
+        self.pending, self.legacy_ids = adopt_legacy_writes(
+            saved.checkpoint,
+            saved.pending_writes,
+            self.pending,
+            tasks,
+            self.checkpoint_ns,
+            self.step + 1,
+        )
+
+    def _by_owner(
+        self, pending: dict[str, tuple[Interrupt[Any], ...]]
+    ) -> dict[str, tuple[Interrupt[Any], ...]]:
+        """``pending`` with each interrupt listed once, under the task that raised it: an
+        interrupt a ``@task`` call raised is saved by LangGraph under the call and under
+        the node task that awaited it; the call answers it."""
+        calls = {
+            i.id for tid, intrs in pending.items() if tid not in self.pending_names for i in intrs
+        }
+        if not calls:
+            return pending
+        kept = {
+            tid: intrs
+            if tid not in self.pending_names
+            else tuple(i for i in intrs if i.id not in calls)
+            for tid, intrs in pending.items()
+        }
+        return {tid: intrs for tid, intrs in kept.items() if intrs}
+
+    def _own_interrupt_id(self, tid: str, answered: int) -> str | None:
+        """The id the next ``interrupt()`` of task ``tid`` itself (not of a subgraph it runs)
+        has once it has ``answered`` answers; None for a task the checkpoint does not
+        schedule by name (a ``@task`` call, whose interrupts are its own)."""
+        old = self.legacy_ids.get(tid)
+        if old is not None:
+            return legacy_interrupt_id(old, answered)
+        name = self.pending_names.get(tid)
+        if name is None:
+            return None
+        return interrupt_id(task_namespace(self.checkpoint_ns, name, tid), answered)
 
     async def _load_saved(self) -> CheckpointTuple | None:
         """The checkpoint the run starts from: the addressed one, else its namespace's
@@ -162,7 +217,7 @@ class LoopStart(LoopSave):
             asked = record.interrupts[-1].id
             answered = record.resume or []
             own = len(own_answers(answered))
-            if asked in self.answers.values and interrupt_id(tid, own) == asked:
+            if asked in self.answers.values and self._own_interrupt_id(tid, own) in (asked, None):
                 self.answers.claim(asked)
                 record.resume = [*answered, self.answers.values[asked]]
                 if self.saves is not None:
@@ -333,20 +388,21 @@ class LoopStart(LoopSave):
     async def _apply_command(self, command: Command[Any], *, save: bool) -> None:
         assert self.saves is not None
         if command.has_resume:
-            pending = pending_interrupts(self.pending)
+            pending = self._by_owner(pending_interrupts(self.pending))
             answers = match_resume(
                 command.resume, pending, thread_id=self.thread_id, report=self.findings.report
             )
             for tid, asked, value in answers:
                 record = self.pending[tid]
                 own = own_answers(record.resume)
-                if own and record.error is not None and interrupt_id(tid, len(own) - 1) == asked:
+                mine = self._own_interrupt_id(tid, len(own) - 1) if own else ""
+                if own and record.error is not None and mine in (asked, None):
                     # The task failed on its answer (one its response_schema refused): this
                     # answer replaces it, as LangGraph saves an answer only once accepted.
                     resume = list(record.resume or ())
                     del resume[max(i for i, v in enumerate(resume) if own_answers([v]))]
                     record.resume = resume
-                elif interrupt_id(tid, len(own)) != asked:
+                elif self._own_interrupt_id(tid, len(own)) not in (asked, None):
                     value = subgraph_answer(asked, value)  # for a subgraph the task runs
                 record.resume = [*(record.resume or []), value]
                 self.given_answers[tid] = (asked, value)

@@ -88,6 +88,10 @@ class LoopState:
     superseded: bool
     saved_versions: dict[str, str]
     pending: dict[str, TaskRecord]
+    pending_names: dict[str, str]
+    """Task id → node, for the tasks the loaded checkpoint schedules (``loop_start``)."""
+    legacy_ids: dict[str, str]
+    """Task id → the id an older version saved its writes under (``ids.adopt_legacy_writes``)."""
     handled: set[str]
     started_handlers: list[Task]
     """Error handlers started while the step's tasks ran side by side (``loop_tasks``)."""

@@ -20,7 +20,8 @@ from typing import Any
 
 from durable_debug.checkpoint.base import INTERRUPT, RESUME
 from durable_debug.checkpoint.serde import UnsupportedValueError
-from durable_debug.graph.algo import Task, task_id
+from durable_debug.graph.algo import Task
+from durable_debug.graph.ids import ERROR_HANDLER, handler_task_id, legacy_task_id
 from durable_debug.graph.interrupts import SUBGRAPH_ANSWER, own_answers
 from durable_debug.graph.loop_save import LoopSave, _goes_to_handler
 from durable_debug.graph.runner import run_task
@@ -115,9 +116,10 @@ class LoopTasks(LoopSave):
         name = failed.node.error_handler
         assert name is not None and failed.error is not None
         self.handled.add(failed.id)
-        path = (*failed.path[:2], "node_error_handler")
+        path = (*failed.path[:2], ERROR_HANDLER)
+        checkpoint_id = self.checkpoint["id"]
         handler = Task(
-            task_id(self.checkpoint["id"], self.checkpoint_ns, self.step + 1, name, path),
+            handler_task_id(checkpoint_id, self.checkpoint_ns, self.step + 1, name, failed.id),
             name,
             path,
             self.graph.nodes[name],
@@ -125,6 +127,9 @@ class LoopTasks(LoopSave):
             node_error=NodeError(failed.name, failed.error),
         )
         saved = self.pending.get(handler.id)
+        if saved is None and self.legacy_ids:  # saved by an older version, under its id
+            old = legacy_task_id(checkpoint_id, self.checkpoint_ns, self.step + 1, name, path)
+            saved = self.pending.get(old)
         if saved is not None and saved.finished and self.reuse_writes:
             handler.writes, handler.status = saved.writes, "done"
         return handler

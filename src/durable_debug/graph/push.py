@@ -43,7 +43,7 @@ import durable_debug.graph.hooks as hooks
 from durable_debug._sync import run_sync, submit
 from durable_debug.checkpoint.base import ERROR, RESUME
 from durable_debug.checkpoint.names import PREVIOUS, RETURN
-from durable_debug.graph.algo import PUSH, Task, interrupt_id, task_id, task_path_str
+from durable_debug.graph.algo import PUSH, Task, task_path_str
 from durable_debug.graph.cache import call_namespace
 from durable_debug.graph.calls import (
     INJECTED,
@@ -55,6 +55,13 @@ from durable_debug.graph.calls import (
     current_call,
     reset_call_context,
     use_call_context,
+)
+from durable_debug.graph.ids import (
+    adopt_legacy_call,
+    call_task_id,
+    interrupt_id,
+    legacy_interrupt_id,
+    task_namespace,
 )
 from durable_debug.graph.interrupts import (
     Scratchpad,
@@ -249,9 +256,21 @@ class CallRunner:
         step = loop.step + 1
         path: tuple[Any, ...] = (PUSH, pad.task_id, index)
         checkpoint_id = loop.checkpoint["id"]
-        tid = task_id(checkpoint_id, loop.checkpoint_ns, step, fn.name, path)
+        tid = call_task_id(checkpoint_id, pad.namespace, step, fn.name, pad.path, index)
         task = Task(tid, fn.name, path, fn.spec, input=(args, kwargs))
         record = loop.pending.get(tid)
+        if record is None and pad.task_id in loop.legacy_ids:  # saved by an older version
+            record = adopt_legacy_call(
+                loop.pending,
+                loop.legacy_ids,
+                tid,
+                pad.task_id,
+                checkpoint_id,
+                loop.checkpoint_ns,
+                step,
+                fn.name,
+                index,
+            )
         if record is not None and record.finished and loop.reuse_writes:
             # Reported as started, as LangGraph reports it; its saved result is not.
             self._report("task", lambda: loop._debug_event("task", task))
@@ -400,7 +419,14 @@ class CallRunner:
         self._report("task", lambda: loop._debug_event("task", task))
         answers = parent.answers
         if answers is not None:  # answers given to the run for this call's interrupts
-            while (asked := interrupt_id(task.id, len(resume))) in answers.values:
+            own = task_namespace(parent.namespace, task.name, task.id)
+            older = loop.legacy_ids.get(task.id)  # its id in a thread an older version saved
+            while True:
+                asked = interrupt_id(own, len(resume))
+                if asked not in answers.values and older is not None:
+                    asked = legacy_interrupt_id(older, len(resume))
+                if asked not in answers.values:
+                    break
                 answers.claim(asked)
                 resume.append(answers.values[asked])
         return fn.spec.cache_policy is None or not cache.lookup(loop.graph, task, call=True)
@@ -423,6 +449,9 @@ class CallRunner:
         pad = Scratchpad(
             task.id,
             resume,
+            # As LangGraph: under the caller's namespace, and the path a call's calls hash.
+            namespace=task_namespace(parent.namespace, task.name, task.id),
+            path=(PUSH, parent.path, task.path[2], True),
             can_interrupt=parent.can_interrupt,
             node=task.name,
             nesting=parent.nesting,

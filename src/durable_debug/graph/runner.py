@@ -20,7 +20,7 @@ import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
-from durable_debug.checkpoint.names import NS_END, NS_SEP
+from durable_debug.graph import ids
 from durable_debug.graph.algo import PULL, PUSH, Task, task_path_str
 from durable_debug.graph.calls import (
     CallContext,
@@ -129,6 +129,8 @@ async def run_task(
     scratchpad = Scratchpad(
         task.id,
         list(task.resume),
+        namespace=task_namespace(str(checkpoint_ns or ""), task),
+        path=task.path,
         can_interrupt=nesting.saver is not None or nesting.resumable,
         node=spec.name,
         nesting=nesting,
@@ -384,8 +386,7 @@ def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
 
 def task_namespace(parent_ns: str, task: Task) -> str:
     """The namespace of a task's own work, ``node:task_id`` (under its graph's namespace)."""
-    own = f"{task.name}{NS_END}{task.id}"
-    return f"{parent_ns}{NS_SEP}{own}" if parent_ns else own
+    return ids.task_namespace(parent_ns, task.name, task.id)
 
 
 async def node_writes(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from durable_debug.checkpoint.base import CheckpointTuple, RunnableConfig
 from durable_debug.graph.algo import (
     TaskRecord,
+    adopt_legacy_writes,
     prepare_tasks,
     preview_values,
     read_pending_writes,
@@ -40,6 +41,8 @@ def snapshot_from_tuple(
         step,
         checkpoint_ns=str(saved.config["configurable"].get("checkpoint_ns", "")),
     )
+    ns = str(saved.config["configurable"].get("checkpoint_ns", ""))
+    records, _ = adopt_legacy_writes(checkpoint, saved.pending_writes, records, tasks, ns, step + 1)
     keys = graph.schema.key_set
     shown: list[PregelTask] = []
     for task in tasks:

@@ -9,7 +9,6 @@ StateSnapshot, PregelTask and the exceptions a run can raise.
 from __future__ import annotations
 
 import enum
-import hashlib
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -23,6 +22,7 @@ from durable_debug.checkpoint import names
 from durable_debug.checkpoint.base import CheckpointMetadata, RunnableConfig
 from durable_debug.checkpoint.serde import register_type
 from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10
+from durable_debug.graph.ids import namespace_interrupt_id
 
 __all__ = [
     "END",
@@ -121,11 +121,6 @@ def packet_timeout(packet: Sequence[Any]) -> TimeoutPolicy | None:
 _PLACEHOLDER_ID = "placeholder-id"
 
 
-def _namespace_id(ns: str) -> str:
-    """The id of an interrupt known by its namespace only (see :meth:`Interrupt.from_ns`)."""
-    return hashlib.blake2b(ns.encode(), digest_size=16).hexdigest()
-
-
 @dataclass(frozen=True, slots=True, init=False)
 class Interrupt(Generic[ResponseT]):
     """A pause requested by ``interrupt(value)`` inside a node, waiting for a resume value.
@@ -164,7 +159,7 @@ class Interrupt(Generic[ResponseT]):
         resumable: bool | None = None,
     ) -> None:
         if ns is not None and id == _PLACEHOLDER_ID and not isinstance(ns, str):
-            id = _namespace_id(names.NS_SEP.join(ns))
+            id = namespace_interrupt_id(names.NS_SEP.join(ns))
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "id", id)
         object.__setattr__(self, "response_schema", response_schema)
@@ -178,7 +173,7 @@ class Interrupt(Generic[ResponseT]):
         response_schema: type[ResponseT] | dict[str, Any] | None = None,
     ) -> Interrupt[ResponseT]:
         """An interrupt whose id is derived from its namespace ``ns`` (``"a:b|c:d"``)."""
-        return cls(value, _namespace_id(ns), response_schema=response_schema)
+        return cls(value, namespace_interrupt_id(ns), response_schema=response_schema)
 
 
 def interrupt_payload(interrupt: Interrupt[Any]) -> dict[str, Any]:

@@ -10,8 +10,8 @@ from durable_debug._collector import collector_paused
 from durable_debug.checkpoint.base import RunnableConfig, config_checkpoint_id
 from durable_debug.checkpoint.outline import alatest_mark
 from durable_debug.checkpoint.records import AS_NODE, FINDINGS, aread_records
-from durable_debug.graph.algo import task_id
 from durable_debug.graph.findings import findings_of
+from durable_debug.graph.ids import stored_task_id
 from durable_debug.graph.version import GRAPH_VERSION_KEY
 from durable_debug.inspect.access import GraphLike, SaverLike
 from durable_debug.inspect.dag_shape import Dag, DagNode, placement
@@ -648,7 +648,7 @@ def _row_of_outline(
 ) -> _Row:
     """A :class:`_Row` from an outline row and the checkpoint's debug record (if any): the
     tasks are matched to their writes by the ids the engine gives them
-    (:func:`~durable_debug.graph.algo.task_id`).
+    (:func:`~durable_debug.graph.ids.stored_task_id`).
 
     ``marks``: what each debug record read says, by the record's identity, for the rows of
     one read (rows that store the same record text share one record; it is read once).
@@ -666,7 +666,10 @@ def _row_of_outline(
             finished: list[str] = []
             failed_done: list[str] = []
             for name, path in scheduled:
-                task = tasks.get(task_id(checkpoint_id, checkpoint_ns, step + 1, name, path))
+                _, saved_as = stored_task_id(
+                    checkpoint_id, checkpoint_ns, step + 1, name, path, versions, seen, tasks
+                )
+                task = tasks.get(saved_as)
                 if task is None:
                     continue
                 if not task.finished:

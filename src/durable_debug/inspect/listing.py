@@ -26,7 +26,7 @@ from durable_debug.checkpoint.base import NULL_TASK_ID, BaseCheckpointSaver, Pen
 from durable_debug.checkpoint.errors import DurableDebugError, StoreUnavailableError
 from durable_debug.checkpoint.latest import LatestHead, alatest_heads
 from durable_debug.checkpoint.names import ERROR, INTERRUPT, NOT_FINISHING
-from durable_debug.graph.algo import task_id
+from durable_debug.graph.ids import stored_task_id
 from durable_debug.graph.nodes import INPUT_KEYS
 from durable_debug.inspect.stored import SaverView, scheduled_tasks
 
@@ -147,7 +147,9 @@ def _status(head: LatestHead, step: int) -> str | None:
     interrupts = 0
     failed = False
     for name, path in scheduled:
-        tid = known.get(path) or task_id(checkpoint_id, "", step + 1, name, path)
+        tid = known.get(path) or stored_task_id(
+            checkpoint_id, "", step + 1, name, path, head.versions, head.seen, states
+        )[1]
         state = states.get(tid)
         if state is None:
             waiting.append(name)

@@ -26,7 +26,13 @@ from durable_debug._sync import run_sync
 from durable_debug.checkpoint.base import CheckpointNotFoundError, RunnableConfig
 from durable_debug.checkpoint.names import NO_WRITES, START
 from durable_debug.checkpoint.records import GRAPH_VERSION, TASK_CALLS, aread_records
-from durable_debug.graph.algo import Task, prepare_tasks, read_pending_writes, restore_channels
+from durable_debug.graph.algo import (
+    Task,
+    adopt_legacy_writes,
+    prepare_tasks,
+    read_pending_writes,
+    restore_channels,
+)
 from durable_debug.graph.calls import CallContext, ExecutionInfo, Runtime, call
 from durable_debug.graph.interrupts import Scratchpad, reset_scratchpad, set_scratchpad
 from durable_debug.graph.recording import (
@@ -35,7 +41,7 @@ from durable_debug.graph.recording import (
     RunRecording,
     use_replay,
 )
-from durable_debug.graph.runner import node_config, node_writes
+from durable_debug.graph.runner import node_config, node_writes, task_namespace
 from durable_debug.graph.subgraph import Nesting, graph_at
 from durable_debug.graph.types import from_langgraph
 from durable_debug.graph.version import graph_version
@@ -301,6 +307,7 @@ async def _arun_task(
     scratchpad = Scratchpad(
         task.id, list(task.resume), can_interrupt=False, node=task.name, nesting=Nesting(None)
     )
+    scratchpad.namespace, scratchpad.path = task_namespace(checkpoint_ns, task), task.path
     scratchpad.once = list(task.once)
     recording = RunRecording(config)
     token = set_scratchpad(scratchpad)
@@ -362,6 +369,9 @@ def _tasks_of(
         pending_writes=record.pending_writes, checkpoint=record.checkpoint
     )
     records, _ = read_pending_writes(saved)  # type: ignore[arg-type]  # reads only the pending_writes and checkpoint this one has
+    records, _ = adopt_legacy_writes(
+        checkpoint, record.pending_writes, records, tasks, checkpoint_ns, record.step + 1
+    )
     for task in tasks:
         found = records.get(task.id)
         if found is not None:
@@ -370,8 +380,12 @@ def _tasks_of(
     return tasks
 
 
-def _source_for(task_id: str, tasks: Mapping[str, RecordedTask], thread_id: str) -> ReplaySource:
-    recorded = tasks.get(task_id)
+def _source_for(
+    task_id: str, tasks: Mapping[str, RecordedTask], thread_id: str, recorded_as: str | None = None
+) -> ReplaySource:
+    """The recorded calls of task ``task_id`` (recorded under ``recorded_as`` when given: its
+    older id), to replay it."""
+    recorded = tasks.get(recorded_as or task_id)
     return ReplaySource(by_task={task_id: recorded.calls if recorded else []}, thread_id=thread_id)
 
 
@@ -443,13 +457,23 @@ async def _check_thread(
             pending_writes=record.pending_writes, checkpoint=record.checkpoint
         )
         done, _ = read_pending_writes(saved)  # type: ignore[arg-type]  # reads only the pending_writes and checkpoint this one has
-        for task in _tasks_of(graph, record, namespace):
+        scheduled = _tasks_of(graph, record, namespace)
+        # A thread an older version saved keys writes and recordings by its older task ids.
+        done, older = adopt_legacy_writes(
+            record.checkpoint,
+            record.pending_writes,
+            done,
+            scheduled,
+            namespace,
+            record.step + 1,
+        )
+        for task in scheduled:
             was = done.get(task.id)
             if task.name == START or was is None or not was.finished or was.error:
                 continue
             if graph.subgraph_of(task.name) is not None:
                 continue  # a subgraph node: its own tasks are checked in its namespace
-            source = _source_for(task.id, tasks, thread.thread_id)
+            source = _source_for(task.id, tasks, thread.thread_id, older.get(task.id))
             run = await _arun_task(
                 graph, record, task, source, thread.thread_id, checkpoint_ns=namespace, store=store
             )

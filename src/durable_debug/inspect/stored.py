@@ -33,7 +33,8 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
 from durable_debug.checkpoint.names import TASKS, is_trigger_channel, parse_trigger
 from durable_debug.checkpoint.records import aread_records
-from durable_debug.graph.algo import PULL, PUSH, read_pending_writes, task_id
+from durable_debug.graph.algo import PULL, PUSH, read_pending_writes
+from durable_debug.graph.ids import stored_task_id
 from durable_debug.graph.snapshot import task_view
 from durable_debug.graph.types import PregelTask, StateSnapshot
 from durable_debug.graph.version import GRAPH_STRUCTURE_KEY, STRUCTURE_TRIGGERS
@@ -185,8 +186,13 @@ def snapshot_of(
     finished: set[str] = set()
     for name, path in scheduled_tasks(values_all, versions, seen_by, subscribers):
         known = (task_ids or {}).get(path)
-        tid = known or task_id(checkpoint["id"], ns, step + 1, name, path)
-        record = records.get(tid)
+        if known:
+            tid = saved_as = known
+        else:  # its writes may be under the id an older version gave it
+            tid, saved_as = stored_task_id(
+                checkpoint["id"], ns, step + 1, name, path, versions, seen_by, records
+            )
+        record = records.get(saved_as)
         if record is not None and record.finished:
             finished.add(tid)
         shown = (*path, False) if path[0] == PUSH else path  # a Send's, as the engine's
