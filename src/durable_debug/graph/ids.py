@@ -255,12 +255,17 @@ def stored_task_id(
     versions: Mapping[str, Any],
     seen_by: Mapping[str, Mapping[str, Any]],
     saved_ids: Container[str],
+    subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[str, str]:
     """The id of a task a stored checkpoint schedules, worked out without its graph (the
     debugger reading a store): an edge-triggered node's trigger channels are taken to be its
     edge channel (every node of a ``StateGraph`` has one, written or not) and the trigger
     channels of that node the checkpoint names (in ``versions``, or seen by the node). The id
     an older version gave the task when its writes (``saved_ids``) use that.
+
+    ``subscribers`` (channel → the nodes it runs: a ``Pregel``'s subscriptions): a node
+    subscribed to channels of the user's names has those as its trigger channels, and no
+    edge channel.
 
     Returns ``(task id, id its saved writes are under)``: the two differ for a thread an older
     version saved."""
@@ -270,7 +275,10 @@ def stored_task_id(
             for ch in (*versions, *seen_by.get(name, ()))
             if (t := parse_trigger(ch)) is not None and t.node == name
         }
-        if name != START:
+        subscribed = {ch for ch, nodes in (subscribers or {}).items() if name in nodes}
+        if subscribed:
+            triggers |= subscribed
+        elif name != START:
             triggers.add(BRANCH_PREFIX + name)
         tid = pull_task_id(checkpoint_id, checkpoint_ns, step, name, triggers)
     else:

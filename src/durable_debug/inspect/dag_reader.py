@@ -667,7 +667,15 @@ def _row_of_outline(
             failed_done: list[str] = []
             for name, path in scheduled:
                 _, saved_as = stored_task_id(
-                    checkpoint_id, checkpoint_ns, step + 1, name, path, versions, seen, tasks
+                    checkpoint_id,
+                    checkpoint_ns,
+                    step + 1,
+                    name,
+                    path,
+                    versions,
+                    seen,
+                    tasks,
+                    subscribers,
                 )
                 task = tasks.get(saved_as)
                 if task is None:

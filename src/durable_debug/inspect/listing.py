@@ -147,9 +147,12 @@ def _status(head: LatestHead, step: int) -> str | None:
     interrupts = 0
     failed = False
     for name, path in scheduled:
-        tid = known.get(path) or stored_task_id(
-            checkpoint_id, "", step + 1, name, path, head.versions, head.seen, states
-        )[1]
+        tid = (
+            known.get(path)
+            or stored_task_id(
+                checkpoint_id, "", step + 1, name, path, head.versions, head.seen, states
+            )[1]
+        )
         state = states.get(tid)
         if state is None:
             waiting.append(name)

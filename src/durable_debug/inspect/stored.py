@@ -190,7 +190,7 @@ def snapshot_of(
             tid = saved_as = known
         else:  # its writes may be under the id an older version gave it
             tid, saved_as = stored_task_id(
-                checkpoint["id"], ns, step + 1, name, path, versions, seen_by, records
+                checkpoint["id"], ns, step + 1, name, path, versions, seen_by, records, subscribers
             )
         record = records.get(saved_as)
         if record is not None and record.finished:
