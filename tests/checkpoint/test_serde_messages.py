@@ -237,3 +237,35 @@ def test_a_message_list_is_stored_as_the_general_encoding_stores_it() -> None:
     tagged = [AIMessage("a", id="1", additional_kwargs={"raw": bytearray(b"\x01")})]
     loaded = s.loads(s.dumps(tagged))
     assert type(loaded[0].additional_kwargs["raw"]) is bytearray
+
+
+def message_lists() -> list[list[Any]]:
+    """Message lists of the shapes loading tells apart when it bounds their depth."""
+    plain = [HumanMessage("hi", id="h"), SystemMessage("s", id="s")]
+    nested = AIMessage("x", id="n", additional_kwargs={"a": [[{"b": [(1, 2)]}]]})
+    return [
+        plain,
+        [*plain, AIMessage("x", id="a")],
+        chat(),
+        [*plain, nested],
+        [HumanMessage("ü" * 300, id="u"), *plain],  # bytes that look like container headers
+        [HumanMessage([{"type": "text", "text": "a list content"}], id="c")],
+        [plain[0], {"role": "user", "content": [[["deep"]]]}],
+        [[plain[0]], plain[1]],
+    ]
+
+
+@pytest.mark.parametrize("messages", message_lists())
+def test_a_loaded_message_list_is_held_to_the_depth_limit_exactly(messages: list[Any]) -> None:
+    """Loading a message list may skip walking it for its depth (quicker) only when its bytes
+    prove it shallow enough: the limit still holds exactly at the depth the walk finds."""
+    saved = serde().dumps(messages)
+    depth = nesting_depth(messages, 128)
+    at_limit = MsgpackSerializer(TypeRegistry(), limits=Limits(max_depth=depth))
+    assert at_limit.loads(saved) == messages
+    for room in range(1, 8):  # where the bytes prove it shallow enough, or not yet
+        roomy = MsgpackSerializer(TypeRegistry(), limits=Limits(max_depth=depth + room))
+        assert roomy.loads(saved) == messages
+    below = MsgpackSerializer(TypeRegistry(), limits=Limits(max_depth=depth - 1))
+    with pytest.raises(CorruptPayloadError, match=f"deeper than the limit of {depth - 1}"):
+        below.loads(saved)

@@ -642,8 +642,9 @@ class MsgpackSerializer:
                 f"the blob holds {size} bytes, more than the limit of {limits.max_bytes}; "
                 f"{limits.hint('max_bytes')} if it is genuine"
             )
+        decoding = _Decoding(self)
         try:
-            value = _Decoding(self).top(payload)
+            value = decoding.top(payload)
         except SerdeError:
             raise
         except RecursionError:
@@ -655,6 +656,7 @@ class MsgpackSerializer:
         if (
             size > limits.max_depth
             and type(value) not in _SCALARS
+            and not decoding.bounds_depth(value)
             and nesting_depth(value, limits.max_depth) > limits.max_depth
         ):
             raise self._too_deep(CorruptPayloadError, "the blob")
@@ -809,6 +811,11 @@ _new_ext = tuple.__new__
 """Makes a :class:`msgpack.ExtType` (a named tuple) without its argument checks."""
 
 
+_CONTAINER_HEADS = bytes([*range(0x80, 0xA0), 0xDC, 0xDD, 0xDE, 0xDF])
+"""First bytes of a msgpack map or array (fixmap, fixarray, array 16/32, map 16/32)."""
+_NOT_CONTAINER_HEADS = bytes(b for b in range(256) if b not in _CONTAINER_HEADS)
+"""Every other byte: what ``bytes.translate`` deletes to count the bytes that may be headers."""
+
 _STACK_LEVELS = 1
 """Extension levels unpacked by :func:`msgpack.unpackb`, which keeps about 40 KiB of state on
 the C stack per call (measured: five such frames overflow a 256 KiB thread stack). One level
@@ -826,7 +833,7 @@ class _Decoding:
     instead of overflowing the stack.
     """
 
-    __slots__ = ("depth", "held", "limits", "models", "serde", "table")
+    __slots__ = ("depth", "held", "limits", "models", "serde", "shallow", "table", "widest")
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
@@ -837,6 +844,11 @@ class _Decoding:
         """Stored model name → its class to rebuild (and how), looked up once per call."""
         self.table = _DECODERS if type(self).decoder is _Decoding.decoder else None
         """The decoders by extension code, unless a subclass chooses them (:meth:`decoder`)."""
+        self.shallow = 0
+        """How many models were decoded outside any extension value (a chat's messages)."""
+        self.widest = 0
+        """The most container headers any of those models' payloads may hold (see
+        :meth:`bounds_depth`)."""
 
     def _lengths(self, size: int) -> dict[str, int]:
         # msgpack already refuses a declared length beyond the bytes it was given; only a
@@ -880,9 +892,42 @@ class _Decoding:
             raise CorruptPayloadError("an extension value has extra bytes after its data")
         return value
 
+    def bounds_depth(self, value: Any) -> bool:
+        """Whether ``value`` (the whole blob, decoded) is known to nest no deeper than the
+        limit without walking it: a list of models, each decoded here outside any extension
+        value, whose payloads each hold at most ``max_depth`` bytes that may be a container's
+        header. Every level the walk counts (a list, dict, tuple, set, dataclass or model) is
+        written with at least one such header, distinct for each level of a chain, and a
+        model's payload starts with two (its name and fields, its fields' map) that no field
+        value holds: so a model nests at most one level less than its payload's count, and
+        the list one level more."""
+        return (
+            type(value) is list
+            and self.shallow == len(value)
+            and self.widest <= self.limits.max_depth
+            and objects.PYDANTIC_CLASSES.issuperset(map(type, value))
+        )
+
     def ext(self, code: int, payload: bytes) -> Any:
         """msgpack's ``ext_hook``: decode one extension value of the closed set."""
         table = self.table
+        if code == _PYDANTIC and not self.depth and table is not None:
+            headers = len(payload.translate(None, _NOT_CONTAINER_HEADS))
+            if headers > self.widest:
+                self.widest = headers
+            self.shallow += 1
+            # The checks below, inline, for the common case (a chat's message).
+            limits = self.limits
+            size = len(payload)
+            if limits.max_depth and size <= limits.max_items and size <= limits.max_bytes:
+                self.depth = 1
+                self.held = size
+                try:
+                    name, fields = msgpack.unpackb(payload, ext_hook=self.ext, strict_map_key=False)
+                    return _build_model(self, name, fields)
+                finally:
+                    self.depth = 0
+                    self.held = 0
         decoder = table.get(code) if table is not None else self.decoder(code)
         if decoder is None:
             raise CorruptPayloadError(f"the blob uses unknown extension type {code}")
@@ -951,6 +996,11 @@ def _decode_dataclass(dec: _Decoding, payload: bytes) -> Any:
 
 def _decode_pydantic(dec: _Decoding, payload: bytes) -> Any:
     name, fields = dec.unpack(payload)
+    return _build_model(dec, name, fields)
+
+
+def _build_model(dec: _Decoding, name: Any, fields: Any) -> Any:
+    """The pydantic model stored as ``name`` with ``fields`` (see :func:`_decode_pydantic`)."""
     found = dec.model(name)
     if found is None:
         return objects.unloaded(name, fields)
