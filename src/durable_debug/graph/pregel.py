@@ -187,9 +187,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         )
         """Channels whose writes are never saved (``UntrackedValue``)."""
         self._subgraphs: dict[str, CompiledStateGraph[Any, Any, Any, Any] | None] = {}
-        for spec in nodes.values():
+        for name, spec in nodes.items():
             found = find_subgraph(spec.fn, CompiledStateGraph) if spec.fn is not None else None
-            spec.subgraphs = [] if found is None else [found]
+            self._subgraphs[name] = found
+            spec.subgraphs = [found] if self.subgraph_of(name) is not None else []
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
