@@ -272,8 +272,8 @@ def _first_graph(
 def _is_runnable_callable(value: Any) -> bool:
     """A LangGraph ``RunnableCallable`` (a function wrapped as a node): searched further
     when a node's function reaches one, as LangGraph searches it."""
-    module = sys.modules.get("langgraph._internal._runnable")
-    return module is not None and isinstance(value, module.RunnableCallable)
+    kind = type(value)  # by name: importing LangGraph here is not wanted
+    return kind.__name__ == "RunnableCallable" and kind.__module__ == "langgraph._internal._runnable"
 
 
 def _runnable_parts(value: Any) -> list[Any]:
