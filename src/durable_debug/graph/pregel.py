@@ -36,7 +36,7 @@ from durable_debug.checkpoint.foreign import adapt_saver
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.cache import node_namespace
-from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
+from durable_debug.graph.calls import RunControl, coerce_context, merge_configs
 from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.channels import (
     Channel,
@@ -54,6 +54,7 @@ from durable_debug.graph.jsonschema import context_jsonschema, schema_title, sta
 from durable_debug.graph.log_stream import astream_events_v1, astream_log
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
+from durable_debug.graph.run_runtime import run_runtime
 from durable_debug.graph.schema import ROOT, StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple, task_result
 from durable_debug.graph.stream_parts import (
@@ -434,9 +435,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             output_keys=output_keys,
             durability=None if odd_durability else durability,
         )
-        caller = current_call()
-        inherited = caller.runtime.control if caller is not None else None
-        loop.runtime = loop.runtime.override(control=control or inherited or RunControl())
+        loop.runtime = run_runtime(loop.runtime, loop.config, control)
         if odd_durability:
             try:
                 check_durability(durability)

@@ -194,9 +194,10 @@ async def run_task(
             if observed:
                 event("start")
             try:
+                own_config = node_config(config, task, step, checkpoint_id)
                 info = ExecutionInfo(
                     checkpoint_id,
-                    checkpoint_ns,
+                    own_config["metadata"]["langgraph_checkpoint_ns"],  # the task's namespace
                     task.id,
                     thread_id,
                     run_id=config_run_id(config),
@@ -205,7 +206,7 @@ async def run_task(
                 )
                 clock = AttemptClock(spec.timeout, spec.name) if spec.timeout else None
                 context = CallContext(
-                    node_config(config, task, step, checkpoint_id),
+                    own_config,
                     runtime if clock is None else runtime.override(heartbeat=clock.heartbeat),
                     info,
                     task.node_error,

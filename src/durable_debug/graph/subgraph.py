@@ -273,7 +273,7 @@ def _is_runnable_callable(value: Any) -> bool:
     """A LangGraph ``RunnableCallable`` (a function wrapped as a node): searched further
     when a node's function reaches one, as LangGraph searches it."""
     kind = type(value)  # by name: importing LangGraph here is not wanted
-    return kind.__name__ == "RunnableCallable" and kind.__module__ == "langgraph._internal._runnable"
+    return (kind.__module__, kind.__name__) == ("langgraph._internal._runnable", "RunnableCallable")
 
 
 def _runnable_parts(value: Any) -> list[Any]:
