@@ -75,6 +75,7 @@ from durable_debug.graph.streams import (
 from durable_debug.graph.subgraph import (
     NS_END,
     NS_SEP,
+    at_top_level,
     find_subgraph,
     from_parent_checkpoint,
     graph_at,
@@ -417,9 +418,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             else:
                 # A namespace without the map (written by hand, or by the widget's rerun of
                 # a fork made inside a subgraph): that subgraph runs alone, through this
-                # graph's saver.
-                graph = graph_at(self, config_checkpoint_ns(config))
-                saver = self.checkpointer
+                # graph's saver; a namespace no node explains is LangGraph's top-level run.
+                graph = self._reader_at(config_checkpoint_ns(config))
+                if graph is self:
+                    config = at_top_level(config)
+                else:
+                    saver = self.checkpointer
         loop = RunLoop(
             graph,
             input,

@@ -51,6 +51,7 @@ __all__ = [
     "Nesting",
     "Replay",
     "SubgraphStream",
+    "at_top_level",
     "find_subgraph",
     "graph_at",
     "nesting_for",
@@ -225,6 +226,23 @@ def from_parent_checkpoint(config: RunnableConfig) -> RunnableConfig:
     if parent := (configurable.get("checkpoint_map") or {}).get(""):
         configurable["checkpoint_id"] = parent
     return {**config, "configurable": configurable}
+
+
+def at_top_level(config: RunnableConfig) -> RunnableConfig:
+    """A top-level run's config given a ``checkpoint_ns`` no node of the graph explains (a
+    graph a node's function or a tool invoked, a namespace a LangGraph server passes on): as
+    LangGraph runs it, the run is the graph's own, at the top level from the thread's newest
+    checkpoint (the namespace and ``checkpoint_id`` left out); the metadata of its nodes'
+    configs keeps the ones it was given (LangGraph's config copies them there first; no
+    checkpoint's metadata takes them, ``checkpoint.base.run_metadata``)."""
+    configurable = dict(config.get("configurable") or {})
+    metadata = dict(config.get("metadata") or {})
+    for key in ("checkpoint_ns", "checkpoint_id"):
+        if configurable.get(key):
+            metadata.setdefault(key, configurable[key])
+    configurable["checkpoint_ns"] = ""
+    configurable.pop("checkpoint_id", None)
+    return {**config, "configurable": configurable, "metadata": metadata}
 
 
 def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
