@@ -280,7 +280,10 @@ def test_nodes_can_take_the_run_config(saver: MemorySaver) -> None:
         seen.update(config["metadata"])
         return {"out": [config["configurable"]["thread_id"]]}
 
-    g = StateGraph(Out).add_node("n", node).add_edge(START, "n").compile(checkpointer=saver)
+    # LangGraph's warning for the annotation; the config is passed all the same
+    with pytest.warns(UserWarning, match="The 'config' parameter should be typed as"):
+        g = StateGraph(Out).add_node("n", node).add_edge(START, "n")
+    g = g.compile(checkpointer=saver)
     assert g.invoke({"out": []}, cfg("cfg-thread"))["out"] == ["cfg-thread"]
     assert seen["langgraph_node"] == "n"
     assert seen["langgraph_step"] == 1

@@ -333,6 +333,9 @@ def call_style(fn: Callable[..., Any]) -> CallStyle:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return CallStyle(fn, is_async)
+    from durable_debug.graph.inputs import warn_config_typing
+
+    warn_config_typing(fn, params)  # as LangGraph warns when it wraps the function
     injects = tuple(name for name in INJECTED if _injectable(params.get(name)))
     error_param = next(
         (n for n, p in params.items() if _injectable(p) and _names_node_error(p.annotation)),

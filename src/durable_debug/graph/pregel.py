@@ -50,6 +50,7 @@ from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10, warn_re
 from durable_debug.graph.drawing import get_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
+from durable_debug.graph.inputs import valid_checkpointer
 from durable_debug.graph.jsonschema import context_jsonschema, schema_title, state_jsonschema
 from durable_debug.graph.log_stream import astream_events_v1, astream_log
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
@@ -159,7 +160,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """Config bound by :meth:`with_config`, merged under each call's config."""
         self.schema = schema
         self.nodes = nodes
-        self.checkpointer = adapt_saver(checkpointer)  # LangGraph's savers: checkpoint/foreign.py
+        # LangGraph's savers: checkpoint/foreign.py; anything else but a saver: TypeError
+        self.checkpointer = adapt_saver(valid_checkpointer(checkpointer))
         self.subgraph_checkpointer = subgraph_checkpointer
         """``compile(checkpointer=True/False)``: how the graph saves when run as a subgraph."""
         self.interrupt_before = interrupt_before
