@@ -462,12 +462,14 @@ async def test_a_config_parameter_annotated_dict_still_gets_the_config():
             return {"n": len(config["configurable"]["thread_id"])}
 
         cfg = {"configurable": {"thread_id": "typed"}}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # LangGraph warns about the annotation
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")  # both warn about the annotation, the same way
             g = count_graph(api, trace, a)
             await trace.run("run", g.ainvoke({"n": 0}, cfg))
+        trace.note("warned", [str(w.message) for w in caught if w.category is UserWarning])
 
     ours, theirs = await both(scenario)
+    assert ours["warned"] == theirs["warned"] != []
     assert ours["run"] == {"n": 15}
     # LangGraph passes nothing for a `config: dict` parameter (it warns), so the call fails
     assert theirs["run"]["raised"] == "TypeError"

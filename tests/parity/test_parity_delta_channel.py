@@ -85,3 +85,58 @@ def channel_with_two_overwrites(DeltaChannel: Any, Overwrite: Any) -> Any:
     channel = DeltaChannel(extend).from_checkpoint(None)
     channel.update([Overwrite([1]), Overwrite([2])])
     return channel.get()
+
+
+def merge_files(state: dict[str, Any], writes: list[dict[str, Any]]) -> dict[str, Any]:
+    """A filesystem-style reducer: a None value deletes its key."""
+    out = dict(state)
+    for write in writes:
+        for key, value in write.items():
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = value
+    return out
+
+
+def test_a_dict_delta_channel_reads_its_deletions_as_langgraph_does():
+    """Files written over three runs, then one deleted in a later step: every checkpoint of
+    the thread, its history and the forks made from it read the same on both."""
+
+    def scenario(api: Api, trace: Trace) -> None:
+        DeltaChannel, _ = names(api)
+
+        class State(TypedDict):
+            files: Annotated[dict[str, str], DeltaChannel(merge_files)]
+
+        turn = {"n": 0}
+
+        def write_file(state: State) -> dict[str, Any]:
+            turn["n"] += 1
+            return {"files": {f"/doc_{turn['n']}.txt": f"turn {turn['n']}"}}
+
+        def delete_file(state: State) -> dict[str, Any]:
+            return {"files": {"/doc_1.txt": None, "/missing.txt": None}}
+
+        g = (
+            api.StateGraph(State)
+            .add_node("write_file", write_file)
+            .add_node("delete_file", delete_file)
+            .add_edge(api.START, "write_file")
+            .add_edge("write_file", "delete_file")
+            .compile(checkpointer=api.MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "fs"}}
+        for run in range(3):
+            trace.note(f"run {run}", g.invoke({"files": {}}, cfg))
+        history = list(g.get_state_history(cfg))
+        trace.note("history", [(s.values, s.next, s.metadata["step"]) for s in history])
+        before_delete = next(s for s in history if s.next == ("delete_file",))
+        fork = g.update_state(before_delete.config, {"files": {"/doc_2.txt": None}})
+        trace.note("forked", g.get_state(fork).values)
+        trace.note("fork run", g.invoke(None, fork))
+
+    ours = observe(scenario, durable_api())
+    theirs = observe(scenario, langgraph_api())
+    assert ours == theirs
+    assert ours["run 2"] == {"files": {"/doc_2.txt": "turn 2", "/doc_3.txt": "turn 3"}}

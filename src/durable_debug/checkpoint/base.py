@@ -325,10 +325,14 @@ _CONFIG_KEYS_NOT_IN_METADATA = frozenset({"thread_id", "checkpoint_ns", "checkpo
 
 def run_metadata(config: RunnableConfig | None) -> dict[str, Any]:
     """The metadata a run's config adds to every checkpoint it saves (as LangGraph does):
-    ``config["metadata"]``, plus the plain-valued ``configurable`` keys other than the
-    thread/checkpoint address (e.g. a ``user_id``)."""
+    ``config["metadata"]``, plus the plain-valued ``configurable`` keys (e.g. a ``user_id``);
+    from either, the thread/checkpoint address is left out."""
     config = config or {}
-    extra: dict[str, Any] = dict(config.get("metadata") or {})
+    extra: dict[str, Any] = {
+        k: v
+        for k, v in (config.get("metadata") or {}).items()
+        if k not in _CONFIG_KEYS_NOT_IN_METADATA
+    }
     for key, value in (config.get("configurable") or {}).items():
         if key in _CONFIG_KEYS_NOT_IN_METADATA or key.startswith("__"):
             continue

@@ -22,8 +22,6 @@ import asyncio
 import contextvars
 import inspect
 import sys
-import typing
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
@@ -339,57 +337,15 @@ def call_style(fn: Callable[..., Any]) -> CallStyle:
         params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return CallStyle(fn, is_async)
+    from durable_debug.graph.inputs import warn_config_typing
+
+    warn_config_typing(fn, params)  # as LangGraph warns when it wraps the function
     injects = tuple(name for name in INJECTED if _injectable(params.get(name)))
-    if (
-        "config" in injects
-        and not _config_annotation(params["config"].annotation)
-        and not str(getattr(fn, "__module__", "")).startswith("durable_debug.")  # our wrappers
-    ):
-        _warn_config_annotation(params["config"].annotation)
     error_param = next(
         (n for n, p in params.items() if _injectable(p) and _names_node_error(p.annotation)),
         None,
     )
     return CallStyle(fn, is_async, injects, error_param=error_param)
-
-
-_CONFIG_NAMES = frozenset(
-    {"RunnableConfig", "Optional[RunnableConfig]", "RunnableConfig | None", "None | RunnableConfig"}
-)
-"""The string annotations (``from __future__ import annotations``) of a config parameter."""
-
-
-def _config_annotation(annotation: Any) -> bool:
-    """Whether a ``config`` parameter is annotated as LangGraph wants it: not at all, or
-    ``RunnableConfig`` (LangChain's or ours), optionally ``| None``."""
-    if annotation is inspect.Parameter.empty:
-        return True
-    if isinstance(annotation, str):
-        return annotation.replace("typing.", "") in _CONFIG_NAMES
-    if getattr(annotation, "__name__", None) == "RunnableConfig":
-        return True
-    args = typing.get_args(annotation)
-    named = [a for a in args if a is not type(None)]
-    return len(args) == 2 and len(named) == 1 and _config_annotation(named[0])
-
-
-def _warn_config_annotation(annotation: Any) -> None:
-    """LangGraph's warning for a ``config`` parameter annotated otherwise (LangGraph then does
-    not pass the config, and the call fails; we pass it: docs/engine.md#diff-config-parameter),
-    pointed at the first caller outside durable_debug (the ``add_node`` line)."""
-    frame = sys._getframe(1)
-    level = 2
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").startswith(
-        "durable_debug."
-    ):
-        frame = frame.f_back
-        level += 1
-    warnings.warn(
-        f"The 'config' parameter should be typed as 'RunnableConfig' or "
-        f"'RunnableConfig | None', not '{annotation}'. ",
-        UserWarning,
-        stacklevel=level,
-    )
 
 
 def _names_node_error(annotation: Any) -> bool:

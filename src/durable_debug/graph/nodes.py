@@ -154,7 +154,8 @@ class NodeSpec:
     state schema and edges (a low-level ``Pregel`` node's ``write_to``)."""
     subgraphs: list[Any] = field(default_factory=list)
     """The compiled graph the node runs, when the graph it belongs to found one as it was
-    compiled (``subgraph.find_subgraph``), else empty (LangGraph's ``PregelNode.subgraphs``)."""
+    compiled (``subgraph.find_subgraph``), else empty, as is a graph compiled with
+    ``checkpointer=False`` (LangGraph's ``PregelNode.subgraphs``)."""
 
     def copy(self, update: Mapping[str, Any] | None = None) -> NodeSpec:
         """This node with the fields ``update`` names replaced (LangGraph's

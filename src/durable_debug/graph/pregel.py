@@ -36,7 +36,7 @@ from durable_debug.checkpoint.foreign import adapt_saver
 from durable_debug.checkpoint.lease import thread_lease
 from durable_debug.checkpoint.names import INTERRUPT
 from durable_debug.graph.cache import node_namespace
-from durable_debug.graph.calls import RunControl, coerce_context, current_call, merge_configs
+from durable_debug.graph.calls import RunControl, coerce_context, merge_configs
 from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.channels import (
     Channel,
@@ -50,10 +50,12 @@ from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10, warn_re
 from durable_debug.graph.drawing import get_graph
 from durable_debug.graph.events import EventFilter, GraphEvents, RunEvents
 from durable_debug.graph.findings import Finding
+from durable_debug.graph.inputs import valid_checkpointer
 from durable_debug.graph.jsonschema import context_jsonschema, schema_title, state_jsonschema
 from durable_debug.graph.log_stream import astream_events_v1, astream_log
 from durable_debug.graph.loop import DURABILITY, Durability, RunLoop, check_durability
 from durable_debug.graph.nodes import TASKS, NodeSpec, branch_channel, join_channel
+from durable_debug.graph.run_runtime import run_runtime
 from durable_debug.graph.runnable import as_runnable, pipe
 from durable_debug.graph.schema import ROOT, StateSchema
 from durable_debug.graph.snapshot import snapshot_from_tuple, task_result
@@ -75,6 +77,7 @@ from durable_debug.graph.streams import (
 from durable_debug.graph.subgraph import (
     NS_END,
     NS_SEP,
+    at_top_level,
     find_subgraph,
     from_parent_checkpoint,
     graph_at,
@@ -159,7 +162,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """Config bound by :meth:`with_config`, merged under each call's config."""
         self.schema = schema
         self.nodes = nodes
-        self.checkpointer = adapt_saver(checkpointer)  # LangGraph's savers: checkpoint/foreign.py
+        # LangGraph's savers: checkpoint/foreign.py; anything else but a saver: TypeError
+        self.checkpointer = adapt_saver(valid_checkpointer(checkpointer))
         self.subgraph_checkpointer = subgraph_checkpointer
         """``compile(checkpointer=True/False)``: how the graph saves when run as a subgraph."""
         self.interrupt_before = interrupt_before
@@ -189,9 +193,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         )
         """Channels whose writes are never saved (``UntrackedValue``)."""
         self._subgraphs: dict[str, CompiledStateGraph[Any, Any, Any, Any] | None] = {}
-        for spec in nodes.values():
+        for name, spec in nodes.items():
             found = find_subgraph(spec.fn, CompiledStateGraph) if spec.fn is not None else None
-            spec.subgraphs = [] if found is None else [found]
+            self._subgraphs[name] = found
+            spec.subgraphs = [found] if self.subgraph_of(name) is not None else []
         self._triggered_by: dict[str, tuple[str, ...]] = {}
         for node in self.node_order:
             for channel in nodes[node].triggers:
@@ -417,9 +422,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             else:
                 # A namespace without the map (written by hand, or by the widget's rerun of
                 # a fork made inside a subgraph): that subgraph runs alone, through this
-                # graph's saver.
-                graph = graph_at(self, config_checkpoint_ns(config))
-                saver = self.checkpointer
+                # graph's saver; a namespace no node explains is LangGraph's top-level run.
+                graph = self._reader_at(config_checkpoint_ns(config))
+                if graph is self:
+                    config = at_top_level(config)
+                else:
+                    saver = self.checkpointer
         loop = RunLoop(
             graph,
             input,
@@ -435,9 +443,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             output_keys=output_keys,
             durability=None if odd_durability else durability,
         )
-        caller = current_call()
-        inherited = caller.runtime.control if caller is not None else None
-        loop.runtime = loop.runtime.override(control=control or inherited or RunControl())
+        loop.runtime = run_runtime(loop.runtime, loop.config, control)
         if odd_durability:
             try:
                 check_durability(durability)

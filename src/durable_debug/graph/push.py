@@ -460,16 +460,17 @@ class CallRunner:
             root=parent.root,
             findings=parent.findings,
         )
+        config = node_config(base, task, step, checkpoint_id)
         info = ExecutionInfo(
             checkpoint_id,
-            loop.checkpoint_ns,
+            config["metadata"]["langgraph_checkpoint_ns"],  # the call's namespace
             task.id,
             loop.thread_id,
             run_id=config_run_id(base),
             node_attempt=attempt[0],
             node_first_attempt_time=attempt[1],
         )
-        context = CallContext(node_config(base, task, step, checkpoint_id), loop.runtime, info)
+        context = CallContext(config, loop.runtime, info)
         args, kwargs = task.input
         given = dict(kwargs)
         for name in fn.injects:

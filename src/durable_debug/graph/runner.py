@@ -198,10 +198,11 @@ async def run_task(
             if observed:
                 event("start")
             try:
+                own_config = node_config(config, task, step, checkpoint_id)
                 info = functools.partial(  # built if the node asks for it (few do)
                     ExecutionInfo,
                     checkpoint_id,
-                    checkpoint_ns,
+                    own_config["metadata"]["langgraph_checkpoint_ns"],  # the task's namespace
                     task.id,
                     thread_id,
                     run_id=config_run_id(config),
@@ -211,7 +212,7 @@ async def run_task(
                 timeout = task.timeout or spec.timeout  # a Send's replaces its node's
                 clock = AttemptClock(timeout, spec.name) if timeout else None
                 context = CallContext(
-                    node_config(config, task, step, checkpoint_id),
+                    own_config,
                     runtime if clock is None else runtime.override(heartbeat=clock.heartbeat),
                     info,
                     task.node_error,

@@ -28,7 +28,7 @@ from typing import Any, get_args, get_origin
 from typing_extensions import is_typeddict
 
 from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
-from durable_debug.graph.managed import managed_keys, without_required
+from durable_debug.graph.managed import ManagedValue, managed_keys, without_required
 from durable_debug.graph.types import InvalidUpdateError
 
 __all__ = ["ROOT", "StateSchema"]
@@ -247,7 +247,7 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
     if kind == "pydantic":
         keys = []
         for name, info in schema.model_fields.items():
-            reducer = _reducer_in(list(info.metadata))
+            reducer = _reducer_in(list(info.metadata), name)
             channel = _channel_in(list(info.metadata), info.annotation)
             keys.append(_Key(name, info.annotation, reducer, channel))
         return keys
@@ -262,7 +262,7 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
         base, reducer, channel = hint, None, None
         if get_origin(hint) is typing.Annotated:
             base, *meta = get_args(hint)
-            reducer = _reducer_in(meta)
+            reducer = _reducer_in(meta, name)
             channel = _channel_in(meta, base)
         keys.append(_Key(name, base, reducer, channel))
     return keys
@@ -297,31 +297,41 @@ def _is_channel_class(item: Any) -> bool:
     return isinstance(item, type) and issubclass(item, Channel) and hasattr(item, "ValueType")
 
 
-def _reducer_in(metadata: list[Any]) -> Callable[[Any, Any], Any] | None:
-    """The last two-argument callable in Annotated metadata is the reducer (or the
-    operator of a ``BinaryOperatorAggregate`` channel given there)."""
+def _reducer_in(metadata: list[Any], key: str = ROOT) -> Callable[[Any, Any], Any] | None:
+    """The reducer of a key annotated ``Annotated[T, *metadata]``, read as LangGraph reads
+    it: a ``BinaryOperatorAggregate`` channel given there brings its operator; any other
+    channel (an instance or a channel class) or a managed value means no reducer; else the
+    last item, when it is callable, is the reducer and must take exactly two positional
+    arguments (``(a, b) -> c``): anything else is refused with LangGraph's ValueError, naming
+    the key. An item before the last (``Annotated[list, operator.add, "note"]``) is not a
+    reducer, in LangGraph either."""
     for item in reversed(metadata):
         if isinstance(item, BinaryOperatorAggregate):
             return item.operator
-        if _is_channel_class(item):
-            continue
-        if callable(item) and _takes_two(item):
-            reducer: Callable[[Any, Any], Any] = item
-            return reducer
-    return None
-
-
-def _takes_two(fn: Any) -> bool:
+    if not metadata or any(_is_channel_or_managed(item) for item in metadata):
+        return None
+    last = metadata[-1]
+    if not callable(last):
+        return None
     try:
-        sig = inspect.signature(fn)
+        sig = inspect.signature(last)
     except (TypeError, ValueError):
-        return True  # builtins such as operator.add have no introspectable signature
-    positional = [
-        p
-        for p in sig.parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL)
-    ]
-    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in positional)
+        return typing.cast(Callable[[Any, Any], Any], last)  # a builtin without a signature
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    if sum(p.kind in positional for p in sig.parameters.values()) != 2:
+        raise ValueError(
+            f"Invalid reducer signature. Expected (a, b) -> c. Got {sig} (the reducer "
+            f"{getattr(last, '__name__', last)!r} of state key {key!r}: a reducer takes the "
+            "current value and the update, and returns the new value)"
+        )
+    return typing.cast(Callable[[Any, Any], Any], last)
+
+
+def _is_channel_or_managed(item: Any) -> bool:
+    """A channel (an instance or a public channel class) or a managed value's class."""
+    if isinstance(item, Channel) or _is_channel_class(item):
+        return True
+    return isinstance(item, type) and issubclass(item, ManagedValue)
 
 
 def _instance_kind(value: Any) -> str | None:

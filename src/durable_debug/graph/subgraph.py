@@ -29,6 +29,9 @@ interrupted task by interrupt id. An interrupt in the subgraph is raised to the 
 
 from __future__ import annotations
 
+import dis
+import sys
+import types
 from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -48,6 +51,7 @@ __all__ = [
     "Nesting",
     "Replay",
     "SubgraphStream",
+    "at_top_level",
     "find_subgraph",
     "graph_at",
     "nesting_for",
@@ -225,6 +229,23 @@ def from_parent_checkpoint(config: RunnableConfig) -> RunnableConfig:
     return {**config, "configurable": configurable}
 
 
+def at_top_level(config: RunnableConfig) -> RunnableConfig:
+    """A top-level run's config given a ``checkpoint_ns`` no node of the graph explains (a
+    graph a node's function or a tool invoked, a namespace a LangGraph server passes on): as
+    LangGraph runs it, the run is the graph's own, at the top level from the thread's newest
+    checkpoint (the namespace and ``checkpoint_id`` left out); the metadata of its nodes'
+    configs keeps the ones it was given (LangGraph's config copies them there first; no
+    checkpoint's metadata takes them, ``checkpoint.base.run_metadata``)."""
+    configurable = dict(config.get("configurable") or {})
+    metadata = dict(config.get("metadata") or {})
+    for key in ("checkpoint_ns", "checkpoint_id"):
+        if configurable.get(key):
+            metadata.setdefault(key, configurable[key])
+    configurable["checkpoint_ns"] = ""
+    configurable.pop("checkpoint_id", None)
+    return {**config, "configurable": configurable, "metadata": metadata}
+
+
 def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
     """``metadata["parents"]`` of a nested run's checkpoints: namespace → the checkpoint each
     enclosing level ran its task from (empty for a top-level run)."""
@@ -235,23 +256,17 @@ def checkpoint_parents(config: Mapping[str, Any]) -> dict[str, str]:
 def find_subgraph(
     fn: Any, compiled: type[CompiledStateGraph[Any, Any, Any, Any]]
 ) -> CompiledStateGraph[Any, Any, Any, Any] | None:
-    """The compiled graph a node runs: the node itself, or the one graph its function
-    refers to (a closure variable, a default argument or a global it names), as LangGraph
-    finds it; None when there is none or more than one. ``compiled`` is the class of
+    """The compiled graph a node runs, found as LangGraph finds it: the node itself, else the
+    first graph among what its function reaches (:func:`reachable_values`; a bound method
+    stands for the object it is bound to), the steps of a LangChain ``RunnableSequence`` and
+    the dependencies of a ``RunnableLambda``; None when there is none. A graph compiled with
+    ``checkpointer=False`` is passed over for a later one (LangGraph does not count it) but
+    returned when there is no other, since it still runs nested. ``compiled`` is the class of
     compiled graphs (passed in: this module sits below ``pregel``, which uses it)."""
-    if isinstance(fn, compiled):
-        return fn
-    func = getattr(fn, "__func__", fn)
-    code = getattr(func, "__code__", None)
-    if code is None:
+    try:
+        return _first_graph(fn, compiled)
+    except Exception:  # a property raised on the way: no subgraph, as in LangGraph
         return None
-    candidates: list[Any] = [c.cell_contents for c in (func.__closure__ or ()) if _filled(c)]
-    candidates += list(func.__defaults__ or ())
-    candidates += list((func.__kwdefaults__ or {}).values())
-    globals_ = getattr(func, "__globals__", {})
-    candidates += [globals_[name] for name in code.co_names if name in globals_]
-    found = {id(c): c for c in candidates if isinstance(c, compiled)}
-    return next(iter(found.values())) if len(found) == 1 else None
 
 
 _REMOTE_GRAPH_MODULES = ("durable_debug.pregel.remote", "langgraph.pregel.remote")
@@ -269,12 +284,100 @@ def remote_graph_of(fn: Any) -> Any:
     return None
 
 
-def _filled(cell: Any) -> bool:
-    try:
-        cell.cell_contents  # noqa: B018
-    except ValueError:  # an empty cell
-        return False
-    return True
+def _first_graph(
+    fn: Any, compiled: type[CompiledStateGraph[Any, Any, Any, Any]]
+) -> CompiledStateGraph[Any, Any, Any, Any] | None:
+    candidates: list[Any] = [fn]
+    seen: set[int] = set()
+    fallback = None
+    for candidate in candidates:
+        if id(candidate) in seen:
+            continue
+        seen.add(id(candidate))
+        if isinstance(candidate, compiled):
+            if candidate.subgraph_checkpointer is not False:
+                return candidate
+            fallback = fallback or candidate
+        elif candidate is fn or _is_runnable_callable(candidate):
+            candidates.extend(_runnable_parts(candidate))
+    return fallback
+
+
+def _is_runnable_callable(value: Any) -> bool:
+    """A LangGraph ``RunnableCallable`` (a function wrapped as a node): searched further
+    when a node's function reaches one, as LangGraph searches it."""
+    kind = type(value)  # by name: importing LangGraph here is not wanted
+    return (kind.__module__, kind.__name__) == ("langgraph._internal._runnable", "RunnableCallable")
+
+
+def _runnable_parts(value: Any) -> list[Any]:
+    """What a node's runnable is made of, for :func:`find_subgraph`."""
+    core = sys.modules.get("langchain_core.runnables.base")
+    if core is not None:
+        if isinstance(value, core.RunnableSequence):
+            return list(value.steps)
+        if isinstance(value, core.RunnableLambda):
+            return list(value.deps)
+    if _is_runnable_callable(value):
+        value = value.func if value.func is not None else getattr(value, "afunc", None)
+    return [getattr(v, "__self__", v) for v in reachable_values(value)]
+
+
+_LEAF_TYPES = frozenset(
+    {int, float, complex, bool, str, bytes, bytearray, list, tuple, dict, set, frozenset}
+    | {type(None)}
+)
+"""Types (exactly these: a subclass can carry attributes) no graph is looked for in: when a
+function reaches only these, its bytecode is not walked."""
+
+_ATTRIBUTE_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+
+
+def reachable_values(fn: Any) -> list[Any]:
+    """The values a function reaches from outside its own scope, as LangGraph lists them to
+    find a node's subgraph: every value its closure holds, then the value of each global it
+    loads and each value along an attribute path it loads from a global or a closure variable
+    (``holder.payload.graph``), nested functions, lambdas and comprehensions included (their
+    names resolve against the function's own closure and globals). A method stands for its
+    function, a ``functools.wraps`` wrapper for the function it wraps; anything but a Python
+    function reaches nothing. Over-approximates: a value may be listed that the function never
+    uses at run time (a captured one); code the compiler dropped reaches nothing."""
+    func = getattr(fn, "__func__", fn)
+    wrapped = getattr(func, "__wrapped__", None)
+    if callable(wrapped):
+        func = getattr(wrapped, "__func__", wrapped)
+    if not isinstance(func, types.FunctionType):
+        return []
+    code = func.__code__
+    cells: dict[str, Any] = {}
+    for name, cell in zip(code.co_freevars, func.__closure__ or (), strict=True):
+        try:
+            cells[name] = cell.cell_contents
+        except ValueError:  # an empty cell: a name assigned later (or never)
+            continue
+    values = list(cells.values())
+    namespace = func.__globals__
+    globals_ = {name: namespace[name] for name in code.co_names if name in namespace}
+    if all(type(v) in _LEAF_TYPES for v in (*values, *globals_.values())):
+        return values
+    codes = [code]
+    for current in codes:
+        codes.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+        value: Any = None
+        for instruction in dis.get_instructions(current):
+            op = instruction.opname
+            if op == "LOAD_GLOBAL":
+                value = globals_.get(instruction.argval)
+            elif op == "LOAD_DEREF":
+                value = cells.get(instruction.argval)
+            elif op in _ATTRIBUTE_LOADS:
+                value = getattr(value, instruction.argval, None)
+            else:
+                value = None  # any other instruction ends a path: ``a, b.c`` is not ``a.c``
+                continue
+            if value is not None:
+                values.append(value)
+    return values
 
 
 def graph_at(

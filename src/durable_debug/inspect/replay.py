@@ -315,9 +315,11 @@ async def _arun_task(
     with use_replay(source):
         taping = recording.start(task.name, task.id, record.id)
         try:
-            info = ExecutionInfo(record.id, checkpoint_ns, task.id, thread_id, node_attempt=1)
+            own = node_config(config, task, step, record.id)
+            own_ns = own["metadata"]["langgraph_checkpoint_ns"]
+            info = ExecutionInfo(record.id, own_ns, task.id, thread_id, node_attempt=1)
             context = CallContext(
-                node_config(config, task, step, record.id),
+                own,
                 Runtime(store=store if store is not None else graph.store),
                 info,
             )

@@ -18,12 +18,13 @@ Needs ``langchain-core``; the checkpoints, interrupts and streams are the engine
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Annotated, Any, Literal, cast
 
 from langchain_core.callbacks import CallbackManager
 from langchain_core.language_models import BaseChatModel, LanguageModelLike
-from langchain_core.messages import AIMessage, AnyMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, BaseMessage, SystemMessage, ToolMessage
 from langchain_core.runnables import (
     Runnable,
     RunnableBinding,
@@ -38,9 +39,11 @@ from langchain_core.runnables.config import (
     var_child_runnable_config,
 )
 from langchain_core.tools import BaseTool
-from typing_extensions import NotRequired, TypedDict, get_type_hints
+from pydantic import BaseModel
+from typing_extensions import NotRequired, TypedDict, deprecated, get_type_hints
 
 from durable_debug.graph.calls import current_call
+from durable_debug.graph.deprecation import LangGraphDeprecatedSinceV10
 from durable_debug.graph.managed import RemainingSteps
 from durable_debug.graph.message import add_messages
 from durable_debug.graph.state import StateGraph
@@ -53,18 +56,39 @@ NEED_MORE_STEPS = "Sorry, need more steps to process this request."
 """The answer that replaces a model's tool calls when too few steps are left to run them."""
 
 
-class AgentState(TypedDict):
-    """The state of an agent: the conversation, and the steps left before the recursion
-    limit (a managed value: the engine fills it in, nothing saves it)."""
+StructuredResponse = dict | BaseModel  # type: ignore[type-arg]  # bare dict: LangGraph's JSON schema of it
+"""What ``structured_response`` holds: the answer ``response_format`` asks for."""
 
-    messages: Annotated[Sequence[AnyMessage], add_messages]
+# LangGraph's classes, as its JSON schemas show them (docstring, types and its deprecation
+# mark, which pydantic reports as "deprecated": true); ``remaining_steps`` is a managed
+# value: the engine fills it in, nothing saves it.
+
+
+@deprecated(
+    "AgentState has been moved to `langchain.agents`. Please update your import to "
+    "`from langchain.agents import AgentState`.",
+    category=LangGraphDeprecatedSinceV10,
+)
+class AgentState(TypedDict):
+    """The state of the agent."""
+
+    messages: Annotated[Sequence[BaseMessage], add_messages]
+
     remaining_steps: NotRequired[RemainingSteps]
 
 
-class AgentStateWithStructuredResponse(AgentState):
-    """:class:`AgentState` with the final structured answer (``response_format``)."""
+with warnings.catch_warnings():  # LangGraph's own subclass of the deprecated class
+    warnings.simplefilter("ignore", LangGraphDeprecatedSinceV10)
 
-    structured_response: Any
+    @deprecated(
+        "AgentStateWithStructuredResponse has been deprecated in favor of AgentState in "
+        "`langchain.agents`.",
+        category=LangGraphDeprecatedSinceV10,
+    )
+    class AgentStateWithStructuredResponse(AgentState):
+        """The state of the agent with a structured response."""
+
+        structured_response: StructuredResponse
 
 
 def create_react_agent(
