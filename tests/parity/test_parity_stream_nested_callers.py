@@ -213,3 +213,45 @@ def test_a_node_streaming_messages_under_a_v3_event_stream_gets_chunks() -> None
         trace.note("output", outer.stream_events({}, version="v3").output)
 
     check_parity(scenario)
+
+
+def test_messages_and_events_carry_the_graph_run_metadata() -> None:
+    """LangGraph's graph run adds ``ls_integration`` to the metadata every run under it
+    inherits: a message a node returns streams with it, a chat model's call keeps its own,
+    and ``astream_events`` gives it on the graph's and the nodes' events; a config's own
+    value wins."""
+
+    def scenario(api: Api, trace: Trace) -> None:
+        from langchain_core.messages import AIMessage
+
+        def answer(state: Any) -> dict[str, Any]:
+            return {"messages": [AIMessage(content="returned", id="r1")]}
+
+        def chat(state: Any) -> dict[str, Any]:
+            return {"messages": [GenericFakeChatModel(messages=iter(["hi"])).invoke("x")]}
+
+        graph = (
+            api.StateGraph(messages_state(api))
+            .add_node(answer)
+            .add_node(chat)
+            .add_edge(api.START, "answer")
+            .add_edge("answer", "chat")
+            .compile()
+        )
+        for label, config in (("default", None), ("own", {"metadata": {"ls_integration": "x"}})):
+            pairs = graph.stream({"messages": []}, config, stream_mode="messages")
+            seen = [(m.content, md.get("ls_integration"), md["langgraph_node"]) for m, md in pairs]
+            trace.note(f"messages {label}", seen)
+
+        async def events() -> list[Any]:
+            return [
+                (e["event"], e["name"], e["metadata"].get("ls_integration"))
+                async for e in graph.astream_events({"messages": []}, version="v2")
+                if e["event"].startswith("on_chain")
+            ]
+
+        import asyncio
+
+        trace.note("events", asyncio.run(events()))
+
+    check_parity(scenario)
