@@ -438,9 +438,7 @@ class RunLoop(LoopStart, LoopTasks):
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
                 if self.interrupts:
-                    self._emit(
-                        "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
-                    )
+                    self._report_paused_step(tasks)
                 elif self.nesting is None:
                     # Paused by a subgraph's interrupt_before/after only: the state with the
                     # step's writes, then the static interrupt, as LangGraph reports it.

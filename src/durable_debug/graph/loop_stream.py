@@ -127,6 +127,28 @@ class LoopStream(LoopState):
             tool_tap = make_tool_tap(lambda payload: send((), "tools", payload))
             self.config["callbacks"] = with_handler(self.config.get("callbacks"), tool_tap)
 
+    def _report_pause(self, task: Task) -> None:
+        """A task paused on interrupts: its ``__interrupt__`` chunk (``updates``) and the
+        state without the step's writes with it (``values``), as the task pauses, one per
+        task, as LangGraph streams them."""
+        if self.producers.wants("interrupt"):
+            self.outbox.extend(
+                self.producers.chunks(
+                    "interrupt",
+                    lambda: {
+                        "values": self.graph.read_state(self.channels),
+                        "interrupts": task.interrupts,
+                    },
+                )
+            )
+
+    def _report_paused_step(self, tasks: list[Task]) -> None:
+        """A step paused on interrupts: the state with the writes of its finished tasks
+        (``values``), when they wrote an output key, as LangGraph gives it when it stops."""
+        written = {ch for t in tasks if t.status == "done" for ch, _ in t.writes}
+        if written:
+            self._emit("values", lambda: (self.values, written))
+
     def report_live(self, kind: str, build: Callable[[], Any]) -> None:
         """Report an event while tasks run (a ``@task`` call's start or result), from the
         loop or a worker thread; ``build()`` makes its payload if a requested mode reads it."""
