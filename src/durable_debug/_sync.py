@@ -20,7 +20,7 @@ import contextvars
 import logging
 import sys
 import threading
-from collections.abc import AsyncGenerator, Coroutine, Iterator
+from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 __all__ = [
@@ -188,14 +188,27 @@ def iterate_sync(agen: AsyncGenerator[T, None]) -> Iterator[T]:
                 return
             yield item
     finally:
-        try:
-            step(agen.aclose())
-        finally:
-            if thread is not None:
-                step(loop.shutdown_asyncgens())
-                loop.call_soon_threadsafe(loop.stop)
-                thread.join()
-                loop.close()
+        # A stream left unfinished until the interpreter exits is dropped: no loop thread
+        # runs any more to close it (waiting on one would hang the exit).
+        if not sys.is_finalizing():
+            _close(agen, step, loop, thread)
+
+
+def _close(
+    agen: AsyncGenerator[Any, None],
+    step: Callable[[Coroutine[Any, Any, Any]], Any],
+    loop: asyncio.AbstractEventLoop,
+    thread: threading.Thread | None,
+) -> None:
+    """Close the generator :func:`iterate_sync` iterated, then its private loop if any."""
+    try:
+        step(agen.aclose())
+    finally:
+        if thread is not None:
+            step(loop.shutdown_asyncgens())
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+            loop.close()
 
 
 async def _anext(agen: AsyncGenerator[T, None]) -> T:
