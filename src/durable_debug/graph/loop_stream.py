@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import RunnableConfig, checkpoint_config
-from durable_debug.graph.algo import PUSH, Task, prepare_tasks
+from durable_debug.graph.algo import Task, prepare_tasks
 from durable_debug.graph.interrupts import current_scratchpad
 from durable_debug.graph.loop_state import Event, LoopState
 from durable_debug.graph.subgraph import NS_END, NS_SEP
@@ -233,7 +233,7 @@ class LoopStream(LoopState):
     def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
         payload: dict[str, Any] = {"id": task.id, "name": task.name}
         if kind == "task":
-            payload.update(input=task.input, triggers=task.triggers or (PUSH,))
+            payload.update(input=task.input, triggers=task.listed_triggers)
         else:
             payload.update(
                 error=task.error,

@@ -20,7 +20,7 @@ import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
 from durable_debug.checkpoint.names import NS_END, NS_SEP
-from durable_debug.graph.algo import PULL, PUSH, Task, task_path_str
+from durable_debug.graph.algo import PULL, Task, task_path_str
 from durable_debug.graph.calls import (
     CallContext,
     ExecutionInfo,
@@ -336,7 +336,7 @@ def node_config(
     metadata.update(
         langgraph_step=step,
         langgraph_node=task.name,
-        langgraph_triggers=task.triggers or (PUSH,),
+        langgraph_triggers=task.listed_triggers,
         langgraph_path=task.path,
         langgraph_checkpoint_ns=own_ns,
     )
