@@ -20,11 +20,12 @@ import contextvars
 import logging
 import sys
 import threading
-from collections.abc import Coroutine
+from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar
 
 __all__ = [
     "in_runner_thread",
+    "iterate_sync",
     "on_runner_loop",
     "private_loop_context",
     "run_in_background",
@@ -152,6 +153,66 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
         # KeyboardInterrupt in a notebook, or the caller's own cancellation: stop the work too.
         future.cancel()  # propagates to the task on the runner loop
         raise
+
+
+def iterate_sync(agen: AsyncGenerator[T, None]) -> Iterator[T]:
+    """Iterate ``agen`` from synchronous code, as :func:`run_sync` runs a coroutine: every
+    step, and its closing, in one context (what the generator sets in a context variable
+    lasts from step to step) and on one loop. Where :func:`run_sync` would use a private loop
+    (a sync node streaming a graph), one private loop in a thread of its own serves the whole
+    iteration: a loop per step would finalize the generator after its first item."""
+    context = contextvars.copy_context()
+    if not context.run(_SYNC_CALLER.get):
+        context.run(_SYNC_CALLER.set, True)
+    private = in_runner_thread() or _PRIVATE_LOOP.get()
+    thread: threading.Thread | None = None
+    if private:  # what the generator runs synchronously must not wait on the loop we hold
+        context.run(_PRIVATE_LOOP.set, True)
+        loop, thread = start_loop_thread("durable-debug-stream")
+    else:
+        loop = _runner_loop()
+
+    def step(coro: Coroutine[Any, Any, Any]) -> Any:
+        future = _submit(coro, loop, context)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    try:
+        while True:
+            try:
+                item = step(_anext(agen))
+            except StopAsyncIteration:
+                return
+            yield item
+    finally:
+        # A stream left unfinished until the interpreter exits is dropped: no loop thread
+        # runs any more to close it (waiting on one would hang the exit).
+        if not sys.is_finalizing():
+            _close(agen, step, loop, thread)
+
+
+def _close(
+    agen: AsyncGenerator[Any, None],
+    step: Callable[[Coroutine[Any, Any, Any]], Any],
+    loop: asyncio.AbstractEventLoop,
+    thread: threading.Thread | None,
+) -> None:
+    """Close the generator :func:`iterate_sync` iterated, then its private loop if any."""
+    try:
+        step(agen.aclose())
+    finally:
+        if thread is not None:
+            step(loop.shutdown_asyncgens())
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join()
+            loop.close()
+
+
+async def _anext(agen: AsyncGenerator[T, None]) -> T:
+    return await agen.__anext__()
 
 
 def submit(

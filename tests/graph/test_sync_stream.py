@@ -49,3 +49,37 @@ def test_leaving_a_sync_stream_early_gives_the_thread_back() -> None:
     for _chunk in graph.stream({"msgs": []}, cfg):
         break
     assert graph.invoke(None, cfg)["msgs"] == ["p", "p", "s"]
+
+
+def test_a_script_failing_inside_a_sync_stream_exits() -> None:
+    """A stream left open when a script fails is dropped at exit: the process ends with the
+    error instead of waiting on a loop thread that no longer runs."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        from durable_debug import START, StateGraph
+        from typing_extensions import TypedDict
+
+        class S(TypedDict, total=False):
+            x: int
+
+        g = (
+            StateGraph(S)
+            .add_node("a", lambda s: {"x": 1})
+            .add_node("b", lambda s: {"x": 2})
+            .add_edge(START, "a")
+            .add_edge("a", "b")
+            .compile()
+        )
+        chunks = [c["missing"] for c in g.stream({}, stream_mode="tasks")]
+        """
+    )
+    # the timeout only guards against a hang: the process ends at once
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1
+    assert "KeyError: 'missing'" in done.stderr

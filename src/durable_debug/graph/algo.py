@@ -111,6 +111,17 @@ class Task:
         """Order in which writes are applied: edge tasks by node name, then Sends by index."""
         return (self.path[0] != PULL, self.path[1])
 
+    @property
+    def listed_triggers(self) -> tuple[str, ...]:
+        """The triggers LangGraph lists for the task (``tasks`` / ``debug`` payloads, the
+        ``langgraph_triggers`` metadata): every trigger of its node, sorted, for a task an
+        edge scheduled (a join's node lists its ``branch:to:`` channel too); ``(PUSH,)``
+        for a Send's or a call's."""
+        if not self.triggers:
+            return (PUSH,)
+        own = self.node.triggers
+        return self.triggers if len(own) < 2 else tuple(sorted(own))
+
 
 def task_path_str(path: tuple[Any, ...]) -> str:
     """A task's path as savers store it with its writes (``task_path``)."""

@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - older langchain-core
     _new_run_id = uuid.uuid4  # type: ignore[assignment]  # uuid4 takes no argument, uuid7 an optional one; both are called bare
 
 from durable_debug._sync import in_runner_thread
+from durable_debug.graph.chat_stream import GRAPH_RUN_METADATA
 from durable_debug.graph.trace_policy import recorded_payload, split_tracers
 from durable_debug.graph.types import TAG_HIDDEN
 
@@ -140,7 +141,7 @@ class GraphRun:
         manager = AsyncCallbackManager.configure(
             inheritable_callbacks=config.get("callbacks"),
             inheritable_tags=config.get("tags"),
-            inheritable_metadata=metadata,
+            inheritable_metadata={**GRAPH_RUN_METADATA, **metadata},
         )
         run_id = config.get("run_id") or _new_run_id()
         _mark_engine_run(manager, run_id)

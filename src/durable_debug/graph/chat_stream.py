@@ -30,7 +30,12 @@ from uuid import UUID, uuid4
 
 from durable_debug.graph.types import TAG_NOSTREAM
 
-__all__ = ["make_message_tap", "messages_in"]
+__all__ = ["GRAPH_RUN_METADATA", "make_message_tap", "messages_in"]
+
+GRAPH_RUN_METADATA: dict[str, Any] = {"ls_integration": "langgraph"}
+"""What LangGraph adds to the metadata of a graph's callback run (unless the config's metadata
+names it already), which every run under the graph inherits: the nodes' runs and the messages
+they return, and a chat model's (whose own ``ls_integration`` wins)."""
 
 Emit = Callable[[tuple[Any, dict[str, Any]]], None]
 Report = Callable[[dict[str, Any]], None]
@@ -373,6 +378,7 @@ def make_message_tap(
 
         def node_output(self, result: Any, metadata: dict[str, Any]) -> None:
             """Send the messages a node returned that were not sent yet."""
+            metadata = {**GRAPH_RUN_METADATA, **metadata}
             for message in messages_in(result):
                 if not (protocol and isinstance(message, ToolMessage)):
                     self.send(message, metadata, once=True)

@@ -27,6 +27,7 @@ from typing import Any
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.checkpoint.names import INTERRUPT, NS_END, NS_SEP
 from durable_debug.graph.algo import PULL, PUSH
+from durable_debug.graph.chat_stream import GRAPH_RUN_METADATA
 from durable_debug.graph.runner import run_metadata
 from durable_debug.graph.streams import EVENTS_MODE
 
@@ -61,7 +62,7 @@ class GraphEvents:
         """The run's tags, which every run under this graph's carries too."""
         self.tags: list[str] = [*own_tags, *self.inherited]
         """This graph's run's tags: its own (a subgraph's ``seq:step:1``), then the run's."""
-        self.metadata: dict[str, Any] = run_metadata(dict(config))
+        self.metadata: dict[str, Any] = {**GRAPH_RUN_METADATA, **run_metadata(dict(config))}
         self.nodes: dict[str, dict[str, Any]] = {}
         """Task id → run id, input, metadata and tags of the node's run."""
         self.updates: list[Any] = []

@@ -44,7 +44,7 @@ from durable_debug.graph.push import CallRunner
 from durable_debug.graph.recording import RunRecording
 from durable_debug.graph.saving import ExitSaves, RunSaves
 from durable_debug.graph.streams import OutputKeys, Producers
-from durable_debug.graph.subgraph import NS_SEP, Nesting, Replay, SubgraphStream, checkpoint_parents
+from durable_debug.graph.subgraph import Nesting, Replay, SubgraphStream, checkpoint_parents
 from durable_debug.graph.trace_policy import langsmith_tracing
 from durable_debug.graph.types import (
     START,
@@ -119,8 +119,7 @@ class RunLoop(LoopStart, LoopTasks):
                 k: v for k, v in configurable.items() if k != MESSAGES_PROTOCOL
             }
         if self.sink is not None:
-            modes = self.sink.modes
-            protocol = self.sink.protocol
+            modes, protocol = self._share_with_sink(self.sink, frozenset(modes))
         elif subgraphs:
             self.sink = SubgraphStream(modes, self._forward, protocol=protocol)
         self.producers = Producers(modes, output_keys)
@@ -159,6 +158,7 @@ class RunLoop(LoopStart, LoopTasks):
 
             tap = make_tool_tap(lambda payload: self._write_live("tool", payload))
             self.config["callbacks"] = with_handler(self.config.get("callbacks"), tap)
+        self._tap_caller_stream()
         self.graph_run: Any = None
         """The run's LangChain callback run (``callbacks.GraphRun``) when its config has
         callback handlers: its nodes and conditional edges report under it."""
@@ -292,13 +292,17 @@ class RunLoop(LoopStart, LoopTasks):
         """The run's events, or, for a subgraph whose parent streams subgraphs, nothing: its
         chunks go to the parent's stream."""
         async with contextlib.aclosing(self._events()) as events:
-            if self.nesting is None or self.sink is None:
+            outer = self.nesting.stream if self.nesting is not None else None
+            if outer is None:
                 async for event in events:
                     yield event
                 return
-            namespace = tuple(self.checkpoint_ns.split(NS_SEP))
+            namespace, own, shared = self.namespace, self.own_modes, self.shared_modes
             async for mode, chunk in events:
-                self.sink.send(namespace, mode, chunk)
+                if mode in shared:
+                    outer.send(namespace, mode, chunk)
+                if mode in own:  # the caller streams this graph itself
+                    yield mode, chunk
 
     def _forward(self, namespace: tuple[str, ...], mode: str, chunk: Any) -> None:
         """A chunk of a subgraph, from the loop or a worker thread."""
@@ -436,9 +440,7 @@ class RunLoop(LoopStart, LoopTasks):
                 preview = preview_values(self.graph, self.channels, tasks)
                 self.values = self.graph.read_state(self.channels) if preview is None else preview
                 if self.interrupts:
-                    self._emit(
-                        "interrupt", lambda: {"values": self.values, "interrupts": self.interrupts}
-                    )
+                    self._report_paused_step(tasks)
                 elif self.nesting is None:
                     # Paused by a subgraph's interrupt_before/after only: the state with the
                     # step's writes, then the static interrupt, as LangGraph reports it.

@@ -14,13 +14,17 @@ from __future__ import annotations
 import datetime as _dt
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import RunnableConfig, checkpoint_config
-from durable_debug.graph.algo import PUSH, Task, prepare_tasks
+from durable_debug.graph.algo import Task, prepare_tasks
+from durable_debug.graph.interrupts import current_scratchpad
 from durable_debug.graph.loop_state import Event, LoopState
 from durable_debug.graph.subgraph import NS_END, NS_SEP
 from durable_debug.graph.types import interrupt_payload
+
+if TYPE_CHECKING:
+    from durable_debug.graph.subgraph import SubgraphStream
 
 __all__ = ["LoopStream"]
 
@@ -61,6 +65,89 @@ class LoopStream(LoopState):
     def _write_callback(self, event: dict[str, Any]) -> None:
         """A callback of a runnable nested in a running node (for ``astream_events``)."""
         self._write_live("callback", event)
+
+    own_modes: frozenset[str] = frozenset()
+    """A graph run inside a task of a run streaming subgraphs: the modes its own caller reads
+    (``_routed`` yields their chunks)."""
+    shared_modes: frozenset[str] = frozenset()
+    """The modes whose chunks such a run sends to the stream of the run it is in."""
+
+    def _share_with_sink(
+        self, sink: SubgraphStream, modes: frozenset[str]
+    ) -> tuple[frozenset[str], bool]:
+        """A graph run inside a task of a run streaming subgraphs streams to both: its chunks
+        of the enclosing run's modes go there, those of its own modes to its caller (a node
+        streaming it), as LangGraph's duplex stream does. Returns the modes to produce and
+        whether chat models stream content-block events (a v3 event stream): not when the
+        caller streams ``messages`` itself, whose chunks then stay the caller's, as LangGraph
+        leaves the outer v3 handler out of a graph streaming messages in v1."""
+        shared, protocol = sink.modes, sink.protocol
+        if protocol and "messages" in modes:
+            shared, protocol = shared - {"messages"}, False
+        self.own_modes, self.shared_modes = modes, shared
+        return modes | shared, protocol
+
+    @property
+    def namespace(self) -> tuple[str, ...]:
+        """The namespace of this run's own chunks (``stream(subgraphs=True)``, v2 parts):
+        ``()`` for a top-level run, its checkpoint namespace for a graph run in a task."""
+        if self.nesting is None or not self.checkpoint_ns:
+            return ()
+        return tuple(self.checkpoint_ns.split(NS_SEP))
+
+    def _tap_caller_stream(self) -> None:
+        """A graph a node runs on a thread of its own (not as its subgraph) while the node's
+        run streams subgraphs: the ``messages`` and ``tools`` chunks of its chat models and
+        tools go to that stream too, under the namespace ``()`` (the graph's own root), as
+        LangGraph's callback handlers of a run streaming subgraphs reach such a graph."""
+        if self.nesting is not None:
+            return
+        scratchpad = current_scratchpad()
+        nesting = scratchpad.nesting if scratchpad is not None else None
+        outer = nesting.stream if nesting is not None else None
+        if outer is None:
+            return
+        from durable_debug.graph.callbacks import with_handler
+
+        send = outer.send
+        if "messages" in outer.modes:
+            from durable_debug.graph.chat_stream import make_message_tap
+
+            tap = make_message_tap(
+                lambda pair: send((), "messages", pair),
+                outer.sent_messages,
+                protocol=outer.protocol,
+            )
+            self.config["callbacks"] = with_handler(self.config.get("callbacks"), tap)
+            if self.message_tap is None:  # it also sends the messages the nodes return
+                self.message_tap = tap
+        if "tools" in outer.modes:
+            from durable_debug.graph.tool_stream import make_tool_tap
+
+            tool_tap = make_tool_tap(lambda payload: send((), "tools", payload))
+            self.config["callbacks"] = with_handler(self.config.get("callbacks"), tool_tap)
+
+    def _report_pause(self, task: Task) -> None:
+        """A task paused on interrupts: its ``__interrupt__`` chunk (``updates``) and the
+        state without the step's writes with it (``values``), as the task pauses, one per
+        task, as LangGraph streams them."""
+        if self.producers.wants("interrupt"):
+            self.outbox.extend(
+                self.producers.chunks(
+                    "interrupt",
+                    lambda: {
+                        "values": self.graph.read_state(self.channels),
+                        "interrupts": task.interrupts,
+                    },
+                )
+            )
+
+    def _report_paused_step(self, tasks: list[Task]) -> None:
+        """A step paused on interrupts: the state with the writes of its finished tasks
+        (``values``), when they wrote an output key, as LangGraph gives it when it stops."""
+        written = {ch for t in tasks if t.status == "done" for ch, _ in t.writes}
+        if written:
+            self._emit("values", lambda: (self.values, written))
 
     def report_live(self, kind: str, build: Callable[[], Any]) -> None:
         """Report an event while tasks run (a ``@task`` call's start or result), from the
@@ -146,7 +233,7 @@ class LoopStream(LoopState):
     def _debug_event(self, kind: str, task: Task) -> dict[str, Any]:
         payload: dict[str, Any] = {"id": task.id, "name": task.name}
         if kind == "task":
-            payload.update(input=task.input, triggers=task.triggers or (PUSH,))
+            payload.update(input=task.input, triggers=task.listed_triggers)
         else:
             payload.update(
                 error=task.error,

@@ -296,8 +296,10 @@ class LoopTasks(LoopSave):
                     await self._save_error(task)
             elif task.status == "error":
                 await self._save_error(task)
-        if task.status == "interrupt" and not task.interrupts:
-            return  # paused by a subgraph's static interrupt: no outcome, as LangGraph
+        if task.status == "interrupt":
+            if not task.interrupts:
+                return  # paused by a subgraph's static interrupt: no outcome, as LangGraph
+            self._report_pause(task)
         if task.name != START and self.producers.wants("task_result"):
             chunks = self.producers.chunks(
                 "task_result",

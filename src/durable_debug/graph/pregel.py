@@ -14,7 +14,6 @@ running event loop (a Jupyter cell).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import copy
 import warnings
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping, Sequence
@@ -22,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, cast
 
 from typing_extensions import Self
 
-from durable_debug._sync import run_sync
+from durable_debug._sync import iterate_sync, run_sync
 from durable_debug.checkpoint.base import (
     BaseCheckpointSaver,
     RunnableConfig,
@@ -567,9 +566,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         output_mapper = self._output_mapper() if v2 else None
         state_mapper = self._state_mapper() if v2 else None
         events = loop.events()
+        own = loop.namespace  # a graph a node streams: chunks under the node's namespace
         try:
             async for mode, chunk in events:
-                namespace: tuple[str, ...] = ()
+                namespace = own
                 if mode == "subgraph":
                     namespace, mode, chunk = chunk
                 if mode in printed:
@@ -593,17 +593,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     ) -> Iterator[Any]:
         """Sync twin of :meth:`astream` (events arrive as the run produces them)."""
         agen = cast(AsyncGenerator[Any, None], self.astream(input, config, **kwargs))
-        # Every step of the run, and its closing, in one context: the run's context variables
-        # (the thread's lease it holds, which a subgraph's run shares) last from step to step.
-        context = contextvars.copy_context()
-        try:
-            while True:
-                try:
-                    yield run_sync(_next(agen), context=context)
-                except StopAsyncIteration:
-                    return
-        finally:
-            run_sync(agen.aclose(), context=context)
+        # Every step of the run, and its closing, in one context and on one loop: the run's
+        # context variables (the thread's lease it holds, which a subgraph's run shares) last
+        # from step to step.
+        yield from iterate_sync(agen)
 
     def stream_events(
         self,
@@ -1140,10 +1133,6 @@ def _raise_if_drained(loop: RunLoop) -> None:
     control = loop.runtime.control
     if loop.drained and control is not None:
         raise GraphDrained(control.drain_reason or "shutdown")
-
-
-async def _next(agen: AsyncGenerator[Any, None]) -> Any:
-    return await agen.__anext__()
 
 
 def _optional_tuple(names: Sequence[str] | str | None) -> tuple[str, ...] | None:

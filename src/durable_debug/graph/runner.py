@@ -21,7 +21,7 @@ import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
 from durable_debug.graph import ids
-from durable_debug.graph.algo import PULL, PUSH, Task, task_path_str
+from durable_debug.graph.algo import PULL, Task, task_path_str
 from durable_debug.graph.calls import (
     CallContext,
     ExecutionInfo,
@@ -344,7 +344,7 @@ def node_config(
     own_ns = task_namespace(graph_ns, task)
     metadata["langgraph_step"] = step
     metadata["langgraph_node"] = task.name
-    metadata["langgraph_triggers"] = task.triggers or (PUSH,)
+    metadata["langgraph_triggers"] = task.listed_triggers
     metadata["langgraph_path"] = task.path
     metadata["langgraph_checkpoint_ns"] = own_ns
     if checkpoint_id is not None:
