@@ -31,7 +31,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
 )
 from durable_debug.checkpoint.langgraph_serde import TYPE_KEY
-from durable_debug.checkpoint.names import TASKS, is_trigger_channel, parse_trigger
+from durable_debug.checkpoint.names import BRANCH_PREFIX, TASKS, is_trigger_channel, parse_trigger
 from durable_debug.checkpoint.records import aread_records
 from durable_debug.graph.algo import PULL, PUSH, read_pending_writes
 from durable_debug.graph.ids import stored_task_id
@@ -139,6 +139,12 @@ class SaverView:
         self, listed: Sequence[CheckpointTuple]
     ) -> dict[str, tuple[str, ...]] | None:
         if not listed:
+            return None
+        if any(  # a StateGraph's thread: its edges trigger its nodes, no record to read
+            name.startswith(BRANCH_PREFIX)
+            for saved in listed
+            for name in saved.checkpoint["channel_versions"]
+        ):
             return None
         oldest = min(listed, key=lambda saved: str(config_checkpoint_id(saved.config))).config
         records = await aread_records(
