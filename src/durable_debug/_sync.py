@@ -200,7 +200,14 @@ def _close(
     loop: asyncio.AbstractEventLoop,
     thread: threading.Thread | None,
 ) -> None:
-    """Close the generator :func:`iterate_sync` iterated, then its private loop if any."""
+    """Close the generator :func:`iterate_sync` iterated, then its private loop if any.
+
+    The iterator may be dropped, and so closed, by code running on the very loop it steps on
+    (garbage collected there): waiting for that loop from its own thread would never end, so
+    the generator's closing is then only scheduled on it."""
+    if thread is None and _running_loop() is loop:
+        loop.create_task(agen.aclose())
+        return
     try:
         step(agen.aclose())
     finally:
@@ -209,6 +216,13 @@ def _close(
             loop.call_soon_threadsafe(loop.stop)
             thread.join()
             loop.close()
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
 
 
 async def _anext(agen: AsyncGenerator[T, None]) -> T:

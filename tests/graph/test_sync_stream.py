@@ -83,3 +83,51 @@ def test_a_script_failing_inside_a_sync_stream_exits() -> None:
     )
     assert done.returncode == 1
     assert "KeyError: 'missing'" in done.stderr
+
+
+def test_a_sync_stream_dropped_on_the_runner_loop_closes_without_a_hang() -> None:
+    """A sync stream left unfinished may be garbage collected by code that runs on the loop
+    it steps on (a node, a callback): closing it there must not wait for that loop from its
+    own thread. Its closing runs on the loop instead, and gives the thread's lease back."""
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import operator
+        from typing import Annotated
+        from typing_extensions import TypedDict
+        from durable_debug import START, MemorySaver, StateGraph
+        from durable_debug._sync import run_sync
+
+        class S(TypedDict):
+            msgs: Annotated[list, operator.add]
+
+        g = (
+            StateGraph(S)
+            .add_node("a", lambda s: {"msgs": ["a"]})
+            .add_node("b", lambda s: {"msgs": ["b"]})
+            .add_edge(START, "a")
+            .add_edge("a", "b")
+            .compile(checkpointer=MemorySaver())
+        )
+        cfg = {"configurable": {"thread_id": "t"}}
+        stream = g.stream({"msgs": []}, cfg)
+        print(next(stream))
+        held = [stream]
+        del stream
+
+        async def drop() -> None:
+            held.clear()  # the last reference: the stream is closed here, on the loop
+
+        run_sync(drop())
+        print(g.invoke(None, cfg)["msgs"])
+        """
+    )
+    # the timeout only guards against the hang this test is about
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["{'a': {'msgs': ['a']}}", "['a', 'b']"]
