@@ -259,38 +259,3 @@ async def test_node_builder_timeout_is_enforced() -> None:
         trace.note("timed out", (caught.value.node, caught.value.kind))
 
     await acheck_parity(scenario)
-
-
-# -- a config parameter's annotation --------------------------------------------------------
-
-
-def test_a_config_parameter_typed_otherwise_gives_langgraphs_warning() -> None:
-    from langchain_core.runnables import RunnableConfig
-
-    def typed_dict(state: dict, config: dict) -> dict:
-        return state
-
-    def typed_any(state: dict, config: Any) -> dict:
-        return state
-
-    async def typed_any_async(state: dict, config: Any) -> dict:
-        return state
-
-    def typed_right(state: dict, config: RunnableConfig) -> dict:
-        return state
-
-    def untyped(state: dict, config) -> dict:  # type: ignore[no-untyped-def]
-        return state
-
-    def warned(api: Api) -> list[list[str]]:
-        seen = []
-        for fn in (typed_dict, typed_any, typed_any_async, typed_right, untyped):
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                api.StateGraph(dict).add_node(fn)
-            seen.append([f"{w.category.__name__}: {w.message}" for w in caught])
-        return seen
-
-    ours = warned(durable_api())
-    assert ours == warned(langgraph_api())
-    assert ours[3:] == [[], []] and "not 'dict'" in ours[0][0]
