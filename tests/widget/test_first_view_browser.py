@@ -3,7 +3,9 @@ selected and in view, at a zoom where the marks' labels read at 11 px or more, w
 path from the root highlighted, although forks made later hold newer checkpoints.
 
 The pages are standalone exports of synthetic threads (``large_export``): 5,000 checkpoints
-with 5 forks, and 50,000 with 50, opened over ``file://`` at a laptop's window size.
+with 5 forks, and 50,000 with 50, opened over ``file://`` at a laptop's window size. What a
+person sees is read by ``first_view.check_first_view``, as in the live widget's test
+(test_first_view_live_browser.py, JupyterLab and Notebook 7).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from playwright.sync_api import expect
+from first_view import check_first_view
 
 from durable_debug.inspect.html import render_html
 
@@ -55,51 +57,7 @@ def test_a_big_thread_opens_on_the_main_runs_latest_checkpoint_readably(
     try:
         page.goto(path.as_uri(), timeout=WAIT_MS)
         page.wait_for_selector("html[data-dd-rendered]", timeout=WAIT_MS)
-        # Selected, its detail shown, its mark inside the DAG's visible box.
-        expect(page.locator(f'.dd-detail-head[data-id="{main}"]')).to_be_visible(timeout=WAIT_MS)
-        mark = f'.dd-mark[data-id="{main}"]'
-        page.wait_for_function(
-            """(selector) => {
-                 const el = document.querySelector(selector);
-                 if (!el || !el.hasAttribute('aria-current')) return false;
-                 const box = document.querySelector('.dd-dag-scroll').getBoundingClientRect();
-                 const at = el.getBoundingClientRect();
-                 const x = at.left + at.width / 2, y = at.top + at.height / 2;
-                 return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
-               }""",
-            arg=mark,
-            timeout=WAIT_MS,
-        )
-        seen = page.evaluate(
-            """(selector) => {
-                 const box = document.querySelector('.dd-dag-scroll').getBoundingClientRect();
-                 const inView = (el) => {
-                   const at = el.getBoundingClientRect();
-                   const x = at.left + at.width / 2, y = at.top + at.height / 2;
-                   return x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
-                 };
-                 const svg = document.querySelector('svg.dd-dag');
-                 const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-                 const label = document.querySelector(selector + ' .dd-writers');
-                 const onScreen = (el) => parseFloat(getComputedStyle(el).fontSize) * scale;
-                 return {
-                   label: onScreen(label),
-                   labelText: label.textContent,
-                   onPath: [...document.querySelectorAll('.dd-mark.dd-on-path')].filter(inView)
-                     .map((el) => el.dataset.id),
-                   mainOnPath: document.querySelector(selector).classList.contains('dd-on-path'),
-                   pathDrawn: (document.querySelector('.dd-path-edges').getAttribute('d') || '')
-                     .length > 0,
-                 };
-               }""",
-            mark,
-        )
-        # Its labels (the writing node under the mark) read at 11 px or more.
-        assert seen["labelText"] and seen["label"] >= 11, seen
-        # Its path from the root is highlighted: the mark and the checkpoints leading to it.
-        assert seen["mainOnPath"] and seen["pathDrawn"], seen
-        assert main in seen["onPath"] and len(seen["onPath"]) >= 3, seen
-        assert newest not in seen["onPath"]
+        check_first_view(page, main, newest, WAIT_MS)
         page.screenshot(path=str(artifacts / f"first-view-{checkpoints}.png"))
     finally:
         page.close()
