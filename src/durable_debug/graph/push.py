@@ -467,7 +467,10 @@ class CallRunner:
             findings=parent.findings,
         )
         config = node_config(base, task, step, checkpoint_id)
-        config["metadata"]["langgraph_path"] = pad.path  # LangGraph's: the caller's path, n
+        metadata = config["metadata"]
+        metadata["langgraph_path"] = pad.path  # LangGraph's: the caller's path, the index, True
+        if "checkpoint_ns" in metadata:  # the caller's, inherited: the call's own, as LangGraph
+            metadata["checkpoint_ns"] = config["configurable"]["checkpoint_ns"]
         info = ExecutionInfo(
             checkpoint_id,
             config["metadata"]["langgraph_checkpoint_ns"],  # the call's namespace
