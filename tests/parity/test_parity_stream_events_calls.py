@@ -2,12 +2,14 @@
 run (named after the task, tagged ``seq:step:1``) under its caller's run, with its
 ``on_chain_stream``, its input by parameter name and LangGraph's ``langgraph_path`` (the
 caller's path, the call's index, ``True``); an entrypoint's own run shows what it returned,
-and the graph's ``on_chain_stream`` events come in LangGraph's order."""
+and the graph's ``on_chain_stream`` events come in LangGraph's order; ``astream_log``
+streams each call's output too."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import warnings
 from typing import Any
 
 import pytest
@@ -160,5 +162,32 @@ async def test_a_chat_model_in_nested_calls_streams_messages_with_the_calls_meta
             shown["checkpoint_ns"] = names(metadata["checkpoint_ns"])
             seen.append((message.content, shown))
         trace.note("messages", seen)
+
+    await acheck_parity(scenario)
+
+
+async def test_the_run_log_streams_each_calls_output():
+    async def scenario(api: Api, trace: Trace) -> None:
+        entrypoint, task = func_names(api)
+
+        @task
+        async def double(n: int) -> int:
+            return n * 2
+
+        @entrypoint(checkpointer=api.MemorySaver())
+        async def workflow(n: int) -> int:
+            return await double(n) + await double(n + 1)
+
+        cfg = {"configurable": {"thread_id": "log"}}
+        final = None
+        with warnings.catch_warnings():  # LangChain deprecates astream_log
+            warnings.simplefilter("ignore", DeprecationWarning)
+            async for patch in workflow.astream_log(1, cfg, diff=False):
+                final = patch
+        assert final is not None
+        state = final.state
+        trace.note("output", [state["streamed_output"], state["final_output"]])
+        for key, run in sorted(state["logs"].items()):
+            trace.note(key, [run["name"], run["tags"], run["streamed_output"], run["final_output"]])
 
     await acheck_parity(scenario)
