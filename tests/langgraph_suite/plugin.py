@@ -14,7 +14,17 @@ run). The environment says what to do:
 ``LANGGRAPH_SUITE_DESELECT`` / ``LANGGRAPH_SUITE_ONLY``
     files of test ids (or files) not to run / the only ones to run.
 ``LANGGRAPH_SUITE_TIMEOUT``
-    seconds a test may take before it is stopped (default 60).
+    seconds a test may take (setup, call and teardown) before it is stopped (default
+    ``run.DEFAULT_TIMEOUT``): SIGALRM raises :class:`SuiteTimeout` in it, naming it, after
+    the stacks of every thread are written to ``LANGGRAPH_SUITE_STACKS``. A test that does
+    not stop then (a hang in C code, or one that swallows the error and hangs again) ends
+    the whole pytest process :data:`GRACE` seconds later, with the stacks dumped
+    by ``faulthandler``; ``LANGGRAPH_SUITE_RUNNING`` names the test that was running and
+    ``LANGGRAPH_SUITE_PROGRESS`` holds the outcomes so far, so ``run.py`` reports that test
+    and runs the others.
+``LANGGRAPH_SUITE_STACKS`` / ``LANGGRAPH_SUITE_RUNNING`` / ``LANGGRAPH_SUITE_PROGRESS``
+    files for the above (absent: stacks go to stderr, nothing else is written). The running
+    file holds ``<offset>\t<test id>``: the test's dumps are the stacks file from ``offset``.
 
 The fixtures have LangGraph's names and are built from ``langgraph.*`` names, so the same code
 gives our savers (through the redirection) or LangGraph's (reference run): checkpointers
@@ -24,10 +34,12 @@ memory, SQLite and (when the server is up) PostgreSQL; the in-memory store and c
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import json
 import os
 import re
 import signal
+import sys
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -45,8 +57,13 @@ if TARGET == "durable_debug":
 
     redirect.install()
 
+from langgraph_suite.run import DEFAULT_TIMEOUT  # noqa: E402
+
 POSTGRES_URL = os.environ.get("LANGGRAPH_SUITE_POSTGRES_URL") or None
-TIMEOUT = float(os.environ.get("LANGGRAPH_SUITE_TIMEOUT", "60"))
+HARD_STOP_GRACE = 60.0
+"""Seconds a timed-out test gets to stop before the process is ended (at most the timeout)."""
+TIMEOUT = float(os.environ.get("LANGGRAPH_SUITE_TIMEOUT") or DEFAULT_TIMEOUT)
+GRACE = min(HARD_STOP_GRACE, TIMEOUT)
 
 _MARKERS = (
     (re.compile(r"PrivateLangGraphImport: (\S+)"), "private"),
@@ -59,7 +76,8 @@ placeholder's repr (compared, or used as a key)."""
 
 
 class SuiteTimeout(BaseException):
-    """A test ran longer than ``LANGGRAPH_SUITE_TIMEOUT`` and was stopped."""
+    """A test ran longer than ``LANGGRAPH_SUITE_TIMEOUT`` and was stopped. A BaseException,
+    so that no ``except Exception`` in the test or the engine turns it into a pass."""
 
 
 # -- which files run ------------------------------------------------------------------------
@@ -151,7 +169,8 @@ def _failed(nodeid: str, report: pytest.TestReport | pytest.CollectReport) -> No
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Record each test's outcome: passed, failed (any phase) or skipped."""
+    """Record each test's outcome: passed, failed (any phase) or skipped; once its teardown
+    is over, append it to the progress file (what ``run.py`` keeps if the process dies)."""
     entry = _results.setdefault(report.nodeid, {})
     entry["seconds"] = round(entry.get("seconds", 0.0) + report.duration, 3)
     if report.failed:
@@ -160,6 +179,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         entry["outcome"] = "skipped"
     elif report.when == "call" and report.passed and "outcome" not in entry:
         entry["outcome"] = "passed"
+    progress = os.environ.get("LANGGRAPH_SUITE_PROGRESS")
+    if progress and report.when == "teardown":
+        with open(progress, "a", encoding="utf-8") as out:
+            out.write(json.dumps({report.nodeid: entry}) + "\n")
 
 
 def pytest_collectreport(report: pytest.CollectReport) -> None:
@@ -178,20 +201,54 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     Path(path).write_text(json.dumps(data, indent=1, sort_keys=True))
 
 
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise SuiteTimeout(f"the test ran longer than {TIMEOUT:g} s")
+# -- the per-test timeout --------------------------------------------------------------------
+
+
+def _stacks_file() -> Any:
+    """Where stack dumps go: ``LANGGRAPH_SUITE_STACKS`` (appended to), else stderr."""
+    path = os.environ.get("LANGGRAPH_SUITE_STACKS")
+    if not path:
+        return sys.__stderr__
+    return open(path, "a", encoding="utf-8")  # open for the whole run
+
+
+_STACKS = _stacks_file()
+_RUNNING = os.environ.get("LANGGRAPH_SUITE_RUNNING")
+
+
+def _dump_stacks(nodeid: str, what: str) -> None:
+    """Write every thread's stack, under a line naming the test."""
+    _STACKS.write(f"=== {nodeid}: {what}\n")
+    _STACKS.flush()
+    faulthandler.dump_traceback(file=_STACKS, all_threads=True)
+    _STACKS.flush()
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
-    """Stop a test that hangs (SIGALRM raises SuiteTimeout in the main thread)."""
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    """Stop a test that hangs: SIGALRM dumps the stacks and raises SuiteTimeout (naming the
+    test) in the main thread; should the test not stop, faulthandler ends the process
+    :data:`GRACE` seconds later, dumping the stacks (the running file names the test)."""
+    nodeid = item.nodeid
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        message = f"ran longer than {TIMEOUT:g} s"
+        _dump_stacks(nodeid, message)
+        raise SuiteTimeout(message)
+
+    if _RUNNING:  # where this test's dumps start in the stacks file, and its id
+        _STACKS.flush()
+        offset = os.fstat(_STACKS.fileno()).st_size
+        Path(_RUNNING).write_text(f"{offset}\t{nodeid}", encoding="utf-8")
+    faulthandler.dump_traceback_later(TIMEOUT + GRACE, exit=True, file=_STACKS)
+    previous = signal.signal(signal.SIGALRM, on_alarm)
     signal.setitimer(signal.ITIMER_REAL, TIMEOUT)
     try:
         return (yield)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        faulthandler.cancel_dump_traceback_later()
 
 
 # -- LangGraph's fixture names ----------------------------------------------------------------

@@ -12,6 +12,11 @@ tests/servers.py does (required under ``CI=1``), run pytest there with
 unexpected once more (timing), then print passed / expected failures by reason / unexpected
 and exit 1 on any unexpected failure or pass.
 
+A test gets ``--timeout`` seconds (:data:`DEFAULT_TIMEOUT`): one that outlives it fails with
+its threads' stacks printed, and one that cannot be stopped ends its pytest process, is
+recorded as failed, named, and pytest runs again on the tests left (see ``plugin.py``).
+``--tests DIR`` runs DIR's test files instead of LangGraph's (the runner's own tests).
+
 ``durable_debug`` is imported from wherever the environment finds it (``PYTHONPATH`` first),
 so the suite can be pointed at any source tree.
 
@@ -47,6 +52,10 @@ sys.path.insert(0, str(HERE.parent))  # langgraph_suite, servers
 
 from langgraph_suite import expectations as ex  # noqa: E402
 from langgraph_suite.guard import guard_source  # noqa: E402
+
+DEFAULT_TIMEOUT = 300.0
+"""Seconds a test gets by default (``--timeout``): generous, as CI runs the suite on a loaded
+machine; a test that outlives it fails, named, with its threads' stacks."""
 
 CACHE = Path(os.environ.get("LANGGRAPH_SUITE_CACHE", REPO / ".cache" / "langgraph-suite"))
 LOCK = REPO / "requirements" / "dev.lock"
@@ -107,6 +116,16 @@ def unpack(version: str) -> Path:
     return root
 
 
+def copy_tests(source: Path) -> Path:
+    """A run directory whose tests/ is a copy of ``source`` (``--tests``: the runner tested on
+    test files of its own instead of LangGraph's)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="run-own-", dir=CACHE))
+    shutil.copytree(source, root / "tests")
+    (root / "pytest.ini").write_text("[pytest]\n")
+    return root
+
+
 @contextmanager
 def postgres(wanted: bool) -> Iterator[str | None]:
     """A PostgreSQL URL for the run, or None when it cannot start outside CI."""
@@ -144,13 +163,126 @@ def run_pytest(
     timeout: float,
     label: str,
 ) -> dict[str, dict[str, Any]]:
-    """Run the suite's pytest once; return each test's outcome by id."""
+    """Run the suite's pytest; return each test's outcome by id.
+
+    A test that outlives its timeout and does not stop ends the pytest process (see the
+    plugin): it is then recorded as failed, named, with its threads' stacks, and pytest runs
+    again on the tests not run yet (at most :data:`MAX_HARD_STOPS` times).
+    """
+    done: dict[str, dict[str, Any]] = {}
+    stacks = root / f"stacks-{label}.txt"
+    shown = 0  # how much of the stacks file was printed
+
+    def show_timeouts(end: int | None = None) -> None:
+        """Print the stacks of the tests that timed out (and stopped) since the last time."""
+        nonlocal shown
+        text = _read_from(stacks, shown, end)
+        shown = end if end is not None else (stacks.stat().st_size if stacks.exists() else 0)
+        if text.strip():
+            print(f"langgraph-suite: tests that timed out, and their stacks ({stacks}):")
+            print(_without_runner_frames(text), flush=True)
+
+    for _ in range(MAX_HARD_STOPS + 1):
+        results = _pytest_once(
+            root, target=target, pg_url=pg_url, deselect=deselect | set(done), only=only,
+            extra=extra, timeout=timeout, label=label, stacks=stacks,
+        )  # fmt: skip
+        if results is not None:
+            show_timeouts()
+            return {**done, **results}
+        done.update(_progress(root, label))
+        test_id, offset = _hard_stopped(root, label)
+        if test_id is None or test_id in done:
+            raise SystemExit(f"langgraph-suite: pytest wrote no results (see its log in {root})")
+        show_timeouts(offset)
+        dump = _read_from(stacks, offset).rstrip()
+        shown = stacks.stat().st_size
+        print(
+            f"langgraph-suite: {test_id} outlived its {timeout:g} s and did not stop: pytest "
+            f"was ended; its threads' stacks:\n{_without_runner_frames(dump)}",
+            flush=True,
+        )
+        done[test_id] = {
+            "outcome": "failed",
+            "summary": f"SuiteTimeout: ran longer than {timeout:g} s and did not stop",
+            "detail": dump[:3000],
+            "hint": "timeout",
+            "when": "call",
+        }
+    raise SystemExit(f"langgraph-suite: {MAX_HARD_STOPS + 1} tests did not stop; giving up")
+
+
+_PYTEST_COUNTS = re.compile(r"\b\d+ (passed|failed|skipped|deselected|errors?)\b.* in \d")
+"""pytest's last line (``3 failed, 98 passed in 51.11s``)."""
+
+MAX_HARD_STOPS = 5
+"""How many tests may end the pytest process by hanging before the run gives up."""
+
+
+def _progress(root: Path, label: str) -> dict[str, dict[str, Any]]:
+    """The outcomes the plugin appended, test by test, before the process ended."""
+    path = root / f"progress-{label}.jsonl"
+    out: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                out.update(json.loads(line))
+    return out
+
+
+def _hard_stopped(root: Path, label: str) -> tuple[str | None, int]:
+    """The test running when the process ended, and where its stacks start in the stacks
+    file (the plugin writes both to the running file)."""
+    path = root / f"running-{label}.txt"
+    if not path.exists():
+        return None, 0
+    offset, _, test_id = path.read_text(encoding="utf-8").partition("\t")
+    return test_id or None, int(offset)
+
+
+_RUNNER_FRAMES = re.compile(r'File "(<frozen runpy>|.*/(_pytest|pluggy|langgraph_suite)/)')
+"""Stack frames of pytest, pluggy, runpy and this runner: left out when stacks are printed
+(the stacks file keeps them)."""
+
+
+def _without_runner_frames(text: str) -> str:
+    """A stack dump without the frames of the machinery running the tests."""
+    return "\n".join(line for line in text.rstrip().splitlines() if not _RUNNER_FRAMES.search(line))
+
+
+def _read_from(path: Path, start: int, end: int | None = None) -> str:
+    """The text of ``path`` from byte ``start`` to ``end`` (its end); "" when it is absent."""
+    if not path.exists():
+        return ""
+    with path.open("rb") as f:
+        f.seek(start)
+        data = f.read() if end is None else f.read(max(0, end - start))
+    return data.decode("utf-8", errors="replace")
+
+
+def _pytest_once(
+    root: Path,
+    *,
+    target: str,
+    pg_url: str | None,
+    deselect: set[str],
+    only: set[str] | None,
+    extra: list[str],
+    timeout: float,
+    label: str,
+    stacks: Path,
+) -> dict[str, dict[str, Any]] | None:
+    """Run the suite's pytest once; each test's outcome by id, or None when the process
+    ended without writing them."""
     results = root / f"results-{label}.json"
     env = dict(os.environ)
     env.update(
         LANGGRAPH_SUITE_TARGET=target,
         LANGGRAPH_SUITE_RESULTS=str(results),
         LANGGRAPH_SUITE_TIMEOUT=str(timeout),
+        LANGGRAPH_SUITE_STACKS=str(stacks),
+        LANGGRAPH_SUITE_RUNNING=str(root / f"running-{label}.txt"),
+        LANGGRAPH_SUITE_PROGRESS=str(root / f"progress-{label}.jsonl"),
         LANGGRAPH_SUITE_POSTGRES_URL=pg_url or "",
         PYTHONPATH=os.pathsep.join(
             p for p in (str(root), str(HERE.parent), os.environ.get("PYTHONPATH", "")) if p
@@ -164,22 +296,28 @@ def run_pytest(
         path.write_text("".join(f"{i}\n" for i in sorted(ids)))
         env[f"LANGGRAPH_SUITE_{name}"] = str(path)
     results.unlink(missing_ok=True)
+    (root / f"progress-{label}.jsonl").unlink(missing_ok=True)
+    (root / f"running-{label}.txt").unlink(missing_ok=True)
     command = [
         sys.executable, "-m", "pytest", "-c", str(root / "pytest.ini"), "--rootdir", str(root),
         "-p", "langgraph_suite.plugin", "-p", "no:asyncio", "-p", "no:cacheprovider",
         "--noconftest", "--continue-on-collection-errors", "--snapshot-warn-unused",
-        "-q", "--no-header", "-rN", "--tb=no", "-p", "no:warnings", *extra, "tests",
+        "-q", "--no-header", "-rN", "--tb=no", "-p", "no:warnings",
+        "-p", "no:hypothesispytest", *extra, "tests",
     ]  # fmt: skip
+    # no:hypothesispytest: LangGraph's tests do not use it, and its terminal summary imports
+    # hypothesis, whose parse fails at the end of a long run on CPython 3.11 (SystemError).
     # --tb=no: the failures are summed up from the results; formatting 2,000 tracebacks would
     # cost minutes (and CPython 3.11's ast.parse fails on some deep ones).
     log = root / f"pytest-{label}.log"
     print(f"langgraph-suite: {label} run on {target} (pytest's output: {log})", flush=True)
-    with log.open("w") as out:
+    with log.open("a") as out:
         subprocess.run(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
     lines = log.read_text(errors="replace").strip().splitlines()
-    print(f"  {lines[-1] if lines else '(pytest printed nothing)'}", flush=True)
+    counts = [line for line in lines if _PYTEST_COUNTS.search(line)]  # not what exit printed
+    print(f"  {(counts or lines or ['(pytest printed nothing)'])[-1]}", flush=True)
     if not results.exists():
-        raise SystemExit(f"langgraph-suite: pytest wrote no results ({results})")
+        return None
     data: dict[str, dict[str, Any]] = json.loads(results.read_text())["tests"]
     return data
 
@@ -268,7 +406,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--update", action="store_true", help="rewrite expectations.txt")
     parser.add_argument("--reference", action="store_true", help="run on the real LangGraph")
     parser.add_argument("--no-postgres", action="store_true", help="no PostgreSQL params")
-    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per test")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds per test (default: {DEFAULT_TIMEOUT:g})",
+    )
     parser.add_argument(
         "--expectations",
         type=Path,
@@ -276,6 +419,11 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the expectations file to compare with and --update (default: {ex.EXPECTATIONS})",
     )
     parser.add_argument("--keep", action="store_true", help="keep the run's directory")
+    parser.add_argument(
+        "--tests",
+        type=Path,
+        help="run the test files of this directory instead of LangGraph's (tests the runner)",
+    )
     parser.add_argument("-k", dest="keyword", help="pytest -k expression (a partial run)")
     parser.add_argument("ids", nargs="*", help="test ids or files to run (a partial run)")
     args = parser.parse_args(argv)
@@ -286,8 +434,7 @@ def main(argv: list[str] | None = None) -> int:
             "them (pip install -r requirements/dev.lock)"
         )
     started = time.monotonic()
-    version = pinned_version()
-    root = unpack(version)
+    root = unpack(pinned_version()) if args.tests is None else copy_tests(args.tests)
     entries = ex.load(args.expectations)
     target = "langgraph" if args.reference else "durable_debug"
     partial = bool(args.keyword or args.ids)

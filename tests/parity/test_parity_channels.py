@@ -4,6 +4,7 @@ both libraries, and their own API."""
 from __future__ import annotations
 
 import operator
+from collections.abc import MutableMapping, Sequence
 from typing import Annotated, Any
 
 import pytest
@@ -119,5 +120,43 @@ def test_the_channels_own_api():
                 trace.note(f"{name} {i}", [changed, value, fresh.is_available()])
             restored = fresh.from_checkpoint(fresh.checkpoint())
             trace.note(f"{name} restored", restored.is_available())
+
+    check_parity(scenario)
+
+
+def test_the_channels_value_and_update_types():
+    def scenario(api: Api, trace: Trace) -> None:
+        ch, _ = channels_of(api)
+        for name, channel in (
+            ("last", ch.LastValue(int)),
+            ("any", ch.AnyValue(str)),
+            ("ephemeral", ch.EphemeralValue(int)),
+            ("topic", ch.Topic(str)),
+            ("topic accumulate", ch.Topic(int, accumulate=True)),
+            ("topic of anything", ch.Topic(Any)),
+            ("binop", ch.BinaryOperatorAggregate(int, operator.add)),
+            ("untracked", ch.UntrackedValue(dict)),
+            ("barrier", ch.NamedBarrierValue(str, {"a", "b"})),
+        ):
+            trace.note(name, [repr(channel.ValueType), repr(channel.UpdateType)])
+        # A reducer channel starts from its type's empty value, from nothing saved too.
+        nothing = ch.LastValue(int).checkpoint()  # what an empty channel saves
+        for typ in (int, list[int], Sequence[str], MutableMapping[str, int], set):
+            binop = ch.BinaryOperatorAggregate(typ, operator.or_)
+            restored = binop.from_checkpoint(nothing)
+            trace.note(f"binop {typ!r}", [binop.get(), restored.get(), restored.ValueType])
+        # A Pregel's JSON schemas are built from its channels' update and value types.
+        if api.name == "langgraph":
+            from langgraph.pregel import NodeBuilder, Pregel
+        else:
+            from durable_debug.pregel import NodeBuilder, Pregel
+        node = NodeBuilder().subscribe_only("a").do(lambda x: [x]).write_to("b")
+        channels = {"a": ch.Topic(str), "b": ch.Topic(str, accumulate=True)}
+        app = Pregel(
+            nodes={"n": node}, channels=channels, input_channels=["a"], output_channels=["b"]
+        )
+        trace.note("input schema", app.get_input_jsonschema())
+        trace.note("output schema", app.get_output_jsonschema())
+        trace.call("run", app.invoke, {"a": ["x", "y"]})
 
     check_parity(scenario)

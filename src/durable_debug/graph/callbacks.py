@@ -210,12 +210,7 @@ class NodeRun:
     async def end(self, output: Any) -> None:
         """The node returned ``output``: streaming handlers see it as the run's one chunk (as
         LangGraph streams a node's output when a handler streams), then the run ends."""
-        for handler in self.run.handlers:
-            if _is_tap(handler) and not handler.durable_debug_streams_nodes:
-                continue
-            if _streams(handler):
-                async for _ in handler.tap_output_aiter(self.run.run_id, _one(output)):
-                    pass
+        await _stream_output(self.run, output)
         policy = self.spec.trace_policy
         recorded = recorded_payload(output, policy.process_outputs if policy else None)
         if recorded is output:
@@ -280,10 +275,24 @@ class CallRun:
         return {**config, "callbacks": self.run.get_child()}
 
     async def end(self, output: Any) -> None:
+        """The call returned ``output``: its one chunk for streaming handlers (LangGraph
+        streams a call's run as it streams a node's), then the run ends."""
+        await _stream_output(self.run, output)
         await self.run.on_chain_end(output)
 
     async def error(self, exc: BaseException) -> None:
         await self.run.on_chain_error(exc)
+
+
+async def _stream_output(run: Any, output: Any) -> None:
+    """``output`` as the one chunk of ``run`` for the handlers that stream runs
+    (``astream_events``' tap, LangChain's streaming handlers)."""
+    for handler in run.handlers:
+        if _is_tap(handler) and not handler.durable_debug_streams_nodes:
+            continue
+        if _streams(handler):
+            async for _ in handler.tap_output_aiter(run.run_id, _one(output)):
+                pass
 
 
 def call_inputs(func: Any, args: Any, kwargs: Any) -> dict[str, Any]:

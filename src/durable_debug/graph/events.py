@@ -25,9 +25,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from durable_debug.checkpoint.base import RunnableConfig
-from durable_debug.checkpoint.names import INTERRUPT, NS_END, NS_SEP
+from durable_debug.checkpoint.names import END, INTERRUPT, NS_END, NS_SEP
 from durable_debug.graph.algo import PULL, PUSH
 from durable_debug.graph.chat_stream import GRAPH_RUN_METADATA
+from durable_debug.graph.push import CALL_STARTED
 from durable_debug.graph.runner import run_metadata
 from durable_debug.graph.streams import EVENTS_MODE
 
@@ -67,6 +68,15 @@ class GraphEvents:
         """Task id → run id, input, metadata and tags of the node's run."""
         self.updates: list[Any] = []
         """Updates waiting for their task's end event (the graph streams after the node)."""
+        self.call_updates = 0
+        """How many of :attr:`updates` are ``@task`` calls' that finished: they go out before
+        the next event, or, for an entrypoint, between its ``on_chain_stream`` and its
+        ``on_chain_end`` (where LangGraph's stream hands them over while it returns)."""
+        self.calls: set[str] = set()
+        """Task ids of ``@task`` calls: their runs are the callback runs under their caller's
+        (``__events__`` chunks), not node runs of the graph."""
+        self.returns_end = False
+        """An entrypoint's graph: its node's output is its return value, not ``{END: v}``."""
         self.output: Any = None
         self.input: Any = None
         self.nested: dict[str, str | None] = {}
@@ -122,8 +132,11 @@ class GraphEvents:
             return
         yield self._graph("on_chain_end", {"output": self.output, "input": self.input})
 
-    def _flush(self) -> Iterable[dict[str, Any]]:
-        updates, self.updates = self.updates, []
+    def _flush(self, count: int | None = None) -> Iterable[dict[str, Any]]:
+        """The graph's ``on_chain_stream`` of the first ``count`` waiting updates (all)."""
+        count = len(self.updates) if count is None else count
+        updates, self.updates = self.updates[:count], self.updates[count:]
+        self.call_updates = max(0, self.call_updates - count)
         for chunk in updates:
             yield self._graph("on_chain_stream", {"chunk": chunk})
 
@@ -139,6 +152,10 @@ class GraphEvents:
             if not self.namespace:  # a subgraph's run streams no updates of its own
                 self.updates.append(chunk)
             return
+        if mode == "debug" and chunk["payload"].get("id") in self.calls:
+            if chunk["type"] == "task_result":  # its update goes out with the next event
+                self.call_updates = len(self.updates)
+            return
         if mode == "debug" and chunk["type"] == "task":
             yield from self._flush()
             yield self._node_start(chunk["payload"], chunk["step"])
@@ -148,6 +165,9 @@ class GraphEvents:
             yield from self._flush()
             return
         if mode == "debug":  # checkpoints: no event of their own
+            return
+        if mode == EVENTS_MODE and chunk["event"] == CALL_STARTED:
+            self.calls.add(chunk["task_id"])
             return
         if mode == EVENTS_MODE:
             yield from self._flush()
@@ -181,8 +201,12 @@ class GraphEvents:
         if node is None or task["error"] is not None or task["interrupts"]:
             return
         output = task["result"]
+        if self.returns_end and isinstance(output, dict) and END in output:
+            output = output[END]
         if self.node_streams:
             yield self._node_event("on_chain_stream", task["name"], node, {"chunk": output})
+        if self.returns_end:  # an entrypoint's calls' updates come before its end
+            yield from self._flush(self.call_updates)
         yield self._node_event(
             "on_chain_end", task["name"], node, {"output": output, "input": node["input"]}
         )
@@ -210,7 +234,11 @@ class GraphEvents:
             chain.insert(0, parent)
             parent = self.nested.get(parent)
         ns = str(reported["metadata"].get("langgraph_checkpoint_ns", ""))
-        node = self.nodes.get(ns.rpartition(NS_END)[2])
+        node = None
+        for part in reversed(ns.split(NS_SEP)):  # a call's run is under its caller's node
+            node = self.nodes.get(part.rpartition(NS_END)[2])
+            if node is not None:
+                break
         parents = [*self.parents, self.run_id] + ([node["run_id"]] if node else []) + chain
         return self._event(
             reported["event"],

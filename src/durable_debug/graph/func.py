@@ -118,6 +118,7 @@ class EntrypointGraph(CompiledStateGraph[Any, Any, Any, Any]):
     state is the function's last return value."""
 
     streams_while_running = True
+    returns_end = True
 
     def __init__(
         self,

@@ -131,6 +131,10 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     """Whether a lone task's run reports events while it runs (an ``@entrypoint``'s task
     calls stream as each one finishes); else only what its output mode needs does."""
 
+    returns_end = False
+    """Whether a node's debug result is ``{"__end__": value}`` for a returned ``value`` (an
+    ``@entrypoint``'s): ``astream_events`` then shows the value, as LangGraph does."""
+
     sync_invoke_hops_threads = True
     """Its ``invoke`` runs ``ainvoke`` on the runner loop's thread (``_sync.run_sync``): as a
     node, it is awaited through ``ainvoke`` even in a sync run (``calls.call_style``)."""
@@ -655,6 +659,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             include_names, include_types, include_tags, exclude_names, exclude_types, exclude_tags
         )
         events = GraphEvents(self.name, merge_configs(self.config, config))
+        events.returns_end = self.returns_end
         start = events.graph_start(input)
         if keep(start):
             yield start

@@ -17,7 +17,7 @@ from __future__ import annotations
 import collections.abc
 import copy
 from collections.abc import Callable, Sequence
-from typing import Any, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 from typing_extensions import Self
 
@@ -183,6 +183,16 @@ class Topic(_Public, engine.Channel):
         return new
 
     @property
+    def ValueType(self) -> Any:
+        """``Sequence[typ]``: the channel holds the values written, as LangGraph's does."""
+        return Sequence[self.typ]  # type: ignore[name-defined]  # a type made at run time
+
+    @property
+    def UpdateType(self) -> Any:
+        """``typ | list[typ]``: a write is one value or a list of them, as in LangGraph."""
+        return self.typ | list[self.typ]  # type: ignore[name-defined]  # a type made at run time
+
+    @property
     def ephemeral(self) -> bool:  # type: ignore[override]  # the base's attribute is a property here: it follows accumulate
         """Without ``accumulate`` the values last one step."""
         return not self.accumulate
@@ -211,8 +221,19 @@ class BinaryOperatorAggregate(_Public, engine.BinaryOperatorAggregate):
     __slots__ = ("typ",)
 
     def __init__(self, typ: Any, operator: Callable[[Any, Any], Any], key: str = "") -> None:
-        engine.BinaryOperatorAggregate.__init__(self, key, operator, typ)
+        # Starts from the type's empty value, as LangGraph's: a generic (``list[int]``) or an
+        # abstract collection (``Sequence[str]``: a list) too.
+        base = get_args(typ)[0] if get_origin(typ) is Annotated else typ
+        origin = get_origin(base) or base
+        engine.BinaryOperatorAggregate.__init__(self, key, operator, _ABSTRACT.get(origin, origin))
         self.typ = typ
+
+    def from_checkpoint(self, checkpoint: Any) -> Self:
+        """A new channel like this one holding what :meth:`checkpoint` returned; from
+        nothing saved, a fresh one (the type's empty value), as LangGraph's."""
+        if checkpoint is MISSING:
+            return type(self)(self.typ, self.operator, self.key)
+        return super().from_checkpoint(checkpoint)
 
 
 class NamedBarrierValue(_Public, engine.NamedBarrierValue):

@@ -78,7 +78,11 @@ from durable_debug.graph.types import GraphInterrupt, RetryPolicy
 if TYPE_CHECKING:
     from durable_debug.graph.loop import RunLoop
 
-__all__ = ["CallRunner", "TaskFunction", "TaskFuture"]
+__all__ = ["CALL_STARTED", "CallRunner", "TaskFunction", "TaskFuture"]
+
+CALL_STARTED = "on_task_call"
+"""The ``event`` of the internal ``astream_events`` chunk that comes before a call's ``task``
+event: ``{"event": CALL_STARTED, "task_id": ...}`` (``events.py``)."""
 
 T = TypeVar("T")
 
@@ -273,6 +277,7 @@ class CallRunner:
             )
         if record is not None and record.finished and loop.reuse_writes:
             # Reported as started, as LangGraph reports it; its saved result is not.
+            self._mark_call(task)
             self._report("task", lambda: loop._debug_event("task", task))
             saved: concurrent.futures.Future[Any] = concurrent.futures.Future()
             saved.set_result(dict(record.writes).get(RETURN))
@@ -416,6 +421,7 @@ class CallRunner:
         """Report the call's start and take the answers the run holds for its interrupts;
         False when its cache answered it (the function does not run)."""
         loop = self.loop
+        self._mark_call(task)
         self._report("task", lambda: loop._debug_event("task", task))
         answers = parent.answers
         if answers is not None:  # answers given to the run for this call's interrupts
@@ -461,6 +467,10 @@ class CallRunner:
             findings=parent.findings,
         )
         config = node_config(base, task, step, checkpoint_id)
+        metadata = config["metadata"]
+        metadata["langgraph_path"] = pad.path  # LangGraph's: the caller's path, the index, True
+        if "checkpoint_ns" in metadata:  # the caller's, inherited: the call's own, as LangGraph
+            metadata["checkpoint_ns"] = config["configurable"]["checkpoint_ns"]
         info = ExecutionInfo(
             checkpoint_id,
             config["metadata"]["langgraph_checkpoint_ns"],  # the call's namespace
@@ -557,6 +567,14 @@ class CallRunner:
         value = dict(task.writes).get(RETURN)
         event["payload"]["result"] = {RETURN: value}
         return event, task.cached, (value,), ()
+
+    def _mark_call(self, task: Task) -> None:
+        """Tell ``astream_events`` (its internal mode only) that the task about to be reported
+        is a call: it has no node run of its own there, its callback run under the caller's
+        run is its only one, as in LangGraph."""
+        loop = self.loop
+        if loop.producers.wants("callback"):
+            loop._write_callback({"event": CALL_STARTED, "task_id": task.id})
 
     def _report(self, kind: str, build: Callable[[], Any]) -> None:
         if kind != "task" or self.loop.producers.wants(kind):
