@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from langchain_core.messages import AIMessage
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    HumanMessage,
+    ToolMessage,
+    message_to_dict,
+)
+from pydantic import field_serializer
 
 from durable_debug.checkpoint.records import TASK_CALLS, aread_records, record_text, stored_record
 from durable_debug.graph.recording import stored_value
@@ -131,3 +138,41 @@ async def test_recorded_calls_read_back_alike_from_memory_and_sqlite(tmp_path: P
     assert [c["kind"] for c in read[0]] == ["chat_model", "chat_model", "tool", "tool"]
     assert "chunks" in read[0][1] and "value" in read[0][3]
     assert _same(read[0], read[1])
+
+
+class Stamped(AIMessage):
+    """A message class whose dump is not its fields (a field serializer)."""
+
+    @field_serializer("content")
+    def _upper(self, content: Any) -> Any:
+        return content.upper() if isinstance(content, str) else content
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        AIMessage("", id="a", tool_calls=[{"name": "add", "args": {"b": 2, "a": 1}, "id": "c"}]),
+        AIMessage([{"type": "text", "text": "hi"}], response_metadata={"t": (1, (2,))}),
+        AIMessage("x", usage_metadata={"input_tokens": 1, "output_tokens": 2, "total_tokens": 3}),
+        AIMessageChunk(content="part", id="k"),
+        ToolMessage("3", tool_call_id="c", name="add", artifact={"rows": [1, 2]}),
+        ToolMessage("3", tool_call_id="c", artifact=object()),  # not JSON: not kept
+        HumanMessage("hi", extra_field="kept too"),
+        HumanMessage(Name("a str subclass")),
+        Stamped(content="shout"),
+    ],
+)
+def test_a_recorded_message_is_kept_as_message_to_dict_through_json(message: Any) -> None:
+    """A model's or tool's message is kept as ``message_to_dict`` gives it, as the record's
+    JSON text reads back (its fields read directly when that is the same), or not at all
+    when that is not JSON data."""
+    kept = stored_value(message)
+    try:
+        expected = json.loads(
+            json.dumps({"message": message_to_dict(message)}, sort_keys=True, allow_nan=False)
+        )
+    except TypeError:
+        assert kept is None
+        return
+    assert kept is not None
+    assert _same(stored_record({"v": kept})["v"], expected)

@@ -411,6 +411,9 @@ def stored_value(value: Any) -> dict[str, Any] | None:
     encoding it (the record is encoded once, when its checkpoint is saved)."""
     base = _message_class()
     if base is not None and isinstance(value, base):
+        fast = _message_fields(value)
+        if fast is not _SLOW:
+            return fast
         from langchain_core.messages import message_to_dict
 
         kept: dict[str, Any] = {"message": message_to_dict(value)}  # type: ignore[arg-type]  # value is a BaseMessage, checked at run time above
@@ -428,6 +431,50 @@ def stored_value(value: Any) -> dict[str, Any] | None:
                 return None
             return kept if len(text) <= MAX_VALUE_CHARS else None
     return _checked({"json": value})
+
+
+_SLOW: dict[str, Any] = {}
+"""What :func:`_message_fields` returns when it cannot tell (compared by identity)."""
+_FIELDS_DUMPED: dict[type, bool] = {}
+"""Message classes by whether ``model_dump`` gives exactly their fields (see
+:func:`_message_fields`)."""
+
+
+def _fields_of(cls: type) -> dict[str, Any]:
+    """A pydantic model class's fields (``{}`` for another class)."""
+    fields: dict[str, Any] = getattr(cls, "model_fields", None) or {}
+    return fields
+
+
+def _message_fields(message: Any) -> dict[str, Any] | None:
+    """What :func:`stored_value` keeps of ``message``, read from its fields instead of
+    ``message_to_dict`` (its ``model_dump``) when that gives the same: the class has no
+    serializer, computed or excluded field, the message no extra field, and every value is of
+    an exact JSON type (which ``model_dump`` returns as it is, containers copied).
+    :data:`_SLOW` when it cannot tell: the caller goes through ``message_to_dict``."""
+    cls = type(message)
+    plain = _FIELDS_DUMPED.get(cls)
+    if plain is None:
+        decorators = getattr(cls, "__pydantic_decorators__", None)
+        fields = _fields_of(cls)
+        plain = _FIELDS_DUMPED[cls] = bool(
+            decorators is not None
+            and fields
+            and not decorators.field_serializers
+            and not decorators.model_serializers
+            and not getattr(cls, "model_computed_fields", None)
+            and not any(f.exclude for f in fields.values())
+        )
+    values = getattr(message, "__dict__", None)
+    if not plain or values is None or getattr(message, "__pydantic_extra__", None):
+        return _SLOW
+    if len(values) != len(_fields_of(cls)):
+        return _SLOW
+    try:
+        copied = _ready_copy({"message": {"type": message.type, "data": values}}, MAX_VALUE_CHARS)
+    except (_NotReady, RecursionError, TypeError):
+        return _SLOW
+    return _Kept(copied) if copied is not None else None
 
 
 def _checked(kept: dict[str, Any]) -> dict[str, Any] | None:
