@@ -448,11 +448,10 @@ def _quiet_call(config: Any) -> RunnableConfig | None:
 
 def _no_handler(callbacks: Any) -> bool:
     """Whether ``CallbackManager.configure(callbacks)`` would give a manager without a
-    handler, found without building it (about a fifth of the cost): no handler given, LangChain's
-    debug output off, no LangSmith tracing, and no configure hook (a context variable
-    holding a handler, or its environment variable) set. These are the only places
-    ``configure`` takes handlers from; should LangChain's private names it reads ever move,
-    the manager is built and asked instead."""
+    handler, found without building one: no handler given, LangChain's debug output off, no
+    LangSmith tracing, and no configure hook (a context variable holding a handler, or its
+    environment variable) set. These are the only places ``configure`` takes handlers from;
+    should LangChain's private names it reads ever move, the manager is built and asked."""
     hooks = _configure_sources()
     if hooks is None:
         return not CallbackManager.configure(callbacks).handlers
