@@ -5,16 +5,19 @@ handler is replayed without one, and the other way round, with no call going liv
 
 from __future__ import annotations
 
+import contextvars
 import itertools
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
+import langchain_core.globals
 import pytest
-from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.callbacks import BaseCallbackHandler, CallbackManager
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from langchain_core.outputs import ChatResult
 from langchain_core.tools import tool
+from langchain_core.tracers.context import register_configure_hook
 from pydantic import Field
 
 from durable_debug import MemorySaver
@@ -147,3 +150,61 @@ async def test_an_async_run_records_the_same_calls_with_no_handler() -> None:
         ["tools", "tool"],
         ["agent", "chat_model"],
     ]
+
+
+class EnvSeen(Seen):
+    """A :class:`Seen` that a configure hook makes when its environment variable is set (its
+    runs are noted in the class, since LangChain makes the instance)."""
+
+    made: ClassVar[list[EnvSeen]] = []
+
+    def __init__(self) -> None:
+        super().__init__()
+        EnvSeen.made.append(self)
+
+
+_HOOKED: contextvars.ContextVar[Seen | None] = contextvars.ContextVar(
+    "test_prebuilt_hooked_handler", default=None
+)
+_ENV_HOOKED: contextvars.ContextVar[EnvSeen | None] = contextvars.ContextVar(
+    "test_prebuilt_env_hooked_handler", default=None
+)
+register_configure_hook(_HOOKED, True)
+register_configure_hook(_ENV_HOOKED, True, EnvSeen, "DURABLE_DEBUG_TEST_HOOKED_HANDLER")
+
+
+@pytest.mark.parametrize("source", ["hook variable", "hook environment", "debug", "config"])
+def test_a_handler_from_outside_the_config_sees_the_prompt_sequence(
+    source: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The model is called directly only when no handler could see the ``prompt | model``
+    runs: a handler a configure hook adds (by its context variable, as the debugger's own
+    process-wide handlers are, or by its environment variable), LangChain's debug output and
+    a handler manager given in the config all see the "Prompt" run, as under LangGraph."""
+    agent, model = _agent()
+    seen = Seen()
+    cfg: dict[str, Any] = {"configurable": {"thread_id": "t"}}
+    token = _HOOKED.set(seen) if source == "hook variable" else None
+    if source == "hook environment":
+        monkeypatch.setenv("DURABLE_DEBUG_TEST_HOOKED_HANDLER", "true")
+        EnvSeen.made.clear()
+    if source == "debug":
+        monkeypatch.setattr(langchain_core.globals, "_debug", True)
+    if source == "config":
+        cfg["callbacks"] = CallbackManager(handlers=[seen], inheritable_handlers=[seen])
+    try:
+        out = agent.invoke({"messages": [("user", "1+2?")]}, cfg)
+    finally:
+        if token is not None:
+            _HOOKED.reset(token)
+    assert out["messages"][-1].content == "3"
+    assert model.calls == 2
+    if source == "debug":
+        assert capsys.readouterr().out.count("chain:Prompt] Entering Chain run") == 2
+        return
+    runs = (
+        [r for made in EnvSeen.made for r in made.runs]
+        if source == "hook environment"
+        else seen.runs
+    )
+    assert runs.count("Prompt") == 2 and runs.count("chat_model") == 2

@@ -49,6 +49,7 @@ __all__ = [
     "PARENT_WRITE_MS",
     "RECORD_KEY",
     "TASK_CALLS",
+    "JSONReady",
     "aadd_findings",
     "aadd_task_calls",
     "aread_record",
@@ -208,6 +209,13 @@ def stored_record(record: Mapping[str, Any]) -> dict[str, Any]:
     return json.loads(record_text(record) or "{}")  # type: ignore[no-any-return]  # json.loads returns Any; a record's text is a JSON object
 
 
+class JSONReady(dict):  # type: ignore[type-arg]  # a record's JSON object: any JSON value
+    """A part of a record already as :func:`stored_record` would copy it (keys sorted at every
+    level, exact JSON types, finite floats, lists for tuples), and referenced by its record
+    alone: :func:`stored_record` takes it as it is (a plain ``dict`` of the same items)
+    instead of copying it again. The engine's call recording builds its entries so."""
+
+
 class _NotPlainJSON(Exception):
     """A value :func:`_json_copy` leaves to the JSON round trip."""
 
@@ -218,6 +226,8 @@ def _json_copy(value: Any) -> Any:
     :class:`_NotPlainJSON` (a subclass, a non-string key, NaN: the round trip decides)."""
     kind = type(value)
     leaves = _PLAIN_LEAVES
+    if kind is JSONReady:
+        return dict(value)
     if kind is dict:
         copied = {}
         for key, inner in sorted(value.items()):  # keys differ: only they are compared

@@ -54,7 +54,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from durable_debug.checkpoint.records import TASK_CALLS
+from durable_debug.checkpoint.records import TASK_CALLS, JSONReady
 
 __all__ = [
     "RECORD_CALLS",
@@ -203,9 +203,32 @@ class Tape:
         )
 
     def as_record(self) -> dict[str, Any]:
-        """What the checkpoint's record keeps of this tape."""
-        calls = [c for c in self.calls if c.get("kind") != "reserved"]
+        """What the checkpoint's record keeps of this tape (each call as the record stores
+        it, when it can be built so: see :func:`_ready_entry`)."""
+        calls = [_ready_entry(c) for c in self.calls if c.get("kind") != "reserved"]
         return {"node": self.node, "from": self.checkpoint_id, "calls": calls}
+
+
+def _ready_entry(entry: dict[str, Any]) -> dict[str, Any]:
+    """A call's entry as its checkpoint's record stores it (a :class:`JSONReady`: sorted
+    keys, exact JSON types, the output copied once, when it was kept, by
+    :func:`stored_value`), so the saver does not copy it again; a plain copy of the entry
+    when a value in it is of another kind (a replayed call's recorded output, streamed
+    chunks): the saver copies that as any record."""
+    ready = JSONReady()
+    for key, value in sorted(entry.items()):
+        kind = type(value)
+        if kind in _SMALL or kind is str:
+            ready[key] = value
+        elif kind is _Kept:
+            ready[key] = dict(value)
+        elif kind is float and value - value == 0:  # finite
+            ready[key] = value
+        elif kind is dict and key == "tokens" and _SMALL.issuperset(map(type, value.values())):
+            ready[key] = dict(sorted(value.items()))
+        else:
+            return {k: dict(v) if type(v) is _Kept else v for k, v in entry.items()}
+    return ready
 
 
 class RunRecording:
@@ -388,10 +411,13 @@ def stored_value(value: Any) -> dict[str, Any] | None:
     encoding it (the record is encoded once, when its checkpoint is saved)."""
     base = _message_class()
     if base is not None and isinstance(value, base):
+        fast = _message_fields(value)
+        if fast is not _SLOW:
+            return fast
         from langchain_core.messages import message_to_dict
 
         kept: dict[str, Any] = {"message": message_to_dict(value)}  # type: ignore[arg-type]  # value is a BaseMessage, checked at run time above
-        return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
+        return _checked(kept)
     if base is not None:
         from langchain_core.load.serializable import Serializable
 
@@ -404,8 +430,114 @@ def stored_value(value: Any) -> dict[str, Any] | None:
             except (TypeError, ValueError):
                 return None
             return kept if len(text) <= MAX_VALUE_CHARS else None
-    kept = {"json": value}
-    return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
+    return _checked({"json": value})
+
+
+_SLOW: dict[str, Any] = {}
+"""What :func:`_message_fields` returns when it cannot tell (compared by identity)."""
+_FIELDS_DUMPED: dict[type, bool] = {}
+"""Message classes by whether ``model_dump`` gives exactly their fields (see
+:func:`_message_fields`)."""
+
+
+def _fields_of(cls: type) -> dict[str, Any]:
+    """A pydantic model class's fields (``{}`` for another class)."""
+    fields: dict[str, Any] = getattr(cls, "model_fields", None) or {}
+    return fields
+
+
+def _message_fields(message: Any) -> dict[str, Any] | None:
+    """What :func:`stored_value` keeps of ``message``, read from its fields instead of
+    ``message_to_dict`` (its ``model_dump``) when that gives the same: the class has no
+    serializer, computed or excluded field, the message no extra field, and every value is of
+    an exact JSON type (which ``model_dump`` returns as it is, containers copied).
+    :data:`_SLOW` when it cannot tell: the caller goes through ``message_to_dict``."""
+    cls = type(message)
+    plain = _FIELDS_DUMPED.get(cls)
+    if plain is None:
+        decorators = getattr(cls, "__pydantic_decorators__", None)
+        fields = _fields_of(cls)
+        plain = _FIELDS_DUMPED[cls] = bool(
+            decorators is not None
+            and fields
+            and not decorators.field_serializers
+            and not decorators.model_serializers
+            and not getattr(cls, "model_computed_fields", None)
+            and not any(f.exclude for f in fields.values())
+        )
+    values = getattr(message, "__dict__", None)
+    if not plain or values is None or getattr(message, "__pydantic_extra__", None):
+        return _SLOW
+    if len(values) != len(_fields_of(cls)):
+        return _SLOW
+    try:
+        copied = _ready_copy({"message": {"type": message.type, "data": values}}, MAX_VALUE_CHARS)
+    except (_NotReady, RecursionError, TypeError):
+        return _SLOW
+    return _Kept(copied) if copied is not None else None
+
+
+def _checked(kept: dict[str, Any]) -> dict[str, Any] | None:
+    """``kept`` copied as its record will store it (a :class:`_Kept`), None when it takes
+    more than :data:`MAX_VALUE_CHARS` as JSON or is not JSON data; a value of JSON types that
+    a JSON round trip changes (a subclass of ``str`` or ``dict``, an infinite float) is
+    checked by :func:`_json_size` and kept as it is (the saver's copy converts it)."""
+    try:
+        copied = _ready_copy(kept, MAX_VALUE_CHARS)
+    except (_NotReady, RecursionError, TypeError):  # TypeError: keys that do not sort
+        return kept if _json_size(kept, MAX_VALUE_CHARS) >= 0 else None
+    return _Kept(copied) if copied is not None else None
+
+
+class _Kept(dict):  # type: ignore[type-arg]  # a JSON object: any JSON value
+    """A call's output made by :func:`_ready_copy`: already as its record stores it, and
+    referenced by its entry alone."""
+
+
+class _NotReady(Exception):
+    """A value :func:`_ready_copy` leaves to :func:`_json_size` and the saver's copy."""
+
+
+def _ready_copy(value: dict[str, Any], budget: int) -> dict[str, Any] | None:
+    """A copy of ``value`` as a JSON round trip gives it back (keys sorted at every level,
+    tuples as lists), counting its size as :func:`_json_size` does: None when that is over
+    ``budget``. Exact JSON types only (finite floats); anything else raises
+    :class:`_NotReady`."""
+    small = _SMALL
+    left = budget
+
+    def copy(item: Any) -> Any:
+        nonlocal left
+        kind = type(item)
+        if kind is dict:
+            copied = {}
+            for key, inner in sorted(item.items()):
+                if type(key) is not str:
+                    raise _NotReady(key)
+                inner_kind = type(inner)
+                if inner_kind is str:
+                    left -= len(key) + len(inner) + 6
+                    copied[key] = inner
+                elif inner_kind in small:
+                    left -= len(key) + 9
+                    copied[key] = inner
+                else:
+                    left -= len(key) + 4
+                    copied[key] = copy(inner)
+            return copied
+        if kind is list or kind is tuple:
+            left -= 2 + len(item)
+            return [copy(inner) for inner in item]
+        if kind is str:
+            left -= len(item) + 2
+            return item
+        if kind in small or (kind is float and item - item == 0):
+            left -= 5
+            return item
+        raise _NotReady(item)
+
+    copied = copy(value)
+    return copied if left >= 0 else None
 
 
 def _message_class() -> type | None:

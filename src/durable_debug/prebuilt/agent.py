@@ -441,9 +441,60 @@ def _quiet_call(config: Any) -> RunnableConfig | None:
 
     if value("run_id") is not None or value("run_name") is not None:
         return None
-    if CallbackManager.configure(value("callbacks")).handlers:
+    if not _no_handler(value("callbacks")):
         return None
     return cast(RunnableConfig, config)
+
+
+def _no_handler(callbacks: Any) -> bool:
+    """Whether ``CallbackManager.configure(callbacks)`` would give a manager without a
+    handler, found without building one: no handler given, LangChain's debug output off, no
+    LangSmith tracing, and no configure hook (a context variable holding a handler, or its
+    environment variable) set. These are the only places ``configure`` takes handlers from;
+    should LangChain's private names it reads ever move, the manager is built and asked."""
+    hooks = _configure_sources()
+    if hooks is None:
+        return not CallbackManager.configure(callbacks).handlers
+    if callbacks and (isinstance(callbacks, list) or callbacks.handlers):
+        return False
+    get_debug, tracer_var, tracing_enabled, configure_hooks, env_var_is_set = hooks
+    if get_debug() or tracer_var.get() is not None or tracing_enabled():
+        return False
+    for var, _inheritable, handler_class, env_var in configure_hooks:
+        if var.get() is not None:
+            return False
+        if env_var is not None and handler_class is not None and env_var_is_set(env_var):
+            return False
+    return True
+
+
+_SOURCES: list[tuple[Any, ...] | None] = []
+
+
+def _configure_sources() -> tuple[Any, ...] | None:
+    """What ``CallbackManager.configure`` reads its handlers from, looked up once (None:
+    not found in this LangChain version)."""
+    if not _SOURCES:
+        try:
+            from langchain_core.callbacks.manager import _get_debug
+            from langchain_core.tracers.context import (
+                _configure_hooks,
+                _tracing_v2_is_enabled,
+                tracing_v2_callback_var,
+            )
+            from langchain_core.utils.env import env_var_is_set
+
+            found: tuple[Any, ...] | None = (
+                _get_debug,
+                tracing_v2_callback_var,
+                _tracing_v2_is_enabled,
+                _configure_hooks,
+                env_var_is_set,
+            )
+        except ImportError:
+            found = None
+        _SOURCES.append(found)
+    return _SOURCES[0]
 
 
 def _sync_unsupported(state: Any) -> Any:
