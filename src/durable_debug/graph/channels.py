@@ -10,6 +10,7 @@ parallel writes mean: a plain key refuses them, a reducer key folds them in orde
 
 from __future__ import annotations
 
+import collections.abc
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -126,6 +127,24 @@ class LastValue(Channel):
             )
         self.value = values[0]
         return True
+
+
+CONCRETE_COLLECTIONS: dict[Any, type] = {
+    collections.abc.Sequence: list,
+    collections.abc.MutableSequence: list,
+    collections.abc.Set: set,
+    collections.abc.MutableSet: set,
+    collections.abc.Mapping: dict,
+    collections.abc.MutableMapping: dict,
+}
+"""The concrete type a reducer channel typed with an abstract collection starts empty as
+(``Annotated[Sequence[str], operator.add]`` starts from ``[]``), as LangGraph's does."""
+
+
+def concrete_collection(origin: Any) -> Any:
+    """``origin`` (a type's origin), or the concrete type of an abstract collection
+    (:data:`CONCRETE_COLLECTIONS`)."""
+    return CONCRETE_COLLECTIONS.get(origin, origin)
 
 
 class BinaryOperatorAggregate(Channel):

@@ -14,7 +14,6 @@ methods: ``get()`` (raises :class:`EmptyChannelError` when empty), ``update(valu
 
 from __future__ import annotations
 
-import collections.abc
 import copy
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, get_args, get_origin
@@ -22,7 +21,7 @@ from typing import Annotated, Any, get_args, get_origin
 from typing_extensions import Self
 
 from durable_debug.graph import channels as engine
-from durable_debug.graph.channels import MISSING, overwrite_value
+from durable_debug.graph.channels import MISSING, concrete_collection, overwrite_value
 from durable_debug.graph.types import InvalidUpdateError
 
 __all__ = [
@@ -225,7 +224,7 @@ class BinaryOperatorAggregate(_Public, engine.BinaryOperatorAggregate):
         # abstract collection (``Sequence[str]``: a list) too.
         base = get_args(typ)[0] if get_origin(typ) is Annotated else typ
         origin = get_origin(base) or base
-        engine.BinaryOperatorAggregate.__init__(self, key, operator, _ABSTRACT.get(origin, origin))
+        engine.BinaryOperatorAggregate.__init__(self, key, operator, concrete_collection(origin))
         self.typ = typ
 
     def from_checkpoint(self, checkpoint: Any) -> Self:
@@ -249,16 +248,6 @@ class NamedBarrierValue(_Public, engine.NamedBarrierValue):
         if not self.is_available():
             raise EmptyChannelError()
         return None
-
-
-_ABSTRACT: dict[Any, type] = {
-    collections.abc.Sequence: list,
-    collections.abc.MutableSequence: list,
-    collections.abc.Set: set,
-    collections.abc.MutableSet: set,
-    collections.abc.Mapping: dict,
-    collections.abc.MutableMapping: dict,
-}
 
 
 class DeltaChannel(_Public, engine.Channel):
@@ -292,7 +281,7 @@ class DeltaChannel(_Public, engine.Channel):
 
     def _set_type(self, typ: Any) -> None:
         origin = get_origin(typ) or typ
-        self.typ = _ABSTRACT.get(origin, origin)
+        self.typ = concrete_collection(origin)
         self.value = self._empty()
 
     def _empty(self) -> Any:

@@ -17,7 +17,6 @@ operator.add]``, ``list[str]``, ``int``, ``dict``) is one value, held in the cha
 
 from __future__ import annotations
 
-import collections.abc
 import dataclasses
 import inspect
 import typing
@@ -27,7 +26,12 @@ from typing import Any, get_args, get_origin
 
 from typing_extensions import is_typeddict
 
-from durable_debug.graph.channels import BinaryOperatorAggregate, Channel, LastValue
+from durable_debug.graph.channels import (
+    BinaryOperatorAggregate,
+    Channel,
+    LastValue,
+    concrete_collection,
+)
 from durable_debug.graph.managed import ManagedValue, managed_keys, without_required
 from durable_debug.graph.types import InvalidUpdateError
 
@@ -111,7 +115,7 @@ class StateSchema:
             elif key.reducer is not None:
                 origin = without_required(get_origin(key.typ) or key.typ)
                 # An abstract collection starts from its concrete empty value, as LangGraph's.
-                origin = _CONCRETE.get(origin, origin)
+                origin = concrete_collection(origin)
                 channels[key.name] = BinaryOperatorAggregate(key.name, key.reducer, origin)
             else:
                 channels[key.name] = LastValue(key.name)
@@ -266,17 +270,6 @@ def _read_keys(schema: Any, kind: str) -> list[_Key]:
             channel = _channel_in(meta, base)
         keys.append(_Key(name, base, reducer, channel))
     return keys
-
-
-_CONCRETE: dict[Any, type] = {
-    collections.abc.Sequence: list,
-    collections.abc.MutableSequence: list,
-    collections.abc.Set: set,
-    collections.abc.MutableSet: set,
-    collections.abc.Mapping: dict,
-    collections.abc.MutableMapping: dict,
-}
-"""The concrete type a reducer key annotated with an abstract collection starts empty as."""
 
 
 def _channel_in(metadata: list[Any], typ: Any = Any) -> Channel | None:
