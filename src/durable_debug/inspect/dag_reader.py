@@ -164,6 +164,8 @@ class DagReader:
                 saver, thread, checkpoint_ns, take, subscribers=wanted[0]
             )
         if self.outlined:
+            if not self._order and checkpoint_ns:
+                _check_namespace(self.graph, checkpoint_ns)
             return done[0]
         if self._order:
             read = await self._aread_since(saver, self._order[-1])
@@ -749,3 +751,14 @@ def _row_of(record: CheckpointRecord) -> _Row:
         config=record.config,
     )
     return _with_debug(row, record.debug)
+
+
+def _check_namespace(graph: Any, namespace: str) -> None:
+    """Raise, as the full read does, when ``graph`` (durable_debug's) runs no subgraph at an
+    empty ``namespace``: a name that cannot be a subgraph's is said to be one, not read as a
+    namespace that has no checkpoints yet."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+    from durable_debug.graph.subgraph import graph_at
+
+    if isinstance(graph, CompiledStateGraph):
+        graph_at(graph, namespace)
