@@ -1,4 +1,4 @@
-"""The checkpoint tree without state on every saver that can read it (PostgreSQL, memory).
+"""The checkpoint tree without state on every saver besides SQLite (PostgreSQL, Redis, memory).
 
 Each saver's outline read must give the tree its own full read gives (ids, parents, next
 nodes, writers, interrupts, errors, findings, forks), and the same tree, mark for mark, as
@@ -24,7 +24,11 @@ from durable_debug.inspect.thread import aread_thread
 from support.savers import open_saver
 from support.seed_graphs import source
 
-OUTLINE_KINDS = ["memory", pytest.param("postgres", marks=pytest.mark.postgres)]
+OUTLINE_KINDS = [
+    "memory",
+    pytest.param("postgres", marks=pytest.mark.postgres),
+    pytest.param("redis", marks=pytest.mark.redis),
+]
 """The savers besides SQLite that read outlines."""
 
 
@@ -298,3 +302,36 @@ async def test_the_history_table_reads_the_outline_the_same_table(saver, name):
     expected = history_frame_of(await aread_thread(g, cfg))
     assert_frame_equal(frame, expected)
     assert frame.attrs == expected.attrs
+
+
+@pytest.mark.redis
+async def test_redis_reads_no_state_blob_and_names_a_damaged_row(redis_db):
+    """State blobs made unreadable: the tree still opens; damaged metadata: an error naming
+    the thread and the checkpoint."""
+    import redis
+
+    from durable_debug.checkpoint._redis_layout import Source
+    from durable_debug.checkpoint.redis import RedisSaver
+
+    with RedisSaver(redis_db) as saver:
+        ns = seed_on("accumulate", saver)
+        g, cfg = ns["g"], ns["cfg"]
+        await g.ainvoke({"value": "", "log": []}, cfg)
+        expected = await full_dag(g, cfg)
+        blobs, metadata = saver._keys.of(Source("demo-1", ""), "blobs", "metadata")
+        client = redis.Redis.from_url(redis_db.partition("?")[0])
+        try:
+            for field in client.hkeys(blobs):
+                if field.split(b":")[0] in (b"value", b"log"):
+                    client.hset(blobs, field, b'["msgpack"]\n\xc1\xc1')
+            with pytest.raises(Exception):  # noqa: B017 - any decoding error: garbage values
+                await aread_thread(g, cfg)
+            assert await DagReader(g, cfg).aread() == expected
+            newest = max(client.hkeys(metadata)).decode()
+            client.hset(metadata, newest, '{"step": "two"}')
+        finally:
+            client.close()
+        with pytest.raises(Exception, match="step") as raised:
+            await DagReader(g, cfg).aread()
+        assert "demo-1" in str(raised.value) and newest in str(raised.value)
+        assert type(raised.value).__name__ == "CorruptPayloadError"

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from durable_debug.checkpoint.names import ERROR, INPUT_KEYS, INTERRUPT, is_trigger_channel
+from durable_debug.checkpoint.names import is_trigger_channel
 
 if TYPE_CHECKING:
     from durable_debug.checkpoint.memory import MemorySaver
 
 __all__ = ["memory_latest_mark", "memory_outline_parts"]
-
-_VALUED_WRITES = frozenset((ERROR, INTERRUPT, INPUT_KEYS))
-"""The write channels whose value a tree reads (as the SQL savers' outline query)."""
 
 
 def memory_outline_parts(
@@ -30,11 +27,14 @@ def memory_outline_parts(
     thread_id: str,
     checkpoint_ns: str,
     since: str | None,
+    valued: tuple[str, ...],
     subscribed: tuple[str, ...] = (),
 ) -> tuple[list[Any], list[Any], list[Any]]:
-    """``(rows, writes, blobs)`` of a thread as :func:`outline_rows` takes them, oldest first;
-    ``since``: the checkpoints from that id on and the parents of newer ones; ``subscribed``:
-    channels read as trigger channels too (a ``Pregel``'s)."""
+    """``(rows, writes, blobs)`` of a thread as
+    :func:`~durable_debug.checkpoint.outline.outline_rows` takes them, oldest first; ``since``:
+    the checkpoints from that id on and the parents of newer ones; ``valued``: the write
+    channels whose value is kept; ``subscribed``: channels read as trigger channels too (a
+    ``Pregel``'s)."""
     stored = saver.storage.get(thread_id, {}).get(checkpoint_ns, {})
     if since is None:
         ids = sorted(stored)
@@ -73,8 +73,8 @@ def memory_outline_parts(
         if bucket:
             for (task_id, _idx), write in sorted(bucket.items()):
                 kind, data = write.blob
-                valued = write.channel in _VALUED_WRITES
-                writes.append((cid, task_id, write.channel, kind, data if valued else None))
+                read = write.channel in valued
+                writes.append((cid, task_id, write.channel, kind, data if read else None))
     blob_rows = [
         (channel, version, kind, data if is_trigger_channel(channel) else None)
         for (channel, version), (kind, data) in blobs.items()

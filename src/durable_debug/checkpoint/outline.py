@@ -58,6 +58,7 @@ __all__ = [
     "OWN_SQLITE_TRIGGER_BLOBS",
     "PG_OUTLINE",
     "SQLITE_OUTLINE",
+    "VALUED_WRITE_CHANNELS",
     "OutlineRow",
     "OutlineSql",
     "TaskWrites",
@@ -153,9 +154,15 @@ WHERE thread_id = {p} AND checkpoint_ns = {p}{{since}}
 ORDER BY checkpoint_id
 """
 
+VALUED_WRITE_CHANNELS = (ERROR, INTERRUPT, INPUT_KEYS)
+"""The write channels whose value a tree reads (an error's text, the interrupts, the run
+input's key names); of the others only the channel is read."""
+
+_VALUED_LIST = ", ".join(f"'{name}'" for name in VALUED_WRITE_CHANNELS)
+
 _OUTLINE_WRITES = f"""
 SELECT checkpoint_id, task_id, channel, type,
-       CASE WHEN channel IN ('{ERROR}', '{INTERRUPT}', '{INPUT_KEYS}') THEN blob END
+       CASE WHEN channel IN ({_VALUED_LIST}) THEN blob END
 FROM checkpoint_writes
 WHERE thread_id = {{p}} AND checkpoint_ns = {{p}}{{{{since}}}}
 ORDER BY checkpoint_id, task_id, idx
@@ -344,7 +351,7 @@ async def aread_outline_into(
 
     ``subscribers``: channels other than the engine's trigger channels that run nodes (a
     ``Pregel``'s), each with the nodes it triggers; read as trigger channels (see the module
-    docstring). durable_debug's SQLite, PostgreSQL and memory savers read them; another
+    docstring). durable_debug's SQLite, PostgreSQL, Redis and memory savers read them; another
     outline saver then answers False.
 
     The rows are built and ``take`` runs in one pause of the garbage collector, with no await
@@ -367,7 +374,20 @@ async def aread_outline_into(
         from durable_debug.checkpoint.memory_outline import memory_outline_parts
 
         rows, writes, blobs = memory_outline_parts(
-            cast(Any, saver), thread_id, checkpoint_ns, since, tuple(subscribers or ())
+            cast(Any, saver),
+            thread_id,
+            checkpoint_ns,
+            since,
+            VALUED_WRITE_CHANNELS,
+            tuple(subscribers or ()),
+        )
+        with collector_paused():
+            take(outline_rows(rows, writes, blobs, saver, thread_id, subscribers))
+        return True
+    own_redis = getattr(sys.modules.get("durable_debug.checkpoint.redis"), "RedisSaver", None)
+    if own_redis is not None and _reads_as(saver, own_redis):
+        rows, writes, blobs = await cast(Any, saver)._outline_parts(
+            thread_id, checkpoint_ns, since, tuple(subscribers or ())
         )
         with collector_paused():
             take(outline_rows(rows, writes, blobs, saver, thread_id, subscribers))
@@ -471,7 +491,9 @@ async def memory_read_outline(
     taken from its dicts (:mod:`durable_debug.checkpoint.memory_outline`)."""
     from durable_debug.checkpoint.memory_outline import memory_outline_parts
 
-    rows, writes, blobs = memory_outline_parts(saver, thread_id, checkpoint_ns, since)
+    rows, writes, blobs = memory_outline_parts(
+        saver, thread_id, checkpoint_ns, since, VALUED_WRITE_CHANNELS
+    )
     with collector_paused():  # many small containers, no cycles
         return outline_rows(rows, writes, blobs, saver, thread_id)
 
