@@ -227,7 +227,16 @@ async def test_a_pregel_threads_subscribed_channels(saver):
 
 
 @pytest.mark.postgres
-async def test_a_damaged_postgres_row_is_named(postgres_db):
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ("""metadata = '{"step": "two"}'""", "step"),
+        ("""checkpoint = '"text"'""", "not a JSON object"),
+        ("""checkpoint = jsonb_set(checkpoint, '{id}', '"other"')""", "id is 'other'"),
+        ("""checkpoint = checkpoint - 'ts'""", "ts is None"),
+    ],
+)
+async def test_a_damaged_postgres_row_is_named(postgres_db, change, said):
     import psycopg
 
     from durable_debug.checkpoint.postgres import PostgresSaver
@@ -238,11 +247,8 @@ async def test_a_damaged_postgres_row_is_named(postgres_db):
         await g.ainvoke({"value": "", "log": []}, cfg)
         with psycopg.connect(postgres_db, autocommit=True) as conn:
             newest = conn.execute("SELECT max(checkpoint_id) FROM checkpoints").fetchone()[0]
-            conn.execute(
-                """UPDATE checkpoints SET metadata = '{"step": "two"}' WHERE checkpoint_id = %s""",
-                (newest,),
-            )
-        with pytest.raises(Exception, match="step") as raised:
+            conn.execute(f"UPDATE checkpoints SET {change} WHERE checkpoint_id = %s", (newest,))
+        with pytest.raises(Exception, match=said) as raised:
             await DagReader(g, cfg).aread()
         assert "demo-1" in str(raised.value) and newest in str(raised.value)
         assert type(raised.value).__name__ == "CorruptPayloadError"
@@ -335,3 +341,15 @@ async def test_redis_reads_no_state_blob_and_names_a_damaged_row(redis_db):
             await DagReader(g, cfg).aread()
         assert "demo-1" in str(raised.value) and newest in str(raised.value)
         assert type(raised.value).__name__ == "CorruptPayloadError"
+
+
+async def test_the_latest_mark_is_the_newest_checkpoint_and_its_writes(saver):
+    assert await saver.alatest_mark("nobody", "") == ("", 0)
+    ns = seed_on("resume", saver)
+    g, cfg = ns["g"], ns["cfg"]
+    with contextlib.suppress(RuntimeError):
+        await g.ainvoke({"log": []}, cfg)  # c fails: its error is a write on the newest
+    newest = await saver.aget_tuple(cfg)
+    mark = await saver.alatest_mark("resume-1", "")
+    assert mark == (newest.config["configurable"]["checkpoint_id"], len(newest.pending_writes))
+    assert mark[1] >= 1

@@ -240,9 +240,21 @@ SQLITE_OUTLINE = OutlineSql(
 )
 """durable_debug's SQLite layout (JSON stored as text)."""
 
+_PG_CHECKPOINT = """CASE WHEN jsonb_typeof(checkpoint) = 'object' THEN
+    '{{"v":' || coalesce((checkpoint -> 'v')::text, 'null')
+    || ',"id":' || coalesce((checkpoint -> 'id')::text, 'null')
+    || ',"ts":' || coalesce((checkpoint -> 'ts')::text, 'null')
+    || ',"channel_versions":' || coalesce((checkpoint -> 'channel_versions')::text, '{{}}')
+    || ',"versions_seen":' || coalesce((checkpoint -> 'versions_seen')::text, '{{}}') || '}}'
+  ELSE checkpoint::text END"""
+"""The part of a stored checkpoint a tree reads, as JSON text that starts as SQLite's stored
+text does (``{"v":1,"id":…,"ts":…,"channel_versions":{…}``: ``jsonb`` prints its keys in
+another order), so a checkpoint that names no trigger channel is not decoded
+(``_untriggered_ts``); a value that is not an object is read as it is (and refused)."""
+
 PG_OUTLINE = OutlineSql(
     "%s",
-    _OUTLINE_ROWS.format(p="%s", checkpoint="checkpoint::text", metadata="metadata::text"),
+    _OUTLINE_ROWS.format(p="%s", checkpoint=_PG_CHECKPOINT, metadata="metadata::text"),
     _OUTLINE_WRITES.format(p="%s"),
     _TRIGGER_BLOBS.format(p="%s"),
     _PG_ROW_TRIGGER_BLOBS,
@@ -455,17 +467,16 @@ async def sql_outline_queries(
     clause = "" if since is None else f" AND {dialect.since}"
     blobs_query = _blobs_query(dialect, since is not None, len(subscribed))
     blobs_args = (*where, *subscribed)
-    rows_query = dialect.rows.format(since=clause, debug="{debug}")
     writes_query = dialect.writes.format(since=clause)
 
     @snapshot_read
     async def read(s: Any) -> tuple[list[Any], list[Any], list[Any]]:
         try:
-            rows = await s.fetch(rows_query.format(debug=dialect.debug), where)
+            rows = await s.fetch(dialect.rows.format(since=clause, debug=dialect.debug), where)
         except sqlite3.OperationalError as exc:  # a SQLite file older than the debug column
             if "debug" not in str(exc):
                 raise
-            rows = await s.fetch(rows_query.format(debug="NULL"), where)
+            rows = await s.fetch(dialect.rows.format(since=clause, debug="NULL"), where)
         writes = await s.fetch(writes_query, where)
         blobs = await s.fetch(blobs_query, blobs_args)
         return rows, writes, blobs
