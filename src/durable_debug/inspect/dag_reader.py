@@ -44,9 +44,10 @@ class DagReader:
     """Reads one thread's ``Dag`` again and again, as a view that refreshes does.
 
     On a saver that gives outlines (:class:`~durable_debug.checkpoint.base.OutlineSaver`:
-    durable_debug's SQLite saver) the tree comes from checkpoint rows, metadata, trigger
-    channels and the writes' channels only (:func:`~durable_debug.checkpoint.outline.aread_outline`:
-    no state value is decoded), and each read after the first asks only for the checkpoints
+    durable_debug's SQLite, PostgreSQL, Redis and memory savers) the tree comes from
+    checkpoint rows, metadata, trigger channels and the writes' channels only
+    (:func:`~durable_debug.checkpoint.outline.aread_outline`: no state value is decoded), and
+    each read after the first asks only for the checkpoints
     from the newest one seen on (plus the parents of newer ones, whose writes grew). Any
     other saver is read in full the first time
     (:func:`~durable_debug.inspect.thread.aread_thread`), then from the newest one seen on.
@@ -81,8 +82,8 @@ class DagReader:
 
     async def alatest_mark(self) -> tuple[str, int]:
         """``(newest checkpoint id, its pending writes)``: a cheap mark of the thread's progress
-        to watch (one index query on durable_debug's SQLite saver; else the newest checkpoint
-        read through the saver)."""
+        to watch (one index query, or one script on Redis, on durable_debug's savers; else the
+        newest checkpoint read through the saver)."""
         saver = checkpointer_of(self.graph)
         mark = await alatest_mark(saver, self.thread_id, self.checkpoint_ns)
         if mark is not None:
