@@ -186,16 +186,20 @@ SELECT DISTINCT b.channel, b.version, b.type, {value}
 """
 
 _PG_ROW_TRIGGER_BLOBS = """
-SELECT DISTINCT b.channel, b.version, b.type, {value}
+SELECT DISTINCT p.channel, p.version, b.type, {value}
   FROM checkpoints c
- CROSS JOIN LATERAL jsonb_each(c.checkpoint -> 'channel_versions') AS v
- CROSS JOIN LATERAL jsonb_array_elements_text(CASE WHEN jsonb_typeof(v.value) = 'array'
-            THEN v.value ELSE jsonb_build_array(v.key) END) AS ch(value)
-  JOIN checkpoint_blobs b
-    ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
-   AND b.channel = ch.value COLLATE "C"
-   AND b.version = (CASE WHEN jsonb_typeof(v.value) = 'array'
-            THEN v.key ELSE v.value #>> '{{}}' END) COLLATE "C"
+ CROSS JOIN LATERAL (
+    SELECT ch.channel,
+           CASE WHEN jsonb_typeof(v.value) = 'array' THEN v.key ELSE v.value #>> '{{}}' END
+      FROM jsonb_each(c.checkpoint -> 'channel_versions') AS v,
+           jsonb_array_elements_text(CASE WHEN jsonb_typeof(v.value) = 'array'
+               THEN v.value ELSE jsonb_build_array(v.key) END) AS ch(channel)
+    ) AS p(channel, version)
+ CROSS JOIN LATERAL (
+    SELECT b.channel, b.type, b.blob FROM checkpoint_blobs AS b
+     WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+       AND b.channel = p.channel COLLATE "C" AND b.version = p.version COLLATE "C"
+     LIMIT 1) AS b  -- LIMIT: a primary-key lookup per pointer, never a scan of the thread
  WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.{since}
    AND {where}
 """
@@ -258,7 +262,7 @@ PG_OUTLINE = OutlineSql(
     _OUTLINE_WRITES.format(p="%s"),
     _TRIGGER_BLOBS.format(p="%s"),
     _PG_ROW_TRIGGER_BLOBS,
-    '(ch.value COLLATE "C")',
+    '(p.channel COLLATE "C")',
     "debug::text",
 )
 """durable_debug's PostgreSQL layout (``jsonb`` columns read as text; key columns compare
