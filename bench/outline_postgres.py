@@ -20,6 +20,7 @@ not a test: it always exits 0.
 
     python bench/outline_postgres.py                      # 12,000 checkpoints, 5 rounds
     python bench/outline_postgres.py --checkpoints 2000 --rounds 3
+    python bench/outline_postgres.py --saver redis        # RedisSaver, outline against full read
 """
 
 from __future__ import annotations
@@ -64,6 +65,17 @@ class FullReadSaver(PostgresSaver):
 
     aread_outline = None  # type: ignore[assignment]
     alatest_mark = None  # type: ignore[assignment]
+
+
+def redis_savers(url: str) -> tuple[Any, Any]:
+    """A ``RedisSaver`` and the same without its outline read."""
+    from durable_debug.checkpoint.redis import RedisSaver
+
+    class FullReadRedis(RedisSaver):
+        aread_outline = None  # type: ignore[assignment]
+        alatest_mark = None  # type: ignore[assignment]
+
+    return RedisSaver(url), FullReadRedis(url)
 
 
 def graph(saver: Any) -> Any:
@@ -111,14 +123,15 @@ async def open_widget(g: Any, cfg: Any) -> bytes:
     return comm_message({"_dag": await fresh.arefresh_then(lambda: pack_wire(fresh.wire()))})
 
 
-async def measure(url: str, checkpoints: int, forks: int, rounds: int) -> None:
-    outline = PostgresSaver(url)
+async def measure(url: str, checkpoints: int, forks: int, rounds: int, kind: str) -> None:
+    outline, full = (
+        (PostgresSaver(url), FullReadSaver(url)) if kind == "postgres" else redis_savers(url)
+    )
     started = time.perf_counter()
     cfg = await build(outline, checkpoints, forks)
     print(
         f"built {checkpoints} checkpoints ({forks} forks) in {time.perf_counter() - started:.0f} s"
     )
-    full = FullReadSaver(url)
     after, before = graph(outline), graph(full)
     dag = await adag_data(after, cfg)
     assert dag == await adag_data(before, cfg), "the two reads must give the same tree"
@@ -127,13 +140,14 @@ async def measure(url: str, checkpoints: int, forks: int, rounds: int) -> None:
     await reader.arefresh()
     assert reader.outlined
 
-    import psycopg
+    cases: dict[str, Callable[[], Awaitable[Any]]] = {}
+    conn: Any = None
+    if kind == "postgres":
+        import psycopg
 
-    conn = psycopg.connect(url, autocommit=True)
-    cases: dict[str, Callable[[], Awaitable[Any]]] = {
-        "floor": lambda: floor(conn, "big-tree"),
-        "floor, collector off": lambda: floor(conn, "big-tree", collect=False),
-    }
+        conn = psycopg.connect(url, autocommit=True)
+        cases["floor"] = lambda: floor(conn, "big-tree")
+        cases["floor, collector off"] = lambda: floor(conn, "big-tree", collect=False)
     for name, g in (("after", after), ("before", before)):
         cases[f"checkpoint_dag {name}"] = lambda g=g: acheckpoint_dag(g, cfg)
         cases[f"dag_data {name}"] = lambda g=g: adag_data(g, cfg)
@@ -150,7 +164,7 @@ async def measure(url: str, checkpoints: int, forks: int, rounds: int) -> None:
     cpu = {name: statistics.median(times) for name, times in cpus.items()}
     print(f"  {'case':<26} {'wall ms':>9} {'CPU ms':>9} {'x floor':>8} {'after/before':>13}")
     for name in cases:
-        ratio = wall[name] / wall["floor"]
+        ratio = wall[name] / wall["floor"] if "floor" in wall else float("nan")
         change = ""
         if name.endswith("after"):
             change = f"{wall[name] / wall[name.replace('after', 'before')]:.3f}"
@@ -158,7 +172,8 @@ async def measure(url: str, checkpoints: int, forks: int, rounds: int) -> None:
             f"  {name:<26} {wall[name] * 1000:9.0f} {cpu[name] * 1000:9.0f} {ratio:8.1f} "
             f"{change:>13}"
         )
-    conn.close()
+    if conn is not None:
+        conn.close()
     await outline.aclose()
     await full.aclose()
 
@@ -168,19 +183,26 @@ async def main() -> None:
     parser.add_argument("--checkpoints", type=int, default=12_000)
     parser.add_argument("--forks", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--url", help="an existing PostgreSQL database (its tables are filled)")
+    parser.add_argument("--url", help="an existing database or Redis server (it is written to)")
+    parser.add_argument(
+        "--saver",
+        choices=("postgres", "redis"),
+        default="postgres",
+        help="redis: the same readers on RedisSaver (no SQL floor)",
+    )
     args = parser.parse_args()
     print(machine())
+    run = (args.checkpoints, args.forks, args.rounds, args.saver)
     if args.url:
-        await measure(args.url, args.checkpoints, args.forks, args.rounds)
+        await measure(args.url, *run)
         return
-    from servers import ServerUnavailable, postgres_server
+    from servers import ServerUnavailable, postgres_server, redis_server
 
     try:
-        with postgres_server() as url:
-            await measure(url, args.checkpoints, args.forks, args.rounds)
+        with postgres_server() if args.saver == "postgres" else redis_server() as url:
+            await measure(url, *run)
     except ServerUnavailable as exc:
-        print(f"PostgreSQL not measured: {exc}")
+        print(f"{args.saver} not measured: {exc}")
 
 
 if __name__ == "__main__":
