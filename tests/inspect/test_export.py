@@ -77,7 +77,12 @@ async def test_export_html_embeds_the_thread_in_one_page(seed, tmp_path):
     )
     assert match is not None
     data = json.loads(match.group(1))
-    assert data == json.loads(json.dumps(await ahtml_data(ns["g"], ns["cfg"], {"gate": 1})))
+    again = json.loads(json.dumps(await ahtml_data(ns["g"], ns["cfg"], {"gate": 1})))
+    # each read of an outline lays its columns out under an epoch of its own (what a live
+    # widget's tails are matched against; a page gets none)
+    data["dag"].pop("epoch", None)
+    again["dag"].pop("epoch", None)
+    assert data == again
     paused = [n for n in dag_from_wire(data["dag"])["nodes"] if n["interrupts"]]
     assert [n["next"] for n in paused] == [["gate"]]
     assert "http://" not in page.replace("http://www.w3.org", "")  # no network

@@ -174,7 +174,7 @@ def graph_facts(dag: Any) -> tuple[Any, ...]:
 )
 async def test_checkpoint_dag_and_dag_data_read_the_outline_the_same_tree(tmp_path, name, store):
     """The public readers give what they gave from the full read, attribute for attribute
-    (from the outline on SQLite; on the memory saver, which has none, from the full read)."""
+    (from the outline, on SQLite and on the memory saver)."""
     from durable_debug.inspect import acheckpoint_dag, adag_data
     from durable_debug.inspect.dag import dag_from_thread
 
@@ -215,7 +215,7 @@ async def test_checkpoint_dag_and_dag_data_decode_no_state(tmp_path):
 
 def test_the_savers_declare_the_reads_they_can_do_without_state(tmp_path):
     """A view asks the saver, not its class: SQLite reads outlines, marks and heads; the
-    memory saver names subgraph namespaces only; the others read through the protocol."""
+    memory saver outlines and subgraph namespaces; the others read through the protocol."""
     from durable_debug import MemorySaver, SqliteSaver
     from durable_debug.checkpoint.base import LatestHeadsSaver, OutlineSaver, SubgraphHeadsSaver
 
@@ -224,7 +224,7 @@ def test_the_savers_declare_the_reads_they_can_do_without_state(tmp_path):
     assert isinstance(sqlite, SubgraphHeadsSaver) and isinstance(sqlite, LatestHeadsSaver)
     memory = MemorySaver()
     assert isinstance(memory, SubgraphHeadsSaver)
-    assert not isinstance(memory, OutlineSaver) and not isinstance(memory, LatestHeadsSaver)
+    assert isinstance(memory, OutlineSaver) and not isinstance(memory, LatestHeadsSaver)
 
 
 async def test_a_file_older_than_the_debug_records_is_read_as_it_is(tmp_path):

@@ -449,6 +449,125 @@ return {id, record or false, redis.call('HGET', KEYS[3], id) or false,
 writes, in one script."""
 
 
+OUTLINE_SCRIPT = """
+-- KEYS: checkpoints, checkpoint, metadata, parent, debug, blobs, writes, write
+-- ARGV: since ('' for every checkpoint), then n and n write channels whose value is read,
+--       then n and n trigger channel names, then n and n trigger name prefixes, then the
+--       subscribed channels (triggers too, whose value is not read)
+-- Returns {{id, checkpoint, metadata, parent, debug, … of each checkpoint},
+--          {id, field, value, … of each pending write: the header line alone unless the
+--           write's channel is one whose value is read},
+--          {channel, version, value, … of each trigger blob the checkpoints point at: the
+--           header line alone for a subscribed channel}}: a thread's tree, no state value.
+local function part(text)
+  return (string.gsub(string.gsub(text, '%%', '%%25'), ':', '%%3A'))
+end
+local function names(at)
+  local n, set, list = tonumber(ARGV[at]), {}, {}
+  for i = 1, n do set[ARGV[at + i]] = true; list[i] = ARGV[at + i] end
+  return set, list, at + n + 1
+end
+local valued, _, at = names(2)
+local fixed, _, at2 = names(at)
+local _, prefixes, at3 = names(at2)
+local subscribed = {}
+for i = at3, #ARGV do subscribed[ARGV[i]] = true end
+local function trigger(channel)
+  if fixed[channel] then return true end
+  for _, prefix in ipairs(prefixes) do
+    if string.sub(channel, 1, #prefix) == prefix then return true end
+  end
+  return false
+end
+local function header_only(value)
+  local nl = string.find(value, '\\n', 1, true)
+  if nl then return string.sub(value, 1, nl) end
+  return value
+end
+local since, ids = ARGV[1], nil
+if since == '' then
+  ids = redis.call('ZRANGEBYLEX', KEYS[1], '-', '+')
+else  -- the checkpoints from since on, and the parents of the newer ones
+  ids = redis.call('ZRANGEBYLEX', KEYS[1], '[' .. since, '+')
+  local have, n = {}, #ids
+  for i = 1, n do have[ids[i]] = true end
+  for i = 1, n do
+    if ids[i] ~= since then
+      local parent = redis.call('HGET', KEYS[4], ids[i])
+      if parent and not have[parent] and redis.call('ZSCORE', KEYS[1], parent) then
+        have[parent] = true
+        ids[#ids + 1] = parent
+      end
+    end
+  end
+end
+local rows, writes, blobs, seen = {}, {}, {}, {}
+local function add_blob(channel, version)
+  if type(channel) ~= 'string' or type(version) ~= 'string' then return end
+  local named = trigger(channel)
+  if not (named or subscribed[channel]) then return end
+  local field = channel .. ':' .. part(version)
+  if seen[field] then return end
+  seen[field] = true
+  local value = redis.call('HGET', KEYS[6], field)
+  if value then
+    blobs[#blobs + 1] = channel
+    blobs[#blobs + 1] = version
+    blobs[#blobs + 1] = named and value or header_only(value)
+  end
+end
+for _, id in ipairs(ids) do
+  local record = redis.call('HGET', KEYS[2], id)
+  rows[#rows + 1] = id
+  rows[#rows + 1] = record or false
+  rows[#rows + 1] = redis.call('HGET', KEYS[3], id) or false
+  rows[#rows + 1] = redis.call('HGET', KEYS[4], id) or false
+  rows[#rows + 1] = redis.call('HGET', KEYS[5], id) or false
+  if record then
+    -- A record that does not decode names no blobs; the saver reports it when parsing it.
+    local ok, decoded = pcall(cjson.decode, record)
+    if ok and type(decoded) == 'table' and type(decoded['channel_versions']) == 'table' then
+      for key, value in pairs(decoded['channel_versions']) do
+        if type(value) == 'table' then
+          for _, channel in ipairs(value) do add_blob(channel, key) end
+        else
+          add_blob(key, value)  -- a pointer map written before maps were grouped by version
+        end
+      end
+    end
+  end
+  local wid = part(id)
+  local fields = redis.call('ZRANGEBYLEX', KEYS[7], '[' .. wid .. ':', '(' .. wid .. ';')
+  for _, field in ipairs(fields) do
+    local value = redis.call('HGET', KEYS[8], field)
+    if value then
+      local head = header_only(value)
+      local ok, h = pcall(cjson.decode, string.sub(head, 1, #head - 1))
+      if not (ok and type(h) == 'table' and valued[h[2]]) then value = head end
+      writes[#writes + 1] = id
+      writes[#writes + 1] = field
+      writes[#writes + 1] = value
+    end
+  end
+end
+return {rows, writes, blobs}
+"""
+"""Read a (thread, namespace)'s tree in one script: its checkpoints' records, metadata,
+parents and debug records, their pending writes without the values a tree does not read, and
+the blobs of their trigger channels (:mod:`durable_debug.checkpoint.outline`); no state blob
+leaves the server."""
+
+LATEST_MARK_SCRIPT = """
+-- KEYS: checkpoints, writes
+-- Returns {newest checkpoint id, how many pending writes it has}, or {} for no checkpoint.
+local id = redis.call('ZREVRANGEBYLEX', KEYS[1], '+', '-', 'LIMIT', 0, 1)[1]
+if not id then return {} end
+local wid = (string.gsub(string.gsub(id, '%%', '%%25'), ':', '%%3A'))
+return {id, redis.call('ZLEXCOUNT', KEYS[2], '[' .. wid .. ':', '(' .. wid .. ';')}
+"""
+"""A (thread, namespace)'s newest checkpoint id and the count of its pending writes."""
+
+
 FENCE_PREAMBLE = f"""
 -- Fenced: the last key is the thread's lease, the last argument the run's token. Nothing is
 -- written unless that token still holds the lease.
@@ -473,6 +592,8 @@ SCRIPTS = {
     "delete_checkpoints": DELETE_CHECKPOINTS_SCRIPT,
     "records": RECORDS_SCRIPT,
     "details": DETAILS_SCRIPT,
+    "outline": OUTLINE_SCRIPT,
+    "latest_mark": LATEST_MARK_SCRIPT,
 }
 SCRIPTS.update({f"{name}_fenced": FENCE_PREAMBLE + SCRIPTS[name] for name in FENCED})
 """Every script, by the name the saver calls it."""

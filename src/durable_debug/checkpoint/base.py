@@ -833,7 +833,9 @@ def _delta_history(
 @runtime_checkable
 class OutlineSaver(Protocol):
     """A saver that reads a thread's tree without decoding its state (durable_debug's
-    :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`)."""
+    :class:`~durable_debug.checkpoint.sqlite.SqliteSaver`,
+    :class:`~durable_debug.checkpoint.postgres.PostgresSaver` and
+    :class:`~durable_debug.checkpoint.memory.MemorySaver`)."""
 
     async def aread_outline(
         self, thread_id: str, checkpoint_ns: str, *, since: str | None = None

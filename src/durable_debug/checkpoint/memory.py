@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from durable_debug.checkpoint.base import (
     SPECIAL_WRITE_IDX,
@@ -41,6 +41,9 @@ from durable_debug.checkpoint.base import (
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.records import split_record, stored_record
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
+
+if TYPE_CHECKING:
+    from durable_debug.checkpoint.outline import OutlineRow
 
 __all__ = ["InMemorySaver", "MemorySaver"]
 
@@ -405,6 +408,20 @@ class MemorySaver(BaseCheckpointSaver):
         return [
             (ns, dict(stored[max(stored)].metadata)) for ns, stored in namespaces if ns and stored
         ]
+
+    async def aread_outline(
+        self, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+    ) -> list[OutlineRow]:
+        """A thread's tree without its state (:mod:`~durable_debug.checkpoint.memory_outline`)."""
+        from durable_debug.checkpoint.outline import memory_read_outline
+
+        return await memory_read_outline(self, thread_id, checkpoint_ns, since=since)
+
+    async def alatest_mark(self, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+        """``(newest checkpoint id, its pending writes)`` of a thread (``("", 0)``: none)."""
+        from durable_debug.checkpoint.memory_outline import memory_latest_mark
+
+        return memory_latest_mark(self, thread_id, checkpoint_ns)
 
 
 InMemorySaver = MemorySaver

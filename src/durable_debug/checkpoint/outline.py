@@ -8,8 +8,11 @@ and the pending writes' channels. So a saver that is an
 :class:`~durable_debug.checkpoint.base.OutlineSaver` reads a thread's rows (with their debug
 records), its writes (the
 value only for errors, interrupts and the run input's key names) and its trigger channels'
-blobs, and no state blob is loaded; on durable_debug's SQLite layout that is one read
-session of three plain queries (:func:`sqlite_read_outline`).
+blobs, and no state blob is loaded. On durable_debug's SQLite and PostgreSQL layouts that
+is one read session of three plain queries (:func:`sql_read_outline`: the same queries in
+each dialect, :class:`OutlineSql`); the memory saver takes the same three parts from its dicts
+(:mod:`durable_debug.checkpoint.memory_outline`); all build the rows with
+:func:`outline_rows`.
 
     rows = await aread_outline(sqlite_saver, "job-1", "")                   # oldest first
     newer = await aread_outline(sqlite_saver, "job-1", "", since=rows[-1].checkpoint_id)
@@ -53,13 +56,22 @@ __all__ = [
     "OWN_SQLITE_OUTLINE_ROWS",
     "OWN_SQLITE_OUTLINE_WRITES",
     "OWN_SQLITE_TRIGGER_BLOBS",
+    "PG_OUTLINE",
+    "SQLITE_OUTLINE",
+    "VALUED_WRITE_CHANNELS",
     "OutlineRow",
+    "OutlineSql",
     "TaskWrites",
     "alatest_mark",
     "aread_outline",
     "aread_outline_into",
     "asubgraph_heads",
+    "memory_read_outline",
     "outline_rows",
+    "pg_latest_mark",
+    "pg_read_outline",
+    "sql_outline_queries",
+    "sql_read_outline",
     "sqlite_latest_mark",
     "sqlite_read_outline",
     "sqlite_subgraph_heads",
@@ -130,65 +142,167 @@ async def sqlite_subgraph_heads(saver: Any, thread_id: str) -> list[tuple[str, A
 
 _SINCE = """checkpoint_id IN (
         SELECT p.checkpoint_id FROM checkpoints p
-         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id >= ?
+         WHERE p.thread_id = {p} AND p.checkpoint_ns = {p} AND p.checkpoint_id >= {p}
         UNION SELECT p.parent_checkpoint_id FROM checkpoints p
-         WHERE p.thread_id = ? AND p.checkpoint_ns = ? AND p.checkpoint_id > ?)"""
+         WHERE p.thread_id = {p} AND p.checkpoint_ns = {p} AND p.checkpoint_id > {p})"""
 """The checkpoints from a given id on and the parents of the newer ones (two index ranges:
-an ``OR`` of the two would scan the whole thread)."""
+an ``OR`` of the two would scan the whole thread); ``p``: the dialect's placeholder."""
 
-OWN_SQLITE_OUTLINE_ROWS = """
-SELECT checkpoint_id, parent_checkpoint_id, checkpoint, metadata, {debug} FROM checkpoints
-WHERE thread_id = ? AND checkpoint_ns = ?{since}
+_OUTLINE_ROWS = """
+SELECT checkpoint_id, parent_checkpoint_id, {checkpoint}, {metadata}, {{debug}} FROM checkpoints
+WHERE thread_id = {p} AND checkpoint_ns = {p}{{since}}
 ORDER BY checkpoint_id
 """
-"""durable_debug's SQLite layout: a thread's checkpoint rows with their debug records
-(``since``: ``""``, or ``AND`` :data:`_SINCE` for a later read; ``debug``: the column, or
-``NULL`` in a file older than the column, read as it is)."""
 
-OWN_SQLITE_OUTLINE_WRITES = f"""
+VALUED_WRITE_CHANNELS = (ERROR, INTERRUPT, INPUT_KEYS)
+"""The write channels whose value a tree reads (an error's text, the interrupts, the run
+input's key names); of the others only the channel is read."""
+
+_VALUED_LIST = ", ".join(f"'{name}'" for name in VALUED_WRITE_CHANNELS)
+
+_OUTLINE_WRITES = f"""
 SELECT checkpoint_id, task_id, channel, type,
-       CASE WHEN channel IN ('{ERROR}', '{INTERRUPT}', '{INPUT_KEYS}') THEN blob END
+       CASE WHEN channel IN ({_VALUED_LIST}) THEN blob END
 FROM checkpoint_writes
-WHERE thread_id = ? AND checkpoint_ns = ?{{since}}
+WHERE thread_id = {{p}} AND checkpoint_ns = {{p}}{{{{since}}}}
 ORDER BY checkpoint_id, task_id, idx
 """
-"""The writes of the same checkpoints: the value only where a tree needs it (an error's text,
-the interrupts, the run input's key list), else the channel alone."""
 
-OWN_SQLITE_TRIGGER_BLOBS = f"""
-SELECT channel, version, type, blob FROM checkpoint_blobs
-WHERE thread_id = ? AND checkpoint_ns = ? AND {trigger_channel_sql("channel")}
+_TRIGGER_BLOBS = """
+SELECT channel, version, type, {{value}} FROM checkpoint_blobs
+WHERE thread_id = {p} AND checkpoint_ns = {p} AND {{where}}
 """
-"""Every trigger channel's blob of a thread (the first read: one pass, no JSON in SQL)."""
 
-OWN_SQLITE_ROW_TRIGGER_BLOBS = f"""
-SELECT DISTINCT b.channel, b.version, b.type, b.blob
+_SQLITE_ROW_TRIGGER_BLOBS = """
+SELECT DISTINCT b.channel, b.version, b.type, {value}
   FROM checkpoints c
  CROSS JOIN json_each(c.checkpoint, '$.channel_versions') AS v
  CROSS JOIN json_each(v.value) AS ch
  CROSS JOIN checkpoint_blobs b
     ON b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
    AND b.channel = ch.value AND b.version = v.key
- WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.{_SINCE}
-   AND {trigger_channel_sql("ch.value")}
+ WHERE c.thread_id = ? AND c.checkpoint_ns = ? AND c.{since}
+   AND {where}
 """
-"""The trigger blobs the rows of a later read point at (few rows)."""
+
+_PG_ROW_TRIGGER_BLOBS = """
+SELECT DISTINCT p.channel, p.version, b.type, {value}
+  FROM checkpoints c
+ CROSS JOIN LATERAL (
+    SELECT ch.channel,
+           CASE WHEN jsonb_typeof(v.value) = 'array' THEN v.key ELSE v.value #>> '{{}}' END
+      FROM jsonb_each(c.checkpoint -> 'channel_versions') AS v,
+           jsonb_array_elements_text(CASE WHEN jsonb_typeof(v.value) = 'array'
+               THEN v.value ELSE jsonb_build_array(v.key) END) AS ch(channel)
+    ) AS p(channel, version)
+ CROSS JOIN LATERAL (
+    SELECT b.channel, b.type, b.blob FROM checkpoint_blobs AS b
+     WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
+       AND b.channel = p.channel COLLATE "C" AND b.version = p.version COLLATE "C"
+     LIMIT 1) AS b  -- LIMIT: a primary-key lookup per pointer, never a scan of the thread
+ WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.{since}
+   AND {where}
+"""
 
 
-def _subscribed_blobs_query(later: bool, count: int) -> str:
-    """:data:`OWN_SQLITE_TRIGGER_BLOBS` (``later``: :data:`OWN_SQLITE_ROW_TRIGGER_BLOBS`) with
-    ``count`` more channels bound as parameters after the thread's, whose value is not read
-    (only its kind: whether the channel holds a value)."""
-    marks = ", ".join("?" * count)
+class OutlineSql(NamedTuple):
+    """One SQL layout's outline queries (durable_debug's tables on SQLite or PostgreSQL): the
+    same three reads, in its dialect."""
+
+    p: str
+    """The placeholder."""
+    rows: str
+    """The checkpoint rows with their debug records (format with ``since`` and ``debug``)."""
+    writes: str
+    """The writes of the same checkpoints, the value only where a tree needs it (format with
+    ``since``)."""
+    blobs: str
+    """Every trigger channel's blob of a thread, for a first read (format with ``value``, the
+    blob column or a ``CASE`` on it, and ``where``, the condition on ``channel``)."""
+    row_blobs: str
+    """The trigger blobs the rows of a later read point at (format with ``since``, ``value``
+    and ``where``, on ``b.blob`` and :attr:`row_channel`)."""
+    row_channel: str
+    """The channel name column of :attr:`row_blobs`, compared byte-wise."""
+    debug: str
+    """The debug record column, as text."""
+
+    @property
+    def since(self) -> str:
+        """:data:`_SINCE` in this dialect."""
+        return _SINCE.format(p=self.p)
+
+
+SQLITE_OUTLINE = OutlineSql(
+    "?",
+    _OUTLINE_ROWS.format(p="?", checkpoint="checkpoint", metadata="metadata"),
+    _OUTLINE_WRITES.format(p="?"),
+    _TRIGGER_BLOBS.format(p="?"),
+    _SQLITE_ROW_TRIGGER_BLOBS,
+    "ch.value",
+    "debug",
+)
+"""durable_debug's SQLite layout (JSON stored as text)."""
+
+_PG_CHECKPOINT = """CASE WHEN jsonb_typeof(checkpoint) = 'object' THEN
+    '{{"v":' || coalesce((checkpoint -> 'v')::text, 'null')
+    || ',"id":' || coalesce((checkpoint -> 'id')::text, 'null')
+    || ',"ts":' || coalesce((checkpoint -> 'ts')::text, 'null')
+    || ',"channel_versions":' || coalesce((checkpoint -> 'channel_versions')::text, '{{}}')
+    || ',"versions_seen":' || coalesce((checkpoint -> 'versions_seen')::text, '{{}}') || '}}'
+  ELSE checkpoint::text END"""
+"""The part of a stored checkpoint a tree reads, as JSON text that starts as SQLite's stored
+text does (``{"v":1,"id":…,"ts":…,"channel_versions":{…}``: ``jsonb`` prints its keys in
+another order), so a checkpoint that names no trigger channel is not decoded
+(``_untriggered_ts``); a value that is not an object is read as it is (and refused)."""
+
+PG_OUTLINE = OutlineSql(
+    "%s",
+    _OUTLINE_ROWS.format(p="%s", checkpoint=_PG_CHECKPOINT, metadata="metadata::text"),
+    _OUTLINE_WRITES.format(p="%s"),
+    _TRIGGER_BLOBS.format(p="%s"),
+    _PG_ROW_TRIGGER_BLOBS,
+    '(p.channel COLLATE "C")',
+    "debug::text",
+)
+"""durable_debug's PostgreSQL layout (``jsonb`` columns read as text; key columns compare
+byte-wise, ``COLLATE "C"``)."""
+
+OWN_SQLITE_OUTLINE_ROWS = SQLITE_OUTLINE.rows
+"""durable_debug's SQLite layout: a thread's checkpoint rows with their debug records
+(``since``: ``""``, or ``AND`` :data:`_SINCE` for a later read; ``debug``: the column, or
+``NULL`` in a file older than the column, read as it is)."""
+
+OWN_SQLITE_OUTLINE_WRITES = SQLITE_OUTLINE.writes
+"""The writes of the same checkpoints: the value only where a tree needs it (an error's text,
+the interrupts, the run input's key names), else the channel alone."""
+
+OWN_SQLITE_TRIGGER_BLOBS = SQLITE_OUTLINE.blobs.format(
+    value="blob", where=trigger_channel_sql("channel")
+)
+"""Every trigger channel's blob of a thread (the first read: one pass, no JSON in SQL)."""
+
+
+def _blobs_query(dialect: OutlineSql, later: bool, count: int) -> str:
+    """The trigger blobs query of a first read (``later``: of a later one), with ``count``
+    more channels bound as parameters after the thread's, whose value is not read (only its
+    kind: whether the channel holds a value)."""
     query, channel, blob = (
-        (OWN_SQLITE_ROW_TRIGGER_BLOBS, "ch.value", "b.blob")
+        (dialect.row_blobs, dialect.row_channel, "b.blob")
         if later
-        else (OWN_SQLITE_TRIGGER_BLOBS, "channel", "blob")
+        else (dialect.blobs, "channel", "blob")
     )
     named = trigger_channel_sql(channel)
-    query = query.replace(named, f"({named} OR {channel} IN ({marks}))")
-    stored = trigger_channel_sql(blob.replace("blob", "channel"))
-    return query.replace(f"type, {blob}", f"type, CASE WHEN {stored} THEN {blob} END", 1)
+    if not count:
+        value, where = blob, named
+    else:
+        marks = ", ".join([dialect.p] * count)
+        where = f"({named} OR {channel} IN ({marks}))"
+        stored = trigger_channel_sql(channel if not later else "b.channel")
+        value = f"CASE WHEN {stored} THEN {blob} END"
+    if later:
+        return query.format(since=dialect.since, value=value, where=where)
+    return query.format(value=value, where=where)
 
 
 class TaskWrites(NamedTuple):
@@ -253,8 +367,8 @@ async def aread_outline_into(
 
     ``subscribers``: channels other than the engine's trigger channels that run nodes (a
     ``Pregel``'s), each with the nodes it triggers; read as trigger channels (see the module
-    docstring). Only durable_debug's SQLite layout reads them: another outline saver then
-    answers False.
+    docstring). durable_debug's SQLite, PostgreSQL, Redis and memory savers read them; another
+    outline saver then answers False.
 
     The rows are built and ``take`` runs in one pause of the garbage collector, with no await
     inside it: what ``take`` keeps of the rows is built alongside them, and the rows are gone
@@ -262,16 +376,37 @@ async def aread_outline_into(
     """
     if not isinstance(saver, OutlineSaver):
         return False
-    # durable_debug's SqliteSaver (its module imports this one; a SqliteSaver means it is
-    # loaded), unless a subclass reads its outline otherwise.
-    own = getattr(sys.modules.get("durable_debug.checkpoint.sqlite"), "SqliteSaver", None)
-    if own is not None and getattr(type(saver), "aread_outline", None) is own.aread_outline:
-        own_saver = cast("SqliteSaver", saver)
-        rows, writes, blobs = await _sqlite_outline_queries(
-            own_saver, thread_id, checkpoint_ns, since, tuple(subscribers or ())
+    dialect = _own_sql_layout(saver)
+    if dialect is not None:
+        rows, writes, blobs = await sql_outline_queries(
+            saver, dialect, thread_id, checkpoint_ns, since, tuple(subscribers or ())
         )
         with collector_paused():  # many small containers, no cycles
-            take(outline_rows(rows, writes, blobs, own_saver, thread_id, subscribers))
+            take(outline_rows(rows, writes, blobs, saver, thread_id, subscribers))
+        return True
+    memory = sys.modules.get("durable_debug.checkpoint.memory")
+    own_memory = getattr(memory, "MemorySaver", None)
+    if own_memory is not None and _reads_as(saver, own_memory):
+        from durable_debug.checkpoint.memory_outline import memory_outline_parts
+
+        rows, writes, blobs = memory_outline_parts(
+            cast(Any, saver),
+            thread_id,
+            checkpoint_ns,
+            since,
+            VALUED_WRITE_CHANNELS,
+            tuple(subscribers or ()),
+        )
+        with collector_paused():
+            take(outline_rows(rows, writes, blobs, saver, thread_id, subscribers))
+        return True
+    own_redis = getattr(sys.modules.get("durable_debug.checkpoint.redis"), "RedisSaver", None)
+    if own_redis is not None and _reads_as(saver, own_redis):
+        rows, writes, blobs = await cast(Any, saver)._outline_parts(
+            thread_id, checkpoint_ns, since, tuple(subscribers or ())
+        )
+        with collector_paused():
+            take(outline_rows(rows, writes, blobs, saver, thread_id, subscribers))
         return True
     if subscribers:
         return False
@@ -281,48 +416,108 @@ async def aread_outline_into(
     return True
 
 
+def _reads_as(saver: Any, cls: Any) -> bool:
+    """Whether ``saver`` reads its outline with ``cls``'s own method (not a subclass's)."""
+    return getattr(type(saver), "aread_outline", None) is getattr(cls, "aread_outline", None)
+
+
+def _own_sql_layout(saver: Any) -> OutlineSql | None:
+    """The outline queries of durable_debug's SQLite or PostgreSQL saver when ``saver`` is one
+    (its module imports this one: a saver of it means it is loaded), unless a subclass reads
+    its outline otherwise; None for any other saver."""
+    for module, name, dialect in (
+        ("durable_debug.checkpoint.sqlite", "SqliteSaver", SQLITE_OUTLINE),
+        ("durable_debug.checkpoint.postgres", "PostgresSaver", PG_OUTLINE),
+    ):
+        own = getattr(sys.modules.get(module), name, None)
+        if own is not None and _reads_as(saver, own):
+            return dialect
+    return None
+
+
+async def sql_read_outline(
+    saver: Any, dialect: OutlineSql, thread_id: str, checkpoint_ns: str, since: str | None
+) -> list[OutlineRow]:
+    """:meth:`OutlineSaver.aread_outline` on durable_debug's SQLite or PostgreSQL layout: one
+    read session of three plain queries (rows, writes, trigger blobs)."""
+    rows, writes, blobs = await sql_outline_queries(saver, dialect, thread_id, checkpoint_ns, since)
+    with collector_paused():  # many small containers, no cycles
+        return outline_rows(rows, writes, blobs, saver, thread_id)
+
+
 async def sqlite_read_outline(
     saver: SqliteSaver, thread_id: str, checkpoint_ns: str, *, since: str | None = None
 ) -> list[OutlineRow]:
     """:meth:`OutlineSaver.aread_outline` on durable_debug's SQLite layout: one read session
     of three plain queries (rows, writes, trigger blobs)."""
-    rows, writes, blobs = await _sqlite_outline_queries(saver, thread_id, checkpoint_ns, since)
-    with collector_paused():  # many small containers, no cycles
-        return outline_rows(rows, writes, blobs, saver, thread_id)
+    return await sql_read_outline(saver, SQLITE_OUTLINE, thread_id, checkpoint_ns, since)
 
 
-async def _sqlite_outline_queries(
-    saver: SqliteSaver,
+async def sql_outline_queries(
+    saver: Any,
+    dialect: OutlineSql,
     thread_id: str,
     checkpoint_ns: str,
     since: str | None,
     subscribed: tuple[str, ...] = (),
 ) -> tuple[list[Any], list[Any], list[Any]]:
-    """The three queries of :func:`sqlite_read_outline`, in one read session; the blobs of
-    the ``subscribed`` channels too (their kind only: empty or not)."""
+    """The three queries of :func:`sql_read_outline`, in one read session (on PostgreSQL one
+    ``REPEATABLE READ`` transaction); the blobs of the ``subscribed`` channels too (their kind
+    only: empty or not)."""
+    from durable_debug.checkpoint._sql import snapshot_read
+
     thread = (thread_id, checkpoint_ns)
     where = thread if since is None else (*thread, *thread, since, *thread, since)
-    clause = "" if since is None else f" AND {_SINCE}"
-    if subscribed:
-        blobs_query = _subscribed_blobs_query(since is not None, len(subscribed))
-        blobs_args = (*(thread if since is None else where), *subscribed)
-    else:
-        blobs_query = OWN_SQLITE_TRIGGER_BLOBS if since is None else OWN_SQLITE_ROW_TRIGGER_BLOBS
-        blobs_args = thread if since is None else where
+    clause = "" if since is None else f" AND {dialect.since}"
+    blobs_query = _blobs_query(dialect, since is not None, len(subscribed))
+    blobs_args = (*where, *subscribed)
+    writes_query = dialect.writes.format(since=clause)
 
+    @snapshot_read
     async def read(s: Any) -> tuple[list[Any], list[Any], list[Any]]:
         try:
-            rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause, debug="debug"), where)
-        except sqlite3.OperationalError as exc:
+            rows = await s.fetch(dialect.rows.format(since=clause, debug=dialect.debug), where)
+        except sqlite3.OperationalError as exc:  # a SQLite file older than the debug column
             if "debug" not in str(exc):
                 raise
-            rows = await s.fetch(OWN_SQLITE_OUTLINE_ROWS.format(since=clause, debug="NULL"), where)
-        writes = await s.fetch(OWN_SQLITE_OUTLINE_WRITES.format(since=clause), where)
+            rows = await s.fetch(dialect.rows.format(since=clause, debug="NULL"), where)
+        writes = await s.fetch(writes_query, where)
         blobs = await s.fetch(blobs_query, blobs_args)
         return rows, writes, blobs
 
-    found: tuple[list[Any], list[Any], list[Any]] = await saver._run(saver._in_session, read, False)
+    found: tuple[list[Any], list[Any], list[Any]] = await saver._run(
+        saver._in_session, read, False, where={"thread": thread_id}
+    )
     return found
+
+
+async def pg_read_outline(
+    saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+) -> list[OutlineRow]:
+    """:meth:`OutlineSaver.aread_outline` on durable_debug's PostgreSQL layout: one
+    ``REPEATABLE READ`` transaction of three plain queries (rows, writes, trigger blobs)."""
+    return await sql_read_outline(saver, PG_OUTLINE, thread_id, checkpoint_ns, since)
+
+
+async def memory_read_outline(
+    saver: Any, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+) -> list[OutlineRow]:
+    """:meth:`OutlineSaver.aread_outline` on durable_debug's memory saver: the three parts
+    taken from its dicts (:mod:`durable_debug.checkpoint.memory_outline`)."""
+    from durable_debug.checkpoint.memory_outline import memory_outline_parts
+
+    rows, writes, blobs = memory_outline_parts(
+        saver, thread_id, checkpoint_ns, since, VALUED_WRITE_CHANNELS
+    )
+    with collector_paused():  # many small containers, no cycles
+        return outline_rows(rows, writes, blobs, saver, thread_id)
+
+
+async def pg_latest_mark(saver: Any, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+    """:meth:`OutlineSaver.alatest_mark` on durable_debug's PostgreSQL layout (one index
+    query)."""
+    rows = await saver.aquery(OWN_SQLITE_LATEST_MARK.replace("?", "%s"), (thread_id, checkpoint_ns))
+    return (str(rows[0][0]), int(rows[0][1])) if rows else ("", 0)
 
 
 _SCAN: Any = cast(Any, json.scanner).make_scanner(json.JSONDecoder())
@@ -331,8 +526,11 @@ _SCAN: Any = cast(Any, json.scanner).make_scanner(json.JSONDecoder())
 
 
 def _fast_json(text: Any, serde: Any) -> Any:
-    """A stored JSON column: the C scanner when the text is plain compact JSON, else
-    ``decode_json`` (wrapped values, or an error that names what is wrong)."""
+    """A stored JSON column: the C scanner when the text is plain JSON, else
+    ``decode_json`` (wrapped values, or an error that names what is wrong); a dict (what the
+    memory saver holds) as it is."""
+    if type(text) is dict:
+        return text
     if type(text) is str and "$serde" not in text:
         try:
             value, end = _SCAN(text, 0)
@@ -393,12 +591,19 @@ def outline_rows(
     rows: list[Any],
     writes: list[Any],
     blobs: list[Any],
-    saver: SqliteSaver,
+    saver: Any,
     thread_id: str,
     subscribers: Mapping[str, Sequence[str]] | None = None,
 ) -> list[OutlineRow]:
     """Turn the three queries of :func:`aread_outline` into :class:`OutlineRow` s
-    (``subscribers``: see :func:`aread_outline_into`)."""
+    (``subscribers``: see :func:`aread_outline_into`).
+
+    ``rows``: ``(checkpoint_id, parent_id, checkpoint, metadata, debug)``, the stored
+    checkpoint and metadata as JSON text or already as dicts (the memory saver's), the debug
+    record as JSON text, a dict or None; ``writes``: ``(checkpoint_id, task_id, channel,
+    type, blob)``, the blob only for the channels :data:`OWN_SQLITE_OUTLINE_WRITES` reads;
+    ``blobs``: ``(channel, stored version, type, blob)`` of the trigger channels. ``saver``
+    gives the serializers (its ``_blob_serde`` if it has one, else its ``serde``)."""
     from durable_debug.checkpoint._rows import (
         EMPTY,
         _check_metadata,
@@ -421,7 +626,8 @@ def outline_rows(
     from durable_debug.checkpoint.records import parse_record
     from durable_debug.checkpoint.serde import SerdeError
 
-    serde, loads = saver.serde, saver._blob_serde.loads_typed
+    serde = saver.serde
+    loads = getattr(saver, "_blob_serde", serde).loads_typed
     stored = {(str(c), str(v)): (str(t), b) for c, v, t, b in blobs}
     decoded: dict[tuple[str, str], Any] = {}
     full: dict[str, str] = {}
@@ -485,6 +691,8 @@ def outline_rows(
                 _check_metadata(metadata)  # raises, naming the key
             if debug_text is None:
                 debug = None
+            elif type(debug_text) is dict:
+                debug = debug_text
             else:  # most checkpoints of a thread store the same record: parse each text once
                 debug = records.get(debug_text, records)
                 if debug is records:

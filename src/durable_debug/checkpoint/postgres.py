@@ -74,6 +74,7 @@ from durable_debug.checkpoint.lease import (
     release_sent,
     release_unconfirmed,
 )
+from durable_debug.checkpoint.outline import OutlineRow, pg_latest_mark, pg_read_outline
 
 if TYPE_CHECKING:
     import psycopg
@@ -942,6 +943,19 @@ class PostgresSaver(SqlSaver):
         if type(value) is str and "\x00" not in value and "\x00" not in key:
             return METADATA_EQUALS, (key, json.dumps(value))
         return None
+
+    # -- the optional reads (checkpoint.base: OutlineSaver) -------------------------------------
+
+    async def aread_outline(
+        self, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+    ) -> list[OutlineRow]:
+        """A thread's tree without its state (:mod:`durable_debug.checkpoint.outline`): one
+        ``REPEATABLE READ`` transaction of three queries, no state blob read."""
+        return await pg_read_outline(self, thread_id, checkpoint_ns, since=since)
+
+    async def alatest_mark(self, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+        """``(newest checkpoint id, its pending writes)`` of a thread, from the index alone."""
+        return await pg_latest_mark(self, thread_id, checkpoint_ns)
 
 
 AsyncPostgresSaver = PostgresSaver

@@ -34,7 +34,7 @@ from heapq import heappop, heappush
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
-from durable_debug._collector import collect_young
+from durable_debug._collector import collect_young, collector_paused
 from durable_debug.checkpoint._connected import ConnectedSaver
 from durable_debug.checkpoint._io import run_soon_on_io_loop
 from durable_debug.checkpoint._redis_layout import (
@@ -93,6 +93,8 @@ from durable_debug.checkpoint.lease import (
     holder_is_dead,
     holder_proof,
 )
+from durable_debug.checkpoint.names import BRANCH_PREFIX, JOIN_PREFIX, TRIGGER_CHANNELS
+from durable_debug.checkpoint.outline import VALUED_WRITE_CHANNELS, OutlineRow, outline_rows
 from durable_debug.checkpoint.postgres import redact
 from durable_debug.checkpoint.records import parse_record, record_text, split_record
 from durable_debug.checkpoint.serde import CorruptPayloadError, SerdeError
@@ -110,6 +112,18 @@ SCHEMES = ("redis", "rediss", "unix")
 ScriptCall = tuple[str, Sequence[str], Sequence[Any]]
 """One run of a script of :data:`~durable_debug.checkpoint._redis_layout.SCRIPTS`: its name, keys
 and arguments."""
+
+_OUTLINE_ARGS: tuple[str, ...] = tuple(
+    part
+    for group in (VALUED_WRITE_CHANNELS, TRIGGER_CHANNELS, (BRANCH_PREFIX, JOIN_PREFIX))
+    for part in (str(len(group)), *group)
+)
+"""The outline script's arguments after ``since``: the write channels whose value it reads, the
+trigger channels' names and name prefixes (each group counted first)."""
+
+_OUTLINE_KEYS: tuple[str, ...] = ("checkpoints", "checkpoint", "metadata", "parent", "debug")
+_OUTLINE_KEYS += ("blobs", "writes", "write")
+"""The keys of the outline script, by their last part."""
 
 _INSTALL_HINT = "pip install 'durable-debug[redis]'"
 _PIPELINE_CHUNK = 1000
@@ -691,6 +705,73 @@ class RedisSaver(ConnectedSaver):
             # young generations before the next is read (see durable_debug._collector).
             del page, records
             collect_young()
+
+    # -- the optional reads (checkpoint.base: OutlineSaver) -------------------------------------
+
+    async def aread_outline(
+        self, thread_id: str, checkpoint_ns: str, *, since: str | None = None
+    ) -> list[OutlineRow]:
+        """A thread's tree without its state (:mod:`durable_debug.checkpoint.outline`): one
+        script, no state blob sent."""
+        rows, writes, blobs = await self._outline_parts(thread_id, checkpoint_ns, since)
+        with collector_paused():  # many small containers, no cycles
+            return outline_rows(rows, writes, blobs, self, thread_id)
+
+    async def alatest_mark(self, thread_id: str, checkpoint_ns: str) -> tuple[str, int]:
+        """``(newest checkpoint id, its pending writes)`` of a thread, from the sorted sets
+        alone."""
+        keys = self._keys.of(Source(thread_id, checkpoint_ns), "checkpoints", "writes")
+        where = {"thread": thread_id}
+        (found,) = await self._run(self._eval, [("latest_mark", keys, [])], where=where)
+        return (found[0].decode(), int(found[1])) if found else ("", 0)
+
+    async def _outline_parts(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        since: str | None,
+        subscribed: tuple[str, ...] = (),
+    ) -> tuple[list[Any], list[Any], list[Any]]:
+        """``(rows, writes, blobs)`` of a thread as
+        :func:`~durable_debug.checkpoint.outline.outline_rows` takes them (one script:
+        :data:`~durable_debug.checkpoint._redis_layout.OUTLINE_SCRIPT`); ``subscribed``:
+        channels read as trigger channels too, their kind only."""
+        keys = self._keys.of(Source(thread_id, checkpoint_ns), *_OUTLINE_KEYS)
+        args = [since or "", *_OUTLINE_ARGS, *subscribed]
+        where = {"thread": thread_id}
+        (found,) = await self._run(self._eval, [("outline", keys, args)], where=where)
+        flat_rows, flat_writes, flat_blobs = found
+        rows = sorted(
+            (
+                flat_rows[i].decode(),
+                flat_rows[i + 3].decode() if flat_rows[i + 3] else None,
+                (flat_rows[i + 1] or b"").decode(errors="replace"),
+                (flat_rows[i + 2] or b"").decode(errors="replace"),
+                flat_rows[i + 4] or None,
+            )
+            for i in range(0, len(flat_rows), 5)
+        )
+        writes: list[tuple[str, str, int, str, str, bytes | None]] = []
+        checkpoint_id = ""
+        try:
+            for i in range(0, len(flat_writes), 3):
+                checkpoint_id = flat_writes[i].decode()
+                task_id, idx = parse_write_field(flat_writes[i + 1])
+                (kind, channel, _path), payload = unpack_value(flat_writes[i + 2], 3)
+                writes.append((checkpoint_id, task_id, idx, channel, kind, payload or None))
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, checkpoint=checkpoint_id, field="writes") from None
+        writes.sort(key=lambda w: w[:3])
+        blobs: list[tuple[str, str, str, bytes | None]] = []
+        channel = ""
+        try:
+            for i in range(0, len(flat_blobs), 3):
+                channel = flat_blobs[i].decode()
+                (kind,), payload = unpack_value(flat_blobs[i + 2], 1)
+                blobs.append((channel, flat_blobs[i + 1].decode(), kind, payload))
+        except SerdeError as exc:
+            raise exc.located(thread=thread_id, channel=channel) from None
+        return rows, [(w[0], w[1], w[3], w[4], w[5]) for w in writes], blobs
 
     # -- reads on the I/O loop -----------------------------------------------------------------
 

@@ -44,9 +44,10 @@ class DagReader:
     """Reads one thread's ``Dag`` again and again, as a view that refreshes does.
 
     On a saver that gives outlines (:class:`~durable_debug.checkpoint.base.OutlineSaver`:
-    durable_debug's SQLite saver) the tree comes from checkpoint rows, metadata, trigger
-    channels and the writes' channels only (:func:`~durable_debug.checkpoint.outline.aread_outline`:
-    no state value is decoded), and each read after the first asks only for the checkpoints
+    durable_debug's SQLite, PostgreSQL, Redis and memory savers) the tree comes from
+    checkpoint rows, metadata, trigger channels and the writes' channels only
+    (:func:`~durable_debug.checkpoint.outline.aread_outline`: no state value is decoded), and
+    each read after the first asks only for the checkpoints
     from the newest one seen on (plus the parents of newer ones, whose writes grew). Any
     other saver is read in full the first time
     (:func:`~durable_debug.inspect.thread.aread_thread`), then from the newest one seen on.
@@ -81,8 +82,8 @@ class DagReader:
 
     async def alatest_mark(self) -> tuple[str, int]:
         """``(newest checkpoint id, its pending writes)``: a cheap mark of the thread's progress
-        to watch (one index query on durable_debug's SQLite saver; else the newest checkpoint
-        read through the saver)."""
+        to watch (one index query, or one script on Redis, on durable_debug's savers; else the
+        newest checkpoint read through the saver)."""
         saver = checkpointer_of(self.graph)
         mark = await alatest_mark(saver, self.thread_id, self.checkpoint_ns)
         if mark is not None:
@@ -164,6 +165,8 @@ class DagReader:
                 saver, thread, checkpoint_ns, take, subscribers=wanted[0]
             )
         if self.outlined:
+            if not self._order and checkpoint_ns:
+                _check_namespace(self.graph, checkpoint_ns)
             return done[0]
         if self._order:
             read = await self._aread_since(saver, self._order[-1])
@@ -749,3 +752,14 @@ def _row_of(record: CheckpointRecord) -> _Row:
         config=record.config,
     )
     return _with_debug(row, record.debug)
+
+
+def _check_namespace(graph: Any, namespace: str) -> None:
+    """Raise, as the full read does, when ``graph`` (durable_debug's) runs no subgraph at an
+    empty ``namespace``: a name that cannot be a subgraph's is said to be one, not read as a
+    namespace that has no checkpoints yet."""
+    from durable_debug.graph.pregel import CompiledStateGraph
+    from durable_debug.graph.subgraph import graph_at
+
+    if isinstance(graph, CompiledStateGraph):
+        graph_at(graph, namespace)

@@ -66,7 +66,7 @@ async def ahistory_frame(
     Columns: :data:`HISTORY_COLUMNS`; with ``values=True`` also one column per state channel.
     ``frame.attrs`` names the thread and the namespace (a subgraph's, or "").
 
-    Without ``values``, on a saver that gives outlines (durable_debug's SQLite saver) the
+    Without ``values``, on a saver that gives outlines (every durable_debug saver) the
     table comes from the outline :class:`~durable_debug.inspect.dag.DagReader` reads (no
     state decoded); the thread is read in full only when a checkpoint may have a failure
     to classify (a failed task, or a head with tasks left to run).
