@@ -269,3 +269,38 @@ def test_a_loaded_message_list_is_held_to_the_depth_limit_exactly(messages: list
     below = MsgpackSerializer(TypeRegistry(), limits=Limits(max_depth=depth - 1))
     with pytest.raises(CorruptPayloadError, match=f"deeper than the limit of {depth - 1}"):
         below.loads(saved)
+
+
+def test_long_message_lists_and_lists_that_only_start_with_a_message_load_exactly() -> None:
+    """A list of messages loads in two msgpack calls; anything else in the list (an item that
+    is not a message, a field holding an extension value, a name loading does not know) takes
+    the general way, with the same result."""
+    s = serde()
+    long = [HumanMessage(f"turn {i}", id=f"h{i}") for i in range(70_000)]  # an array 32 header
+    assert s.loads(s.dumps(long)) == long
+    first = HumanMessage("hi", id="h")
+    stamped = AIMessage("a", id="a", additional_kwargs={"at": dt.datetime(2026, 12, 5, 10)})
+    for value in (
+        [first, None],
+        [first, [first]],
+        [first, "text"],
+        [first, stamped],
+        [first, ("t", 1)],
+        [first, {"role": "user", "content": "b"}],
+    ):
+        loaded = s.loads(s.dumps(value))
+        assert loaded == value and type(loaded[-1]) is type(value[-1])
+    ghost = msgpack.ExtType(PYDANTIC, msgpack.packb(["nowhere.module:Ghost", {"content": "x"}]))
+    known = msgpack.ExtType(PYDANTIC, msgpack.packb([f"{AIMessage.__module__}:AIMessage", {}]))
+    loaded = s.loads(msgpack.packb([known, ghost]))
+    assert type(loaded[0]) is AIMessage
+    assert loaded[1] == {"__type__": "nowhere.module.Ghost", "content": "x"}
+
+
+def test_a_message_list_with_a_malformed_item_is_a_clear_error() -> None:
+    name = f"{AIMessage.__module__}:{AIMessage.__qualname__}"
+    good = msgpack.ExtType(PYDANTIC, msgpack.packb([name, AIMessage("a").__dict__]))
+    for bad in ([name], [name, {"content": "x"}, 3], "just a name"):
+        payload = msgpack.packb([good, msgpack.ExtType(PYDANTIC, msgpack.packb(bad))])
+        with pytest.raises(CorruptPayloadError):
+            serde().loads(payload)
