@@ -304,3 +304,24 @@ def test_a_message_list_with_a_malformed_item_is_a_clear_error() -> None:
         payload = msgpack.packb([good, msgpack.ExtType(PYDANTIC, msgpack.packb(bad))])
         with pytest.raises(CorruptPayloadError):
             serde().loads(payload)
+
+
+def test_a_message_list_without_extra_fields_is_stored_in_the_same_layout() -> None:
+    """Messages without extra fields are packed in one pass over the list; the bytes are those
+    of the message-by-message layout, and a message built without pydantic's slots is packed
+    message by message."""
+    messages = [m for m in chat() if not m.__pydantic_extra__]
+    name = {type(m): f"{type(m).__module__}:{type(m).__qualname__}" for m in messages}
+    by_hand = msgpack.packb(
+        [
+            msgpack.ExtType(PYDANTIC, msgpack.packb([name[type(m)], m.__dict__], use_bin_type=True))
+            for m in messages
+        ],
+        use_bin_type=True,
+    )
+    assert serde().dumps(messages) == by_hand
+    bare = AIMessage.__new__(AIMessage)
+    object.__setattr__(bare, "__dict__", dict(AIMessage("b", id="b").__dict__))
+    loaded = serde().loads(serde().dumps([messages[0], bare]))
+    assert loaded[0] == messages[0] and type(loaded[1]) is AIMessage
+    assert loaded[1].__dict__ == bare.__dict__

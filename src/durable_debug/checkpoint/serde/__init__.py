@@ -33,12 +33,14 @@ import dataclasses
 import datetime as _dt
 import decimal
 import enum
+import operator
 import os
 import threading
 import uuid
 import zoneinfo
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import repeat
 from typing import Any, TypeVar
 
 import msgpack
@@ -228,6 +230,20 @@ def nesting_depth(value: Any, limit: int) -> int:
     counts those as extension levels.
     """
     return _scan(value, limit)[0]
+
+
+_dict_of = operator.attrgetter("__dict__")
+_extra_of = operator.attrgetter("__pydantic_extra__")
+_MODEL_CODES = repeat(_PYDANTIC)
+"""The extension code of a model, again and again."""
+
+
+def _any_extra(models: list[Any]) -> bool:
+    """Whether any of ``models`` (of pydantic classes) has extra fields, or lacks its slots."""
+    try:
+        return any(map(_extra_of, models))
+    except AttributeError:  # a model built without its pydantic slots
+        return True
 
 
 _LONG = 16
@@ -483,8 +499,17 @@ class MsgpackSerializer:
         list the general way). No extension value is nested in another here, so the whole
         payload's size bounds each one's (checked by the caller)."""
         models = objects.PYDANTIC_CLASSES
-        names: dict[type, str] = {}
         pack: Callable[[Any], bytes] = packer.pack
+        names: dict[type, str] = {}
+        classes = set(map(type, items))
+        if models.issuperset(classes) and not _any_extra(items):
+            # Each step over the whole list at C speed (no Python call per message).
+            for cls in classes:
+                names[cls] = objects.name_for_saving(self.registry, cls)
+            named = map(names.__getitem__, map(type, items))
+            payloads = map(pack, map(list, zip(named, map(_dict_of, items), strict=True)))
+            codes = zip(_MODEL_CODES, payloads, strict=False)  # the codes never end
+            return pack(list(map(_new_ext, repeat(msgpack.ExtType), codes)))
         values = []
         for item in items:
             cls = type(item)
