@@ -325,3 +325,37 @@ def test_a_message_list_without_extra_fields_is_stored_in_the_same_layout() -> N
     loaded = serde().loads(serde().dumps([messages[0], bare]))
     assert loaded[0] == messages[0] and type(loaded[1]) is AIMessage
     assert loaded[1].__dict__ == bare.__dict__
+
+
+OLD_CHAT_BLOB = bytes.fromhex(
+    "93c7760c92d92a6c616e67636861696e5f636f72652e6d657373616765732e68756d616e3a48756d616e4d65"
+    "737361676586a7636f6e74656e74a26869b16164646974696f6e616c5f6b776172677380b1726573706f6e73"
+    "655f6d6574616461746180a474797065a568756d616ea46e616d65c0a26964a26831c7ce0c92d9246c616e67"
+    "636861696e5f636f72652e6d657373616765732e61693a41494d65737361676589a7636f6e74656e74a0b161"
+    "64646974696f6e616c5f6b776172677380b1726573706f6e73655f6d6574616461746181a56d6f64656ca16d"
+    "a474797065a26169a46e616d65c0a26964a26131aa746f6f6c5f63616c6c739184a46e616d65a3616464a461"
+    "72677382a16101a16202a26964a26331a474797065a9746f6f6c5f63616c6cb2696e76616c69645f746f6f6c"
+    "5f63616c6c7390ae75736167655f6d65746164617461c0c79b0c92d9286c616e67636861696e5f636f72652e"
+    "6d657373616765732e746f6f6c3a546f6f6c4d65737361676589a7636f6e74656e74a133b16164646974696f"
+    "6e616c5f6b776172677380b1726573706f6e73655f6d6574616461746180a474797065a4746f6f6ca46e616d"
+    "65c0a26964a27431ac746f6f6c5f63616c6c5f6964a26331a86172746966616374c0a6737461747573a77375"
+    "6363657373"
+)
+"""Three messages (a user message, an AI message with a tool call and response metadata, the
+tool's answer) as the serializer of before the two-call loading saved them."""
+
+
+def test_a_message_list_saved_before_loads_the_same() -> None:
+    """Blobs already stored (SQLite and PostgreSQL files people have) load as they did."""
+    loaded = serde().loads(OLD_CHAT_BLOB)
+    assert loaded == [
+        HumanMessage("hi", id="h1"),
+        AIMessage(
+            "",
+            id="a1",
+            tool_calls=[{"name": "add", "args": {"a": 1, "b": 2}, "id": "c1", "type": "tool_call"}],
+            response_metadata={"model": "m"},
+        ),
+        ToolMessage("3", tool_call_id="c1", id="t1"),
+    ]
+    assert serde().dumps(loaded) == OLD_CHAT_BLOB  # and saves to the same bytes again
