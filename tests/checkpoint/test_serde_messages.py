@@ -269,3 +269,93 @@ def test_a_loaded_message_list_is_held_to_the_depth_limit_exactly(messages: list
     below = MsgpackSerializer(TypeRegistry(), limits=Limits(max_depth=depth - 1))
     with pytest.raises(CorruptPayloadError, match=f"deeper than the limit of {depth - 1}"):
         below.loads(saved)
+
+
+def test_long_message_lists_and_lists_that_only_start_with_a_message_load_exactly() -> None:
+    """A list of messages loads in two msgpack calls; anything else in the list (an item that
+    is not a message, a field holding an extension value, a name loading does not know) takes
+    the general way, with the same result."""
+    s = serde()
+    long = [HumanMessage(f"turn {i}", id=f"h{i}") for i in range(70_000)]  # an array 32 header
+    assert s.loads(s.dumps(long)) == long
+    first = HumanMessage("hi", id="h")
+    stamped = AIMessage("a", id="a", additional_kwargs={"at": dt.datetime(2026, 12, 5, 10)})
+    for value in (
+        [first, None],
+        [first, [first]],
+        [first, "text"],
+        [first, stamped],
+        [first, ("t", 1)],
+        [first, {"role": "user", "content": "b"}],
+    ):
+        loaded = s.loads(s.dumps(value))
+        assert loaded == value and type(loaded[-1]) is type(value[-1])
+    ghost = msgpack.ExtType(PYDANTIC, msgpack.packb(["nowhere.module:Ghost", {"content": "x"}]))
+    known = msgpack.ExtType(PYDANTIC, msgpack.packb([f"{AIMessage.__module__}:AIMessage", {}]))
+    loaded = s.loads(msgpack.packb([known, ghost]))
+    assert type(loaded[0]) is AIMessage
+    assert loaded[1] == {"__type__": "nowhere.module.Ghost", "content": "x"}
+
+
+def test_a_message_list_with_a_malformed_item_is_a_clear_error() -> None:
+    name = f"{AIMessage.__module__}:{AIMessage.__qualname__}"
+    good = msgpack.ExtType(PYDANTIC, msgpack.packb([name, AIMessage("a").__dict__]))
+    for bad in ([name], [name, {"content": "x"}, 3], "just a name"):
+        payload = msgpack.packb([good, msgpack.ExtType(PYDANTIC, msgpack.packb(bad))])
+        with pytest.raises(CorruptPayloadError):
+            serde().loads(payload)
+
+
+def test_a_message_list_without_extra_fields_is_stored_in_the_same_layout() -> None:
+    """Messages without extra fields are packed in one pass over the list; the bytes are those
+    of the message-by-message layout, and a message built without pydantic's slots is packed
+    message by message."""
+    messages = [m for m in chat() if not m.__pydantic_extra__]
+    name = {type(m): f"{type(m).__module__}:{type(m).__qualname__}" for m in messages}
+    by_hand = msgpack.packb(
+        [
+            msgpack.ExtType(PYDANTIC, msgpack.packb([name[type(m)], m.__dict__], use_bin_type=True))
+            for m in messages
+        ],
+        use_bin_type=True,
+    )
+    assert serde().dumps(messages) == by_hand
+    bare = AIMessage.__new__(AIMessage)
+    object.__setattr__(bare, "__dict__", dict(AIMessage("b", id="b").__dict__))
+    loaded = serde().loads(serde().dumps([messages[0], bare]))
+    assert loaded[0] == messages[0] and type(loaded[1]) is AIMessage
+    assert loaded[1].__dict__ == bare.__dict__
+
+
+OLD_CHAT_BLOB = bytes.fromhex(
+    "93c7760c92d92a6c616e67636861696e5f636f72652e6d657373616765732e68756d616e3a48756d616e4d65"
+    "737361676586a7636f6e74656e74a26869b16164646974696f6e616c5f6b776172677380b1726573706f6e73"
+    "655f6d6574616461746180a474797065a568756d616ea46e616d65c0a26964a26831c7ce0c92d9246c616e67"
+    "636861696e5f636f72652e6d657373616765732e61693a41494d65737361676589a7636f6e74656e74a0b161"
+    "64646974696f6e616c5f6b776172677380b1726573706f6e73655f6d6574616461746181a56d6f64656ca16d"
+    "a474797065a26169a46e616d65c0a26964a26131aa746f6f6c5f63616c6c739184a46e616d65a3616464a461"
+    "72677382a16101a16202a26964a26331a474797065a9746f6f6c5f63616c6cb2696e76616c69645f746f6f6c"
+    "5f63616c6c7390ae75736167655f6d65746164617461c0c79b0c92d9286c616e67636861696e5f636f72652e"
+    "6d657373616765732e746f6f6c3a546f6f6c4d65737361676589a7636f6e74656e74a133b16164646974696f"
+    "6e616c5f6b776172677380b1726573706f6e73655f6d6574616461746180a474797065a4746f6f6ca46e616d"
+    "65c0a26964a27431ac746f6f6c5f63616c6c5f6964a26331a86172746966616374c0a6737461747573a77375"
+    "6363657373"
+)
+"""Three messages (a user message, an AI message with a tool call and response metadata, the
+tool's answer) as the serializer of before the two-call loading saved them."""
+
+
+def test_a_message_list_saved_before_loads_the_same() -> None:
+    """Blobs already stored (SQLite and PostgreSQL files people have) load as they did."""
+    loaded = serde().loads(OLD_CHAT_BLOB)
+    assert loaded == [
+        HumanMessage("hi", id="h1"),
+        AIMessage(
+            "",
+            id="a1",
+            tool_calls=[{"name": "add", "args": {"a": 1, "b": 2}, "id": "c1", "type": "tool_call"}],
+            response_metadata={"model": "m"},
+        ),
+        ToolMessage("3", tool_call_id="c1", id="t1"),
+    ]
+    assert serde().dumps(loaded) == OLD_CHAT_BLOB  # and saves to the same bytes again
