@@ -389,18 +389,35 @@ def make_checkpoint(
     versions: dict[str, str],
     versions_seen: dict[str, dict[str, str]],
     updated: Iterable[str] | None,
+    *,
+    previous: Mapping[str, Any] | None = None,
 ) -> Checkpoint:
-    """Snapshot ``channels`` as a new checkpoint."""
-    values = {}
+    """Snapshot ``channels`` as a new checkpoint.
+
+    ``previous``: the channel values of the checkpoint the step started from, when the
+    channels hold exactly those values apart from the ``updated`` ones (the caller made that
+    checkpoint from these channels); only the updated channels are then read again.
+    """
     plain = _PLAIN_CHECKPOINT
-    for name, channel in channels.items():
-        kind = type(channel)
-        own = plain.get(kind)
-        if own is None:
-            own = plain[kind] = kind.checkpoint is Channel.checkpoint
-        value = channel.value if own else channel.checkpoint()
-        if value is not MISSING:
-            values[name] = value
+    if previous is not None and updated is not None:
+        values = dict(previous)
+        for name in updated:
+            channel = channels[name]
+            value = channel.value if _plain(plain, channel) else channel.checkpoint()
+            if value is MISSING:
+                values.pop(name, None)
+            else:
+                values[name] = value
+    else:
+        values = {}
+        for name, channel in channels.items():
+            kind = type(channel)
+            own = plain.get(kind)
+            if own is None:
+                own = plain[kind] = kind.checkpoint is Channel.checkpoint
+            value = channel.value if own else channel.checkpoint()
+            if value is not MISSING:
+                values[name] = value
     return Checkpoint(
         v=1,
         id=checkpoint_id,
@@ -415,6 +432,15 @@ def make_checkpoint(
 _PLAIN_CHECKPOINT: dict[type[Channel], bool] = {}
 """Per channel class: whether it checkpoints its value as it is (``Channel.checkpoint``), so
 :func:`make_checkpoint` reads the value without a call per channel."""
+
+
+def _plain(plain: dict[type[Channel], bool], channel: Channel) -> bool:
+    """Whether ``channel`` checkpoints its value as it is (cached per class in ``plain``)."""
+    kind = type(channel)
+    own = plain.get(kind)
+    if own is None:
+        own = plain[kind] = kind.checkpoint is Channel.checkpoint
+    return own
 
 
 def preview_values(

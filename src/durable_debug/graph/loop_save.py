@@ -38,6 +38,7 @@ from durable_debug.graph.algo import (
     make_checkpoint,
     task_path_str,
 )
+from durable_debug.graph.channels import Channel
 from durable_debug.graph.delta_counters import count_step, delta_frequencies, overwritten
 from durable_debug.graph.failures import failure_entry, failure_history
 from durable_debug.graph.loop_stream import LoopStream
@@ -51,6 +52,17 @@ __all__ = ["LoopSave"]
 
 class LoopSave(LoopStream):
     """Saves a run's task outcomes and one checkpoint a step."""
+
+    _snapshot: Any = None
+    """The last checkpoint :meth:`_save_checkpoint` made from the run's channels (the next
+    one copies its values and reads only the channels the step updated)."""
+
+    @cached_property
+    def _snapshots_built_in(self) -> bool:
+        """Whether every channel of the run is one of the engine's own kinds, whose value
+        changes only when ``apply_writes`` reports it updated (another kind's snapshot is
+        taken whole each step)."""
+        return all(type(ch).__module__ == Channel.__module__ for ch in self.channels.values())
 
     @cached_property
     def _run_metadata(self) -> dict[str, Any]:
@@ -146,7 +158,18 @@ class LoopSave(LoopStream):
             self.saves.calls.next_version(
                 max(self.checkpoint["channel_versions"].values(), default=None)
             )
-        self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        previous = self.checkpoint
+        self.checkpoint = make_checkpoint(
+            checkpoint_id,
+            self.channels,
+            versions,
+            seen,
+            updated,
+            # A checkpoint this run made from its channels: only the updated ones changed.
+            previous=previous["channel_values"] if previous is self._snapshot else None,
+        )
+        if self._snapshots_built_in:
+            self._snapshot = self.checkpoint
         self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)
         frequencies = delta_frequencies(self.graph)
@@ -155,13 +178,21 @@ class LoopSave(LoopStream):
             if frequencies
             else ()
         )
-        await self._put(source, versions, whole)
+        # The versions saved last are those of the checkpoint the step started from: the
+        # new ones are those of the updated channels.
+        fresh = updated if self.saved_versions is previous["channel_versions"] else None
+        await self._put(source, versions, whole, fresh)
 
     async def _put(
-        self, source: str, versions: dict[str, str], whole: Collection[str] = ()
+        self,
+        source: str,
+        versions: dict[str, str],
+        whole: Collection[str] = (),
+        fresh: Collection[str] | None = None,
     ) -> None:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint
-        (``whole``: the ``DeltaChannel`` keys the step overwrote, see ``delta_counters``)."""
+        (``whole``: the ``DeltaChannel`` keys the step overwrote, see ``delta_counters``;
+        ``fresh``: the channels whose version differs from the saved ones, when known)."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
         record = version_record(self.graph, self.record)
@@ -194,7 +225,11 @@ class LoopSave(LoopStream):
         self.metadata = cast(CheckpointMetadata, metadata)
         self.pending = {}
         if self.saves is not None:
-            new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
+            if fresh is None:
+                saved = self.saved_versions
+                new_versions = {ch: v for ch, v in versions.items() if saved.get(ch) != v}
+            else:
+                new_versions = {ch: versions[ch] for ch in fresh}
             # An engine-made config (checked when the run began): read, not validated again.
             parent = (
                 self.checkpoint_config
@@ -224,7 +259,7 @@ class LoopSave(LoopStream):
                 await self._save_error(task)
                 raise task.error from None
             self.write_ms = round((time.perf_counter() - started) * 1000, 3)
-            self.saved_versions = dict(versions)
+            self.saved_versions = versions  # nobody changes a checkpoint's versions in place
             if not isinstance(self.saves, ExitSaves):
                 # Under "exit" nothing is saved on the way: LangGraph's checkpoints report
                 # the parent the loaded checkpoint had.
