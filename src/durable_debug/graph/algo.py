@@ -11,7 +11,6 @@ the next checkpoint.
 
 from __future__ import annotations
 
-import datetime as _dt
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -27,6 +26,7 @@ from durable_debug.checkpoint.base import (
     Checkpoint,
     CheckpointTuple,
     next_version,
+    now_iso,
 )
 from durable_debug.checkpoint.names import PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
@@ -421,7 +421,7 @@ def make_checkpoint(
     return Checkpoint(
         v=1,
         id=checkpoint_id,
-        ts=_dt.datetime.now(_dt.timezone.utc).isoformat(),
+        ts=now_iso(),
         channel_values=values,
         channel_versions=versions,
         versions_seen=versions_seen,
