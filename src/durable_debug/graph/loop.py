@@ -406,7 +406,7 @@ class RunLoop(LoopStart, LoopTasks):
                 break
             to_run = self._tasks_to_run(tasks)
             if to_run and self.saves is not None:  # a run that lost its lease starts no node
-                await confirm_lease(self.saves.saver, config_thread_id(self.config))
+                await confirm_lease(self.saves.saver, self.thread_id or "")
             if self._reported():
                 yield
             if len(to_run) == 1 and not (

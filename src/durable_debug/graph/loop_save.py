@@ -22,7 +22,6 @@ from durable_debug.checkpoint.base import (
     ERROR_SOURCE,
     FAILURES,
     CheckpointMetadata,
-    config_thread_id,
     new_checkpoint_id,
     replace_checkpoint,
     run_metadata,
@@ -198,10 +197,11 @@ class LoopSave(LoopStream):
         record = version_record(self.graph, self.record)
         if self.write_ms is not None:
             record[PARENT_WRITE_MS] = self.write_ms
-        found = self.findings.take()
-        if found:
-            record["findings"] = found
-        if self.recording is not None:
+        if self.findings.pending:  # (taken under its lock; most steps find none)
+            found = self.findings.take()
+            if found:
+                record["findings"] = found
+        if self.recording is not None and self.recording.tapes:
             record.update(self.recording.take())
         self.record = record
         # as base.checkpoint_metadata(self.config, source, self.step, parents=self.parents)
@@ -238,7 +238,8 @@ class LoopSave(LoopStream):
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
-            thread_id = config_thread_id(self.config)
+            thread_id = self.thread_id  # the config's, checked when the run loaded
+            assert thread_id is not None
             check_lease(self.saves.saver, thread_id)  # another run took it
             started = time.perf_counter()
             try:
