@@ -427,9 +427,10 @@ class RunLoop(LoopStart, LoopTasks):
                 async with contextlib.aclosing(running):  # running nodes cancelled when left
                     async for _ in running:
                         yield
-            for handler in await self._run_error_handlers(tasks):
-                tasks.append(handler)
-                to_run.append(handler)
+            if self.started_handlers or any(t.status == "error" for t in tasks):
+                for handler in await self._run_error_handlers(tasks):
+                    tasks.append(handler)
+                    to_run.append(handler)
             self._tasks_ran(tasks, to_run)
             if self._reported():
                 yield
