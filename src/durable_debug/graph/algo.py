@@ -11,7 +11,7 @@ the next checkpoint.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -244,7 +244,7 @@ def prepare_tasks(
     *,
     checkpoint_ns: str = "",
     for_execution: bool = False,
-    candidates: Iterable[str] | None = None,
+    candidates: Collection[str] | None = None,
 ) -> list[Task]:
     """Tasks of the step that follows ``checkpoint`` (whose step is ``step``).
 
@@ -274,9 +274,12 @@ def prepare_tasks(
             if for_execution:
                 task.input = packet[1]
             tasks.append(task)
-    names = (
-        graph.node_order if candidates is None else [n for n in graph.node_order if n in candidates]
-    )
+    if candidates is None:
+        names: Iterable[str] = graph.node_order
+    elif len(candidates) < 2:  # (a chain's step: one node, no order to keep)
+        names = [n for n in candidates if n in graph.nodes]
+    else:
+        names = [n for n in graph.node_order if n in candidates]
     state_input: Any = MISSING
     for name in names:
         spec = graph.nodes[name]

@@ -129,8 +129,11 @@ class LoopSave(LoopStream):
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
-        self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
-        self._emit("checkpoint", self._debug_checkpoint)
+        wants = self.producers.wants
+        if wants("values"):
+            self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
+        if wants("checkpoint"):
+            self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_checkpoint(
         self, tasks: list[Task], source: str, extra_writes: list[tuple[str, Any]] | None = None
