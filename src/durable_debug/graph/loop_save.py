@@ -60,8 +60,15 @@ class LoopSave(LoopStream):
     def _snapshots_built_in(self) -> bool:
         """Whether every channel of the run is one of the engine's own kinds, whose value
         changes only when ``apply_writes`` reports it updated (another kind's snapshot is
-        taken whole each step)."""
-        return all(type(ch).__module__ == Channel.__module__ for ch in self.channels.values())
+        taken whole each step). The graph's channels are of the same kinds in every run:
+        worked out once per compiled graph."""
+        found: bool | None = self.graph.__dict__.get("_snapshots_built_in")
+        if found is None:
+            kinds = {type(ch).__module__ for ch in self.channels.values()}
+            found = kinds == {Channel.__module__}
+            if kinds:  # (the channels are there once the run loaded its checkpoint)
+                self.graph.__dict__["_snapshots_built_in"] = found
+        return found
 
     @cached_property
     def _run_metadata(self) -> dict[str, Any]:
