@@ -65,23 +65,12 @@ ERROR_HANDLER = "node_error_handler"
 _R = TypeVar("_R")
 
 
-_last_checkpoint: tuple[str, bytes] = ("", b"")
-"""The checkpoint id :func:`_checkpoint_bytes` last read, with its bytes (the tasks of one
-step all hash the same id; one tuple, read and replaced whole, safe across threads)."""
-
-
 def _checkpoint_bytes(checkpoint_id: str) -> bytes:
     """The 16 bytes of a UUID checkpoint id (the text itself for an id that is not one)."""
-    global _last_checkpoint
-    last = _last_checkpoint
-    if last[0] == checkpoint_id and checkpoint_id:
-        return last[1]
     try:
-        found = binascii.unhexlify(checkpoint_id.replace("-", ""))
+        return binascii.unhexlify(checkpoint_id.replace("-", ""))
     except (binascii.Error, ValueError):
-        found = checkpoint_id.encode()
-    _last_checkpoint = (checkpoint_id, found)
-    return found
+        return checkpoint_id.encode()
 
 
 def _uuid_of(checkpoint_id: str, parts: Iterable[str]) -> str:
@@ -114,25 +103,10 @@ def pull_task_id(
 ) -> str:
     """Id of the task of node ``name`` (whose trigger channels are ``triggers``) that the
     checkpoint ``checkpoint_id`` schedules for ``step``."""
-    key = (checkpoint_ns, name, triggers if type(triggers) is tuple else tuple(triggers))
-    parts = _PULL_PARTS.get(key)
-    if parts is None:
-        if len(_PULL_PARTS) >= _PULL_PARTS_KEPT:  # namespaces of nested runs vary
-            _PULL_PARTS.clear()
-        parts = _PULL_PARTS[key] = (
-            node_namespace(checkpoint_ns, name),
-            "".join((name, PULL, *sorted(key[2]))),
-        )
-    h = xxh3_128_hexdigest(
-        _checkpoint_bytes(checkpoint_id) + f"{parts[0]}{step}{parts[1]}".encode()
+    return _uuid_of(
+        checkpoint_id,
+        (node_namespace(checkpoint_ns, name), str(step), name, PULL, *sorted(triggers)),
     )
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
-
-
-_PULL_PARTS: dict[tuple[str, str, tuple[str, ...]], tuple[str, str]] = {}
-"""What :func:`pull_task_id` hashes around the step, by namespace, node and triggers: the
-node's namespace, then its name, ``__pregel_pull`` and the sorted triggers."""
-_PULL_PARTS_KEPT = 4096
 
 
 def send_task_id(checkpoint_id: str, checkpoint_ns: str, step: int, name: str, index: int) -> str:
