@@ -90,6 +90,7 @@ __all__ = [
     "metadata_matches",
     "new_checkpoint_id",
     "next_version",
+    "now_iso",
     "replace_checkpoint",
     "run_metadata",
     "version_counter",
@@ -400,6 +401,26 @@ def new_checkpoint_id() -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
+_iso_second: tuple[int, str] = (-1, "")
+"""The last whole second :func:`now_iso` formatted, and its text up to the seconds (one
+tuple, read and replaced whole, so threads never mix two seconds)."""
+
+
+def now_iso() -> str:
+    """The current UTC time as ``datetime.now(timezone.utc).isoformat()`` writes it (a
+    checkpoint's ``ts``), without building a datetime for each checkpoint."""
+    global _iso_second
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
+    cached = _iso_second
+    if cached[0] != seconds:
+        stamp = _dt.datetime.fromtimestamp(seconds, _dt.timezone.utc)
+        cached = _iso_second = (seconds, stamp.isoformat()[:19])  # YYYY-MM-DDTHH:MM:SS
+    micros = nanos // 1000
+    if micros:
+        return f"{cached[1]}.{micros:06d}+00:00"
+    return f"{cached[1]}+00:00"  # as isoformat() writes a time with no microseconds
+
+
 def next_version(current: str | None, checkpoint_id: str) -> str:
     """Return the version that follows ``current`` for a write made by ``checkpoint_id``.
 
@@ -431,7 +452,7 @@ def empty_checkpoint() -> Checkpoint:
     return Checkpoint(
         v=1,
         id=new_checkpoint_id(),
-        ts=_dt.datetime.now(_dt.timezone.utc).isoformat(),
+        ts=now_iso(),
         channel_values={},
         channel_versions={},
         versions_seen={},

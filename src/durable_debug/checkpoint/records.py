@@ -101,15 +101,23 @@ _VERSIONS_KEPT = 4096
 """Graph versions of the checkpoints this process saved, per saver (the newest kept)."""
 
 
+_LAST_KNOWN: list[Any] = [None, None]
+"""The saver :func:`_remember_version` was last given (a weak reference) and its map: a run
+saves every step through one saver, which is then not looked up again each step."""
+
+
 def _remember_version(saver: Any, key: Key, record: Mapping[str, Any]) -> None:
     version = record.get(GRAPH_VERSION)
-    if not isinstance(version, str):
+    if type(version) is not str and not isinstance(version, str):
         return
     with _VERSIONS_LOCK:
-        try:
-            known = _VERSIONS.setdefault(saver, OrderedDict())
-        except TypeError:  # not weakly referenceable
-            return
+        last, known = _LAST_KNOWN
+        if last is None or last() is not saver:
+            try:
+                known = _VERSIONS.setdefault(saver, OrderedDict())
+                _LAST_KNOWN[:] = [weakref.ref(saver), known]
+            except TypeError:  # not weakly referenceable
+                return
         known[key] = version
         while len(known) > _VERSIONS_KEPT:
             known.popitem(last=False)

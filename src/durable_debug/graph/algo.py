@@ -11,8 +11,7 @@ the next checkpoint.
 
 from __future__ import annotations
 
-import datetime as _dt
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from durable_debug.checkpoint.base import (
     Checkpoint,
     CheckpointTuple,
     next_version,
+    now_iso,
 )
 from durable_debug.checkpoint.names import PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
@@ -244,7 +244,7 @@ def prepare_tasks(
     *,
     checkpoint_ns: str = "",
     for_execution: bool = False,
-    candidates: Iterable[str] | None = None,
+    candidates: Collection[str] | None = None,
 ) -> list[Task]:
     """Tasks of the step that follows ``checkpoint`` (whose step is ``step``).
 
@@ -274,9 +274,12 @@ def prepare_tasks(
             if for_execution:
                 task.input = packet[1]
             tasks.append(task)
-    names = (
-        graph.node_order if candidates is None else [n for n in graph.node_order if n in candidates]
-    )
+    if candidates is None:
+        names: Iterable[str] = graph.node_order
+    elif len(candidates) < 2:  # (a chain's step: one node, no order to keep)
+        names = [n for n in candidates if n in graph.nodes]
+    else:
+        names = [n for n in graph.node_order if n in candidates]
     state_input: Any = MISSING
     for name in names:
         spec = graph.nodes[name]
@@ -389,22 +392,39 @@ def make_checkpoint(
     versions: dict[str, str],
     versions_seen: dict[str, dict[str, str]],
     updated: Iterable[str] | None,
+    *,
+    previous: Mapping[str, Any] | None = None,
 ) -> Checkpoint:
-    """Snapshot ``channels`` as a new checkpoint."""
-    values = {}
+    """Snapshot ``channels`` as a new checkpoint.
+
+    ``previous``: the channel values of the checkpoint the step started from, when the
+    channels hold exactly those values apart from the ``updated`` ones (the caller made that
+    checkpoint from these channels); only the updated channels are then read again.
+    """
     plain = _PLAIN_CHECKPOINT
-    for name, channel in channels.items():
-        kind = type(channel)
-        own = plain.get(kind)
-        if own is None:
-            own = plain[kind] = kind.checkpoint is Channel.checkpoint
-        value = channel.value if own else channel.checkpoint()
-        if value is not MISSING:
-            values[name] = value
+    if previous is not None and updated is not None:
+        values = dict(previous)
+        for name in updated:
+            channel = channels[name]
+            value = channel.value if _plain(plain, channel) else channel.checkpoint()
+            if value is MISSING:
+                values.pop(name, None)
+            else:
+                values[name] = value
+    else:
+        values = {}
+        for name, channel in channels.items():
+            kind = type(channel)
+            own = plain.get(kind)
+            if own is None:
+                own = plain[kind] = kind.checkpoint is Channel.checkpoint
+            value = channel.value if own else channel.checkpoint()
+            if value is not MISSING:
+                values[name] = value
     return Checkpoint(
         v=1,
         id=checkpoint_id,
-        ts=_dt.datetime.now(_dt.timezone.utc).isoformat(),
+        ts=now_iso(),
         channel_values=values,
         channel_versions=versions,
         versions_seen=versions_seen,
@@ -415,6 +435,15 @@ def make_checkpoint(
 _PLAIN_CHECKPOINT: dict[type[Channel], bool] = {}
 """Per channel class: whether it checkpoints its value as it is (``Channel.checkpoint``), so
 :func:`make_checkpoint` reads the value without a call per channel."""
+
+
+def _plain(plain: dict[type[Channel], bool], channel: Channel) -> bool:
+    """Whether ``channel`` checkpoints its value as it is (cached per class in ``plain``)."""
+    kind = type(channel)
+    own = plain.get(kind)
+    if own is None:
+        own = plain[kind] = kind.checkpoint is Channel.checkpoint
+    return own
 
 
 def preview_values(

@@ -406,7 +406,7 @@ class RunLoop(LoopStart, LoopTasks):
                 break
             to_run = self._tasks_to_run(tasks)
             if to_run and self.saves is not None:  # a run that lost its lease starts no node
-                await confirm_lease(self.saves.saver, config_thread_id(self.config))
+                await confirm_lease(self.saves.saver, self.thread_id or "")
             if self._reported():
                 yield
             if len(to_run) == 1 and not (
@@ -427,9 +427,10 @@ class RunLoop(LoopStart, LoopTasks):
                 async with contextlib.aclosing(running):  # running nodes cancelled when left
                     async for _ in running:
                         yield
-            for handler in await self._run_error_handlers(tasks):
-                tasks.append(handler)
-                to_run.append(handler)
+            if self.started_handlers or any(t.status == "error" for t in tasks):
+                for handler in await self._run_error_handlers(tasks):
+                    tasks.append(handler)
+                    to_run.append(handler)
             self._tasks_ran(tasks, to_run)
             if self._reported():
                 yield

@@ -22,7 +22,6 @@ from durable_debug.checkpoint.base import (
     ERROR_SOURCE,
     FAILURES,
     CheckpointMetadata,
-    config_thread_id,
     new_checkpoint_id,
     replace_checkpoint,
     run_metadata,
@@ -38,6 +37,7 @@ from durable_debug.graph.algo import (
     make_checkpoint,
     task_path_str,
 )
+from durable_debug.graph.channels import Channel
 from durable_debug.graph.delta_counters import count_step, delta_frequencies, overwritten
 from durable_debug.graph.failures import failure_entry, failure_history
 from durable_debug.graph.loop_stream import LoopStream
@@ -51,6 +51,24 @@ __all__ = ["LoopSave"]
 
 class LoopSave(LoopStream):
     """Saves a run's task outcomes and one checkpoint a step."""
+
+    _snapshot: Any = None
+    """The last checkpoint :meth:`_save_checkpoint` made from the run's channels (the next
+    one copies its values and reads only the channels the step updated)."""
+
+    @cached_property
+    def _snapshots_built_in(self) -> bool:
+        """Whether every channel of the run is one of the engine's own kinds, whose value
+        changes only when ``apply_writes`` reports it updated (another kind's snapshot is
+        taken whole each step). The graph's channels are of the same kinds in every run:
+        worked out once per compiled graph."""
+        found: bool | None = self.graph.__dict__.get("_snapshots_built_in")
+        if found is None:
+            kinds = {type(ch).__module__ for ch in self.channels.values()}
+            found = kinds == {Channel.__module__}
+            if kinds:  # (the channels are there once the run loaded its checkpoint)
+                self.graph.__dict__["_snapshots_built_in"] = found
+        return found
 
     @cached_property
     def _run_metadata(self) -> dict[str, Any]:
@@ -118,8 +136,11 @@ class LoopSave(LoopStream):
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
-        self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
-        self._emit("checkpoint", self._debug_checkpoint)
+        wants = self.producers.wants
+        if wants("values"):
+            self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
+        if wants("checkpoint"):
+            self._emit("checkpoint", self._debug_checkpoint)
 
     async def _save_checkpoint(
         self, tasks: list[Task], source: str, extra_writes: list[tuple[str, Any]] | None = None
@@ -146,7 +167,18 @@ class LoopSave(LoopStream):
             self.saves.calls.next_version(
                 max(self.checkpoint["channel_versions"].values(), default=None)
             )
-        self.checkpoint = make_checkpoint(checkpoint_id, self.channels, versions, seen, updated)
+        previous = self.checkpoint
+        self.checkpoint = make_checkpoint(
+            checkpoint_id,
+            self.channels,
+            versions,
+            seen,
+            updated,
+            # A checkpoint this run made from its channels: only the updated ones changed.
+            previous=previous["channel_values"] if previous is self._snapshot else None,
+        )
+        if self._snapshots_built_in:
+            self._snapshot = self.checkpoint
         self.updated = self.graph.schema.key_set & updated
         self.candidates = self.graph.nodes_triggered_by(updated)
         frequencies = delta_frequencies(self.graph)
@@ -155,22 +187,31 @@ class LoopSave(LoopStream):
             if frequencies
             else ()
         )
-        await self._put(source, versions, whole)
+        # The versions saved last are those of the checkpoint the step started from: the
+        # new ones are those of the updated channels.
+        fresh = updated if self.saved_versions is previous["channel_versions"] else None
+        await self._put(source, versions, whole, fresh)
 
     async def _put(
-        self, source: str, versions: dict[str, str], whole: Collection[str] = ()
+        self,
+        source: str,
+        versions: dict[str, str],
+        whole: Collection[str] = (),
+        fresh: Collection[str] | None = None,
     ) -> None:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint
-        (``whole``: the ``DeltaChannel`` keys the step overwrote, see ``delta_counters``)."""
+        (``whole``: the ``DeltaChannel`` keys the step overwrote, see ``delta_counters``;
+        ``fresh``: the channels whose version differs from the saved ones, when known)."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
         record = version_record(self.graph, self.record)
         if self.write_ms is not None:
             record[PARENT_WRITE_MS] = self.write_ms
-        found = self.findings.take()
-        if found:
-            record["findings"] = found
-        if self.recording is not None:
+        if self.findings.pending:  # (taken under its lock; most steps find none)
+            found = self.findings.take()
+            if found:
+                record["findings"] = found
+        if self.recording is not None and self.recording.tapes:
             record.update(self.recording.take())
         self.record = record
         # as base.checkpoint_metadata(self.config, source, self.step, parents=self.parents)
@@ -194,7 +235,11 @@ class LoopSave(LoopStream):
         self.metadata = cast(CheckpointMetadata, metadata)
         self.pending = {}
         if self.saves is not None:
-            new_versions = {ch: v for ch, v in versions.items() if self.saved_versions.get(ch) != v}
+            if fresh is None:
+                saved = self.saved_versions
+                new_versions = {ch: v for ch, v in versions.items() if saved.get(ch) != v}
+            else:
+                new_versions = {ch: versions[ch] for ch in fresh}
             # An engine-made config (checked when the run began): read, not validated again.
             parent = (
                 self.checkpoint_config
@@ -203,7 +248,8 @@ class LoopSave(LoopStream):
             )
             deferred, self.deferred = self.deferred, []
             task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
-            thread_id = config_thread_id(self.config)
+            thread_id = self.thread_id  # the config's, checked when the run loaded
+            assert thread_id is not None
             check_lease(self.saves.saver, thread_id)  # another run took it
             started = time.perf_counter()
             try:
@@ -224,7 +270,7 @@ class LoopSave(LoopStream):
                 await self._save_error(task)
                 raise task.error from None
             self.write_ms = round((time.perf_counter() - started) * 1000, 3)
-            self.saved_versions = dict(versions)
+            self.saved_versions = versions  # nobody changes a checkpoint's versions in place
             if not isinstance(self.saves, ExitSaves):
                 # Under "exit" nothing is saved on the way: LangGraph's checkpoints report
                 # the parent the loaded checkpoint had.

@@ -60,13 +60,16 @@ class LoopTasks(LoopSave):
                         self.answers.hand_down(str(answer[SUBGRAPH_ANSWER]), answer["value"], root)
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
-        ids = {t.id for t in tasks}
-        for tid, (interrupt_id, value) in self.given_answers.items():
-            if tid not in ids:  # its task is gone: the answer goes to the first that asks
-                self.answers.hand_down(interrupt_id, value, None)
-                self.spare_answers = True
-        self.given_answers = {}
+        if self.given_answers:
+            ids = {t.id for t in tasks}
+            for tid, (interrupt_id, value) in self.given_answers.items():
+                if tid not in ids:  # its task is gone: the answer goes to the first that asks
+                    self.answers.hand_down(interrupt_id, value, None)
+                    self.spare_answers = True
+            self.given_answers = {}
         to_run = [t for t in tasks if t.status is None]
+        if len(to_run) == len(tasks) and not self.producers.wants("task"):
+            return to_run  # nothing reused, and nobody listens for task starts
         # As LangGraph: every task of the step is reported as it starts, also one that took
         # its saved writes, whose result then comes as a cached ``updates`` chunk.
         reused = [t for t in tasks if t.status == "done" and t.name != START]

@@ -31,6 +31,7 @@ from durable_debug.checkpoint.base import (
     Checkpoint,
     CheckpointMetadata,
     RunnableConfig,
+    StepQueue,
     TaskWrites,
     checkpoint_config,
     config_checkpoint_id,
@@ -45,7 +46,7 @@ from durable_debug.checkpoint.user_methods import SaverCalls
 from durable_debug.graph.delta_counters import DELTA_MAX_STEPS, reset_counters
 
 if TYPE_CHECKING:
-    from durable_debug.checkpoint.base import BaseCheckpointSaver, StepQueue
+    from durable_debug.checkpoint.base import BaseCheckpointSaver
 
 __all__ = ["ExitSaves", "RunSaves"]
 
@@ -62,6 +63,8 @@ class RunSaves:
             None if durability == "sync" or self.calls.saves_by_method else saver.step_queue()
         )
         """The saver's queue of this run's steps; None when each step is awaited."""
+        self._direct = type(self.queue) is StepQueue
+        """The default queue, which only awaits ``aput_step``: the step goes there at once."""
 
     async def put_step(
         self,
@@ -72,6 +75,10 @@ class RunSaves:
         new_versions: ChannelVersions,
     ) -> RunnableConfig:
         """Save a step (see ``BaseCheckpointSaver.aput_step``), or start saving it."""
+        if self._direct:
+            return await self.saver.aput_step(
+                config, task_writes, checkpoint, metadata, new_versions
+            )
         if self.queue is None:
             return await self.calls.put_step(
                 config, task_writes, checkpoint, metadata, new_versions
