@@ -153,6 +153,8 @@ class StateSchema:
             return {}
         if self.kind == "root":
             return {ROOT: value}
+        if type(value) is dict and not self.managed and self.key_set.issuperset(value):
+            return dict(value)  # the common case: a plain dict of the schema's keys
         if isinstance(value, Mapping):
             updates = dict(value)
         elif self.kind not in _DICT_KINDS and isinstance(value, self.schema):
