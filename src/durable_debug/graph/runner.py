@@ -188,15 +188,17 @@ async def run_task(
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     first_attempt = time.time()
+    run_id = config_run_id(config)
     inline = False
     try:
         while True:
             attempt += 1
-            if taping is not None and attempt > 1:
-                taping[0].restart()
-            scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
-            scratchpad.calls = 0
-            scratchpad.pushed = []
+            if attempt > 1:  # a retry starts from a clean slate
+                if taping is not None:
+                    taping[0].restart()
+                scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
+                scratchpad.calls = 0
+                scratchpad.pushed = []
             observed = hooks.has_observers()
             if observed:
                 event("start")
@@ -205,14 +207,14 @@ async def run_task(
                     config, configurable, graph_ns, own_ns, task, step, checkpoint_id
                 )
                 info = functools.partial(  # built if the node asks for it (few do)
-                    ExecutionInfo,
+                    ExecutionInfo,  # its fields in order: the ids, the attempt, its first's time
                     checkpoint_id,
                     own_ns,
                     task.id,
                     thread_id,
-                    run_id=config_run_id(config),
-                    node_attempt=attempt,
-                    node_first_attempt_time=first_attempt,
+                    run_id,
+                    attempt,
+                    first_attempt,
                 )
                 timeout = task.timeout or spec.timeout  # a Send's replaces its node's
                 clock = AttemptClock(timeout, spec.name) if timeout else None
@@ -552,5 +554,7 @@ async def _start_writes(
         return updates + edges
     given = graph.input_updates(task.input, on_unknown=_ignore_unknown)
     updates = ensure_message_ids(channels, list(given.items()))
-    edges = await edge_writes(graph, task, updates, channels, context, node_run, task.input)
+    edges = _static_edge_writes(task)
+    if task.node.branches:
+        edges += await _branch_writes(graph, task, updates, channels, context, node_run, task.input)
     return updates + edges
