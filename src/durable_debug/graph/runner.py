@@ -407,9 +407,8 @@ def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
     metadata = dict(config.get("metadata") or {})
     configurable = config.get("configurable") or {}
     for key in _PROPAGATED:
-        value = configurable.get(key)
-        if value and key not in metadata:
-            metadata[key] = value
+        if key in configurable and key not in metadata and configurable[key]:
+            metadata[key] = configurable[key]
     return metadata
 
 
@@ -450,12 +449,17 @@ def _writes_before_branches(
     """:func:`node_writes` up to its conditional edges (all of it for a node that has none,
     which is then done without awaiting anything), and the state updates among them."""
     spec = task.node
-    on_unknown = None
-    if findings is not None:
-        fn: object = spec.fn  # a compiled subgraph added as a node is its own fn
-        is_subgraph = fn is not None and graph.subgraph_of(spec.name) is fn
-        on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
-    updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
+    plain = graph.schema.plain_updates(result)
+    goto: list[Any] = []
+    if plain is not None:  # the common case: nothing to check, so nothing to report
+        updates = list(plain.items())
+    else:
+        on_unknown = None
+        if findings is not None:
+            fn: object = spec.fn  # a compiled subgraph added as a node is its own fn
+            is_subgraph = fn is not None and graph.subgraph_of(spec.name) is fn
+            on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
+        updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     updates = ensure_message_ids(channels, updates)
     writes: list[tuple[str, Any]] = list(updates)
     if goto:
@@ -465,12 +469,21 @@ def _writes_before_branches(
 
 
 def _static_edge_writes(task: Task) -> list[tuple[str, Any]]:
-    """The writes of a node's plain edges (triggers) and joins (barrier entries)."""
+    """The writes of a node's plain edges (triggers) and joins (barrier entries), made once
+    per node for as long as its edges stay the ones they were made from."""
     spec = task.node
-    writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
-    if spec.joins:
+    made: tuple[Any, Any, tuple[tuple[str, Any], ...]] | None = spec.__dict__.get(_EDGE_WRITES)
+    if made is None or made[0] is not spec.edges_to or made[1] is not spec.joins:
+        writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
         writes += [(join, spec.name) for join in spec.joins]
-    return writes
+        made = (spec.edges_to, spec.joins, tuple(writes))
+        spec.__dict__[_EDGE_WRITES] = made
+    return list(made[2])
+
+
+_EDGE_WRITES = "_edge_writes"
+"""Where :func:`_static_edge_writes` keeps a node's edge writes (in the node's ``__dict__``;
+not a field: copies and comparisons of the node ignore it)."""
 
 
 async def edge_writes(
