@@ -139,10 +139,10 @@ async def run_task(
         nesting=nesting,
         answers=nesting.answers,
         spare=nesting.spare,
+        once=list(task.once),
         root=nesting.root or task.id,
         findings=findings,
     )
-    scratchpad.once = list(task.once)
     reader = spec.input_schema or graph.schema
     stop = nesting.stop
     # The managed values go into the state a node reads (not into a Send's packet).
