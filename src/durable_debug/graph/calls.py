@@ -23,7 +23,7 @@ import contextvars
 import inspect
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Generic, TypeVar
 
 from durable_debug._sync import in_runner_thread
@@ -170,7 +170,15 @@ class Runtime(Generic[ContextT]):
 
     def override(self, **overrides: Any) -> Runtime[ContextT]:
         """A copy with some fields replaced."""
-        return replace(self, **overrides)
+        if type(self) is not Runtime or not _RUNTIME_FIELDS.issuperset(overrides):
+            return replace(self, **overrides)  # a subclass, or the error naming a bad field
+        # What ``replace`` makes, without the frozen dataclass's per-field ``__init__``
+        # (a runnable node's config carries a runtime given its task: one per call).
+        copy = object.__new__(Runtime)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields.update(overrides)
+        return copy
 
     def merge(self, other: Runtime[ContextT]) -> Runtime[ContextT]:
         """``other``, its unset fields taken from this runtime (LangGraph's rule: a falsy
@@ -188,6 +196,9 @@ class Runtime(Generic[ContextT]):
             control=other.control or self.control,
         )
 
+
+_RUNTIME_FIELDS = frozenset(f.name for f in fields(Runtime))
+"""The fields :meth:`Runtime.override` may replace."""
 
 DEFAULT_RUNTIME: Runtime[Any] = Runtime()
 """The runtime of code run outside a graph's task: no context, store, previous value or

@@ -123,23 +123,26 @@ async def run_task(
         return
     if spec.cache_policy is not None and cache.lookup(graph, task):  # cached: does not run
         return
-    thread_id = (config.get("configurable") or {}).get("thread_id")
-    checkpoint_ns = (config.get("configurable") or {}).get("checkpoint_ns", "")
+    configurable = config.get("configurable") or {}
+    thread_id = configurable.get("thread_id")
+    checkpoint_ns = configurable.get("checkpoint_ns", "")
+    graph_ns = str(checkpoint_ns or "")
+    own_ns = task_namespace(graph_ns, task)
     nesting = nesting or Nesting(graph.checkpointer)
     scratchpad = Scratchpad(
         task.id,
         list(task.resume),
-        namespace=task_namespace(str(checkpoint_ns or ""), task),
+        namespace=own_ns,
         path=task.path,
         can_interrupt=nesting.saver is not None or nesting.resumable,
         node=spec.name,
         nesting=nesting,
         answers=nesting.answers,
         spare=nesting.spare,
+        once=list(task.once),
         root=nesting.root or task.id,
         findings=findings,
     )
-    scratchpad.once = list(task.once)
     reader = spec.input_schema or graph.schema
     stop = nesting.stop
     # The managed values go into the state a node reads (not into a Send's packet).
@@ -185,29 +188,33 @@ async def run_task(
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     first_attempt = time.time()
+    run_id = config_run_id(config)
     inline = False
     try:
         while True:
             attempt += 1
-            if taping is not None and attempt > 1:
-                taping[0].restart()
-            scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
-            scratchpad.calls = 0
-            scratchpad.pushed = []
+            if attempt > 1:  # a retry starts from a clean slate
+                if taping is not None:
+                    taping[0].restart()
+                scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
+                scratchpad.calls = 0
+                scratchpad.pushed = []
             observed = hooks.has_observers()
             if observed:
                 event("start")
             try:
-                own_config = node_config(config, task, step, checkpoint_id)
+                own_config = _node_config(
+                    config, configurable, graph_ns, own_ns, task, step, checkpoint_id
+                )
                 info = functools.partial(  # built if the node asks for it (few do)
-                    ExecutionInfo,
+                    ExecutionInfo,  # its fields in order: the ids, the attempt, its first's time
                     checkpoint_id,
-                    own_config["metadata"]["langgraph_checkpoint_ns"],  # the task's namespace
+                    own_ns,
                     task.id,
                     thread_id,
-                    run_id=config_run_id(config),
-                    node_attempt=attempt,
-                    node_first_attempt_time=first_attempt,
+                    run_id,
+                    attempt,
+                    first_attempt,
                 )
                 timeout = task.timeout or spec.timeout  # a Send's replaces its node's
                 clock = AttemptClock(timeout, spec.name) if timeout else None
@@ -255,9 +262,14 @@ async def run_task(
                         raise ParentCommand(result)  # for the graph running this one
                     if message_tap is not None:
                         message_tap.node_output(result, context.config["metadata"])
-                    writes = await node_writes(
-                        graph, task, result, channels, context, node_run, findings
-                    )
+                    if spec.writer is None and not spec.branches:  # nothing to await
+                        writes = _writes_before_branches(graph, task, result, channels, findings)[
+                            0
+                        ] or [(NO_WRITES, None)]
+                    else:
+                        writes = await node_writes(
+                            graph, task, result, channels, context, node_run, findings
+                        )
                     if scratchpad.pushed:  # push_message()'s writes come first
                         writes = scratchpad.pushed + [w for w in writes if w[0] != NO_WRITES]
                 except (Exception, asyncio.CancelledError) as exc:  # cancelled: a sibling failed
@@ -338,26 +350,41 @@ def node_config(
     node runs saves its checkpoints) and ``checkpoint_map`` maps each enclosing namespace to
     the checkpoint its task runs from (a nested graph's ``metadata["parents"]``).
     """
-    configurable = dict(config.get("configurable") or {})
-    metadata = run_metadata(config)
+    configurable = config.get("configurable") or {}
     graph_ns = str(configurable.get("checkpoint_ns") or "")
     own_ns = task_namespace(graph_ns, task)
+    return _node_config(config, configurable, graph_ns, own_ns, task, step, checkpoint_id)
+
+
+def _node_config(
+    config: dict[str, Any],
+    configurable: Mapping[str, Any],
+    graph_ns: str,
+    own_ns: str,
+    task: Task,
+    step: int,
+    checkpoint_id: str | None,
+) -> dict[str, Any]:
+    """:func:`node_config` given the run's ``configurable``, its namespace and the task's."""
+    metadata = run_metadata(config)
     metadata["langgraph_step"] = step
     metadata["langgraph_node"] = task.name
     metadata["langgraph_triggers"] = task.listed_triggers
     metadata["langgraph_path"] = task.path
     metadata["langgraph_checkpoint_ns"] = own_ns
     if checkpoint_id is not None:
-        parents = dict(configurable.get("checkpoint_map") or {})
-        parents[graph_ns] = checkpoint_id
-        configurable["checkpoint_map"] = parents
-        configurable["checkpoint_id"] = None
-        configurable["checkpoint_ns"] = own_ns
+        parents = {**(configurable.get("checkpoint_map") or {}), graph_ns: checkpoint_id}
+        own_configurable = {
+            **configurable,
+            "checkpoint_map": parents,
+            "checkpoint_id": None,
+            "checkpoint_ns": own_ns,
+        }
+    else:
+        own_configurable = dict(configurable)
     # a run name given to a runnable node names that run only, not the runs of a graph it is
-    outer = dict(config)
+    outer = {**config, "configurable": own_configurable, "metadata": metadata}
     outer.pop("run_name", None)
-    outer["configurable"] = configurable
-    outer["metadata"] = metadata
     return outer
 
 
@@ -380,7 +407,7 @@ def run_metadata(config: dict[str, Any]) -> dict[str, Any]:
     metadata = dict(config.get("metadata") or {})
     configurable = config.get("configurable") or {}
     for key in _PROPAGATED:
-        if key not in metadata and configurable.get(key):
+        if key in configurable and key not in metadata and configurable[key]:
             metadata[key] = configurable[key]
     return metadata
 
@@ -406,17 +433,57 @@ async def node_writes(
     spec = task.node
     if spec.writer is not None:  # a low-level Pregel node writes where it was told to
         return spec.writer(result) or [(NO_WRITES, None)]
-    on_unknown = None
-    if findings is not None:
-        fn: object = spec.fn  # a compiled subgraph added as a node is its own fn
-        is_subgraph = graph.subgraph_of(spec.name) is fn and fn is not None
-        on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
-    updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
+    writes, updates = _writes_before_branches(graph, task, result, channels, findings)
+    if spec.branches:
+        writes += await _branch_writes(graph, task, updates, channels, context, node_run, result)
+    return writes or [(NO_WRITES, None)]
+
+
+def _writes_before_branches(
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    task: Task,
+    result: Any,
+    channels: dict[str, Channel],
+    findings: RunFindings | None,
+) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+    """:func:`node_writes` up to its conditional edges (all of it for a node that has none,
+    which is then done without awaiting anything), and the state updates among them."""
+    spec = task.node
+    plain = graph.schema.plain_updates(result)
+    goto: list[Any] = []
+    if plain is not None:  # the common case: nothing to check, so nothing to report
+        updates = list(plain.items())
+    else:
+        on_unknown = None
+        if findings is not None:
+            fn: object = spec.fn  # a compiled subgraph added as a node is its own fn
+            is_subgraph = fn is not None and graph.subgraph_of(spec.name) is fn
+            on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
+        updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     updates = ensure_message_ids(channels, updates)
     writes: list[tuple[str, Any]] = list(updates)
-    writes += targets_to_writes(spec.name, goto, graph.nodes)
-    writes += await edge_writes(graph, task, updates, channels, context, node_run, result)
-    return writes or [(NO_WRITES, None)]
+    if goto:
+        writes += targets_to_writes(spec.name, goto, graph.nodes)
+    writes += _static_edge_writes(task)
+    return writes, updates
+
+
+def _static_edge_writes(task: Task) -> list[tuple[str, Any]]:
+    """The writes of a node's plain edges (triggers) and joins (barrier entries), made once
+    per node for as long as its edges stay the ones they were made from."""
+    spec = task.node
+    made: tuple[Any, Any, tuple[tuple[str, Any], ...]] | None = spec.__dict__.get(_EDGE_WRITES)
+    if made is None or made[0] is not spec.edges_to or made[1] is not spec.joins:
+        writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
+        writes += [(join, spec.name) for join in spec.joins]
+        made = (spec.edges_to, spec.joins, tuple(writes))
+        spec.__dict__[_EDGE_WRITES] = made
+    return list(made[2])
+
+
+_EDGE_WRITES = "_edge_writes"
+"""Where :func:`_static_edge_writes` keeps a node's edge writes (in the node's ``__dict__``;
+not a field: copies and comparisons of the node ignore it)."""
 
 
 async def edge_writes(
@@ -435,29 +502,43 @@ async def edge_writes(
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
     ``runtime``), on the event loop's thread; each is a child run of ``node_run`` when the
     run reports to callback handlers."""
+    writes = _static_edge_writes(task)
+    if task.node.branches:
+        writes += await _branch_writes(graph, task, updates, channels, context, node_run, output)
+    return writes
+
+
+async def _branch_writes(
+    graph: CompiledStateGraph[Any, Any, Any, Any],
+    task: Task,
+    updates: Mapping[str, Any] | Sequence[tuple[str, Any]],
+    channels: dict[str, Channel],
+    context: CallContext | None,
+    node_run: Any,
+    output: Any,
+) -> list[tuple[str, Any]]:
+    """The writes of the targets a node's conditional edges pick (see :func:`edge_writes`)."""
     spec = task.node
-    writes: list[tuple[str, Any]] = [(branch_channel(dst), None) for dst in spec.edges_to]
-    writes += [(join, spec.name) for join in spec.joins]
-    if spec.branches:
-        pad = current_scratchpad()
-        context = context or CallContext({})
-        for index, branch in enumerate(spec.branches):
-            reader = branch.input_schema or spec.input_schema
-            passed = output if branch.input_schema is None else None
-            state = fresh_state(graph.schema, channels, updates, reader, passed)
-            if pad is not None and pad.managed and isinstance(state, dict):
-                state = {**state, **pad.managed}
-            if node_run is None:
-                result = await call(branch.style, state, context, inline=True)
-            else:
+    writes: list[tuple[str, Any]] = []
+    pad = current_scratchpad()
+    context = context or CallContext({})
+    for index, branch in enumerate(spec.branches):
+        reader = branch.input_schema or spec.input_schema
+        passed = output if branch.input_schema is None else None
+        state = fresh_state(graph.schema, channels, updates, reader, passed)
+        if pad is not None and pad.managed and isinstance(state, dict):
+            state = {**state, **pad.managed}
+        if node_run is None:
+            result = await call(branch.style, state, context, inline=True)
+        else:
 
-                async def evaluate(
-                    config: dict[str, Any], branch: Any = branch, state: Any = state
-                ) -> Any:
-                    return await call(branch.style, state, context.with_config(config), inline=True)
+            async def evaluate(
+                config: dict[str, Any], branch: Any = branch, state: Any = state
+            ) -> Any:
+                return await call(branch.style, state, context.with_config(config), inline=True)
 
-                result = await node_run.branch(branch, index, state, evaluate, context.config)
-            writes += targets_to_writes(spec.name, branch.resolve(result), graph.nodes)
+            result = await node_run.branch(branch, index, state, evaluate, context.config)
+        writes += targets_to_writes(spec.name, branch.resolve(result), graph.nodes)
     return writes
 
 
@@ -486,5 +567,7 @@ async def _start_writes(
         return updates + edges
     given = graph.input_updates(task.input, on_unknown=_ignore_unknown)
     updates = ensure_message_ids(channels, list(given.items()))
-    edges = await edge_writes(graph, task, updates, channels, context, node_run, task.input)
+    edges = _static_edge_writes(task)
+    if task.node.branches:
+        edges += await _branch_writes(graph, task, updates, channels, context, node_run, task.input)
     return updates + edges

@@ -139,6 +139,13 @@ class StateSchema:
             return self.schema.model_validate(dict(values))
         return dict(values)
 
+    def plain_updates(self, value: Any) -> dict[str, Any] | None:
+        """What :meth:`updates_from` makes of the common return value, a plain dict of this
+        schema's keys (none of them managed), found without its checks; None for anything
+        else, which needs them."""
+        plain = type(value) is dict and not self.managed and self.kind != "root"
+        return dict(value) if plain and self.key_set.issuperset(value) else None
+
     def updates_from(
         self,
         value: Any,
@@ -157,6 +164,9 @@ class StateSchema:
             return {}
         if self.kind == "root":
             return {ROOT: value}
+        plain = self.plain_updates(value)
+        if plain is not None:
+            return plain
         if isinstance(value, Mapping):
             updates = dict(value)
         elif self.kind not in _DICT_KINDS and isinstance(value, self.schema):
