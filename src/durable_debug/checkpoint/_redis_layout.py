@@ -397,14 +397,38 @@ return {present, writes, blobs}
 """Read, in one step, whether some checkpoints of one (thread, namespace) still exist, their
 pending writes, and the blobs they point at."""
 
-GET_SCRIPT = """
+_POINTER_FUNCTIONS = """
+local function part(text)
+  return (string.gsub(string.gsub(text, '%%', '%%25'), ':', '%%3A'))
+end
+local function each_pointer(record, visit)
+  -- visit(channel, version) for each blob a checkpoint record points at; a record that does
+  -- not decode names none (the saver reports it when parsing it).
+  local ok, decoded = pcall(cjson.decode, record)
+  if ok and type(decoded) == 'table' and type(decoded['channel_versions']) == 'table' then
+    for key, value in pairs(decoded['channel_versions']) do
+      if type(value) == 'table' then
+        for _, channel in ipairs(value) do visit(channel, key) end
+      else
+        visit(key, value)  -- a pointer map written before maps were grouped by version
+      end
+    end
+  end
+end
+"""
+"""Lua functions of the reading scripts: ``part`` (a key part with ``%`` and ``:`` escaped, as
+the saver writes blob and write fields) and ``each_pointer`` (the blobs a checkpoint record
+points at)."""
+
+GET_SCRIPT = (
+    """
 -- KEYS: checkpoints, checkpoint, metadata, parent, blobs, writes, write
 -- ARGV: 'latest'   |   'id', checkpoint_id
 -- Returns {} when there is no such checkpoint, else {id, checkpoint, metadata, parent,
 -- {blob field, blob value, …} of the blobs its pointer map names, {write field, value, …}}.
-local function part(text)
-  return (string.gsub(string.gsub(text, '%%', '%%25'), ':', '%%3A'))
-end
+"""
+    + _POINTER_FUNCTIONS
+    + """
 local id
 if ARGV[1] == 'id' then
   if redis.call('ZSCORE', KEYS[1], ARGV[2]) then id = ARGV[2] end
@@ -424,19 +448,7 @@ local function add(channel, version)
     end
   end
 end
-if record then
-  -- A record that does not decode names no blobs; the saver reports it when parsing it.
-  local ok, decoded = pcall(cjson.decode, record)
-  if ok and type(decoded) == 'table' and type(decoded['channel_versions']) == 'table' then
-    for key, value in pairs(decoded['channel_versions']) do
-      if type(value) == 'table' then
-        for _, channel in ipairs(value) do add(channel, key) end
-      else
-        add(key, value)  -- a pointer map written before maps were grouped by version
-      end
-    end
-  end
-end
+if record then each_pointer(record, add) end
 local writes, wid = {}, part(id)
 for _, field in ipairs(redis.call('ZRANGEBYLEX', KEYS[6], '[' .. wid .. ':', '(' .. wid .. ';')) do
   writes[#writes + 1] = field
@@ -445,11 +457,13 @@ end
 return {id, record or false, redis.call('HGET', KEYS[3], id) or false,
         redis.call('HGET', KEYS[4], id) or false, blobs, writes}
 """
+)
 """Read one checkpoint (by id, or the newest) with the blobs it points at and its pending
 writes, in one script."""
 
 
-OUTLINE_SCRIPT = """
+OUTLINE_SCRIPT = (
+    """
 -- KEYS: checkpoints, checkpoint, metadata, parent, debug, blobs, writes, write
 -- ARGV: since ('' for every checkpoint), then n and n write channels whose value is read,
 --       then n and n trigger channel names, then n and n trigger name prefixes, then the
@@ -459,9 +473,9 @@ OUTLINE_SCRIPT = """
 --           write's channel is one whose value is read},
 --          {channel, version, value, … of each trigger blob the checkpoints point at: the
 --           header line alone for a subscribed channel}}: a thread's tree, no state value.
-local function part(text)
-  return (string.gsub(string.gsub(text, '%%', '%%25'), ':', '%%3A'))
-end
+"""
+    + _POINTER_FUNCTIONS
+    + """
 local function names(at)
   local n, set, list = tonumber(ARGV[at]), {}, {}
   for i = 1, n do set[ARGV[at + i]] = true; list[i] = ARGV[at + i] end
@@ -523,19 +537,7 @@ for _, id in ipairs(ids) do
   rows[#rows + 1] = redis.call('HGET', KEYS[3], id) or false
   rows[#rows + 1] = redis.call('HGET', KEYS[4], id) or false
   rows[#rows + 1] = redis.call('HGET', KEYS[5], id) or false
-  if record then
-    -- A record that does not decode names no blobs; the saver reports it when parsing it.
-    local ok, decoded = pcall(cjson.decode, record)
-    if ok and type(decoded) == 'table' and type(decoded['channel_versions']) == 'table' then
-      for key, value in pairs(decoded['channel_versions']) do
-        if type(value) == 'table' then
-          for _, channel in ipairs(value) do add_blob(channel, key) end
-        else
-          add_blob(key, value)  -- a pointer map written before maps were grouped by version
-        end
-      end
-    end
-  end
+  if record then each_pointer(record, add_blob) end
   local wid = part(id)
   local fields = redis.call('ZRANGEBYLEX', KEYS[7], '[' .. wid .. ':', '(' .. wid .. ';')
   for _, field in ipairs(fields) do
@@ -552,6 +554,7 @@ for _, id in ipairs(ids) do
 end
 return {rows, writes, blobs}
 """
+)
 """Read a (thread, namespace)'s tree in one script: its checkpoints' records, metadata,
 parents and debug records, their pending writes without the values a tree does not read, and
 the blobs of their trigger channels (:mod:`durable_debug.checkpoint.outline`); no state blob

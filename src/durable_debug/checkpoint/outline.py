@@ -185,16 +185,24 @@ SELECT DISTINCT b.channel, b.version, b.type, {value}
    AND {where}
 """
 
-_PG_ROW_TRIGGER_BLOBS = """
-SELECT DISTINCT p.channel, p.version, b.type, {value}
-  FROM checkpoints c
- CROSS JOIN LATERAL (
+PG_CHANNEL_VERSION_PAIRS = """LATERAL (
     SELECT ch.channel,
            CASE WHEN jsonb_typeof(v.value) = 'array' THEN v.key ELSE v.value #>> '{{}}' END
       FROM jsonb_each(c.checkpoint -> 'channel_versions') AS v,
            jsonb_array_elements_text(CASE WHEN jsonb_typeof(v.value) = 'array'
                THEN v.value ELSE jsonb_build_array(v.key) END) AS ch(channel)
-    ) AS p(channel, version)
+    ) AS p(channel, version)"""
+"""durable_debug's PostgreSQL layout: each ``(channel, version)`` a checkpoint row ``c``
+points at, from its ``channel_versions`` (grouped by version, or a plain channel → version
+map written before maps were grouped), to ``CROSS JOIN``; braces escaped for ``format``."""
+
+_PG_ROW_TRIGGER_BLOBS = (
+    """
+SELECT DISTINCT p.channel, p.version, b.type, {value}
+  FROM checkpoints c
+ CROSS JOIN """
+    + PG_CHANNEL_VERSION_PAIRS
+    + """
  CROSS JOIN LATERAL (
     SELECT b.channel, b.type, b.blob FROM checkpoint_blobs AS b
      WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
@@ -203,6 +211,7 @@ SELECT DISTINCT p.channel, p.version, b.type, {value}
  WHERE c.thread_id = %s AND c.checkpoint_ns = %s AND c.{since}
    AND {where}
 """
+)
 
 
 class OutlineSql(NamedTuple):

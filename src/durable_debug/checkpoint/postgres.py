@@ -74,7 +74,12 @@ from durable_debug.checkpoint.lease import (
     release_sent,
     release_unconfirmed,
 )
-from durable_debug.checkpoint.outline import OutlineRow, pg_latest_mark, pg_read_outline
+from durable_debug.checkpoint.outline import (
+    PG_CHANNEL_VERSION_PAIRS,
+    OutlineRow,
+    pg_latest_mark,
+    pg_read_outline,
+)
 
 if TYPE_CHECKING:
     import psycopg
@@ -335,7 +340,8 @@ def step_statement(
     return store_step_sql(tuple(parts), fence is not None), params
 
 
-SELECT_ONE = """WITH c AS (
+SELECT_ONE = (
+    """WITH c AS (
     SELECT thread_id, checkpoint_ns, checkpoint_id, parent_checkpoint_id, checkpoint, metadata
     FROM checkpoints
     WHERE thread_id = %s AND checkpoint_ns = %s{})
@@ -345,13 +351,9 @@ FROM c
 UNION ALL
 SELECT 1, p.channel, p.version, b.type, NULL, NULL, NULL, b.blob, NULL
 FROM c
-CROSS JOIN LATERAL (
-    SELECT ch.channel,
-        CASE WHEN jsonb_typeof(v.value) = 'array' THEN v.key ELSE v.value #>> '{{}}' END
-    FROM jsonb_each(c.checkpoint -> 'channel_versions') AS v,
-        jsonb_array_elements_text(CASE WHEN jsonb_typeof(v.value) = 'array'
-            THEN v.value ELSE jsonb_build_array(v.key) END) AS ch(channel)
-    ) AS p(channel, version)
+CROSS JOIN """
+    + PG_CHANNEL_VERSION_PAIRS
+    + """
 CROSS JOIN LATERAL (
     SELECT b.type, b.blob FROM checkpoint_blobs AS b
     WHERE b.thread_id = c.thread_id AND b.checkpoint_ns = c.checkpoint_ns
@@ -363,6 +365,7 @@ FROM c
 JOIN checkpoint_writes AS w
   ON w.thread_id = c.thread_id AND w.checkpoint_ns = c.checkpoint_ns
  AND w.checkpoint_id = c.checkpoint_id"""
+)
 """One checkpoint with its blobs and pending writes, in one query: a ``kind`` column says what
 each row is (0 the checkpoint: its six columns; 1 a blob: channel, version, type, blob; 2 a
 pending write: task_id, channel, type, task_path, blob, idx), in no order (the reader sorts the
