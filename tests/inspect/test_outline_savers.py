@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_outline_pregel import pregel_chain
 
 from durable_debug import SqliteSaver
 from durable_debug.checkpoint.base import OutlineSaver
@@ -184,26 +185,7 @@ async def test_a_subgraphs_namespace_reads_its_own_tree(saver):
 
 
 async def test_a_pregel_threads_subscribed_channels(saver):
-    from durable_debug.channels import LastValue
-    from durable_debug.graph.lowlevel import NodeBuilder, Pregel
-
-    one = NodeBuilder().subscribe_only("a").do(lambda x: x + 1).write_to("b")
-    two = NodeBuilder().subscribe_only("b").do(lambda x: x * 10).write_to("c")
-    three = (
-        NodeBuilder()
-        .subscribe_to("c")
-        .read_from("b")
-        .do(lambda values: values["b"] + values["c"])
-        .write_to("d")
-    )
-    g = Pregel(
-        nodes={"one": one, "two": two, "three": three},
-        channels={name: LastValue(int) for name in "abcd"},
-        input_channels="a",
-        output_channels="d",
-        checkpointer=saver,
-        interrupt_before_nodes=["two"],
-    )
+    g = pregel_chain(saver)
     cfg = {"configurable": {"thread_id": "p-1"}}
     await g.ainvoke(1, cfg)
     reader = DagReader(g, cfg)
