@@ -824,9 +824,9 @@ async def _postgres_statements(url: str, threads: int = 5) -> None:
     ours includes taking and giving back the thread's lease and reading its latest checkpoint,
     once per run."""
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-    from pg_wire import WireCounter
 
     from durable_debug import PostgresSaver
+    from support.pg_wire import WireCounter
 
     counted: dict[str, tuple[float, float]] = {}
     for lib in ("durable_debug", "langgraph"):

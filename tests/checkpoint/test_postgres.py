@@ -15,7 +15,6 @@ from typing import Any
 import psycopg  # the dev extra installs it; without it this module fails loudly
 import pytest
 from builders import chain_builder, child_checkpoint, config_for
-from pg_wire import WireCounter
 
 from durable_debug.checkpoint.postgres import (
     SELECT_LATEST,
@@ -23,6 +22,7 @@ from durable_debug.checkpoint.postgres import (
     DatabaseSetupError,
     PostgresSaver,
 )
+from support.pg_wire import WireCounter
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

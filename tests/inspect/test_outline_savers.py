@@ -275,6 +275,34 @@ async def test_no_postgres_state_blob_is_read(postgres_db):
         assert await adag_data(g, cfg) == expected
 
 
+@pytest.mark.postgres
+async def test_a_postgres_outline_is_one_transaction_of_three_queries(postgres_db):
+    """As docs/inspect.md says, counted on the wire: a thread's outline, and a later read of
+    what came since, are each BEGIN, three SELECTs and the end of the transaction, whatever
+    the thread's size (no query per checkpoint, no state blob read afterwards)."""
+    from durable_debug.checkpoint.postgres import PostgresSaver
+    from support.pg_wire import WireCounter
+
+    counted = []
+    with WireCounter(postgres_db) as wire:
+        async with PostgresSaver(wire.url, pool_size=1) as saver:
+            ns = seed_on("accumulate", saver)
+            g, cfg = ns["g"], ns["cfg"]
+            thread = cfg["configurable"]["thread_id"]
+            for runs in (1, 3):
+                while len([s async for s in g.aget_state_history(cfg)]) < 4 * runs:
+                    await g.ainvoke({"value": "", "log": []}, cfg)
+                wire.reset()
+                rows = await saver.aread_outline(thread, "")
+                counted.append((len(rows), wire.statements(), wire.round_trips()))
+            wire.reset()
+            later = await saver.aread_outline(thread, "", since=rows[len(rows) // 2].checkpoint_id)
+            counted.append((len(later), wire.statements(), wire.round_trips()))
+    (few, *_), (many, *_), (since, *_) = counted
+    assert few == 4 and many == 12 and 0 < since < many
+    assert [c[1:] for c in counted] == [(5, 5)] * 3
+
+
 @pytest.mark.parametrize("name", ["resume", "rerun_rule", "fanout"])
 async def test_the_history_table_reads_the_outline_the_same_table(saver, name):
     """%checkpoints and the CLI's table (ahistory_frame) from the outline: what the full read
