@@ -19,7 +19,7 @@ import pytest
 
 from durable_debug.inspect.dag import DagReader, dag_data_of
 from durable_debug.inspect.thread import aread_thread
-from support.seed_graphs import load
+from support.seed_graphs import empty_state, load
 
 
 def on_sqlite(name: str, path: Path) -> dict[str, Any]:
@@ -72,10 +72,7 @@ async def test_errors_and_interrupts_are_marked_without_reading_state(tmp_path):
 async def test_the_outline_agrees_on_every_seed(tmp_path, name):
     ns = on_sqlite(name, tmp_path / "s.db")
     g, cfg = ns["g"], ns["cfg"]
-    state = {
-        k: [] if "list" in str(t) else ("" if t is str else 0)
-        for k, t in ns["State"].__annotations__.items()
-    }
+    state = empty_state(ns)
     with contextlib.suppress(Exception):
         await g.ainvoke(state, cfg)
     assert await DagReader(g, cfg).aread() == await full_dag(g, cfg)
@@ -180,10 +177,7 @@ async def test_checkpoint_dag_and_dag_data_read_the_outline_the_same_tree(tmp_pa
 
     ns = on_sqlite(name, tmp_path / "s.db") if store == "sqlite" else load("durable_debug", name)
     g, cfg = ns["g"], ns["cfg"]
-    state = {
-        k: [] if "list" in str(t) else ("" if t is str else 0)
-        for k, t in ns["State"].__annotations__.items()
-    }
+    state = empty_state(ns)
     with contextlib.suppress(Exception):
         await g.ainvoke(state, cfg)
     history = [s async for s in g.aget_state_history(cfg)]
@@ -276,10 +270,7 @@ async def test_the_history_table_reads_the_outline_the_same_table(tmp_path, name
 
     ns = on_sqlite(name, tmp_path / "s.db")
     g, cfg = ns["g"], ns["cfg"]
-    state = {
-        k: [] if "list" in str(t) else ("" if t is str else 0)
-        for k, t in ns["State"].__annotations__.items()
-    }
+    state = empty_state(ns)
     with contextlib.suppress(Exception):
         await g.ainvoke(state, cfg)
     history = [s async for s in g.aget_state_history(cfg)]

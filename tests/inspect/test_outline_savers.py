@@ -23,7 +23,7 @@ from durable_debug.inspect import acheckpoint_dag, adag_data
 from durable_debug.inspect.dag import DagReader, dag_data_of, dag_from_thread
 from durable_debug.inspect.thread import aread_thread
 from support.savers import open_saver
-from support.seed_graphs import source
+from support.seed_graphs import empty_state, source
 
 OUTLINE_KINDS = [
     "memory",
@@ -50,10 +50,7 @@ def seed_on(name: str, saver: Any) -> dict[str, Any]:
 async def run_seed(ns: dict[str, Any]) -> None:
     """Run a seed from an empty state, then fork it from the middle once."""
     g, cfg = ns["g"], ns["cfg"]
-    state = {
-        k: [] if "list" in str(t) else ("" if t is str else 0)
-        for k, t in ns["State"].__annotations__.items()
-    }
+    state = empty_state(ns)
     with contextlib.suppress(Exception):
         await g.ainvoke(state, cfg)
     history = [s async for s in g.aget_state_history(cfg)]

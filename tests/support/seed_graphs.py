@@ -245,3 +245,12 @@ def load(engine: str, name: str, sqlite: Path | None = None) -> dict[str, Any]:
     code = compile(text, f"<seed {name}>", "exec", dont_inherit=True)
     exec(code, namespace)
     return namespace
+
+
+def empty_state(ns: dict[str, Any]) -> dict[str, Any]:
+    """An input for a loaded scenario's ``State`` with every key empty: ``[]`` for a list,
+    ``""`` for a string, ``0`` otherwise."""
+    return {
+        k: [] if "list" in str(t) else ("" if t is str else 0)
+        for k, t in ns["State"].__annotations__.items()
+    }
