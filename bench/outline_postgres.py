@@ -13,7 +13,9 @@ with ``aupdate_state``: each checkpoint a step with a two-key state) with ``--fo
 - after: ``checkpoint_dag``, ``dag_data`` and the widget's open (``DagReader``, the packed
   ``_dag``, the comm message) on the ``PostgresSaver``, which reads the outline;
 - before: the same three on a ``PostgresSaver`` subclass that offers no outline read (what
-  every saver but SQLite did: the full read, every state decoded).
+  every saver but SQLite did: the full read, every state decoded);
+- the saver's outline read alone (``aread_outline``) of the whole thread, and of what came
+  since its 100th newest checkpoint (the read a refresh after a run makes).
 
 It prints wall and CPU medians and each ratio to the floor and after/before. A measurement,
 not a test: it always exits 0.
@@ -148,6 +150,14 @@ async def measure(url: str, checkpoints: int, forks: int, rounds: int, kind: str
         conn = psycopg.connect(url, autocommit=True)
         cases["floor"] = lambda: floor(conn, "big-tree")
         cases["floor, collector off"] = lambda: floor(conn, "big-tree", collect=False)
+    # The read a widget or a CLI refresh does after a run: what came since a checkpoint
+    # (here the 100th newest), against the whole outline it follows.
+    rows = await outline.aread_outline("big-tree", "")
+    newest = sorted(row.checkpoint_id for row in rows)
+    cases["outline, whole thread"] = lambda: outline.aread_outline("big-tree", "")
+    cases["outline since, 100 newest"] = lambda: outline.aread_outline(
+        "big-tree", "", since=newest[-101]
+    )
     for name, g in (("after", after), ("before", before)):
         cases[f"checkpoint_dag {name}"] = lambda g=g: acheckpoint_dag(g, cfg)
         cases[f"dag_data {name}"] = lambda g=g: adag_data(g, cfg)
