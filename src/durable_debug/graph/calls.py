@@ -419,9 +419,14 @@ async def call(
             if inline and style.sync_target is not None and in_runner_thread():
                 return style.sync_target(state, config)
             return await style.target(state, config)
-        kwargs = _kwargs(style, context) if style.injects or style.error_param else {}
-        if style.is_async:
-            return await style.target(state, **kwargs)
+        if not (style.injects or style.error_param):  # the state only: a plain call
+            if style.is_async:
+                return await style.target(state)
+            kwargs: dict[str, Any] = {}
+        else:
+            kwargs = _kwargs(style, context)
+            if style.is_async:
+                return await style.target(state, **kwargs)
         if inline:
             result = style.target(state, **kwargs)
         else:

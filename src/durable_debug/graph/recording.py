@@ -1,8 +1,9 @@
 """Recording the model and tool calls a task makes, and answering them again from a recording.
 
 Every task of a run with a checkpointer gets a :class:`Tape`. While its node runs, the tape is
-current (a context variable). LangChain's callback managers report every chat model, LLM and
-tool run inside the node — at any depth, in worker threads too — onto the current tape: their
+current (a context variable; the tape itself is made at the task's first recorded call).
+LangChain's callback managers report every chat model, LLM and tool run inside the node — at
+any depth, in worker threads too — onto the current tape: their
 ``on_chat_model_start`` / ``on_llm_start`` / ``on_tool_start`` and the run managers'
 end, error and token methods are wrapped once per process (:func:`_install_recorder`), so
 nothing is added to the runs' handlers (LangChain does more work per call as soon as a run

@@ -121,7 +121,7 @@ async def run_task(
     thread_id = configurable.get("thread_id")
     checkpoint_ns = configurable.get("checkpoint_ns", "")
     graph_ns = str(checkpoint_ns or "")
-    own_ns = task_namespace(graph_ns, task)
+    own_ns = ids.task_namespace(graph_ns, task.name, task.id)
     nesting = nesting or Nesting(graph.checkpointer)
     scratchpad = Scratchpad(
         task.id,
