@@ -125,3 +125,43 @@ def test_a_replay_from_an_older_checkpoint_makes_its_effects_anew() -> None:
     first = next(s for s in graph.get_state_history(cfg("r")) if s.next == ("charge",))
     replay = graph.invoke(None, first.config)  # time travel: a new branch, new tasks
     assert charges == [1, 1] and replay["receipt"] == "r2"
+
+
+def test_only_tasks_that_record_a_call_get_a_tape_kept_in_their_start_order() -> None:
+    """A task's tape is made at its first recorded call: a run whose tasks record nothing
+    keeps no tape, and the record lists the tasks that did in the order they started, even
+    when a later one recorded first."""
+    import contextvars
+
+    from durable_debug.graph.recording import RunRecording, current_tape
+
+    recording = RunRecording({"configurable": {"thread_id": "t"}})
+
+    def record(name: str) -> None:
+        tape = current_tape()
+        assert tape is not None
+        tape.open("once", name, "hash-" + name, name)
+
+    first, second, quiet = (contextvars.copy_context() for _ in range(3))
+    started_first = first.run(recording.start, "a", "task-a", "ck")
+    started_second = second.run(recording.start, "b", "task-b", "ck")
+    started_quiet = quiet.run(recording.start, "c", "task-c", "ck")
+    quiet.run(recording.stop, started_quiet)
+    assert recording.tapes == []  # nothing recorded yet: no tape made
+    second.run(record, "b-call")
+    first.run(record, "a-call")
+    first.run(record, "a-again")
+    first.run(recording.stop, started_first)
+    second.run(recording.stop, started_second)
+    assert current_tape() is None
+    taken = recording.take()["task_calls"]
+    assert list(taken) == ["task-a", "task-b"]
+    assert [c["name"] for c in taken["task-a"]["calls"]] == ["a-call", "a-again"]
+    assert taken["task-b"] == {
+        "node": "b",
+        "from": "ck",
+        "calls": [
+            {"i": 0, "kind": "once", "name": "b-call", "hash": "hash-b-call", "input": "b-call"}
+        ],
+    }
+    assert recording.take() == {}

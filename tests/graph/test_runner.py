@@ -91,3 +91,47 @@ async def test_sync_nodes_run_off_the_event_loop_in_ainvoke(saver: MemorySaver) 
     g = StateGraph(LogState).add_node("n", node).add_edge(START, "n").compile(checkpointer=saver)
     await g.ainvoke({"value": "", "log": []}, cfg("t"))
     assert threads[0] is not threading.current_thread()
+
+
+def test_each_run_gives_its_nodes_its_own_metadata_as_langgraph_does() -> None:
+    """A node's config is built from the run's metadata and configurable, reused across the
+    run's tasks: a later run of the same graph with other metadata, or the same metadata
+    object changed in between, gives the nodes the new values, as LangGraph's do."""
+    import langgraph.checkpoint.memory as lg_memory
+    import langgraph.graph as lg_graph
+    from langchain_core.runnables import RunnableConfig
+    from typing_extensions import TypedDict
+
+    class Seen(TypedDict, total=False):
+        seen: list[str]
+
+    def build(graph_class: type, saver: object) -> object:
+        def node(state: Seen, config: RunnableConfig) -> dict:
+            metadata = config["metadata"]
+            shown = f"{metadata.get('user')}/{metadata['langgraph_node']}"
+            shown += f"/{metadata['langgraph_step']}/{config['configurable'].get('tag')}"
+            return {"seen": [*state.get("seen", []), shown]}
+
+        builder = graph_class(Seen)
+        builder.add_node("a", node)
+        builder.add_node("b", node)
+        builder.add_edge("__start__", "a")
+        builder.add_edge("a", "b")
+        return builder.compile(checkpointer=saver)
+
+    def runs(graph: object) -> list[list[str]]:
+        metadata = {"user": "ann"}
+        configurable = {"thread_id": "t", "tag": "x"}
+        config = {"configurable": configurable, "metadata": metadata}
+        seen = [graph.invoke({"seen": []}, config)["seen"]]  # type: ignore[attr-defined]
+        metadata["user"] = "bob"  # the same objects, changed in place between runs
+        configurable["tag"] = "y"
+        seen.append(graph.invoke({"seen": []}, config)["seen"])  # type: ignore[attr-defined]
+        other = {"configurable": {"thread_id": "t"}, "metadata": {"user": "cy"}}
+        seen.append(graph.invoke({"seen": []}, other)["seen"])  # type: ignore[attr-defined]
+        return seen
+
+    ours = runs(build(StateGraph, MemorySaver()))
+    theirs = runs(build(lg_graph.StateGraph, lg_memory.InMemorySaver()))
+    assert ours == theirs
+    assert ours[1] == ["bob/a/5/y", "bob/b/6/y"]  # the same thread: its steps go on

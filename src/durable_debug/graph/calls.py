@@ -215,13 +215,14 @@ class CallContext:
         self,
         config: RunnableConfig,
         runtime: Runtime[Any] | None = None,
-        execution_info: ExecutionInfo | Callable[[], ExecutionInfo] | None = None,
+        execution_info: ExecutionInfo | Callable[[], ExecutionInfo] | tuple[Any, ...] | None = None,
         node_error: Any = None,
     ) -> None:
         self.config = config
         self._runtime = runtime or Runtime()
         self._info = execution_info
-        """The task's execution info, or what makes it (built only when a node asks)."""
+        """The task's execution info, or what makes it (built only when a node asks): a
+        function, or the tuple of its fields in order."""
         self.node_error = node_error
         """The :class:`~durable_debug.graph.types.NodeError` an error handler handles."""
 
@@ -235,8 +236,10 @@ class CallContext:
         """The run's runtime, with this task's ``execution_info``."""
         info = self._info
         if info is not None:
-            if not isinstance(info, ExecutionInfo):
-                info = info()
+            if type(info) is tuple:
+                info = ExecutionInfo(*info)
+            elif not isinstance(info, ExecutionInfo):
+                info = info()  # type: ignore[operator]  # not a tuple: the function making it
             self._runtime = self._runtime.override(execution_info=info)
             self._info = None
         return self._runtime
@@ -399,7 +402,12 @@ async def call(
     run a runnable node's steps run under.
     """
     token = _CURRENT.set(context)
-    lc_token = _set_langchain_config(context.config)
+    lc_token: tuple[Any, Any] | None
+    if _LANGCHAIN_VAR:
+        lc_var = _LANGCHAIN_VAR[0]
+        lc_token = lc_var, lc_var.set(context.config)
+    else:
+        lc_token = _set_langchain_config(context.config)
     try:
         if style.runnable:
             config = runnable_config(context)
@@ -411,9 +419,14 @@ async def call(
             if inline and style.sync_target is not None and in_runner_thread():
                 return style.sync_target(state, config)
             return await style.target(state, config)
-        kwargs = _kwargs(style, context) if style.injects or style.error_param else {}
-        if style.is_async:
-            return await style.target(state, **kwargs)
+        if not (style.injects or style.error_param):  # the state only: a plain call
+            if style.is_async:
+                return await style.target(state)
+            kwargs: dict[str, Any] = {}
+        else:
+            kwargs = _kwargs(style, context)
+            if style.is_async:
+                return await style.target(state, **kwargs)
         if inline:
             result = style.target(state, **kwargs)
         else:
@@ -453,7 +466,14 @@ def _set_langchain_config(config: RunnableConfig) -> tuple[Any, Any] | None:
         return None
     adopt_langchain_tool_output()  # the node may call tools that return a Command
     var = module.var_child_runnable_config
+    if "langchain_core.messages.tool" in sys.modules:  # adopted: nothing left to look up
+        _LANGCHAIN_VAR.append(var)
     return var, var.set(config)
+
+
+_LANGCHAIN_VAR: list[Any] = []
+"""LangChain's ``var_child_runnable_config`` once :func:`_set_langchain_config` found it and
+made :class:`Command` a tool output (then :func:`call` sets it directly)."""
 
 
 def coerce_context(schema: Any, context: Any) -> Any:

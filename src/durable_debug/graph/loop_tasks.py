@@ -140,12 +140,18 @@ class LoopTasks(LoopSave):
     def _tasks_ran(self, tasks: list[Task], ran: list[Task]) -> None:
         """After a step's tasks ran: raise the first failure no error handler took, or note
         the interrupts."""
-        failed = [t for t in ran if t.status == "error" and t.id not in self.handled]
-        if failed:
-            assert failed[0].error is not None
-            raise failed[0].error
-        self.interrupts = tuple(i for t in tasks if t.status == "interrupt" for i in t.interrupts)
-        self.paused = any(t.status == "interrupt" for t in tasks)
+        for task in ran:
+            if task.status == "error" and task.id not in self.handled:
+                assert task.error is not None
+                raise task.error
+        interrupts: tuple[Any, ...] = ()
+        paused = False
+        for task in tasks:  # a loop, not comprehensions: it runs after every step
+            if task.status == "interrupt":
+                interrupts += tuple(task.interrupts)
+                paused = True
+        self.interrupts = interrupts
+        self.paused = paused
         """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
 
     def _nesting(self) -> Nesting:

@@ -1,8 +1,9 @@
 """Recording the model and tool calls a task makes, and answering them again from a recording.
 
 Every task of a run with a checkpointer gets a :class:`Tape`. While its node runs, the tape is
-current (a context variable). LangChain's callback managers report every chat model, LLM and
-tool run inside the node — at any depth, in worker threads too — onto the current tape: their
+current (a context variable; the tape itself is made at the task's first recorded call).
+LangChain's callback managers report every chat model, LLM and tool run inside the node — at
+any depth, in worker threads too — onto the current tape: their
 ``on_chat_model_start`` / ``on_llm_start`` / ``on_tool_start`` and the run managers'
 end, error and token methods are wrapped once per process (:func:`_install_recorder`), so
 nothing is added to the runs' handlers (LangChain does more work per call as soon as a run
@@ -44,6 +45,7 @@ import contextlib
 import contextvars
 import hashlib
 import inspect
+import itertools
 import json
 import logging
 import re
@@ -76,9 +78,11 @@ MAX_VALUE_CHARS = 1_000_000
 """Largest stored output (as JSON text) of one call; a larger one keeps its summary only and
 cannot be replayed (the call goes live)."""
 
-_TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar(
+_TAPE: contextvars.ContextVar[Tape | _Pending | None] = contextvars.ContextVar(
     "durable_debug_tape", default=None
 )
+"""The running task's tape, or what makes it at the task's first recorded call
+(:meth:`RunRecording.start`): most tasks make none."""
 _REPLAY: contextvars.ContextVar[ReplaySource | None] = contextvars.ContextVar(
     "durable_debug_replay", default=None
 )
@@ -126,7 +130,24 @@ def records_calls(config: Mapping[str, Any] | None) -> bool:
 
 def current_tape() -> Tape | None:
     """The tape of the task running in this context (None outside a recorded task)."""
-    return _TAPE.get()
+    return _current_tape()
+
+
+_Pending = tuple[Any, str, str, str, Any, int, list[Any]]
+"""A task's tape not made yet: the recording, node, task id, checkpoint id, replay source
+and start order it gets, and the one-item list that then holds it."""
+
+
+def _current_tape() -> Tape | None:
+    """The running task's tape, made now when this is its first call to record."""
+    held = _TAPE.get()
+    if not isinstance(held, tuple):
+        return held
+    made: list[Tape] = held[6]
+    if made:
+        return made[0]
+    recording: RunRecording = held[0]
+    return recording.make_tape(held)
 
 
 @dataclass
@@ -149,6 +170,8 @@ class Tape:
     """Chat-model answers (or refusals) found when the model run started, by LangChain run
     id, for the model's ``_generate_with_cache`` to return."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
+    order: int = 0
+    """When its task started, among the run's tasks (their tapes are kept in that order)."""
 
     def restart(self) -> None:
         """Forget the calls of a failed attempt (the task is retried)."""
@@ -239,25 +262,52 @@ class RunRecording:
         """False when the run's config turns recording off."""
         self.thread_id = str(((config or {}).get("configurable") or {}).get("thread_id") or "")
         self.tapes: list[Tape] = []
+        """The tapes made so far, not taken yet (those of the tasks that recorded a call)."""
         self._lock = threading.Lock()
+        self._order = itertools.count()
 
-    def start(self, node: str, task_id: str, checkpoint_id: str) -> tuple[Tape, Any] | None:
-        """Make ``node``'s task's tape current (until :meth:`stop`); None when not recording."""
+    def start(self, node: str, task_id: str, checkpoint_id: str) -> tuple[Any, Any] | None:
+        """Make ``node``'s task's tape current (until :meth:`stop`); None when not recording.
+        The tape itself is made at the task's first recorded call (:meth:`make_tape`)."""
         if not self.enabled:
             return None
-        replay = _REPLAY.get()
-        tape = Tape(node, task_id, checkpoint_id, self.thread_id, replay=replay)
         if "langchain_core" in sys.modules:
             if not _RECORDER_INSTALLED:
                 _install_recorder()
             if "langchain_core.embeddings" in sys.modules:
                 wrap_embeddings()
+        pending: _Pending = (
+            self,
+            node,
+            task_id,
+            checkpoint_id,
+            _REPLAY.get(),
+            next(self._order),
+            [],
+        )
+        return pending, _TAPE.set(pending)
+
+    def make_tape(self, pending: _Pending) -> Tape:
+        """The tape of a task started by :meth:`start`, made (and kept) once."""
         with self._lock:
-            self.tapes.append(tape)
-        return tape, _TAPE.set(tape)
+            made = pending[6]
+            if not made:
+                _, node, task_id, checkpoint_id, replay, order, _ = pending
+                tape = Tape(node, task_id, checkpoint_id, self.thread_id, replay=replay)
+                tape.order = order
+                made.append(tape)
+                self.tapes.append(tape)
+            kept: Tape = made[0]
+            return kept
 
     @staticmethod
-    def stop(started: tuple[Tape, Any] | None) -> None:
+    def restart(started: tuple[Any, Any] | None) -> None:
+        """Forget the calls a task's failed attempt recorded (the task is retried)."""
+        if started is not None and started[0][6]:
+            started[0][6][0].restart()
+
+    @staticmethod
+    def stop(started: tuple[Any, Any] | None) -> None:
         """Leave the task's tape (the counterpart of :meth:`start`)."""
         if started is not None:
             _TAPE.reset(started[1])
@@ -269,8 +319,12 @@ class RunRecording:
             tapes, self.tapes = self.tapes, []
         if _OPEN and tapes:  # runs that never ended (a stream left unfinished): forget them
             _forget_open_runs(tapes)
-        kept = {t.task_id: t.as_record() for t in tapes if t.calls}
+        kept = {t.task_id: t.as_record() for t in sorted(tapes, key=_started_at) if t.calls}
         return {TASK_CALLS: kept} if kept else {}
+
+
+def _started_at(tape: Tape) -> int:
+    return tape.order
 
 
 def _forget_open_runs(tapes: list[Tape]) -> None:
@@ -651,7 +705,7 @@ def answer_once(fn: Any, args: Any, kwargs: Any) -> tuple[bool, Any, Any]:
     """For ``once(fn, *args, **kwargs)`` in a recorded task: ``(True, value, None)`` when a
     replay answers it, else ``(False, None, finish)`` where ``finish(result, ms)`` records
     the effect's result once it ran (a no-op outside a recorded task)."""
-    tape = _TAPE.get()
+    tape = _current_tape()
     if tape is None:
         return False, None, _nothing
     name = getattr(fn, "__qualname__", None) or repr(fn)
@@ -726,7 +780,7 @@ def _wrap_start(cls: type, name: str, record: Callable[..., None]) -> None:
 
         async def astart(self: Any, *args: Any, **kwargs: Any) -> Any:
             managers = await fn(self, *args, **kwargs)
-            tape = _TAPE.get()
+            tape = _current_tape()
             if tape is not None:
                 _recorded(record, tape, managers, *args, **kwargs)
             return managers
@@ -736,7 +790,7 @@ def _wrap_start(cls: type, name: str, record: Callable[..., None]) -> None:
 
         def start(self: Any, *args: Any, **kwargs: Any) -> Any:
             managers = fn(self, *args, **kwargs)
-            tape = _TAPE.get()
+            tape = _current_tape()
             if tape is not None:
                 _recorded(record, tape, managers, *args, **kwargs)
             return managers
@@ -930,7 +984,7 @@ def wrap_embeddings() -> None:
 
 def _embedding_open(model: Any, method: str, texts: Any) -> tuple[Tape, dict[str, Any]] | None:
     """The tape and entry of an embedding call of a recorded task (None: not recorded)."""
-    tape = _TAPE.get()
+    tape = _current_tape()
     if tape is None or _IN_EMBEDDING.get():
         return None
     name = f"{type(model).__name__}.{method.removeprefix('a')}"
@@ -1102,7 +1156,7 @@ def _tokens(output: Any, response: Any) -> dict[str, int] | None:
 def _take_stash(run_id: Any) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The recorded answer to the model run ``run_id`` of the current task (None: it goes
     live), marked replayed in the task's tape; raises the refusal of a ``strict`` replay."""
-    tape = _TAPE.get()
+    tape = _current_tape()
     if tape is None or tape.replay is None:
         return None
     if run_id is None:
@@ -1345,7 +1399,7 @@ def _install_llm_hooks() -> None:
 def _tool_answer(tool: Any, tool_input: Any, kwargs: Mapping[str, Any]) -> tuple[bool, Any, Any]:
     """``(True, output, None)`` when the replay answers this tool call, else ``(False, None,
     index)``: the call goes live under the call index kept for it (None outside a replay)."""
-    tape = _TAPE.get()
+    tape = _current_tape()
     if tape is None or tape.replay is None or _RESERVED.get() is not None:
         return False, None, None
     inputs = None

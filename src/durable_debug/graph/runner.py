@@ -24,17 +24,11 @@ from durable_debug.graph import ids
 from durable_debug.graph.algo import PULL, Task, task_path_str
 from durable_debug.graph.calls import (
     CallContext,
-    ExecutionInfo,
     Runtime,
     call,
     config_run_id,
 )
-from durable_debug.graph.interrupts import (
-    Scratchpad,
-    current_scratchpad,
-    reset_scratchpad,
-    set_scratchpad,
-)
+from durable_debug.graph.interrupts import _SCRATCHPAD, Scratchpad, current_scratchpad
 from durable_debug.graph.managed import managed_values
 from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import (
@@ -45,6 +39,7 @@ from durable_debug.graph.nodes import (
     state_writes,
     targets_to_writes,
 )
+from durable_debug.graph.recording import RunRecording
 from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.timeouts import AttemptClock, NodeCancelledError
 from durable_debug.graph.types import (
@@ -61,7 +56,6 @@ if TYPE_CHECKING:
     from durable_debug.graph.channels import Channel
     from durable_debug.graph.findings import RunFindings
     from durable_debug.graph.pregel import CompiledStateGraph
-    from durable_debug.graph.recording import RunRecording
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
 
@@ -127,7 +121,7 @@ async def run_task(
     thread_id = configurable.get("thread_id")
     checkpoint_ns = configurable.get("checkpoint_ns", "")
     graph_ns = str(checkpoint_ns or "")
-    own_ns = task_namespace(graph_ns, task)
+    own_ns = ids.task_namespace(graph_ns, task.name, task.id)
     nesting = nesting or Nesting(graph.checkpointer)
     scratchpad = Scratchpad(
         task.id,
@@ -157,34 +151,13 @@ async def run_task(
     saver = graph.checkpointer
     if saver is not None and thread_id is not None:
         settle = nesting.settle
-
-        async def save_once(results: list[Any]) -> None:
-            at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
-            if settle is not None:  # the checkpoint the write belongs to is saved first
-                await settle()
-            await saver.aput_writes(at, [(ONCE, results)], task.id, task_path_str(task.path))
-
-        scratchpad.save_once = save_once
+        # a partial, not a closure: run_task's own variables stay plain locals
+        scratchpad.save_once = functools.partial(
+            _save_once, saver, settle, thread_id, checkpoint_ns, checkpoint_id, task
+        )
         scratchpad.before_effect = settle
 
-    def event(
-        kind: hooks.EventKind, outcome: hooks.Outcome | None = None, error: str | None = None
-    ) -> None:
-        hooks.notify(
-            hooks.TaskEvent(
-                kind,
-                thread_id,
-                checkpoint_ns,
-                checkpoint_id,
-                step,
-                spec.name,
-                task.id,
-                outcome,
-                error,
-            )
-        )
-
-    token = set_scratchpad(scratchpad)
+    token = _SCRATCHPAD.set(scratchpad)
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     first_attempt = time.time()
@@ -195,19 +168,18 @@ async def run_task(
             attempt += 1
             if attempt > 1:  # a retry starts from a clean slate
                 if taping is not None:
-                    taping[0].restart()
+                    RunRecording.restart(taping)
                 scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
                 scratchpad.calls = 0
                 scratchpad.pushed = []
             observed = hooks.has_observers()
             if observed:
-                event("start")
+                _notify(task, step, checkpoint_id, thread_id, checkpoint_ns, "start")
             try:
                 own_config = _node_config(
                     config, configurable, graph_ns, own_ns, task, step, checkpoint_id
                 )
-                info = functools.partial(  # built if the node asks for it (few do)
-                    ExecutionInfo,  # its fields in order: the ids, the attempt, its first's time
+                info = (  # ExecutionInfo's fields, made into one if the node asks (few do)
                     checkpoint_id,
                     own_ns,
                     task.id,
@@ -257,9 +229,10 @@ async def run_task(
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:
                         task.resume = list(scratchpad.resume)  # with answers it took as spare
-                    result = from_langgraph(result)
-                    if isinstance(result, Command) and result.graph == Command.PARENT:
-                        raise ParentCommand(result)  # for the graph running this one
+                    if type(result) is not dict:
+                        result = from_langgraph(result)
+                        if isinstance(result, Command) and result.graph == Command.PARENT:
+                            raise ParentCommand(result)  # for the graph running this one
                     if message_tap is not None:
                         message_tap.node_output(result, context.config["metadata"])
                     if spec.writer is None and not spec.branches:  # nothing to await
@@ -293,12 +266,29 @@ async def run_task(
                 else:
                     task.status = "cancelled"
                     if observed:
-                        event("finish", "cancelled")
+                        _notify(
+                            task,
+                            step,
+                            checkpoint_id,
+                            thread_id,
+                            checkpoint_ns,
+                            "finish",
+                            "cancelled",
+                        )
                     raise
             except Exception as exc:
                 task.status, task.error = "error", exc
             if observed:
-                event("finish", _OUTCOMES[task.status], repr(task.error) if task.error else None)
+                _notify(
+                    task,
+                    step,
+                    checkpoint_id,
+                    thread_id,
+                    checkpoint_ns,
+                    "finish",
+                    _OUTCOMES[task.status],
+                    repr(task.error) if task.error else None,
+                )
             wait = 0.0
             if task.status == "error" and not isinstance(task.error, ParentCommand):
                 wait = _retry_wait(spec.retry, task.error, attempt)
@@ -312,7 +302,41 @@ async def run_task(
     finally:
         if recording is not None and taping is not None:
             recording.stop(taping)
-        reset_scratchpad(token)
+        _SCRATCHPAD.reset(token)
+
+
+async def _save_once(
+    saver: Any,
+    settle: Any,
+    thread_id: Any,
+    checkpoint_ns: Any,
+    checkpoint_id: str,
+    task: Task,
+    results: list[Any],
+) -> None:
+    """Save the results of ``task``'s ``once()`` effects (its scratchpad's ``save_once``)."""
+    at = checkpoint_config(str(thread_id), str(checkpoint_ns), checkpoint_id)
+    if settle is not None:  # the checkpoint the write belongs to is saved first
+        await settle()
+    await saver.aput_writes(at, [(ONCE, results)], task.id, task_path_str(task.path))
+
+
+def _notify(
+    task: Task,
+    step: int,
+    checkpoint_id: str,
+    thread_id: Any,
+    checkpoint_ns: Any,
+    kind: hooks.EventKind,
+    outcome: hooks.Outcome | None = None,
+    error: str | None = None,
+) -> None:
+    """Tell the task observers (``hooks.py``) that ``task`` started or finished."""
+    hooks.notify(
+        hooks.TaskEvent(
+            kind, thread_id, checkpoint_ns, checkpoint_id, step, task.name, task.id, outcome, error
+        )
+    )
 
 
 def _cancelled_from_outside() -> bool:
@@ -366,17 +390,21 @@ def _node_config(
     checkpoint_id: str | None,
 ) -> dict[str, Any]:
     """:func:`node_config` given the run's ``configurable``, its namespace and the task's."""
-    metadata = run_metadata(config)
-    metadata["langgraph_step"] = step
-    metadata["langgraph_node"] = task.name
-    metadata["langgraph_triggers"] = task.listed_triggers
-    metadata["langgraph_path"] = task.path
-    metadata["langgraph_checkpoint_ns"] = own_ns
+    metadata = {
+        **_run_metadata_of(config, configurable),
+        "langgraph_step": step,
+        "langgraph_node": task.name,
+        "langgraph_triggers": task.listed_triggers,
+        "langgraph_path": task.path,
+        "langgraph_checkpoint_ns": own_ns,
+    }
     if checkpoint_id is not None:
-        parents = {**(configurable.get("checkpoint_map") or {}), graph_ns: checkpoint_id}
+        parents = configurable.get("checkpoint_map")
         own_configurable = {
             **configurable,
-            "checkpoint_map": parents,
+            "checkpoint_map": {**parents, graph_ns: checkpoint_id}
+            if parents
+            else {graph_ns: checkpoint_id},
             "checkpoint_id": None,
             "checkpoint_ns": own_ns,
         }
@@ -386,6 +414,24 @@ def _node_config(
     outer = {**config, "configurable": own_configurable, "metadata": metadata}
     outer.pop("run_name", None)
     return outer
+
+
+_LAST_RUN_METADATA: tuple[Any, Any, dict[str, Any]] = (None, None, {})
+"""The last :func:`run_metadata` made for a node's config, with the ``metadata`` and
+``configurable`` objects it was made from (the tasks of a run share them)."""
+
+
+def _run_metadata_of(config: dict[str, Any], configurable: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`run_metadata` of ``config`` (whose ``configurable`` is given), not to be changed:
+    made again only when the run's ``metadata`` or ``configurable`` is another object."""
+    global _LAST_RUN_METADATA
+    given = config.get("metadata")
+    last = _LAST_RUN_METADATA
+    if last[0] is given and last[1] is configurable:
+        return last[2]
+    made = run_metadata(config)
+    _LAST_RUN_METADATA = (given, configurable, made)
+    return made
 
 
 _PROPAGATED = (
