@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import logging
 import sys
 import threading
 from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 __all__ = [
     "in_runner_thread",
@@ -145,14 +146,53 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(run_private).result()
-    loop = _runner_loop()
-    future = _submit(coro, loop, context)
+    return _run_on(_runner_loop(), coro, context)
+
+
+def _run_on(
+    loop: asyncio.AbstractEventLoop, coro: Coroutine[Any, Any, T], context: contextvars.Context
+) -> T:
+    """Run ``coro`` as a task of ``loop`` (running in another thread) in ``context`` and wait
+    for it: the caller sleeps on a bare lock the task's end releases (no concurrent Future
+    and condition variable between them: a sync ``invoke`` pays this hop on every run)."""
+    done = threading.Lock()
+    done.acquire()
+    started: list[Any] = []  # the task, or the error creating it
+
+    def start() -> None:
+        try:
+            task = _task_in(loop, coro, context)
+        except BaseException as exc:  # the caller waits on ``done``: never leave it held
+            coro.close()
+            started.append(exc)
+            done.release()
+            return
+        started.append(task)
+        task.add_done_callback(finished)
+
+    def finished(task: asyncio.Task[T]) -> None:
+        if not task.cancelled():
+            task.exception()  # retrieved: a caller gone (interrupted) leaves no log of it
+        done.release()
+
+    def cancel() -> None:  # runs after ``start`` (the loop runs callbacks in order)
+        if started and isinstance(started[0], asyncio.Task):
+            started[0].cancel()
+
+    loop.call_soon_threadsafe(start)
     try:
-        return future.result()
+        done.acquire()
     except BaseException:
         # KeyboardInterrupt in a notebook, or the caller's own cancellation: stop the work too.
-        future.cancel()  # propagates to the task on the runner loop
+        with contextlib.suppress(RuntimeError):  # the loop has closed
+            loop.call_soon_threadsafe(cancel)
         raise
+    outcome = started[0]
+    if not isinstance(outcome, asyncio.Task):
+        raise outcome
+    if outcome.cancelled():
+        raise concurrent.futures.CancelledError()
+    return cast("T", outcome.result())
 
 
 def iterate_sync(agen: AsyncGenerator[T, None]) -> Iterator[T]:

@@ -68,6 +68,7 @@ __all__ = [
     "holder_is_dead",
     "holder_name",
     "holder_proof",
+    "lease_held",
     "lease_released",
     "thread_lease",
 ]
@@ -154,7 +155,8 @@ def check_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
     """Raise :class:`LeaseLostError` if the lease this run holds on ``thread_id`` was found
     taken by another run when it was last renewed; nothing when it holds none. (The saver's
     own check, inside each write, is what guarantees it; this one fails earlier.)"""
-    fence_token(saver, thread_id)
+    if _RENEWER.lost:  # no lease of this process is known lost: nothing to look up
+        fence_token(saver, thread_id)
 
 
 async def confirm_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
@@ -165,6 +167,8 @@ async def confirm_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
     process's monotonic clock, which counts a stopped process's time too). After a longer
     stall the lease is renewed here first, and :class:`LeaseLostError` is raised if another
     run took the thread meanwhile, so a run that lost its lease starts no further node."""
+    if not _RENEWER.lost and not _RENEWER.renews_any():
+        return  # no lease of this process expires (the memory saver's), none is lost
     token = fence_token(saver, thread_id)
     if token is None:
         return
@@ -412,9 +416,34 @@ def default_lease_seconds() -> float:
     return seconds
 
 
+_HOLDER: tuple[int, str] = (0, "")
+"""(pid, :func:`holder_name`) as last computed: asked once per process, not per run."""
+
+
 def holder_name() -> str:
     """``host:pid`` of this process, as leases record it."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+    global _HOLDER
+    pid = os.getpid()
+    if _HOLDER[0] != pid:  # first call, or a forked child
+        _HOLDER = (pid, f"{socket.gethostname()}:{pid}")
+    return _HOLDER[1]
+
+
+def _check_wait(thread_id: str, wait: float | None) -> None:
+    if wait is not None and (
+        isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait >= 0
+    ):
+        raise InvalidConfigError(
+            f"thread {thread_id!r}: wait must be a number of seconds >= 0 (or None), got {wait!r}"
+        )
+
+
+def lease_held(saver: BaseCheckpointSaver, thread_id: str, *, wait: float | None = None) -> bool:
+    """Whether the running context already holds ``thread_id``'s lease on ``saver`` (a run
+    nested in a task of the run holding it), so :func:`thread_lease` would take nothing: the
+    caller may skip it. Raises as :func:`thread_lease` does for an unusable ``wait``."""
+    _check_wait(thread_id, wait)
+    return (id(saver), thread_id) in _HELD.get()
 
 
 @asynccontextmanager
@@ -434,12 +463,7 @@ async def thread_lease(
     (expired, never given back), in one statement; :class:`NoAbandonedLeaseError` when the
     thread has no such lease (its run ended, or another worker recovered it meanwhile).
     """
-    if wait is not None and (
-        isinstance(wait, bool) or not isinstance(wait, (int, float)) or not wait >= 0
-    ):
-        raise InvalidConfigError(
-            f"thread {thread_id!r}: wait must be a number of seconds >= 0 (or None), got {wait!r}"
-        )
+    _check_wait(thread_id, wait)
     key = (id(saver), thread_id)
     held = _HELD.get()
     if key in held:
@@ -524,6 +548,10 @@ class _Renewer:
         """Tokens of held leases another run took (found when renewing them)."""
         self._valid: dict[str, tuple[float, float]] = {}
         """token → (lease seconds, monotonic time until which the lease is surely ours)."""
+
+    def renews_any(self) -> bool:
+        """Whether any lease of this process is renewed here (one that expires)."""
+        return bool(self._valid)
 
     def entry(self, token: str) -> tuple[float, float] | None:
         """(lease seconds, valid until) of a held lease, or None when not renewed here."""

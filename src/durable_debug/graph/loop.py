@@ -29,7 +29,7 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
     empty_checkpoint,
 )
-from durable_debug.checkpoint.lease import confirm_lease, thread_lease
+from durable_debug.checkpoint.lease import confirm_lease, lease_held, thread_lease
 from durable_debug.checkpoint.names import MESSAGES_PROTOCOL, NS_END
 from durable_debug.checkpoint.records import TASK_CALLS, aadd_findings, aadd_task_calls
 from durable_debug.graph.algo import INTERRUPT_SEEN, Task, TaskRecord, prepare_tasks, preview_values
@@ -137,31 +137,15 @@ class RunLoop(LoopStart, LoopTasks):
         self.runtime: Runtime[Any] = Runtime(context=context, store=graph.store)
         self.drained = False
         """Whether the run stopped before a step because its ``RunControl`` asked it to."""
-        if self.producers.wants("custom"):
-            self.runtime = self.runtime.override(stream_writer=self._write_custom)
         self.message_tap: Any = None
         """Reports chat model output to the ``messages`` stream (see ``chat_stream.py``)."""
-        if self.producers.wants("message") or self.producers.wants("callback"):
-            from durable_debug.graph.chat_stream import make_message_tap
-
-            sent = self.sink.sent_messages if self.sink is not None else None
-            report = self._write_callback if self.producers.wants("callback") else None
-            self.message_tap = make_message_tap(
-                self._write_message, sent, report, protocol=protocol
-            )
-            from durable_debug.graph.callbacks import with_handler
-
-            self.config["callbacks"] = with_handler(self.config.get("callbacks"), self.message_tap)
-        if self.producers.wants("tool"):
-            from durable_debug.graph.callbacks import with_handler
-            from durable_debug.graph.tool_stream import make_tool_tap
-
-            tap = make_tool_tap(lambda payload: self._write_live("tool", payload))
-            self.config["callbacks"] = with_handler(self.config.get("callbacks"), tap)
+        if self.producers.modes:  # the taps of streamed modes (a plain invoke streams none)
+            self._tap_modes(protocol)
         self._tap_caller_stream()
         self.graph_run: Any = None
         """The run's LangChain callback run (``callbacks.GraphRun``) when its config has
         callback handlers: its nodes and conditional edges report under it."""
+        self.checkpoint_ns = config_checkpoint_ns(self.config)
         self.saver = graph.checkpointer if nesting is None else nesting.saver
         if saver is not None:  # a subgraph's namespace run on its own (see pregel._run_loop)
             self.saver = saver
@@ -172,7 +156,7 @@ class RunLoop(LoopStart, LoopTasks):
         if self.saver is not None:
             # "exit" saves once, when the run ends; a nested run only when it pauses or fails
             # (or has a checkpointer of its own: its namespace has no task ids), as LangGraph
-            nested_ns = config_checkpoint_ns(self.config) if nesting is not None else ""
+            nested_ns = self.checkpoint_ns if nesting is not None else ""
             self.saves = (
                 ExitSaves(
                     self.saver,
@@ -197,7 +181,6 @@ class RunLoop(LoopStart, LoopTasks):
         limit = self.config.get("recursion_limit")
         self.recursion_limit = DEFAULT_RECURSION_LIMIT if limit is None else int(limit)
         self.thread_id: str | None = None
-        self.checkpoint_ns = config_checkpoint_ns(self.config)
         self.paused = False
         self.stopped_on: str | None = None
         """Why the run stopped before its end: ``"pending"`` (interrupts), or the static
@@ -264,6 +247,29 @@ class RunLoop(LoopStart, LoopTasks):
         """The model and tool calls of the run's tasks, for the next checkpoint's record
         (``recording.py``; None without a saver)."""
 
+    def _tap_modes(self, protocol: bool) -> None:
+        """The taps the requested stream modes need: the runtime's stream writer
+        (``custom``), the chat model and tool callback taps (``messages``, ``tools``)."""
+        if self.producers.wants("custom"):
+            self.runtime = self.runtime.override(stream_writer=self._write_custom)
+        if self.producers.wants("message") or self.producers.wants("callback"):
+            from durable_debug.graph.chat_stream import make_message_tap
+
+            sent = self.sink.sent_messages if self.sink is not None else None
+            report = self._write_callback if self.producers.wants("callback") else None
+            self.message_tap = make_message_tap(
+                self._write_message, sent, report, protocol=protocol
+            )
+            from durable_debug.graph.callbacks import with_handler
+
+            self.config["callbacks"] = with_handler(self.config.get("callbacks"), self.message_tap)
+        if self.producers.wants("tool"):
+            from durable_debug.graph.callbacks import with_handler
+            from durable_debug.graph.tool_stream import make_tool_tap
+
+            tap = make_tool_tap(lambda payload: self._write_live("tool", payload))
+            self.config["callbacks"] = with_handler(self.config.get("callbacks"), tap)
+
     # -- driving -----------------------------------------------------------------------------
 
     async def events(self) -> AsyncGenerator[Event, None]:
@@ -277,14 +283,19 @@ class RunLoop(LoopStart, LoopTasks):
         is read, run or written. A subgraph run inside a task of the run holding the thread
         shares that lease (the lease is re-entrant within a run's context).
         """
-        if self.saver is None:
-            async with contextlib.aclosing(self._routed()) as events:
+        # A run with no enclosing stream yields its own events (no routing layer); a nested
+        # run's lease is its enclosing run's (re-entrant: nothing to take).
+        outer = self.nesting.stream if self.nesting is not None else None
+        routed = self._events() if outer is None else self._routed()
+        thread_id = config_thread_id(self.config) if self.saver is not None else ""
+        if self.saver is None or lease_held(self.saver, thread_id, wait=self.wait):
+            async with contextlib.aclosing(routed) as events:
                 async for event in events:
                     yield event
             return
-        lease = thread_lease(self.saver, config_thread_id(self.config), wait=self.wait)
+        lease = thread_lease(self.saver, thread_id, wait=self.wait)
         # Taken before the run reads anything; the run ends (if left early) before it goes.
-        async with lease, contextlib.aclosing(self._routed()) as events:
+        async with lease, contextlib.aclosing(routed) as events:
             async for event in events:
                 yield event
 

@@ -434,7 +434,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         loop = RunLoop(
             graph,
             input,
-            merge_configs(self.config, config),
+            # (RunLoop copies the config it is given: no copy here when there is nothing to merge)
+            merge_configs(self.config, config) if self.config else config,
             nesting=nesting,
             saver=saver,
             subgraphs=subgraphs,
