@@ -356,7 +356,7 @@ def apply_writes(
                 if channels[ch].consume():
                     updated.add(ch)
     grouped: dict[str, list[Any]]
-    if len(ordered) == 1 and not extra_writes:
+    if len(ordered) == 1 and not extra_writes and len(ordered[0].writes) <= _FEW_WRITES:
         # A lone task (a chain's step) that writes each channel once: one value a channel.
         writes = ordered[0].writes
         grouped = {ch: [value] for ch, value in writes if ch in channels}
@@ -385,6 +385,12 @@ def apply_writes(
         version = next_version(max(versions.values(), default=None), new_checkpoint_id)
         versions.update(dict.fromkeys(updated, version))
     return versions, seen_by, updated
+
+
+_FEW_WRITES = 8
+"""A lone task with at most this many writes has them grouped on the assumption that each
+channel is written once (checked after); one with more (a fan-out's Sends, all to one channel)
+is grouped as several tasks' writes are."""
 
 
 def _grouped(
