@@ -4,7 +4,7 @@ graph whose keys are all engine channels (snapshots taken step by step) and the 
 with one key declared through a public channel class (``durable_debug.channels``, whose
 snapshots are taken whole) hand their saver the same checkpoints, step for step, through
 Sends, a join, a deferred node, an interrupt and its resume, and a second input on the
-thread."""
+thread; and through a loop of steps of one task each."""
 
 from __future__ import annotations
 
@@ -106,6 +106,44 @@ def test_step_snapshots_equal_whole_snapshots(durability: str) -> None:
         assert "__interrupt__" in again
         runs[schema.__name__] = saver.handed
     assert runs["Engine"], "the saver was handed no checkpoint"
+    assert comparable(runs["Engine"]) == comparable(runs["Public"])
+
+
+def build_loop(schema: type, saver: RecordingSaver) -> Any:
+    """START → a → b → (a again, or END once the log has six entries): every step one task,
+    each step's trigger written by the step before; b also writes a key no node reads."""
+
+    def a(state: Any) -> dict[str, Any]:
+        return {"log": ["a"]}
+
+    def b(state: Any) -> dict[str, Any]:
+        return {"log": ["b"], "last": f"b{len(state['log'])}"}
+
+    def again(state: Any) -> str:
+        return dd.END if len(state["log"]) >= 6 else "a"
+
+    builder = dd.StateGraph(schema)
+    builder.add_node("a", a).add_node("b", b)
+    builder.add_edge(dd.START, "a").add_edge("a", "b")
+    builder.add_conditional_edges("b", again, ["a", dd.END])
+    return builder.compile(checkpointer=saver)
+
+
+@pytest.mark.parametrize("durability", ["sync", "async", "exit"])
+def test_lone_task_steps_equal_whole_snapshots(durability: str) -> None:
+    """Steps of one task each (a loop): the trigger a step cleared and the one it wrote are
+    saved as a whole snapshot has them, run after run on one thread."""
+    runs = {}
+    for schema in (Engine, Public):
+        saver = RecordingSaver()
+        graph = build_loop(schema, saver)
+        cfg = {"configurable": {"thread_id": "t"}}
+        first = graph.invoke({"log": [], "last": ""}, cfg, durability=durability)
+        assert first == {"log": ["a", "b", "a", "b", "a", "b"], "last": "b5"}
+        second = graph.invoke({"log": ["x"]}, cfg, durability=durability)
+        assert second["log"][-3:] == ["x", "a", "b"] and second["last"] == "b8"
+        runs[schema.__name__] = saver.handed
+    assert len(runs["Engine"]) >= 2
     assert comparable(runs["Engine"]) == comparable(runs["Public"])
 
 

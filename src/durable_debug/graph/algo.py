@@ -68,6 +68,7 @@ __all__ = [
     "restore_channels",
     "task_id",
     "task_path_str",
+    "triggered_nodes",
 ]
 
 INTERRUPT_SEEN = INTERRUPT
@@ -125,7 +126,7 @@ class Task:
 
 def task_path_str(path: tuple[Any, ...]) -> str:
     """A task's path as savers store it with its writes (``task_path``)."""
-    return TASK_PATH_SEP.join(str(p) for p in path)
+    return TASK_PATH_SEP.join(map(str, path))
 
 
 @dataclass(slots=True)
@@ -276,6 +277,8 @@ def prepare_tasks(
             tasks.append(task)
     if candidates is None:
         names: Iterable[str] = graph.node_order
+    elif type(candidates) is tuple:  # (triggered_nodes: already in node order)
+        names = candidates
     elif len(candidates) < 2:  # (a chain's step: one node, no order to keep)
         names = [n for n in candidates if n in graph.nodes]
     else:
@@ -325,6 +328,7 @@ def apply_writes(
     extra_writes: Sequence[tuple[str, Any]] = (),
     *,
     clear_ephemeral: bool = True,
+    holding: Collection[str] | None = None,
 ) -> tuple[dict[str, str], dict[str, dict[str, str]], set[str]]:
     """Apply the writes of ``tasks`` (after ``extra_writes``) to ``channels``.
 
@@ -333,13 +337,16 @@ def apply_writes(
     versions_seen shares the maps of the nodes that did not run with it (never change one in
     place). Trigger
     channels that nobody wrote are cleared unless ``clear_ephemeral`` is False.
+    ``holding``: the channels that may hold a value (the ``updated_channels`` of a checkpoint
+    the caller made from ``channels`` with this function; None: any channel may): only the
+    ephemeral ones among them are looked at to be cleared.
     """
     versions = dict(checkpoint["channel_versions"])
     # The maps of the nodes that do not run now are shared with ``checkpoint`` (read-only
     # for everyone: whoever changes a checkpoint's versions_seen copies it first); a node
     # that runs gets a copy of its own.
     seen_by = dict(checkpoint["versions_seen"])
-    ordered = sorted(tasks, key=lambda t: t.sort_key)
+    ordered = tasks if len(tasks) < 2 else sorted(tasks, key=lambda t: t.sort_key)
     updated: set[str] = set()
     for task in ordered:
         if task.triggers:
@@ -348,19 +355,24 @@ def apply_writes(
                 seen[ch] = versions[ch]
                 if channels[ch].consume():
                     updated.add(ch)
-    grouped: dict[str, list[Any]] = {}
-    for ch, value in extra_writes:
-        if ch in channels:
-            grouped.setdefault(ch, []).append(value)
-    for task in ordered:
-        for ch, value in task.writes:
-            if ch in channels:
-                grouped.setdefault(ch, []).append(value)
+    grouped: dict[str, list[Any]]
+    if len(ordered) == 1 and not extra_writes and len(ordered[0].writes) <= _FEW_WRITES:
+        # A lone task (a chain's step) that writes each channel once: one value a channel.
+        writes = ordered[0].writes
+        grouped = {ch: [value] for ch, value in writes if ch in channels}
+        if len(grouped) != len(writes):
+            grouped = _grouped(channels, (), ordered)
+    else:
+        grouped = _grouped(channels, extra_writes, ordered)
     for ch, values in grouped.items():
         if channels[ch].update(values):
             updated.add(ch)
     if clear_ephemeral:
-        for ch in graph.ephemeral_channels:
+        if holding is None:
+            clear: Iterable[str] = graph.ephemeral_channels
+        else:
+            clear = _ephemeral_set(graph).intersection(holding)
+        for ch in clear:
             channel = channels[ch]
             # An empty ephemeral channel stays empty (EphemeralValue.update): only those that
             # hold a value and were not written again are cleared.
@@ -371,9 +383,64 @@ def apply_writes(
             updated.update(ch for ch in graph.deferred_channels if channels[ch].finish())
     if updated:
         version = next_version(max(versions.values(), default=None), new_checkpoint_id)
-        for ch in updated:
-            versions[ch] = version
+        versions.update(dict.fromkeys(updated, version))
     return versions, seen_by, updated
+
+
+_FEW_WRITES = 8
+"""A lone task with at most this many writes has them grouped on the assumption that each
+channel is written once (checked after); one with more (a fan-out's Sends, all to one channel)
+is grouped as several tasks' writes are."""
+
+
+def _grouped(
+    channels: Mapping[str, Channel],
+    extra_writes: Sequence[tuple[str, Any]],
+    ordered: Sequence[Task],
+) -> dict[str, list[Any]]:
+    """The values written to each channel: ``extra_writes`` first, then the writes of the
+    ``ordered`` tasks (writes to a channel the graph does not have are left out)."""
+    grouped: dict[str, list[Any]] = {}
+    for ch, value in extra_writes:
+        if ch in channels:
+            grouped.setdefault(ch, []).append(value)
+    for task in ordered:
+        for ch, value in task.writes:
+            if ch in channels:
+                grouped.setdefault(ch, []).append(value)
+    return grouped
+
+
+def _ephemeral_set(graph: CompiledStateGraph[Any, Any, Any, Any]) -> frozenset[str]:
+    """``graph.ephemeral_channels`` as a set (worked out once per compiled graph)."""
+    found: frozenset[str] | None = graph.__dict__.get("_ephemeral_set")
+    if found is None:
+        found = graph.__dict__["_ephemeral_set"] = frozenset(graph.ephemeral_channels)
+    return found
+
+
+_TRIGGERED_SETS = 256
+"""How many distinct sets of updated channels :func:`triggered_nodes` remembers per graph (a
+graph's steps update few distinct sets; past this many they are worked out each time)."""
+
+
+def triggered_nodes(
+    graph: CompiledStateGraph[Any, Any, Any, Any], updated: Collection[str]
+) -> tuple[str, ...]:
+    """The nodes one of the ``updated`` channels can trigger, in ``graph.node_order`` (the
+    ``candidates`` of :func:`prepare_tasks`); remembered per compiled graph and set of
+    channels, so a step looks them up instead of collecting and ordering them."""
+    cache: dict[frozenset[str], tuple[str, ...]] | None = graph.__dict__.get("_triggered_nodes")
+    if cache is None:
+        cache = graph.__dict__["_triggered_nodes"] = {}
+    key = frozenset(updated)
+    found = cache.get(key)
+    if found is None:
+        nodes = graph.nodes_triggered_by(set(key))
+        found = tuple(n for n in graph.node_order if n in nodes)
+        if len(cache) < _TRIGGERED_SETS:
+            cache[key] = found
+    return found
 
 
 def _triggers_any(
@@ -406,7 +473,10 @@ def make_checkpoint(
         values = dict(previous)
         for name in updated:
             channel = channels[name]
-            value = channel.value if _plain(plain, channel) else channel.checkpoint()
+            own = plain.get(type(channel))
+            if own is None:
+                own = _plain(plain, channel)
+            value = channel.value if own else channel.checkpoint()
             if value is MISSING:
                 values.pop(name, None)
             else:

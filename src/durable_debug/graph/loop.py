@@ -16,7 +16,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Collection
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -230,7 +231,7 @@ class RunLoop(LoopStart, LoopTasks):
         replaced the step's Send tasks): the first ``interrupt()`` with no answer takes it,
         as LangGraph's resume value not addressed to an interrupt id is taken."""
         self.channels: dict[str, Channel] = {}
-        self.candidates: set[str] | None = None
+        self.candidates: Collection[str] | None = None
         """Nodes the last step's writes may trigger (None: look at every node)."""
         self.reuse_writes = True
         """Whether tasks that already saved writes are skipped (False when replaying)."""
@@ -405,7 +406,7 @@ class RunLoop(LoopStart, LoopTasks):
                 )
             if not tasks:
                 break
-            if self._should_interrupt(self.interrupt_before, tasks):
+            if self.interrupt_before and self._should_interrupt(self.interrupt_before, tasks):
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())  # and reports it, as LangGraph (not this level)
                 self._emit("static_interrupt", _nothing)
@@ -418,14 +419,9 @@ class RunLoop(LoopStart, LoopTasks):
             to_run = self._tasks_to_run(tasks)
             if to_run and self.saves is not None:  # a run that lost its lease starts no node
                 await confirm_lease(self.saves.saver, self.thread_id or "")
-            if self._reported():
+            if self.outbox or self.live:  # (_reported, checked inline: three times a step)
                 yield
-            if len(to_run) == 1 and not (
-                self.producers.live
-                or self.forwards
-                or self.graph.streams_while_running
-                or getattr(self.graph, "step_timeout", None)  # timed in _run_concurrently
-            ):
+            if len(to_run) == 1 and self._lone_awaited:
                 # No chunk can come while it runs (so a sync node may run inline): just await it.
                 await self._run_one(to_run[0], self.step + 1, alone=True)
                 await self._task_done(to_run[0], defer=True)
@@ -438,12 +434,12 @@ class RunLoop(LoopStart, LoopTasks):
                 async with contextlib.aclosing(running):  # running nodes cancelled when left
                     async for _ in running:
                         yield
-            if self.started_handlers or any(t.status == "error" for t in tasks):
+            if self.started_handlers or _failed(tasks):
                 for handler in await self._run_error_handlers(tasks):
                     tasks.append(handler)
                     to_run.append(handler)
             self._tasks_ran(tasks, to_run)
-            if self._reported():
+            if self.outbox or self.live:
                 yield
             self.reuse_writes = True  # only the first step of a replay re-executes
             self.resuming = False
@@ -464,9 +460,9 @@ class RunLoop(LoopStart, LoopTasks):
                     raise GraphInterrupt(self.interrupts)
                 return
             await self._finish_step(tasks)
-            if self._reported():
+            if self.outbox or self.live:
                 yield
-            if self._should_interrupt(self.interrupt_after, tasks):
+            if self.interrupt_after and self._should_interrupt(self.interrupt_after, tasks):
                 if self.nesting is not None:  # the enclosing task pauses (no interrupt)
                     raise GraphInterrupt(())
                 self._emit("static_interrupt", _nothing)
@@ -474,6 +470,19 @@ class RunLoop(LoopStart, LoopTasks):
                 yield
                 break
         self.values = self.graph.read_state(self.channels)
+
+    @cached_property
+    def _lone_awaited(self) -> bool:
+        """Whether a step's lone task is simply awaited: no chunk can come while it runs (no
+        live stream mode, no subgraph chunks to forward, no node streaming as it runs, no
+        step timeout, which ``_run_concurrently`` times). Worked out at the run's first
+        step: none of it changes during a run."""
+        return not (
+            self.producers.live
+            or self.forwards
+            or self.graph.streams_while_running
+            or getattr(self.graph, "step_timeout", None)
+        )
 
     def _should_interrupt(self, nodes: tuple[str, ...], tasks: list[Task]) -> bool:
         if not nodes or self.saver is None:
@@ -486,3 +495,10 @@ class RunLoop(LoopStart, LoopTasks):
 
 def _nothing() -> None:
     return None
+
+
+def _failed(tasks: list[Task]) -> bool:
+    """Whether one of a step's ``tasks`` failed (a chain's step has one)."""
+    if len(tasks) == 1:
+        return tasks[0].status == "error"
+    return any(t.status == "error" for t in tasks)

@@ -36,6 +36,7 @@ from durable_debug.graph.algo import (
     compact_start_writes,
     make_checkpoint,
     task_path_str,
+    triggered_nodes,
 )
 from durable_debug.graph.channels import Channel
 from durable_debug.graph.delta_counters import count_step, delta_frequencies, overwritten
@@ -71,6 +72,11 @@ class LoopSave(LoopStream):
         return found
 
     @cached_property
+    def _delta_frequencies(self) -> dict[str, int]:
+        """``delta_counters.delta_frequencies`` of the run's graph, looked up once a run."""
+        return delta_frequencies(self.graph)
+
+    @cached_property
     def _run_metadata(self) -> dict[str, Any]:
         """What the run's config adds to each checkpoint's metadata (``base.run_metadata``):
         the config does not change during a run, so it is worked out once, not per step."""
@@ -95,8 +101,10 @@ class LoopSave(LoopStream):
         """The current checkpoint as saved: its pending Sends without the values of
         ``UntrackedValue`` keys (as LangGraph saves them; the run keeps them)."""
         untracked = self.graph.untracked_channels
+        if not untracked:
+            return self.checkpoint
         sends = self.checkpoint["channel_values"].get(TASKS)
-        if not untracked or not sends:
+        if not sends:
             return self.checkpoint
         values = {
             **self.checkpoint["channel_values"],
@@ -136,6 +144,8 @@ class LoopSave(LoopStream):
 
     async def _finish_step(self, tasks: list[Task]) -> None:
         await self._save_checkpoint(tasks, "loop")
+        if not self.producers.modes:  # (ainvoke: nothing streamed)
+            return
         wants = self.producers.wants
         if wants("values"):
             self._emit("values", lambda: (self.graph.read_state(self.channels), self.updated))
@@ -147,14 +157,19 @@ class LoopSave(LoopStream):
     ) -> None:
         """Apply the step's writes, snapshot the channels and save the checkpoint."""
         checkpoint_id = new_checkpoint_id()
+        previous = self.checkpoint
+        # A checkpoint this run made from its channels: they hold its values, and only the
+        # channels it updated may hold an ephemeral value (the others were cleared then).
+        made_here = previous is self._snapshot
         try:
             versions, seen, updated = apply_writes(
                 self.graph,
-                self.checkpoint,
+                previous,
                 self.channels,
                 tasks,
                 checkpoint_id,
                 extra_writes=extra_writes or (),
+                holding=previous.get("updated_channels") if made_here else None,
             )
         except BaseException:
             # The step cannot complete (a reducer raised, two writes to a plain key): what its
@@ -167,7 +182,6 @@ class LoopSave(LoopStream):
             self.saves.calls.next_version(
                 max(self.checkpoint["channel_versions"].values(), default=None)
             )
-        previous = self.checkpoint
         self.checkpoint = make_checkpoint(
             checkpoint_id,
             self.channels,
@@ -175,21 +189,23 @@ class LoopSave(LoopStream):
             seen,
             updated,
             # A checkpoint this run made from its channels: only the updated ones changed.
-            previous=previous["channel_values"] if previous is self._snapshot else None,
+            previous=previous["channel_values"] if made_here else None,
         )
         if self._snapshots_built_in:
             self._snapshot = self.checkpoint
         self.updated = self.graph.schema.key_set & updated
-        self.candidates = self.graph.nodes_triggered_by(updated)
-        frequencies = delta_frequencies(self.graph)
+        self.candidates = triggered_nodes(self.graph, updated)
+        frequencies = self._delta_frequencies
         whole = (
             overwritten(frequencies, [*(extra_writes or ()), *(w for t in tasks for w in t.writes)])
             if frequencies
             else ()
         )
         # The versions saved last are those of the checkpoint the step started from: the
-        # new ones are those of the updated channels.
-        fresh = updated if self.saved_versions is previous["channel_versions"] else None
+        # new ones are those of the updated channels, which all have the step's one version.
+        fresh = None
+        if self.saved_versions is previous["channel_versions"]:
+            fresh = dict.fromkeys(updated, versions[next(iter(updated))]) if updated else {}
         await self._put(source, versions, whole, fresh)
 
     async def _put(
@@ -197,11 +213,11 @@ class LoopSave(LoopStream):
         source: str,
         versions: dict[str, str],
         whole: Collection[str] = (),
-        fresh: Collection[str] | None = None,
+        fresh: dict[str, str] | None = None,
     ) -> None:
         """Save ``self.checkpoint`` as the next step, a child of the current checkpoint
         (``whole``: the ``DeltaChannel`` keys the step overwrote, see ``delta_counters``;
-        ``fresh``: the channels whose version differs from the saved ones, when known)."""
+        ``fresh``: the versions that differ from the saved ones, when known)."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
         record = version_record(self.graph, self.record)
@@ -215,9 +231,13 @@ class LoopSave(LoopStream):
             record.update(self.recording.take())
         self.record = record
         # as base.checkpoint_metadata(self.config, source, self.step, parents=self.parents)
-        metadata = {**self._run_metadata, "source": source, "step": self.step}
-        metadata["parents"] = self.parents
-        frequencies = delta_frequencies(self.graph)
+        metadata = {
+            **self._run_metadata,
+            "source": source,
+            "step": self.step,
+            "parents": self.parents,
+        }
+        frequencies = self._delta_frequencies
         # A run from a checkpoint the thread moved past (a fork): LangGraph saves each key
         # whole at its input (and, under "exit", at exit), so the counters start again.
         forked = self.superseded and (source == "input" or isinstance(self.saves, ExitSaves))
@@ -239,7 +259,7 @@ class LoopSave(LoopStream):
                 saved = self.saved_versions
                 new_versions = {ch: v for ch, v in versions.items() if saved.get(ch) != v}
             else:
-                new_versions = {ch: versions[ch] for ch in fresh}
+                new_versions = fresh
             # An engine-made config (checked when the run began): read, not validated again.
             parent = (
                 self.checkpoint_config

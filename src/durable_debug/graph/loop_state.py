@@ -15,6 +15,8 @@ import collections
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from durable_debug.checkpoint.base import (
         BaseCheckpointSaver,
         Checkpoint,
@@ -99,7 +101,7 @@ class LoopState:
     given_answers: dict[str, tuple[str, Any]]
     spare_answers: bool
     channels: dict[str, Channel]
-    candidates: set[str] | None
+    candidates: Collection[str] | None
     reuse_writes: bool
     deferred: list[tuple[Task, list[tuple[str, Any]]]]
     stop: int

@@ -137,9 +137,9 @@ def version_record(
 ) -> dict[str, Any]:
     """The debug-record keys a new checkpoint gets: its version, plus the structure when the
     parent checkpoint had another version (or none): a version boundary."""
-    version = graph_version(graph)
+    version = graph.__dict__.get("_version") or graph_version(graph)  # (once per graph)
     extra: dict[str, Any] = {GRAPH_VERSION_KEY: version}
-    if (parent_record or {}).get(GRAPH_VERSION_KEY) != version:
+    if parent_record is None or parent_record.get(GRAPH_VERSION_KEY) != version:
         extra[GRAPH_STRUCTURE_KEY] = graph_structure(graph)
     return extra
 
