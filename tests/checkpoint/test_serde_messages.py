@@ -359,3 +359,53 @@ def test_a_message_list_saved_before_loads_the_same() -> None:
         ToolMessage("3", tool_call_id="c1", id="t1"),
     ]
     assert serde().dumps(loaded) == OLD_CHAT_BLOB  # and saves to the same bytes again
+
+
+@pytest.mark.parametrize("messages", message_lists())
+def test_a_saved_message_list_is_held_to_the_depth_limit_exactly(messages: list[Any]) -> None:
+    """Saving a message list may skip walking it for its depth (quicker) only when its bytes
+    prove it shallow enough: the bytes are the same under any limit it fits, and the limit
+    still holds exactly at the depth the walk finds."""
+    expected = serde().dumps(messages)
+    depth = nesting_depth(messages, 128)
+    for room in range(8):
+        roomy = MsgpackSerializer(TypeRegistry(), limits=Limits(max_depth=depth + room))
+        assert roomy.dumps(messages) == expected
+    below = MsgpackSerializer(TypeRegistry(), limits=Limits(max_depth=depth - 1))
+    with pytest.raises(UnsupportedValueError, match=f"deeper than the limit of {depth - 1}"):
+        below.dumps(messages)
+
+
+def test_buffers_in_a_long_message_list_are_found_wherever_they_are() -> None:
+    """A bytearray or memoryview in any message of a long list is saved (or refused) as on its
+    own, bytes and text whose encoding looks like a bytes header included."""
+    s = serde()
+    turns = [HumanMessage(f"turn {i} " + "Ą" * (i % 7), id=f"h{i}") for i in range(300)]
+    raw = AIMessage("r", id="r", additional_kwargs={"at": [{"raw": bytearray(b"\xc4\x01")}]})
+    loaded = s.loads(s.dumps([*turns, raw, *turns[:3]]))
+    assert loaded[300] == raw and type(loaded[300].additional_kwargs["at"][0]["raw"]) is bytearray
+    plain = AIMessage("p", id="p", additional_kwargs={"raw": b"\xc4\xc5\xc6"})
+    assert s.loads(s.dumps([*turns, plain])) == [*turns, plain]
+    viewed = AIMessage("v", id="v", response_metadata={"view": memoryview(b"x")})
+    with pytest.raises(UnsupportedValueError, match="memoryview"):
+        s.dumps([*turns, viewed])
+    too_big = MsgpackSerializer(TypeRegistry(), limits=Limits(max_bytes=1000))
+    with pytest.raises(UnsupportedValueError, match="more than the limit of 1000"):
+        too_big.dumps(turns)
+
+
+def test_a_message_list_of_classes_with_and_without_extra_fields_loads_exactly() -> None:
+    """Models rebuilt together from one list each get their own fields, field set and extra
+    fields, whether or not their classes keep extra fields."""
+    registry = TypeRegistry()
+    registry.register(Stamped)
+    s = MsgpackSerializer(registry)
+    items = [HumanMessage("a", id="a"), Stamped(when="noon"), HumanMessage("b", id="b")]
+    loaded = s.loads(s.dumps(items))
+    assert loaded == items and [type(m) for m in loaded] == [type(m) for m in items]
+    assert loaded[1].__pydantic_extra__ is None and loaded[0].__pydantic_extra__ == {}
+    same = s.loads(s.dumps([HumanMessage("a", id="a"), HumanMessage("b", id="b")]))
+    same[0].extra_note = "x"
+    same[0].__pydantic_fields_set__.add("elsewhere")
+    assert same[1].__pydantic_extra__ == {} and "elsewhere" not in same[1].__pydantic_fields_set__
+    assert same[0].__dict__ is not same[1].__dict__

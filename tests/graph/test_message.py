@@ -1,12 +1,15 @@
 """``add_messages`` without langchain-core (dict messages, and no import of langchain-core by
-``import durable_debug``), and its error for a stored message whose id is not a string."""
+``import durable_debug``), its error for a stored message whose id is not a string, and its
+conversion of ``(role, text)`` pairs compared with LangGraph's."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from typing import Any
 
 import pytest
+from langchain_core.messages import HumanMessage
 
 from durable_debug import REMOVE_ALL_MESSAGES, START, MemorySaver, MessagesState, StateGraph
 from durable_debug.graph import message
@@ -101,3 +104,27 @@ def test_a_stored_message_with_a_list_id_fails_the_next_turn_naming_it(tmp_path)
             graph.invoke({"messages": [("user", "again")]}, cfg)
         with pytest.raises(TypeError, match=r"has the id \[1\], a list"):
             graph.invoke({"messages": [("user", "again")]}, cfg)
+
+
+def test_user_pairs_become_the_messages_langgraph_makes() -> None:
+    """``("user", text)`` input is converted without LangChain's general dispatch: the same
+    messages as LangGraph's ``add_messages`` makes of every kind of pair."""
+    from langgraph.graph.message import add_messages as langgraph_add_messages
+
+    existing: list[Any] = [HumanMessage("before", id="b0")]
+    pairs: list[Any]
+    for pairs in (
+        [("user", "hi")],
+        [("human", "hi"), ("user", "again")],
+        [("user", [{"type": "text", "text": "blocks"}])],
+        [("ai", "an answer"), ("user", "then a question")],
+        [("system", "be brief")],
+    ):
+        ours = message.add_messages(existing, pairs)
+        theirs = langgraph_add_messages(existing, pairs)
+        for mine, other in zip(ours[1:], theirs[1:], strict=True):
+            other.id = mine.id  # new ids are random on both sides
+            assert type(mine) is type(other) and mine == other
+            assert mine.__pydantic_fields_set__ == other.__pydantic_fields_set__
+    with pytest.raises(NotImplementedError):
+        message.add_messages(existing, [("user", "a", "third item")])

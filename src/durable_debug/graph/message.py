@@ -166,7 +166,29 @@ def _as_lc(lc: Any, messages: list[Any]) -> list[Any]:
     if all(issubclass(k, lc.BaseMessage) and not issubclass(k, lc.BaseMessageChunk) for k in kinds):
         _WHOLE_MESSAGE_CLASSES.update(kinds)
         return messages
+    if kinds == _PAIRS:  # ("user", text) input: the common case, converted directly
+        users = [_user_message(lc, m) for m in messages]
+        if all(m is not None for m in users):
+            return users
     return [lc.message_chunk_to_message(m) for m in lc.convert_to_messages(messages)]
+
+
+_PAIRS = {tuple}
+_USER_ROLES = frozenset({"user", "human"})
+
+
+def _user_message(lc: Any, message: tuple[Any, ...]) -> Any:
+    """A ``("user", text)`` or ``("human", text)`` pair as ``convert_to_messages`` converts
+    it (a ``HumanMessage`` with that content and nothing else), without its general dispatch;
+    None for any other pair."""
+    if (
+        len(message) == 2
+        and type(message[0]) is str
+        and type(message[1]) is str
+        and message[0] in _USER_ROLES
+    ):
+        return lc.HumanMessage(content=message[1])
+    return None
 
 
 _lc_id: Callable[[Any], Any] = operator.attrgetter("id")
