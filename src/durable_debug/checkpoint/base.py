@@ -81,6 +81,7 @@ __all__ = [
     "check_address",
     "checkpoint_config",
     "checkpoint_metadata",
+    "config_address",
     "config_address_value",
     "config_checkpoint_id",
     "config_checkpoint_ns",
@@ -287,6 +288,29 @@ def config_checkpoint_ns_filter(config: Mapping[str, Any] | None) -> str | None:
 def config_checkpoint_id(config: Mapping[str, Any] | None) -> str | None:
     """Return the checkpoint id that ``config`` pins, or None for "the latest"."""
     return config_address_value(config, "checkpoint_id") or None
+
+
+def config_address(config: Mapping[str, Any] | None) -> tuple[str, str, str | None]:
+    """``(thread id, namespace, checkpoint id)`` of ``config``, as :func:`config_thread_id`,
+    :func:`config_checkpoint_ns` and :func:`config_checkpoint_id` return them (and raising
+    what they raise, in that order), read at once when all three are plain ASCII strings or
+    absent (every step a run saves)."""
+    if type(config) is dict:
+        configurable = config.get("configurable")
+        if type(configurable) is dict:
+            thread_id = configurable.get("thread_id")
+            ns = configurable.get("checkpoint_ns")
+            checkpoint_id = configurable.get("checkpoint_id")
+            if (
+                type(thread_id) is str
+                and thread_id
+                and (ns is None or type(ns) is str)
+                and (checkpoint_id is None or type(checkpoint_id) is str)
+            ):
+                text = f"{thread_id}{ns or ''}{checkpoint_id or ''}"
+                if text.isascii() and "\x00" not in text:
+                    return thread_id, ns or "", checkpoint_id or None
+    return config_thread_id(config), config_checkpoint_ns(config), config_checkpoint_id(config)
 
 
 def check_address(config: Mapping[str, Any] | None) -> None:

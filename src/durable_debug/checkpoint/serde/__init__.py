@@ -440,8 +440,16 @@ class MsgpackSerializer:
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved, or
         could not be loaded back within :attr:`limits`."""
-        limits = self.limits
         cls = type(obj)
+        if cls in _SCALARS:  # nothing to look into: packed at once (see _scalar_blob)
+            if obj is None:
+                return _NONE_BLOB
+            if cls is int and -33 < obj < 128:  # one byte each, made once
+                return _FIXINT_BLOBS[obj]
+            blob = _scalar_blob(obj, self.limits.max_bytes)
+            if blob is not None:
+                return blob
+        limits = self.limits
         if cls in _SCALARS:
             depth, buffer = 0, None
         elif (cls is list or cls is dict) and _SCALARS.issuperset(
@@ -697,9 +705,31 @@ class MsgpackSerializer:
 _plain = threading.local()
 """Per thread, a packer without the extension hook (:func:`_plain_packer`)."""
 
+_NONE_BLOB = (TAG, msgpack.packb(None))
+"""The blob of None (a channel without a value, a trigger's write)."""
+_FIXINT_BLOBS = {i: (TAG, msgpack.packb(i)) for i in range(-32, 128)}
+"""The blobs of the ints msgpack writes in one byte (counters, step numbers)."""
+
 _KEEP_BUFFER = 1 << 20
 """A packer keeps its buffer as large as its largest value: past this many bytes,
 :meth:`MsgpackSerializer.dumps_typed` drops it rather than hold the memory."""
+
+
+def _scalar_blob(obj: Any, max_bytes: int) -> tuple[str, bytes] | None:
+    """The blob of a scalar (str, int, float, bool, bytes) packed by this thread's plain
+    packer, as :meth:`MsgpackSerializer.dumps_typed` makes it; None when it cannot be packed so
+    or is larger than ``max_bytes`` (the general path then says why)."""
+    packer = getattr(_plain, "packer", None) or _plain_packer()
+    try:
+        payload: bytes = packer.pack(obj)
+    except (TypeError, ValueError, OverflowError):  # it resets itself on errors
+        return None
+    size = len(payload)
+    if size > _KEEP_BUFFER:
+        del _plain.packer
+    if size > max_bytes:
+        return None
+    return TAG, payload
 
 
 def _plain_packer() -> msgpack.Packer:
