@@ -6,6 +6,7 @@ through JSON. The in-memory saver stays isolated from the objects a caller keeps
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -13,12 +14,14 @@ import msgpack
 import pytest
 
 from durable_debug import MemorySaver
+from durable_debug.checkpoint import base
 from durable_debug.checkpoint.base import (
     config_address,
     config_checkpoint_id,
     config_checkpoint_ns,
     config_thread_id,
     empty_checkpoint,
+    new_checkpoint_id,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
 from durable_debug.checkpoint.records import (
@@ -54,6 +57,11 @@ SCALARS = [
     "text",
     "é" * 40,
     b"raw",
+    [],
+    ["n1", 2, None, 1.5, b"x"],
+    {},
+    {"a": 1, "b": "x"},
+    {1: "an int key"},
 ]
 
 
@@ -74,8 +82,10 @@ def test_a_scalar_blob_is_what_the_general_encoder_writes(value: Any) -> None:
         (-(2**63) - 1, "does not fit in 64 bits"),
         ("\ud800", "cannot serialize"),
         ("x" * 64, "more than the limit"),
+        (["x" * 40], "more than the limit"),
+        ([1, 2**64], "does not fit in 64 bits"),
     ],
-    ids=["too large", "too small", "lone surrogate", "over max_bytes"],
+    ids=["too large", "too small", "lone surrogate", "over max_bytes", "list over", "in a list"],
 )
 def test_a_scalar_that_cannot_be_saved_still_says_why(value: Any, message: str) -> None:
     serde = MsgpackSerializer(limits=Limits(max_bytes=32))
@@ -196,3 +206,17 @@ def test_a_saved_step_is_not_changed_by_what_the_caller_does_afterwards() -> Non
         }
 
     asyncio.run(run())
+
+
+def test_a_checkpoint_id_is_a_canonical_version_6_uuid_of_the_time() -> None:
+    before = time.time_ns() // 100 + base._GREGORIAN_OFFSET
+    ids = [new_checkpoint_id() for _ in range(200)]
+    after = time.time_ns() // 100 + base._GREGORIAN_OFFSET + len(ids)
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    for text in ids:
+        parsed = uuid.UUID(text)
+        assert str(parsed) == text
+        assert parsed.version == 6 and parsed.variant == uuid.RFC_4122
+        assert parsed.node == base._node
+        ticks = ((parsed.int >> 80) << 12) | ((parsed.int >> 64) & 0x0FFF)
+        assert before <= ticks <= after

@@ -390,14 +390,16 @@ _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-0
 _id_lock = threading.Lock()
 _last_ticks = 0
 _node = int.from_bytes(os.urandom(6), "big")
+_node_hex = f"{_node:012x}"
 _clock_bits = random.Random(os.urandom(16)).getrandbits
 """The random bits of each id (its clock sequence): a generator seeded from the system's
 randomness once per process, not a system call per checkpoint."""
 
 
 def _reseed() -> None:
-    global _node, _clock_bits
+    global _node, _node_hex, _clock_bits
     _node = int.from_bytes(os.urandom(6), "big")
+    _node_hex = f"{_node:012x}"
     _clock_bits = random.Random(os.urandom(16)).getrandbits
 
 
@@ -416,13 +418,12 @@ def new_checkpoint_id() -> str:
         if ticks <= _last_ticks:
             ticks = _last_ticks + 1
         _last_ticks = ticks
+    # Each field formatted on its own (no 128-bit integer, no slicing of its hex text).
     time_high = (ticks >> 12) & 0xFFFF_FFFF_FFFF
-    time_low = ticks & 0x0FFF
-    clock_seq = _clock_bits(14)
-    value = (time_high << 80) | (0x6 << 76) | (time_low << 64) | (0x2 << 62)
-    value |= (clock_seq << 48) | _node
-    h = f"{value:032x}"
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return (
+        f"{time_high >> 16:08x}-{time_high & 0xFFFF:04x}-{0x6000 | (ticks & 0x0FFF):04x}-"
+        f"{0x8000 | _clock_bits(14):04x}-{_node_hex}"
+    )
 
 
 _iso_second: tuple[int, str] = (-1, "")

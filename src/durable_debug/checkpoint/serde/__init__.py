@@ -440,21 +440,23 @@ class MsgpackSerializer:
     def dumps_typed(self, obj: Any) -> tuple[str, bytes]:
         """Serialize ``obj``; raise :class:`UnsupportedValueError` if it cannot be saved, or
         could not be loaded back within :attr:`limits`."""
+        limits = self.limits
         cls = type(obj)
-        if cls in _SCALARS:  # nothing to look into: packed at once (see _scalar_blob)
+        if cls in _SCALARS:  # nothing to look into: packed at once (see _plain_blob)
             if obj is None:
                 return _NONE_BLOB
             if cls is int and -33 < obj < 128:  # one byte each, made once
                 return _FIXINT_BLOBS[obj]
-            blob = _scalar_blob(obj, self.limits.max_bytes)
+            blob = _plain_blob(obj, limits.max_bytes)
             if blob is not None:
                 return blob
-        limits = self.limits
-        if cls in _SCALARS:
             depth, buffer = 0, None
         elif (cls is list or cls is dict) and _SCALARS.issuperset(
             map(type, obj.values() if cls is dict else obj)
         ):  # one level of scalars (a list of names, a dict of counts): what _scan finds
+            blob = _plain_blob(obj, limits.max_bytes)
+            if blob is not None:
+                return blob
             depth, buffer = 1, None
         else:
             depth, buffer = _scan(obj, limits.max_depth)
@@ -715,10 +717,11 @@ _KEEP_BUFFER = 1 << 20
 :meth:`MsgpackSerializer.dumps_typed` drops it rather than hold the memory."""
 
 
-def _scalar_blob(obj: Any, max_bytes: int) -> tuple[str, bytes] | None:
-    """The blob of a scalar (str, int, float, bool, bytes) packed by this thread's plain
-    packer, as :meth:`MsgpackSerializer.dumps_typed` makes it; None when it cannot be packed so
-    or is larger than ``max_bytes`` (the general path then says why)."""
+def _plain_blob(obj: Any, max_bytes: int) -> tuple[str, bytes] | None:
+    """The blob of a scalar (str, int, float, bool, bytes), or of a list or dict of them,
+    packed by this thread's plain packer as :meth:`MsgpackSerializer.dumps_typed` makes it;
+    None when it cannot be packed so or is larger than ``max_bytes`` (the general path then
+    says why)."""
     packer = getattr(_plain, "packer", None) or _plain_packer()
     try:
         payload: bytes = packer.pack(obj)
