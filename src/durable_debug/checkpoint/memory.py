@@ -231,14 +231,10 @@ class MemorySaver(BaseCheckpointSaver):
         # the record as the SQL savers store it (through JSON)
         plain_metadata, record = split_stored_record(metadata)
         if task_writes:
-            writes = [
-                (task_id, task_path, self._serialized_writes(thread_id, parent_id, writes))
-                for task_id, writes, task_path in task_writes
-            ]
+            writes = self._serialized_writes(thread_id, parent_id, task_writes)
             new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
-            at = (thread_id, checkpoint_ns, str(parent_id))  # (checked: writes need one)
-            for task_id, task_path, serialized in writes:
-                self._store_writes(at, task_id, task_path, serialized)
+            # (parent_id was checked: writes need one)
+            self._store_writes((thread_id, checkpoint_ns, str(parent_id)), writes)
         else:
             new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
         if new_blobs:
@@ -288,10 +284,10 @@ class MemorySaver(BaseCheckpointSaver):
     ) -> None:
         """Save a task's writes; ordinary writes once, special ones replacing the previous."""
         thread_id, checkpoint_ns, checkpoint_id = config_address(config)
-        serialized = self._serialized_writes(thread_id, checkpoint_id, writes)
-        self._store_writes(
-            (thread_id, checkpoint_ns, str(checkpoint_id)), task_id, task_path, serialized
+        serialized = self._serialized_writes(
+            thread_id, checkpoint_id, ((task_id, writes, task_path),)
         )
+        self._store_writes((thread_id, checkpoint_ns, str(checkpoint_id)), serialized)
 
     def _serialized_blobs(
         self,
@@ -318,30 +314,30 @@ class MemorySaver(BaseCheckpointSaver):
         return new_blobs
 
     def _serialized_writes(
-        self, thread_id: str, checkpoint_id: str | None, writes: Sequence[tuple[str, Any]]
-    ) -> list[tuple[int, str, Blob]]:
-        """A task's writes serialized, for the checkpoint ``checkpoint_id`` (which they need)."""
+        self, thread_id: str, checkpoint_id: str | None, task_writes: Sequence[TaskWrites]
+    ) -> list[tuple[str, int, str, Blob, str]]:
+        """Tasks' writes serialized, for the checkpoint ``checkpoint_id`` (which they need):
+        ``(task_id, idx, channel, blob, task_path)`` each."""
         if checkpoint_id is None:
             raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         serialized = []
         dumps = self.serde.dumps_typed
         channel = ""
         try:
-            for idx, (channel, value) in enumerate(writes):
-                serialized.append((idx, channel, dumps(value)))
+            for task_id, writes, task_path in task_writes:
+                for idx, (channel, value) in enumerate(writes):
+                    serialized.append((task_id, idx, channel, dumps(value), task_path))
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
         return serialized
 
     def _store_writes(
-        self,
-        key: tuple[str, str, str],
-        task_id: str,
-        task_path: str,
-        serialized: list[tuple[int, str, Blob]],
+        self, key: tuple[str, str, str], serialized: list[tuple[str, int, str, Blob, str]]
     ) -> None:
-        bucket = self.writes.setdefault(key, {})
-        for idx, channel, blob in serialized:
+        bucket = self.writes.get(key)
+        if bucket is None:
+            bucket = self.writes[key] = {}
+        for task_id, idx, channel, blob, task_path in serialized:
             write_key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))
             if write_key in bucket and channel not in SPECIAL_WRITE_IDX:
                 continue
