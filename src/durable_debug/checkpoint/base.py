@@ -81,6 +81,7 @@ __all__ = [
     "check_address",
     "checkpoint_config",
     "checkpoint_metadata",
+    "config_address",
     "config_address_value",
     "config_checkpoint_id",
     "config_checkpoint_ns",
@@ -289,6 +290,29 @@ def config_checkpoint_id(config: Mapping[str, Any] | None) -> str | None:
     return config_address_value(config, "checkpoint_id") or None
 
 
+def config_address(config: Mapping[str, Any] | None) -> tuple[str, str, str | None]:
+    """``(thread id, namespace, checkpoint id)`` of ``config``, as :func:`config_thread_id`,
+    :func:`config_checkpoint_ns` and :func:`config_checkpoint_id` return them (and raising
+    what they raise, in that order), read at once when all three are plain ASCII strings or
+    absent (every step a run saves)."""
+    if type(config) is dict:
+        configurable = config.get("configurable")
+        if type(configurable) is dict:
+            thread_id = configurable.get("thread_id")
+            ns = configurable.get("checkpoint_ns")
+            checkpoint_id = configurable.get("checkpoint_id")
+            if (
+                type(thread_id) is str
+                and thread_id
+                and (ns is None or type(ns) is str)
+                and (checkpoint_id is None or type(checkpoint_id) is str)
+            ):
+                text = f"{thread_id}{ns or ''}{checkpoint_id or ''}"
+                if text.isascii() and "\x00" not in text:
+                    return thread_id, ns or "", checkpoint_id or None
+    return config_thread_id(config), config_checkpoint_ns(config), config_checkpoint_id(config)
+
+
 def check_address(config: Mapping[str, Any] | None) -> None:
     """Raise :class:`InvalidConfigError` if any address key of ``config`` is unusable (see
     :func:`config_address_value`), even one the caller does not use."""
@@ -366,14 +390,16 @@ _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-0
 _id_lock = threading.Lock()
 _last_ticks = 0
 _node = int.from_bytes(os.urandom(6), "big")
+_node_hex = f"{_node:012x}"
 _clock_bits = random.Random(os.urandom(16)).getrandbits
 """The random bits of each id (its clock sequence): a generator seeded from the system's
 randomness once per process, not a system call per checkpoint."""
 
 
 def _reseed() -> None:
-    global _node, _clock_bits
+    global _node, _node_hex, _clock_bits
     _node = int.from_bytes(os.urandom(6), "big")
+    _node_hex = f"{_node:012x}"
     _clock_bits = random.Random(os.urandom(16)).getrandbits
 
 
@@ -392,13 +418,12 @@ def new_checkpoint_id() -> str:
         if ticks <= _last_ticks:
             ticks = _last_ticks + 1
         _last_ticks = ticks
+    # Each field formatted on its own (no 128-bit integer, no slicing of its hex text).
     time_high = (ticks >> 12) & 0xFFFF_FFFF_FFFF
-    time_low = ticks & 0x0FFF
-    clock_seq = _clock_bits(14)
-    value = (time_high << 80) | (0x6 << 76) | (time_low << 64) | (0x2 << 62)
-    value |= (clock_seq << 48) | _node
-    h = f"{value:032x}"
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    return (
+        f"{time_high >> 16:08x}-{time_high & 0xFFFF:04x}-{0x6000 | (ticks & 0x0FFF):04x}-"
+        f"{0x8000 | _clock_bits(14):04x}-{_node_hex}"
+    )
 
 
 _iso_second: tuple[int, str] = (-1, "")

@@ -31,6 +31,7 @@ from durable_debug.checkpoint.base import (
     TaskWrites,
     check_address,
     checkpoint_config,
+    config_address,
     config_checkpoint_id,
     config_checkpoint_ns,
     config_checkpoint_ns_filter,
@@ -39,7 +40,7 @@ from durable_debug.checkpoint.base import (
     replace_checkpoint,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
-from durable_debug.checkpoint.records import split_record, stored_record
+from durable_debug.checkpoint.records import split_stored_record, stored_record
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 if TYPE_CHECKING:
@@ -226,40 +227,53 @@ class MemorySaver(BaseCheckpointSaver):
         """Save the writes of a step's last tasks on the checkpoint ``config`` names, and
         ``checkpoint`` as its child: everything is serialized first, so a value that cannot
         be saved leaves the store untouched."""
-        thread_id = config_thread_id(config)
-        checkpoint_ns = config_checkpoint_ns(config)
-        parent_id = config_checkpoint_id(config)
-        plain_metadata, record = split_record(metadata)
-        if record is not None:
-            record = stored_record(record)  # as the SQL savers store it (through JSON)
-        writes = [
-            (task_id, task_path, self._serialized_writes(thread_id, parent_id, writes))
-            for task_id, writes, task_path in task_writes
-        ]
-        new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
-        for task_id, task_path, serialized in writes:
-            self._store_writes(
-                (thread_id, checkpoint_ns, cast(str, parent_id)), task_id, task_path, serialized
-            )
+        thread_id, checkpoint_ns, parent_id = config_address(config)
+        # the record as the SQL savers store it (through JSON)
+        plain_metadata, record = split_stored_record(metadata)
+        if task_writes:
+            writes = self._serialized_writes(thread_id, parent_id, task_writes)
+            new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
+            # (parent_id was checked: writes need one)
+            self._store_writes((thread_id, checkpoint_ns, str(parent_id)), writes)
+        else:
+            new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
         if new_blobs:
             self.blobs.update(new_blobs)
         # Copy the nested maps too: the caller may keep mutating its own.
-        stored = replace_checkpoint(
-            checkpoint,
-            channel_values={},
-            channel_versions=dict(checkpoint["channel_versions"]),
-            versions_seen={n: dict(v) for n, v in checkpoint["versions_seen"].items()},
+        seen = checkpoint["versions_seen"]
+        stored = cast(
+            Checkpoint,
+            {
+                **checkpoint,
+                "channel_values": {},
+                "channel_versions": dict(checkpoint["channel_versions"]),
+                "versions_seen": dict(zip(seen.keys(), map(dict, seen.values()), strict=True)),
+            },
         )
-        self.storage.setdefault(thread_id, {}).setdefault(checkpoint_ns, {})[checkpoint["id"]] = (
-            _new_tuple(_StoredCheckpoint, (stored, plain_metadata, parent_id))
+        checkpoint_id = checkpoint["id"]
+        namespaces = self.storage.get(thread_id)
+        if namespaces is None:
+            namespaces = self.storage[thread_id] = {}
+        checkpoints = namespaces.get(checkpoint_ns)
+        if checkpoints is None:
+            checkpoints = namespaces[checkpoint_ns] = {}
+        checkpoints[checkpoint_id] = _new_tuple(
+            _StoredCheckpoint, (stored, plain_metadata, parent_id)
         )
+        key = (thread_id, checkpoint_ns, checkpoint_id)
         if record is not None:
-            self.records[(thread_id, checkpoint_ns, checkpoint["id"])] = record
-        else:
-            self.records.pop((thread_id, checkpoint_ns, checkpoint["id"]), None)
+            self.records[key] = record
+        elif self.records:
+            self.records.pop(key, None)
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
-        return checkpoint_config(thread_id, checkpoint_ns, checkpoint["id"])
+        return {
+            "configurable": {
+                "thread_id": thread_id,
+                "checkpoint_ns": checkpoint_ns,
+                "checkpoint_id": checkpoint_id,
+            }
+        }
 
     async def aput_writes(
         self,
@@ -269,13 +283,11 @@ class MemorySaver(BaseCheckpointSaver):
         task_path: str = "",
     ) -> None:
         """Save a task's writes; ordinary writes once, special ones replacing the previous."""
-        thread_id = config_thread_id(config)
-        checkpoint_ns = config_checkpoint_ns(config)
-        checkpoint_id = config_checkpoint_id(config)
-        serialized = self._serialized_writes(thread_id, checkpoint_id, writes)
-        self._store_writes(
-            (thread_id, checkpoint_ns, cast(str, checkpoint_id)), task_id, task_path, serialized
+        thread_id, checkpoint_ns, checkpoint_id = config_address(config)
+        serialized = self._serialized_writes(
+            thread_id, checkpoint_id, ((task_id, writes, task_path),)
         )
+        self._store_writes((thread_id, checkpoint_ns, str(checkpoint_id)), serialized)
 
     def _serialized_blobs(
         self,
@@ -302,30 +314,30 @@ class MemorySaver(BaseCheckpointSaver):
         return new_blobs
 
     def _serialized_writes(
-        self, thread_id: str, checkpoint_id: str | None, writes: Sequence[tuple[str, Any]]
-    ) -> list[tuple[int, str, Blob]]:
-        """A task's writes serialized, for the checkpoint ``checkpoint_id`` (which they need)."""
+        self, thread_id: str, checkpoint_id: str | None, task_writes: Sequence[TaskWrites]
+    ) -> list[tuple[str, int, str, Blob, str]]:
+        """Tasks' writes serialized, for the checkpoint ``checkpoint_id`` (which they need):
+        ``(task_id, idx, channel, blob, task_path)`` each."""
         if checkpoint_id is None:
             raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         serialized = []
         dumps = self.serde.dumps_typed
         channel = ""
         try:
-            for idx, (channel, value) in enumerate(writes):
-                serialized.append((idx, channel, dumps(value)))
+            for task_id, writes, task_path in task_writes:
+                for idx, (channel, value) in enumerate(writes):
+                    serialized.append((task_id, idx, channel, dumps(value), task_path))
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
         return serialized
 
     def _store_writes(
-        self,
-        key: tuple[str, str, str],
-        task_id: str,
-        task_path: str,
-        serialized: list[tuple[int, str, Blob]],
+        self, key: tuple[str, str, str], serialized: list[tuple[str, int, str, Blob, str]]
     ) -> None:
-        bucket = self.writes.setdefault(key, {})
-        for idx, channel, blob in serialized:
+        bucket = self.writes.get(key)
+        if bucket is None:
+            bucket = self.writes[key] = {}
+        for task_id, idx, channel, blob, task_path in serialized:
             write_key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))
             if write_key in bucket and channel not in SPECIAL_WRITE_IDX:
                 continue

@@ -62,6 +62,7 @@ __all__ = [
     "record_text",
     "registry",
     "split_record",
+    "split_stored_record",
     "stores_records",
     "without_record",
 ]
@@ -161,6 +162,18 @@ def split_record(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
     rest = dict(metadata)
     record = rest.pop(RECORD_KEY)
     return rest, dict(record) if record else None
+
+
+def split_stored_record(
+    metadata: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """:func:`split_record`, the record copied as :func:`stored_record` copies it (one copy,
+    for a saver that keeps records in memory)."""
+    rest = dict(metadata)
+    record = rest.pop(RECORD_KEY, None)
+    if not record:
+        return rest, None
+    return rest, stored_record(record if type(record) is dict else dict(record))
 
 
 def record_in_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None:

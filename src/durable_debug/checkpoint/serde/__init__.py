@@ -442,11 +442,21 @@ class MsgpackSerializer:
         could not be loaded back within :attr:`limits`."""
         limits = self.limits
         cls = type(obj)
-        if cls in _SCALARS:
+        if cls in _SCALARS:  # nothing to look into: packed at once (see _plain_blob)
+            if obj is None:
+                return _NONE_BLOB
+            if cls is int and -33 < obj < 128:  # one byte each, made once
+                return _FIXINT_BLOBS[obj]
+            blob = _plain_blob(obj, limits.max_bytes)
+            if blob is not None:
+                return blob
             depth, buffer = 0, None
         elif (cls is list or cls is dict) and _SCALARS.issuperset(
             map(type, obj.values() if cls is dict else obj)
         ):  # one level of scalars (a list of names, a dict of counts): what _scan finds
+            blob = _plain_blob(obj, limits.max_bytes)
+            if blob is not None:
+                return blob
             depth, buffer = 1, None
         else:
             depth, buffer = _scan(obj, limits.max_depth)
@@ -697,9 +707,32 @@ class MsgpackSerializer:
 _plain = threading.local()
 """Per thread, a packer without the extension hook (:func:`_plain_packer`)."""
 
+_NONE_BLOB = (TAG, msgpack.packb(None))
+"""The blob of None (a channel without a value, a trigger's write)."""
+_FIXINT_BLOBS = {i: (TAG, msgpack.packb(i)) for i in range(-32, 128)}
+"""The blobs of the ints msgpack writes in one byte (counters, step numbers)."""
+
 _KEEP_BUFFER = 1 << 20
 """A packer keeps its buffer as large as its largest value: past this many bytes,
 :meth:`MsgpackSerializer.dumps_typed` drops it rather than hold the memory."""
+
+
+def _plain_blob(obj: Any, max_bytes: int) -> tuple[str, bytes] | None:
+    """The blob of a scalar (str, int, float, bool, bytes), or of a list or dict of them,
+    packed by this thread's plain packer as :meth:`MsgpackSerializer.dumps_typed` makes it;
+    None when it cannot be packed so or is larger than ``max_bytes`` (the general path then
+    says why)."""
+    packer = getattr(_plain, "packer", None) or _plain_packer()
+    try:
+        payload: bytes = packer.pack(obj)
+    except (TypeError, ValueError, OverflowError):  # it resets itself on errors
+        return None
+    size = len(payload)
+    if size > _KEEP_BUFFER:
+        del _plain.packer
+    if size > max_bytes:
+        return None
+    return TAG, payload
 
 
 def _plain_packer() -> msgpack.Packer:
