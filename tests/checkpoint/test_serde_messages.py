@@ -409,3 +409,52 @@ def test_a_message_list_of_classes_with_and_without_extra_fields_loads_exactly()
     same[0].__pydantic_fields_set__.add("elsewhere")
     assert same[1].__pydantic_extra__ == {} and "elsewhere" not in same[1].__pydantic_fields_set__
     assert same[0].__dict__ is not same[1].__dict__
+
+
+def random_field(rng: Any, depth: int) -> Any:
+    """A value for a message field: scalars, empty and full containers nested up to
+    ``depth``, sets, buffers, tuples, now and then a value shared with another field."""
+    kind = rng.randrange(12 if depth > 0 else 7)
+    leaves: list[Any] = [0, "", None, False, b"", 7, "x", True, b"\x01", 1.5, [], {}, ()]
+    if kind < 4:
+        return rng.choice(leaves)
+    if kind == 4:
+        return rng.choice([set(), frozenset(), bytearray(), bytearray(b"\x02")])
+    if kind == 5:
+        return rng.choice([[], {}, ()])
+    if kind == 6:
+        return rng.choice([{1, 2}, frozenset({"a"})])
+    inner = [random_field(rng, depth - 1) for _ in range(rng.randrange(1, 3))]
+    if kind in (7, 8):
+        return inner
+    if kind == 9:
+        return tuple(inner)
+    return {f"k{i}": v for i, v in enumerate(inner)}
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_a_message_lists_depth_is_what_the_walk_finds(seed: int) -> None:
+    """The depth of a message list taken a level at a time (saving a chat's history) is the
+    level-by-level walk's, with the same buffer found, for any mix of fields, at any limit."""
+    import random
+
+    from durable_debug.checkpoint.serde import _scan, _walk
+
+    rng = random.Random(seed)
+    shared = random_field(rng, 3)
+    messages: list[Any] = []
+    for i in range(rng.randrange(8, 40)):  # the long ones are taken a level at a time
+        kwargs = {k: random_field(rng, 4) for k in ("a", "b") if rng.random() < 0.5}
+        if rng.random() < 0.2:
+            kwargs["shared"] = shared
+        metadata = {"m": random_field(rng, 3)} if rng.random() < 0.3 else {}
+        cls = rng.choice([HumanMessage, AIMessage, SystemMessage])
+        content: Any = rng.choice(["text", "", [{"type": "text", "text": "t"}], []])
+        messages.append(
+            cls(content, id=f"m{i}", additional_kwargs=kwargs, response_metadata=metadata)
+        )
+    if rng.random() < 0.2:
+        messages[-1].mood = "glad"  # an extra field: the walk takes the list
+    serde().dumps([HumanMessage("x"), AIMessage("y"), SystemMessage("z")])  # classes known
+    for limit in (1, 2, 3, 4, 5, 6, 8, 128):
+        assert _scan(messages, limit) == _walk(messages, limit), limit

@@ -40,7 +40,7 @@ import uuid
 import zoneinfo
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import repeat
+from itertools import chain, compress, filterfalse, repeat
 from typing import Any, TypeVar
 
 import msgpack
@@ -253,6 +253,51 @@ scalars."""
 
 def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     """:func:`nesting_depth`, and the type of a buffer (bytearray, memoryview) found inside."""
+    if (
+        type(value) is list
+        and len(value) >= _LONG  # a few messages are walked as quickly
+        and limit >= 3
+        and type(value[0]) in objects.PYDANTIC_CLASSES
+    ):
+        found = _scan_models(value, limit)
+        if found is not None:
+            return found
+    return _walk(value, limit)
+
+
+_EMPTY_KINDS = frozenset({list, dict, tuple})
+"""Containers :func:`_walk` counts as one more level, with nothing to walk, when empty."""
+
+
+def _scan_models(items: list[Any], limit: int) -> tuple[int, type | None] | None:
+    """:func:`_scan` of a list of pydantic models saved before (a chat's messages), taking
+    their fields a level at a time at C speed: the scalars and the empty lists, dicts and
+    tuples are told apart without a Python step per field, and only what is left (metadata,
+    tool calls, content blocks) is walked. The same result as :func:`_walk`; None when a
+    model is of another class, has extra fields, or holds an empty value of another kind
+    (the walk then looks at each)."""
+    if not objects.PYDANTIC_CLASSES.issuperset(map(type, items)) or _any_extra(items):
+        return None
+    values = list(chain.from_iterable(map(_values_of, map(_dict_of, items))))
+    scalars = _SCALARS
+    empties = list(filterfalse(None, values))
+    if not scalars.union(_EMPTY_KINDS).issuperset(map(type, empties)):
+        return None  # an empty set, an empty bytearray…: the walk says what they count for
+    full = list(filter(None, values))
+    rest = list(compress(full, map(operator.not_, map(scalars.__contains__, map(type, full)))))
+    if rest:
+        # The list and its models are two levels; the rest is walked as one level below.
+        depth, buffer = _walk(tuple({id(v): v for v in rest}.values()), limit - 1)
+        return depth + 1, buffer
+    # Nothing nests below the models but empty containers, which count one level more.
+    return (3 if not scalars.issuperset(map(type, empties)) else 2), None
+
+
+_values_of = dict.values
+
+
+def _walk(value: Any, limit: int) -> tuple[int, type | None]:
+    """:func:`_scan` level by level, a Python step per value."""
     scalars = _SCALARS
     only_scalars = scalars.issuperset
     models = objects.PYDANTIC_CLASSES
