@@ -458,3 +458,33 @@ def test_a_message_lists_depth_is_what_the_walk_finds(seed: int) -> None:
     serde().dumps([HumanMessage("x"), AIMessage("y"), SystemMessage("z")])  # classes known
     for limit in (1, 2, 3, 4, 5, 6, 8, 128):
         assert _scan(messages, limit) == _walk(messages, limit), limit
+
+
+class Flat(pydantic.BaseModel):
+    name: str
+    count: int = 0
+    tags: Any = None
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [Flat(name=f"f{i}", count=i) for i in range(20)],  # scalars only: two levels
+        [HumanMessage(f"h{i}", id=f"h{i}") for i in range(20)],  # empty maps: three
+        [AIMessage(f"a{i}", id=f"a{i}", additional_kwargs={"s": set()}) for i in range(20)],
+        [Flat(name="f"), *[Flat.model_construct(name=f"f{i}", tags=set()) for i in range(19)]],
+        [*[Flat(name=f"f{i}", tags=[]) for i in range(19)], Flat.model_construct(tags=bytearray())],
+        [*[AIMessage("a", id=f"a{i}") for i in range(19)], AIMessage("b", response_metadata={})],
+    ],
+    ids=["scalars", "empty-maps", "set-in-map", "empty-set", "empty-bytearray", "all-empty-again"],
+)
+def test_a_long_lists_depth_with_only_scalar_or_empty_fields_is_the_walks(
+    messages: list[Any],
+) -> None:
+    from durable_debug.checkpoint.serde import _scan, _walk
+
+    registry = TypeRegistry()
+    registry.register(Flat)
+    MsgpackSerializer(registry).dumps([Flat(name="x"), HumanMessage("x"), AIMessage("y")])
+    for limit in (1, 2, 3, 4, 128):
+        assert _scan(messages, limit) == _walk(messages, limit), limit

@@ -416,17 +416,26 @@ def default_lease_seconds() -> float:
     return seconds
 
 
-_HOLDER: tuple[int, str] = (0, "")
-"""(pid, :func:`holder_name`) as last computed: asked once per process, not per run."""
+_HOLDER: str | None = None
+""":func:`holder_name` as computed: once per process (a forked child forgets it), not per
+run (``os.getpid`` is a system call)."""
 
 
 def holder_name() -> str:
     """``host:pid`` of this process, as leases record it."""
     global _HOLDER
-    pid = os.getpid()
-    if _HOLDER[0] != pid:  # first call, or a forked child
-        _HOLDER = (pid, f"{socket.gethostname()}:{pid}")
-    return _HOLDER[1]
+    if _HOLDER is None:
+        _HOLDER = f"{socket.gethostname()}:{os.getpid()}"
+    return _HOLDER
+
+
+def _forget_holder() -> None:
+    global _HOLDER
+    _HOLDER = None
+
+
+if hasattr(os, "register_at_fork"):  # POSIX: a forked child has a pid of its own
+    os.register_at_fork(after_in_child=_forget_holder)
 
 
 def _check_wait(thread_id: str, wait: float | None) -> None:

@@ -265,8 +265,9 @@ def _scan(value: Any, limit: int) -> tuple[int, type | None]:
     return _walk(value, limit)
 
 
-_EMPTY_KINDS = frozenset({list, dict, tuple})
-"""Containers :func:`_walk` counts as one more level, with nothing to walk, when empty."""
+_SCALARS_OR_EMPTY = _SCALARS | {list, dict, tuple}
+"""Scalars, and the containers :func:`_walk` counts as one more level with nothing to walk
+when empty."""
 
 
 def _scan_models(items: list[Any], limit: int) -> tuple[int, type | None] | None:
@@ -280,17 +281,20 @@ def _scan_models(items: list[Any], limit: int) -> tuple[int, type | None] | None
         return None
     values = list(chain.from_iterable(map(_values_of, map(_dict_of, items))))
     scalars = _SCALARS
-    empties = list(filterfalse(None, values))
-    if not scalars.union(_EMPTY_KINDS).issuperset(map(type, empties)):
-        return None  # an empty set, an empty bytearray…: the walk says what they count for
+    kinds = set(map(type, values))
+    if kinds <= scalars:
+        return 2, None  # the list, its models, nothing below
     full = list(filter(None, values))
+    if scalars.issuperset(map(type, full)):
+        # Nothing nests below the models but empty containers, which count one level more
+        # (an empty set, an empty bytearray…: the walk says what they count for).
+        return (3, None) if kinds <= _SCALARS_OR_EMPTY else None
+    if not _SCALARS_OR_EMPTY.issuperset(map(type, filterfalse(None, values))):
+        return None
     rest = list(compress(full, map(operator.not_, map(scalars.__contains__, map(type, full)))))
-    if rest:
-        # The list and its models are two levels; the rest is walked as one level below.
-        depth, buffer = _walk(tuple({id(v): v for v in rest}.values()), limit - 1)
-        return depth + 1, buffer
-    # Nothing nests below the models but empty containers, which count one level more.
-    return (3 if not scalars.issuperset(map(type, empties)) else 2), None
+    # The list and its models are two levels; the rest is walked as one level below.
+    depth, buffer = _walk(tuple({id(v): v for v in rest}.values()), limit - 1)
+    return depth + 1, buffer
 
 
 _values_of = dict.values
