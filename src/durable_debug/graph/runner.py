@@ -172,9 +172,14 @@ async def run_task(
                 scratchpad.counter = scratchpad.once_counter = scratchpad.subgraph_calls = 0
                 scratchpad.calls = 0
                 scratchpad.pushed = []
-            observed = hooks.has_observers()
-            if observed:
-                _notify(task, step, checkpoint_id, thread_id, checkpoint_ns, "start")
+            # what the task observers (hooks.py) are told of, when there are any
+            observed = (
+                (task, step, checkpoint_id, thread_id, checkpoint_ns)
+                if hooks.has_observers()
+                else None
+            )
+            if observed is not None:
+                _notify(*observed, "start")
             try:
                 own_config = _node_config(
                     config, configurable, graph_ns, own_ns, task, step, checkpoint_id
@@ -265,30 +270,14 @@ async def run_task(
                     task.error.__cause__ = exc
                 else:
                     task.status = "cancelled"
-                    if observed:
-                        _notify(
-                            task,
-                            step,
-                            checkpoint_id,
-                            thread_id,
-                            checkpoint_ns,
-                            "finish",
-                            "cancelled",
-                        )
+                    if observed is not None:
+                        _notify(*observed, "finish", "cancelled")
                     raise
             except Exception as exc:
                 task.status, task.error = "error", exc
-            if observed:
-                _notify(
-                    task,
-                    step,
-                    checkpoint_id,
-                    thread_id,
-                    checkpoint_ns,
-                    "finish",
-                    _OUTCOMES[task.status],
-                    repr(task.error) if task.error else None,
-                )
+            if observed is not None:
+                error = repr(task.error) if task.error else None
+                _notify(*observed, "finish", _OUTCOMES[task.status], error)
             wait = 0.0
             if task.status == "error" and not isinstance(task.error, ParentCommand):
                 wait = _retry_wait(spec.retry, task.error, attempt)
