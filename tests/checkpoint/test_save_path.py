@@ -220,3 +220,70 @@ def test_a_checkpoint_id_is_a_canonical_version_6_uuid_of_the_time() -> None:
         assert parsed.node == base._node
         ticks = ((parsed.int >> 80) << 12) | ((parsed.int >> 64) & 0x0FFF)
         assert before <= ticks <= after
+
+
+def _step(values: dict[str, Any], seen: dict[str, dict[str, str]]) -> Any:
+    checkpoint = empty_checkpoint()
+    checkpoint["channel_values"] = values
+    checkpoint["channel_versions"] = {k: f"{i + 1}" for i, k in enumerate(values)}
+    checkpoint["versions_seen"] = seen
+    checkpoint["updated_channels"] = sorted(values)
+    return checkpoint
+
+
+@pytest.mark.parametrize(
+    ("values", "seen", "writes", "record"),
+    [
+        ({"a": 1}, {}, [], None),
+        ({"a": [1, 2], "b": {"k": "v"}}, {"n": {"a": "1"}, "m": {}}, [("a", [3])], {"x": 1}),
+        ({}, {"n": {"a": "1", "b": "2"}}, [("a", None), ("__error__", "boom")], {"l": [1]}),
+        ({"s": "text"}, {"__input__": {}}, [("s", "t"), ("s", "u")], JSONReady(k=[1])),
+    ],
+    ids=["plain", "nested", "special-write", "repeated-channel"],
+)
+def test_an_unshared_step_is_stored_as_the_copying_put_stores_it(
+    values: dict[str, Any], seen: dict[str, dict[str, str]], writes: list[Any], record: Any
+) -> None:
+    """``put_step_unshared`` (the engine's, which changes no map it put) reads back as
+    ``aput_step`` (which copies them) does: checkpoint, metadata, writes and record."""
+
+    async def saved(unshared: bool) -> tuple[Any, ...]:
+        saver = MemorySaver()
+        start = _step({}, {})
+        start["id"] = "1f0-first"
+        first = await saver.aput({"configurable": {"thread_id": "t"}}, start, {}, {})
+        checkpoint = _step(dict(values), {n: dict(v) for n, v in seen.items()})
+        checkpoint["id"], checkpoint["ts"] = "1f0-step", "2026-01-01T00:00:00+00:00"
+        metadata: Any = {"step": 0, "source": "loop"}
+        if record is not None:
+            metadata[RECORD_KEY] = record
+        task_writes = [("task", list(writes), "~__pregel_pull, n")] if writes else []
+        args = (first, task_writes, checkpoint, metadata, checkpoint["channel_versions"])
+        if unshared:
+            config = saver.put_step_unshared(*args)
+        else:
+            config = await saver.aput_step(*args)
+        got = await saver.aget_tuple(config)
+        parent = await saver.aget_tuple(first)
+        assert got is not None and parent is not None
+        records = await saver.aget_debug_records("t", "", [checkpoint["id"]])
+        return (
+            config,
+            got.checkpoint,
+            got.metadata,
+            got.parent_config,
+            parent.pending_writes,
+            records,
+            sorted(saver.blobs.items()),
+        )
+
+    assert asyncio.run(saved(True)) == asyncio.run(saved(False))
+
+
+def test_a_split_without_copy_is_the_split_with_copy() -> None:
+    for record in ({"graph_fingerprint": "f"}, {"b": [1, (2, 3)]}, {}, None):
+        metadata: dict[str, Any] = {"step": 1, "source": "loop"}
+        if record is not None:
+            metadata[RECORD_KEY] = record
+        expected = split_stored_record(dict(metadata))
+        assert split_stored_record(metadata, copy=False) == expected

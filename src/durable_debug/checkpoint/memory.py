@@ -227,9 +227,36 @@ class MemorySaver(BaseCheckpointSaver):
         """Save the writes of a step's last tasks on the checkpoint ``config`` names, and
         ``checkpoint`` as its child: everything is serialized first, so a value that cannot
         be saved leaves the store untouched."""
+        return self._put_step(config, task_writes, checkpoint, metadata, new_versions, True)
+
+    def put_step_unshared(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """:meth:`aput_step`, done at once (nothing to await), for a caller that changes none
+        of ``checkpoint``'s maps once it is put and hands over ``metadata`` (the engine's
+        runs: each step's maps are new, see ``algo.apply_writes``): they are stored as they
+        are, not copied."""
+        return self._put_step(config, task_writes, checkpoint, metadata, new_versions, False)
+
+    def _put_step(
+        self,
+        config: RunnableConfig,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+        copy: bool,
+    ) -> RunnableConfig:
+        """:meth:`aput_step`; ``copy``: the caller may change ``checkpoint``'s maps or
+        ``metadata`` after (copy them)."""
         thread_id, checkpoint_ns, parent_id = config_address(config)
         # the record as the SQL savers store it (through JSON)
-        plain_metadata, record = split_stored_record(metadata)
+        plain_metadata, record = split_stored_record(metadata, copy=copy)
         if task_writes:
             writes = self._serialized_writes(thread_id, parent_id, task_writes)
             new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
@@ -239,17 +266,19 @@ class MemorySaver(BaseCheckpointSaver):
             new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
         if new_blobs:
             self.blobs.update(new_blobs)
-        # Copy the nested maps too: the caller may keep mutating its own.
-        seen = checkpoint["versions_seen"]
-        stored = cast(
-            Checkpoint,
-            {
-                **checkpoint,
-                "channel_values": {},
-                "channel_versions": dict(checkpoint["channel_versions"]),
-                "versions_seen": dict(zip(seen.keys(), map(dict, seen.values()), strict=True)),
-            },
-        )
+        if copy:  # the nested maps too: the caller may keep mutating its own
+            seen = checkpoint["versions_seen"]
+            stored = cast(
+                Checkpoint,
+                {
+                    **checkpoint,
+                    "channel_values": {},
+                    "channel_versions": dict(checkpoint["channel_versions"]),
+                    "versions_seen": dict(zip(seen.keys(), map(dict, seen.values()), strict=True)),
+                },
+            )
+        else:
+            stored = cast(Checkpoint, {**checkpoint, "channel_values": {}})
         checkpoint_id = checkpoint["id"]
         namespaces = self.storage.get(thread_id)
         if namespaces is None:

@@ -165,11 +165,12 @@ def split_record(metadata: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str,
 
 
 def split_stored_record(
-    metadata: Mapping[str, Any],
+    metadata: Mapping[str, Any], *, copy: bool = True
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """:func:`split_record`, the record copied as :func:`stored_record` copies it (one copy,
-    for a saver that keeps records in memory)."""
-    rest = dict(metadata)
+    for a saver that keeps records in memory). ``copy=False``: ``metadata`` is a ``dict``
+    the caller hands over, whose record key is taken out in place."""
+    rest = dict(metadata) if copy or type(metadata) is not dict else metadata
     record = rest.pop(RECORD_KEY, None)
     if not record:
         return rest, None

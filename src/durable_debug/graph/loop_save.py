@@ -274,13 +274,18 @@ class LoopSave(LoopStream):
             started = time.perf_counter()
             try:
                 key = (thread_id, self.checkpoint_ns, self.checkpoint["id"])
-                self.checkpoint_config = await self.saves.put_step(
+                args = (
                     self.checkpoint_config,
                     task_writes,
                     self._checkpoint_to_save(),
-                    attach_record(self.saves.saver, key, self.metadata, record),  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
+                    attach_record(self.saves.saver, key, self.metadata, record),
                     new_versions,
                 )
+                put_now = self.saves.put_now
+                if put_now is not None:
+                    self.checkpoint_config = put_now(*args)
+                else:
+                    self.checkpoint_config = await self.saves.put_step(*args)  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
             except SerdeError as exc:
                 if not deferred:
                     raise

@@ -23,7 +23,7 @@ run for a chain of nodes driven by ``invoke``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from durable_debug.checkpoint.base import (
@@ -40,6 +40,7 @@ from durable_debug.checkpoint.base import (
     empty_checkpoint,
     new_checkpoint_id,
 )
+from durable_debug.checkpoint.memory import MemorySaver
 from durable_debug.checkpoint.names import DELTA_COUNTERS
 from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
 from durable_debug.checkpoint.user_methods import SaverCalls
@@ -65,6 +66,16 @@ class RunSaves:
         """The saver's queue of this run's steps; None when each step is awaited."""
         self._direct = type(self.queue) is StepQueue
         """The default queue, which only awaits ``aput_step``: the step goes there at once."""
+        self.put_now: Callable[..., RunnableConfig] | None = None
+        """Saves a step at once, with nothing to await (the memory saver's own ``aput_step``:
+        the run changes no map of a checkpoint it put, so the saver need not copy them);
+        None: :meth:`put_step` saves it."""
+        if (
+            self._direct
+            and isinstance(saver, MemorySaver)
+            and getattr(saver.aput_step, "__func__", None) is MemorySaver.aput_step
+        ):
+            self.put_now = saver.put_step_unshared
 
     async def put_step(
         self,
