@@ -11,6 +11,7 @@ from typing import Annotated, Any
 from typing_extensions import TypedDict
 
 from durable_debug import END, START, Command, MemorySaver, Send, StateGraph, interrupt
+from durable_debug.graph.schema import StateSchema
 
 
 class CopyingSaver(MemorySaver):
@@ -68,6 +69,31 @@ def history(saver: MemorySaver) -> list[Any]:
 
 def test_unshared_saves_read_back_as_copied_saves() -> None:
     assert history(MemorySaver()) == history(CopyingSaver())
+
+
+class Private(TypedDict):
+    secret: str
+
+
+def plain(state: State) -> dict[str, Any]:
+    return {}
+
+
+def reads_private(state: Private) -> dict[str, Any]:
+    return {}
+
+
+def test_a_node_without_an_input_schema_leaves_the_graph_schema_as_made() -> None:
+    """``add_node`` makes the graph's schema again only for a node with an input schema of
+    its own: otherwise its keys are those a schema made anew would have."""
+
+    builder = StateGraph(State)
+    for name, fn in [("a", plain), ("b", reads_private), ("c", plain)]:
+        builder.add_node(name, fn)
+        fresh = StateSchema(builder.state_schema.schema, extra=builder._schemas)
+        assert builder.schema.keys == fresh.keys
+        assert builder.schema.own_keys == fresh.own_keys
+    assert "secret" in builder.schema.keys
 
 
 def test_an_aput_step_set_on_the_saver_itself_is_still_called() -> None:

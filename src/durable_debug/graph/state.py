@@ -180,7 +180,8 @@ class StateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             handler_name = f"{ERROR_HANDLER_PREFIX}{name}"
             if handler_name in self.nodes:
                 raise ValueError(f"Error handler node {handler_name!r} already exists")
-        self._add_schema(node_input)
+        if node_input is not None:  # (else the keys are those of the schema made before)
+            self._add_schema(node_input)
         if error_handler is not None:  # listed before its node, as LangGraph lists it
             assert handler_name is not None
             self._add_handler(handler_name, error_handler, node_input)
