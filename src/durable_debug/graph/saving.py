@@ -72,6 +72,7 @@ class RunSaves:
         None: :meth:`put_step` saves it."""
         if (
             self._direct
+            and type(self).put_step is RunSaves.put_step  # (a subclass saves its own way)
             and isinstance(saver, MemorySaver)
             and getattr(saver.aput_step, "__func__", None) is MemorySaver.aput_step
         ):
