@@ -548,7 +548,13 @@ def test_a_serializer_keeps_the_last_few_long_message_lists_it_saved() -> None:
 
     s = serde()
     s.dumps([HumanMessage("x")])  # the class known
-    assert s.dumps([HumanMessage("short", id="s")]) not in s._packed
-    blobs = [s.dumps([HumanMessage(f"{n}-{i}", id=f"{i}") for i in range(20)]) for n in range(9)]
-    assert list(s._packed) == blobs[-_PACKED:]
-    assert all(s.loads(blob)[0].content == f"{n}-0" for n, blob in enumerate(blobs))
+    s.dumps([HumanMessage("short", id="s")])
+    assert not s._packed
+    blobs = [s.dumps([HumanMessage("x" * n, id=f"{i}") for i in range(20)]) for n in range(9)]
+    assert [kept[0] for kept in s._packed.values()] == blobs[-_PACKED:]
+    assert all(s.loads(blob)[0].content == "x" * n for n, blob in enumerate(blobs))
+    # Two blobs of one size: the later is kept, both load as they should.
+    first = s.dumps([HumanMessage(f"a{i % 10}", id=f"{i}") for i in range(20)])
+    second = s.dumps([HumanMessage(f"b{i % 10}", id=f"{i}") for i in range(20)])
+    assert len(first) == len(second) and s._packed[len(first)][0] == second
+    assert s.loads(first)[0].content == "a0" and s.loads(second)[0].content == "b0"

@@ -483,10 +483,11 @@ class MsgpackSerializer:
         self.registry = registry or default_registry
         self.limits = limits or Limits.from_env()
         """What loading (and so saving) a value may cost; see :class:`Limits`."""
-        self._packed: dict[bytes, tuple[bytes, int]] = {}
-        """The last few long message lists saved (see :data:`_PACKED`): their blob → the
-        models' payloads joined as one msgpack array, and the depth :func:`_scan` found, so
-        that loading one of these blobs back unpacks it in one msgpack call."""
+        self._packed: dict[int, tuple[bytes, bytes, int]] = {}
+        """The last few long message lists saved (see :data:`_PACKED`), by their blob's size:
+        the blob, the models' payloads joined as one msgpack array, and the depth
+        :func:`_scan` found, so that loading one of these blobs back unpacks it in one
+        msgpack call."""
 
     # -- saving ------------------------------------------------------------------------------
 
@@ -560,10 +561,13 @@ class MsgpackSerializer:
     def _remember(self, payload: bytes, rows: bytes, depth: int) -> None:
         """Keep ``payload`` (a long message list just saved) with its models' payloads joined
         (``rows``) and its depth, for :meth:`_Decoding.model_list`: the last :data:`_PACKED`
-        of them. Keyed by the bytes themselves: a blob read back from a database is found
-        too, and the same bytes always load as the same value."""
+        of them. Found again by the size and then the bytes themselves (compared, not hashed:
+        a blob read back from a database is found too, and the same bytes always load as the
+        same value); a later blob of the same size takes the place of the earlier."""
         packed = self._packed
-        packed[payload] = (rows, depth)
+        size = len(payload)
+        packed.pop(size, None)
+        packed[size] = (payload, rows, depth)
         try:
             while len(packed) > _PACKED:
                 del packed[next(iter(packed))]
@@ -1058,9 +1062,9 @@ class _Decoding:
         the general way decodes it (and says what is wrong). A blob this serializer saved
         lately is unpacked from its models' payloads kept then (see
         :meth:`MsgpackSerializer._remember`) in one msgpack call."""
-        kept = self.serde._packed.get(payload) if type(payload) is bytes else None
-        if kept is not None and kept[1] <= self.limits.max_depth:
-            rows = msgpack.unpackb(kept[0], ext_hook=_not_models, strict_map_key=False)
+        kept = self.serde._packed.get(len(payload)) if type(payload) is bytes else None
+        if kept is not None and kept[0] == payload and kept[2] <= self.limits.max_depth:
+            rows = msgpack.unpackb(kept[1], ext_hook=_not_models, strict_map_key=False)
             self.shallow = len(rows)
             self.known = True
             return self.models_from(rows)
