@@ -488,3 +488,73 @@ def test_a_long_lists_depth_with_only_scalar_or_empty_fields_is_the_walks(
     MsgpackSerializer(registry).dumps([Flat(name="x"), HumanMessage("x"), AIMessage("y")])
     for limit in (1, 2, 3, 4, 128):
         assert _scan(messages, limit) == _walk(messages, limit), limit
+
+
+def plain_field(rng: Any, depth: int) -> Any:
+    """A message field of plain data (what a chat holds): scalars, lists and maps nested up
+    to ``depth``."""
+    kind = rng.randrange(6 if depth > 0 else 3)
+    if kind < 3:
+        return rng.choice([0, "", None, False, 7, "x", "ü" * 40, 1.5, [], {}])
+    inner = [plain_field(rng, depth - 1) for _ in range(rng.randrange(1, 3))]
+    return inner if kind == 3 else {f"k{i}": v for i, v in enumerate(inner)}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_message_list_just_saved_loads_as_the_general_way_loads_it(seed: int) -> None:
+    """A long message list a serializer saved lately loads from the models' payloads it kept
+    (one msgpack call): the same value, of the same classes, as a serializer that never saw it
+    loads from the bytes, fresh at every load, and held to the depth limit of the time."""
+    import random
+
+    rng = random.Random(seed)
+    messages: list[Any] = []
+    for i in range(rng.randrange(16, 40)):
+        kwargs = {k: plain_field(rng, 4) for k in ("a", "b") if rng.random() < 0.3}
+        if rng.random() < 0.02:
+            kwargs["c"] = random_field(rng, 3)  # now and then, a list saved the general way
+        cls = rng.choice([HumanMessage, AIMessage, SystemMessage])
+        content: Any = rng.choice([f"text {i}", "", [{"type": "text", "text": "t"}]])
+        messages.append(cls(content, id=f"m{i}", additional_kwargs=kwargs))
+    s = serde()
+    s.dumps([HumanMessage("x"), AIMessage("y"), SystemMessage("z")])  # classes known
+    try:
+        blob = s.dumps(messages)
+    except UnsupportedValueError:  # (a random field msgpack cannot key a map with)
+        return
+    general = serde().loads(blob)
+    for payload in (blob, bytes(bytearray(blob))):  # the saved bytes, or read back elsewhere
+        loaded = s.loads(payload)
+        assert loaded == general == messages
+        assert [type(m) for m in loaded] == [type(m) for m in general]
+        assert [m.__pydantic_fields_set__ for m in loaded] == [
+            m.__pydantic_fields_set__ for m in general
+        ]
+        loaded[0].content = "changed"  # the next load does not see it
+        loaded[0].additional_kwargs["new"] = 1
+    again = s.loads(blob)
+    assert again == messages and again[0] is not loaded[0]
+    depth = nesting_depth(messages, 128)
+    s.limits = Limits(max_depth=depth)
+    assert s.loads(blob) == messages
+    s.limits = Limits(max_depth=depth - 1)
+    with pytest.raises(CorruptPayloadError, match=f"deeper than the limit of {depth - 1}"):
+        s.loads(blob)
+
+
+def test_a_serializer_keeps_the_last_few_long_message_lists_it_saved() -> None:
+    """Only long message lists are kept, and only the last few (the memory stays bounded)."""
+    from durable_debug.checkpoint.serde import _PACKED
+
+    s = serde()
+    s.dumps([HumanMessage("x")])  # the class known
+    s.dumps([HumanMessage("short", id="s")])
+    assert not s._packed
+    blobs = [s.dumps([HumanMessage("x" * n, id=f"{i}") for i in range(20)]) for n in range(9)]
+    assert [kept[0] for kept in s._packed.values()] == blobs[-_PACKED:]
+    assert all(s.loads(blob)[0].content == "x" * n for n, blob in enumerate(blobs))
+    # Two blobs of one size: the later is kept, both load as they should.
+    first = s.dumps([HumanMessage(f"a{i % 10}", id=f"{i}") for i in range(20)])
+    second = s.dumps([HumanMessage(f"b{i % 10}", id=f"{i}") for i in range(20)])
+    assert len(first) == len(second) and s._packed[len(first)][0] == second
+    assert s.loads(first)[0].content == "a0" and s.loads(second)[0].content == "b0"

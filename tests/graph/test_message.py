@@ -128,3 +128,66 @@ def test_user_pairs_become_the_messages_langgraph_makes() -> None:
             assert mine.__pydantic_fields_set__ == other.__pydantic_fields_set__
     with pytest.raises(NotImplementedError):
         message.add_messages(existing, [("user", "a", "third item")])
+
+
+def _merge_both_ways(
+    monkeypatch: pytest.MonkeyPatch, left: list[Any], right: list[Any], **options: Any
+) -> tuple[Any, Any]:
+    """``add_messages(left, right)`` as it runs, and by the general way (a position per id),
+    each on its own copies of the messages: the result or the error."""
+    import copy
+
+    def outcome() -> Any:
+        try:
+            merged = message.add_messages(copy.deepcopy(left), copy.deepcopy(right), **options)
+        except (ValueError, TypeError) as exc:
+            return type(exc), str(exc)
+        return [(type(m).__name__, m.id, m.content) for m in merged]
+
+    quick = outcome()
+    with monkeypatch.context() as patched:
+        patched.setattr(message, "_all_new", lambda *args: False)
+        general = outcome()
+    return quick, general
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_new_messages_appended_at_once_merge_as_the_general_way(
+    monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Messages whose ids are all new are appended without a position per id: the same list,
+    or the same error, as the general way for any mix of new, repeated, replacing, removing
+    and odd ids."""
+    import random
+
+    from langchain_core.messages import AIMessage, RemoveMessage
+
+    rng = random.Random(seed)
+    left = [
+        rng.choice([HumanMessage, AIMessage])(f"l{i}", id=f"id{i}")
+        for i in range(rng.randrange(0, 30))
+    ]
+    right: list[Any] = []
+    for j in range(rng.randrange(1, 4)):
+        kind = rng.randrange(10)
+        if kind < 5:  # a new id (most often)
+            right.append(AIMessage(f"r{j}", id=f"new{j}"))
+        elif kind == 5:  # an id of the left side: replaces it
+            right.append(AIMessage(f"r{j}", id=f"id{rng.randrange(40)}"))
+        elif kind == 6:  # twice the same new id
+            right.append(AIMessage(f"r{j}", id="twice"))
+        elif kind == 7:
+            right.append(RemoveMessage(id=f"id{rng.randrange(40)}"))
+        elif kind == 8:
+            right.append(AIMessage(f"r{j}", id=f"new{j}"))
+            right[-1].id = 7  # an id that is no string (hashable)
+        else:
+            right.append(AIMessage(f"r{j}", id=f"new{j}"))
+            if rng.random() < 0.5:
+                right[-1].id = ["un", "hashable"]
+            elif left:
+                left[-1].id = ["un", "hashable"]
+    quick, general = _merge_both_ways(monkeypatch, left, right)
+    assert quick == general
+    quick, general = _merge_both_ways(monkeypatch, left, right, format="nope")
+    assert quick == general and isinstance(quick, tuple)  # an unknown format: an error

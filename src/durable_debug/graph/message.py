@@ -90,14 +90,20 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
             if ident(message) is None:
                 set_id(message, str(uuid.uuid4()))
     cut = None
+    removes = False
     for index, message in enumerate(right):
         if ident(message) is None:
             set_id(message, str(uuid.uuid4()))
-        if is_remove(message) and ident(message) == REMOVE_ALL_MESSAGES:
-            cut = index
+        if is_remove(message):
+            removes = True
+            if ident(message) == REMOVE_ALL_MESSAGES:
+                cut = index
     if cut is not None:
         return right[cut + 1 :]
     merged = list(left)
+    if not removes and _all_new(right, merged, ident):
+        merged += right  # the common case: new messages, appended (no id → position map)
+        return _formatted(lc, merged, format)
     try:
         position = dict(zip(map(ident, merged), range(len(merged)), strict=True))
     except TypeError:  # an id that is no string (a damaged blob): say which message has it
@@ -124,9 +130,25 @@ def add_messages(left: Any = _MISSING, right: Any = _MISSING, *, format: str | N
             merged.append(message)
     if removed:
         merged = [m for m in merged if ident(m) not in removed]
+    return _formatted(lc, merged, format)
+
+
+def _all_new(right: list[Any], left: list[Any], ident: Callable[[Any], Any]) -> bool:
+    """Whether the messages ``right`` have distinct ids, none of them an id of ``left`` (each
+    message then goes at the end, in order); False when an id cannot be hashed (the general
+    way says which)."""
+    try:
+        ids = set(map(ident, right))
+        return len(ids) == len(right) and ids.isdisjoint(map(ident, left))
+    except TypeError:
+        return False
+
+
+def _formatted(lc: Any, merged: list[Any], format: str | None) -> list[Any]:
+    """``merged`` in the ``format`` :func:`add_messages` was given."""
     if format == "langchain-openai" and lc is not None:
-        merged = _openai_format(lc, merged)
-    elif format is not None and format != "langchain-openai":
+        return _openai_format(lc, merged)
+    if format is not None and format != "langchain-openai":
         raise ValueError(
             f"Unrecognized format={format!r}. Expected one of 'langchain-openai', None."
         )

@@ -483,6 +483,11 @@ class MsgpackSerializer:
         self.registry = registry or default_registry
         self.limits = limits or Limits.from_env()
         """What loading (and so saving) a value may cost; see :class:`Limits`."""
+        self._packed: dict[int, tuple[bytes, bytes, int]] = {}
+        """The last few long message lists saved (see :data:`_PACKED`), by their blob's size:
+        the blob, the models' payloads joined as one msgpack array, and the depth
+        :func:`_scan` found, so that loading one of these blobs back unpacks it in one
+        msgpack call."""
 
     # -- saving ------------------------------------------------------------------------------
 
@@ -517,13 +522,14 @@ class MsgpackSerializer:
             )
         # msgpack writes a bytearray as bytes without asking: mark them first (rarely needed).
         marked = _mark_buffers(obj) if buffer is not None else obj
+        rows: bytes | None = None  # a long message list's models, joined (see _remember)
         try:
             payload = None
             if buffer is None:  # plain data first (see _plain_packer), inline: the common case
                 packer = getattr(_plain, "packer", None) or _plain_packer()
                 try:
                     if type(obj) is list and obj and type(obj[0]) in objects.PYDANTIC_CLASSES:
-                        payload = self._pack_models(obj, packer)  # a chat's message list
+                        payload, rows = self._pack_models(obj, packer)  # a chat's messages
                     else:
                         payload = packer.pack(obj)  # no hook: nothing can call back into it
                 except (TypeError, ValueError, OverflowError):  # it resets itself on errors
@@ -548,15 +554,35 @@ class MsgpackSerializer:
                 f"the value takes {len(payload)} bytes serialized, more than the limit of "
                 f"{limits.max_bytes} that loading enforces; {limits.hint('max_bytes')}"
             )
+        if rows is not None and len(payload) <= _KEEP_BUFFER:
+            self._remember(payload, rows, depth)
         return TAG, payload
 
-    def _pack_models(self, items: list[Any], packer: msgpack.Packer) -> bytes:
+    def _remember(self, payload: bytes, rows: bytes, depth: int) -> None:
+        """Keep ``payload`` (a long message list just saved) with its models' payloads joined
+        (``rows``) and its depth, for :meth:`_Decoding.model_list`: the last :data:`_PACKED`
+        of them. Found again by the size and then the bytes themselves (compared, not hashed:
+        a blob read back from a database is found too, and the same bytes always load as the
+        same value); a later blob of the same size takes the place of the earlier."""
+        packed = self._packed
+        size = len(payload)
+        packed.pop(size, None)
+        packed[size] = (payload, rows, depth)
+        try:
+            while len(packed) > _PACKED:
+                del packed[next(iter(packed))]
+        except (KeyError, RuntimeError, StopIteration):  # another thread evicted it first
+            pass
+
+    def _pack_models(self, items: list[Any], packer: msgpack.Packer) -> tuple[bytes, bytes | None]:
         """A list of pydantic models (a chat's messages) whose fields are plain data, packed
         without the extension hook: each model as the extension value the general way makes
         (the same bytes), its payload packed by ``packer`` too. Raises TypeError when an item
         is not a model saved before or a field is not plain data (the caller then packs the
         list the general way). No extension value is nested in another here, so the whole
-        payload's size bounds each one's (checked by the caller)."""
+        payload's size bounds each one's (checked by the caller). Also returns, for a list
+        of :data:`_LONG` models or more, their payloads joined as one msgpack array (what
+        :meth:`_Decoding.model_list` unpacks), else None."""
         models = objects.PYDANTIC_CLASSES
         pack: Callable[[Any], bytes] = packer.pack
         names: dict[type, str] = {}
@@ -566,9 +592,12 @@ class MsgpackSerializer:
             for cls in classes:
                 names[cls] = objects.name_for_saving(self.registry, cls)
             named = map(names.__getitem__, map(type, items))
-            payloads = map(pack, map(list, zip(named, map(_dict_of, items), strict=True)))
+            payloads = list(map(pack, map(list, zip(named, map(_dict_of, items), strict=True))))
             codes = zip(_MODEL_CODES, payloads, strict=False)  # the codes never end
-            return pack(list(map(_new_ext, repeat(msgpack.ExtType), codes)))
+            whole = pack(list(map(_new_ext, repeat(msgpack.ExtType), codes)))
+            if len(payloads) < _LONG:
+                return whole, None
+            return whole, _ARRAY32 + len(payloads).to_bytes(4, "big") + b"".join(payloads)
         values = []
         for item in items:
             cls = type(item)
@@ -581,7 +610,7 @@ class MsgpackSerializer:
             extra = getattr(item, "__pydantic_extra__", None)
             payload = pack([name, {**fields, **extra} if extra else fields])
             values.append(_new_ext(msgpack.ExtType, (_PYDANTIC, payload)))
-        return pack(values)
+        return pack(values), None
 
     def _too_deep(self, error: type[E], what: str) -> E:
         limits = self.limits
@@ -908,6 +937,14 @@ class _Encoding:
         return _new_ext(msgpack.ExtType, (code, payload))
 
 
+_PACKED = 4
+"""How many long message lists a serializer keeps after saving them (see
+:meth:`MsgpackSerializer._remember`): a chat thread's next turn loads the one its last step
+saved."""
+
+_ARRAY32 = b"\xdd"
+"""The first byte of a msgpack array 32 (its length follows in four bytes)."""
+
 _BUF_SIZE = 1 << 14
 """The first buffer of an encoding's packers (they grow as needed). With msgpack's default,
 256 KiB, and two packers alive at once (an extension value inside the value), every call grew
@@ -940,7 +977,17 @@ class _Decoding:
     instead of overflowing the stack.
     """
 
-    __slots__ = ("depth", "held", "limits", "models", "serde", "shallow", "table", "widest")
+    __slots__ = (
+        "depth",
+        "held",
+        "known",
+        "limits",
+        "models",
+        "serde",
+        "shallow",
+        "table",
+        "widest",
+    )
 
     def __init__(self, serde: MsgpackSerializer) -> None:
         self.serde = serde
@@ -956,6 +1003,9 @@ class _Decoding:
         self.widest = 0
         """The most container headers any of those models' payloads may hold (see
         :meth:`bounds_depth`)."""
+        self.known = False
+        """Whether the blob is one this serializer saved lately, whose depth :func:`_scan`
+        found within the limit then (see :meth:`model_list`)."""
 
     def _lengths(self, size: int) -> dict[str, int]:
         # msgpack already refuses a declared length beyond the bytes it was given; only a
@@ -1009,7 +1059,15 @@ class _Decoding:
         collects each model's payload, the second unpacks them all joined as one array. The
         same values, limits and errors as the general way (:meth:`ext` on each model); None
         when the blob is not a list of models with plain fields only, or is malformed, so that
-        the general way decodes it (and says what is wrong)."""
+        the general way decodes it (and says what is wrong). A blob this serializer saved
+        lately is unpacked from its models' payloads kept then (see
+        :meth:`MsgpackSerializer._remember`) in one msgpack call."""
+        kept = self.serde._packed.get(len(payload)) if type(payload) is bytes else None
+        if kept is not None and kept[0] == payload and kept[2] <= self.limits.max_depth:
+            rows = msgpack.unpackb(kept[1], ext_hook=_not_models, strict_map_key=False)
+            self.shallow = len(rows)
+            self.known = True
+            return self.models_from(rows)
         payloads: list[bytes] = []
         keep = payloads.append
 
@@ -1028,7 +1086,7 @@ class _Decoding:
             widest = max([len(data.translate(None, not_heads)) for data in payloads])
             if widest > self.limits.max_depth:
                 return None
-            joined = b"\xdd" + count.to_bytes(4, "big") + b"".join(payloads)
+            joined = _ARRAY32 + count.to_bytes(4, "big") + b"".join(payloads)
             rows = msgpack.unpackb(joined, ext_hook=_not_models, strict_map_key=False)
         except Exception:  # an extension value inside a model, or a malformed blob
             return None
@@ -1074,7 +1132,7 @@ class _Decoding:
         return (
             type(value) is list
             and self.shallow == len(value)
-            and self.widest <= self.limits.max_depth
+            and (self.known or self.widest <= self.limits.max_depth)
             and objects.PYDANTIC_CLASSES.issuperset(map(type, value))
         )
 
