@@ -287,3 +287,30 @@ def test_a_split_without_copy_is_the_split_with_copy() -> None:
             metadata[RECORD_KEY] = record
         expected = split_stored_record(dict(metadata))
         assert split_stored_record(metadata, copy=False) == expected
+
+
+@pytest.mark.parametrize(
+    "writes",
+    [
+        [("a", 1), ("b", [2]), ("a", 3)],
+        [("__error__", "one"), ("a", 1), ("__error__", "two")],
+        [("__interrupt__", [1]), ("__resume__", ["x"]), ("__interrupt__", [2]), ("b", None)],
+        [],
+    ],
+    ids=["ordinary", "error-twice", "specials", "none"],
+)
+def test_one_tasks_writes_on_a_new_checkpoint_are_stored_as_the_general_loop_stores_them(
+    writes: list[tuple[str, Any]],
+) -> None:
+    """A lone task's writes go in whole (``dict``); the general loop keeps an ordinary write
+    once and a special one last: the same entries, in the same order."""
+    saver = MemorySaver()
+    serialized = saver._serialized_writes("t", "c", [("task", writes, "p")])
+    saver._store_writes(("t", "", "fast"), serialized, True)
+    saver._store_writes(("t", "", "loop"), serialized, False)
+    fast, loop = saver.writes[("t", "", "fast")], saver.writes[("t", "", "loop")]
+    assert list(fast.items()) == list(loop.items())
+    again = saver._serialized_writes("t", "c", [("task", [("a", 9), ("__error__", "3")], "p")])
+    saver._store_writes(("t", "", "fast"), again, True)  # on a bucket that exists: the loop
+    saver._store_writes(("t", "", "loop"), again, False)
+    assert list(fast.items()) == list(loop.items())

@@ -70,6 +70,7 @@ __all__ = [
     "holder_proof",
     "lease_held",
     "lease_released",
+    "lease_to_confirm",
     "thread_lease",
 ]
 
@@ -157,6 +158,12 @@ def check_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
     own check, inside each write, is what guarantees it; this one fails earlier.)"""
     if _RENEWER.lost:  # no lease of this process is known lost: nothing to look up
         fence_token(saver, thread_id)
+
+
+def lease_to_confirm() -> bool:
+    """False when :func:`confirm_lease` has nothing to do for any thread (no lease of this
+    process expires or was lost): the engine then skips the call."""
+    return bool(_RENEWER.lost) or _RENEWER.renews_any()
 
 
 async def confirm_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:

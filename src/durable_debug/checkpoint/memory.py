@@ -261,7 +261,9 @@ class MemorySaver(BaseCheckpointSaver):
             writes = self._serialized_writes(thread_id, parent_id, task_writes)
             new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
             # (parent_id was checked: writes need one)
-            self._store_writes((thread_id, checkpoint_ns, str(parent_id)), writes)
+            self._store_writes(
+                (thread_id, checkpoint_ns, str(parent_id)), writes, len(task_writes) == 1
+            )
         else:
             new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
         if new_blobs:
@@ -278,7 +280,7 @@ class MemorySaver(BaseCheckpointSaver):
                 },
             )
         else:
-            stored = cast(Checkpoint, {**checkpoint, "channel_values": {}})
+            stored = {**checkpoint, "channel_values": {}}  # (no cast: a call each step)
         checkpoint_id = checkpoint["id"]
         namespaces = self.storage.get(thread_id)
         if namespaces is None:
@@ -316,7 +318,7 @@ class MemorySaver(BaseCheckpointSaver):
         serialized = self._serialized_writes(
             thread_id, checkpoint_id, ((task_id, writes, task_path),)
         )
-        self._store_writes((thread_id, checkpoint_ns, str(checkpoint_id)), serialized)
+        self._store_writes((thread_id, checkpoint_ns, str(checkpoint_id)), serialized, True)
 
     def _serialized_blobs(
         self,
@@ -344,33 +346,44 @@ class MemorySaver(BaseCheckpointSaver):
 
     def _serialized_writes(
         self, thread_id: str, checkpoint_id: str | None, task_writes: Sequence[TaskWrites]
-    ) -> list[tuple[str, int, str, Blob, str]]:
+    ) -> list[tuple[tuple[str, int], _StoredWrite]]:
         """Tasks' writes serialized, for the checkpoint ``checkpoint_id`` (which they need):
-        ``(task_id, idx, channel, blob, task_path)`` each."""
+        each as stored, with its key in the checkpoint's writes (``(task_id, idx)``, the idx
+        of a special channel its own)."""
         if checkpoint_id is None:
             raise InvalidConfigError("put_writes needs a config that names a checkpoint_id")
         serialized = []
         dumps = self.serde.dumps_typed
+        special = SPECIAL_WRITE_IDX
         channel = ""
         try:
             for task_id, writes, task_path in task_writes:
                 for idx, (channel, value) in enumerate(writes):
-                    serialized.append((task_id, idx, channel, dumps(value), task_path))
+                    stored = _new_tuple(_StoredWrite, (task_id, channel, dumps(value), task_path))
+                    serialized.append(((task_id, special.get(channel, idx)), stored))
         except SerdeError as exc:
             raise exc.located(thread=thread_id, checkpoint=checkpoint_id, channel=channel) from None
         return serialized
 
     def _store_writes(
-        self, key: tuple[str, str, str], serialized: list[tuple[str, int, str, Blob, str]]
+        self,
+        key: tuple[str, str, str],
+        serialized: list[tuple[tuple[str, int], _StoredWrite]],
+        one_task: bool,
     ) -> None:
+        """Store writes of :meth:`_serialized_writes` on the checkpoint ``key``: an ordinary
+        write once (the first kept), a special one replacing the one before. ``one_task``:
+        they are one task's, whose ordinary writes have keys of their own."""
         bucket = self.writes.get(key)
         if bucket is None:
+            if one_task:  # only a special write's key can repeat: the last one kept
+                self.writes[key] = dict(serialized)
+                return
             bucket = self.writes[key] = {}
-        for task_id, idx, channel, blob, task_path in serialized:
-            write_key = (task_id, SPECIAL_WRITE_IDX.get(channel, idx))
-            if write_key in bucket and channel not in SPECIAL_WRITE_IDX:
+        for write_key, write in serialized:
+            if write_key in bucket and write.channel not in SPECIAL_WRITE_IDX:
                 continue
-            bucket[write_key] = _new_tuple(_StoredWrite, (task_id, channel, blob, task_path))
+            bucket[write_key] = write
 
     async def adelete_thread(self, thread_id: str) -> None:
         """Forget every checkpoint, blob and write of ``thread_id``."""

@@ -30,7 +30,12 @@ from durable_debug.checkpoint.base import (
     config_thread_id,
     empty_checkpoint,
 )
-from durable_debug.checkpoint.lease import confirm_lease, lease_held, thread_lease
+from durable_debug.checkpoint.lease import (
+    confirm_lease,
+    lease_held,
+    lease_to_confirm,
+    thread_lease,
+)
 from durable_debug.checkpoint.names import MESSAGES_PROTOCOL, NS_END
 from durable_debug.checkpoint.records import TASK_CALLS, aadd_findings, aadd_task_calls
 from durable_debug.graph.algo import INTERRUPT_SEEN, Task, TaskRecord, prepare_tasks, preview_values
@@ -417,14 +422,16 @@ class RunLoop(LoopStart, LoopTasks):
                 self.drained = True
                 break
             to_run = self._tasks_to_run(tasks)
-            if to_run and self.saves is not None:  # a run that lost its lease starts no node
+            if to_run and self.saves is not None and lease_to_confirm():
+                # a run that lost its lease starts no node
                 await confirm_lease(self.saves.saver, self.thread_id or "")
             if self.outbox or self.live:  # (_reported, checked inline: three times a step)
                 yield
             if len(to_run) == 1 and self._lone_awaited:
                 # No chunk can come while it runs (so a sync node may run inline): just await it.
                 await self._run_one(to_run[0], self.step + 1, alone=True)
-                await self._task_done(to_run[0], defer=True)
+                if not self._defer_done(to_run[0]):
+                    await self._task_done(to_run[0], defer=True)
                 if to_run[0].status == "error" and self._reported():
                     yield  # its outcome goes out before its error is raised, as LangGraph
             elif to_run:

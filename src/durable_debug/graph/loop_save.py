@@ -15,13 +15,12 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Mapping
 from functools import cached_property
-from typing import Any, cast
+from typing import Any
 
 from durable_debug.checkpoint.base import (
     ERROR,
     ERROR_SOURCE,
     FAILURES,
-    CheckpointMetadata,
     new_checkpoint_id,
     replace_checkpoint,
     run_metadata,
@@ -252,7 +251,7 @@ class LoopSave(LoopStream):
             )
             if counters:
                 metadata[DELTA_COUNTERS] = counters
-        self.metadata = cast(CheckpointMetadata, metadata)
+        self.metadata = metadata  # type: ignore[assignment]  # the keys of CheckpointMetadata (no cast: a call each step)
         self.pending = {}
         if self.saves is not None:
             if fresh is None:
@@ -301,8 +300,9 @@ class LoopSave(LoopStream):
                 # the parent the loaded checkpoint had.
                 self.parent_config = parent
         # The step is saved: what its lone task produced may now be reported.
-        self.outbox.extend(self.held)
-        self.held.clear()
+        if self.held:
+            self.outbox.extend(self.held)
+            self.held.clear()
 
 
 def _goes_to_handler(task: Task, nodes: Mapping[str, Any]) -> bool:

@@ -284,15 +284,12 @@ class LoopTasks(LoopSave):
         is no sibling whose failure its saved writes would have to survive), and its chunks
         are held until then.
         """
+        if defer and self._defer_done(task):
+            return
         held = False
         if self.saves is not None:
             if task.status == "done":
-                writes = self._writes_to_save(task)
-                if defer:
-                    self.deferred.append((task, writes))
-                    held = True
-                else:
-                    await self._save_task_writes(task, writes)
+                await self._save_task_writes(task, self._writes_to_save(task))
             elif task.status == "interrupt":
                 payload = [saved_interrupt(i) for i in task.interrupts]
                 paused: list[tuple[str, Any]] = [(INTERRUPT, payload)]
@@ -309,6 +306,20 @@ class LoopTasks(LoopSave):
             if not task.interrupts:
                 return  # paused by a subgraph's static interrupt: no outcome, as LangGraph
             self._report_pause(task)
+        self._report_result(task, held)
+
+    def _defer_done(self, task: Task) -> bool:
+        """:meth:`_task_done` with ``defer`` for a task that finished, done at once (nothing
+        to await): its writes kept for :meth:`_put`, its chunks held. False (nothing done)
+        for any other task, or a run that saves nothing."""
+        if self.saves is None or task.status != "done":
+            return False
+        self.deferred.append((task, self._writes_to_save(task)))
+        self._report_result(task, True)
+        return True
+
+    def _report_result(self, task: Task, held: bool) -> None:
+        """Report a finished task's ``task_result`` (held until its step is saved)."""
         if task.name != START and self.producers.wants("task_result"):
             chunks = self.producers.chunks(
                 "task_result",

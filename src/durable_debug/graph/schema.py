@@ -130,7 +130,7 @@ class StateSchema:
         declares (and, for a dict state, the keys ``also`` names)."""
         if self.kind == "root":
             return values.get(ROOT)
-        if any(k not in self._own_set for k in values):
+        if not self._own_set.issuperset(values):  # (a key of another schema among them)
             keep = self._own_set.union(also) if self.kind in _DICT_KINDS else self._own_set
             values = {k: v for k, v in values.items() if k in keep}
         if self.kind == "dataclass":
