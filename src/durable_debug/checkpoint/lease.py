@@ -174,7 +174,7 @@ async def confirm_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
     process's monotonic clock, which counts a stopped process's time too). After a longer
     stall the lease is renewed here first, and :class:`LeaseLostError` is raised if another
     run took the thread meanwhile, so a run that lost its lease starts no further node."""
-    if not _RENEWER.lost and not _RENEWER.renews_any():
+    if not lease_to_confirm():
         return  # no lease of this process expires (the memory saver's), none is lost
     token = fence_token(saver, thread_id)
     if token is None:
