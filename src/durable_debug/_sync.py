@@ -1,10 +1,21 @@
 """Run a coroutine to completion from synchronous code, inside or outside an event loop.
 
 Every synchronous method in durable_debug (``graph.invoke``, ``saver.get_tuple``…) is a thin
-wrapper over its async twin. The wrapper cannot simply call ``asyncio.run``: in a Jupyter cell an
-event loop is already running in the calling thread. So all synchronous calls are executed on one
-long-lived event loop that runs in a daemon thread. Using one loop for every sync call also keeps
-loop-bound resources (database connection pools) on the loop that created them.
+wrapper over its async twin. Where it runs the coroutine:
+
+- In a thread with no event loop running (a script, a worker thread), on an event loop of that
+  thread's own, kept from call to call: the caller's thread does the work, as LangGraph's sync
+  ``invoke`` does. Handing every call to another thread and waiting for it costs two thread
+  wake-ups, each of which may move the work to another CPU: on a two-core machine that was a
+  quarter of a short graph run.
+- In a thread whose event loop is running (a Jupyter cell runs inside the kernel's loop), the
+  wrapper cannot run a loop of its own: the call runs on one long-lived event loop in a daemon
+  thread, and the caller waits for it.
+- Inside either of those (a synchronous node calling ``graph.invoke``), on a private loop in a
+  fresh thread: waiting on the loop the caller runs on would never end.
+
+The database savers do their loop-bound work on a loop of their own (``checkpoint/_io.py``), so
+they may be called from any of these loops.
 
     >>> async def answer():
     ...     return 42
@@ -19,8 +30,10 @@ import concurrent.futures
 import contextlib
 import contextvars
 import logging
+import os
 import sys
 import threading
+import weakref
 from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar, cast
 
@@ -62,11 +75,13 @@ def private_loop_context() -> contextvars.Context:
 
 
 def on_runner_loop() -> bool:
-    """True inside a coroutine running on the shared background loop."""
+    """True inside a coroutine running on a loop :func:`run_sync` runs (the shared background
+    loop, or a thread's own loop for its sync calls)."""
     try:
-        return asyncio.get_running_loop() is _loop
+        running = asyncio.get_running_loop()
     except RuntimeError:
         return False
+    return running is _loop or running is getattr(_here, "loop", None)
 
 
 def sync_caller() -> bool:
@@ -111,19 +126,50 @@ def run_in_background(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future
     return asyncio.run_coroutine_threadsafe(coro, _runner_loop())
 
 
+_here = threading.local()
+"""Per thread: ``loop``, the event loop :func:`run_sync` runs that thread's calls on (made at
+its first call, closed when the thread ends), and ``busy``, true while one runs."""
+
+
+def _close_own_loop(loop: asyncio.AbstractEventLoop, pid: int) -> None:
+    """Close a thread's own loop when the thread ends. In a forked child (every thread's locals
+    go then) the loop's epoll instance is the parent's, and closing it would unregister the
+    parent's wake-up pipe, leaving the parent's loop deaf to every call handed to it: there
+    it is only marked closed, so neither ``close()`` nor its collection touches the selector."""
+    if os.getpid() == pid:
+        loop.close()
+    else:
+        loop._closed = True  # type: ignore[attr-defined]  # BaseEventLoop's flag (3.10-3.13)
+
+
+def _forget_thread_loops() -> None:
+    """In a forked child: the parent's loops are not its own (see :func:`_close_own_loop`)."""
+    global _here
+    _here = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_thread_loops)
+
+
 def in_runner_thread() -> bool:
-    """True when the caller already runs on the shared background loop's thread."""
-    return _thread is not None and threading.current_thread() is _thread
+    """True when the caller runs on a loop :func:`run_sync` runs: the shared background
+    loop's thread, or a thread running a sync call on its own loop."""
+    return (_thread is not None and threading.current_thread() is _thread) or getattr(
+        _here, "busy", False
+    )
 
 
 def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | None = None) -> T:
     """Run ``coro`` to completion and return its result, from any synchronous context.
 
-    The coroutine runs on the shared background loop. When the caller *is* that loop's thread
-    (a synchronous node that itself calls ``graph.invoke``), a private loop in a fresh thread
-    runs it instead, since waiting on our own loop would deadlock. Either way the coroutine
-    sees the caller's context variables (a graph invoked inside a node finds that node, and
-    that it is inside its caller's run, which already holds the thread's lease).
+    A caller with no running event loop runs the coroutine itself, on its thread's own loop;
+    a caller inside a running loop (a notebook cell) waits for the shared background loop to
+    run it. When the caller already runs on one of those loops (a synchronous node that itself
+    calls ``graph.invoke``), a private loop in a fresh thread runs it instead, since waiting on
+    our own loop would deadlock. Every way, the coroutine sees the caller's context variables
+    (a graph invoked inside a node finds that node, and that it is inside its caller's run,
+    which already holds the thread's lease).
 
     ``context``: run in this context rather than a copy of the caller's. Driving one async
     generator step by step (a sync ``stream``) passes the same context to every step, so
@@ -134,7 +180,10 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
         context = contextvars.copy_context()
     if not context.run(_SYNC_CALLER.get):
         context.run(_SYNC_CALLER.set, True)
-    if in_runner_thread() or _PRIVATE_LOOP.get():
+    nested = in_runner_thread() or _PRIVATE_LOOP.get()
+    if not nested and _running_loop() is None:
+        return _run_here(coro, context)
+    if nested:
 
         def run_private() -> T:
             loop = asyncio.new_event_loop()
@@ -147,6 +196,44 @@ def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | Non
         with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(run_private).result()
     return _run_on(_runner_loop(), coro, context)
+
+
+def _run_here(coro: Coroutine[Any, Any, T], context: contextvars.Context) -> T:
+    """Run ``coro`` as a task of the calling thread's own loop, in ``context``."""
+    loop: asyncio.AbstractEventLoop | None = getattr(_here, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        _here.loop = loop
+        # closed when the thread ends (its locals go) or, for the main thread, at exit
+        _here.owner = owner = _LoopOwner()
+        weakref.finalize(owner, _close_own_loop, loop, os.getpid())
+    try:
+        task = _task_in(loop, coro, context)
+    except BaseException:
+        coro.close()
+        raise
+    _here.busy = True
+    try:
+        return loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        if not task.cancelled():  # the run's own error (a cancelled node), not its end
+            raise
+        # as from the shared loop: the task was cancelled on its loop (a stopped run)
+        raise concurrent.futures.CancelledError() from None
+    except BaseException:
+        # KeyboardInterrupt outside the task's own code (the loop was between two of its
+        # steps): the run stops as a cancelled one does, and the loop is left with no task.
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                loop.run_until_complete(task)
+        raise
+    finally:
+        _here.busy = False
+
+
+class _LoopOwner:
+    """What a thread's own loop lives as long as (kept in the thread's locals)."""
 
 
 def _run_on(
