@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Any
 
 import pytest
 from typing_extensions import TypedDict
@@ -245,3 +246,81 @@ def test_a_forked_child_runs_on_a_loop_of_its_own() -> None:
     forked.set()
     worker.join(WAIT)
     assert worker_saw == ["woken"]
+
+
+def _interrupt_main_when(condition: Any, times: int = 1) -> threading.Thread:
+    """A thread that sends the main thread SIGINT (what Ctrl-C does) ``times`` times, each
+    once ``condition()`` holds."""
+    main = threading.main_thread().ident
+    assert main is not None
+
+    def interrupt() -> None:
+        for _ in range(times):
+            deadline = time.monotonic() + WAIT
+            while not condition() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            signal.pthread_kill(main, signal.SIGINT)
+            time.sleep(0.05)  # the next press comes after this one was handled
+
+    thread = threading.Thread(target=interrupt, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_ctrl_c_stops_a_scripts_sync_invoke_and_the_thread_runs_again() -> None:
+    """Ctrl-C during ``invoke`` in a script (the main thread runs the graph): the node waiting
+    is cancelled, the caller gets KeyboardInterrupt, and the thread can run again at once."""
+    waiting, cancelled = threading.Event(), threading.Event()
+
+    async def wait_forever(state: _Value) -> _Value:
+        waiting.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            cancelled.set()
+            raise
+        return state
+
+    def quick(state: _Value) -> _Value:
+        return {"value": state["value"] + 1}
+
+    builder = dd.StateGraph(_Value).add_node("slow", wait_forever).add_node("quick", quick)
+    builder = builder.add_conditional_edges(
+        dd.START, lambda s: "slow" if s["value"] == 0 else "quick"
+    )
+    graph = builder.compile(checkpointer=dd.MemorySaver())
+    config = {"configurable": {"thread_id": "ctrl-c"}}
+    _interrupt_main_when(waiting.is_set)
+    with pytest.raises(KeyboardInterrupt):
+        graph.invoke({"value": 0}, config)
+    assert cancelled.is_set()
+    assert graph.invoke({"value": 1}, config) == {"value": 2}  # its lease was given back
+
+
+def test_a_second_ctrl_c_stops_a_sync_node_that_never_awaits() -> None:
+    """The first Ctrl-C can only cancel the run at its next await; a sync node that loops
+    without one is stopped by the second, raised inside it (as LangGraph's sync run is)."""
+    looping = threading.Event()
+    seen: list[str] = []
+
+    def spin(state: _Value) -> _Value:
+        looping.set()
+        try:
+            while True:
+                time.sleep(0.005)
+        except KeyboardInterrupt:
+            seen.append("interrupted in the node")
+            raise
+
+    graph = (
+        dd.StateGraph(_Value)
+        .add_node("spin", spin)
+        .add_edge(dd.START, "spin")
+        .compile(checkpointer=dd.MemorySaver())
+    )
+    config = {"configurable": {"thread_id": "spin"}}
+    _interrupt_main_when(looping.is_set, times=2)
+    with pytest.raises(KeyboardInterrupt):
+        graph.invoke({"value": 0}, config)
+    assert seen == ["interrupted in the node"]
+    assert run_sync(asyncio.sleep(0, "still serving")) == "still serving"

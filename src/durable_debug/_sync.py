@@ -31,6 +31,8 @@ import contextlib
 import contextvars
 import logging
 import os
+import signal
+import socket
 import sys
 import threading
 import weakref
@@ -128,18 +130,46 @@ def run_in_background(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future
 
 _here = threading.local()
 """Per thread: ``loop``, the event loop :func:`run_sync` runs that thread's calls on (made at
-its first call, closed when the thread ends), and ``busy``, true while one runs."""
+its first call, closed when the thread ends), ``wake``, the socket Ctrl-C wakes it through,
+and ``busy``, true while one runs."""
 
 
-def _close_own_loop(loop: asyncio.AbstractEventLoop, pid: int) -> None:
-    """Close a thread's own loop when the thread ends. In a forked child (every thread's locals
-    go then) the loop's epoll instance is the parent's, and closing it would unregister the
-    parent's wake-up pipe, leaving the parent's loop deaf to every call handed to it: there
-    it is only marked closed, so neither ``close()`` nor its collection touches the selector."""
+def _close_own_loop(
+    loop: asyncio.AbstractEventLoop, pid: int, wake: tuple[socket.socket, socket.socket]
+) -> None:
+    """Close a thread's own loop (and its Ctrl-C wake-up sockets) when the thread ends. In a
+    forked child (every thread's locals go then) the loop's epoll instance is the parent's,
+    and closing it would unregister the parent's wake-up pipe, leaving the parent's loop deaf
+    to every call handed to it: there it is only marked closed, so neither ``close()`` nor its
+    collection touches the selector (the child's copies of the descriptors close with their
+    objects)."""
     if os.getpid() == pid:
         loop.close()
+        for end in wake:
+            end.close()
     else:
         loop._closed = True  # type: ignore[attr-defined]  # BaseEventLoop's flag (3.10-3.13)
+
+
+def _new_own_loop() -> asyncio.AbstractEventLoop:
+    """The calling thread's own loop, with a socket pair whose reading end it watches: Ctrl-C
+    writes to the other end (``signal.set_wakeup_fd``, see :class:`_CtrlC`)."""
+    loop = asyncio.new_event_loop()
+    reader, writer = socket.socketpair()
+    reader.setblocking(False)
+    writer.setblocking(False)
+    loop.add_reader(reader.fileno(), _drain, reader)
+    _here.loop, _here.wake = loop, writer
+    # closed when the thread ends (its locals go) or, for the main thread, at exit
+    _here.owner = owner = _LoopOwner()
+    weakref.finalize(owner, _close_own_loop, loop, os.getpid(), (reader, writer))
+    return loop
+
+
+def _drain(reader: socket.socket) -> None:
+    with contextlib.suppress(OSError):  # BlockingIOError once empty
+        while reader.recv(4096):
+            pass
 
 
 def _forget_thread_loops() -> None:
@@ -202,34 +232,72 @@ def _run_here(coro: Coroutine[Any, Any, T], context: contextvars.Context) -> T:
     """Run ``coro`` as a task of the calling thread's own loop, in ``context``."""
     loop: asyncio.AbstractEventLoop | None = getattr(_here, "loop", None)
     if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        _here.loop = loop
-        # closed when the thread ends (its locals go) or, for the main thread, at exit
-        _here.owner = owner = _LoopOwner()
-        weakref.finalize(owner, _close_own_loop, loop, os.getpid())
-    try:
-        task = _task_in(loop, coro, context)
-    except BaseException:
-        coro.close()
-        raise
+        loop = _new_own_loop()
     _here.busy = True
+    ctrl_c = _CtrlC(loop)  # before the task exists: no Ctrl-C leaves it pending on the loop
+    task: asyncio.Task[T] | None = None
     try:
+        task = ctrl_c.task = _task_in(loop, coro, context)
         return loop.run_until_complete(task)
     except asyncio.CancelledError:
+        assert task is not None
+        if ctrl_c.pressed:  # the run stopped at its next await: the caller sees Ctrl-C
+            raise KeyboardInterrupt() from None
         if not task.cancelled():  # the run's own error (a cancelled node), not its end
             raise
         # as from the shared loop: the task was cancelled on its loop (a stopped run)
         raise concurrent.futures.CancelledError() from None
     except BaseException:
-        # KeyboardInterrupt outside the task's own code (the loop was between two of its
-        # steps): the run stops as a cancelled one does, and the loop is left with no task.
-        if not task.done():
+        # KeyboardInterrupt raised in the loop's own code (a second Ctrl-C, or a SIGINT
+        # handler of the caller's that raises): the run is cancelled; yet another Ctrl-C
+        # stops waiting for it.
+        if task is None:  # never started
+            coro.close()
+        elif not task.done():
             task.cancel()
             with contextlib.suppress(BaseException):
                 loop.run_until_complete(task)
         raise
     finally:
+        ctrl_c.restore()
         _here.busy = False
+
+
+class _CtrlC:
+    """While the main thread runs a task on its own loop: Ctrl-C cancels the task (it stops
+    at its next ``await``, its ``finally`` blocks run) instead of raising KeyboardInterrupt
+    wherever the thread happens to be, which may be inside the loop's own bookkeeping and
+    leave the task unable to finish. A second Ctrl-C raises KeyboardInterrupt as usual (a
+    synchronous node that never awaits is stopped that way). ``asyncio.run`` does the same.
+    Only Python's default handler is replaced, and only in the main thread."""
+
+    __slots__ = ("loop", "pressed", "previous", "previous_fd", "task")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop, self.pressed = loop, False
+        self.task: asyncio.Task[Any] | None = None
+        self.previous: Any = None
+        self.previous_fd = -1
+        if (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        ):
+            # A signal that lands just before the loop blocks in select would only be handled
+            # when select returns: the wake-up byte makes it return.
+            self.previous_fd = signal.set_wakeup_fd(_here.wake.fileno(), warn_on_full_buffer=False)
+            self.previous = signal.signal(signal.SIGINT, self._pressed)
+
+    def _pressed(self, signum: int, frame: Any) -> None:
+        if self.pressed or self.task is None or self.task.done():
+            raise KeyboardInterrupt()
+        self.pressed = True
+        self.task.cancel()
+        self.loop.call_soon_threadsafe(lambda: None)  # wake the loop waiting in select
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+            signal.set_wakeup_fd(self.previous_fd)
 
 
 class _LoopOwner:
@@ -263,11 +331,13 @@ def _run_on(
         done.release()
 
     def cancel() -> None:  # runs after ``start`` (the loop runs callbacks in order)
-        if started and isinstance(started[0], asyncio.Task):
+        if not started:  # interrupted before ``start`` was handed to the loop
+            coro.close()
+        elif isinstance(started[0], asyncio.Task):
             started[0].cancel()
 
-    loop.call_soon_threadsafe(start)
     try:
+        loop.call_soon_threadsafe(start)  # (inside: Ctrl-C right after it must cancel too)
         done.acquire()
     except BaseException:
         # KeyboardInterrupt in a notebook, or the caller's own cancellation: stop the work too.
