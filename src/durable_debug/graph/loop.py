@@ -17,7 +17,6 @@ import asyncio
 import collections
 import contextlib
 from collections.abc import AsyncGenerator, Collection
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -44,7 +43,7 @@ from durable_debug.graph.delta_counters import delta_frequencies
 from durable_debug.graph.findings import RunFindings
 from durable_debug.graph.interrupts import Answers
 from durable_debug.graph.loop_start import LoopStart
-from durable_debug.graph.loop_state import Durability, Event
+from durable_debug.graph.loop_state import Durability, Event, per_run
 from durable_debug.graph.loop_tasks import LoopTasks
 from durable_debug.graph.push import CallRunner
 from durable_debug.graph.recording import RunRecording
@@ -345,7 +344,9 @@ class RunLoop(LoopStart, LoopTasks):
             finally:
                 if self.saves is not None:  # the run ends once all it put is saved
                     await self.saves.finish(completed)
-                    await self._report_leftover_findings()
+                    recording = self.recording
+                    if self.findings.pending or (recording is not None and recording.tapes):
+                        await self._report_leftover_findings()
         except Exception as exc:
             if self.graph_run is not None:
                 await self.graph_run.error(exc)
@@ -478,7 +479,7 @@ class RunLoop(LoopStart, LoopTasks):
                 break
         self.values = self.graph.read_state(self.channels)
 
-    @cached_property
+    @per_run
     def _lone_awaited(self) -> bool:
         """Whether a step's lone task is simply awaited: no chunk can come while it runs (no
         live stream mode, no subgraph chunks to forward, no node streaming as it runs, no
