@@ -473,15 +473,16 @@ def replace_checkpoint(checkpoint: Checkpoint, **changes: Any) -> Checkpoint:
 
 def empty_checkpoint() -> Checkpoint:
     """Return the checkpoint a thread starts from: no channels, no versions."""
-    return Checkpoint(
-        v=1,
-        id=new_checkpoint_id(),
-        ts=now_iso(),
-        channel_values={},
-        channel_versions={},
-        versions_seen={},
-        updated_channels=None,
-    )
+    checkpoint: Checkpoint = {  # a literal: calling the TypedDict takes keywords, each run
+        "v": 1,
+        "id": new_checkpoint_id(),
+        "ts": now_iso(),
+        "channel_values": {},
+        "channel_versions": {},
+        "versions_seen": {},
+        "updated_channels": None,
+    }
+    return checkpoint
 
 
 # --- a run's steps, saved in order --------------------------------------------------------
