@@ -161,7 +161,7 @@ def check_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
 def lease_to_confirm() -> bool:
     """False when :func:`confirm_lease` has nothing to do for any thread (no lease of this
     process expires or was lost): the engine then skips the call."""
-    return bool(_RENEWER.lost) or _RENEWER.renews_any()
+    return bool(_RENEWER.lost or _RENEWER._valid)  # a lease renewed here, or one lost
 
 
 async def confirm_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
@@ -617,10 +617,6 @@ class _Renewer:
         """Tokens of held leases another run took (found when renewing them)."""
         self._valid: dict[str, tuple[float, float]] = {}
         """token → (lease seconds, monotonic time until which the lease is surely ours)."""
-
-    def renews_any(self) -> bool:
-        """Whether any lease of this process is renewed here (one that expires)."""
-        return bool(self._valid)
 
     def entry(self, token: str) -> tuple[float, float] | None:
         """(lease seconds, valid until) of a held lease, or None when not renewed here."""
