@@ -389,20 +389,20 @@ def metadata_matches(metadata: Mapping[str, Any], filter: Mapping[str, Any] | No
 _GREGORIAN_OFFSET = 0x01B21DD213814000  # 100 ns ticks from 1582-10-15 to 1970-01-01
 _id_lock = threading.Lock()
 _last_ticks = 0
-_node = int.from_bytes(os.urandom(6), "big")
-_node_hex = f"{_node:012x}"
-_clock_bits = random.Random(os.urandom(16)).getrandbits
-"""The random bits of each id (its clock sequence): a generator seeded from the system's
-randomness once per process, not a system call per checkpoint."""
+_node = 0
+_id_tail = ""
+"""The last two groups of every id of this process: its clock sequence (random, with the
+variant bits) and its node (random), drawn once per process, not per checkpoint. Ids stay
+unique: within a process their ticks strictly increase, and another process draws its own."""
 
 
 def _reseed() -> None:
-    global _node, _node_hex, _clock_bits
+    global _node, _id_tail
     _node = int.from_bytes(os.urandom(6), "big")
-    _node_hex = f"{_node:012x}"
-    _clock_bits = random.Random(os.urandom(16)).getrandbits
+    _id_tail = f"{0x8000 | random.Random(os.urandom(16)).getrandbits(14):04x}-{_node:012x}"
 
 
+_reseed()
 if hasattr(os, "register_at_fork"):  # a forked child's ids draw bits of their own
     os.register_at_fork(after_in_child=_reseed)
 
@@ -418,11 +418,10 @@ def new_checkpoint_id() -> str:
         if ticks <= _last_ticks:
             ticks = _last_ticks + 1
         _last_ticks = ticks
-    # Each field formatted on its own (no 128-bit integer, no slicing of its hex text).
-    time_high = (ticks >> 12) & 0xFFFF_FFFF_FFFF
+    # Each time field formatted on its own (no 128-bit integer, no slicing of its hex text).
     return (
-        f"{time_high >> 16:08x}-{time_high & 0xFFFF:04x}-{0x6000 | (ticks & 0x0FFF):04x}-"
-        f"{0x8000 | _clock_bits(14):04x}-{_node_hex}"
+        f"{(ticks >> 28) & 0xFFFF_FFFF:08x}-{(ticks >> 12) & 0xFFFF:04x}-"
+        f"{0x6000 | (ticks & 0x0FFF):04x}-{_id_tail}"
     )
 
 
@@ -474,15 +473,16 @@ def replace_checkpoint(checkpoint: Checkpoint, **changes: Any) -> Checkpoint:
 
 def empty_checkpoint() -> Checkpoint:
     """Return the checkpoint a thread starts from: no channels, no versions."""
-    return Checkpoint(
-        v=1,
-        id=new_checkpoint_id(),
-        ts=now_iso(),
-        channel_values={},
-        channel_versions={},
-        versions_seen={},
-        updated_channels=None,
-    )
+    checkpoint: Checkpoint = {  # a literal: calling the TypedDict takes keywords, each run
+        "v": 1,
+        "id": new_checkpoint_id(),
+        "ts": now_iso(),
+        "channel_values": {},
+        "channel_versions": {},
+        "versions_seen": {},
+        "updated_channels": None,
+    }
+    return checkpoint
 
 
 # --- a run's steps, saved in order --------------------------------------------------------

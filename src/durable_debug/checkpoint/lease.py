@@ -38,13 +38,11 @@ import datetime as _dt
 import logging
 import math
 import os
+import random
 import socket
 import threading
 import time
-import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from durable_debug.checkpoint._io import io_loop
 from durable_debug.checkpoint.errors import DurableDebugError, InvalidConfigError, ThreadBusyError
@@ -163,7 +161,7 @@ def check_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
 def lease_to_confirm() -> bool:
     """False when :func:`confirm_lease` has nothing to do for any thread (no lease of this
     process expires or was lost): the engine then skips the call."""
-    return bool(_RENEWER.lost) or _RENEWER.renews_any()
+    return bool(_RENEWER.lost or _RENEWER._valid)  # a lease renewed here, or one lost
 
 
 async def confirm_lease(saver: BaseCheckpointSaver, thread_id: str) -> None:
@@ -462,14 +460,13 @@ def lease_held(saver: BaseCheckpointSaver, thread_id: str, *, wait: float | None
     return (id(saver), thread_id) in _HELD.get()
 
 
-@asynccontextmanager
-async def thread_lease(
+def thread_lease(
     saver: BaseCheckpointSaver,
     thread_id: str,
     *,
     wait: float | None = None,
     only_abandoned: bool = False,
-) -> AsyncIterator[None]:
+) -> _ThreadLease:
     """Hold ``thread_id``'s lease on ``saver`` for the body of the ``async with``.
 
     Raises :class:`ThreadBusyError` when another run holds it and ``wait`` seconds (default:
@@ -479,53 +476,84 @@ async def thread_lease(
     (expired, never given back), in one statement; :class:`NoAbandonedLeaseError` when the
     thread has no such lease (its run ended, or another worker recovered it meanwhile).
     """
-    _check_wait(thread_id, wait)
-    key = (id(saver), thread_id)
-    held = _HELD.get()
-    if key in held:
-        yield
-        return
-    token = uuid.uuid4().hex
-    holder = holder_name()
-    seconds = saver.lease_seconds
-    started = time.monotonic()
-    pause = 0.005
-    while True:
-        sent = time.monotonic()
-        if only_abandoned:
-            found = await saver._lease_take_abandoned(thread_id, token, holder, seconds)
-            if found is None:
-                raise NoAbandonedLeaseError(thread_id)
-            info = found
-        else:
-            info = await saver._lease_acquire(thread_id, token, holder, seconds)
-        if info.token == token:
-            break
-        if (key, info.token) in _UNRELEASED or info.token in _SENT_BACK:
-            # This process's own earlier run, whose give-back failed (the store was away) or
-            # is still on its way.
-            await saver._lease_release(thread_id, info.token)
-            _UNRELEASED.discard((key, info.token))
-            continue
-        waited = time.monotonic() - started
-        if wait is None or waited >= wait:
-            raise ThreadBusyError(thread_id, info.holder, info.since, waited=round(waited, 1))
-        # Woken at once when a run of this process gives it back; another process's release
-        # is seen within CROSS_PROCESS_POLL.
-        await _wait_released(thread_id, min(pause, max(wait - waited, 0.0)))
-        pause = min(pause * 2, CROSS_PROCESS_POLL)
-    if seconds is not None:
-        _RENEWER.add(token, saver, thread_id, seconds, sent + seconds)
-    previous = _HELD.set(held | {key})
-    tokens = _TOKENS.get()
-    previous_tokens = _TOKENS.set(tokens | {(key, token)})
-    try:
-        yield
-    finally:
+    return _ThreadLease(saver, thread_id, wait, only_abandoned)
+
+
+class _ThreadLease:
+    """The context manager :func:`thread_lease` returns (a plain class: every run enters
+    one, and a generator-based context manager costs more than the lease itself)."""
+
+    __slots__ = ("only_abandoned", "restore", "saver", "thread_id", "token", "wait")
+
+    def __init__(
+        self, saver: BaseCheckpointSaver, thread_id: str, wait: float | None, only_abandoned: bool
+    ) -> None:
+        self.saver = saver
+        self.thread_id = thread_id
+        self.wait = wait
+        self.only_abandoned = only_abandoned
+        self.token: str | None = None
+        """The lease taken (None: the context already held it, nothing to give back)."""
+        self.restore: tuple[Any, ...] = ()
+        """The context variables' tokens and former values, reset on exit."""
+
+    async def __aenter__(self) -> None:
+        saver, thread_id, wait = self.saver, self.thread_id, self.wait
+        _check_wait(thread_id, wait)
+        key = (id(saver), thread_id)
+        held = _HELD.get()
+        if key in held:
+            return
+        token = _new_token()
+        holder = holder_name()
+        seconds = saver.lease_seconds
+        started = time.monotonic()
+        pause = 0.005
+        while True:
+            sent = time.monotonic()
+            if self.only_abandoned:
+                found = await saver._lease_take_abandoned(thread_id, token, holder, seconds)
+                if found is None:
+                    raise NoAbandonedLeaseError(thread_id)
+                info = found
+            else:
+                info = await saver._lease_acquire(thread_id, token, holder, seconds)
+            if info.token == token:
+                break
+            if (key, info.token) in _UNRELEASED or info.token in _SENT_BACK:
+                # This process's own earlier run, whose give-back failed (the store was away)
+                # or is still on its way.
+                await saver._lease_release(thread_id, info.token)
+                _UNRELEASED.discard((key, info.token))
+                continue
+            waited = time.monotonic() - started
+            if wait is None or waited >= wait:
+                raise ThreadBusyError(thread_id, info.holder, info.since, waited=round(waited, 1))
+            # Woken at once when a run of this process gives it back; another process's
+            # release is seen within CROSS_PROCESS_POLL.
+            await _wait_released(thread_id, min(pause, max(wait - waited, 0.0)))
+            pause = min(pause * 2, CROSS_PROCESS_POLL)
+        if seconds is not None:
+            _RENEWER.add(token, saver, thread_id, seconds, sent + seconds)
+        tokens = _TOKENS.get()
+        self.restore = (
+            _HELD.set(held | {key}),
+            _TOKENS.set(tokens | {(key, token)}),
+            held,
+            tokens,
+        )
+        self.token = token
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        token = self.token
+        if token is None:
+            return
+        saver, thread_id = self.saver, self.thread_id
+        previous, previous_tokens, held, tokens = self.restore
         try:
             _HELD.reset(previous)
             _TOKENS.reset(previous_tokens)
-        except ValueError:  # an async generator closed from another context
+        except ValueError:  # left from another context (an async generator closed there)
             _HELD.set(held)
             _TOKENS.set(tokens)
         _RENEWER.discard(token)
@@ -534,10 +562,35 @@ async def thread_lease(
         except Exception:
             # Not raised: it would hide the run's own outcome or error. The lease expires by
             # itself; this process's next run on the thread takes it back at once.
-            _UNRELEASED.add((key, token))
+            _UNRELEASED.add(((id(saver), thread_id), token))
             logger.warning("could not release the lease on thread %r", thread_id, exc_info=True)
         finally:
             lease_released(thread_id)
+
+
+_TOKEN_MASK = ~((0xF000 << 64) | (0xC000 << 48))
+_TOKEN_MARKS = (0x4000 << 64) | (0x8000 << 48)  # version 4, RFC 4122 variant
+
+
+_token_bits = random.Random(os.urandom(16)).getrandbits
+"""Random bits of lease tokens: a generator seeded from the system's randomness once per
+process (re-seeded in a forked child), not a system call per run."""
+
+
+def _new_token() -> str:
+    """A new lease token: 32 hex digits, as ``uuid.uuid4().hex`` writes them (the version
+    and variant bits set), from :data:`_token_bits`."""
+    bits = _token_bits(128) & _TOKEN_MASK | _TOKEN_MARKS
+    return f"{bits:032x}"
+
+
+def _reseed_tokens() -> None:
+    global _token_bits
+    _token_bits = random.Random(os.urandom(16)).getrandbits
+
+
+if hasattr(os, "register_at_fork"):  # a forked child's tokens draw bits of their own
+    os.register_at_fork(after_in_child=_reseed_tokens)
 
 
 class _Renewer:
@@ -564,10 +617,6 @@ class _Renewer:
         """Tokens of held leases another run took (found when renewing them)."""
         self._valid: dict[str, tuple[float, float]] = {}
         """token → (lease seconds, monotonic time until which the lease is surely ours)."""
-
-    def renews_any(self) -> bool:
-        """Whether any lease of this process is renewed here (one that expires)."""
-        return bool(self._valid)
 
     def entry(self, token: str) -> tuple[float, float] | None:
         """(lease seconds, valid until) of a held lease, or None when not renewed here."""

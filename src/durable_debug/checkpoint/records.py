@@ -264,6 +264,8 @@ def _json_copy(value: Any) -> Any:
                 copied[key] = _json_copy(inner)
         return copied
     if kind is list or kind is tuple:
+        if leaves.issuperset(map(type, value)):  # leaves only (a graph structure's names)
+            return list(value)
         return [item if type(item) in leaves else _json_copy(item) for item in value]
     if kind in _PLAIN_LEAVES:
         return value

@@ -48,6 +48,10 @@ ASYNC_METHODS = ("aget_tuple", "aput", "aput_writes")
 STEP_METHODS = ("aput_step", "step_queue")
 """durable_debug's own step saving: a subclass overriding one saves steps its own way."""
 
+_SYNC_WANTED = frozenset(SYNC_METHODS)
+_ASYNC_WANTED = frozenset((*ASYNC_METHODS, "get_next_version"))
+"""The overrides a sync run calls, and those an async run calls."""
+
 
 @functools.cache
 def _overridden(cls: type) -> frozenset[str]:
@@ -77,8 +81,7 @@ class SaverCalls:
         self.saver = saver
         self.sync = sync_caller() if sync is None else sync
         """Whether synchronous code started the run (its sync overrides are called)."""
-        wanted = SYNC_METHODS if self.sync else (*ASYNC_METHODS, "get_next_version")
-        self.methods = overridden_methods(saver) & frozenset(wanted)
+        self.methods = overridden_methods(saver) & (_SYNC_WANTED if self.sync else _ASYNC_WANTED)
         """The overridden methods this run calls; empty: the saver's own fast paths."""
         writes = "put_writes" if self.sync else "aput_writes"
         self.writes_take_path = writes not in self.methods or _takes_task_path(type(saver), writes)

@@ -491,15 +491,16 @@ def make_checkpoint(
             value = channel.value if own else channel.checkpoint()
             if value is not MISSING:
                 values[name] = value
-    return Checkpoint(
-        v=1,
-        id=checkpoint_id,
-        ts=now_iso(),
-        channel_values=values,
-        channel_versions=versions,
-        versions_seen=versions_seen,
-        updated_channels=sorted(updated) if updated is not None else None,
-    )
+    checkpoint: Checkpoint = {  # a literal: calling the TypedDict takes keywords, each step
+        "v": 1,
+        "id": checkpoint_id,
+        "ts": now_iso(),
+        "channel_values": values,
+        "channel_versions": versions,
+        "versions_seen": versions_seen,
+        "updated_channels": sorted(updated) if updated is not None else None,
+    }
+    return checkpoint
 
 
 _PLAIN_CHECKPOINT: dict[type[Channel], bool] = {}

@@ -17,7 +17,6 @@ import asyncio
 import collections
 import contextlib
 from collections.abc import AsyncGenerator, Collection
-from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -44,7 +43,7 @@ from durable_debug.graph.delta_counters import delta_frequencies
 from durable_debug.graph.findings import RunFindings
 from durable_debug.graph.interrupts import Answers
 from durable_debug.graph.loop_start import LoopStart
-from durable_debug.graph.loop_state import Durability, Event
+from durable_debug.graph.loop_state import Durability, Event, per_run
 from durable_debug.graph.loop_tasks import LoopTasks
 from durable_debug.graph.push import CallRunner
 from durable_debug.graph.recording import RunRecording
@@ -278,7 +277,7 @@ class RunLoop(LoopStart, LoopTasks):
 
     # -- driving -----------------------------------------------------------------------------
 
-    async def events(self) -> AsyncGenerator[Event, None]:
+    def events(self) -> AsyncGenerator[Event, None]:
         """Run to the end, yielding ``(mode, chunk)`` for every requested stream mode; a
         subgraph's chunks come as ``("subgraph", (namespace, mode, chunk))``.
 
@@ -289,21 +288,20 @@ class RunLoop(LoopStart, LoopTasks):
         is read, run or written. A subgraph run inside a task of the run holding the thread
         shares that lease (the lease is re-entrant within a run's context).
         """
-        # A run with no enclosing stream yields its own events (no routing layer); a nested
-        # run's lease is its enclosing run's (re-entrant: nothing to take).
+        # A run with no enclosing stream yields its own events (no routing layer, and no
+        # layer for the lease: ``_events`` holds it).
         outer = self.nesting.stream if self.nesting is not None else None
-        routed = self._events() if outer is None else self._routed()
-        thread_id = config_thread_id(self.config) if self.saver is not None else ""
-        if self.saver is None or lease_held(self.saver, thread_id, wait=self.wait):
-            async with contextlib.aclosing(routed) as events:
-                async for event in events:
-                    yield event
-            return
-        lease = thread_lease(self.saver, thread_id, wait=self.wait)
-        # Taken before the run reads anything; the run ends (if left early) before it goes.
-        async with lease, contextlib.aclosing(routed) as events:
-            async for event in events:
-                yield event
+        return self._events() if outer is None else self._routed()
+
+    def _lease(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """The thread's lease, for ``_events`` to hold; nothing to take without a saver, or
+        for a nested run, whose lease is its enclosing run's (re-entrant)."""
+        if self.saver is None:
+            return _NO_LEASE
+        thread_id = config_thread_id(self.config)
+        if lease_held(self.saver, thread_id, wait=self.wait):
+            return _NO_LEASE
+        return thread_lease(self.saver, thread_id, wait=self.wait)
 
     async def _routed(self) -> AsyncGenerator[Event, None]:
         """The run's events, or, for a subgraph whose parent streams subgraphs, nothing: its
@@ -328,32 +326,42 @@ class RunLoop(LoopStart, LoopTasks):
 
     async def _events(self) -> AsyncGenerator[Event, None]:
         """The one place events leave the run. Everything else reports into ``outbox`` (or
-        ``live``, from running nodes) and yields to say "pass on what is there now"."""
-        if self.config.get("callbacks") or langsmith_tracing():
-            await self._start_graph_run()
-        completed = False
-        try:
+        ``live``, from running nodes) and yields to say "pass on what is there now".
+
+        The thread's lease is taken before the run reads anything, and given back once it
+        has ended (left early: once what it put is saved)."""
+        async with self._lease():
+            if self.config.get("callbacks") or langsmith_tracing():
+                await self._start_graph_run()
+            completed = False
             try:
-                async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
-                    async for _ in run:
-                        events = self._drain()
-                        if events and self.saves is not None:
-                            await self.saves.settle()  # a chunk reports a saved step
-                        for event in events:
-                            yield event
-                completed = True
-            finally:
-                if self.saves is not None:  # the run ends once all it put is saved
-                    await self.saves.finish(completed)
-                    await self._report_leftover_findings()
-        except Exception as exc:
+                try:
+                    async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
+                        async for _ in run:
+                            events = self._drain()
+                            if events and self.saves is not None:
+                                await self.saves.settle()  # a chunk reports a saved step
+                            for event in events:
+                                yield event
+                    completed = True
+                finally:
+                    if self.saves is not None:  # the run ends once all it put is saved
+                        await self.saves.finish(completed)
+                        recording = self.recording
+                        if self.findings.pending or (recording is not None and recording.tapes):
+                            await self._report_leftover_findings()
+            except Exception as exc:
+                if self.graph_run is not None:
+                    await self.graph_run.error(exc)
+                raise
+            if (
+                self.stopped_on is not None
+                and self.nesting is None
+                and self.config.get("callbacks")
+            ):
+                await self._report_lifecycle(self.stopped_on, self.interrupts)
             if self.graph_run is not None:
-                await self.graph_run.error(exc)
-            raise
-        if self.stopped_on is not None and self.nesting is None and self.config.get("callbacks"):
-            await self._report_lifecycle(self.stopped_on, self.interrupts)
-        if self.graph_run is not None:
-            await self.graph_run.end(self.graph.output_values(self.values))
+                await self.graph_run.end(self.graph.output_values(self.values))
 
     async def _report_leftover_findings(self) -> None:
         """Findings no checkpoint of the run took (it saved none after them: a resume with
@@ -478,7 +486,7 @@ class RunLoop(LoopStart, LoopTasks):
                 break
         self.values = self.graph.read_state(self.channels)
 
-    @cached_property
+    @per_run
     def _lone_awaited(self) -> bool:
         """Whether a step's lone task is simply awaited: no chunk can come while it runs (no
         live stream mode, no subgraph chunks to forward, no node streaming as it runs, no
@@ -498,6 +506,10 @@ class RunLoop(LoopStart, LoopTasks):
         if not any(v > seen.get(ch, "") for ch, v in self.checkpoint["channel_versions"].items()):
             return False
         return any(t.name in nodes or ("*" in nodes and t.name != START) for t in tasks)
+
+
+_NO_LEASE = contextlib.nullcontext()
+"""What a run holds when it takes no lease (an async context manager doing nothing)."""
 
 
 def _nothing() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Collection, Mapping
-from functools import cached_property
 from typing import Any
 
 from durable_debug.checkpoint.base import (
@@ -40,6 +39,7 @@ from durable_debug.graph.algo import (
 from durable_debug.graph.channels import Channel
 from durable_debug.graph.delta_counters import count_step, delta_frequencies, overwritten
 from durable_debug.graph.failures import failure_entry, failure_history
+from durable_debug.graph.loop_state import per_run
 from durable_debug.graph.loop_stream import LoopStream
 from durable_debug.graph.nodes import TASKS
 from durable_debug.graph.saving import ExitSaves
@@ -56,7 +56,7 @@ class LoopSave(LoopStream):
     """The last checkpoint :meth:`_save_checkpoint` made from the run's channels (the next
     one copies its values and reads only the channels the step updated)."""
 
-    @cached_property
+    @per_run
     def _snapshots_built_in(self) -> bool:
         """Whether every channel of the run is one of the engine's own kinds, whose value
         changes only when ``apply_writes`` reports it updated (another kind's snapshot is
@@ -70,12 +70,12 @@ class LoopSave(LoopStream):
                 self.graph.__dict__["_snapshots_built_in"] = found
         return found
 
-    @cached_property
+    @per_run
     def _delta_frequencies(self) -> dict[str, int]:
         """``delta_counters.delta_frequencies`` of the run's graph, looked up once a run."""
         return delta_frequencies(self.graph)
 
-    @cached_property
+    @per_run
     def _run_metadata(self) -> dict[str, Any]:
         """What the run's config adds to each checkpoint's metadata (``base.run_metadata``):
         the config does not change during a run, so it is worked out once, not per step."""

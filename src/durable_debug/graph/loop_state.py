@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
 
 if TYPE_CHECKING:
     from collections.abc import Collection
@@ -36,11 +37,40 @@ if TYPE_CHECKING:
     from durable_debug.graph.subgraph import Nesting, Replay, SubgraphStream
     from durable_debug.graph.types import Interrupt
 
-__all__ = ["Durability", "Event", "LoopState"]
+__all__ = ["Durability", "Event", "LoopState", "per_run"]
 
 Event = tuple[str, Any]
 
 Durability = Literal["sync", "async", "exit"]
+
+_T = TypeVar("_T")
+
+
+class per_run(Generic[_T]):  # lower case, as the decorator it replaces
+    """``functools.cached_property`` without its lock (Python 3.11 takes one at each first
+    read, and a run reads several once): a value of the run worked out at its first read,
+    then kept in the run's ``__dict__``. Two threads reading it at once would both work it
+    out, to the same value."""
+
+    def __init__(self, func: Callable[[Any], _T]) -> None:
+        self.func = func
+        self.name = func.__name__
+        self.__doc__ = func.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> per_run[_T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> _T: ...
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.func(instance)
+        return value
 
 
 class LoopState:

@@ -28,6 +28,7 @@ from durable_debug.graph.calls import (
     call,
     config_run_id,
 )
+from durable_debug.graph.delta_counters import delta_frequencies
 from durable_debug.graph.interrupts import _SCRATCHPAD, Scratchpad, current_scratchpad
 from durable_debug.graph.managed import managed_values
 from durable_debug.graph.message_ids import ensure_message_ids
@@ -495,7 +496,8 @@ def _writes_before_branches(
             is_subgraph = fn is not None and graph.subgraph_of(spec.name) is fn
             on_unknown = findings.on_unknown_key(spec.name, quiet=is_subgraph)
         updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
-    updates = ensure_message_ids(channels, updates)
+    if delta_frequencies(graph):  # only a DeltaChannel key's messages are given ids
+        updates = ensure_message_ids(channels, updates)
     writes: list[tuple[str, Any]] = list(updates)
     if goto:
         writes += targets_to_writes(spec.name, goto, graph.nodes)

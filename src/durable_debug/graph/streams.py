@@ -227,7 +227,9 @@ class Producers:
 
     def __init__(self, modes: Iterable[str], output_keys: OutputKeys = None) -> None:
         requested = set(modes)
-        self.modes = tuple(m for m in (*STREAM_MODES, EVENTS_MODE) if m in requested)
+        self.modes = (
+            tuple(m for m in (*STREAM_MODES, EVENTS_MODE) if m in requested) if requested else ()
+        )  # (a plain invoke streams none)
         self._by_kind: dict[str, list[tuple[str, Produce]]] = {}
         narrowed: dict[str, Produce] = {}
         if output_keys is not None:
