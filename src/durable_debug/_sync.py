@@ -40,6 +40,7 @@ from collections.abc import AsyncGenerator, Callable, Coroutine, Iterator
 from typing import Any, TypeVar, cast
 
 __all__ = [
+    "call_outside_loop",
     "in_runner_thread",
     "iterate_sync",
     "on_runner_loop",
@@ -188,6 +189,21 @@ def in_runner_thread() -> bool:
     return (_thread is not None and threading.current_thread() is _thread) or getattr(
         _here, "busy", False
     )
+
+
+def call_outside_loop(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Call ``fn`` as code no event loop runs: a sync node called on the loop's own thread (a
+    lone node of a sync run) sees no running loop, so ``asyncio.run()`` inside it works, as
+    in LangGraph's sync run, which calls nodes outside any loop. The loop waits for the call
+    anyway; it is the running one again when ``fn`` returns."""
+    running = asyncio.events._get_running_loop()
+    if running is None:
+        return fn(*args, **kwargs)
+    asyncio.events._set_running_loop(None)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        asyncio.events._set_running_loop(running)
 
 
 def run_sync(coro: Coroutine[Any, Any, T], *, context: contextvars.Context | None = None) -> T:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any, Generic, TypeVar
 
-from durable_debug._sync import in_runner_thread
+from durable_debug._sync import call_outside_loop, in_runner_thread
 from durable_debug.checkpoint.base import RunnableConfig
 from durable_debug.graph.types import adopt_langchain_tool_output
 
@@ -417,7 +417,7 @@ async def call(
                 runnable = getattr(style.target, "__self__", style.target)
                 return await run_runnable_node(runnable, state, node_run, config)
             if inline and style.sync_target is not None and in_runner_thread():
-                return style.sync_target(state, config)
+                return call_outside_loop(style.sync_target, state, config)
             return await style.target(state, config)
         if not (style.injects or style.error_param):  # the state only: a plain call
             if style.is_async:
@@ -427,8 +427,8 @@ async def call(
             kwargs = _kwargs(style, context)
             if style.is_async:
                 return await style.target(state, **kwargs)
-        if inline:
-            result = style.target(state, **kwargs)
+        if inline:  # on the loop's thread, yet as code no loop runs (``asyncio.run`` works)
+            result = call_outside_loop(style.target, state, **kwargs)
         else:
             loop = asyncio.get_running_loop()
             run = contextvars.copy_context().run
