@@ -6,8 +6,8 @@ wrapper over its async twin. Where it runs the coroutine:
 - In a thread with no event loop running (a script, a worker thread), on an event loop of that
   thread's own, kept from call to call: the caller's thread does the work, as LangGraph's sync
   ``invoke`` does. Handing every call to another thread and waiting for it costs two thread
-  wake-ups, each of which may move the work to another CPU: on a two-core machine that was a
-  quarter of a short graph run.
+  wake-ups, each of which may move the work to another CPU: on a two-core machine that was up
+  to a quarter of a short graph run's time.
 - In a thread whose event loop is running (a Jupyter cell runs inside the kernel's loop), the
   wrapper cannot run a loop of its own: the call runs on one long-lived event loop in a daemon
   thread, and the caller waits for it.
