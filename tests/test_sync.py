@@ -14,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 from typing_extensions import TypedDict
@@ -90,13 +90,7 @@ def test_an_interrupted_caller_cancels_the_task(inside_a_loop: bool) -> None:
         # on its own loop it waits in the selector; for the shared loop, on a lock
         return ("_run_on" if inside_a_loop else "_run_here") in names and "forever" not in names
 
-    def interrupt() -> None:
-        assert running.wait(WAIT)
-        while not waiting():
-            time.sleep(0.001)
-        signal.pthread_kill(main, signal.SIGINT)  # what Ctrl-C does
-
-    threading.Thread(target=interrupt, daemon=True).start()
+    _interrupt_main_when(lambda: running.is_set() and waiting())
     with pytest.raises(KeyboardInterrupt):
         if inside_a_loop:
 
@@ -248,23 +242,27 @@ def test_a_forked_child_runs_on_a_loop_of_its_own() -> None:
     assert worker_saw == ["woken"]
 
 
-def _interrupt_main_when(condition: Any, times: int = 1) -> threading.Thread:
-    """A thread that sends the main thread SIGINT (what Ctrl-C does) ``times`` times, each
-    once ``condition()`` holds."""
+def _interrupt_main_when(*conditions: Callable[[], bool]) -> None:
+    """Send the main thread SIGINT (what Ctrl-C does) once per condition, each once it holds
+    (from another thread; after WAIT seconds regardless, so a broken case fails, not hangs)."""
     main = threading.main_thread().ident
     assert main is not None
 
     def interrupt() -> None:
-        for _ in range(times):
+        for condition in conditions:
             deadline = time.monotonic() + WAIT
             while not condition() and time.monotonic() < deadline:
                 time.sleep(0.001)
             signal.pthread_kill(main, signal.SIGINT)
-            time.sleep(0.05)  # the next press comes after this one was handled
 
-    thread = threading.Thread(target=interrupt, daemon=True)
-    thread.start()
-    return thread
+    threading.Thread(target=interrupt, daemon=True).start()
+
+
+def _first_press_handled() -> bool:
+    """Whether the run's Ctrl-C handler has taken a press (two signals sent before the first
+    is handled would be handled as one)."""
+    handler = signal.getsignal(signal.SIGINT)
+    return bool(getattr(getattr(handler, "__self__", None), "pressed", False))
 
 
 def test_ctrl_c_stops_a_scripts_sync_invoke_and_the_thread_runs_again() -> None:
@@ -319,7 +317,7 @@ def test_a_second_ctrl_c_stops_a_sync_node_that_never_awaits() -> None:
         .compile(checkpointer=dd.MemorySaver())
     )
     config = {"configurable": {"thread_id": "spin"}}
-    _interrupt_main_when(looping.is_set, times=2)
+    _interrupt_main_when(looping.is_set, _first_press_handled)
     with pytest.raises(KeyboardInterrupt):
         graph.invoke({"value": 0}, config)
     assert seen == ["interrupted in the node"]

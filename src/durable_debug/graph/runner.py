@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 import functools
 import random
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -331,9 +332,13 @@ def _notify(
 
 def _cancelled_from_outside() -> bool:
     """Whether the running task was asked to stop (a sibling failed, the run was cancelled),
-    rather than a node raising ``asyncio.CancelledError`` of its own."""
+    rather than a node raising ``asyncio.CancelledError`` of its own. Python 3.10's tasks
+    do not count the requests (no ``cancelling()``): there every cancellation counts as
+    asked for."""
     current = asyncio.current_task()
-    return current is None or current.cancelling() > 0
+    if current is None or sys.version_info < (3, 11):
+        return True
+    return current.cancelling() > 0
 
 
 def _retry_wait(policies: Sequence[RetryPolicy], exc: BaseException | None, attempt: int) -> float:
