@@ -65,7 +65,7 @@ fi
 stage "node tests" node --test tests/js/
 stage "npm lint" npm run --silent lint
 
-# The core suite (tests/checkpoint, tests/graph, tests/inspect: no browser) and README's tour
+# The core suite (tests/checkpoint, tests/graph, tests/inspect, tests/test_sync.py: no browser) and README's tour
 # in a Jupyter kernel on the oldest and the newest Python supported, each in a virtualenv of its own installed from its
 # lock (scripts/pythons.sh says where the Pythons come from and why they are not installed here).
 source scripts/pythons.sh
@@ -82,7 +82,7 @@ core_suite() {  # core_suite VERSION PYTHON [PYTEST ARGS]: install, then run the
     echo "installing $lock into $env failed" >&2
     return 1
   }
-  "$env/bin/python" -m pytest -p no:cacheprovider tests/checkpoint tests/graph tests/inspect \
+  "$env/bin/python" -m pytest -p no:cacheprovider tests/checkpoint tests/graph tests/inspect tests/test_sync.py \
     tests/test_readme.py::test_the_tour_runs_in_a_kernel_and_the_inspect_command_reads_it "$@"
 }
 not_run=()
