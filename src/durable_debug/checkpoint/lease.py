@@ -42,6 +42,7 @@ import random
 import socket
 import threading
 import time
+from collections.abc import Set
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from durable_debug.checkpoint._io import io_loop
@@ -54,6 +55,7 @@ __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "LEASE_LOST_MARK",
     "LEASE_SECONDS_ENV",
+    "LOST_LEASES",
     "LeaseInfo",
     "LeaseLostError",
     "NoAbandonedLeaseError",
@@ -731,3 +733,7 @@ def _quiet_at_exit() -> None:
 
 _RENEWER = _Renewer()
 """This process's one renewer of the leases it holds."""
+
+LOST_LEASES: Set[str] = _RENEWER.lost
+"""The tokens of this process's leases found taken by another run (read only): empty while
+none is, when :func:`check_lease` has nothing to check (a caller may skip the call)."""

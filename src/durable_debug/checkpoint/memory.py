@@ -40,7 +40,7 @@ from durable_debug.checkpoint.base import (
     replace_checkpoint,
 )
 from durable_debug.checkpoint.errors import InvalidConfigError
-from durable_debug.checkpoint.records import split_stored_record, stored_record
+from durable_debug.checkpoint.records import GRAPH_VERSION, split_stored_record, stored_record
 from durable_debug.checkpoint.serde import MsgpackSerializer, SerdeError
 
 if TYPE_CHECKING:
@@ -257,30 +257,93 @@ class MemorySaver(BaseCheckpointSaver):
         thread_id, checkpoint_ns, parent_id = config_address(config)
         # the record as the SQL savers store it (through JSON)
         plain_metadata, record = split_stored_record(metadata, copy=copy)
-        if task_writes:
-            writes = self._serialized_writes(thread_id, parent_id, task_writes)
-            new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
-            # (parent_id was checked: writes need one)
-            self._store_writes(
-                (thread_id, checkpoint_ns, str(parent_id)), writes, len(task_writes) == 1
-            )
-        else:
-            new_blobs = self._serialized_blobs(thread_id, checkpoint_ns, checkpoint, new_versions)
-        if new_blobs:
-            self.blobs.update(new_blobs)
         if copy:  # the nested maps too: the caller may keep mutating its own
             seen = checkpoint["versions_seen"]
-            stored = cast(
-                Checkpoint,
-                {
-                    **checkpoint,
-                    "channel_values": {},
-                    "channel_versions": dict(checkpoint["channel_versions"]),
-                    "versions_seen": dict(zip(seen.keys(), map(dict, seen.values()), strict=True)),
-                },
+            checkpoint = replace_checkpoint(
+                checkpoint,
+                channel_versions=dict(checkpoint["channel_versions"]),
+                versions_seen=dict(zip(seen.keys(), map(dict, seen.values()), strict=True)),
             )
-        else:
-            stored = {**checkpoint, "channel_values": {}}  # (no cast: a call each step)
+        return self._store_step(
+            thread_id,
+            checkpoint_ns,
+            parent_id,
+            task_writes,
+            checkpoint,
+            cast(CheckpointMetadata, plain_metadata),
+            record,
+            new_versions,
+        )
+
+    def _store_step(
+        self,
+        thread_id: str,
+        checkpoint_ns: str,
+        parent_id: str | None,
+        task_writes: Sequence[TaskWrites],
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        record: dict[str, Any] | None,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        """Store a step, addressed by its thread, namespace and parent checkpoint id (checked
+        already), whose ``checkpoint`` maps and ``metadata`` (without a record) are stored as
+        they are, and whose debug ``record`` is already as
+        :func:`~durable_debug.checkpoint.records.stored_record` gives it (None: none). Every
+        value is serialized before anything is stored.
+
+        A lone task's writes are serialized in the same pass as the new blobs: with the
+        built-in serializer, a channel that now holds the very object a write gave it (a
+        ``LastValue``, a trigger's None) takes the write's blob, the same bytes."""
+        values = checkpoint["channel_values"]
+        blobs = self.blobs
+        dumps = self.serde.dumps_typed
+        reused: dict[str, Blob] = {}
+        lone: dict[tuple[str, int], _StoredWrite] | None = None
+        if task_writes:
+            if len(task_writes) == 1 and parent_id is not None:
+                lone = {}
+                task_id, writes, task_path = task_writes[0]
+                special = SPECIAL_WRITE_IDX
+                same = type(self.serde) is MsgpackSerializer  # (its bytes: the object's alone)
+                channel = ""
+                try:
+                    for idx, (channel, value) in enumerate(writes):
+                        blob = dumps(value)
+                        # (a key repeats only for a special channel: the last one is kept)
+                        lone[(task_id, special.get(channel, idx))] = _new_tuple(
+                            _StoredWrite, (task_id, channel, blob, task_path)
+                        )
+                        if same and values.get(channel) is value:
+                            reused[channel] = blob
+                except SerdeError as exc:
+                    raise exc.located(
+                        thread=thread_id, checkpoint=parent_id, channel=channel
+                    ) from None
+            else:
+                serialized = self._serialized_writes(thread_id, parent_id, task_writes)
+        new_blobs: dict[tuple[str, str, str, str], Blob] = {}
+        channel = ""
+        try:
+            for channel, version in new_versions.items():
+                if channel in values:
+                    blob_key = (thread_id, checkpoint_ns, channel, version)
+                    if blob_key not in blobs:
+                        new_blobs[blob_key] = reused.get(channel) or dumps(values[channel])
+        except SerdeError as exc:
+            raise exc.located(
+                thread=thread_id, checkpoint=checkpoint["id"], channel=channel
+            ) from None
+        if task_writes:  # (parent_id was checked: writes need one)
+            write_key = (thread_id, checkpoint_ns, str(parent_id))
+            if lone is None:
+                self._store_writes(write_key, serialized, len(task_writes) == 1)
+            elif write_key in self.writes:
+                self._store_writes(write_key, list(lone.items()), False)
+            else:
+                self.writes[write_key] = lone
+        if new_blobs:
+            blobs.update(new_blobs)
         checkpoint_id = checkpoint["id"]
         namespaces = self.storage.get(thread_id)
         if namespaces is None:
@@ -288,16 +351,15 @@ class MemorySaver(BaseCheckpointSaver):
         checkpoints = namespaces.get(checkpoint_ns)
         if checkpoints is None:
             checkpoints = namespaces[checkpoint_ns] = {}
-        checkpoints[checkpoint_id] = _new_tuple(
-            _StoredCheckpoint, (stored, plain_metadata, parent_id)
-        )
+        stored = {**checkpoint, "channel_values": {}}  # (no cast: a call each step)
+        checkpoints[checkpoint_id] = _new_tuple(_StoredCheckpoint, (stored, metadata, parent_id))
         key = (thread_id, checkpoint_ns, checkpoint_id)
         if record is not None:
             self.records[key] = record
         elif self.records:
             self.records.pop(key, None)
         if logger.isEnabledFor(logging.DEBUG):
-            logger.debug("put checkpoint %s of thread %s", checkpoint["id"], thread_id)
+            logger.debug("put checkpoint %s of thread %s", checkpoint_id, thread_id)
         return {
             "configurable": {
                 "thread_id": thread_id,
@@ -305,6 +367,11 @@ class MemorySaver(BaseCheckpointSaver):
                 "checkpoint_id": checkpoint_id,
             }
         }
+
+    put_run_step = _store_step
+    """The engine's step save on this saver's own ``aput_step`` (``graph/saving.py``): the
+    run's address is checked when it begins, each step's maps and metadata are new and never
+    changed once put, and it makes its debug record in stored form."""
 
     async def aput_writes(
         self,
@@ -450,6 +517,14 @@ class MemorySaver(BaseCheckpointSaver):
         """Replace the debug record of a saved checkpoint."""
         if checkpoint_id in self.storage.get(thread_id, {}).get(checkpoint_ns, {}):
             self.records[(thread_id, checkpoint_ns, checkpoint_id)] = stored_record(record)
+
+    def known_graph_version(self, key: tuple[str, str, str]) -> str | None:
+        """The graph version in the debug record of the checkpoint ``key`` (thread,
+        namespace, id) names, read without a copy (None: no record, or no version in it);
+        see :func:`~durable_debug.checkpoint.records.known_version`."""
+        record = self.records.get(key)
+        version = record.get(GRAPH_VERSION) if record is not None else None
+        return version if isinstance(version, str) else None
 
     async def alist_threads(self) -> list[str]:
         """Return the ids of every thread that has a checkpoint."""

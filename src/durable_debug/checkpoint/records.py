@@ -127,13 +127,21 @@ def _remember_version(saver: Any, key: Key, record: Mapping[str, Any]) -> None:
 def known_version(saver: Any, key: Key) -> str | None:
     """The graph version of a checkpoint this process saved through ``saver`` (None when not
     known here). A checkpoint's version never changes once saved, so a run resuming a
-    checkpoint its own process wrote need not read the record back to compare versions."""
+    checkpoint its own process wrote need not read the record back to compare versions. A
+    saver whose records live in this process (the memory saver) answers from them
+    (its ``known_graph_version``): the engine's runs do not remember those here."""
     with _VERSIONS_LOCK:
         try:
             known = _VERSIONS.get(saver)
         except TypeError:
-            return None
-        return None if known is None else known.get(key)
+            known = None
+        found = None if known is None else known.get(key)
+    if found is None and stores_records(saver):  # one keeping them in memory reads its own
+        own = getattr(saver, "known_graph_version", None)
+        if own is not None:
+            found = own(key)
+            return found if isinstance(found, str) else None
+    return found
 
 
 def stores_records(saver: Any) -> bool:

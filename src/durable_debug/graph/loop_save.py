@@ -24,9 +24,14 @@ from durable_debug.checkpoint.base import (
     replace_checkpoint,
     run_metadata,
 )
-from durable_debug.checkpoint.lease import check_lease
+from durable_debug.checkpoint.lease import LOST_LEASES, check_lease
 from durable_debug.checkpoint.names import DELTA_COUNTERS
-from durable_debug.checkpoint.records import PARENT_WRITE_MS, attach_record
+from durable_debug.checkpoint.records import (
+    GRAPH_VERSION,
+    PARENT_WRITE_MS,
+    attach_record,
+    stored_record,
+)
 from durable_debug.checkpoint.serde import SerdeError
 from durable_debug.graph.algo import (
     Task,
@@ -44,7 +49,7 @@ from durable_debug.graph.loop_stream import LoopStream
 from durable_debug.graph.nodes import TASKS
 from durable_debug.graph.saving import ExitSaves
 from durable_debug.graph.types import START, ParentCommand
-from durable_debug.graph.version import version_record
+from durable_debug.graph.version import graph_version, version_record
 
 __all__ = ["LoopSave"]
 
@@ -74,6 +79,11 @@ class LoopSave(LoopStream):
     def _delta_frequencies(self) -> dict[str, int]:
         """``delta_counters.delta_frequencies`` of the run's graph, looked up once a run."""
         return delta_frequencies(self.graph)
+
+    @per_run
+    def _graph_version(self) -> str:
+        """The graph's version (``version.graph_version``), saved in each step's record."""
+        return graph_version(self.graph)
 
     @per_run
     def _run_metadata(self) -> dict[str, Any]:
@@ -219,7 +229,11 @@ class LoopSave(LoopStream):
         ``fresh``: the versions that differ from the saved ones, when known)."""
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
-        record = version_record(self.graph, self.record)
+        version = self._graph_version
+        if self.record.get(GRAPH_VERSION) == version:  # (as version_record makes it)
+            record: dict[str, Any] = {GRAPH_VERSION: version}
+        else:  # a version boundary: the structure too
+            record = version_record(self.graph, self.record)
         if self.write_ms is not None:
             record[PARENT_WRITE_MS] = self.write_ms
         if self.findings.pending:  # (taken under its lock; most steps find none)
@@ -237,54 +251,79 @@ class LoopSave(LoopStream):
             "parents": self.parents,
         }
         frequencies = self._delta_frequencies
-        # A run from a checkpoint the thread moved past (a fork): LangGraph saves each key
-        # whole at its input (and, under "exit", at exit), so the counters start again.
-        forked = self.superseded and (source == "input" or isinstance(self.saves, ExitSaves))
-        if frequencies and not forked:
-            counters = count_step(
-                frequencies,
-                self.metadata,
-                self.checkpoint.get("updated_channels") or (),
-                self.checkpoint["channel_versions"],
-                whole=whole,
-                reset=not isinstance(self.saves, ExitSaves),  # until the run saves at exit
-            )
-            if counters:
-                metadata[DELTA_COUNTERS] = counters
+        saves = self.saves
+        if frequencies:
+            # A run from a checkpoint the thread moved past (a fork): LangGraph saves each key
+            # whole at its input (and, under "exit", at exit), so the counters start again.
+            exit_saves = isinstance(saves, ExitSaves)
+            if not (self.superseded and (source == "input" or exit_saves)):
+                counters = count_step(
+                    frequencies,
+                    self.metadata,
+                    self.checkpoint.get("updated_channels") or (),
+                    self.checkpoint["channel_versions"],
+                    whole=whole,
+                    reset=not exit_saves,  # until the run saves at exit
+                )
+                if counters:
+                    metadata[DELTA_COUNTERS] = counters
         self.metadata = metadata  # type: ignore[assignment]  # the keys of CheckpointMetadata (no cast: a call each step)
         self.pending = {}
-        if self.saves is not None:
+        if saves is not None:
             if fresh is None:
                 saved = self.saved_versions
                 new_versions = {ch: v for ch, v in versions.items() if saved.get(ch) != v}
             else:
                 new_versions = fresh
             # An engine-made config (checked when the run began): read, not validated again.
-            parent = (
-                self.checkpoint_config
-                if self.checkpoint_config["configurable"].get("checkpoint_id")
-                else None
-            )
+            parent_id = self.checkpoint_config["configurable"].get("checkpoint_id")
+            parent = self.checkpoint_config if parent_id else None
             deferred, self.deferred = self.deferred, []
-            task_writes = [(task.id, writes, task_path_str(task.path)) for task, writes in deferred]
+            if not deferred:
+                task_writes = []
+            elif len(deferred) == 1:  # (a step's lone task: no comprehension to call)
+                task, writes = deferred[0]
+                task_writes = [(task.id, writes, task_path_str(task.path))]
+            else:
+                task_writes = [(t.id, writes, task_path_str(t.path)) for t, writes in deferred]
             thread_id = self.thread_id  # the config's, checked when the run loaded
             assert thread_id is not None
-            check_lease(self.saves.saver, thread_id)  # another run took it
+            if LOST_LEASES:  # (check_lease has nothing to look up while none is lost)
+                check_lease(saves.saver, thread_id)  # another run took it
+            checkpoint = (
+                self._checkpoint_to_save() if self.graph.untracked_channels else self.checkpoint
+            )
+            put_now = saves.put_now
             started = time.perf_counter()
             try:
-                key = (thread_id, self.checkpoint_ns, self.checkpoint["id"])
-                args = (
-                    self.checkpoint_config,
-                    task_writes,
-                    self._checkpoint_to_save(),
-                    attach_record(self.saves.saver, key, self.metadata, record),
-                    new_versions,
-                )
-                put_now = self.saves.put_now
                 if put_now is not None:
-                    self.checkpoint_config = put_now(*args)
+                    # The saver stores the record as it is once in stored form: the common
+                    # one (the version, then the parent's write time) is.
+                    if len(record) == 1 or (len(record) == 2 and PARENT_WRITE_MS in record):
+                        stored = record  # (neither the run nor the saver changes it)
+                    else:
+                        stored = stored_record(record)
+                    self.checkpoint_config = put_now(
+                        thread_id,
+                        self.checkpoint_ns,
+                        parent_id,
+                        task_writes,
+                        checkpoint,
+                        # (a stream chunk shows the run's metadata: the saver keeps its own)
+                        dict(metadata) if self.producers.modes else metadata,
+                        stored,
+                        new_versions,
+                    )
                 else:
-                    self.checkpoint_config = await self.saves.put_step(*args)  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
+                    key = (thread_id, self.checkpoint_ns, self.checkpoint["id"])
+                    args = (
+                        self.checkpoint_config,
+                        task_writes,
+                        checkpoint,
+                        attach_record(saves.saver, key, metadata, record),
+                        new_versions,
+                    )
+                    self.checkpoint_config = await saves.put_step(*args)  # type: ignore[arg-type]  # the metadata with the debug record in it, still CheckpointMetadata
             except SerdeError as exc:
                 if not deferred:
                     raise
@@ -295,7 +334,7 @@ class LoopSave(LoopStream):
                 raise task.error from None
             self.write_ms = round((time.perf_counter() - started) * 1000, 3)
             self.saved_versions = versions  # nobody changes a checkpoint's versions in place
-            if not isinstance(self.saves, ExitSaves):
+            if put_now is not None or not isinstance(saves, ExitSaves):
                 # Under "exit" nothing is saved on the way: LangGraph's checkpoints report
                 # the parent the loaded checkpoint had.
                 self.parent_config = parent

@@ -42,7 +42,13 @@ from durable_debug.checkpoint.base import (
 )
 from durable_debug.checkpoint.memory import MemorySaver
 from durable_debug.checkpoint.names import DELTA_COUNTERS
-from durable_debug.checkpoint.records import FINDINGS, GRAPH_STRUCTURE, RECORD_KEY, registry
+from durable_debug.checkpoint.records import (
+    FINDINGS,
+    GRAPH_STRUCTURE,
+    RECORD_KEY,
+    registry,
+    stores_records,
+)
 from durable_debug.checkpoint.user_methods import SaverCalls
 from durable_debug.graph.delta_counters import DELTA_MAX_STEPS, reset_counters
 
@@ -67,16 +73,18 @@ class RunSaves:
         self._direct = type(self.queue) is StepQueue
         """The default queue, which only awaits ``aput_step``: the step goes there at once."""
         self.put_now: Callable[..., RunnableConfig] | None = None
-        """Saves a step at once, with nothing to await (the memory saver's own ``aput_step``:
-        the run changes no map of a checkpoint it put, so the saver need not copy them);
-        None: :meth:`put_step` saves it."""
+        """Saves a step at once, with nothing to await (the memory saver's own ``aput_step``,
+        as its ``put_run_step``: the run changes no map of a checkpoint it put, so the saver
+        need not copy them, and hands over the step's address and debug record as the saver
+        keeps them); None: :meth:`put_step` saves it."""
         if (
             self._direct
             and type(self).put_step is RunSaves.put_step  # (a subclass saves its own way)
             and isinstance(saver, MemorySaver)
             and getattr(saver.aput_step, "__func__", None) is MemorySaver.aput_step
+            and stores_records(saver)  # (a subclass may keep the records out of it)
         ):
-            self.put_now = saver.put_step_unshared
+            self.put_now = saver.put_run_step
 
     async def put_step(
         self,
