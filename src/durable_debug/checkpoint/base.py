@@ -452,7 +452,7 @@ def next_version(current: str | None, checkpoint_id: str) -> str:
     suffix (derived from the id of the checkpoint that made the write) keeps two branches
     forked from one parent from producing the same version of a channel with different values.
     """
-    counter = version_counter(current) + 1
+    counter = int(current.split(".", 1)[0]) + 1 if current else 1  # (version_counter, inline)
     suffix = hashlib.blake2b(checkpoint_id.encode(), digest_size=8).hexdigest()
     return f"{counter:032}.{suffix}"
 

@@ -230,18 +230,24 @@ class LoopSave(LoopStream):
         self.step += 1  # an empty thread starts at -2, so its input checkpoint is step -1
         self.has_saved = True
         version = self._graph_version
+        # ``common``: the record is the version and the parent's write time alone, which
+        # is in stored form as it is (keys sorted, scalars; records.stored_record).
         if self.record.get(GRAPH_VERSION) == version:  # (as version_record makes it)
             record: dict[str, Any] = {GRAPH_VERSION: version}
+            common = True
         else:  # a version boundary: the structure too
             record = version_record(self.graph, self.record)
+            common = False
         if self.write_ms is not None:
             record[PARENT_WRITE_MS] = self.write_ms
         if self.findings.pending:  # (taken under its lock; most steps find none)
             found = self.findings.take()
             if found:
                 record["findings"] = found
+                common = False
         if self.recording is not None and self.recording.tapes:
             record.update(self.recording.take())
+            common = False
         self.record = record
         # as base.checkpoint_metadata(self.config, source, self.step, parents=self.parents)
         metadata = {
@@ -297,12 +303,9 @@ class LoopSave(LoopStream):
             started = time.perf_counter()
             try:
                 if put_now is not None:
-                    # The saver stores the record as it is once in stored form: the common
-                    # one (the version, then the parent's write time) is.
-                    if len(record) == 1 or (len(record) == 2 and PARENT_WRITE_MS in record):
-                        stored = record  # (neither the run nor the saver changes it)
-                    else:
-                        stored = stored_record(record)
+                    # The saver stores the record as it is, in stored form: the common one
+                    # is already (neither the run nor the saver changes it).
+                    stored = record if common else stored_record(record)
                     self.checkpoint_config = put_now(
                         thread_id,
                         self.checkpoint_ns,

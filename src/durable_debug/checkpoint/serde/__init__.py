@@ -508,9 +508,16 @@ class MsgpackSerializer:
         elif (cls is list or cls is dict) and _SCALARS.issuperset(
             map(type, obj.values() if cls is dict else obj)
         ):  # one level of scalars (a list of names, a dict of counts): what _scan finds
-            blob = _plain_blob(obj, limits.max_bytes)
-            if blob is not None:
-                return blob
+            # (_plain_blob, inline: a step's lists of names and counts come here)
+            try:
+                payload = (getattr(_plain, "packer", None) or _plain_packer()).pack(obj)
+            except (TypeError, ValueError, OverflowError):  # it resets itself on errors
+                pass
+            else:
+                if len(payload) > _KEEP_BUFFER:
+                    del _plain.packer
+                if len(payload) <= limits.max_bytes:
+                    return TAG, payload
             depth, buffer = 1, None
         else:
             depth, buffer = _scan(obj, limits.max_depth)
