@@ -135,3 +135,79 @@ def test_each_run_gives_its_nodes_its_own_metadata_as_langgraph_does() -> None:
     theirs = runs(build(lg_graph.StateGraph, lg_memory.InMemorySaver()))
     assert ours == theirs
     assert ours[1] == ["bob/a/5/y", "bob/b/6/y"]  # the same thread: its steps go on
+
+
+def test_a_tasks_scratchpad_is_the_one_the_dataclass_makes() -> None:
+    from durable_debug.graph.interrupts import Scratchpad, task_scratchpad
+    from durable_debug.graph.subgraph import Nesting
+
+    nesting = Nesting(None, spare=True)
+    made = task_scratchpad(
+        "t", [1], "n:t", ("__pregel_pull", "n"), True, "n", nesting, [2], "r", None
+    )
+    expected = Scratchpad(
+        "t",
+        [1],
+        namespace="n:t",
+        path=("__pregel_pull", "n"),
+        node="n",
+        nesting=nesting,
+        answers=nesting.answers,
+        spare=True,
+        once=[2],
+        root="r",
+    )
+    assert made == expected
+    other = task_scratchpad("u", [], "n:u", (), False, "n", nesting, [], "u", None)
+    other.managed["k"] = 1
+    other.pushed.append(("k", 1))
+    other.counter += 1
+    assert made.managed == {} and made.pushed == [] and made.counter == 0
+
+
+def test_call_style_knows_a_node_that_takes_the_state_only() -> None:
+    from durable_debug.checkpoint.base import RunnableConfig
+    from durable_debug.graph.calls import call_style
+
+    async def bare(state: dict) -> dict:
+        return state
+
+    async def configured(state: dict, config: RunnableConfig) -> dict:
+        return state
+
+    def sync(state: dict) -> dict:
+        return state
+
+    assert call_style(bare).bare
+    assert not call_style(configured).bare
+    assert not call_style(sync).bare
+
+
+def test_an_async_node_sees_its_config_on_each_attempt_and_leaves_none_behind(
+    saver: MemorySaver,
+) -> None:
+    import asyncio
+
+    from durable_debug import get_config
+    from durable_debug.graph.calls import current_call
+    from durable_debug.graph.interrupts import current_scratchpad
+
+    seen = []
+
+    async def flaky(state: LogState) -> dict:
+        metadata = get_config()["metadata"]
+        seen.append((metadata["langgraph_node"], metadata["langgraph_step"]))
+        if len(seen) < 2:
+            raise ConnectionError("try again")
+        return {"log": ["ok"]}
+
+    policy = RetryPolicy(initial_interval=0.001, jitter=False, retry_on=ConnectionError)
+    g = StateGraph(LogState).add_node("f", flaky, retry_policy=policy).add_edge(START, "f")
+
+    async def run() -> dict:
+        out = await g.compile(checkpointer=saver).ainvoke({"value": "", "log": []}, cfg("a"))
+        assert current_call() is None and current_scratchpad() is None
+        return out
+
+    assert asyncio.run(run())["log"] == ["ok"]
+    assert seen == [("f", 1), ("f", 1)]

@@ -23,7 +23,7 @@ import contextvars
 import inspect
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Generic, TypeVar
 
 from durable_debug._sync import call_outside_loop, in_runner_thread
@@ -312,6 +312,13 @@ class CallStyle:
     runnable's sync side in a sync run), sparing the event loop a thread hand-off."""
     error_param: str | None = None
     """The parameter annotated ``NodeError``: an error handler gets the failure there."""
+    bare: bool = field(init=False, repr=False, compare=False)
+    """An async function taking the state only: :func:`call` just awaits it (a task's
+    runner does so itself, see ``runner.run_task``)."""
+
+    def __post_init__(self) -> None:
+        bare = self.is_async and not (self.runnable or self.injects or self.error_param)
+        object.__setattr__(self, "bare", bare)
 
 
 def callable_name(fn: Any) -> str | None:

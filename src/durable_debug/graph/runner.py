@@ -24,13 +24,15 @@ from durable_debug.checkpoint.base import ONCE, checkpoint_config
 from durable_debug.graph import ids
 from durable_debug.graph.algo import PULL, Task, task_path_str
 from durable_debug.graph.calls import (
+    _CURRENT,
+    _LANGCHAIN_VAR,
     CallContext,
     Runtime,
+    _set_langchain_config,
     call,
-    config_run_id,
 )
 from durable_debug.graph.delta_counters import delta_frequencies
-from durable_debug.graph.interrupts import _SCRATCHPAD, Scratchpad, current_scratchpad
+from durable_debug.graph.interrupts import _SCRATCHPAD, current_scratchpad, task_scratchpad
 from durable_debug.graph.managed import managed_values
 from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import (
@@ -41,7 +43,7 @@ from durable_debug.graph.nodes import (
     state_writes,
     targets_to_writes,
 )
-from durable_debug.graph.recording import RunRecording
+from durable_debug.graph.recording import _TAPE, RunRecording
 from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.timeouts import AttemptClock, NodeCancelledError
 from durable_debug.graph.types import (
@@ -125,19 +127,17 @@ async def run_task(
     graph_ns = str(checkpoint_ns or "")
     own_ns = ids.task_namespace(graph_ns, task.name, task.id)
     nesting = nesting or Nesting(graph.checkpointer)
-    scratchpad = Scratchpad(
+    scratchpad = task_scratchpad(
         task.id,
-        list(task.resume),
-        namespace=own_ns,
-        path=task.path,
-        can_interrupt=nesting.saver is not None or nesting.resumable,
-        node=spec.name,
-        nesting=nesting,
-        answers=nesting.answers,
-        spare=nesting.spare,
-        once=list(task.once),
-        root=nesting.root or task.id,
-        findings=findings,
+        [*task.resume],
+        own_ns,
+        task.path,
+        nesting.saver is not None or nesting.resumable,
+        spec.name,
+        nesting,
+        [*task.once],
+        nesting.root or task.id,
+        findings,
     )
     reader = spec.input_schema or graph.schema
     stop = nesting.stop
@@ -163,7 +163,8 @@ async def run_task(
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     first_attempt = time.time()
-    run_id = config_run_id(config)
+    given_run_id = config.get("run_id")  # as calls.config_run_id gives it
+    run_id = str(given_run_id) if given_run_id else None
     inline = False
     try:
         while True:
@@ -176,9 +177,7 @@ async def run_task(
                 scratchpad.pushed = []
             # what the task observers (hooks.py) are told of, when there are any
             observed = (
-                (task, step, checkpoint_id, thread_id, checkpoint_ns)
-                if hooks.has_observers()
-                else None
+                (task, step, checkpoint_id, thread_id, checkpoint_ns) if hooks.observers else None
             )
             if observed is not None:
                 _notify(*observed, "start")
@@ -203,10 +202,11 @@ async def run_task(
                     info,
                     task.node_error,
                 )
-                assert spec.style is not None
+                style = spec.style
+                assert style is not None
                 inline = (
                     alone
-                    and (not spec.style.is_async or spec.style.sync_target is not None)
+                    and (not style.is_async or style.sync_target is not None)
                     and in_runner_thread()
                 )
                 scratchpad.inline = inline
@@ -221,21 +221,38 @@ async def run_task(
                     context = CallContext(context.config, watched, None, task.node_error)
                 try:
                     try:
-                        body = call(
-                            spec.style, task.input, context, inline=inline, node_run=node_run
-                        )
-                        parent = node_run.tracing_parent() if node_run is not None else None
-                        if parent is None:
-                            result = await (body if clock is None else clock.run(body))
-                        else:  # the node's code runs inside its LangSmith run tree
-                            from langsmith.run_helpers import tracing_context
-
-                            with tracing_context(parent=parent):
+                        if style.bare and node_run is None and clock is None:
+                            # what ``call`` does for such a node, without its coroutine: the
+                            # node's context (and LangChain's config) current while it runs
+                            call_token = _CURRENT.set(context)
+                            lc_token: tuple[Any, Any] | None
+                            if _LANGCHAIN_VAR:
+                                lc_var = _LANGCHAIN_VAR[0]
+                                lc_token = lc_var, lc_var.set(own_config)
+                            else:
+                                lc_token = _set_langchain_config(own_config)
+                            try:
+                                result = await style.target(task.input)
+                            finally:
+                                if lc_token is not None:
+                                    lc_token[0].reset(lc_token[1])
+                                _CURRENT.reset(call_token)
+                        else:
+                            body = call(
+                                style, task.input, context, inline=inline, node_run=node_run
+                            )
+                            parent = node_run.tracing_parent() if node_run is not None else None
+                            if parent is None:
                                 result = await (body if clock is None else clock.run(body))
+                            else:  # the node's code runs inside its LangSmith run tree
+                                from langsmith.run_helpers import tracing_context
+
+                                with tracing_context(parent=parent):
+                                    result = await (body if clock is None else clock.run(body))
                     except ParentCommand as exc:  # from a subgraph this node ran: its result
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:
-                        task.resume = list(scratchpad.resume)  # with answers it took as spare
+                        task.resume = [*scratchpad.resume]  # with answers it took as spare
                     if type(result) is not dict:
                         result = from_langgraph(result)
                         if isinstance(result, Command) and result.graph == Command.PARENT:
@@ -291,8 +308,8 @@ async def run_task(
                 await asyncio.sleep(wait)
             task.status, task.error = None, None
     finally:
-        if recording is not None and taping is not None:
-            recording.stop(taping)
+        if taping is not None:  # RunRecording.stop
+            _TAPE.reset(taping[1])
         _SCRATCHPAD.reset(token)
 
 
@@ -385,8 +402,13 @@ def _node_config(
     checkpoint_id: str | None,
 ) -> dict[str, Any]:
     """:func:`node_config` given the run's ``configurable``, its namespace and the task's."""
+    last = _LAST_RUN_METADATA  # _run_metadata_of's check, made here (once per task)
+    if last[0] is config.get("metadata") and last[1] is configurable:
+        shared = last[2]
+    else:
+        shared = _run_metadata_of(config, configurable)
     metadata = {
-        **_run_metadata_of(config, configurable),
+        **shared,
         "langgraph_step": step,
         "langgraph_node": task.name,
         "langgraph_triggers": task.listed_triggers,
@@ -407,7 +429,8 @@ def _node_config(
         own_configurable = dict(configurable)
     # a run name given to a runnable node names that run only, not the runs of a graph it is
     outer = {**config, "configurable": own_configurable, "metadata": metadata}
-    outer.pop("run_name", None)
+    if "run_name" in config:  # the pop, a method call, only for a config that has one
+        outer.pop("run_name")
     return outer
 
 
@@ -493,7 +516,7 @@ def _writes_before_branches(
     plain = graph.schema.plain_updates(result)
     goto: list[Any] = []
     if plain is not None:  # the common case: nothing to check, so nothing to report
-        updates = list(plain.items())
+        updates = [*plain.items()]
     else:
         on_unknown = None
         if findings is not None:
@@ -503,10 +526,14 @@ def _writes_before_branches(
         updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     if delta_frequencies(graph):  # only a DeltaChannel key's messages are given ids
         updates = ensure_message_ids(channels, updates)
-    writes: list[tuple[str, Any]] = list(updates)
+    writes: list[tuple[str, Any]] = [*updates]
     if goto:
         writes += targets_to_writes(spec.name, goto, graph.nodes)
-    writes += _static_edge_writes(task)
+    made: tuple[Any, Any, tuple[tuple[str, Any], ...]] | None = spec.__dict__.get(_EDGE_WRITES)
+    if made is None or made[0] is not spec.edges_to or made[1] is not spec.joins:
+        writes += _static_edge_writes(task)
+    else:  # _static_edge_writes's check, made here (once per task)
+        writes += made[2]
     return writes, updates
 
 
