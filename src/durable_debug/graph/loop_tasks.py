@@ -186,6 +186,9 @@ class LoopTasks(LoopSave):
     def _run_one(self, task: Task, step: int, *, alone: bool) -> Coroutine[Any, Any, None]:
         """Execute one task's node on the current checkpoint (see ``runner.run_task``): the
         coroutine to await (``run_task``'s own, one coroutine less per task)."""
+        made = self._made_nesting  # _nesting's check, made here (once per task)
+        key = (self.resuming, self.spare_answers, self.stop, id(self.replay))
+        nesting = made[1] if made is not None and made[0] == key else self._nesting()
         return run_task(
             self.graph,
             task,
@@ -196,7 +199,7 @@ class LoopTasks(LoopSave):
             alone=alone,
             runtime=self.runtime,
             message_tap=self.message_tap,
-            nesting=self._nesting(),
+            nesting=nesting,
             graph_run=self.graph_run,
             findings=self.findings,
             recording=self.recording,
@@ -320,7 +323,8 @@ class LoopTasks(LoopSave):
         if self.saves is None or task.status != "done":
             return False
         self.deferred.append((task, self._writes_to_save(task)))
-        self._report_result(task, True)
+        if task.name != START and self.producers.wants("task_result"):  # (_report_result's)
+            self._report_result(task, True)
         return True
 
     def _report_result(self, task: Task, held: bool) -> None:
