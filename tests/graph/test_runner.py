@@ -137,32 +137,42 @@ def test_each_run_gives_its_nodes_its_own_metadata_as_langgraph_does() -> None:
     assert ours[1] == ["bob/a/5/y", "bob/b/6/y"]  # the same thread: its steps go on
 
 
-def test_a_tasks_scratchpad_is_the_one_the_dataclass_makes() -> None:
-    from durable_debug.graph.interrupts import Scratchpad, task_scratchpad
-    from durable_debug.graph.subgraph import Nesting
+def test_a_tasks_scratchpad_is_the_one_the_dataclass_makes(saver: MemorySaver) -> None:
+    from durable_debug.graph.interrupts import Scratchpad, current_scratchpad
 
-    nesting = Nesting(None, spare=True)
-    made = task_scratchpad(
-        "t", [1], "n:t", ("__pregel_pull", "n"), True, "n", nesting, [2], "r", None
-    )
+    pads: list[Scratchpad] = []
+
+    def node(state: LogState) -> dict:
+        pad = current_scratchpad()
+        assert pad is not None
+        pads.append(pad)
+        return {"log": [state["value"]]}
+
+    g = StateGraph(LogState).add_node("a", node).add_node("b", node)
+    g = g.add_edge(START, "a").add_edge("a", "b").compile(checkpointer=saver)
+    g.invoke({"value": "x", "log": []}, cfg("pads"))
+    first, second = pads
+    nesting = first.nesting
+    assert nesting is not None
+    assert first.save_once is not None and first.before_effect is nesting.settle
     expected = Scratchpad(
-        "t",
-        [1],
-        namespace="n:t",
-        path=("__pregel_pull", "n"),
-        node="n",
+        first.task_id,
+        [],
+        namespace=f"a:{first.task_id}",
+        path=first.path,
+        node="a",
         nesting=nesting,
         answers=nesting.answers,
-        spare=True,
-        once=[2],
-        root="r",
+        spare=nesting.spare,
+        root=first.task_id,
+        save_once=first.save_once,
+        before_effect=first.before_effect,
+        findings=first.findings,
+        inline=True,  # a sync run's lone task
     )
-    assert made == expected
-    other = task_scratchpad("u", [], "n:u", (), False, "n", nesting, [], "u", None)
-    other.managed["k"] = 1
-    other.pushed.append(("k", 1))
-    other.counter += 1
-    assert made.managed == {} and made.pushed == [] and made.counter == 0
+    assert first == expected
+    assert first.managed is not second.managed and first.pushed is not second.pushed
+    assert first.once is not second.once and first.resume is not second.resume
 
 
 def test_call_style_knows_a_node_that_takes_the_state_only() -> None:

@@ -113,7 +113,7 @@ class Scratchpad:
     """Per-task state that ``interrupt()`` reads: the task id and its resume values.
 
     Not a slots class: a field left at its plain default is read from the class, so
-    :func:`task_scratchpad` sets only the fields a task's own values fill."""
+    ``runner.run_task`` sets only the fields a task's own values fill."""
 
     task_id: str
     resume: list[Any] = field(default_factory=list)
@@ -160,43 +160,6 @@ class Scratchpad:
     pushed: list[tuple[str, Any]] = field(default_factory=list)
     """State writes ``push_message`` made in this attempt of the task, in order: they come
     before the writes of the node's return value."""
-
-
-def task_scratchpad(
-    task_id: str,
-    resume: list[Any],
-    namespace: str,
-    path: tuple[Any, ...],
-    can_interrupt: bool,
-    node: str,
-    nesting: Nesting,
-    once: list[Any],
-    root: str,
-    findings: RunFindings | None,
-) -> Scratchpad:
-    """The scratchpad of a task a graph's run executes: what ``Scratchpad(...)`` with these
-    values and ``nesting``'s answers and ``spare`` makes, set field by field (the dataclass's
-    keyword ``__init__`` costs about as much as the rest of a trivial task's setup)."""
-    pad = _new_scratchpad(Scratchpad)
-    pad.task_id = task_id
-    pad.resume = resume
-    pad.namespace = namespace
-    pad.path = path
-    pad.can_interrupt = can_interrupt
-    pad.node = node
-    pad.nesting = nesting
-    pad.answers = nesting.answers
-    pad.spare = nesting.spare
-    pad.once = once
-    pad.root = root
-    pad.findings = findings
-    pad.managed = {}
-    pad.pushed = []
-    return pad
-
-
-_new_scratchpad = object.__new__
-"""Makes a :class:`Scratchpad` without calling its ``__init__``."""
 
 
 _SCRATCHPAD: contextvars.ContextVar[Scratchpad | None] = contextvars.ContextVar(

@@ -32,7 +32,7 @@ from durable_debug.graph.calls import (
     call,
 )
 from durable_debug.graph.delta_counters import delta_frequencies
-from durable_debug.graph.interrupts import _SCRATCHPAD, current_scratchpad, task_scratchpad
+from durable_debug.graph.interrupts import _SCRATCHPAD, Scratchpad, current_scratchpad
 from durable_debug.graph.managed import managed_values
 from durable_debug.graph.message_ids import ensure_message_ids
 from durable_debug.graph.nodes import (
@@ -62,6 +62,9 @@ if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
+
+_new_object = object.__new__
+"""Makes an object without calling its class's ``__init__`` (a task's :class:`Scratchpad`)."""
 
 _OUTCOMES: dict[str | None, hooks.Outcome] = {
     "done": "ok",
@@ -122,23 +125,30 @@ async def run_task(
     if spec.cache_policy is not None and cache.lookup(graph, task):  # cached: does not run
         return
     configurable = config.get("configurable") or {}
-    thread_id = configurable.get("thread_id")
-    checkpoint_ns = configurable.get("checkpoint_ns", "")
-    graph_ns = str(checkpoint_ns or "")
+    run = _LAST_RUN_VALUES  # _run_values's check, made here
+    if run[0] is not config.get("metadata") or run[1] is not configurable:
+        run = _run_values(config, configurable)
+    _, _, shared, thread_id, checkpoint_ns, graph_ns = run
     own_ns = ids.task_namespace(graph_ns, task.name, task.id)
     nesting = nesting or Nesting(graph.checkpointer)
-    scratchpad = task_scratchpad(
-        task.id,
-        [*task.resume],
-        own_ns,
-        task.path,
-        nesting.saver is not None or nesting.resumable,
-        spec.name,
-        nesting,
-        [*task.once],
-        nesting.root or task.id,
-        findings,
-    )
+    # Scratchpad(...) with these values, set field by field (its keyword __init__ costs
+    # about as much as the rest of a trivial task's setup); the fields left out keep the
+    # class's defaults, the mutable ones are the task's own.
+    scratchpad = _new_object(Scratchpad)
+    scratchpad.task_id = task.id
+    scratchpad.resume = [*task.resume]
+    scratchpad.namespace = own_ns
+    scratchpad.path = task.path
+    scratchpad.can_interrupt = nesting.saver is not None or nesting.resumable
+    scratchpad.node = spec.name
+    scratchpad.nesting = nesting
+    scratchpad.answers = nesting.answers
+    scratchpad.spare = nesting.spare
+    scratchpad.once = [*task.once]
+    scratchpad.root = nesting.root or task.id
+    scratchpad.findings = findings
+    scratchpad.managed = {}
+    scratchpad.pushed = []
     reader = spec.input_schema or graph.schema
     stop = nesting.stop
     # The managed values go into the state a node reads (not into a Send's packet).
@@ -183,7 +193,7 @@ async def run_task(
                 _notify(*observed, "start")
             try:
                 own_config = _node_config(
-                    config, configurable, graph_ns, own_ns, task, step, checkpoint_id
+                    config, configurable, shared, graph_ns, own_ns, task, step, checkpoint_id
                 )
                 info = (  # ExecutionInfo's fields, made into one if the node asks (few do)
                     checkpoint_id,
@@ -387,26 +397,24 @@ def node_config(
     the checkpoint its task runs from (a nested graph's ``metadata["parents"]``).
     """
     configurable = config.get("configurable") or {}
-    graph_ns = str(configurable.get("checkpoint_ns") or "")
+    run = _run_values(config, configurable)
+    shared, graph_ns = run[2], run[5]
     own_ns = task_namespace(graph_ns, task)
-    return _node_config(config, configurable, graph_ns, own_ns, task, step, checkpoint_id)
+    return _node_config(config, configurable, shared, graph_ns, own_ns, task, step, checkpoint_id)
 
 
 def _node_config(
     config: dict[str, Any],
     configurable: Mapping[str, Any],
+    shared: dict[str, Any],
     graph_ns: str,
     own_ns: str,
     task: Task,
     step: int,
     checkpoint_id: str | None,
 ) -> dict[str, Any]:
-    """:func:`node_config` given the run's ``configurable``, its namespace and the task's."""
-    last = _LAST_RUN_METADATA  # _run_metadata_of's check, made here (once per task)
-    if last[0] is config.get("metadata") and last[1] is configurable:
-        shared = last[2]
-    else:
-        shared = _run_metadata_of(config, configurable)
+    """:func:`node_config` given the run's ``configurable``, its :func:`run_metadata`
+    (``shared``, not to be changed), its namespace and the task's."""
     metadata = {
         **shared,
         "langgraph_step": step,
@@ -434,21 +442,32 @@ def _node_config(
     return outer
 
 
-_LAST_RUN_METADATA: tuple[Any, Any, dict[str, Any]] = (None, None, {})
-"""The last :func:`run_metadata` made for a node's config, with the ``metadata`` and
-``configurable`` objects it was made from (the tasks of a run share them)."""
+_RunValues = tuple[Any, Any, dict[str, Any], Any, Any, str]
+
+_LAST_RUN_VALUES: _RunValues = (None, None, {}, None, "", "")
+"""The last :func:`_run_values` made (the tasks of a run share them)."""
 
 
-def _run_metadata_of(config: dict[str, Any], configurable: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`run_metadata` of ``config`` (whose ``configurable`` is given), not to be changed:
-    made again only when the run's ``metadata`` or ``configurable`` is another object."""
-    global _LAST_RUN_METADATA
+def _run_values(config: dict[str, Any], configurable: Mapping[str, Any]) -> _RunValues:
+    """What every task of a run takes from its ``config`` (whose ``configurable`` is given):
+    that ``metadata`` and ``configurable`` (the objects), the :func:`run_metadata` (not to be
+    changed), the ``thread_id``, the ``checkpoint_ns`` as given and as a string (the graph's
+    namespace). Made again only when ``metadata`` or ``configurable`` is another object."""
+    global _LAST_RUN_VALUES
     given = config.get("metadata")
-    last = _LAST_RUN_METADATA
+    last = _LAST_RUN_VALUES
     if last[0] is given and last[1] is configurable:
-        return last[2]
-    made = run_metadata(config)
-    _LAST_RUN_METADATA = (given, configurable, made)
+        return last
+    checkpoint_ns = configurable.get("checkpoint_ns", "")
+    made = (
+        given,
+        configurable,
+        run_metadata(config),
+        configurable.get("thread_id"),
+        checkpoint_ns,
+        str(checkpoint_ns or ""),
+    )
+    _LAST_RUN_VALUES = made
     return made
 
 
