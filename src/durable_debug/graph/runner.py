@@ -219,7 +219,8 @@ async def run_task(
                     and (not style.is_async or style.sync_target is not None)
                     and in_runner_thread()
                 )
-                scratchpad.inline = inline
+                if inline:  # (the same on every attempt; the class's default is False)
+                    scratchpad.inline = True
                 if message_tap is not None:
                     message_tap.node_input(task.input)
                 node_run = None
@@ -270,9 +271,20 @@ async def run_task(
                     if message_tap is not None:
                         message_tap.node_output(result, context.config["metadata"])
                     if spec.writer is None and not spec.branches:  # nothing to await
-                        writes = _writes_before_branches(graph, task, result, channels, findings)[
-                            0
-                        ] or [(NO_WRITES, None)]
+                        plain = graph.schema.plain_updates(result)
+                        edges = spec.__dict__.get(_EDGE_WRITES)
+                        if (
+                            plain is not None
+                            and edges is not None
+                            and edges[0] is spec.edges_to
+                            and edges[1] is spec.joins
+                            and not delta_frequencies(graph)
+                        ):  # what _writes_before_branches makes of a plain dict, made here
+                            writes = [*plain.items(), *edges[2]] or [(NO_WRITES, None)]
+                        else:
+                            writes = _writes_before_branches(
+                                graph, task, result, channels, findings, plain
+                            )[0] or [(NO_WRITES, None)]
                     else:
                         writes = await node_writes(
                             graph, task, result, channels, context, node_run, findings
@@ -522,17 +534,24 @@ async def node_writes(
     return writes or [(NO_WRITES, None)]
 
 
+_UNKNOWN: Any = object()
+"""Not given (:func:`_writes_before_branches`'s ``plain``)."""
+
+
 def _writes_before_branches(
     graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     result: Any,
     channels: dict[str, Channel],
     findings: RunFindings | None,
+    plain: Any = _UNKNOWN,
 ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
     """:func:`node_writes` up to its conditional edges (all of it for a node that has none,
-    which is then done without awaiting anything), and the state updates among them."""
+    which is then done without awaiting anything), and the state updates among them.
+    ``plain`` is the schema's ``plain_updates(result)`` when the caller has it."""
     spec = task.node
-    plain = graph.schema.plain_updates(result)
+    if plain is _UNKNOWN:
+        plain = graph.schema.plain_updates(result)
     goto: list[Any] = []
     if plain is not None:  # the common case: nothing to check, so nothing to report
         updates = [*plain.items()]
