@@ -216,6 +216,7 @@ async def run_task(
                 assert style is not None
                 inline = (
                     alone
+                    and not style.bare  # (an async function: awaited on the loop)
                     and (not style.is_async or style.sync_target is not None)
                     and in_runner_thread()
                 )
@@ -301,6 +302,8 @@ async def run_task(
                 task.status = "done"
                 if spec.cache_policy is not None:
                     cache.remember(graph, task)
+                if observed is None:
+                    return  # nothing to report, nothing to retry
             except GraphInterrupt as exc:
                 task.status, task.interrupts = "interrupt", exc.interrupts
             except ParentCommand as exc:  # ends this run; never retried
