@@ -207,7 +207,12 @@ execution info, and a stream writer that does nothing."""
 
 class CallContext:
     """What a running node may ask for: its config and the run's :class:`Runtime` (given the
-    task's ``execution_info`` when first asked for: most nodes never ask)."""
+    task's ``execution_info`` when first asked for: most nodes never ask).
+
+    ``_info`` is the task's execution info, or what makes it (built only when a node asks):
+    a function, or the tuple of its fields in order; ``node_error`` the
+    :class:`~durable_debug.graph.types.NodeError` an error handler handles. A task's runner
+    (``runner.run_task``) sets the four fields itself, without ``__init__``."""
 
     __slots__ = ("_info", "_runtime", "config", "node_error")
 
@@ -221,10 +226,7 @@ class CallContext:
         self.config = config
         self._runtime = runtime or Runtime()
         self._info = execution_info
-        """The task's execution info, or what makes it (built only when a node asks): a
-        function, or the tuple of its fields in order."""
         self.node_error = node_error
-        """The :class:`~durable_debug.graph.types.NodeError` an error handler handles."""
 
     def with_config(self, config: RunnableConfig) -> CallContext:
         """The same runtime and task, another config (a conditional edge's run)."""

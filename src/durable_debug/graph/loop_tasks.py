@@ -155,8 +155,7 @@ class LoopTasks(LoopSave):
                 interrupts += tuple(task.interrupts)
                 paused = True
         self.interrupts = interrupts
-        self.paused = paused
-        """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
+        self.paused = paused  # a task paused: on interrupts, or a subgraph's static interrupt
 
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run (made once for as long as

@@ -64,7 +64,8 @@ if TYPE_CHECKING:
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
 
 _new_object = object.__new__
-"""Makes an object without calling its class's ``__init__`` (a task's :class:`Scratchpad`)."""
+"""Makes an object without calling its class's ``__init__`` (a task's :class:`Scratchpad`
+and :class:`CallContext`)."""
 
 _OUTCOMES: dict[str | None, hooks.Outcome] = {
     "done": "ok",
@@ -206,12 +207,14 @@ async def run_task(
                 )
                 timeout = task.timeout or spec.timeout  # a Send's replaces its node's
                 clock = AttemptClock(timeout, spec.name) if timeout else None
-                context = CallContext(
-                    own_config,
-                    runtime if clock is None else runtime.override(heartbeat=clock.heartbeat),
-                    info,
-                    task.node_error,
+                # CallContext(own_config, runtime, info, task.node_error), set field by field
+                context = _new_object(CallContext)
+                context.config = own_config
+                context._runtime = (
+                    runtime if clock is None else runtime.override(heartbeat=clock.heartbeat)
                 )
+                context._info = info
+                context.node_error = task.node_error
                 style = spec.style
                 assert style is not None
                 inline = (
