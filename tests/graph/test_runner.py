@@ -221,3 +221,33 @@ def test_an_async_node_sees_its_config_on_each_attempt_and_leaves_none_behind(
 
     assert asyncio.run(run())["log"] == ["ok"]
     assert seen == [("f", 1), ("f", 1)]
+
+
+def test_a_nested_tasks_namespace_is_its_ids_one(saver: MemorySaver) -> None:
+    from durable_debug.graph.ids import task_namespace
+    from durable_debug.graph.interrupts import current_scratchpad
+
+    seen: dict[str, tuple[str, str]] = {}
+
+    def record(name: str) -> None:
+        pad = current_scratchpad()
+        assert pad is not None
+        seen[name] = (pad.namespace, pad.task_id)
+
+    def inner(state: LogState) -> dict:
+        record("inner")
+        return {"log": ["inner"]}
+
+    sub = StateGraph(LogState).add_node("inner", inner).add_edge(START, "inner").compile()
+
+    def outer(state: LogState) -> dict:
+        record("outer")
+        return sub.invoke(state)
+
+    g = StateGraph(LogState).add_node("outer", outer).add_edge(START, "outer")
+    g.compile(checkpointer=saver).invoke({"value": "", "log": []}, cfg("nested"))
+    outer_ns, outer_id = seen["outer"]
+    inner_ns, inner_id = seen["inner"]
+    assert outer_ns == task_namespace("", "outer", outer_id)
+    assert inner_ns == task_namespace(outer_ns, "inner", inner_id)
+    assert "|" in inner_ns
