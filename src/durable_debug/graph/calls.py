@@ -319,6 +319,7 @@ class CallStyle:
     runner does so itself, see ``runner.run_task``)."""
 
     def __post_init__(self) -> None:
+        """Work out :attr:`bare` (once, when the style is made)."""
         bare = self.is_async and not (self.runnable or self.injects or self.error_param)
         object.__setattr__(self, "bare", bare)
 

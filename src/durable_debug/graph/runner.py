@@ -467,6 +467,8 @@ def _node_config(
 
 
 _RunValues = tuple[Any, Any, dict[str, Any], Any, Any, str]
+"""What :func:`_run_values` gives: ``(metadata, configurable, run metadata, thread_id,
+checkpoint_ns, graph namespace)``."""
 
 _LAST_RUN_VALUES: _RunValues = (None, None, {}, None, "", "")
 """The last :func:`_run_values` made (the tasks of a run share them)."""
