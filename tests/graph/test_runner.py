@@ -135,3 +135,119 @@ def test_each_run_gives_its_nodes_its_own_metadata_as_langgraph_does() -> None:
     theirs = runs(build(lg_graph.StateGraph, lg_memory.InMemorySaver()))
     assert ours == theirs
     assert ours[1] == ["bob/a/5/y", "bob/b/6/y"]  # the same thread: its steps go on
+
+
+def test_a_tasks_scratchpad_is_the_one_the_dataclass_makes(saver: MemorySaver) -> None:
+    from durable_debug.graph.interrupts import Scratchpad, current_scratchpad
+
+    pads: list[Scratchpad] = []
+
+    def node(state: LogState) -> dict:
+        pad = current_scratchpad()
+        assert pad is not None
+        pads.append(pad)
+        return {"log": [state["value"]]}
+
+    g = StateGraph(LogState).add_node("a", node).add_node("b", node)
+    g = g.add_edge(START, "a").add_edge("a", "b").compile(checkpointer=saver)
+    g.invoke({"value": "x", "log": []}, cfg("pads"))
+    first, second = pads
+    nesting = first.nesting
+    assert nesting is not None
+    assert first.save_once is not None and first.before_effect is nesting.settle
+    expected = Scratchpad(
+        first.task_id,
+        [],
+        namespace=f"a:{first.task_id}",
+        path=first.path,
+        node="a",
+        nesting=nesting,
+        answers=nesting.answers,
+        spare=nesting.spare,
+        root=first.task_id,
+        save_once=first.save_once,
+        before_effect=first.before_effect,
+        findings=first.findings,
+        inline=True,  # a sync run's lone task
+    )
+    assert first == expected
+    assert first.managed is not second.managed and first.pushed is not second.pushed
+    assert first.once is not second.once and first.resume is not second.resume
+
+
+def test_call_style_knows_a_node_that_takes_the_state_only() -> None:
+    from durable_debug.checkpoint.base import RunnableConfig
+    from durable_debug.graph.calls import call_style
+
+    async def bare(state: dict) -> dict:
+        return state
+
+    async def configured(state: dict, config: RunnableConfig) -> dict:
+        return state
+
+    def sync(state: dict) -> dict:
+        return state
+
+    assert call_style(bare).bare
+    assert not call_style(configured).bare
+    assert not call_style(sync).bare
+
+
+def test_an_async_node_sees_its_config_on_each_attempt_and_leaves_none_behind(
+    saver: MemorySaver,
+) -> None:
+    import asyncio
+
+    from durable_debug import get_config
+    from durable_debug.graph.calls import current_call
+    from durable_debug.graph.interrupts import current_scratchpad
+
+    seen = []
+
+    async def flaky(state: LogState) -> dict:
+        metadata = get_config()["metadata"]
+        seen.append((metadata["langgraph_node"], metadata["langgraph_step"]))
+        if len(seen) < 2:
+            raise ConnectionError("try again")
+        return {"log": ["ok"]}
+
+    policy = RetryPolicy(initial_interval=0.001, jitter=False, retry_on=ConnectionError)
+    g = StateGraph(LogState).add_node("f", flaky, retry_policy=policy).add_edge(START, "f")
+
+    async def run() -> dict:
+        out = await g.compile(checkpointer=saver).ainvoke({"value": "", "log": []}, cfg("a"))
+        assert current_call() is None and current_scratchpad() is None
+        return out
+
+    assert asyncio.run(run())["log"] == ["ok"]
+    assert seen == [("f", 1), ("f", 1)]
+
+
+def test_a_nested_tasks_namespace_is_its_ids_one(saver: MemorySaver) -> None:
+    from durable_debug.graph.ids import task_namespace
+    from durable_debug.graph.interrupts import current_scratchpad
+
+    seen: dict[str, tuple[str, str]] = {}
+
+    def record(name: str) -> None:
+        pad = current_scratchpad()
+        assert pad is not None
+        seen[name] = (pad.namespace, pad.task_id)
+
+    def inner(state: LogState) -> dict:
+        record("inner")
+        return {"log": ["inner"]}
+
+    sub = StateGraph(LogState).add_node("inner", inner).add_edge(START, "inner").compile()
+
+    def outer(state: LogState) -> dict:
+        record("outer")
+        return sub.invoke(state)
+
+    g = StateGraph(LogState).add_node("outer", outer).add_edge(START, "outer")
+    g.compile(checkpointer=saver).invoke({"value": "", "log": []}, cfg("nested"))
+    outer_ns, outer_id = seen["outer"]
+    inner_ns, inner_id = seen["inner"]
+    assert outer_ns == task_namespace("", "outer", outer_id)
+    assert inner_ns == task_namespace(outer_ns, "inner", inner_id)
+    assert "|" in inner_ns

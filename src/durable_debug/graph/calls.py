@@ -23,7 +23,7 @@ import contextvars
 import inspect
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Generic, TypeVar
 
 from durable_debug._sync import call_outside_loop, in_runner_thread
@@ -207,7 +207,12 @@ execution info, and a stream writer that does nothing."""
 
 class CallContext:
     """What a running node may ask for: its config and the run's :class:`Runtime` (given the
-    task's ``execution_info`` when first asked for: most nodes never ask)."""
+    task's ``execution_info`` when first asked for: most nodes never ask).
+
+    ``_info`` is the task's execution info, or what makes it (built only when a node asks):
+    a function, or the tuple of its fields in order; ``node_error`` the
+    :class:`~durable_debug.graph.types.NodeError` an error handler handles. A task's runner
+    (``runner.run_task``) sets the four fields itself, without ``__init__``."""
 
     __slots__ = ("_info", "_runtime", "config", "node_error")
 
@@ -221,10 +226,7 @@ class CallContext:
         self.config = config
         self._runtime = runtime or Runtime()
         self._info = execution_info
-        """The task's execution info, or what makes it (built only when a node asks): a
-        function, or the tuple of its fields in order."""
         self.node_error = node_error
-        """The :class:`~durable_debug.graph.types.NodeError` an error handler handles."""
 
     def with_config(self, config: RunnableConfig) -> CallContext:
         """The same runtime and task, another config (a conditional edge's run)."""
@@ -312,6 +314,14 @@ class CallStyle:
     runnable's sync side in a sync run), sparing the event loop a thread hand-off."""
     error_param: str | None = None
     """The parameter annotated ``NodeError``: an error handler gets the failure there."""
+    bare: bool = field(init=False, repr=False, compare=False)
+    """An async function taking the state only: :func:`call` just awaits it (a task's
+    runner does so itself, see ``runner.run_task``)."""
+
+    def __post_init__(self) -> None:
+        """Work out :attr:`bare` (once, when the style is made)."""
+        bare = self.is_async and not (self.runnable or self.injects or self.error_param)
+        object.__setattr__(self, "bare", bare)
 
 
 def callable_name(fn: Any) -> str | None:

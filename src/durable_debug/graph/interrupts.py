@@ -108,9 +108,12 @@ class Answers:
         return False, None
 
 
-@dataclass(slots=True)
+@dataclass
 class Scratchpad:
-    """Per-task state that ``interrupt()`` reads: the task id and its resume values."""
+    """Per-task state that ``interrupt()`` reads: the task id and its resume values.
+
+    Not a slots class: a field left at its plain default is read from the class, so
+    ``runner.run_task`` sets only the fields a task's own values fill."""
 
     task_id: str
     resume: list[Any] = field(default_factory=list)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Coroutine
 from typing import Any
 
 from durable_debug.checkpoint.base import INTERRUPT, RESUME
@@ -41,9 +41,12 @@ class LoopTasks(LoopSave):
         """The tasks of a step that have no saved writes (the others take theirs), each
         reported as it starts; ``_run`` runs them and saves each one's outcome as it
         finishes, then ``_tasks_ran`` looks at what they did."""
+        to_run: list[Task] = []  # made in this loop, not a comprehension: it runs every step
         for task in tasks:
             record = self.pending.get(task.id)
             if record is None:
+                if task.status is None:
+                    to_run.append(task)
                 continue
             if record.finished and self.reuse_writes:
                 task.writes, task.status = record.writes, "done"
@@ -60,6 +63,8 @@ class LoopTasks(LoopSave):
                         self.answers.hand_down(str(answer[SUBGRAPH_ANSWER]), answer["value"], root)
             if record.once and self.reuse_writes and not record.finished:
                 task.once = record.once  # a replay (time travel) makes its effects anew
+            if task.status is None:
+                to_run.append(task)
         if self.given_answers:
             ids = {t.id for t in tasks}
             for tid, (interrupt_id, value) in self.given_answers.items():
@@ -67,7 +72,6 @@ class LoopTasks(LoopSave):
                     self.answers.hand_down(interrupt_id, value, None)
                     self.spare_answers = True
             self.given_answers = {}
-        to_run = [t for t in tasks if t.status is None]
         if len(to_run) == len(tasks) and not self.producers.wants("task"):
             return to_run  # nothing reused, and nobody listens for task starts
         # As LangGraph: every task of the step is reported as it starts, also one that took
@@ -151,8 +155,7 @@ class LoopTasks(LoopSave):
                 interrupts += tuple(task.interrupts)
                 paused = True
         self.interrupts = interrupts
-        self.paused = paused
-        """A task paused: on interrupts, or on a subgraph's static interrupt (none)."""
+        self.paused = paused  # a task paused: on interrupts, or a subgraph's static interrupt
 
     def _nesting(self) -> Nesting:
         """What the tasks of this step hand to the graphs they run (made once for as long as
@@ -179,9 +182,13 @@ class LoopTasks(LoopSave):
         self._made_nesting = (key, nesting)
         return nesting
 
-    async def _run_one(self, task: Task, step: int, *, alone: bool) -> None:
-        """Execute one task's node on the current checkpoint (see ``runner.run_task``)."""
-        await run_task(
+    def _run_one(self, task: Task, step: int, *, alone: bool) -> Coroutine[Any, Any, None]:
+        """Execute one task's node on the current checkpoint (see ``runner.run_task``): the
+        coroutine to await (``run_task``'s own, one coroutine less per task)."""
+        made = self._made_nesting  # _nesting's check, made here (once per task)
+        key = (self.resuming, self.spare_answers, self.stop, id(self.replay))
+        nesting = made[1] if made is not None and made[0] == key else self._nesting()
+        return run_task(
             self.graph,
             task,
             self.channels,
@@ -191,7 +198,7 @@ class LoopTasks(LoopSave):
             alone=alone,
             runtime=self.runtime,
             message_tap=self.message_tap,
-            nesting=self._nesting(),
+            nesting=nesting,
             graph_run=self.graph_run,
             findings=self.findings,
             recording=self.recording,
@@ -315,7 +322,8 @@ class LoopTasks(LoopSave):
         if self.saves is None or task.status != "done":
             return False
         self.deferred.append((task, self._writes_to_save(task)))
-        self._report_result(task, True)
+        if task.name != START and self.producers.wants("task_result"):  # (_report_result's)
+            self._report_result(task, True)
         return True
 
     def _report_result(self, task: Task, held: bool) -> None:

@@ -271,11 +271,10 @@ class RunRecording:
         The tape itself is made at the task's first recorded call (:meth:`make_tape`)."""
         if not self.enabled:
             return None
-        if "langchain_core" in sys.modules:
-            if not _RECORDER_INSTALLED:
-                _install_recorder()
-            if "langchain_core.embeddings" in sys.modules:
-                wrap_embeddings()
+        if not _RECORDER_INSTALLED and "langchain_core" in sys.modules:
+            _install_recorder()
+        if "langchain_core.embeddings" in sys.modules:  # (imported with langchain_core)
+            wrap_embeddings()
         pending: _Pending = (
             self,
             node,

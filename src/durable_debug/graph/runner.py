@@ -21,13 +21,16 @@ import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
+from durable_debug.checkpoint.names import NS_END, NS_SEP
 from durable_debug.graph import ids
 from durable_debug.graph.algo import PULL, Task, task_path_str
 from durable_debug.graph.calls import (
+    _CURRENT,
+    _LANGCHAIN_VAR,
     CallContext,
     Runtime,
+    _set_langchain_config,
     call,
-    config_run_id,
 )
 from durable_debug.graph.delta_counters import delta_frequencies
 from durable_debug.graph.interrupts import _SCRATCHPAD, Scratchpad, current_scratchpad
@@ -41,7 +44,7 @@ from durable_debug.graph.nodes import (
     state_writes,
     targets_to_writes,
 )
-from durable_debug.graph.recording import RunRecording
+from durable_debug.graph.recording import _TAPE, RunRecording
 from durable_debug.graph.subgraph import Nesting
 from durable_debug.graph.timeouts import AttemptClock, NodeCancelledError
 from durable_debug.graph.types import (
@@ -60,6 +63,10 @@ if TYPE_CHECKING:
     from durable_debug.graph.pregel import CompiledStateGraph
 
 __all__ = ["edge_writes", "node_config", "node_writes", "run_task"]
+
+_new_object = object.__new__
+"""Makes an object without calling its class's ``__init__`` (a task's :class:`Scratchpad`
+and :class:`CallContext`)."""
 
 _OUTCOMES: dict[str | None, hooks.Outcome] = {
     "done": "ok",
@@ -120,25 +127,35 @@ async def run_task(
     if spec.cache_policy is not None and cache.lookup(graph, task):  # cached: does not run
         return
     configurable = config.get("configurable") or {}
-    thread_id = configurable.get("thread_id")
-    checkpoint_ns = configurable.get("checkpoint_ns", "")
-    graph_ns = str(checkpoint_ns or "")
-    own_ns = ids.task_namespace(graph_ns, task.name, task.id)
-    nesting = nesting or Nesting(graph.checkpointer)
-    scratchpad = Scratchpad(
-        task.id,
-        list(task.resume),
-        namespace=own_ns,
-        path=task.path,
-        can_interrupt=nesting.saver is not None or nesting.resumable,
-        node=spec.name,
-        nesting=nesting,
-        answers=nesting.answers,
-        spare=nesting.spare,
-        once=list(task.once),
-        root=nesting.root or task.id,
-        findings=findings,
+    run = _LAST_RUN_VALUES  # _run_values's check, made here
+    if run[0] is not config.get("metadata") or run[1] is not configurable:
+        run = _run_values(config, configurable)
+    _, _, shared, thread_id, checkpoint_ns, graph_ns = run
+    # ids.task_namespace(graph_ns, task.name, task.id), spelled out (two calls less)
+    own_ns = (
+        f"{graph_ns}{NS_SEP}{task.name}{NS_END}{task.id}"
+        if graph_ns
+        else f"{task.name}{NS_END}{task.id}"
     )
+    nesting = nesting or Nesting(graph.checkpointer)
+    # Scratchpad(...) with these values, set field by field (its keyword __init__ costs
+    # about as much as the rest of a trivial task's setup); the fields left out keep the
+    # class's defaults, the mutable ones are the task's own.
+    scratchpad = _new_object(Scratchpad)
+    scratchpad.task_id = task.id
+    scratchpad.resume = [*task.resume]
+    scratchpad.namespace = own_ns
+    scratchpad.path = task.path
+    scratchpad.can_interrupt = nesting.saver is not None or nesting.resumable
+    scratchpad.node = spec.name
+    scratchpad.nesting = nesting
+    scratchpad.answers = nesting.answers
+    scratchpad.spare = nesting.spare
+    scratchpad.once = [*task.once]
+    scratchpad.root = nesting.root or task.id
+    scratchpad.findings = findings
+    scratchpad.managed = {}
+    scratchpad.pushed = []
     reader = spec.input_schema or graph.schema
     stop = nesting.stop
     # The managed values go into the state a node reads (not into a Send's packet).
@@ -163,7 +180,8 @@ async def run_task(
     taping = recording.start(spec.name, task.id, checkpoint_id) if recording is not None else None
     attempt = 0
     first_attempt = time.time()
-    run_id = config_run_id(config)
+    given_run_id = config.get("run_id")  # as calls.config_run_id gives it
+    run_id = str(given_run_id) if given_run_id else None
     inline = False
     try:
         while True:
@@ -176,15 +194,13 @@ async def run_task(
                 scratchpad.pushed = []
             # what the task observers (hooks.py) are told of, when there are any
             observed = (
-                (task, step, checkpoint_id, thread_id, checkpoint_ns)
-                if hooks.has_observers()
-                else None
+                (task, step, checkpoint_id, thread_id, checkpoint_ns) if hooks.observers else None
             )
             if observed is not None:
                 _notify(*observed, "start")
             try:
                 own_config = _node_config(
-                    config, configurable, graph_ns, own_ns, task, step, checkpoint_id
+                    config, configurable, shared, graph_ns, own_ns, task, step, checkpoint_id
                 )
                 info = (  # ExecutionInfo's fields, made into one if the node asks (few do)
                     checkpoint_id,
@@ -197,19 +213,24 @@ async def run_task(
                 )
                 timeout = task.timeout or spec.timeout  # a Send's replaces its node's
                 clock = AttemptClock(timeout, spec.name) if timeout else None
-                context = CallContext(
-                    own_config,
-                    runtime if clock is None else runtime.override(heartbeat=clock.heartbeat),
-                    info,
-                    task.node_error,
+                # CallContext(own_config, runtime, info, task.node_error), set field by field
+                context = _new_object(CallContext)
+                context.config = own_config
+                context._runtime = (
+                    runtime if clock is None else runtime.override(heartbeat=clock.heartbeat)
                 )
-                assert spec.style is not None
+                context._info = info
+                context.node_error = task.node_error
+                style = spec.style
+                assert style is not None
                 inline = (
                     alone
-                    and (not spec.style.is_async or spec.style.sync_target is not None)
+                    and not style.bare  # (an async function: awaited on the loop)
+                    and (not style.is_async or style.sync_target is not None)
                     and in_runner_thread()
                 )
-                scratchpad.inline = inline
+                if inline:  # (the same on every attempt; the class's default is False)
+                    scratchpad.inline = True
                 if message_tap is not None:
                     message_tap.node_input(task.input)
                 node_run = None
@@ -221,21 +242,38 @@ async def run_task(
                     context = CallContext(context.config, watched, None, task.node_error)
                 try:
                     try:
-                        body = call(
-                            spec.style, task.input, context, inline=inline, node_run=node_run
-                        )
-                        parent = node_run.tracing_parent() if node_run is not None else None
-                        if parent is None:
-                            result = await (body if clock is None else clock.run(body))
-                        else:  # the node's code runs inside its LangSmith run tree
-                            from langsmith.run_helpers import tracing_context
-
-                            with tracing_context(parent=parent):
+                        if style.bare and node_run is None and clock is None:
+                            # what ``call`` does for such a node, without its coroutine: the
+                            # node's context (and LangChain's config) current while it runs
+                            call_token = _CURRENT.set(context)
+                            lc_token: tuple[Any, Any] | None
+                            if _LANGCHAIN_VAR:
+                                lc_var = _LANGCHAIN_VAR[0]
+                                lc_token = lc_var, lc_var.set(own_config)
+                            else:
+                                lc_token = _set_langchain_config(own_config)
+                            try:
+                                result = await style.target(task.input)
+                            finally:
+                                if lc_token is not None:
+                                    lc_token[0].reset(lc_token[1])
+                                _CURRENT.reset(call_token)
+                        else:
+                            body = call(
+                                style, task.input, context, inline=inline, node_run=node_run
+                            )
+                            parent = node_run.tracing_parent() if node_run is not None else None
+                            if parent is None:
                                 result = await (body if clock is None else clock.run(body))
+                            else:  # the node's code runs inside its LangSmith run tree
+                                from langsmith.run_helpers import tracing_context
+
+                                with tracing_context(parent=parent):
+                                    result = await (body if clock is None else clock.run(body))
                     except ParentCommand as exc:  # from a subgraph this node ran: its result
                         result = dataclasses.replace(exc.command, graph=None)
                     finally:
-                        task.resume = list(scratchpad.resume)  # with answers it took as spare
+                        task.resume = [*scratchpad.resume]  # with answers it took as spare
                     if type(result) is not dict:
                         result = from_langgraph(result)
                         if isinstance(result, Command) and result.graph == Command.PARENT:
@@ -243,9 +281,20 @@ async def run_task(
                     if message_tap is not None:
                         message_tap.node_output(result, context.config["metadata"])
                     if spec.writer is None and not spec.branches:  # nothing to await
-                        writes = _writes_before_branches(graph, task, result, channels, findings)[
-                            0
-                        ] or [(NO_WRITES, None)]
+                        plain = graph.schema.plain_updates(result)
+                        edges = spec.__dict__.get(_EDGE_WRITES)
+                        if (
+                            plain is not None
+                            and edges is not None
+                            and edges[0] is spec.edges_to
+                            and edges[1] is spec.joins
+                            and not delta_frequencies(graph)
+                        ):  # what _writes_before_branches makes of a plain dict, made here
+                            writes = [*plain.items(), *edges[2]] or [(NO_WRITES, None)]
+                        else:
+                            writes = _writes_before_branches(
+                                graph, task, result, channels, findings, plain
+                            )[0] or [(NO_WRITES, None)]
                     else:
                         writes = await node_writes(
                             graph, task, result, channels, context, node_run, findings
@@ -262,6 +311,8 @@ async def run_task(
                 task.status = "done"
                 if spec.cache_policy is not None:
                     cache.remember(graph, task)
+                if observed is None:
+                    return  # nothing to report, nothing to retry
             except GraphInterrupt as exc:
                 task.status, task.interrupts = "interrupt", exc.interrupts
             except ParentCommand as exc:  # ends this run; never retried
@@ -291,8 +342,8 @@ async def run_task(
                 await asyncio.sleep(wait)
             task.status, task.error = None, None
     finally:
-        if recording is not None and taping is not None:
-            recording.stop(taping)
+        if taping is not None:  # RunRecording.stop
+            _TAPE.reset(taping[1])
         _SCRATCHPAD.reset(token)
 
 
@@ -370,23 +421,26 @@ def node_config(
     the checkpoint its task runs from (a nested graph's ``metadata["parents"]``).
     """
     configurable = config.get("configurable") or {}
-    graph_ns = str(configurable.get("checkpoint_ns") or "")
+    run = _run_values(config, configurable)
+    shared, graph_ns = run[2], run[5]
     own_ns = task_namespace(graph_ns, task)
-    return _node_config(config, configurable, graph_ns, own_ns, task, step, checkpoint_id)
+    return _node_config(config, configurable, shared, graph_ns, own_ns, task, step, checkpoint_id)
 
 
 def _node_config(
     config: dict[str, Any],
     configurable: Mapping[str, Any],
+    shared: dict[str, Any],
     graph_ns: str,
     own_ns: str,
     task: Task,
     step: int,
     checkpoint_id: str | None,
 ) -> dict[str, Any]:
-    """:func:`node_config` given the run's ``configurable``, its namespace and the task's."""
+    """:func:`node_config` given the run's ``configurable``, its :func:`run_metadata`
+    (``shared``, not to be changed), its namespace and the task's."""
     metadata = {
-        **_run_metadata_of(config, configurable),
+        **shared,
         "langgraph_step": step,
         "langgraph_node": task.name,
         "langgraph_triggers": task.listed_triggers,
@@ -407,25 +461,39 @@ def _node_config(
         own_configurable = dict(configurable)
     # a run name given to a runnable node names that run only, not the runs of a graph it is
     outer = {**config, "configurable": own_configurable, "metadata": metadata}
-    outer.pop("run_name", None)
+    if "run_name" in config:  # the pop, a method call, only for a config that has one
+        outer.pop("run_name")
     return outer
 
 
-_LAST_RUN_METADATA: tuple[Any, Any, dict[str, Any]] = (None, None, {})
-"""The last :func:`run_metadata` made for a node's config, with the ``metadata`` and
-``configurable`` objects it was made from (the tasks of a run share them)."""
+_RunValues = tuple[Any, Any, dict[str, Any], Any, Any, str]
+"""What :func:`_run_values` gives: ``(metadata, configurable, run metadata, thread_id,
+checkpoint_ns, graph namespace)``."""
+
+_LAST_RUN_VALUES: _RunValues = (None, None, {}, None, "", "")
+"""The last :func:`_run_values` made (the tasks of a run share them)."""
 
 
-def _run_metadata_of(config: dict[str, Any], configurable: Mapping[str, Any]) -> dict[str, Any]:
-    """:func:`run_metadata` of ``config`` (whose ``configurable`` is given), not to be changed:
-    made again only when the run's ``metadata`` or ``configurable`` is another object."""
-    global _LAST_RUN_METADATA
+def _run_values(config: dict[str, Any], configurable: Mapping[str, Any]) -> _RunValues:
+    """What every task of a run takes from its ``config`` (whose ``configurable`` is given):
+    that ``metadata`` and ``configurable`` (the objects), the :func:`run_metadata` (not to be
+    changed), the ``thread_id``, the ``checkpoint_ns`` as given and as a string (the graph's
+    namespace). Made again only when ``metadata`` or ``configurable`` is another object."""
+    global _LAST_RUN_VALUES
     given = config.get("metadata")
-    last = _LAST_RUN_METADATA
+    last = _LAST_RUN_VALUES
     if last[0] is given and last[1] is configurable:
-        return last[2]
-    made = run_metadata(config)
-    _LAST_RUN_METADATA = (given, configurable, made)
+        return last
+    checkpoint_ns = configurable.get("checkpoint_ns", "")
+    made = (
+        given,
+        configurable,
+        run_metadata(config),
+        configurable.get("thread_id"),
+        checkpoint_ns,
+        str(checkpoint_ns or ""),
+    )
+    _LAST_RUN_VALUES = made
     return made
 
 
@@ -480,20 +548,27 @@ async def node_writes(
     return writes or [(NO_WRITES, None)]
 
 
+_UNKNOWN: Any = object()
+"""Not given (:func:`_writes_before_branches`'s ``plain``)."""
+
+
 def _writes_before_branches(
     graph: CompiledStateGraph[Any, Any, Any, Any],
     task: Task,
     result: Any,
     channels: dict[str, Channel],
     findings: RunFindings | None,
+    plain: Any = _UNKNOWN,
 ) -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
     """:func:`node_writes` up to its conditional edges (all of it for a node that has none,
-    which is then done without awaiting anything), and the state updates among them."""
+    which is then done without awaiting anything), and the state updates among them.
+    ``plain`` is the schema's ``plain_updates(result)`` when the caller has it."""
     spec = task.node
-    plain = graph.schema.plain_updates(result)
+    if plain is _UNKNOWN:
+        plain = graph.schema.plain_updates(result)
     goto: list[Any] = []
     if plain is not None:  # the common case: nothing to check, so nothing to report
-        updates = list(plain.items())
+        updates = [*plain.items()]
     else:
         on_unknown = None
         if findings is not None:
@@ -503,10 +578,14 @@ def _writes_before_branches(
         updates, goto = state_writes(graph.schema, spec.name, result, on_unknown)
     if delta_frequencies(graph):  # only a DeltaChannel key's messages are given ids
         updates = ensure_message_ids(channels, updates)
-    writes: list[tuple[str, Any]] = list(updates)
+    writes: list[tuple[str, Any]] = [*updates]
     if goto:
         writes += targets_to_writes(spec.name, goto, graph.nodes)
-    writes += _static_edge_writes(task)
+    made: tuple[Any, Any, tuple[tuple[str, Any], ...]] | None = spec.__dict__.get(_EDGE_WRITES)
+    if made is None or made[0] is not spec.edges_to or made[1] is not spec.joins:
+        writes += _static_edge_writes(task)
+    else:  # _static_edge_writes's check, made here (once per task)
+        writes += made[2]
     return writes, updates
 
 
