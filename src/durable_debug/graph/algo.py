@@ -28,13 +28,15 @@ from durable_debug.checkpoint.base import (
     next_version,
     now_iso,
 )
-from durable_debug.checkpoint.names import PULL, PUSH, TASK_PATH_SEP
+from durable_debug.checkpoint.names import NS_SEP, PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
-from durable_debug.graph.channels import MISSING, Channel
+from durable_debug.graph.channels import MISSING, Channel, EphemeralValue, LastValue
 from durable_debug.graph.ids import (
+    checkpoint_key,
     interrupt_id,
     legacy_task_ids,
-    pull_task_id,
+    pull_id,
+    pull_id_tail,
     send_task_id,
     task_id,
 )
@@ -259,8 +261,9 @@ def prepare_tasks(
     seen_by = checkpoint["versions_seen"]
     next_step = step + 1
     tasks: list[Task] = []
+    plain = graph.plain_available
     sends = channels[TASKS]
-    if sends.is_available():
+    if sends.value is not MISSING if TASKS in plain else sends.is_available():
         for index, packet in enumerate(sends.get()):
             name = packet[0]
             # As LangGraph: the path ends with False (the task is a Send, not a call), which
@@ -284,6 +287,8 @@ def prepare_tasks(
     else:
         names = [n for n in graph.node_order if n in candidates]
     state_input: Any = MISSING
+    key: bytes | None = None
+    tails = _pull_id_tails(graph)
     for name in names:
         spec = graph.nodes[name]
         # A trigger counts when its channel holds a value the node has not seen; the node's
@@ -291,21 +296,24 @@ def prepare_tasks(
         seen: Mapping[str, str] | None = None
         triggered: tuple[str, ...] = ()
         for ch in spec.triggers:
-            if channels[ch].is_available():
+            channel = channels[ch]
+            if channel.value is not MISSING if ch in plain else channel.is_available():
                 if seen is None:
                     seen = seen_by.get(name, _NOTHING_SEEN)
                 if versions.get(ch, "") > seen.get(ch, ""):
                     triggered += (ch,)
         if not triggered:
             continue
+        # The id as pull_task_id gives it, from the parts that do not change between steps
+        if key is None:
+            key = checkpoint_key(checkpoint_id)
+        tail = tails.get(name)
+        if tail is None:
+            tail = tails[name] = pull_id_tail(name, spec.triggers)
+        namespace = f"{checkpoint_ns}{NS_SEP}{name}" if checkpoint_ns else name
+        tid = pull_id(key, namespace, next_step, tail)
         pull_path: tuple[Any, ...] = (PULL, name)
-        task = Task(
-            pull_task_id(checkpoint_id, checkpoint_ns, next_step, name, spec.triggers),
-            name,
-            pull_path,
-            spec,
-            triggered,
-        )
+        task = Task(tid, name, pull_path, spec, triggered)
         if for_execution:
             if name == START:
                 task.input = channels[START].get()
@@ -317,6 +325,15 @@ def prepare_tasks(
                 task.input = (spec.input_schema or graph.schema).to_input(state_input)
         tasks.append(task)
     return tasks
+
+
+def _pull_id_tails(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, str]:
+    """Node → :func:`~durable_debug.graph.ids.pull_id_tail` of its task ids (per compiled
+    graph: a node's triggers do not change)."""
+    found: dict[str, str] | None = graph.__dict__.get("_pull_id_tails")
+    if found is None:
+        found = graph.__dict__["_pull_id_tails"] = {}
+    return found
 
 
 def apply_writes(
@@ -348,35 +365,57 @@ def apply_writes(
     seen_by = dict(checkpoint["versions_seen"])
     ordered = tasks if len(tasks) < 2 else sorted(tasks, key=lambda t: t.sort_key)
     updated: set[str] = set()
+    consuming = graph.consuming
     for task in ordered:
         if task.triggers:
             seen = seen_by[task.name] = dict(seen_by.get(task.name, _NOTHING_SEEN))
             for ch in task.triggers:
                 seen[ch] = versions[ch]
-                if channels[ch].consume():
+                if ch in consuming and channels[ch].consume():
                     updated.add(ch)
-    grouped: dict[str, list[Any]]
+    single: dict[str, Any] | None = None
     if len(ordered) == 1 and not extra_writes and len(ordered[0].writes) <= _FEW_WRITES:
         # A lone task (a chain's step) that writes each channel once: one value a channel.
-        writes = ordered[0].writes
-        grouped = {ch: [value] for ch, value in writes if ch in channels}
-        if len(grouped) != len(writes):
-            grouped = _grouped(channels, (), ordered)
+        single = {}
+        for ch, value in ordered[0].writes:
+            if ch in single:
+                single = None
+                break
+            if ch in channels:
+                single[ch] = value
+    written: Collection[str]
+    if single is not None:
+        for ch, value in single.items():
+            channel = channels[ch]
+            kind = type(channel)
+            if kind is LastValue or kind is EphemeralValue:
+                channel.value = value  # (what their update() does with one value)
+                updated.add(ch)
+            elif channel.update([value]):
+                updated.add(ch)
+        written = single
     else:
         grouped = _grouped(channels, extra_writes, ordered)
-    for ch, values in grouped.items():
-        if channels[ch].update(values):
-            updated.add(ch)
+        for ch, values in grouped.items():
+            if channels[ch].update(values):
+                updated.add(ch)
+        written = grouped
     if clear_ephemeral:
+        clear: Iterable[str]
         if holding is None:
-            clear: Iterable[str] = graph.ephemeral_channels
+            clear = graph.ephemeral_channels
         else:
-            clear = _ephemeral_set(graph).intersection(holding)
+            clear = graph.ephemeral_set.intersection(holding)
         for ch in clear:
             channel = channels[ch]
             # An empty ephemeral channel stays empty (EphemeralValue.update): only those that
             # hold a value and were not written again are cleared.
-            if channel.value is not MISSING and ch not in grouped and channel.update(()):
+            if channel.value is MISSING or ch in written:
+                continue
+            if type(channel) is EphemeralValue:
+                channel.value = MISSING  # (what its update(()) does)
+                updated.add(ch)
+            elif channel.update(()):
                 updated.add(ch)
         if graph.deferred_channels and not _triggers_any(graph, channels, updated):
             # Nothing else would run: release the deferred nodes (LangGraph's "finish").
@@ -409,14 +448,6 @@ def _grouped(
             if ch in channels:
                 grouped.setdefault(ch, []).append(value)
     return grouped
-
-
-def _ephemeral_set(graph: CompiledStateGraph[Any, Any, Any, Any]) -> frozenset[str]:
-    """``graph.ephemeral_channels`` as a set (worked out once per compiled graph)."""
-    found: frozenset[str] | None = graph.__dict__.get("_ephemeral_set")
-    if found is None:
-        found = graph.__dict__["_ephemeral_set"] = frozenset(graph.ephemeral_channels)
-    return found
 
 
 _TRIGGERED_SETS = 256

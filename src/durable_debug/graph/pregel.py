@@ -38,6 +38,7 @@ from durable_debug.graph.cache import node_namespace
 from durable_debug.graph.calls import RunControl, coerce_context, merge_configs
 from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.channels import (
+    MISSING,
     Channel,
     EphemeralValue,
     LastValueAfterFinish,
@@ -180,9 +181,32 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self.node_order: list[str] = list(nodes)
         """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()
+        self._channel_copies = tuple(
+            (name, proto, type(proto) if type(proto).copy is Channel.copy else None)
+            for name, proto in self._channel_factories.items()
+        )
+        """``(name, prototype, its class when it copies as Channel.copy)`` of each channel,
+        for :meth:`new_channels`."""
+        self.plain_available: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if type(channel).is_available is Channel.is_available
+        )
+        """Channels available exactly when they hold a value (``Channel.is_available``): the
+        engine reads ``value`` instead of calling ``is_available()`` for those."""
+        self._plain_state = self.plain_available.issuperset(self.schema.keys)
+        """Whether every state key is one of :attr:`plain_available` (``read_state``)."""
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
         )
+        self.ephemeral_set = frozenset(self.ephemeral_channels)
+        """:attr:`ephemeral_channels` as a set."""
+        self.consuming: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if type(channel).consume is not Channel.consume
+        )
+        """Channels that a node they trigger may change by running (``consume()``)."""
         self.deferred_channels: tuple[str, ...] = tuple(
             name
             for name, channel in self._channel_factories.items()
@@ -235,7 +259,16 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
 
     def new_channels(self) -> dict[str, Channel]:
         """A fresh set of empty channels (reducers start from their empty value)."""
-        return {name: proto.copy() for name, proto in self._channel_factories.items()}
+        channels: dict[str, Channel] = {}
+        for name, proto, kind in self._channel_copies:
+            if kind is None:
+                channels[name] = proto.copy()
+            else:  # Channel.copy, without a call per channel
+                new = object.__new__(kind)
+                new.key = proto.key
+                new.value = proto.value
+                channels[name] = new
+        return channels
 
     def read_channels(self, values: Mapping[str, Any]) -> dict[str, Channel]:
         """Channels holding ``values``, for reading only (building a snapshot).
@@ -255,6 +288,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     def read_state(self, channels: Mapping[str, Channel]) -> dict[str, Any]:
         """The state keys that hold a value, as a dict."""
         values = {}
+        if self._plain_state:  # (no call per key)
+            for key in self.schema.keys:
+                value = channels[key].value
+                if value is not MISSING:
+                    values[key] = value
+            return values
         for key in self.schema.keys:
             channel = channels[key]
             if channel.is_available():
