@@ -29,7 +29,11 @@ from durable_debug.checkpoint.base import (
     now_iso,
 )
 from durable_debug.checkpoint.names import NS_SEP, PULL, PUSH, TASK_PATH_SEP
-from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
+from durable_debug.checkpoint.start_writes import (
+    NO_INPUT_VALUE,
+    expand_start_writes,
+    input_value,
+)
 from durable_debug.graph.channels import MISSING, Channel, EphemeralValue, LastValue
 from durable_debug.graph.ids import (
     checkpoint_key,
@@ -230,8 +234,10 @@ def compact_start_writes(
     another try) are kept as they are. :func:`expand_start_writes` reverses this.
     """
     keys: list[str] = []
+    plain = type(run_input) is dict  # (input_value of a dict, without its calls)
     for channel, value in writes:
-        if input_value(run_input, channel) is not value:
+        given = run_input.get(channel, NO_INPUT_VALUE) if plain else input_value(run_input, channel)
+        if given is not value:
             break
         keys.append(channel)
     if not keys:
@@ -288,7 +294,7 @@ def prepare_tasks(
         names = [n for n in graph.node_order if n in candidates]
     state_input: Any = MISSING
     key: bytes | None = None
-    tails = _pull_id_tails(graph)
+    tails = graph.pull_id_tails
     for name in names:
         spec = graph.nodes[name]
         # A trigger counts when its channel holds a value the node has not seen; the node's
@@ -325,15 +331,6 @@ def prepare_tasks(
                 task.input = (spec.input_schema or graph.schema).to_input(state_input)
         tasks.append(task)
     return tasks
-
-
-def _pull_id_tails(graph: CompiledStateGraph[Any, Any, Any, Any]) -> dict[str, str]:
-    """Node → :func:`~durable_debug.graph.ids.pull_id_tail` of its task ids (per compiled
-    graph: a node's triggers do not change)."""
-    found: dict[str, str] | None = graph.__dict__.get("_pull_id_tails")
-    if found is None:
-        found = graph.__dict__["_pull_id_tails"] = {}
-    return found
 
 
 def apply_writes(
@@ -504,10 +501,10 @@ def make_checkpoint(
         values = dict(previous)
         for name in updated:
             channel = channels[name]
-            own = plain.get(type(channel))
-            if own is None:
-                own = _plain(plain, channel)
-            value = channel.value if own else channel.checkpoint()
+            if plain.get(type(channel)):
+                value = channel.value
+            else:
+                value = channel.value if _plain(plain, channel) else channel.checkpoint()
             if value is MISSING:
                 values.pop(name, None)
             else:

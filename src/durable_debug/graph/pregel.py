@@ -187,6 +187,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         )
         """``(name, prototype, its class when it copies as Channel.copy)`` of each channel,
         for :meth:`new_channels`."""
+        self.pull_id_tails: dict[str, str] = {}
+        """Node → :func:`~durable_debug.graph.ids.pull_id_tail` of its task ids, filled as
+        ``algo.prepare_tasks`` schedules them (a node's triggers do not change)."""
         self.plain_available: frozenset[str] = frozenset(
             name
             for name, channel in self._channel_factories.items()
@@ -315,11 +318,15 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         reported to ``on_unknown`` — without it, an error)."""
         updates = self.schema.updates_from(input, where="The graph input", on_unknown=on_unknown)
         accepted = self.builder.input_schema.key_set
+        if accepted.issuperset(updates):  # (every key accepted: a copy, without a loop)
+            return dict(updates)
         return {k: v for k, v in updates.items() if k in accepted}
 
     def output_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """What ``invoke`` returns: the keys of the output schema."""
         shown = self.builder.output_schema.key_set
+        if shown.issuperset(values):  # (every key shown: a copy, without a loop)
+            return dict(values)
         return {k: v for k, v in values.items() if k in shown}
 
     def result_of(self, writes: Sequence[tuple[str, Any]]) -> dict[str, Any] | None:
@@ -394,7 +401,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     control=control,
                 )
             ]
-        printed, misspelt = print_modes(print_mode)
+        # (the default, printing nothing, without the call)
+        printed, misspelt = (_NO_MODES, []) if print_mode == () else print_modes(print_mode)
         output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -470,6 +478,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     config = at_top_level(config)
                 else:
                     saver = self.checkpointer
+        # (the calls left out for what they return as it is: None)
+        before = None if interrupt_before is None else _optional_tuple(interrupt_before)
+        after = None if interrupt_after is None else _optional_tuple(interrupt_after)
+        if context is not None:
+            context = coerce_context(self.builder.context_schema, context)
         loop = RunLoop(
             graph,
             input,
@@ -479,9 +492,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             saver=saver,
             subgraphs=subgraphs,
             modes=modes,
-            interrupt_before=_optional_tuple(interrupt_before),
-            interrupt_after=_optional_tuple(interrupt_after),
-            context=coerce_context(self.builder.context_schema, context),
+            interrupt_before=before,
+            interrupt_after=after,
+            context=context,
             wait=wait,
             output_keys=output_keys,
             durability=None if odd_durability else durability,
@@ -589,7 +602,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
-        printed, misspelt = print_modes(print_mode)
+        # (the default, printing nothing, without the call)
+        printed, misspelt = (_NO_MODES, []) if print_mode == () else print_modes(print_mode)
         output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -1178,6 +1192,10 @@ def _raise_if_drained(loop: RunLoop) -> None:
     control = loop.runtime.control
     if loop.drained and control is not None:
         raise GraphDrained(control.drain_reason or "shutdown")
+
+
+_NO_MODES: frozenset[str] = frozenset()
+"""The ``print_mode`` modes of a run that prints none."""
 
 
 def _optional_tuple(names: Sequence[str] | str | None) -> tuple[str, ...] | None:
