@@ -11,8 +11,9 @@ the next checkpoint.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -370,28 +371,24 @@ def apply_writes(
                 seen[ch] = versions[ch]
                 if ch in consuming and channels[ch].consume():
                     updated.add(ch)
-    single: dict[str, Any] | None = None
+    written: Collection[str] | None = None
     if len(ordered) == 1 and not extra_writes and len(ordered[0].writes) <= _FEW_WRITES:
-        # A lone task (a chain's step) that writes each channel once: one value a channel.
-        single = {}
-        for ch, value in ordered[0].writes:
-            if ch in single:
-                single = None
-                break
-            if ch in channels:
-                single[ch] = value
-    written: Collection[str]
-    if single is not None:
-        for ch, value in single.items():
-            channel = channels[ch]
-            kind = type(channel)
-            if kind is LastValue or kind is EphemeralValue:
-                channel.value = value  # (what their update() does with one value)
-                updated.add(ch)
-            elif channel.update([value]):
-                updated.add(ch)
-        written = single
-    else:
+        writes = ordered[0].writes
+        once = set(map(_CHANNEL_OF, writes))
+        if len(once) == len(writes):
+            # A lone task (a chain's step) that writes each channel once: one value a channel.
+            written = once
+            for ch, value in writes:
+                channel = channels.get(ch)
+                if channel is None:  # (not a channel of the graph: left out)
+                    continue
+                kind = type(channel)
+                if kind is LastValue or kind is EphemeralValue:
+                    channel.value = value  # (what their update() does with one value)
+                    updated.add(ch)
+                elif channel.update([value]):
+                    updated.add(ch)
+    if written is None:
         grouped = _grouped(channels, extra_writes, ordered)
         for ch, values in grouped.items():
             if channels[ch].update(values):
@@ -422,6 +419,9 @@ def apply_writes(
         versions.update(dict.fromkeys(updated, version))
     return versions, seen_by, updated
 
+
+_CHANNEL_OF = itemgetter(0)
+"""The channel of a ``(channel, value)`` write."""
 
 _FEW_WRITES = 8
 """A lone task with at most this many writes has them grouped on the assumption that each
@@ -489,19 +489,22 @@ def make_checkpoint(
     updated: Iterable[str] | None,
     *,
     previous: Mapping[str, Any] | None = None,
+    as_is: Container[str] = (),
 ) -> Checkpoint:
     """Snapshot ``channels`` as a new checkpoint.
 
     ``previous``: the channel values of the checkpoint the step started from, when the
     channels hold exactly those values apart from the ``updated`` ones (the caller made that
     checkpoint from these channels); only the updated channels are then read again.
+    ``as_is``: channels known to checkpoint their value as it is (``Channel.checkpoint``:
+    the graph's :attr:`~durable_debug.graph.pregel.CompiledStateGraph.plain_checkpoint`).
     """
     plain = _PLAIN_CHECKPOINT
     if previous is not None and updated is not None:
         values = dict(previous)
         for name in updated:
             channel = channels[name]
-            if plain.get(type(channel)):
+            if name in as_is or plain.get(type(channel)):
                 value = channel.value
             else:
                 value = channel.value if _plain(plain, channel) else channel.checkpoint()

@@ -198,6 +198,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """Channels available exactly when they hold a value (``Channel.is_available``): the
         engine reads ``value`` instead of calling ``is_available()`` for those."""
         self._plain_state = self.plain_available.issuperset(self.schema.keys)
+        self.plain_checkpoint: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if type(channel).checkpoint is Channel.checkpoint
+        )
+        """Channels a checkpoint stores the value of as it is (``Channel.checkpoint``)."""
         """Whether every state key is one of :attr:`plain_available` (``read_state``)."""
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
