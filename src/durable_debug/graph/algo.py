@@ -382,8 +382,7 @@ def apply_writes(
                 channel = channels.get(ch)
                 if channel is None:  # (not a channel of the graph: left out)
                     continue
-                kind = type(channel)
-                if kind is LastValue or kind is EphemeralValue:
+                if type(channel) in _SET_BY_ONE_WRITE:
                     channel.value = value  # (what their update() does with one value)
                     updated.add(ch)
                 elif channel.update([value]):
@@ -419,6 +418,9 @@ def apply_writes(
         versions.update(dict.fromkeys(updated, version))
     return versions, seen_by, updated
 
+
+_SET_BY_ONE_WRITE = frozenset({LastValue, EphemeralValue})
+"""Channel classes whose ``update()`` of one value just holds it (and reports a change)."""
 
 _CHANNEL_OF = itemgetter(0)
 """The channel of a ``(channel, value)`` write."""

@@ -388,7 +388,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
         seconds (default: the ``wait=`` given to ``compile``) for it to be released.
         """
-        durability = _checkpoint_during(durability, kwargs)
+        if kwargs:  # (only LangGraph's deprecated checkpoint_during= goes there)
+            durability = _checkpoint_during(durability, kwargs)
         if stream_mode != "values":
             return [
                 chunk
