@@ -326,9 +326,16 @@ def prepare_tasks(
                 task.input = channels[START].get()
             elif spec.input_channel is not None:  # an entrypoint reads the run input
                 task.input = channels[spec.input_channel].get()
+            elif state_input is MISSING:
+                state_input = graph.read_state(channels)
+                schema = spec.input_schema or graph.schema
+                # The first such task takes that new dict (the others get copies of it, made
+                # before any node runs).
+                if graph.state_is_new:
+                    task.input = schema.take_input(state_input)
+                else:
+                    task.input = schema.to_input(state_input)
             else:
-                if state_input is MISSING:
-                    state_input = graph.read_state(channels)
                 task.input = (spec.input_schema or graph.schema).to_input(state_input)
         tasks.append(task)
     return tasks

@@ -198,6 +198,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """Channels available exactly when they hold a value (``Channel.is_available``): the
         engine reads ``value`` instead of calling ``is_available()`` for those."""
         self._plain_state = self.plain_available.issuperset(self.schema.keys)
+        self.state_is_new = type(self).read_state is CompiledStateGraph.read_state
+        """Whether :meth:`read_state` returns a new dict at each call, which nobody else holds
+        (``prepare_tasks`` hands it to a task as its input)."""
         self.plain_checkpoint: frozenset[str] = frozenset(
             name
             for name, channel in self._channel_factories.items()
