@@ -105,8 +105,6 @@ class LoopState:
     thread_id: str | None
     checkpoint_ns: str
     paused: bool
-    drained: bool
-    stopped_on: str | None
     interrupts: tuple[Interrupt[Any], ...]
     values: dict[str, Any]
     write_ms: float | None
