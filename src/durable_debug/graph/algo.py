@@ -11,8 +11,9 @@ the next checkpoint.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from durable_debug.checkpoint.base import (
@@ -28,13 +29,19 @@ from durable_debug.checkpoint.base import (
     next_version,
     now_iso,
 )
-from durable_debug.checkpoint.names import PULL, PUSH, TASK_PATH_SEP
-from durable_debug.checkpoint.start_writes import expand_start_writes, input_value
-from durable_debug.graph.channels import MISSING, Channel
+from durable_debug.checkpoint.names import NS_SEP, PULL, PUSH, TASK_PATH_SEP
+from durable_debug.checkpoint.start_writes import (
+    NO_INPUT_VALUE,
+    expand_start_writes,
+    input_value,
+)
+from durable_debug.graph.channels import MISSING, Channel, EphemeralValue, LastValue
 from durable_debug.graph.ids import (
+    checkpoint_key,
     interrupt_id,
     legacy_task_ids,
-    pull_task_id,
+    pull_id,
+    pull_id_tail,
     send_task_id,
     task_id,
 )
@@ -228,8 +235,10 @@ def compact_start_writes(
     another try) are kept as they are. :func:`expand_start_writes` reverses this.
     """
     keys: list[str] = []
+    plain = type(run_input) is dict  # (input_value of a dict, without its calls)
     for channel, value in writes:
-        if input_value(run_input, channel) is not value:
+        given = run_input.get(channel, NO_INPUT_VALUE) if plain else input_value(run_input, channel)
+        if given is not value:
             break
         keys.append(channel)
     if not keys:
@@ -259,8 +268,9 @@ def prepare_tasks(
     seen_by = checkpoint["versions_seen"]
     next_step = step + 1
     tasks: list[Task] = []
+    plain = graph.plain_available
     sends = channels[TASKS]
-    if sends.is_available():
+    if sends.value is not MISSING if TASKS in plain else sends.is_available():
         for index, packet in enumerate(sends.get()):
             name = packet[0]
             # As LangGraph: the path ends with False (the task is a Send, not a call), which
@@ -284,6 +294,8 @@ def prepare_tasks(
     else:
         names = [n for n in graph.node_order if n in candidates]
     state_input: Any = MISSING
+    key: bytes | None = None
+    tails = graph.pull_id_tails
     for name in names:
         spec = graph.nodes[name]
         # A trigger counts when its channel holds a value the node has not seen; the node's
@@ -291,29 +303,39 @@ def prepare_tasks(
         seen: Mapping[str, str] | None = None
         triggered: tuple[str, ...] = ()
         for ch in spec.triggers:
-            if channels[ch].is_available():
+            channel = channels[ch]
+            if channel.value is not MISSING if ch in plain else channel.is_available():
                 if seen is None:
                     seen = seen_by.get(name, _NOTHING_SEEN)
                 if versions.get(ch, "") > seen.get(ch, ""):
                     triggered += (ch,)
         if not triggered:
             continue
+        # The id as pull_task_id gives it, from the parts that do not change between steps
+        if key is None:
+            key = checkpoint_key(checkpoint_id)
+        tail = tails.get(name)
+        if tail is None:
+            tail = tails[name] = pull_id_tail(name, spec.triggers)
+        namespace = f"{checkpoint_ns}{NS_SEP}{name}" if checkpoint_ns else name
+        tid = pull_id(key, namespace, next_step, tail)
         pull_path: tuple[Any, ...] = (PULL, name)
-        task = Task(
-            pull_task_id(checkpoint_id, checkpoint_ns, next_step, name, spec.triggers),
-            name,
-            pull_path,
-            spec,
-            triggered,
-        )
+        task = Task(tid, name, pull_path, spec, triggered)
         if for_execution:
             if name == START:
                 task.input = channels[START].get()
             elif spec.input_channel is not None:  # an entrypoint reads the run input
                 task.input = channels[spec.input_channel].get()
+            elif state_input is MISSING:
+                state_input = graph.read_state(channels)
+                schema = spec.input_schema or graph.schema
+                # The first such task takes that new dict (the others get copies of it, made
+                # before any node runs).
+                if graph.state_is_new:
+                    task.input = schema.take_input(state_input)
+                else:
+                    task.input = schema.to_input(state_input)
             else:
-                if state_input is MISSING:
-                    state_input = graph.read_state(channels)
                 task.input = (spec.input_schema or graph.schema).to_input(state_input)
         tasks.append(task)
     return tasks
@@ -348,35 +370,52 @@ def apply_writes(
     seen_by = dict(checkpoint["versions_seen"])
     ordered = tasks if len(tasks) < 2 else sorted(tasks, key=lambda t: t.sort_key)
     updated: set[str] = set()
+    consuming = graph.consuming
     for task in ordered:
         if task.triggers:
             seen = seen_by[task.name] = dict(seen_by.get(task.name, _NOTHING_SEEN))
             for ch in task.triggers:
                 seen[ch] = versions[ch]
-                if channels[ch].consume():
+                if ch in consuming and channels[ch].consume():
                     updated.add(ch)
-    grouped: dict[str, list[Any]]
+    written: Collection[str] | None = None
     if len(ordered) == 1 and not extra_writes and len(ordered[0].writes) <= _FEW_WRITES:
-        # A lone task (a chain's step) that writes each channel once: one value a channel.
         writes = ordered[0].writes
-        grouped = {ch: [value] for ch, value in writes if ch in channels}
-        if len(grouped) != len(writes):
-            grouped = _grouped(channels, (), ordered)
-    else:
+        once = set(map(_CHANNEL_OF, writes))
+        if len(once) == len(writes):
+            # A lone task (a chain's step) that writes each channel once: one value a channel.
+            written = once
+            for ch, value in writes:
+                channel = channels.get(ch)
+                if channel is None:  # (not a channel of the graph: left out)
+                    continue
+                if type(channel) in _SET_BY_ONE_WRITE:
+                    channel.value = value  # (what their update() does with one value)
+                    updated.add(ch)
+                elif channel.update([value]):
+                    updated.add(ch)
+    if written is None:
         grouped = _grouped(channels, extra_writes, ordered)
-    for ch, values in grouped.items():
-        if channels[ch].update(values):
-            updated.add(ch)
+        for ch, values in grouped.items():
+            if channels[ch].update(values):
+                updated.add(ch)
+        written = grouped
     if clear_ephemeral:
+        clear: Iterable[str]
         if holding is None:
-            clear: Iterable[str] = graph.ephemeral_channels
+            clear = graph.ephemeral_channels
         else:
-            clear = _ephemeral_set(graph).intersection(holding)
+            clear = graph.ephemeral_set.intersection(holding)
         for ch in clear:
             channel = channels[ch]
             # An empty ephemeral channel stays empty (EphemeralValue.update): only those that
             # hold a value and were not written again are cleared.
-            if channel.value is not MISSING and ch not in grouped and channel.update(()):
+            if channel.value is MISSING or ch in written:
+                continue
+            if type(channel) is EphemeralValue:
+                channel.value = MISSING  # (what its update(()) does)
+                updated.add(ch)
+            elif channel.update(()):
                 updated.add(ch)
         if graph.deferred_channels and not _triggers_any(graph, channels, updated):
             # Nothing else would run: release the deferred nodes (LangGraph's "finish").
@@ -386,6 +425,12 @@ def apply_writes(
         versions.update(dict.fromkeys(updated, version))
     return versions, seen_by, updated
 
+
+_SET_BY_ONE_WRITE = frozenset({LastValue, EphemeralValue})
+"""Channel classes whose ``update()`` of one value just holds it (and reports a change)."""
+
+_CHANNEL_OF = itemgetter(0)
+"""The channel of a ``(channel, value)`` write."""
 
 _FEW_WRITES = 8
 """A lone task with at most this many writes has them grouped on the assumption that each
@@ -409,14 +454,6 @@ def _grouped(
             if ch in channels:
                 grouped.setdefault(ch, []).append(value)
     return grouped
-
-
-def _ephemeral_set(graph: CompiledStateGraph[Any, Any, Any, Any]) -> frozenset[str]:
-    """``graph.ephemeral_channels`` as a set (worked out once per compiled graph)."""
-    found: frozenset[str] | None = graph.__dict__.get("_ephemeral_set")
-    if found is None:
-        found = graph.__dict__["_ephemeral_set"] = frozenset(graph.ephemeral_channels)
-    return found
 
 
 _TRIGGERED_SETS = 256
@@ -461,22 +498,25 @@ def make_checkpoint(
     updated: Iterable[str] | None,
     *,
     previous: Mapping[str, Any] | None = None,
+    as_is: Container[str] = (),
 ) -> Checkpoint:
     """Snapshot ``channels`` as a new checkpoint.
 
     ``previous``: the channel values of the checkpoint the step started from, when the
     channels hold exactly those values apart from the ``updated`` ones (the caller made that
     checkpoint from these channels); only the updated channels are then read again.
+    ``as_is``: channels known to checkpoint their value as it is (``Channel.checkpoint``:
+    the graph's :attr:`~durable_debug.graph.pregel.CompiledStateGraph.plain_checkpoint`).
     """
     plain = _PLAIN_CHECKPOINT
     if previous is not None and updated is not None:
         values = dict(previous)
         for name in updated:
             channel = channels[name]
-            own = plain.get(type(channel))
-            if own is None:
-                own = _plain(plain, channel)
-            value = channel.value if own else channel.checkpoint()
+            if name in as_is or plain.get(type(channel)):
+                value = channel.value
+            else:
+                value = channel.value if _plain(plain, channel) else channel.checkpoint()
             if value is MISSING:
                 values.pop(name, None)
             else:

@@ -44,6 +44,7 @@ __all__ = [
     "ERROR_HANDLER",
     "adopt_legacy_call",
     "call_task_id",
+    "checkpoint_key",
     "handler_task_id",
     "interrupt_id",
     "legacy_interrupt_id",
@@ -52,6 +53,8 @@ __all__ = [
     "namespace_interrupt_id",
     "node_namespace",
     "path_key",
+    "pull_id",
+    "pull_id_tail",
     "pull_task_id",
     "send_task_id",
     "stored_task_id",
@@ -75,6 +78,25 @@ def _checkpoint_bytes(checkpoint_id: str) -> bytes:
 
 def _uuid_of(checkpoint_id: str, parts: Iterable[str]) -> str:
     h = xxh3_128_hexdigest(_checkpoint_bytes(checkpoint_id) + "".join(parts).encode())
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def checkpoint_key(checkpoint_id: str) -> bytes:
+    """What a task id's hash starts with for checkpoint ``checkpoint_id`` (for :func:`pull_id`:
+    worked out once for all the tasks a checkpoint schedules)."""
+    return _checkpoint_bytes(checkpoint_id)
+
+
+def pull_id_tail(name: str, triggers: Iterable[str]) -> str:
+    """The part of a pull task id's hashed text after the step: the node's name,
+    ``__pregel_pull`` and its trigger channels, sorted (the same for every step)."""
+    return name + PULL + "".join(sorted(triggers))
+
+
+def pull_id(key: bytes, namespace: str, step: int, tail: str) -> str:
+    """:func:`pull_task_id` from parts worked out ahead: ``key`` (:func:`checkpoint_key`),
+    the node's ``namespace`` (:func:`node_namespace`) and ``tail`` (:func:`pull_id_tail`)."""
+    h = xxh3_128_hexdigest(key + f"{namespace}{step}{tail}".encode())
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
@@ -103,9 +125,11 @@ def pull_task_id(
 ) -> str:
     """Id of the task of node ``name`` (whose trigger channels are ``triggers``) that the
     checkpoint ``checkpoint_id`` schedules for ``step``."""
-    return _uuid_of(
-        checkpoint_id,
-        (node_namespace(checkpoint_ns, name), str(step), name, PULL, *sorted(triggers)),
+    return pull_id(
+        _checkpoint_bytes(checkpoint_id),
+        node_namespace(checkpoint_ns, name),
+        step,
+        pull_id_tail(name, triggers),
     )
 
 

@@ -25,7 +25,6 @@ from durable_debug.checkpoint.base import (
     RunnableConfig,
     address_config,
     checkpoint_config,
-    config_checkpoint_ns,
     config_thread_id,
     empty_checkpoint,
 )
@@ -150,7 +149,8 @@ class RunLoop(LoopStart, LoopTasks):
         self.graph_run: Any = None
         """The run's LangChain callback run (``callbacks.GraphRun``) when its config has
         callback handlers: its nodes and conditional edges report under it."""
-        self.checkpoint_ns = config_checkpoint_ns(self.config)
+        # (config_checkpoint_ns of the config address_config checked: its string, or none)
+        self.checkpoint_ns: str = configurable.get("checkpoint_ns") or ""
         self.saver = graph.checkpointer if nesting is None else nesting.saver
         if saver is not None:  # a subgraph's namespace run on its own (see pregel._run_loop)
             self.saver = saver
@@ -298,7 +298,7 @@ class RunLoop(LoopStart, LoopTasks):
         for a nested run, whose lease is its enclosing run's (re-entrant)."""
         if self.saver is None:
             return _NO_LEASE
-        thread_id = config_thread_id(self.config)
+        thread_id = self.thread_id = config_thread_id(self.config)  # (_load reads it)
         if lease_held(self.saver, thread_id, wait=self.wait):
             return _NO_LEASE
         return thread_lease(self.saver, thread_id, wait=self.wait)
@@ -336,13 +336,16 @@ class RunLoop(LoopStart, LoopTasks):
             completed = False
             try:
                 try:
-                    async with contextlib.aclosing(self._run()) as run:  # closed at once if we are
+                    run = self._run()
+                    try:
                         async for _ in run:
                             events = self._drain()
                             if events and self.saves is not None:
                                 await self.saves.settle()  # a chunk reports a saved step
                             for event in events:
                                 yield event
+                    finally:
+                        await run.aclose()  # closed at once if we are (contextlib.aclosing)
                     completed = True
                 finally:
                     if self.saves is not None:  # the run ends once all it put is saved
@@ -449,7 +452,8 @@ class RunLoop(LoopStart, LoopTasks):
                 async with contextlib.aclosing(running):  # running nodes cancelled when left
                     async for _ in running:
                         yield
-            if self.started_handlers or _failed(tasks):
+            failed = tasks[0].status == "error" if len(tasks) == 1 else _failed(tasks)
+            if failed or self.started_handlers:
                 for handler in await self._run_error_handlers(tasks):
                     tasks.append(handler)
                     to_run.append(handler)

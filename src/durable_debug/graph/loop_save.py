@@ -199,6 +199,7 @@ class LoopSave(LoopStream):
             updated,
             # A checkpoint this run made from its channels: only the updated ones changed.
             previous=previous["channel_values"] if made_here else None,
+            as_is=self.graph.plain_checkpoint,
         )
         if self._snapshots_built_in:
             self._snapshot = self.checkpoint

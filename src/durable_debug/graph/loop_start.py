@@ -75,7 +75,8 @@ class LoopStart(LoopSave):
         if self.nesting is not None and self.nesting.settle is not None:
             await self.nesting.settle()  # the enclosing run's checkpoint is saved first
         if self.saver is not None:
-            self.thread_id = config_thread_id(self.config)
+            if self.thread_id is None:  # (else _lease read it)
+                self.thread_id = config_thread_id(self.config)
             saved = await self._load_saved()
             if saved is not None and config_checkpoint_id(self.config):
                 # An addressed checkpoint the thread has moved past may already have children.

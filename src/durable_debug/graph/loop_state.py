@@ -139,3 +139,8 @@ class LoopState:
     _loop_thread: int | None
     calls: CallRunner
     recording: RunRecording | None
+
+    # Each attribute above in a slot of its own (set and read without a dict lookup; a run
+    # sets some sixty); the dict holds the ``per_run`` values, the weak reference is
+    # ``CallRunner``'s.
+    __slots__ = (*__annotations__, "__dict__", "__weakref__")

@@ -38,6 +38,7 @@ from durable_debug.graph.cache import node_namespace
 from durable_debug.graph.calls import RunControl, coerce_context, merge_configs
 from durable_debug.graph.channel_view import public_channels
 from durable_debug.graph.channels import (
+    MISSING,
     Channel,
     EphemeralValue,
     LastValueAfterFinish,
@@ -180,9 +181,44 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         self.node_order: list[str] = list(nodes)
         """START, then the nodes in the order they were added (how tasks are listed)."""
         self._channel_factories = self._channel_specs()
+        self._channel_copies = tuple(
+            (name, proto, type(proto) if type(proto).copy is Channel.copy else None)
+            for name, proto in self._channel_factories.items()
+        )
+        """``(name, prototype, its class when it copies as Channel.copy)`` of each channel,
+        for :meth:`new_channels`."""
+        self.pull_id_tails: dict[str, str] = {}
+        """Node → :func:`~durable_debug.graph.ids.pull_id_tail` of its task ids, filled as
+        ``algo.prepare_tasks`` schedules them (a node's triggers do not change)."""
+        self.plain_available: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if type(channel).is_available is Channel.is_available
+        )
+        """Channels available exactly when they hold a value (``Channel.is_available``): the
+        engine reads ``value`` instead of calling ``is_available()`` for those."""
+        self._plain_state = self.plain_available.issuperset(self.schema.keys)
+        self.state_is_new = type(self).read_state is CompiledStateGraph.read_state
+        """Whether :meth:`read_state` returns a new dict at each call, which nobody else holds
+        (``prepare_tasks`` hands it to a task as its input)."""
+        self.plain_checkpoint: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if type(channel).checkpoint is Channel.checkpoint
+        )
+        """Channels a checkpoint stores the value of as it is (``Channel.checkpoint``)."""
+        """Whether every state key is one of :attr:`plain_available` (``read_state``)."""
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
         )
+        self.ephemeral_set = frozenset(self.ephemeral_channels)
+        """:attr:`ephemeral_channels` as a set."""
+        self.consuming: frozenset[str] = frozenset(
+            name
+            for name, channel in self._channel_factories.items()
+            if type(channel).consume is not Channel.consume
+        )
+        """Channels that a node they trigger may change by running (``consume()``)."""
         self.deferred_channels: tuple[str, ...] = tuple(
             name
             for name, channel in self._channel_factories.items()
@@ -235,7 +271,16 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
 
     def new_channels(self) -> dict[str, Channel]:
         """A fresh set of empty channels (reducers start from their empty value)."""
-        return {name: proto.copy() for name, proto in self._channel_factories.items()}
+        channels: dict[str, Channel] = {}
+        for name, proto, kind in self._channel_copies:
+            if kind is None:
+                channels[name] = proto.copy()
+            else:  # Channel.copy, without a call per channel
+                new = object.__new__(kind)
+                new.key = proto.key
+                new.value = proto.value
+                channels[name] = new
+        return channels
 
     def read_channels(self, values: Mapping[str, Any]) -> dict[str, Channel]:
         """Channels holding ``values``, for reading only (building a snapshot).
@@ -255,6 +300,12 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
     def read_state(self, channels: Mapping[str, Channel]) -> dict[str, Any]:
         """The state keys that hold a value, as a dict."""
         values = {}
+        if self._plain_state:  # (no call per key)
+            for key in self.schema.keys:
+                value = channels[key].value
+                if value is not MISSING:
+                    values[key] = value
+            return values
         for key in self.schema.keys:
             channel = channels[key]
             if channel.is_available():
@@ -276,11 +327,15 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         reported to ``on_unknown`` — without it, an error)."""
         updates = self.schema.updates_from(input, where="The graph input", on_unknown=on_unknown)
         accepted = self.builder.input_schema.key_set
+        if accepted.issuperset(updates):  # (every key accepted: a copy, without a loop)
+            return dict(updates)
         return {k: v for k, v in updates.items() if k in accepted}
 
     def output_values(self, values: Mapping[str, Any]) -> dict[str, Any]:
         """What ``invoke`` returns: the keys of the output schema."""
         shown = self.builder.output_schema.key_set
+        if shown.issuperset(values):  # (every key shown: a copy, without a loop)
+            return dict(values)
         return {k: v for k, v in values.items() if k in shown}
 
     def result_of(self, writes: Sequence[tuple[str, Any]]) -> dict[str, Any] | None:
@@ -336,7 +391,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         raises :class:`ThreadBusyError` before any node runs, or first waits up to ``wait``
         seconds (default: the ``wait=`` given to ``compile``) for it to be released.
         """
-        durability = _checkpoint_during(durability, kwargs)
+        if kwargs:  # (only LangGraph's deprecated checkpoint_during= goes there)
+            durability = _checkpoint_during(durability, kwargs)
         if stream_mode != "values":
             return [
                 chunk
@@ -355,7 +411,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     control=control,
                 )
             ]
-        printed, misspelt = print_modes(print_mode)
+        # (the default, printing nothing, without the call)
+        printed, misspelt = (_NO_MODES, []) if print_mode == () else print_modes(print_mode)
         output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -431,6 +488,11 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
                     config = at_top_level(config)
                 else:
                     saver = self.checkpointer
+        # (the calls left out for what they return as it is: None)
+        before = None if interrupt_before is None else _optional_tuple(interrupt_before)
+        after = None if interrupt_after is None else _optional_tuple(interrupt_after)
+        if context is not None:
+            context = coerce_context(self.builder.context_schema, context)
         loop = RunLoop(
             graph,
             input,
@@ -440,9 +502,9 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             saver=saver,
             subgraphs=subgraphs,
             modes=modes,
-            interrupt_before=_optional_tuple(interrupt_before),
-            interrupt_after=_optional_tuple(interrupt_after),
-            context=coerce_context(self.builder.context_schema, context),
+            interrupt_before=before,
+            interrupt_after=after,
+            context=context,
             wait=wait,
             output_keys=output_keys,
             durability=None if odd_durability else durability,
@@ -550,7 +612,8 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         requested = "updates" if stream_mode is None else stream_mode
         single = isinstance(requested, str)
         modes = stream_modes(requested)
-        printed, misspelt = print_modes(print_mode)
+        # (the default, printing nothing, without the call)
+        printed, misspelt = (_NO_MODES, []) if print_mode == () else print_modes(print_mode)
         output_keys = self._output_keys(output_keys)
         loop = self._run_loop(
             input,
@@ -1139,6 +1202,10 @@ def _raise_if_drained(loop: RunLoop) -> None:
     control = loop.runtime.control
     if loop.drained and control is not None:
         raise GraphDrained(control.drain_reason or "shutdown")
+
+
+_NO_MODES: frozenset[str] = frozenset()
+"""The ``print_mode`` modes of a run that prints none."""
 
 
 def _optional_tuple(names: Sequence[str] | str | None) -> tuple[str, ...] | None:

@@ -139,6 +139,13 @@ class StateSchema:
             return self.schema.model_validate(dict(values))
         return dict(values)
 
+    def take_input(self, values: dict[str, Any]) -> Any:
+        """:meth:`to_input` of ``values``, a new dict the caller hands over (nobody else
+        holds it): that dict itself where ``to_input`` would return a copy of it."""
+        if self.kind in _DICT_KINDS and self._own_set.issuperset(values):
+            return values
+        return self.to_input(values)
+
     def plain_updates(self, value: Any) -> dict[str, Any] | None:
         """What :meth:`updates_from` makes of the common return value, a plain dict of this
         schema's keys (none of them managed), found without its checks; None for anything

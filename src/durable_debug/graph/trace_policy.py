@@ -60,15 +60,23 @@ def recorded_payload(value: Any, process: Callable[[Any], Any] | None) -> Any:
         return value
 
 
+_tracing_is_enabled: Callable[[], Any] | None = None
+"""LangSmith's ``tracing_is_enabled``, once :func:`langsmith_tracing` has imported it."""
+
+
 def langsmith_tracing() -> bool:
     """Whether LangSmith tracing is on (``tracing_context(enabled=True)``, or its environment
     variables): a run then reports to LangChain's tracer even without ``callbacks``, as
     LangGraph's runs do, and each node runs inside its LangSmith run tree."""
-    if "langsmith" not in sys.modules:  # tracing needs it imported: nothing to ask
-        return False
-    from langsmith.utils import tracing_is_enabled
+    global _tracing_is_enabled
+    ask = _tracing_is_enabled
+    if ask is None:
+        if "langsmith" not in sys.modules:  # tracing needs it imported: nothing to ask
+            return False
+        from langsmith.utils import tracing_is_enabled
 
-    return bool(tracing_is_enabled())
+        ask = _tracing_is_enabled = tracing_is_enabled  # (imported once, not at each run)
+    return bool(ask())
 
 
 def _is_streaming(handler: Any) -> bool:
