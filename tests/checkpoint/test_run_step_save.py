@@ -183,3 +183,49 @@ def test_a_runs_steps_read_back_as_through_aput_step() -> None:
 
 def test_lost_leases_is_the_renewers_set() -> None:
     assert LOST_LEASES is _RENEWER.lost
+
+
+
+class _OwnUnsharedSave(MemorySaver):
+    """A memory saver with its own ``put_step_unshared`` (what runs called before
+    ``put_run_step``): runs save through its ``aput_step`` instead, which copies."""
+
+    def put_step_unshared(self, *args: Any) -> Any:
+        raise AssertionError("not called by a run")
+
+
+class _OwnRunSave(MemorySaver):
+    """A memory saver with its own ``put_run_step``: a run calls it for each step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saved: list[str] = []
+
+    def put_run_step(self, *args: Any) -> Any:
+        config = super().put_run_step(*args)
+        self.saved.append(config["configurable"]["checkpoint_id"])
+        return config
+
+
+def test_a_saver_with_its_own_step_save_is_not_passed_over() -> None:
+    """A subclass overriding ``put_run_step`` stores each of a run's steps through it; one
+    overriding ``put_step_unshared`` is saved through ``aput_step``. Both read back the same
+    history as the plain memory saver."""
+    config = {"configurable": {"thread_id": "t"}}
+
+    def history(saver: MemorySaver) -> list[Any]:
+        graph = _graph(saver)
+        assert asyncio.run(graph.ainvoke({"value": 0, "trail": []}, config))["value"] == 3
+        return [(s.values, s.next, s.metadata["step"]) for s in graph.get_state_history(config)]
+
+    own_run = _OwnRunSave()
+    unshared = _OwnUnsharedSave()
+    assert RunSaves(unshared, "async").put_now is None
+    expected = history(MemorySaver())
+    assert len(expected) == 5  # the empty input checkpoint, the input, a, b, c
+    assert history(own_run) == expected
+    assert own_run.saved == [  # every checkpoint of the run, oldest first
+        s.config["configurable"]["checkpoint_id"]
+        for s in reversed(list(_graph(own_run).get_state_history(config)))
+    ]
+    assert history(unshared) == expected

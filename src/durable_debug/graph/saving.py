@@ -82,6 +82,8 @@ class RunSaves:
             and type(self).put_step is RunSaves.put_step  # (a subclass saves its own way)
             and isinstance(saver, MemorySaver)
             and getattr(saver.aput_step, "__func__", None) is MemorySaver.aput_step
+            # (nor its own put_step_unshared, which runs called before put_run_step)
+            and type(saver).put_step_unshared is MemorySaver.put_step_unshared
             and stores_records(saver)  # (a subclass may keep the records out of it)
         ):
             self.put_now = saver.put_run_step
