@@ -185,7 +185,6 @@ def test_lost_leases_is_the_renewers_set() -> None:
     assert LOST_LEASES is _RENEWER.lost
 
 
-
 class _OwnUnsharedSave(MemorySaver):
     """A memory saver with its own ``put_step_unshared`` (what runs called before
     ``put_run_step``): runs save through its ``aput_step`` instead, which copies."""
