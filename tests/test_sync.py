@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import contextvars
 import gc
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -21,6 +23,7 @@ from typing_extensions import TypedDict
 
 import durable_debug as dd
 from durable_debug._sync import in_runner_thread, run_sync
+from durable_debug.checkpoint._io import io_loop, on_io_loop
 
 WAIT = 60.0  # seconds to wait for a condition (the suite runs under heavy load)
 
@@ -240,6 +243,42 @@ def test_a_forked_child_runs_on_a_loop_of_its_own() -> None:
     forked.set()
     worker.join(WAIT)
     assert worker_saw == ["woken"]
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fdinfo"), reason="reads Linux's fdinfo")
+def test_a_forked_child_leaves_the_parents_sockets_on_the_savers_io_loop() -> None:
+    """A database client's socket on the savers' I/O loop stays the parent's after a fork:
+    the child closing its copy of the client's transport (as a Redis connection does when
+    the child drops the client it inherited) must not unregister the socket from the epoll
+    instance the two share, or the parent's next read on it would never wake."""
+    here, there = socket.socketpair()
+
+    async def connect() -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        return await asyncio.open_connection(sock=here)
+
+    async def read_one() -> bytes:
+        return await asyncio.wait_for(reader.read(1), WAIT)
+
+    reader, writer = run_sync(on_io_loop(connect()))
+    loop = io_loop()
+    watched = _watched_fds(loop)
+    assert str(here.fileno()) in watched
+    pid = os.fork()
+    if pid == 0:  # the child: exit with 0 only when it left the parent's loop alone
+        code = 1
+        try:
+            with contextlib.suppress(RuntimeError):  # ("Event loop is closed": not its own)
+                writer.transport.close()
+            code = 0 if loop.is_closed() else 3
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert _watched_fds(loop) == watched and not loop.is_closed()
+    there.sendall(b"x")
+    assert run_sync(on_io_loop(read_one())) == b"x"
+    writer.close()
+    there.close()
 
 
 def _interrupt_main_when(*conditions: Callable[[], bool]) -> None:

@@ -41,6 +41,7 @@ from typing import Any, TypeVar, cast
 
 __all__ = [
     "call_outside_loop",
+    "disown_loop",
     "in_runner_thread",
     "iterate_sync",
     "on_runner_loop",
@@ -149,7 +150,16 @@ def _close_own_loop(
         for end in wake:
             end.close()
     else:
-        loop._closed = True  # type: ignore[attr-defined]  # BaseEventLoop's flag (3.10-3.13)
+        disown_loop(loop)
+
+
+def disown_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """In a forked child, make a loop of the parent's inert: marked closed, not closed. Its
+    epoll instance, and every descriptor registered in it, is shared with the parent: closing
+    the loop, or a transport of it (a database client's socket, when the child drops or
+    collects it), would unregister the parent's descriptors and leave the parent's loop deaf
+    to them. Marked closed, neither ``close()`` nor a transport's touches the selector."""
+    loop._closed = True  # type: ignore[attr-defined]  # BaseEventLoop's flag (3.10-3.13)
 
 
 def _new_own_loop() -> asyncio.AbstractEventLoop:
@@ -174,9 +184,12 @@ def _drain(reader: socket.socket) -> None:
 
 
 def _forget_thread_loops() -> None:
-    """In a forked child: the parent's loops are not its own (see :func:`_close_own_loop`)."""
+    """In a forked child: the parent's loops are not its own (see :func:`disown_loop`); the
+    shared background loop starts anew at its first use."""
     global _here
     _here = threading.local()
+    if _loop is not None:
+        disown_loop(_loop)
 
 
 if hasattr(os, "register_at_fork"):

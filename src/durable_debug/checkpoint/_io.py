@@ -23,7 +23,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from durable_debug._sync import start_loop_thread
+from durable_debug._sync import disown_loop, start_loop_thread
 
 __all__ = ["io_loop", "on_io_loop", "run_soon_on_io_loop"]
 
@@ -72,3 +72,14 @@ def run_soon_on_io_loop(coro: Coroutine[Any, Any, Any]) -> None:
         asyncio.run_coroutine_threadsafe(coro, loop)
     except RuntimeError:  # the loop stopped (interpreter shutdown)
         coro.close()
+
+
+def _disown_io_loop() -> None:
+    """In a forked child: the parent's I/O loop, and the savers' connections on it, are not
+    its own (``_sync.disown_loop``); :func:`io_loop` starts one for the child."""
+    if _loop is not None:
+        disown_loop(_loop)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_disown_io_loop)
