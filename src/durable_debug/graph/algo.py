@@ -29,7 +29,7 @@ from durable_debug.checkpoint.base import (
     next_version,
     now_iso,
 )
-from durable_debug.checkpoint.names import NS_SEP, PULL, PUSH, TASK_PATH_SEP
+from durable_debug.checkpoint.names import PULL, PUSH, TASK_PATH_SEP
 from durable_debug.checkpoint.start_writes import (
     NO_INPUT_VALUE,
     expand_start_writes,
@@ -40,6 +40,7 @@ from durable_debug.graph.ids import (
     checkpoint_key,
     interrupt_id,
     legacy_task_ids,
+    node_namespace,
     pull_id,
     pull_id_tail,
     send_task_id,
@@ -317,8 +318,7 @@ def prepare_tasks(
         tail = tails.get(name)
         if tail is None:
             tail = tails[name] = pull_id_tail(name, spec.triggers)
-        namespace = f"{checkpoint_ns}{NS_SEP}{name}" if checkpoint_ns else name
-        tid = pull_id(key, namespace, next_step, tail)
+        tid = pull_id(key, node_namespace(checkpoint_ns, name), next_step, tail)
         pull_path: tuple[Any, ...] = (PULL, name)
         task = Task(tid, name, pull_path, spec, triggered)
         if for_execution:

@@ -185,9 +185,6 @@ class LoopTasks(LoopSave):
     def _run_one(self, task: Task, step: int, *, alone: bool) -> Coroutine[Any, Any, None]:
         """Execute one task's node on the current checkpoint (see ``runner.run_task``): the
         coroutine to await (``run_task``'s own, one coroutine less per task)."""
-        made = self._made_nesting  # _nesting's check, made here (once per task)
-        key = (self.resuming, self.spare_answers, self.stop, id(self.replay))
-        nesting = made[1] if made is not None and made[0] == key else self._nesting()
         return run_task(
             self.graph,
             task,
@@ -198,7 +195,7 @@ class LoopTasks(LoopSave):
             alone=alone,
             runtime=self.runtime,
             message_tap=self.message_tap,
-            nesting=nesting,
+            nesting=self._nesting(),
             graph_run=self.graph_run,
             findings=self.findings,
             recording=self.recording,

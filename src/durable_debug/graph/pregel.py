@@ -198,6 +198,7 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
         """Channels available exactly when they hold a value (``Channel.is_available``): the
         engine reads ``value`` instead of calling ``is_available()`` for those."""
         self._plain_state = self.plain_available.issuperset(self.schema.keys)
+        """Whether every state key is one of :attr:`plain_available` (``read_state``)."""
         self.state_is_new = type(self).read_state is CompiledStateGraph.read_state
         """Whether :meth:`read_state` returns a new dict at each call, which nobody else holds
         (``prepare_tasks`` hands it to a task as its input)."""
@@ -207,7 +208,6 @@ class CompiledStateGraph(Generic[StateT, ContextT, InputT, OutputT]):
             if type(channel).checkpoint is Channel.checkpoint
         )
         """Channels a checkpoint stores the value of as it is (``Channel.checkpoint``)."""
-        """Whether every state key is one of :attr:`plain_available` (``read_state``)."""
         self.ephemeral_channels: tuple[str, ...] = tuple(
             name for name, channel in self.new_channels().items() if channel.ephemeral
         )

@@ -21,7 +21,6 @@ import durable_debug.graph.cache as cache
 import durable_debug.graph.hooks as hooks
 from durable_debug._sync import in_runner_thread
 from durable_debug.checkpoint.base import ONCE, checkpoint_config
-from durable_debug.checkpoint.names import NS_END, NS_SEP
 from durable_debug.graph import ids
 from durable_debug.graph.algo import PULL, Task, task_path_str
 from durable_debug.graph.calls import (
@@ -131,12 +130,7 @@ async def run_task(
     if run[0] is not config.get("metadata") or run[1] is not configurable:
         run = _run_values(config, configurable)
     _, _, shared, thread_id, checkpoint_ns, graph_ns = run
-    # ids.task_namespace(graph_ns, task.name, task.id), spelled out (two calls less)
-    own_ns = (
-        f"{graph_ns}{NS_SEP}{task.name}{NS_END}{task.id}"
-        if graph_ns
-        else f"{task.name}{NS_END}{task.id}"
-    )
+    own_ns = ids.task_namespace(graph_ns, task.name, task.id)
     nesting = nesting or Nesting(graph.checkpointer)
     # Scratchpad(...) with these values, set field by field (its keyword __init__ costs
     # about as much as the rest of a trivial task's setup); the fields left out keep the
@@ -282,15 +276,11 @@ async def run_task(
                         message_tap.node_output(result, context.config["metadata"])
                     if spec.writer is None and not spec.branches:  # nothing to await
                         plain = graph.schema.plain_updates(result)
-                        edges = spec.__dict__.get(_EDGE_WRITES)
-                        if (
-                            plain is not None
-                            and edges is not None
-                            and edges[0] is spec.edges_to
-                            and edges[1] is spec.joins
-                            and not delta_frequencies(graph)
-                        ):  # what _writes_before_branches makes of a plain dict, made here
-                            writes = [*plain.items(), *edges[2]] or [(NO_WRITES, None)]
+                        if plain is not None and not delta_frequencies(graph):
+                            # what _writes_before_branches makes of a plain dict, made here
+                            writes = [*plain.items(), *_static_edge_writes(task)] or [
+                                (NO_WRITES, None)
+                            ]
                         else:
                             writes = _writes_before_branches(
                                 graph, task, result, channels, findings, plain
@@ -581,17 +571,14 @@ def _writes_before_branches(
     writes: list[tuple[str, Any]] = [*updates]
     if goto:
         writes += targets_to_writes(spec.name, goto, graph.nodes)
-    made: tuple[Any, Any, tuple[tuple[str, Any], ...]] | None = spec.__dict__.get(_EDGE_WRITES)
-    if made is None or made[0] is not spec.edges_to or made[1] is not spec.joins:
-        writes += _static_edge_writes(task)
-    else:  # _static_edge_writes's check, made here (once per task)
-        writes += made[2]
+    writes += _static_edge_writes(task)
     return writes, updates
 
 
-def _static_edge_writes(task: Task) -> list[tuple[str, Any]]:
+def _static_edge_writes(task: Task) -> tuple[tuple[str, Any], ...]:
     """The writes of a node's plain edges (triggers) and joins (barrier entries), made once
-    per node for as long as its edges stay the ones they were made from."""
+    per node for as long as its edges stay the ones they were made from (shared: not to be
+    changed)."""
     spec = task.node
     made: tuple[Any, Any, tuple[tuple[str, Any], ...]] | None = spec.__dict__.get(_EDGE_WRITES)
     if made is None or made[0] is not spec.edges_to or made[1] is not spec.joins:
@@ -599,7 +586,7 @@ def _static_edge_writes(task: Task) -> list[tuple[str, Any]]:
         writes += [(join, spec.name) for join in spec.joins]
         made = (spec.edges_to, spec.joins, tuple(writes))
         spec.__dict__[_EDGE_WRITES] = made
-    return list(made[2])
+    return made[2]
 
 
 _EDGE_WRITES = "_edge_writes"
@@ -623,7 +610,7 @@ async def edge_writes(
     Conditional edges are called as nodes are (``context`` gives their ``config`` and
     ``runtime``), on the event loop's thread; each is a child run of ``node_run`` when the
     run reports to callback handlers."""
-    writes = _static_edge_writes(task)
+    writes = [*_static_edge_writes(task)]
     if task.node.branches:
         writes += await _branch_writes(graph, task, updates, channels, context, node_run, output)
     return writes
@@ -688,7 +675,7 @@ async def _start_writes(
         return updates + edges
     given = graph.input_updates(task.input, on_unknown=_ignore_unknown)
     updates = ensure_message_ids(channels, list(given.items()))
-    edges = _static_edge_writes(task)
+    edges = [*_static_edge_writes(task)]
     if task.node.branches:
         edges += await _branch_writes(graph, task, updates, channels, context, node_run, task.input)
     return updates + edges
